@@ -1,0 +1,134 @@
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { compareSnapshots } from './artifact.js';
+import { LoopError, parseOptions } from './errors.js';
+import { runInGroup } from './internal/process-group.js';
+import type { Proposal, ProposalContext, Proposer } from './proposer.js';
+import { formatAutoIterateRow, AUTO_ITERATE_TSV_HEADER } from './results-tsv.js';
+
+/** Options of {@link createAgentCommandProposer}. */
+export interface AgentCommandProposerOptions {
+  /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
+  command: string;
+  /** Absolute working directory (the workspace). */
+  cwd: string;
+  /** Hard timeout of one agent call in ms; the whole process tree is killed past it. @default 600000 */
+  timeoutMs?: number;
+  /** The agent's output log, relative to `cwd` (overwritten each call). @default '.loop/agent.log' */
+  logFile?: string;
+  /** What the loop optimises, in one paragraph (goes at the top of the prompt). */
+  goal: string;
+  /** Replaces the default prompt builder. */
+  buildPrompt?: (context: ProposalContext) => string;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+/** zod schema of {@link AgentCommandProposerOptions}. */
+export const agentCommandProposerOptionsSchema = z.object({
+  command: z.string().trim().min(1, 'command must not be empty'),
+  cwd: z.string().refine((p) => isAbsolute(p), 'cwd must be an absolute path'),
+  timeoutMs: z.number().int().positive().default(600_000),
+  logFile: z.string().min(1).default('.loop/agent.log'),
+  goal: z.string().min(1, 'goal must not be empty'),
+  buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
+  env: z.record(z.string(), z.string()).default({}),
+});
+
+/** The line an agent prints to describe its change: `DESCRIPTION: <one line>`. */
+export const DESCRIPTION_LINE = /^\s*DESCRIPTION:\s*(.+?)\s*$/gm;
+
+/**
+ * The default prompt (seed 001's isolation rule: each iteration is a fresh process that gets the
+ * target, the results so far and the iteration number, and nothing else).
+ */
+export function buildAgentPrompt(goal: string, context: ProposalContext): string {
+  const a = context.artifact;
+  const rows = context.history.map((r) => formatAutoIterateRow(r)).join('\n');
+  const lines = [
+    `# Iteration ${context.iteration}${context.attempt > 0 ? ` (repair attempt ${context.attempt})` : ''}`,
+    '',
+    goal,
+    '',
+    `Scores: ${context.direction === 'minimize' ? 'lower' : 'higher'} is better. Baseline ${context.baseline}, best so far ${context.best}.`,
+    a ? `You may modify ONLY: ${a.mutable.join(', ')}.` : '',
+    a && a.readOnly.length > 0 ? `Read but never modify: ${a.readOnly.join(', ')}. The evaluation is ground truth.` : '',
+    '',
+    '## Results so far (results.tsv)',
+    AUTO_ITERATE_TSV_HEADER,
+    rows,
+    '',
+  ];
+  if (context.crash) {
+    lines.push('## The last candidate crashed', context.crash.message, '```', context.crash.logTail, '```', 'If this is a simple bug (typo, missing import), fix it with a minimal edit. If not, change nothing.', '');
+  } else {
+    lines.push('## Your task', 'Make ONE focused change that you expect to improve the score. Do not retry a discarded idea verbatim. Prefer simple changes; removing code without losing score is the best result.', '');
+  }
+  if (context.hints.length > 0) lines.push('## Hints from the loop', ...context.hints.map((h) => `- ${h}`), '');
+  lines.push('Finish by printing one line: `DESCRIPTION: <what you changed, one line>`.');
+  return lines.filter((l, i, all) => !(l === '' && all[i - 1] === '')).join('\n');
+}
+
+/** Picks the description from agent output: the last `DESCRIPTION:` line, else the last non-empty line. */
+export function descriptionFromOutput(output: string): string {
+  let found: string | undefined;
+  for (const m of output.matchAll(DESCRIPTION_LINE)) found = m[1];
+  const fallback = output.trim().split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
+  return (found ?? fallback ?? 'agent change (no description)').slice(0, 300);
+}
+
+/**
+ * A proposer that runs an external agent CLI (any command; the prompt on stdin) in the workspace:
+ * a fresh process every iteration (seed 001: 执行隔离), under a hard timeout that kills its
+ * process tree. The files it changed are detected through the loop's artifact; the description
+ * is the last `DESCRIPTION:` line of its output. `repair()` asks the agent to fix a crash; when
+ * it changes nothing, the crash stands.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
+ * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the agent exits non-zero or times out
+ *   (the engine records a crash row and rolls back).
+ *
+ * @example
+ * const proposer = createAgentCommandProposer({ command: 'claude -p --permission-mode acceptEdits', cwd, goal: 'Lower val_bpc of train.mjs.' });
+ */
+export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
+  const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
+  const logPath = resolve(o.cwd, o.logFile);
+  const call = async (context: ProposalContext): Promise<{ proposal: Proposal; changed: readonly string[] }> => {
+    const before = context.artifact ? await context.artifact.inspect() : undefined;
+    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context);
+    await mkdir(dirname(logPath), { recursive: true });
+    const handle = await open(logPath, 'w');
+    let result;
+    try {
+      result = await runInGroup({
+        command: o.command,
+        cwd: o.cwd,
+        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
+        outputFd: handle.fd,
+        input: prompt,
+        killTimeoutMs: o.timeoutMs,
+        graceMs: 5000,
+        signal: context.signal,
+      });
+    } finally {
+      await handle.close();
+    }
+    const output = await readFile(logPath, 'utf8').catch(() => '');
+    if (result.spawnError || result.timedOut || result.exitCode !== 0) {
+      const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : `exited with ${result.exitCode ?? result.signal}`);
+      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
+    }
+    const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];
+    return { proposal: { description: descriptionFromOutput(output), changedFiles: changed }, changed };
+  };
+  return {
+    name: `agent(${o.command})`,
+    propose: async (context) => (await call(context)).proposal,
+    repair: async (context) => {
+      const { proposal, changed } = await call(context);
+      return changed.length === 0 ? undefined : proposal;
+    },
+  };
+}

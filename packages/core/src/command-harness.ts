@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { LoopError, parseOptions } from './errors.js';
+import type { Harness, RunRecord } from './harness.js';
+import { runInGroup } from './internal/process-group.js';
+
+/** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
+export interface CommandHarnessOptions {
+  /** The shell command (run with `/bin/sh -c`), for example `node train.mjs`. */
+  command: string;
+  /** Absolute working directory (the workspace). */
+  cwd: string;
+  /** Log file for stdout and stderr, truncated each run; relative to `cwd`. @default 'run.log' */
+  logFile?: string;
+  /**
+   * The time budget of one run in ms (seed 003 时间预算, e.g. 300 s). Passed to the command as
+   * `LOOP_TIME_BUDGET_MS` and `LOOP_TIME_BUDGET_S`; the command is expected to stop in time.
+   * @default 300000
+   */
+  timeBudgetMs?: number;
+  /**
+   * Hard kill timeout in ms (seed 003 超时上限, e.g. 600 s): past it the whole process tree is
+   * killed and the run is a timeout crash. @default 2 × timeBudgetMs
+   */
+  killTimeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL when killing, in ms. @default 5000 */
+  graceMs?: number;
+  /** Extra environment variables (merged over `process.env`). */
+  env?: Record<string, string>;
+  /** Files (relative to `cwd`) whose bytes define the evaluation; they go into the fingerprint. */
+  fingerprintFiles?: string[];
+}
+
+/** zod schema of {@link CommandHarnessOptions}. */
+export const commandHarnessOptionsSchema = z
+  .object({
+    command: z.string().trim().min(1, 'command must not be empty'),
+    cwd: z.string().refine((p) => isAbsolute(p), 'cwd must be an absolute path'),
+    logFile: z.string().min(1).default('run.log'),
+    timeBudgetMs: z.number().int().positive().default(300_000),
+    killTimeoutMs: z.number().int().positive().optional(),
+    graceMs: z.number().int().nonnegative().default(5000),
+    env: z.record(z.string(), z.string()).default({}),
+    fingerprintFiles: z.array(z.string()).default([]),
+  })
+  .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
+    message: 'killTimeoutMs must be at least timeBudgetMs',
+    path: ['killTimeoutMs'],
+  });
+
+/**
+ * A harness that runs a shell command in the workspace, stdout and stderr to a log file, under a
+ * hard kill timeout that kills the whole process tree (no orphan grandchildren). A non-zero exit,
+ * a kill or a timeout is reported in the {@link RunRecord}, never thrown.
+ *
+ * The environment gets `LOOP_ITERATION`, `LOOP_TIME_BUDGET_MS` and `LOOP_TIME_BUDGET_S`.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field).
+ * @throws {LoopError} `HARNESS_FAILED` from `run()` when the log file cannot be opened.
+ *
+ * @example
+ * const harness = createCommandHarness({ command: 'node train.mjs', cwd: '/work/run', timeBudgetMs: 300_000, killTimeoutMs: 600_000 });
+ */
+export function createCommandHarness(options: CommandHarnessOptions): Harness {
+  const o = parseOptions(commandHarnessOptionsSchema, options, 'command-harness');
+  const logPath = resolve(o.cwd, o.logFile);
+  const killTimeoutMs = o.killTimeoutMs ?? o.timeBudgetMs * 2;
+  return {
+    name: `command(${o.command})`,
+    run: async ({ iteration, signal }): Promise<RunRecord> => {
+      let handle;
+      try {
+        await mkdir(dirname(logPath), { recursive: true });
+        handle = await open(logPath, 'w');
+      } catch (error) {
+        throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
+      }
+      try {
+        const result = await runInGroup({
+          command: o.command,
+          cwd: o.cwd,
+          env: {
+            ...process.env,
+            ...o.env,
+            LOOP_ITERATION: String(iteration),
+            LOOP_TIME_BUDGET_MS: String(o.timeBudgetMs),
+            LOOP_TIME_BUDGET_S: String(o.timeBudgetMs / 1000),
+          },
+          outputFd: handle.fd,
+          killTimeoutMs,
+          graceMs: o.graceMs,
+          signal,
+        });
+        const error = result.spawnError
+          ? `could not start: ${result.spawnError.message}`
+          : result.aborted
+            ? 'aborted'
+            : undefined;
+        return {
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut: result.timedOut,
+          durationMs: result.durationMs,
+          logPath,
+          ...(error ? { error } : {}),
+        };
+      } finally {
+        await handle.sync().catch(() => {});
+        await handle.close();
+      }
+    },
+    fingerprint: async () => {
+      const hash = createHash('sha256').update(o.command).update('\0');
+      for (const file of o.fingerprintFiles) {
+        hash.update(file).update('\0');
+        try {
+          hash.update(await readFile(resolve(o.cwd, file)));
+        } catch {
+          hash.update('<missing>');
+        }
+        hash.update('\0');
+      }
+      return hash.digest('hex');
+    },
+  };
+}

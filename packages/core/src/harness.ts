@@ -1,0 +1,48 @@
+import type { MaybePromise } from './types.js';
+
+/** What the engine tells the harness about the run it asks for. */
+export interface RunContext {
+  /** The iteration being evaluated (0 = baseline). */
+  readonly iteration: number;
+  /** Aborted when the loop is stopped (Ctrl-C): the harness must kill its run and return. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The record of one evaluation run. A crash or timeout is data here, never an exception: the
+ * scorer turns it into a `crash` row.
+ */
+export interface RunRecord {
+  /** Exit code of the command, or `null` when it was killed by a signal (or there was no command). */
+  readonly exitCode: number | null;
+  /** The signal that ended the command (`SIGTERM`, `SIGKILL`), or `null`. */
+  readonly signal: string | null;
+  /** True when the hard kill timeout fired and the process tree was killed. */
+  readonly timedOut: boolean;
+  /** Wall time of the run in ms. */
+  readonly durationMs: number;
+  /** Absolute path of the run's log file (stdout and stderr), if there is one. */
+  readonly logPath?: string;
+  /** A score the harness computed itself (function harnesses); scorers may read it instead of a log. */
+  readonly value?: number;
+  /** Named scores (per-dimension or per-instance) the harness computed itself. */
+  readonly dimensions?: Readonly<Record<string, number>>;
+  /** Why the run failed when it failed for a reason other than the exit code (an exception message). */
+  readonly error?: string;
+}
+
+/**
+ * The fixed evaluation. It runs for the artifact's current state and returns a {@link RunRecord}.
+ * It owns its timeouts and kills the whole process tree on timeout or abort.
+ */
+export interface Harness {
+  /** Used in errors and logs. */
+  readonly name: string;
+  /** Runs one evaluation. Must not throw for a failing candidate: report it in the record. */
+  readonly run: (context: RunContext) => MaybePromise<RunRecord>;
+  /**
+   * A hash of the bytes that define the evaluation (its command, scripts, data). The engine
+   * records it at start and re-checks it before every run; a change is `HARNESS_TAMPERED`.
+   */
+  readonly fingerprint?: () => MaybePromise<string>;
+}

@@ -1,0 +1,72 @@
+/**
+ * @loop/core: contracts and engine for keep/revert optimisation loops. One mutable artifact, a
+ * fixed harness that yields one comparable score, and a loop that proposes one focused edit,
+ * evaluates it, keeps it only if it is strictly better, rolls it back otherwise, logs every step
+ * and stops on a policy.
+ *
+ * @example
+ * import { createLoop, createMemoryArtifact, createMemoryRollback, createFunctionHarness,
+ *   createValueScorer, createFunctionProposer, maxIterations } from '@loop/core';
+ *
+ * const artifact = createMemoryArtifact({ x: 10 });
+ * const loop = createLoop({
+ *   artifact,
+ *   rollback: createMemoryRollback(artifact),
+ *   proposer: createFunctionProposer('step', () => {
+ *     artifact.set({ x: artifact.get().x - 1 });
+ *     return { description: 'x - 1' };
+ *   }),
+ *   harness: createFunctionHarness('square', () => artifact.get().x ** 2),
+ *   scorer: createValueScorer('minimize'),
+ *   stop: maxIterations(5),
+ * });
+ * const summary = await loop.run(); // summary.best === 25
+ *
+ * @packageDocumentation
+ */
+export type { MaybePromise, Direction, Clock, RandomSource } from './types.js';
+export { systemClock } from './types.js';
+export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } from './errors.js';
+export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './errors.js';
+export type { IterationStatus, IterationRecord, StatusCounts } from './iteration-record.js';
+export { compareSnapshots, isUnder } from './artifact.js';
+export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './artifact.js';
+export { createFileArtifact, fileArtifactOptionsSchema } from './file-artifact.js';
+export type { FileArtifactOptions } from './file-artifact.js';
+export { createMemoryArtifact, createMemoryRollback } from './memory.js';
+export type { MemoryArtifact } from './memory.js';
+export type { Harness, RunContext, RunRecord } from './harness.js';
+export { createCommandHarness, commandHarnessOptionsSchema } from './command-harness.js';
+export type { CommandHarnessOptions } from './command-harness.js';
+export { createFunctionHarness } from './function-harness.js';
+export type { FunctionHarnessResult } from './function-harness.js';
+export { isBetter, improvement } from './scorer.js';
+export type { Scorer, ScoreResult, ScoreOk, ScoreCrash, CrashReason } from './scorer.js';
+export { createRegexScorer, createValueScorer, extractMetric, runFailure, regexScorerOptionsSchema } from './regex-scorer.js';
+export type { RegexScorerOptions } from './regex-scorer.js';
+export { readLogTail } from './log-tail.js';
+export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './rollback-strategy.js';
+export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './stop-policy.js';
+export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js';
+export { strictImprovement, minDelta } from './keep-policy.js';
+export type { KeepPolicy, KeepDecision, KeepInput } from './keep-policy.js';
+export type { Advisor, Advice, AdviceKind } from './advisor.js';
+export type { LoopState } from './loop-state.js';
+export type { LoopEvent, LoopEventType, LoopEventOf } from './events.js';
+export type { LoopSummary, KeptChange } from './summary.js';
+export { createFunctionProposer } from './proposer.js';
+export type { Proposer, Proposal, ProposalContext, CrashInfo } from './proposer.js';
+export { createAgentCommandProposer, agentCommandProposerOptionsSchema, buildAgentPrompt, descriptionFromOutput } from './agent-command-proposer.js';
+export type { AgentCommandProposerOptions } from './agent-command-proposer.js';
+export { createHyperparameterMutator, hyperparameterMutatorOptionsSchema } from './hyperparameter-mutator.js';
+export type { HyperparameterMutatorOptions, ParameterSpace } from './hyperparameter-mutator.js';
+export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
+export type { ResultsLog } from './results-log.js';
+export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, toAutoIterateStatus, AUTO_ITERATE_TSV_HEADER, REJECTED_PREFIX } from './results-tsv.js';
+export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
+export { writeJsonAtomic, readJson } from './state-file.js';
+export { acquireLock, isLocked } from './lock.js';
+export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
+export { createSeededRandom } from './random.js';
+export { createLoop } from './run-loop.js';
+export type { Loop, LoopOptions } from './run-loop.js';

@@ -1,0 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { LoopError } from './errors.js';
+
+/** A held workspace lock. */
+export interface WorkspaceLock {
+  /** The lock's path. */
+  readonly path: string;
+  /** Releases the lock; safe to call twice. */
+  readonly release: () => Promise<void>;
+}
+
+/** Options of {@link acquireLock}. */
+export interface AcquireLockOptions {
+  /** The file the lock protects (it need not exist; a directory `<path>.lock` is the lock). */
+  path: string;
+  /** A lock not refreshed for this long is stale and may be taken over, in ms. @default 30000 */
+  staleMs?: number;
+  /** Called if the lock is lost while held (for example its directory was deleted). */
+  onCompromised?: (error: Error) => void;
+}
+
+/**
+ * Takes an exclusive lock (proper-lockfile: an atomic mkdir refreshed while held) so two loops
+ * never drive one workspace. A lock left by a killed process goes stale after `staleMs`.
+ *
+ * @throws {LoopError} `LOCK_HELD` naming the lock path when another live process holds it.
+ */
+export async function acquireLock(options: AcquireLockOptions): Promise<WorkspaceLock> {
+  const { path, staleMs = 30_000 } = options;
+  await mkdir(dirname(path), { recursive: true });
+  const lockPath = `${path}.lock`;
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(path, {
+      realpath: false,
+      stale: staleMs,
+      update: Math.max(1000, Math.floor(staleMs / 3)),
+      lockfilePath: lockPath,
+      onCompromised: options.onCompromised ?? (() => {}),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new LoopError('LOCK_HELD', `[loop] [lock] another loop is already running in this workspace (lock ${lockPath}); wait for it to stop, or remove the lock if no loop process is alive`, { cause: error, details: { path: lockPath } });
+    }
+    throw error;
+  }
+  let released = false;
+  return {
+    path: lockPath,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await release().catch(() => {});
+    },
+  };
+}
+
+/** True when a live process holds the lock on `path` (a stale lock counts as not held). */
+export async function isLocked(path: string, staleMs = 30_000): Promise<boolean> {
+  return lockfile.check(path, { realpath: false, stale: staleMs, lockfilePath: `${path}.lock` });
+}

@@ -1,0 +1,34 @@
+import type { IterationRecord, StatusCounts } from './iteration-record.js';
+import type { Direction } from './types.js';
+
+/**
+ * The loop's state after an iteration, as stop policies and advisors see it. Read-only.
+ */
+export interface LoopState {
+  /** The last completed iteration (0 after the baseline). */
+  readonly iteration: number;
+  /** When this run started, ms since the epoch (from the injected clock). */
+  readonly startedAt: number;
+  /** Now, ms since the epoch (from the injected clock). */
+  readonly now: number;
+  /** Which way scores improve. */
+  readonly direction: Direction;
+  /** The baseline score. */
+  readonly baseline: number;
+  /** The best kept score. */
+  readonly best: number;
+  /** The id of the best kept state. */
+  readonly bestId: string;
+  /** Every row so far, baseline first (including rows from before a resume). */
+  readonly history: readonly IterationRecord[];
+  /** Counts per status, baseline excluded. */
+  readonly counts: Readonly<StatusCounts>;
+  /** Iterations since the last kept one (reverted, rejected and crash all count). */
+  readonly consecutiveNonImprovements: number;
+  /** Crashes in a row (reset by any non-crash row). */
+  readonly consecutiveCrashes: number;
+  /** Iterations run in this process (excludes rows from before a resume). */
+  readonly iterationsThisRun: number;
+  /** The loop's abort signal. */
+  readonly signal: AbortSignal;
+}

@@ -1,0 +1,80 @@
+import type { Artifact } from './artifact.js';
+import type { IterationRecord } from './iteration-record.js';
+import type { Direction, MaybePromise } from './types.js';
+
+/** The crash a repair attempt is asked to fix. */
+export interface CrashInfo {
+  /** One line: why the run crashed. */
+  readonly message: string;
+  /** The log's last lines. */
+  readonly logTail: string;
+}
+
+/**
+ * Everything the proposer may use to choose its ONE focused edit. Per seed 001's isolation rule an
+ * agent proposer gets only this (target, results so far, iteration number), never a long-lived
+ * conversation.
+ */
+export interface ProposalContext {
+  /** The iteration being proposed (1, 2, ...). */
+  readonly iteration: number;
+  /** 0 for the proposal, 1.. for repair attempts of a crash within the same iteration. */
+  readonly attempt: number;
+  /** Every row so far, baseline first. */
+  readonly history: readonly IterationRecord[];
+  /** The baseline score. */
+  readonly baseline: number;
+  /** The best (kept) score so far. */
+  readonly best: number;
+  /** Which way scores improve. */
+  readonly direction: Direction;
+  /** Advice from the loop, for example "3 crashes in a row: review the strategy". */
+  readonly hints: readonly string[];
+  /** The mutable surface. */
+  readonly artifact?: Artifact;
+  /** Present on repair attempts: the crash to fix. */
+  readonly crash?: CrashInfo;
+  /** Aborted when the loop stops; a long-running proposer must return promptly. */
+  readonly signal: AbortSignal;
+}
+
+/** What a proposer did. */
+export interface Proposal {
+  /** One line describing the change (sanitised before it reaches results.tsv). */
+  readonly description: string;
+  /** The files it changed, when it knows; the engine also detects changes via the artifact. */
+  readonly changedFiles?: readonly string[];
+}
+
+/**
+ * Produces ONE focused edit per iteration and applies it to the artifact.
+ */
+export interface Proposer {
+  /** Used in errors and logs. */
+  readonly name: string;
+  /** Applies one edit and describes it. Throwing stops the loop with `PROPOSER_FAILED`. */
+  readonly propose: (context: ProposalContext) => MaybePromise<Proposal>;
+  /**
+   * Optional: tries to fix a crash of the current candidate in place (seed 003: a simple bug such
+   * as a typo is fixed and retried, at most 2 times, counted as the same iteration). Returns
+   * `undefined` when the crash is not a simple one (then the candidate is rolled back as a crash).
+   */
+  readonly repair?: (context: ProposalContext) => MaybePromise<Proposal | undefined>;
+}
+
+/**
+ * A proposer from a function: the simplest way to write code-defined edits.
+ *
+ * @example
+ * const proposer = createFunctionProposer('double-lr', async ({ iteration }) => {
+ *   await editConfig((c) => ({ ...c, lr: c.lr * 2 }));
+ *   return { description: `double lr (iteration ${iteration})` };
+ * });
+ */
+export function createFunctionProposer(
+  name: string,
+  propose: Proposer['propose'],
+  repair?: Proposer['repair'],
+): Proposer {
+  return repair === undefined ? { name, propose } : { name, propose, repair };
+}

@@ -1,0 +1,121 @@
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { LoopError } from './errors.js';
+import type { IterationRecord, IterationStatus } from './iteration-record.js';
+import { sanitizeCell, type ResultsLog } from './results-log.js';
+
+/** The header of the auto-iterate results.tsv (seed 001: `commit\tscore\tstatus\tdescription`). */
+export const AUTO_ITERATE_TSV_HEADER = 'commit\tscore\tstatus\tdescription';
+
+/** The status words of the auto-iterate form (seeds 001 and 003). */
+export type AutoIterateStatus = 'keep' | 'discard' | 'crash';
+
+/** Options of {@link createResultsTsv}. */
+export interface ResultsTsvOptions {
+  /** Absolute path of results.tsv (seed 003: at the workspace root, never tracked by git). */
+  path: string;
+  /** Length of the commit column (hash prefix). @default 7 */
+  commitLength?: number;
+}
+
+/** Maps an engine status onto the auto-iterate words: baseline/kept → keep, reverted/rejected → discard. */
+export function toAutoIterateStatus(status: IterationStatus): AutoIterateStatus {
+  if (status === 'baseline' || status === 'kept') return 'keep';
+  if (status === 'crash') return 'crash';
+  return 'discard';
+}
+
+/** Prefix of the description of a rejected proposal, so a reader can tell it from a reverted one. */
+export const REJECTED_PREFIX = 'rejected: ';
+
+/**
+ * Formats one row: `<commit>\t<score>\t<status>\t<description>`. The score is written with full
+ * round-trip precision; a crash row's score is the word `crash` (seed 001's example) and a rejected
+ * row's is `-`.
+ */
+export function formatAutoIterateRow(record: IterationRecord, commitLength = 7): string {
+  const score =
+    record.score === null ? (record.status === 'crash' ? 'crash' : '-') : String(record.score);
+  let description = sanitizeCell(record.description);
+  if (record.status === 'rejected' && !description.startsWith(REJECTED_PREFIX)) {
+    description = REJECTED_PREFIX + description;
+  }
+  const commit = sanitizeCell(record.candidateId).slice(0, commitLength) || '-';
+  return `${commit}\t${score}\t${toAutoIterateStatus(record.status)}\t${description}`;
+}
+
+/**
+ * Parses an auto-iterate results.tsv. The first data row is the baseline (iteration 0); the
+ * n-th is iteration n. Accepts seed 003's header (`commit\tmetric\tstatus\tdescription`) too.
+ *
+ * @throws {LoopError} `RESULTS_CORRUPT` naming the line when the header or a row is malformed.
+ */
+export function parseAutoIterateTsv(text: string, path = 'results.tsv'): IterationRecord[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  if (lines.length === 0) return [];
+  const header = lines[0]?.replace(/\r$/, '');
+  if (header !== AUTO_ITERATE_TSV_HEADER && header !== 'commit\tmetric\tstatus\tdescription') {
+    throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:1: expected header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', '\\t')}"; move the file away to start a new run`, { details: { path, line: 1 } });
+  }
+  return lines.slice(1).map((raw, index) => {
+    const line = raw.replace(/\r$/, '');
+    const cells = line.split('\t');
+    const [commit, scoreText, status, ...rest] = cells;
+    if (cells.length !== 4 || commit === undefined || scoreText === undefined || status === undefined) {
+      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: expected 4 tab-separated columns, found ${cells.length}`, { details: { path, line: index + 2 } });
+    }
+    if (status !== 'keep' && status !== 'discard' && status !== 'crash') {
+      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: status "${status}" is not keep, discard or crash`, { details: { path, line: index + 2 } });
+    }
+    const description = rest.join('\t');
+    const parsed = Number(scoreText);
+    const score = scoreText.trim() !== '' && Number.isFinite(parsed) ? parsed : null;
+    let engineStatus: IterationStatus;
+    if (index === 0) engineStatus = status === 'keep' ? 'baseline' : 'crash';
+    else if (status === 'keep') engineStatus = 'kept';
+    else if (status === 'crash') engineStatus = 'crash';
+    else engineStatus = description.startsWith(REJECTED_PREFIX) ? 'rejected' : 'reverted';
+    if ((engineStatus === 'kept' || engineStatus === 'baseline') && score === null) {
+      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: a keep row needs a numeric score, found "${scoreText}"`, { details: { path, line: index + 2 } });
+    }
+    return { iteration: index, candidateId: commit === '-' ? '' : commit, score, status: engineStatus, description };
+  });
+}
+
+/**
+ * The auto-iterate results.tsv (seeds 001 and 003): header first, one line per iteration,
+ * `commit score status description` with status keep / discard / crash. Each append is written
+ * and fsynced before it returns.
+ *
+ * @throws {LoopError} `RESULTS_CORRUPT` from `read()` when the file is malformed.
+ */
+export function createResultsTsv(options: ResultsTsvOptions): ResultsLog {
+  const { path, commitLength = 7 } = options;
+  return {
+    name: 'results-tsv',
+    path,
+    append: async (record) => {
+      await mkdir(dirname(path), { recursive: true });
+      const handle = await open(path, 'a+');
+      try {
+        const { size } = await handle.stat();
+        const prefix = size === 0 ? `${AUTO_ITERATE_TSV_HEADER}\n` : '';
+        await handle.appendFile(`${prefix}${formatAutoIterateRow(record, commitLength)}\n`, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    },
+    read: async () => {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw error;
+      }
+      return parseAutoIterateTsv(text, path);
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/** The subset of `fs.Stats` that rollback-git reads. */
+export interface GitFsStats {
+  /** True for a regular file. */
+  isFile(): boolean;
+  /** True for a directory. */
+  isDirectory(): boolean;
+  /** True for a symbolic link (from `lstat`). */
+  isSymbolicLink(): boolean;
+  /** The permission and type bits. */
+  readonly mode: number | bigint;
+}
+
+/** The promise API subset that rollback-git calls directly (isomorphic-git needs the same). */
+export interface GitFsPromises {
+  /** Reads a whole file. */
+  readFile(path: string): Promise<Uint8Array | string>;
+  /** Writes a whole file, creating it with `mode` when it does not exist. */
+  writeFile(path: string, data: Uint8Array, options?: { mode?: number }): Promise<unknown>;
+  /** Removes a file or symbolic link. */
+  unlink(path: string): Promise<unknown>;
+  /** Lists a directory's entry names. */
+  readdir(path: string): Promise<readonly unknown[]>;
+  /** Creates a directory. */
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<unknown>;
+  /** Removes an empty directory. */
+  rmdir(path: string): Promise<unknown>;
+  /** Stats a path without following a final symbolic link. */
+  lstat(path: string): Promise<GitFsStats>;
+  /** Reads a symbolic link's target. */
+  readlink(path: string): Promise<string | Uint8Array>;
+  /** Creates a symbolic link at `path` pointing at `target`. */
+  symlink(target: string, path: string): Promise<unknown>;
+  /** Sets a path's permission bits. */
+  chmod(path: string, mode: number): Promise<unknown>;
+}
+
+/**
+ * A `node:fs`-compatible module with a `promises` API: `node:fs` itself or a memfs instance
+ * (`memfs().fs`). isomorphic-git receives the same object.
+ */
+export interface GitFs {
+  /** The promise API. */
+  readonly promises: GitFsPromises;
+}
