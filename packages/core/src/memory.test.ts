@@ -1,0 +1,7 @@
+import { describeRollbackStrategy } from '@loop/test-utils';
+import { createMemoryArtifact, createMemoryRollback } from './memory.js';
+
+describeRollbackStrategy('memory', async () => {
+  const artifact = createMemoryArtifact('v0');
+  return { rollback: createMemoryRollback(artifact), write: (c) => artifact.set(c), read: () => artifact.get() };
+});

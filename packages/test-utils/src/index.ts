@@ -1,0 +1,17 @@
+/**
+ * @loop/test-utils (private): fakes for unit-testing loop policies in memory (a fake harness with
+ * scripted scores, a manual clock, a counter proposer) and the conformance suites every adapter runs.
+ *
+ * @example
+ * const clock = createManualClock();
+ * const harness = createFakeHarness({ scores: [10, 9, 9, 8], onRun: () => clock.advance(60_000) });
+ *
+ * @packageDocumentation
+ */
+export { createManualClock } from './manual-clock.js';
+export type { ManualClock } from './manual-clock.js';
+export { createFakeHarness } from './fake-harness.js';
+export type { FakeHarness, FakeHarnessOptions, FakeOutcome } from './fake-harness.js';
+export { createCounterProposer } from './counter-proposer.js';
+export { describeRollbackStrategy } from './describe-rollback-strategy.js';
+export type { RollbackFixture } from './describe-rollback-strategy.js';

@@ -1,0 +1,33 @@
+import { defineConfig } from 'vitest/config';
+
+// Every package and example is one test project. The `source` export condition resolves
+// workspace packages to their TypeScript sources, so tests need no build.
+const shared = {
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
+};
+
+const project = (name: string, root: string, timeout = 20_000) => ({
+  ...shared,
+  test: {
+    name,
+    root,
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: timeout,
+    hookTimeout: timeout,
+  },
+});
+
+export default defineConfig({
+  test: {
+    projects: [
+      project('core', 'packages/core'),
+      project('rollback-git', 'packages/rollback-git', 60_000),
+      project('auto-iterate', 'packages/auto-iterate', 60_000),
+      project('test-utils', 'packages/test-utils'),
+      project('example-ml-tuning', 'examples/ml-tuning', 120_000),
+      project('example-custom-harness', 'examples/custom-harness'),
+      project('example-policy-testing', 'examples/policy-testing'),
+    ],
+  },
+});
