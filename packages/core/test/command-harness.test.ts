@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createCommandHarness, createRegexScorer } from '../src/index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loop-harness-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A process is gone when /proc has no entry for it or it is a zombie waiting to be reaped. */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const signal = () => new AbortController().signal;
+
+describe('command harness (real processes)', () => {
+  it('runs the command in the workspace with output in the log file and returns exit code and duration', async () => {
+    await writeFile(join(dir, 'train.sh'), 'echo "step 1"\necho "oops" >&2\necho "val_bpb: 1.25"\nexit 3\n');
+    const harness = createCommandHarness({ command: 'sh train.sh', cwd: dir, timeBudgetMs: 5000 });
+    const run = await harness.run({ iteration: 4, signal: signal() });
+    expect(run).toMatchObject({ exitCode: 3, signal: null, timedOut: false, logPath: join(dir, 'run.log') });
+    expect(run.durationMs).toBeGreaterThan(0);
+    expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('step 1\noops\nval_bpb: 1.25\n');
+  });
+
+  it('passes the time budget and iteration to the command as environment variables', async () => {
+    const harness = createCommandHarness({ command: 'echo "$LOOP_TIME_BUDGET_S $LOOP_TIME_BUDGET_MS $LOOP_ITERATION"', cwd: dir, timeBudgetMs: 2500 });
+    await harness.run({ iteration: 7, signal: signal() });
+    expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('2.5 2500 7\n');
+  });
+
+  it('truncates the log at each run (seed 003: > run.log)', async () => {
+    const harness = createCommandHarness({ command: 'echo "$LOOP_ITERATION"', cwd: dir });
+    await harness.run({ iteration: 1, signal: signal() });
+    await harness.run({ iteration: 2, signal: signal() });
+    expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('2\n');
+  });
+
+  it('a timed-out run kills the whole process tree, leaving no grandchild behind', async () => {
+    // The grandchild ignores SIGTERM and holds the log open: only a group SIGKILL ends it.
+    const script = "trap '' TERM\nsleep 60 &\necho $! > grandchild.pid\nwait\n";
+    await writeFile(join(dir, 'hang.sh'), script);
+    const harness = createCommandHarness({ command: 'sh hang.sh', cwd: dir, timeBudgetMs: 200, killTimeoutMs: 400, graceMs: 200 });
+    const run = await harness.run({ iteration: 1, signal: signal() });
+    expect(run.timedOut).toBe(true);
+    expect(run.exitCode).toBeNull();
+    const pid = Number(await readFile(join(dir, 'grandchild.pid'), 'utf8'));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('a background grandchild left by a finished run is killed too', async () => {
+    await writeFile(join(dir, 'leak.sh'), 'sleep 60 &\necho $! > grandchild.pid\necho "val_bpb: 1"\n');
+    const harness = createCommandHarness({ command: 'sh leak.sh', cwd: dir });
+    const run = await harness.run({ iteration: 1, signal: signal() });
+    expect(run.exitCode).toBe(0);
+    const pid = Number(await readFile(join(dir, 'grandchild.pid'), 'utf8'));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('an abort kills the run and marks it aborted', async () => {
+    const controller = new AbortController();
+    await writeFile(join(dir, 'slow.sh'), 'echo started > started.txt\nsleep 60\n');
+    const harness = createCommandHarness({ command: 'sh slow.sh', cwd: dir, timeBudgetMs: 60_000 });
+    const pending = harness.run({ iteration: 1, signal: controller.signal });
+    controller.abort();
+    const run = await pending;
+    expect(run.error).toBe('aborted');
+    expect(run.timedOut).toBe(false);
+  });
+
+  it('a timeout is scored as a crash with the log tail attached', async () => {
+    await writeFile(join(dir, 'hang.sh'), 'echo "loading"\nsleep 60\n');
+    const harness = createCommandHarness({ command: 'sh hang.sh', cwd: dir, timeBudgetMs: 100, killTimeoutMs: 300, graceMs: 100 });
+    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(await harness.run({ iteration: 1, signal: signal() }));
+    expect(result).toMatchObject({ ok: false, reason: 'timeout', logTail: 'loading' });
+  });
+
+  it('the fingerprint changes when a fingerprinted file changes', async () => {
+    await writeFile(join(dir, 'prepare.mjs'), 'export const a = 1;\n');
+    const harness = createCommandHarness({ command: 'node train.mjs', cwd: dir, fingerprintFiles: ['prepare.mjs'] });
+    const before = await harness.fingerprint!();
+    expect(await harness.fingerprint!()).toBe(before);
+    await writeFile(join(dir, 'prepare.mjs'), 'export const a = 2;\n');
+    expect(await harness.fingerprint!()).not.toBe(before);
+  });
+
+  it('invalid options fail with CONFIG_INVALID naming the field', () => {
+    expect(() => createCommandHarness({ command: '', cwd: dir })).toThrow(/command: command must not be empty/);
+    expect(() => createCommandHarness({ command: 'x', cwd: 'relative' })).toThrow(/cwd: cwd must be an absolute path/);
+    expect(() => createCommandHarness({ command: 'x', cwd: dir, timeBudgetMs: 1000, killTimeoutMs: 10 })).toThrow(/killTimeoutMs/);
+  });
+});
