@@ -1,0 +1,63 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHyperparameterMutator } from './hyperparameter-mutator.js';
+import { createSeededRandom } from './random.js';
+import type { ProposalContext } from './proposer.js';
+
+let dir: string;
+const config = { lr: 0.001, hidden: 64, act: 'tanh', seed: 1 };
+const space = { lr: { min: 1e-5, max: 1, scale: 'log' as const }, hidden: { min: 8, max: 512, integer: true }, act: { values: ['relu', 'tanh', 'gelu'] } };
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loop-mutator-'));
+  await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+const ctx = (hints: string[] = []) => ({ hints }) as unknown as ProposalContext;
+const read = async () => JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+
+describe('hyperparameter mutator', () => {
+  it('changes exactly one parameter per iteration, never one outside the space', async () => {
+    const mutator = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(7) });
+    for (let i = 0; i < 20; i++) {
+      const before = await read();
+      const { description } = await mutator.propose(ctx());
+      const after = await read();
+      const changed = Object.keys(after).filter((k) => after[k] !== before[k]);
+      expect(changed).toHaveLength(1);
+      expect(changed[0]).not.toBe('seed');
+      expect(description).toMatch(new RegExp(`^${changed[0]} `));
+    }
+  });
+
+  it('is reproducible: the same seed proposes the same sequence', async () => {
+    const run = async (seed: number) => {
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+      const m = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) });
+      const out: string[] = [];
+      for (let i = 0; i < 5; i++) out.push((await m.propose(ctx())).description);
+      return out;
+    };
+    expect(await run(42)).toEqual(await run(42));
+    expect(await run(42)).not.toEqual(await run(43));
+  });
+
+  it('keeps values inside the space (integers stay integers, ranges are clamped)', async () => {
+    const mutator = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(3) });
+    for (let i = 0; i < 50; i++) {
+      await mutator.propose(ctx(i % 2 ? ['bold'] : []));
+      const c = await read();
+      expect(Number.isInteger(c.hidden) && c.hidden >= 8 && c.hidden <= 512).toBe(true);
+      expect(c.lr >= 1e-5 && c.lr <= 1).toBe(true);
+      expect(['relu', 'tanh', 'gelu']).toContain(c.act);
+    }
+  });
+
+  it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {
+    expect(() => createHyperparameterMutator({ file: join(dir, 'config.json'), space: { lr: { min: 1, max: 0 } }, random: createSeededRandom(1) })).toThrow(/space\.lr\.max: max must be greater than min/);
+    expect(() => createHyperparameterMutator({ file: 'config.json', space, random: createSeededRandom(1) })).toThrow(/file: file must be an absolute path/);
+  });
+});

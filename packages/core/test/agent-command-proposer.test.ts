@@ -1,0 +1,93 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildAgentPrompt, createAgentCommandProposer, createFileArtifact, descriptionFromOutput, type ProposalContext } from '../src/index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loop-agent-'));
+  await writeFile(join(dir, 'config.json'), '{"lr": 0.001}\n');
+  await writeFile(join(dir, 'prepare.mjs'), '// evaluation\n');
+  // A scripted fake agent: saves its prompt, edits config.json, prints a description.
+  await writeFile(
+    join(dir, 'fake-agent.mjs'),
+    `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+const prompt = readFileSync(0, 'utf8');
+appendFileSync('prompts.log', '=== pid ' + process.pid + '\\n' + prompt + '\\n');
+const mode = process.env.FAKE_AGENT_MODE ?? 'edit';
+if (mode === 'fail') { console.error('agent: API error'); process.exit(2); }
+if (mode === 'hang') { setInterval(() => {}, 1000); }
+else {
+  if (mode === 'edit') writeFileSync('config.json', JSON.stringify({ lr: 0.002 }) + '\\n');
+  console.log('thinking...');
+  console.log('DESCRIPTION: double the learning rate');
+  console.log('done');
+}
+`,
+  );
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function context(iteration: number, over: Partial<ProposalContext> = {}): ProposalContext {
+  return {
+    iteration,
+    attempt: 0,
+    history: [{ iteration: 0, candidateId: 'abc1234', score: 3.2, status: 'baseline', description: 'baseline' }],
+    baseline: 3.2,
+    best: 3.2,
+    direction: 'minimize',
+    hints: [],
+    artifact: createFileArtifact({ root: dir, mutable: ['config.json'], readOnly: ['prepare.mjs'] }),
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+describe('agent-command proposer (scripted fake agent)', () => {
+  it('runs the agent with the prompt on stdin and takes its DESCRIPTION line', async () => {
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'Lower val_bpc.' });
+    const proposal = await proposer.propose(context(1));
+    expect(proposal).toEqual({ description: 'double the learning rate', changedFiles: ['config.json'] });
+    expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe('{"lr":0.002}\n');
+  });
+
+  it('gives each iteration a fresh process with the target, the results so far and the iteration number (seed 001 isolation)', async () => {
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'Lower val_bpc.' });
+    await proposer.propose(context(1));
+    await proposer.propose(context(2));
+    const log = await readFile(join(dir, 'prompts.log'), 'utf8');
+    const calls = log.split('=== pid ').slice(1);
+    expect(calls).toHaveLength(2);
+    expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2); // two different processes
+    expect(calls[1]).toContain('# Iteration 2');
+    expect(calls[1]).toContain('You may modify ONLY: config.json.');
+    expect(calls[1]).toContain('abc1234\t3.2\tkeep\tbaseline');
+  });
+
+  it('a failing agent is PROPOSER_FAILED naming its log', async () => {
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', env: { FAKE_AGENT_MODE: 'fail' } });
+    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('exited with 2') });
+  });
+
+  it('an agent past its timeout is killed and is PROPOSER_FAILED', async () => {
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', timeoutMs: 300, env: { FAKE_AGENT_MODE: 'hang' } });
+    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('timed out') });
+  });
+
+  it('repair returns nothing when the agent changed no file (the crash stands)', async () => {
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', env: { FAKE_AGENT_MODE: 'noop' } });
+    expect(await proposer.repair!(context(1, { attempt: 1, crash: { message: 'exited with code 1', logTail: 'SyntaxError' } }))).toBeUndefined();
+    expect(await readFile(join(dir, 'prompts.log'), 'utf8')).toContain('SyntaxError');
+  });
+
+  it('the prompt carries the loop’s hints', () => {
+    expect(buildAgentPrompt('goal', context(3, { hints: ['try a structural change'] }))).toContain('- try a structural change');
+  });
+
+  it('without a DESCRIPTION line the last non-empty output line is the description', () => {
+    expect(descriptionFromOutput('a\nchanged lr\n\n')).toBe('changed lr');
+  });
+});

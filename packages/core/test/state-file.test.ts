@@ -1,0 +1,74 @@
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLock, createFileArtifact, isLocked, readJson, writeJsonAtomic } from '../src/index.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loop-state-'));
+});
+afterEach(async () => {
+  await chmod(dir, 0o755).catch(() => {});
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('state.json atomic write', () => {
+  it('replaces the file whole and leaves no temp file behind', async () => {
+    const path = join(dir, 'state.json');
+    await writeJsonAtomic(path, { iteration: 1 });
+    await writeJsonAtomic(path, { iteration: 2 });
+    expect(await readJson(path)).toEqual({ iteration: 2 });
+    expect(await readdir(dir)).toEqual(['state.json']);
+  });
+
+  it('a failed write is STATE_WRITE_FAILED and the previous file survives', async () => {
+    if (process.getuid?.() === 0) {
+      // root ignores directory permissions: make the target a directory instead.
+      const path = join(dir, 'state.json');
+      await mkdir(path);
+      await writeFile(join(path, 'x'), '');
+      await expect(writeJsonAtomic(path, { a: 1 })).rejects.toMatchObject({ code: 'STATE_WRITE_FAILED' });
+      return;
+    }
+    const path = join(dir, 'state.json');
+    await writeJsonAtomic(path, { iteration: 1 });
+    await chmod(dir, 0o555);
+    await expect(writeJsonAtomic(path, { iteration: 2 })).rejects.toMatchObject({ code: 'STATE_WRITE_FAILED' });
+    expect(await readJson(path)).toEqual({ iteration: 1 });
+  });
+
+  it('reading invalid JSON is STATE_CORRUPT naming the file', async () => {
+    await writeFile(join(dir, 'state.json'), '{"half": ');
+    await expect(readJson(join(dir, 'state.json'))).rejects.toMatchObject({ code: 'STATE_CORRUPT', message: expect.stringContaining('state.json') });
+  });
+});
+
+describe('workspace lock', () => {
+  it('a second loop on the same workspace gets LOCK_HELD naming the lock', async () => {
+    const lock = await acquireLock({ path: join(dir, '.loop', 'workspace') });
+    await expect(acquireLock({ path: join(dir, '.loop', 'workspace') })).rejects.toMatchObject({ code: 'LOCK_HELD', message: expect.stringContaining('workspace.lock') });
+    expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(true);
+    await lock.release();
+    expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(false);
+  });
+});
+
+describe('file artifact', () => {
+  it('sees edits to mutable files and flags read-only ones, including the executable bit', async () => {
+    await writeFile(join(dir, 'train.mjs'), 'a');
+    await writeFile(join(dir, 'prepare.mjs'), 'b');
+    const artifact = createFileArtifact({ root: dir, mutable: ['train.mjs'], readOnly: ['prepare.mjs'] });
+    const before = await artifact.inspect();
+    await writeFile(join(dir, 'train.mjs'), 'a2');
+    await chmod(join(dir, 'prepare.mjs'), 0o755);
+    const after = await artifact.inspect();
+    const { compareSnapshots } = await import('../src/index.js');
+    expect(compareSnapshots(artifact, before, after)).toEqual({ changed: ['prepare.mjs', 'train.mjs'], violations: ['prepare.mjs'] });
+    expect(await readFile(join(dir, 'train.mjs'), 'utf8')).toBe('a2');
+  });
+
+  it('a path outside the root is CONFIG_INVALID', () => {
+    expect(() => createFileArtifact({ root: dir, mutable: ['../x'] })).toThrow(/mutable\.0: must be a path relative to root/);
+  });
+});
