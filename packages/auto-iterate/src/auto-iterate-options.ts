@@ -1,0 +1,104 @@
+import { isAbsolute, normalize } from 'node:path';
+import type { Clock, KeepPolicy, Proposer } from '@loop/core';
+import { z } from 'zod';
+
+/** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
+export interface AutoIterateOptions {
+  /** Absolute path of the workspace: a git repository (its root). */
+  dir: string;
+  /** The run tag; the run branch is `auto-iterate/<tag>` (seed 003: tag from the date, e.g. `nov30`). @default today's date as `mon` + day */
+  tag?: string;
+  /** The files the loop may modify (seed 003 目标文件), relative to `dir`. At least one; each must exist. */
+  targetFiles: string[];
+  /** Files to read but never modify (seed 003 只读文件); a change to one is rejected and rolled back. @default [] */
+  readOnlyFiles?: string[];
+  /** The shell command that runs one experiment (seed 003 运行命令), e.g. `node train.mjs`. */
+  runCommand: string;
+  /** The metric's name (seed 003 指标名称), e.g. `val_bpb`. */
+  metricName: string;
+  /** `lower` or `higher` is better (seed 003 指标方向). @default 'lower' */
+  direction?: 'lower' | 'higher';
+  /** The extraction pattern (seed 003 提取方式). @default `^<metricName>:\s*(\S+)` */
+  pattern?: string;
+  /** Time budget per run in seconds (seed 003 时间预算), passed to the command as LOOP_TIME_BUDGET_S. @default 300 */
+  timeBudgetS?: number;
+  /** Hard kill timeout per run in seconds (seed 003 超时上限). @default 600 */
+  killTimeoutS?: number;
+  /** Iterations to run after the baseline; 0 runs until interrupted (seed 003: LOOP FOREVER). @default 0 */
+  maxIterations?: number;
+  /** Stop after this many iterations in a row without a keep (seed 003: 连续 N 次无改进). @default none */
+  plateau?: number;
+  /** Stop once the best score reaches this target. @default none */
+  targetScore?: number;
+  /** Stop after this many seconds of wall-clock time. @default none */
+  wallClockS?: number;
+  /** Produces one edit per iteration (a hyperparameter mutator, an agent command, a function). */
+  proposer: Proposer;
+  /** The keep rule. @default strict improvement (equal reverts) */
+  keepPolicy?: KeepPolicy;
+  /** Continue an interrupted run from its last keep commit and results.tsv, without a new baseline. @default false */
+  resume?: boolean;
+  /** Start on a dirty working tree (its changes join the first candidate). @default false */
+  allowDirty?: boolean;
+  /** Repair attempts for a simple crash within the same iteration (seed 003: 最多 2 次). @default 2 */
+  maxRepairAttempts?: number;
+  /** Crashes in a row that pause with a strategy-review hint (seed 001). @default 3 */
+  pauseAfterCrashes?: number;
+  /** Discards in a row that trigger a cool-down round (seed 001). @default 5 */
+  cooldownAfterDiscards?: number;
+  /** Discards in a row that emit a notify event (seed 003). @default 10 */
+  notifyAfterDiscards?: number;
+  /** The run log, relative to `dir` (seed 003: run.log). @default 'run.log' */
+  logFile?: string;
+  /** Extra environment variables for the run command. @default {} */
+  env?: Record<string, string>;
+  /** Aborting (Ctrl-C) stops after restoring the last kept commit. */
+  signal?: AbortSignal;
+  /** The clock. @default systemClock */
+  clock?: Clock;
+}
+
+const relative = z
+  .string()
+  .min(1)
+  .refine((p) => !isAbsolute(p) && !normalize(p).startsWith('..'), 'must be a path relative to dir, inside it');
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** Seed 003's default tag: the date as month and day, e.g. `mar21`. */
+export function dateTag(ms: number): string {
+  const d = new Date(ms);
+  return `${MONTHS[d.getUTCMonth()]}${d.getUTCDate()}`;
+}
+
+/** zod schema of {@link AutoIterateOptions}. */
+export const autoIterateOptionsSchema = z
+  .object({
+    dir: z.string().refine((p) => isAbsolute(p), 'dir must be an absolute path'),
+    tag: z.string().regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only').optional(),
+    targetFiles: z.array(relative).min(1, 'name at least one file the loop may modify'),
+    readOnlyFiles: z.array(relative).default([]),
+    runCommand: z.string().trim().min(1, 'runCommand must not be empty'),
+    metricName: z.string().trim().min(1, 'metricName must not be empty'),
+    direction: z.enum(['lower', 'higher']).default('lower'),
+    pattern: z.string().min(1).optional(),
+    timeBudgetS: z.number().positive().default(300),
+    killTimeoutS: z.number().positive().default(600),
+    maxIterations: z.number().int().nonnegative().default(0),
+    plateau: z.number().int().positive().optional(),
+    targetScore: z.number().optional(),
+    wallClockS: z.number().positive().optional(),
+    proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function'),
+    keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
+    resume: z.boolean().default(false),
+    allowDirty: z.boolean().default(false),
+    maxRepairAttempts: z.number().int().nonnegative().default(2),
+    pauseAfterCrashes: z.number().int().positive().default(3),
+    cooldownAfterDiscards: z.number().int().positive().default(5),
+    notifyAfterDiscards: z.number().int().positive().default(10),
+    logFile: relative.default('run.log'),
+    env: z.record(z.string(), z.string()).default({}),
+    signal: z.instanceof(AbortSignal).optional(),
+    clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()').optional(),
+  })
+  .refine((o) => o.killTimeoutS >= o.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
+  .refine((o) => !o.targetFiles.some((t) => o.readOnlyFiles.includes(t)), { message: 'a file cannot be both a target and read-only', path: ['readOnlyFiles'] });

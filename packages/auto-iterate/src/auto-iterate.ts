@@ -1,0 +1,137 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  acquireLock,
+  anyOf,
+  ConfigError,
+  createCommandHarness,
+  createFileArtifact,
+  createLoop,
+  createRegexScorer,
+  createResultsTsv,
+  LoopError,
+  maxIterations,
+  parseOptions,
+  plateau,
+  systemClock,
+  targetScore,
+  wallClock,
+  type Loop,
+  type LoopSummary,
+  type StopPolicy,
+} from '@loop/core';
+import { createGitResetRollback, type GitResetRollback } from '@loop/rollback-git';
+import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
+import { createCircuitBreaker } from './circuit-breaker.js';
+
+/** Files of a run, all excluded from git via `.git/info/exclude`. */
+export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log' } as const;
+
+/** A configured auto-iterate run. */
+export interface AutoIterate {
+  /** The run branch, `auto-iterate/<tag>`. */
+  readonly branch: string;
+  /** Absolute path of results.tsv. */
+  readonly resultsPath: string;
+  /** The underlying loop: subscribe to its events before calling `run()`. */
+  readonly loop: Loop;
+  /** The git rollback (its `start()` is called by `run()`). */
+  readonly rollback: GitResetRollback;
+  /**
+   * Takes the workspace lock, creates (or, with `resume`, checks out) the run branch, runs the
+   * baseline (unless resuming) and the loop, and leaves the branch at the best kept commit.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY`, `LOCK_HELD`, `DIRTY_WORKTREE`, `BRANCH_EXISTS`,
+   *   `BASELINE_FAILED`, `RESTORE_FAILED`, `STATE_WRITE_FAILED`, `RESULTS_CORRUPT`, `RESUME_MISMATCH`.
+   */
+  readonly run: () => Promise<LoopSummary>;
+}
+
+/**
+ * The auto-iterate preset (seeds 003 and 001, target type `code`): a run branch
+ * `auto-iterate/<tag>`, every experiment committed before it runs, a discard or crash reset to
+ * the last keep commit (its commit kept under `refs/loop/discarded/<n>`), results.tsv
+ * `commit score status description` never tracked, a baseline first (recorded as keep), crash
+ * repair up to 2 times, and the circuit breaker (3 crashes: pause; 5 discards: cool-down;
+ * 10 discards: notify).
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` naming the field for invalid options.
+ *
+ * @example
+ * const run = createAutoIterate({ dir, targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'],
+ *   runCommand: 'node train.mjs', metricName: 'val_bpc', direction: 'lower', timeBudgetS: 60,
+ *   killTimeoutS: 120, maxIterations: 20, proposer });
+ * run.loop.on('kept', (e) => console.log(e.record.description));
+ * const summary = await run.run();
+ */
+export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
+  const o = parseOptions(autoIterateOptionsSchema, options, 'auto-iterate');
+  const clock = o.clock ?? systemClock;
+  const tag = o.tag ?? dateTag(clock.now());
+  const branch = `auto-iterate/${tag}`;
+  const direction = o.direction === 'lower' ? 'minimize' : 'maximize';
+  const pattern = o.pattern ?? `^${o.metricName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S+)`;
+  const resultsPath = join(o.dir, RUN_FILES.results);
+  const rollback = createGitResetRollback({
+    dir: o.dir,
+    branch,
+    resume: o.resume,
+    allowDirty: o.allowDirty || o.resume,
+    clock,
+    messagePrefix: 'auto-iterate: ',
+    excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules'],
+  });
+  const artifact = createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles });
+  const harness = createCommandHarness({
+    command: o.runCommand,
+    cwd: o.dir,
+    logFile: o.logFile,
+    timeBudgetMs: Math.round(o.timeBudgetS * 1000),
+    killTimeoutMs: Math.round(o.killTimeoutS * 1000),
+    env: o.env,
+    fingerprintFiles: o.readOnlyFiles,
+  });
+  const stops: StopPolicy[] = [];
+  if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));
+  if (o.plateau !== undefined) stops.push(plateau(o.plateau));
+  if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
+  if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
+  const loop = createLoop({
+    artifact,
+    rollback,
+    harness,
+    proposer: o.proposer,
+    scorer: createRegexScorer({ pattern, direction }),
+    results: createResultsTsv({ path: resultsPath }),
+    statePath: join(o.dir, RUN_FILES.state),
+    stop: anyOf(...stops),
+    advisors: [createCircuitBreaker({ pauseAfterCrashes: o.pauseAfterCrashes, cooldownAfterDiscards: o.cooldownAfterDiscards, notifyAfterDiscards: o.notifyAfterDiscards })],
+    maxRepairAttempts: o.maxRepairAttempts,
+    clock,
+    ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+
+  const run = async (): Promise<LoopSummary> => {
+    try {
+      await stat(join(o.dir, '.git'));
+    } catch {
+      throw new LoopError('NOT_A_REPOSITORY', `[loop] [auto-iterate] ${o.dir} is not a git repository; run "git init" and commit the files first`, { details: { dir: o.dir } });
+    }
+    const missing: string[] = [];
+    for (const f of o.targetFiles) await stat(join(o.dir, f)).catch(() => missing.push(f));
+    if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((f) => ({ path: 'targetFiles', message: `${f} does not exist in ${o.dir}` })));
+    const lock = await acquireLock({ path: join(o.dir, '.git', 'loop-workspace') });
+    try {
+      const rows = await createResultsTsv({ path: resultsPath }).read();
+      if (rows.length > 0 && !o.resume) {
+        throw new LoopError('RESUME_MISMATCH', `[loop] [auto-iterate] ${resultsPath} already holds ${rows.length} rows; pass resume: true to continue that run, or move the file away`, { details: { path: resultsPath } });
+      }
+      await rollback.start();
+      return await loop.run();
+    } finally {
+      await lock.release();
+    }
+  };
+  return { branch, resultsPath, loop, rollback, run };
+}

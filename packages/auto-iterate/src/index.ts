@@ -1,0 +1,28 @@
+/**
+ * @loop/auto-iterate: the auto-iterate preset (seeds 001 and 003, target type `code`). A run
+ * command, a metric grepped from its log, a direction, a time budget and a hard kill timeout; every
+ * experiment committed on `auto-iterate/<tag>` before it runs, discards and crashes reset to the
+ * last keep, results.tsv `commit score status description` kept out of git.
+ *
+ * @example
+ * import { createAutoIterate, formatIterationLine, formatSummary } from '@loop/auto-iterate';
+ * import { createHyperparameterMutator, createSeededRandom } from '@loop/core';
+ *
+ * const run = createAutoIterate({
+ *   dir: '/path/to/repo', targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'],
+ *   runCommand: 'node train.mjs', metricName: 'val_bpc', direction: 'lower',
+ *   timeBudgetS: 60, killTimeoutS: 120, maxIterations: 20,
+ *   proposer: createHyperparameterMutator({ file: '/path/to/repo/config.json', space, random: createSeededRandom(1) }),
+ * });
+ * run.loop.on('kept', (e) => console.log(formatIterationLine(e)));
+ * console.log(formatSummary(await run.run(), 'val_bpc'));
+ *
+ * @packageDocumentation
+ */
+export { createAutoIterate, RUN_FILES } from './auto-iterate.js';
+export type { AutoIterate } from './auto-iterate.js';
+export { autoIterateOptionsSchema, dateTag } from './auto-iterate-options.js';
+export type { AutoIterateOptions } from './auto-iterate-options.js';
+export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
+export type { CircuitBreakerOptions } from './circuit-breaker.js';
+export { formatIterationLine, formatSummary } from './format.js';
