@@ -1,0 +1,97 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createAutoIterate, dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
+import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, systemClock, writeJsonAtomic, type LoopSummary, type Proposer } from '@loop/core';
+import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
+
+/** Options of {@link runDemo} (the CLI flags). */
+export interface DemoOptions {
+  /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
+  iterations: number;
+  /** Time budget per training run in seconds. @default 15 */
+  budgetS: number;
+  /** Seed of the hyperparameter mutator. @default 1 */
+  seed: number;
+  /** The workspace directory. @default examples/ml-tuning/.runs/<tag> */
+  out?: string;
+  /** An agent CLI to use instead of the mutator (prompt on stdin). */
+  agent?: string;
+  /** Continue the run in `out`. @default false */
+  resume: boolean;
+  /** Aborting stops after restoring the last kept commit. */
+  signal?: AbortSignal;
+  /** Where lines go. @default console.log */
+  print?: (line: string) => void;
+}
+
+/** The run's tag: the date (seed 003) plus the time, so several runs a day get their own branch. */
+function runTag(now: number): string {
+  const d = new Date(now);
+  const hhmmss = d.toISOString().slice(11, 19).replaceAll(':', '');
+  return `${dateTag(now)}-${hhmmss}`;
+}
+
+/**
+ * The overnight ML tuning demo: a makemore-style character-level MLP on English first names
+ * (@stdlib data sets), tuned by the auto-iterate preset. The mutable artifact is config.json;
+ * prepare.mjs (data split, evaluation) and train.mjs are read-only; the metric is validation
+ * bits per character (`val_bpc`, lower is better).
+ */
+export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSummary; dir: string; branch: string }> {
+  const print = options.print ?? ((line: string) => console.log(line));
+  const now = systemClock.now();
+  let dir = options.out;
+  let tag: string;
+  if (options.resume) {
+    if (!dir) throw new Error('[ml-tuning] --resume needs --out <dir> of the run to continue');
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string };
+    if (!state.tag) throw new Error(`[ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json)`);
+    tag = state.tag;
+  } else {
+    tag = runTag(now);
+    dir ??= join(EXAMPLE_DIR, '.runs', tag);
+    await createWorkspace(dir);
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed: options.seed, budgetS: options.budgetS });
+  }
+  await stat(join(dir, 'train.mjs'));
+  const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8'));
+  const proposer: Proposer = options.agent
+    ? createAgentCommandProposer({
+        command: options.agent,
+        cwd: dir,
+        goal: 'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.',
+        timeoutMs: 15 * 60_000,
+      })
+    : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(options.seed) });
+  const run = createAutoIterate({
+    dir,
+    tag,
+    targetFiles: ['config.json'],
+    readOnlyFiles: ['prepare.mjs', 'train.mjs', 'search-space.json'],
+    runCommand: 'node train.mjs',
+    metricName: 'val_bpc',
+    direction: 'lower',
+    timeBudgetS: options.budgetS,
+    killTimeoutS: options.budgetS * 2 + 60,
+    maxIterations: options.iterations,
+    proposer,
+    resume: options.resume,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  print(`workspace ${dir}`);
+  print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
+  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iterations of ${options.budgetS} s each; proposer ${proposer.name}`);
+  for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
+    run.loop.on(type, (event) => {
+      const line = formatIterationLine(event);
+      if (line) print(line);
+    });
+  }
+  const summary = await run.run();
+  print('');
+  print(formatSummary(summary, 'val_bpc'));
+  print(`inspect: cd ${dir} && git log --oneline ${run.branch} && cat results.tsv`);
+  return { summary, dir, branch: run.branch };
+}
+
+export { EXAMPLE_DIR };

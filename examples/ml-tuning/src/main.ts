@@ -1,0 +1,70 @@
+import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
+import { runDemo } from './demo.js';
+
+const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--out DIR] [--agent "<command>"] [--resume]
+
+Tunes a character-level language model on English first names with a keep/revert loop.
+  --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
+  --budget-s S     training time budget per run, in seconds                  [default 15]
+  --seed N         seed of the hyperparameter mutator                        [default 1]
+  --out DIR        the workspace (a new git repository)   [default examples/ml-tuning/.runs/<tag>]
+  --agent CMD      use an agent CLI (prompt on stdin) instead of the mutator
+  --resume         continue the run in --out from its last keep commit
+Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
+
+function positiveNumber(name: string, text: string | undefined, fallback: number, integer: boolean, allowZero = false): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < 0 || (!allowZero && n === 0)) {
+    throw new Error(`--${name} must be a ${integer ? 'whole' : ''} number${allowZero ? ' >= 0' : ' > 0'}, got "${text}"`);
+  }
+  return n;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2).filter((a) => a !== '--'),
+    options: {
+      iterations: { type: 'string' },
+      'budget-s': { type: 'string' },
+      seed: { type: 'string' },
+      out: { type: 'string' },
+      agent: { type: 'string' },
+      resume: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      console.log('\ninterrupt: stopping after restoring the last kept state (Ctrl-C again to exit at once)');
+      controller.abort();
+    } else process.exit(130);
+  });
+  const { summary } = await runDemo({
+    iterations: positiveNumber('iterations', values.iterations, 12, true, true),
+    budgetS: positiveNumber('budget-s', values['budget-s'], 15, false),
+    seed: positiveNumber('seed', values.seed, 1, true, true),
+    ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),
+    ...(values.agent ? { agent: values.agent } : {}),
+    resume: values.resume,
+    signal: controller.signal,
+  });
+  return summary.stop.reason === 'aborted' ? 130 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error & { code?: string }) => {
+    console.error(`error${error.code ? ` [${error.code}]` : ''}: ${error.message}`);
+    process.exit(error.code === 'CONFIG_INVALID' || error instanceof TypeError ? 2 : 1);
+  },
+);
