@@ -8,7 +8,7 @@ import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 export interface DemoOptions {
   /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
   iterations: number;
-  /** Time budget per training run in seconds. @default 15 */
+  /** Time budget per training run in seconds. @default 20 */
   budgetS: number;
   /** Seed of the hyperparameter mutator. @default 1 */
   seed: number;

@@ -6,7 +6,7 @@ const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--out
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
-  --budget-s S     training time budget per run, in seconds                  [default 15]
+  --budget-s S     training time budget per run, in seconds                  [default 20]
   --seed N         seed of the hyperparameter mutator                        [default 1]
   --out DIR        the workspace (a new git repository)   [default examples/ml-tuning/.runs/<tag>]
   --agent CMD      use an agent CLI (prompt on stdin) instead of the mutator
@@ -51,7 +51,7 @@ async function main(): Promise<number> {
   });
   const { summary } = await runDemo({
     iterations: positiveNumber('iterations', values.iterations, 12, true, true),
-    budgetS: positiveNumber('budget-s', values['budget-s'], 15, false),
+    budgetS: positiveNumber('budget-s', values['budget-s'], 20, false),
     seed: positiveNumber('seed', values.seed, 1, true, true),
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),
     ...(values.agent ? { agent: values.agent } : {}),
