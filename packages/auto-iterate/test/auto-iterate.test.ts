@@ -1,0 +1,192 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFunctionProposer, parseAutoIterateTsv, type Proposer } from '@loop/core';
+import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
+
+let dir: string;
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+
+// The experiment: score = (x - 3)^2 + 1 printed as "score: <n>"; x = 7 sleeps (a timeout),
+// x = 8 prints no metric, x = 9 exits non-zero. Each run appends to .loop/runs.log (excluded).
+const EVAL = `import { readFileSync, appendFileSync, mkdirSync } from 'node:fs';
+const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
+mkdirSync('.loop', { recursive: true });
+appendFileSync('.loop/runs.log', 'run x=' + x + '\\n');
+console.log('evaluating x=' + x);
+if (x === 7) setTimeout(() => {}, 60000);
+else if (x === 8) console.log('no metric today');
+else if (x === 9) { console.log('boom'); process.exit(3); }
+else console.log('score: ' + ((x - 3) ** 2 + 1));
+`;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loop-auto-iterate-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 0 }));
+  writeFileSync(join(dir, 'eval.mjs'), EVAL);
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A proposer that sets x to the next value of `xs` each iteration. */
+function scripted(xs: number[], extra?: (iteration: number) => void): Proposer {
+  return createFunctionProposer('scripted', ({ iteration }) => {
+    const x = xs[iteration - 1]!;
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ x }));
+    extra?.(iteration);
+    return { description: `x -> ${x}` };
+  });
+}
+
+function options(xs: number[], over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
+  return {
+    dir,
+    tag: 'test',
+    targetFiles: ['config.json'],
+    readOnlyFiles: ['eval.mjs'],
+    runCommand: 'node eval.mjs',
+    metricName: 'score',
+    direction: 'lower',
+    timeBudgetS: 1,
+    killTimeoutS: 1.5,
+    maxIterations: xs.length,
+    proposer: scripted(xs),
+    ...over,
+  };
+}
+
+const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+const onBranch = (sha: string) => git('merge-base', '--is-ancestor', sha, 'HEAD') === '';
+const isAncestor = (sha: string) => {
+  try {
+    git('merge-base', '--is-ancestor', sha, 'HEAD');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('auto-iterate preset (real git, real processes)', () => {
+  it('keep rows are commits on the run branch, discard and crash rows are not, HEAD is the last keep, the tree is clean', async () => {
+    const run = createAutoIterate(options([1, 5, 2, 8, 3]));
+    const summary = await run.run();
+    const r = rows();
+    expect(r.map((x) => x.status)).toEqual(['baseline', 'kept', 'reverted', 'kept', 'crash', 'kept']);
+    expect(readFileSync(join(dir, 'results.tsv'), 'utf8').split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('auto-iterate/test');
+    for (const row of r) {
+      const keep = row.status === 'kept' || row.status === 'baseline';
+      expect(isAncestor(row.candidateId)).toBe(keep);
+    }
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(r.at(-1)!.candidateId);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('log', '--format=%s', 'main')).toBe('init'); // the user's branch never moved
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ x: 3 });
+    expect(summary).toMatchObject({ baseline: 10, best: 1, counts: { kept: 3, reverted: 1, crash: 1 } });
+  });
+
+  it('a timeout is a crash, its process is killed, and the candidate is rolled back', async () => {
+    await createAutoIterate(options([7])).run();
+    const [, crash] = rows();
+    expect(crash).toMatchObject({ status: 'crash', score: null });
+    expect(crash!.description).toMatch(/timed out/);
+    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ x: 0 });
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('a run without the metric is a crash carrying the log tail to the proposer for repair (at most 2 times)', async () => {
+    const tails: string[] = [];
+    const proposer = createFunctionProposer(
+      'repairing',
+      () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 8 })), { description: 'x -> 8' }),
+      ({ crash, attempt }) => {
+        tails.push(crash!.logTail);
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: attempt === 1 ? 9 : 4 }));
+        return { description: `repair ${attempt}` };
+      },
+    );
+    await createAutoIterate(options([0], { proposer, maxIterations: 1 })).run();
+    expect(tails).toEqual(['evaluating x=8\nno metric today', 'evaluating x=9\nboom']);
+    const [, row] = rows();
+    expect(row).toMatchObject({ status: 'kept', score: 2, description: 'x -> 8; repair 1: repair 1; repair 2: repair 2' });
+    expect(git('log', '--format=%s', '-1')).toBe('auto-iterate: x -> 8; repair 1: repair 1; repair 2: repair 2');
+  });
+
+  it('a change to a read-only file is rejected and rolled back without running', async () => {
+    const proposer = scripted([1], () => appendFileSync(join(dir, 'eval.mjs'), '\nconsole.log("score: 0");\n'));
+    await createAutoIterate(options([1], { proposer })).run();
+    const [, row] = rows();
+    expect(row).toMatchObject({ status: 'rejected', score: null });
+    expect(row!.description).toMatch(/changed read-only eval\.mjs/);
+    expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe(EVAL);
+    expect(readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')).toBe('run x=0\n'); // only the baseline ran
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('a discarded experiment stays readable under refs/loop/discarded/<iteration>', async () => {
+    await createAutoIterate(options([-5])).run();
+    const [, row] = rows();
+    expect(row!.status).toBe('reverted');
+    expect(git('rev-parse', '--short=7', 'refs/loop/discarded/1')).toBe(row!.candidateId);
+    expect(git('diff', 'HEAD', 'refs/loop/discarded/1', '--', 'config.json')).toContain('+{"x":-5}');
+  });
+
+  it('resume continues from the last keep commit and results.tsv without re-running the baseline', async () => {
+    const controller = new AbortController();
+    const first = scripted([1, 2, 4], (iteration) => {
+      if (iteration === 3) controller.abort(); // Ctrl-C while iteration 3 is in flight
+    });
+    const s1 = await createAutoIterate(options([1, 2, 4], { proposer: first, signal: controller.signal })).run();
+    expect(s1.stop.reason).toBe('aborted');
+    expect(rows()).toHaveLength(3);
+    // Leave debris like a killed process would: an uncommitted edit of the target.
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 99 }));
+    const s2 = await createAutoIterate(options([1, 2, 3, 5], { resume: true })).run();
+    expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'reverted']);
+    const runs = readFileSync(join(dir, '.loop', 'runs.log'), 'utf8').trim().split('\n');
+    expect(runs.filter((l) => l === 'run x=0')).toHaveLength(1); // one baseline in total
+    expect(s2).toMatchObject({ baseline: 10, best: 1, iterations: 4 });
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('refuses to start over an existing results.tsv unless resuming', async () => {
+    await createAutoIterate(options([1])).run();
+    await expect(createAutoIterate(options([1], { tag: 'other' })).run()).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
+  });
+
+  it('an existing run branch is BRANCH_EXISTS unless resuming', async () => {
+    git('branch', 'auto-iterate/test');
+    await expect(createAutoIterate(options([1])).run()).rejects.toMatchObject({ code: 'BRANCH_EXISTS' });
+  });
+
+  it('refuses a dirty working tree and lists the files', async () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 42 }));
+    await expect(createAutoIterate(options([1])).run()).rejects.toMatchObject({ code: 'DIRTY_WORKTREE', message: expect.stringContaining('config.json') });
+  });
+
+  it('a second loop on the same workspace fails with LOCK_HELD', async () => {
+    const a = createAutoIterate(options([1, 2]));
+    const started = new Promise((resolve) => a.loop.on('iteration-started', resolve));
+    const running = a.run();
+    await started;
+    await expect(createAutoIterate(options([1], { resume: true })).run()).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    await running;
+  });
+
+  it('invalid options fail with CONFIG_INVALID naming the field', () => {
+    expect(() => createAutoIterate(options([1], { targetFiles: [] }))).toThrow(/targetFiles: name at least one file/);
+    expect(() => createAutoIterate(options([1], { direction: 'down' as never }))).toThrow(/direction/);
+    expect(() => createAutoIterate(options([1], { timeBudgetS: 10, killTimeoutS: 5 }))).toThrow(/killTimeoutS: killTimeoutS must be at least timeBudgetS/);
+    expect(() => createAutoIterate(options([1], { readOnlyFiles: ['config.json'] }))).toThrow(/readOnlyFiles: a file cannot be both/);
+  });
+
+  it('a missing target file is CONFIG_INVALID naming it', async () => {
+    await expect(createAutoIterate(options([1], { targetFiles: ['nope.json'] })).run()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nope.json does not exist') });
+  });
+});
