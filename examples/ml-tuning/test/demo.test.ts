@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAutoIterateTsv } from '@loop/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../src/demo.js';
+
+const parent = mkdtempSync(join(tmpdir(), 'loop-demo-'));
+afterAll(() => rmSync(parent, { recursive: true, force: true }));
+
+describe('ml-tuning demo end to end (real training, real git)', () => {
+  it('results.tsv holds the baseline and one row per iteration; keep commits are on the run branch, others are not; HEAD is the last keep; the tree is clean', async () => {
+    const out = join(parent, 'run');
+    const lines: string[] = [];
+    const { summary, branch } = await runDemo({ iterations: 3, budgetS: 1.5, seed: 3, out, resume: false, print: (l) => lines.push(l) });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: out, encoding: 'utf8' }).trim();
+    const rows = parseAutoIterateTsv(readFileSync(join(out, 'results.tsv'), 'utf8'));
+    expect(rows).toHaveLength(4);
+    expect(rows[0]!.status).toBe('baseline');
+    expect(rows[0]!.score).toBeGreaterThan(2);
+    expect(rows[0]!.score).toBeLessThan(Math.log2(27) + 0.5);
+    const kept = rows.filter((r) => r.status === 'baseline' || r.status === 'kept');
+    for (const r of rows) {
+      const onBranch = (() => {
+        try {
+          execFileSync('git', ['merge-base', '--is-ancestor', r.candidateId, branch], { cwd: out });
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      expect(onBranch).toBe(kept.includes(r));
+    }
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(kept.at(-1)!.candidateId);
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe(branch);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('rev-list', '--count', branch)).toBe(String(kept.length)); // the template commit + one per keep
+    expect(summary.iterations).toBe(3);
+    expect(lines.filter((l) => /^iter +\d/.test(l))).toHaveLength(4); // one line per iteration
+    expect(lines.join('\n')).toContain('val_bpc: baseline');
+  });
+
+  it('refuses to create a workspace in a non-empty directory', async () => {
+    await expect(runDemo({ iterations: 1, budgetS: 1, seed: 1, out: join(parent, 'run'), resume: false, print: () => {} })).rejects.toThrow(/is not empty; pass --resume/);
+  });
+});
