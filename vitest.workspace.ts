@@ -1,9 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Every package and example is one test project. The `source` export condition resolves
 // workspace packages to their TypeScript sources, so tests need no build.
+// @loop/test-utils is aliased rather than declared by @loop/core, which would make a dependency cycle.
+const testUtils = fileURLToPath(new URL('./packages/test-utils/src/index.ts', import.meta.url));
 const shared = {
-  resolve: { conditions: ['source'] },
+  resolve: { conditions: ['source'], alias: { '@loop/test-utils': testUtils } },
   ssr: { resolve: { conditions: ['source'] } },
 };
 
