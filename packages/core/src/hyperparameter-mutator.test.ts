@@ -16,7 +16,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-const ctx = (hints: string[] = []) => ({ hints }) as unknown as ProposalContext;
+const ctx = (hints: string[] = [], history: ProposalContext['history'] = []) => ({ hints, history }) as unknown as ProposalContext;
 const read = async () => JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
 
 describe('hyperparameter mutator', () => {
@@ -53,6 +53,19 @@ describe('hyperparameter mutator', () => {
       expect(Number.isInteger(c.hidden) && c.hidden >= 8 && c.hidden <= 512).toBe(true);
       expect(c.lr >= 1e-5 && c.lr <= 1).toBe(true);
       expect(['relu', 'tanh', 'gelu']).toContain(c.act);
+    }
+  });
+
+  it('never retries a move the history shows was discarded (seed 001: 不要重复)', async () => {
+    const small = { act: { values: ['relu', 'tanh', 'gelu'] } };
+    const history = [
+      { iteration: 0, candidateId: 'a', score: 1, status: 'baseline' as const, description: 'baseline' },
+      { iteration: 1, candidateId: 'b', score: 2, status: 'reverted' as const, description: 'act "tanh" -> "relu"' },
+    ];
+    for (let seed = 0; seed < 10; seed++) {
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+      const m = createHyperparameterMutator({ file: join(dir, 'config.json'), space: small, random: createSeededRandom(seed) });
+      expect((await m.propose(ctx([], history))).description).toBe('act "tanh" -> "gelu"');
     }
   });
 

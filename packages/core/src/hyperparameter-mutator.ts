@@ -77,7 +77,8 @@ function mutateValue(current: unknown, space: Space, random: RandomSource, bold:
  * "一次一变量", one variable at a time), chosen with a seeded random source. Discrete values
  * step to a neighbour; ranges move by a random factor (log scale) or fraction of the range.
  * When the loop passes hints (after failures), it takes bolder steps. It avoids configs it has
- * already tried in this run (seed 001: never retry a discarded idea verbatim).
+ * already tried in this run and moves (`key old -> new`) that the history shows were discarded or
+ * crashed, also across a resume (seed 001: never retry a discarded idea verbatim).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for an invalid space (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the file is not a JSON object.
@@ -88,7 +89,7 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
   const keys = Object.keys(o.space).sort();
   return {
     name: 'hyperparameter-mutator',
-    propose: async ({ hints }) => {
+    propose: async ({ hints, history }) => {
       let config: Record<string, unknown>;
       try {
         config = JSON.parse(await readFile(o.file, 'utf8'));
@@ -98,12 +99,15 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
       }
       tried.add(JSON.stringify(config));
       const bold = hints.length > 0;
+      // Moves that were already tried and not kept (also from before a resume), by description.
+      const failed = new Set(history.filter((r) => r.status !== 'kept' && r.status !== 'baseline').map((r) => r.description.split(' (')[0]));
       let key = keys[0]!;
       let value: unknown = config[key];
       for (let attempt = 0; attempt < o.maxTries; attempt++) {
         key = keys[Math.floor(o.random.next() * keys.length)]!;
         value = mutateValue(config[key], o.space[key]!, o.random, bold);
-        if (value !== config[key] && !tried.has(JSON.stringify({ ...config, [key]: value }))) break;
+        const move = `${key} ${formatValue(config[key])} -> ${formatValue(value)}`;
+        if (value !== config[key] && !tried.has(JSON.stringify({ ...config, [key]: value })) && !failed.has(move)) break;
       }
       const previous = config[key];
       const next = { ...config, [key]: value };
