@@ -293,6 +293,27 @@ describe('createLoop', () => {
     expect(artifact.get()).toBe(0);
   });
 
+  it('an unexpected harness error rolls the candidate back before it propagates', async () => {
+    const artifact = createMemoryArtifact(0);
+    let runs = 0;
+    const loop = createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      harness: {
+        name: 'broken',
+        run: () => {
+          runs += 1;
+          if (runs === 2) throw new Error('log file cannot be opened');
+          return { exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: 10 };
+        },
+      },
+      scorer: createValueScorer('minimize'),
+    });
+    await expect(loop.run()).rejects.toThrow('log file cannot be opened');
+    expect(artifact.get()).toBe(0);
+  });
+
   it('emits typed events in order to listeners and async iterators', async () => {
     const { loop } = setup([10, 9, 11, { crash: 'exit-code' }]);
     const seen: LoopEvent['type'][] = [];

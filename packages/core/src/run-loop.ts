@@ -234,56 +234,60 @@ export function createLoop(options: LoopOptions): Loop {
 
     async function evaluateProposal(): Promise<boolean> {
       let attempt = 0;
-      for (;;) {
-        if (signal.aborted) {
-          await revert();
-          return false;
-        }
-        const changes = artifact ? await findChanges() : undefined;
-        const violations = changes?.violations ?? [];
-        candidateId = (await rollback.commit?.(cp, { iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) })) ?? '';
-        if (violations.length > 0) {
-          status = 'rejected';
-          description = `${proposal.description} (changed read-only ${violations.join(', ')})`;
-          break;
-        }
-        if (changes && changes.changed.length === 0) {
-          status = 'reverted';
-          description = `${proposal.description} (no change: not evaluated)`;
-          break;
-        }
-        await checkFingerprint(fingerprint).catch(async (error) => {
-          await revert();
-          throw error;
-        });
-        const { result } = await evaluate(iteration);
-        if (signal.aborted) {
-          await revert();
-          return false;
-        }
-        if (result.ok) {
-          score = result.value;
-          decision = await keepPolicy.decide({ candidate: result.value, incumbent: m.best, direction });
-          status = decision.keep ? 'kept' : 'reverted';
-          description = proposal.description;
-          break;
-        }
-        logTail = result.logTail ?? '';
-        const canRepair = attempt < maxRepairs && proposer.repair !== undefined;
-        if (canRepair) {
-          const record: IterationRecord = { iteration, candidateId, score: null, status: 'crash', description: `${proposal.description} (${result.message})` };
-          hub.emit({ type: 'crash', record, logTail, willRepair: true, durationMs: clock.now() - started });
-          attempt += 1;
-          hub.emit({ type: 'iteration-started', iteration, attempt });
-          const repaired = await proposer.repair!(context(m, iteration, attempt, { crash: { message: result.message, logTail } }));
-          if (repaired) {
-            proposal = { ...repaired, description: `${proposal.description}; repair ${attempt}: ${repaired.description}` };
-            continue;
+      try {
+        for (;;) {
+          if (signal.aborted) {
+            await revert();
+            return false;
           }
+          const changes = artifact ? await findChanges() : undefined;
+          const violations = changes?.violations ?? [];
+          candidateId = (await rollback.commit?.(cp, { iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) })) ?? '';
+          if (violations.length > 0) {
+            status = 'rejected';
+            description = `${proposal.description} (changed read-only ${violations.join(', ')})`;
+            break;
+          }
+          if (changes && changes.changed.length === 0) {
+            status = 'reverted';
+            description = `${proposal.description} (no change: not evaluated)`;
+            break;
+          }
+          await checkFingerprint(fingerprint);
+          const { result } = await evaluate(iteration);
+          if (signal.aborted) {
+            await revert();
+            return false;
+          }
+          if (result.ok) {
+            score = result.value;
+            decision = await keepPolicy.decide({ candidate: result.value, incumbent: m.best, direction });
+            status = decision.keep ? 'kept' : 'reverted';
+            description = proposal.description;
+            break;
+          }
+          logTail = result.logTail ?? '';
+          const canRepair = attempt < maxRepairs && proposer.repair !== undefined;
+          if (canRepair) {
+            const record: IterationRecord = { iteration, candidateId, score: null, status: 'crash', description: `${proposal.description} (${result.message})` };
+            hub.emit({ type: 'crash', record, logTail, willRepair: true, durationMs: clock.now() - started });
+            attempt += 1;
+            hub.emit({ type: 'iteration-started', iteration, attempt });
+            const repaired = await proposer.repair!(context(m, iteration, attempt, { crash: { message: result.message, logTail } }));
+            if (repaired) {
+              proposal = { ...repaired, description: `${proposal.description}; repair ${attempt}: ${repaired.description}` };
+              continue;
+            }
+          }
+          status = 'crash';
+          description = `${proposal.description} (crash: ${result.message})`;
+          break;
         }
-        status = 'crash';
-        description = `${proposal.description} (crash: ${result.message})`;
-        break;
+      } catch (error) {
+        // Anything unexpected (a harness that cannot start, a throwing keep policy, a tampered
+        // harness) leaves the workspace at the last kept state before the error propagates.
+        if (!isLoopError(error, 'RESTORE_FAILED')) await revert();
+        throw error;
       }
       const record: IterationRecord = { iteration, candidateId, score, status, description };
       const durationMs = () => clock.now() - started;
