@@ -76,7 +76,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     dir: o.dir,
     branch,
     resume: o.resume,
-    allowDirty: o.allowDirty || o.resume,
+    allowDirty: o.allowDirty,
     clock,
     messagePrefix: 'auto-iterate: ',
     excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules'],

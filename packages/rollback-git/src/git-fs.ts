@@ -8,6 +8,14 @@ export interface GitFsStats {
   isSymbolicLink(): boolean;
   /** The permission and type bits. */
   readonly mode: number | bigint;
+  /** Size in bytes. */
+  readonly size: number | bigint;
+  /** Inode number. */
+  readonly ino: number | bigint;
+  /** Modification time, milliseconds since the epoch. */
+  readonly mtimeMs: number | bigint;
+  /** Status-change time, milliseconds since the epoch. */
+  readonly ctimeMs: number | bigint;
 }
 
 /** The promise API subset that rollback-git calls directly (isomorphic-git needs the same). */

@@ -1,0 +1,128 @@
+/**
+ * Benchmark of one keep/revert cycle (edit one file, commit, revert) on repositories of 1,000 and
+ * 5,000 small files spread over 50 directories, committed with the git CLI:
+ *
+ * - `rollback-git (paths)`: this adapter with `paths: ['d00']` (the directory of the edited file);
+ * - `rollback-git (whole tree)`: this adapter without `paths` (scans the whole working tree);
+ * - `git CLI`: `git commit -qam` then `git reset -q --hard HEAD~1`;
+ * - `naive isomorphic-git`: `add` + `commit`, then `writeRef` force + `checkout` force.
+ *
+ * Prints mean milliseconds per cycle and the ratio to the git CLI measured in the same run. It
+ * measures, it does not assert. Run from the package directory:
+ * `npx tsx --conditions=source bench/rollback-git.bench.ts` (about a minute and a half).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { Bench } from 'tinybench';
+import { createGitResetRollback } from '../src/index.js';
+
+const DIRECTORIES = 50;
+const EDITED = 'd00/f0000.txt';
+const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
+
+function makeRepo(files: number): string {
+  const dir = mkdtempSync(join(tmpdir(), `loop-bench-${files}-`));
+  for (let i = 0; i < files; i += 1) {
+    const sub = join(dir, `d${String(i % DIRECTORIES).padStart(2, '0')}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${String(i).padStart(4, '0')}.txt`), `file ${i}\n${'x'.repeat(200)}\n`);
+  }
+  const run = (...args: string[]) => execFileSync('git', [...identity, ...args], { cwd: dir, stdio: 'ignore' });
+  run('init', '-q', '-b', 'main');
+  run('add', '-A');
+  run('commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+interface Row {
+  readonly variant: string;
+  readonly files: number;
+  readonly meanMs: number;
+  readonly cycles: number;
+  fallbacks: number;
+}
+
+async function measure(files: number, iterations: number): Promise<Row[]> {
+  const dirs: string[] = [];
+  const repo = () => {
+    const dir = makeRepo(files);
+    dirs.push(dir);
+    return dir;
+  };
+  const fallbacks = new Map<string, number>();
+  let counter = 0;
+  const edit = (dir: string) => writeFileSync(join(dir, EDITED), `edit ${(counter += 1)}\n`);
+
+  const adapter = async (name: string, paths: string[] | undefined) => {
+    const dir = repo();
+    const rollback = createGitResetRollback({ dir, branch: 'auto-iterate/bench', ...(paths ? { paths } : {}) });
+    await rollback.start();
+    let iteration = 0;
+    return async () => {
+      iteration += 1;
+      const cp = await rollback.checkpoint(iteration);
+      edit(dir);
+      const id = await rollback.commit(cp, { iteration, attempt: 0, description: `edit ${iteration}` });
+      await rollback.revert(cp, { iteration, candidateId: id });
+      if (rollback.lastRestore()?.fallback) fallbacks.set(name, (fallbacks.get(name) ?? 0) + 1);
+    };
+  };
+
+  const cliDir = repo();
+  const cli = () => {
+    edit(cliDir);
+    execFileSync('git', [...identity, 'commit', '-qam', 'edit'], { cwd: cliDir, stdio: 'ignore' });
+    execFileSync('git', ['reset', '-q', '--hard', 'HEAD~1'], { cwd: cliDir, stdio: 'ignore' });
+  };
+
+  const naiveDir = repo();
+  const naive = async () => {
+    const cache = {};
+    const args = { fs, dir: naiveDir, cache };
+    edit(naiveDir);
+    await git.add({ ...args, filepath: [EDITED] });
+    const oid = await git.commit({ ...args, message: 'edit', author: { name: 'bench', email: 'bench@example.com' } });
+    const { commit } = await git.readCommit({ ...args, oid });
+    const parent = commit.parent[0];
+    if (parent === undefined) throw new Error('no parent');
+    await git.writeRef({ ...args, ref: 'refs/heads/main', value: parent, force: true });
+    await git.checkout({ ...args, ref: 'main', force: true });
+  };
+
+  const bench = new Bench({ iterations, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
+  bench
+    .add('rollback-git (paths)', await adapter('rollback-git (paths)', ['d00']))
+    .add('rollback-git (whole tree)', await adapter('rollback-git (whole tree)', undefined))
+    .add('git CLI', cli)
+    .add('naive isomorphic-git', naive);
+  await bench.run();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+
+  return bench.tasks.map((task) => {
+    const result = task.result;
+    if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
+    return {
+      variant: task.name,
+      files,
+      meanMs: result.latency.mean,
+      cycles: result.latency.samplesCount,
+      fallbacks: fallbacks.get(task.name) ?? 0,
+    };
+  });
+}
+
+const started = Date.now();
+const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
+console.log(`one cycle = edit ${EDITED}, commit, revert (mean of the measured cycles; ${process.version}, isomorphic-git ${git.version()})\n`);
+console.log('| files | variant | mean ms/cycle | x git CLI | cycles | fallbacks |');
+console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
+for (const row of rows) {
+  const cli = rows.find((r) => r.files === row.files && r.variant === 'git CLI');
+  const ratio = cli === undefined ? NaN : row.meanMs / cli.meanMs;
+  console.log(`| ${row.files} | ${row.variant} | ${row.meanMs.toFixed(1)} | ${ratio.toFixed(2)} | ${row.cycles} | ${row.fallbacks} |`);
+}
+console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -1,0 +1,377 @@
+import git from 'isomorphic-git';
+import { parseOptions, type CandidateInfo, type Checkpoint, type LoopErrorCode, type RevertInfo, type RollbackStrategy } from '@loop/core';
+import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './git-reset-rollback-options.js';
+import { commitCandidate } from './internal/commit-candidate.js';
+import { saveDiscarded } from './internal/discarded-refs.js';
+import { foreignCode, listFiles, rollbackError, toLoopError } from './internal/errors.js';
+import { ensureExcludes } from './internal/excludes.js';
+import { lstatOrUndefined } from './internal/fs-ops.js';
+import { gitArgs, openRepo } from './internal/repo.js';
+import { resetBranch } from './internal/reset-branch.js';
+import { createSerial } from './internal/serial.js';
+import { scanWorktree } from './internal/worktree-scan.js';
+import { shortId } from './short-id.js';
+
+/** What {@link GitResetRollback.start} did. */
+export interface GitStartReport {
+  /** The run branch (short name). */
+  readonly branch: string;
+  /** True when the run branch was created now; false when an existing one was resumed. */
+  readonly created: boolean;
+  /** The branch HEAD was on before (full ref), or `undefined` when HEAD was detached. */
+  readonly previousBranch: string | undefined;
+  /** The commit the run branch points at after start. */
+  readonly headId: string;
+  /** The patterns appended to `.git/info/exclude` (empty when all were already there). */
+  readonly excludesAdded: readonly string[];
+}
+
+/** What the last verified reset (`revert`, `restoreBest`, `recover`) did. */
+export interface GitRestoreReport {
+  /** Which member ran it. */
+  readonly operation: 'revert' | 'restoreBest' | 'recover';
+  /** The commit the branch, index and working tree now hold (40 hex). */
+  readonly targetId: string;
+  /** The relative paths it brought to the target (written, removed or re-indexed). */
+  readonly paths: readonly string[];
+  /** True when the fast path did not verify and the full reset (checkout force) ran. */
+  readonly fallback: boolean;
+}
+
+/**
+ * A {@link RollbackStrategy} that commits every candidate on a run branch and resets discarded
+ * ones, on isomorphic-git (no git binary needed). All members are serialised, return promises,
+ * and are safe to call again after a crash. Every member but `start` first runs `start` if it has
+ * not run, then throws `LoopError` `RESTORE_FAILED` if HEAD is no longer the run branch (something
+ * else checked out another branch): nothing is touched in that case.
+ */
+export interface GitResetRollback extends RollbackStrategy {
+  /** `'git-reset'`. */
+  readonly name: string;
+  /** The run branch, short name. */
+  readonly branch: string;
+  /** The run branch, full ref (`refs/heads/<branch>`). */
+  readonly branchRef: string;
+  /**
+   * Prepares the repository; call it before the first `checkpoint` (the first member called runs
+   * it otherwise). Appends `excludes` to `.git/info/exclude`, refuses a dirty working tree unless
+   * `allowDirty` (ignored and excluded files do not count; with `paths`, only those paths are
+   * checked), then creates the run branch at the current HEAD and points HEAD at it, or, with
+   * `resume`, checks out the existing run branch (a dirty tree is accepted when HEAD is already on
+   * it: `recover` discards what an interrupted iteration left). Never moves any other branch.
+   * Idempotent: later calls return the first result.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` (no `.git` in `dir`, or no commit yet),
+   *   `DIRTY_WORKTREE` (files listed in `details.files`), `BRANCH_EXISTS` (without `resume`).
+   */
+  readonly start: () => Promise<GitStartReport>;
+  /**
+   * The kept state: `{ iteration, id }` with `id` the run branch's tip commit (40 hex).
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
+   */
+  readonly checkpoint: (iteration: number) => Promise<Checkpoint>;
+  /**
+   * Stages every change (added, modified, deleted files and mode changes; within `paths` when
+   * given) in one `add` call and commits it as `${messagePrefix}${info.description}` with parent
+   * `checkpoint.id`, moving the run branch to it. An unchanged tree still commits. Called again for
+   * a repair attempt it replaces the previous candidate (amend semantics: the parent stays the
+   * checkpoint). Returns the commit oid (40 hex).
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when the commit cannot be written (the loop must halt).
+   */
+  readonly commit: (checkpoint: Checkpoint, info: CandidateInfo) => Promise<string>;
+  /**
+   * Accepts the candidate: it stays as a commit on the run branch. Verifies the branch points at
+   * `candidateId` and returns it (without a candidate, returns the branch tip).
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when the branch points elsewhere.
+   */
+  readonly keep: (checkpoint: Checkpoint, candidateId: string | undefined) => Promise<string>;
+  /**
+   * Discards the candidate: first points `refs/loop/discarded/<iteration>` (`-1`, `-2`, ... when
+   * taken) at it so its diff stays readable, then resets branch, index and working tree to
+   * `checkpoint.id` touching only the paths that differ, and verifies each by hash (falling back
+   * once to a full reset). Untracked ignored files (results.tsv, run.log) survive; untracked files
+   * that are not ignored are removed. Idempotent.
+   *
+   * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
+   */
+  readonly revert: (checkpoint: Checkpoint, info: RevertInfo) => Promise<void>;
+  /**
+   * Resets to `bestId` (full or abbreviated) like `revert`, verified. When the branch was ahead,
+   * its old tip stays reachable as `refs/loop/discarded/before-restore-best`.
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when `bestId` is not a commit or the reset does not verify.
+   */
+  readonly restoreBest: (bestId: string) => Promise<void>;
+  /**
+   * On resume: `keptId` (full or the 7-character id results.tsv stores) must be the run branch's
+   * tip or an ancestor of it; when HEAD or the working tree differ from it, resets to it (verified).
+   * A newer tip stays reachable as `refs/loop/discarded/recovered`.
+   *
+   * @throws {LoopError} `RESUME_MISMATCH` when `keptId` does not exist, is ambiguous, or is not on
+   *   the run branch; `RESTORE_FAILED` when the reset does not verify.
+   */
+  readonly recover: (keptId: string) => Promise<void>;
+  /**
+   * The commit HEAD points at (40 hex).
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when HEAD cannot be read.
+   */
+  readonly currentId: () => Promise<string>;
+  /** What the last `revert`, `restoreBest` or `recover` reset did, for logs and tests. */
+  readonly lastRestore: () => GitRestoreReport | undefined;
+}
+
+/**
+ * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
+ * reset away in time proportional to the files it changed (with `paths`) and verified by hash.
+ *
+ * @param options - See {@link GitResetRollbackOptions}; validated with
+ *   {@link gitResetRollbackOptionsSchema}.
+ * @throws {ConfigError} `CONFIG_INVALID` naming the invalid field (for example `dir: must be an absolute path`).
+ */
+export function createGitResetRollback(options: GitResetRollbackOptions): GitResetRollback {
+  const opts = parseOptions(gitResetRollbackOptionsSchema, options, 'rollback-git');
+  const repo = openRepo(opts.fs, opts.dir);
+  const branch = opts.branch;
+  const branchRef = `refs/heads/${branch}`;
+  const bases = opts.paths;
+  const serial = createSerial();
+  let started: Promise<GitStartReport> | undefined;
+  let lastRestore: GitRestoreReport | undefined;
+
+  const args = () => gitArgs(repo);
+
+  const guard = async <T>(
+    fallback: LoopErrorCode,
+    doing: string,
+    advice: string,
+    task: () => Promise<T>,
+  ): Promise<T> => {
+    try {
+      return await task();
+    } catch (error) {
+      throw toLoopError(error, fallback, doing, advice);
+    }
+  };
+
+  const refExists = async (ref: string): Promise<boolean> => {
+    try {
+      await git.resolveRef({ ...args(), ref });
+      return true;
+    } catch (error) {
+      if (foreignCode(error) === 'NotFoundError') return false;
+      throw error;
+    }
+  };
+
+  const assertClean = async (headOid: string): Promise<void> => {
+    const files = (await scanWorktree(repo, headOid, bases)).map((change) => change.path);
+    if (files.length === 0) return;
+    throw rollbackError(
+      'DIRTY_WORKTREE',
+      `working tree has uncommitted changes in ${listFiles(files)}; commit or stash them, or pass allowDirty: true`,
+      { details: { files } },
+    );
+  };
+
+  const doStart = async (): Promise<GitStartReport> => {
+    const dotGit = await lstatOrUndefined(repo, '.git');
+    if (dotGit === undefined || !dotGit.isDirectory()) {
+      throw rollbackError(
+        'NOT_A_REPOSITORY',
+        `no git repository at ${repo.dir} (no .git directory); run git init and commit there, or set dir to the working-tree root`,
+        { details: { dir: repo.dir } },
+      );
+    }
+    let headOid: string;
+    try {
+      headOid = await git.resolveRef({ ...args(), ref: 'HEAD' });
+    } catch (error) {
+      throw rollbackError('NOT_A_REPOSITORY', `the repository at ${repo.dir} has no commit yet; make an initial commit first`, {
+        cause: error,
+        details: { dir: repo.dir },
+      });
+    }
+    const excludesAdded = await ensureExcludes(repo, opts.excludes);
+    const headRef = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+    const previousBranch = headRef.startsWith('refs/heads/') ? headRef : undefined;
+
+    if (await refExists(branchRef)) {
+      if (!opts.resume) {
+        throw rollbackError(
+          'BRANCH_EXISTS',
+          `run branch ${branch} already exists; pass resume: true to continue that run, choose another branch, or delete it with git branch -D ${branch}`,
+          { details: { branch } },
+        );
+      }
+      if (previousBranch !== branchRef) {
+        if (!opts.allowDirty) await assertClean(headOid);
+        await git.checkout({ ...args(), ref: branchRef });
+      }
+      const tip = await git.resolveRef({ ...args(), ref: branchRef });
+      return { branch, created: false, previousBranch, headId: tip, excludesAdded };
+    }
+
+    if (!opts.allowDirty) await assertClean(headOid);
+    await git.writeRef({ ...args(), ref: branchRef, value: headOid });
+    await git.writeRef({ ...args(), ref: 'HEAD', value: branchRef, symbolic: true, force: true });
+    return { branch, created: true, previousBranch, headId: headOid, excludesAdded };
+  };
+
+  const ensureStarted = (): Promise<GitStartReport> => {
+    if (started === undefined) {
+      started = guard('NOT_A_REPOSITORY', `start in ${repo.dir}`, 'check that dir is a git working tree', doStart);
+      started.catch(() => {
+        started = undefined; // let the caller fix the cause and retry
+      });
+    }
+    return started;
+  };
+
+  const tipOf = (): Promise<string> => git.resolveRef({ ...args(), ref: branchRef });
+
+  /** Starts if needed, then checks HEAD is still the run branch (nothing else checked out another one). */
+  const ready = async (): Promise<void> => {
+    await ensureStarted();
+    const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+    if (head !== branchRef) {
+      throw rollbackError(
+        'RESTORE_FAILED',
+        `HEAD is ${head.startsWith('refs/') ? `on ${head}` : `detached at ${shortId(head)}`}, not on the run branch ${branch}; something else checked out another branch during the run. Run git checkout ${branch} (after saving any work), then resume`,
+        { details: { head, branch } },
+      );
+    }
+  };
+
+  const expandCommit = async (id: string, code: LoopErrorCode, what: string): Promise<string> => {
+    if (!/^[0-9a-f]{4,40}$/i.test(id)) {
+      throw rollbackError(code, `${what} ${JSON.stringify(id)} is not a commit id (4 to 40 hex characters)`, { details: { id } });
+    }
+    try {
+      const oid = await git.expandOid({ ...args(), oid: id.toLowerCase() });
+      await git.readCommit({ ...args(), oid });
+      return oid;
+    } catch (error) {
+      const reason = foreignCode(error) === 'AmbiguousError' ? 'is ambiguous' : 'is not a commit in this repository';
+      throw rollbackError(code, `${what} ${id} ${reason}; check the id in results.tsv against git log ${branch}`, {
+        cause: error,
+        details: { id },
+      });
+    }
+  };
+
+  const reset = async (operation: GitRestoreReport['operation'], targetOid: string): Promise<void> => {
+    const report = await resetBranch(repo, branchRef, targetOid, bases);
+    lastRestore = { ...report, operation };
+  };
+
+  const inspect = `inspect the repository with git status and git log ${branch}`;
+
+  const rollback: GitResetRollback = {
+    name: 'git-reset',
+    branch,
+    branchRef,
+    start: () => serial(ensureStarted),
+
+    checkpoint: (iteration) =>
+      serial(() =>
+        guard('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
+          await ready();
+          return { iteration, id: await tipOf() };
+        }),
+      ),
+
+    commit: (checkpoint, info) =>
+      serial(() =>
+        guard('RESTORE_FAILED', `commit of iteration ${info.iteration}`, `the candidate was not recorded; ${inspect}`, async () => {
+          await ready();
+          return commitCandidate(repo, {
+            branchRef,
+            bases,
+            parent: checkpoint.id,
+            message: `${opts.messagePrefix}${info.description.replace(/\n+$/, '')}\n`,
+            signature: {
+              name: opts.author.name,
+              email: opts.author.email,
+              timestamp: Math.floor(opts.clock.now() / 1000),
+              timezoneOffset: 0,
+            },
+          });
+        }),
+      ),
+
+    keep: (checkpoint, candidateId) =>
+      serial(() =>
+        guard('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
+          await ready();
+          const tip = await tipOf();
+          if (candidateId === undefined) return tip;
+          if (tip !== candidateId) {
+            throw rollbackError(
+              'RESTORE_FAILED',
+              `keep: run branch ${branch} points at ${shortId(tip)}, not at the candidate ${shortId(candidateId)}; something else moved the branch (another git command?); ${inspect}`,
+              { details: { branch, tip, candidateId } },
+            );
+          }
+          return candidateId;
+        }),
+      ),
+
+    revert: (checkpoint, info) =>
+      serial(() =>
+        guard('RESTORE_FAILED', `revert of iteration ${info.iteration}`, inspect, async () => {
+          await ready();
+          const tip = await tipOf();
+          const candidate = info.candidateId ?? tip;
+          if (candidate !== checkpoint.id) await saveDiscarded(repo, String(info.iteration), candidate);
+          await reset('revert', checkpoint.id);
+        }),
+      ),
+
+    restoreBest: (bestId) =>
+      serial(() =>
+        guard('RESTORE_FAILED', `restoreBest(${bestId})`, inspect, async () => {
+          await ready();
+          const best = await expandCommit(bestId, 'RESTORE_FAILED', 'restoreBest: best id');
+          const tip = await tipOf();
+          if (tip !== best) await saveDiscarded(repo, 'before-restore-best', tip);
+          await reset('restoreBest', best);
+        }),
+      ),
+
+    recover: (keptId) =>
+      serial(() =>
+        guard('RESUME_MISMATCH', `recover(${keptId})`, inspect, async () => {
+          await ready();
+          const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
+          const tip = await tipOf();
+          if (tip !== kept) {
+            const onBranch = await git.isDescendent({ ...args(), oid: tip, ancestor: kept, depth: -1 });
+            if (!onBranch) {
+              throw rollbackError(
+                'RESUME_MISMATCH',
+                `recover: kept commit ${shortId(kept)} is not on run branch ${branch} (tip ${shortId(tip)}); results.tsv belongs to another run or the branch was rewritten; ${inspect}`,
+                { details: { keptId: kept, tip, branch } },
+              );
+            }
+            await saveDiscarded(repo, 'recovered', tip);
+          }
+          await reset('recover', kept);
+        }),
+      ),
+
+    currentId: () =>
+      serial(() =>
+        guard('NOT_A_REPOSITORY', 'currentId', inspect, async () => {
+          await ready();
+          return git.resolveRef({ ...args(), ref: 'HEAD' });
+        }),
+      ),
+
+    lastRestore: () => lastRestore,
+  };
+  return rollback;
+}

@@ -1,0 +1,74 @@
+import git from 'isomorphic-git';
+import { buildTree, type FileUpdate } from './build-tree.js';
+import { inChunks } from './chunks.js';
+import { storeWorktreeBlob } from './fs-ops.js';
+import { gitArgs, type Repo } from './repo.js';
+import { treeOfCommit } from './tree-diff.js';
+import { scanWorktree } from './worktree-scan.js';
+
+/** Author and committer of a candidate commit. */
+export interface Signature {
+  readonly name: string;
+  readonly email: string;
+  /** Seconds since the epoch. */
+  readonly timestamp: number;
+  /** Minutes, as git stores it (0 for UTC). */
+  readonly timezoneOffset: number;
+}
+
+/** What {@link commitCandidate} commits. */
+export interface CandidateCommit {
+  /** The branch to move to the new commit (HEAD points at it). */
+  readonly branchRef: string;
+  /** Paths the scan is limited to, or `undefined` for the whole tree. */
+  readonly bases: readonly string[] | undefined;
+  /** The parent: the checkpoint, also for a repair attempt. */
+  readonly parent: string;
+  /** The full commit message. */
+  readonly message: string;
+  /** Author and committer. */
+  readonly signature: Signature;
+}
+
+/**
+ * Commits the working tree's changes against the branch tip (within `bases`) as a child of
+ * `parent`: writes the changed blobs, builds only the trees on the way to them, writes the commit,
+ * stages the changes (one `add` call, a `remove` per deleted path), then moves the branch. For a
+ * repair attempt the tip is the previous candidate, so its changes are carried over and the new
+ * commit replaces it.
+ *
+ * @returns the new commit's oid.
+ */
+export async function commitCandidate(repo: Repo, candidate: CandidateCommit): Promise<string> {
+  const args = gitArgs(repo);
+  const tip = await git.resolveRef({ ...args, ref: candidate.branchRef });
+  const changes = await scanWorktree(repo, tip, candidate.bases);
+  const updates: FileUpdate[] = [];
+  const toAdd: string[] = [];
+  const toRemove: string[] = [];
+  await inChunks(changes, async (change) => {
+    const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
+    if (stored !== undefined && stored !== 'other') {
+      updates.push({ path: change.path, blob: stored });
+      toAdd.push(change.path);
+    } else {
+      updates.push({ path: change.path, blob: undefined });
+      if (change.indexed) toRemove.push(change.path);
+    }
+  });
+  const tree = await buildTree(repo, await treeOfCommit(repo, tip), updates);
+  const oid = await git.writeCommit({
+    ...args,
+    commit: {
+      message: candidate.message,
+      tree,
+      parent: [candidate.parent],
+      author: candidate.signature,
+      committer: candidate.signature,
+    },
+  });
+  if (toAdd.length > 0) await git.add({ ...args, filepath: toAdd, force: true });
+  for (const path of toRemove) await git.remove({ ...args, filepath: path });
+  await git.writeRef({ ...args, ref: candidate.branchRef, value: oid, force: true });
+  return oid;
+}

@@ -1,0 +1,93 @@
+import git from 'isomorphic-git';
+import { describe, listFiles, rollbackError } from './errors.js';
+import { applyFastReset } from './fast-reset.js';
+import { lstatOrUndefined, removeEmptyParents, removePath } from './fs-ops.js';
+import { gitArgs, type Repo } from './repo.js';
+import { planReset, type ResetPlanEntry } from './reset-plan.js';
+import { verifyReset } from './verify-reset.js';
+
+/** What one verified reset did. */
+export interface ResetReport {
+  /** The commit the branch, index and working tree now hold. */
+  readonly targetId: string;
+  /** The paths it brought to the target (written, removed or re-indexed). */
+  readonly paths: readonly string[];
+  /** True when the fast path did not verify and the full reset ran. */
+  readonly fallback: boolean;
+}
+
+/**
+ * The slow reset FACTS.md describes (`writeRef` force, then `checkout` force), plus what checkout
+ * leaves behind: untracked files the plan removes and directories left empty.
+ */
+async function fullReset(repo: Repo, plan: readonly ResetPlanEntry[], branchRef: string, targetOid: string): Promise<void> {
+  repo.cache = {};
+  const args = gitArgs(repo);
+  await git.writeRef({ ...args, ref: branchRef, value: targetOid, force: true });
+  await git.writeRef({ ...args, ref: 'HEAD', value: branchRef, symbolic: true, force: true });
+  await git.checkout({ ...args, ref: branchRef, force: true });
+  for (const entry of plan) {
+    if (entry.target !== undefined) continue;
+    const stats = await lstatOrUndefined(repo, entry.path);
+    if (stats !== undefined && !stats.isDirectory()) await removePath(repo, entry.path);
+    await removeEmptyParents(repo, entry.path);
+  }
+}
+
+async function verifyOrList(repo: Repo, plan: readonly ResetPlanEntry[], branchRef: string, targetOid: string): Promise<string[]> {
+  try {
+    return await verifyReset(repo, plan, branchRef, targetOid);
+  } catch (error) {
+    return [`(verification failed: ${describe(error)})`];
+  }
+}
+
+/**
+ * Resets the branch `branchRef` (which HEAD points at), the index and the working tree to
+ * `targetOid`, touching only the paths that differ (see `planReset`), then verifies every touched
+ * path by hash. When the fast path throws or does not verify, runs the full reset once and verifies
+ * again.
+ *
+ * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
+ */
+export async function resetBranch(
+  repo: Repo,
+  branchRef: string,
+  targetOid: string,
+  bases: readonly string[] | undefined,
+): Promise<ResetReport> {
+  const args = gitArgs(repo);
+  const fromOid = await git.resolveRef({ ...args, ref: branchRef });
+  const plan = await planReset(repo, fromOid, targetOid, bases);
+  const paths = plan.map((entry) => entry.path);
+
+  let wrong: string[];
+  let fastError: unknown;
+  try {
+    await applyFastReset(repo, plan, branchRef, targetOid);
+    wrong = await verifyOrList(repo, plan, branchRef, targetOid);
+  } catch (error) {
+    fastError = error;
+    wrong = [`(fast reset failed: ${describe(error)})`];
+  }
+  if (wrong.length === 0) return { targetId: targetOid, paths, fallback: false };
+
+  try {
+    await fullReset(repo, plan, branchRef, targetOid);
+  } catch (error) {
+    throw rollbackError(
+      'RESTORE_FAILED',
+      `could not reset ${branchRef} to ${targetOid.slice(0, 7)}: the fast reset left ${listFiles(wrong)} wrong and the full reset failed (${describe(error)}); inspect with git status, then reset by hand with git reset --hard ${targetOid.slice(0, 7)}`,
+      { cause: error, details: { targetId: targetOid, paths: wrong, fastError } },
+    );
+  }
+  const still = await verifyOrList(repo, plan, branchRef, targetOid);
+  if (still.length > 0) {
+    throw rollbackError(
+      'RESTORE_FAILED',
+      `reset of ${branchRef} to ${targetOid.slice(0, 7)} did not verify for ${listFiles(still)} (after the full reset too); inspect with git status, then reset by hand with git reset --hard ${targetOid.slice(0, 7)}`,
+      { details: { targetId: targetOid, paths: still, fastError } },
+    );
+  }
+  return { targetId: targetOid, paths, fallback: true };
+}

@@ -1,0 +1,38 @@
+import { diffCommits, type BlobEntry } from './tree-diff.js';
+import type { Repo } from './repo.js';
+import { scanWorktree } from './worktree-scan.js';
+
+/** One path a reset must bring to the target. */
+export interface ResetPlanEntry {
+  /** Relative path. */
+  readonly path: string;
+  /** The blob in the target commit, or `undefined` when the target has no file there. */
+  readonly target: BlobEntry | undefined;
+  /** Whether the index holds the path now (so a removal must update it). */
+  readonly inIndex: boolean;
+}
+
+/**
+ * The paths a reset from commit `fromOid` (the branch tip the working tree is based on) to
+ * `targetOid` must touch: the blobs that differ between the two commits (a walk that skips
+ * identical subtrees), plus every path where the index or working tree differ from `fromOid`
+ * (within `bases` when given, else the whole tree). Sorted by path.
+ */
+export async function planReset(
+  repo: Repo,
+  fromOid: string,
+  targetOid: string,
+  bases: readonly string[] | undefined,
+): Promise<ResetPlanEntry[]> {
+  const plan = new Map<string, ResetPlanEntry>();
+  for (const change of await diffCommits(repo, fromOid, targetOid)) {
+    plan.set(change.path, { path: change.path, target: change.to, inIndex: change.from !== undefined });
+  }
+  for (const change of await scanWorktree(repo, fromOid, bases)) {
+    const fromDiff = plan.get(change.path);
+    // Outside the commit diff the target holds what `fromOid` holds.
+    const target = fromDiff === undefined ? change.head : fromDiff.target;
+    plan.set(change.path, { path: change.path, target, inIndex: change.indexed });
+  }
+  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

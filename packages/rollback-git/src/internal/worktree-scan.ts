@@ -1,0 +1,228 @@
+import git, { STAGE, TREE, WORKDIR, type WalkerEntry } from 'isomorphic-git';
+import type { GitFsStats } from '../git-fs.js';
+import { inChunks } from './chunks.js';
+import { gitMode, lstatOrUndefined, readWorktreeBlob } from './fs-ops.js';
+import { readIndexFile, type IndexEntry, type IndexSnapshot } from './index-file.js';
+import { PathSet } from './path-set.js';
+import { absolute } from './paths.js';
+import { gitArgs, type Repo } from './repo.js';
+import { blobOf, collectBlobs, normalizeMode, readTreeEntries, treeOfCommit, type BlobEntry } from './tree-diff.js';
+
+/** A working-tree file: its mode, and its oid when it was worth computing. */
+export interface WorkdirEntry {
+  /** The blob oid; `undefined` when not computed (an untracked file in a whole-tree scan). */
+  readonly oid: string | undefined;
+  /** The git mode from `lstat`. */
+  readonly mode: number;
+}
+
+/** One path where the commit, the index and the working tree do not all agree. */
+export interface WorktreeChange {
+  /** Relative path, `/`-separated. */
+  readonly path: string;
+  /** The blob in the commit scanned against. */
+  readonly head: BlobEntry | undefined;
+  /** The working-tree file (`undefined` when missing, or a directory now stands there). */
+  readonly workdir: WorkdirEntry | undefined;
+  /** Whether the index has an entry for the path (a path scan assumes it does when the commit has). */
+  readonly indexed: boolean;
+}
+
+/** Times closer than this (1 microsecond) are equal: Node reports milliseconds as a double. */
+const STAT_TOLERANCE_MS = 0.001;
+const MODE_GITLINK = 0o160000;
+
+function same(a: { oid: string | undefined; mode: number } | undefined, b: { oid: string | undefined; mode: number } | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.oid !== undefined && a.oid === b.oid && a.mode === b.mode;
+}
+
+const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
+  git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path });
+
+/**
+ * Whole-tree scan through isomorphic-git: a walk of the commit, the working tree and the index
+ * like `statusMatrix`, but a mode-only change counts too. Used when `.git/index` is in a format
+ * {@link readIndexFile} does not read.
+ */
+async function scanWholeTreeWalk(repo: Repo, headOid: string): Promise<WorktreeChange[]> {
+  const result: unknown = await git.walk({
+    ...gitArgs(repo),
+    trees: [TREE({ ref: headOid }), WORKDIR(), STAGE()],
+    map: async (path: string, [h, w, s]: Array<WalkerEntry | null>) => {
+      if (path === '.') return undefined;
+      const headEntry = h ?? null;
+      const workEntry = w ?? null;
+      const stageEntry = s ?? null;
+      if (headEntry === null && stageEntry === null && workEntry !== null && (await isIgnored(repo, path))) return null;
+      const head = await blobOf(headEntry);
+      const stage = await blobOf(stageEntry);
+      let workdir: WorkdirEntry | undefined;
+      if (workEntry !== null && (await workEntry.type()) === 'blob') {
+        const mode = await workEntry.mode();
+        // An untracked file differs whatever its content: do not read it.
+        const oid = head === undefined && stage === undefined ? undefined : await workEntry.oid();
+        workdir = { oid, mode };
+      }
+      if (head === undefined && stage === undefined && workdir === undefined) return undefined; // a directory: descend
+      if (same(head, stage) && same(head, workdir)) return undefined;
+      const change: WorktreeChange = { path, head, workdir, indexed: stage !== undefined };
+      return change;
+    },
+  });
+  return Array.isArray(result) ? (result as WorktreeChange[]) : [];
+}
+
+/** True when the working-tree stats still match the index entry, so its oid can be trusted. */
+function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number): boolean {
+  const mtimeMs = Number(stats.mtimeMs);
+  return (
+    Number(stats.size) % 2 ** 32 === entry.size &&
+    Number(stats.ino) % 2 ** 32 === entry.ino &&
+    Math.abs(mtimeMs - entry.mtimeMs) < STAT_TOLERANCE_MS &&
+    Math.abs(Number(stats.ctimeMs) - entry.ctimeMs) < STAT_TOLERANCE_MS &&
+    // Racy git: a file changed in the same instant the index was written cannot be trusted.
+    mtimeMs < indexMtimeMs
+  );
+}
+
+/**
+ * Whole-tree scan, the way `git status` does it: read the index, `lstat` every working-tree file
+ * and hash only those whose size, inode or times (within a microsecond) differ from the index,
+ * then compare with the commit's trees. Untracked files count unless ignored (`.gitignore`,
+ * `.git/info/exclude`); ignored directories are not entered. Index entries whose stats went stale
+ * while the content stayed the same are refreshed (one `add` call), so the next scan trusts them.
+ * Cost grows with the repository (one `lstat` per file), but hashing only with what changed.
+ */
+async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
+  const head = new Map<string, BlobEntry>();
+  await collectBlobs(repo, await treeOfCommit(repo, headOid), '', head);
+  const gitlinks = new Set([...index.entries.values()].filter((e) => e.mode === MODE_GITLINK).map((e) => e.path));
+  const tracked = new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]);
+
+  const work = new Map<string, GitFsStats>();
+  const visit = async (dir: string): Promise<void> => {
+    const names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
+    await Promise.all(
+      names.map(async (raw) => {
+        const name = String(raw);
+        if (name === '.git') return;
+        const path = dir === '.' ? name : `${dir}/${name}`;
+        const stats = await lstatOrUndefined(repo, path);
+        if (stats === undefined || gitlinks.has(path)) return;
+        if (stats.isDirectory()) {
+          if (!tracked.worthWalking(path) && (await isIgnored(repo, path))) return;
+          await visit(path);
+        } else if (gitMode(stats) !== undefined) {
+          if (!tracked.has(path) && (await isIgnored(repo, path))) return;
+          work.set(path, stats);
+        }
+      }),
+    );
+  };
+  await visit('.');
+
+  const paths = [...new Set([...head.keys(), ...index.entries.keys(), ...index.unmerged, ...work.keys()])].sort();
+  const changes: WorktreeChange[] = [];
+  const stale: string[] = [];
+  await inChunks(paths, async (path) => {
+    if (gitlinks.has(path)) return;
+    const inHead = head.get(path);
+    const entry = index.entries.get(path);
+    const stage = entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode };
+    const stats = work.get(path);
+    let workdir: WorkdirEntry | undefined;
+    if (stats !== undefined) {
+      const mode = gitMode(stats) as number;
+      if (entry !== undefined && entry.mode === mode && statsMatch(entry, stats, index.fileMtimeMs)) {
+        workdir = { oid: entry.oid, mode };
+      } else if (inHead === undefined && entry === undefined) {
+        workdir = { oid: undefined, mode }; // untracked: differs whatever its content
+      } else {
+        const actual = await readWorktreeBlob(repo, path);
+        workdir = actual === undefined || actual === 'other' ? undefined : actual;
+        if (workdir !== undefined && same(stage, workdir)) stale.push(path);
+      }
+    }
+    if (!index.unmerged.has(path) && same(inHead, stage) && same(inHead, workdir)) return;
+    changes.push({ path, head: inHead, workdir, indexed: entry !== undefined || index.unmerged.has(path) });
+  });
+  if (stale.length > 0) await git.add({ ...gitArgs(repo), filepath: stale, force: true });
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The blobs of commit tree `rootTree` at or under `base` (a file or a directory). */
+async function headBlobsUnder(repo: Repo, rootTree: string, base: string, out: Map<string, BlobEntry>): Promise<void> {
+  if (base === '.') return collectBlobs(repo, rootTree, '', out);
+  const parts = base.split('/');
+  let tree = rootTree;
+  for (const [i, part] of parts.entries()) {
+    const entry = (await readTreeEntries(repo, tree)).get(part);
+    if (entry === undefined) return;
+    const last = i === parts.length - 1;
+    if (entry.type === 'tree') {
+      if (last) return collectBlobs(repo, entry.oid, base, out);
+      tree = entry.oid;
+    } else {
+      if (last && entry.type === 'blob') {
+        out.set(base, { oid: entry.oid, mode: normalizeMode(parseInt(entry.mode, 8)) });
+      }
+      return;
+    }
+  }
+}
+
+/** The files (and links) at or under `base` in the working tree, skipping ignored untracked ones. */
+async function worktreeFilesUnder(repo: Repo, base: string, tracked: PathSet, out: Map<string, number>): Promise<void> {
+  const visit = async (path: string): Promise<void> => {
+    if (path === '.git' || path.endsWith('/.git')) return;
+    const stats = await lstatOrUndefined(repo, path);
+    if (stats === undefined) return;
+    if (stats.isDirectory()) {
+      if (path !== '.' && !tracked.worthWalking(path) && (await isIgnored(repo, path))) return;
+      const names = await repo.fs.promises.readdir(absolute(repo.dir, path));
+      await Promise.all(names.map((name) => visit(path === '.' ? String(name) : `${path}/${String(name)}`)));
+      return;
+    }
+    const mode = gitMode(stats);
+    if (mode === undefined) return;
+    if (!tracked.has(path) && (await isIgnored(repo, path))) return;
+    out.set(path, mode);
+  };
+  await visit(base);
+}
+
+/**
+ * Path scan: compares commit `headOid` with the working tree at and under `bases` only, reading
+ * the commit's trees on the way to them and hashing the working-tree files there (no index, no
+ * walk of the rest of the repository).
+ */
+async function scanPaths(repo: Repo, headOid: string, bases: readonly string[]): Promise<WorktreeChange[]> {
+  const rootTree = await treeOfCommit(repo, headOid);
+  const head = new Map<string, BlobEntry>();
+  for (const base of bases) await headBlobsUnder(repo, rootTree, base, head);
+  const tracked = new PathSet(head.keys());
+  const work = new Map<string, number>();
+  for (const base of bases) await worktreeFilesUnder(repo, base, tracked, work);
+
+  const paths = [...new Set([...head.keys(), ...work.keys()])];
+  const changes: WorktreeChange[] = [];
+  await inChunks(paths, async (path) => {
+    const inHead = head.get(path);
+    const actual = work.has(path) ? await readWorktreeBlob(repo, path) : undefined;
+    const workdir = actual === undefined || actual === 'other' ? undefined : actual;
+    if (!same(inHead, workdir)) changes.push({ path, head: inHead, workdir, indexed: inHead !== undefined });
+  });
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Every path where commit `headOid` and the working tree (and, in a whole-tree scan, the index)
+ * disagree, in content or in mode. With `bases`, only those paths (files or directories) are
+ * looked at: the fast path. Untracked files count unless ignored.
+ */
+export async function scanWorktree(repo: Repo, headOid: string, bases: readonly string[] | undefined): Promise<WorktreeChange[]> {
+  if (bases !== undefined && !bases.includes('.')) return scanPaths(repo, headOid, bases);
+  const index = await readIndexFile(repo);
+  return index === undefined ? scanWholeTreeWalk(repo, headOid) : scanWholeTree(repo, headOid, index);
+}
