@@ -85,7 +85,8 @@ interface Mutable {
  * rollback.commit → harness (fingerprint re-checked first) → scorer → keep policy → results row
  * appended and flushed → keep or revert (verified) → state.json (last write) → events → stop policies.
  *
- * @throws {ConfigError} never: options are contracts; validate user config in presets.
+ * The options are contracts, not user config, and are not validated here: presets such as
+ * `@loop/auto-iterate` validate user config with zod and name the invalid field.
  *
  * @example
  * const loop = createLoop({ proposer, harness, scorer, rollback, stop: anyOf(maxIterations(20), plateau(5)) });
