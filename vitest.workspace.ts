@@ -28,6 +28,8 @@ export default defineConfig({
       project('rollback-git', 'packages/rollback-git', 60_000),
       project('auto-iterate', 'packages/auto-iterate', 60_000),
       project('test-utils', 'packages/test-utils'),
+      project('autotune', 'packages/autotune', 60_000),
+      project('example-autotune', 'examples/autotune', 60_000),
       project('example-ml-tuning', 'examples/ml-tuning', 120_000),
       project('example-custom-harness', 'examples/custom-harness'),
       project('example-policy-testing', 'examples/policy-testing'),

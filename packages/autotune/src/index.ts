@@ -1,0 +1,50 @@
+/**
+ * @loop/autotune: the autotune-loop controller (seed 004). A thin multi-round controller around an
+ * injected round worker: one orchestrated round per iteration, never more. loop_state.json is the
+ * only control plane (`mode`, `status`, `last_round.recommended_action` continue / stop_success /
+ * stop_exhausted, `stop_reason`); scoreboard.json records attempts per targeted improvement and
+ * decides "failed 3+ times"; stopping as exhausted parks the out-of-reach tasks in
+ * cannot_handle_group.txt with their rationale in issues.md; the changelog gets one entry per round.
+ * Every iteration can be a separate process: state lives only in the files.
+ *
+ * @example
+ * import { initAutotune, runController, createGitCommitter } from '@loop/autotune';
+ *
+ * await initAutotune({ dir: '/path/to/app' });
+ * const { final } = await runController({
+ *   dir: '/path/to/app',
+ *   worker: {
+ *     name: 'my-worker',
+ *     improve: async ({ round, scoreboard, excluded }) => ({ summary: 'fix parser', targets: ['parse-dates'] }),
+ *     evaluate: async () => ({ tasks: [{ id: 'parse-dates', passed: true }] }),
+ *   },
+ *   committer: createGitCommitter({ dir: '/path/to/app' }),
+ * });
+ * console.log(final.report); // "autotune loop complete after round 1: stop_success: ..."
+ *
+ * @packageDocumentation
+ */
+export { initAutotune, runControllerIteration, runController } from './controller.js';
+export type { IterationOutcome, IterationResult, RunControllerResult, InitAutotuneOptions } from './controller.js';
+export { autotuneControllerOptionsSchema, runControllerOptionsSchema } from './autotune-options.js';
+export type { AutotuneControllerOptions, RunControllerOptions } from './autotune-options.js';
+export { AUTOTUNE_PATHS, resolveAutotunePaths } from './paths.js';
+export type { AutotunePaths } from './paths.js';
+export { loopStateSchema, lastRoundSchema, RECOMMENDED_ACTIONS, initialLoopState, readLoopState, writeLoopState } from './loop-state.js';
+export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state.js';
+export { scoreboardSchema, attemptSchema, taskStatusSchema, emptyScoreboard, failedAttempts, exhaustedTargets, recordRound, readScoreboard, writeScoreboard } from './scoreboard.js';
+export type { Scoreboard, Attempt } from './scoreboard.js';
+export { decideRecommendedAction } from './stop-criteria.js';
+export type { StopCriteriaInput, StopCriteriaDecision } from './stop-criteria.js';
+export type { RoundWorker, RoundContext, RoundPlan, RoundEvaluation, TaskResult, TaskPriority } from './round-worker.js';
+export { noSyncCheck } from './sync-check.js';
+export type { SyncCheck, SyncResult } from './sync-check.js';
+export { codeCommitMessage, artifactsCommitMessage, completionCommitMessage, noCommits, createRecordingCommitter } from './committer.js';
+export type { Committer, CommitRequest, RecordingCommitter } from './committer.js';
+export { createGitCommitter, gitCommitterOptionsSchema } from './git-committer.js';
+export type { GitCommitterOptions } from './git-committer.js';
+export { readExclusions, appendExclusions } from './exclusions.js';
+export { writeChangelogEntry, formatChangelogEntry, changelogHeading } from './changelog.js';
+export type { ChangelogEntry } from './changelog.js';
+export { writeParkedIssues } from './issues-log.js';
+export type { ParkedTask } from './issues-log.js';
