@@ -29,6 +29,8 @@ export default defineConfig({
       project('auto-iterate', 'packages/auto-iterate', 60_000),
       project('test-utils', 'packages/test-utils'),
       project('autotune', 'packages/autotune', 60_000),
+      project('rollback-snapshot', 'packages/rollback-snapshot', 60_000),
+      project('autoresearch', 'packages/autoresearch', 60_000),
       project('example-autotune', 'examples/autotune', 60_000),
       project('example-ml-tuning', 'examples/ml-tuning', 120_000),
       project('example-custom-harness', 'examples/custom-harness'),

@@ -1,0 +1,53 @@
+/**
+ * @loop/autoresearch: the bounded keep/revert runner of seed 002 for its three passes, design
+ * (AR-1), function (AR-2) and acceptance (AR-3). ONE mutable artifact (the source the task changed,
+ * from git status, read-only) + a FIXED harness emitting ONE composite, looped as snapshot → one
+ * focused edit → score → keep if strictly better else revert → log, bounded by max_iterations,
+ * max_consecutive_reverts and the cost brake. It never commits and never runs destructive git.
+ *
+ * @example
+ * import { runPass, resolvePassConfig, createFunctionHarness, createReflectionScorer, createTestGate } from '@loop/autoresearch';
+ *
+ * const workspace = process.cwd();
+ * const result = await runPass({
+ *   workspace, taskId: 'T-42', config: resolvePassConfig('function', config.autoresearch),
+ *   harness: createFunctionHarness({
+ *     gates: createTestGate({ workspace, command: ['npx', 'vitest', 'run', '--coverage'], minCoveragePct: 80 }),
+ *     reflection: createReflectionScorer({ workspace, command: ['my-agent'], dimensions: ['quality'] }),
+ *   }),
+ *   proposer, rubricFiles: [`${workspace}/criteria/ar-function.yaml`, `${workspace}/.claude/agents/reflection-agent.md`],
+ *   output: (line) => console.log(line),
+ * });
+ *
+ * @packageDocumentation
+ */
+export type { AutoresearchMode, AutoresearchStatus } from './statuses.js';
+export { AUTORESEARCH_STATUSES, countsAsRevert, consecutiveReverts } from './statuses.js';
+export { AR1_DIMENSIONS, AR2_DIMENSIONS, AR3_DIMENSIONS, PASS_DIMENSIONS, TRAILING_COLUMNS, resultsHeader, parseResultsTsv, formatResultsRow, openResultsFile } from './results-tsv.js';
+export type { ResultsRow, ParsedResults, ResultsFile } from './results-tsv.js';
+export { computeRubricFingerprint } from './rubric-fingerprint.js';
+export {
+  autoresearchConfigSchema,
+  resolvePassConfig,
+  DEFAULT_KPI_TARGET,
+  DEFAULT_INTERNAL_ROUNDS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_CONSECUTIVE_REVERTS,
+  DEFAULT_MAX_ACCEPTANCE_ROUNDS,
+  DEFAULT_PASS_RATE_TARGET,
+} from './config.js';
+export type { AutoresearchConfig, PassConfig } from './config.js';
+export { createDesignHarness, createFunctionHarness, meanComposite } from './pass-harness.js';
+export type { PassHarness, PassScore, ScoreContext, Tier1Gates, DimensionScorer, GateRunner } from './pass-harness.js';
+export { createReflectionScorer, parseReflectionOutput, reflectionScorerOptionsSchema } from './reflection-scorer.js';
+export type { ReflectionScorerOptions } from './reflection-scorer.js';
+export { createTestGate, parsePassRate, testGateOptionsSchema } from './tier1-gates.js';
+export type { TestGateOptions } from './tier1-gates.js';
+export { formatIterationLine, formatSummary, formatScore } from './format.js';
+export type { PassSummary, KeptChangeSummary } from './format.js';
+export { runPass, defaultTargetMet } from './run-pass.js';
+export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, CostMeter } from './run-pass.js';
+export { decideAcceptance, runAcceptanceRound } from './acceptance.js';
+export type { AcceptanceEvaluation, AcceptanceDecision, AcceptanceRoundOptions } from './acceptance.js';
+export { loadPipelineContext } from './pipeline-context.js';
+export type { PipelineContext } from './pipeline-context.js';

@@ -1,0 +1,31 @@
+/**
+ * @loop/rollback-snapshot: the snapshot-copy rollback of seed 002 (autoresearch). The mutable
+ * surface comes from the workspace's git status, read-only (or is given explicitly); setup copies
+ * every mutable file into `snapshots/000-baseline-<UTC>/`; each iteration copies only the files it
+ * is about to touch to `snapshots/<NNN>-pre-<slug>-<safe-F>-<UTC>`; a revert copies them back with
+ * their mtime (`cp -p`) and verifies every file by SHA-256, and a failed restore is the loud
+ * `RESTORE_FAILED` (`restore-failed`); on stop, `restoreBest` returns the editable set to the best
+ * kept version (or the baseline) after checking the target snapshot is readable. Git is never
+ * written: no commit, reset, checkout, restore or clean.
+ *
+ * @example
+ * import { createSnapshotRollback } from '@loop/rollback-snapshot';
+ *
+ * const rollback = createSnapshotRollback({ workspace, runDir: `${workspace}/.aid/pipeline/autoresearch/T-1` });
+ * const { files, baselineId } = await rollback.start();      // surface from git status; baseline copied
+ * const cp = await rollback.checkpoint(1, { files: ['src/parse.ts'], slug: 'early-return' });
+ * // ... edit src/parse.ts, score it; equal or worse:
+ * await rollback.revert(cp, { iteration: 1 });               // cp -p back, verified by hash
+ * await rollback.restoreBest(rollback.currentId());          // on stop
+ *
+ * @packageDocumentation
+ */
+export { createSnapshotRollback } from './snapshot-rollback.js';
+export type { SnapshotRollback, SnapshotCheckpoint, EditPlan, PreEditCopy, SnapshotStartReport, RestoredFile } from './snapshot-rollback.js';
+export { snapshotRollbackOptionsSchema } from './snapshot-rollback-options.js';
+export type { SnapshotRollbackOptions } from './snapshot-rollback-options.js';
+export { resolveMutableSurface, defaultSourceFilter } from './mutable-surface.js';
+export type { ResolveMutableSurfaceOptions, MutableSurface } from './mutable-surface.js';
+export { nodeSnapshotFs } from './snapshot-fs.js';
+export type { SnapshotFs, SnapshotStats } from './snapshot-fs.js';
+export { utcStamp, slugify, safeFileName, pad3, baselineDirName, preEditFileName, keptDirName, BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN } from './snapshot-names.js';

@@ -1,0 +1,52 @@
+import * as nodeFs from 'node:fs/promises';
+
+/** The subset of `fs.Stats` the snapshot rollback reads. */
+export interface SnapshotStats {
+  /** True for a regular file. */
+  isFile(): boolean;
+  /** True for a directory. */
+  isDirectory(): boolean;
+  /** Permission and type bits. */
+  readonly mode: number;
+  /** Last access time (restored together with `mtime`). */
+  readonly atime: Date;
+  /** Last modification time; preserved by every copy (seed 002 `cp -p`). */
+  readonly mtime: Date;
+  /** Last modification time in ms since the epoch. */
+  readonly mtimeMs: number;
+}
+
+/**
+ * The `node:fs/promises` subset the snapshot rollback uses. Injected so a test can make a copy
+ * fail or count the file operations of one iteration; defaults to `node:fs/promises`.
+ */
+export interface SnapshotFs {
+  /** Reads a whole file. */
+  readFile(path: string): Promise<Uint8Array>;
+  /** Copies a file's bytes over `dest` (creating or truncating it). */
+  copyFile(src: string, dest: string): Promise<void>;
+  /** Creates a directory (recursively). */
+  mkdir(path: string, options: { recursive: true }): Promise<unknown>;
+  /** Stats a path (following symbolic links). */
+  stat(path: string): Promise<SnapshotStats>;
+  /** Sets a path's access and modification times. */
+  utimes(path: string, atime: Date, mtime: Date): Promise<void>;
+  /** Sets a path's permission bits. */
+  chmod(path: string, mode: number): Promise<void>;
+  /** Throws unless `path` is accessible with `mode` (`fs.constants.R_OK`). */
+  access(path: string, mode?: number): Promise<void>;
+  /** Lists a directory's entry names. */
+  readdir(path: string): Promise<string[]>;
+}
+
+/** The real file system (`node:fs/promises`). */
+export const nodeSnapshotFs: SnapshotFs = {
+  readFile: (p) => nodeFs.readFile(p),
+  copyFile: (s, d) => nodeFs.copyFile(s, d),
+  mkdir: (p, o) => nodeFs.mkdir(p, o),
+  stat: (p) => nodeFs.stat(p),
+  utimes: (p, a, m) => nodeFs.utimes(p, a, m),
+  chmod: (p, m) => nodeFs.chmod(p, m),
+  access: (p, m) => nodeFs.access(p, m),
+  readdir: (p) => nodeFs.readdir(p),
+};
