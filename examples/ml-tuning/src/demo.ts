@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAutoIterate, dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, systemClock, writeJsonAtomic, type LoopSummary, type Proposer } from '@loop/core';
+import { createAgentCommandProposer, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
@@ -18,6 +18,14 @@ export interface DemoOptions {
   agent?: string;
   /** Continue the run in `out`. @default false */
   resume: boolean;
+  /**
+   * The keep rule: `strict` keeps any lower val_bpc (equal reverts); `noise-aware` re-runs the
+   * candidate (up to `repeats` runs) and keeps it only when its gain clears the run-to-run noise
+   * at 95% confidence (Welch's t). @default 'strict'
+   */
+  keep?: 'strict' | 'noise-aware';
+  /** With `keep: 'noise-aware'`: the most runs of one candidate (its maxSamples). @default 10 */
+  repeats?: number;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
@@ -63,6 +71,9 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
         timeoutMs: 15 * 60_000,
       })
     : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(options.seed) });
+  const keepPolicy: KeepPolicy = options.keep === 'noise-aware'
+    ? createNoiseAwareKeepPolicy({ maxSamples: options.repeats ?? 10, minSamples: Math.min(4, options.repeats ?? 10) })
+    : strictImprovement();
   const run = createAutoIterate({
     dir,
     tag,
@@ -76,11 +87,13 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     maxIterations: options.iterations,
     proposer,
     resume: options.resume,
+    keepPolicy,
+    baselineRepeats: options.keep === 'noise-aware' ? Math.min(5, options.repeats ?? 10) : 1,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iterations of ${options.budgetS} s each; proposer ${proposer.name}`);
+  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iterations of ${options.budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {
       const line = formatIterationLine(event);

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--out DIR] [--agent "<command>"] [--resume]
+const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
@@ -11,6 +11,9 @@ Tunes a character-level language model on English first names with a keep/revert
   --out DIR        the workspace (a new git repository)   [default examples/ml-tuning/.runs/<tag>]
   --agent CMD      use an agent CLI (prompt on stdin) instead of the mutator
   --resume         continue the run in --out from its last keep commit
+  --keep RULE      strict (any lower val_bpc) or noise-aware (re-run a candidate and keep it
+                   only when its gain clears the run-to-run noise at 95%)     [default strict]
+  --repeats N      noise-aware: the most runs of one candidate                [default 10]
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
 function positiveNumber(name: string, text: string | undefined, fallback: number, integer: boolean, allowZero = false): number {
@@ -32,6 +35,8 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       agent: { type: 'string' },
       resume: { type: 'boolean', default: false },
+      keep: { type: 'string' },
+      repeats: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -40,6 +45,11 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  const keep = values.keep ?? 'strict';
+  if (keep !== 'strict' && keep !== 'noise-aware') throw new TypeError(`--keep must be strict or noise-aware, got "${keep}"`);
+  if (values.repeats !== undefined && keep !== 'noise-aware') throw new TypeError('--repeats needs --keep noise-aware');
+  const repeats = positiveNumber('repeats', values.repeats, 10, true);
+  if (repeats < 2) throw new TypeError(`--repeats must be at least 2, got ${repeats}`);
   const controller = new AbortController();
   let interrupts = 0;
   process.on('SIGINT', () => {
@@ -56,6 +66,8 @@ async function main(): Promise<number> {
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),
     ...(values.agent ? { agent: values.agent } : {}),
     resume: values.resume,
+    keep,
+    repeats,
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

@@ -36,6 +36,8 @@ export interface AutoIterateOptions {
   proposer: Proposer;
   /** The keep rule. @default strict improvement (equal reverts) */
   keepPolicy?: KeepPolicy;
+  /** Baseline re-runs to measure the noise floor (for a noise-aware keep policy). @default 1 */
+  baselineRepeats?: number;
   /** Continue an interrupted run from its last keep commit and results.tsv, without a new baseline. @default false */
   resume?: boolean;
   /** Start on a dirty working tree (its changes join the first candidate). @default false */
@@ -89,6 +91,7 @@ export const autoIterateOptionsSchema = z
     wallClockS: z.number().positive().optional(),
     proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function'),
     keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
+    baselineRepeats: z.number().int().min(1).optional(),
     resume: z.boolean().default(false),
     allowDirty: z.boolean().default(false),
     maxRepairAttempts: z.number().int().nonnegative().default(2),

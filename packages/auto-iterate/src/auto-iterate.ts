@@ -109,6 +109,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     maxRepairAttempts: o.maxRepairAttempts,
     clock,
     ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
+    ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
   });
 

@@ -55,7 +55,9 @@ export const commandHarnessOptionsSchema = z
  * hard kill timeout that kills the whole process tree (no orphan grandchildren). A non-zero exit,
  * a kill or a timeout is reported in the {@link RunRecord}, never thrown.
  *
- * The environment gets `LOOP_ITERATION`, `LOOP_TIME_BUDGET_MS` and `LOOP_TIME_BUDGET_S`.
+ * The environment gets `LOOP_ITERATION`, `LOOP_TIME_BUDGET_MS` and `LOOP_TIME_BUDGET_S`, plus
+ * `LOOP_SEED` (the run's seed) and `LOOP_REPEAT` (0 for the first run of a state, 1.. for repeats)
+ * when the engine provides them (it always does).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field).
  * @throws {LoopError} `HARNESS_FAILED` from `run()` when the log file cannot be opened.
@@ -69,7 +71,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const killTimeoutMs = o.killTimeoutMs ?? o.timeBudgetMs * 2;
   return {
     name: `command(${o.command})`,
-    run: async ({ iteration, signal }): Promise<RunRecord> => {
+    run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
       let handle;
       try {
         await mkdir(dirname(logPath), { recursive: true });
@@ -87,6 +89,8 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
             LOOP_ITERATION: String(iteration),
             LOOP_TIME_BUDGET_MS: String(o.timeBudgetMs),
             LOOP_TIME_BUDGET_S: String(o.timeBudgetMs / 1000),
+            ...(seed !== undefined ? { LOOP_SEED: String(seed) } : {}),
+            ...(repeat !== undefined ? { LOOP_REPEAT: String(repeat) } : {}),
           },
           outputFd: handle.fd,
           killTimeoutMs,

@@ -2,15 +2,24 @@ import type { Advice } from './advisor.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { KeepDecision } from './keep-policy.js';
 import type { LoopSummary } from './summary.js';
+import type { SampleSummary } from './statistics.js';
 import type { StopDecision } from './stop-policy.js';
 
-/** The typed events a loop emits, in order, for hosts to observe (UI, logs, agent tooling). */
+/**
+ * The typed events a loop emits, in order, for hosts to observe (UI, logs, agent tooling).
+ *
+ * - `baseline`: `samples` are the baseline's repeats (`baselineRepeats`, one by default) and
+ *   `spread` their n, mean, standard deviation and MAD (the noise floor); `record.score` is the mean.
+ * - `kept` / `reverted`: `decision.evidence` holds the statistics of a noise-aware decision;
+ *   `samples` the candidate's scores (its first run plus any repeats); `seedOnly` is true when the
+ *   proposal only changed a seed.
+ */
 export type LoopEvent =
   | { readonly type: 'iteration-started'; readonly iteration: number; readonly attempt: number }
-  | { readonly type: 'baseline'; readonly record: IterationRecord; readonly durationMs: number }
+  | { readonly type: 'baseline'; readonly record: IterationRecord; readonly durationMs: number; readonly samples: readonly number[]; readonly spread: SampleSummary }
   | { readonly type: 'resumed'; readonly iteration: number; readonly best: number; readonly bestId: string }
-  | { readonly type: 'kept'; readonly record: IterationRecord; readonly decision: KeepDecision; readonly previousBest: number; readonly durationMs: number }
-  | { readonly type: 'reverted'; readonly record: IterationRecord; readonly decision?: KeepDecision; readonly durationMs: number }
+  | { readonly type: 'kept'; readonly record: IterationRecord; readonly decision: KeepDecision; readonly previousBest: number; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
+  | { readonly type: 'reverted'; readonly record: IterationRecord; readonly decision?: KeepDecision; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
   | { readonly type: 'crash'; readonly record: IterationRecord; readonly logTail: string; readonly willRepair: boolean; readonly durationMs: number }
   | { readonly type: 'advice'; readonly iteration: number; readonly advice: Advice }
   | { readonly type: 'stopped'; readonly summary: LoopSummary };

@@ -6,6 +6,16 @@ export interface RunContext {
   readonly iteration: number;
   /** Aborted when the loop is stopped (Ctrl-C): the harness must kill its run and return. */
   readonly signal: AbortSignal;
+  /**
+   * The random seed the run should use (the loop's `seedForRepeat(repeat)`; a fixed seed by
+   * default). The command harness passes it as `LOOP_SEED`. Always set by the engine.
+   */
+  readonly seed?: number;
+  /**
+   * Which repeat of the same state this run is: 0 for the first evaluation, 1, 2, ... for the
+   * re-runs a noise-aware keep policy or `baselineRepeats` ask for. Always set by the engine.
+   */
+  readonly repeat?: number;
 }
 
 /**

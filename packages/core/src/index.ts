@@ -1,7 +1,8 @@
 /**
  * @loop/core: contracts and engine for keep/revert optimisation loops. One mutable artifact, a
  * fixed harness that yields one comparable score, and a loop that proposes one focused edit,
- * evaluates it, keeps it only if it is strictly better, rolls it back otherwise, logs every step
+ * evaluates it, keeps it only if it is strictly better (or, with `createNoiseAwareKeepPolicy`,
+ * only if the improvement clears the measured noise), rolls it back otherwise, logs every step
  * and stops on a policy.
  *
  * @example
@@ -49,7 +50,13 @@ export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './
 export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './stop-policy.js';
 export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js';
 export { strictImprovement, minDelta } from './keep-policy.js';
-export type { KeepPolicy, KeepDecision, KeepInput } from './keep-policy.js';
+export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './keep-policy.js';
+export { createNoiseAwareKeepPolicy, noiseAwareKeepPolicyOptionsSchema } from './noise-aware-keep-policy.js';
+export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest } from './noise-aware-keep-policy.js';
+export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank, studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './statistics.js';
+export type { SampleSummary, ComparisonResult, WilcoxonResult } from './statistics.js';
+export { createJsonSeedOnlyDetector, isSeedOnlyJsonChange, diffJsonKeys } from './seed-only.js';
+export type { SeedOnlyDetector, ProposedChanges, JsonSeedOnlyDetectorOptions } from './seed-only.js';
 export type { Advisor, Advice, AdviceKind } from './advisor.js';
 export type { LoopState } from './loop-state.js';
 export type { LoopEvent, LoopEventType, LoopEventOf } from './events.js';

@@ -1,5 +1,37 @@
 import type { Direction, MaybePromise } from './types.js';
 import { improvement } from './scorer.js';
+import type { SampleSummary } from './statistics.js';
+
+/**
+ * The statistical evidence behind a keep decision (noise-aware policies). Carried in the
+ * `kept` / `reverted` events and written to the decisions JSONL file. All scores are in the
+ * scorer's units; `difference` and `interval` are improvements (positive = candidate better,
+ * whatever the direction).
+ */
+export interface KeepEvidence {
+  /** The test used: `welch`, `bootstrap`, `wilcoxon` (paired), or `exact` (no noise: all samples equal). */
+  readonly test: 'welch' | 'bootstrap' | 'wilcoxon' | 'exact';
+  /** The configured confidence, in (0, 1). */
+  readonly confidence: number;
+  /** The candidate's samples: n, mean, sd, MAD. */
+  readonly candidate: SampleSummary;
+  /** The incumbent's samples: n, mean, sd, MAD. */
+  readonly incumbent: SampleSummary;
+  /** Mean improvement of the candidate over the incumbent (positive = better). */
+  readonly difference: number;
+  /** Two-sided confidence interval of the improvement at `confidence` (welch, bootstrap). */
+  readonly interval?: readonly [number, number];
+  /** One-sided p-value of "the candidate is not better". */
+  readonly p?: number;
+  /** The test statistic: t (welch) or z (wilcoxon). */
+  readonly statistic?: number;
+  /** Welch–Satterthwaite degrees of freedom (welch). */
+  readonly df?: number;
+  /** Paired mode: instances compared (non-zero differences). */
+  readonly pairs?: number;
+  /** True when sampling stopped before `maxSamples` because the verdict was already clear. */
+  readonly stoppedEarly: boolean;
+}
 
 /** The keep decision for one candidate, with its reason (recorded in events). */
 export interface KeepDecision {
@@ -7,23 +39,53 @@ export interface KeepDecision {
   readonly keep: boolean;
   /** Why, for logs. */
   readonly reason: string;
+  /** The statistics behind the decision, when the policy computed any (noise-aware policies). */
+  readonly evidence?: KeepEvidence;
 }
 
-/** What a keep policy decides on. */
+/**
+ * What a keep policy decides on. The engine always provides every field; the sample fields are
+ * optional only so that policies can be unit-tested with `{ candidate, incumbent, direction }`.
+ */
 export interface KeepInput {
-  /** The candidate's score. */
+  /** The candidate's score (its first sample). */
   readonly candidate: number;
-  /** The incumbent's (best kept) score. */
+  /** The incumbent's (best kept) score: the mean of its samples. */
   readonly incumbent: number;
   /** Which way scores improve. */
   readonly direction: Direction;
+  /**
+   * The candidate's samples so far, first evaluation first. A live view: the engine appends to it
+   * each time {@link KeepInput.sample} resolves with a score.
+   */
+  readonly candidateSamples?: readonly number[];
+  /** The incumbent's samples: the baseline's repeats, then each kept candidate's samples. */
+  readonly incumbentSamples?: readonly number[];
+  /**
+   * Per-instance scores (the scorer's `dimensions`) of each candidate sample, parallel to
+   * `candidateSamples` (`undefined` where the run had none). A live view like `candidateSamples`.
+   */
+  readonly candidateDimensions?: readonly (Readonly<Record<string, number>> | undefined)[];
+  /** Per-instance scores of each incumbent sample, parallel to `incumbentSamples`. */
+  readonly incumbentDimensions?: readonly (Readonly<Record<string, number>> | undefined)[];
+  /**
+   * Re-runs the harness and scorer on the current candidate (the next repeat, with the seed the
+   * loop's `seedForRepeat` gives it) and resolves with the score, or `undefined` when that repeat
+   * crashed or the loop was aborted. Absent outside the engine.
+   */
+  readonly sample?: () => Promise<number | undefined>;
+  /** True when the loop detected that the proposal only changed a random seed. */
+  readonly seedOnly?: boolean;
 }
 
 /** Decides whether a scored candidate replaces the incumbent. */
 export interface KeepPolicy {
   /** Used in logs. */
   readonly name: string;
-  /** Returns the decision. */
+  /**
+   * Returns the decision. Called once per evaluated candidate, after its first successful run; it
+   * may call `input.sample()` to get more samples before deciding.
+   */
   readonly decide: (input: KeepInput) => MaybePromise<KeepDecision>;
 }
 

@@ -1,4 +1,5 @@
 import type { IterationRecord, StatusCounts } from './iteration-record.js';
+import type { SampleSummary } from './statistics.js';
 import type { Direction } from './types.js';
 
 /**
@@ -29,6 +30,13 @@ export interface LoopState {
   readonly consecutiveCrashes: number;
   /** Iterations run in this process (excludes rows from before a resume). */
   readonly iterationsThisRun: number;
+  /**
+   * The spread of the baseline's repeats (the noise floor: n, mean, sd, MAD). Set by the engine
+   * (absent after a resume without state.json); optional so tests can build states by hand.
+   */
+  readonly baselineSpread?: SampleSummary;
+  /** The incumbent's samples (the baseline's repeats, then the last kept candidate's samples). Set by the engine. */
+  readonly incumbentSamples?: readonly number[];
   /** The loop's abort signal. */
   readonly signal: AbortSignal;
 }

@@ -1,6 +1,8 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { compareSnapshots, type Artifact } from './artifact.js';
 import type { Advisor } from './advisor.js';
-import { LoopError, isLoopError } from './errors.js';
+import { ConfigError, LoopError, isLoopError } from './errors.js';
 import type { LoopEvent, LoopEventOf, LoopEventType } from './events.js';
 import type { Harness } from './harness.js';
 import { EventHub } from './internal/event-hub.js';
@@ -13,7 +15,9 @@ import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { createMemoryResultsLog, type ResultsLog } from './results-log.js';
 import type { RollbackStrategy } from './rollback-strategy.js';
 import type { Scorer, ScoreResult } from './scorer.js';
-import { writeJsonAtomic } from './state-file.js';
+import type { SeedOnlyDetector } from './seed-only.js';
+import { readJson, writeJsonAtomic } from './state-file.js';
+import { summarizeSamples, type SampleSummary } from './statistics.js';
 import { anyOf, neverStop, onAbort, type StopDecision, type StopPolicy } from './stop-policy.js';
 import type { LoopSummary } from './summary.js';
 import { systemClock, type Clock } from './types.js';
@@ -50,6 +54,33 @@ export interface LoopOptions {
   clock?: Clock;
   /** Aborting stops the loop after restoring the last kept state (Ctrl-C). */
   signal?: AbortSignal;
+  /**
+   * How many times the baseline is evaluated to measure the noise floor. Each sample is recorded
+   * (the `baseline` event, state.json, the decisions log); the baseline score is their mean and the
+   * `baseline` event carries their spread (sd and MAD). A crash in any repeat is `BASELINE_FAILED`.
+   * @default 1
+   */
+  baselineRepeats?: number;
+  /**
+   * The seed passed to the harness (`RunContext.seed`, the command harness's `LOOP_SEED`) for
+   * repeat `repeat` (0 = a state's first run, 1.. = re-runs). Vary it to measure seed noise, for
+   * example `(r) => 1000 + r`. @default () => seed
+   */
+  seedForRepeat?: (repeat: number) => number;
+  /** The fixed seed used when `seedForRepeat` is not given. @default 0 */
+  seed?: number;
+  /**
+   * A JSONL file that gets one line per decision: the baseline's samples and spread, then per
+   * evaluated candidate its status, samples, the decision's reason and evidence, and `seedOnly`.
+   * results.tsv keeps its columns. Appended and flushed per line. @default none
+   */
+  decisionsLogPath?: string;
+  /**
+   * Detects proposals that only change a random seed (see {@link SeedOnlyDetector},
+   * `createJsonSeedOnlyDetector`); they are flagged ` (seed-only change)` in the row description
+   * and `seedOnly: true` in the event and the keep input. @default none
+   */
+  seedOnlyDetector?: SeedOnlyDetector;
 }
 
 /** A configured loop. */
@@ -71,6 +102,11 @@ export interface Loop {
 
 interface Mutable {
   history: IterationRecord[];
+  /** The incumbent's samples and per-instance scores (baseline repeats, then the last kept candidate's). */
+  incumbentSamples: number[];
+  incumbentDimensions: (Readonly<Record<string, number>> | undefined)[];
+  baselineSamples: number[];
+  baselineSpread?: SampleSummary;
   best: number;
   bestId: string;
   baseline: number;
@@ -104,6 +140,17 @@ export function createLoop(options: LoopOptions): Loop {
   const maxRepairs = options.maxRepairAttempts ?? 0;
   const maxProposerFailures = options.maxProposerFailures ?? 5;
   const { proposer, harness, scorer, rollback, artifact } = options;
+  const baselineRepeats = options.baselineRepeats ?? 1;
+  if (!Number.isInteger(baselineRepeats) || baselineRepeats < 1) {
+    throw new ConfigError('engine', [{ path: 'baselineRepeats', message: `must be a whole number >= 1, got ${baselineRepeats}` }]);
+  }
+  const fixedSeed = options.seed ?? 0;
+  const seedForRepeat = options.seedForRepeat ?? (() => fixedSeed);
+  const logDecision = async (line: Record<string, unknown>) => {
+    if (!options.decisionsLogPath) return;
+    await mkdir(dirname(options.decisionsLogPath), { recursive: true });
+    await appendFile(options.decisionsLogPath, `${JSON.stringify({ ...line, at: new Date(clock.now()).toISOString() })}\n`);
+  };
   let running = false;
 
   const state = (m: Mutable): LoopState => {
@@ -121,6 +168,8 @@ export function createLoop(options: LoopOptions): Loop {
       consecutiveNonImprovements: c.consecutiveNonImprovements,
       consecutiveCrashes: c.consecutiveCrashes,
       iterationsThisRun: m.iterationsThisRun,
+      ...(m.baselineSpread ? { baselineSpread: m.baselineSpread } : {}),
+      incumbentSamples: m.incumbentSamples,
       signal,
     };
   };
@@ -140,15 +189,18 @@ export function createLoop(options: LoopOptions): Loop {
       consecutiveNonImprovements: s.consecutiveNonImprovements,
       consecutiveCrashes: s.consecutiveCrashes,
       lastStatus: m.history.at(-1)?.status,
+      baselineSamples: m.baselineSamples,
+      ...(m.baselineSpread ? { baselineSpread: m.baselineSpread } : {}),
+      incumbentSamples: m.incumbentSamples,
       startedAt: new Date(m.startedAt).toISOString(),
       updatedAt: new Date(clock.now()).toISOString(),
       ...extra,
     });
   };
 
-  const evaluate = async (iteration: number): Promise<{ result: ScoreResult; durationMs: number }> => {
+  const evaluate = async (iteration: number, repeat = 0): Promise<{ result: ScoreResult; durationMs: number }> => {
     const started = clock.now();
-    const run = await harness.run({ iteration, signal });
+    const run = await harness.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
     const result = await scorer.score(run);
     return { result, durationMs: clock.now() - started };
   };
@@ -157,19 +209,35 @@ export function createLoop(options: LoopOptions): Loop {
     hub.emit({ type: 'iteration-started', iteration: 0, attempt: 0 });
     const cp = await rollback.checkpoint(0);
     const id = (await rollback.currentId?.()) ?? cp.id;
-    await checkFingerprint(fingerprint);
-    const { result, durationMs } = await evaluate(0);
-    if (signal.aborted) throw new LoopError('BASELINE_FAILED', '[loop] [engine] aborted during the baseline run; nothing was recorded', { details: { aborted: true } });
-    if (!result.ok) {
-      throw new LoopError('BASELINE_FAILED', `[loop] [engine] the baseline run crashed (${result.message}); fix the harness before starting the loop. Last log lines:\n${result.logTail ?? ''}`, { details: { reason: result.reason, logTail: result.logTail } });
+    const samples: number[] = [];
+    const dimensions: (Readonly<Record<string, number>> | undefined)[] = [];
+    let durationMs = 0;
+    for (let repeat = 0; repeat < baselineRepeats; repeat++) {
+      await checkFingerprint(fingerprint);
+      const run = await evaluate(0, repeat);
+      const { result } = run;
+      durationMs += run.durationMs;
+      if (signal.aborted) throw new LoopError('BASELINE_FAILED', '[loop] [engine] aborted during the baseline run; nothing was recorded', { details: { aborted: true } });
+      if (!result.ok) {
+        const which = baselineRepeats > 1 ? ` (repeat ${repeat + 1} of ${baselineRepeats})` : '';
+        throw new LoopError('BASELINE_FAILED', `[loop] [engine] the baseline run${which} crashed (${result.message}); fix the harness before starting the loop. Last log lines:\n${result.logTail ?? ''}`, { details: { reason: result.reason, logTail: result.logTail, repeat } });
+      }
+      samples.push(result.value);
+      dimensions.push(result.dimensions);
     }
-    const record: IterationRecord = { iteration: 0, candidateId: id, score: result.value, status: 'baseline', description: 'baseline' };
+    const spread = summarizeSamples(samples);
+    const record: IterationRecord = { iteration: 0, candidateId: id, score: spread.mean, status: 'baseline', description: 'baseline' };
     await results.append(record);
     m.history.push(record);
-    m.baseline = m.best = result.value;
+    m.baseline = m.best = spread.mean;
     m.bestId = id;
+    m.baselineSamples = samples;
+    m.baselineSpread = spread;
+    m.incumbentSamples = [...samples];
+    m.incumbentDimensions = dimensions;
+    await logDecision({ iteration: 0, candidateId: id, status: 'baseline', score: spread.mean, samples, spread });
     await writeState(m, 'running');
-    hub.emit({ type: 'baseline', record, durationMs });
+    hub.emit({ type: 'baseline', record, durationMs, samples, spread });
   };
 
   const checkFingerprint = async (expected: string | undefined) => {
@@ -206,6 +274,9 @@ export function createLoop(options: LoopOptions): Loop {
     let score: number | null = null;
     let description: string;
     let logTail = '';
+    let seedOnly = false;
+    let samples: number[] = [];
+    let sampleDimensions: (Readonly<Record<string, number>> | undefined)[] = [];
 
     const revert = () => rollback.revert(cp, { iteration, ...(candidateId ? { candidateId } : {}) });
     const finish = async (record: IterationRecord, afterAppend: () => unknown) => {
@@ -216,6 +287,7 @@ export function createLoop(options: LoopOptions): Loop {
     };
 
     const before = artifact ? await artifact.inspect() : undefined;
+    const captured = options.seedOnlyDetector?.capture ? await options.seedOnlyDetector.capture() : undefined;
     try {
       proposal = await proposer.propose(context(m, iteration, 0));
       m.proposerFailures = 0;
@@ -254,17 +326,47 @@ export function createLoop(options: LoopOptions): Loop {
             description = `${proposal.description} (no change: not evaluated)`;
             break;
           }
+          seedOnly = changes !== undefined && options.seedOnlyDetector !== undefined
+            ? await options.seedOnlyDetector.isSeedOnlyChange({ ...changes, description: proposal.description }, captured)
+            : false;
           await checkFingerprint(fingerprint);
-          const { result } = await evaluate(iteration);
+          const { result } = await evaluate(iteration, 0);
           if (signal.aborted) {
             await revert();
             return false;
           }
           if (result.ok) {
-            score = result.value;
-            decision = await keepPolicy.decide({ candidate: result.value, incumbent: m.best, direction });
+            samples = [result.value];
+            sampleDimensions = [result.dimensions];
+            let repeat = 0;
+            const sample = async (): Promise<number | undefined> => {
+              if (signal.aborted) return undefined;
+              repeat += 1;
+              await checkFingerprint(fingerprint);
+              const again = (await evaluate(iteration, repeat)).result;
+              if (signal.aborted || !again.ok) return undefined;
+              samples.push(again.value);
+              sampleDimensions.push(again.dimensions);
+              return again.value;
+            };
+            decision = await keepPolicy.decide({
+              candidate: result.value,
+              incumbent: m.best,
+              direction,
+              candidateSamples: samples,
+              incumbentSamples: m.incumbentSamples,
+              candidateDimensions: sampleDimensions,
+              incumbentDimensions: m.incumbentDimensions,
+              sample,
+              seedOnly,
+            });
+            if (signal.aborted) {
+              await revert();
+              return false;
+            }
+            score = samples.length > 1 ? summarizeSamples(samples).mean : result.value;
             status = decision.keep ? 'kept' : 'reverted';
-            description = proposal.description;
+            description = seedOnly ? `${proposal.description} (seed-only change)` : proposal.description;
             break;
           }
           logTail = result.logTail ?? '';
@@ -292,17 +394,22 @@ export function createLoop(options: LoopOptions): Loop {
       }
       const record: IterationRecord = { iteration, candidateId, score, status, description };
       const durationMs = () => clock.now() - started;
+      if (status === 'kept' || (status === 'reverted' && decision)) {
+        await logDecision({ iteration, candidateId, status, score, description, samples, seedOnly, policy: keepPolicy.name, reason: decision?.reason, ...(decision?.evidence ? { evidence: decision.evidence } : {}) });
+      }
       if (status === 'kept') {
         const previousBest = m.best;
         await finish(record, async () => {
           m.bestId = await rollback.keep(cp, candidateId || undefined);
           m.best = score as number;
+          m.incumbentSamples = [...samples];
+          m.incumbentDimensions = [...sampleDimensions];
         });
-        hub.emit({ type: 'kept', record, decision: decision!, previousBest, durationMs: durationMs() });
+        hub.emit({ type: 'kept', record, decision: decision!, previousBest, durationMs: durationMs(), samples, seedOnly });
       } else {
         await finish(record, revert);
         if (status === 'crash') hub.emit({ type: 'crash', record, logTail, willRepair: false, durationMs: durationMs() });
-        else hub.emit({ type: 'reverted', record, ...(decision ? { decision } : {}), durationMs: durationMs() });
+        else hub.emit({ type: 'reverted', record, ...(decision ? { decision } : {}), durationMs: durationMs(), samples, seedOnly });
       }
       return true;
     }
@@ -313,11 +420,30 @@ export function createLoop(options: LoopOptions): Loop {
     }
   };
 
+  /** On resume: the incumbent's samples come from state.json when it names the same incumbent, else the one recorded score. */
+  const restoreSamples = async (m: Mutable) => {
+    m.incumbentSamples = [m.best];
+    m.incumbentDimensions = [undefined];
+    if (!options.statePath) return;
+    const saved = (await readJson(options.statePath).catch(() => undefined)) as { bestId?: unknown; incumbentSamples?: unknown; baselineSamples?: unknown } | undefined;
+    const numbers = (v: unknown): number[] | undefined => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined);
+    const baselineSamples = numbers(saved?.baselineSamples);
+    if (baselineSamples) {
+      m.baselineSamples = baselineSamples;
+      m.baselineSpread = summarizeSamples(baselineSamples);
+    }
+    const incumbentSamples = numbers(saved?.incumbentSamples);
+    if (saved?.bestId === m.bestId && incumbentSamples) {
+      m.incumbentSamples = incumbentSamples;
+      m.incumbentDimensions = incumbentSamples.map(() => undefined);
+    }
+  };
+
   const run = async (): Promise<LoopSummary> => {
     if (running) throw new Error('[loop] [engine] run() is already in progress');
     running = true;
     let lock: WorkspaceLock | undefined;
-    const m: Mutable = { history: [], best: Number.NaN, bestId: '', baseline: Number.NaN, hints: [], proposerFailures: 0, startedAt: clock.now(), iterationsThisRun: 0 };
+    const m: Mutable = { history: [], incumbentSamples: [], incumbentDimensions: [], baselineSamples: [], best: Number.NaN, bestId: '', baseline: Number.NaN, hints: [], proposerFailures: 0, startedAt: clock.now(), iterationsThisRun: 0 };
     try {
       if (options.lockPath) lock = await acquireLock({ path: options.lockPath });
       const fingerprint = await harness.fingerprint?.();
@@ -332,6 +458,7 @@ export function createLoop(options: LoopOptions): Loop {
         m.baseline = first.score;
         m.best = incumbent.score as number;
         m.bestId = incumbent.candidateId;
+        await restoreSamples(m);
         await rollback.recover?.(m.bestId);
         hub.emit({ type: 'resumed', iteration: rows.length - 1, best: m.best, bestId: m.bestId });
       } else {

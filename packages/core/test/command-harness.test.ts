@@ -41,6 +41,12 @@ describe('command harness (real processes)', () => {
     expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('2.5 2500 7\n');
   });
 
+  it('passes the seed and the repeat as LOOP_SEED and LOOP_REPEAT', async () => {
+    const harness = createCommandHarness({ command: 'echo "$LOOP_SEED $LOOP_REPEAT"', cwd: dir });
+    await harness.run({ iteration: 3, signal: signal(), seed: 1234, repeat: 2 });
+    expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('1234 2\n');
+  });
+
   it('truncates the log at each run (seed 003: > run.log)', async () => {
     const harness = createCommandHarness({ command: 'echo "$LOOP_ITERATION"', cwd: dir });
     await harness.run({ iteration: 1, signal: signal() });

@@ -1,0 +1,180 @@
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { REPORTED_EVENTS, prepareRun } from './run.js';
+import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
+import { writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
+import { createPlainReporter, createTtyReporter } from './progress.js';
+import { formatStatus, readStatus } from './status.js';
+import { writeReport } from './report/report.js';
+
+/** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
+export interface CliIo {
+  /** Standard output. */
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Standard error. */
+  stderr: NodeJS.WritableStream;
+  /** The working directory config paths are resolved against. */
+  cwd: string;
+  /** Use the live display; @default `stdout.isTTY` unless `CI` is set */
+  tty?: boolean;
+}
+
+/** The version printed by `loop --version`. */
+export const CLI_VERSION = '0.1.0';
+
+const EXIT_HELP = `
+Exit codes:
+  0    stopped by its policy (or the command succeeded)
+  1    other failure
+  2    invalid config or command line
+  3    another loop holds the workspace lock
+  4    a restore failed: inspect the workspace
+  130  interrupted (Ctrl-C)`;
+
+/** A best-effort `git reset --hard <id>` for the second Ctrl-C; false when it failed. */
+function emergencyReset(dir: string, id: string | undefined): boolean {
+  if (!id) return true;
+  try {
+    execFileSync('git', ['reset', '-q', '--hard', id], { cwd: dir, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
+  const loaded = await loadConfig(findConfigFile(configArg, io.cwd));
+  const controller = new AbortController();
+  const configured = prepareRun(loaded, { resume, signal: controller.signal });
+  const { config } = loaded;
+  const tty = io.tty ?? (io.stdout.isTTY === true && !process.env.CI);
+  const reporterOptions = { stream: io.stdout, metricName: config.metricName, maxIterations: config.maxIterations, timeBudgetS: config.timeBudgetS };
+  const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
+  for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      reporter.info('interrupt: stopping after restoring the last kept state (Ctrl-C again to abort at once)');
+      controller.abort();
+      return;
+    }
+    // Second Ctrl-C: leave the workspace at the last kept commit and exit now. Live process groups
+    // of the harness are killed by core's exit hook; the lock is released by its exit handler.
+    const ok = emergencyReset(loaded.dir, configured.bestId());
+    io.stderr.write(ok ? 'aborted: workspace reset to the last kept commit\n' : 'aborted: could not reset the workspace to the last kept commit; inspect it with "git status"\n');
+    process.exit(ok ? EXIT_CODES.INTERRUPTED : EXIT_CODES.RESTORE_FAILED);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  reporter.info(`config    ${loaded.file}`);
+  reporter.info(`workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`);
+  reporter.info(`metric    ${config.metricName}, ${config.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
+  try {
+    const summary = await configured.run.run();
+    reporter.done(summary);
+    return exitCodeForSummary(summary);
+  } catch (error) {
+    reporter.done();
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+/** The commander program of `loop`, writing to `io`; each action stores its exit code in `setCode`. */
+export function createProgram(io: CliIo, setCode: (code: number) => void): Command {
+  const program = new Command('loop')
+    .description('Run keep/revert optimisation loops from a config file, and plot their progress.')
+    .version(CLI_VERSION)
+    .showHelpAfterError()
+    .addHelpText('after', EXIT_HELP)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  program
+    .command('init')
+    .description('write a commented starter config')
+    .argument('[file]', 'the config file to write', DEFAULT_CONFIG_FILES[0])
+    .addOption(new Option('--preset <preset>', 'the preset').choices(PRESETS).default('auto-iterate'))
+    .option('--force', 'overwrite an existing file', false)
+    .action(async (file: string, opts: { preset: Preset; force: boolean }) => {
+      const path = resolve(io.cwd, file);
+      await writeStarterConfig(path, opts.preset, opts.force);
+      io.stdout.write(`wrote ${path}\nedit targetFiles, runCommand and metricName, commit your files, then run "loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}"\n`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+
+  program
+    .command('run')
+    .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')})`)
+    .argument('[config]', 'the config file (YAML or JSON)')
+    .action(async (config: string | undefined) => setCode(await runCommand(io, config, false)));
+
+  program
+    .command('resume')
+    .description('continue an interrupted run from its last keep commit and results.tsv')
+    .argument('[config]', 'the config file (YAML or JSON)')
+    .action(async (config: string | undefined) => setCode(await runCommand(io, config, true)));
+
+  program
+    .command('status')
+    .description('print where a run stands: iteration, best, last rows, stop reason, lock')
+    .argument('[dir]', 'the workspace, or a config file naming it', '.')
+    .option('--rows <n>', 'how many of the last rows to show', '5')
+    .option('--json', 'print JSON', false)
+    .action(async (target: string, opts: { rows: string; json: boolean }) => {
+      const path = resolve(io.cwd, target);
+      const dir = statSync(path, { throwIfNoEntry: false })?.isFile() ? (await loadConfig(path)).dir : path;
+      const status = await readStatus(dir);
+      io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+
+  program
+    .command('report')
+    .description('plot a results.tsv: every experiment a dot, the running best as a step line')
+    .argument('<results>', 'the results.tsv (auto-iterate or autoresearch form)')
+    .option('--out <file.svg>', 'write the plot as SVG (default: progress.svg beside results.tsv, unless --html is given)')
+    .option('--html <file.html>', 'write a self-contained HTML page with the plot and the table')
+    .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
+    .option('--title <title>', 'the plot title')
+    .action(async (results: string, opts: { out?: string; html?: string; direction?: 'lower' | 'higher'; title?: string }) => {
+      const written = await writeReport({
+        results: resolve(io.cwd, results),
+        ...(opts.out ? { out: resolve(io.cwd, opts.out) } : {}),
+        ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}),
+        ...(opts.direction ? { direction: opts.direction === 'lower' ? 'minimize' : 'maximize' } : {}),
+        ...(opts.title ? { title: opts.title } : {}),
+      });
+      for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+  return program;
+}
+
+/**
+ * Runs `loop` with `argv` (without the node and script paths) and returns the exit code (see
+ * {@link EXIT_CODES}); errors are printed to `io.stderr` with their code, never thrown.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let code: number = EXIT_CODES.STOPPED;
+  const program = createProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT_CODES.STOPPED : EXIT_CODES.CONFIG;
+    }
+    const e = error as Error & { code?: string };
+    io.stderr.write(`error${typeof e.code === 'string' ? ` [${e.code}]` : ''}: ${e.message ?? String(error)}\n`);
+    return exitCodeForError(error);
+  }
+}

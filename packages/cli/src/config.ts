@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+const numberRange = z
+  .object({
+    min: z.number().describe('Smallest value.'),
+    max: z.number().describe('Largest value.'),
+    scale: z.enum(['linear', 'log']).optional().describe('Step on a linear or a log scale. Default linear.'),
+    integer: z.boolean().optional().describe('Round to whole numbers. Default false.'),
+  })
+  .strict();
+const valueList = z
+  .object({ values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2, 'needs at least 2 values').describe('The values to choose from, in order.') })
+  .strict();
+
+/** zod schema of the `proposer: { type: 'mutator', ... }` block. */
+export const mutatorProposerSchema = z
+  .object({
+    type: z.literal('mutator'),
+    file: z.string().min(1).describe('The JSON file the mutator edits (one of targetFiles), relative to dir.'),
+    space: z
+      .record(z.string(), z.union([valueList, numberRange]))
+      .refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter')
+      .describe('The parameters it may change: { values: [...] } or { min, max, scale?, integer? }.'),
+    seed: z.number().int().nonnegative().default(1).describe('Seed of the random source. Default 1.'),
+  })
+  .strict();
+
+/** zod schema of the `proposer: { type: 'agent', ... }` block. */
+export const agentProposerSchema = z
+  .object({
+    type: z.literal('agent'),
+    command: z.string().trim().min(1, 'command must not be empty').describe('The agent CLI, run with /bin/sh -c; it gets the prompt on stdin (e.g. "claude -p").'),
+    goal: z.string().trim().min(1, 'goal must not be empty').describe('What the loop optimises, in one paragraph.'),
+    timeoutS: z.number().positive().default(600).describe('Hard timeout of one agent call in seconds. Default 600.'),
+  })
+  .strict();
+
+const relativePath = z.string().min(1);
+
+/**
+ * zod schema of a `loop` config file (preset `auto-iterate`). Fields map one to one onto
+ * `createAutoIterate` options; paths are relative to `dir`, and `dir` to the config file.
+ */
+export const loopConfigSchema = z
+  .object({
+    $schema: z.string().optional().describe('The JSON Schema of this file, for editors.'),
+    preset: z.literal('auto-iterate').default('auto-iterate').describe('The preset. Only "auto-iterate" for now.'),
+    dir: z.string().min(1).default('.').describe('The workspace (a git repository root), relative to the config file. Default ".".'),
+    tag: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only')
+      .optional()
+      .describe('The run tag; the run branch is auto-iterate/<tag>. Default: the date, e.g. "mar21".'),
+    targetFiles: z.array(relativePath).min(1, 'name at least one file the loop may modify').describe('The files the loop may modify, relative to dir.'),
+    readOnlyFiles: z.array(relativePath).default([]).describe('Files that must never change (the evaluation), relative to dir.'),
+    runCommand: z.string().trim().min(1, 'runCommand must not be empty').describe('The shell command that runs one experiment, e.g. "node train.mjs".'),
+    metricName: z.string().trim().min(1, 'metricName must not be empty').describe('The metric printed by the run as "<name>: <value>".'),
+    direction: z.enum(['lower', 'higher']).default('lower').describe('Whether lower or higher is better. Default lower.'),
+    pattern: z.string().min(1).optional().describe('A regex with one group that extracts the metric from the log. Default ^<metricName>:\\s*(\\S+).'),
+    timeBudgetS: z.number().positive().default(300).describe('Time budget per run in seconds (passed as LOOP_TIME_BUDGET_S). Default 300.'),
+    killTimeoutS: z.number().positive().default(600).describe('Hard kill timeout per run in seconds. Default 600.'),
+    maxIterations: z.number().int().nonnegative().default(0).describe('Iterations after the baseline; 0 runs until interrupted. Default 0.'),
+    plateau: z.number().int().positive().optional().describe('Stop after this many iterations in a row without a keep.'),
+    targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
+    wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
+    proposer: z
+      .discriminatedUnion('type', [mutatorProposerSchema, agentProposerSchema])
+      .describe('Who makes the edits: { type: mutator, file, space, seed } or { type: agent, command, goal }.'),
+    allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
+    maxRepairAttempts: z.number().int().nonnegative().default(2).describe('Repair attempts for a crash within one iteration. Default 2.'),
+    pauseAfterCrashes: z.number().int().positive().default(3).describe('Crashes in a row that pause with a strategy-review hint. Default 3.'),
+    cooldownAfterDiscards: z.number().int().positive().default(5).describe('Discards in a row that trigger a cool-down round. Default 5.'),
+    notifyAfterDiscards: z.number().int().positive().default(10).describe('Discards in a row that emit a notify event. Default 10.'),
+    logFile: relativePath.default('run.log').describe('The run log, relative to dir. Default run.log.'),
+    env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
+  })
+  .strict()
+  .refine((c) => c.killTimeoutS >= c.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
+  .refine((c) => c.proposer.type !== 'mutator' || c.targetFiles.includes(c.proposer.file), {
+    message: 'the mutator file must be one of targetFiles',
+    path: ['proposer', 'file'],
+  });
+
+/** A config file as written (defaults not applied). */
+export type LoopConfigInput = z.input<typeof loopConfigSchema>;
+/** A validated config file, defaults applied. */
+export type LoopConfig = z.output<typeof loopConfigSchema>;
+
+/** The JSON Schema of a config file, generated from {@link loopConfigSchema} (the file shipped as `schema/loop-config.schema.json`). */
+export function loopConfigJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(loopConfigSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
+  return { ...schema, title: 'loop config (preset auto-iterate)' };
+}

@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { ConfigFileError } from './load-config.js';
+
+/** The presets `loop init` knows. */
+export const PRESETS = ['auto-iterate'] as const;
+
+/** One of {@link PRESETS}. */
+export type Preset = (typeof PRESETS)[number];
+
+/** Where editors find the JSON Schema once `@loop/cli` is installed in the project. */
+export const SCHEMA_HINT = './node_modules/@loop/cli/schema/loop-config.schema.json';
+
+/**
+ * The commented starter config of a preset, as YAML. It validates as is: a hyperparameter
+ * mutator on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`.
+ */
+export function starterConfig(preset: Preset = 'auto-iterate'): string {
+  switch (preset) {
+    case 'auto-iterate':
+      return `# yaml-language-server: $schema=${SCHEMA_HINT}
+# loop config, preset auto-iterate. Run it with "loop run", check it with "loop status",
+# plot it with "loop report results.tsv --out progress.svg --html progress.html".
+# Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
+# discarded and crashed experiments are reset to the last keep. results.tsv, run.log and .loop/
+# stay out of git.
+preset: auto-iterate
+
+# The workspace: a git repository with everything committed, relative to this file.
+dir: .
+# The run branch is auto-iterate/<tag>. Default: today's date, e.g. mar21.
+# tag: first-try
+
+# The files the loop may modify, and the files it must never touch (the evaluation).
+targetFiles: [config.json]
+readOnlyFiles: [eval.mjs]
+
+# One experiment: a shell command that prints "<metricName>: <value>" (e.g. "score: 0.123").
+runCommand: node eval.mjs
+metricName: score
+# lower or higher is better.
+direction: lower
+# pattern: '^score:\\s*(\\S+)'   # a regex with one group; the default is built from metricName
+
+# Time budget per run (passed as LOOP_TIME_BUDGET_S) and the hard kill timeout, in seconds.
+timeBudgetS: 300
+killTimeoutS: 600
+
+# When to stop: iterations after the baseline (0 = until Ctrl-C), and optional extras.
+maxIterations: 20
+# plateau: 10          # stop after 10 iterations in a row without a keep
+# targetScore: 0.5     # stop once the best score reaches this
+# wallClockS: 28800    # stop after 8 hours
+
+# Who makes the edits. A hyperparameter mutator changes one value of a JSON file per iteration:
+proposer:
+  type: mutator
+  file: config.json
+  seed: 1
+  space:
+    lr: { min: 0.0001, max: 0.1, scale: log }
+    layers: { min: 1, max: 8, integer: true }
+    activation: { values: [relu, tanh, gelu] }
+# ... or an agent CLI that gets a prompt on stdin and edits the target files:
+# proposer:
+#   type: agent
+#   command: claude -p
+#   goal: Lower the validation loss of train.py by editing its hyperparameters.
+#   timeoutS: 600
+
+# Crash repair attempts per iteration, and the circuit breaker.
+maxRepairAttempts: 2
+pauseAfterCrashes: 3
+cooldownAfterDiscards: 5
+notifyAfterDiscards: 10
+logFile: run.log
+# env: { CUDA_VISIBLE_DEVICES: "0" }
+`;
+  }
+}
+
+/**
+ * Writes the starter config of `preset` to `path`.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when `path` exists and `force` is not set.
+ */
+export async function writeStarterConfig(path: string, preset: Preset = 'auto-iterate', force = false): Promise<void> {
+  if (existsSync(path) && !force) {
+    throw new ConfigFileError(path, [{ path: '', message: 'the file already exists; pass --force to overwrite it, or name another file' }]);
+  }
+  await writeFile(path, starterConfig(preset));
+}

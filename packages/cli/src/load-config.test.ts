@@ -1,0 +1,95 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { starterConfig } from './init.js';
+import { ConfigFileError, findConfigFile, loadConfig, parseConfigText } from './load-config.js';
+
+const minimal = `targetFiles: [config.json]
+runCommand: node eval.mjs
+metricName: score
+proposer:
+  type: mutator
+  file: config.json
+  space: { x: { min: 0, max: 9, integer: true } }
+`;
+
+function issuesOf(text: string, file = '/w/loop.config.yaml'): ConfigFileError {
+  try {
+    parseConfigText(text, file);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigFileError);
+    return error as ConfigFileError;
+  }
+  throw new Error('expected a ConfigFileError');
+}
+
+describe('config files', () => {
+  it('the starter config of the auto-iterate preset validates as written', () => {
+    const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
+    expect(config).toMatchObject({ preset: 'auto-iterate', dir: '.', targetFiles: ['config.json'], metricName: 'score', maxIterations: 20 });
+    expect(config.proposer.type).toBe('mutator');
+  });
+
+  it('defaults are applied: direction lower, time budget 300 s, kill timeout 600 s, seed 1', () => {
+    const config = parseConfigText(minimal, 'c.yaml');
+    expect(config).toMatchObject({ direction: 'lower', timeBudgetS: 300, killTimeoutS: 600, maxIterations: 0, readOnlyFiles: [], logFile: 'run.log' });
+    expect(config.proposer).toMatchObject({ seed: 1 });
+  });
+
+  it('a bad enum value names the file, the line, the field and the allowed values', () => {
+    const e = issuesOf(`${minimal}direction: down\n`);
+    expect(e.code).toBe('CONFIG_INVALID');
+    expect(e.issues).toEqual([{ path: 'direction', line: 8, message: '"down" is not allowed; allowed values: "lower", "higher"' }]);
+    expect(e.message).toContain('/w/loop.config.yaml:8: direction: "down" is not allowed; allowed values: "lower", "higher"');
+  });
+
+  it('an unknown field is reported on its own line with the allowed fields', () => {
+    const e = issuesOf(`runComand: x\n${minimal}`);
+    expect(e.issues[0]).toMatchObject({ path: '', line: 1 });
+    expect(e.issues[0]!.message).toMatch(/unknown field "runComand"; allowed fields: .*runCommand/);
+  });
+
+  it('a nested error points at the nested line (proposer.type lists mutator and agent)', () => {
+    const e = issuesOf(minimal.replace('type: mutator', 'type: mutatr'));
+    expect(e.issues[0]).toMatchObject({ path: 'proposer.type', line: 5, message: '"mutatr" is not allowed; allowed values: "mutator", "agent"' });
+  });
+
+  it('a missing required field is named, on the line of its parent', () => {
+    const e = issuesOf(minimal.replace('runCommand: node eval.mjs\n', ''));
+    expect(e.issues).toEqual([{ path: 'runCommand', line: 1, message: 'missing required field (expected string)' }]);
+    const agent = issuesOf(minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  type: agent\n  command: claude -p\n'));
+    expect(agent.issues).toEqual([{ path: 'proposer.goal', line: 5, message: 'missing required field (expected string)' }]);
+  });
+
+  it('cross-field rules name the field: kill timeout under the budget, mutator file not a target', () => {
+    const e = issuesOf(`${minimal}timeBudgetS: 10\nkillTimeoutS: 5\n`);
+    expect(e.issues).toEqual([{ path: 'killTimeoutS', line: 9, message: 'killTimeoutS must be at least timeBudgetS' }]);
+    const f = issuesOf(minimal.replace('file: config.json', 'file: other.json'));
+    expect(f.issues).toEqual([{ path: 'proposer.file', line: 6, message: 'the mutator file must be one of targetFiles' }]);
+  });
+
+  it('a YAML syntax error names the line', () => {
+    const e = issuesOf('targetFiles: [a\nrunCommand: x\n');
+    expect(e.issues[0]!.message).toMatch(/^not valid YAML/);
+    expect(e.issues[0]!.line).toBeGreaterThanOrEqual(1);
+  });
+
+  it('JSON configs report the JSON path and its line; JSON syntax errors are reported as such', () => {
+    const json = JSON.stringify({ targetFiles: ['config.json'], runCommand: 'x', metricName: 'm', timeBudgetS: 'slow', proposer: { type: 'agent', command: 'c', goal: 'g' } }, null, 2);
+    const e = issuesOf(json, '/w/loop.config.json');
+    expect(e.issues).toEqual([{ path: 'timeBudgetS', line: 7, message: 'expected number, found "slow"' }]);
+    expect(e.message).toContain('/w/loop.config.json:7: timeBudgetS');
+    expect(issuesOf('{ "a": ', '/w/c.json').issues[0]!.message).toMatch(/^not valid JSON/);
+  });
+
+  it('loadConfig resolves dir against the config file, and findConfigFile finds loop.config.yaml', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loop-cli-config-'));
+    writeFileSync(join(dir, 'loop.config.yaml'), `dir: ws\n${minimal}`);
+    const file = findConfigFile(undefined, dir);
+    expect(file).toBe(join(dir, 'loop.config.yaml'));
+    expect((await loadConfig(file)).dir).toBe(join(dir, 'ws'));
+    expect(() => findConfigFile(undefined, join(dir, 'ws'))).toThrow(/no config file found/);
+    await expect(loadConfig(join(dir, 'nope.yaml'))).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('cannot read the config file: ENOENT') });
+  });
+});

@@ -1,0 +1,172 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { ConfigError, type ConfigIssue } from '@loop/core';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { z } from 'zod';
+import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig } from './config.js';
+
+/** The file names `loop run` looks for, in order, when no config is named. */
+export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json'] as const;
+
+/** One invalid field of a config file, with the 1-based line it is on (when known). */
+export interface ConfigFileIssue extends ConfigIssue {
+  /** 1-based line in the file, or `undefined` when the field has no position. */
+  line?: number;
+}
+
+/**
+ * A `CONFIG_INVALID` error for a config file. Its message lists every issue as
+ * `<file>:<line>: <field>: <what is wrong>` (with the allowed values where there is a fixed set).
+ */
+export class ConfigFileError extends ConfigError {
+  /** The config file (absolute path). */
+  readonly file: string;
+  /** Every invalid field, with its line. */
+  override readonly issues: readonly ConfigFileIssue[];
+
+  constructor(file: string, issues: readonly ConfigFileIssue[], cause?: unknown) {
+    super(file, issues, cause);
+    this.file = file;
+    this.issues = issues;
+    const lines = issues.map((i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`);
+    this.message = `[loop] [cli] invalid config ${file}:\n${lines.join('\n')}`;
+  }
+}
+
+/** A loaded config: the validated values, the file and the absolute workspace directory. */
+export interface LoadedConfig {
+  /** The validated config, defaults applied. */
+  readonly config: LoopConfig;
+  /** Absolute path of the config file. */
+  readonly file: string;
+  /** Absolute path of the workspace (`dir` resolved against the file's folder). */
+  readonly dir: string;
+}
+
+/**
+ * Finds the config file: `file` if given (resolved against `cwd`), else the first of
+ * {@link DEFAULT_CONFIG_FILES} in `cwd`.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when no file is found.
+ */
+export function findConfigFile(file: string | undefined, cwd: string): string {
+  if (file !== undefined) return resolve(cwd, file);
+  for (const name of DEFAULT_CONFIG_FILES) {
+    const path = resolve(cwd, name);
+    if (existsSync(path)) return path;
+  }
+  throw new ConfigFileError(resolve(cwd, DEFAULT_CONFIG_FILES[0]), [
+    { path: '', message: `no config file found in ${cwd} (looked for ${DEFAULT_CONFIG_FILES.join(', ')}); run "loop init" to write one, or name it: "loop run <config>"` },
+  ]);
+}
+
+type Node = { range?: [number, number, number] | null | undefined } | null | undefined;
+
+/** The offset of the deepest node on `path` that exists (an unknown key points at its parent). */
+function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: string): number | undefined {
+  for (let n = path.length; n >= 0; n -= 1) {
+    const node = doc.getIn(path.slice(0, n) as unknown[], true) as Node;
+    if (node && node.range) {
+      if (n === path.length && unknownKey !== undefined && isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && p.key.value === unknownKey);
+        const key = pair?.key as Node;
+        if (key?.range) return key.range[0];
+      }
+      // A scalar value: its own line. A missing key: the parent's first line.
+      return node.range[0];
+    }
+  }
+  return undefined;
+}
+
+type JsonSchema = { properties?: Record<string, JsonSchema>; oneOf?: JsonSchema[]; anyOf?: JsonSchema[]; additionalProperties?: JsonSchema | boolean; items?: JsonSchema };
+
+/** The keys the JSON Schema allows at `path` (following `data` through unions), for "unknown key" messages. */
+function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], data: unknown): string[] {
+  let node: JsonSchema | undefined = schema;
+  let value: unknown = data;
+  for (const key of path) {
+    if (!node) return [];
+    const branches: JsonSchema[] = node.oneOf ?? node.anyOf ?? [node];
+    const type = (value as { type?: unknown } | undefined)?.type;
+    node = branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type) ?? branches[0];
+    node = node?.properties?.[String(key)] ?? (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
+  }
+  if (!node) return [];
+  const branches: JsonSchema[] = node.oneOf ?? node.anyOf ?? [node];
+  const type = (value as { type?: unknown } | undefined)?.type;
+  const branch = branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type) ?? branches[0];
+  return Object.keys(branch?.properties ?? {});
+}
+
+/** Rewrites a zod issue's message for people: missing fields, allowed values and keys. */
+function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
+  const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], data);
+  switch (issue.code) {
+    case 'invalid_type':
+      return value === undefined ? `missing required field (expected ${issue.expected})` : `expected ${issue.expected}, found ${JSON.stringify(value)}`;
+    case 'invalid_value':
+      return `${JSON.stringify(value)} is not allowed; allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_union': {
+      const options = (issue as { options?: unknown[] }).options;
+      if (options) return `${JSON.stringify(value)} is not allowed; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
+      return issue.message;
+    }
+    case 'unrecognized_keys':
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedKeys(loopConfigJsonSchema() as JsonSchema, issue.path, data).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+/**
+ * Parses and validates config text (YAML, or JSON when `file` ends in `.json`). Every issue names
+ * the file, the line and the field.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` for a syntax error or an invalid field.
+ */
+export function parseConfigText(text: string, file: string): LoopConfig {
+  const json = extname(file).toLowerCase() === '.json';
+  if (json) {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      throw new ConfigFileError(file, [{ path: '', message: `not valid JSON: ${(error as Error).message}` }], error);
+    }
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    throw new ConfigFileError(file, [{ path: '', line: lineCounter.linePos(syntax.pos[0]).line, message: `not valid YAML: ${syntax.message.split('\n')[0]}` }], syntax);
+  }
+  const data: unknown = doc.toJS() ?? {};
+  const result = loopConfigSchema.safeParse(data);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue): ConfigFileIssue => {
+    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const offset = offsetOf(doc, issue.path, unknownKey);
+    const path = issue.path.map(String).join('.');
+    return { path, message: describeIssue(issue, data), ...(offset === undefined ? {} : { line: lineCounter.linePos(offset).line }) };
+  });
+  throw new ConfigFileError(file, issues, result.error);
+}
+
+/**
+ * Reads, parses and validates a config file, and resolves its workspace directory.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when the file is missing, malformed or invalid.
+ */
+export async function loadConfig(file: string): Promise<LoadedConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigFileError(file, [{ path: '', message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }], error);
+  }
+  const config = parseConfigText(text, file);
+  const dir = isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir);
+  return { config, file, dir };
+}

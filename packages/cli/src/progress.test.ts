@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream';
+import type { IterationRecord, LoopEvent } from '@loop/core';
+import { describe, expect, it } from 'vitest';
+import { createPlainReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
+
+/** Builds an event; the fields the display ignores (samples, spread, ...) are left out. */
+const ev = (e: Record<string, unknown>): LoopEvent => e as unknown as LoopEvent;
+const record = (iteration: number, status: IterationRecord['status'], score: number | null): IterationRecord => ({ iteration, candidateId: `c${iteration}abcdef`, score, status, description: `change ${iteration}` });
+
+describe('progress display', () => {
+  it('shows iteration N of M, elapsed time, time left in the current run and the best so far', () => {
+    const s = initialProgress('val_bpc', 20, 300, 0);
+    updateProgress(s, { type: 'iteration-started', iteration: 0, attempt: 0 }, 0);
+    expect(formatProgress(s, 10_000)).toBe('baseline  |  elapsed 10s  |  4m50s left in this run\nbest val_bpc -  |  keep 0  discard 0  crash 0');
+    updateProgress(s, ev({ type: 'baseline', record: record(0, 'baseline', 2.5), durationMs: 1000 }), 60_000);
+    updateProgress(s, { type: 'iteration-started', iteration: 1, attempt: 0 }, 60_000);
+    updateProgress(s, ev({ type: 'kept', record: record(1, 'kept', 2.25), decision: { keep: true, reason: 'better' }, previousBest: 2.5, durationMs: 1 }), 120_000);
+    updateProgress(s, { type: 'iteration-started', iteration: 2, attempt: 0 }, 120_000);
+    expect(formatProgress(s, 3_720_000 + 120_000)).toBe('iteration 2 of 20  |  elapsed 1h04m  |  57m00s over budget\nbest val_bpc 2.25  |  keep 1  discard 0  crash 0');
+  });
+
+  it('unlimited runs show no "of M"; a crash being repaired is not counted yet', () => {
+    const s = initialProgress('score', 0, 60, 0);
+    updateProgress(s, { type: 'resumed', iteration: 7, best: 1, bestId: 'abc' }, 0);
+    updateProgress(s, { type: 'iteration-started', iteration: 8, attempt: 0 }, 0);
+    updateProgress(s, ev({ type: 'crash', record: record(8, 'crash', null), logTail: '', willRepair: true, durationMs: 1 }), 5000);
+    expect(formatProgress(s, 5000)).toMatch(/^iteration 8  \|  elapsed 5s  \|  55s left in this run\nbest score 1  \|  keep 0  discard 0  crash 0$/);
+  });
+
+  it('formatDuration: seconds, minutes, hours', () => {
+    expect([formatDuration(0), formatDuration(83_000), formatDuration(7_260_000)]).toEqual(['0s', '1m23s', '2h01m']);
+  });
+
+  it('off a terminal: one plain line per iteration event, nothing for iteration-started', () => {
+    let out = '';
+    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+    const r = createPlainReporter({ stream, metricName: 'score', maxIterations: 2, timeBudgetS: 1 });
+    const events: LoopEvent[] = [
+      { type: 'iteration-started', iteration: 0, attempt: 0 },
+      ev({ type: 'baseline', record: record(0, 'baseline', 10), durationMs: 500 }),
+      ev({ type: 'reverted', record: record(1, 'reverted', 12), durationMs: 1500 }),
+    ];
+    events.forEach(r.event);
+    expect(out.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^iter {3}0 {2}keep {5}10 .*baseline|change 0/),
+      expect.stringMatching(/^iter {3}1 {2}discard {2}12 .*change 1 {2}\[1\.5 s\]$/),
+    ]);
+  });
+});

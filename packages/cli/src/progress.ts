@@ -1,0 +1,172 @@
+import { formatIterationLine, formatSummary } from '@loop/auto-iterate';
+import type { LoopEvent, LoopSummary } from '@loop/core';
+import { createLogUpdate } from 'log-update';
+
+/** What the progress display knows about a run, updated from loop events. */
+export interface ProgressState {
+  /** The metric's name. */
+  metricName: string;
+  /** Iterations after the baseline to run; 0 means until interrupted. */
+  maxIterations: number;
+  /** Time budget of one run in seconds. */
+  timeBudgetS: number;
+  /** When the run started, ms since the epoch. */
+  startedAt: number;
+  /** The iteration in flight (0 is the baseline), or `undefined` between iterations. */
+  iteration: number | undefined;
+  /** When the iteration in flight started, ms since the epoch. */
+  iterationStartedAt: number | undefined;
+  /** The last completed iteration, or -1 before the baseline. */
+  completed: number;
+  /** The best kept score so far, or `undefined` before the baseline. */
+  best: number | undefined;
+  /** Kept / discarded / crashed iterations so far (baseline excluded). */
+  counts: { keep: number; discard: number; crash: number };
+}
+
+/** A new {@link ProgressState} for a run starting at `now`. */
+export function initialProgress(metricName: string, maxIterations: number, timeBudgetS: number, now: number): ProgressState {
+  return { metricName, maxIterations, timeBudgetS, startedAt: now, iteration: undefined, iterationStartedAt: undefined, completed: -1, best: undefined, counts: { keep: 0, discard: 0, crash: 0 } };
+}
+
+/** Applies one loop event to the progress state (mutates and returns it). */
+export function updateProgress(state: ProgressState, event: LoopEvent, now: number): ProgressState {
+  switch (event.type) {
+    case 'iteration-started':
+      if (event.attempt === 0 || state.iteration !== event.iteration) state.iterationStartedAt = now;
+      state.iteration = event.iteration;
+      break;
+    case 'baseline':
+      state.best = event.record.score ?? undefined;
+      state.completed = 0;
+      state.iteration = undefined;
+      break;
+    case 'resumed':
+      state.best = event.best;
+      state.completed = event.iteration;
+      break;
+    case 'kept':
+      state.best = event.record.score ?? state.best;
+      state.counts.keep += 1;
+      state.completed = event.record.iteration;
+      state.iteration = undefined;
+      break;
+    case 'reverted':
+      state.counts.discard += 1;
+      state.completed = event.record.iteration;
+      state.iteration = undefined;
+      break;
+    case 'crash':
+      if (!event.willRepair) {
+        state.counts.crash += 1;
+        state.completed = event.record.iteration;
+        state.iteration = undefined;
+      }
+      break;
+    default:
+      break;
+  }
+  return state;
+}
+
+/** `83 s` → `1m23s`; hours when long. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m${String(sec).padStart(2, '0')}s`;
+  return `${sec}s`;
+}
+
+function fmt(x: number | undefined): string {
+  return x === undefined ? '-' : Number(x.toPrecision(6)).toString();
+}
+
+/**
+ * The live display's text at `now`: iteration N of M, elapsed time, time left in the current run
+ * (its time budget minus what it used), best so far and the counts. Two lines, no colours.
+ */
+export function formatProgress(state: ProgressState, now: number): string {
+  const of = state.maxIterations > 0 ? ` of ${state.maxIterations}` : '';
+  const current = state.iteration ?? state.completed + 1;
+  const label = current === 0 ? 'baseline' : `iteration ${current}${of}`;
+  const elapsed = formatDuration(now - state.startedAt);
+  let left = 'waiting';
+  if (state.iteration !== undefined && state.iterationStartedAt !== undefined) {
+    const leftMs = state.timeBudgetS * 1000 - (now - state.iterationStartedAt);
+    left = leftMs >= 0 ? `${formatDuration(leftMs)} left in this run` : `${formatDuration(-leftMs)} over budget`;
+  }
+  const c = state.counts;
+  return `${label}  |  elapsed ${elapsed}  |  ${left}\nbest ${state.metricName} ${fmt(state.best)}  |  keep ${c.keep}  discard ${c.discard}  crash ${c.crash}`;
+}
+
+/** Receives a run's events and prints them. */
+export interface Reporter {
+  /** A line that is not an event (the header, notices). */
+  readonly info: (line: string) => void;
+  /** Called for every loop event, in order. */
+  readonly event: (event: LoopEvent) => void;
+  /** Called once when the run stops (with the summary) or fails (without one). */
+  readonly done: (summary?: LoopSummary) => void;
+}
+
+/** Options of {@link createPlainReporter} and {@link createTtyReporter}. */
+export interface ReporterOptions {
+  /** The stream to write to (stdout). */
+  stream: NodeJS.WritableStream;
+  /** The metric's name. */
+  metricName: string;
+  /** Iterations to run (0: until interrupted). */
+  maxIterations: number;
+  /** Time budget per run in seconds. */
+  timeBudgetS: number;
+  /** Now in ms. @default Date.now */
+  now?: () => number;
+  /** Redraw interval of the live display in ms. @default 1000 */
+  refreshMs?: number;
+}
+
+/** Off a terminal (CI, nohup, a pipe): one plain line per event, from `formatIterationLine`. */
+export function createPlainReporter(options: ReporterOptions): Reporter {
+  const write = (line: string) => options.stream.write(`${line}\n`);
+  return {
+    info: write,
+    event: (event) => {
+      const line = formatIterationLine(event);
+      if (line !== undefined) write(line);
+    },
+    done: (summary) => {
+      if (summary) write(`\n${formatSummary(summary, options.metricName)}`);
+    },
+  };
+}
+
+/**
+ * On a terminal: a live two-line display (log-update) under the scrolling per-iteration lines,
+ * redrawn every second.
+ */
+export function createTtyReporter(options: ReporterOptions): Reporter {
+  const now = options.now ?? Date.now;
+  const log = createLogUpdate(options.stream);
+  const state = initialProgress(options.metricName, options.maxIterations, options.timeBudgetS, now());
+  const render = () => log(formatProgress(state, now()));
+  const timer = setInterval(render, options.refreshMs ?? 1000);
+  timer.unref();
+  return {
+    info: (line) => log.persist(line),
+    event: (event) => {
+      updateProgress(state, event, now());
+      const line = formatIterationLine(event);
+      if (line !== undefined) log.persist(line);
+      render();
+    },
+    done: (summary) => {
+      clearInterval(timer);
+      render();
+      log.done();
+      if (summary) options.stream.write(`\n${formatSummary(summary, options.metricName)}\n`);
+    },
+  };
+}

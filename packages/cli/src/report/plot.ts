@@ -1,0 +1,173 @@
+import type { Direction } from '@loop/core';
+import { parse, View, type Spec } from 'vega';
+import { runningBest, type PlotPoint, type ResultsData } from './results.js';
+
+/** Options of {@link plotSpec} and {@link renderPlotSvg}. */
+export interface PlotOptions {
+  /** Which way scores improve. */
+  direction: Direction;
+  /** The title's first part. @default `<metric> progress` */
+  title?: string;
+  /** Plot width in px (the drawing area). @default 900 */
+  width?: number;
+  /** Plot height in px (the drawing area). @default 420 */
+  height?: number;
+  /** Longest label of a kept point, in characters. @default 48 */
+  labelChars?: number;
+}
+
+/** The colours of the plot. */
+export const PLOT_COLORS = { discard: '#b0b0b0', keep: '#1a9850', baseline: '#2166ac', crash: '#d73027', best: '#1a9850' } as const;
+
+/** Counts for the title: experiments (baseline excluded), kept, discarded, crashed. */
+export function countPoints(points: readonly PlotPoint[]): { experiments: number; keep: number; discard: number; crash: number } {
+  const rows = points.filter((p) => p.iteration !== 0 || p.kind !== 'baseline');
+  return {
+    experiments: rows.filter((p) => p.kind !== 'baseline').length,
+    keep: rows.filter((p) => p.kind === 'keep').length,
+    discard: rows.filter((p) => p.kind === 'discard').length,
+    crash: rows.filter((p) => p.kind === 'crash').length,
+  };
+}
+
+/**
+ * The Vega spec of the progress plot: every experiment a dot (discarded grey, kept and the
+ * baseline highlighted, crashes as red crosses along the bottom), the running best as a step
+ * line, kept points labelled with their short description, the counts in the title.
+ */
+export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
+  const { points, metric } = data;
+  const width = options.width ?? 900;
+  const height = options.height ?? 420;
+  const labelChars = options.labelChars ?? 48;
+  const best = runningBest(points, options.direction);
+  const scored = points.filter((p) => p.score !== null);
+  const c = countPoints(points);
+  const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null }));
+  const scores = scored.map((p) => p.score as number);
+  const lo = scores.length > 0 ? Math.min(...scores) : 0;
+  const hi = scores.length > 0 ? Math.max(...scores) : 1;
+  const pad = hi > lo ? (hi - lo) * 0.08 : Math.max(Math.abs(hi) * 0.1, 1);
+  const maxIteration = Math.max(1, ...points.map((p) => p.iteration));
+  const arrow = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
+  const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed`;
+  const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${Number((best.at(-1) ?? 0).toPrecision(6))}`;
+  return {
+    $schema: 'https://vega.github.io/schema/vega/v6.json',
+    width,
+    height,
+    padding: { left: 10, right: 30, top: 10, bottom: 10 },
+    background: 'white',
+    title: { text: title, subtitle, anchor: 'start', fontSize: 15, subtitleFontSize: 12, offset: 110 },
+    data: [
+      { name: 'rows', values: rows },
+      { name: 'scored', source: 'rows', transform: [{ type: 'filter', expr: 'datum.score !== null' }] },
+      { name: 'discarded', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'discard'" }] },
+      { name: 'kept', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'keep' || datum.kind === 'baseline'" }] },
+      { name: 'crashes', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'crash'" }] },
+      { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
+    ],
+    scales: [
+      { name: 'x', type: 'linear', domain: [0, maxIteration], range: 'width', nice: false, zero: false, padding: 8 },
+      { name: 'y', type: 'linear', domain: [lo - pad, hi + pad], range: 'height', nice: true, zero: false },
+      {
+        name: 'legend',
+        type: 'ordinal',
+        domain: ['kept', 'discarded', 'crash', 'running best'],
+        range: [PLOT_COLORS.keep, PLOT_COLORS.discard, PLOT_COLORS.crash, PLOT_COLORS.best],
+      },
+    ],
+    axes: [
+      { orient: 'bottom', scale: 'x', title: 'experiment', tickMinStep: 1, format: 'd', grid: false },
+      { orient: 'left', scale: 'y', title: `${metric} (${arrow})`, grid: true, gridOpacity: 0.25 },
+    ],
+    legends: [{ fill: 'legend', orient: 'top-right', symbolType: 'circle', direction: 'horizontal' }],
+    marks: [
+      {
+        type: 'line',
+        from: { data: 'best' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration' },
+            y: { scale: 'y', field: 'best' },
+            stroke: { value: PLOT_COLORS.best },
+            strokeWidth: { value: 2 },
+            strokeOpacity: { value: 0.7 },
+            interpolate: { value: 'step-after' },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        from: { data: 'discarded' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration' },
+            y: { scale: 'y', field: 'score' },
+            size: { value: points.length > 1000 ? 12 : 30 },
+            fill: { value: PLOT_COLORS.discard },
+            fillOpacity: { value: 0.7 },
+            tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        from: { data: 'crashes' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration' },
+            y: { signal: 'height' },
+            shape: { value: 'cross' },
+            angle: { value: 45 },
+            size: { value: 40 },
+            fill: { value: PLOT_COLORS.crash },
+            tooltip: { signal: "'#' + datum.iteration + ' crash: ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        name: 'keptDots',
+        from: { data: 'kept' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration' },
+            y: { scale: 'y', field: 'score' },
+            size: { value: 70 },
+            fill: { signal: `datum.kind === 'baseline' ? '${PLOT_COLORS.baseline}' : '${PLOT_COLORS.keep}'` },
+            stroke: { value: 'white' },
+            strokeWidth: { value: 1 },
+            tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'text',
+        from: { data: 'kept' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration', offset: 4 },
+            y: { scale: 'y', field: 'score', offset: -6 },
+            text: { signal: `datum.kind === 'baseline' ? 'baseline' : (length(datum.description) > ${labelChars} ? slice(datum.description, 0, ${labelChars - 1}) + '…' : datum.description)` },
+            angle: { value: -35 },
+            fontSize: { value: 10 },
+            fill: { value: '#333333' },
+            align: { value: 'left' },
+            baseline: { value: 'bottom' },
+          },
+        },
+      },
+    ],
+  };
+}
+
+/** Renders the progress plot to an SVG string, on the server, without a canvas (Vega's SVG string renderer). */
+export async function renderPlotSvg(data: ResultsData, options: PlotOptions): Promise<string> {
+  const view = new View(parse(plotSpec(data, options)), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}

@@ -1,0 +1,112 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createAutoIterate, dateTag, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
+import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, type LoopEventType, type Proposer } from '@loop/core';
+import type { LoopConfig } from './config.js';
+import { ConfigFileError, type LoadedConfig } from './load-config.js';
+
+/** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
+export const CLI_STATE_FILE = '.loop/cli.json';
+
+/** The loop events a reporter receives. */
+export const REPORTED_EVENTS: readonly LoopEventType[] = ['iteration-started', 'baseline', 'resumed', 'kept', 'reverted', 'crash', 'advice', 'stopped'];
+
+/** A run built from a config file. */
+export interface ConfiguredRun {
+  /** The run tag. */
+  readonly tag: string;
+  /** The auto-iterate run (its `loop` emits the events; `run()` starts it). */
+  readonly run: AutoIterate;
+  /** The id (commit) of the best kept state seen so far, for an emergency reset. */
+  readonly bestId: () => string | undefined;
+}
+
+/** Options of {@link prepareRun}. */
+export interface PrepareRunOptions {
+  /** Continue the interrupted run of this config. */
+  resume: boolean;
+  /** Aborting stops after restoring the last kept state. */
+  signal?: AbortSignal;
+  /** Now in ms, for the default tag. @default Date.now() */
+  now?: number;
+}
+
+/** The default tag: the date (seed 003) plus the UTC time, so several runs a day get their own branch. */
+export function defaultTag(now: number): string {
+  return `${dateTag(now)}-${new Date(now).toISOString().slice(11, 19).replaceAll(':', '')}`;
+}
+
+function readResumeTag(dir: string, file: string): string {
+  try {
+    const saved = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as { tag?: unknown };
+    if (typeof saved.tag === 'string') return saved.tag;
+  } catch {
+    // fall through to the checked-out branch
+  }
+  try {
+    const head = readFileSync(join(dir, '.git', 'HEAD'), 'utf8').trim();
+    const m = /^ref: refs\/heads\/auto-iterate\/(.+)$/.exec(head);
+    if (m?.[1]) return m[1];
+  } catch {
+    // no repository: createAutoIterate reports it
+  }
+  throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
+}
+
+function createProposer(config: LoopConfig, dir: string): Proposer {
+  const p = config.proposer;
+  if (p.type === 'mutator') return createHyperparameterMutator({ file: join(dir, p.file), space: p.space, random: createSeededRandom(p.seed) });
+  return createAgentCommandProposer({ command: p.command, cwd: dir, goal: p.goal, timeoutMs: Math.round(p.timeoutS * 1000) });
+}
+
+/**
+ * Maps a loaded config onto `createAutoIterate` options and builds the run. A new run records
+ * its tag in `.loop/cli.json` once the baseline is in; a resume takes the tag from the config,
+ * that file, or the checked-out `auto-iterate/<tag>` branch.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options or no run to resume.
+ */
+export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): ConfiguredRun {
+  const { config, dir, file } = loaded;
+  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : defaultTag(options.now ?? Date.now()));
+  const run = createAutoIterate({
+    dir,
+    tag,
+    targetFiles: config.targetFiles,
+    readOnlyFiles: config.readOnlyFiles,
+    runCommand: config.runCommand,
+    metricName: config.metricName,
+    direction: config.direction,
+    ...(config.pattern !== undefined ? { pattern: config.pattern } : {}),
+    timeBudgetS: config.timeBudgetS,
+    killTimeoutS: config.killTimeoutS,
+    maxIterations: config.maxIterations,
+    ...(config.plateau !== undefined ? { plateau: config.plateau } : {}),
+    ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
+    ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
+    proposer: createProposer(config, dir),
+    resume: options.resume,
+    allowDirty: config.allowDirty,
+    maxRepairAttempts: config.maxRepairAttempts,
+    pauseAfterCrashes: config.pauseAfterCrashes,
+    cooldownAfterDiscards: config.cooldownAfterDiscards,
+    notifyAfterDiscards: config.notifyAfterDiscards,
+    logFile: config.logFile,
+    env: config.env,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  let bestId: string | undefined;
+  run.loop.on('baseline', (e) => {
+    bestId = e.record.candidateId;
+    // .loop/ is excluded from git by now (the rollback started), so this leaves the tree clean.
+    mkdirSync(join(dir, '.loop'), { recursive: true });
+    writeFileSync(join(dir, CLI_STATE_FILE), `${JSON.stringify({ tag, config: file, results: RUN_FILES.results }, null, 2)}\n`);
+  });
+  run.loop.on('resumed', (e) => {
+    bestId = e.bestId;
+  });
+  run.loop.on('kept', (e) => {
+    bestId = e.record.candidateId;
+  });
+  return { tag, run, bestId: () => bestId };
+}

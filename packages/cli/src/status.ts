@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RUN_FILES } from '@loop/auto-iterate';
+import { formatAutoIterateRow, isLocked, parseAutoIterateTsv, readJson, type IterationRecord } from '@loop/core';
+import { CLI_STATE_FILE } from './run.js';
+
+/** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
+export interface RunStateFile {
+  /** `running`, `stopped` or `failed`. */
+  status?: string;
+  /** The last completed iteration (0 is the baseline). */
+  iteration?: number;
+  /** `minimize` or `maximize`. */
+  direction?: string;
+  /** The baseline score. */
+  baseline?: number;
+  /** The best kept score. */
+  best?: number;
+  /** The id (commit) of the best kept state. */
+  bestId?: string;
+  /** Counts per status, baseline excluded. */
+  counts?: { kept?: number; reverted?: number; rejected?: number; crash?: number };
+  /** Why the run stopped (when stopped). */
+  stopReason?: string;
+  /** The stop message. */
+  stopMessage?: string;
+  /** The error (when failed). */
+  error?: { code?: string; message?: string };
+  /** Last write, ISO time. */
+  updatedAt?: string;
+}
+
+/** Where a run stands, as `loop status` reports it. */
+export interface RunStatus {
+  /** The workspace. */
+  readonly dir: string;
+  /** The run tag recorded by `loop run`, if any. */
+  readonly tag: string | undefined;
+  /** `.loop/state.json`, or `undefined` when there is none. */
+  readonly state: RunStateFile | undefined;
+  /** The rows of results.tsv (empty when there is none). */
+  readonly rows: readonly IterationRecord[];
+  /** True when a live process holds the workspace lock. */
+  readonly locked: boolean;
+}
+
+/** The workspace lock's path (as `createAutoIterate` takes it). */
+export function lockPath(dir: string): string {
+  return join(dir, '.git', 'loop-workspace');
+}
+
+/**
+ * Reads where the run in `dir` stands: state.json, results.tsv and whether the lock is held.
+ *
+ * @throws {LoopError} `STATE_CORRUPT` or `RESULTS_CORRUPT` naming the file when it cannot be parsed.
+ */
+export async function readStatus(dir: string): Promise<RunStatus> {
+  const state = (await readJson(join(dir, RUN_FILES.state))) as RunStateFile | undefined;
+  const resultsPath = join(dir, RUN_FILES.results);
+  const text = await readFile(resultsPath, 'utf8').catch(() => undefined);
+  const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
+  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as { tag?: unknown } | undefined;
+  const locked = await isLocked(lockPath(dir)).catch(() => false);
+  return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked };
+}
+
+function fmt(x: number | undefined | null): string {
+  return x === undefined || x === null ? '-' : Number(x.toPrecision(6)).toString();
+}
+
+/** `loop status` as text: the run, iteration, best, counts, stop reason, lock, and the last `last` rows. */
+export function formatStatus(status: RunStatus, last = 5): string {
+  const { state, rows } = status;
+  const lines = [`workspace ${status.dir}${status.tag ? `  (branch auto-iterate/${status.tag})` : ''}`];
+  if (!state && rows.length === 0) {
+    lines.push('no run here yet (no .loop/state.json, no results.tsv); start one with "loop run"');
+    lines.push(`lock      ${status.locked ? 'held by a running loop' : 'free'}`);
+    return lines.join('\n');
+  }
+  const iteration = state?.iteration ?? rows.length - 1;
+  lines.push(`status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues it)' : ''}`);
+  lines.push(`iteration ${iteration}`);
+  const direction = state?.direction === 'maximize' ? 'higher is better' : state?.direction === 'minimize' ? 'lower is better' : '';
+  if (state?.best !== undefined) lines.push(`best      ${fmt(state.best)} at ${(state.bestId ?? '').slice(0, 7)} (baseline ${fmt(state.baseline)}${direction ? `, ${direction}` : ''})`);
+  const c = state?.counts;
+  const counts = c
+    ? { keep: c.kept ?? 0, discard: (c.reverted ?? 0) + (c.rejected ?? 0), crash: c.crash ?? 0 }
+    : {
+        keep: rows.filter((r) => r.status === 'kept').length,
+        discard: rows.filter((r) => r.status === 'reverted' || r.status === 'rejected').length,
+        crash: rows.filter((r) => r.status === 'crash' && r.iteration > 0).length,
+      };
+  lines.push(`counts    keep ${counts.keep}  discard ${counts.discard}  crash ${counts.crash}`);
+  if (state?.stopReason) lines.push(`stopped   ${state.stopReason}${state.stopMessage ? ` (${state.stopMessage})` : ''}`);
+  if (state?.error) lines.push(`error     ${state.error.code ?? ''} ${state.error.message ?? ''}`.trimEnd());
+  lines.push(`lock      ${status.locked ? 'held by a running loop' : 'free'}`);
+  if (state?.updatedAt) lines.push(`updated   ${state.updatedAt}`);
+  if (rows.length > 0) {
+    lines.push(`last ${Math.min(last, rows.length)} of ${rows.length} rows (results.tsv):`);
+    for (const r of rows.slice(-last)) lines.push(`  ${String(r.iteration).padStart(4)}  ${formatAutoIterateRow(r).replaceAll('\t', '  ')}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,174 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { acquireLock, parseAutoIterateTsv } from '@loop/core';
+import { XMLValidator } from 'fast-xml-parser';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+
+// The real CLI, from its TypeScript sources: node --import tsx --conditions=source src/main.ts.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+let root: string;
+let ws: string;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `loop <args>` in `root`; `onStdout` sees the output so far (to send Ctrl-C at the right moment). */
+function loop(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: root, env: { ...process.env, CI: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += String(d);
+      onStdout?.(stdout, (signal) => child.kill(signal));
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+
+// score = (x - 3)^2 + 1; SLEEP_MS slows each run down so a test can interrupt it.
+const EVAL = `import { readFileSync } from 'node:fs';
+const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
+const wait = Number(process.env.SLEEP_MS ?? 0);
+setTimeout(() => console.log('score: ' + ((x - 3) ** 2 + 1)), wait);
+`;
+
+/** Writes a config from the starter with edits (yaml keeps the comments). */
+function editConfig(file: string, edits: Record<string, unknown>, from = join(root, 'loop.config.yaml')): void {
+  const doc = parseDocument(readFileSync(from, 'utf8'));
+  for (const [key, value] of Object.entries(edits)) doc.setIn(key.split('.'), value);
+  writeFileSync(file, doc.toString());
+}
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'loop-cli-'));
+  ws = join(root, 'ws');
+  mkdirSync(ws);
+  writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
+  writeFileSync(join(ws, 'eval.mjs'), EVAL);
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+});
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('loop (the real CLI on a real git repository)', () => {
+  it('init, edit two fields, run, status, report to SVG and HTML', async () => {
+    const init = await loop(['init']);
+    expect(init).toMatchObject({ code: 0, stdout: expect.stringContaining('wrote') });
+    expect(readFileSync(join(root, 'loop.config.yaml'), 'utf8')).toContain('# loop config, preset auto-iterate');
+    // The two edits a new user makes: the workspace and the search space (plus a short run).
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 3 });
+
+    const run = await loop(['run']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^iter {3}0 {2}keep {5}10 /m);
+    expect(run.stdout).toMatch(/^iter {3}3 /m);
+    expect(run.stdout).toContain('stopped: max-iterations (reached 3 iterations)');
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(rows).toHaveLength(4);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toMatch(/^auto-iterate\//);
+
+    const status = await loop(['status', 'ws']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('iteration 3');
+    expect(status.stdout).toContain('stopped   max-iterations (reached 3 iterations)');
+    expect(status.stdout).toContain('lock      free');
+    expect(status.stdout).toContain('last 4 of 4 rows (results.tsv):');
+    const viaConfig = await loop(['status', 'loop.config.yaml', '--json']);
+    expect(JSON.parse(viaConfig.stdout)).toMatchObject({ dir: ws, locked: false, state: { status: 'stopped', iteration: 3 } });
+
+    const report = await loop(['report', 'ws/results.tsv', '--out', 'plot.svg', '--html', 'plot.html']);
+    expect(report.code).toBe(0);
+    const svg = readFileSync(join(root, 'plot.svg'), 'utf8');
+    expect(XMLValidator.validate(svg)).toBe(true);
+    expect(svg).toContain('score progress: 3 experiments');
+    expect(svg).toContain('score (lower is better)'); // direction from .loop/state.json
+    const html = readFileSync(join(root, 'plot.html'), 'utf8');
+    expect(html).toContain('<svg');
+    expect(html.match(/<tr class=/g)).toHaveLength(4);
+  });
+
+  it('a bad config fails with exit 2 naming the file, the line, the field and the allowed values', async () => {
+    await loop(['init']);
+    writeFileSync(join(root, 'loop.config.yaml'), readFileSync(join(root, 'loop.config.yaml'), 'utf8').replace('direction: lower', 'direction: down').replace('dir: .', 'dir: ws'));
+    const line = readFileSync(join(root, 'loop.config.yaml'), 'utf8').split('\n').indexOf('direction: down') + 1;
+    const run = await loop(['run']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(root, 'loop.config.yaml')}:`);
+    expect(run.stderr).toContain(`loop.config.yaml:${line}: direction: "down" is not allowed; allowed values: "lower", "higher"`);
+    const json = await (async () => {
+      writeFileSync(join(root, 'c.json'), JSON.stringify({ dir: 'ws', targetFiles: ['config.json'], runCommand: 'node eval.mjs', metricName: 'score', proposer: { type: 'agent', command: 'x' } }, null, 2));
+      return loop(['run', 'c.json']);
+    })();
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain('c.json:8: proposer.goal: missing required field (expected string)');
+    const usage = await loop(['report']);
+    expect(usage.code).toBe(2);
+  });
+
+  it('a held workspace lock exits 3 without touching the workspace', async () => {
+    await loop(['init']);
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 1 });
+    const lock = await acquireLock({ path: join(ws, '.git', 'loop-workspace') });
+    try {
+      const run = await loop(['run']);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('[LOCK_HELD]');
+      const status = await loop(['status', 'ws']);
+      expect(status.stdout).toContain('lock      held by a running loop');
+    } finally {
+      await lock.release();
+    }
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+
+  it('Ctrl-C once stops at the last kept state with exit 130; loop resume continues without a new baseline', async () => {
+    await loop(['init']);
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '300' } });
+    let sent = false;
+    const first = await loop(['run'], (out, kill) => {
+      if (!sent && /^iter {3}2 /m.test(out)) {
+        sent = true;
+        kill('SIGINT');
+      }
+    });
+    expect(first.code).toBe(130);
+    expect(first.stdout).toContain('interrupt: stopping after restoring the last kept state');
+    expect(first.stdout).toContain('stopped: aborted');
+    expect(git('status', '--porcelain')).toBe('');
+    const before = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(before.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId);
+    const interrupted = await loop(['status', 'ws']);
+    expect(interrupted.stdout).toContain('stopped   aborted');
+
+    editConfig(join(root, 'resume.yaml'), { maxIterations: before.length + 1 });
+    const resumed = await loop(['resume', 'resume.yaml']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('(resuming)');
+    expect(resumed.stdout).toMatch(/^resumed after iteration \d+/m);
+    const after = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(after).toHaveLength(before.length + 2);
+    expect(after.filter((r) => r.status === 'baseline')).toHaveLength(1);
+    expect(git('status', '--porcelain')).toBe('');
+  });
+});

@@ -1,0 +1,188 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
+import type { LoopEvent } from './events.js';
+import type { KeepInput, KeepPolicy } from './keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback } from './memory.js';
+import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
+import { createSeededRandom } from './random.js';
+import { createValueScorer } from './regex-scorer.js';
+import { createMemoryResultsLog } from './results-log.js';
+import { createResultsTsv, parseAutoIterateTsv } from './results-tsv.js';
+import { createLoop } from './run-loop.js';
+import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from './seed-only.js';
+import { maxIterations } from './stop-policy.js';
+import type { RandomSource } from './types.js';
+
+const gaussian = (r: RandomSource) => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
+
+describe('createLoop: noise support', () => {
+  it('baselineRepeats re-runs the baseline k times: score = mean, spread (sd, MAD) in the event and the state', async () => {
+    const artifact = createMemoryArtifact(0);
+    const events: LoopEvent[] = [];
+    const dir = await mkdtemp(join(tmpdir(), 'loop-noise-'));
+    try {
+      const loop = createLoop({
+        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ scores: [10, 12, 11, 30, 11] }), scorer: createValueScorer('minimize'),
+        stop: maxIterations(0), baselineRepeats: 4, statePath: join(dir, 'state.json'),
+      });
+      loop.on('baseline', (e) => events.push(e));
+      const summary = await loop.run();
+      expect(summary.baseline).toBe(15.75);
+      const e = events[0] as Extract<LoopEvent, { type: 'baseline' }>;
+      expect(e.samples).toEqual([10, 12, 11, 30]);
+      expect(e.spread.n).toBe(4);
+      expect(e.spread.sd).toBeCloseTo(9.5, 1);
+      expect(e.spread.mad).toBeCloseTo(1.4826, 4); // the 30 outlier barely moves the MAD
+      const state = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8'));
+      expect(state).toMatchObject({ baselineSamples: [10, 12, 11, 30], incumbentSamples: [10, 12, 11, 30], baselineSpread: { n: 4 } });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the harness gets seed and repeat; seedForRepeat varies the seed across repeats (default: one fixed seed)', async () => {
+    const seen: [number | undefined, number | undefined][] = [];
+    const artifact = createMemoryArtifact(0);
+    const loop = createLoop({
+      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
+      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }), scorer: createValueScorer('minimize'),
+      stop: maxIterations(0), baselineRepeats: 3, seedForRepeat: (r) => 100 + r,
+    });
+    await loop.run();
+    expect(seen).toEqual([[100, 0], [101, 1], [102, 2]]);
+    seen.length = 0;
+    const fixed = createLoop({
+      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
+      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }), scorer: createValueScorer('minimize'),
+      stop: maxIterations(0), baselineRepeats: 2, seed: 7,
+    });
+    await fixed.run();
+    expect(seen).toEqual([[7, 0], [7, 1]]);
+  });
+
+  it('the strict policy stays the default: one run per candidate and the single score decides', async () => {
+    const artifact = createMemoryArtifact(0);
+    const harness = createFakeHarness({ scores: [10, 9.999, 10] });
+    const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), harness, scorer: createValueScorer('minimize'), stop: maxIterations(2) });
+    const summary = await loop.run();
+    expect(harness.runs).toEqual([0, 1, 2]);
+    expect(summary.counts.kept).toBe(1);
+  });
+
+  it('the engine tracks the incumbent samples: the baseline repeats, then each kept candidate\'s samples; the row score is their mean', async () => {
+    const inputs: { cand: number[]; inc: number[] }[] = [];
+    const policy: KeepPolicy = {
+      name: 'sample-twice',
+      decide: async (input: KeepInput) => {
+        await input.sample!();
+        inputs.push({ cand: [...input.candidateSamples!], inc: [...input.incumbentSamples!] });
+        return { keep: input.candidateSamples!.length === 2 && input.candidateSamples![0]! < 5 };
+      },
+    } as KeepPolicy;
+    const artifact = createMemoryArtifact(0);
+    const results = createMemoryResultsLog();
+    const loop = createLoop({
+      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), results,
+      harness: createFakeHarness({ scores: [10, 11, 4, 2, 3, 3.5] }), scorer: createValueScorer('minimize'),
+      keepPolicy: policy, baselineRepeats: 2, stop: maxIterations(2),
+    });
+    await loop.run();
+    expect(inputs).toEqual([{ cand: [4, 2], inc: [10, 11] }, { cand: [3, 3.5], inc: [4, 2] }]);
+    expect(results.rows.map((r) => r.score)).toEqual([10.5, 3, 3.25]);
+  });
+
+  it('a noisy null objective: noise-aware keeps nothing where strict keeps several (seed 21, 30 iterations, σ = 1)', async () => {
+    const run = async (keepPolicy?: KeepPolicy) => {
+      const noise = createSeededRandom(21);
+      const artifact = createMemoryArtifact(0);
+      const loop = createLoop({
+        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ score: () => 100 + gaussian(noise) }), scorer: createValueScorer('minimize'),
+        stop: maxIterations(30), ...(keepPolicy ? { keepPolicy, baselineRepeats: 5 } : {}),
+      });
+      return (await loop.run()).counts.kept;
+    };
+    expect(await run()).toBeGreaterThanOrEqual(3);
+    expect(await run(createNoiseAwareKeepPolicy())).toBe(0);
+  });
+
+  it('the kept/reverted events carry the decision evidence and samples; decisionsLogPath gets one JSONL line per decision; results.tsv keeps its columns', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loop-noise-'));
+    try {
+      const noise = createSeededRandom(3);
+      const artifact = createMemoryArtifact(0);
+      const truth = [100, 95, 100];
+      const events: LoopEvent[] = [];
+      const loop = createLoop({
+        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ score: () => (truth[artifact.get()] ?? 100) + gaussian(noise) }), scorer: createValueScorer('minimize'),
+        results: createResultsTsv({ path: join(dir, 'results.tsv') }),
+        keepPolicy: createNoiseAwareKeepPolicy({ futilityAfter: false }), baselineRepeats: 4, stop: maxIterations(2),
+        decisionsLogPath: join(dir, 'decisions.jsonl'),
+      });
+      loop.on('kept', (e) => events.push(e));
+      loop.on('reverted', (e) => events.push(e));
+      await loop.run();
+      expect(events.map((e) => e.type)).toEqual(['kept', 'reverted']);
+      const kept = events[0] as Extract<LoopEvent, { type: 'kept' }>;
+      expect(kept.decision.evidence).toMatchObject({ test: 'welch', incumbent: { n: 4 } });
+      expect(kept.samples.length).toBe(kept.decision.evidence!.candidate.n);
+      const lines = (await readFile(join(dir, 'decisions.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.status)).toEqual(['baseline', 'kept', 'reverted']);
+      expect(lines[0]).toMatchObject({ iteration: 0, spread: { n: 4 } });
+      expect(lines[1]).toMatchObject({ iteration: 1, policy: 'noise-aware(welch, 0.95)', evidence: { test: 'welch' } });
+      const tsv = await readFile(join(dir, 'results.tsv'), 'utf8');
+      expect(tsv.split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
+      expect(tsv.trim().split('\n').every((l) => l.split('\t').length === 4)).toBe(true);
+      expect(parseAutoIterateTsv(tsv).map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a seed-only proposal is flagged "seed-only change" in the row and the event, and the noise-aware policy reverts it unsampled', async () => {
+    const artifact = createMemoryArtifact({ lr: 0.1, seed: 1 });
+    const results = createMemoryResultsLog();
+    const events: LoopEvent[] = [];
+    const harness = createFakeHarness({ score: () => (artifact.get().seed === 2 ? 1 : 10) });
+    const loop = createLoop({
+      artifact, rollback: createMemoryRollback(artifact), results, harness, scorer: createValueScorer('minimize'),
+      proposer: { name: 'reseed', propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }) },
+      seedOnlyDetector: { name: 'memory-json', capture: () => structuredClone(artifact.get()), isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()) },
+      keepPolicy: createNoiseAwareKeepPolicy(), stop: maxIterations(1),
+    });
+    loop.on('reverted', (e) => events.push(e));
+    await loop.run();
+    expect(results.rows[1]).toMatchObject({ status: 'reverted', description: 'seed 1 -> 2 (seed-only change)' });
+    expect(events[0]).toMatchObject({ type: 'reverted', seedOnly: true });
+    expect(harness.runs).toEqual([0, 1]);
+  });
+
+  it('the JSON seed-only detector ignores `seed` and nothing else', async () => {
+    expect(isSeedOnlyJsonChange({ lr: 1, seed: 1 }, { lr: 1, seed: 2 })).toBe(true);
+    expect(isSeedOnlyJsonChange({ lr: 1, seed: 1 }, { lr: 2, seed: 2 })).toBe(false);
+    expect(isSeedOnlyJsonChange({ lr: 1, seed: 1 }, { lr: 1, seed: 1 })).toBe(false);
+    expect(isSeedOnlyJsonChange({ lr: 1, Seed: 1 }, { lr: 1, Seed: 3 })).toBe(true);
+    const dir = await mkdtemp(join(tmpdir(), 'loop-seed-'));
+    try {
+      const file = join(dir, 'config.json');
+      await writeFile(file, JSON.stringify({ lr: 0.1, seed: 1 }));
+      const detector = createJsonSeedOnlyDetector({ file });
+      const before = await detector.capture!();
+      await writeFile(file, JSON.stringify({ lr: 0.1, seed: 9 }));
+      expect(await detector.isSeedOnlyChange({ changed: ['config.json'], violations: [], description: 'reseed' }, before)).toBe(true);
+      expect(await detector.isSeedOnlyChange({ changed: ['config.json', 'x.py'], violations: [], description: 'reseed' }, before)).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('baselineRepeats must be a whole number >= 1 (CONFIG_INVALID)', () => {
+    const artifact = createMemoryArtifact(0);
+    expect(() => createLoop({ artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), harness: createFakeHarness({ scores: [1] }), scorer: createValueScorer('minimize'), baselineRepeats: 0 })).toThrow(/baselineRepeats/);
+  });
+});
