@@ -8,10 +8,10 @@ import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 export interface DemoOptions {
   /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
   iterations: number;
-  /** Time budget per training run in seconds. @default 20 */
-  budgetS: number;
-  /** Seed of the hyperparameter mutator. @default 1 */
-  seed: number;
+  /** Time budget per training run in seconds; on resume, the run's own budget. @default 20 */
+  budgetS?: number;
+  /** Seed of the hyperparameter mutator; on resume, the run's own seed. @default 1 */
+  seed?: number;
   /** The workspace directory. @default examples/ml-tuning/.runs/<tag> */
   out?: string;
   /** An agent CLI to use instead of the mutator (prompt on stdin). */
@@ -50,16 +50,24 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   const now = systemClock.now();
   let dir = options.out;
   let tag: string;
+  let budgetS = options.budgetS ?? 20;
+  let seed = options.seed ?? 1;
   if (options.resume) {
-    if (!dir) throw new Error('[ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string };
-    if (!state.tag) throw new Error(`[ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json)`);
+    if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number };
+    if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
+    // A resumed run must measure like the run it continues: same budget, same mutator seed.
+    for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed]] as const) {
+      if (given !== undefined && given !== stored) throw new Error(`[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`);
+    }
     tag = state.tag;
+    budgetS = state.budgetS;
+    seed = state.seed;
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed: options.seed, budgetS: options.budgetS });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS });
   }
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8'));
@@ -70,7 +78,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
         goal: 'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.',
         timeoutMs: 15 * 60_000,
       })
-    : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(options.seed) });
+    : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) });
   const keepPolicy: KeepPolicy = options.keep === 'noise-aware'
     ? createNoiseAwareKeepPolicy({ maxSamples: options.repeats ?? 10, minSamples: Math.min(4, options.repeats ?? 10) })
     : strictImprovement();
@@ -82,8 +90,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     runCommand: 'node train.mjs',
     metricName: 'val_bpc',
     direction: 'lower',
-    timeBudgetS: options.budgetS,
-    killTimeoutS: options.budgetS * 2 + 60,
+    timeBudgetS: budgetS,
+    killTimeoutS: budgetS * 2 + 60,
     maxIterations: options.iterations,
     proposer,
     resume: options.resume,
@@ -93,7 +101,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iterations of ${options.budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
+  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iteration${options.iterations === 1 ? '' : 's'} of ${budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {
       const line = formatIterationLine(event);
@@ -104,6 +112,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   print('');
   print(formatSummary(summary, 'val_bpc'));
   print(`inspect: cd ${dir} && git log --oneline ${run.branch} && cat results.tsv`);
+  if (summary.stop.reason === 'aborted') print(`resume:  npx -y pnpm@12.4.2 demo --resume --out ${dir}`);
   return { summary, dir, branch: run.branch };
 }
 

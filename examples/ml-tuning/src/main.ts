@@ -16,18 +16,36 @@ Tunes a character-level language model on English first names with a keep/revert
   --repeats N      noise-aware: the most runs of one candidate                [default 10]
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
-function positiveNumber(name: string, text: string | undefined, fallback: number, integer: boolean, allowZero = false): number {
-  if (text === undefined) return fallback;
+/** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
+function parseNumber(name: string, text: string, integer: boolean, allowZero: boolean): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < 0 || (!allowZero && n === 0)) {
-    throw new Error(`--${name} must be a ${integer ? 'whole' : ''} number${allowZero ? ' >= 0' : ' > 0'}, got "${text}"`);
+  if (!(integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(text) || (!allowZero && n === 0)) {
+    throw new TypeError(`--${name} must be a ${integer ? 'whole number' : 'number'} ${allowZero ? '>= 0' : '> 0'}, got "${text}"`);
   }
   return n;
 }
 
+const VALUE_FLAGS = new Set(['--iterations', '--budget-s', '--seed', '--out', '--agent', '--keep', '--repeats']);
+
+/** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
+function joinNegativeValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const next = args[i + 1];
+    if (VALUE_FLAGS.has(a) && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    args: process.argv.slice(2).filter((a) => a !== '--'),
+  let parsed;
+  try {
+    parsed = parseArgs({
+    args: joinNegativeValues(process.argv.slice(2).filter((a) => a !== '--')),
     options: {
       iterations: { type: 'string' },
       'budget-s': { type: 'string' },
@@ -41,6 +59,10 @@ async function main(): Promise<number> {
     },
     strict: true,
   });
+  } catch (error) {
+    throw new TypeError(`${(error as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const { values } = parsed;
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -48,21 +70,24 @@ async function main(): Promise<number> {
   const keep = values.keep ?? 'strict';
   if (keep !== 'strict' && keep !== 'noise-aware') throw new TypeError(`--keep must be strict or noise-aware, got "${keep}"`);
   if (values.repeats !== undefined && keep !== 'noise-aware') throw new TypeError('--repeats needs --keep noise-aware');
-  const repeats = positiveNumber('repeats', values.repeats, 10, true);
+  const repeats = values.repeats === undefined ? 10 : parseNumber('repeats', values.repeats, true, false);
   if (repeats < 2) throw new TypeError(`--repeats must be at least 2, got ${repeats}`);
   const controller = new AbortController();
   let interrupts = 0;
-  process.on('SIGINT', () => {
+  const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
     if (interrupts === 1) {
-      console.log('\ninterrupt: stopping after restoring the last kept state (Ctrl-C again to exit at once)');
+      console.log(`\n${signal}: stopping after restoring the last kept state (Ctrl-C again to exit at once)`);
       controller.abort();
     } else process.exit(130);
-  });
+  };
+  // SIGTERM (kill, timeout, systemd) stops as cleanly as Ctrl-C.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const { summary } = await runDemo({
-    iterations: positiveNumber('iterations', values.iterations, 12, true, true),
-    budgetS: positiveNumber('budget-s', values['budget-s'], 20, false),
-    seed: positiveNumber('seed', values.seed, 1, true, true),
+    iterations: values.iterations === undefined ? 12 : parseNumber('iterations', values.iterations, true, true),
+    ...(values['budget-s'] === undefined ? {} : { budgetS: parseNumber('budget-s', values['budget-s'], false, false) }),
+    ...(values.seed === undefined ? {} : { seed: parseNumber('seed', values.seed, true, true) }),
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),
     ...(values.agent ? { agent: values.agent } : {}),
     resume: values.resume,

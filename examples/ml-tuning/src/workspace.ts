@@ -1,4 +1,4 @@
-import { cp, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +19,11 @@ export const TEMPLATE_FILES = ['README.md', 'config.json', 'prepare.mjs', 'searc
  * @throws Error when `dir` exists and is not empty.
  */
 export async function createWorkspace(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info && !info.isDirectory()) throw new Error(`[loop] [ml-tuning] --out ${dir} is a file, not a directory; choose another --out`);
   await mkdir(dir, { recursive: true });
   const existing = await readdir(dir);
-  if (existing.length > 0) throw new Error(`[ml-tuning] ${dir} is not empty; pass --resume to continue a run there, or choose another --out`);
+  if (existing.length > 0) throw new Error(`[loop] [ml-tuning] ${dir} is not empty; pass --resume to continue a run there, or choose another --out`);
   for (const f of TEMPLATE_FILES) await cp(join(TEMPLATE_DIR, f), join(dir, f));
   await writeFile(join(dir, '.gitignore'), 'node_modules\n.loop/\n');
   await symlink(join(EXAMPLE_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');

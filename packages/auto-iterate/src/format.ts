@@ -1,7 +1,8 @@
 import { toAutoIterateStatus, type Direction, type LoopEvent, type LoopSummary } from '@loop/core';
 
+/** Scores print with 6 decimals so columns line up (results.tsv keeps full precision). */
 function fmt(x: number | null): string {
-  return x === null ? 'crash' : Number(x.toPrecision(6)).toString();
+  return x === null ? 'crash' : x.toFixed(6);
 }
 
 /**
@@ -17,9 +18,9 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
       if (event.type === 'crash' && event.willRepair) return `iter ${String(event.record.iteration).padStart(3)}  crash    -> repairing: ${event.record.description}`;
       const r = event.record;
       const status = toAutoIterateStatus(r.status).padEnd(7);
-      const delta = event.type === 'kept' ? `  (${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)})` : '';
+      const change = event.type === 'kept' ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)}` : '';
       const seconds = `[${(event.durationMs / 1000).toFixed(1)} s]`;
-      return `iter ${String(r.iteration).padStart(3)}  ${status}  ${fmt(r.score).padEnd(10)}${delta}  ${r.candidateId.slice(0, 7) || '-'}  ${r.description}  ${seconds}`;
+      return `iter ${String(r.iteration).padStart(3)}  ${status}  ${fmt(r.score).padStart(12)}  ${change.padStart(10)}  ${r.candidateId.slice(0, 7) || '-'}  ${r.description}  ${seconds}`;
     }
     case 'advice':
       return `         ${event.advice.kind}: ${event.advice.message}`;

@@ -42,8 +42,8 @@ describe('progress display', () => {
     ];
     events.forEach(r.event);
     expect(out.split('\n').filter(Boolean)).toEqual([
-      expect.stringMatching(/^iter {3}0 {2}keep {5}10 .*baseline|change 0/),
-      expect.stringMatching(/^iter {3}1 {2}discard {2}12 .*change 1 {2}\[1\.5 s\]$/),
+      expect.stringMatching(/^iter {3}0 {2}keep {5} +10\.000000 .*(baseline|change 0)/),
+      expect.stringMatching(/^iter {3}1 {2}discard {2} +12\.000000 .*change 1 {2}\[1\.5 s\]$/),
     ]);
   });
 });

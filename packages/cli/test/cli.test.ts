@@ -79,7 +79,7 @@ describe('loop (the real CLI on a real git repository)', () => {
     const run = await loop(['run']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^iter {3}0 {2}keep {5}10 /m);
+    expect(run.stdout).toMatch(/^iter {3}0 {2}keep {5} +10\.000000 /m);
     expect(run.stdout).toMatch(/^iter {3}3 /m);
     expect(run.stdout).toContain('stopped: max-iterations (reached 3 iterations)');
     const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));

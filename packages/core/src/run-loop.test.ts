@@ -269,6 +269,34 @@ describe('createLoop', () => {
     expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3 });
   });
 
+  it('refuses to resume when results were deleted or their baseline row removed (RESUME_MISMATCH)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loop-resume-'));
+    try {
+      const statePath = join(dir, 'state.json');
+      const first = setup([10, 9, 11], { statePath });
+      await first.loop.run();
+      const again = (rows: typeof first.results.rows) => {
+        const artifact = createMemoryArtifact(0);
+        return createLoop({
+          artifact,
+          rollback: { ...createMemoryRollback(artifact), recover: () => {} },
+          results: createMemoryResultsLog(rows),
+          harness: createFakeHarness({ scores: [1, 1, 1] }),
+          proposer: createCounterProposer(artifact),
+          scorer: createValueScorer('minimize'),
+          statePath,
+          stop: maxIterations(4),
+        }).run();
+      };
+      await expect(again([])).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
+      const withoutBaseline = first.results.rows.slice(1).map((r, i) => ({ ...r, iteration: i, status: i === 0 ? ('baseline' as const) : r.status }));
+      await expect(again(withoutBaseline)).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
+      await expect(again(first.results.rows)).resolves.toMatchObject({ iterations: 4 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('fails with BASELINE_FAILED when the baseline crashes, writing no row', async () => {
     const { loop, results } = setup([{ crash: 'no-metric' }, 1]);
     await expect(loop.run()).rejects.toMatchObject({ code: 'BASELINE_FAILED' });

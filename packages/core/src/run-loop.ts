@@ -439,6 +439,24 @@ export function createLoop(options: LoopOptions): Loop {
     }
   };
 
+  /**
+   * state.json is written after each row, so it never records more iterations than the results
+   * log holds, and it names the same baseline. A mismatch means the log was deleted, truncated or
+   * edited: resuming would silently re-baseline or misnumber iterations, so refuse.
+   */
+  const checkAgainstState = async (rows: readonly IterationRecord[]) => {
+    if (!options.statePath) return;
+    const previous = (await readJson(options.statePath)) as { iteration?: unknown; baseline?: unknown } | undefined;
+    if (!previous || typeof previous.iteration !== 'number') return;
+    const where = results.path ?? 'the results log';
+    const fail = (why: string) => {
+      throw new LoopError('RESUME_MISMATCH', `[loop] [engine] ${options.statePath} records iteration ${previous.iteration} but ${why}; restore ${where}, or move ${options.statePath} and ${where} away to start a new run`, { details: { statePath: options.statePath, resultsPath: results.path } });
+    };
+    if (rows.length === 0) fail(`${where} is missing or empty`);
+    if (previous.iteration > rows.length - 1) fail(`${where} holds only ${rows.length - 1} iterations`);
+    if (typeof previous.baseline === 'number' && rows[0]?.score !== previous.baseline) fail(`the first row of ${where} (${rows[0]?.score}) is not the recorded baseline ${previous.baseline}`);
+  };
+
   const run = async (): Promise<LoopSummary> => {
     if (running) throw new Error('[loop] [engine] run() is already in progress');
     running = true;
@@ -448,6 +466,7 @@ export function createLoop(options: LoopOptions): Loop {
       if (options.lockPath) lock = await acquireLock({ path: options.lockPath });
       const fingerprint = await harness.fingerprint?.();
       const rows = await results.read();
+      await checkAgainstState(rows);
       if (rows.length > 0) {
         const first = rows[0]!;
         if (first.status !== 'baseline' || first.score === null) {
