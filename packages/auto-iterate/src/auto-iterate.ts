@@ -23,6 +23,7 @@ import {
 import { createGitResetRollback, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { createWorkspaceArtifact } from './workspace-artifact.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
 export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log' } as const;
@@ -81,7 +82,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     messagePrefix: 'auto-iterate: ',
     excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules'],
   });
-  const artifact = createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles });
+  const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
   const harness = createCommandHarness({
     command: o.runCommand,
     cwd: o.dir,

@@ -129,6 +129,16 @@ describe('auto-iterate preset (real git, real processes)', () => {
     expect(git('status', '--porcelain')).toBe('');
   });
 
+  it('a proposal that creates a file outside the targets is rejected and the file removed (seed 001: CANNOT modify outside the target scope)', async () => {
+    const proposer = scripted([1], () => writeFileSync(join(dir, 'scratch.txt'), 'notes'));
+    await createAutoIterate(options([1], { proposer })).run();
+    const [, row] = rows();
+    expect(row).toMatchObject({ status: 'rejected', score: null });
+    expect(row!.description).toMatch(/changed read-only scratch\.txt/);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')).toBe('run x=0\n');
+  });
+
   it('a discarded experiment stays readable under refs/loop/discarded/<iteration>', async () => {
     await createAutoIterate(options([-5])).run();
     const [, row] = rows();

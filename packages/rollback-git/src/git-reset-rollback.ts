@@ -122,6 +122,14 @@ export interface GitResetRollback extends RollbackStrategy {
   readonly currentId: () => Promise<string>;
   /** What the last `revert`, `restoreBest` or `recover` reset did, for logs and tests. */
   readonly lastRestore: () => GitRestoreReport | undefined;
+  /**
+   * The paths that differ from the run branch's tip (added, modified, deleted, mode changes,
+   * untracked and not ignored; within `paths` when given), sorted. What a `commit` would record;
+   * an artifact uses it to see changes outside the files a proposer may touch.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
+   */
+  readonly changedPaths: () => Promise<string[]>;
 }
 
 /**
@@ -372,6 +380,14 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       ),
 
     lastRestore: () => lastRestore,
+
+    changedPaths: () =>
+      serial(() =>
+        guard('NOT_A_REPOSITORY', 'changedPaths', inspect, async () => {
+          await ready();
+          return (await scanWorktree(repo, await tipOf(), bases)).map((change) => change.path).sort();
+        }),
+      ),
   };
   return rollback;
 }
