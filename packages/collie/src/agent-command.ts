@@ -1,0 +1,84 @@
+import { mkdir, open, readFile } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { LoopError, parseOptions } from '@loop/core';
+import { z } from 'zod';
+import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
+import { runInGroup } from './internal/process-group.js';
+
+/** Options of {@link createAgentCommand}. */
+export interface AgentCommandOptions {
+  /**
+   * The agent CLI, run with `/bin/sh -c` in `cwd`; the prompt arrives on stdin. One command for all
+   * tiers (it can read `$COLLIE_AGENT_MODEL`, e.g. `claude -p --model "$COLLIE_AGENT_MODEL"`) or one
+   * per tier.
+   */
+  command: string | Record<CapabilityTier, string>;
+  /** Absolute working directory of the agent. */
+  cwd: string;
+  /** Absolute directory for the per-call output logs (`<role>-<n>.log`). */
+  logDir: string;
+  /** Hard timeout of one call in ms; the whole process tree is killed past it. @default 600000 */
+  timeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL, in ms. @default 5000 */
+  graceMs?: number;
+  /** Extra environment variables (merged over `process.env`). */
+  env?: Record<string, string>;
+}
+
+const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
+
+/** zod schema of {@link AgentCommandOptions}. */
+export const agentCommandOptionsSchema = z.object({
+  command: z.union([z.string().trim().min(1, 'command must not be empty'), z.object({ fast: z.string().min(1), standard: z.string().min(1), deep: z.string().min(1) })]),
+  cwd: abs('cwd'),
+  logDir: abs('logDir'),
+  timeoutMs: z.number().int().positive().default(600_000),
+  graceMs: z.number().int().nonnegative().default(5000),
+  env: z.record(z.string(), z.string()).default({}),
+});
+
+/**
+ * An {@link Agent} that runs any agent CLI as a fresh process per call, the prompt (with its
+ * inputs) on stdin, stdout and stderr to a log file, in its own process group killed as a whole on
+ * timeout. The environment gets `COLLIE_AGENT_ROLE`, `COLLIE_AGENT_TIER`, `COLLIE_AGENT_MODEL`
+ * (haiku / sonnet / opus) and `COLLIE_AUTOITER_ACTIVE=1` (so a nested autoiter refuses to run).
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
+ * @throws {LoopError} `PROPOSER_FAILED` from `run()` when the command cannot start, exits non-zero
+ *   or times out (the message names the log file).
+ */
+export function createAgentCommand(options: AgentCommandOptions): Agent {
+  const o = parseOptions(agentCommandOptionsSchema, options, 'collie agent-command');
+  let n = 0;
+  return {
+    name: `agent-command(${typeof o.command === 'string' ? o.command : o.command.deep})`,
+    run: async (request) => {
+      n += 1;
+      const command = typeof o.command === 'string' ? o.command : o.command[request.tier];
+      await mkdir(o.logDir, { recursive: true });
+      const logPath = join(o.logDir, `${request.role.replace(/[^\w.-]+/g, '_')}-${n}.log`);
+      const handle = await open(logPath, 'w');
+      let result;
+      try {
+        result = await runInGroup({
+          command,
+          cwd: o.cwd,
+          env: { ...process.env, ...o.env, COLLIE_AGENT_ROLE: request.role, COLLIE_AGENT_TIER: request.tier, COLLIE_AGENT_MODEL: TIER_MODELS[request.tier], COLLIE_AUTOITER_ACTIVE: '1' },
+          outputFd: handle.fd,
+          input: renderAgentPrompt(request),
+          killTimeoutMs: o.timeoutMs,
+          graceMs: o.graceMs,
+          signal: request.signal,
+        });
+      } finally {
+        await handle.close();
+      }
+      const output = await readFile(logPath, 'utf8').catch(() => '');
+      if (result.spawnError || result.timedOut || result.aborted || result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : `exited with ${result.exitCode ?? result.signal}`);
+        throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}, ${request.tier}) ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
+      }
+      return output;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { LoopError } from '@loop/core';
+import type { MaybePromise } from '@loop/core';
+
+/** Capability tiers. The seed names them by model: fast = haiku, standard = sonnet, deep = opus. */
+export type CapabilityTier = 'fast' | 'standard' | 'deep';
+
+/** The seed's model name of each tier. */
+export const TIER_MODELS: Readonly<Record<CapabilityTier, 'haiku' | 'sonnet' | 'opus'>> = Object.freeze({ fast: 'haiku', standard: 'sonnet', deep: 'opus' });
+
+/** One dispatch to a sub-agent. */
+export interface AgentRequest {
+  /** What the agent is for: `discovery`, `triage`, `deep-verify`, `diagnose`, ... */
+  readonly role: string;
+  /** Which capability tier runs it. */
+  readonly tier: CapabilityTier;
+  /** The system prompt / instructions. */
+  readonly prompt: string;
+  /** Named input documents (file name → text), appended to the prompt. */
+  readonly inputs: Readonly<Record<string, string>>;
+  /** Aborted when the run is stopped. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A sub-agent: takes a role, a tier, a prompt and inputs, returns its text. Called by the stages
+ * that dispatch (Stage 0.2 discovery; 4a/4b when built). Must not keep state between calls: each
+ * call is a fresh agent (the seed's subagent isolation).
+ */
+export interface Agent {
+  /** Used in errors and logs. */
+  readonly name: string;
+  /** Runs one dispatch and returns the agent's text output. */
+  readonly run: (request: AgentRequest) => MaybePromise<string>;
+}
+
+/** The prompt text an agent gets on stdin: the prompt, then each input under a `## <name>` heading. */
+export function renderAgentPrompt(request: Pick<AgentRequest, 'prompt' | 'inputs'>): string {
+  const parts = [request.prompt.trimEnd()];
+  for (const [name, text] of Object.entries(request.inputs)) parts.push(`## ${name}\n\n${text.trimEnd()}`);
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** One scripted reply: a fixed text, or a function of the request. */
+export type ScriptedReply = string | ((request: AgentRequest) => MaybePromise<string>);
+
+/** A scripted fake {@link Agent} with the requests it received. */
+export interface ScriptedAgent extends Agent {
+  /** Every request so far, in order. */
+  readonly calls: readonly AgentRequest[];
+}
+
+/**
+ * A fake agent for tests and demos: replies per role from `script` in order (a role's replies are
+ * consumed one per call; the last one repeats when `repeatLast` is true).
+ *
+ * @throws {LoopError} `PROPOSER_FAILED` from `run()` when a role has no reply left.
+ */
+export function createScriptedAgent(script: Readonly<Record<string, readonly ScriptedReply[]>>, options: { repeatLast?: boolean } = {}): ScriptedAgent {
+  const calls: AgentRequest[] = [];
+  const used = new Map<string, number>();
+  return {
+    name: 'scripted',
+    calls,
+    run: (request) => {
+      calls.push(request);
+      const replies = script[request.role] ?? [];
+      const n = used.get(request.role) ?? 0;
+      used.set(request.role, n + 1);
+      const reply = replies[n] ?? (options.repeatLast ? replies.at(-1) : undefined);
+      if (reply === undefined) {
+        throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted agent has no reply ${n + 1} for role "${request.role}"; add one to the script`, { details: { role: request.role } });
+      }
+      return typeof reply === 'string' ? reply : reply(request);
+    },
+  };
+}

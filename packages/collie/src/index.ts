@@ -1,0 +1,59 @@
+/**
+ * @loop/collie: the collie autoiter pipeline (seed 000). A durable, restartable §3.5 entry state
+ * machine over files (`step()` does one resumable unit and persists it; `run()` steps to the end),
+ * injected host tools (an {@link Agent} with fast / standard / deep tiers, a {@link QuestionAsker}
+ * for Stage 0), validated triage and deep-verify records, the G2 / G7 / G8 gates, and SC1-SC5 as
+ * core `StopPolicy`s. Stage 3 (observe + auto-recovery ladder) is wired; stages 4a to 5.2 are not
+ * wired into the state machine yet (see README).
+ *
+ * @example
+ * import { createAutoiter, createAgentCommand, createFileAsker, createGitWorktree } from '@loop/collie';
+ *
+ * const autoiter = createAutoiter({
+ *   projectId: 'my-app', sessionId: 's1', projectDir: '/work/my-app', task: 'make the suite green',
+ *   agent: createAgentCommand({ command: 'claude -p --model "$COLLIE_AGENT_MODEL"', cwd: '/work/my-app', logDir: '/tmp/collie-agents' }),
+ *   asker: createFileAsker('/work/answers.yaml'),
+ *   workspace: createGitWorktree({ repoDir: '/work/my-app' }),
+ * });
+ * const outcomes = await autoiter.run(); // the last is { kind: 'done', status: 'converged', ... }
+ *
+ * @packageDocumentation
+ */
+export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLETION_SIGNAL } from './autoiter.js';
+export type { Autoiter, AutoiterOptions, StepOutcome, TriggerRun } from './autoiter.js';
+export { TIER_MODELS, createScriptedAgent, renderAgentPrompt } from './agent.js';
+export type { Agent, AgentRequest, CapabilityTier, ScriptedAgent, ScriptedReply } from './agent.js';
+export { createAgentCommand, agentCommandOptionsSchema } from './agent-command.js';
+export type { AgentCommandOptions } from './agent-command.js';
+export { createReadlineAsker, createFileAsker } from './question-asker.js';
+export type { QuestionAsker, Question, QuestionId, Answers } from './question-asker.js';
+export { runSpecSchema, stage0Questions, runSpecFromAnswers, renderPlanFile, planSourceOf, parseRunSpec, triggerTimeoutMin } from './run-spec.js';
+export type { RunSpec, RunSpecInputs } from './run-spec.js';
+export { runStateSchema, readRunState, writeRunState, initialRunState, isTerminal, RUN_STATUSES, PROMISE_SIGNAL } from './run-state.js';
+export type { RunState, RunStatus, IterationEntry } from './run-state.js';
+export { resolveColliePaths } from './paths.js';
+export type { ColliePaths, RunPaths, IterPaths } from './paths.js';
+export { createDirectoryWorkspace, createGitWorktree } from './workspace.js';
+export type { Workspace } from './workspace.js';
+export { noPrepare } from './preparer.js';
+export type { Preparer, PrepareContext, PrepareResult } from './preparer.js';
+export { noNotify, createNotifyCommand } from './notifier.js';
+export type { Notifier, Notification, NotifyEvent } from './notifier.js';
+export { triageRecordSchema, fixRecordSchema, parseTriage, parseFixRecord, TRIAGE_VERDICTS, FIX_KINDS } from './records.js';
+export type { TriageRecord, TriageVerdict, FixRecord, FixKind } from './records.js';
+export { triageGate, deepVerifyGate, routeRecords } from './gates.js';
+export type { DeferredTag, DeferredItem, TriageRoute, FixRoute, GateResult } from './gates.js';
+export { jaccard, tokenSet, bucketize, consecutiveZeroDeltas, g7Check } from './g7.js';
+export type { G7Result } from './g7.js';
+export { sc1IterationCap, sc2Threshold, sc3Convergence, sc4Budget, sc5StuckSteps, stopChecks, evaluateStopChecks, collieStopState, convergenceEpsilon, STOP_CHECK_STATUS } from './stop-checks.js';
+export type { CollieStopState, IterationFacts, TerminalStatus } from './stop-checks.js';
+export { decideRollback } from './rollback-matrix.js';
+export type { PrimaryGoal, RollbackDecision } from './rollback-matrix.js';
+export { checkG3, triagePrompt, deepVerifyPrompt, G3_TRIAGE, G3_DEEP_VERIFY } from './g3.js';
+export type { G3Requirement, G3Result } from './g3.js';
+export { fixBatches, renderFixPlan } from './fix-plan.js';
+export type { FixPlanInputs } from './fix-plan.js';
+export { g1TestFileGuard, g6DiffAudit, DEFAULT_TEST_FILE } from './diff-guards.js';
+export type { ChangedFile } from './diff-guards.js';
+export { issueRecordSchema, parseObservations, renderObservations, ladderStartTier, upgradeTier } from './observations.js';
+export type { IssueRecord } from './observations.js';

@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { access, appendFile, copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { LoopError } from '@loop/core';
+
+export async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+export async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function fsyncAndRename(tmp: string, path: string): Promise<void> {
+  const h = await open(tmp, 'r+');
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
+  }
+  await rename(tmp, path);
+  const d = await open(dirname(path), 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
+const tmpOf = (path: string) => `${path}.${randomBytes(4).toString('hex')}.tmp`;
+
+/** Writes a text file atomically (temp file, fsync, rename, directory fsync). */
+export async function writeTextAtomic(path: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = tmpOf(path);
+    await writeFile(tmp, text, { mode: 0o644 });
+    await fsyncAndRename(tmp, path);
+  } catch (error) {
+    throw new LoopError('STATE_WRITE_FAILED', `[loop] [collie] could not write ${path}: ${(error as Error).message}; check the disk and permissions`, { cause: error, details: { path } });
+  }
+}
+
+/** Copies `from` to `to` atomically (copy to a temp file, then rename): `to` is either absent or complete. */
+export async function copyAtomic(from: string, to: string): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const tmp = tmpOf(to);
+  await copyFile(from, tmp);
+  await fsyncAndRename(tmp, to);
+}
+
+/** Appends a line block, creating the directory. */
+export async function appendText(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await appendFile(path, text);
+}
+
+export async function removeFile(path: string): Promise<void> {
+  await rm(path, { force: true });
+}

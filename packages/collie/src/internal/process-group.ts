@@ -1,0 +1,114 @@
+// Adapted from @loop/core src/internal/process-group.ts (internal there, so not importable).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+
+const live = new Set<number>();
+let exitHookInstalled = false;
+
+/** Sends `signal` to the whole process group `pgid`; ignores a group that is already gone. */
+export function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // A detached group survives its parent: kill what is still running when we exit.
+  process.once('exit', () => {
+    for (const pgid of live) killGroup(pgid, 'SIGKILL');
+  });
+}
+
+/** Options of {@link runInGroup}. */
+export interface GroupRunOptions {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** File descriptor that receives stdout and stderr (never a pipe: a grandchild would hold it open). */
+  outputFd: number;
+  /** Optional text written to stdin, then stdin is closed. */
+  input?: string;
+  /** Hard timeout in ms; the whole group is killed when it passes. */
+  killTimeoutMs: number;
+  /** Time between SIGTERM and SIGKILL, in ms. */
+  graceMs: number;
+  signal?: AbortSignal;
+}
+
+/** The outcome of {@link runInGroup}. */
+export interface GroupRunResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  spawnError?: Error;
+}
+
+/**
+ * Runs `command` through `/bin/sh -c` as the leader of a new process group, waits for it to
+ * exit, and kills the whole group on timeout or abort (SIGTERM, then SIGKILL after `graceMs`).
+ * After the leader exits, any process left in its group is killed too, so no grandchild outlives
+ * the run. Measures wall time with `performance.now()`.
+ */
+export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  installExitHook();
+  const started = performance.now();
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    let timedOut = false;
+    let aborted = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    const finish = (result: Omit<GroupRunResult, 'durationMs' | 'timedOut' | 'aborted'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(killTimer);
+      clearTimeout(graceTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (child?.pid !== undefined) {
+        killGroup(child.pid, 'SIGKILL');
+        live.delete(child.pid);
+      }
+      resolve({ ...result, timedOut, aborted, durationMs: performance.now() - started });
+    };
+    const terminate = () => {
+      if (child.pid === undefined) return;
+      killGroup(child.pid, 'SIGTERM');
+      graceTimer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), options.graceMs);
+    };
+    const onAbort = () => {
+      aborted = true;
+      terminate();
+    };
+    try {
+      child = spawn('/bin/sh', ['-c', options.command], {
+        cwd: options.cwd,
+        env: options.env,
+        detached: true,
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', options.outputFd, options.outputFd],
+      });
+    } catch (error) {
+      finish({ exitCode: null, signal: null, spawnError: error as Error });
+      return;
+    }
+    if (child.pid !== undefined) live.add(child.pid);
+    child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
+    child.once('exit', (code, sig) => finish({ exitCode: code, signal: sig }));
+    if (options.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.input);
+    }
+    killTimer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, options.killTimeoutMs);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { isLoopError } from '@loop/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileAsker, createReadlineAsker, stage0Questions } from './index.js';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const qs = stage0Questions('1. npm test');
+
+describe('seed 000 Stage 0 question askers', () => {
+  it('Step 0.3 interactive: the readline asker prints all five questions in one batch and reads one line each; an empty line takes the default', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (c: Buffer) => (printed += c.toString()));
+    const pending = createReadlineAsker({ input, output }).ask(qs);
+    input.end('npm test\nscalar_threshold 3\n\n\nyes\n');
+    expect(await pending).toEqual({ Q1: 'npm test', Q2: 'scalar_threshold 3', Q3: 'correctness', Q4: 'kind_aware', Q5: 'yes' });
+    expect(printed.indexOf('Q5:')).toBeLessThan(printed.indexOf('Answer each'));
+  });
+
+  it('Step 0.3 queued: the file asker answers from YAML, filling absent answers with defaults', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
+    dirs.push(d);
+    writeFileSync(join(d, 'a.yaml'), 'Q1: sh test.sh\nQ3: both\nQ5: true\n');
+    expect(await createFileAsker(join(d, 'a.yaml')).ask(qs)).toEqual({ Q1: 'sh test.sh', Q2: 'all_green', Q3: 'both', Q4: 'kind_aware', Q5: 'true' });
+  });
+
+  it('Step 0.3 queued: a missing answer without default (Q1) or a missing file is CONFIG_INVALID', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
+    dirs.push(d);
+    writeFileSync(join(d, 'a.yaml'), 'Q3: both\n');
+    await expect(createFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID') && String(e).includes('Q1'));
+    await expect(createFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
+  });
+});

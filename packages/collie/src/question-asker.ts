@@ -1,0 +1,98 @@
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline/promises';
+import { LoopError, type MaybePromise } from '@loop/core';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** The ids of Stage 0's five questions (seed 000 Step 0.3). */
+export type QuestionId = 'Q1' | 'Q2' | 'Q3' | 'Q4' | 'Q5';
+
+/** One question. */
+export interface Question {
+  readonly id: QuestionId;
+  /** The question, with any context (Q1 carries the discovery ranking). */
+  readonly text: string;
+  /** The answer used when the user gives none. */
+  readonly default?: string;
+}
+
+/** The answers, by question id. */
+export type Answers = Readonly<Record<QuestionId, string>>;
+
+/**
+ * Asks Stage 0's questions, all in one batch, and returns every answer (defaults filled in).
+ * Interactive (readline) or answered from a file for queued runs.
+ */
+export interface QuestionAsker {
+  /** Used in errors and logs. */
+  readonly name: string;
+  /** Asks all questions; must return an answer for each. */
+  readonly ask: (questions: readonly Question[]) => MaybePromise<Answers>;
+}
+
+function fill(questions: readonly Question[], given: Partial<Record<QuestionId, string>>, where: string): Answers {
+  const out: Partial<Record<QuestionId, string>> = {};
+  const missing: string[] = [];
+  for (const q of questions) {
+    const a = given[q.id]?.trim();
+    const v = a === undefined || a === '' ? q.default : a;
+    if (v === undefined) missing.push(q.id);
+    else out[q.id] = v;
+  }
+  if (missing.length > 0) {
+    throw new LoopError('CONFIG_INVALID', `[loop] [collie] ${where} has no answer for ${missing.join(', ')} and they have no default; answer them`, { details: { missing } });
+  }
+  return out as Answers;
+}
+
+/**
+ * Asks on a terminal with node:readline: prints all questions first (one batch), then reads one
+ * answer line per question; an empty line takes the default.
+ */
+export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): QuestionAsker {
+  return {
+    name: 'readline',
+    ask: async (questions) => {
+      const output = options.output ?? process.stdout;
+      const rl = createInterface({ input: options.input ?? process.stdin, output, terminal: false });
+      const lines: string[] = [];
+      const done = new Promise<void>((resolve) => rl.once('close', resolve));
+      rl.on('line', (line) => {
+        lines.push(line);
+        if (lines.length === questions.length) rl.close();
+      });
+      output.write(`${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}\nAnswer each on its own line:\n`);
+      await done;
+      const given: Partial<Record<QuestionId, string>> = {};
+      questions.forEach((q, i) => (given[q.id] = lines[i] ?? ''));
+      return fill(questions, given, 'the terminal');
+    },
+  };
+}
+
+const answersFileSchema = z.object({ Q1: z.string().optional(), Q2: z.string().optional(), Q3: z.string().optional(), Q4: z.string().optional(), Q5: z.string().optional() });
+
+/**
+ * Answers from a YAML or JSON file (`Q1: ...` to `Q5: ...`, numbers and booleans allowed), for
+ * queued runs; an absent answer takes the question's default.
+ *
+ * @throws {LoopError} `CONFIG_INVALID` from `ask()` when the file is missing or malformed, or an
+ *   answer without a default is absent.
+ */
+export function createFileAsker(path: string): QuestionAsker {
+  return {
+    name: `file(${path})`,
+    ask: async (questions) => {
+      let raw: unknown;
+      try {
+        raw = parseYaml(await readFile(path, 'utf8'));
+      } catch (error) {
+        throw new LoopError('CONFIG_INVALID', `[loop] [collie] cannot read the answers file ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+      }
+      const obj = typeof raw === 'object' && raw !== null ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === null || v === undefined ? undefined : String(v)])) : {};
+      const r = answersFileSchema.safeParse(obj);
+      if (!r.success) throw new LoopError('CONFIG_INVALID', `[loop] [collie] the answers file ${path} is malformed: ${r.error.message}`, { details: { path } });
+      return fill(questions, r.data, `the answers file ${path}`);
+    },
+  };
+}

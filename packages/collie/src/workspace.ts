@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LoopError, type MaybePromise } from '@loop/core';
+
+const run = promisify(execFile);
+
+/** Where a run works: the seed's isolated worktree. */
+export interface Workspace {
+  /** Used in errors and logs. */
+  readonly name: string;
+  /** Creates (or finds) the run's working copy and returns its absolute path. Must be idempotent. */
+  readonly prepare: (runId: string) => MaybePromise<string>;
+  /** The working copy's HEAD commit, if it has one. */
+  readonly head?: (path: string) => MaybePromise<string>;
+}
+
+/** Works directly in `dir` (no isolation): for tests and for projects that are not git repositories. */
+export function createDirectoryWorkspace(dir: string): Workspace {
+  return { name: `directory(${dir})`, prepare: () => dir };
+}
+
+/**
+ * The seed's worktree: `git worktree add <repo>/.worktrees/autoiter-<runId> -b autoiter/<runId>`.
+ * The user's checkout is never touched; the worktree is preserved at the end (never merged or
+ * removed). Idempotent: an existing worktree directory is reused.
+ *
+ * @throws {LoopError} `NOT_A_REPOSITORY` when git fails (the message carries git's stderr).
+ */
+export function createGitWorktree(options: { repoDir: string }): Workspace {
+  const git = async (cwd: string, ...args: string[]) => {
+    try {
+      return (await run('git', args, { cwd })).stdout.trim();
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      throw new LoopError('NOT_A_REPOSITORY', `[loop] [collie] git ${args.join(' ')} failed in ${cwd}: ${(e.stderr ?? e.message).trim()}; the project must be a git repository with at least one commit`, { cause: error });
+    }
+  };
+  return {
+    name: `git-worktree(${options.repoDir})`,
+    prepare: async (runId) => {
+      const path = join(options.repoDir, '.worktrees', `autoiter-${runId}`);
+      if (!existsSync(path)) await git(options.repoDir, 'worktree', 'add', path, '-b', `autoiter/${runId}`);
+      return path;
+    },
+    head: (path) => git(path, 'rev-parse', 'HEAD'),
+  };
+}

@@ -1,0 +1,76 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, it } from 'vitest';
+import type { StepOutcome } from '../src/index.js';
+import { makeAutoiter } from './fixtures/autoiter-process.js';
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
+const nodeArgs = ['--conditions=source', '--import', 'tsx', script];
+const roots: string[] = [];
+afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function fresh() {
+  const root = mkdtempSync(join(tmpdir(), 'collie-proc-'));
+  roots.push(root);
+  const project = join(root, 'project');
+  mkdirSync(project);
+  return { root, stateRoot: join(root, 'collie'), project };
+}
+
+function snapshot(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[relative(root, p)] = readFileSync(p, 'utf8').split(root).join('<root>');
+    }
+  };
+  walk(root);
+  return out;
+}
+
+async function inProcess() {
+  const w = fresh();
+  const outcomes = await makeAutoiter(w.stateRoot, w.project).run();
+  return { outcomes, files: snapshot(w.root) };
+}
+
+it('restartability: one node process per step() reaches the same files and final outcome as one in-process run() (state lives only in files)', async () => {
+  const expected = await inProcess();
+  const w = fresh();
+  const outcomes: StepOutcome[] = [];
+  for (let i = 0; i < 40; i += 1) {
+    const out = JSON.parse(execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], { cwd: packageDir, encoding: 'utf8' })) as StepOutcome;
+    outcomes.push(out);
+    if (out.kind === 'done') break;
+  }
+  expect(outcomes).toEqual(expected.outcomes);
+  expect(snapshot(w.root)).toEqual(expected.files);
+});
+
+it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger running) is started again and finishes with the same files as an uninterrupted run', async () => {
+  const expected = await inProcess();
+  const w = fresh();
+  writeFileSync(join(w.project, 'block'), '');
+  const child = spawn(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, stdio: 'ignore' });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = join(w.project, 'started');
+  for (let i = 0; i < 1500 && !existsSync(started); i += 1) await new Promise((r) => setTimeout(r, 20)); // wait for the trigger to be running
+  expect(existsSync(started)).toBe(true);
+  const triggerGroup = Number(readFileSync(started, 'utf8'));
+  child.kill('SIGKILL');
+  await exited;
+  process.kill(-triggerGroup, 'SIGKILL'); // the trigger's own process group, orphaned by the kill
+  const state = JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8')) as { stage: string; status: string };
+  expect(state).toMatchObject({ status: 'running', stage: 'trigger' });
+  rmSync(join(w.project, 'block'));
+  rmSync(started);
+  const rest = JSON.parse(execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' })) as StepOutcome[];
+  expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
+  expect(snapshot(w.root)).toEqual(expected.files);
+});
