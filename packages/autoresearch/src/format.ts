@@ -37,7 +37,7 @@ export interface PassSummary {
   readonly counts: { readonly kept: number; readonly reverted: number; readonly revertedRedtest: number; readonly crash: number };
   /** Every kept change this pass, largest delta first. */
   readonly topKept: readonly KeptChangeSummary[];
-  /** Which stop condition fired (`target-met`, `plateau`, `max-iterations`, `cost-brake`, `aborted`, `restore-failed`, `rubric-tampered`). */
+  /** Which stop condition fired (`target-met`, `plateau`, `max-iterations`, `cost-brake`, `aborted`, `needs-human`, `restore-failed`, `rubric-tampered`). */
   readonly stopReason: string;
   /** One line about the stop. */
   readonly stopMessage: string;

@@ -45,9 +45,11 @@ export { createTestGate, parsePassRate, testGateOptionsSchema } from './tier1-ga
 export type { TestGateOptions } from './tier1-gates.js';
 export { formatIterationLine, formatSummary, formatScore } from './format.js';
 export type { PassSummary, KeptChangeSummary } from './format.js';
-export { runPass, defaultTargetMet } from './run-pass.js';
-export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, CostMeter } from './run-pass.js';
-export { decideAcceptance, runAcceptanceRound } from './acceptance.js';
-export type { AcceptanceEvaluation, AcceptanceDecision, AcceptanceRoundOptions } from './acceptance.js';
+export { runPass, defaultTargetMet, writePipelineStateLast } from './run-pass.js';
+export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, CostMeter, RefusedEdit, ResumeCheck } from './run-pass.js';
+export { decideAcceptance, runAcceptanceRound, runAcceptance } from './acceptance.js';
+export type { AcceptanceEvaluation, AcceptanceDecision, AcceptanceRoundOptions, RunAcceptanceOptions, AcceptanceResult, DevelopRequest, AcceptanceEscalation } from './acceptance.js';
+export { flowsTouched, formatSafetyQuestion, createInteractiveAsker, createFileAsker } from './safety.js';
+export type { SafetyCriticalFlow, SafetyQuestion, SafetyAnswer, QuestionAsker, SafetyOptions } from './safety.js';
 export { loadPipelineContext } from './pipeline-context.js';
 export type { PipelineContext } from './pipeline-context.js';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { LoopError, readJson } from '@loop/core';
 import { resolvePassConfig, type PassConfig } from './config.js';
+import type { SafetyCriticalFlow } from './safety.js';
 import type { AutoresearchMode } from './statuses.js';
 
 /** The placeholders the runner needs (seed 002 Placeholders table), resolved. */
@@ -11,8 +12,8 @@ export interface PipelineContext {
   readonly taskId: string;
   /** {{CRITICALITY_PROFILE}}, when set. */
   readonly criticalityProfile?: string;
-  /** {{SAFETY_CRITICAL_FLOWS}}: flows requiring ASK-before-edit. @default [] */
-  readonly safetyCriticalFlows: readonly string[];
+  /** {{SAFETY_CRITICAL_FLOWS}}: flows requiring ASK-before-edit (names, or `{ name, files }` with path globs); pass to `runPass({ safety: { flows } })`. @default [] */
+  readonly safetyCriticalFlows: readonly SafetyCriticalFlow[];
   /** {{TEST_COMMAND}}: `config.test_commands.unit`, when set (function mode needs it). */
   readonly testCommand?: string;
   /** {{MIN_COVERAGE}}: `config.thresholds.min_coverage_percent`. @default 0 */
@@ -52,7 +53,15 @@ export async function loadPipelineContext(workspace: string, mode: AutoresearchM
   if (typeof minCov !== 'number') assumptions.push('config.thresholds.min_coverage_percent is absent: using the default 0 (no coverage minimum)');
   const maxUsd = obj(cfg.cost_limits).max_per_run_usd;
   if (typeof maxUsd !== 'number') assumptions.push('config.cost_limits.max_per_run_usd is absent: no cost brake');
-  const flows = Array.isArray(ctx.safety_critical_flows) ? ctx.safety_critical_flows.filter((f): f is string => typeof f === 'string') : [];
+  const flows: SafetyCriticalFlow[] = [];
+  for (const f of Array.isArray(ctx.safety_critical_flows) ? (ctx.safety_critical_flows as unknown[]) : []) {
+    if (typeof f === 'string') flows.push(f);
+    else if (f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string') {
+      const files = (f as { files?: unknown }).files;
+      flows.push({ name: (f as { name: string }).name, ...(Array.isArray(files) ? { files: files.filter((x): x is string => typeof x === 'string') } : {}) });
+    }
+  }
+  if (!Array.isArray(ctx.safety_critical_flows)) assumptions.push('context.json safety_critical_flows is absent: no edit is asked before it is applied');
   const profile = typeof ctx.criticality_profile === 'string' ? ctx.criticality_profile : typeof cfg.criticality_profile === 'string' ? cfg.criticality_profile : undefined;
   return {
     workspace: typeof ctx.workspace === 'string' ? ctx.workspace : workspace,

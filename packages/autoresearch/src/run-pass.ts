@@ -4,10 +4,12 @@ import { acquireLock, isLoopError, LoopError, readJson, systemClock, writeJsonAt
 import { createSnapshotRollback, type SnapshotCheckpoint, type SnapshotRollback } from '@loop/rollback-snapshot';
 import type { PassConfig } from './config.js';
 import { formatIterationLine, formatScore, formatSummary, type KeptChangeSummary, type PassSummary } from './format.js';
-import type { PassHarness, PassScore } from './pass-harness.js';
+import type { PassHarness, PassScore, Tier1Gates } from './pass-harness.js';
 import { openResultsFile, resultsHeader, type ResultsRow } from './results-tsv.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
+import { flowsTouched, type SafetyOptions, type SafetyQuestion } from './safety.js';
 import { consecutiveReverts, countsAsRevert, type AutoresearchStatus } from './statuses.js';
+import { slugify } from '@loop/rollback-snapshot';
 
 /** ONE focused edit (seed 002 loop step 2). */
 export interface EditIdea {
@@ -17,6 +19,14 @@ export interface EditIdea {
   readonly files?: readonly string[];
   /** The `<short-kebab-of-the-idea>` for the snapshot name. @default slug of the description */
   readonly slug?: string;
+  /** Safety-critical flows the proposer knows the edit touches (matched against `safety.flows` with the touched files). */
+  readonly flows?: readonly string[];
+  /**
+   * Set when the proposer finds the fix needs a new dependency, a framework migration or a secret
+   * (seed 002 safety brakes: "stop and surface it — do not add it"): the pass stops (`needs-human`)
+   * before anything is snapshotted or applied, and the stop summary surfaces `detail`.
+   */
+  readonly needsHuman?: { readonly kind: 'new-dependency' | 'framework-migration' | 'secret'; readonly detail: string };
 }
 
 /** What the proposer sees when it picks an idea (seed 002 loop step 1). */
@@ -96,6 +106,49 @@ export interface RunPassOptions {
   writeState?: (path: string, data: unknown) => Promise<void>;
   /** The per-pass success condition. @default design: every dimension ≥ kpiTarget; function: composite ≥ kpiTarget with every Tier-1 gate green */
   targetMet?: (best: PassScore, config: PassConfig) => boolean;
+  /**
+   * ASK before edits touching {{SAFETY_CRITICAL_FLOWS}}, respecting {{CRITICALITY_PROFILE}} (seed 002
+   * safety brakes). An edit whose files or declared flows touch a listed flow is put to `safety.asker`
+   * after `plan` and before the pre-edit snapshot; a refusal skips it (see {@link RefusedEdit}).
+   * @default no flows: nothing is asked
+   */
+  safety?: SafetyOptions;
+}
+
+/**
+ * An edit skipped because a human refused it at the ASK-before-edit question. It is recorded like
+ * any edit that did not stay (seed 002: results.tsv is the source of truth and its statuses are
+ * kept | reverted | reverted-redtest | crash | restore-failed): a `reverted` row with composite `-`
+ * and snapshot `-` (nothing was snapshotted or touched), one chat line naming the refusal, an entry
+ * in the reverted ideas the proposer is told not to repeat, and `refused_edits` in state.json. It
+ * counts toward max_consecutive_reverts, so a proposer that keeps proposing refused edits still
+ * terminates.
+ */
+export interface RefusedEdit {
+  /** The iteration. */
+  readonly iter: number;
+  /** The edit's description. */
+  readonly description: string;
+  /** The safety-critical flows it touched. */
+  readonly flows: readonly string[];
+  /** The files it would have touched. */
+  readonly files: readonly string[];
+  /** Why it was refused. */
+  readonly reason: string;
+}
+
+/**
+ * Function mode's re-check of the restored best on resume: results.tsv holds the best composite and
+ * dimensions but not the Tier-1 gate results, so the harness re-scores the restored best once before
+ * the first iteration and the target-met check uses these gates (never assumed green).
+ */
+export interface ResumeCheck {
+  /** The gates measured on the restored best (absent when the re-score crashed: target not met). */
+  readonly gates?: Tier1Gates;
+  /** The composite the re-score gave (informational: best_score stays max(kept composite) from results.tsv). */
+  readonly composite?: number;
+  /** The re-score's error message, when it crashed. */
+  readonly error?: string;
 }
 
 /** What {@link runPass} returns. */
@@ -114,6 +167,12 @@ export interface PassResult extends PassSummary {
   readonly resumed: boolean;
   /** The error behind `halted`, when the pass halted. */
   readonly error?: LoopError;
+  /** Edits refused at the ASK-before-edit question in this call. */
+  readonly refusedEdits: readonly RefusedEdit[];
+  /** Function mode on resume: the Tier-1 gates re-measured on the restored best. */
+  readonly resumeCheck?: ResumeCheck;
+  /** The Tier-1 gates of the best version, when known (written to state.json as `best_gates`). */
+  readonly bestGates?: Tier1Gates;
 }
 
 /** The default per-pass success condition (seed 002 Stop conditions: target met). */
@@ -128,7 +187,11 @@ export function defaultTargetMet(best: PassScore, config: PassConfig): boolean {
  *
  * Setup (once): results.tsv opened (resumed from the next iter when it has data rows, never
  * re-baselined); rubric fingerprint recorded; baseline scored, snapshotted (`000-baseline-<UTC>`) and
- * logged as row 0. Each iteration: plan one edit → pre-edit snapshot of the files it touches →
+ * logged as row 0; rubric_sha256 is recorded in state.json at start, and a resumed pass whose
+ * fingerprint differs from the recorded one refuses to start; a resumed function pass re-runs the
+ * harness once on the restored best so "target met" uses measured Tier-1 gates. Each iteration: plan
+ * one edit (`needsHuman` stops the pass) → ASK before an edit touching a safety-critical flow
+ * (`safety`; a refusal is a `reverted` row, nothing applied) → pre-edit snapshot of the files it touches →
  * apply (function mode: `internal_rounds` apply/refine rounds) → rubric re-check (mismatch:
  * `rubric-tampered`, halt) → harness → keep only a strict improvement, else revert (`reverted`; a
  * test gone green-to-red is `reverted-redtest`; a harness error `crash`; a failed restore
@@ -171,6 +234,7 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   const header = resultsHeader(mode, harness.dimensions);
   const results = await openResultsFile(join(runDir, 'results.tsv'), header);
   const rubricSha256 = await computeRubricFingerprint(options.rubricFiles);
+  await recordRubricAtStart({ statePath, mode, taskId: options.taskId, rubricSha256, resumed: results.resumed, write: writeState, resultsPath: results.path });
   const utc = () => new Date(clock.now()).toISOString();
   const dimColumns = (score: PassScore | undefined) =>
     Object.fromEntries(harness.dimensions.map((d) => [d, formatScore(score?.dimensions[d])]));
@@ -185,6 +249,8 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   let baselineGreen = true;
   let next: number;
   let bestId: string;
+  let resumeCheck: ResumeCheck | undefined;
+  const refusedEdits: RefusedEdit[] = [];
 
   const append = async (row: ResultsRow) => {
     await results.append(row);
@@ -203,11 +269,23 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     const bestRow = [...rows].reverse().find((r) => (r.status === 'kept' || r.status === 'baseline') && Number(r.columns.composite) === best);
     if (bestRow) {
       const dims = Object.fromEntries(harness.dimensions.map((d) => [d, Number(bestRow.columns[d])]));
-      bestScore = { composite: best, dimensions: dims, ...(mode === 'function' ? { gates: { testsGreen: true, coverageOk: best > 0 } } : {}) };
+      bestScore = { composite: best, dimensions: dims };
     }
     const started = await rollback.start(); // reuses the baseline directory: no re-baseline
     bestId = started.keptId;
     await rollback.recover(bestId); // discard what an interrupted iteration left behind
+    if (mode === 'function') {
+      // results.tsv does not carry the Tier-1 gates: re-run the harness on the restored best so
+      // "target met" (composite ≥ target with all Tier-1 gates green) is checked on measured gates.
+      try {
+        const rescored = await harness.score({ iteration: next - 1, signal, resumeCheck: true });
+        resumeCheck = { ...(rescored.gates ? { gates: rescored.gates } : {}), composite: rescored.composite };
+        if (bestScore && rescored.gates) bestScore = { ...bestScore, gates: rescored.gates };
+        baselineGreen = rescored.gates?.testsGreen ?? true;
+      } catch (error) {
+        resumeCheck = { error: (error as Error)?.message ?? String(error) };
+      }
+    }
   } else {
     const scored = await Promise.resolve()
       .then(() => harness.score({ iteration: 0, signal }))
@@ -250,12 +328,27 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     let description: string;
     try {
       idea = await proposer.plan({ iteration, best, baseline, files: rollback.files(), rows, recentReverted });
+      if (idea.needsHuman) throw new NeedsHumanSignal(idea.needsHuman.kind, idea.needsHuman.detail);
+      const refusal = await askBeforeEdit(options.safety, idea, iteration, rollback.files(), signal);
+      if (refusal) {
+        refusedEdits.push(refusal);
+        throw new RefusedEditSignal(refusal);
+      }
       cp = await rollback.checkpoint(iteration, { ...(idea.files ? { files: idea.files } : {}), slug: idea.slug ?? idea.description });
       const rounds = config.internalRounds;
       for (let round = 0; round < rounds; round += 1) await proposer.apply(idea, { iteration, round, rounds });
     } catch (error) {
-      status = 'crash';
-      description = `${idea.description} (crash: proposer failed: ${(error as Error)?.message ?? String(error)})`;
+      if (error instanceof NeedsHumanSignal) {
+        stop = { reason: 'needs-human', message: `iter ${iteration} "${idea.description}" needs a ${error.kind}: ${error.message} — surfaced, not added; nothing was applied` };
+        break;
+      }
+      if (error instanceof RefusedEditSignal) {
+        status = 'reverted';
+        description = `${idea.description} (skipped: ASK refused for safety-critical flow ${error.refusal.flows.join(', ')}: ${error.refusal.reason})`;
+      } else {
+        status = 'crash';
+        description = `${idea.description} (crash: ${cp ? 'proposer failed' : 'plan or ASK failed'}: ${(error as Error)?.message ?? String(error)})`;
+      }
     }
     description ??= idea.description;
     status ??= await (async (): Promise<AutoresearchStatus> => {
@@ -346,24 +439,78 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     iterationsThisRun,
     resumed: results.resumed,
     ...(halted ? { error: halted.error } : {}),
+    refusedEdits,
+    ...(resumeCheck ? { resumeCheck } : {}),
+    ...(bestScore?.gates ? { bestGates: bestScore.gates } : {}),
   };
-  await writeStateLast(result, rollback.files(), options.workspace, statePath, writeState, clock);
+  await writeStateLast(result, options.taskId, rollback.files(), options.workspace, statePath, writeState, clock);
   return result;
 }
 
 const STEP: Record<string, string> = { design: 'AR_DESIGN', function: 'AR_FUNCTION', acceptance: 'AR_ACCEPTANCE' };
 
+/** Writes state.json last for a design or function pass (see {@link writePipelineStateLast}). */
+async function writeStateLast(result: PassResult, taskId: string, files: readonly string[], workspace: string, path: string, write: (p: string, d: unknown) => Promise<void>, clock: Clock): Promise<void> {
+  const utc = new Date(clock.now()).toISOString();
+  const entry = {
+    task_id: taskId,
+    rubric_sha256: result.rubricSha256,
+    start_score: result.startComposite,
+    best_score: result.bestComposite,
+    counts: result.counts,
+    stop_reason: result.stopReason,
+    status: result.halted ?? 'stopped',
+    best_snapshot: result.bestId,
+    results: result.resultsPath,
+    ...(result.bestGates ? { best_gates: result.bestGates } : {}),
+    ...(result.refusedEdits.length > 0 ? { refused_edits: result.refusedEdits } : {}),
+    updated_at: utc,
+  };
+  await writePipelineStateLast({
+    path,
+    mode: result.mode,
+    entry,
+    history: { step: STEP[result.mode]!, start_score: result.startComposite, best_score: result.bestComposite, stop_reason: result.stopReason, utc },
+    files,
+    workspace,
+    write,
+    result,
+    resultsPath: result.resultsPath,
+  });
+}
+
 /**
- * Writes state.json as the pass's final action (seed 002 on-stop step 3): merges
- * `autoresearch.<mode>` (rubric_sha256, scores, counts, stop) and a `step_history` entry into the
- * existing file, writes it via temp + rename, re-reads it and checks its mtime is not older than
- * the newest mutable file.
+ * Writes `.aid/pipeline/state.json` as a pass's FINAL action (seed 002 on-stop step 3): merges
+ * `autoresearch.<mode>` = `entry` and appends `history` to `step_history` in the existing file,
+ * writes it via `write` (temp + rename by default), re-reads it and checks its mtime is not older
+ * than the newest of `files` (relative to `workspace`).
  *
  * @throws {LoopError} `STATE_WRITE_FAILED` (the seed's `state-write-failed`) with `details.result`.
  */
-async function writeStateLast(result: PassResult, files: readonly string[], workspace: string, path: string, write: (p: string, d: unknown) => Promise<void>, clock: Clock): Promise<void> {
+export async function writePipelineStateLast(o: {
+  /** state.json path. */
+  path: string;
+  /** The pass. */
+  mode: string;
+  /** Merged as `autoresearch.<mode>`. */
+  entry: Record<string, unknown>;
+  /** Appended to `step_history`. */
+  history: Record<string, unknown>;
+  /** Mutable files (relative) whose mtime state.json must not be older than. */
+  files: readonly string[];
+  /** Workspace the files are relative to. */
+  workspace: string;
+  /** The writer. @default writeJsonAtomic */
+  write?: (p: string, d: unknown) => Promise<void>;
+  /** Carried in the error's details. */
+  result: unknown;
+  /** Named in the error message. */
+  resultsPath: string;
+}): Promise<void> {
+  const { path } = o;
+  const write = o.write ?? writeJsonAtomic;
   const fail = (why: string, cause?: unknown) =>
-    new LoopError('STATE_WRITE_FAILED', `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's results are in ${result.resultsPath}: write state.json again before re-running the pipeline`, { cause, details: { path, result } });
+    new LoopError('STATE_WRITE_FAILED', `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's results are in ${o.resultsPath}: write state.json again before re-running the pipeline`, { cause, details: { path, result: o.result } });
   let existing: Record<string, unknown> = {};
   try {
     const read = await readJson(path);
@@ -373,23 +520,7 @@ async function writeStateLast(result: PassResult, files: readonly string[], work
   }
   const ar = (existing.autoresearch && typeof existing.autoresearch === 'object' ? existing.autoresearch : {}) as Record<string, unknown>;
   const history = Array.isArray(existing.step_history) ? existing.step_history : [];
-  const utc = new Date(clock.now()).toISOString();
-  const entry = {
-    rubric_sha256: result.rubricSha256,
-    start_score: result.startComposite,
-    best_score: result.bestComposite,
-    counts: result.counts,
-    stop_reason: result.stopReason,
-    status: result.halted ?? 'stopped',
-    best_snapshot: result.bestId,
-    results: result.resultsPath,
-    updated_at: utc,
-  };
-  const data = {
-    ...existing,
-    autoresearch: { ...ar, [result.mode]: entry },
-    step_history: [...history, { step: STEP[result.mode], start_score: result.startComposite, best_score: result.bestComposite, stop_reason: result.stopReason, utc }],
-  };
+  const data = { ...existing, autoresearch: { ...ar, [o.mode]: o.entry }, step_history: [...history, o.history] };
   try {
     await write(path, data);
     const reread = await readJson(path);
@@ -399,6 +530,62 @@ async function writeStateLast(result: PassResult, files: readonly string[], work
   }
   const stateMtime = (await stat(path)).mtimeMs;
   let newest = 0;
-  for (const f of files) newest = Math.max(newest, await stat(join(workspace, f)).then((s) => s.mtimeMs, () => 0));
+  for (const f of o.files) newest = Math.max(newest, await stat(join(o.workspace, f)).then((st) => st.mtimeMs, () => 0));
   if (stateMtime < newest) throw fail(`its mtime ${new Date(stateMtime).toISOString()} is older than the newest source file ${new Date(newest).toISOString()}`);
+}
+
+class RefusedEditSignal extends Error {
+  constructor(readonly refusal: RefusedEdit) {
+    super(refusal.reason);
+  }
+}
+
+/** ASK before an edit touching safety-critical flows; returns the refusal, or undefined to proceed. */
+async function askBeforeEdit(safety: SafetyOptions | undefined, idea: EditIdea, iteration: number, surface: readonly string[], signal: AbortSignal): Promise<RefusedEdit | undefined> {
+  if (!safety || safety.flows.length === 0) return undefined;
+  if (!(safety.askUnderProfile ?? (() => true))(safety.profile)) return undefined;
+  const files = idea.files ?? surface;
+  const flows = flowsTouched(safety.flows, files, idea.flows ?? []);
+  if (flows.length === 0) return undefined;
+  const question: SafetyQuestion = { iteration, description: idea.description, files, flows, slug: slugify(idea.slug ?? idea.description), ...(safety.profile !== undefined ? { profile: safety.profile } : {}) };
+  const answer = await safety.asker.ask(question, signal);
+  if (answer.approved) return undefined;
+  return { iter: iteration, description: idea.description, flows, files, reason: answer.reason ?? 'refused' };
+}
+
+class NeedsHumanSignal extends Error {
+  constructor(readonly kind: string, detail: string) {
+    super(detail);
+  }
+}
+
+/**
+ * Setup step 7: records `autoresearch.<mode>.{task_id, rubric_sha256}` in state.json at pass start
+ * (best effort: the final state.json write is the authoritative, loudly checked one). On resume of
+ * the same task, a different recorded hash means the rubric changed between runs: every score in
+ * results.tsv is incomparable with new ones, so the pass refuses to start.
+ */
+async function recordRubricAtStart(o: { statePath: string; mode: string; taskId: string; rubricSha256: string; resumed: boolean; write: (p: string, d: unknown) => Promise<void>; resultsPath: string }): Promise<void> {
+  let existing: Record<string, unknown> = {};
+  try {
+    const read = await readJson(o.statePath);
+    if (read && typeof read === 'object') existing = read as Record<string, unknown>;
+  } catch {
+    existing = {};
+  }
+  const ar = (existing.autoresearch && typeof existing.autoresearch === 'object' ? existing.autoresearch : {}) as Record<string, unknown>;
+  const prev = (ar[o.mode] && typeof ar[o.mode] === 'object' ? ar[o.mode] : {}) as Record<string, unknown>;
+  if (o.resumed && prev.task_id === o.taskId && typeof prev.rubric_sha256 === 'string' && prev.rubric_sha256 !== o.rubricSha256) {
+    throw new LoopError(
+      'HARNESS_TAMPERED',
+      `[loop] [autoresearch] the rubric changed since this pass started (recorded sha256 ${prev.rubric_sha256.slice(0, 12)}, now ${o.rubricSha256.slice(0, 12)}): the scores in ${o.resultsPath} are incomparable with new ones; restore the rubric or move results.tsv away to start a new pass`,
+      { details: { expected: prev.rubric_sha256, actual: o.rubricSha256 } },
+    );
+  }
+  const entry = { ...(prev.task_id === o.taskId ? prev : {}), task_id: o.taskId, rubric_sha256: o.rubricSha256 };
+  try {
+    await o.write(o.statePath, { ...existing, autoresearch: { ...ar, [o.mode]: entry } });
+  } catch {
+    // best effort: the final write surfaces state-write-failed loudly
+  }
 }

@@ -11,7 +11,7 @@ import { formatAutoIterateRow, AUTO_ITERATE_TSV_HEADER } from './results-tsv.js'
 export interface AgentCommandProposerOptions {
   /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
   command: string;
-  /** Absolute working directory (the workspace). */
+  /** Absolute working directory (the workspace); in a parallel batch the candidate's `workingCopy.dir` is used instead. */
   cwd: string;
   /** Hard timeout of one agent call in ms; the whole process tree is killed past it. @default 600000 */
   timeoutMs?: number;
@@ -94,8 +94,10 @@ export function descriptionFromOutput(output: string): string {
  */
 export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
   const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
-  const logPath = resolve(o.cwd, o.logFile);
   const call = async (context: ProposalContext): Promise<{ proposal: Proposal; changed: readonly string[] }> => {
+    // In a parallel batch the agent works in the candidate's working copy, never in the main workspace.
+    const cwd = context.workingCopy?.dir ?? o.cwd;
+    const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context);
     await mkdir(dirname(logPath), { recursive: true });
@@ -104,7 +106,7 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     try {
       result = await runInGroup({
         command: o.command,
-        cwd: o.cwd,
+        cwd,
         env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
         outputFd: handle.fd,
         input: prompt,

@@ -3,7 +3,9 @@
  * fixed harness that yields one comparable score, and a loop that proposes one focused edit,
  * evaluates it, keeps it only if it is strictly better (or, with `createNoiseAwareKeepPolicy`,
  * only if the improvement clears the measured noise), rolls it back otherwise, logs every step
- * and stops on a policy.
+ * and stops on a policy. With `parallel`, K candidates are evaluated at once, each in its own
+ * working copy (`createMemoryWorkingCopies`, `createDirectoryWorkingCopies`), and the best passing
+ * one is kept.
  *
  * @example
  * import { createLoop, createMemoryArtifact, createMemoryRollback, createFunctionHarness,
@@ -75,5 +77,12 @@ export { writeJsonAtomic, readJson } from './state-file.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';
+export type { WorkingCopy, WorkingCopyProvider } from './working-copy.js';
+export { parallelOptionsSchema } from './parallel.js';
+export type { ParallelOptions } from './parallel.js';
+export { createMemoryWorkingCopies } from './memory-working-copies.js';
+export type { MemoryWorkingCopy } from './memory-working-copies.js';
+export { createDirectoryWorkingCopies, directoryWorkingCopiesOptionsSchema } from './directory-working-copies.js';
+export type { DirectoryWorkingCopiesOptions } from './directory-working-copies.js';
 export { createLoop } from './run-loop.js';
 export type { Loop, LoopOptions } from './run-loop.js';

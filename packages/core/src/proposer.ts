@@ -1,6 +1,7 @@
 import type { Artifact } from './artifact.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { Direction, MaybePromise } from './types.js';
+import type { WorkingCopy } from './working-copy.js';
 
 /** The crash a repair attempt is asked to fix. */
 export interface CrashInfo {
@@ -30,8 +31,13 @@ export interface ProposalContext {
   readonly direction: Direction;
   /** Advice from the loop, for example "3 crashes in a row: review the strategy". */
   readonly hints: readonly string[];
-  /** The mutable surface. */
+  /** The mutable surface: in a parallel batch, the candidate's working copy's artifact (edit this one). */
   readonly artifact?: Artifact;
+  /**
+   * Set in a parallel batch (`LoopOptions.parallel`): the candidate's isolated working copy. A
+   * proposer edits `artifact` (the copy's) and works in `workingCopy.dir` when it has one.
+   */
+  readonly workingCopy?: WorkingCopy;
   /** Present on repair attempts: the crash to fix. */
   readonly crash?: CrashInfo;
   /** Aborted when the loop stops; a long-running proposer must return promptly. */

@@ -1,8 +1,9 @@
 import { appendFile, mkdir } from 'node:fs/promises';
+import pLimit from 'p-limit';
 import { dirname } from 'node:path';
 import { compareSnapshots, type Artifact } from './artifact.js';
 import type { Advisor } from './advisor.js';
-import { ConfigError, LoopError, isLoopError } from './errors.js';
+import { ConfigError, LoopError, isLoopError, parseOptions } from './errors.js';
 import type { LoopEvent, LoopEventOf, LoopEventType } from './events.js';
 import type { Harness } from './harness.js';
 import { EventHub } from './internal/event-hub.js';
@@ -10,17 +11,19 @@ import { deriveCounters, keptChanges } from './internal/history.js';
 import type { IterationRecord, IterationStatus } from './iteration-record.js';
 import { strictImprovement, type KeepDecision, type KeepPolicy } from './keep-policy.js';
 import { acquireLock, type WorkspaceLock } from './lock.js';
+import { parallelOptionsSchema, type ParallelOptions } from './parallel.js';
 import type { LoopState } from './loop-state.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { createMemoryResultsLog, type ResultsLog } from './results-log.js';
-import type { RollbackStrategy } from './rollback-strategy.js';
-import type { Scorer, ScoreResult } from './scorer.js';
+import type { Checkpoint, RollbackStrategy } from './rollback-strategy.js';
+import { isBetter, type Scorer, type ScoreResult } from './scorer.js';
 import type { SeedOnlyDetector } from './seed-only.js';
 import { readJson, writeJsonAtomic } from './state-file.js';
 import { summarizeSamples, type SampleSummary } from './statistics.js';
 import { anyOf, neverStop, onAbort, type StopDecision, type StopPolicy } from './stop-policy.js';
 import type { LoopSummary } from './summary.js';
 import { systemClock, type Clock } from './types.js';
+import type { WorkingCopy } from './working-copy.js';
 
 /** Options of {@link createLoop}. */
 export interface LoopOptions {
@@ -81,6 +84,17 @@ export interface LoopOptions {
    * and `seedOnly: true` in the event and the keep input. @default none
    */
   seedOnlyDetector?: SeedOnlyDetector;
+  /**
+   * Parallel candidates: each step proposes and evaluates K candidates at once, each in its own
+   * working copy (see {@link ParallelOptions}), and keeps the best one that passes the keep policy
+   * against the incumbent. Every candidate is a results row with its own iteration number; the
+   * others are reverted (a passing one with ` (not the best of the batch)`). The main workspace is
+   * touched only to adopt the winner. The proposer must edit `context.artifact` (the copy), not a
+   * captured artifact. Stop policies are checked between batches, so a batch may run past
+   * `maxIterations` by up to K − 1 rows. Not combinable with `maxRepairAttempts` or
+   * `seedOnlyDetector` (`CONFIG_INVALID`). @default none: one candidate at a time, in place
+   */
+  parallel?: ParallelOptions;
 }
 
 /** A configured loop. */
@@ -90,7 +104,8 @@ export interface Loop {
    * returns the summary. Resumes when the results log already has rows.
    *
    * @throws {LoopError} `BASELINE_FAILED` (the baseline crashed), `LOCK_HELD`, `RESTORE_FAILED`
-   *   (the workspace could not be restored: the loop halts), `STATE_WRITE_FAILED`,
+   *   (the workspace could not be restored, or a parallel batch's winner could not be adopted and
+   *   verified: the loop halts), `STATE_WRITE_FAILED`,
    *   `HARNESS_TAMPERED`, `RESULTS_CORRUPT`, and the rollback's own codes.
    */
   readonly run: () => Promise<LoopSummary>;
@@ -122,7 +137,11 @@ interface Mutable {
  * appended and flushed → keep or revert (verified) → state.json (last write) → events → stop policies.
  *
  * The options are contracts, not user config, and are not validated here: presets such as
- * `@loop/auto-iterate` validate user config with zod and name the invalid field.
+ * `@loop/auto-iterate` validate user config with zod and name the invalid field. The exceptions are
+ * `baselineRepeats` and `parallel` (zod, {@link ParallelOptions}).
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for an invalid `baselineRepeats` or `parallel`, or
+ *   `parallel` combined with `maxRepairAttempts` or `seedOnlyDetector`.
  *
  * @example
  * const loop = createLoop({ proposer, harness, scorer, rollback, stop: anyOf(maxIterations(20), plateau(5)) });
@@ -143,6 +162,11 @@ export function createLoop(options: LoopOptions): Loop {
   const baselineRepeats = options.baselineRepeats ?? 1;
   if (!Number.isInteger(baselineRepeats) || baselineRepeats < 1) {
     throw new ConfigError('engine', [{ path: 'baselineRepeats', message: `must be a whole number >= 1, got ${baselineRepeats}` }]);
+  }
+  const batch = options.parallel === undefined ? undefined : parseOptions(parallelOptionsSchema, options.parallel, 'engine.parallel');
+  if (batch && (maxRepairs > 0 || options.seedOnlyDetector)) {
+    const path = maxRepairs > 0 ? 'maxRepairAttempts' : 'seedOnlyDetector';
+    throw new ConfigError('engine', [{ path, message: `is not supported with parallel candidates yet; remove it or remove parallel` }]);
   }
   const fixedSeed = options.seed ?? 0;
   const seedForRepeat = options.seedForRepeat ?? (() => fixedSeed);
@@ -198,9 +222,9 @@ export function createLoop(options: LoopOptions): Loop {
     });
   };
 
-  const evaluate = async (iteration: number, repeat = 0): Promise<{ result: ScoreResult; durationMs: number }> => {
+  const evaluate = async (iteration: number, repeat = 0, h: Harness = harness): Promise<{ result: ScoreResult; durationMs: number }> => {
     const started = clock.now();
-    const run = await harness.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
+    const run = await h.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
     const result = await scorer.score(run);
     return { result, durationMs: clock.now() - started };
   };
@@ -240,11 +264,11 @@ export function createLoop(options: LoopOptions): Loop {
     hub.emit({ type: 'baseline', record, durationMs, samples, spread });
   };
 
-  const checkFingerprint = async (expected: string | undefined) => {
-    if (expected === undefined || !harness.fingerprint) return;
-    const now = await harness.fingerprint();
+  const checkFingerprint = async (expected: string | undefined, h: Harness = harness) => {
+    if (expected === undefined || !h.fingerprint) return;
+    const now = await h.fingerprint();
     if (now !== expected) {
-      throw new LoopError('HARNESS_TAMPERED', `[loop] [engine] the harness ${harness.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`, { details: { expected, actual: now } });
+      throw new LoopError('HARNESS_TAMPERED', `[loop] [engine] the harness ${h.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`, { details: { expected, actual: now } });
     }
   };
 
@@ -420,6 +444,194 @@ export function createLoop(options: LoopOptions): Loop {
     }
   };
 
+  /** What one candidate of a parallel batch came to, before the batch's winner is chosen. */
+  interface CandidateOutcome {
+    iteration: number;
+    k: number;
+    copy: WorkingCopy;
+    status: IterationStatus;
+    score: number | null;
+    description: string;
+    decision?: KeepDecision;
+    samples: number[];
+    dimensions: (Readonly<Record<string, number>> | undefined)[];
+    logTail: string;
+    proposerFailed: boolean;
+    aborted: boolean;
+    started: number;
+  }
+
+  /** Fresh incumbent samples for one batch (`parallel.remeasureIncumbent`), measured in the main workspace. */
+  interface IncumbentRemeasure {
+    samples: number[];
+    dimensions: (Readonly<Record<string, number>> | undefined)[];
+    crashed: number;
+    error?: unknown;
+  }
+
+  const remeasureIncumbent = async (m: Mutable, fingerprint: string | undefined, repeats: number): Promise<IncumbentRemeasure> => {
+    const out: IncumbentRemeasure = { samples: [], dimensions: [], crashed: 0 };
+    const iteration = deriveCounters(m.history).incumbent.iteration;
+    try {
+      for (let repeat = 0; repeat < repeats && !signal.aborted; repeat++) {
+        await checkFingerprint(fingerprint);
+        const { result } = await evaluate(iteration, repeat);
+        if (result.ok) {
+          out.samples.push(result.value);
+          out.dimensions.push(result.dimensions);
+        } else out.crashed += 1;
+      }
+    } catch (error) {
+      out.error = error;
+    }
+    return out;
+  };
+
+  /** Proposes and evaluates one candidate of a batch in its own working copy; never touches the main workspace. */
+  const runCandidate = async (m: Mutable, iteration: number, k: number, copies: WorkingCopy[], incumbent: Promise<IncumbentRemeasure> | undefined): Promise<CandidateOutcome> => {
+    const started = clock.now();
+    hub.emit({ type: 'iteration-started', iteration, attempt: 0 });
+    const copy = await batch!.workingCopies.create(iteration, k);
+    copies.push(copy);
+    const outcome: CandidateOutcome = { iteration, k, copy, status: 'reverted', score: null, description: '', samples: [], dimensions: [], logTail: '', proposerFailed: false, aborted: false, started };
+    const copyFingerprint = await copy.harness.fingerprint?.();
+    const before = await copy.artifact.inspect();
+    let proposal: Proposal;
+    try {
+      proposal = await proposer.propose(context(m, iteration, 0, { artifact: copy.artifact, workingCopy: copy }));
+    } catch (error) {
+      const message = isLoopError(error) ? error.message : (error as Error)?.message ?? String(error);
+      return { ...outcome, aborted: signal.aborted, status: 'crash', description: `proposer failed: ${message}`, proposerFailed: true };
+    }
+    const changes = compareSnapshots(copy.artifact, before, await copy.artifact.inspect());
+    if (changes.violations.length > 0) {
+      return { ...outcome, status: 'rejected', description: `${proposal.description} (changed read-only ${changes.violations.join(', ')})` };
+    }
+    if (changes.changed.length === 0) {
+      return { ...outcome, status: 'reverted', description: `${proposal.description} (no change: not evaluated)` };
+    }
+    await checkFingerprint(copyFingerprint, copy.harness);
+    const { result } = await evaluate(iteration, 0, copy.harness);
+    if (signal.aborted) return { ...outcome, aborted: true };
+    if (!result.ok) {
+      return { ...outcome, status: 'crash', description: `${proposal.description} (crash: ${result.message})`, logTail: result.logTail ?? '' };
+    }
+    const samples = [result.value];
+    const dimensions = [result.dimensions];
+    let repeat = 0;
+    const sample = async (): Promise<number | undefined> => {
+      if (signal.aborted) return undefined;
+      repeat += 1;
+      await checkFingerprint(copyFingerprint, copy.harness);
+      const again = (await evaluate(iteration, repeat, copy.harness)).result;
+      if (signal.aborted || !again.ok) return undefined;
+      samples.push(again.value);
+      dimensions.push(again.dimensions);
+      return again.value;
+    };
+    const fresh = incumbent ? await incumbent : undefined;
+    const useFresh = fresh !== undefined && fresh.samples.length > 0;
+    const decision = await keepPolicy.decide({
+      candidate: result.value,
+      incumbent: useFresh ? summarizeSamples(fresh.samples).mean : m.best,
+      direction,
+      candidateSamples: samples,
+      incumbentSamples: useFresh ? fresh.samples : m.incumbentSamples,
+      candidateDimensions: dimensions,
+      incumbentDimensions: useFresh ? fresh.dimensions : m.incumbentDimensions,
+      sample,
+      seedOnly: false,
+    });
+    if (signal.aborted) return { ...outcome, aborted: true };
+    const score = samples.length > 1 ? summarizeSamples(samples).mean : result.value;
+    return { ...outcome, status: decision.keep ? 'kept' : 'reverted', score, description: proposal.description, decision, samples, dimensions };
+  };
+
+  /**
+   * One parallel batch: K candidates proposed and evaluated concurrently in working copies, the
+   * best passing one adopted into the main workspace, one row per candidate. Returns false when
+   * the loop must stop because of an abort (then no row is written and the main workspace is
+   * untouched).
+   */
+  const iterateBatch = async (m: Mutable, fingerprint: string | undefined): Promise<boolean> => {
+    const b = batch!;
+    const first = m.history.length;
+    const limit = pLimit(b.concurrency ?? b.candidates);
+    const copies: WorkingCopy[] = [];
+    const disposeAll = async () => {
+      for (const copy of copies) await copy.dispose?.();
+    };
+    try {
+      await checkFingerprint(fingerprint);
+      const incumbent = b.remeasureIncumbent > 0 ? remeasureIncumbent(m, fingerprint, b.remeasureIncumbent) : undefined;
+      const settled = await Promise.allSettled(Array.from({ length: b.candidates }, (_, k) => limit(() => runCandidate(m, first + k, k, copies, incumbent))));
+      const fresh = incumbent ? await incumbent : undefined;
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      if (fresh?.error !== undefined) throw fresh.error;
+      const outcomes = settled.map((s) => (s as PromiseFulfilledResult<CandidateOutcome>).value).sort((a, z) => a.k - z.k);
+      if (signal.aborted || outcomes.some((o) => o.aborted)) return false;
+
+      let winner: CandidateOutcome | undefined;
+      for (const o of outcomes) {
+        if (o.status === 'kept' && (!winner || isBetter(o.score as number, winner.score as number, direction))) winner = o;
+      }
+      for (const o of outcomes) {
+        if (o.status !== 'kept' || o === winner) continue;
+        o.status = 'reverted';
+        o.decision = { ...o.decision!, keep: false, reason: `not the best of the batch: passed (${o.decision!.reason}) but iteration ${winner!.iteration} scored ${winner!.score}` };
+        o.description = `${o.description} (not the best of the batch)`;
+      }
+
+      let cp: Checkpoint | undefined;
+      let candidateId = '';
+      if (winner) {
+        cp = await rollback.checkpoint(winner.iteration);
+        try {
+          const changedFiles = await b.workingCopies.adopt(winner.copy);
+          if (artifact) {
+            const left = compareSnapshots(artifact, await artifact.inspect(), await winner.copy.artifact.inspect()).changed;
+            if (left.length > 0) {
+              throw new LoopError('RESTORE_FAILED', `[loop] [engine] adopting ${winner.copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`, { details: { copy: winner.copy.name, paths: left } });
+            }
+          }
+          candidateId = (await rollback.commit?.(cp, { iteration: winner.iteration, attempt: 0, description: winner.description, changedFiles })) ?? '';
+        } catch (error) {
+          await rollback.revert(cp, { iteration: winner.iteration, ...(candidateId ? { candidateId } : {}) });
+          throw error;
+        }
+      }
+
+      const records = outcomes.map((o): IterationRecord => ({ iteration: o.iteration, candidateId: o === winner ? candidateId : '', score: o.score, status: o.status, description: o.description }));
+      for (const [i, o] of outcomes.entries()) {
+        await results.append(records[i]!); // durable before the keep
+        if (o.decision) {
+          await logDecision({ iteration: o.iteration, candidateId: records[i]!.candidateId, status: o.status, score: o.score, description: o.description, samples: o.samples, seedOnly: false, policy: keepPolicy.name, reason: o.decision.reason, ...(o.decision.evidence ? { evidence: o.decision.evidence } : {}), batch: { first, k: o.k, candidates: b.candidates }, ...(fresh ? { incumbentRemeasure: { samples: fresh.samples, crashed: fresh.crashed } } : {}) });
+        }
+      }
+      const previousBest = m.best;
+      if (winner) {
+        m.bestId = await rollback.keep(cp!, candidateId || undefined);
+        m.best = winner.score as number;
+        m.incumbentSamples = [...winner.samples];
+        m.incumbentDimensions = [...winner.dimensions];
+      }
+      for (const [i, o] of outcomes.entries()) {
+        const record = records[i]!;
+        m.history.push(record);
+        m.iterationsThisRun += 1;
+        m.proposerFailures = o.proposerFailed ? m.proposerFailures + 1 : 0;
+        const durationMs = clock.now() - o.started;
+        if (o.status === 'kept') hub.emit({ type: 'kept', record, decision: o.decision!, previousBest, durationMs, samples: o.samples, seedOnly: false });
+        else if (o.status === 'crash') hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: false, durationMs });
+        else hub.emit({ type: 'reverted', record, ...(o.decision ? { decision: o.decision } : {}), durationMs, samples: o.samples, seedOnly: false });
+      }
+      return true;
+    } finally {
+      await disposeAll();
+    }
+  };
+
   /** On resume: the incumbent's samples come from state.json when it names the same incumbent, else the one recorded score. */
   const restoreSamples = async (m: Mutable) => {
     m.incumbentSamples = [m.best];
@@ -487,7 +699,7 @@ export function createLoop(options: LoopOptions): Loop {
       for (;;) {
         stop = stopPolicy.check(state(m));
         if (stop) break;
-        const goOn = await iterate(m, fingerprint);
+        const goOn = batch ? await iterateBatch(m, fingerprint) : await iterate(m, fingerprint);
         if (!goOn) {
           stop = { reason: 'aborted', message: 'stopped by abort signal; the in-flight candidate was rolled back' };
           break;

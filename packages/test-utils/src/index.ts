@@ -1,6 +1,7 @@
 /**
  * @loop/test-utils (private): fakes for unit-testing loop policies in memory (a fake harness with
- * scripted scores, a manual clock, a counter proposer) and the conformance suites every adapter runs.
+ * scripted scores, a manual clock, counter proposers, deferred promises and a barrier for concurrency
+ * tests) and the conformance suites every adapter runs.
  *
  * @example
  * const clock = createManualClock();
@@ -12,6 +13,8 @@ export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
 export { createFakeHarness } from './fake-harness.js';
 export type { FakeHarness, FakeHarnessOptions, FakeOutcome } from './fake-harness.js';
-export { createCounterProposer } from './counter-proposer.js';
+export { createCounterProposer, createContextProposer } from './counter-proposer.js';
 export { describeRollbackStrategy } from './describe-rollback-strategy.js';
 export type { RollbackFixture } from './describe-rollback-strategy.js';
+export { createDeferred, createBarrier } from './deferred.js';
+export type { Deferred, Barrier } from './deferred.js';

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import type { WorkingCopyProvider } from './working-copy.js';
+
+/**
+ * Options of parallel candidates (`LoopOptions.parallel`), validated by
+ * {@link parallelOptionsSchema} when the loop is created.
+ */
+export interface ParallelOptions {
+  /**
+   * K: candidates proposed and evaluated per batch, each in its own working copy. Every candidate
+   * is a results row (its own iteration number); at most one per batch is kept. @default 1
+   */
+  candidates?: number;
+  /** How many candidates run at once (p-limit), at most `candidates`. @default candidates */
+  concurrency?: number;
+  /** Makes the isolated working copies and adopts the winner into the main workspace. */
+  workingCopies: WorkingCopyProvider;
+  /**
+   * Re-measure the incumbent this many times per batch, concurrently with the candidates (in the
+   * main workspace, with the loop's harness), and decide every candidate of the batch against
+   * these fresh samples instead of the stored ones. Use it for timing metrics, whose values depend
+   * on how loaded the machine is: the incumbent is then measured under the same contention as the
+   * candidates. 0 turns it off. @default 0
+   */
+  remeasureIncumbent?: number;
+}
+
+/** zod schema of {@link ParallelOptions}. */
+export const parallelOptionsSchema = z
+  .object({
+    candidates: z.number().int().min(1).max(256).default(1),
+    concurrency: z.number().int().min(1).optional(),
+    workingCopies: z.custom<WorkingCopyProvider>(
+      (p) => typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function',
+      'workingCopies must be a WorkingCopyProvider (create and adopt)',
+    ),
+    remeasureIncumbent: z.number().int().min(0).default(0),
+  })
+  .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] });

@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { createBarrier, createContextProposer } from '@loop/test-utils';
+import { isLoopError } from './errors.js';
+import type { LoopEvent } from './events.js';
+import { createFunctionHarness } from './function-harness.js';
+import type { Harness } from './harness.js';
+import type { KeepInput, KeepPolicy } from './keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from './memory.js';
+import { createMemoryWorkingCopies } from './memory-working-copies.js';
+import type { Proposer } from './proposer.js';
+import { createValueScorer } from './regex-scorer.js';
+import { createMemoryResultsLog } from './results-log.js';
+import { createLoop, type LoopOptions } from './run-loop.js';
+import { maxIterations } from './stop-policy.js';
+
+/** A loop over a number (minimize: the score is the value) with K candidates in memory copies. */
+function setup(options: {
+  candidates: number;
+  /** The value candidate `k` of the batch starting at `first` proposes. */
+  propose: (value: number, k: number, iteration: number) => number;
+  copyHarness?: (copy: MemoryArtifact<number>, k: number) => Harness;
+  mainHarness?: (artifact: MemoryArtifact<number>) => Harness;
+  stop?: number;
+  extra?: Partial<LoopOptions>;
+  parallel?: { concurrency?: number; remeasureIncumbent?: number };
+  proposer?: Proposer;
+}) {
+  const artifact = createMemoryArtifact(10);
+  const results = createMemoryResultsLog();
+  const copyHarness = options.copyHarness ?? ((copy) => createFunctionHarness('value', () => copy.get()));
+  const workingCopies = createMemoryWorkingCopies(artifact, (copy, { k }) => copyHarness(copy, k));
+  const loop = createLoop({
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    results,
+    proposer: options.proposer ?? createContextProposer<number>((v, c) => options.propose(v, c.workingCopy!.k, c.iteration)),
+    harness: options.mainHarness?.(artifact) ?? createFunctionHarness('value', () => artifact.get()),
+    scorer: createValueScorer('minimize'),
+    stop: maxIterations(options.stop ?? options.candidates),
+    parallel: { candidates: options.candidates, workingCopies, ...options.parallel },
+    ...options.extra,
+  });
+  return { artifact, results, loop };
+}
+
+describe('createLoop: parallel candidates', () => {
+  it('K candidates are evaluated concurrently: each run waits at a barrier of K = 3 (deferred promises, no sleeps)', async () => {
+    const barrier = createBarrier(3);
+    const { results, loop } = setup({
+      candidates: 3,
+      propose: (v, k) => v - k - 1,
+      copyHarness: (copy) => createFunctionHarness('barrier', async () => (await barrier.arrive(), copy.get())),
+    });
+    await loop.run();
+    expect(barrier.arrived()).toBe(3);
+    expect(barrier.maxWaiting()).toBe(3);
+    expect(results.rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('concurrency caps the candidates in flight (p-limit): K = 4, concurrency 2 runs at most 2 at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const { results, loop } = setup({
+      candidates: 4,
+      parallel: { concurrency: 2 },
+      propose: (v, k) => v - k - 1,
+      copyHarness: (copy) => createFunctionHarness('count', async () => {
+        most = Math.max(most, ++inFlight);
+        for (let i = 0; i < 5; i++) await Promise.resolve();
+        inFlight -= 1;
+        return copy.get();
+      }),
+    });
+    await loop.run();
+    expect(most).toBe(2);
+    expect(results.rows).toHaveLength(5);
+  });
+
+  it('the best passing candidate is kept and the others reverted ("not the best of the batch"); the main workspace gets the winner', async () => {
+    const events: LoopEvent[] = [];
+    const { artifact, results, loop } = setup({ candidates: 3, propose: (_v, k) => [7, 5, 12][k]! });
+    loop.on('kept', (e) => events.push(e));
+    loop.on('reverted', (e) => events.push(e));
+    const summary = await loop.run();
+    expect(results.rows.map((r) => [r.iteration, r.score, r.status, r.description])).toEqual([
+      [0, 10, 'baseline', 'baseline'],
+      [1, 7, 'reverted', 'value 10 -> 7 (not the best of the batch)'],
+      [2, 5, 'kept', 'value 10 -> 5'],
+      [3, 12, 'reverted', 'value 10 -> 12'],
+    ]);
+    expect(artifact.get()).toBe(5);
+    expect(summary).toMatchObject({ best: 5, counts: { kept: 1, reverted: 2 } });
+    expect(results.rows[2]!.candidateId).toBe(summary.bestId);
+    const notBest = events.find((e) => e.type === 'reverted' && e.record.iteration === 1) as Extract<LoopEvent, { type: 'reverted' }>;
+    expect(notBest.decision).toMatchObject({ keep: false, reason: expect.stringMatching(/^not the best of the batch: passed \(improved by 3\) but iteration 2 scored 5$/) });
+  });
+
+  it('no candidate passing keeps nothing: equal and worse candidates are reverted and the main workspace stays at the incumbent', async () => {
+    const { artifact, results, loop } = setup({ candidates: 3, propose: (_v, k) => [11, 10, 12][k]! });
+    const summary = await loop.run();
+    expect(results.rows.slice(1).map((r) => [r.status, r.candidateId])).toEqual([['reverted', ''], ['reverted', ''], ['reverted', '']]);
+    expect(summary.counts.kept).toBe(0);
+    expect(artifact.get()).toBe(10);
+  });
+
+  it('every candidate gets a row with its own iteration number, batch after batch; the next batch starts from the adopted winner', async () => {
+    const seen: [number, number][] = [];
+    const { artifact, results, loop } = setup({
+      candidates: 2,
+      stop: 4,
+      propose: (v, k, iteration) => (seen.push([iteration, v]), v - (k + 1)),
+    });
+    const summary = await loop.run();
+    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'reverted'], [2, 'kept'], [3, 'reverted'], [4, 'kept']]);
+    expect(seen.sort((a, b) => a[0] - b[0])).toEqual([[1, 10], [2, 10], [3, 8], [4, 8]]);
+    expect(artifact.get()).toBe(6);
+    expect(summary.iterations).toBe(4);
+  });
+
+  it('a crash in one candidate does not affect the others: a throwing proposer and a crashing run are crash rows, the third candidate is kept', async () => {
+    const proposer: Proposer = {
+      name: 'mixed',
+      propose: (c) => {
+        if (c.workingCopy!.k === 0) throw new Error('agent quota exceeded');
+        (c.artifact as MemoryArtifact<number>).set(c.workingCopy!.k === 1 ? -1 : 4);
+        return { description: `slot ${c.workingCopy!.k}` };
+      },
+    };
+    const { artifact, results, loop } = setup({
+      candidates: 3,
+      propose: (v) => v,
+      proposer,
+      copyHarness: (copy) => createFunctionHarness('crashy', () => {
+        if (copy.get() < 0) throw new Error('loss is NaN');
+        return copy.get();
+      }),
+    });
+    const summary = await loop.run();
+    expect(results.rows.slice(1).map((r) => [r.status, r.description])).toEqual([
+      ['crash', 'proposer failed: agent quota exceeded'],
+      ['crash', expect.stringMatching(/^slot 1 \(crash: .*loss is NaN/)],
+      ['kept', 'slot 2'],
+    ]);
+    expect(artifact.get()).toBe(4);
+    expect(summary.counts).toMatchObject({ kept: 1, crash: 2 });
+  });
+
+  it('the incumbent is re-measured concurrently when asked (remeasureIncumbent: 2): its first re-run overlaps the K = 2 candidates and decisions use the fresh samples', async () => {
+    const barrier = createBarrier(3);
+    const inputs: KeepInput[] = [];
+    const recording: KeepPolicy = { name: 'record', decide: (input) => (inputs.push({ ...input, incumbentSamples: [...input.incumbentSamples!] }), { keep: false, reason: 'recorded' }) };
+    let mainRuns = 0;
+    const { loop } = setup({
+      candidates: 2,
+      parallel: { remeasureIncumbent: 2 },
+      propose: (v, k) => v - k - 1,
+      copyHarness: (copy) => createFunctionHarness('barrier', async () => (await barrier.arrive(), copy.get())),
+      mainHarness: () => createFunctionHarness('incumbent', async () => {
+        mainRuns += 1;
+        if (mainRuns === 1) return 10; // the baseline
+        if (mainRuns === 2) await barrier.arrive(); // the first re-measure, under the batch's load
+        return [9.5, 9.7][mainRuns - 2]!;
+      }),
+      extra: { keepPolicy: recording },
+    });
+    await loop.run();
+    expect(barrier.maxWaiting()).toBe(3);
+    expect(mainRuns).toBe(3);
+    expect(inputs.map((i) => [i.incumbent, i.incumbentSamples])).toEqual([[9.6, [9.5, 9.7]], [9.6, [9.5, 9.7]]]);
+  });
+
+  it('without remeasureIncumbent the stored incumbent samples are used and the main harness runs only for the baseline', async () => {
+    let mainRuns = 0;
+    const inputs: number[][] = [];
+    const { loop } = setup({
+      candidates: 2,
+      propose: (v, k) => v - k - 1,
+      mainHarness: (a) => createFunctionHarness('incumbent', () => (mainRuns++, a.get())),
+      extra: { keepPolicy: { name: 'record', decide: (i) => (inputs.push([...i.incumbentSamples!]), { keep: false, reason: 'recorded' }) } },
+    });
+    await loop.run();
+    expect(mainRuns).toBe(1);
+    expect(inputs).toEqual([[10], [10]]);
+  });
+
+  it('a keep policy\'s re-runs (input.sample) run in the candidate\'s own copy with the next repeat', async () => {
+    const runs: [number, number | undefined, number][] = [];
+    const { results, loop } = setup({
+      candidates: 2,
+      propose: (v, k) => v - k - 1,
+      copyHarness: (copy, k) => createFunctionHarness('value', (c) => (runs.push([k, c.repeat, copy.get()]), copy.get())),
+      extra: { keepPolicy: { name: 'resample', decide: async (i) => (await i.sample!(), await i.sample!(), { keep: i.candidateSamples!.length === 3, reason: 'three samples' }) } },
+    });
+    await loop.run();
+    expect(runs.sort((a, b) => a[0] - b[0] || a[1]! - b[1]!)).toEqual([[0, 0, 9], [0, 1, 9], [0, 2, 9], [1, 0, 8], [1, 1, 8], [1, 2, 8]]);
+    expect(results.rows.slice(1).map((r) => r.status)).toEqual(['reverted', 'kept']);
+  });
+
+  it('an aborted batch writes no rows and leaves the main workspace at the incumbent', async () => {
+    const controller = new AbortController();
+    const { artifact, results, loop } = setup({
+      candidates: 2,
+      stop: 10,
+      propose: (v, k) => v - k - 1,
+      copyHarness: (copy, k) => createFunctionHarness('abort', () => (k === 1 && controller.abort(), copy.get())),
+      extra: { signal: controller.signal },
+    });
+    const summary = await loop.run();
+    expect(summary.stop.reason).toBe('aborted');
+    expect(results.rows).toHaveLength(1);
+    expect(artifact.get()).toBe(10);
+  });
+
+  it('parallel options are validated at createLoop: concurrency above candidates, repairs and seed-only detection are CONFIG_INVALID', () => {
+    const attempt = (parallel: Record<string, unknown>, extra: Partial<LoopOptions> = {}) => {
+      try {
+        setup({ candidates: 2, propose: (v) => v, parallel: parallel as never, extra });
+        return undefined;
+      } catch (error) {
+        return isLoopError(error, 'CONFIG_INVALID') ? error.message : String(error);
+      }
+    };
+    expect(attempt({ concurrency: 3 })).toMatch(/concurrency must be at most candidates/);
+    expect(attempt({}, { maxRepairAttempts: 2 })).toMatch(/maxRepairAttempts: is not supported with parallel candidates/);
+    expect(attempt({}, { seedOnlyDetector: { name: 'x', isSeedOnlyChange: () => false } })).toMatch(/seedOnlyDetector/);
+    expect(attempt({ remeasureIncumbent: 1 })).toBeUndefined();
+  });
+});
