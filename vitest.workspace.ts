@@ -33,6 +33,7 @@ export default defineConfig({
       project('autoresearch', 'packages/autoresearch', 60_000),
       project('cli', 'packages/cli', 120_000),
       project('collie', 'packages/collie', 60_000),
+      project('example-collie', 'examples/collie', 60_000),
       project('example-autoresearch', 'examples/autoresearch', 60_000),
       project('example-autotune', 'examples/autotune', 60_000),
       project('example-ml-tuning', 'examples/ml-tuning', 120_000),

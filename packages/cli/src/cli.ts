@@ -112,13 +112,13 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   program
     .command('run')
     .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')})`)
-    .argument('[config]', 'the config file (YAML or JSON)')
+    .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
     .action(async (config: string | undefined) => setCode(await runCommand(io, config, false)));
 
   program
     .command('resume')
     .description('continue an interrupted run from its last keep commit and results.tsv')
-    .argument('[config]', 'the config file (YAML or JSON)')
+    .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
     .action(async (config: string | undefined) => setCode(await runCommand(io, config, true)));
 
   program

@@ -14,7 +14,7 @@
  */
 export { loopConfigSchema, mutatorProposerSchema, agentProposerSchema, loopConfigJsonSchema } from './config.js';
 export type { LoopConfig, LoopConfigInput } from './config.js';
-export { loadConfig, parseConfigText, findConfigFile, ConfigFileError, DEFAULT_CONFIG_FILES } from './load-config.js';
+export { loadConfig, loadConfigModule, parseConfigText, findConfigFile, defineConfig, ConfigFileError, DEFAULT_CONFIG_FILES, MODULE_CONFIG_EXTENSIONS } from './load-config.js';
 export type { LoadedConfig, ConfigFileIssue } from './load-config.js';
 export { starterConfig, writeStarterConfig, PRESETS, SCHEMA_HINT } from './init.js';
 export type { Preset } from './init.js';

@@ -2,12 +2,33 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { ConfigError, type ConfigIssue } from '@loop/core';
+import { pathToFileURL } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
-import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig } from './config.js';
+import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig, type LoopConfigInput } from './config.js';
 
 /** The file names `loop run` looks for, in order, when no config is named. */
-export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json'] as const;
+export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts'] as const;
+
+/** Config file extensions loaded as modules (TypeScript through jiti, or JavaScript); the default export is the config. */
+export const MODULE_CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
+
+/**
+ * Types a config written in TypeScript (`loop.config.ts`); returns `config` unchanged.
+ *
+ * @example
+ * import { defineConfig } from '@loop/cli';
+ *
+ * export default defineConfig({
+ *   targetFiles: ['config.json'],
+ *   runCommand: 'node train.mjs',
+ *   metricName: 'val_loss',
+ *   proposer: { type: 'mutator', file: 'config.json', space: { lr: { min: 1e-4, max: 1e-1, scale: 'log' } } },
+ * });
+ */
+export function defineConfig(config: LoopConfigInput): LoopConfigInput {
+  return config;
+}
 
 /** One invalid field of a config file, with the 1-based line it is on (when known). */
 export interface ConfigFileIssue extends ConfigIssue {
@@ -143,23 +164,63 @@ export function parseConfigText(text: string, file: string): LoopConfig {
     throw new ConfigFileError(file, [{ path: '', line: lineCounter.linePos(syntax.pos[0]).line, message: `not valid YAML: ${syntax.message.split('\n')[0]}` }], syntax);
   }
   const data: unknown = doc.toJS() ?? {};
+  return validateConfig(data, file, (path, unknownKey) => {
+    const offset = offsetOf(doc, path, unknownKey);
+    return offset === undefined ? undefined : lineCounter.linePos(offset).line;
+  });
+}
+
+/** Validates parsed config data; `lineOf` places an issue in the file when it can. */
+function validateConfig(data: unknown, file: string, lineOf: (path: readonly PropertyKey[], unknownKey?: string) => number | undefined = () => undefined): LoopConfig {
   const result = loopConfigSchema.safeParse(data);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue): ConfigFileIssue => {
     const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-    const offset = offsetOf(doc, issue.path, unknownKey);
+    const line = lineOf(issue.path, unknownKey);
     const path = issue.path.map(String).join('.');
-    return { path, message: describeIssue(issue, data), ...(offset === undefined ? {} : { line: lineCounter.linePos(offset).line }) };
+    return { path, message: describeIssue(issue, data), ...(line === undefined ? {} : { line }) };
   });
   throw new ConfigFileError(file, issues, result.error);
 }
 
 /**
- * Reads, parses and validates a config file, and resolves its workspace directory.
+ * Loads a config module (`.ts` through jiti, which strips the types; or `.js`) and validates its
+ * default export: the config object, a promise of it, or a function returning either. Issues name
+ * the file and the field (modules have no line positions).
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when the module fails to load or its config is invalid.
+ */
+export async function loadConfigModule(file: string): Promise<LoopConfig> {
+  let data: unknown;
+  try {
+    const { createJiti } = await import('jiti');
+    // No module or transform cache: a config edited between two runs of one process is re-read.
+    const jiti = createJiti(pathToFileURL(file).href, { moduleCache: false, fsCache: false, interopDefault: false });
+    const mod = (await jiti.import(file)) as Record<string, unknown> | null | undefined;
+    data = mod && typeof mod === 'object' && 'default' in mod ? mod['default'] : undefined;
+    if (typeof data === 'function') data = await (data as () => unknown)();
+  } catch (error) {
+    const message = ((error as Error).message ?? String(error)).split('\n')[0];
+    throw new ConfigFileError(file, [{ path: '', message: `cannot load the config module: ${message}` }], error);
+  }
+  if (data === null || typeof data !== 'object') {
+    throw new ConfigFileError(file, [{ path: '', message: `the config module's default export must be the config object, found ${data === undefined ? 'no default export' : typeof data}` }]);
+  }
+  return validateConfig(data, file);
+}
+
+/**
+ * Reads, parses and validates a config file (YAML, JSON, or a `.ts`/`.js` module: see
+ * {@link loadConfigModule}), and resolves its workspace directory.
  *
  * @throws {ConfigFileError} `CONFIG_INVALID` when the file is missing, malformed or invalid.
  */
 export async function loadConfig(file: string): Promise<LoadedConfig> {
+  if ((MODULE_CONFIG_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
+    if (!existsSync(file)) throw new ConfigFileError(file, [{ path: '', message: 'cannot read the config file: ENOENT' }]);
+    const config = await loadConfigModule(file);
+    return { config, file, dir: isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir) };
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -179,8 +179,8 @@ describe('seed 000 §3.5 entry state machine', () => {
   it('§3.5 Branch C iter_done: proceeds to Stage 6, which continues with iter++ and status running', async () => {
     const { a } = setup();
     const kinds = [];
-    for (let i = 0; i < 7; i += 1) kinds.push(await a.step());
-    expect(kinds.map((k) => (k.kind === 'stage' ? `${k.stage}:${k.status}` : k.kind))).toEqual(['stage0', 'recovered', 'stage1:running', 'stage2:running', 'stage3:running', 'stage5.3:iter_done', 'stage6:running']);
+    for (let i = 0; i < 12; i += 1) kinds.push(await a.step());
+    expect(kinds.map((k) => (k.kind === 'stage' ? `${k.stage}:${k.status}` : k.kind))).toEqual(['stage0', 'recovered', 'stage1:running', 'stage2:running', 'stage3:running', 'stage4a:running', 'stage4b:running', 'stage5.0:running', 'stage5.1:running', 'stage5.2:running', 'stage5.3:iter_done', 'stage6:running']);
     expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ iter: 2, status: 'running', stage: 'kickoff' });
   });
 
@@ -273,7 +273,7 @@ describe('seed 000 §3.5 entry state machine', () => {
     expect(Object.keys(obs?.inputs ?? {})).toEqual(['raw.log (last 200 lines)', 'run-spec.md']);
     expect(readFileSync(join(a.paths.run(RUN).iter(1).dir, 'observations.md'), 'utf8')).toContain('## ISSUE-001\n- title: "slow"');
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 3 → 1 issues recorded, 0 blocking`);
-    expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ stage: 'rerun', ladder: null });
+    expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ stage: 'triage', ladder: null });
   });
 
   it('Stage 3.2 ladder: a blocking issue is diagnosed and fixed in the worktree, validated by a rerun; recovery on attempt 2 after a tier upgrade continues the iteration', async () => {
@@ -286,7 +286,7 @@ describe('seed 000 §3.5 entry state machine', () => {
         return 'root_cause: "config file absent"\nfix_applied: "created fixed"';
       },
     ];
-    const { a, agent, options } = setup({ maxIterations: 1, asker: asker({ Q1: trigger }), agent: createScriptedAgent({ discovery: ['x'], observe: [observer], diagnose }, { repeatLast: true }) });
+    const { a, agent, options } = setup({ maxIterations: 1, asker: asker({ Q1: trigger }), agent: createScriptedAgent({ discovery: ['x'], observe: [observer], diagnose, triage: ['## ISSUE-001\nverdict: Discarded\nconfidence: 5\nrationale: fixed by the recovery ladder\n'] }, { repeatLast: true }) });
     const outcomes = await a.run();
     expect(outcomes.filter((x) => x.kind === 'stage' && x.stage === 'stage3.2')).toHaveLength(2);
     expect(agent.calls.filter((c) => c.role === 'diagnose').map((c) => c.tier)).toEqual(['fast', 'standard']);

@@ -3,8 +3,7 @@
  * machine over files (`step()` does one resumable unit and persists it; `run()` steps to the end),
  * injected host tools (an {@link Agent} with fast / standard / deep tiers, a {@link QuestionAsker}
  * for Stage 0), validated triage and deep-verify records, the G2 / G7 / G8 gates, and SC1-SC5 as
- * core `StopPolicy`s. Stage 3 (observe + auto-recovery ladder) is wired; stages 4a to 5.2 are not
- * wired into the state machine yet (see README).
+ * core `StopPolicy`s. Every stage 0-6 is wired into the state machine (see README for what is not built).
  *
  * @example
  * import { createAutoiter, createAgentCommand, createFileAsker, createGitWorktree } from '@loop/collie';
@@ -20,7 +19,12 @@
  * @packageDocumentation
  */
 export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLETION_SIGNAL } from './autoiter.js';
-export type { Autoiter, AutoiterOptions, StepOutcome, TriggerRun } from './autoiter.js';
+export type { Autoiter, AutoiterOptions, StepOutcome, StageName, TriggerRun } from './autoiter.js';
+export { createAgentFlowExecutor, createScriptedFlowExecutor, flowPrompt } from './flow-executor.js';
+export type { FlowExecutor, FlowFixContext, ScriptedPatch } from './flow-executor.js';
+export { FIX_TRAILER, REVERT_TRAILER } from './git.js';
+export { renderTriage, renderFixRecord, fixIdOf, parseDeferred, flowLedgerSchema, readLedger, planTaskText } from './stage-files.js';
+export type { FlowLedger } from './stage-files.js';
 export { TIER_MODELS, createScriptedAgent, renderAgentPrompt } from './agent.js';
 export type { Agent, AgentRequest, CapabilityTier, ScriptedAgent, ScriptedReply } from './agent.js';
 export { createAgentCommand, agentCommandOptionsSchema } from './agent-command.js';

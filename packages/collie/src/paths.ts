@@ -35,6 +35,18 @@ export interface IterPaths {
   readonly rawLog: string;
   readonly rerunLog: string;
   readonly summary: string;
+  /** observations.md (Stage 3.1). */
+  readonly observations: string;
+  /** triage.md (Stage 4a). */
+  readonly triage: string;
+  /** fix-plan.md (Stage 5.0). */
+  readonly fixPlan: string;
+  /** flow.json: the Stage 5.1 ledger (base commit, one commit per FIX with its changed files). */
+  readonly flow: string;
+  /** audit.md (Stage 5.2, G6 and G1). */
+  readonly audit: string;
+  /** fixes/FIX-nnn.md (Stage 4b). */
+  readonly fix: (fixId: string) => string;
 }
 
 /** Resolves the layout. */
@@ -58,7 +70,20 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         progress: join(dir, 'progress.md'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
-          return { dir: d, fixes: join(d, 'fixes'), kickoff: join(d, 'kickoff.md'), rawLog: join(d, 'raw.log'), rerunLog: join(d, 'rerun.log'), summary: join(d, 'summary.md') };
+          return {
+            dir: d,
+            fixes: join(d, 'fixes'),
+            kickoff: join(d, 'kickoff.md'),
+            rawLog: join(d, 'raw.log'),
+            rerunLog: join(d, 'rerun.log'),
+            summary: join(d, 'summary.md'),
+            observations: join(d, 'observations.md'),
+            triage: join(d, 'triage.md'),
+            fixPlan: join(d, 'fix-plan.md'),
+            flow: join(d, 'flow.json'),
+            audit: join(d, 'audit.md'),
+            fix: (fixId) => join(d, 'fixes', `${fixId}.md`),
+          };
         },
       };
     },

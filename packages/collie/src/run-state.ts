@@ -12,7 +12,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const isTerminal = (s: RunStatus): boolean => s === 'converged' || s === 'budget_exhausted' || s === 'escalated';
 
 /** The stage a `running` iteration resumes at (our addition: finer than the seed's "re-enter Stage 1"). */
-export const RUNNING_STAGES = ['kickoff', 'trigger', 'observe', 'recover', 'rerun'] as const;
+export const RUNNING_STAGES = ['kickoff', 'trigger', 'observe', 'recover', 'triage', 'verify', 'plan', 'flow', 'audit', 'rerun'] as const;
 
 /** One finished iteration, recorded by Stage 5.3. */
 export const iterationEntrySchema = z.object({
@@ -22,8 +22,22 @@ export const iterationEntrySchema = z.object({
   scalar_delta: z.number().nullable(),
   exit_code: z.number().nullable(),
   error_signature: z.string().nullable(),
-  /** Files changed by the iteration's fixes; null while not measured (no fix stage is wired yet). */
+  /** Distinct files changed by the iteration's FIX commits (0 when none was applied); null = not measured. */
   files_changed: z.number().int().nonnegative().nullable(),
+  /** FIX ids committed by Stage 5.1. */
+  fixes_applied: z.array(z.string()).default([]),
+  /** Stage 6's rollback (null until Stage 6 ran or when nothing was applied). */
+  rollback: z
+    .object({
+      /** The matrix row that applied. */
+      row: z.string(),
+      /** FIX ids reverted, with the commits they were applied in. */
+      reverted: z.array(z.object({ id: z.string(), commit: z.string() })),
+      /** The single revert commit, or null when nothing was reverted. */
+      commit: z.string().nullable(),
+    })
+    .nullable()
+    .default(null),
 });
 
 /** One attempt of the Stage 3.2 auto-recovery ladder. */

@@ -34,6 +34,9 @@ export function countPoints(points: readonly PlotPoint[]): { experiments: number
  * The Vega spec of the progress plot: every experiment a dot (discarded grey, kept and the
  * baseline highlighted, crashes as red crosses along the bottom), the running best as a step
  * line, kept points labelled with their short description, the counts in the title.
+ *
+ * The marks are named, so the SVG's groups carry these class names: `bestLine`, `discardDots`,
+ * `crashMarks`, `keptDots` (the baseline and the keeps), `keptLabels`.
  */
 export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const { points, metric } = data;
@@ -50,6 +53,10 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const pad = hi > lo ? (hi - lo) * 0.08 : Math.max(Math.abs(hi) * 0.1, 1);
   const maxIteration = Math.max(1, ...points.map((p) => p.iteration));
   const arrow = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
+  // Room between the title and the plot for the labels (10 px text at -35 degrees) of kept points
+  // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row.
+  const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep').map((p) => Math.min(p.description.length, labelChars)));
+  const titleOffset = Math.min(110, Math.round(24 + longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed`;
   const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${Number((best.at(-1) ?? 0).toPrecision(6))}`;
   return {
@@ -58,7 +65,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
     height,
     padding: { left: 10, right: 30, top: 10, bottom: 10 },
     background: 'white',
-    title: { text: title, subtitle, anchor: 'start', fontSize: 15, subtitleFontSize: 12, offset: 110 },
+    title: { text: title, subtitle, anchor: 'start', fontSize: 15, subtitleFontSize: 12, offset: titleOffset },
     data: [
       { name: 'rows', values: rows },
       { name: 'scored', source: 'rows', transform: [{ type: 'filter', expr: 'datum.score !== null' }] },
@@ -81,10 +88,28 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       { orient: 'bottom', scale: 'x', title: 'experiment', tickMinStep: 1, format: 'd', grid: false },
       { orient: 'left', scale: 'y', title: `${metric} (${arrow})`, grid: true, gridOpacity: 0.25 },
     ],
-    legends: [{ fill: 'legend', orient: 'top-right', symbolType: 'circle', direction: 'horizontal' }],
+    legends: [
+      {
+        fill: 'legend',
+        orient: 'top-right',
+        direction: 'horizontal',
+        // Each entry drawn like its marks: dots, a cross for crashes, a line for the running best.
+        encode: {
+          symbols: {
+            update: {
+              shape: { signal: "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : 'circle'" },
+              angle: { signal: "datum.value === 'crash' ? 45 : 0" },
+              stroke: { signal: `datum.value === 'running best' ? '${PLOT_COLORS.best}' : null` },
+              strokeWidth: { signal: "datum.value === 'running best' ? 2 : 0" },
+            },
+          },
+        },
+      },
+    ],
     marks: [
       {
         type: 'line',
+        name: 'bestLine',
         from: { data: 'best' },
         encode: {
           enter: {
@@ -99,6 +124,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       },
       {
         type: 'symbol',
+        name: 'discardDots',
         from: { data: 'discarded' },
         encode: {
           enter: {
@@ -113,6 +139,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       },
       {
         type: 'symbol',
+        name: 'crashMarks',
         from: { data: 'crashes' },
         encode: {
           enter: {
@@ -144,6 +171,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       },
       {
         type: 'text',
+        name: 'keptLabels',
         from: { data: 'kept' },
         encode: {
           enter: {

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAutoiter, createFileAsker, createGitWorktree, type StepOutcome } from '@loop/collie';
+import { scriptedAgents, scriptedFlow } from './agents.js';
+
+const template = join(dirname(dirname(fileURLToPath(import.meta.url))), 'template');
+
+/** Where the example put things. */
+export interface ExampleResult {
+  readonly outcomes: StepOutcome[];
+  /** The user's repository (never modified by the run). */
+  readonly repo: string;
+  /** The run's worktree (branch autoiter/<runId>), preserved at the end. */
+  readonly worktree: string;
+  /** The run's files: state.json, status.md, iter-1/... */
+  readonly runDir: string;
+  readonly runId: string;
+}
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'example', GIT_AUTHOR_EMAIL: 'example@localhost', GIT_COMMITTER_NAME: 'example', GIT_COMMITTER_EMAIL: 'example@localhost' } });
+
+/**
+ * Copies the tiny-stats library into `<dir>/repo` (a git repository with one commit), answers
+ * Stage 0 from `<dir>/answers.yaml` (a queued run) and drives collie's autoiter to the end with
+ * scripted agents: observe → triage → deep verify → fix-plan → one commit per FIX → G6/G1 audit →
+ * rerun → rollback matrix + stop checks.
+ */
+export async function runExample(dir: string, output: (line: string) => void = (l) => console.log(l)): Promise<ExampleResult> {
+  const repo = join(dir, 'repo');
+  mkdirSync(repo, { recursive: true });
+  cpSync(template, repo, { recursive: true });
+  git(repo, 'init', '-q', '-b', 'main');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'tiny-stats 1.0.0');
+  const answers = join(dir, 'answers.yaml');
+  writeFileSync(answers, ['Q1: node scripts/scorecard.js', 'Q2: scalar_threshold 6', 'Q3: correctness', 'Q4: kind_aware', 'Q5: "yes"', ''].join('\n'));
+  let worktreeFile = '';
+  const autoiter = createAutoiter({
+    stateRoot: join(dir, 'collie'),
+    projectId: 'tiny-stats',
+    sessionId: 'example',
+    projectDir: repo,
+    task: 'make every check of the tiny-stats scorecard pass',
+    scalarExtraction: '^passed:\\s*(\\d+)',
+    maxIterations: 3,
+    agent: scriptedAgents(() => readFileSync(worktreeFile, 'utf8').trim()),
+    flow: scriptedFlow(),
+    asker: createFileAsker(answers),
+    workspace: createGitWorktree({ repoDir: repo }),
+    env: {},
+    output,
+  });
+  const read = (p: string) => readFileSync(p, 'utf8').trim();
+  const outcomes: StepOutcome[] = [];
+  for (;;) {
+    const out = await autoiter.step();
+    outcomes.push(out);
+    if ('runId' in out) worktreeFile = autoiter.paths.run(out.runId).worktreePath;
+    if (out.kind === 'done' || out.kind === 'nested-refused') break;
+  }
+  const runId = (outcomes.at(-1) as { runId: string }).runId;
+  return { outcomes, repo, worktree: read(worktreeFile), runDir: autoiter.paths.run(runId).dir, runId };
+}

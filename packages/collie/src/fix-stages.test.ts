@@ -1,0 +1,421 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import {
+  createAutoiter,
+  createDirectoryWorkspace,
+  createGitWorktree,
+  createScriptedAgent,
+  createScriptedFlowExecutor,
+  parseDeferred,
+  readLedger,
+  readRunState,
+  type AgentRequest,
+  type AutoiterOptions,
+  type FixKind,
+  type Notification,
+  type ScriptedPatch,
+  type StepOutcome,
+} from './index.js';
+
+let root: string;
+let project: string;
+let stateRoot: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'collie-fix-'));
+  project = join(root, 'project');
+  stateRoot = join(root, 'collie');
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
+const RUN = '20260102-030405-abcdef';
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 't@x', GIT_AUTHOR_DATE: '@1767225600 +0000', GIT_COMMITTER_DATE: '@1767225600 +0000' };
+const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
+
+/** The trigger: score = 5 + the sum of every src/*.delta file (each FIX writes its own). */
+const TRIGGER = 's=5; for f in src/*.delta; do [ -f "$f" ] && s=$((s + $(cat "$f"))); done; echo "score: $s"';
+
+/** A git repository with one commit (fixed dates, so its sha is the same in every test run). */
+function makeRepo(files: Record<string, string> = {}) {
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(project, 'src', 'lib.js'), 'export const x = 1;\n');
+  for (const [p, c] of Object.entries(files)) {
+    mkdirSync(join(project, p, '..'), { recursive: true });
+    writeFileSync(join(project, p), c);
+  }
+  sh(project, 'init', '-q', '-b', 'main');
+  sh(project, 'add', '-A');
+  sh(project, 'commit', '-q', '-m', 'initial');
+}
+
+interface FixSpec {
+  kind?: FixKind;
+  /** The FIX's src/FIX-nnn.delta value (its effect on the scalar). */
+  delta?: number;
+  verdict?: 'Real' | 'Discarded' | 'Unclear';
+  confidence?: number;
+  fixConfidence?: number;
+  rootCause?: string;
+  repro?: string;
+  dependencies?: string[];
+  keyFiles?: string[];
+  patch?: ScriptedPatch;
+  outline?: string;
+}
+
+const num = (i: number) => String(i + 1).padStart(3, '0');
+
+/** Scripted agents + flow executor for issues ISSUE-001.. with the given FIX specs. */
+function scenario(specs: FixSpec[], opts: { concurrency?: { max: number; now: number } } = {}) {
+  const observe = specs.map((_, i) => `## ISSUE-${num(i)}\ntitle: issue ${i + 1}\nevidence: "log line ${i + 1}"\nseverity: 2\nblocking: false\n`).join('\n');
+  const triage = specs.map((s, i) => `## ISSUE-${num(i)}\nverdict: ${s.verdict ?? 'Real'}\nconfidence: ${s.confidence ?? 4}\nrationale: "tried to show it is not real"\n`).join('\n');
+  const deepVerify = async (r: AgentRequest) => {
+    const id = /^id: (FIX-\d+)$/m.exec(r.prompt)![1]!;
+    const s = specs[Number(id.slice(4)) - 1]!;
+    if (opts.concurrency) {
+      opts.concurrency.now += 1;
+      opts.concurrency.max = Math.max(opts.concurrency.max, opts.concurrency.now);
+      await new Promise((res) => setTimeout(res, 30));
+      opts.concurrency.now -= 1;
+    }
+    return stringify({ id, kind: s.kind ?? 'correctness', severity: 3, fix_confidence: s.fixConfidence ?? 4, root_cause: s.rootCause ?? `cause of ${id}`, reproduction_test: s.repro ?? `test ${id} fails before the fix\n`, fix_outline: s.outline ?? `write src/${id}.delta for ${id}`, why_root_cause: 'survived falsification', dependencies: s.dependencies ?? [], uncertainty_tag: 'none', key_files: s.keyFiles ?? [`src/${id}.delta`] });
+  };
+  const patches: Record<string, ScriptedPatch> = {};
+  specs.forEach((s, i) => (patches[`FIX-${num(i)}`] = s.patch ?? { [`src/FIX-${num(i)}.delta`]: `${s.delta ?? 0}\n` }));
+  const agent = createScriptedAgent({ discovery: ['1. sh run.sh'], observe: [observe || 'NO ISSUES'], triage: [triage], 'deep-verify': [deepVerify] }, { repeatLast: true });
+  return { agent, flow: createScriptedFlowExecutor(patches) };
+}
+
+function setup(specs: FixSpec[], over: Partial<AutoiterOptions> & { goal?: 'correctness' | 'optimization' | 'both'; concurrency?: { max: number; now: number } } = {}) {
+  const { goal = 'optimization', concurrency, ...rest } = over;
+  const { agent, flow } = scenario(specs, concurrency ? { concurrency } : {});
+  const notes: Notification[] = [];
+  const escalations: string[] = [];
+  const lines: string[] = [];
+  const a = createAutoiter({
+    stateRoot,
+    projectId: 'proj',
+    sessionId: 'sess',
+    projectDir: project,
+    task: 'fix the issues',
+    maxIterations: 1,
+    agent,
+    flow,
+    asker: { name: 'fixed', ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: goal, Q4: 'kind_aware', Q5: 'yes' }) },
+    workspace: createDirectoryWorkspace(project),
+    clock: { now: () => NOW },
+    randomHex: () => 'abcdef',
+    env: {},
+    output: (l) => lines.push(l),
+    notifier: { name: 'rec', notify: (n) => void notes.push(n) },
+    escalate: (reason, id) => void escalations.push(`${reason} ${id}`),
+    ...rest,
+  });
+  const ip = a.paths.run(RUN).iter(1);
+  const state = () => readRunState(a.paths.run(RUN).state);
+  const read = (p: string) => readFileSync(p, 'utf8');
+  return { a, agent, flow, notes, escalations, lines, ip, state, read };
+}
+
+const subjects = (cwd: string) => sh(cwd, 'log', '--format=%s').trim().split('\n');
+const stagesOf = (outs: StepOutcome[]) => outs.map((o) => (o.kind === 'stage' ? `${o.stage}:${o.status}` : o.kind));
+
+describe('stages 4a-6 wired into step()', () => {
+  it('Stage 4a: one deep-tier (opus) triage agent whose prompt meets G3 ("reverse suspicion", the NOT-real instruction) gets observations.md, run-spec.md and progress.md; triage.md records its verdicts', async () => {
+    makeRepo();
+    const { a, agent, ip, read, lines } = setup([{ delta: 1 }, { delta: 1 }]);
+    const outs: StepOutcome[] = [];
+    for (let i = 0; i < 6; i += 1) outs.push(await a.step());
+    expect(outs.at(-1)).toMatchObject({ kind: 'stage', stage: 'stage4a', status: 'running' });
+    const calls = agent.calls.filter((c) => c.role === 'triage');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ tier: 'deep' });
+    expect(calls[0]!.prompt).toContain('reverse suspicion');
+    expect(calls[0]!.prompt).toContain('Start by finding reasons why each issue is NOT real before concluding it is');
+    expect(calls[0]!.prompt).not.toContain('log line 1');
+    expect(Object.keys(calls[0]!.inputs)).toEqual(['observations.md', 'run-spec.md', 'progress.md']);
+    expect(read(ip.triage)).toContain('## ISSUE-002\nverdict: Real\nconfidence: 4\nrationale: "tried to show it is not real"');
+    expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 4a → triage complete (2 → 2 to Deep Verify)`);
+    expect(read(a.paths.run(RUN).status)).toBe('iter 1/1 · Stage 4a · Triage · 2 Real, 0 DEFERRED\n');
+  });
+
+  it('G8 (triage): Real/Unclear with confidence >= 3 go to Deep Verify, confidence <= 2 go to the progress.md DEFERRED pool tagged triage_low_confidence, Discarded is dropped silently', async () => {
+    makeRepo();
+    const { a, agent, read } = setup([{ verdict: 'Real', confidence: 3 }, { verdict: 'Unclear', confidence: 2 }, { verdict: 'Discarded', confidence: 5 }, { verdict: 'Unclear', confidence: 4 }, { verdict: 'Real', confidence: 1 }]);
+    await a.run();
+    expect(agent.calls.filter((c) => c.role === 'deep-verify').map((c) => /for (ISSUE-\d+)/.exec(c.prompt)![1]).sort()).toEqual(['ISSUE-001', 'ISSUE-004']);
+    const pool = parseDeferred(read(a.paths.run(RUN).progress));
+    expect(pool).toEqual([{ iter: 1, id: 'ISSUE-002', tag: 'triage_low_confidence' }, { iter: 1, id: 'ISSUE-005', tag: 'triage_low_confidence' }]);
+    expect(read(a.paths.run(RUN).progress)).not.toContain('ISSUE-003');
+  });
+
+  it('Stage 4b: one deep-tier adversarial agent per verified issue runs in parallel with bounded concurrency (p-limit), each writing fixes/FIX-nnn.md; an Unclear triage sets uncertainty_tag triage_unclear', async () => {
+    makeRepo();
+    const concurrency = { max: 0, now: 0 };
+    const { a, agent, ip, read, lines } = setup([{}, {}, {}, { verdict: 'Unclear' }, {}], { concurrency, deepVerifyConcurrency: 2 });
+    const outs: StepOutcome[] = [];
+    for (let i = 0; i < 7; i += 1) outs.push(await a.step());
+    expect(outs.at(-1)).toMatchObject({ stage: 'stage4b', status: 'running' });
+    const calls = agent.calls.filter((c) => c.role === 'deep-verify');
+    expect(calls).toHaveLength(5);
+    expect(calls.every((c) => c.tier === 'deep' && c.prompt.includes('adversarial') && c.prompt.includes('Attempt proof of falsification before writing fix outline'))).toBe(true);
+    expect(concurrency.max).toBe(2);
+    expect(readdirSync(ip.fixes).sort()).toEqual(['FIX-001.md', 'FIX-002.md', 'FIX-003.md', 'FIX-004.md', 'FIX-005.md']);
+    expect(read(ip.fix('FIX-004'))).toContain('uncertainty_tag: triage_unclear');
+    expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 4b → 5 issues in parallel Deep Verify`);
+  });
+
+  it('G8 (deep verify): a FIX with fix_confidence <= 2 goes to DEFERRED tagged deep_verify_low_confidence and is excluded from fix-plan.md and the flow', async () => {
+    makeRepo();
+    const { a, ip, read, flow } = setup([{ delta: 1 }, { delta: 1, fixConfidence: 2 }]);
+    await a.run();
+    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([{ iter: 1, id: 'FIX-002', tag: 'deep_verify_low_confidence' }]);
+    expect(read(ip.fixPlan)).not.toContain('FIX-002');
+    expect(flow.applied).toEqual(['FIX-001']);
+  });
+
+  it('G2: a FIX with an empty root_cause or an empty reproduction_test goes to DEFERRED tagged g2_incomplete and is excluded from fix-plan.md', async () => {
+    makeRepo();
+    const { a, ip, read, flow } = setup([{ rootCause: ' ' }, { repro: '' }, {}]);
+    await a.run();
+    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([{ iter: 1, id: 'FIX-001', tag: 'g2_incomplete' }, { iter: 1, id: 'FIX-002', tag: 'g2_incomplete' }]);
+    expect(read(ip.fixPlan)).not.toMatch(/FIX-00[12]/);
+    expect(flow.applied).toEqual(['FIX-003']);
+  });
+
+  it('Stage 5.0: fix-plan.md has the three metadata lines, the task DAG from dependencies, the task details, the impact assessment and the E2E assessment inherited from the run spec', async () => {
+    makeRepo();
+    const { a, ip, read, lines } = setup([{}, { dependencies: ['FIX-003'] }, {}]);
+    const outs: StepOutcome[] = [];
+    for (let i = 0; i < 8; i += 1) outs.push(await a.step());
+    expect(outs.at(-1)).toMatchObject({ stage: 'stage5.0', status: 'running' });
+    const plan = read(ip.fixPlan);
+    expect(plan.split('\n').slice(0, 3)).toEqual([`<!-- plan-source: ${ip.fixPlan} -->`, '<!-- plan-topic: autoiter-iter-1-fixes -->', '<!-- plan-executor: collie:flow -->']);
+    expect(plan).toContain('## Task Execution DAG\n- batch 1: FIX-001, FIX-003\n- batch 2: FIX-002\n');
+    expect(plan).toContain('- Why: cause of FIX-002\n- How: write src/FIX-002.delta for FIX-002\n- Key files: src/FIX-002.delta\n- Depends on: FIX-003');
+    expect(plan).toContain('- Affected files: src/FIX-001.delta, src/FIX-002.delta, src/FIX-003.delta\n- Reverse impact: None — iter-local change');
+    expect(plan).toContain(`## E2E Assessment\ntrigger: ${TRIGGER}\nsuccess_criterion: scalar_threshold 100\nprimary_goal: optimization`);
+    expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.0 → fix-plan.md built (3 FIX)`);
+  });
+
+  it('Stage 5.0 G7: with two consecutive zero scalar deltas and the same task text as the previous iteration (bucket 5), the run escalates loop_no_progress, notifies deadlock and appends the Jaccard ratio and bucket to summary.md', async () => {
+    makeRepo();
+    const { a, notes, escalations, read, state } = setup([{ delta: 0 }], { maxIterations: 5 });
+    for (let i = 0; i < 12; i += 1) await a.step(); // iteration 1 to its Stage 6 (continue): delta 0
+    const st = (await state())!;
+    expect(st).toMatchObject({ iter: 2, status: 'running', stage: 'kickoff' });
+    expect(st.iterations.map((i) => i.scalar_delta)).toEqual([0]);
+    // SC3 stops a real run at the second zero delta before G7 can see it (see README); resume as if
+    // iteration 2 had also ended with delta 0 and the same plan.
+    const rp = a.paths.run(RUN);
+    mkdirSync(rp.iter(2).dir, { recursive: true });
+    writeFileSync(rp.iter(2).fixPlan, read(rp.iter(1).fixPlan));
+    writeFileSync(rp.state, JSON.stringify({ ...st, iter: 3, iterations: [st.iterations[0], { ...st.iterations[0], iter: 2 }] }));
+    const outs = await a.run();
+    expect(stagesOf(outs).slice(-2)).toEqual(['stage5.0:escalated', 'done']);
+    expect(read(rp.iter(3).summary)).toMatch(/g7_jaccard: 1\.000\ng7_bucket: 5\ng7_consecutive_delta0: 2\n/);
+    expect(escalations).toEqual([`loop_no_progress ${RUN}`]);
+    expect(notes.map((n) => n.event)).toEqual(['deadlock']);
+    expect(existsSync(rp.iter(3).fixPlan)).toBe(false);
+  });
+
+  it('Stage 5.1: the flow executor applies each FIX in DAG order in the run\'s git worktree as exactly one commit per FIX (trailer Collie-Fix); flow.json records commits and changed files; the user checkout is untouched', async () => {
+    makeRepo();
+    const { a, ip, lines } = setup([{ delta: 1 }, { delta: 1, dependencies: ['FIX-003'] }, { delta: 1 }], { workspace: createGitWorktree({ repoDir: project }) });
+    const outs = await a.run();
+    expect(stagesOf(outs)).toContain('stage5.1:running');
+    const wt = join(project, '.worktrees', `autoiter-${RUN}`);
+    expect(subjects(wt)).toEqual(['autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002', 'autoiter iter-1 FIX-003: write src/FIX-003.delta for FIX-003', 'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001', 'initial']);
+    expect(sh(wt, 'log', '-1', '--format=%B')).toContain('Collie-Fix: iter-1/FIX-002');
+    expect(subjects(project)).toEqual(['initial']);
+    expect(existsSync(join(project, 'src', 'FIX-001.delta'))).toBe(false);
+    const ledger = (await readLedger(ip.flow))!;
+    expect(ledger.applied.map((x) => [x.id, x.files])).toEqual([['FIX-001', [{ path: 'src/FIX-001.delta', status: 'added' }]], ['FIX-003', [{ path: 'src/FIX-003.delta', status: 'added' }]], ['FIX-002', [{ path: 'src/FIX-002.delta', status: 'added' }]]]);
+    expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.1 → flow applied 3 FIX (3 commits)`);
+  });
+
+  it('Stage 5.1 restart: a FIX already committed (found by its trailer) is not applied again, and a half-applied FIX is discarded and redone, so every FIX stays one commit', async () => {
+    makeRepo();
+    let fail = true;
+    const first = setup([{ delta: 1 }, { delta: 1 }], {
+      flow: createScriptedFlowExecutor({
+        'FIX-001': { 'src/FIX-001.delta': '1\n' },
+        'FIX-002': (ctx) => {
+          writeFileSync(join(ctx.worktree, 'src', 'FIX-002.delta'), 'partial');
+          if (fail) throw new Error('killed mid-apply');
+          return { 'src/FIX-002.delta': '1\n' };
+        },
+      }),
+    });
+    for (let i = 0; i < 8; i += 1) await first.a.step();
+    await expect(first.a.step()).rejects.toThrow('killed mid-apply');
+    // As if the process died after FIX-001's commit but before flow.json recorded it.
+    writeFileSync(first.ip.flow, JSON.stringify({ ...(await readLedger(first.ip.flow)), applied: [] }));
+    fail = false;
+    const again = setup([{ delta: 1 }, { delta: 1 }]);
+    expect((await again.a.run()).at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
+    expect(again.flow.applied).toEqual(['FIX-002']);
+    expect(subjects(project)).toEqual(['autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002', 'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001', 'initial']);
+    expect(readFileSync(join(project, 'src', 'FIX-002.delta'), 'utf8')).toBe('1\n');
+    expect((await again.state())?.last_scalar).toBe(7);
+  });
+
+  it('Stage 5.2 G6: a FIX commit that changes a file outside every FIX\'s key files escalates g6_diff_audit_failed (audit.md names the file, status escalated, notify escalated)', async () => {
+    makeRepo();
+    const { a, ip, read, escalations, notes, lines } = setup([{ patch: { 'src/FIX-001.delta': '1\n', 'src/lib.js': 'export const x = 2;\n' } }]);
+    const outs = await a.run();
+    expect(stagesOf(outs).slice(-2)).toEqual(['stage5.2:escalated', 'done']);
+    expect(read(ip.audit)).toContain('## G6 diff audit: FAIL\n- changed files: src/FIX-001.delta, src/lib.js\n- untraceable: src/lib.js');
+    expect(escalations).toEqual([`g6_diff_audit_failed ${RUN}`]);
+    expect(notes.map((n) => n.event)).toEqual(['escalated']);
+    expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.2 → G6 diff audit FAIL, G1 PASS`);
+    expect(existsSync(ip.rerunLog)).toBe(false);
+  });
+
+  it('Stage 5.2 G1: a FIX that modifies an existing test file escalates g1_test_file_guard, even when the file is in its key files', async () => {
+    makeRepo({ 'test/lib.test.js': 'assert(x === 1);\n' });
+    const { a, ip, read, escalations } = setup([{ keyFiles: ['test/lib.test.js'], patch: { 'test/lib.test.js': 'assert(true);\n' } }]);
+    await a.run();
+    expect(read(ip.audit)).toContain('## G1 test-file guard: FAIL\n- FIX-001: test/lib.test.js (modified)');
+    expect(escalations).toEqual([`g1_test_file_guard ${RUN}`]);
+    expect((await readRunState(a.paths.run(RUN).state))?.stop_reason).toMatch(/^g1_test_file_guard: /);
+  });
+
+  it('Stage 5.2 G1: a correctness FIX adding its reproduction test as a new file in its key files passes the audit; an optimization FIX adding a test file does not', async () => {
+    makeRepo();
+    const ok = setup([{ kind: 'correctness', keyFiles: ['src/FIX-001.delta', 'test/repro.test.js'], patch: { 'src/FIX-001.delta': '0\n', 'test/repro.test.js': 'repro\n' } }]);
+    expect((await ok.a.run()).at(-1)).toMatchObject({ status: 'budget_exhausted' });
+    expect(ok.read(ok.ip.audit)).toContain('## G6 diff audit: PASS');
+    expect(ok.read(ok.ip.audit)).toContain('## G1 test-file guard: PASS');
+    rmSync(root, { recursive: true, force: true });
+    makeRepo();
+    const bad = setup([{ kind: 'optimization', keyFiles: ['test/repro.test.js'], patch: { 'test/repro.test.js': 'repro\n' } }]);
+    expect((await bad.a.run()).at(-1)).toMatchObject({ status: 'escalated' });
+    expect(bad.read(bad.ip.audit)).toContain('- FIX-001: test/repro.test.js (added)');
+  });
+
+  it('Stage 5.3: the rerun scalar, fixes_applied and files_changed are recorded in summary.md and state.json (SC5 measures files changed)', async () => {
+    makeRepo();
+    const { a, ip, read, state } = setup([{ delta: 2 }, { delta: 1 }]);
+    await a.run();
+    expect(read(ip.summary)).toContain('scalar_before: 5\nscalar_after: 8\nscalar_delta: 3\nconvergence: no\ndecision: stop_cap\nfixes_applied: [FIX-001, FIX-002]\nfiles_changed: 2\n');
+    expect((await state())?.iterations[0]).toMatchObject({ fixes_applied: ['FIX-001', 'FIX-002'], files_changed: 2, scalar_after: 8 });
+  });
+
+  it('Stage 5.3 / SC5: five iterations whose fixes change no file escalate (no file changes x5)', async () => {
+    makeRepo();
+    const { a, state, notes } = setup([{ verdict: 'Discarded' }], { maxIterations: 9, asker: { name: 'f', ask: () => ({ Q1: 'n=$(cat ../n 2>/dev/null || echo 0); n=$((n+1)); echo $n > ../n; echo "score: $n"', Q2: 'scalar_threshold 1000', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }) } });
+    await a.run();
+    const st = (await state())!;
+    expect(st).toMatchObject({ iter: 5, status: 'escalated' });
+    expect(st.iterations.map((i) => i.files_changed)).toEqual([0, 0, 0, 0, 0]);
+    expect(st.stop_reason).toBe('SC5: no file changes five times');
+    expect(notes.map((n) => n.event)).toEqual(['escalated']);
+  });
+});
+
+/** Runs a one-iteration scenario and returns what Stage 6 did. */
+async function matrix(goal: 'correctness' | 'optimization' | 'both', specs: FixSpec[]) {
+  makeRepo();
+  const s = setup(specs, { goal });
+  await s.a.run();
+  const entry = (await s.state())!.iterations[0]!;
+  return { ...s, entry, summary: s.read(s.ip.summary), log: subjects(project), files: readdirSync(join(project, 'src')).sort() };
+}
+const REVERT = 'chore: revert optimization FIX(es) due to scalar regression (iter-1)';
+
+describe('Stage 6 rollback matrix, applied with per-FIX git revert', () => {
+  it('rollback matrix correctness · degrades: correctness FIXes are kept, optimization FIXes are reverted one by one (single revert commit), never a whole-iteration rollback', async () => {
+    const r = await matrix('correctness', [{ kind: 'correctness', delta: 0 }, { kind: 'optimization', delta: -2 }, { kind: 'optimization', delta: 1 }]);
+    expect(r.entry.scalar_delta).toBe(-1);
+    expect(r.entry.rollback).toMatchObject({ row: 'correctness · degrades · keep correctness, per-FIX revert optimization', reverted: [{ id: 'FIX-002' }, { id: 'FIX-003' }] });
+    expect(r.log[0]).toBe(REVERT);
+    expect(r.log).toHaveLength(5);
+    expect(r.files).toEqual(['FIX-001.delta', 'lib.js']);
+    expect(sh(project, 'log', '-1', '--format=%B')).toContain('Collie-Revert: iter-1');
+    expect(r.summary).toMatch(/## rollback_log\nrow: correctness · degrades · keep correctness, per-FIX revert optimization\n- FIX-002 reverted \(commit [0-9a-f]{40}\) in [0-9a-f]{40}\n- FIX-003 reverted/);
+  });
+
+  it('rollback matrix correctness · improves: everything is kept', async () => {
+    const r = await matrix('correctness', [{ kind: 'correctness', delta: 1 }, { kind: 'optimization', delta: 1 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'correctness · flat/improves · keep all', reverted: [], commit: null });
+    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
+  });
+
+  it('rollback matrix optimization · degrades: every optimization FIX is reverted, correctness FIXes are force-kept', async () => {
+    const r = await matrix('optimization', [{ kind: 'optimization', delta: -1 }, { kind: 'correctness', delta: 0 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'optimization · degrades · per-FIX revert optimization, force-keep correctness', reverted: [{ id: 'FIX-001' }] });
+    expect(r.log[0]).toBe(REVERT);
+    expect(r.files).toEqual(['FIX-002.delta', 'lib.js']);
+  });
+
+  it('rollback matrix optimization · flat/improves: everything is kept, no revert commit', async () => {
+    const r = await matrix('optimization', [{ kind: 'optimization', delta: 2 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'optimization · flat/improves · keep all', reverted: [], commit: null });
+    expect(r.log).not.toContain(REVERT);
+  });
+
+  it('rollback matrix both · degrades · >=50% optimization FIXes: optimization FIXes reverted, correctness kept', async () => {
+    const r = await matrix('both', [{ kind: 'optimization', delta: -1 }, { kind: 'optimization', delta: 0 }, { kind: 'correctness', delta: 0 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · >=50% optimization · per-FIX revert optimization', reverted: [{ id: 'FIX-001' }, { id: 'FIX-002' }] });
+    expect(r.files).toEqual(['FIX-003.delta', 'lib.js']);
+  });
+
+  it('rollback matrix both · degrades · >=80% correctness FIXes: everything is kept (crash-fix priority)', async () => {
+    const r = await matrix('both', [{ kind: 'correctness' }, { kind: 'correctness' }, { kind: 'correctness' }, { kind: 'correctness' }, { kind: 'optimization', delta: -1 }]);
+    expect(r.entry.scalar_delta).toBe(-1);
+    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · >=80% correctness · keep all (crash-fix priority)', reverted: [], commit: null });
+    expect(r.log).not.toContain(REVERT);
+  });
+
+  it('rollback matrix both · degrades · 50-80% correctness FIXes: optimization FIXes reverted, correctness kept', async () => {
+    const r = await matrix('both', [{ kind: 'correctness' }, { kind: 'correctness' }, { kind: 'optimization', delta: -1 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · 50-80% correctness · per-FIX revert optimization', reverted: [{ id: 'FIX-003' }] });
+    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
+  });
+
+  it('rollback matrix both · flat/improves: everything is kept', async () => {
+    const r = await matrix('both', [{ kind: 'optimization', delta: 1 }, { kind: 'correctness', delta: 0 }]);
+    expect(r.entry.rollback).toMatchObject({ row: 'both · flat/improves · keep all', reverted: [] });
+    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
+  });
+});
+
+describe('restartability through stages 4a-6', () => {
+  it('restartability: a new controller between every pair of steps reaches the same final files and git history as one uninterrupted run() (triage, deep verify, DEFERRED, fix-plan, commits, audit, per-FIX revert)', async () => {
+    const specs: FixSpec[] = [{ kind: 'correctness', delta: 0 }, { kind: 'optimization', delta: -2 }, { verdict: 'Unclear', confidence: 1 }, { fixConfidence: 2 }];
+    const snapshot = () => {
+      const out: Record<string, string> = {};
+      const walk = (d: string) => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          if (e.name === '.git') continue;
+          const p = join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else out[relative(root, p)] = readFileSync(p, 'utf8').split(root).join('<root>');
+        }
+      };
+      walk(root);
+      out['git log'] = sh(project, 'log', '--format=%H %s');
+      out['git status'] = sh(project, 'status', '--porcelain');
+      return out;
+    };
+    makeRepo();
+    const all = await setup(specs, { goal: 'correctness' }).a.run();
+    expect(stagesOf(all)).toContain('stage5.2:running');
+    const expected = snapshot();
+    expect(expected['git log']).toContain(REVERT);
+    for (let k = 1; k < all.length; k += 1) {
+      rmSync(root, { recursive: true, force: true });
+      makeRepo();
+      const first = setup(specs, { goal: 'correctness' }).a;
+      for (let i = 0; i < k; i += 1) await first.step();
+      const rest = await setup(specs, { goal: 'correctness' }).a.run();
+      expect(rest.at(-1)).toEqual(all.at(-1));
+      expect(snapshot()).toEqual(expected);
+    }
+  });
+});
