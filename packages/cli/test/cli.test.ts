@@ -171,4 +171,21 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(after.filter((r) => r.status === 'baseline')).toHaveLength(1);
     expect(git('status', '--porcelain')).toBe('');
   });
+
+  it('Ctrl-C twice exits at once and still leaves the workspace at the last kept commit', async () => {
+    await loop(['init']);
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '300' } });
+    let sent = false;
+    const run = await loop(['run'], (out, kill) => {
+      if (!sent && /^iter {3}2 /m.test(out)) {
+        sent = true;
+        kill('SIGINT');
+        kill('SIGINT');
+      }
+    });
+    expect(run.code).toBe(130);
+    expect(git('status', '--porcelain')).toBe('');
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(rows.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId);
+  });
 });
