@@ -7,7 +7,7 @@ import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 /** Options of {@link runDemo} (the CLI flags). */
 export interface DemoOptions {
   /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
-  iterations: number;
+  iterations?: number;
   /** Time budget per training run in seconds; on resume, the run's own budget. @default 20 */
   budgetS?: number;
   /** Seed of the hyperparameter mutator; on resume, the run's own seed. @default 1 */
@@ -46,15 +46,20 @@ function runTag(now: number): string {
  * bits per character (`val_bpc`, lower is better).
  */
 export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSummary; dir: string; branch: string }> {
-  const print = options.print ?? ((line: string) => console.log(line));
+  const print =
+    options.print ??
+    ((line: string) => {
+      if (!process.stdout.destroyed) console.log(line);
+    });
   const now = systemClock.now();
   let dir = options.out;
   let tag: string;
   let budgetS = options.budgetS ?? 20;
   let seed = options.seed ?? 1;
+  let iterations = options.iterations ?? 12;
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number };
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
     // A resumed run must measure like the run it continues: same budget, same mutator seed.
     for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed]] as const) {
@@ -63,11 +68,12 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     tag = state.tag;
     budgetS = state.budgetS;
     seed = state.seed;
+    iterations = options.iterations ?? state.iterations ?? iterations;
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations });
   }
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8'));
@@ -92,7 +98,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     direction: 'lower',
     timeBudgetS: budgetS,
     killTimeoutS: budgetS * 2 + 60,
-    maxIterations: options.iterations,
+    maxIterations: iterations,
     proposer,
     resume: options.resume,
     keepPolicy,
@@ -101,7 +107,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  print(`metric    val_bpc, lower is better; ${options.iterations || 'unlimited'} iteration${options.iterations === 1 ? '' : 's'} of ${budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
+  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {
       const line = formatIterationLine(event);

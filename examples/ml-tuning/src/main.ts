@@ -77,15 +77,26 @@ async function main(): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
     if (interrupts === 1) {
-      console.log(`\n${signal}: stopping after restoring the last kept state (Ctrl-C again to exit at once)`);
+      const again = signal === 'SIGINT' ? ' (Ctrl-C again to exit at once)' : '';
+      console.log(`\n${signal}: stopping after restoring the last kept state${again}`);
       controller.abort();
-    } else process.exit(130);
+    } else if (signal === 'SIGINT') {
+      // A second Ctrl-C exits now; the harness's process group is killed on exit. The workspace
+      // may hold the unevaluated candidate: --resume resets it to the last kept commit.
+      console.log('exiting now; run with --resume to reset the workspace to the last kept commit');
+      process.exit(130);
+    }
+    // A repeated SIGTERM (timeout and pnpm both forward one) changes nothing: the clean stop goes on.
   };
   // SIGTERM (kill, timeout, systemd) stops as cleanly as Ctrl-C.
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A closed output pipe (`demo | head`) stops as cleanly as Ctrl-C instead of crashing mid-iteration.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') controller.abort();
+  });
   const { summary } = await runDemo({
-    iterations: values.iterations === undefined ? 12 : parseNumber('iterations', values.iterations, true, true),
+    ...(values.iterations === undefined ? {} : { iterations: parseNumber('iterations', values.iterations, true, true) }),
     ...(values['budget-s'] === undefined ? {} : { budgetS: parseNumber('budget-s', values['budget-s'], false, false) }),
     ...(values.seed === undefined ? {} : { seed: parseNumber('seed', values.seed, true, true) }),
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),

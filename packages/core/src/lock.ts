@@ -42,7 +42,7 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new LoopError('LOCK_HELD', `[loop] [lock] another loop is already running in this workspace (lock ${lockPath}); wait for it to stop, or remove the lock if no loop process is alive`, { cause: error, details: { path: lockPath } });
+      throw new LoopError('LOCK_HELD', `[loop] [lock] another loop is already running in this workspace (lock ${lockPath}); wait for it to stop. If no loop process is alive, the lock goes stale by itself within ${Math.round(staleMs / 1000)} s, or remove it with: rm -r ${lockPath}`, { cause: error, details: { path: lockPath } });
     }
     throw error;
   }

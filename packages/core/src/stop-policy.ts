@@ -44,7 +44,7 @@ export function maxIterations(n: number): StopPolicy {
   return {
     name: `max-iterations(${n})`,
     check: (s) =>
-      s.iteration >= n ? { reason: 'max-iterations', message: `reached ${n} iterations` } : undefined,
+      s.iteration >= n ? { reason: 'max-iterations', message: `reached ${n} iteration${n === 1 ? '' : 's'}` } : undefined,
   };
 }
 
