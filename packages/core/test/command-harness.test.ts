@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createCommandHarness, createRegexScorer } from '../src/index.js';
 
 let dir: string;
@@ -63,7 +63,8 @@ describe('command harness (real processes)', () => {
     expect(run.timedOut).toBe(true);
     expect(run.exitCode).toBeNull();
     const pid = Number(await readFile(join(dir, 'grandchild.pid'), 'utf8'));
-    expect(isAlive(pid)).toBe(false);
+    // SIGKILL is delivered asynchronously: wait (bounded) for the kernel to end the process.
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5000, interval: 20 });
   });
 
   it('a background grandchild left by a finished run is killed too', async () => {
@@ -72,7 +73,8 @@ describe('command harness (real processes)', () => {
     const run = await harness.run({ iteration: 1, signal: signal() });
     expect(run.exitCode).toBe(0);
     const pid = Number(await readFile(join(dir, 'grandchild.pid'), 'utf8'));
-    expect(isAlive(pid)).toBe(false);
+    // SIGKILL is delivered asynchronously: wait (bounded) for the kernel to end the process.
+    await vi.waitFor(() => expect(isAlive(pid)).toBe(false), { timeout: 5000, interval: 20 });
   });
 
   it('an abort kills the run and marks it aborted', async () => {
