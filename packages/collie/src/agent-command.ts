@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { LoopError, parseOptions } from '@loop/core';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
-import { runInGroup } from './internal/process-group.js';
+import { runInGroup } from '@loop/core';
 
 /** Options of {@link createAgentCommand}. */
 export interface AgentCommandOptions {

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MaybePromise } from '@loop/core';
-import { runInGroup } from './internal/process-group.js';
+import { runInGroup } from '@loop/core';
 
 /** The seed's terminal events. */
 export type NotifyEvent = 'autoiter_done' | 'escalated' | 'budget_exhausted' | 'blocker_unrecoverable' | 'prepare_failed' | 'deadlock';

@@ -77,6 +77,8 @@ export { writeJsonAtomic, readJson } from './state-file.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';
+export { runInGroup, killGroup } from './internal/process-group.js';
+export type { GroupRunOptions, GroupRunResult } from './internal/process-group.js';
 export type { WorkingCopy, WorkingCopyProvider } from './working-copy.js';
 export { parallelOptionsSchema } from './parallel.js';
 export type { ParallelOptions } from './parallel.js';

@@ -24,8 +24,11 @@ function installExitHook(): void {
 
 /** Options of {@link runInGroup}. */
 export interface GroupRunOptions {
+  /** The shell command, run with `/bin/sh -c`. */
   command: string;
+  /** Absolute working directory. */
   cwd: string;
+  /** The complete environment of the command. */
   env: NodeJS.ProcessEnv;
   /** File descriptor that receives stdout and stderr (never a pipe: a grandchild would hold it open). */
   outputFd: number;
@@ -40,11 +43,17 @@ export interface GroupRunOptions {
 
 /** The outcome of {@link runInGroup}. */
 export interface GroupRunResult {
+  /** Exit code, or `null` when killed by a signal or never started. */
   exitCode: number | null;
+  /** The signal that ended the leader, or `null`. */
   signal: string | null;
+  /** True when `killTimeoutMs` passed and the group was killed. */
   timedOut: boolean;
+  /** True when `signal` aborted the run and the group was killed. */
   aborted: boolean;
+  /** Wall time in ms. */
   durationMs: number;
+  /** Why the command could not be started, if it could not. */
   spawnError?: Error;
 }
 
