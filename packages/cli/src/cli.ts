@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { REPORTED_EVENTS, prepareRun } from './run.js';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
-import { writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { initNextSteps, writeStarterConfig, PRESETS, type Preset } from './init.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
 import { createPlainReporter, createTtyReporter } from './progress.js';
 import { formatStatus, readStatus } from './status.js';
@@ -105,7 +105,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .action(async (file: string, opts: { preset: Preset; force: boolean }) => {
       const path = resolve(io.cwd, file);
       await writeStarterConfig(path, opts.preset, opts.force);
-      io.stdout.write(`wrote ${path}\nedit targetFiles, runCommand and metricName, commit your files, then run "loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}"\n`);
+      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path)}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 

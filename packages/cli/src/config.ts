@@ -1,4 +1,8 @@
+import { hyperparameterMutatorOptionsSchema } from '@loop/core';
 import { z } from 'zod';
+
+/** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
+const mutatorSpaceRules = hyperparameterMutatorOptionsSchema.shape.space;
 
 const numberRange = z
   .object({
@@ -20,6 +24,12 @@ export const mutatorProposerSchema = z
     space: z
       .record(z.string(), z.union([valueList, numberRange]))
       .refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter')
+      .superRefine((space, ctx) => {
+        if (Object.keys(space).length === 0) return; // reported above
+        const result = mutatorSpaceRules.safeParse(space);
+        if (result.success) return;
+        for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      })
       .describe('The parameters it may change: { values: [...] } or { min, max, scale?, integer? }.'),
     seed: z.number().int().nonnegative().default(1).describe('Seed of the random source. Default 1.'),
   })
@@ -50,7 +60,7 @@ export const loopConfigSchema = z
       .string()
       .regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only')
       .optional()
-      .describe('The run tag; the run branch is auto-iterate/<tag>. Default: the date, e.g. "mar21".'),
+      .describe('The run tag; the run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. "mar21-143005".'),
     targetFiles: z.array(relativePath).min(1, 'name at least one file the loop may modify').describe('The files the loop may modify, relative to dir.'),
     readOnlyFiles: z.array(relativePath).default([]).describe('Files that must never change (the evaluation), relative to dir.'),
     runCommand: z.string().trim().min(1, 'runCommand must not be empty').describe('The shell command that runs one experiment, e.g. "node train.mjs".'),

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { ConfigFileError } from './load-config.js';
+import { ConfigFileError, DEFAULT_CONFIG_FILES } from './load-config.js';
 
 /** The presets `loop init` knows. */
 export const PRESETS = ['auto-iterate'] as const;
@@ -19,7 +19,8 @@ export function starterConfig(preset: Preset = 'auto-iterate'): string {
   switch (preset) {
     case 'auto-iterate':
       return `# yaml-language-server: $schema=${SCHEMA_HINT}
-# loop config, preset auto-iterate. Run it with "loop run", check it with "loop status",
+# loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
+# "npx -y pnpm@12.4.2 loop run <this file>"), check it with "loop status",
 # plot it with "loop report results.tsv --out progress.svg --html progress.html".
 # Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
 # discarded and crashed experiments are reset to the last keep. results.tsv, run.log and .loop/
@@ -28,7 +29,7 @@ preset: auto-iterate
 
 # The workspace: a git repository with everything committed, relative to this file.
 dir: .
-# The run branch is auto-iterate/<tag>. Default: today's date, e.g. mar21.
+# The run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. mar21-143005.
 # tag: first-try
 
 # The files the loop may modify, and the files it must never touch (the evaluation).
@@ -77,6 +78,19 @@ logFile: run.log
 # env: { CUDA_VISIBLE_DEVICES: "0" }
 `;
   }
+}
+
+/** The pnpm version this repository pins (root `packageManager`), for the from-a-clone command. */
+const PNPM = 'pnpm@12.4.2';
+
+/**
+ * The closing hint of `loop init`: the run command in both forms, `loop run` where the CLI is
+ * installed, and through the repository's root `loop` script from a clone. pnpm runs that script
+ * in the repository root, so that form names the config by its absolute `path`.
+ */
+export function initNextSteps(file: string, path: string): string {
+  const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}`;
+  return `edit targetFiles, runCommand and metricName, commit your files, then run\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} loop run ${/\s/.test(path) ? JSON.stringify(path) : path}    (from a clone of the loop repository)`;
 }
 
 /**

@@ -25,6 +25,15 @@ function issuesOf(text: string, file = '/w/loop.config.yaml'): ConfigFileError {
 }
 
 describe('config files', () => {
+  it('the mutator space is validated at load time with the mutator\'s own rules: <file>:<line>: proposer.space.<param>.<field>', () => {
+    const text = minimal.replace('space: { x: { min: 0, max: 9, integer: true } }', 'space:\n    layers:\n      min: 9\n      max: 8\n    lr: { min: 0, max: 1, scale: log }');
+    const error = issuesOf(text);
+    const maxLine = text.split('\n').indexOf('      max: 8') + 1;
+    expect(error.message).toContain(`/w/loop.config.yaml:${maxLine}: proposer.space.layers.max: max must be greater than min`);
+    expect(error.issues.map((i) => i.path)).toEqual(['proposer.space.layers.max', 'proposer.space.lr.min']);
+    expect(error.issues[1]!.message).toBe('a log scale needs min > 0');
+  });
+
   it('the starter config of the auto-iterate preset validates as written', () => {
     const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
     expect(config).toMatchObject({ preset: 'auto-iterate', dir: '.', targetFiles: ['config.json'], metricName: 'score', maxIterations: 20 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { formatAutoIterateRow, isLocked, parseAutoIterateTsv, readJson, type IterationRecord } from '@loop/core';
+import { isLocked, REJECTED_PREFIX, toAutoIterateStatus, parseAutoIterateTsv, readJson, type IterationRecord } from '@loop/core';
 import { CLI_STATE_FILE } from './run.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
@@ -64,8 +64,25 @@ export async function readStatus(dir: string): Promise<RunStatus> {
   return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked };
 }
 
+/** Decimals of every score `loop status` prints, so the columns line up. */
+const STATUS_SCORE_DECIMALS = 6;
+
 function fmt(x: number | undefined | null): string {
-  return x === undefined || x === null ? '-' : Number(x.toPrecision(6)).toString();
+  return x === undefined || x === null ? '-' : x.toFixed(STATUS_SCORE_DECIMALS);
+}
+
+/** The last rows as aligned columns: iteration and score right-aligned, commit and status padded. */
+function formatRows(rows: readonly IterationRecord[]): string[] {
+  const cells = rows.map((r) => [
+    String(r.iteration),
+    r.candidateId.slice(0, 7) || '-',
+    r.score === null ? (r.status === 'crash' ? 'crash' : '-') : fmt(r.score),
+    toAutoIterateStatus(r.status),
+    (r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX) ? REJECTED_PREFIX : '') + r.description.replace(/[\t\r\n]+/g, ' '),
+  ]);
+  const width = (i: number) => Math.max(...cells.map((c) => c[i]!.length));
+  const [wi, wc, ws, wt] = [width(0), width(1), width(2), width(3)];
+  return cells.map(([it, commit, score, status, desc]) => `  ${it!.padStart(Math.max(4, wi))}  ${commit!.padEnd(wc)}  ${score!.padStart(ws)}  ${status!.padEnd(wt)}  ${desc}`.trimEnd());
 }
 
 /** `loop status` as text: the run, iteration, best, counts, stop reason, lock, and the last `last` rows. */
@@ -97,7 +114,7 @@ export function formatStatus(status: RunStatus, last = 5): string {
   if (state?.updatedAt) lines.push(`updated   ${state.updatedAt}`);
   if (rows.length > 0) {
     lines.push(`last ${Math.min(last, rows.length)} of ${rows.length} rows (results.tsv):`);
-    for (const r of rows.slice(-last)) lines.push(`  ${String(r.iteration).padStart(4)}  ${formatAutoIterateRow(r).replaceAll('\t', '  ')}`);
+    lines.push(...formatRows(rows.slice(-last)));
   }
   return lines.join('\n');
 }

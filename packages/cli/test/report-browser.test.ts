@@ -193,6 +193,36 @@ describe('the HTML report in headless chromium', () => {
     await page.close();
   });
 
+  it('the inline SVG is responsive (viewBox, width 100%, height auto): in a 1000 px window the latest point is inside the window; the .svg file keeps its pixel size', async (ctx) => {
+    if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
+    const dir = join(tmp, 'ml-tuning-narrow');
+    mkdirSync(join(dir, '.loop'), { recursive: true });
+    writeFileSync(join(dir, 'results.tsv'), readFileSync(join(FIXTURE, 'results.tsv')));
+    writeFileSync(join(dir, '.loop', 'state.json'), readFileSync(join(FIXTURE, '.loop', 'state.json')));
+    const html = await report(join(dir, 'results.tsv'), join(dir, 'progress.html'));
+    const standalone = readFileSync(join(dir, 'progress.svg'), 'utf8');
+    expect(standalone).toMatch(/^<svg [^>]*width="\d+" height="\d+" viewBox="0 0 \d+ \d+"/);
+    const { page } = await open(html);
+    await page.setViewportSize({ width: 1000, height: 800 });
+    const svgTag = await page.evaluate(() => {
+      const svg = document.querySelector('figure#plot > svg')!;
+      return { width: svg.getAttribute('width'), height: svg.getAttribute('height'), viewBox: svg.getAttribute('viewBox'), innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth };
+    });
+    expect(svgTag.width).toBe('100%');
+    expect(svgTag.height).toBeNull();
+    expect(svgTag.viewBox).toMatch(/^0 0 \d+ \d+$/);
+    expect(svgTag.scrollWidth).toBeLessThanOrEqual(svgTag.innerWidth); // no horizontal scrolling
+    const m = await marks(page);
+    expect(m.svg.right).toBeLessThanOrEqual(svgTag.innerWidth);
+    const latest = [...m.kept, ...m.discarded].reduce((a, b) => (b.x > a.x ? b : a));
+    expect(latest.x).toBeLessThan(m.svg.right);
+    expect(latest.x).toBeLessThan(svgTag.innerWidth);
+    // Height follows the aspect ratio of the viewBox.
+    const [, , vw, vh] = svgTag.viewBox!.split(' ').map(Number) as [number, number, number, number];
+    expect(m.svg.height / m.svg.width).toBeCloseTo(vh / vw, 2);
+    await page.close();
+  });
+
   it('an autoresearch log with crashes, and a log that is all crashes, render their crash marks along the bottom', async (ctx) => {
     if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
     const header = 'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc';

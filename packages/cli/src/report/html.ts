@@ -7,6 +7,20 @@ export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
+/**
+ * The inline copy of the plot made responsive: its fixed `width`/`height` become `width="100%"`
+ * (height follows from the `viewBox`), so the whole plot scales into a narrow window instead of
+ * being cut off on the right. The standalone SVG file keeps its pixel size.
+ */
+export function responsiveSvg(svg: string): string {
+  return svg.replace(/^<svg\b[^>]*>/, (tag) => {
+    const m = /\swidth="([\d.]+)"\s+height="([\d.]+)"/.exec(tag);
+    if (!m) return tag;
+    const box = /\sviewBox="/.test(tag) ? '' : ` viewBox="0 0 ${m[1]} ${m[2]}"`;
+    return tag.replace(m[0], ` width="100%"${box}`);
+  });
+}
+
 /** Options of {@link renderReportHtml}. */
 export interface ReportHtmlOptions {
   /** Which way scores improve. */
@@ -40,7 +54,8 @@ export function renderReportHtml(data: ResultsData, svg: string, options: Report
 <title>${escapeHtml(title)}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
-figure { margin: 0 0 1.5rem 0; overflow-x: auto; }
+figure { margin: 0 0 1.5rem 0; }
+figure#plot > svg { display: block; width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { padding: 0.2rem 0.6rem; text-align: left; border-bottom: 1px solid #eee; }
 td:nth-child(3), td:nth-child(5) { text-align: right; font-variant-numeric: tabular-nums; }
@@ -53,7 +68,7 @@ tr.crash td:nth-child(3), tr.crash td:nth-child(4) { color: ${PLOT_COLORS.crash}
 <h1>${escapeHtml(title)}</h1>
 <p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed; ${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
 <figure id="plot">
-${svg}
+${responsiveSvg(svg)}
 </figure>
 <table id="results">
 <thead><tr><th>iteration</th><th>${data.form === 'auto-iterate' ? 'commit' : 'snapshot'}</th><th>${escapeHtml(data.metric)}</th><th>status</th><th>best so far</th><th>description</th></tr></thead>

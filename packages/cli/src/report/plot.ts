@@ -54,9 +54,11 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const maxIteration = Math.max(1, ...points.map((p) => p.iteration));
   const arrow = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
   // Room between the title and the plot for the labels (10 px text at -35 degrees) of kept points
-  // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row.
+  // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row, less
+  // the 8% headroom of the y domain above the highest dot (the label starts there, not at the top).
   const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep').map((p) => Math.min(p.description.length, labelChars)));
-  const titleOffset = Math.min(110, Math.round(24 + longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180)));
+  const rise = longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180);
+  const titleOffset = Math.min(110, Math.max(24, Math.round(24 + rise - (height * 0.08) / 1.16)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed`;
   const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${Number((best.at(-1) ?? 0).toPrecision(6))}`;
   return {
