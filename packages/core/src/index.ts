@@ -73,7 +73,7 @@ export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
 export type { ResultsLog } from './results-log.js';
 export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, toAutoIterateStatus, AUTO_ITERATE_TSV_HEADER, REJECTED_PREFIX } from './results-tsv.js';
 export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
-export { writeJsonAtomic, readJson } from './state-file.js';
+export { writeJsonAtomic, writeTextAtomic, readJson } from './state-file.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';

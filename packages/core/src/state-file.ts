@@ -4,16 +4,14 @@ import writeFileAtomic from 'write-file-atomic';
 import { LoopError } from './errors.js';
 
 /**
- * Writes `data` as JSON to `path` atomically: a temp file in the same directory is written,
- * fsynced and renamed over `path` (write-file-atomic), then the directory is fsynced, then the
- * file is re-read and parsed to confirm it (seed 002: state.json written last, re-read).
- * The file gets mode 0o644.
+ * Writes `text` to `path` atomically: a temp file in the same directory is written, fsynced and
+ * renamed over `path` (write-file-atomic), then the directory is fsynced (FACTS.md "Atomic
+ * replace"). The file gets mode 0o644. For every control and log file a loop rewrites whole.
  *
  * @throws {LoopError} `STATE_WRITE_FAILED` naming the path when any step fails; the previous
- *   file, if any, is left intact.
+ *   file, if any, is left intact and no temp file remains.
  */
-export async function writeJsonAtomic(path: string, data: unknown): Promise<void> {
-  const text = `${JSON.stringify(data, null, 2)}\n`;
+export async function writeTextAtomic(path: string, text: string): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, text, { fsync: true, mode: 0o644 });
@@ -23,9 +21,24 @@ export async function writeJsonAtomic(path: string, data: unknown): Promise<void
     } finally {
       await dir.close();
     }
+  } catch (error) {
+    throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`, { cause: error, details: { path } });
+  }
+}
+
+/**
+ * Writes `data` as JSON to `path` with {@link writeTextAtomic}, then re-reads and parses the file
+ * to confirm it (seed 002: state.json written last, re-read).
+ *
+ * @throws {LoopError} `STATE_WRITE_FAILED` naming the path when any step fails; the previous
+ *   file, if any, is left intact.
+ */
+export async function writeJsonAtomic(path: string, data: unknown): Promise<void> {
+  await writeTextAtomic(path, `${JSON.stringify(data, null, 2)}\n`);
+  try {
     JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions`, { cause: error, details: { path } });
+    throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] ${path} did not read back as JSON: ${(error as Error).message}`, { cause: error, details: { path } });
   }
 }
 
