@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { access, appendFile, copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, appendFile, copyFile, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LoopError } from '@loop/core';
 
 export async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -37,17 +36,8 @@ async function fsyncAndRename(tmp: string, path: string): Promise<void> {
 
 const tmpOf = (path: string) => `${path}.${randomBytes(4).toString('hex')}.tmp`;
 
-/** Writes a text file atomically (temp file, fsync, rename, directory fsync). */
-export async function writeTextAtomic(path: string, text: string): Promise<void> {
-  try {
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = tmpOf(path);
-    await writeFile(tmp, text, { mode: 0o644 });
-    await fsyncAndRename(tmp, path);
-  } catch (error) {
-    throw new LoopError('STATE_WRITE_FAILED', `[loop] [collie] could not write ${path}: ${(error as Error).message}; check the disk and permissions`, { cause: error, details: { path } });
-  }
-}
+/** Atomic text writes are core's (temp file, fsync, rename, directory fsync; STATE_WRITE_FAILED). */
+export { writeTextAtomic } from '@loop/core';
 
 /** Copies `from` to `to` atomically (copy to a temp file, then rename): `to` is either absent or complete. */
 export async function copyAtomic(from: string, to: string): Promise<void> {
