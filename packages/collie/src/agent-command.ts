@@ -23,6 +23,13 @@ export interface AgentCommandOptions {
   graceMs?: number;
   /** Extra environment variables (merged over `process.env`). */
   env?: Record<string, string>;
+  /**
+   * A regular expression that finds the call's token usage in its output, with named groups
+   * `input` and `output` (or one group `total`); the first match counts, e.g. for
+   * `claude -p --output-format json`: `"input_tokens":\s*(?<input>\d+)[\s\S]*?"output_tokens":\s*(?<output>\d+)`.
+   * Without it (or without a match) the controller estimates tokens as characters / 4.
+   */
+  usagePattern?: string;
 }
 
 const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
@@ -35,13 +42,35 @@ export const agentCommandOptionsSchema = z.object({
   timeoutMs: z.number().int().positive().default(600_000),
   graceMs: z.number().int().nonnegative().default(5000),
   env: z.record(z.string(), z.string()).default({}),
+  usagePattern: z
+    .string()
+    .refine((p) => {
+      try {
+        const groups = new RegExp(`${p}|`).exec('')?.groups;
+        return groups !== undefined && ('total' in groups || ('input' in groups && 'output' in groups));
+      } catch {
+        return false;
+      }
+    }, 'usagePattern must be a valid regular expression with named groups input and output, or total')
+    .optional(),
 });
+
+/** The token usage `pattern` finds in `output`, or undefined. */
+export function parseUsage(pattern: string, output: string): { input: number; output: number } | undefined {
+  const g = new RegExp(pattern).exec(output)?.groups;
+  if (!g) return undefined;
+  if (g.total !== undefined) return Number.isFinite(Number(g.total)) ? { input: Number(g.total), output: 0 } : undefined;
+  const input = Number(g.input);
+  const out = Number(g.output);
+  return Number.isFinite(input) && Number.isFinite(out) ? { input, output: out } : undefined;
+}
 
 /**
  * An {@link Agent} that runs any agent CLI as a fresh process per call, the prompt (with its
  * inputs) on stdin, stdout and stderr to a log file, in its own process group killed as a whole on
  * timeout. The environment gets `COLLIE_AGENT_ROLE`, `COLLIE_AGENT_TIER`, `COLLIE_AGENT_MODEL`
  * (haiku / sonnet / opus) and `COLLIE_AUTOITER_ACTIVE=1` (so a nested autoiter refuses to run).
+ * With `usagePattern`, the usage found in the output is reported to the controller's token meter (SC4).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
  * @throws {LoopError} `PROPOSER_FAILED` from `run()` when the command cannot start, exits non-zero
@@ -77,6 +106,10 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       if (result.spawnError || result.timedOut || result.aborted || result.exitCode !== 0) {
         const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : `exited with ${result.exitCode ?? result.signal}`);
         throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}, ${request.tier}) ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
+      }
+      if (o.usagePattern) {
+        const usage = parseUsage(o.usagePattern, output);
+        if (usage) request.reportUsage?.(usage);
       }
       return output;
     },

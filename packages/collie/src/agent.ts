@@ -19,6 +19,17 @@ export interface AgentRequest {
   readonly inputs: Readonly<Record<string, string>>;
   /** Aborted when the run is stopped. */
   readonly signal?: AbortSignal;
+  /**
+   * Set by the controller's token meter: an agent that knows its usage calls it once per dispatch
+   * (tokens). One that does not is counted by estimate (characters / 4).
+   */
+  readonly reportUsage?: (usage: TokenUsage) => void;
+}
+
+/** Tokens one dispatch used. */
+export interface TokenUsage {
+  readonly input: number;
+  readonly output: number;
 }
 
 /**
@@ -40,8 +51,14 @@ export function renderAgentPrompt(request: Pick<AgentRequest, 'prompt' | 'inputs
   return `${parts.join('\n\n')}\n`;
 }
 
-/** One scripted reply: a fixed text, or a function of the request. */
-export type ScriptedReply = string | ((request: AgentRequest) => MaybePromise<string>);
+/** One scripted reply: a fixed text, a text with its token usage, or a function of the request returning either. */
+export type ScriptedReply = string | ScriptedUsageReply | ((request: AgentRequest) => MaybePromise<string | ScriptedUsageReply>);
+
+/** A scripted reply that reports its token usage (through `request.reportUsage`). */
+export interface ScriptedUsageReply {
+  readonly text: string;
+  readonly usage: TokenUsage;
+}
 
 /** A scripted fake {@link Agent} with the requests it received. */
 export interface ScriptedAgent extends Agent {
@@ -70,7 +87,16 @@ export function createScriptedAgent(script: Readonly<Record<string, readonly Scr
       if (reply === undefined) {
         throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted agent has no reply ${n + 1} for role "${request.role}"; add one to the script`, { details: { role: request.role } });
       }
-      return typeof reply === 'string' ? reply : reply(request);
+      const settle = (r: string | ScriptedUsageReply): string => {
+        if (typeof r === 'string') return r;
+        request.reportUsage?.(r.usage);
+        return r.text;
+      };
+      if (typeof reply === 'function') {
+        const r = reply(request);
+        return r instanceof Promise ? r.then(settle) : settle(r);
+      }
+      return settle(reply);
     },
   };
 }

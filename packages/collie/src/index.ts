@@ -18,8 +18,8 @@
  *
  * @packageDocumentation
  */
-export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLETION_SIGNAL } from './autoiter.js';
-export type { Autoiter, AutoiterOptions, StepOutcome, StageName, TriggerRun } from './autoiter.js';
+export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLETION_SIGNAL, AnchorDriftError } from './autoiter.js';
+export type { Autoiter, AutoiterOptions, StepOutcome, StageName, TriggerRun, TaskTrackerRun } from './autoiter.js';
 export { createAgentFlowExecutor, createScriptedFlowExecutor, flowPrompt } from './flow-executor.js';
 export type { FlowExecutor, FlowFixContext, ScriptedPatch } from './flow-executor.js';
 export { FIX_TRAILER, REVERT_TRAILER } from './git.js';
@@ -61,3 +61,11 @@ export { g1TestFileGuard, g6DiffAudit, DEFAULT_TEST_FILE } from './diff-guards.j
 export type { ChangedFile } from './diff-guards.js';
 export { issueRecordSchema, parseObservations, renderObservations, ladderStartTier, upgradeTier } from './observations.js';
 export type { IssueRecord } from './observations.js';
+export { createFlowPipelineExecutor, flowPipelineOptionsSchema, resolveReproCommand, FLOW_STEPS, parseVerdict, SNAPSHOT_EXCLUDED } from './flow-pipeline.js';
+export type { FlowPipelineOptions, FlowPipelineSettings, FlowPipelineExecutor, ReproCommand, FlowAgentStep, ReviewVerdict } from './flow-pipeline.js';
+export { createFileTaskTracker, createMemoryTaskTracker, STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS, TASK_STATUSES } from './task-anchors.js';
+export type { Task, TaskStatus, TaskTracker, AnchorStage, StageAnchor, AnchorStageName, StartIterationOptions, AnchorCheck } from './task-anchors.js';
+export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntrySchema } from './token-meter.js';
+export type { TokenEntry, MeterTarget } from './token-meter.js';
+export type { TokenUsage, ScriptedUsageReply } from './agent.js';
+export { parseUsage } from './agent-command.js';

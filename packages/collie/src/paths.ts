@@ -10,6 +10,8 @@ export interface ColliePaths {
   readonly lastPlan: string;
   /** `<stateRoot>/plans`: where Stage 0 writes plan files. */
   readonly planDir: string;
+  /** `<projectDir>/controller`: the controller lock (`controller.lock`, proper-lockfile) held while a controller steps. */
+  readonly lock: string;
   /** A run's directory and files. */
   readonly run: (runId: string) => RunPaths;
 }
@@ -24,6 +26,10 @@ export interface RunPaths {
   readonly status: string;
   readonly userLog: string;
   readonly progress: string;
+  /** tokens.jsonl: one line per agent dispatch (SC4's tokens_used is their sum). */
+  readonly tokens: string;
+  /** tasks.json: the default Stage 1 task-anchor tracker. */
+  readonly tasks: string;
   readonly iter: (n: number) => IterPaths;
 }
 
@@ -57,6 +63,7 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
     currentRun: join(projectDir, 'current-run'),
     lastPlan: join(stateRoot, 'state', sessionId, 'last-plan.json'),
     planDir: join(stateRoot, 'plans'),
+    lock: join(projectDir, 'controller'),
     run: (runId) => {
       const dir = join(projectDir, runId);
       return {
@@ -68,6 +75,8 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         status: join(dir, 'status.md'),
         userLog: join(dir, 'user-log.md'),
         progress: join(dir, 'progress.md'),
+        tokens: join(dir, 'tokens.jsonl'),
+        tasks: join(dir, 'tasks.json'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
           return {

@@ -28,6 +28,12 @@ export interface QuestionAsker {
   readonly name: string;
   /** Asks all questions; must return an answer for each. */
   readonly ask: (questions: readonly Question[]) => MaybePromise<Answers>;
+  /**
+   * Asks one multiple-choice question and returns one of `choices` (the seed's AskUserQuestion,
+   * e.g. "Prepare failed: [X]. Fix material and retry, or abort?" with `retry` / `abort`). Only
+   * interactive askers have it; without it a run is queued and takes the non-interactive path.
+   */
+  readonly choose?: (question: string, choices: readonly string[]) => MaybePromise<string>;
 }
 
 function fill(questions: readonly Question[], given: Partial<Record<QuestionId, string>>, where: string): Answers {
@@ -47,7 +53,8 @@ function fill(questions: readonly Question[], given: Partial<Record<QuestionId, 
 
 /**
  * Asks on a terminal with node:readline: prints all questions first (one batch), then reads one
- * answer line per question; an empty line takes the default.
+ * answer line per question; an empty line takes the default. Interactive: has `choose` (a prefix
+ * of a choice is accepted; a closed input picks the last choice).
  */
 export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): QuestionAsker {
   return {
@@ -66,6 +73,23 @@ export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; ou
       const given: Partial<Record<QuestionId, string>> = {};
       questions.forEach((q, i) => (given[q.id] = lines[i] ?? ''));
       return fill(questions, given, 'the terminal');
+    },
+    choose: async (question, choices) => {
+      const output = options.output ?? process.stdout;
+      const rl = createInterface({ input: options.input ?? process.stdin, output, terminal: false });
+      try {
+        output.write(`${question} [${choices.join('/')}]\n`);
+        for await (const line of rl) {
+          const a = line.trim().toLowerCase();
+          const pick = choices.find((c) => c.toLowerCase() === a) ?? choices.find((c) => a !== '' && c.toLowerCase().startsWith(a));
+          if (pick) return pick;
+          output.write(`Answer one of: ${choices.join(', ')}\n`);
+        }
+      } finally {
+        rl.close();
+      }
+      // stdin closed without an answer: the last choice (abort) is the safe one
+      return choices.at(-1)!;
     },
   };
 }

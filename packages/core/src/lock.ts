@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LoopError } from './errors.js';
@@ -21,9 +22,28 @@ export interface AcquireLockOptions {
   onCompromised?: (error: Error) => void;
 }
 
+/** True when the owner file names a process on this host that no longer exists. */
+async function ownerIsDead(ownerPath: string): Promise<boolean> {
+  let owner: { pid?: unknown; hostname?: unknown };
+  try {
+    owner = JSON.parse(await readFile(ownerPath, 'utf8')) as typeof owner;
+  } catch {
+    return false; // no owner file (being written, or an older lock): cannot tell, treat as live
+  }
+  if (owner.hostname !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
 /**
  * Takes an exclusive lock (proper-lockfile: an atomic mkdir refreshed while held) so two loops
- * never drive one workspace. A lock left by a killed process goes stale after `staleMs`.
+ * never drive one workspace. The holder is recorded in `<path>.lock.owner.json` (`{ pid, hostname }`);
+ * a lock whose owner process on this host is gone (killed with SIGKILL, say) is taken over at
+ * once; any other abandoned lock goes stale after `staleMs`.
  *
  * @throws {LoopError} `LOCK_HELD` naming the lock path when another live process holds it.
  */
@@ -31,27 +51,39 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
   const { path, staleMs = 30_000 } = options;
   await mkdir(dirname(path), { recursive: true });
   const lockPath = `${path}.lock`;
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(path, {
+  const ownerPath = `${lockPath}.owner.json`;
+  const take = () =>
+    lockfile.lock(path, {
       realpath: false,
       stale: staleMs,
       update: Math.max(1000, Math.floor(staleMs / 3)),
       lockfilePath: lockPath,
       onCompromised: options.onCompromised ?? (() => {}),
     });
+  let release: () => Promise<void>;
+  try {
+    try {
+      release = await take();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || !(await ownerIsDead(ownerPath))) throw error;
+      await rm(lockPath, { recursive: true, force: true });
+      await rm(ownerPath, { force: true });
+      release = await take();
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
       throw new LoopError('LOCK_HELD', `[loop] [lock] another loop is already running in this workspace (lock ${lockPath}); wait for it to stop. If no loop process is alive, the lock goes stale by itself within ${Math.round(staleMs / 1000)} s, or remove it with: rm -r ${lockPath}`, { cause: error, details: { path: lockPath } });
     }
     throw error;
   }
+  await writeFile(ownerPath, JSON.stringify({ pid: process.pid, hostname: hostname() })).catch(() => {});
   let released = false;
   return {
     path: lockPath,
     release: async () => {
       if (released) return;
       released = true;
+      await rm(ownerPath, { force: true }).catch(() => {});
       await release().catch(() => {});
     },
   };

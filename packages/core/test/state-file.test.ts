@@ -1,6 +1,8 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, createFileArtifact, isLocked, readJson, writeJsonAtomic } from '../src/index.js';
 
@@ -51,6 +53,20 @@ describe('workspace lock', () => {
     expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(true);
     await lock.release();
     expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(false);
+  });
+
+  it('a lock whose owner process was killed (SIGKILL) is taken over at once, without waiting for it to go stale', async () => {
+    const path = join(dir, '.loop', 'workspace');
+    const script = `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'lock.ts')).href}').then(async (m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: 600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+    await expect(acquireLock({ path, staleMs: 600_000 })).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const lock = await acquireLock({ path, staleMs: 600_000 });
+    expect(JSON.parse(await readFile(`${lock.path}.owner.json`, 'utf8'))).toMatchObject({ pid: process.pid });
+    await lock.release();
   });
 });
 

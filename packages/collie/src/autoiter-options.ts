@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { systemClock, type Clock, type Harness, type MaybePromise } from '@loop/core';
+import { z } from 'zod';
+import type { Agent } from './agent.js';
+import type { FlowExecutor } from './flow-executor.js';
+import type { Notifier } from './notifier.js';
+import type { Preparer } from './preparer.js';
+import type { QuestionAsker } from './question-asker.js';
+import type { TaskTracker } from './task-anchors.js';
+import type { Workspace } from './workspace.js';
+
+/** The environment flag of the nested-call guard (seed 000 §3.5). */
+export const ACTIVE_FLAG = 'COLLIE_AUTOITER_ACTIVE';
+
+/** What the harness factory gets for one trigger run. */
+export interface TriggerRun {
+  /** The run spec's `trigger.invocation`. */
+  readonly invocation: string;
+  /** The working copy (worktree) path. */
+  readonly cwd: string;
+  /** Absolute log path (raw.log, rerun.log or recovery-N.log). */
+  readonly logFile: string;
+  /** The seed's timeout: min(max_wallclock_min / max_iterations, 30) minutes (5 for a ladder validation rerun), in ms. */
+  readonly timeoutMs: number;
+  /** Time between SIGTERM and SIGKILL when the run is killed, in ms (the seed's `sleep 5`). */
+  readonly graceMs: number;
+  /** Environment for the trigger (carries `COLLIE_AUTOITER_ACTIVE=1`). */
+  readonly env: Record<string, string>;
+}
+
+/** The run a {@link AutoiterOptions.tasks} factory builds a tracker for. */
+export interface TaskTrackerRun {
+  readonly runId: string;
+  /** Absolute run directory (`<stateRoot>/autoiter/<projectId>/<runId>`). */
+  readonly dir: string;
+}
+
+/** Options of {@link createAutoiter}. */
+export interface AutoiterOptions {
+  /** Absolute root of collie's files (the seed's `~/.collie`). @default `~/.collie` */
+  stateRoot?: string;
+  /** The project id (names `<stateRoot>/autoiter/<projectId>`). */
+  projectId: string;
+  /** The session id (names `<stateRoot>/state/<sessionId>/last-plan.json`). */
+  sessionId: string;
+  /** Absolute project root (given to Discovery). */
+  projectDir: string;
+  /** The user's prompt, copied verbatim into the run spec's `task`. */
+  task: string;
+  /** The scalar regex for `trigger.scalar_extraction` (group 1, or the first number after the match). @default '^score:\\s*(\\S+)' */
+  scalarExtraction?: string;
+  /** budget.max_iterations. @default 5 */
+  maxIterations?: number;
+  /** budget.max_tokens (tokens, summed over every agent dispatch of the run; SC4). @default 'unlimited' */
+  maxTokens?: number | 'unlimited';
+  /** budget.max_wallclock_min (minutes; SC4 and the Stage 2 timeout formula). @default 'unlimited' */
+  maxWallclockMin?: number | 'unlimited';
+  /**
+   * The sub-agent dispatcher (roles: `discovery` fast, `observe` fast, `diagnose` at the ladder's
+   * tier, `triage` deep, `deep-verify` deep; the flow executor's roles when `flow` is a factory).
+   * Every dispatch is metered into `<run>/tokens.jsonl` (reported usage, else an estimate).
+   */
+  agent: Agent;
+  /** Asks Stage 0's five questions, and (when it has `choose`) "retry or abort" after a failed prepare. */
+  asker: QuestionAsker;
+  /** The run's isolated working copy. @default createDirectoryWorkspace(projectDir) */
+  workspace?: Workspace;
+  /** Stage 0.5 prepare check. @default noPrepare() */
+  preparer?: Preparer;
+  /** Terminal-event notifier. @default createNotifyCommand($COLLIE_AUTOITER_NOTIFY_CMD) when set, else noNotify() */
+  notifier?: Notifier;
+  /** Builds the harness of one trigger run. @default core createCommandHarness (process group, hard kill at timeoutMs) */
+  createHarness?: (run: TriggerRun) => Harness;
+  /** The seed's `scripts/escalate.sh <reason> <id>`. @default prints `[autoiter] escalate <reason> <id>` to output */
+  escalate?: (reason: string, id: string) => MaybePromise<void>;
+  /**
+   * Stage 5.1's flow executor (applies one FIX; the stage commits it), or a factory given the
+   * metered agent (so the flow's tokens count towards SC4), e.g.
+   * `(agent) => createFlowPipelineExecutor({ agent, testCommand: 'npm test' })`.
+   * @default createAgentFlowExecutor(metered agent)
+   */
+  flow?: FlowExecutor | ((agent: Agent) => FlowExecutor);
+  /** How many Stage 4b Deep Verify agents run at once (p-limit). @default 4 */
+  deepVerifyConcurrency?: number;
+  /**
+   * Stage 2/3 monitor: regular expressions (JavaScript syntax, tested per log line) that mark a
+   * blocking issue while the trigger is still running. A match kills the trigger's process group
+   * (SIGTERM, then SIGKILL after `killGraceMs`: Stage 3.2 step 1) and sends the iteration to the
+   * auto-recovery ladder. @default [] (the trigger always runs to its end or its timeout)
+   */
+  blockingPatterns?: string[];
+  /** How often the monitor reads new lines of raw.log, in ms. @default 1000 */
+  monitorIntervalMs?: number;
+  /** SIGTERM → SIGKILL grace when a trigger is killed, in ms. @default 5000 (the seed's `sleep 5`) */
+  killGraceMs?: number;
+  /**
+   * Stage 1 Step 0 task anchors (the seed's TaskCreate / TaskUpdate / TaskList): a tracker, or a
+   * factory per run. @default a file tracker at `<run>/tasks.json`
+   */
+  tasks?: TaskTracker | ((run: TaskTrackerRun) => TaskTracker);
+  /** A controller lock not refreshed for this long is stale (its process died), in ms. @default 30000 */
+  lockStaleMs?: number;
+  /** Injected clock. @default systemClock */
+  clock?: Clock;
+  /** Returns the 6 hex characters of a new runId. @default random */
+  randomHex?: () => string;
+  /** The environment read for the nested-call guard and the notify command. @default process.env */
+  env?: Record<string, string | undefined>;
+  /** Receives the stdout ticks and the completion signal, one line per call. @default process.stdout */
+  output?: (line: string) => void;
+}
+
+const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
+const obj = <T>(what: string) => z.custom<T>((v) => typeof v === 'object' && v !== null, `${what} must be an object`);
+const objOrFn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), `${what} must be an object or a function`);
+const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
+const limit = z.union([z.literal('unlimited'), z.number().positive()]);
+const regex = z.string().refine((s) => {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be a valid regular expression');
+
+/** zod schema of {@link AutoiterOptions}. */
+export const autoiterOptionsSchema = z.object({
+  stateRoot: abs('stateRoot').default(() => join(homedir(), '.collie')),
+  projectId: z.string().regex(/^[\w.-]+$/, 'projectId must be letters, digits, dot, dash or underscore'),
+  sessionId: z.string().regex(/^[\w.-]+$/, 'sessionId must be letters, digits, dot, dash or underscore'),
+  projectDir: abs('projectDir'),
+  task: z.string().min(1, 'task must not be empty'),
+  scalarExtraction: z.string().min(1).default('^score:\\s*(\\S+)'),
+  maxIterations: z.number().int().positive().default(5),
+  maxTokens: limit.default('unlimited'),
+  maxWallclockMin: limit.default('unlimited'),
+  agent: obj<Agent>('agent'),
+  asker: obj<QuestionAsker>('asker'),
+  workspace: obj<Workspace>('workspace').optional(),
+  preparer: obj<Preparer>('preparer').optional(),
+  notifier: obj<Notifier>('notifier').optional(),
+  createHarness: fn<(run: TriggerRun) => Harness>('createHarness').optional(),
+  escalate: fn<(reason: string, id: string) => MaybePromise<void>>('escalate').optional(),
+  flow: objOrFn<FlowExecutor | ((agent: Agent) => FlowExecutor)>('flow').optional(),
+  deepVerifyConcurrency: z.number().int().positive().default(4),
+  blockingPatterns: z.array(regex).default([]),
+  monitorIntervalMs: z.number().int().positive().default(1000),
+  killGraceMs: z.number().int().nonnegative().default(5000),
+  tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
+  lockStaleMs: z.number().int().min(2000).default(30_000),
+  clock: obj<Clock>('clock').default(systemClock),
+  randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),
+  env: z.record(z.string(), z.string().optional()).optional(),
+  output: fn<(line: string) => void>('output').default(() => (line: string) => void process.stdout.write(`${line}\n`)),
+});
+
+/** The parsed options (defaults filled). */
+export type ResolvedAutoiterOptions = z.output<typeof autoiterOptionsSchema>;

@@ -1,0 +1,160 @@
+import { createCommandHarness, createRegexScorer, type Harness } from '@loop/core';
+import type { Agent } from '../agent.js';
+import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
+import type { FlowExecutor } from '../flow-executor.js';
+import { appendText, readText, writeTextAtomic } from '../internal/fs.js';
+import type { Notifier, NotifyEvent } from '../notifier.js';
+import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
+import type { Preparer } from '../preparer.js';
+import { parseFixRecord, type FixRecord } from '../records.js';
+import { writeRunState, type IterationEntry, type RunState } from '../run-state.js';
+import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
+import { fixIdOf, readTriageText } from '../stage-files.js';
+import { deepVerifyGate, routeRecords } from '../gates.js';
+import { fixBatches } from '../fix-plan.js';
+import type { CollieStopState } from '../stop-checks.js';
+import type { TaskTracker } from '../task-anchors.js';
+import type { Workspace } from '../workspace.js';
+import type { GitContext } from '../git.js';
+import { readTokensUsed } from '../token-meter.js';
+import { monitorLog } from './monitor.js';
+
+/** The stage a `stage` outcome ran. */
+export type StageName = 'stage1' | 'stage2' | 'stage3' | 'stage3.2' | 'stage4a' | 'stage4b' | 'stage5.0' | 'stage5.1' | 'stage5.2' | 'stage5.3' | 'stage6';
+
+/** The completion signal's text. */
+export { PROMISE_SIGNAL } from '../run-state.js';
+
+/** What one step did (see `StepOutcome` in autoiter.ts). */
+export type StepOutcome =
+  | { readonly kind: 'nested-refused' }
+  | { readonly kind: 'stage0'; readonly runId: string; readonly recoveryFailed?: string }
+  | { readonly kind: 'recovered'; readonly runId: string; readonly status: RunState['status'] }
+  | { readonly kind: 'prepare-retry'; readonly runId: string; readonly report: string }
+  | { readonly kind: 'stage'; readonly runId: string; readonly iter: number; readonly stage: StageName; readonly status: RunState['status'] }
+  | { readonly kind: 'done'; readonly runId: string; readonly status: RunState['status']; readonly signal: string };
+
+/** The result of one trigger run (Stage 2, 3.2 validation, 5.3). */
+export interface TriggerResult {
+  readonly exitCode: number | null;
+  readonly scalar: number | null;
+  readonly errorSignature: string | null;
+  /** The log line a blocking pattern matched (the run was killed), or null. */
+  readonly blockingLine: string | null;
+}
+
+/** Everything a stage needs: the resolved options, the injected tools and shared helpers. */
+export interface Ctx {
+  readonly o: ResolvedAutoiterOptions;
+  readonly env: Record<string, string | undefined>;
+  readonly paths: ColliePaths;
+  readonly workspace: Workspace;
+  readonly preparer: Preparer;
+  readonly notifier: Notifier;
+  /** The metered agent (every dispatch goes to the run's tokens.jsonl). */
+  readonly agent: Agent;
+  readonly flow: FlowExecutor;
+  readonly escalate: (reason: string, id: string) => Promise<void> | void;
+  readonly tasks: (rp: RunPaths, runId: string) => TaskTracker;
+  readonly iso: () => string;
+  readonly tick: (runId: string, text: string) => void;
+  /** status.md (overwrite) and, when given, user-log.md (append). */
+  readonly observe: (rp: RunPaths, status: string, log?: string) => Promise<void>;
+  /** Writes state.json with tokens_used refreshed from tokens.jsonl. */
+  readonly persist: (rp: RunPaths, state: RunState) => Promise<void>;
+  readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: { capMin?: number; monitor?: boolean }) => Promise<TriggerResult>;
+  readonly stopFacts: (state: RunState, spec: RunSpec) => CollieStopState['collie'];
+  readonly worktreeOf: (rp: RunPaths) => Promise<string>;
+  readonly gitCtx: (rp: RunPaths) => Promise<GitContext>;
+  readonly verifiedFixes: (ip: IterPaths) => Promise<FixRecord[]>;
+  readonly eligibleFixes: (ip: IterPaths) => Promise<FixRecord[]>;
+  /** Escalates from inside an iteration: status.md, user-log, escalate, notify, status escalated. */
+  readonly escalateRun: (state: RunState, rp: RunPaths, statusLine: string, reason: string, detail: string, event: NotifyEvent) => Promise<void>;
+}
+
+/** Builds the shared helpers of a controller. */
+export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks'>): Ctx {
+  const { o } = base;
+  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env }));
+  const iso = () => new Date(o.clock.now()).toISOString();
+  const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
+
+  const observe = async (rp: RunPaths, status: string, log?: string) => {
+    await writeTextAtomic(rp.status, `${status}\n`);
+    if (log !== undefined) await appendText(rp.userLog, `${log}\n`);
+  };
+
+  const persist = async (rp: RunPaths, state: RunState) => {
+    await writeRunState(rp.state, { ...state, tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)) });
+  };
+
+  const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, { capMin = Number.POSITIVE_INFINITY, monitor = true } = {}) => {
+    const cwd = await worktreeOf(rp);
+    const timeoutMs = Math.round(Math.min(triggerTimeoutMin(spec), capMin) * 60_000);
+    const harness = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' } });
+    const controller = new AbortController();
+    const watch = monitor && o.blockingPatterns.length > 0 ? monitorLog({ path: logFile, patterns: o.blockingPatterns.map((p) => new RegExp(p)), intervalMs: o.monitorIntervalMs, onMatch: () => controller.abort() }) : undefined;
+    let record;
+    try {
+      record = await harness.run({ iteration: state.iter, signal: controller.signal });
+    } finally {
+      watch?.stop();
+    }
+    const blockingLine = watch?.matched() ?? null;
+    if (blockingLine !== null) await appendText(logFile, `BLOCKING: ${blockingLine}\nKILLED: trigger process group stopped (SIGTERM, SIGKILL after ${o.killGraceMs} ms)\n`);
+    const exitCode = blockingLine !== null ? (record.exitCode && record.exitCode !== 0 ? record.exitCode : 143) : record.exitCode;
+    await appendText(logFile, `EXIT_CODE:${exitCode ?? (record.timedOut ? 124 : 137)}\n`);
+    const scorer = createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
+    const score = await scorer.score({ ...record, logPath: logFile });
+    const log = (await readText(logFile)) ?? '';
+    const lastLine = log.split('\n').filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
+    const errorSignature = exitCode === 0 ? null : lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
+    return { exitCode: exitCode ?? null, scalar: score.ok ? score.value : null, errorSignature, blockingLine };
+  };
+
+  const stopFacts: Ctx['stopFacts'] = (state, spec) => ({
+    iterations: state.iterations.map((i: IterationEntry) => ({ iter: i.iter, scalar: i.scalar_after, delta: i.scalar_delta, allGreen: i.exit_code === 0, errorSignature: i.error_signature, filesChanged: i.files_changed })),
+    baselineScalar: state.baseline_scalar,
+    tokensUsed: state.tokens_used,
+    maxTokens: spec.budget.max_tokens === 'unlimited' ? null : spec.budget.max_tokens,
+    maxIterations: spec.budget.max_iterations,
+    maxWallclockMin: spec.budget.max_wallclock_min === 'unlimited' ? null : spec.budget.max_wallclock_min,
+    successCriterion: spec.success_criterion,
+  });
+
+  const verifiedFixes = async (ip: IterPaths): Promise<FixRecord[]> => {
+    const triage = readTriageText((await readText(ip.triage)) ?? '');
+    const out: FixRecord[] = [];
+    for (const issue of routeRecords(triage).toVerify) {
+      const text = await readText(ip.fix(fixIdOf(issue)));
+      if (text !== undefined) out.push(parseFixRecord(text));
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  };
+  const eligibleFixes = async (ip: IterPaths): Promise<FixRecord[]> => {
+    const eligible = (await verifiedFixes(ip)).filter((f) => deepVerifyGate(f).route === 'eligible');
+    return fixBatches(eligible).flat().map((id) => eligible.find((f) => f.id === id)!);
+  };
+
+  const escalateRun: Ctx['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
+    await observe(rp, statusLine, `## escalated · ${iso()}\n${reason}: ${detail}`);
+    await base.escalate(reason, state.runId);
+    await base.notifier.notify({ event, runId: state.runId, statusFile: rp.status });
+    await persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: `${reason}: ${detail}` });
+  };
+
+  return {
+    ...base,
+    iso,
+    tick: (runId, text) => o.output(`[autoiter ${runId}] ${text}`),
+    observe,
+    persist,
+    triggerRun,
+    stopFacts,
+    worktreeOf,
+    gitCtx: async (rp) => ({ cwd: await worktreeOf(rp), now: o.clock.now() }),
+    verifiedFixes,
+    eligibleFixes,
+    escalateRun,
+  };
+}

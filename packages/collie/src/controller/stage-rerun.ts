@@ -1,0 +1,46 @@
+import { writeTextAtomic } from '../internal/fs.js';
+import type { RunPaths } from '../paths.js';
+import type { IterationEntry, RunState } from '../run-state.js';
+import type { RunSpec } from '../run-spec.js';
+import { readLedger } from '../stage-files.js';
+import { convergenceEpsilon } from '../stop-checks.js';
+import type { Ctx, StepOutcome } from './context.js';
+
+/** iter-N/summary.md (seed 000 Stage 5.3 fields, plus the rollback_log section Stage 6 appends). */
+export function summaryText(n: number, e: IterationEntry, convergence: boolean, decision: string): string {
+  return [
+    `# Summary — iter-${n}`,
+    `scalar_before: ${e.scalar_before ?? 'none'}`,
+    `scalar_after: ${e.scalar_after ?? 'none'}`,
+    `scalar_delta: ${e.scalar_delta ?? 'none'}`,
+    `convergence: ${convergence ? 'yes' : 'no'}`,
+    `decision: ${decision}`,
+    `fixes_applied: [${e.fixes_applied.join(', ')}]`,
+    ...(e.fixes_applied.length > 0 ? [`files_changed: ${e.files_changed ?? 'none'}`] : []),
+    ...(e.rollback ? ['', '## rollback_log', `row: ${e.rollback.row}`, ...e.rollback.reverted.map((r) => `- ${r.id} reverted (commit ${r.commit}) in ${e.rollback?.commit}`), ...(e.rollback.reverted.length === 0 ? ['- nothing reverted'] : [])] : []),
+    '',
+  ].join('\n');
+}
+
+/**
+ * Stage 5.3 (seed 000): reruns the trigger to iter-N/rerun.log, extracts the scalar with the run
+ * spec's `scalar_extraction`, writes summary.md (decision `pending` until Stage 6) and state.json
+ * `{ last_scalar, status: "iter_done" }` with the iteration's facts (delta, exit code, error
+ * signature, FIXes applied, files changed: SC3 and SC5 read them).
+ */
+export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+  const n = state.iter;
+  const ip = rp.iter(n);
+  const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [] };
+  const r = await c.triggerRun(state, spec, rp, ip.rerunLog, { monitor: false });
+  const before = state.last_scalar ?? state.baseline_scalar;
+  const delta = r.scalar !== null && before !== null ? r.scalar - before : null;
+  const entry: IterationEntry = { iter: n, scalar_before: before, scalar_after: r.scalar, scalar_delta: delta, exit_code: r.exitCode, error_signature: r.errorSignature, files_changed: new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size, fixes_applied: ledger.applied.filter((a) => a.commit).map((a) => a.id), rollback: null };
+  const next: RunState = { ...state, last_scalar: r.scalar, status: 'iter_done', ladder: null, iterations: [...state.iterations.filter((i) => i.iter !== n), entry] };
+  const eps = convergenceEpsilon(c.stopFacts(next, spec));
+  await writeTextAtomic(ip.summary, summaryText(n, entry, delta !== null && Math.abs(delta) <= eps, 'pending'));
+  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${r.scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`, `Iter ${n}: rerun exit ${r.exitCode}, scalar ${r.scalar ?? 'none'} (was ${before ?? 'none'}).`);
+  c.tick(state.runId, `iter-${n} Stage 5.3 → rerun done, scalar=${r.scalar ?? 'none'}`);
+  await c.persist(rp, next);
+  return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage5.3', status: 'iter_done' };
+}

@@ -1,0 +1,78 @@
+import { appendText, writeTextAtomic } from '../internal/fs.js';
+import { findCommit, git, headSha, REVERT_TRAILER } from '../git.js';
+import type { NotifyEvent } from '../notifier.js';
+import type { RunPaths } from '../paths.js';
+import { decideRollback } from '../rollback-matrix.js';
+import type { IterationEntry, RunState } from '../run-state.js';
+import type { RunSpec } from '../run-spec.js';
+import { readLedger } from '../stage-files.js';
+import { collieStopState, convergenceEpsilon, evaluateStopChecks } from '../stop-checks.js';
+import { readTokensUsed } from '../token-meter.js';
+import { switchAnchor } from '../task-anchors.js';
+import type { Ctx, StepOutcome } from './context.js';
+import { summaryText } from './stage-rerun.js';
+
+const DECISION: Record<string, string> = { SC1: 'stop_cap', SC2: 'stop_converged', SC3: 'stop_converged', SC4: 'stop_budget', SC5: 'stop_escalated' };
+const EVENT: Record<string, NotifyEvent> = { converged: 'autoiter_done', budget_exhausted: 'budget_exhausted', escalated: 'escalated' };
+
+/**
+ * Stage 6 rollback: the matrix decides; each reverted FIX's single commit is reverted with
+ * `git revert --no-commit`, then one commit (trailer `Collie-Revert: iter-N`) records them all.
+ * A restarted step finds that commit by its trailer and never reverts twice.
+ */
+async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<RunState> {
+  const n = state.iter;
+  const entry = state.iterations.find((i) => i.iter === n);
+  if (!entry || entry.rollback) return state;
+  const ledger = (await readLedger(rp.iter(n).flow)) ?? { base: null, applied: [] };
+  const applied = ledger.applied.filter((a): a is typeof a & { commit: string } => a.commit !== null);
+  if (applied.length === 0) return state;
+  const decision = decideRollback(spec.primary_goal, entry.scalar_delta, applied);
+  let commit: string | null = null;
+  const reverted = applied.filter((a) => decision.revert.includes(a.id)).map((a) => ({ id: a.id, commit: a.commit }));
+  if (reverted.length > 0) {
+    const ctx = await c.gitCtx(rp);
+    commit = await findCommit(ctx, ledger.base!, REVERT_TRAILER, `iter-${n}`);
+    if (!commit) {
+      await git(ctx, 'reset', '-q', '--merge'); // drop a half-done revert of an interrupted step; keeps unstaged files
+      await git(ctx, 'revert', '--no-commit', ...reverted.map((r) => r.commit).reverse());
+      await git(ctx, 'commit', '-q', '--no-verify', '-m', `chore: revert optimization FIX(es) due to scalar regression (iter-${n})\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
+      commit = await headSha(ctx);
+    }
+    await appendText(rp.userLog, `Rollback (${decision.row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.\n`);
+  }
+  const next: IterationEntry = { ...entry, rollback: { row: decision.row, reverted, commit } };
+  return { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) };
+}
+
+/**
+ * Stage 6 (seed 000): rollback matrix, then SC1-SC5 (hybrid OR, order SC2, SC3, SC5, SC4, SC1).
+ * Stop: summary.md decision, status.md `DONE · ...`, user-log, notify, state.json terminal status
+ * (the completion signal is left to the §3.5 terminal branch). Continue: iter + 1, status running.
+ */
+export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+  const n = state.iter;
+  const id = state.runId;
+  await switchAnchor(c.tasks(rp, id), n, 6);
+  state = await rollback(c, state, spec, rp);
+  state = { ...state, tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)) };
+  const facts = c.stopFacts(state, spec);
+  const verdict = evaluateStopChecks(collieStopState(facts, state.started_at, c.o.clock.now()));
+  const entry = state.iterations.find((i) => i.iter === n);
+  const convergence = entry?.scalar_delta !== null && entry?.scalar_delta !== undefined && Math.abs(entry.scalar_delta) <= convergenceEpsilon(facts);
+  if (verdict) {
+    const reason = `${verdict.decision.reason}: ${verdict.decision.message}`;
+    if (entry) await writeTextAtomic(rp.iter(n).summary, summaryText(n, entry, convergence, DECISION[verdict.decision.reason] ?? 'stop'));
+    const total = state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
+    await c.observe(rp, `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`, `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`);
+    if (verdict.decision.reason === 'SC5') await c.escalate('stop_steps_counter', id);
+    await c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status });
+    await c.persist(rp, { ...state, status: verdict.status, should_continue: false, stop_reason: reason });
+    c.tick(id, `Stage 6 → STOP (${reason})`);
+    return { kind: 'stage', runId: id, iter: n, stage: 'stage6', status: verdict.status };
+  }
+  if (entry) await writeTextAtomic(rp.iter(n).summary, summaryText(n, entry, convergence, 'continue'));
+  await c.persist(rp, { ...state, iter: n + 1, status: 'running', stage: 'kickoff' });
+  c.tick(id, `Stage 6 → continue to iter-${n + 1}`);
+  return { kind: 'stage', runId: id, iter: n, stage: 'stage6', status: 'running' };
+}
