@@ -1,0 +1,53 @@
+// Test-only fixture (not exported by the package): a controller over temp dirs with scripted tools.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAutoiter, type AutoiterOptions } from '../autoiter.js';
+import { createScriptedAgent, type ScriptedAgent } from '../agent.js';
+import type { Notification } from '../notifier.js';
+import type { Answers, QuestionAsker } from '../question-asker.js';
+
+/** The runId every fixture controller gets (clock 2026-01-02T03:04:05Z, hex abcdef). */
+export const FIXTURE_RUN = '20260102-030405-abcdef';
+/** A trigger whose scalar rises by one per run, from 1. */
+export const RISING_TRIGGER = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo "score: $n"';
+
+/** Temp dirs: `root`, `project` (exists), `stateRoot`; `cleanup()` removes them. */
+export function fixtureDirs() {
+  const root = mkdtempSync(join(tmpdir(), 'collie-fx-'));
+  const project = join(root, 'project');
+  mkdirSync(project);
+  return { root, project, stateRoot: join(root, 'collie'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** An asker with fixed answers (Q5 yes = skip prepare). */
+export function fixedAsker(over: Partial<Answers> = {}, choose?: QuestionAsker['choose']): QuestionAsker & { asked: number } {
+  const a = { name: 'fixed', asked: 0, ask: () => ((a.asked += 1), { Q1: RISING_TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes', ...over }), ...(choose ? { choose } : {}) };
+  return a;
+}
+
+/** A controller over `dirs` with a scripted agent (discovery + NO ISSUES observer) and recorders. */
+export function fixtureAutoiter(dirs: { project: string; stateRoot: string }, over: Partial<AutoiterOptions> & { agent?: ScriptedAgent } = {}) {
+  const lines: string[] = [];
+  const notes: Notification[] = [];
+  const escalations: string[] = [];
+  const agent = over.agent ?? createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
+  const options: AutoiterOptions = {
+    stateRoot: dirs.stateRoot,
+    projectId: 'proj',
+    sessionId: 'sess',
+    projectDir: dirs.project,
+    task: 'make it faster',
+    maxIterations: 3,
+    agent,
+    asker: fixedAsker(),
+    clock: { now: () => Date.UTC(2026, 0, 2, 3, 4, 5) },
+    randomHex: () => 'abcdef',
+    env: {},
+    output: (l) => lines.push(l),
+    notifier: { name: 'rec', notify: (n) => void notes.push(n) },
+    escalate: (reason, id) => void escalations.push(`${reason} ${id}`),
+    ...over,
+  };
+  return { a: createAutoiter(options), lines, notes, escalations, agent, options };
+}
