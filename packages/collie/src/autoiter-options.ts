@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { systemClock, type Clock, type Harness, type MaybePromise } from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
+import type { AuditGuard } from './audit-guard.js';
 import type { FlowExecutor } from './flow-executor.js';
 import type { Notifier } from './notifier.js';
 import type { Preparer } from './preparer.js';
@@ -100,6 +101,11 @@ export interface AutoiterOptions {
    * factory per run. @default a file tracker at `<run>/tasks.json`
    */
   tasks?: TaskTracker | ((run: TaskTrackerRun) => TaskTracker);
+  /**
+   * Extra Stage 5.2 guards run after G6 and G1 (seed 000's G4 / G5 are defined only in a
+   * reference file the seed does not include: plug them in here). @default []
+   */
+  guards?: AuditGuard[];
   /** A controller lock not refreshed for this long is stale (its process died), in ms. @default 30000 */
   lockStaleMs?: number;
   /** Injected clock. @default systemClock */
@@ -150,6 +156,7 @@ export const autoiterOptionsSchema = z.object({
   monitorIntervalMs: z.number().int().positive().default(1000),
   killGraceMs: z.number().int().nonnegative().default(5000),
   tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
+  guards: z.array(z.object({ id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'), name: z.string().min(1), check: fn<AuditGuard['check']>('check') })).default([]),
   lockStaleMs: z.number().int().min(2000).default(30_000),
   clock: obj<Clock>('clock').default(systemClock),
   randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),

@@ -276,6 +276,24 @@ describe('stages 4a-6 wired into step()', () => {
     expect(existsSync(ip.rerunLog)).toBe(false);
   });
 
+  it('Stage 5.2 extra guards (G4/G5 plug-in): a guard that reports violations escalates <id>_guard_failed and audit.md records it; a passing guard lets the run reach the rerun', async () => {
+    makeRepo();
+    const seen: string[] = [];
+    const g4 = { id: 'G4', name: 'no magic constants', check: (i: { commits: readonly { id: string; files: readonly { path: string }[] }[] }) => (seen.push(...i.commits.flatMap((c) => c.files.map((f) => `${c.id}:${f.path}`))), ['FIX-001: src/FIX-001.delta hard-codes 1']) };
+    const { a, ip, read, escalations, notes } = setup([{ delta: 1 }], { guards: [g4] });
+    const outs = await a.run();
+    expect(stagesOf(outs).slice(-2)).toEqual(['stage5.2:escalated', 'done']);
+    expect(seen).toEqual(['FIX-001:src/FIX-001.delta']);
+    expect(read(ip.audit)).toContain('## G4 no magic constants: FAIL\n- FIX-001: src/FIX-001.delta hard-codes 1');
+    expect(escalations).toEqual([`g4_guard_failed ${RUN}`]);
+    expect(notes.map((n) => n.event)).toEqual(['escalated']);
+    rmSync(stateRoot, { recursive: true, force: true });
+    const pass = setup([{ delta: 1 }], { guards: [{ id: 'G5', name: 'always fine', check: () => [] }] });
+    const outs2 = await pass.a.run();
+    expect(stagesOf(outs2)).toContain('stage5.3:iter_done');
+    expect(pass.read(pass.ip.audit)).toContain('## G5 always fine: PASS');
+  });
+
   it('Stage 5.2 G1: a FIX that modifies an existing test file escalates g1_test_file_guard, even when the file is in its key files', async () => {
     makeRepo({ 'test/lib.test.js': 'assert(x === 1);\n' });
     const { a, ip, read, escalations } = setup([{ keyFiles: ['test/lib.test.js'], patch: { 'test/lib.test.js': 'assert(true);\n' } }]);

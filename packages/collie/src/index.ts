@@ -69,3 +69,4 @@ export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntry
 export type { TokenEntry, MeterTarget } from './token-meter.js';
 export type { TokenUsage, ScriptedUsageReply } from './agent.js';
 export { parseUsage } from './agent-command.js';
+export type { AuditGuard, AuditGuardInput } from './audit-guard.js';
