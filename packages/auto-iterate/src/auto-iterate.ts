@@ -26,7 +26,7 @@ import { createCircuitBreaker } from './circuit-breaker.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
-export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log' } as const;
+export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid' } as const;
 
 /** A configured auto-iterate run. */
 export interface AutoIterate {
@@ -91,6 +91,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     killTimeoutMs: Math.round(o.killTimeoutS * 1000),
     env: o.env,
     fingerprintFiles: o.readOnlyFiles,
+    pidFile: join(o.dir, RUN_FILES.runPid), // a SIGKILLed loop's orphaned run is killed before the next one starts
   });
   const stops: StopPolicy[] = [];
   if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));

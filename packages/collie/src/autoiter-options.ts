@@ -29,6 +29,12 @@ export interface TriggerRun {
   readonly graceMs: number;
   /** Environment for the trigger (carries `COLLIE_AUTOITER_ACTIVE=1`). */
   readonly env: Record<string, string>;
+  /**
+   * `<run>/trigger.pgid`: the default harness records the running trigger's process group there and,
+   * when a restarted controller finds a trigger orphaned by a killed one, kills it first (Stage 3.2
+   * step 1's SIGTERM, grace, SIGKILL) — see core `CommandHarnessOptions.pidFile`.
+   */
+  readonly pidFile: string;
 }
 
 /** The run a {@link AutoiterOptions.tasks} factory builds a tracker for. */
@@ -72,7 +78,7 @@ export interface AutoiterOptions {
   preparer?: Preparer;
   /** Terminal-event notifier. @default createNotifyCommand($COLLIE_AUTOITER_NOTIFY_CMD) when set, else noNotify() */
   notifier?: Notifier;
-  /** Builds the harness of one trigger run. @default core createCommandHarness (process group, hard kill at timeoutMs) */
+  /** Builds the harness of one trigger run. @default core createCommandHarness (process group, hard kill at timeoutMs, `pidFile`) */
   createHarness?: (run: TriggerRun) => Harness;
   /** The seed's `scripts/escalate.sh <reason> <id>`. @default prints `[autoiter] escalate <reason> <id>` to output */
   escalate?: (reason: string, id: string) => MaybePromise<void>;

@@ -30,6 +30,8 @@ export interface RunPaths {
   readonly tokens: string;
   /** tasks.json: the default Stage 1 task-anchor tracker. */
   readonly tasks: string;
+  /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
+  readonly triggerPid: string;
   readonly iter: (n: number) => IterPaths;
 }
 
@@ -77,6 +79,7 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         progress: join(dir, 'progress.md'),
         tokens: join(dir, 'tokens.jsonl'),
         tasks: join(dir, 'tasks.json'),
+        triggerPid: join(dir, 'trigger.pgid'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
           return {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
 import { runInGroup } from './internal/process-group.js';
+import { killOrphanGroup, newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './internal/orphan-group.js';
 
 /** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
 export interface CommandHarnessOptions {
@@ -31,6 +32,14 @@ export interface CommandHarnessOptions {
   env?: Record<string, string>;
   /** Files (relative to `cwd`) whose bytes define the evaluation; they go into the fingerprint. */
   fingerprintFiles?: string[];
+  /**
+   * Absolute path of a pid file for controllers that can be killed mid-run (SIGKILL leaves the
+   * detached process group running). While the command runs the file holds `{ pgid, token }`
+   * (the command gets `LOOP_RUN_TOKEN=<token>`); it is removed when the run ends. A run that starts
+   * while the file names a live group still carrying its token kills that orphaned group first
+   * (SIGTERM, then SIGKILL after `graceMs`). @default none
+   */
+  pidFile?: string;
 }
 
 /** zod schema of {@link CommandHarnessOptions}. */
@@ -44,6 +53,7 @@ export const commandHarnessOptionsSchema = z
     graceMs: z.number().int().nonnegative().default(5000),
     env: z.record(z.string(), z.string()).default({}),
     fingerprintFiles: z.array(z.string()).default([]),
+    pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
     message: 'killTimeoutMs must be at least timeBudgetMs',
@@ -72,6 +82,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   return {
     name: `command(${o.command})`,
     run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
+      if (o.pidFile) await killOrphanGroup(o.pidFile, o.graceMs); // before the log is truncated: the orphan writes to it
       let handle;
       try {
         await mkdir(dirname(logPath), { recursive: true });
@@ -79,6 +90,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
       } catch (error) {
         throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
       }
+      const token = newRunToken();
       try {
         const result = await runInGroup({
           command: o.command,
@@ -91,11 +103,13 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
             LOOP_TIME_BUDGET_S: String(o.timeBudgetMs / 1000),
             ...(seed !== undefined ? { LOOP_SEED: String(seed) } : {}),
             ...(repeat !== undefined ? { LOOP_REPEAT: String(repeat) } : {}),
+            ...(o.pidFile ? { [RUN_TOKEN_ENV]: token } : {}),
           },
           outputFd: handle.fd,
           killTimeoutMs,
           graceMs: o.graceMs,
           signal,
+          ...(o.pidFile ? { onSpawn: (pgid: number) => writePidFile(o.pidFile!, pgid, token) } : {}),
         });
         const error = result.spawnError
           ? `could not start: ${result.spawnError.message}`
@@ -111,6 +125,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           ...(error ? { error } : {}),
         };
       } finally {
+        if (o.pidFile) removePidFile(o.pidFile);
         await handle.sync().catch(() => {});
         await handle.close();
       }

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,5 +109,46 @@ describe('command harness (real processes)', () => {
     expect(() => createCommandHarness({ command: '', cwd: dir })).toThrow(/command: command must not be empty/);
     expect(() => createCommandHarness({ command: 'x', cwd: 'relative' })).toThrow(/cwd: cwd must be an absolute path/);
     expect(() => createCommandHarness({ command: 'x', cwd: dir, timeBudgetMs: 1000, killTimeoutMs: 10 })).toThrow(/killTimeoutMs/);
+  });
+});
+
+describe('command harness pid file (orphaned runs of a killed controller)', () => {
+  /** Starts `sleep 60` as the leader of its own process group, as an earlier run would have. */
+  function orphan(env: Record<string, string>): number {
+    const child = spawn('/bin/sh', ['-c', 'exec sleep 60'], { detached: true, stdio: 'ignore', env: { ...process.env, ...env } });
+    child.unref();
+    return child.pid!;
+  }
+
+  it('while the command runs the pid file names its process group and token; it is removed when the run ends', async () => {
+    const pidFile = join(dir, 'trigger.pgid');
+    const harness = createCommandHarness({ command: 'cat trigger.pgid; echo "token=$LOOP_RUN_TOKEN"', cwd: dir, pidFile });
+    await harness.run({ iteration: 1, signal: signal() });
+    const log = await readFile(join(dir, 'run.log'), 'utf8');
+    const written = JSON.parse(log.split('\n')[0]!) as { pgid: number; token: string };
+    expect(log).toContain(`token=${written.token}`);
+    expect(written.pgid).toBeGreaterThan(1);
+    await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('a run that finds the pid file of a still-running earlier group carrying its token kills that group before it starts', async () => {
+    const pidFile = join(dir, 'trigger.pgid');
+    const pgid = orphan({ LOOP_RUN_TOKEN: 'abc123' });
+    await writeFile(pidFile, JSON.stringify({ pgid, token: 'abc123' }));
+    const harness = createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 });
+    await harness.run({ iteration: 1, signal: signal() });
+    await vi.waitFor(() => expect(isAlive(pgid)).toBe(false), { timeout: 5000, interval: 20 });
+  });
+
+  it('a pid file naming a group that does not carry its token (a reused pid) is never killed', async () => {
+    const pidFile = join(dir, 'trigger.pgid');
+    const pgid = orphan({ LOOP_RUN_TOKEN: 'someone-else' });
+    try {
+      await writeFile(pidFile, JSON.stringify({ pgid, token: 'abc123' }));
+      await createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 }).run({ iteration: 1, signal: signal() });
+      expect(isAlive(pgid)).toBe(true);
+    } finally {
+      process.kill(-pgid, 'SIGKILL');
+    }
   });
 });

@@ -75,7 +75,7 @@ export interface Ctx {
 /** Builds the shared helpers of a controller. */
 export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks'>): Ctx {
   const { o } = base;
-  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env }));
+  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env, pidFile: r.pidFile }));
   const iso = () => new Date(o.clock.now()).toISOString();
   const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
 
@@ -91,7 +91,7 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, { capMin = Number.POSITIVE_INFINITY, monitor = true } = {}) => {
     const cwd = await worktreeOf(rp);
     const timeoutMs = Math.round(Math.min(triggerTimeoutMin(spec), capMin) * 60_000);
-    const harness = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' } });
+    const harness = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' }, pidFile: rp.triggerPid });
     const controller = new AbortController();
     const watch = monitor && o.blockingPatterns.length > 0 ? monitorLog({ path: logFile, patterns: o.blockingPatterns.map((p) => new RegExp(p)), intervalMs: o.monitorIntervalMs, onMatch: () => controller.abort() }) : undefined;
     let record;

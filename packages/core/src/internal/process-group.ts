@@ -39,6 +39,8 @@ export interface GroupRunOptions {
   /** Time between SIGTERM and SIGKILL, in ms. */
   graceMs: number;
   signal?: AbortSignal;
+  /** Called once the command has started, with its pid (= its process group id). */
+  onSpawn?: (pgid: number) => void;
 }
 
 /** The outcome of {@link runInGroup}. */
@@ -105,7 +107,10 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
       finish({ exitCode: null, signal: null, spawnError: error as Error });
       return;
     }
-    if (child.pid !== undefined) live.add(child.pid);
+    if (child.pid !== undefined) {
+      live.add(child.pid);
+      options.onSpawn?.(child.pid);
+    }
     child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
     child.once('exit', (code, sig) => finish({ exitCode: code, signal: sig }));
     if (options.input !== undefined && child.stdin) {
