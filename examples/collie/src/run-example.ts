@@ -2,10 +2,24 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAutoiter, createFileAsker, createGitWorktree, type StepOutcome } from '@loop/collie';
-import { scriptedAgents, scriptedFlow } from './agents.js';
+import { createAutoiter, createFileAsker, createFlowPipelineExecutor, createGitWorktree, type Agent, type FlowExecutor, type StepOutcome } from '@loop/collie';
+import { scriptedAgents } from './agents.js';
 
 const template = join(dirname(dirname(fileURLToPath(import.meta.url))), 'template');
+
+/** The template's own test command (`npm test`): the flow pipeline's regression suite. */
+export const TEST_COMMAND = (JSON.parse(readFileSync(join(template, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts.test;
+/** Runs only the reproduction test a FIX's TDD step added. */
+export const REPRO_COMMAND = 'node --test {file}';
+
+/** Where the flow pipeline writes `<FIX-id>.flow.md` of iteration N: `<run>/iter-N/flow/` (its default), outside the worktree. */
+export const flowLogDir = (runDir: string, iter: number) => join(runDir, `iter-${iter}`, 'flow');
+
+/**
+ * Stage 5.1: collie's flow pipeline (TDD → implement → review → simplify → regression → final
+ * review) driven by the metered agent; its transcripts go to `<run>/iter-N/flow/` (the default).
+ */
+export const flowPipeline = (agent: Agent): FlowExecutor => createFlowPipelineExecutor({ agent, testCommand: TEST_COMMAND, reproCommand: REPRO_COMMAND });
 
 /** Where the example put things. */
 export interface ExampleResult {
@@ -24,8 +38,8 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
 /**
  * Copies the tiny-stats library into `<dir>/repo` (a git repository with one commit), answers
  * Stage 0 from `<dir>/answers.yaml` (a queued run) and drives collie's autoiter to the end with
- * scripted agents: observe → triage → deep verify → fix-plan → one commit per FIX → G6/G1 audit →
- * rerun → rollback matrix + stop checks.
+ * scripted agents: observe → triage → deep verify → fix-plan → flow pipeline, one commit per FIX →
+ * G6/G1 audit → rerun → rollback matrix + stop checks.
  */
 export async function runExample(dir: string, output: (line: string) => void = (l) => console.log(l)): Promise<ExampleResult> {
   const repo = join(dir, 'repo');
@@ -46,7 +60,7 @@ export async function runExample(dir: string, output: (line: string) => void = (
     scalarExtraction: '^passed:\\s*(\\d+)',
     maxIterations: 3,
     agent: scriptedAgents(() => readFileSync(worktreeFile, 'utf8').trim()),
-    flow: scriptedFlow(),
+    flow: flowPipeline,
     asker: createFileAsker(answers),
     workspace: createGitWorktree({ repoDir: repo }),
     env: {},

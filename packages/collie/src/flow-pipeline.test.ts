@@ -79,7 +79,11 @@ function script(root: string, over: Record<string, readonly ScriptedReply[]> = {
   };
 }
 
-const ctxOf = (root: string, fix: FixRecord = correctness, signal?: AbortSignal): FlowFixContext => ({ fix, iter: 1, worktree: root, planPath: '/nonexistent/iter-1/fix-plan.md', planText: PLAN, ...(signal ? { signal } : {}) });
+/** The plan lives in `<root>.run/iter-1/` (outside the worktree, removed with it). */
+const ctxOf = (root: string, fix: FixRecord = correctness, signal?: AbortSignal): FlowFixContext => {
+  temps.push(`${root}.run`);
+  return { fix, iter: 1, worktree: root, planPath: join(`${root}.run`, 'iter-1', 'fix-plan.md'), planText: PLAN, ...(signal ? { signal } : {}) };
+};
 const base = (agent: FlowPipelineOptions['agent']): FlowPipelineOptions => ({ agent, testCommand: 'node --test', reproCommand: 'node --test {file}', timeoutMs: 30_000, graceMs: 100 });
 
 describe('collie flow pipeline (Stage 5.1 Skill(collie:flow): TDD → implement → review → simplify → regression → final review)', () => {
@@ -253,6 +257,17 @@ describe('collie flow pipeline (Stage 5.1 Skill(collie:flow): TDD → implement 
   it('a command that cannot be spawned is HARNESS_FAILED', async () => {
     const dir = await tempDir('collie-flow-cmd-');
     await expect(runFlowCommand({ command: 'true', cwd: join(dir, 'missing'), env: process.env, logPath: join(dir, 'x.log'), timeoutMs: 5000, graceMs: 100 })).rejects.toSatisfy((e) => isLoopError(e, 'HARNESS_FAILED'));
+  });
+
+  it('without logDir the transcript goes to iter-N/flow/ next to fix-plan.md, and the final reviewer gets the suite\'s log, not only the reproduction test\'s', async () => {
+    const root = await makeWorktree();
+    const agent = createScriptedAgent(script(root));
+    const flow = createFlowPipelineExecutor(base(agent));
+    const ctx = ctxOf(root);
+    await flow.apply(ctx);
+    expect(await readFile(join(`${root}.run`, 'iter-1', 'flow', 'FIX-001.flow.md'), 'utf8')).toContain('FIX-001');
+    const finalReview = agent.calls.find((c) => c.role === 'flow-final-review')!;
+    expect(finalReview.inputs['regression.md']).toMatch(/^command: node --test\nresult: exit 0[\s\S]*command: node --test test\/calc-neg\.test\.js\nresult: exit 0/);
   });
 
   it('invalid options are CONFIG_INVALID naming the field; a logDir inside the worktree is refused by apply', async () => {

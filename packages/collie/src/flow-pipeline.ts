@@ -1,6 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 import { ConfigError, parseOptions } from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
@@ -32,7 +32,10 @@ export interface FlowPipelineOptions {
   reviewRounds?: number;
   /** Run the deep-tier final review (seed's `[collie-final-review]`). @default true */
   finalReview?: boolean;
-  /** Absolute directory, outside the worktree, that receives `<FIX-id>.flow.md` transcripts. */
+  /**
+   * Absolute directory, outside the worktree, that receives `<FIX-id>.flow.md` transcripts.
+   * @default `<directory of fix-plan.md>/flow`, i.e. `iter-N/flow/` of the run (FIX ids restart each iteration)
+   */
   logDir?: string;
   /** Extra environment of the commands (merged over `process.env`). */
   env?: Record<string, string>;
@@ -83,7 +86,8 @@ function needsTdd(fix: FixRecord): boolean {
 }
 
 async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcripts: Map<string, string>): Promise<string> {
-  assertLogDirOutside(o.logDir, ctx.worktree);
+  const logDir = o.logDir ?? join(dirname(ctx.planPath), 'flow');
+  assertLogDirOutside(logDir, ctx.worktree);
   const base = await snapshotWorktree(ctx.worktree);
   const transcript = new FlowTranscript(ctx.fix.id, [`worktree: ${ctx.worktree}`, `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`, `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`, `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`]);
   const tmp = await mkdtemp(join(tmpdir(), 'collie-flow-'));
@@ -102,7 +106,7 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
   } finally {
     transcripts.set(ctx.fix.id, transcript.render());
     await rm(tmp, { recursive: true, force: true });
-    if (o.logDir !== undefined) await transcript.write(o.logDir);
+    await transcript.write(logDir);
   }
 }
 

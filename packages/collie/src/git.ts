@@ -9,6 +9,14 @@ const exec = promisify(execFile);
 export const FIX_TRAILER = 'Collie-Fix';
 /** The commit trailer of a Stage 6 revert commit. */
 export const REVERT_TRAILER = 'Collie-Revert';
+/** The trailer carrying the flow executor's one-line note of a FIX commit (read back when a restarted step finds the commit). */
+export const NOTE_TRAILER = 'Collie-Note';
+
+/** The value of `trailer` in the message of commit `sha` ('' when absent). */
+export async function trailerOf(ctx: GitContext, sha: string, trailer: string): Promise<string> {
+  const out = await git(ctx, 'log', '-1', `--format=%(trailers:key=${trailer},valueonly)`, sha);
+  return out.trim().split('\n')[0]?.trim() ?? '';
+}
 
 /** Options of the git calls: the worktree and the injected time (commit dates come from the clock, so a rerun gives the same shas). */
 export interface GitContext {

@@ -30,6 +30,8 @@ export interface RunPaths {
   readonly tokens: string;
   /** tasks.json: the default Stage 1 task-anchor tracker. */
   readonly tasks: string;
+  /** effects.json: keys of the side effects already done (notify, escalate), so a redone step does not repeat them. */
+  readonly effects: string;
   /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
   readonly triggerPid: string;
   readonly iter: (n: number) => IterPaths;
@@ -80,6 +82,7 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         tokens: join(dir, 'tokens.jsonl'),
         tasks: join(dir, 'tasks.json'),
         triggerPid: join(dir, 'trigger.pgid'),
+        effects: join(dir, 'effects.json'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
           return {

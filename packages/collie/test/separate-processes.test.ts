@@ -21,6 +21,20 @@ function fresh() {
   return { root, stateRoot: join(root, 'collie'), project };
 }
 
+/** True while any process of the group runs (a zombie leader of a reaped group does not count). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pgid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true; // leader gone, another member alive
+  }
+}
+
 function snapshot(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
@@ -53,7 +67,7 @@ it('restartability: one node process per step() reaches the same files and final
   expect(snapshot(w.root)).toEqual(expected.files);
 });
 
-it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger running) is started again and finishes with the same files as an uninterrupted run', async () => {
+it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger running) is started again, kills the orphaned trigger process group first (trigger.pgid), and finishes with the same files as an uninterrupted run', async () => {
   const expected = await inProcess();
   const w = fresh();
   writeFileSync(join(w.project, 'block'), '');
@@ -65,12 +79,14 @@ it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger runnin
   const triggerGroup = Number(readFileSync(started, 'utf8'));
   child.kill('SIGKILL');
   await exited;
-  process.kill(-triggerGroup, 'SIGKILL'); // the trigger's own process group, orphaned by the kill
+  expect(groupAlive(triggerGroup)).toBe(true); // the trigger's own process group, orphaned by the kill
+  expect(JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'trigger.pgid'), 'utf8'))).toMatchObject({ pgid: triggerGroup });
   const state = JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8')) as { stage: string; status: string };
   expect(state).toMatchObject({ status: 'running', stage: 'trigger' });
   rmSync(join(w.project, 'block'));
   rmSync(started);
   const rest = JSON.parse(execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' })) as StepOutcome[];
   expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
+  expect(groupAlive(triggerGroup)).toBe(false); // killed by the resumed controller before its own trigger started (trigger.pgid)
   expect(snapshot(w.root)).toEqual(expected.files);
 });

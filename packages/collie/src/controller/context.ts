@@ -2,7 +2,9 @@ import { createCommandHarness, createRegexScorer, type Harness } from '@loop/cor
 import type { Agent } from '../agent.js';
 import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
 import type { FlowExecutor } from '../flow-executor.js';
-import { appendText, readText, writeTextAtomic } from '../internal/fs.js';
+import { appendOnce, appendText, readText, writeTextAtomic } from '../internal/fs.js';
+import { readJson, writeJsonAtomic } from '@loop/core';
+import { z } from 'zod';
 import type { Notifier, NotifyEvent } from '../notifier.js';
 import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
 import type { Preparer } from '../preparer.js';
@@ -58,8 +60,19 @@ export interface Ctx {
   readonly tasks: (rp: RunPaths, runId: string) => TaskTracker;
   readonly iso: () => string;
   readonly tick: (runId: string, text: string) => void;
-  /** status.md (overwrite) and, when given, user-log.md (append). */
-  readonly observe: (rp: RunPaths, status: string, log?: string) => Promise<void>;
+  /**
+   * status.md (overwrite) and, when given, user-log.md (append). With `key` the append is
+   * exactly-once across a killed and redone step ({@link appendOnce}).
+   */
+  readonly observe: (rp: RunPaths, status: string, log?: string, key?: string) => Promise<void>;
+  /** Appends to user-log.md exactly once per key. */
+  readonly logOnce: (rp: RunPaths, key: string, text: string) => Promise<void>;
+  /**
+   * Runs a side effect (notify, escalate) unless effects.json records its key, then records it: a
+   * step redone after a kill does not repeat it (a kill between the effect and the record repeats
+   * it once: at-least-once, never lost).
+   */
+  readonly effectOnce: (rp: RunPaths, key: string, effect: () => Promise<void> | void) => Promise<void>;
   /** Writes state.json with tokens_used refreshed from tokens.jsonl. */
   readonly persist: (rp: RunPaths, state: RunState) => Promise<void>;
   readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: { capMin?: number; monitor?: boolean }) => Promise<TriggerResult>;
@@ -79,9 +92,18 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   const iso = () => new Date(o.clock.now()).toISOString();
   const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
 
-  const observe = async (rp: RunPaths, status: string, log?: string) => {
+  const logOnce = (rp: RunPaths, key: string, text: string) => appendOnce(rp.userLog, key, text);
+  const observe = async (rp: RunPaths, status: string, log?: string, key?: string) => {
     await writeTextAtomic(rp.status, `${status}\n`);
-    if (log !== undefined) await appendText(rp.userLog, `${log}\n`);
+    if (log === undefined) return;
+    if (key === undefined) await appendText(rp.userLog, `${log}\n`);
+    else await logOnce(rp, key, log);
+  };
+  const effectOnce: Ctx['effectOnce'] = async (rp, key, effect) => {
+    const done = z.array(z.string()).catch([]).parse((await readJson(rp.effects).catch(() => undefined)) ?? []);
+    if (done.includes(key)) return;
+    await effect();
+    await writeJsonAtomic(rp.effects, [...done, key]);
   };
 
   const persist = async (rp: RunPaths, state: RunState) => {
@@ -137,9 +159,10 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   };
 
   const escalateRun: Ctx['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
-    await observe(rp, statusLine, `## escalated · ${iso()}\n${reason}: ${detail}`);
-    await base.escalate(reason, state.runId);
-    await base.notifier.notify({ event, runId: state.runId, statusFile: rp.status });
+    const key = `iter-${state.iter}/escalated`;
+    await observe(rp, statusLine, `## escalated · ${iso()}\n${reason}: ${detail}`, key);
+    await effectOnce(rp, `${key}/escalate`, () => base.escalate(reason, state.runId));
+    await effectOnce(rp, `${key}/notify`, () => base.notifier.notify({ event, runId: state.runId, statusFile: rp.status }));
     await persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: `${reason}: ${detail}` });
   };
 
@@ -148,6 +171,8 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     iso,
     tick: (runId, text) => o.output(`[autoiter ${runId}] ${text}`),
     observe,
+    logOnce,
+    effectOnce,
     persist,
     triggerRun,
     stopFacts,

@@ -1,6 +1,6 @@
-import { appendText, readText } from '../internal/fs.js';
+import { readText } from '../internal/fs.js';
 import type { ChangedFile } from '../diff-guards.js';
-import { commitAll, commitFiles, discardChanges, findCommit, FIX_TRAILER, headSha, isDirty } from '../git.js';
+import { commitAll, commitFiles, discardChanges, findCommit, FIX_TRAILER, headSha, isDirty, NOTE_TRAILER, trailerOf } from '../git.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -33,16 +33,17 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
     for (const fix of eligible) {
       if (ledger.applied.some((a) => a.id === fix.id)) continue;
       let commit = await findCommit(ctx, ledger.base!, FIX_TRAILER, `iter-${n}/${fix.id}`);
-      let note = '';
+      let note = commit ? await trailerOf(ctx, commit, NOTE_TRAILER) : '';
       if (!commit) {
         if (await isDirty(ctx)) await discardChanges(ctx); // a FIX whose apply was interrupted
-        note = (await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText })) || '';
-        commit = await commitAll(ctx, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${FIX_TRAILER}: iter-${n}/${fix.id}`);
+        note = ((await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText })) || '').replace(/\s*\n\s*/g, ' ').trim();
+        const noteLine = note ? `${NOTE_TRAILER}: ${note}\n` : '';
+        commit = await commitAll(ctx, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
       }
       const files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];
       ledger = { ...ledger, applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }] };
       await writeLedger(ip.flow, ledger);
-      await appendText(rp.userLog, `${fix.id} (${fix.kind}): ${commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}\n`);
+      await c.logOnce(rp, `iter-${n}/flow/${fix.id}`, `${fix.id} (${fix.kind}): ${commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`);
     }
   }
   const commits = ledger.applied.filter((a) => a.commit).length;

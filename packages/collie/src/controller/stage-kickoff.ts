@@ -27,7 +27,7 @@ export async function stageKickoff(c: Ctx, state: RunState, spec: RunSpec, rp: R
     const goal = n === 1 ? 'first iteration: observe the trigger and record the scalar' : `iteration ${n}: continue from iter-${n - 1} (scalar ${state.last_scalar ?? 'none'}); DEFERRED pool: ${pool.length === 0 ? 'empty' : pool.map((d) => `${d.id} (iter-${d.iter}, ${d.tag})`).join(', ')}`;
     await writeTextAtomic(ip.kickoff, [`# Kickoff — iter-${n}`, `git_head: ${head}`, `baseline_metric: ${baseline}`, `iter_goal: ${goal}`, `timestamp: ${c.iso()}`, ''].join('\n'));
   }
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 1 · Kickoff · preparing trigger`, `## iter-${n} · ${c.iso()}\nKickoff. HEAD: ${head}. Baseline scalar: ${baseline}.`);
+  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 1 · Kickoff · preparing trigger`, `## iter-${n} · ${c.iso()}\nKickoff. HEAD: ${head}. Baseline scalar: ${baseline}.`, `iter-${n}/kickoff`);
   c.tick(state.runId, `iter-${n} Stage 1 → Kickoff`);
   await c.persist(rp, { ...state, stage: 'trigger' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage1', status: 'running' };

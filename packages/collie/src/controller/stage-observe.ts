@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
 import { TIER_MODELS } from '../agent.js';
-import { appendText, readText, writeTextAtomic } from '../internal/fs.js';
+import { readText, writeTextAtomic } from '../internal/fs.js';
 import { ladderStartTier, parseObservations, renderObservations, upgradeTier } from '../observations.js';
 import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
@@ -106,7 +106,7 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   const attempts = [...ladder.attempts, record];
   c.tick(id, `iter-${n} Stage 3 → recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${record.result}`);
   if (record.result === 'pass') {
-    await appendText(rp.userLog, `Auto-recovery succeeded on attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${rootCause}\n`);
+    await c.logOnce(rp, `iter-${n}/recover-${attempt}`, `Auto-recovery succeeded on attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${rootCause}`);
     await c.persist(rp, { ...state, stage: 'triage', ladder: { tier: ladder.tier, attempts } });
     return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'running' };
   }
@@ -116,9 +116,9 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   }
   const report = [`# Blocker report — iter-${n}`, '', ...attempts.flatMap((a) => [`## Attempt ${a.attempt}`, `- model: ${TIER_MODELS[a.tier]}`, `- root_cause: ${a.root_cause}`, `- fix_applied: ${a.fix_applied || 'none'}`, `- result: ${a.result}`, ''])].join('\n');
   await writeTextAtomic(join(ip.dir, 'blocker-report.md'), report);
-  await c.observe(rp, `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`, `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`);
-  await c.escalate('blocker_unrecoverable', id);
-  await c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status });
+  await c.observe(rp, `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`, `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`, `iter-${n}/blocked`);
+  await c.effectOnce(rp, `iter-${n}/blocked/escalate`, () => c.escalate('blocker_unrecoverable', id));
+  await c.effectOnce(rp, `iter-${n}/blocked/notify`, () => c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status }));
   await c.persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: 'blocker_unrecoverable', ladder: { tier: ladder.tier, attempts } });
   return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'escalated' };
 }

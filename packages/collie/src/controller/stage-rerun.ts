@@ -39,7 +39,7 @@ export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const next: RunState = { ...state, last_scalar: r.scalar, status: 'iter_done', ladder: null, iterations: [...state.iterations.filter((i) => i.iter !== n), entry] };
   const eps = convergenceEpsilon(c.stopFacts(next, spec));
   await writeTextAtomic(ip.summary, summaryText(n, entry, delta !== null && Math.abs(delta) <= eps, 'pending'));
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${r.scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`, `Iter ${n}: rerun exit ${r.exitCode}, scalar ${r.scalar ?? 'none'} (was ${before ?? 'none'}).`);
+  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${r.scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`, `Iter ${n}: rerun exit ${r.exitCode}, scalar ${r.scalar ?? 'none'} (was ${before ?? 'none'}).`, `iter-${n}/rerun`);
   c.tick(state.runId, `iter-${n} Stage 5.3 → rerun done, scalar=${r.scalar ?? 'none'}`);
   await c.persist(rp, next);
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage5.3', status: 'iter_done' };

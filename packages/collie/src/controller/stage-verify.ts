@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { LoopError } from '@loop/core';
-import { appendText, exists, readText, writeTextAtomic } from '../internal/fs.js';
+import { exists, readText, writeTextAtomic } from '../internal/fs.js';
 import { parseObservations, renderObservations } from '../observations.js';
 import type { RunPaths } from '../paths.js';
 import { parseFixRecord, parseTriage, type FixRecord } from '../records.js';
@@ -37,7 +37,7 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const routed = routeRecords(triage);
   await addDeferred(rp.progress, state.runId, n, routed.deferred);
   const nReal = triage.filter((t) => t.verdict === 'Real').length;
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 4a · Triage · ${nReal} Real, ${routed.deferred.length} DEFERRED`, `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} discarded.`);
+  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 4a · Triage · ${nReal} Real, ${routed.deferred.length} DEFERRED`, `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} discarded.`, `iter-${n}/triage`);
   c.tick(state.runId, `iter-${n} Stage 4a → triage complete (${triage.length} → ${routed.toVerify.length} to Deep Verify)`);
   await c.persist(rp, { ...state, stage: 'verify' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage4a', status: 'running' };
@@ -80,7 +80,7 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const fixes = await c.verifiedFixes(ip);
   const routed = routeRecords([], fixes);
   await addDeferred(rp.progress, state.runId, n, routed.deferred);
-  await appendText(rp.userLog, `Deep Verify: ${fixes.length} FIX records, ${routed.eligible.length} eligible, ${routed.deferred.length} DEFERRED.\n`);
+  await c.logOnce(rp, `iter-${n}/verify`, `Deep Verify: ${fixes.length} FIX records, ${routed.eligible.length} eligible, ${routed.deferred.length} DEFERRED.`);
   await c.persist(rp, { ...state, stage: 'plan' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage4b', status: 'running' };
 }

@@ -1,4 +1,4 @@
-import { appendText, writeTextAtomic } from '../internal/fs.js';
+import { writeTextAtomic } from '../internal/fs.js';
 import { findCommit, git, headSha, REVERT_TRAILER } from '../git.js';
 import type { NotifyEvent } from '../notifier.js';
 import type { RunPaths } from '../paths.js';
@@ -39,7 +39,7 @@ async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): P
       await git(ctx, 'commit', '-q', '--no-verify', '-m', `chore: revert optimization FIX(es) due to scalar regression (iter-${n})\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
       commit = await headSha(ctx);
     }
-    await appendText(rp.userLog, `Rollback (${decision.row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.\n`);
+    await c.logOnce(rp, `iter-${n}/rollback`, `Rollback (${decision.row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`);
   }
   const next: IterationEntry = { ...entry, rollback: { row: decision.row, reverted, commit } };
   return { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) };
@@ -64,9 +64,9 @@ export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPath
     const reason = `${verdict.decision.reason}: ${verdict.decision.message}`;
     if (entry) await writeTextAtomic(rp.iter(n).summary, summaryText(n, entry, convergence, DECISION[verdict.decision.reason] ?? 'stop'));
     const total = state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
-    await c.observe(rp, `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`, `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`);
-    if (verdict.decision.reason === 'SC5') await c.escalate('stop_steps_counter', id);
-    await c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status });
+    await c.observe(rp, `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`, `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`, `iter-${n}/done`);
+    if (verdict.decision.reason === 'SC5') await c.effectOnce(rp, `iter-${n}/done/escalate`, () => c.escalate('stop_steps_counter', id));
+    await c.effectOnce(rp, `iter-${n}/done/notify`, () => c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status }));
     await c.persist(rp, { ...state, status: verdict.status, should_continue: false, stop_reason: reason });
     c.tick(id, `Stage 6 → STOP (${reason})`);
     return { kind: 'stage', runId: id, iter: n, stage: 'stage6', status: verdict.status };

@@ -63,7 +63,7 @@ async function ask(run: FlowRun, step: FlowAgentStep, prompt: string, extra: Rea
 async function command(run: FlowRun, label: string, commandText: string, expect: 'red' | 'green'): Promise<FlowCommandOutcome> {
   run.commands += 1;
   const { o, ctx } = run;
-  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env, COLLIE_AUTOITER_ACTIVE: '1' }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   const { changes, warnings } = await settle(run);
   const verdict = outcome.passed === (expect === 'green') ? `${expect} as required` : `expected ${expect}`;
   run.transcript.command(label, outcome, [verdict, ...(changes.length > 0 ? [`the command changed ${changes.map((c) => c.path).join(', ')}`] : []), ...warnings].join('; '));
@@ -125,19 +125,25 @@ async function simplify(run: FlowRun): Promise<string | undefined> {
   return n > 0 ? `simplified ${n} file${n === 1 ? '' : 's'}` : undefined;
 }
 
-async function regressionRun(run: FlowRun, label: string): Promise<FlowCommandOutcome> {
+/** The suite, then (when it passed and differs) the reproduction test; both must pass. */
+async function regressionRun(run: FlowRun, label: string): Promise<FlowCommandOutcome[]> {
   const suite = await command(run, label, run.o.testCommand, 'green');
   const repro = reproCommandOf(run);
-  if (!suite.passed || run.reproFiles.length === 0 || repro === run.o.testCommand) return suite;
-  return command(run, `${label}: reproduction (must be green)`, repro, 'green');
+  if (!suite.passed || run.reproFiles.length === 0 || repro === run.o.testCommand) return [suite];
+  return [suite, await command(run, `${label}: reproduction (must be green)`, repro, 'green')];
 }
 
 async function regression(run: FlowRun): Promise<{ note: string; log: string }> {
-  const first = await regressionRun(run, 'regression');
-  const log = (r: FlowCommandOutcome) => `command: ${r.command}\nresult: ${r.describe}\n\n${r.tail}`;
+  const runs = async (label: string) => {
+    const rs = await regressionRun(run, label);
+    return { passed: rs.every((r) => r.passed), describe: rs.find((r) => !r.passed)?.describe ?? rs.at(-1)!.describe, rs };
+  };
+  const first = await runs('regression');
+  // The final reviewer sees every command of the regression (the suite's log first).
+  const log = (r: { rs: FlowCommandOutcome[] }) => r.rs.map((x) => `command: ${x.command}\nresult: ${x.describe}\n\n${x.tail}`).join('\n\n');
   if (first.passed) return { note: 'regression green', log: log(first) };
   await implement(run, { 'regression-log.md': log(first) });
-  const second = await regressionRun(run, 'regression after one more implement round');
+  const second = await runs('regression after one more implement round');
   if (second.passed) return { note: 'regression green after 1 fix round', log: log(second) };
   throw new SkipFix(`regression failed (${second.describe})`);
 }

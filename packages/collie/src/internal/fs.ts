@@ -53,6 +53,20 @@ export async function appendText(path: string, text: string): Promise<void> {
   await appendFile(path, text);
 }
 
+/** The marker that ends an entry appended by {@link appendOnce} (an HTML comment: hidden when rendered). */
+export const onceMarker = (key: string): string => `<!-- collie:${key} -->`;
+
+/**
+ * Appends `text` followed by its marker line unless the file already holds the marker: a step
+ * killed after its append and redone does not append the entry twice (one write call, so the
+ * entry and its marker land together).
+ */
+export async function appendOnce(path: string, key: string, text: string): Promise<void> {
+  const marker = onceMarker(key);
+  if (((await readText(path)) ?? '').includes(marker)) return;
+  await appendText(path, `${text.replace(/\n*$/, '\n')}${marker}\n`);
+}
+
 export async function removeFile(path: string): Promise<void> {
   await rm(path, { force: true });
 }
