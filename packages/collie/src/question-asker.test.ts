@@ -36,4 +36,25 @@ describe('seed 000 Stage 0 question askers', () => {
     await expect(createFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID') && String(e).includes('Q1'));
     await expect(createFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
   });
+
+  it('§3.5 Branch B step 5 interactive: choose asks one question, accepts an exact answer or a prefix, re-asks on anything else; the file asker has no choose (queued)', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (c: Buffer) => (printed += c.toString()));
+    const pending = createReadlineAsker({ input, output }).choose!('Prepare failed: x. Fix material and retry, or abort?', ['retry', 'abort']);
+    input.write('maybe\n');
+    input.write('re\n');
+    expect(await pending).toBe('retry');
+    expect(printed).toContain('Prepare failed: x. Fix material and retry, or abort? [retry/abort]');
+    expect(printed).toContain('Answer one of: retry, abort');
+    expect(createFileAsker('/nonexistent.yaml').choose).toBeUndefined();
+  });
+
+  it('§3.5 Branch B step 5 interactive: a closed input without an answer picks the last (safe) choice, abort', async () => {
+    const input = new PassThrough();
+    const pending = createReadlineAsker({ input, output: new PassThrough() }).choose!('retry or abort?', ['retry', 'abort']);
+    input.end();
+    expect(await pending).toBe('abort');
+  });
 });
