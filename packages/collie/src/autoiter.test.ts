@@ -14,6 +14,7 @@ import {
   type QuestionAsker,
   type ScriptedAgent,
 } from './index.js';
+import { fixtureAutoiter } from './internal/autoiter-fixture.js';
 
 let root: string;
 let project: string;
@@ -35,29 +36,7 @@ const asker = (over: Partial<Answers> = {}): QuestionAsker & { asked: number } =
 };
 
 function setup(over: Partial<AutoiterOptions> & { agent?: ScriptedAgent } = {}) {
-  const lines: string[] = [];
-  const notes: Notification[] = [];
-  const escalations: string[] = [];
-  const agent = over.agent ?? createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
-  const options: AutoiterOptions = {
-    stateRoot,
-    projectId: 'proj',
-    sessionId: 'sess',
-    projectDir: project,
-    task: 'make it faster',
-    maxIterations: 3,
-    agent,
-    asker: asker(),
-    clock: { now: () => NOW },
-    randomHex: () => 'abcdef',
-    env: {},
-    output: (l) => lines.push(l),
-    notifier: { name: 'rec', notify: (n) => void notes.push(n) },
-    escalate: (reason, id) => void escalations.push(`${reason} ${id}`),
-    ...over,
-  };
-  const a = createAutoiter(options);
-  return { a, lines, notes, escalations, agent, options };
+  return fixtureAutoiter({ project, stateRoot }, { asker: asker(), ...over });
 }
 
 const RUN = '20260102-030405-abcdef';
