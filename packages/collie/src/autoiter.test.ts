@@ -4,12 +4,10 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   COMPLETION_SIGNAL,
-  createAutoiter,
   createScriptedAgent,
   readRunState,
   type Answers,
   type AutoiterOptions,
-  type Notification,
   type Preparer,
   type QuestionAsker,
   type ScriptedAgent,
@@ -27,7 +25,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
 /** A trigger whose scalar rises by one per run, from 1 (state in a counter file). */
 const RISING = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo "score: $n"';
 const asker = (over: Partial<Answers> = {}): QuestionAsker & { asked: number } => {
