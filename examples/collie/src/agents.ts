@@ -19,8 +19,6 @@ export const FIXES: Record<string, { root_cause: string; fix_outline: string; fr
   median: { root_cause: 'median() sorts with the default comparator, which orders numbers as strings (10 before 9)', fix_outline: 'median: sort numerically with (a, b) => a - b in src/stats.js', from: '[...xs].sort()', to: '[...xs].sort((a, b) => a - b)', draft: 'xs.sort((a, b) => a - b)' },
 };
 
-const FAIL = /^FAIL (\w+)\((.*)\): expected (.+), got (.+)$/;
-
 /** Stage 3 observer: one ISSUE per FAIL line of the real log, a severity-1 ISSUE per WARN line. */
 export function observe(r: AgentRequest): string {
   const log = r.inputs['raw.log (last 200 lines)'] ?? '';
