@@ -30,6 +30,12 @@ export interface AgentCommandOptions {
    * Without it (or without a match) the controller estimates tokens as characters / 4.
    */
   usagePattern?: string;
+  /**
+   * For agent CLIs that print one JSON object (e.g. `claude -p --output-format json`): the
+   * dot-separated path of the reply text in it (`result` for claude). The reply is that string;
+   * `usagePattern` still reads the raw output. @default none (the whole output is the reply)
+   */
+  replyField?: string;
 }
 
 const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
@@ -42,6 +48,7 @@ export const agentCommandOptionsSchema = z.object({
   timeoutMs: z.number().int().positive().default(600_000),
   graceMs: z.number().int().nonnegative().default(5000),
   env: z.record(z.string(), z.string()).default({}),
+  replyField: z.string().regex(/^[\w-]+(\.[\w-]+)*$/, 'replyField must be a dot-separated path such as result or message.text').optional(),
   usagePattern: z
     .string()
     .refine((p) => {
@@ -54,6 +61,23 @@ export const agentCommandOptionsSchema = z.object({
     }, 'usagePattern must be a valid regular expression with named groups input and output, or total')
     .optional(),
 });
+
+/** The string at dot path `field` of the JSON object the output holds (its last line that parses as an object), or undefined. */
+export function replyAt(output: string, field: string): string | undefined {
+  const candidates = [output, ...output.split('\n').reverse()];
+  for (const text of candidates) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    for (const key of field.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    return typeof value === 'string' ? value : undefined;
+  }
+  return undefined;
+}
 
 /** The token usage `pattern` finds in `output`, or undefined. */
 export function parseUsage(pattern: string, output: string): { input: number; output: number } | undefined {
@@ -74,7 +98,8 @@ export function parseUsage(pattern: string, output: string): { input: number; ou
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
  * @throws {LoopError} `PROPOSER_FAILED` from `run()` when the command cannot start, exits non-zero
- *   or times out (the message names the log file).
+ *   or times out, or (with `replyField`) prints no JSON object with a string there (the message
+ *   names the log file).
  */
 export function createAgentCommand(options: AgentCommandOptions): Agent {
   const o = parseOptions(agentCommandOptionsSchema, options, 'collie agent-command');
@@ -111,7 +136,10 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
         const usage = parseUsage(o.usagePattern, output);
         if (usage) request.reportUsage?.(usage);
       }
-      return output;
+      if (!o.replyField) return output;
+      const reply = replyAt(output, o.replyField);
+      if (reply === undefined) throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}) did not print a JSON object with a string at "${o.replyField}"; see ${logPath}`, { details: { logPath, replyField: o.replyField } });
+      return reply;
     },
   };
 }

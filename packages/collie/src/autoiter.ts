@@ -31,7 +31,8 @@ export interface Autoiter {
    * (in this process or a new one) continues from the files alone. Holds the controller lock while
    * it runs.
    *
-   * @throws {LoopError} `LOCK_HELD` when another live controller is stepping this project's run.
+   * @throws {LoopError} `LOCK_HELD` when another live controller is stepping this project's run, or
+   *   a `step()` / `run()` of this instance has not finished.
    */
   readonly step: () => Promise<StepOutcome>;
   /** Calls `step()` until `done` or `nested-refused` (at most `maxSteps` times, holding the lock throughout) and returns every outcome. */
@@ -119,40 +120,45 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     return runningStage(c, state, spec, rp);
   };
 
-  let held: WorkspaceLock | null = null;
-  const withLock = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (held) return fn();
-    held = await acquireLock({ path: paths.lock, staleMs: o.lockStaleMs });
+  // One step at a time: `busy` guards this instance, the controller lock every other process/instance.
+  let busy = false;
+  const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (busy) throw new LoopError('LOCK_HELD', `[loop] [collie] a step() or run() of this controller is already in progress; await it before calling again`, { details: { path: paths.lock } });
+    busy = true;
+    let lock: WorkspaceLock | undefined;
     try {
+      lock = await acquireLock({ path: paths.lock, staleMs: o.lockStaleMs });
       return await fn();
     } finally {
-      const l = held;
-      held = null;
-      await l.release();
+      busy = false;
+      await lock?.release();
     }
   };
 
-  const step = async (): Promise<StepOutcome> => {
-    if (env[ACTIVE_FLAG]) {
-      // Nested call: escalate and stop. The outer run owns current-run: do not remove it.
-      await c.escalate('nested_loop_call', o.projectId);
-      return { kind: 'nested-refused' };
-    }
-    return withLock(stepUnlocked);
+  const nested = async (): Promise<StepOutcome | undefined> => {
+    if (!env[ACTIVE_FLAG]) return undefined;
+    // Nested call: escalate and stop. The outer run owns current-run: do not remove it.
+    await c.escalate('nested_loop_call', o.projectId);
+    return { kind: 'nested-refused' };
   };
+
+  const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(stepUnlocked);
 
   return {
     paths,
     step,
-    run: ({ maxSteps = 10_000 } = {}) =>
-      (env[ACTIVE_FLAG] ? (async () => [await step()])() : withLock(async () => {
+    run: async ({ maxSteps = 10_000 } = {}) => {
+      const refused = await nested();
+      if (refused) return [refused];
+      return exclusive(async () => {
         const outcomes: StepOutcome[] = [];
         for (let i = 0; i < maxSteps; i += 1) {
-          const out = await step();
+          const out = await stepUnlocked();
           outcomes.push(out);
-          if (out.kind === 'done' || out.kind === 'nested-refused') return outcomes;
+          if (out.kind === 'done') return outcomes;
         }
         throw new LoopError('STATE_CORRUPT', `[loop] [collie] the run did not reach a terminal state within ${maxSteps} steps; inspect ${paths.projectDir}`, { details: { maxSteps } });
-      })),
+      });
+    },
   };
 }

@@ -68,5 +68,5 @@ export type { Task, TaskStatus, TaskTracker, AnchorStage, StageAnchor, AnchorSta
 export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntrySchema } from './token-meter.js';
 export type { TokenEntry, MeterTarget } from './token-meter.js';
 export type { TokenUsage, ScriptedUsageReply } from './agent.js';
-export { parseUsage } from './agent-command.js';
+export { parseUsage, replyAt } from './agent-command.js';
 export type { AuditGuard, AuditGuardInput } from './audit-guard.js';

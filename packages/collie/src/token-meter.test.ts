@@ -42,6 +42,16 @@ describe('token accounting (SC4 tokens_used)', () => {
     expect(parseUsage('tokens used: (?<total>\\d+)', 'tokens used: 99')).toEqual({ input: 99, output: 0 });
   });
 
+  it('agent-command: replyField takes the reply text out of a JSON envelope (claude -p --output-format json) while usagePattern reads the usage from it', async () => {
+    const ledger = join(dirs.root, 'tokens.jsonl');
+    const envelope = JSON.stringify({ type: 'result', result: '## ISSUE-001\nverdict: Real', usage: { input_tokens: 10, output_tokens: 5 } });
+    const command = createAgentCommand({ command: `cat >/dev/null; printf '%s\\n' '${envelope}'`, cwd: dirs.project, logDir: join(dirs.root, 'logs'), usagePattern: CLAUDE_JSON, replyField: 'result' });
+    expect(await meterAgent(command, () => ({ ledger, iter: 1 }), () => 't').run({ role: 'triage', tier: 'deep', prompt: 'p', inputs: {} })).toBe('## ISSUE-001\nverdict: Real');
+    expect(await readTokensUsed(ledger)).toBe(15);
+    const bad = createAgentCommand({ command: 'cat >/dev/null; echo not json', cwd: dirs.project, logDir: join(dirs.root, 'logs'), replyField: 'result' });
+    await expect(bad.run({ role: 'triage', tier: 'deep', prompt: 'p', inputs: {} })).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('"result"') });
+  });
+
   it('agent-command: a usagePattern without the named groups is rejected, naming the field', () => {
     expect(() => createAgentCommand({ command: 'cat', cwd: dirs.project, logDir: dirs.root, usagePattern: '(\\d+)' })).toThrow(/usagePattern/);
   });
