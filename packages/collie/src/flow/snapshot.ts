@@ -1,6 +1,7 @@
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LoopError } from '@loop/core';
+import pLimit from 'p-limit';
 
 /** Directory names never snapshotted nor restored, at any depth (git metadata, installed packages). */
 export const SNAPSHOT_EXCLUDED: readonly string[] = Object.freeze(['.git', 'node_modules']);
@@ -29,7 +30,10 @@ export interface SnapshotChange {
   readonly status: 'added' | 'modified' | 'deleted';
 }
 
-async function walk(root: string, rel: string, out: Map<string, SnapshotEntry>): Promise<void> {
+/** Files read at once while snapshotting (the walk itself is sequential; the file reads dominate). */
+const READ_CONCURRENCY = 32;
+
+async function walk(root: string, rel: string, out: Map<string, SnapshotEntry>, files: string[]): Promise<void> {
   const dirents = await readdir(rel === '' ? root : join(root, rel), { withFileTypes: true });
   for (const d of dirents.sort((a, b) => a.name.localeCompare(b.name))) {
     if (SNAPSHOT_EXCLUDED.includes(d.name)) continue;
@@ -38,15 +42,27 @@ async function walk(root: string, rel: string, out: Map<string, SnapshotEntry>):
     if (d.isSymbolicLink()) out.set(path, { type: 'symlink', target: await readlink(abs) });
     else if (d.isDirectory()) {
       out.set(path, { type: 'dir', mode: (await lstat(abs)).mode });
-      await walk(root, path, out);
-    } else if (d.isFile()) out.set(path, { type: 'file', bytes: await readFile(abs), mode: (await lstat(abs)).mode });
+      await walk(root, path, out, files);
+    } else if (d.isFile()) files.push(path);
   }
 }
 
-/** Reads the whole worktree (see {@link WorktreeSnapshot}). */
+/** Reads the whole worktree (see {@link WorktreeSnapshot}); file contents are read `READ_CONCURRENCY` (32) at a time. */
 export async function snapshotWorktree(root: string): Promise<WorktreeSnapshot> {
   const entries = new Map<string, SnapshotEntry>();
-  await walk(root, '', entries);
+  const files: string[] = [];
+  await walk(root, '', entries, files);
+  const limit = pLimit(READ_CONCURRENCY);
+  const read = await Promise.all(
+    files.map((path) =>
+      limit(async () => {
+        const abs = join(root, path);
+        const [bytes, st] = await Promise.all([readFile(abs), lstat(abs)]);
+        return [path, { type: 'file', bytes, mode: st.mode } satisfies SnapshotEntry] as const;
+      }),
+    ),
+  );
+  for (const [path, entry] of read) entries.set(path, entry);
   return { root, entries };
 }
 
@@ -103,11 +119,11 @@ async function put(root: string, path: string, entry: SnapshotEntry, current: Sn
 export async function restoreWorktree(snapshot: WorktreeSnapshot): Promise<void> {
   const { root } = snapshot;
   const now = await snapshotWorktree(root);
-  const extra = [...now.entries.keys()].filter((p) => snapshot.entries.get(p)?.type !== now.entries.get(p)?.type);
-  for (const path of extra.sort((a, b) => depth(b) - depth(a))) await rm(join(root, ...path.split('/')), { recursive: true, force: true });
+  const extra = new Set([...now.entries.keys()].filter((p) => snapshot.entries.get(p)?.type !== now.entries.get(p)?.type));
+  for (const path of [...extra].sort((a, b) => depth(b) - depth(a))) await rm(join(root, ...path.split('/')), { recursive: true, force: true });
   const wanted = [...snapshot.entries].sort(([a], [b]) => depth(a) - depth(b));
   for (const [path, entry] of wanted) {
-    const current = extra.includes(path) ? undefined : now.entries.get(path);
+    const current = extra.has(path) ? undefined : now.entries.get(path);
     if (!sameEntry(current, entry)) await put(root, path, entry, current);
   }
   const after = await snapshotWorktree(root);
