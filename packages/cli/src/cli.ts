@@ -2,13 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { REPORTED_EVENTS, prepareRun } from './run.js';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
 import { initNextSteps, writeStarterConfig, PRESETS, type Preset } from './init.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
-import { createPlainReporter, createTtyReporter } from './progress.js';
-import { formatStatus, readStatus } from './status.js';
-import { writeReport } from './report/report.js';
+import { addCollieCommands } from './collie/command.js';
 
 /** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
 export interface CliIo {
@@ -20,6 +17,8 @@ export interface CliIo {
   cwd: string;
   /** Use the live display; @default `stdout.isTTY` unless `CI` is set */
   tty?: boolean;
+  /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
+  stdin?: NodeJS.ReadableStream;
 }
 
 /** The version printed by `loop --version`. */
@@ -30,7 +29,7 @@ Exit codes:
   0    stopped by its policy (or the command succeeded)
   1    other failure
   2    invalid config or command line
-  3    another loop holds the workspace lock
+  3    another loop holds the workspace lock (collie: another controller)
   4    a restore failed: inspect the workspace
   130  interrupted (Ctrl-C)`;
 
@@ -46,6 +45,8 @@ function emergencyReset(dir: string, id: string | undefined): boolean {
 }
 
 async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
+  // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
+  const [{ REPORTED_EVENTS, prepareRun }, { createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
   const loaded = await loadConfig(findConfigFile(configArg, io.cwd));
   const controller = new AbortController();
   const configured = prepareRun(loaded, { resume, signal: controller.signal });
@@ -130,6 +131,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .action(async (target: string, opts: { rows: string; json: boolean }) => {
       const path = resolve(io.cwd, target);
       const dir = statSync(path, { throwIfNoEntry: false })?.isFile() ? (await loadConfig(path)).dir : path;
+      const { formatStatus, readStatus } = await import('./status.js');
       const status = await readStatus(dir);
       io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
       setCode(EXIT_CODES.STOPPED);
@@ -144,6 +146,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
     .option('--title <title>', 'the plot title')
     .action(async (results: string, opts: { out?: string; html?: string; direction?: 'lower' | 'higher'; title?: string }) => {
+      const { writeReport } = await import('./report/report.js'); // vega: loaded only for reports
       const written = await writeReport({
         results: resolve(io.cwd, results),
         ...(opts.out ? { out: resolve(io.cwd, opts.out) } : {}),
@@ -154,6 +157,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
+
+  addCollieCommands(program, io, setCode);
   return program;
 }
 

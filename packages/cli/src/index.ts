@@ -1,6 +1,7 @@
 /**
- * @loop/cli: the `loop` command (init, run, resume, status, report) and its building blocks,
- * for tools that want the same config files, status text or progress plot.
+ * @loop/cli: the `loop` command (init, run, resume, status, report, and `loop collie` for the
+ * collie autoiter pipeline) and its building blocks, for tools that want the same config files,
+ * status text or progress plot.
  *
  * @example
  * import { loadConfig, prepareRun, renderPlotSvg, parseResults } from '@loop/cli';
@@ -15,7 +16,16 @@
 export { loopConfigSchema, mutatorProposerSchema, agentProposerSchema, loopConfigJsonSchema } from './config.js';
 export type { LoopConfig, LoopConfigInput } from './config.js';
 export { loadConfig, loadConfigModule, parseConfigText, findConfigFile, defineConfig, ConfigFileError, DEFAULT_CONFIG_FILES, MODULE_CONFIG_EXTENSIONS } from './load-config.js';
-export type { LoadedConfig, ConfigFileIssue } from './load-config.js';
+export { parseConfigTextOf, loadConfigModuleOf, loadConfigFileOf, LOOP_CONFIG_KIND } from './load-config.js';
+export type { LoadedConfig, ConfigFileIssue, ConfigKind } from './load-config.js';
+export { collieConfigSchema, collieAgentConfigSchema, collieFlowConfigSchema, collieConfigJsonSchema } from './collie/config.js';
+export type { CollieConfig, CollieConfigInput } from './collie/config.js';
+export { loadCollieConfig, findCollieConfigFile, collieAutoiterOptions, COLLIE_CONFIG_FILES, COLLIE_CONFIG_KIND } from './collie/load.js';
+export type { LoadedCollieConfig, CollieHost } from './collie/load.js';
+export { readCollieStatus, formatCollieStatus } from './collie/status.js';
+export type { CollieStatus } from './collie/status.js';
+export { collieStarterConfig, writeCollieStarterConfig, COLLIE_SCHEMA_HINT } from './collie/init.js';
+export { addCollieCommands } from './collie/command.js';
 export { starterConfig, writeStarterConfig, PRESETS, SCHEMA_HINT } from './init.js';
 export type { Preset } from './init.js';
 export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.js';

@@ -7,6 +7,20 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import type { z } from 'zod';
 import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig, type LoopConfigInput } from './config.js';
 
+/**
+ * A kind of config file: its zod schema and its JSON Schema (for the allowed keys of "unknown
+ * field" messages). `loop` configs use {@link LOOP_CONFIG_KIND}; `loop collie` has its own.
+ */
+export interface ConfigKind<S extends z.ZodType = z.ZodType> {
+  /** The zod schema the parsed data is validated with. */
+  readonly schema: S;
+  /** The JSON Schema of {@link ConfigKind.schema} (input side). */
+  readonly jsonSchema: () => Record<string, unknown>;
+}
+
+/** The `loop run` config kind (preset auto-iterate). */
+export const LOOP_CONFIG_KIND: ConfigKind<typeof loopConfigSchema> = { schema: loopConfigSchema, jsonSchema: loopConfigJsonSchema };
+
 /** The file names `loop run` looks for, in order, when no config is named. */
 export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts'] as const;
 
@@ -66,20 +80,23 @@ export interface LoadedConfig {
 }
 
 /**
- * Finds the config file: `file` if given (resolved against `cwd`), else the first of
- * {@link DEFAULT_CONFIG_FILES} in `cwd`.
+ * Finds the config file: `file` if given (resolved against `cwd`), else the first of `names`
+ * (default {@link DEFAULT_CONFIG_FILES}) in `cwd`; `hint` ends the "not found" message.
  *
  * @throws {ConfigFileError} `CONFIG_INVALID` when no file is found.
  */
-export function findConfigFile(file: string | undefined, cwd: string): string {
+export function findConfigFile(
+  file: string | undefined,
+  cwd: string,
+  names: readonly [string, ...string[]] = DEFAULT_CONFIG_FILES,
+  hint = 'run "loop init" to write one, or name it: "loop run <config>"',
+): string {
   if (file !== undefined) return resolve(cwd, file);
-  for (const name of DEFAULT_CONFIG_FILES) {
+  for (const name of names) {
     const path = resolve(cwd, name);
     if (existsSync(path)) return path;
   }
-  throw new ConfigFileError(resolve(cwd, DEFAULT_CONFIG_FILES[0]), [
-    { path: '', message: `no config file found in ${cwd} (looked for ${DEFAULT_CONFIG_FILES.join(', ')}); run "loop init" to write one, or name it: "loop run <config>"` },
-  ]);
+  throw new ConfigFileError(resolve(cwd, names[0]), [{ path: '', message: `no config file found in ${cwd} (looked for ${names.join(', ')}); ${hint}` }]);
 }
 
 type Node = { range?: [number, number, number] | null | undefined } | null | undefined;
@@ -123,7 +140,7 @@ function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], data: unk
 }
 
 /** Rewrites a zod issue's message for people: missing fields, allowed values and keys. */
-function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
+function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Record<string, unknown>): string {
   const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], data);
   switch (issue.code) {
     case 'invalid_type':
@@ -136,7 +153,7 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
       return issue.message;
     }
     case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedKeys(loopConfigJsonSchema() as JsonSchema, issue.path, data).join(', ')}`;
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedKeys(jsonSchema() as JsonSchema, issue.path, data).join(', ')}`;
     default:
       return issue.message;
   }
@@ -149,6 +166,16 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown): string {
  * @throws {ConfigFileError} `CONFIG_INVALID` for a syntax error or an invalid field.
  */
 export function parseConfigText(text: string, file: string): LoopConfig {
+  return parseConfigTextOf(LOOP_CONFIG_KIND, text, file);
+}
+
+/**
+ * {@link parseConfigText} for any {@link ConfigKind}: YAML (or JSON) text validated with
+ * `kind.schema`, every issue as `<file>:<line>: <field>: <what is wrong>`.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` for a syntax error or an invalid field.
+ */
+export function parseConfigTextOf<S extends z.ZodType>(kind: ConfigKind<S>, text: string, file: string): z.output<S> {
   const json = extname(file).toLowerCase() === '.json';
   if (json) {
     try {
@@ -164,21 +191,21 @@ export function parseConfigText(text: string, file: string): LoopConfig {
     throw new ConfigFileError(file, [{ path: '', line: lineCounter.linePos(syntax.pos[0]).line, message: `not valid YAML: ${syntax.message.split('\n')[0]}` }], syntax);
   }
   const data: unknown = doc.toJS() ?? {};
-  return validateConfig(data, file, (path, unknownKey) => {
+  return validateConfig(kind, data, file, (path, unknownKey) => {
     const offset = offsetOf(doc, path, unknownKey);
     return offset === undefined ? undefined : lineCounter.linePos(offset).line;
   });
 }
 
 /** Validates parsed config data; `lineOf` places an issue in the file when it can. */
-function validateConfig(data: unknown, file: string, lineOf: (path: readonly PropertyKey[], unknownKey?: string) => number | undefined = () => undefined): LoopConfig {
-  const result = loopConfigSchema.safeParse(data);
+function validateConfig<S extends z.ZodType>(kind: ConfigKind<S>, data: unknown, file: string, lineOf: (path: readonly PropertyKey[], unknownKey?: string) => number | undefined = () => undefined): z.output<S> {
+  const result = kind.schema.safeParse(data);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue): ConfigFileIssue => {
     const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
     const line = lineOf(issue.path, unknownKey);
     const path = issue.path.map(String).join('.');
-    return { path, message: describeIssue(issue, data), ...(line === undefined ? {} : { line }) };
+    return { path, message: describeIssue(issue, data, kind.jsonSchema), ...(line === undefined ? {} : { line }) };
   });
   throw new ConfigFileError(file, issues, result.error);
 }
@@ -191,6 +218,11 @@ function validateConfig(data: unknown, file: string, lineOf: (path: readonly Pro
  * @throws {ConfigFileError} `CONFIG_INVALID` when the module fails to load or its config is invalid.
  */
 export async function loadConfigModule(file: string): Promise<LoopConfig> {
+  return loadConfigModuleOf(LOOP_CONFIG_KIND, file);
+}
+
+/** {@link loadConfigModule} for any {@link ConfigKind}. */
+export async function loadConfigModuleOf<S extends z.ZodType>(kind: ConfigKind<S>, file: string): Promise<z.output<S>> {
   let data: unknown;
   try {
     const { createJiti } = await import('jiti');
@@ -206,7 +238,27 @@ export async function loadConfigModule(file: string): Promise<LoopConfig> {
   if (data === null || typeof data !== 'object') {
     throw new ConfigFileError(file, [{ path: '', message: `the config module's default export must be the config object, found ${data === undefined ? 'no default export' : typeof data}` }]);
   }
-  return validateConfig(data, file);
+  return validateConfig(kind, data, file);
+}
+
+/**
+ * Reads, parses and validates a config file of any {@link ConfigKind} (YAML, JSON, or a
+ * `.ts`/`.js` module whose default export is the config).
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when the file is missing, malformed or invalid.
+ */
+export async function loadConfigFileOf<S extends z.ZodType>(kind: ConfigKind<S>, file: string): Promise<z.output<S>> {
+  if ((MODULE_CONFIG_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
+    if (!existsSync(file)) throw new ConfigFileError(file, [{ path: '', message: 'cannot read the config file: ENOENT' }]);
+    return loadConfigModuleOf(kind, file);
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigFileError(file, [{ path: '', message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }], error);
+  }
+  return parseConfigTextOf(kind, text, file);
 }
 
 /**
@@ -216,18 +268,6 @@ export async function loadConfigModule(file: string): Promise<LoopConfig> {
  * @throws {ConfigFileError} `CONFIG_INVALID` when the file is missing, malformed or invalid.
  */
 export async function loadConfig(file: string): Promise<LoadedConfig> {
-  if ((MODULE_CONFIG_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
-    if (!existsSync(file)) throw new ConfigFileError(file, [{ path: '', message: 'cannot read the config file: ENOENT' }]);
-    const config = await loadConfigModule(file);
-    return { config, file, dir: isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir) };
-  }
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ConfigFileError(file, [{ path: '', message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }], error);
-  }
-  const config = parseConfigText(text, file);
-  const dir = isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir);
-  return { config, file, dir };
+  const config = await loadConfigFileOf(LOOP_CONFIG_KIND, file);
+  return { config, file, dir: isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir) };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { schemaText } from '../scripts/write-schema.js';
+import { collieSchemaText, schemaText } from '../scripts/write-schema.js';
 
 describe('JSON Schema', () => {
   it('schema/loop-config.schema.json is up to date with the zod schema (regenerate: pnpm --filter @loop/cli schema)', () => {
@@ -13,5 +13,17 @@ describe('JSON Schema', () => {
     expect(schema.properties.direction!.enum).toEqual(['lower', 'higher']);
     expect(schema.properties.proposer!.oneOf).toHaveLength(2);
     expect(schema.required).toEqual(expect.arrayContaining(['targetFiles', 'runCommand', 'metricName', 'proposer']));
+  });
+
+  it('schema/collie-config.schema.json is up to date with the collie zod schema (regenerate: pnpm --filter @loop/cli schema)', () => {
+    const checkedIn = readFileSync(new URL('../schema/collie-config.schema.json', import.meta.url), 'utf8');
+    expect(checkedIn).toBe(collieSchemaText());
+  });
+
+  it('the collie schema requires projectId, task and agent, and lists the flow types for editors', () => {
+    const schema = JSON.parse(collieSchemaText()) as { properties: Record<string, { properties?: Record<string, { enum?: string[] }> }>; required: string[]; additionalProperties: boolean };
+    expect(schema.required).toEqual(expect.arrayContaining(['projectId', 'task', 'agent']));
+    expect(schema.properties.flow!.properties!.type!.enum).toEqual(['pipeline', 'agent']);
+    expect(schema.additionalProperties).toBe(false);
   });
 });
