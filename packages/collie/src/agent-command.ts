@@ -13,7 +13,7 @@ export interface AgentCommandOptions {
    * per tier.
    */
   command: string | Record<CapabilityTier, string>;
-  /** Absolute working directory of the agent. */
+  /** Absolute working directory of the agent, unless a request names its own (`AgentRequest.cwd`: the controller passes the run's worktree). */
   cwd: string;
   /** Absolute directory for the per-call output logs (`<role>-<n>.log`). */
   logDir: string;
@@ -116,7 +116,7 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       try {
         result = await runInGroup({
           command,
-          cwd: o.cwd,
+          cwd: request.cwd ?? o.cwd,
           env: { ...process.env, ...o.env, COLLIE_AGENT_ROLE: request.role, COLLIE_AGENT_TIER: request.tier, COLLIE_AGENT_MODEL: TIER_MODELS[request.tier], COLLIE_AUTOITER_ACTIVE: '1' },
           outputFd: handle.fd,
           input: renderAgentPrompt(request),

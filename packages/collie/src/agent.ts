@@ -20,6 +20,12 @@ export interface AgentRequest {
   /** Aborted when the run is stopped. */
   readonly signal?: AbortSignal;
   /**
+   * Absolute working directory of this dispatch. The controller sets it to the run's worktree once
+   * the run has one (Stage 1 on), so a command agent edits the worktree, never the user's checkout.
+   * Absent: the agent's own default.
+   */
+  readonly cwd?: string;
+  /**
    * Set by the controller's token meter: an agent that knows its usage calls it once per dispatch
    * (tokens). One that does not is counted by estimate (characters / 4).
    */

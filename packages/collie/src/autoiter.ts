@@ -6,6 +6,7 @@ import { branchB, freshStart, terminal } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
 import { stage6 } from './controller/stage6.js';
 import { createAgentFlowExecutor } from './flow-executor.js';
+import type { Agent } from './agent.js';
 import { exists, readText } from './internal/fs.js';
 import { createNotifyCommand, noNotify } from './notifier.js';
 import { resolveColliePaths, type ColliePaths, type RunPaths } from './paths.js';
@@ -69,8 +70,11 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
 
   let meterTarget: MeterTarget | null = null;
   let anchor: CurrentAnchor | null = null;
+  let worktree: string | undefined;
   const iso = () => new Date(o.clock.now()).toISOString();
-  const agent = meterAgent(anchoredAgent(o.agent, () => anchor, () => o.clock.now()), () => meterTarget, iso);
+  // Dispatches run in the run's worktree once it exists (a request's own cwd wins).
+  const inWorktree: Agent = { name: o.agent.name, run: (request) => o.agent.run(request.cwd === undefined && worktree !== undefined ? { ...request, cwd: worktree } : request) };
+  const agent = meterAgent(anchoredAgent(inWorktree, () => anchor, () => o.clock.now()), () => meterTarget, iso);
 
   const trackers = new Map<string, TaskTracker>();
   const tasks = (rp: RunPaths, runId: string): TaskTracker => {
@@ -102,6 +106,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
   const stepUnlocked = async (): Promise<StepOutcome> => {
     meterTarget = null;
     anchor = null;
+    worktree = undefined;
     const runId = (await readText(paths.currentRun))?.trim();
     if (!runId) return freshStart(c, setRun);
     const rp = paths.run(runId);
@@ -112,6 +117,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     if (isTerminal(state.status)) return terminal(c, state);
     const spec = parseRunSpec((await readText(rp.runSpec)) ?? '', rp.runSpec);
     setRun(runId, state.iter);
+    worktree = (await readText(rp.worktreePath))?.trim() || undefined;
     if (state.status === 'iter_done') {
       anchor = { tracker: tasks(rp, runId), iter: state.iter, stage: 6 };
       return stage6(c, state, spec, rp);
