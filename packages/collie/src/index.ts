@@ -33,7 +33,7 @@ export { createReadlineAsker, createFileAsker } from './question-asker.js';
 export type { QuestionAsker, Question, QuestionId, Answers } from './question-asker.js';
 export { runSpecSchema, stage0Questions, runSpecFromAnswers, renderPlanFile, planSourceOf, parseRunSpec, triggerTimeoutMin } from './run-spec.js';
 export type { RunSpec, RunSpecInputs } from './run-spec.js';
-export { runStateSchema, readRunState, writeRunState, initialRunState, isTerminal, RUN_STATUSES, PROMISE_SIGNAL } from './run-state.js';
+export { runStateSchema, readRunState, writeRunState, initialRunState, isTerminal, RUN_STATUSES, RUNNING_STAGES, iterationEntrySchema, PROMISE_SIGNAL } from './run-state.js';
 export type { RunState, RunStatus, IterationEntry } from './run-state.js';
 export { resolveColliePaths } from './paths.js';
 export type { ColliePaths, RunPaths, IterPaths } from './paths.js';
@@ -63,7 +63,7 @@ export { issueRecordSchema, parseObservations, renderObservations, ladderStartTi
 export type { IssueRecord } from './observations.js';
 export { createFlowPipelineExecutor, flowPipelineOptionsSchema, resolveReproCommand, FLOW_STEPS, parseVerdict, SNAPSHOT_EXCLUDED } from './flow-pipeline.js';
 export type { FlowPipelineOptions, FlowPipelineSettings, FlowPipelineExecutor, ReproCommand, FlowAgentStep, ReviewVerdict } from './flow-pipeline.js';
-export { createFileTaskTracker, createMemoryTaskTracker, STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS, TASK_STATUSES } from './task-anchors.js';
+export { createFileTaskTracker, createMemoryTaskTracker, STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS, TASK_STATUSES, taskFileSchema } from './task-anchors.js';
 export type { Task, TaskStatus, TaskTracker, AnchorStage, StageAnchor, AnchorStageName, StartIterationOptions, AnchorCheck } from './task-anchors.js';
 export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntrySchema } from './token-meter.js';
 export type { TokenEntry, MeterTarget } from './token-meter.js';

@@ -1,7 +1,7 @@
 import type { Agent } from '../agent.js';
 import { checkAnchor, isLongDispatch, type AnchorStage, type TaskTracker } from '../task-anchors.js';
 
-/** Thrown by {@link anchoredAgent} when the anchor check after a long dispatch finds drift. */
+/** Thrown (and handled by the controller, which escalates `stage_anchor_drift`) when the anchor check after a long dispatch finds drift. */
 export class AnchorDriftError extends Error {
   readonly code = 'STAGE_ANCHOR_DRIFT';
   constructor(
