@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -6,6 +6,10 @@ import { runExample } from './run-example.js';
 
 const i = process.argv.indexOf('--dir');
 const dir = i > 0 && process.argv[i + 1] ? resolve(process.argv[i + 1]!) : mkdtempSync(join(tmpdir(), 'collie-example-'));
+if (existsSync(dir) && readdirSync(dir).length > 0) {
+  console.error(`--dir ${dir} is not empty: the example starts a new repository and run there each time; pass a new or empty directory (or omit --dir for a temp one)`);
+  process.exit(2);
+}
 const t0 = Date.now();
 const r = await runExample(dir);
 const wall = ((Date.now() - t0) / 1000).toFixed(1);

@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { COMPLETION_SIGNAL, resolveColliePaths } from '@loop/collie';
 import { acquireLock } from '@loop/core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseConfigTextOf } from '../src/load-config.js';
 import { runCli } from '../src/cli.js';
 import { COLLIE_CONFIG_KIND } from '../src/collie/load.js';
@@ -91,7 +91,7 @@ async function loopIn(args: string[]): Promise<Result> {
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 const count = (text: string, what: string) => text.split(what).length - 1;
-const ticks = (text: string) => text.split('\n').filter((l) => l.startsWith('[autoiter ')).map((l) => l.replace(/^\[autoiter \S+\]/, '[autoiter <run>]'));
+const ticks = (text: string) => text.split('\n').filter((l) => l.startsWith('[autoiter ')).map((l) => l.replace(/^\[autoiter \S+\]/, '[autoiter <run>]').replace(/ worktree \/\S+,/, ' worktree <worktree>,'));
 
 /** The fake agent CLI: discovery ranks the trigger, every other role (observe) sees no issue. */
 const AGENT = `cat > /dev/null
@@ -137,6 +137,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const CONVERGED_TICKS = [
   'Stage 0 → Discovery & Lock',
   'Stage 0 → run spec written; restart to continue',
+  '§3.5 recovery → run-spec.md copied, worktree <worktree>, state.json initialised (iter 1)',
   'iter-1 Stage 1 → Kickoff',
   'iter-1 Stage 2 → trigger running (timeout: 30min)',
   'iter-1 Stage 3 → 0 issues recorded, 0 blocking',
@@ -223,6 +224,36 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
       await lock.release();
     }
     expect(existsSync(paths.currentRun)).toBe(false);
+  });
+
+  it('Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger\'s process group; a later run redoes the step and ends normally', async () => {
+    // The trigger records its process group and waits; it only finishes once `release` exists.
+    writeConfig({ ...GREEN, Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"` });
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
+    delete env['COLLIE_AUTOITER_ACTIVE'];
+    const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const pidFile = join(root, 'trigger.pid');
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 20_000, interval: 25 });
+    const pgid = Number(readFileSync(pidFile, 'utf8'));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('interrupted: the trigger and agents were stopped');
+    const alive = () => {
+      try {
+        process.kill(-pgid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 5000, interval: 20 });
+    writeFileSync(join(root, 'release'), '');
+    const again = await loop(['collie', 'run']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/ended: converged/);
   });
 
   it('an invalid config exits 2 naming file:line: field; loop collie init writes a starter that validates and refuses to overwrite', async () => {

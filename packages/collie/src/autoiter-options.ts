@@ -145,7 +145,7 @@ export const autoiterOptionsSchema = z.object({
   sessionId: z.string().regex(/^[\w.-]+$/, 'sessionId must be letters, digits, dot, dash or underscore'),
   projectDir: abs('projectDir'),
   task: z.string().min(1, 'task must not be empty'),
-  scalarExtraction: z.string().min(1).default('^score:\\s*(\\S+)'),
+  scalarExtraction: regex.default('^score:\\s*(\\S+)'),
   maxIterations: z.number().int().positive().default(5),
   maxTokens: limit.default('unlimited'),
   maxWallclockMin: limit.default('unlimited'),
@@ -168,7 +168,7 @@ export const autoiterOptionsSchema = z.object({
   randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),
   env: z.record(z.string(), z.string().optional()).optional(),
   output: fn<(line: string) => void>('output').default(() => (line: string) => void process.stdout.write(`${line}\n`)),
-});
+}).strict();
 
 /** The parsed options (defaults filled). */
 export type ResolvedAutoiterOptions = z.output<typeof autoiterOptionsSchema>;

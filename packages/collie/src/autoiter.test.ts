@@ -222,7 +222,7 @@ describe('seed 000 §3.5 entry state machine', () => {
   it('Stage 5.3: summary.md records scalar_before, scalar_after, scalar_delta, convergence and decision', async () => {
     const { a } = setup();
     await a.run();
-    expect(readFileSync(a.paths.run(RUN).iter(1).summary, 'utf8')).toBe(['# Summary — iter-1', 'scalar_before: 1', 'scalar_after: 2', 'scalar_delta: 1', 'convergence: no', 'decision: continue', 'fixes_applied: []', ''].join('\n'));
+    expect(readFileSync(a.paths.run(RUN).iter(1).summary, 'utf8')).toBe(['# Summary — iter-1', 'scalar_before: 1', 'scalar_after: 2', 'scalar_delta: 1', 'convergence: no', 'decision: continue', 'fixes_applied: []', 'files_changed: 0', ''].join('\n'));
     expect(readFileSync(a.paths.run(RUN).iter(3).summary, 'utf8')).toContain('decision: stop_cap');
   });
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { LoopError, type MaybePromise } from '@loop/core';
 
@@ -23,8 +24,10 @@ export function createDirectoryWorkspace(dir: string): Workspace {
 
 /**
  * The seed's worktree: `git worktree add <repo>/.worktrees/autoiter-<runId> -b autoiter/<runId>`.
- * The user's checkout is never touched; the worktree is preserved at the end (never merged or
- * removed). Idempotent: an existing worktree directory is reused.
+ * The user's checkout is never touched (`/.worktrees/` is added to the repository's local
+ * `info/exclude`, so `git status` stays clean); the worktree is preserved at the end (never merged
+ * or removed: review it, then `git worktree remove .worktrees/autoiter-<runId>`). Idempotent: an
+ * existing worktree directory is reused.
  *
  * @throws {LoopError} `NOT_A_REPOSITORY` when git fails (the message carries git's stderr).
  */
@@ -41,6 +44,13 @@ export function createGitWorktree(options: { repoDir: string }): Workspace {
     name: `git-worktree(${options.repoDir})`,
     prepare: async (runId) => {
       const path = join(options.repoDir, '.worktrees', `autoiter-${runId}`);
+      // Keep the user's `git status` clean: .worktrees/ goes to the repository's local exclude file.
+      const exclude = resolve(options.repoDir, await git(options.repoDir, 'rev-parse', '--git-path', 'info/exclude'));
+      const current = await readFile(exclude, 'utf8').catch(() => '');
+      if (!current.split('\n').some((l) => l.trim() === '/.worktrees/')) {
+        await mkdir(dirname(exclude), { recursive: true });
+        await appendFile(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}/.worktrees/\n`);
+      }
       if (!existsSync(path)) await git(options.repoDir, 'worktree', 'add', path, '-b', `autoiter/${runId}`);
       return path;
     },

@@ -137,7 +137,7 @@ describe('the uninterrupted reference run', () => {
     expect(reference.state.iterations[0]).toMatchObject({ scalar_before: 5, scalar_after: 4, scalar_delta: -1, fixes_applied: ['FIX-001', 'FIX-002', 'FIX-005'], rollback: { reverted: [{ id: 'FIX-002' }, { id: 'FIX-005' }] } });
     expect(reference.userHead).toBe('main');
     expect(subjects(reference.userLog.split('\n').join('\n--\n'))).toEqual(['initial']);
-    expect(reference.userStatus).toBe(`?? .worktrees/autoiter-${RUN}/\n`);
+    expect(reference.userStatus).toBe(''); // /.worktrees/ is in the repository's info/exclude
     expect(reference.worktreeStatus).toBe('');
   });
 });

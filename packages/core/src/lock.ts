@@ -89,7 +89,11 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
   };
 }
 
-/** True when a live process holds the lock on `path` (a stale lock counts as not held). */
+/**
+ * True when a live process holds the lock on `path`: a stale lock, or one whose recorded owner
+ * process on this host is gone (SIGKILLed), counts as not held.
+ */
 export async function isLocked(path: string, staleMs = 30_000): Promise<boolean> {
-  return lockfile.check(path, { realpath: false, stale: staleMs, lockfilePath: `${path}.lock` });
+  const held = await lockfile.check(path, { realpath: false, stale: staleMs, lockfilePath: `${path}.lock` });
+  return held && !(await ownerIsDead(`${path}.lock.owner.json`));
 }

@@ -61,9 +61,11 @@ describe('workspace lock', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
     await expect(acquireLock({ path, staleMs: 600_000 })).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    expect(await isLocked(path, 600_000)).toBe(true);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
+    expect(await isLocked(path, 600_000)).toBe(false); // its owner is dead: status tools report it free
     const lock = await acquireLock({ path, staleMs: 600_000 });
     expect(JSON.parse(await readFile(`${lock.path}.owner.json`, 'utf8'))).toMatchObject({ pid: process.pid });
     await lock.release();

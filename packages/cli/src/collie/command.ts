@@ -16,6 +16,24 @@ async function controller(io: CliIo, configArg: string | undefined, ticks: NodeJ
   return createAutoiter(options);
 }
 
+/**
+ * Ctrl-C / SIGTERM while a step runs: say where the run stands and exit 130 at once. Exiting runs
+ * core's exit hook, which kills every live process group (the trigger, an agent, a flow command);
+ * the interrupted step left no state behind that the next `step` / `run` cannot redo.
+ */
+function exitOnInterrupt(io: CliIo): () => void {
+  const onSignal = () => {
+    io.stderr.write('interrupted: the trigger and agents were stopped; `loop collie run` (or `step`) redoes the interrupted step\n');
+    process.exit(EXIT_CODES.INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
 const NESTED = 'refused: a nested call (COLLIE_AUTOITER_ACTIVE is set: this runs inside a collie agent or trigger)';
 
 /**
@@ -24,7 +42,7 @@ const NESTED = 'refused: a nested call (COLLIE_AUTOITER_ACTIVE is set: this runs
  * Exit codes: 0 the step ran, or the run reached a terminal status (converged, budget_exhausted,
  * escalated: printed); 1 other failure (a nested call refused, an agent or git failure, ...);
  * 2 invalid config (`CONFIG_INVALID`, also invalid Stage 0 answers); 3 another controller holds the
- * lock (`LOCK_HELD`).
+ * lock (`LOCK_HELD`); 130 interrupted (Ctrl-C / SIGTERM: live process groups are killed on exit).
  */
 export function addCollieCommands(program: Command, io: CliIo, setCode: (code: number) => void): void {
   const collie = program
@@ -38,7 +56,8 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
     .option('--json', 'print the step outcome as JSON on stdout (ticks go to stderr)', false)
     .action(async (config: string | undefined, opts: { json: boolean }) => {
       const autoiter = await controller(io, config, opts.json ? io.stderr : io.stdout);
-      const outcome = await autoiter.step();
+      const release = exitOnInterrupt(io);
+      const outcome = await autoiter.step().finally(release);
       if (opts.json) io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
       if (outcome.kind === 'nested-refused') {
         io.stderr.write(`${NESTED}\n`);
@@ -58,7 +77,8 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
       const autoiter = await controller(io, config, opts.json ? io.stderr : io.stdout);
       const maxSteps = Number.parseInt(opts.maxSteps, 10);
       if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new LoopError('CONFIG_INVALID', `[loop] [cli] --max-steps must be a positive integer, found ${JSON.stringify(opts.maxSteps)}`);
-      const outcomes: StepOutcome[] = await autoiter.run({ maxSteps });
+      const release = exitOnInterrupt(io);
+      const outcomes: StepOutcome[] = await autoiter.run({ maxSteps }).finally(release);
       const last = outcomes.at(-1);
       if (opts.json) io.stdout.write(`${JSON.stringify(outcomes, null, 2)}\n`);
       if (!last || last.kind !== 'done') {

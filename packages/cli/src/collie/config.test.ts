@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAutoiter } from '@loop/collie';
@@ -78,6 +78,9 @@ describe('collie config files', () => {
   it('relative paths resolve against the config file\'s folder; logDir defaults to <stateRoot>/autoiter/<projectId>/agent-logs, stateRoot to ~/.collie', async () => {
     const file = join(dir, 'collie.config.yaml');
     writeFileSync(file, `${minimal}projectDir: proj\nstateRoot: state\nanswers: a/answers.yaml\n`);
+    await expect(loadCollieConfig(file)).rejects.toThrow(`${file}: answers: the answers file ${join(dir, 'a', 'answers.yaml')} does not exist`); // checked at load, before Stage 0 spends a dispatch
+    mkdirSync(join(dir, 'a'));
+    writeFileSync(join(dir, 'a', 'answers.yaml'), 'Q1: npm test\n');
     const loaded = await loadCollieConfig(file);
     expect(loaded).toMatchObject({ file, projectDir: join(dir, 'proj'), stateRoot: join(dir, 'state'), answers: join(dir, 'a', 'answers.yaml'), agentLogDir: join(dir, 'state', 'autoiter', 'app', 'agent-logs') });
     writeFileSync(file, `${minimal}stateRoot: ~/x\nagent:\n  command: c\n  logDir: logs\n`.replace(/agent:\n  command: sh agent.sh\n/, ''));

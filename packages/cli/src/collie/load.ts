@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
@@ -11,7 +12,7 @@ import {
   createReadlineAsker,
   type AutoiterOptions,
 } from '@loop/collie';
-import { findConfigFile, loadConfigFileOf, type ConfigKind } from '../load-config.js';
+import { ConfigFileError, findConfigFile, loadConfigFileOf, type ConfigKind } from '../load-config.js';
 import { collieConfigJsonSchema, collieConfigSchema, type CollieConfig } from './config.js';
 
 /** The file names `loop collie` looks for, in order, when no config is named. */
@@ -62,13 +63,16 @@ export async function loadCollieConfig(file: string): Promise<LoadedCollieConfig
   const config = await loadConfigFileOf(COLLIE_CONFIG_KIND, file);
   const base = dirname(file);
   const stateRoot = config.stateRoot === undefined ? join(homedir(), '.collie') : resolvePath(base, config.stateRoot);
+  const answers = config.answers === undefined ? undefined : resolvePath(base, config.answers);
+  // A queued run's answers are read at Stage 0, after an agent dispatch: check the file exists now.
+  if (answers !== undefined && !existsSync(answers)) throw new ConfigFileError(file, [{ path: 'answers', message: `the answers file ${answers} does not exist` }]);
   return {
     config,
     file,
     projectDir: resolvePath(base, config.projectDir),
     stateRoot,
     agentLogDir: config.agent.logDir === undefined ? join(stateRoot, 'autoiter', config.projectId, 'agent-logs') : resolvePath(base, config.agent.logDir),
-    answers: config.answers === undefined ? undefined : resolvePath(base, config.answers),
+    answers,
   };
 }
 

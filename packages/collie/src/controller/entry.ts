@@ -107,6 +107,7 @@ export async function branchB(c: Ctx, runId: string, setRun: (runId: string, ite
     await writeTextAtomic(rp.prepareReport, result.report);
   }
   await c.persist(rp, initialRunState(runId, o.clock.now()));
+  c.tick(runId, `§3.5 recovery → run-spec.md copied, worktree ${worktree}, state.json initialised (iter 1)`);
   return { kind: 'recovered', runId, status: 'running' };
 }
 

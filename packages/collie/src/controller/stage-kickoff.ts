@@ -21,7 +21,7 @@ export async function stageKickoff(c: Ctx, state: RunState, spec: RunSpec, rp: R
   await mkdir(ip.fixes, { recursive: true });
   const worktree = await c.worktreeOf(rp);
   const head = c.workspace.head ? await c.workspace.head(worktree) : 'none';
-  const baseline = state.last_scalar ?? 'none (first iter)';
+  const baseline = state.last_scalar ?? (n === 1 ? 'none (first iter)' : 'none');
   if (!(await exists(ip.kickoff))) {
     const pool = parseDeferred((await readText(rp.progress)) ?? '');
     const goal = n === 1 ? 'first iteration: observe the trigger and record the scalar' : `iteration ${n}: continue from iter-${n - 1} (scalar ${state.last_scalar ?? 'none'}); DEFERRED pool: ${pool.length === 0 ? 'empty' : pool.map((d) => `${d.id} (iter-${d.iter}, ${d.tag})`).join(', ')}`;

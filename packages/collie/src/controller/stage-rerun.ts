@@ -5,6 +5,7 @@ import type { RunSpec } from '../run-spec.js';
 import { readLedger } from '../stage-files.js';
 import { convergenceEpsilon } from '../stop-checks.js';
 import type { Ctx, StepOutcome } from './context.js';
+import { noScalarWarning } from './stage-trigger.js';
 
 /** iter-N/summary.md (seed 000 Stage 5.3 fields, plus the rollback_log section Stage 6 appends). */
 export function summaryText(n: number, e: IterationEntry, convergence: boolean, decision: string): string {
@@ -16,7 +17,7 @@ export function summaryText(n: number, e: IterationEntry, convergence: boolean, 
     `convergence: ${convergence ? 'yes' : 'no'}`,
     `decision: ${decision}`,
     `fixes_applied: [${e.fixes_applied.join(', ')}]`,
-    ...(e.fixes_applied.length > 0 ? [`files_changed: ${e.files_changed ?? 'none'}`] : []),
+    `files_changed: ${e.files_changed ?? 'none'}`,
     ...(e.rollback ? ['', '## rollback_log', `row: ${e.rollback.row}`, ...e.rollback.reverted.map((r) => `- ${r.id} reverted (commit ${r.commit}) in ${e.rollback?.commit}`), ...(e.rollback.reverted.length === 0 ? ['- nothing reverted'] : [])] : []),
     '',
   ].join('\n');
@@ -33,6 +34,7 @@ export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const ip = rp.iter(n);
   const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [] };
   const r = await c.triggerRun(state, spec, rp, ip.rerunLog, { monitor: false });
+  if (r.scalar === null) await c.logOnce(rp, `iter-${n}/rerun/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'rerun.log', c, state.runId, n));
   const before = state.last_scalar ?? state.baseline_scalar;
   const delta = r.scalar !== null && before !== null ? r.scalar - before : null;
   const entry: IterationEntry = { iter: n, scalar_before: before, scalar_after: r.scalar, scalar_delta: delta, exit_code: r.exitCode, error_signature: r.errorSignature, files_changed: new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size, fixes_applied: ledger.applied.filter((a) => a.commit).map((a) => a.id), rollback: null };

@@ -3,6 +3,13 @@ import type { RunState } from '../run-state.js';
 import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
 import type { Ctx, StepOutcome } from './context.js';
 
+/** The warning for a run whose log has no line the scalar regex matches; also printed as a tick. */
+export function noScalarWarning(pattern: string, log: string, c: Ctx, runId: string, n: number): string {
+  const text = `Warning: trigger.scalar_extraction /${pattern}/ matched no line of iter-${n}/${log}: the scalar is none (SC2's threshold and SC3 cannot use it). Check the trigger's output or the regex.`;
+  c.tick(runId, `iter-${n} ${text}`);
+  return text;
+}
+
 /**
  * Stage 2 (seed 000): runs the trigger in the worktree under the seed's timeout
  * (min(max_wallclock_min / max_iterations, 30) min), output to iter-N/raw.log followed by
@@ -16,6 +23,7 @@ export async function stageTrigger(c: Ctx, state: RunState, spec: RunSpec, rp: R
   c.tick(state.runId, `iter-${n} Stage 2 → trigger running (timeout: ${triggerTimeoutMin(spec)}min)`);
   const r = await c.triggerRun(state, spec, rp, rp.iter(n).rawLog);
   if (r.blockingLine !== null) c.tick(state.runId, `iter-${n} Stage 2 → blocking issue seen while running, trigger killed: ${r.blockingLine.slice(0, 120)}`);
+  if (r.scalar === null) await c.logOnce(rp, `iter-${n}/trigger/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'raw.log', c, state.runId, n));
   const baseline = n === 1 && state.baseline_scalar === null ? r.scalar : state.baseline_scalar;
   await c.persist(rp, { ...state, baseline_scalar: baseline, stage: 'observe' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage2', status: 'running' };
