@@ -123,6 +123,7 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
           killTimeoutMs: o.timeoutMs,
           graceMs: o.graceMs,
           signal: request.signal,
+          ...(request.pidFile ? { pidFile: request.pidFile } : {}),
         });
       } finally {
         await handle.close();

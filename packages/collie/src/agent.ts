@@ -26,6 +26,11 @@ export interface AgentRequest {
    */
   readonly cwd?: string;
   /**
+   * Where a command agent records its running process group (core `runInGroup` `pidFile`); the
+   * controller sets it under `<run>/pids/` and kills what a SIGKILLed predecessor left running.
+   */
+  readonly pidFile?: string;
+  /**
    * Set by the controller's token meter: an agent that knows its usage calls it once per dispatch
    * (tokens). One that does not is counted by estimate (characters / 4).
    */

@@ -1,4 +1,6 @@
-import { acquireLock, LoopError, parseOptions, type WorkspaceLock } from '@loop/core';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { acquireLock, killOrphanGroup, killOrphanGroups, LoopError, parseOptions, type WorkspaceLock } from '@loop/core';
 import { ACTIVE_FLAG, autoiterOptionsSchema, type AutoiterOptions } from './autoiter-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
 import { createCtx, type StepOutcome } from './controller/context.js';
@@ -71,9 +73,19 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
   let meterTarget: MeterTarget | null = null;
   let anchor: CurrentAnchor | null = null;
   let worktree: string | undefined;
+  let pidDir: string | undefined;
   const iso = () => new Date(o.clock.now()).toISOString();
-  // Dispatches run in the run's worktree once it exists (a request's own cwd wins).
-  const inWorktree: Agent = { name: o.agent.name, run: (request) => o.agent.run(request.cwd === undefined && worktree !== undefined ? { ...request, cwd: worktree } : request) };
+  // Dispatches run in the run's worktree once it exists (a request's own cwd wins), and record
+  // their process groups under <run>/pids/ so a successor of a SIGKILLed controller can kill them.
+  const inWorktree: Agent = {
+    name: o.agent.name,
+    run: (request) =>
+      o.agent.run({
+        ...request,
+        ...(request.cwd === undefined && worktree !== undefined ? { cwd: worktree } : {}),
+        ...(request.pidFile === undefined && pidDir !== undefined ? { pidFile: join(pidDir, `agent-${request.role}-${randomBytes(4).toString('hex')}.pgid`) } : {}),
+      }),
+  };
   const agent = meterAgent(anchoredAgent(inWorktree, () => anchor, () => o.clock.now()), () => meterTarget, iso);
 
   const trackers = new Map<string, TaskTracker>();
@@ -107,10 +119,15 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     meterTarget = null;
     anchor = null;
     worktree = undefined;
+    pidDir = undefined;
     const runId = (await readText(paths.currentRun))?.trim();
     if (!runId) return freshStart(c, setRun);
     const rp = paths.run(runId);
     setRun(runId, 0);
+    // We hold the controller lock: any process group still recorded is an orphan of a killed controller.
+    await killOrphanGroups(rp.pids, o.killGraceMs);
+    await killOrphanGroup(rp.triggerPid, o.killGraceMs);
+    pidDir = rp.pids;
     if (!(await exists(rp.runSpec))) return branchB(c, runId, setRun);
     const state = await readRunState(rp.state);
     if (!state) return branchB(c, runId, setRun); // state.json missing: same as Branch B

@@ -17,6 +17,11 @@ export interface FlowFixContext {
   /** The text of fix-plan.md. */
   readonly planText: string;
   readonly signal?: AbortSignal;
+  /**
+   * Where commands the executor runs record their process groups (`<run>/pids`), so a controller
+   * restarted after a SIGKILL kills what this one left running. Set by the controller.
+   */
+  readonly pidDir?: string;
 }
 
 /**

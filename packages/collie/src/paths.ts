@@ -30,6 +30,8 @@ export interface RunPaths {
   readonly tokens: string;
   /** tasks.json: the default Stage 1 task-anchor tracker. */
   readonly tasks: string;
+  /** pids/: `*.pgid` files of running agent and flow commands (orphans of a killed controller are killed at the next step). */
+  readonly pids: string;
   /** effects.json: keys of the side effects already done (notify, escalate), so a redone step does not repeat them. */
   readonly effects: string;
   /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
@@ -83,6 +85,7 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         tasks: join(dir, 'tasks.json'),
         triggerPid: join(dir, 'trigger.pgid'),
         effects: join(dir, 'effects.json'),
+        pids: join(dir, 'pids'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
           return {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
 import { runInGroup } from './internal/process-group.js';
-import { killOrphanGroup, newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './internal/orphan-group.js';
+import { killOrphanGroup } from './internal/orphan-group.js';
 
 /** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
 export interface CommandHarnessOptions {
@@ -90,7 +90,6 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
       } catch (error) {
         throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
       }
-      const token = newRunToken();
       try {
         const result = await runInGroup({
           command: o.command,
@@ -103,13 +102,12 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
             LOOP_TIME_BUDGET_S: String(o.timeBudgetMs / 1000),
             ...(seed !== undefined ? { LOOP_SEED: String(seed) } : {}),
             ...(repeat !== undefined ? { LOOP_REPEAT: String(repeat) } : {}),
-            ...(o.pidFile ? { [RUN_TOKEN_ENV]: token } : {}),
           },
           outputFd: handle.fd,
           killTimeoutMs,
           graceMs: o.graceMs,
           signal,
-          ...(o.pidFile ? { onSpawn: (pgid: number) => writePidFile(o.pidFile!, pgid, token) } : {}),
+          ...(o.pidFile ? { pidFile: o.pidFile } : {}),
         });
         const error = result.spawnError
           ? `could not start: ${result.spawnError.message}`
@@ -125,7 +123,6 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           ...(error ? { error } : {}),
         };
       } finally {
-        if (o.pidFile) removePidFile(o.pidFile);
         await handle.sync().catch(() => {});
         await handle.close();
       }

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createCommandHarness, createRegexScorer } from '../src/index.js';
+import { createCommandHarness, createRegexScorer, killOrphanGroups, runInGroup } from '../src/index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -150,5 +150,29 @@ describe('command harness pid file (orphaned runs of a killed controller)', () =
     } finally {
       process.kill(-pgid, 'SIGKILL');
     }
+  });
+
+  it('runInGroup with pidFile records the running group (the command sees its LOOP_RUN_TOKEN) and removes the file when it ends', async () => {
+    const pidFile = join(dir, 'pids', 'agent.pgid');
+    const out = join(dir, 'out.log');
+    const handle = await open(out, 'w');
+    await runInGroup({ command: `cat ${pidFile}; echo "token=$LOOP_RUN_TOKEN"`, cwd: dir, env: process.env, outputFd: handle.fd, killTimeoutMs: 10_000, graceMs: 100, pidFile });
+    await handle.close();
+    const [json, tokenLine] = (await readFile(out, 'utf8')).trim().split('\n');
+    const recorded = JSON.parse(json!) as { pgid: number; token: string };
+    expect(tokenLine).toBe(`token=${recorded.token}`);
+    await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('killOrphanGroups kills every group recorded in a directory whose leader still carries its token, and removes the files', async () => {
+    const pids = join(dir, 'pids');
+    await mkdir(pids);
+    const a = orphan({ LOOP_RUN_TOKEN: 'tok-a' });
+    const b = orphan({ LOOP_RUN_TOKEN: 'tok-b' });
+    await writeFile(join(pids, 'a.pgid'), JSON.stringify({ pgid: a, token: 'tok-a' }));
+    await writeFile(join(pids, 'b.pgid'), JSON.stringify({ pgid: b, token: 'tok-b' }));
+    expect((await killOrphanGroups(pids, 200)).sort()).toEqual([a, b].sort());
+    await vi.waitFor(() => expect([isAlive(a), isAlive(b)]).toEqual([false, false]), { timeout: 5000, interval: 20 });
+    expect(await readdir(pids)).toEqual([]);
   });
 });

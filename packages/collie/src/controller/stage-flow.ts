@@ -36,7 +36,7 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
       let note = commit ? await trailerOf(ctx, commit, NOTE_TRAILER) : '';
       if (!commit) {
         if (await isDirty(ctx)) await discardChanges(ctx); // a FIX whose apply was interrupted
-        note = ((await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText })) || '').replace(/\s*\n\s*/g, ' ').trim();
+        note = ((await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText, pidDir: rp.pids })) || '').replace(/\s*\n\s*/g, ' ').trim();
         const noteLine = note ? `${NOTE_TRAILER}: ${note}\n` : '';
         commit = await commitAll(ctx, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
       }

@@ -18,6 +18,8 @@ export interface FlowCommandRequest {
   /** Lines of log kept in {@link FlowCommandOutcome.tail}. @default 40 */
   readonly tailLines?: number;
   readonly signal?: AbortSignal;
+  /** Where the running command's process group is recorded (core `runInGroup` `pidFile`). */
+  readonly pidFile?: string;
 }
 
 /** The outcome of one test command of the flow pipeline. */
@@ -52,7 +54,7 @@ export async function runFlowCommand(request: FlowCommandRequest): Promise<FlowC
   }
   let result;
   try {
-    result = await runInGroup({ command: request.command, cwd: request.cwd, env: request.env, outputFd: handle.fd, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}) });
+    result = await runInGroup({ command: request.command, cwd: request.cwd, env: request.env, outputFd: handle.fd, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}) });
   } finally {
     await handle.close();
   }

@@ -63,7 +63,7 @@ async function ask(run: FlowRun, step: FlowAgentStep, prompt: string, extra: Rea
 async function command(run: FlowRun, label: string, commandText: string, expect: 'red' | 'green'): Promise<FlowCommandOutcome> {
   run.commands += 1;
   const { o, ctx } = run;
-  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env, COLLIE_AUTOITER_ACTIVE: '1' }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env, COLLIE_AUTOITER_ACTIVE: '1' }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.pidDir ? { pidFile: join(ctx.pidDir, `flow-${ctx.fix.id}-${run.commands}.pgid`) } : {}) });
   const { changes, warnings } = await settle(run);
   const verdict = outcome.passed === (expect === 'green') ? `${expect} as required` : `expected ${expect}`;
   run.transcript.command(label, outcome, [verdict, ...(changes.length > 0 ? [`the command changed ${changes.map((c) => c.path).join(', ')}`] : []), ...warnings].join('; '));

@@ -1,32 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { removePidFile, RUN_TOKEN_ENV } from './pid-file.js';
 import { killGroup } from './process-group.js';
 
-/** The environment variable that tags a command started with a pid file. */
-export const RUN_TOKEN_ENV = 'LOOP_RUN_TOKEN';
-
-/** A fresh token for {@link RUN_TOKEN_ENV}. */
-export const newRunToken = (): string => randomBytes(8).toString('hex');
-
-/**
- * Writes `{ pgid, token }` to the pid file (synchronously: it must exist before anything else runs).
- * Best effort: a pid file that cannot be written only loses the orphan clean-up, never the run.
- */
-export function writePidFile(path: string, pgid: number, token: string): void {
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `${JSON.stringify({ pgid, token })}\n`);
-  } catch {
-    // see above
-  }
-}
-
-/** Removes the pid file (missing is fine). */
-export function removePidFile(path: string): void {
-  rmSync(path, { force: true });
-}
+export { newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './pid-file.js';
 
 function groupAlive(pgid: number): boolean {
   try {
@@ -81,4 +59,16 @@ export async function killOrphanGroup(path: string, graceMs: number): Promise<nu
   while (groupAlive(pgid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
   if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
   return pgid;
+}
+
+/**
+ * Kills every orphaned group recorded by a `*.pgid` file in `dir` (see {@link killOrphanGroup}),
+ * in parallel. Only call it while holding the lock that keeps any other live owner out.
+ *
+ * @returns the killed group ids.
+ */
+export async function killOrphanGroups(dir: string, graceMs: number): Promise<number[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const killed = await Promise.all(names.filter((n) => n.endsWith('.pgid')).map((n) => killOrphanGroup(join(dir, n), graceMs)));
+  return killed.filter((k): k is number => k !== null);
 }

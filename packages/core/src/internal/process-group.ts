@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './pid-file.js';
 
 const live = new Set<number>();
 let exitHookInstalled = false;
@@ -41,6 +42,13 @@ export interface GroupRunOptions {
   signal?: AbortSignal;
   /** Called once the command has started, with its pid (= its process group id). */
   onSpawn?: (pgid: number) => void;
+  /**
+   * Absolute path of a pid file holding `{ pgid, token }` while the command runs (removed when it
+   * ends); the command's environment gets `LOOP_RUN_TOKEN=<token>`. A controller killed with SIGKILL
+   * cannot kill the detached group itself; its successor finds the file and kills the group with
+   * `killOrphanGroup` (token-checked). @default none
+   */
+  pidFile?: string;
 }
 
 /** The outcome of {@link runInGroup}. */
@@ -67,6 +75,8 @@ export interface GroupRunResult {
  */
 export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   installExitHook();
+  const pidFile = options.pidFile;
+  const token = pidFile ? newRunToken() : '';
   const started = performance.now();
   return new Promise((resolve) => {
     let child: ChildProcess;
@@ -85,6 +95,7 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
         killGroup(child.pid, 'SIGKILL');
         live.delete(child.pid);
       }
+      if (pidFile) removePidFile(pidFile);
       resolve({ ...result, timedOut, aborted, durationMs: performance.now() - started });
     };
     const terminate = () => {
@@ -99,7 +110,7 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     try {
       child = spawn('/bin/sh', ['-c', options.command], {
         cwd: options.cwd,
-        env: options.env,
+        env: pidFile ? { ...options.env, [RUN_TOKEN_ENV]: token } : options.env,
         detached: true,
         stdio: [options.input === undefined ? 'ignore' : 'pipe', options.outputFd, options.outputFd],
       });
@@ -109,6 +120,7 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     }
     if (child.pid !== undefined) {
       live.add(child.pid);
+      if (pidFile) writePidFile(pidFile, child.pid, token);
       options.onSpawn?.(child.pid);
     }
     child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
