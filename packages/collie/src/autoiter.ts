@@ -150,7 +150,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     busy = true;
     let lock: WorkspaceLock | undefined;
     try {
-      lock = await acquireLock({ path: paths.lock, staleMs: o.lockStaleMs });
+      lock = await acquireLock({ path: paths.lock, staleMs: o.lockStaleMs, holder: `another collie controller is stepping project ${o.projectId}` });
       return await fn();
     } finally {
       busy = false;

@@ -20,6 +20,8 @@ export interface AcquireLockOptions {
   staleMs?: number;
   /** Called if the lock is lost while held (for example its directory was deleted). */
   onCompromised?: (error: Error) => void;
+  /** What holds the lock, for the LOCK_HELD message. @default 'another loop is already running in this workspace' */
+  holder?: string;
 }
 
 /** True when the owner file names a process on this host that no longer exists. */
@@ -72,7 +74,7 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw new LoopError('LOCK_HELD', `[loop] [lock] another loop is already running in this workspace (lock ${lockPath}); wait for it to stop. If no loop process is alive, the lock goes stale by itself within ${Math.round(staleMs / 1000)} s, or remove it with: rm -r ${lockPath}`, { cause: error, details: { path: lockPath } });
+      throw new LoopError('LOCK_HELD', `[loop] [lock] ${options.holder ?? 'another loop is already running in this workspace'} (lock ${lockPath}); wait for it to stop. A lock whose owner process on this host has died is taken over at once; any other goes stale by itself within ${Math.round(staleMs / 1000)} s, or remove it with: rm -r ${lockPath}`, { cause: error, details: { path: lockPath } });
     }
     throw error;
   }

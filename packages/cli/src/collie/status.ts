@@ -8,7 +8,7 @@ export interface CollieStatus {
   /** The config file. */
   readonly config: string;
   /** `<stateRoot>/autoiter/<projectId>`. */
-  readonly projectDir: string;
+  readonly stateDir: string;
   /** The active run (`current-run`), else the newest run directory, else null. */
   readonly runId: string | null;
   /** True when `current-run` names the run (it is removed when the run ends). */
@@ -54,7 +54,7 @@ export async function readCollieStatus(loaded: LoadedCollieConfig): Promise<Coll
   const statusLine = statusText.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? null;
   return {
     config: loaded.file,
-    projectDir: paths.projectDir,
+    stateDir: paths.projectDir,
     runId,
     active: current !== '',
     locked,
@@ -72,7 +72,7 @@ export async function readCollieStatus(loaded: LoadedCollieConfig): Promise<Coll
 
 /** `loop collie status` as text. */
 export function formatCollieStatus(s: CollieStatus): string {
-  const lines = [`project   ${s.projectDir}`];
+  const lines = [`state dir ${s.stateDir}`];
   if (!s.runId) {
     lines.push('no run yet; start one with "loop collie step" (one unit) or "loop collie run" (to the end)');
   } else {
