@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import {
@@ -20,6 +20,7 @@ import {
   type ScriptedPatch,
   type StepOutcome,
 } from './index.js';
+import { snapshotFiles } from './internal/autoiter-fixture.js';
 
 let root: string;
 let project: string;
@@ -407,16 +408,7 @@ describe('restartability through stages 4a-6', () => {
   it('restartability: a new controller between every pair of steps reaches the same final files and git history as one uninterrupted run() (triage, deep verify, DEFERRED, fix-plan, commits, audit, per-FIX revert)', async () => {
     const specs: FixSpec[] = [{ kind: 'correctness', delta: 0 }, { kind: 'optimization', delta: -2 }, { verdict: 'Unclear', confidence: 1 }, { fixConfidence: 2 }];
     const snapshot = () => {
-      const out: Record<string, string> = {};
-      const walk = (d: string) => {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          if (e.name === '.git') continue;
-          const p = join(d, e.name);
-          if (e.isDirectory()) walk(p);
-          else out[relative(root, p)] = readFileSync(p, 'utf8').split(root).join('<root>');
-        }
-      };
-      walk(root);
+      const out = snapshotFiles(root, ['.git']);
       out['git log'] = sh(project, 'log', '--format=%H %s');
       out['git status'] = sh(project, 'status', '--porcelain');
       return out;

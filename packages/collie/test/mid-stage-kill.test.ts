@@ -10,12 +10,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunState, StageName, StepOutcome } from '../src/index.js';
 import { GIT_ENV, makeFixAutoiter, makeRepo, PROJECT_ID, RUN, type KillPoint } from './fixtures/fix-stages-process.js';
+import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const fixture = join(packageDir, 'test', 'fixtures', 'fix-stages-process.ts');
@@ -56,16 +57,7 @@ const read = (p: string) => readFileSync(p, 'utf8');
  * order, which differs between two uninterrupted runs too.
  */
 function files(w: World): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.name === '.git') continue;
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(w.root, p)] = read(p).split(w.root).join('<root>');
-    }
-  };
-  walk(w.root);
+  const out = snapshotFiles(w.root, ['.git']);
   const tokens = join(RUN_DIR, 'tokens.jsonl');
   if (out[tokens] !== undefined) out[tokens] = out[tokens].split('\n').sort().join('\n');
   return out;
@@ -155,8 +147,6 @@ interface Case {
 
 const iter = (w: World, ...p: string[]) => join(w.runDir, 'iter-1', ...p);
 const branchSubjects = (w: World) => git(w.project, 'log', '--format=%s', BRANCH).trim().split('\n');
-const userLogMd = (f: ReturnType<typeof finalOf>) => f.files[join(RUN_DIR, 'user-log.md')]!;
-const count = (text: string, line: string) => text.split('\n').filter((l) => l.startsWith(line)).length;
 
 const CASES: Case[] = [
   {

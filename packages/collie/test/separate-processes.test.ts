@@ -1,11 +1,12 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import type { StepOutcome } from '../src/index.js';
 import { makeAutoiter } from './fixtures/autoiter-process.js';
+import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
@@ -35,18 +36,7 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
-function snapshot(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[relative(root, p)] = readFileSync(p, 'utf8').split(root).join('<root>');
-    }
-  };
-  walk(root);
-  return out;
-}
+const snapshot = (root: string): Record<string, string> => snapshotFiles(root);
 
 async function inProcess() {
   const w = fresh();

@@ -1,7 +1,7 @@
 // Test-only fixture (not exported by the package): a controller over temp dirs with scripted tools.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { createAutoiter, type AutoiterOptions } from '../autoiter.js';
 import { createScriptedAgent, type ScriptedAgent } from '../agent.js';
 import type { Notification } from '../notifier.js';
@@ -50,4 +50,22 @@ export function fixtureAutoiter(dirs: { project: string; stateRoot: string }, ov
     ...over,
   };
   return { a: createAutoiter(options), lines, notes, escalations, agent, options };
+}
+
+/**
+ * Every file under `root` (relative path → text, `root` itself replaced by `<root>`), skipping the
+ * directory names in `skip`: the "same files as an uninterrupted run" comparison of the restart tests.
+ */
+export function snapshotFiles(root: string, skip: readonly string[] = []): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (skip.includes(e.name)) continue;
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[relative(root, p)] = readFileSync(p, 'utf8').split(root).join('<root>');
+    }
+  };
+  walk(root);
+  return out;
 }
