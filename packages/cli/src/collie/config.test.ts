@@ -55,6 +55,11 @@ describe('collie config files', () => {
     expect(message).toContain(`/w/collie.config.yaml:${lineOf(text, '  timeout: 5')}: agent: unknown field "timeout"; allowed fields: command, timeoutS, usagePattern, replyField, logDir`);
   });
 
+  it('agent.command that is neither a string nor { fast, standard, deep } says what it must be', () => {
+    const text = minimal.replace('  command: sh agent.sh', '  command: true');
+    expect(errorOf(text).message).toContain(`/w/collie.config.yaml:4: agent.command: agent.command must be a shell command (a string) or { fast, standard, deep } commands, one per tier`);
+  });
+
   it('a missing required field is named on the line of its parent; a pipeline flow needs testCommand', () => {
     const text = `projectId: app\nagent:\n  timeoutS: 5\nflow:\n  type: pipeline\n`;
     const error = errorOf(text);

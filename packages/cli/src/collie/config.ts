@@ -17,7 +17,7 @@ const command = z.string().trim().min(1, 'command must not be empty');
 export const collieAgentConfigSchema = z
   .object({
     command: z
-      .union([command, z.object({ fast: command, standard: command, deep: command }).strict()])
+      .union([command, z.object({ fast: command, standard: command, deep: command }).strict()], { error: 'agent.command must be a shell command (a string) or { fast, standard, deep } commands, one per tier' })
       .describe('The agent CLI, run with /bin/sh -c in projectDir with the prompt on stdin (it may read $COLLIE_AGENT_ROLE, $COLLIE_AGENT_TIER, $COLLIE_AGENT_MODEL), or one command per tier { fast, standard, deep }.'),
     timeoutS: z.number().positive().default(600).describe('Hard timeout of one agent call in seconds; its process group is killed past it. Default 600.'),
     usagePattern: z
