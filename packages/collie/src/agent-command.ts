@@ -1,9 +1,9 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { LoopError, parseOptions } from '@loop/core';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
-import { runInGroup } from '@loop/core';
+import { runInGroupToLog } from '@loop/core';
 
 /** Options of {@link createAgentCommand}. */
 export interface AgentCommandOptions {
@@ -109,25 +109,18 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
     run: async (request) => {
       n += 1;
       const command = typeof o.command === 'string' ? o.command : o.command[request.tier];
-      await mkdir(o.logDir, { recursive: true });
       const logPath = join(o.logDir, `${request.role.replace(/[^\w.-]+/g, '_')}-${n}.log`);
-      const handle = await open(logPath, 'w');
-      let result;
-      try {
-        result = await runInGroup({
-          command,
-          cwd: request.cwd ?? o.cwd,
-          env: { ...process.env, ...o.env, COLLIE_AGENT_ROLE: request.role, COLLIE_AGENT_TIER: request.tier, COLLIE_AGENT_MODEL: TIER_MODELS[request.tier], COLLIE_AUTOITER_ACTIVE: '1' },
-          outputFd: handle.fd,
-          input: renderAgentPrompt(request),
-          killTimeoutMs: o.timeoutMs,
-          graceMs: o.graceMs,
-          signal: request.signal,
-          ...(request.pidFile ? { pidFile: request.pidFile } : {}),
-        });
-      } finally {
-        await handle.close();
-      }
+      const result = await runInGroupToLog({
+        logPath,
+        command,
+        cwd: request.cwd ?? o.cwd,
+        env: { ...process.env, ...o.env, COLLIE_AGENT_ROLE: request.role, COLLIE_AGENT_TIER: request.tier, COLLIE_AGENT_MODEL: TIER_MODELS[request.tier], COLLIE_AUTOITER_ACTIVE: '1' },
+        input: renderAgentPrompt(request),
+        killTimeoutMs: o.timeoutMs,
+        graceMs: o.graceMs,
+        signal: request.signal,
+        ...(request.pidFile ? { pidFile: request.pidFile } : {}),
+      });
       const output = await readFile(logPath, 'utf8').catch(() => '');
       if (result.spawnError || result.timedOut || result.aborted || result.exitCode !== 0) {
         const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : `exited with ${result.exitCode ?? result.signal}`);

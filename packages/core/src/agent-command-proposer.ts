@@ -1,9 +1,9 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
-import { runInGroup } from './internal/process-group.js';
+import { runInGroupToLog } from './internal/process-group.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { formatAutoIterateRow, AUTO_ITERATE_TSV_HEADER } from './results-tsv.js';
 
@@ -100,23 +100,16 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context);
-    await mkdir(dirname(logPath), { recursive: true });
-    const handle = await open(logPath, 'w');
-    let result;
-    try {
-      result = await runInGroup({
-        command: o.command,
-        cwd,
-        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
-        outputFd: handle.fd,
-        input: prompt,
-        killTimeoutMs: o.timeoutMs,
-        graceMs: 5000,
-        signal: context.signal,
-      });
-    } finally {
-      await handle.close();
-    }
+    const result = await runInGroupToLog({
+      logPath,
+      command: o.command,
+      cwd,
+      env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
+      input: prompt,
+      killTimeoutMs: o.timeoutMs,
+      graceMs: 5000,
+      signal: context.signal,
+    });
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : `exited with ${result.exitCode ?? result.signal}`);

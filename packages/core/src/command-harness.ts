@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
-import { runInGroup } from './internal/process-group.js';
+import { runInGroupToLog } from './internal/process-group.js';
 import { killOrphanGroup } from './internal/orphan-group.js';
 
 /** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
@@ -83,15 +83,10 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
     name: `command(${o.command})`,
     run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
       if (o.pidFile) await killOrphanGroup(o.pidFile, o.graceMs); // before the log is truncated: the orphan writes to it
-      let handle;
+      let result;
       try {
-        await mkdir(dirname(logPath), { recursive: true });
-        handle = await open(logPath, 'w');
-      } catch (error) {
-        throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
-      }
-      try {
-        const result = await runInGroup({
+        result = await runInGroupToLog({
+          logPath,
           command: o.command,
           cwd: o.cwd,
           env: {
@@ -103,29 +98,23 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
             ...(seed !== undefined ? { LOOP_SEED: String(seed) } : {}),
             ...(repeat !== undefined ? { LOOP_REPEAT: String(repeat) } : {}),
           },
-          outputFd: handle.fd,
           killTimeoutMs,
           graceMs: o.graceMs,
           signal,
           ...(o.pidFile ? { pidFile: o.pidFile } : {}),
         });
-        const error = result.spawnError
-          ? `could not start: ${result.spawnError.message}`
-          : result.aborted
-            ? 'aborted'
-            : undefined;
-        return {
-          exitCode: result.exitCode,
-          signal: result.signal,
-          timedOut: result.timedOut,
-          durationMs: result.durationMs,
-          logPath,
-          ...(error ? { error } : {}),
-        };
-      } finally {
-        await handle.sync().catch(() => {});
-        await handle.close();
+      } catch (error) {
+        throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
       }
+      const error = result.spawnError ? `could not start: ${result.spawnError.message}` : result.aborted ? 'aborted' : undefined;
+      return {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        durationMs: result.durationMs,
+        logPath,
+        ...(error ? { error } : {}),
+      };
     },
     fingerprint: async () => {
       const hash = createHash('sha256').update(o.command).update('\0');

@@ -3,7 +3,6 @@ import type { IterationRecord } from './iteration-record.js';
 import type { KeepDecision } from './keep-policy.js';
 import type { LoopSummary } from './summary.js';
 import type { SampleSummary } from './statistics.js';
-import type { StopDecision } from './stop-policy.js';
 
 /**
  * The typed events a loop emits, in order, for hosts to observe (UI, logs, agent tooling).

@@ -77,7 +77,7 @@ export { writeJsonAtomic, writeTextAtomic, readJson } from './state-file.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';
-export { runInGroup, killGroup } from './internal/process-group.js';
+export { runInGroup, runInGroupToLog, killGroup } from './internal/process-group.js';
 export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV } from './internal/orphan-group.js';
 export type { GroupRunOptions, GroupRunResult } from './internal/process-group.js';
 export type { WorkingCopy, WorkingCopyProvider } from './working-copy.js';

@@ -1,5 +1,4 @@
-import { open } from 'node:fs/promises';
-import { LoopError, readLogTail, runInGroup } from '@loop/core';
+import { LoopError, readLogTail, runInGroupToLog } from '@loop/core';
 
 /** What {@link runFlowCommand} runs. */
 export interface FlowCommandRequest {
@@ -46,17 +45,11 @@ export interface FlowCommandOutcome {
  * @throws {LoopError} `HARNESS_FAILED` when the log file cannot be opened or the command cannot be spawned.
  */
 export async function runFlowCommand(request: FlowCommandRequest): Promise<FlowCommandOutcome> {
-  let handle;
-  try {
-    handle = await open(request.logPath, 'w');
-  } catch (error) {
-    throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot open the command log ${request.logPath}: ${(error as Error).message}`, { cause: error, details: { logPath: request.logPath } });
-  }
   let result;
   try {
-    result = await runInGroup({ command: request.command, cwd: request.cwd, env: request.env, outputFd: handle.fd, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}) });
-  } finally {
-    await handle.close();
+    result = await runInGroupToLog({ logPath: request.logPath, command: request.command, cwd: request.cwd, env: request.env, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}) });
+  } catch (error) {
+    throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot open the command log ${request.logPath}: ${(error as Error).message}`, { cause: error, details: { logPath: request.logPath } });
   }
   if (result.spawnError) {
     throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot start "${request.command}" in ${request.cwd}: ${result.spawnError.message}; check the command and the worktree`, { cause: result.spawnError, details: { command: request.command, cwd: request.cwd } });

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './pid-file.js';
 
 const live = new Set<number>();
@@ -136,4 +138,24 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * {@link runInGroup} with stdout and stderr going to `logPath` (its directory is created, the file
+ * truncated, synced and closed when the command ends). The one way the harness, the agent proposers
+ * and collie's commands run a logged command.
+ *
+ * @throws the file-system error when the log cannot be created (callers map it to their error code);
+ *   a failing command is a result, never a throw.
+ */
+export async function runInGroupToLog(options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string }): Promise<GroupRunResult> {
+  const { logPath, ...run } = options;
+  await mkdir(dirname(logPath), { recursive: true });
+  const handle = await open(logPath, 'w');
+  try {
+    return await runInGroup({ ...run, outputFd: handle.fd });
+  } finally {
+    await handle.sync().catch(() => {});
+    await handle.close();
+  }
 }
