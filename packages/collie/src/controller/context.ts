@@ -1,4 +1,4 @@
-import { createCommandHarness, createRegexScorer, type Harness } from '@loop/core';
+import { createCommandHarness, createRegexScorer, readLogTail, type Harness } from '@loop/core';
 import type { Agent } from '../agent.js';
 import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
 import type { FlowExecutor } from '../flow-executor.js';
@@ -128,8 +128,8 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     await appendText(logFile, `EXIT_CODE:${exitCode ?? (record.timedOut ? 124 : 137)}\n`);
     const scorer = createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
     const score = await scorer.score({ ...record, logPath: logFile });
-    const log = (await readText(logFile)) ?? '';
-    const lastLine = log.split('\n').filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
+    // The controller reads only the log's tail (seed 000 Section 0: it never parses > 50 log lines).
+    const lastLine = (await readLogTail(logFile, 50)).split('\n').filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
     const errorSignature = exitCode === 0 ? null : lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
     return { exitCode: exitCode ?? null, scalar: score.ok ? score.value : null, errorSignature, blockingLine };
   };

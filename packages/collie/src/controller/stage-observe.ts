@@ -8,6 +8,7 @@ import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import type { Ctx, StepOutcome } from './context.js';
+import { readLogTail } from '@loop/core';
 
 const OBSERVE_PROMPT = [
   'You are the Observe subagent of an autoiter run. Read the trigger log excerpt and the run spec.',
@@ -36,11 +37,6 @@ export const MAX_LADDER_ATTEMPTS = 3;
 /** Stage 3.2: the validation rerun's cap, in minutes. */
 export const VALIDATION_CAP_MIN = 5;
 
-async function logTail(path: string, lines: number): Promise<string> {
-  const text = (await readText(path)) ?? '';
-  return text.split('\n').slice(-lines - 1).join('\n');
-}
-
 function exitCodeOf(log: string): number | null {
   const m = [...log.matchAll(/^EXIT_CODE:(\d+)$/gm)].at(-1);
   return m ? Number(m[1]) : null;
@@ -54,7 +50,7 @@ function exitCodeOf(log: string): number | null {
 export async function stageObserve(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
-  const tail = await logTail(ip.rawLog, 200);
+  const tail = await readLogTail(ip.rawLog, 200);
   const reply = await c.agent.run({ role: 'observe', tier: 'fast', prompt: OBSERVE_PROMPT, inputs: { 'raw.log (last 200 lines)': tail, 'run-spec.md': (await readText(rp.runSpec)) ?? '' } });
   const issues = parseObservations(reply);
   await writeTextAtomic(ip.observations, renderObservations(issues));
@@ -85,7 +81,7 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   let rootCause: string;
   let fixApplied: string;
   try {
-    const reply = await c.agent.run({ role: 'diagnose', tier: ladder.tier, prompt: diagnosePrompt(worktree), inputs: { 'raw.log (last 200 lines)': await logTail(lastLog, 200), 'run-spec.md': (await readText(rp.runSpec)) ?? '' } });
+    const reply = await c.agent.run({ role: 'diagnose', tier: ladder.tier, prompt: diagnosePrompt(worktree), inputs: { 'raw.log (last 200 lines)': await readLogTail(lastLog, 200), 'run-spec.md': (await readText(rp.runSpec)) ?? '' } });
     const yaml = (() => {
       try {
         return parseYaml(reply) as unknown;
