@@ -9,7 +9,7 @@ import type { FlowExecutor } from './flow-executor.js';
 import type { Notifier } from './notifier.js';
 import type { Preparer } from './preparer.js';
 import type { QuestionAsker } from './question-asker.js';
-import type { TaskTracker } from './task-anchors.js';
+import type { TaskTracker } from './task-tracker.js';
 import type { Workspace } from './workspace.js';
 
 /** The environment flag of the nested-call guard (seed 000 §3.5). */

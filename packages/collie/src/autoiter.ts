@@ -15,7 +15,8 @@ import { resolveColliePaths, type ColliePaths, type RunPaths } from './paths.js'
 import { noPrepare } from './preparer.js';
 import { isTerminal, readRunState } from './run-state.js';
 import { parseRunSpec } from './run-spec.js';
-import { anchorStageOf, createFileTaskTracker, type TaskTracker } from './task-anchors.js';
+import { anchorStageOf } from './task-anchors.js';
+import { createFileTaskTracker, type TaskTracker } from './task-tracker.js';
 import { meterAgent, type MeterTarget } from './token-meter.js';
 import { createDirectoryWorkspace } from './workspace.js';
 

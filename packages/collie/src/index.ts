@@ -63,8 +63,10 @@ export { issueRecordSchema, parseObservations, renderObservations, ladderStartTi
 export type { IssueRecord } from './observations.js';
 export { createFlowPipelineExecutor, flowPipelineOptionsSchema, resolveReproCommand, FLOW_STEPS, parseVerdict, SNAPSHOT_EXCLUDED } from './flow-pipeline.js';
 export type { FlowPipelineOptions, FlowPipelineSettings, FlowPipelineExecutor, ReproCommand, FlowAgentStep, ReviewVerdict } from './flow-pipeline.js';
-export { createFileTaskTracker, createMemoryTaskTracker, STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS, TASK_STATUSES, taskFileSchema } from './task-anchors.js';
-export type { Task, TaskStatus, TaskTracker, AnchorStage, StageAnchor, AnchorStageName, StartIterationOptions, AnchorCheck } from './task-anchors.js';
+export { createFileTaskTracker, createMemoryTaskTracker, TASK_STATUSES, taskFileSchema } from './task-tracker.js';
+export type { Task, TaskStatus, TaskTracker, TaskFile } from './task-tracker.js';
+export { STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS } from './task-anchors.js';
+export type { AnchorStage, StageAnchor, AnchorStageName, StartIterationOptions, AnchorCheck } from './task-anchors.js';
 export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntrySchema } from './token-meter.js';
 export type { TokenEntry, MeterTarget } from './token-meter.js';
 export type { TokenUsage, ScriptedUsageReply } from './agent.js';

@@ -7,8 +7,6 @@ import {
   anchorStageOf,
   anchorSubject,
   checkAnchor,
-  createFileTaskTracker,
-  createMemoryTaskTracker,
   isLongDispatch,
   LONG_DISPATCH_CHARS,
   LONG_DISPATCH_MS,
@@ -16,9 +14,8 @@ import {
   STAGE_ANCHORS,
   startIterationAnchors,
   switchAnchor,
-  type Task,
-  type TaskTracker,
 } from './task-anchors.js';
+import { createFileTaskTracker, createMemoryTaskTracker, type Task, type TaskTracker } from './task-tracker.js';
 
 let dir: string;
 beforeEach(async () => {

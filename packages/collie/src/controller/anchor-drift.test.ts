@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createScriptedAgent } from '../agent.js';
 import { FIXTURE_RUN, fixtureAutoiter, fixtureDirs } from '../internal/autoiter-fixture.js';
 import { readRunState } from '../run-state.js';
-import { anchorSubject, createFileTaskTracker, readAnchors } from '../task-anchors.js';
+import { anchorSubject, readAnchors } from '../task-anchors.js';
+import { createFileTaskTracker } from '../task-tracker.js';
 
 let dirs: ReturnType<typeof fixtureDirs>;
 beforeEach(() => (dirs = fixtureDirs()));

@@ -1,5 +1,6 @@
 import type { Agent } from '../agent.js';
-import { checkAnchor, isLongDispatch, type AnchorStage, type TaskTracker } from '../task-anchors.js';
+import { checkAnchor, isLongDispatch, type AnchorStage } from '../task-anchors.js';
+import type { TaskTracker } from '../task-tracker.js';
 
 /** Thrown (and handled by the controller, which escalates `stage_anchor_drift`) when the anchor check after a long dispatch finds drift. */
 export class AnchorDriftError extends Error {

@@ -15,7 +15,7 @@ import { fixIdOf, readTriageText } from '../stage-files.js';
 import { deepVerifyGate, routeRecords } from '../gates.js';
 import { fixBatches } from '../fix-plan.js';
 import type { CollieStopState } from '../stop-checks.js';
-import type { TaskTracker } from '../task-anchors.js';
+import type { TaskTracker } from '../task-tracker.js';
 import type { Workspace } from '../workspace.js';
 import type { GitContext } from '../git.js';
 import { readTokensUsed } from '../token-meter.js';
