@@ -41,7 +41,7 @@ export async function git(ctx: GitContext, ...args: string[]): Promise<string> {
     return r.stdout;
   } catch (error) {
     const e = error as { stderr?: string; message: string };
-    throw new LoopError('NOT_A_REPOSITORY', `[loop] [collie] git ${args.join(' ')} failed in ${ctx.cwd}: ${(e.stderr || e.message).trim()}; stages 5.1-6 need the worktree to be a git repository with at least one commit`, { cause: error, details: { cwd: ctx.cwd, args } });
+    throw new LoopError('NOT_A_REPOSITORY', `[loop] [collie] git ${args.join(' ')} failed in ${ctx.cwd}: ${(e.stderr || e.message).trim()}; the project (and the run's worktree) must be a git repository with at least one commit`, { cause: error, details: { cwd: ctx.cwd, args } });
   }
 }
 

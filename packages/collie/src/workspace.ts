@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { LoopError, type MaybePromise } from '@loop/core';
-
-const run = promisify(execFile);
+import type { MaybePromise } from '@loop/core';
+import { git } from './git.js';
 
 /** Where a run works: the seed's isolated worktree. */
 export interface Workspace {
@@ -32,28 +29,22 @@ export function createDirectoryWorkspace(dir: string): Workspace {
  * @throws {LoopError} `NOT_A_REPOSITORY` when git fails (the message carries git's stderr).
  */
 export function createGitWorktree(options: { repoDir: string }): Workspace {
-  const git = async (cwd: string, ...args: string[]) => {
-    try {
-      return (await run('git', args, { cwd })).stdout.trim();
-    } catch (error) {
-      const e = error as { stderr?: string; message: string };
-      throw new LoopError('NOT_A_REPOSITORY', `[loop] [collie] git ${args.join(' ')} failed in ${cwd}: ${(e.stderr ?? e.message).trim()}; the project must be a git repository with at least one commit`, { cause: error });
-    }
-  };
+  // Not a commit: the clock only matters for commit dates, so the real time is fine here.
+  const run = async (cwd: string, ...args: string[]) => (await git({ cwd, now: Date.now() }, ...args)).trim();
   return {
     name: `git-worktree(${options.repoDir})`,
     prepare: async (runId) => {
       const path = join(options.repoDir, '.worktrees', `autoiter-${runId}`);
       // Keep the user's `git status` clean: .worktrees/ goes to the repository's local exclude file.
-      const exclude = resolve(options.repoDir, await git(options.repoDir, 'rev-parse', '--git-path', 'info/exclude'));
+      const exclude = resolve(options.repoDir, await run(options.repoDir, 'rev-parse', '--git-path', 'info/exclude'));
       const current = await readFile(exclude, 'utf8').catch(() => '');
       if (!current.split('\n').some((l) => l.trim() === '/.worktrees/')) {
         await mkdir(dirname(exclude), { recursive: true });
         await appendFile(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}/.worktrees/\n`);
       }
-      if (!existsSync(path)) await git(options.repoDir, 'worktree', 'add', path, '-b', `autoiter/${runId}`);
+      if (!existsSync(path)) await run(options.repoDir, 'worktree', 'add', path, '-b', `autoiter/${runId}`);
       return path;
     },
-    head: (path) => git(path, 'rev-parse', 'HEAD'),
+    head: (path) => run(path, 'rev-parse', 'HEAD'),
   };
 }
