@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import * as nodeFs from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { LoopError } from '@loop/core';
+import type { SnapshotFs } from './snapshot-fs.js';
+import { KEPT_DIR_PATTERN } from './snapshot-names.js';
+import type { RestoredFile } from './snapshot-rollback-types.js';
+
+/** A file's kept bytes: where they are stored and their SHA-256. */
+export interface KeptEntry {
+  /** Absolute path of the file holding the kept bytes. */
+  readonly path: string;
+  /** SHA-256 (hex) of those bytes. */
+  readonly sha256: string;
+}
+
+/** Suffix of a kept directory whose copy is not yet accepted (`commit` before the engine's keep). */
+export const STAGED_SUFFIX = '.staged';
+/** Suffix of a baseline directory being copied (renamed away once complete). */
+export const PARTIAL_SUFFIX = '.partial';
+/** Suffix given to a kept directory the results log does not lead to (set aside on recover). */
+export const ORPHAN_SUFFIX = '.orphan';
+
+/** SHA-256 (hex) of `bytes`. */
+export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+const where = '[loop] [rollback-snapshot]';
+
+/**
+ * The file operations of the snapshot rollback over one `snapshots/` directory: `cp -p` copies,
+ * verified restores, directory listings, atomic renames and the kept state read back from disk.
+ * `rename` and `rm` come from the injected fs when it has them, else from `node:fs/promises`
+ * (the {@link SnapshotFs} contract predates them).
+ */
+export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snapshotsDir: string; mtimeToleranceMs: number }) {
+  const { fs, snapshotsDir } = o;
+  const extra = fs as SnapshotFs & { rename?: (a: string, b: string) => Promise<void>; rm?: (p: string, opt: { recursive: true; force: true }) => Promise<void> };
+  const rename = (from: string, to: string) => (extra.rename ? extra.rename(from, to) : nodeFs.rename(from, to));
+  const rm = (path: string) => (extra.rm ? extra.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true }));
+  const abs = (rel: string) => join(o.workspace, rel);
+
+  const hashOrNull = async (path: string): Promise<string | null> => {
+    try {
+      return sha256(await fs.readFile(path));
+    } catch {
+      return null;
+    }
+  };
+
+  /** `cp -p`: bytes, mode, atime and mtime. Returns the source's stats. */
+  const copyPreserving = async (from: string, to: string) => {
+    const info = await fs.stat(from);
+    await fs.mkdir(dirname(to), { recursive: true });
+    await fs.copyFile(from, to);
+    await fs.chmod(to, info.mode & 0o7777);
+    await fs.utimes(to, info.atime, info.mtime);
+    return info;
+  };
+
+  /** True when `name` exists in `snapshots/`. */
+  const exists = async (name: string) => fs.access(join(snapshotsDir, name)).then(() => true, () => false);
+
+  /** A name not yet taken in `snapshots/`, staged or not (two copies in the same second get `-2`, `-3`, ...). */
+  const freeName = async (name: string): Promise<string> => {
+    for (let n = 1; ; n += 1) {
+      const candidate = n === 1 ? name : `${name}-${n}`;
+      if (!(await exists(candidate)) && !(await exists(`${candidate}${STAGED_SUFFIX}`))) return candidate;
+    }
+  };
+
+  const listFiles = async (dir: string, prefix = ''): Promise<string[]> => {
+    const out: string[] = [];
+    for (const entry of (await fs.readdir(dir)).sort()) {
+      const path = join(dir, entry);
+      const rel = prefix ? `${prefix}/${entry}` : entry;
+      if ((await fs.stat(path)).isDirectory()) out.push(...(await listFiles(path, rel)));
+      else out.push(rel);
+    }
+    return out;
+  };
+
+  /** Restores each `(file → entry)` whose current hash differs, then verifies; throws RESTORE_FAILED listing every failure. */
+  const restoreAll = async (targets: ReadonlyMap<string, KeptEntry>, what: string): Promise<RestoredFile[]> => {
+    const restored: RestoredFile[] = [];
+    const failed: { file: string; snapshot: string; reason: string }[] = [];
+    for (const [file, entry] of targets) {
+      const dest = abs(file);
+      if ((await hashOrNull(dest)) === entry.sha256) continue;
+      try {
+        const info = await copyPreserving(entry.path, dest);
+        const after = await fs.stat(dest);
+        if ((await hashOrNull(dest)) !== entry.sha256) throw new Error('content does not match the snapshot (SHA-256)');
+        if (Math.abs(after.mtimeMs - info.mtimeMs) > o.mtimeToleranceMs) throw new Error(`mtime ${after.mtime.toISOString()} not preserved (snapshot ${info.mtime.toISOString()})`);
+        restored.push({ file, from: entry.path });
+      } catch (error) {
+        failed.push({ file, snapshot: entry.path, reason: (error as Error)?.message ?? String(error) });
+      }
+    }
+    if (failed.length > 0) {
+      const list = failed.map((f) => `${f.file} from ${f.snapshot} (${f.reason})`).join('; ');
+      throw new LoopError('RESTORE_FAILED', `${where} ${what} failed for ${list}; the workspace may be a mixed tree: halt the pass and restore those files by hand from the snapshots`, { details: { failed, restored: restored.map((r) => r.file) } });
+    }
+    return restored;
+  };
+
+  /**
+   * The kept state `id` rebuilt from disk: the baseline overlaid by the kept directories up to it.
+   * Every failure (an absent or unreadable directory or file) is `RESTORE_FAILED`, never a raw fs error.
+   */
+  const keptStateFromDisk = async (id: string, baselineId: string, files: readonly string[]): Promise<Map<string, KeptEntry>> => {
+    const missing = (what: string, cause?: unknown) =>
+      new LoopError('RESTORE_FAILED', `${where} cannot restore ${id}: ${what}; nothing was restored. Check ${snapshotsDir}`, { cause, details: { id, snapshotsDir } });
+    const isBaseline = id === baselineId;
+    const keptMatch = KEPT_DIR_PATTERN.exec(id);
+    if (!isBaseline && !keptMatch) throw missing(`${id} is neither the baseline (${baselineId}) nor a kept snapshot directory`);
+    const upTo = keptMatch ? Number(keptMatch[1]) : -1;
+    let entries: string[];
+    try {
+      entries = await fs.readdir(snapshotsDir);
+    } catch (error) {
+      throw missing('the snapshots directory is absent or unreadable', error);
+    }
+    if (!entries.includes(baselineId)) throw missing(`the baseline snapshot ${baselineId} is absent`);
+    if (!isBaseline && !entries.includes(id)) throw missing(`the kept snapshot ${id} is absent`);
+    const keptDirs = entries
+      .map((name) => ({ name, m: KEPT_DIR_PATTERN.exec(name) }))
+      .filter((e) => e.m && Number(e.m[1]) <= upTo)
+      .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || a.name.localeCompare(b.name));
+    const paths = new Map<string, string>();
+    for (const file of files) paths.set(file, join(snapshotsDir, baselineId, file));
+    for (const dir of keptDirs) {
+      let inDir: string[];
+      try {
+        inDir = await listFiles(join(snapshotsDir, dir.name));
+      } catch (error) {
+        throw missing(`the kept snapshot ${join(snapshotsDir, dir.name)} is absent or unreadable (${(error as Error)?.message})`, error);
+      }
+      for (const file of inDir) if (paths.has(file)) paths.set(file, join(snapshotsDir, dir.name, file));
+    }
+    // test -r every target first: surface an explicit error rather than copying a missing path.
+    const targets = new Map<string, KeptEntry>();
+    for (const [file, path] of paths) {
+      try {
+        await fs.access(path, constants.R_OK);
+        if (!(await fs.stat(path)).isFile()) throw new Error('not a regular file');
+        targets.set(file, { path, sha256: sha256(await fs.readFile(path)) });
+      } catch (error) {
+        throw missing(`the snapshot ${path} of ${file} is absent or unreadable (${(error as Error)?.message})`, error);
+      }
+    }
+    return targets;
+  };
+
+  return { abs, hashOrNull, copyPreserving, exists, freeName, listFiles, restoreAll, keptStateFromDisk, rename, rm };
+}
+
+/** The store {@link createSnapshotStore} returns. */
+export type SnapshotStore = ReturnType<typeof createSnapshotStore>;
