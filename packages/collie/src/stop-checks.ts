@@ -61,7 +61,7 @@ export function collieStopState(collie: CollieStopState['collie'], startedAt: nu
     best: scores.length > 0 ? Math.max(...scores) : (collie.baselineScalar ?? Number.NaN),
     bestId: '',
     history,
-    counts: { kept: scores.length, reverted: 0, rejected: 0, crash: collie.iterations.length - scores.length },
+    counts: { kept: scores.length, reverted: 0, rejected: 0, crash: collie.iterations.length - scores.length, halted: 0 },
     consecutiveNonImprovements: 0,
     consecutiveCrashes: 0,
     iterationsThisRun: collie.iterations.length,

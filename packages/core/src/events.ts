@@ -9,6 +9,8 @@ import type { SampleSummary } from './statistics.js';
  *
  * - `baseline`: `samples` are the baseline's repeats (`baselineRepeats`, one by default) and
  *   `spread` their n, mean, standard deviation and MAD (the noise floor); `record.score` is the mean.
+ * - `halted`: the row that halted the loop (a guard's `halt`, a failed restore, a tampered
+ *   harness); `status` is its label. `stopped` follows after the stop sequence.
  * - `kept` / `reverted`: `decision.evidence` holds the statistics of a noise-aware decision;
  *   `samples` the candidate's scores (its first run plus any repeats); `seedOnly` is true when the
  *   proposal only changed a seed.
@@ -20,6 +22,7 @@ export type LoopEvent =
   | { readonly type: 'kept'; readonly record: IterationRecord; readonly decision: KeepDecision; readonly previousBest: number; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
   | { readonly type: 'reverted'; readonly record: IterationRecord; readonly decision?: KeepDecision; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
   | { readonly type: 'crash'; readonly record: IterationRecord; readonly logTail: string; readonly willRepair: boolean; readonly durationMs: number }
+  | { readonly type: 'halted'; readonly record: IterationRecord; readonly status: string; readonly note: string }
   | { readonly type: 'advice'; readonly iteration: number; readonly advice: Advice }
   | { readonly type: 'stopped'; readonly summary: LoopSummary };
 

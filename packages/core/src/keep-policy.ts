@@ -41,6 +41,8 @@ export interface KeepDecision {
   readonly reason: string;
   /** The statistics behind the decision, when the policy computed any (noise-aware policies). */
   readonly evidence?: KeepEvidence;
+  /** The row's label (the preset's own status name) when this decision sets one, e.g. seed 002's `reverted-redtest`. @default none */
+  readonly status?: string;
 }
 
 /**
@@ -76,6 +78,10 @@ export interface KeepInput {
   readonly sample?: () => Promise<number | undefined>;
   /** True when the loop detected that the proposal only changed a random seed. */
   readonly seedOnly?: boolean;
+  /** The candidate's Tier-1 gates, one record per sample (see `ScoreOk.gates`). @default none */
+  readonly candidateGates?: readonly (Readonly<Record<string, boolean>> | undefined)[];
+  /** The incumbent's Tier-1 gates, when known. @default none */
+  readonly incumbentGates?: Readonly<Record<string, boolean>>;
 }
 
 /** Decides whether a scored candidate replaces the incumbent. */

@@ -2,6 +2,14 @@ import type { IterationRecord, StatusCounts } from './iteration-record.js';
 import type { SampleSummary } from './statistics.js';
 import type { Direction } from './types.js';
 
+/** What a cost meter reports: spend so far in this run. */
+export interface CostReading {
+  /** US dollars spent so far. @default unknown */
+  readonly usd?: number;
+  /** Tokens used so far. @default unknown */
+  readonly tokens?: number;
+}
+
 /**
  * The loop's state after an iteration, as stop policies and advisors see it. Read-only.
  */
@@ -28,6 +36,17 @@ export interface LoopState {
   readonly consecutiveNonImprovements: number;
   /** Crashes in a row (reset by any non-crash row). */
   readonly consecutiveCrashes: number;
+  /** Crashes in a row with the same `error` message as the last one (0 when the last row is not a crash). Set by the engine; optional so tests can build states by hand. */
+  readonly consecutiveSameError?: number;
+  /** Rows in a row whose `changedFiles` is known and empty (a proposal that changed nothing). Set by the engine. */
+  readonly consecutiveNoChange?: number;
+  /**
+   * The best kept score after each iteration, index = iteration (`bestTrail[0]` is the baseline).
+   * Kept incrementally; `convergence` reads two entries of it. Optional so tests can build states by hand.
+   */
+  readonly bestTrail?: readonly number[];
+  /** Money and tokens spent so far, from `LoopOptions.cost` (USD, tokens). @default none */
+  readonly cost?: CostReading;
   /** Iterations run in this process (excludes rows from before a resume). */
   readonly iterationsThisRun: number;
   /**

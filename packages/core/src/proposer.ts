@@ -38,10 +38,28 @@ export interface ProposalContext {
    * proposer edits `artifact` (the copy's) and works in `workingCopy.dir` when it has one.
    */
   readonly workingCopy?: WorkingCopy;
+  /** The iteration's plan from `Proposer.plan`, when the proposer has one (seed 002 loop steps 1-2). */
+  readonly plan?: EditPlan;
   /** Present on repair attempts: the crash to fix. */
   readonly crash?: CrashInfo;
   /** Aborted when the loop stops; a long-running proposer must return promptly. */
   readonly signal: AbortSignal;
+}
+
+/**
+ * What a proposer intends to do, said before anything is touched: the engine hands it to the guards'
+ * `beforeEdit` (a safety ASK, a needs-human stop) and to `RollbackStrategy.checkpoint`, so a snapshot
+ * rollback copies only `files` (seed 002 step 3: "copy every mutable file you are about to change").
+ */
+export interface EditPlan {
+  /** One line: the idea. @default the proposal's description */
+  readonly description?: string;
+  /** Relative paths the edit will touch; the rollback snapshots only these. @default every mutable path */
+  readonly files?: readonly string[];
+  /** A short kebab-case name for snapshot and branch names. @default derived from the description */
+  readonly slug?: string;
+  /** Anything the preset's guards and proposer pass along (seed 002: declared flows, a needs-human request). */
+  readonly data?: unknown;
 }
 
 /** What a proposer did. */
@@ -58,7 +76,16 @@ export interface Proposal {
 export interface Proposer {
   /** Used in errors and logs. */
   readonly name: string;
-  /** Applies one edit and describes it. Throwing stops the loop with `PROPOSER_FAILED`. */
+  /**
+   * Optional: picks the iteration's ONE edit without touching anything (seed 002 loop steps 1-2).
+   * Runs before `RollbackStrategy.checkpoint`, which receives the plan. Throwing is a `crash` row
+   * (`proposer failed: ...`), as for `propose`.
+   */
+  readonly plan?: (context: ProposalContext) => MaybePromise<EditPlan>;
+  /**
+   * Applies one edit and describes it; `context.plan` holds the plan when `plan` ran. Throwing is a
+   * `crash` row; `maxProposerFailures` in a row stop the loop with `proposer-failing`.
+   */
   readonly propose: (context: ProposalContext) => MaybePromise<Proposal>;
   /**
    * Optional: tries to fix a crash of the current candidate in place (seed 003: a simple bug such

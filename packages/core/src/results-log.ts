@@ -11,10 +11,23 @@ export interface ResultsLog {
   readonly name: string;
   /** Where the rows live, when they live in a file. */
   readonly path?: string;
+  /**
+   * Decimal places the log rounds scores to, when it rounds (seed 002's results.tsv: 2). Resume
+   * then takes the full-precision best and baseline from the state store when they round to the
+   * logged ones, so decisions after a resume equal an uninterrupted run's. @default exact
+   */
+  readonly decimals?: number;
   /** Appends one row durably (written and flushed before it returns). */
   readonly append: (record: IterationRecord) => MaybePromise<void>;
   /** Every row so far, baseline first; an empty list when there is none. */
   readonly read: () => MaybePromise<IterationRecord[]>;
+  /**
+   * Optional: replaces the last row durably (atomic rewrite). The engine uses it once per run at
+   * most, when the rollback of the row it just appended fails: the row becomes class `halted` with
+   * the `restore-failed` label (seed 002: "set the distinct loud status restore-failed, append the
+   * row, and HALT"). Without it the engine appends a separate `halted` row for the next iteration.
+   */
+  readonly amendLast?: (record: IterationRecord) => MaybePromise<void>;
 }
 
 /** An in-memory results log (for tests and hosts that keep history themselves). */
@@ -22,7 +35,15 @@ export function createMemoryResultsLog(initial: readonly IterationRecord[] = [])
   readonly rows: IterationRecord[];
 } {
   const rows = [...initial];
-  return { name: 'memory', rows, append: (r) => void rows.push(r), read: () => [...rows] };
+  return {
+    name: 'memory',
+    rows,
+    append: (r) => void rows.push(r),
+    read: () => [...rows],
+    amendLast: (r) => {
+      if (rows.length > 0) rows[rows.length - 1] = r;
+    },
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { EditPlan } from './proposer.js';
 import type { MaybePromise } from './types.js';
 
 /** The kept state an iteration started from. */
@@ -40,8 +41,11 @@ export interface RevertInfo {
 export interface RollbackStrategy {
   /** Used in errors and logs. */
   readonly name: string;
-  /** Records the current kept state before the proposer edits it. */
-  readonly checkpoint: (iteration: number) => MaybePromise<Checkpoint>;
+  /**
+   * Records the current kept state before the proposer edits it. `plan` is the proposer's
+   * {@link EditPlan} when it has one: a strategy may save only `plan.files` (snapshot rollback).
+   */
+  readonly checkpoint: (iteration: number, plan?: EditPlan) => MaybePromise<Checkpoint>;
   /**
    * Optional: records the candidate before it is evaluated (the git adapter commits it) and
    * returns its id for the results row. Called again for a repair attempt of the same iteration.

@@ -10,7 +10,8 @@ import { createMemoryWorkingCopies } from './memory-working-copies.js';
 import type { Proposer } from './proposer.js';
 import { createValueScorer } from './regex-scorer.js';
 import { createMemoryResultsLog } from './results-log.js';
-import { createLoop, type LoopOptions } from './run-loop.js';
+import { createLoop } from './engine/create-loop.js';
+import type { LoopOptions } from './engine/options.js';
 import { maxIterations } from './stop-policy.js';
 
 /** A loop over a number (minimize: the score is the value) with K candidates in memory copies. */
@@ -211,7 +212,7 @@ describe('createLoop: parallel candidates', () => {
     expect(artifact.get()).toBe(10);
   });
 
-  it('parallel options are validated at createLoop: concurrency above candidates, repairs and seed-only detection are CONFIG_INVALID', () => {
+  it('parallel options are validated at createLoop: concurrency above candidates is CONFIG_INVALID; repairs and seed-only detection are accepted', () => {
     const attempt = (parallel: Record<string, unknown>, extra: Partial<LoopOptions> = {}) => {
       try {
         setup({ candidates: 2, propose: (v) => v, parallel: parallel as never, extra });
@@ -221,8 +222,61 @@ describe('createLoop: parallel candidates', () => {
       }
     };
     expect(attempt({ concurrency: 3 })).toMatch(/concurrency must be at most candidates/);
-    expect(attempt({}, { maxRepairAttempts: 2 })).toMatch(/maxRepairAttempts: is not supported with parallel candidates/);
-    expect(attempt({}, { seedOnlyDetector: { name: 'x', isSeedOnlyChange: () => false } })).toMatch(/seedOnlyDetector/);
+    expect(attempt({}, { maxRepairAttempts: 2 })).toBeUndefined();
+    expect(attempt({}, { seedOnlyDetector: { name: 'x', isSeedOnlyChange: () => false } })).toBeUndefined();
     expect(attempt({ remeasureIncumbent: 1 })).toBeUndefined();
+  });
+
+  it('a parallel candidate that crashes is repaired in its own copy (maxRepairAttempts) and can then be kept', async () => {
+    const crashedOnce = new Set<number>();
+    const proposer: Proposer = {
+      name: 'broken-then-fixed',
+      propose: (c) => {
+        const copy = c.artifact as MemoryArtifact<number>;
+        copy.set(copy.get() - 1 - c.workingCopy!.k);
+        return { description: `candidate ${c.workingCopy!.k}` };
+      },
+      repair: (c) => ({ description: `fixed ${c.workingCopy!.k}` }),
+    };
+    const { artifact, results, loop } = setup({
+      candidates: 2,
+      propose: (v) => v,
+      proposer,
+      copyHarness: (copy, k) => createFunctionHarness('crash-first', () => {
+        if (k === 1 && !crashedOnce.has(k)) {
+          crashedOnce.add(k);
+          throw new Error('typo');
+        }
+        return copy.get();
+      }),
+      extra: { maxRepairAttempts: 1 },
+    });
+    await loop.run();
+    expect(results.rows.map((r) => [r.status, r.description])).toEqual([
+      ['baseline', 'baseline'],
+      ['reverted', 'candidate 0 (not the best of the batch)'],
+      ['kept', 'candidate 1; repair 1: fixed 1'],
+    ]);
+    expect(artifact.get()).toBe(8);
+  });
+
+  it('seed-only detection runs per parallel candidate and sees the copy', async () => {
+    const seen: (string | undefined)[] = [];
+    const { results, loop } = setup({
+      candidates: 2,
+      propose: (v, k) => v - k - 1,
+      extra: { seedOnlyDetector: { name: 'k1-is-seed', isSeedOnlyChange: (changes) => (seen.push(changes.description), changes.description.includes('1')) } },
+      proposer: {
+        name: 'labelled',
+        propose: (c) => {
+          const copy = c.artifact as MemoryArtifact<number>;
+          copy.set(copy.get() - c.workingCopy!.k - 1);
+          return { description: `candidate ${c.workingCopy!.k}` };
+        },
+      },
+    });
+    await loop.run();
+    expect(seen.sort()).toEqual(['candidate 0', 'candidate 1']);
+    expect(results.rows[2]!.description).toContain('(seed-only change)');
   });
 });

@@ -8,7 +8,8 @@ import { createMemoryArtifact, createMemoryRollback } from './memory.js';
 import { createFunctionProposer } from './proposer.js';
 import { createValueScorer } from './regex-scorer.js';
 import { createMemoryResultsLog } from './results-log.js';
-import { createLoop, type LoopOptions } from './run-loop.js';
+import { createLoop } from './engine/create-loop.js';
+import type { LoopOptions } from './engine/options.js';
 import { anyOf, maxIterations, plateau, targetScore, wallClock } from './stop-policy.js';
 import type { RollbackStrategy } from './rollback-strategy.js';
 import type { Direction } from './types.js';
@@ -59,7 +60,7 @@ describe('createLoop', () => {
     expect(results.rows[1]?.description).toMatch(/timed out/);
     expect(results.rows[2]?.description).toMatch(/not finite/);
     expect(artifact.get()).toBe(0);
-    expect(summary.counts).toEqual({ kept: 0, reverted: 0, rejected: 0, crash: 3 });
+    expect(summary.counts).toEqual({ kept: 0, reverted: 0, rejected: 0, crash: 3, halted: 0 });
   });
 
   it('returns a summary with counts, kept changes sorted by improvement and the stop reason', async () => {

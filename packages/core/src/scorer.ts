@@ -18,6 +18,11 @@ export interface ScoreOk {
   readonly value: number;
   /** Named sub-scores, when the scorer has them. */
   readonly dimensions?: Readonly<Record<string, number>>;
+  /**
+   * Tier-1 gates (seed 002: tests green, coverage met), `true` = green. A red gate makes
+   * {@link tier1Gates} refuse the keep whatever the value. @default none
+   */
+  readonly gates?: Readonly<Record<string, boolean>>;
 }
 
 /** A run without a usable score: a crash. */

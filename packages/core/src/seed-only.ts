@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ArtifactChanges } from './artifact.js';
 import type { MaybePromise } from './types.js';
 
@@ -6,6 +7,11 @@ import type { MaybePromise } from './types.js';
 export interface ProposedChanges extends ArtifactChanges {
   /** The proposal's one-line description. */
   readonly description: string;
+  /**
+   * The root the changed paths are relative to when the candidate was edited in a parallel batch's
+   * working copy (its `dir`); absent for an in-place candidate (the main workspace). @default none
+   */
+  readonly root?: string;
 }
 
 /**
@@ -66,19 +72,19 @@ export interface JsonSeedOnlyDetectorOptions {
 export function createJsonSeedOnlyDetector(options: JsonSeedOnlyDetectorOptions): SeedOnlyDetector {
   const artifactPath = options.artifactPath ?? options.file.split('/').pop() ?? options.file;
   const seedKeys = options.seedKeys ?? ['seed'];
-  const read = async (): Promise<unknown> => {
+  const read = async (file = options.file): Promise<unknown> => {
     try {
-      return JSON.parse(await readFile(options.file, 'utf8'));
+      return JSON.parse(await readFile(file, 'utf8'));
     } catch {
       return undefined;
     }
   };
   return {
     name: `json-seed-only(${artifactPath})`,
-    capture: read,
+    capture: () => read(),
     isSeedOnlyChange: async (changes, captured) => {
       if (changes.changed.length !== 1 || changes.changed[0] !== artifactPath) return false;
-      return isSeedOnlyJsonChange(captured, await read(), seedKeys);
+      return isSeedOnlyJsonChange(captured, await read(changes.root ? join(changes.root, artifactPath) : options.file), seedKeys);
     },
   };
 }

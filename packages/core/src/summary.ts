@@ -36,4 +36,9 @@ export interface LoopSummary {
   readonly stop: StopDecision;
   /** Wall time of this run in ms (injected clock). */
   readonly durationMs: number;
+  /**
+   * Set when the loop halted (a guard's `halt`, a failed restore, a tampered harness): the row's
+   * label (or the error's label), the note, and the error code when the halt was an error.
+   */
+  readonly halted?: { readonly status: string; readonly note: string; readonly code?: string };
 }

@@ -1,38 +1,7 @@
-import type { IterationRecord, StatusCounts } from '../iteration-record.js';
+import type { IterationRecord } from '../iteration-record.js';
 import type { KeptChange } from '../summary.js';
 import { improvement } from '../scorer.js';
 import type { Direction } from '../types.js';
-
-/** Counters derived from the history alone, so a resumed loop has the same state as an uninterrupted one. */
-export interface HistoryCounters {
-  counts: StatusCounts;
-  consecutiveNonImprovements: number;
-  consecutiveCrashes: number;
-  /** The incumbent: the last baseline or kept row. */
-  incumbent: IterationRecord;
-}
-
-/** Derives counts, streaks and the incumbent from the rows (baseline first). */
-export function deriveCounters(history: readonly IterationRecord[]): HistoryCounters {
-  const counts: StatusCounts = { kept: 0, reverted: 0, rejected: 0, crash: 0 };
-  let consecutiveNonImprovements = 0;
-  let consecutiveCrashes = 0;
-  let incumbent = history[0];
-  for (const row of history) {
-    if (row.status === 'baseline') {
-      incumbent = row;
-      continue;
-    }
-    counts[row.status] += 1;
-    if (row.status === 'kept') {
-      incumbent = row;
-      consecutiveNonImprovements = 0;
-    } else consecutiveNonImprovements += 1;
-    consecutiveCrashes = row.status === 'crash' ? consecutiveCrashes + 1 : 0;
-  }
-  if (!incumbent) throw new Error('deriveCounters needs a baseline row');
-  return { counts, consecutiveNonImprovements, consecutiveCrashes, incumbent };
-}
 
 /** Every kept row with its improvement over the incumbent before it, largest first. */
 export function keptChanges(history: readonly IterationRecord[], direction: Direction): KeptChange[] {

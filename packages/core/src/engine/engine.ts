@@ -1,0 +1,125 @@
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConfigError, LoopError, parseOptions } from '../errors.js';
+import type { Guard, GuardInput } from '../guard.js';
+import type { Harness } from '../harness.js';
+import { EventHub } from '../internal/event-hub.js';
+import { strictImprovement, type KeepPolicy } from '../keep-policy.js';
+import type { LoopState } from '../loop-state.js';
+import type { ProposalContext } from '../proposer.js';
+import type { EditPlan } from '../proposer.js';
+import { createMemoryResultsLog, type ResultsLog } from '../results-log.js';
+import type { ScoreResult } from '../scorer.js';
+import { createJsonStateStore, type EnginePhase, type EngineState, type StateStore } from '../state-store.js';
+import { anyOf, neverStop, onAbort, type StopPolicy } from '../stop-policy.js';
+import { systemClock, type Clock, type Direction } from '../types.js';
+import { loopOptionsSchema, type LoopOptions } from './options.js';
+import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
+
+/** The resolved options and shared helpers of one `createLoop` (internal to the engine). */
+export interface Engine {
+  readonly options: LoopOptions;
+  readonly hub: EventHub;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  readonly results: ResultsLog;
+  readonly store: StateStore | undefined;
+  readonly keepPolicy: KeepPolicy;
+  readonly stopPolicy: StopPolicy;
+  readonly guards: readonly Guard[];
+  readonly direction: Direction;
+  readonly maxRepairs: number;
+  readonly maxProposerFailures: number;
+  readonly baselineRepeats: number;
+  readonly statusNames: { readonly restoreFailed: string; readonly harnessTampered: string };
+  /** Runs `harness` once and scores it. */
+  evaluate(iteration: number, repeat: number, harness?: Harness): Promise<{ result: ScoreResult; durationMs: number }>;
+  /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
+  checkFingerprint(expected: string | undefined, harness?: Harness): Promise<void>;
+  /** Appends one line to the decisions log, when there is one. */
+  logDecision(line: Record<string, unknown>): Promise<void>;
+  /** Writes the state store (the last write of a step). */
+  writeState(m: RunState, phase: EnginePhase, extra?: Partial<EngineState>): Promise<void>;
+  /** The state stop policies and advisors see. */
+  loopState(m: RunState): LoopState;
+  /** What the proposer sees. */
+  context(m: RunState, iteration: number, attempt: number, extra?: Partial<ProposalContext>): ProposalContext;
+  /** What guards see. */
+  guardInput(m: RunState, iteration: number, plan: EditPlan | undefined): GuardInput;
+}
+
+/**
+ * Validates `options` with {@link loopOptionsSchema} and resolves their defaults.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` naming the field (`engine.<field>`).
+ */
+export function createEngine(input: LoopOptions): Engine {
+  const parsed = parseOptions(loopOptionsSchema, input, 'engine') as LoopOptions;
+  const options: LoopOptions = { ...input, ...(parsed.parallel ? { parallel: parsed.parallel } : {}) };
+  if (options.parallel && options.parallel.candidates! > 1 && !options.parallel.workingCopies) {
+    throw new ConfigError('engine', [{ path: 'parallel.workingCopies', message: 'is required' }]);
+  }
+  const clock = options.clock ?? systemClock;
+  const signal = options.signal ?? new AbortController().signal;
+  const direction = options.scorer.direction;
+  const fixedSeed = options.seed ?? 0;
+  const seedForRepeat = options.seedForRepeat ?? (() => fixedSeed);
+  const store = options.stateStore ?? (options.statePath ? createJsonStateStore(options.statePath) : undefined);
+  const engine: Engine = {
+    options,
+    hub: new EventHub(),
+    clock,
+    signal,
+    results: options.results ?? createMemoryResultsLog(),
+    store,
+    keepPolicy: options.keepPolicy ?? strictImprovement(),
+    stopPolicy: anyOf(onAbort(signal), options.stop ?? neverStop()),
+    guards: options.guards ?? [],
+    direction,
+    maxRepairs: options.maxRepairAttempts ?? 0,
+    maxProposerFailures: options.maxProposerFailures ?? 5,
+    baselineRepeats: options.baselineRepeats ?? 1,
+    statusNames: {
+      restoreFailed: options.statusNames?.restoreFailed ?? 'restore-failed',
+      harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
+    },
+    async evaluate(iteration, repeat, harness = options.harness) {
+      const started = clock.now();
+      const run = await harness.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
+      const result = await options.scorer.score(run);
+      return { result, durationMs: clock.now() - started };
+    },
+    async checkFingerprint(expected, harness = options.harness) {
+      if (expected === undefined || !harness.fingerprint) return;
+      const now = await harness.fingerprint();
+      if (now !== expected) {
+        throw new LoopError('HARNESS_TAMPERED', `[loop] [engine] the harness ${harness.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`, { details: { expected, actual: now } });
+      }
+    },
+    async logDecision(line) {
+      const path = options.decisionsLogPath;
+      if (!path) return;
+      await mkdir(dirname(path), { recursive: true });
+      await appendFile(path, `${JSON.stringify({ ...line, at: new Date(clock.now()).toISOString() })}\n`);
+    },
+    async writeState(m, phase, extra = {}) {
+      if (!store) return;
+      await store.write(engineStateOf(m, phase, clock.now(), direction, extra));
+    },
+    loopState: (m) => loopStateOf(m, clock.now(), direction, signal, options.cost?.()),
+    context: (m, iteration, attempt, extra = {}) => ({
+      iteration,
+      attempt,
+      history: m.history,
+      baseline: m.baseline,
+      best: m.best,
+      direction,
+      hints: m.hints,
+      ...(options.artifact ? { artifact: options.artifact } : {}),
+      signal,
+      ...extra,
+    }),
+    guardInput: (m, iteration, plan) => ({ iteration, history: m.history, best: m.best, direction, ...(plan ? { plan } : {}), signal }),
+  };
+  return engine;
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import type { Advisor } from '../advisor.js';
+import type { Artifact } from '../artifact.js';
+import type { Guard } from '../guard.js';
+import type { Harness } from '../harness.js';
+import type { KeepPolicy } from '../keep-policy.js';
+import type { CostReading } from '../loop-state.js';
+import { parallelOptionsSchema, type ParallelOptions } from '../parallel.js';
+import type { Proposer } from '../proposer.js';
+import type { ResultsLog } from '../results-log.js';
+import type { RollbackStrategy } from '../rollback-strategy.js';
+import type { Scorer } from '../scorer.js';
+import type { SeedOnlyDetector } from '../seed-only.js';
+import type { StateStore } from '../state-store.js';
+import type { StopPolicy } from '../stop-policy.js';
+import type { Clock } from '../types.js';
+
+/** Options of {@link createLoop}. */
+export interface LoopOptions {
+  /** Produces one edit per iteration. */
+  proposer: Proposer;
+  /** Runs the fixed evaluation. */
+  harness: Harness;
+  /** Turns a run into a score; its `direction` is the loop's. */
+  scorer: Scorer;
+  /** Undoes discarded changes. */
+  rollback: RollbackStrategy;
+  /** The mutable surface; when given, a change outside `artifact.mutable` is `rejected` unevaluated. */
+  artifact?: Artifact;
+  /** The keep rule. @default strictImprovement() (equal scores revert) */
+  keepPolicy?: KeepPolicy;
+  /** When to stop; the abort signal always stops too. @default neverStop() */
+  stop?: StopPolicy;
+  /** Where rows go; rows found at start mean resume (no new baseline). @default an in-memory log */
+  results?: ResultsLog;
+  /** Path of state.json, written atomically as the last write of every iteration (`createJsonStateStore(statePath)`). @default none */
+  statePath?: string;
+  /**
+   * Where the engine's state goes instead of `statePath`'s JSON file: a preset's own state file
+   * (seed 002's `.aid/pipeline/state.json`). Always the last write of a step. @default createJsonStateStore(statePath) when statePath is set, else none
+   */
+  stateStore?: StateStore;
+  /**
+   * Checks around each candidate (before the edit, before the run, after a keepable score) that
+   * can skip it, reject it, block its keep or halt the loop with a status and a note; see
+   * {@link Guard}. Run in order; the first verdict wins. @default []
+   */
+  guards?: Guard[];
+  /** Reads the run's spend so far (USD, tokens) for `LoopState.cost` and `costBudget`. @default none */
+  cost?: () => CostReading;
+  /**
+   * The labels the engine writes on rows it halts on. @default { restoreFailed: 'restore-failed', harnessTampered: 'harness-tampered' }
+   */
+  statusNames?: { restoreFailed?: string; harnessTampered?: string };
+  /** Path of the file to lock (a `<path>.lock` directory is the lock) so two loops never share a workspace. @default none */
+  lockPath?: string;
+  /** Advisors whose hints reach the next proposal (seed 001's circuit breaker). @default [] */
+  advisors?: Advisor[];
+  /** Repair attempts for a crashed candidate within the same iteration (seed 003: at most 2). @default 0 */
+  maxRepairAttempts?: number;
+  /** Consecutive proposer failures (each a crash row) before the loop stops with `proposer-failing`. @default 5 */
+  maxProposerFailures?: number;
+  /** The clock for durations and wall-clock budgets. @default systemClock */
+  clock?: Clock;
+  /** Aborting stops the loop after restoring the last kept state (Ctrl-C). */
+  signal?: AbortSignal;
+  /**
+   * How many times the baseline is evaluated to measure the noise floor. Each sample is recorded
+   * (the `baseline` event, state.json, the decisions log); the baseline score is their mean and the
+   * `baseline` event carries their spread (sd and MAD). A crash in any repeat is `BASELINE_FAILED`.
+   * @default 1
+   */
+  baselineRepeats?: number;
+  /**
+   * The seed passed to the harness (`RunContext.seed`, the command harness's `LOOP_SEED`) for
+   * repeat `repeat` (0 = a state's first run, 1.. = re-runs). Vary it to measure seed noise, for
+   * example `(r) => 1000 + r`. @default () => seed
+   */
+  seedForRepeat?: (repeat: number) => number;
+  /** The fixed seed used when `seedForRepeat` is not given. @default 0 */
+  seed?: number;
+  /**
+   * A JSONL file that gets one line per decision: the baseline's samples and spread, then per
+   * evaluated candidate its status, samples, the decision's reason and evidence, and `seedOnly`.
+   * results.tsv keeps its columns. Appended and flushed per line. @default none
+   */
+  decisionsLogPath?: string;
+  /**
+   * Detects proposals that only change a random seed (see {@link SeedOnlyDetector},
+   * `createJsonSeedOnlyDetector`); they are flagged ` (seed-only change)` in the row description
+   * and `seedOnly: true` in the event and the keep input. @default none
+   */
+  seedOnlyDetector?: SeedOnlyDetector;
+  /**
+   * Parallel candidates: each step proposes and evaluates K candidates at once, each in its own
+   * working copy (see {@link ParallelOptions}), and keeps the best one that passes the keep policy
+   * against the incumbent. Every candidate is a results row with its own iteration number; the
+   * others are reverted (a passing one with ` (not the best of the batch)`). The main workspace is
+   * touched only to adopt the winner. The proposer must edit `context.artifact` (the copy), not a
+   * captured artifact. Stop policies are checked between batches, so a batch may run past
+   * `maxIterations` by up to K − 1 rows. Repairs and seed-only detection work per candidate, in
+   * its copy. @default none: one candidate at a time, in place
+   */
+  parallel?: ParallelOptions;
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function');
+/** A zod check that `v` is an object with the named function members (an interface implementation). */
+const contract = <T>(what: string, required: readonly string[], optional: readonly string[] = []) =>
+  z.custom<T>(
+    (v) =>
+      typeof v === 'object' && v !== null &&
+      required.every((k) => typeof (v as Record<string, unknown>)[k] === 'function') &&
+      optional.every((k) => (v as Record<string, unknown>)[k] === undefined || typeof (v as Record<string, unknown>)[k] === 'function'),
+    `must be a ${what} (an object with ${[...required, ...optional.map((k) => `optional ${k}`)].join(', ')} functions)`,
+  );
+
+/**
+ * zod schema of {@link LoopOptions}: every field, its type and its range. `createLoop` parses its
+ * options with it and throws `CONFIG_INVALID` naming the field (path `engine.<field>`).
+ */
+export const loopOptionsSchema = z
+  .object({
+    proposer: contract<Proposer>('Proposer', ['propose'], ['plan', 'repair']),
+    harness: contract<Harness>('Harness', ['run'], ['fingerprint']),
+    scorer: contract<Scorer>('Scorer', ['score']).refine((s) => s.direction === 'minimize' || s.direction === 'maximize', 'scorer.direction must be "minimize" or "maximize"'),
+    rollback: contract<RollbackStrategy>('RollbackStrategy', ['checkpoint', 'keep', 'revert'], ['commit', 'restoreBest', 'recover', 'currentId']),
+    artifact: contract<Artifact>('Artifact', ['inspect']).optional(),
+    keepPolicy: contract<KeepPolicy>('KeepPolicy', ['decide']).optional(),
+    stop: contract<StopPolicy>('StopPolicy', ['check']).optional(),
+    results: contract<ResultsLog>('ResultsLog', ['append', 'read'], ['amendLast']).optional(),
+    statePath: z.string().min(1).optional(),
+    stateStore: contract<StateStore>('StateStore', ['read', 'write']).optional(),
+    lockPath: z.string().min(1).optional(),
+    guards: z.array(contract<Guard>('Guard', [], ['beforeEdit', 'beforeRun', 'afterScore'])).optional(),
+    cost: fn.optional(),
+    statusNames: z.object({ restoreFailed: z.string().min(1).optional(), harnessTampered: z.string().min(1).optional() }).strict().optional(),
+    advisors: z.array(contract<Advisor>('Advisor', ['advise'])).optional(),
+    maxRepairAttempts: z.number().int().min(0).optional(),
+    maxProposerFailures: z.number().int().min(1).optional(),
+    clock: contract<Clock>('Clock', ['now']).optional(),
+    signal: z.custom<AbortSignal>((v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean', 'must be an AbortSignal').optional(),
+    baselineRepeats: z.number().int().min(1).optional(),
+    seedForRepeat: fn.optional(),
+    seed: z.number().int().optional(),
+    decisionsLogPath: z.string().min(1).optional(),
+    seedOnlyDetector: contract<SeedOnlyDetector>('SeedOnlyDetector', ['isSeedOnlyChange'], ['capture']).optional(),
+    parallel: parallelOptionsSchema.optional(),
+  })
+  .strict()
+  .refine((o) => !(o.statePath && o.stateStore), { message: 'give statePath or stateStore, not both', path: ['stateStore'] });

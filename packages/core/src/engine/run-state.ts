@@ -1,0 +1,117 @@
+import type { LoopError } from '../errors.js';
+import type { IterationRecord } from '../iteration-record.js';
+import type { LoopState } from '../loop-state.js';
+import type { EnginePhase, EngineState } from '../state-store.js';
+import type { SampleSummary } from '../statistics.js';
+import type { Direction } from '../types.js';
+import { advanceCounters, emptyCounters, type Counters } from './counters.js';
+
+/** Per-sample sub-scores or gates, one entry per sample. */
+export type PerSample<T> = (Readonly<T> | undefined)[];
+
+/** The halt a run ended with: the row label (or error code) and why. */
+export interface HaltInfo {
+  readonly status: string;
+  readonly note: string;
+  readonly code?: string;
+}
+
+/** The engine's mutable state during `run()`. Internal to the engine. */
+export interface RunState {
+  history: IterationRecord[];
+  counters: Counters;
+  /** The incumbent's samples and per-sample sub-scores and gates. */
+  incumbentSamples: number[];
+  incumbentDimensions: PerSample<Record<string, number>>;
+  incumbentGates: Readonly<Record<string, boolean>> | undefined;
+  baselineSamples: number[];
+  baselineSpread?: SampleSummary;
+  best: number;
+  bestId: string;
+  baseline: number;
+  hints: string[];
+  proposerFailures: number;
+  startedAt: number;
+  iterationsThisRun: number;
+  halted?: HaltInfo;
+  /** The error `run()` throws after the stop sequence (RESTORE_FAILED, HARNESS_TAMPERED). */
+  fatal?: LoopError;
+}
+
+/** A fresh run state at `startedAt` (ms since the epoch). */
+export function newRunState(startedAt: number): RunState {
+  return {
+    history: [],
+    counters: emptyCounters(),
+    incumbentSamples: [],
+    incumbentDimensions: [],
+    incumbentGates: undefined,
+    baselineSamples: [],
+    best: Number.NaN,
+    bestId: '',
+    baseline: Number.NaN,
+    hints: [],
+    proposerFailures: 0,
+    startedAt,
+    iterationsThisRun: 0,
+  };
+}
+
+/** Appends `row` to the history and advances the counters (O(1)); `best` must already be updated for a kept row. */
+export function pushRow(m: RunState, row: IterationRecord, thisRun = true): void {
+  m.history.push(row);
+  advanceCounters(m.counters, row, m.best);
+  if (thisRun && row.status !== 'baseline') m.iterationsThisRun += 1;
+}
+
+/** The read-only {@link LoopState} stop policies and advisors see. */
+export function loopStateOf(m: RunState, now: number, direction: Direction, signal: AbortSignal, cost: LoopState['cost']): LoopState {
+  const c = m.counters;
+  return {
+    iteration: m.history.length - 1,
+    startedAt: m.startedAt,
+    now,
+    direction,
+    baseline: m.baseline,
+    best: m.best,
+    bestId: m.bestId,
+    history: m.history,
+    counts: c.counts,
+    consecutiveNonImprovements: c.consecutiveNonImprovements,
+    consecutiveCrashes: c.consecutiveCrashes,
+    consecutiveSameError: c.consecutiveSameError,
+    consecutiveNoChange: c.consecutiveNoChange,
+    bestTrail: c.bestTrail,
+    iterationsThisRun: m.iterationsThisRun,
+    ...(m.baselineSpread ? { baselineSpread: m.baselineSpread } : {}),
+    incumbentSamples: m.incumbentSamples,
+    ...(cost ? { cost } : {}),
+    signal,
+  };
+}
+
+/** The {@link EngineState} a state store writes. */
+export function engineStateOf(m: RunState, status: EnginePhase, now: number, direction: Direction, extra: Partial<EngineState> = {}): EngineState {
+  const last = m.history.at(-1);
+  return {
+    version: 1,
+    status,
+    iteration: m.history.length - 1,
+    direction,
+    baseline: m.baseline,
+    best: m.best,
+    bestId: m.bestId,
+    counts: { ...m.counters.counts },
+    consecutiveNonImprovements: m.counters.consecutiveNonImprovements,
+    consecutiveCrashes: m.counters.consecutiveCrashes,
+    ...(last ? { lastStatus: last.status } : {}),
+    ...(last?.label ? { lastLabel: last.label } : {}),
+    baselineSamples: m.baselineSamples,
+    ...(m.baselineSpread ? { baselineSpread: m.baselineSpread } : {}),
+    incumbentSamples: m.incumbentSamples,
+    startedAt: new Date(m.startedAt).toISOString(),
+    updatedAt: new Date(now).toISOString(),
+    ...(m.halted ? { halted: m.halted } : {}),
+    ...extra,
+  };
+}

@@ -1,0 +1,228 @@
+import pLimit from 'p-limit';
+import { compareSnapshots } from '../artifact.js';
+import { LoopError, isLoopError } from '../errors.js';
+import type { IterationRecord } from '../iteration-record.js';
+import type { Checkpoint } from '../rollback-strategy.js';
+import { isBetter } from '../scorer.js';
+import type { WorkingCopy } from '../working-copy.js';
+import { runCandidate, type IncumbentRemeasure, type Outcome, type Slot } from './candidate.js';
+import type { Engine } from './engine.js';
+import { pushRow, type RunState } from './run-state.js';
+
+/** How a step ended: go on, stop because of the abort signal, or halt (the stop sequence runs). */
+export type StepEnd = 'continue' | 'aborted' | 'halted';
+
+/** The results row of an outcome. */
+function recordOf(o: Outcome, candidateId = o.candidateId): IterationRecord {
+  const last = <T>(xs: readonly (T | undefined)[]) => xs.at(-1);
+  const dims = last(o.dimensions);
+  const gates = last(o.gates);
+  return {
+    iteration: o.iteration,
+    candidateId,
+    score: o.score,
+    status: o.status,
+    description: o.description,
+    ...(o.label ? { label: o.label } : {}),
+    ...(o.note ? { note: o.note } : {}),
+    ...(o.error ? { error: o.error } : {}),
+    ...(o.changedFiles ? { changedFiles: o.changedFiles } : {}),
+    ...(dims ? { dimensions: dims } : {}),
+    ...(gates ? { gates } : {}),
+  };
+}
+
+/** Records a decided outcome in the decisions log. */
+async function logOutcome(e: Engine, o: Outcome, record: IterationRecord, extra: Record<string, unknown> = {}) {
+  if (!o.decision) return;
+  await e.logDecision({ iteration: o.iteration, candidateId: record.candidateId, status: o.status, ...(o.label ? { label: o.label } : {}), score: o.score, description: o.description, samples: o.samples, seedOnly: o.seedOnly, policy: e.keepPolicy.name, reason: o.decision.reason, ...(o.decision.evidence ? { evidence: o.decision.evidence } : {}), ...extra });
+}
+
+/** Emits the event of a recorded row. */
+function emitRow(e: Engine, o: Outcome, record: IterationRecord, previousBest: number) {
+  const durationMs = e.clock.now() - o.started;
+  if (record.status === 'kept') e.hub.emit({ type: 'kept', record, decision: o.decision!, previousBest, durationMs, samples: o.samples, seedOnly: o.seedOnly });
+  else if (record.status === 'crash') e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: false, durationMs });
+  else if (record.status === 'halted') e.hub.emit({ type: 'halted', record, status: record.label ?? 'halted', note: record.note ?? '' });
+  else e.hub.emit({ type: 'reverted', record, ...(o.decision ? { decision: o.decision } : {}), durationMs, samples: o.samples, seedOnly: o.seedOnly });
+}
+
+/** Makes `m` the new incumbent after `o` was kept with id `bestId`. */
+function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
+  m.bestId = bestId;
+  m.best = o.score as number;
+  m.incumbentSamples = [...o.samples];
+  m.incumbentDimensions = [...o.dimensions];
+  m.incumbentGates = o.gates.at(-1);
+}
+
+/**
+ * Reverts to `cp`; a RESTORE_FAILED turns the row just appended into the halted `restore-failed`
+ * row (amended in place when the log can, else appended as the next iteration) and halts.
+ */
+async function revertOrHalt(e: Engine, m: RunState, cp: Checkpoint, record: IterationRecord): Promise<IterationRecord> {
+  try {
+    await e.options.rollback.revert(cp, { iteration: record.iteration, ...(record.candidateId ? { candidateId: record.candidateId } : {}) });
+    return record;
+  } catch (error) {
+    if (!isLoopError(error, 'RESTORE_FAILED')) throw error;
+    const label = e.statusNames.restoreFailed;
+    m.halted = { status: label, note: error.message, code: error.code };
+    m.fatal = error;
+    const halted: IterationRecord = { ...record, status: 'halted', label, note: error.message, description: `${record.description} (${label}: ${error.message})` };
+    if (e.results.amendLast) {
+      await e.results.amendLast(halted);
+      return halted;
+    }
+    const extra: IterationRecord = { iteration: record.iteration + 1, candidateId: '', score: null, status: 'halted', label, note: error.message, description: `${label}: rolling back iteration ${record.iteration} failed: ${error.message}` };
+    await e.results.append(extra);
+    pushRow(m, record);
+    return extra;
+  }
+}
+
+/** One candidate, in place: checkpoint (with the plan) → edit → evaluate → row (durable) → keep or revert. */
+export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+  const { rollback, artifact, harness } = e.options;
+  const iteration = m.history.length;
+  let cp: Checkpoint | undefined;
+  const open = async (plan: Parameters<typeof rollback.checkpoint>[1]): Promise<Slot> => {
+    cp = await (plan ? rollback.checkpoint(iteration, plan) : rollback.checkpoint(iteration));
+    const at = cp;
+    return { artifact, harness, fingerprint, commit: async (info) => (await rollback.commit?.(at, info)) ?? '' };
+  };
+  const revert = (candidateId: string) => rollback.revert(cp!, { iteration, ...(candidateId ? { candidateId } : {}) });
+  let o: Outcome;
+  try {
+    o = await runCandidate(e, m, iteration, 0, open);
+  } catch (error) {
+    // Anything unexpected (a harness that cannot start, a throwing keep policy) leaves the
+    // workspace at the last kept state before the error propagates.
+    if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revert('');
+    throw error;
+  }
+  if (o.aborted) {
+    if (cp) await revert(o.candidateId);
+    return 'aborted';
+  }
+  m.proposerFailures = o.proposerFailed ? m.proposerFailures + 1 : 0;
+  let record = recordOf(o);
+  await logOutcome(e, o, record);
+  const previousBest = m.best;
+  await e.results.append(record); // durable before the rollback acts
+  if (o.status === 'kept') {
+    adoptIncumbent(m, o, await rollback.keep(cp!, o.candidateId || undefined));
+  } else if (cp) {
+    record = await revertOrHalt(e, m, cp, record);
+  }
+  if (o.halt && !m.halted) {
+    m.halted = o.halt;
+    if (o.fatal) m.fatal = o.fatal;
+  }
+  pushRow(m, record);
+  emitRow(e, o, record, previousBest);
+  return m.halted ? 'halted' : 'continue';
+}
+
+/** Re-measures the incumbent `repeats` times in the main workspace (`parallel.remeasureIncumbent`). */
+async function remeasure(e: Engine, m: RunState, fingerprint: string | undefined, repeats: number): Promise<IncumbentRemeasure> {
+  const out: IncumbentRemeasure = { samples: [], dimensions: [], crashed: 0 };
+  const iteration = m.counters.incumbent?.iteration ?? 0;
+  try {
+    for (let repeat = 0; repeat < repeats && !e.signal.aborted; repeat++) {
+      await e.checkFingerprint(fingerprint);
+      const { result } = await e.evaluate(iteration, repeat);
+      if (result.ok) {
+        out.samples.push(result.value);
+        out.dimensions.push(result.dimensions);
+      } else out.crashed += 1;
+    }
+  } catch (error) {
+    out.error = error;
+  }
+  return out;
+}
+
+/**
+ * One parallel batch: K candidates through the same path as an in-place one, each in its own
+ * working copy; the best passing one is adopted into the main workspace (verified), recorded with
+ * `rollback.commit` and kept; one row per candidate, all durable before the keep.
+ */
+export async function stepBatch(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+  const b = e.options.parallel!;
+  const { rollback, artifact } = e.options;
+  const candidates = b.candidates ?? 1;
+  const first = m.history.length;
+  const limit = pLimit(b.concurrency ?? candidates);
+  const copies: WorkingCopy[] = [];
+  try {
+    await e.checkFingerprint(fingerprint);
+    const repeats = b.remeasureIncumbent ?? 0;
+    const incumbent = repeats > 0 ? remeasure(e, m, fingerprint, repeats) : undefined;
+    const open = (iteration: number, k: number) => async (): Promise<Slot> => {
+      const copy = await b.workingCopies.create(iteration, k);
+      copies.push(copy);
+      return { artifact: copy.artifact, harness: copy.harness, fingerprint: await copy.harness.fingerprint?.(), workingCopy: copy };
+    };
+    const settled = await Promise.allSettled(Array.from({ length: candidates }, (_, k) => limit(() => runCandidate(e, m, first + k, k, open(first + k, k), incumbent))));
+    const fresh = incumbent ? await incumbent : undefined;
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (fresh?.error !== undefined) throw fresh.error;
+    const outcomes = settled.map((s) => (s as PromiseFulfilledResult<Outcome>).value).sort((a, z) => a.k - z.k);
+    if (e.signal.aborted || outcomes.some((o) => o.aborted)) return 'aborted';
+
+    const halting = outcomes.find((o) => o.halt);
+    let winner: Outcome | undefined;
+    for (const o of halting ? [] : outcomes) {
+      if (o.status === 'kept' && (!winner || isBetter(o.score as number, winner.score as number, e.direction))) winner = o;
+    }
+    for (const o of outcomes) {
+      if (o.status !== 'kept' || o === winner) continue;
+      const why = winner ? `iteration ${winner.iteration} scored ${winner.score}` : `iteration ${halting!.iteration} halted the loop`;
+      o.status = 'reverted';
+      o.decision = { ...o.decision!, keep: false, reason: `not the best of the batch: passed (${o.decision!.reason}) but ${why}` };
+      o.description = `${o.description} (not the best of the batch)`;
+    }
+
+    let cp: Checkpoint | undefined;
+    let candidateId = '';
+    if (winner) {
+      cp = await (winner.plan ? rollback.checkpoint(winner.iteration, winner.plan) : rollback.checkpoint(winner.iteration));
+      try {
+        const copy = winner.slot!.workingCopy!;
+        const changedFiles = await b.workingCopies.adopt(copy);
+        if (artifact) {
+          const left = compareSnapshots(artifact, await artifact.inspect(), await copy.artifact.inspect()).changed;
+          if (left.length > 0) {
+            throw new LoopError('RESTORE_FAILED', `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`, { details: { copy: copy.name, paths: left } });
+          }
+        }
+        candidateId = (await rollback.commit?.(cp, { iteration: winner.iteration, attempt: 0, description: winner.description, changedFiles })) ?? '';
+      } catch (error) {
+        await rollback.revert(cp, { iteration: winner.iteration, ...(candidateId ? { candidateId } : {}) });
+        throw error;
+      }
+    }
+
+    const records = outcomes.map((o) => recordOf(o, o === winner ? candidateId : ''));
+    for (const [i, o] of outcomes.entries()) {
+      await e.results.append(records[i]!); // durable before the keep
+      await logOutcome(e, o, records[i]!, { batch: { first, k: o.k, candidates }, ...(fresh ? { incumbentRemeasure: { samples: fresh.samples, crashed: fresh.crashed } } : {}) });
+    }
+    const previousBest = m.best;
+    if (winner) adoptIncumbent(m, winner, await rollback.keep(cp!, candidateId || undefined));
+    if (halting) {
+      m.halted = halting.halt;
+      if (halting.fatal) m.fatal = halting.fatal;
+    }
+    for (const [i, o] of outcomes.entries()) {
+      pushRow(m, records[i]!);
+      m.proposerFailures = o.proposerFailed ? m.proposerFailures + 1 : 0;
+      emitRow(e, o, records[i]!, previousBest);
+    }
+    return m.halted ? 'halted' : 'continue';
+  } finally {
+    for (const copy of copies) await copy.dispose?.();
+  }
+}
