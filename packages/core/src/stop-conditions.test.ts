@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { IterationRecord } from './iteration-record.js';
+import type { LoopState } from './loop-state.js';
+import { convergence, costBudget, noFileChanges, repeatedError } from './stop-conditions.js';
+
+const state = (over: Partial<LoopState> = {}): LoopState => ({
+  iteration: 0, startedAt: 0, now: 0, direction: 'minimize', baseline: 10, best: 10, bestId: 'a', history: [],
+  counts: { kept: 0, reverted: 0, rejected: 0, crash: 0, halted: 0 }, consecutiveNonImprovements: 0, consecutiveCrashes: 0,
+  iterationsThisRun: 0, signal: new AbortController().signal, ...over,
+});
+const row = (iteration: number, score: number | null): IterationRecord => ({ iteration, candidateId: '', score, status: 'kept', description: '' });
+
+describe('seed stop conditions', () => {
+  it('costBudget stops at the USD or token budget (equal counts) and never without a cost reading', () => {
+    expect(costBudget({ maxUsd: 5 }).check(state({ cost: { usd: 4.99 } }))).toBeUndefined();
+    expect(costBudget({ maxUsd: 5 }).check(state({ cost: { usd: 5 } }))?.reason).toBe('cost-budget');
+    expect(costBudget({ maxTokens: 100 }).check(state({ cost: { tokens: 120 } }))?.message).toContain('120 of a 100-token');
+    expect(costBudget({ maxUsd: 1 }).check(state())).toBeUndefined();
+    expect(() => costBudget({})).toThrow(RangeError);
+  });
+  it('convergence on the best stops when it improved by no more than minDelta over the window', () => {
+    const p = convergence({ window: 2, minDelta: 0.5 });
+    expect(p.check(state({ iteration: 1, bestTrail: [10, 9] }))).toBeUndefined();
+    expect(p.check(state({ iteration: 3, bestTrail: [10, 9, 8.8, 8.6] }))?.reason).toBe('convergence');
+    expect(p.check(state({ iteration: 3, bestTrail: [10, 9, 9, 8] }))).toBeUndefined();
+  });
+  it('convergence on the score is seed 000 SC3: the last two scalars within epsilon', () => {
+    const p = convergence({ window: 1, minDelta: 0.01, measure: 'score' });
+    expect(p.check(state({ iteration: 2, history: [row(0, 1), row(1, 2), row(2, 2.005)] }))?.reason).toBe('convergence');
+    expect(p.check(state({ iteration: 2, history: [row(0, 1), row(1, 2), row(2, 2.5)] }))).toBeUndefined();
+  });
+  it('repeatedError stops after n crashes in a row with the same error (seed 000 SC5: same error x3)', () => {
+    expect(repeatedError(3).check(state({ consecutiveSameError: 2 }))).toBeUndefined();
+    expect(repeatedError(3).check(state({ consecutiveSameError: 3, history: [{ ...row(1, null), status: 'crash', error: 'ENOENT' }] }))?.message).toContain('ENOENT');
+  });
+  it('noFileChanges stops after n proposals in a row that changed nothing (seed 000 SC5: no file changes x5)', () => {
+    expect(noFileChanges(5).check(state({ consecutiveNoChange: 4 }))).toBeUndefined();
+    expect(noFileChanges(5).check(state({ consecutiveNoChange: 5 }))?.reason).toBe('no-file-changes');
+  });
+});
