@@ -17,6 +17,7 @@ import type { z } from 'zod';
  * - `RESUME_MISMATCH`: results.tsv and the workspace disagree (for example the kept commit is missing).
  * - `HARNESS_FAILED`: the harness could not be started at all (for example the log file cannot be opened).
  * - `STATE_CORRUPT`: state.json exists but is not valid JSON of the expected shape.
+ * - `EFFECT_IN_DOUBT`: a step machine effect was started before a kill, never recorded done, and is neither idempotent nor reconcilable.
  */
 export const LOOP_ERROR_CODES = [
   'CONFIG_INVALID',
@@ -33,6 +34,7 @@ export const LOOP_ERROR_CODES = [
   'RESUME_MISMATCH',
   'HARNESS_FAILED',
   'STATE_CORRUPT',
+  'EFFECT_IN_DOUBT',
 ] as const;
 
 /** One of {@link LOOP_ERROR_CODES}. */
