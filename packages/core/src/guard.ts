@@ -4,6 +4,7 @@ import type { KeepDecision } from './keep-policy.js';
 import type { EditPlan } from './proposer.js';
 import type { ScoreOk } from './scorer.js';
 import type { Direction, MaybePromise } from './types.js';
+import type { WorkingCopy } from './working-copy.js';
 
 /**
  * What a guard says. `undefined` passes; a verdict acts:
@@ -41,6 +42,8 @@ export interface GuardInput {
   readonly plan?: EditPlan;
   /** The loop's abort signal. */
   readonly signal: AbortSignal;
+  /** In a parallel batch (after the edit): the candidate's working copy; a command guard runs in its `dir`. */
+  readonly workingCopy?: WorkingCopy;
 }
 
 /**

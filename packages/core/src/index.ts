@@ -96,6 +96,8 @@ export type { Tier1GatesOptions } from './tier1-gates.js';
 export { createJsonStateStore } from './state-store.js';
 export type { StateStore, EngineState, EnginePhase } from './state-store.js';
 export { costBudget, convergence, repeatedError, noFileChanges } from './stop-conditions.js';
+export { createCommandGuard, commandGuardOptionsSchema } from './command-guard.js';
+export type { CommandGuardOptions } from './command-guard.js';
 export type { CostBudgetOptions, ConvergenceOptions } from './stop-conditions.js';
 export { createStepMachine } from './step-machine/step-machine.js';
 export type { StepMachine, StepMachineOptions, StepMachineHooks, StepContext, StepFunction, StepTransition, StepRunResult, StepWritePoint, EffectOptions } from './step-machine/step-machine.js';

@@ -134,7 +134,7 @@ export async function runCandidate(
     if (changes && changes.changed.length === 0) {
       return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (no change: not evaluated)` });
     }
-    const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), changes, description: proposal.description });
+    const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), changes, description: proposal.description });
     if (run) return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
     o.seedOnly = changes !== undefined && detector !== undefined
       ? await detector.isSeedOnlyChange({ ...changes, description: proposal.description, ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}) }, captured)
@@ -186,7 +186,7 @@ export async function runCandidate(
       if (decision.status) o.label = decision.status;
       o.description = o.seedOnly ? `${proposal.description} (seed-only change)` : proposal.description;
       if (decision.keep) {
-        const after = await firstVerdict(e.guards, 'afterScore', { ...e.guardInput(m, iteration, plan), score: result, decision, description: o.description });
+        const after = await firstVerdict(e.guards, 'afterScore', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), score: result, decision, description: o.description });
         if (after) applyVerdict(o, after.guard.name, after.verdict, 'reverted');
       }
       return o;
