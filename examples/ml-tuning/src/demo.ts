@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAutoIterate, dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
+import { createAutoIterate, dateTag, formatAutoIterateHistory, formatIterationLine, formatSummary } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
@@ -83,6 +83,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
         cwd: dir,
         goal: 'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.',
         timeoutMs: 15 * 60_000,
+        formatHistory: formatAutoIterateHistory,
       })
     : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) });
   const keepPolicy: KeepPolicy = options.keep === 'noise-aware'

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAutoIterateTsv } from '@loop/core';
+import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../src/demo.js';
 

@@ -8,7 +8,6 @@ import {
   createFileArtifact,
   createLoop,
   createRegexScorer,
-  createResultsTsv,
   LoopError,
   maxIterations,
   parseOptions,
@@ -23,6 +22,7 @@ import {
 import { createGitResetRollback, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { createResultsTsv } from './results-tsv.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */

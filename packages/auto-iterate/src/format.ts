@@ -1,4 +1,5 @@
-import { toAutoIterateStatus, type Direction, type LoopEvent, type LoopSummary } from '@loop/core';
+import type { Direction, LoopEvent, LoopSummary } from '@loop/core';
+import { toAutoIterateStatus } from './results-tsv.js';
 
 /** Scores print with 6 decimals so columns line up (results.tsv keeps full precision). */
 function fmt(x: number | null): string {

@@ -26,3 +26,5 @@ export type { AutoIterateOptions } from './auto-iterate-options.js';
 export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { formatIterationLine, formatSummary } from './format.js';
+export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, formatAutoIterateHistory, toAutoIterateStatus, AUTO_ITERATE_TSV_HEADER, REJECTED_PREFIX } from './results-tsv.js';
+export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';

@@ -3,8 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFunctionProposer, parseAutoIterateTsv, type Proposer } from '@loop/core';
-import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
+import { createFunctionProposer, type Proposer } from '@loop/core';
+import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 
 let dir: string;
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();

@@ -23,8 +23,8 @@
  */
 export type { AutoresearchMode, AutoresearchStatus } from './statuses.js';
 export { AUTORESEARCH_STATUSES, countsAsRevert, consecutiveReverts } from './statuses.js';
-export { AR1_DIMENSIONS, AR2_DIMENSIONS, AR3_DIMENSIONS, PASS_DIMENSIONS, TRAILING_COLUMNS, resultsHeader, parseResultsTsv, formatResultsRow, openResultsFile } from './results-tsv.js';
-export type { ResultsRow, ParsedResults, ResultsFile } from './results-tsv.js';
+export { AR1_DIMENSIONS, AR2_DIMENSIONS, AR3_DIMENSIONS, PASS_DIMENSIONS, TRAILING_COLUMNS, resultsHeader, parseResultsTsv, formatResultsRow, openResultsFile, resultsStatusClass } from './results-tsv.js';
+export type { ResultsRow, ParsedResults, ResultsFile, ResultsStatusClass } from './results-tsv.js';
 export { computeRubricFingerprint } from './rubric-fingerprint.js';
 export {
   autoresearchConfigSchema,

@@ -160,3 +160,34 @@ export async function openResultsFile(path: string, header: readonly string[]): 
     read: async () => parseResultsTsv(await readFile(path, 'utf8'), path).rows,
   };
 }
+
+/**
+ * How a results.tsv status is counted and drawn (`loop report`): `baseline` (row 0), `kept` (the
+ * edit or state stays), `reverted` (not kept; the pass goes on), `crash` (the proposer or the harness
+ * failed) or `halted` (the pass stopped loudly and needs a look).
+ */
+export type ResultsStatusClass = 'baseline' | 'kept' | 'reverted' | 'crash' | 'halted';
+
+/** The class of every status seed 002 writes, AR-1/AR-2 loop rows and AR-3 round decisions alike. */
+const STATUS_CLASSES: Readonly<Record<string, ResultsStatusClass>> = {
+  baseline: 'baseline',
+  kept: 'kept',
+  reverted: 'reverted',
+  'reverted-redtest': 'reverted',
+  crash: 'crash',
+  'restore-failed': 'halted',
+  'rubric-tampered': 'halted',
+  'state-write-failed': 'halted',
+  done: 'kept', // AR-3: the DONE condition holds (pass_rate >= target, no blockers)
+  develop: 'reverted', // AR-3: gaps remain; the pipeline re-enters DEVELOP for another round
+  escalate: 'halted', // AR-3: max_acceptance_rounds reached with open blockers; the user decides
+};
+
+/**
+ * The class of a results.tsv `status` cell (seed 002's status names, see {@link ResultsStatusClass}):
+ * `reverted-<why>` is a revert; any other status it does not know is `halted`, drawn loud rather
+ * than guessed as a keep or a crash.
+ */
+export function resultsStatusClass(status: string): ResultsStatusClass {
+  return STATUS_CLASSES[status] ?? (status.startsWith('reverted-') ? 'reverted' : 'halted');
+}

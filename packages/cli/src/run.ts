@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createAutoIterate, dateTag, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
+import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, type LoopEventType, type Proposer } from '@loop/core';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
@@ -56,7 +56,7 @@ function readResumeTag(dir: string, file: string): string {
 function createProposer(config: LoopConfig, dir: string): Proposer {
   const p = config.proposer;
   if (p.type === 'mutator') return createHyperparameterMutator({ file: join(dir, p.file), space: p.space, random: createSeededRandom(p.seed) });
-  return createAgentCommandProposer({ command: p.command, cwd: dir, goal: p.goal, timeoutMs: Math.round(p.timeoutS * 1000) });
+  return createAgentCommandProposer({ command: p.command, cwd: dir, goal: p.goal, timeoutMs: Math.round(p.timeoutS * 1000), formatHistory: formatAutoIterateHistory });
 }
 
 /**

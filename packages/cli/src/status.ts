@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RUN_FILES } from '@loop/auto-iterate';
-import { isLocked, REJECTED_PREFIX, toAutoIterateStatus, parseAutoIterateTsv, readJson, type IterationRecord } from '@loop/core';
+import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } from '@loop/auto-iterate';
+import { isLocked, readJson, type IterationRecord } from '@loop/core';
 import { CLI_STATE_FILE } from './run.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */

@@ -228,7 +228,7 @@ describe('the HTML report in headless chromium', () => {
     const header = 'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc';
     const row = (i: number, c: string, status: string) => `${i}\t${c}\t0\t${c}\t1\t100\t${status}\t00${i}-snap\t2026-11-30T04:57:1${i}.000Z`;
     const mixed = join(tmp, 'autoresearch.tsv');
-    writeFileSync(mixed, [header, row(0, '6.00', 'baseline'), row(1, '7.50', 'kept'), row(2, '', 'crashed'), row(3, '7.00', 'reverted'), row(4, '', 'crashed'), row(5, '8.00', 'kept')].join('\n') + '\n');
+    writeFileSync(mixed, [header, row(0, '6.00', 'baseline'), row(1, '7.50', 'kept'), row(2, '', 'crash'), row(3, '7.00', 'reverted'), row(4, '', 'crash'), row(5, '8.00', 'kept')].join('\n') + '\n');
     const a = await open(await report(mixed, join(tmp, 'autoresearch.html')));
     const am = await marks(a.page);
     expect(am.title).toBe('composite progress: 5 experiments, 2 kept, 1 discarded, 2 crashed');

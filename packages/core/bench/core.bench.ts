@@ -7,7 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createResultsTsv, createSeededRandom, createValueScorer, createFunctionHarness, createFunctionProposer, maxIterations } from '../src/index.js';
+import { createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, createFunctionHarness, createFunctionProposer, maxIterations } from '../src/index.js';
+// auto-iterate's results.tsv, from its sources: @loop/core cannot depend on a preset (a cycle).
+import { createResultsTsv } from '../../auto-iterate/src/results-tsv.js';
 
 const ITERATIONS = 200;
 

@@ -4,8 +4,16 @@ import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
 import { runInGroupToLog } from './internal/process-group.js';
+import type { IterationRecord } from './iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
-import { formatAutoIterateRow, AUTO_ITERATE_TSV_HEADER } from './results-tsv.js';
+import { sanitizeCell } from './results-log.js';
+
+/**
+ * Renders the loop's history for the prompt: the whole "results so far" block, heading included.
+ * A preset passes its own file format (auto-iterate: `formatAutoIterateHistory`, the block as its
+ * results.tsv reads); the default is {@link formatHistoryTable}.
+ */
+export type HistoryFormatter = (history: readonly IterationRecord[]) => string;
 
 /** Options of {@link createAgentCommandProposer}. */
 export interface AgentCommandProposerOptions {
@@ -21,6 +29,8 @@ export interface AgentCommandProposerOptions {
   goal: string;
   /** Replaces the default prompt builder. */
   buildPrompt?: (context: ProposalContext) => string;
+  /** Renders the history in the default prompt. @default {@link formatHistoryTable} */
+  formatHistory?: HistoryFormatter;
   /** Extra environment variables. */
   env?: Record<string, string>;
 }
@@ -33,6 +43,7 @@ export const agentCommandProposerOptionsSchema = z.object({
   logFile: z.string().min(1).default('.loop/agent.log'),
   goal: z.string().min(1, 'goal must not be empty'),
   buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
+  formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
   env: z.record(z.string(), z.string()).default({}),
 });
 
@@ -40,12 +51,22 @@ export const agentCommandProposerOptionsSchema = z.object({
 export const DESCRIPTION_LINE = /^\s*DESCRIPTION:\s*(.+?)\s*$/gm;
 
 /**
- * The default prompt (seed 001's isolation rule: each iteration is a fresh process that gets the
- * target, the results so far and the iteration number, and nothing else).
+ * The format-neutral history block: a `## Results so far` heading, then one tab-separated line per
+ * row, `iteration score status description`, in the engine's words (status baseline / kept /
+ * reverted / rejected / crash; score `-` when there is none; free text through `sanitizeCell`).
  */
-export function buildAgentPrompt(goal: string, context: ProposalContext): string {
+export function formatHistoryTable(history: readonly IterationRecord[]): string {
+  const rows = history.map((r) => [String(r.iteration), r.score === null ? '-' : String(r.score), r.status, sanitizeCell(r.description)].join('\t'));
+  return ['## Results so far', 'iteration\tscore\tstatus\tdescription', ...rows].join('\n');
+}
+
+/**
+ * The default prompt (seed 001's isolation rule: each iteration is a fresh process that gets the
+ * target, the results so far and the iteration number, and nothing else). The history block comes
+ * from `formatHistory`. @default formatHistory {@link formatHistoryTable}
+ */
+export function buildAgentPrompt(goal: string, context: ProposalContext, formatHistory: HistoryFormatter = formatHistoryTable): string {
   const a = context.artifact;
-  const rows = context.history.map((r) => formatAutoIterateRow(r)).join('\n');
   const lines = [
     `# Iteration ${context.iteration}${context.attempt > 0 ? ` (repair attempt ${context.attempt})` : ''}`,
     '',
@@ -55,9 +76,7 @@ export function buildAgentPrompt(goal: string, context: ProposalContext): string
     a ? `You may modify ONLY: ${a.mutable.join(', ')}.` : '',
     a && a.readOnly.length > 0 ? `Read but never modify: ${a.readOnly.join(', ')}. The evaluation is ground truth.` : '',
     '',
-    '## Results so far (results.tsv)',
-    AUTO_ITERATE_TSV_HEADER,
-    rows,
+    formatHistory(context.history),
     '',
   ];
   if (context.crash) {
@@ -99,7 +118,7 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const cwd = context.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
-    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context);
+    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
     const result = await runInGroupToLog({
       logPath,
       command: o.command,

@@ -10,7 +10,8 @@ import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
 import { createSeededRandom } from './random.js';
 import { createValueScorer } from './regex-scorer.js';
 import { createMemoryResultsLog } from './results-log.js';
-import { createResultsTsv, parseAutoIterateTsv } from './results-tsv.js';
+// auto-iterate's results.tsv, from its sources: @loop/core cannot depend on a preset (a cycle).
+import { createResultsTsv, parseAutoIterateTsv } from '../../auto-iterate/src/results-tsv.js';
 import { createLoop } from './run-loop.js';
 import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from './seed-only.js';
 import { maxIterations } from './stop-policy.js';

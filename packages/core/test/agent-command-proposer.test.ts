@@ -64,7 +64,7 @@ describe('agent-command proposer (scripted fake agent)', () => {
     expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2); // two different processes
     expect(calls[1]).toContain('# Iteration 2');
     expect(calls[1]).toContain('You may modify ONLY: config.json.');
-    expect(calls[1]).toContain('abc1234\t3.2\tkeep\tbaseline');
+    expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline'); // core's neutral history table (auto-iterate passes its own)
   });
 
   it('a failing agent is PROPOSER_FAILED naming its log', async () => {

@@ -1,5 +1,5 @@
 import type { Direction } from '@loop/core';
-import { PLOT_COLORS, countPoints } from './plot.js';
+import { PLOT_COLORS, countPoints, countsText } from './plot.js';
 import { runningBest, type ResultsData } from './results.js';
 
 /** Escapes text for HTML content and attribute values. */
@@ -43,7 +43,7 @@ export function renderReportHtml(data: ResultsData, svg: string, options: Report
   const rows = data.points
     .map(
       (p, i) =>
-        `<tr class="${p.kind}"><td>${p.iteration}</td><td>${escapeHtml(p.id.slice(0, 12))}</td><td>${p.score === null ? 'crash' : fmt(p.score)}</td><td>${escapeHtml(p.status)}</td><td>${fmt(best[i])}</td><td>${escapeHtml(p.description)}</td></tr>`,
+        `<tr class="${p.kind}"><td>${p.iteration}</td><td>${escapeHtml(p.id.slice(0, 12))}</td><td>${p.score === null ? (p.kind === 'crash' ? 'crash' : '-') : fmt(p.score)}</td><td>${escapeHtml(p.status)}</td><td>${fmt(best[i])}</td><td>${escapeHtml(p.description)}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -62,11 +62,12 @@ td:nth-child(3), td:nth-child(5) { text-align: right; font-variant-numeric: tabu
 tr.keep td:nth-child(4), tr.baseline td:nth-child(4) { color: ${PLOT_COLORS.keep}; font-weight: 600; }
 tr.discard td { color: #777; }
 tr.crash td:nth-child(3), tr.crash td:nth-child(4) { color: ${PLOT_COLORS.crash}; font-weight: 600; }
+tr.halted td:nth-child(4) { color: ${PLOT_COLORS.halted}; font-weight: 600; }
 </style>
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed; ${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
+<p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${countsText(c)}; ${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
 <figure id="plot">
 ${responsiveSvg(svg)}
 </figure>

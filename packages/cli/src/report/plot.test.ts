@@ -53,7 +53,7 @@ describe('progress plot', () => {
 
   it('a single keep (the baseline alone) renders one highlighted point', async () => {
     const data = parseResults(tsv('a1\t3.5\tkeep\tbaseline'));
-    expect(countPoints(data.points)).toEqual({ experiments: 0, keep: 0, discard: 0, crash: 0 });
+    expect(countPoints(data.points)).toEqual({ experiments: 0, keep: 0, discard: 0, crash: 0, halted: 0 });
     const svg = await renderPlotSvg(data, { direction: 'minimize' });
     wellFormed(svg);
     expect(texts(svg)).toContain('score progress: 0 experiments, 0 kept, 0 discarded, 0 crashed');

@@ -17,26 +17,33 @@ export interface PlotOptions {
 }
 
 /** The colours of the plot. */
-export const PLOT_COLORS = { discard: '#b0b0b0', keep: '#1a9850', baseline: '#2166ac', crash: '#d73027', best: '#1a9850' } as const;
+export const PLOT_COLORS = { discard: '#b0b0b0', keep: '#1a9850', baseline: '#2166ac', crash: '#d73027', halted: '#7b3294', best: '#1a9850' } as const;
 
-/** Counts for the title: experiments (baseline excluded), kept, discarded, crashed. */
-export function countPoints(points: readonly PlotPoint[]): { experiments: number; keep: number; discard: number; crash: number } {
+/** Counts for the title: experiments (baseline excluded), kept, discarded, crashed, halted. */
+export function countPoints(points: readonly PlotPoint[]): { experiments: number; keep: number; discard: number; crash: number; halted: number } {
   const rows = points.filter((p) => p.iteration !== 0 || p.kind !== 'baseline');
   return {
     experiments: rows.filter((p) => p.kind !== 'baseline').length,
     keep: rows.filter((p) => p.kind === 'keep').length,
     discard: rows.filter((p) => p.kind === 'discard').length,
     crash: rows.filter((p) => p.kind === 'crash').length,
+    halted: rows.filter((p) => p.kind === 'halted').length,
   };
+}
+
+/** The counts as the title and the HTML summary say them; halted rows only when there are any. */
+export function countsText(c: ReturnType<typeof countPoints>): string {
+  return `${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed${c.halted > 0 ? `, ${c.halted} halted` : ''}`;
 }
 
 /**
  * The Vega spec of the progress plot: every experiment a dot (discarded grey, kept and the
- * baseline highlighted, crashes as red crosses along the bottom), the running best as a step
- * line, kept points labelled with their short description, the counts in the title.
+ * baseline highlighted, crashes as red crosses along the bottom, halted rows as purple diamonds
+ * at their score or along the bottom), the running best as a step line, kept points labelled with
+ * their short description, the counts in the title.
  *
  * The marks are named, so the SVG's groups carry these class names: `bestLine`, `discardDots`,
- * `crashMarks`, `keptDots` (the baseline and the keeps), `keptLabels`.
+ * `crashMarks`, `haltedMarks`, `keptDots` (the baseline and the keeps), `keptLabels`.
  */
 export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const { points, metric } = data;
@@ -59,7 +66,9 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep').map((p) => Math.min(p.description.length, labelChars)));
   const rise = longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180);
   const titleOffset = Math.min(110, Math.max(24, Math.round(24 + rise - (height * 0.08) / 1.16)));
-  const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed`;
+  const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${countsText(c)}`;
+  const legend = c.halted > 0 ? ['kept', 'discarded', 'crash', 'halted', 'running best'] : ['kept', 'discarded', 'crash', 'running best'];
+  const legendColors: Record<string, string> = { kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };
   const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${Number((best.at(-1) ?? 0).toPrecision(6))}`;
   return {
     $schema: 'https://vega.github.io/schema/vega/v6.json',
@@ -74,6 +83,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       { name: 'discarded', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'discard'" }] },
       { name: 'kept', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'keep' || datum.kind === 'baseline'" }] },
       { name: 'crashes', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'crash'" }] },
+      { name: 'halts', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'halted'" }] },
       { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
     ],
     scales: [
@@ -82,8 +92,8 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       {
         name: 'legend',
         type: 'ordinal',
-        domain: ['kept', 'discarded', 'crash', 'running best'],
-        range: [PLOT_COLORS.keep, PLOT_COLORS.discard, PLOT_COLORS.crash, PLOT_COLORS.best],
+        domain: legend,
+        range: legend.map((l) => legendColors[l]!),
       },
     ],
     axes: [
@@ -99,7 +109,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
         encode: {
           symbols: {
             update: {
-              shape: { signal: "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : 'circle'" },
+              shape: { signal: "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : datum.value === 'halted' ? 'diamond' : 'circle'" },
               angle: { signal: "datum.value === 'crash' ? 45 : 0" },
               stroke: { signal: `datum.value === 'running best' ? '${PLOT_COLORS.best}' : null` },
               strokeWidth: { signal: "datum.value === 'running best' ? 2 : 0" },
@@ -152,6 +162,21 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
             size: { value: 40 },
             fill: { value: PLOT_COLORS.crash },
             tooltip: { signal: "'#' + datum.iteration + ' crash: ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        name: 'haltedMarks',
+        from: { data: 'halts' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'iteration' },
+            y: { signal: "datum.score !== null ? scale('y', datum.score) : height" },
+            shape: { value: 'diamond' },
+            size: { value: 80 },
+            fill: { value: PLOT_COLORS.halted },
+            tooltip: { signal: "'#' + datum.iteration + ' halted: ' + datum.description" },
           },
         },
       },

@@ -1,8 +1,6 @@
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LoopError } from './errors.js';
-import type { IterationRecord, IterationStatus } from './iteration-record.js';
-import { sanitizeCell, type ResultsLog } from './results-log.js';
+import { LoopError, sanitizeCell, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
 
 /** The header of the auto-iterate results.tsv (seed 001: `commit\tscore\tstatus\tdescription`). */
 export const AUTO_ITERATE_TSV_HEADER = 'commit\tscore\tstatus\tdescription';
@@ -42,6 +40,16 @@ export function formatAutoIterateRow(record: IterationRecord, commitLength = 7):
   }
   const commit = sanitizeCell(record.candidateId).slice(0, commitLength) || '-';
   return `${commit}\t${score}\t${toAutoIterateStatus(record.status)}\t${description}`;
+}
+
+/**
+ * The history block of the agent prompt in this format: a heading, the header and one
+ * {@link formatAutoIterateRow} line per row, as the agent would read results.tsv itself. Pass it
+ * as `formatHistory` to core's `createAgentCommandProposer` (seed 001: each iteration gets the
+ * results so far).
+ */
+export function formatAutoIterateHistory(history: readonly IterationRecord[]): string {
+  return ['## Results so far (results.tsv)', AUTO_ITERATE_TSV_HEADER, ...history.map((r) => formatAutoIterateRow(r))].join('\n');
 }
 
 /**

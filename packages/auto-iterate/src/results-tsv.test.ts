@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AUTO_ITERATE_TSV_HEADER, createResultsTsv, parseAutoIterateTsv } from './results-tsv.js';
+import { buildAgentPrompt } from '@loop/core';
+import { AUTO_ITERATE_TSV_HEADER, createResultsTsv, formatAutoIterateHistory, parseAutoIterateTsv } from './results-tsv.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -72,5 +73,17 @@ describe('results.tsv (auto-iterate form, seeds 001/003)', () => {
 
   it('fails with RESULTS_CORRUPT on an unknown header', () => {
     expect(() => parseAutoIterateTsv('iter\tcomposite\n1\t2\n')).toThrow(/expected header/);
+  });
+});
+
+describe('the agent prompt’s history in the auto-iterate form', () => {
+  it('formatAutoIterateHistory gives the prompt the results.tsv block exactly as the file reads', () => {
+    const rows = [
+      { iteration: 0, candidateId: 'abc1234def', score: 3.2, status: 'baseline', description: 'baseline' },
+      { iteration: 1, candidateId: 'bcd2345efa', score: null, status: 'rejected', description: 'edited prepare.mjs' },
+    ] as const;
+    const context = { iteration: 2, attempt: 0, history: rows, baseline: 3.2, best: 3.2, direction: 'minimize', hints: [], signal: new AbortController().signal } as const;
+    const prompt = buildAgentPrompt('Lower val_bpc.', context, formatAutoIterateHistory);
+    expect(prompt).toContain(['## Results so far (results.tsv)', AUTO_ITERATE_TSV_HEADER, 'abc1234\t3.2\tkeep\tbaseline', 'bcd2345\t-\tdiscard\trejected: edited prepare.mjs', '', '## Your task'].join('\n'));
   });
 });
