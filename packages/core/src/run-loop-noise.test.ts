@@ -12,7 +12,7 @@ import { createValueScorer } from './regex-scorer.js';
 import { createMemoryResultsLog } from './results-log.js';
 // auto-iterate's results.tsv, from its sources: @loop/core cannot depend on a preset (a cycle).
 import { createResultsTsv, parseAutoIterateTsv } from '../../auto-iterate/src/results-tsv.js';
-import { createLoop } from './run-loop.js';
+import { createLoop } from './engine/create-loop.js';
 import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from './seed-only.js';
 import { maxIterations } from './stop-policy.js';
 import type { RandomSource } from './types.js';
