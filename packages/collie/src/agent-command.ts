@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { LoopError, parseOptions } from '@loop/core';
+import { LoopError, parseOptions, runInGroupToLog } from '@loop/core';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
-import { runInGroupToLog } from '@loop/core';
 
 /** Options of {@link createAgentCommand}. */
 export interface AgentCommandOptions {

@@ -1,3 +1,5 @@
+import { readText } from './internal/read-text.js';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { acquireLock, killOrphanGroup, killOrphanGroups, LoopError, parseOptions, type WorkspaceLock } from '@loop/core';
@@ -9,7 +11,6 @@ import { runningStage } from './controller/running.js';
 import { stage6 } from './controller/stage6.js';
 import { createAgentFlowExecutor } from './flow-executor.js';
 import type { Agent } from './agent.js';
-import { exists, readText } from './internal/fs.js';
 import { createNotifyCommand, noNotify } from './notifier.js';
 import { resolveColliePaths, type ColliePaths, type RunPaths } from './paths.js';
 import { noPrepare } from './preparer.js';
@@ -129,7 +130,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     await killOrphanGroups(rp.pids, o.killGraceMs);
     await killOrphanGroup(rp.triggerPid, o.killGraceMs);
     pidDir = rp.pids;
-    if (!(await exists(rp.runSpec))) return branchB(c, runId, setRun);
+    if (!existsSync(rp.runSpec)) return branchB(c, runId, setRun);
     const state = await readRunState(rp.state);
     if (!state) return branchB(c, runId, setRun); // state.json missing: same as Branch B
     if (isTerminal(state.status)) return terminal(c, state);

@@ -22,7 +22,7 @@ export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLE
 export type { Autoiter, AutoiterOptions, StepOutcome, StageName, TriggerRun, TaskTrackerRun } from './autoiter.js';
 export { createAgentFlowExecutor, createScriptedFlowExecutor, flowPrompt } from './flow-executor.js';
 export type { FlowExecutor, FlowFixContext, ScriptedPatch } from './flow-executor.js';
-export { FIX_TRAILER, REVERT_TRAILER } from './git.js';
+export { FIX_TRAILER, REVERT_TRAILER, NOTE_TRAILER, COLLIE_AUTHOR } from './trailers.js';
 export { renderTriage, renderFixRecord, fixIdOf, parseDeferred, flowLedgerSchema, readLedger, planTaskText } from './stage-files.js';
 export type { FlowLedger } from './stage-files.js';
 export { TIER_MODELS, createScriptedAgent, renderAgentPrompt } from './agent.js';

@@ -22,7 +22,7 @@ export const iterationEntrySchema = z.object({
   scalar_delta: z.number().nullable(),
   exit_code: z.number().nullable(),
   error_signature: z.string().nullable(),
-  /** Distinct files changed by the iteration's FIX commits (0 when none was applied); null = not measured. */
+  /** Distinct files of the real Stage 5.1 branch diff (the FIX commits, whoever made them; 0 when none was applied); null = not measured. */
   files_changed: z.number().int().nonnegative().nullable(),
   /** FIX ids committed by Stage 5.1. */
   fixes_applied: z.array(z.string()).default([]),
@@ -76,6 +76,12 @@ export const runStateSchema = z.object({
   iterations: z.array(iterationEntrySchema),
   /** The current iteration's auto-recovery ladder, or null. */
   ladder: ladderSchema.nullable(),
+  /**
+   * The worktree's HEAD when the current iteration's Stage 1 ran (null when the worktree is not a
+   * git repository): G1 (Stages 3.2 and 5.2) audits the real branch diff from here, whoever made
+   * the commits.
+   */
+  iter_start: z.string().nullable().default(null),
 });
 /** The contents of state.json. */
 export type RunState = z.output<typeof runStateSchema>;
@@ -86,7 +92,7 @@ export type LadderAttempt = z.output<typeof ladderAttemptSchema>;
 
 /** The state Branch B initialises (seed 000 §3.5 step 6). */
 export function initialRunState(runId: string, now: number): RunState {
-  return { runId, iter: 1, status: 'running', should_continue: true, stop_reason: null, last_scalar: null, baseline_scalar: null, promise_signal: PROMISE_SIGNAL, stage: 'kickoff', started_at: now, tokens_used: 0, iterations: [], ladder: null };
+  return { runId, iter: 1, status: 'running', should_continue: true, stop_reason: null, last_scalar: null, baseline_scalar: null, promise_signal: PROMISE_SIGNAL, stage: 'kickoff', started_at: now, tokens_used: 0, iterations: [], ladder: null, iter_start: null };
 }
 
 /**

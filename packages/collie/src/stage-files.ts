@@ -1,8 +1,8 @@
-import { readJson, writeJsonAtomic, LoopError } from '@loop/core';
+import { LoopError, readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core';
+import { readText } from './internal/read-text.js';
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import type { DeferredItem } from './gates.js';
-import { readText, writeTextAtomic } from './internal/fs.js';
 import { parseTriage, type FixRecord, type TriageRecord } from './records.js';
 
 /** Renders triage.md (seed 000 Stage 4a output); parseable by `parseTriage`. */
@@ -59,6 +59,8 @@ export const flowLedgerSchema = z.object({
   base: z.string().nullable(),
   /** One entry per FIX, in plan order; `commit` null when applying it changed nothing. */
   applied: z.array(z.object({ id: z.string(), kind: z.enum(['correctness', 'optimization', 'mixed']), commit: z.string().nullable(), files: z.array(changedFileSchema), note: z.string().default('') })),
+  /** The FIX being applied and HEAD before it (written before the executor runs; null between FIXes): a restart resets to `start`. */
+  applying: z.object({ id: z.string(), start: z.string() }).nullable().default(null),
 });
 /** The Stage 5.1 ledger. */
 export type FlowLedger = z.output<typeof flowLedgerSchema>;

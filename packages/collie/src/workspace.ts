@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { MaybePromise } from '@loop/core';
-import { git } from './git.js';
+import { addLocalExclude, addWorktree, headSha } from '@loop/rollback-git';
 
 /** Where a run works: the seed's isolated worktree. */
 export interface Workspace {
@@ -26,25 +24,19 @@ export function createDirectoryWorkspace(dir: string): Workspace {
  * or removed: review it, then `git worktree remove .worktrees/autoiter-<runId>`). Idempotent: an
  * existing worktree directory is reused.
  *
+ * Git runs through `@loop/rollback-git` (`addWorktree`, `addLocalExclude`, `headSha`).
+ *
  * @throws {LoopError} `NOT_A_REPOSITORY` when git fails (the message carries git's stderr).
  */
 export function createGitWorktree(options: { repoDir: string }): Workspace {
-  // Not a commit: the clock only matters for commit dates, so the real time is fine here.
-  const run = async (cwd: string, ...args: string[]) => (await git({ cwd, now: Date.now() }, ...args)).trim();
+  const repo = { cwd: options.repoDir };
   return {
     name: `git-worktree(${options.repoDir})`,
     prepare: async (runId) => {
-      const path = join(options.repoDir, '.worktrees', `autoiter-${runId}`);
       // Keep the user's `git status` clean: .worktrees/ goes to the repository's local exclude file.
-      const exclude = resolve(options.repoDir, await run(options.repoDir, 'rev-parse', '--git-path', 'info/exclude'));
-      const current = await readFile(exclude, 'utf8').catch(() => '');
-      if (!current.split('\n').some((l) => l.trim() === '/.worktrees/')) {
-        await mkdir(dirname(exclude), { recursive: true });
-        await appendFile(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}/.worktrees/\n`);
-      }
-      if (!existsSync(path)) await run(options.repoDir, 'worktree', 'add', path, '-b', `autoiter/${runId}`);
-      return path;
+      await addLocalExclude(repo, '/.worktrees/');
+      return (await addWorktree(repo, join(options.repoDir, '.worktrees', `autoiter-${runId}`), `autoiter/${runId}`)).path;
     },
-    head: (path) => run(path, 'rev-parse', 'HEAD'),
+    head: (path) => headSha({ cwd: path }),
   };
 }

@@ -1,9 +1,9 @@
-import { createCommandHarness, createRegexScorer, readLogTail, type Harness } from '@loop/core';
+import { createCommandHarness, createRegexScorer, readJson, readLogTail, writeJsonAtomic, writeTextAtomic, type Harness } from '@loop/core';
+import { readText } from '../internal/read-text.js';
+import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
 import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
 import type { FlowExecutor } from '../flow-executor.js';
-import { appendOnce, appendText, readText, writeTextAtomic } from '../internal/fs.js';
-import { readJson, writeJsonAtomic } from '@loop/core';
 import { z } from 'zod';
 import type { Notifier, NotifyEvent } from '../notifier.js';
 import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
@@ -17,7 +17,8 @@ import { fixBatches } from '../fix-plan.js';
 import type { CollieStopState } from '../stop-checks.js';
 import type { TaskTracker } from '../task-tracker.js';
 import type { Workspace } from '../workspace.js';
-import type { GitContext } from '../git.js';
+import type { GitCliContext } from '@loop/rollback-git';
+import { COLLIE_AUTHOR } from '../trailers.js';
 import { readTokensUsed } from '../token-meter.js';
 import { monitorLog } from './monitor.js';
 
@@ -78,7 +79,8 @@ export interface Ctx {
   readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: { capMin?: number; monitor?: boolean }) => Promise<TriggerResult>;
   readonly stopFacts: (state: RunState, spec: RunSpec) => CollieStopState['collie'];
   readonly worktreeOf: (rp: RunPaths) => Promise<string>;
-  readonly gitCtx: (rp: RunPaths) => Promise<GitContext>;
+  /** The git context of the run's worktree: commit dates from the injected clock, author collie. */
+  readonly gitCtx: (rp: RunPaths) => Promise<GitCliContext>;
   readonly verifiedFixes: (ip: IterPaths) => Promise<FixRecord[]>;
   readonly eligibleFixes: (ip: IterPaths) => Promise<FixRecord[]>;
   /** Escalates from inside an iteration: status.md, user-log, escalate, notify, status escalated. */
@@ -177,7 +179,7 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     triggerRun,
     stopFacts,
     worktreeOf,
-    gitCtx: async (rp) => ({ cwd: await worktreeOf(rp), now: o.clock.now() }),
+    gitCtx: async (rp) => ({ cwd: await worktreeOf(rp), now: o.clock.now(), author: COLLIE_AUTHOR }),
     verifiedFixes,
     eligibleFixes,
     escalateRun,

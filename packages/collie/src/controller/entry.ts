@@ -1,8 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJson, writeJsonAtomic } from '@loop/core';
+import { readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core';
+import { readText } from '../internal/read-text.js';
 import { z } from 'zod';
-import { copyAtomic, exists, readText, removeFile, writeTextAtomic } from '../internal/fs.js';
 import { initialRunState, PROMISE_SIGNAL, readRunState, type RunState } from '../run-state.js';
 import { parseRunSpec, planSourceOf, renderPlanFile, runSpecFromAnswers, stage0Questions } from '../run-spec.js';
 import type { Ctx, StepOutcome } from './context.js';
@@ -56,7 +57,7 @@ async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } 
   if (plan === undefined) return { failed: `plan file ${parsed.data.planFile} is missing` };
   const source = planSourceOf(plan);
   if (source === undefined) return { failed: 'plan file has no plan-source line in its first 3 lines' };
-  if (!(await exists(source))) return { failed: `plan-source ${source} is missing` };
+  if (!existsSync(source)) return { failed: `plan-source ${source} is missing` };
   return { source };
 }
 
@@ -69,14 +70,14 @@ async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } 
 export async function branchB(c: Ctx, runId: string, setRun: (runId: string, iter: number) => void): Promise<StepOutcome> {
   const { o, paths } = c;
   const rp = paths.run(runId);
-  if (!(await exists(rp.runSpec))) {
+  if (!existsSync(rp.runSpec)) {
     const chain = await recoveryChain(c, runId);
     if ('failed' in chain) {
-      await removeFile(paths.currentRun);
+      await rm(paths.currentRun, { force: true });
       return freshStart(c, setRun, chain.failed);
     }
     await mkdir(rp.dir, { recursive: true });
-    await copyAtomic(chain.source, rp.runSpec); // cp only: never rendered or edited
+    await writeTextAtomic(rp.runSpec, await readFile(chain.source, 'utf8')); // a copy only: never rendered or edited
   }
   const spec = parseRunSpec((await readText(rp.runSpec)) ?? '', rp.runSpec);
   let worktree = (await readText(rp.worktreePath))?.trim();
@@ -86,7 +87,7 @@ export async function branchB(c: Ctx, runId: string, setRun: (runId: string, ite
   }
   const existing = await readRunState(rp.state);
   if (existing) return { kind: 'recovered', runId, status: existing.status };
-  if (!spec.skip_prepare && !(await exists(rp.prepareReport))) {
+  if (!spec.skip_prepare && !existsSync(rp.prepareReport)) {
     const result = await c.preparer.prepare({ runId, projectId: o.projectId, runSpecPath: rp.runSpec, reportPath: rp.prepareReport, worktreePath: worktree, spec });
     if (!result.ok) {
       const why = result.report.trim().split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? 'see the report';
@@ -113,7 +114,7 @@ export async function branchB(c: Ctx, runId: string, setRun: (runId: string, ite
 
 /** The terminal branch: rm current-run, THEN print and emit the completion signal (crash-safe order). */
 export async function terminal(c: Ctx, state: RunState): Promise<StepOutcome> {
-  await removeFile(c.paths.currentRun);
+  await rm(c.paths.currentRun, { force: true });
   c.tick(state.runId, `All done — status=${state.status}`);
   c.o.output(COMPLETION_SIGNAL);
   return { kind: 'done', runId: state.runId, status: state.status, signal: COMPLETION_SIGNAL };

@@ -1,6 +1,7 @@
-import { readText } from '../internal/fs.js';
+import { readText } from '../internal/read-text.js';
 import type { ChangedFile } from '../diff-guards.js';
-import { commitAll, commitFiles, discardChanges, findCommit, FIX_TRAILER, headSha, isDirty, NOTE_TRAILER, trailerOf } from '../git.js';
+import { commitAll, commitFiles, commitsBetween, findCommitByTrailer, headSha, isDirty, resetHard, squashSince, trailerValue } from '@loop/rollback-git';
+import { FIX_TRAILER, NOTE_TRAILER } from '../trailers.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -9,9 +10,13 @@ import type { Ctx, StepOutcome } from './context.js';
 
 /**
  * Stage 5.1 (seed 000 `Skill('collie:flow')`): the flow executor applies each FIX in DAG order;
- * each becomes one commit carrying `Collie-Fix: iter-N/FIX-nnn`, recorded in flow.json before the
- * next FIX starts. A committed FIX (found by its trailer) is never applied twice; a half-applied one
- * is discarded and redone.
+ * each becomes ONE commit carrying `Collie-Fix: iter-N/FIX-nnn`, recorded in flow.json before the
+ * next FIX starts. Whatever the FIX's agent did is in that commit: its uncommitted changes and any
+ * commits it made by itself (aider commits by default) are folded in (`squashSince` the FIX's start
+ * sha, listed as `Folds <sha>` lines), so G6 / G1 see them and the rollback matrix can revert them.
+ * The start sha is recorded in flow.json (`applying`) before the executor runs: a committed FIX
+ * (found by its trailer) is never applied twice; a half-applied one (changes or commits since its
+ * start) is reset to its start and redone.
  */
 export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
@@ -19,29 +24,37 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
   const eligible = await c.eligibleFixes(ip);
   let ledger: FlowLedger | undefined = await readLedger(ip.flow);
   if (eligible.length === 0) {
-    ledger = { base: null, applied: [] };
+    ledger = { base: null, applied: [], applying: null };
     await writeLedger(ip.flow, ledger);
   } else {
     const ctx = await c.gitCtx(rp);
     if (!ledger) {
       // Uncommitted worktree changes (Stage 3.2 fixes, trigger artifacts) get their own commit before the base.
       if (await isDirty(ctx)) await commitAll(ctx, `chore(autoiter): iter-${n} worktree changes before the fixes\n\n${FIX_TRAILER}: iter-${n}/pre`);
-      ledger = { base: await headSha(ctx), applied: [] };
+      ledger = { base: await headSha(ctx), applied: [], applying: null };
       await writeLedger(ip.flow, ledger);
     }
     const planText = (await readText(ip.fixPlan)) ?? '';
     for (const fix of eligible) {
       if (ledger.applied.some((a) => a.id === fix.id)) continue;
-      let commit = await findCommit(ctx, ledger.base!, FIX_TRAILER, `iter-${n}/${fix.id}`);
-      let note = commit ? await trailerOf(ctx, commit, NOTE_TRAILER) : '';
+      let commit = await findCommitByTrailer(ctx, ledger.base!, FIX_TRAILER, `iter-${n}/${fix.id}`);
+      let note = commit ? await trailerValue(ctx, commit, NOTE_TRAILER) : '';
       if (!commit) {
-        if (await isDirty(ctx)) await discardChanges(ctx); // a FIX whose apply was interrupted
+        const start: string = ledger.applying?.id === fix.id ? ledger.applying.start : await headSha(ctx);
+        // A FIX whose apply was interrupted: drop its changes and any commit made since its start.
+        if ((await headSha(ctx)) !== start || (await isDirty(ctx))) await resetHard(ctx, start);
+        if (ledger.applying?.id !== fix.id) {
+          ledger = { ...ledger, applying: { id: fix.id, start } };
+          await writeLedger(ip.flow, ledger);
+        }
         note = ((await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText, pidDir: rp.pids })) || '').replace(/\s*\n\s*/g, ' ').trim();
         const noteLine = note ? `${NOTE_TRAILER}: ${note}\n` : '';
-        commit = await commitAll(ctx, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
+        const folded = (await commitsBetween(ctx, start)).map((sha) => `Folds ${sha} (committed during the FIX)\n`).join('');
+        // The trailers stay the message's last paragraph (git parses only that one).
+        commit = await squashSince(ctx, start, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
       }
       const files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];
-      ledger = { ...ledger, applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }] };
+      ledger = { ...ledger, applying: null, applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }] };
       await writeLedger(ip.flow, ledger);
       await c.logOnce(rp, `iter-${n}/flow/${fix.id}`, `${fix.id} (${fix.kind}): ${commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`);
     }

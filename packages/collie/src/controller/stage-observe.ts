@@ -1,14 +1,16 @@
+import { readLogTail, writeTextAtomic } from '@loop/core';
+import { readText } from '../internal/read-text.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parse as parseYaml } from 'yaml';
 import { TIER_MODELS } from '../agent.js';
-import { readText, writeTextAtomic } from '../internal/fs.js';
 import { ladderStartTier, parseObservations, renderObservations, upgradeTier } from '../observations.js';
 import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import type { Ctx, StepOutcome } from './context.js';
-import { readLogTail } from '@loop/core';
+import { changedFilesSince } from '@loop/rollback-git';
+import { g1TestFileGuard, type ChangedFile } from '../diff-guards.js';
 
 const OBSERVE_PROMPT = [
   'You are the Observe subagent of an autoiter run. Read the trigger log excerpt and the run spec.',
@@ -63,9 +65,16 @@ export async function stageObserve(c: Ctx, state: RunState, spec: RunSpec, rp: R
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage3', status: 'running' };
 }
 
+/** The test files changed since the iteration's start sha (committed or not: the real branch diff); none outside git. */
+async function ladderG1(c: Ctx, state: RunState, rp: RunPaths): Promise<ChangedFile[]> {
+  if (state.iter_start === null) return [];
+  return g1TestFileGuard(await changedFilesSince(await c.gitCtx(rp), state.iter_start), []);
+}
+
 /**
  * Stage 3.2: one ladder attempt per step: the diagnostic agent (current tier) finds the root cause
- * and fixes the worktree, then a validation rerun capped at 5 minutes. Pass → Stage 4a; fail → the
+ * and fixes the worktree; G1 then checks the iteration's real diff (a test file changed since the
+ * iteration started escalates `g1_test_file_guard` before the rerun could pass because of it), then a validation rerun capped at 5 minutes. Pass → Stage 4a; fail → the
  * tier is raised (haiku → sonnet → opus, capped); the third failure writes blocker-report.md,
  * escalates `blocker_unrecoverable`, notifies, and sets status escalated.
  */
@@ -96,6 +105,13 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
     if ((error as { code?: string }).code === 'STAGE_ANCHOR_DRIFT') throw error;
     rootCause = `diagnostic agent failed: ${(error as Error).message}`;
     fixApplied = 'none';
+  }
+  // G1 holds at Stage 3 too (seed 000 Key Invariant 5): the ladder may not change a test file.
+  const g1 = await ladderG1(c, state, rp);
+  if (g1.length > 0) {
+    const detail = `Stage 3.2 recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}) left test files changed since the iteration started: ${g1.map((f) => `${f.path} (${f.status})`).join(', ')}`;
+    await c.escalateRun({ ...state, ladder: { tier: ladder.tier, attempts: [...ladder.attempts, { attempt, tier: ladder.tier, root_cause: rootCause, fix_applied: fixApplied, result: 'fail' }] } }, rp, `iter ${n}/${m} · Stage 3 · G1 test-file guard FAIL · ${g1.length} test files`, 'g1_test_file_guard', detail, 'escalated');
+    return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'escalated' };
   }
   const r = await c.triggerRun(state, spec, rp, join(ip.dir, `recovery-${attempt}.log`), { capMin: VALIDATION_CAP_MIN });
   const record: LadderAttempt = { attempt, tier: ladder.tier, root_cause: rootCause, fix_applied: fixApplied, result: r.exitCode === 0 ? 'pass' : 'fail' };

@@ -1,4 +1,5 @@
-import { readText, writeTextAtomic } from '../internal/fs.js';
+import { writeTextAtomic } from '@loop/core';
+import { readText } from '../internal/read-text.js';
 import { renderFixPlan } from '../fix-plan.js';
 import { g7Check } from '../g7.js';
 import type { RunPaths } from '../paths.js';

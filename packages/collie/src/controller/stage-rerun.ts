@@ -1,4 +1,5 @@
-import { writeTextAtomic } from '../internal/fs.js';
+import { writeTextAtomic } from '@loop/core';
+import { changedFilesBetween } from '@loop/rollback-git';
 import type { RunPaths } from '../paths.js';
 import type { IterationEntry, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -32,12 +33,14 @@ export function summaryText(n: number, e: IterationEntry, convergence: boolean, 
 export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
-  const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [] };
+  const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [], applying: null };
+  // SC5's "files changed": the real Stage 5.1 branch diff (whoever committed), measured before the rerun can write anything.
+  const filesChanged = ledger.base === null ? new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size : (await changedFilesBetween(await c.gitCtx(rp), ledger.base)).length;
   const r = await c.triggerRun(state, spec, rp, ip.rerunLog, { monitor: false });
   if (r.scalar === null) await c.logOnce(rp, `iter-${n}/rerun/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'rerun.log', c, state.runId, n));
   const before = state.last_scalar ?? state.baseline_scalar;
   const delta = r.scalar !== null && before !== null ? r.scalar - before : null;
-  const entry: IterationEntry = { iter: n, scalar_before: before, scalar_after: r.scalar, scalar_delta: delta, exit_code: r.exitCode, error_signature: r.errorSignature, files_changed: new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size, fixes_applied: ledger.applied.filter((a) => a.commit).map((a) => a.id), rollback: null };
+  const entry: IterationEntry = { iter: n, scalar_before: before, scalar_after: r.scalar, scalar_delta: delta, exit_code: r.exitCode, error_signature: r.errorSignature, files_changed: filesChanged, fixes_applied: ledger.applied.filter((a) => a.commit).map((a) => a.id), rollback: null };
   const next: RunState = { ...state, last_scalar: r.scalar, status: 'iter_done', ladder: null, iterations: [...state.iterations.filter((i) => i.iter !== n), entry] };
   const eps = convergenceEpsilon(c.stopFacts(next, spec));
   await writeTextAtomic(ip.summary, summaryText(n, entry, delta !== null && Math.abs(delta) <= eps, 'pending'));

@@ -1,6 +1,7 @@
+import { LoopError, writeTextAtomic } from '@loop/core';
+import { readText } from '../internal/read-text.js';
+import { existsSync } from 'node:fs';
 import pLimit from 'p-limit';
-import { LoopError } from '@loop/core';
-import { exists, readText, writeTextAtomic } from '../internal/fs.js';
 import { parseObservations, renderObservations } from '../observations.js';
 import type { RunPaths } from '../paths.js';
 import { parseFixRecord, parseTriage, type FixRecord } from '../records.js';
@@ -25,7 +26,7 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const obsText = (await readText(ip.observations)) ?? '';
   const issues = parseObservations(obsText);
   let triage = readTriageText((await readText(ip.triage)) ?? '');
-  if (issues.length > 0 && !(await exists(ip.triage))) {
+  if (issues.length > 0 && !existsSync(ip.triage)) {
     const prompt = triagePrompt();
     const g3 = checkG3(prompt, obsText, G3_TRIAGE);
     if (!g3.ok) throw new LoopError('CONFIG_INVALID', `[loop] [collie] the triage prompt fails G3 (missing ${g3.missingPhrases.join(', ') || 'none'}, ${g3.verbatimLines.length} verbatim lines)`);
@@ -62,7 +63,7 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
     toVerify.map((issueId) =>
       limit(async () => {
         const fixId = fixIdOf(issueId);
-        if (await exists(ip.fix(fixId))) return;
+        if (existsSync(ip.fix(fixId))) return;
         const prompt = deepVerifyPrompt(issueId, fixId);
         const issue = issues.filter((i) => i.id === issueId);
         const t = triage.find((x) => x.issue === issueId)!;

@@ -1,11 +1,12 @@
-import { writeTextAtomic } from '../internal/fs.js';
-import { findCommit, git, headSha, REVERT_TRAILER } from '../git.js';
+import { writeTextAtomic } from '@loop/core';
+import { findCommitByTrailer, revertCommits } from '@loop/rollback-git';
+import { REVERT_TRAILER } from '../trailers.js';
 import type { NotifyEvent } from '../notifier.js';
 import type { RunPaths } from '../paths.js';
 import { decideRollback } from '../rollback-matrix.js';
 import type { IterationEntry, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
-import { readLedger } from '../stage-files.js';
+import { readLedger, type FlowLedger } from '../stage-files.js';
 import { collieStopState, convergenceEpsilon, evaluateStopChecks } from '../stop-checks.js';
 import { readTokensUsed } from '../token-meter.js';
 import { switchAnchor } from '../task-anchors.js';
@@ -16,15 +17,16 @@ const DECISION: Record<string, string> = { SC1: 'stop_cap', SC2: 'stop_converged
 const EVENT: Record<string, NotifyEvent> = { converged: 'autoiter_done', budget_exhausted: 'budget_exhausted', escalated: 'escalated' };
 
 /**
- * Stage 6 rollback: the matrix decides; each reverted FIX's single commit is reverted with
- * `git revert --no-commit`, then one commit (trailer `Collie-Revert: iter-N`) records them all.
+ * Stage 6 rollback: the matrix decides; each reverted FIX's single commit (everything its agent
+ * did, own commits folded in by Stage 5.1) is reverted as `git revert --no-commit` does, then one
+ * commit (trailer `Collie-Revert: iter-N`) records them all (`revertCommits` of @loop/rollback-git).
  * A restarted step finds that commit by its trailer and never reverts twice.
  */
 async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<RunState> {
   const n = state.iter;
   const entry = state.iterations.find((i) => i.iter === n);
   if (!entry || entry.rollback) return state;
-  const ledger = (await readLedger(rp.iter(n).flow)) ?? { base: null, applied: [] };
+  const ledger: FlowLedger = (await readLedger(rp.iter(n).flow)) ?? { base: null, applied: [], applying: null };
   const applied = ledger.applied.filter((a): a is typeof a & { commit: string } => a.commit !== null);
   if (applied.length === 0) return state;
   const decision = decideRollback(spec.primary_goal, entry.scalar_delta, applied);
@@ -32,13 +34,9 @@ async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): P
   const reverted = applied.filter((a) => decision.revert.includes(a.id)).map((a) => ({ id: a.id, commit: a.commit }));
   if (reverted.length > 0) {
     const ctx = await c.gitCtx(rp);
-    commit = await findCommit(ctx, ledger.base!, REVERT_TRAILER, `iter-${n}`);
-    if (!commit) {
-      await git(ctx, 'reset', '-q', '--merge'); // drop a half-done revert of an interrupted step; keeps unstaged files
-      await git(ctx, 'revert', '--no-commit', ...reverted.map((r) => r.commit).reverse());
-      await git(ctx, 'commit', '-q', '--no-verify', '-m', `chore: revert optimization FIX(es) due to scalar regression (iter-${n})\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
-      commit = await headSha(ctx);
-    }
+    commit = await findCommitByTrailer(ctx, ledger.base!, REVERT_TRAILER, `iter-${n}`);
+    // revertCommits drops a half-done revert of an interrupted step first (git reset --merge).
+    commit ??= await revertCommits(ctx, reverted.map((r) => r.commit), `chore: revert optimization FIX(es) due to scalar regression (iter-${n})\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
     await c.logOnce(rp, `iter-${n}/rollback`, `Rollback (${decision.row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`);
   }
   const next: IterationEntry = { ...entry, rollback: { row: decision.row, reverted, commit } };

@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { LoopError, type LoopErrorCode } from '@loop/core';
+import type { GitAuthor } from './git-reset-rollback-options.js';
+
+/**
+ * Where and as whom a git CLI call runs.
+ *
+ * Why the CLI and not isomorphic-git for these operations (measured with isomorphic-git 1.44.19,
+ * git 2.39): isomorphic-git cannot open a linked worktree (`git worktree add`): it follows the
+ * `.git` file to `<repo>/.git/worktrees/<name>` but ignores its `commondir`, so `resolveRef('HEAD')`
+ * throws `NotFoundError: Could not find refs/heads/<branch>` and no object can be read. It also has
+ * no `worktree add/remove`, no `revert`, no revision ranges (`A..B`) and no `index.lock` (FACTS.md:
+ * never let the CLI and isomorphic-git write one repository at the same time). The operations in
+ * `commit-ops.ts` and `git-worktree.ts` are what a pipeline working in such a worktree needs (seed
+ * 000's collie), so they all go through {@link runGit}, the one place this package spawns git.
+ */
+export interface GitCliContext {
+  /** Absolute directory the command runs in (a working tree, a linked worktree or the repository). */
+  readonly cwd: string;
+  /**
+   * ms since the epoch for `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE` (injected clock: the same
+   * inputs give the same commit ids, so a restarted step finds the commit it made).
+   * @default the real time (git's own default)
+   */
+  readonly now?: number;
+  /**
+   * Author and committer when the environment sets none (`GIT_AUTHOR_NAME` etc. win).
+   * @default { name: 'loop', email: 'loop@localhost' }
+   */
+  readonly author?: GitAuthor;
+}
+
+/** Options of one {@link runGit} call. */
+export interface RunGitOptions {
+  /**
+   * The code of the `LoopError` thrown when git exits non-zero.
+   * @default 'NOT_A_REPOSITORY'
+   */
+  readonly code?: LoopErrorCode;
+  /** What to tell the user to do when it fails (appended to the message). */
+  readonly advice?: string;
+}
+
+const MAX_BUFFER = 64 * 1024 * 1024;
+const DEFAULT_AUTHOR: GitAuthor = { name: 'loop', email: 'loop@localhost' };
+
+function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
+  const author = ctx.author ?? DEFAULT_AUTHOR;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? author.name,
+    GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? author.email,
+    GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? author.name,
+    GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? author.email,
+    // Never wait for an editor or a pager.
+    GIT_EDITOR: 'true',
+    GIT_PAGER: 'cat',
+  };
+  if (ctx.now !== undefined) {
+    const date = `@${Math.floor(ctx.now / 1000)} +0000`;
+    env.GIT_AUTHOR_DATE = date;
+    env.GIT_COMMITTER_DATE = date;
+  }
+  return env;
+}
+
+/**
+ * Runs `git <args>` in `ctx.cwd` (execFile, no shell; the `git` first on `PATH`) and returns its
+ * stdout untrimmed. The only function of this package that spawns git (see {@link GitCliContext}
+ * for why these operations use the CLI).
+ *
+ * @throws {LoopError} `options.code` (default `NOT_A_REPOSITORY`) carrying git's stderr, the
+ *   arguments and the directory (`details.cwd`, `details.args`), when git exits non-zero or cannot
+ *   be started.
+ */
+export function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env: gitEnv(ctx), encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (!error) {
+        resolve(stdout);
+        return;
+      }
+      const why = (stderr || stdout || error.message).trim();
+      const advice = options.advice ?? 'check that the directory is a git working tree with at least one commit';
+      reject(
+        new LoopError(options.code ?? 'NOT_A_REPOSITORY', `[loop] [rollback-git] git ${args.join(' ')} failed in ${ctx.cwd}: ${why}; ${advice}`, {
+          cause: error,
+          details: { cwd: ctx.cwd, args: [...args], stderr: stderr.trim() },
+        }),
+      );
+    });
+  });
+}
+
+/** Splits git's line output into non-empty lines. */
+export function gitLines(out: string): string[] {
+  return out.split('\n').filter((line) => line !== '');
+}
