@@ -1,5 +1,5 @@
 import { isAbsolute, normalize } from 'node:path';
-import type { Clock, KeepPolicy, Proposer } from '@loop/core';
+import type { Clock, Guard, KeepPolicy, Proposer, StopPolicy } from '@loop/core';
 import { z } from 'zod';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
@@ -38,6 +38,17 @@ export interface AutoIterateOptions {
   keepPolicy?: KeepPolicy;
   /** Baseline re-runs to measure the noise floor (for a noise-aware keep policy). @default 1 */
   baselineRepeats?: number;
+  /** A stop policy of your own, checked with the built-in ones (any of them stops the run). @default none */
+  stop?: StopPolicy;
+  /** Guards of your own (core's `Guard`), run before `checks`. @default [] */
+  guards?: Guard[];
+  /**
+   * The checks gate (the Guard of auto-iterate tools, pi-autoresearch's `checks.sh`): a correctness
+   * command run in `dir` for every candidate that would be kept; a non-zero exit or a timeout blocks
+   * the keep (results.tsv: `discard`, description `... (checks: \`<command>\` exited N: <last log line>)`),
+   * or halts the run with `onFail: 'halt'`. Output goes to `.loop/checks.log`. @default none
+   */
+  checks?: { command: string; timeoutS?: number; onFail?: 'reject' | 'halt' };
   /** Continue an interrupted run from its last keep commit and results.tsv, without a new baseline. @default false */
   resume?: boolean;
   /** Start on a dirty working tree (its changes join the first candidate). @default false */
@@ -92,6 +103,9 @@ export const autoIterateOptionsSchema = z
     proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function'),
     keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
     baselineRepeats: z.number().int().min(1).optional(),
+    stop: z.custom<StopPolicy>((p) => p === undefined || typeof (p as StopPolicy)?.check === 'function', 'stop must have check()').optional(),
+    guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),
+    checks: z.object({ command: z.string().trim().min(1, 'checks.command must not be empty'), timeoutS: z.number().positive().default(300), onFail: z.enum(['reject', 'halt']).default('reject') }).strict().optional(),
     resume: z.boolean().default(false),
     allowDirty: z.boolean().default(false),
     maxRepairAttempts: z.number().int().nonnegative().default(2),

@@ -7,6 +7,7 @@ import {
   createCommandHarness,
   createFileArtifact,
   createLoop,
+  createCommandGuard,
   createRegexScorer,
   LoopError,
   maxIterations,
@@ -98,6 +99,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.plateau !== undefined) stops.push(plateau(o.plateau));
   if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
+  if (o.stop) stops.push(o.stop);
+  const guards = [...o.guards];
+  if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env }));
   const loop = createLoop({
     artifact,
     rollback,
@@ -109,6 +113,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     stop: anyOf(...stops),
     advisors: [createCircuitBreaker({ pauseAfterCrashes: o.pauseAfterCrashes, cooldownAfterDiscards: o.cooldownAfterDiscards, notifyAfterDiscards: o.notifyAfterDiscards })],
     maxRepairAttempts: o.maxRepairAttempts,
+    guards,
     clock,
     ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
     ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer, type Proposer } from '@loop/core';
+import { userPolicies } from '@loop/test-utils';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 
 let dir: string;
@@ -198,5 +199,29 @@ describe('auto-iterate preset (real git, real processes)', () => {
 
   it('a missing target file is CONFIG_INVALID naming it', async () => {
     await expect(createAutoIterate(options([1], { targetFiles: ['nope.json'] })).run()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nope.json does not exist') });
+  });
+
+  it('the checks gate: a failing correctness command blocks the keep of a better candidate (discard, the reason in the description), a passing one lets it through', async () => {
+    // the "test suite" fails while x is 1
+    writeFileSync(join(dir, 'check.mjs'), "import { readFileSync } from 'node:fs'; const { x } = JSON.parse(readFileSync('config.json', 'utf8')); if (x === 1) { console.log('test x=1 is forbidden'); process.exit(2); }");
+    git('add', '.');
+    git('commit', '-q', '-m', 'checks');
+    await createAutoIterate(options([1, 2], { readOnlyFiles: ['eval.mjs', 'check.mjs'], checks: { command: 'node check.mjs' } })).run();
+    const r = rows();
+    expect(r.map((x) => x.status)).toEqual(['baseline', 'reverted', 'kept']);
+    expect(r[1]!.description).toBe('x -> 1 (checks: `node check.mjs` exited 2: test x=1 is forbidden)');
+    expect(isAncestor(r[2]!.candidateId)).toBe(true);
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('a user-written KeepPolicy, StopPolicy and Guard work unchanged with auto-iterate', async () => {
+    const { keepPolicy, stop, guard, calls } = userPolicies();
+    const summary = await createAutoIterate(options([2, 1, 4, 5, 6], { keepPolicy, stop, guards: [guard] })).run();
+    const r = rows();
+    // the keep policy wants a gain of at least 2: x=2 (score 2, gain 8) kept, x=1 (score 5) not; the guard rejects x=4; a plateau of 2 stops
+    expect(r.map((x) => x.status)).toEqual(['baseline', 'kept', 'reverted', 'rejected']);
+    expect(r[3]!.description).toContain('(user-ban: banned by the user)');
+    expect(summary.stop.reason).toBe('user-plateau');
+    expect(calls.decide).toBe(2);
   });
 });

@@ -18,3 +18,5 @@ export { describeRollbackStrategy } from './describe-rollback-strategy.js';
 export type { RollbackFixture } from './describe-rollback-strategy.js';
 export { createDeferred, createBarrier } from './deferred.js';
 export type { Deferred, Barrier } from './deferred.js';
+export { userPolicies } from './user-policies.js';
+export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
