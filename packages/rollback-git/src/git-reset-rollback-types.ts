@@ -1,0 +1,121 @@
+import type { CandidateInfo, Checkpoint, RevertInfo, RollbackStrategy } from '@loop/core';
+
+/** What {@link GitResetRollback.start} did. */
+export interface GitStartReport {
+  /** The run branch (short name). */
+  readonly branch: string;
+  /** True when the run branch was created now; false when an existing one was resumed. */
+  readonly created: boolean;
+  /** The branch HEAD was on before (full ref), or `undefined` when HEAD was detached. */
+  readonly previousBranch: string | undefined;
+  /** The commit the run branch points at after start. */
+  readonly headId: string;
+  /** The patterns appended to `.git/info/exclude` (empty when all were already there). */
+  readonly excludesAdded: readonly string[];
+}
+
+/** What the last verified reset (`revert`, `restoreBest`, `recover`) did. */
+export interface GitRestoreReport {
+  /** Which member ran it. */
+  readonly operation: 'revert' | 'restoreBest' | 'recover';
+  /** The commit the branch, index and working tree now hold (40 hex). */
+  readonly targetId: string;
+  /** The relative paths it brought to the target (written, removed or re-indexed). */
+  readonly paths: readonly string[];
+  /** True when the fast path did not verify and the full reset (checkout force) ran. */
+  readonly fallback: boolean;
+}
+
+/**
+ * A {@link RollbackStrategy} that commits every candidate on a run branch and resets discarded
+ * ones, on isomorphic-git (no git binary needed). All members are serialised, return promises,
+ * and are safe to call again after a crash. Every member but `start` first runs `start` if it has
+ * not run, then throws `LoopError` `RESTORE_FAILED` if HEAD is no longer the run branch (something
+ * else checked out another branch): nothing is touched in that case.
+ */
+export interface GitResetRollback extends RollbackStrategy {
+  /** `'git-reset'`. */
+  readonly name: string;
+  /** The run branch, short name. */
+  readonly branch: string;
+  /** The run branch, full ref (`refs/heads/<branch>`). */
+  readonly branchRef: string;
+  /**
+   * Prepares the repository; call it before the first `checkpoint` (the first member called runs
+   * it otherwise). Appends `excludes` to `.git/info/exclude`, refuses a dirty working tree unless
+   * `allowDirty` (ignored and excluded files do not count; with `paths`, only those paths are
+   * checked), then creates the run branch at the current HEAD and points HEAD at it, or, with
+   * `resume`, checks out the existing run branch (a dirty tree is accepted when HEAD is already on
+   * it: `recover` discards what an interrupted iteration left). Never moves any other branch.
+   * Idempotent: later calls return the first result.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` (no `.git` in `dir`, or no commit yet),
+   *   `DIRTY_WORKTREE` (files listed in `details.files`), `BRANCH_EXISTS` (without `resume`).
+   */
+  readonly start: () => Promise<GitStartReport>;
+  /**
+   * The kept state: `{ iteration, id }` with `id` the run branch's tip commit (40 hex).
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
+   */
+  readonly checkpoint: (iteration: number) => Promise<Checkpoint>;
+  /**
+   * Stages every change (added, modified, deleted files and mode changes; within `paths` when
+   * given) in one `add` call and commits it as `${messagePrefix}${info.description}` with parent
+   * `checkpoint.id`, moving the run branch to it. An unchanged tree still commits. Called again for
+   * a repair attempt it replaces the previous candidate (amend semantics: the parent stays the
+   * checkpoint). Returns the commit oid (40 hex).
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when the commit cannot be written (the loop must halt).
+   */
+  readonly commit: (checkpoint: Checkpoint, info: CandidateInfo) => Promise<string>;
+  /**
+   * Accepts the candidate: it stays as a commit on the run branch. Verifies the branch points at
+   * `candidateId` and returns it (without a candidate, returns the branch tip).
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when the branch points elsewhere.
+   */
+  readonly keep: (checkpoint: Checkpoint, candidateId: string | undefined) => Promise<string>;
+  /**
+   * Discards the candidate: first points `refs/loop/discarded/<iteration>` (`-1`, `-2`, ... when
+   * taken) at it so its diff stays readable, then resets branch, index and working tree to
+   * `checkpoint.id` touching only the paths that differ, and verifies each by hash (falling back
+   * once to a full reset). Untracked ignored files (results.tsv, run.log) survive; untracked files
+   * that are not ignored are removed. Idempotent.
+   *
+   * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
+   */
+  readonly revert: (checkpoint: Checkpoint, info: RevertInfo) => Promise<void>;
+  /**
+   * Resets to `bestId` (full or abbreviated) like `revert`, verified. When the branch was ahead,
+   * its old tip stays reachable as `refs/loop/discarded/before-restore-best`.
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when `bestId` is not a commit or the reset does not verify.
+   */
+  readonly restoreBest: (bestId: string) => Promise<void>;
+  /**
+   * On resume: `keptId` (full or the 7-character id results.tsv stores) must be the run branch's
+   * tip or an ancestor of it; when HEAD or the working tree differ from it, resets to it (verified).
+   * A newer tip stays reachable as `refs/loop/discarded/recovered`.
+   *
+   * @throws {LoopError} `RESUME_MISMATCH` when `keptId` does not exist, is ambiguous, or is not on
+   *   the run branch; `RESTORE_FAILED` when the reset does not verify.
+   */
+  readonly recover: (keptId: string) => Promise<void>;
+  /**
+   * The commit HEAD points at (40 hex).
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when HEAD cannot be read.
+   */
+  readonly currentId: () => Promise<string>;
+  /** What the last `revert`, `restoreBest` or `recover` reset did, for logs and tests. */
+  readonly lastRestore: () => GitRestoreReport | undefined;
+  /**
+   * The paths that differ from the run branch's tip (added, modified, deleted, mode changes,
+   * untracked and not ignored; within `paths` when given), sorted. What a `commit` would record;
+   * an artifact uses it to see changes outside the files a proposer may touch.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
+   */
+  readonly changedPaths: () => Promise<string[]>;
+}
