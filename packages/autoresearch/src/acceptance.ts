@@ -4,7 +4,8 @@ import type { PassConfig } from './config.js';
 import { formatScore } from './format.js';
 import { openResultsFile, resultsHeader, type ResultsRow } from './results-tsv.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
-import { writePipelineStateLast, type CostMeter } from './run-pass.js';
+import type { CostMeter } from './pass-options.js';
+import { writePipelineStateLast } from './pass-state-store.js';
 
 /** What AR-3's validators and reflection found in one acceptance round. */
 export interface AcceptanceEvaluation {

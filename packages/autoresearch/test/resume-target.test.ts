@@ -9,12 +9,11 @@ afterEach(() => ws?.cleanup());
 const statuses = () => parseResultsTsv(readFileSync(ws.resultsPath, 'utf8')).rows.map((r) => r.status);
 const state = () => JSON.parse(readFileSync(ws.statePath, 'utf8'));
 
-/** Runs a first pass that keeps `to` and is interrupted right after (human interrupt). */
+/** Runs a first pass that keeps `to` and is interrupted right after the keep (human interrupt once its chat line printed). */
 async function interruptedAfterKeep(to: number, mode: 'function' | 'design' = 'function') {
   const ac = new AbortController();
   const o = passOptions(ws, [{ to }], { mode });
-  const proposer = scriptedProposer(ws, [{ to }]);
-  const r = await runPass({ ...o, signal: ac.signal, proposer: { ...proposer, apply: (i, c) => { if (c.round === c.rounds - 1) ac.abort(); return proposer.apply(i, c); } } });
+  const r = await runPass({ ...o, signal: ac.signal, output: (l) => { if (l.startsWith('iter 1 | kept')) ac.abort(); } });
   expect(r.stopReason).toBe('aborted');
   expect(statuses()).toEqual(['baseline', 'kept']);
 }

@@ -27,8 +27,7 @@ describe('seed 002 rules closed in the line-by-line re-read', () => {
     ws = makeWorkspace();
     const ac = new AbortController();
     const first = passOptions(ws, [{ to: 6 }]);
-    const proposer = scriptedProposer(ws, [{ to: 6 }]);
-    await runPass({ ...first, signal: ac.signal, proposer: { ...proposer, apply: (i, c) => { ac.abort(); return proposer.apply(i, c); } } });
+    await runPass({ ...first, signal: ac.signal, output: (l) => { if (l.startsWith('iter 1 | kept')) ac.abort(); } });
     ws.write('criteria/ar-function.yaml', 'quality: lenient\n');
     const before = readFileSync(ws.resultsPath, 'utf8');
     const second = passOptions(ws, [{ to: 7 }], { clock: steppingClock(Date.UTC(2026, 10, 30, 6)) });
@@ -37,14 +36,17 @@ describe('seed 002 rules closed in the line-by-line re-read', () => {
     expect(ws.value()).toBe(6);
   });
 
-  it('seed 002 safety brakes: an edit that needs a new dependency or a secret stops the pass (needs-human) and surfaces it — nothing added, snapshotted or applied', async () => {
+  it('seed 002 safety brakes: an edit that needs a new dependency or a secret stops the pass (needs-human) and surfaces it as a needs-human row — nothing added, snapshotted or applied; a clean stop, not a failure', async () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 9 }]);
     const r = await runPass({ ...o, proposer: { name: 'needs-dep', plan: () => ({ description: 'parse with a YAML library', files: ['src/score.ts'], needsHuman: { kind: 'new-dependency', detail: 'needs the yaml package' } }), apply: () => { throw new Error('must not apply'); } } });
     expect(r.stopReason).toBe('needs-human');
     expect(r.stopMessage).toMatch(/needs a new-dependency: needs the yaml package — surfaced, not added/);
     expect(r.summaryText).toMatch(/stopped: needs-human/);
-    expect(statuses()).toEqual(['baseline']);
+    expect(statuses()).toEqual(['baseline', 'needs-human']);
+    expect(parseResultsTsv(readFileSync(ws.resultsPath, 'utf8')).rows[1]).toMatchObject({ columns: { composite: '-' }, snapshot: '-' });
+    expect(r.halted).toBeUndefined();
+    expect(state().autoresearch.function).toMatchObject({ status: 'stopped', stop_reason: 'needs-human' });
     expect(ws.value()).toBe(5);
   });
 
