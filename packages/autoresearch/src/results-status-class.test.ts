@@ -12,6 +12,8 @@ describe('resultsStatusClass (seed 002 statuses)', () => {
       crash: 'crash',
       'restore-failed': 'halted',
       'rubric-tampered': 'halted',
+      'harness-tampered': 'halted',
+      'needs-human': 'halted',
     });
     expect(resultsStatusClass('state-write-failed')).toBe('halted');
   });

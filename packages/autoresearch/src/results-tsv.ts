@@ -177,6 +177,8 @@ const STATUS_CLASSES: Readonly<Record<string, ResultsStatusClass>> = {
   crash: 'crash',
   'restore-failed': 'halted',
   'rubric-tampered': 'halted',
+  'harness-tampered': 'halted', // a harness file changed mid-pass ("never edit the harness")
+  'needs-human': 'halted', // the idea needs a dependency, migration or secret: surfaced, not applied
   'state-write-failed': 'halted',
   done: 'kept', // AR-3: the DONE condition holds (pass_rate >= target, no blockers)
   develop: 'reverted', // AR-3: gaps remain; the pipeline re-enters DEVELOP for another round

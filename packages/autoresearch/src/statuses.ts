@@ -14,11 +14,15 @@ export type AutoresearchMode = 'design' | 'function' | 'acceptance';
  * - `crash`: the proposer or the harness failed; restored.
  * - `restore-failed`: a restore copy failed or did not verify; the pass halts (no mixed tree).
  * - `rubric-tampered`: the rubric fingerprint changed mid-pass; the pass halts.
+ * - `harness-tampered`: a harness file that is not a rubric file (the reflection tool script, the
+ *   test runner) changed mid-pass ("never edit the harness"); the edit is not scored; the pass halts.
+ * - `needs-human`: the idea needs a new dependency, a framework migration or a secret ("stop and
+ *   surface it — do not add it"); nothing is applied; the pass stops (not a failure).
  */
-export type AutoresearchStatus = 'baseline' | 'kept' | 'reverted' | 'reverted-redtest' | 'crash' | 'restore-failed' | 'rubric-tampered';
+export type AutoresearchStatus = 'baseline' | 'kept' | 'reverted' | 'reverted-redtest' | 'crash' | 'restore-failed' | 'rubric-tampered' | 'harness-tampered' | 'needs-human';
 
 /** Every {@link AutoresearchStatus}. */
-export const AUTORESEARCH_STATUSES: readonly AutoresearchStatus[] = ['baseline', 'kept', 'reverted', 'reverted-redtest', 'crash', 'restore-failed', 'rubric-tampered'];
+export const AUTORESEARCH_STATUSES: readonly AutoresearchStatus[] = ['baseline', 'kept', 'reverted', 'reverted-redtest', 'crash', 'restore-failed', 'rubric-tampered', 'harness-tampered', 'needs-human'];
 
 /**
  * True for the statuses that increment the consecutive-reverts counter (seed 002: "increments on
