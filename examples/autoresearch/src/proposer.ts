@@ -7,6 +7,11 @@ export interface Replacement {
   readonly find: string;
   readonly replace: string;
   readonly all?: boolean;
+  /**
+   * Another workspace file to edit instead of the module. Only for showing the harness guard: an
+   * edit of `tools/reflect.mjs` halts the pass as `harness-tampered`. @default the module
+   */
+  readonly file?: string;
 }
 
 /** One scripted idea: `apply` is internal round 0, `refine` (optional) runs in round 1. */
@@ -57,9 +62,10 @@ export function createScriptedProposer(workspace: string, steps: readonly Script
     apply: (idea, { round }) => {
       const { step } = idea as StepIdea;
       const edits = round === 0 ? step.apply : round === 1 ? (step.refine ?? []) : [];
-      if (edits.length === 0) return;
-      const path = join(workspace, file);
-      writeFileSync(path, applyReplacements(readFileSync(path, 'utf8'), edits));
+      for (const target of new Set(edits.map((e) => e.file ?? file))) {
+        const path = join(workspace, target);
+        writeFileSync(path, applyReplacements(readFileSync(path, 'utf8'), edits.filter((e) => (e.file ?? file) === target)));
+      }
     },
   };
 }

@@ -12,6 +12,8 @@ export const TEMPLATE = join(import.meta.dirname, '..', 'template');
 export const TASK_ID = 'T-7';
 /** The function the task changed: the only mutable file. */
 export const MODULE = 'src/slug.js';
+/** The harness's scripts besides the rubric: the test runner and the reflection tool. */
+export const HARNESS_FILES = ['test/run-tests.mjs', 'tools/reflect.mjs'];
 /** {{MIN_COVERAGE}}: line coverage of src/slug.js below this makes the composite 0. */
 export const MIN_COVERAGE_PCT = 90;
 /** `config.autoresearch` of the example (kpi_target: the default 9.5). */
@@ -66,6 +68,8 @@ export async function runExample(workspace: string, options: { output?: (line: s
     proposer: createScriptedProposer(workspace, options.steps ?? loadSteps(), MODULE),
     rollback: createSnapshotRollback({ workspace, runDir, ...(options.clock ? { clock: options.clock } : {}) }),
     rubricFiles: [join(workspace, 'criteria/ar-function.yaml'), join(workspace, '.claude/agents/reflection-agent.md')],
+    // The harness's own scripts: an edit to either halts the pass as harness-tampered (seed 002: never edit the harness).
+    harnessFiles: HARNESS_FILES.map((f) => join(workspace, f)),
     output,
     ...(options.clock ? { clock: options.clock } : {}),
   });

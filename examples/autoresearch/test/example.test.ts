@@ -88,6 +88,23 @@ describe('examples/autoresearch: AR-2 function pass on src/slug.js (real run)', 
   });
 });
 
+describe('examples/autoresearch: never edit the harness (seed 002 safety brakes)', () => {
+  it('an idea that raises the reflection score by editing tools/reflect.mjs halts the pass as harness-tampered: never scored, never kept, the module restored', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loop-autoresearch-harness-'));
+    try {
+      const gaming = { description: 'make the reflection tool lenient', slug: 'lenient-reflect', apply: [{ file: 'tools/reflect.mjs', find: '10 - 1.5 * vars - long', replace: '10' }, { find: 'var lower', replace: 'let lower' }] };
+      const { result } = await runExample(join(dir, 'ws'), { steps: [gaming] });
+      const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
+      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual(['0 baseline 6.00', '1 harness-tampered -']);
+      expect(result).toMatchObject({ stopReason: 'harness-tampered', halted: 'harness-tampered', bestComposite: 6 });
+      expect(result.error?.message).toMatch(/tools\/reflect\.mjs/);
+      expect(readFileSync(join(dir, 'ws', MODULE), 'utf8')).toBe(readFileSync(join(TEMPLATE, MODULE), 'utf8'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the scripted proposer steps', () => {
   it('a replacement whose text is absent throws (the iteration would be a crash)', () => {
     expect(() => applyReplacements('const a = 1;', [{ find: 'var b', replace: 'const b' }])).toThrow(/not found/);
