@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
 import { initNextSteps, writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
 
@@ -33,17 +33,6 @@ Exit codes:
   4    a restore failed: inspect the workspace
   130  interrupted (Ctrl-C)`;
 
-/** A best-effort `git reset --hard <id>` for the second Ctrl-C; false when it failed. */
-function emergencyReset(dir: string, id: string | undefined): boolean {
-  if (!id) return true;
-  try {
-    execFileSync('git', ['reset', '-q', '--hard', id], { cwd: dir, stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
   const [{ REPORTED_EVENTS, prepareRun }, { createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
@@ -55,27 +44,29 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   const reporterOptions = { stream: io.stdout, metricName: config.metricName, maxIterations: config.maxIterations, timeBudgetS: config.timeBudgetS };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts === 1) {
-      reporter.info('interrupt: stopping after restoring the last kept state (Ctrl-C again to abort at once)');
-      controller.abort();
-      return;
-    }
-    // Second Ctrl-C: leave the workspace at the last kept commit and exit now. Live process groups
-    // of the harness are killed by core's exit hook; the lock is released by its exit handler.
-    const ok = emergencyReset(loaded.dir, configured.bestId());
-    io.stderr.write(ok ? 'aborted: workspace reset to the last kept commit\n' : 'aborted: could not reset the workspace to the last kept commit; inspect it with "git status"\n');
-    process.exit(ok ? EXIT_CODES.INTERRUPTED : EXIT_CODES.RESTORE_FAILED);
-  };
+  let settle: () => void = () => {};
+  const settled = new Promise<void>((r) => (settle = r));
+  // Ctrl-C never resets the workspace itself: the engine's abort path reverts the in-flight
+  // candidate through the git rollback; a second Ctrl-C kills the running command, waits for that
+  // (bounded) and only then recovers through the same rollback. Live process groups are killed by
+  // core's exit hook; the lock is released by its exit handler.
+  const onSigint = createInterruptHandler({
+    abort: () => controller.abort(),
+    killRunning: configured.killRunning,
+    settled,
+    recover: configured.recoverLastKept,
+    info: (line) => reporter.info(line),
+    error: (line) => io.stderr.write(line),
+    exit: (code) => process.exit(code),
+    codes: { interrupted: EXIT_CODES.INTERRUPTED, restoreFailed: EXIT_CODES.RESTORE_FAILED },
+  });
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   reporter.info(`config    ${loaded.file}`);
   reporter.info(`workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`);
   reporter.info(`metric    ${config.metricName}, ${config.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
   try {
-    const summary = await configured.run.run();
+    const summary = await configured.run.run().finally(settle);
     reporter.done(summary);
     return exitCodeForSummary(summary);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, type LoopEventType, type Proposer } from '@loop/core';
+import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, killOrphanGroup, type LoopEventType, type Proposer } from '@loop/core';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 
@@ -17,8 +17,17 @@ export interface ConfiguredRun {
   readonly tag: string;
   /** The auto-iterate run (its `loop` emits the events; `run()` starts it). */
   readonly run: AutoIterate;
-  /** The id (commit) of the best kept state seen so far, for an emergency reset. */
+  /** The id (commit) of the last kept state seen so far (the baseline's, a keep's, or the resumed one). */
   readonly bestId: () => string | undefined;
+  /** Kills the run command in flight now: its whole process group, found and token-checked through `.loop/run.pgid`. */
+  readonly killRunning: () => Promise<void>;
+  /**
+   * Leaves the workspace at {@link bestId} through the git rollback's `recover` (verified; a newer
+   * branch tip stays under `refs/loop/discarded/recovered`); nothing to do before the baseline.
+   *
+   * @throws {LoopError} `RESUME_MISMATCH` or `RESTORE_FAILED` from the rollback.
+   */
+  readonly recoverLastKept: () => Promise<void>;
 }
 
 /** Options of {@link prepareRun}. */
@@ -108,5 +117,13 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   run.loop.on('kept', (e) => {
     bestId = e.record.candidateId;
   });
-  return { tag, run, bestId: () => bestId };
+  return {
+    tag,
+    run,
+    bestId: () => bestId,
+    killRunning: async () => void (await killOrphanGroup(join(dir, RUN_FILES.runPid), 0)),
+    recoverLastKept: async () => {
+      if (bestId) await run.rollback.recover(bestId);
+    },
+  };
 }

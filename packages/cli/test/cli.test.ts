@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,10 @@ interface Result {
   stderr: string;
 }
 
-/** Runs `loop <args>` in `root`; `onStdout` sees the output so far (to send Ctrl-C at the right moment). */
-function loop(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: root, env: { ...process.env, CI: '1' } });
+/** Starts `loop <args>` in `root`; `onStdout` sees the output so far (to send Ctrl-C at the right moment). */
+function start(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): { result: Promise<Result>; kill: (signal: NodeJS.Signals) => void } {
+  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: root, env: { ...process.env, CI: '1' } });
+  const result = new Promise<Result>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -37,15 +37,28 @@ function loop(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.S
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+  return { result, kill: (signal) => child.kill(signal) };
+}
+
+/** Runs `loop <args>` in `root` to its end. */
+function loop(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Result> {
+  return start(args, onStdout).result;
 }
 
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
-// score = (x - 3)^2 + 1; SLEEP_MS slows each run down so a test can interrupt it.
-const EVAL = `import { readFileSync } from 'node:fs';
+// score = (x - 3)^2 + 1; SLEEP_MS slows each run down so a test can interrupt it. The run of
+// iteration HANG_AT never ends and ignores SIGTERM (only SIGKILL stops it); it creates HANG_MARK first.
+const EVAL = `import { readFileSync, writeFileSync } from 'node:fs';
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
-const wait = Number(process.env.SLEEP_MS ?? 0);
-setTimeout(() => console.log('score: ' + ((x - 3) ** 2 + 1)), wait);
+if (process.env.HANG_AT && process.env.LOOP_ITERATION === process.env.HANG_AT) {
+  process.on('SIGTERM', () => {});
+  setInterval(() => {}, 1000);
+  writeFileSync(process.env.HANG_MARK, 'hanging');
+} else {
+  const wait = Number(process.env.SLEEP_MS ?? 0);
+  setTimeout(() => console.log('score: ' + ((x - 3) ** 2 + 1)), wait);
+}
 `;
 
 /** Writes a config from the starter with edits (yaml keeps the comments). */
@@ -173,20 +186,45 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(git('status', '--porcelain')).toBe('');
   });
 
-  it('Ctrl-C twice exits at once and still leaves the workspace at the last kept commit', async () => {
+  it('Ctrl-C twice during a run that ignores SIGTERM kills it, lets the rollback restore the last kept commit (no git reset), exits 130; loop resume continues', async () => {
     await loop(['init']);
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '300' } });
-    let sent = false;
-    const run = await loop(['run'], (out, kill) => {
-      if (!sent && /^iter {3}2 /m.test(out)) {
-        sent = true;
-        kill('SIGINT');
+    const mark = join(root, 'hanging');
+    // exec: the run itself leads its process group, so SIGTERM alone cannot end it.
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', runCommand: 'exec node eval.mjs', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '50', HANG_AT: '3', HANG_MARK: mark } });
+    const watcher = watch(root);
+    const sendTwice = new Promise<void>((resolve) => watcher.on('change', (_event, name) => String(name) === 'hanging' && resolve()));
+    let second = false;
+    const running = start(['run'], (out, kill) => {
+      // The second Ctrl-C once the first was handled (two signals sent at once merge into one).
+      if (!second && out.includes('interrupt: stopping after restoring the last kept state')) {
+        second = true;
         kill('SIGINT');
       }
     });
+    await sendTwice; // iteration 3's candidate is committed and its run is in flight
+    watcher.close();
+    const pid = Number(readFileSync(join(ws, '.loop', 'run.pgid'), 'utf8').match(/"pgid":(\d+)/)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    running.kill('SIGINT');
+    const run = await running.result;
     expect(run.code).toBe(130);
+    expect(run.stdout).toContain('interrupt: stopping the running command now; waiting up to 10 s for the rollback to restore the last kept state');
+    expect(run.stdout).toContain('stopped: aborted');
+    expect(() => process.kill(-pid, 0)).toThrow(); // the run's whole process group is gone
     expect(git('status', '--porcelain')).toBe('');
     const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(rows.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId);
+    const lastKept = rows.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId;
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(lastKept);
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toMatch(/^auto-iterate\//);
+
+    editConfig(join(root, 'resume.yaml'), { maxIterations: rows.length + 1, env: { SLEEP_MS: '0' } });
+    const resumed = await loop(['resume', 'resume.yaml']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(new RegExp(`^resumed after iteration ${rows.length - 1}: best [\\d.]+ at ${lastKept}`, 'm'));
+    const after = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(after).toHaveLength(rows.length + 2);
+    expect(after.filter((r) => r.status === 'baseline')).toHaveLength(1);
+    expect(git('status', '--porcelain')).toBe('');
   });
 });
