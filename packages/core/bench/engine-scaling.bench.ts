@@ -1,0 +1,74 @@
+/**
+ * How the engine's own cost grows with the length of a run: ms per iteration in memory (function
+ * harness, memory artifact, rollback and results log) at 200 / 2,000 / 20,000 iterations, against
+ * a bare keep/revert loop written by hand in the same run (the same proposer, harness and scorer
+ * calls with no engine around them), and the first vs the last tenth of one 20,000-iteration run.
+ * Flat means the engine's per-iteration work does not depend on the history's length.
+ */
+import { performance } from 'node:perf_hooks';
+import { Bench } from 'tinybench';
+import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, maxIterations } from '../src/index.js';
+
+function parts(seed: number) {
+  const random = createSeededRandom(seed);
+  const artifact = createMemoryArtifact({ x: 5 });
+  const proposer = createFunctionProposer('nudge', () => (artifact.set({ x: artifact.get().x + (random.next() - 0.5) }), { description: 'nudge x' }));
+  const harness = createFunctionHarness('square', () => artifact.get().x ** 2);
+  const scorer = createValueScorer('minimize');
+  return { artifact, proposer, harness, scorer };
+}
+
+async function engine(n: number, onIteration?: (i: number) => void) {
+  const { artifact, proposer, harness, scorer } = parts(1);
+  const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), results: createMemoryResultsLog(), proposer, harness, scorer, stop: maxIterations(n) });
+  if (onIteration) loop.on('iteration-started', (e) => onIteration(e.iteration));
+  await loop.run();
+}
+
+/** The cost floor: the same calls in a hand-written loop (checkpoint by value, keep if better). */
+async function bare(n: number) {
+  const { artifact, proposer, harness, scorer } = parts(1);
+  const signal = new AbortController().signal;
+  const score = async (iteration: number) => {
+    const r = await scorer.score(await harness.run({ iteration, signal }));
+    return r.ok ? r.value : Number.POSITIVE_INFINITY;
+  };
+  let best = await score(0);
+  const rows: unknown[] = [];
+  for (let i = 1; i <= n; i++) {
+    const kept = artifact.get();
+    await proposer.propose({ iteration: i, attempt: 0, history: [], baseline: best, best, direction: 'minimize', hints: [], signal });
+    const s = await score(i);
+    rows.push({ i, s });
+    if (s < best) best = s;
+    else artifact.set(kept);
+  }
+}
+
+const sizes = [200, 2000, 20000];
+const bench = new Bench({ time: 1500, warmupTime: 200, iterations: 3 });
+for (const n of sizes) {
+  bench.add(`engine ${n}`, () => engine(n));
+  bench.add(`bare ${n}`, () => bare(n));
+}
+await bench.run();
+const mean = (name: string) => (bench.tasks.find((t) => t.name === name)!.result as { latency: { mean: number } }).latency.mean;
+
+console.log('\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, same run)');
+console.log('| iterations | engine ms/iteration | bare ms/iteration | engine / bare | vs 200 |');
+console.log('| ---: | ---: | ---: | ---: | ---: |');
+const at200 = mean('engine 200') / 200;
+for (const n of sizes) {
+  const e = mean(`engine ${n}`) / n;
+  const b = mean(`bare ${n}`) / n;
+  console.log(`| ${n} | ${e.toFixed(4)} | ${b.toFixed(4)} | ${(e / b).toFixed(1)}x | ${(e / at200).toFixed(2)}x |`);
+}
+
+// First vs last tenth of one long run.
+const N = 20000;
+const stamps = new Array<number>(N + 2);
+await engine(N, (i) => (stamps[i] = performance.now()));
+const tenth = N / 10;
+const first = (stamps[tenth + 1]! - stamps[1]!) / tenth;
+const last = (stamps[N]! - stamps[N - tenth]!) / tenth;
+console.log(`\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, last tenth ${last.toFixed(4)} ms/iteration (last / first ${(last / first).toFixed(2)}x)`);
