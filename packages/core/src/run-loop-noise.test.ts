@@ -10,8 +10,6 @@ import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
 import { createSeededRandom } from './random.js';
 import { createValueScorer } from './regex-scorer.js';
 import { createMemoryResultsLog } from './results-log.js';
-// auto-iterate's results.tsv, from its sources: @loop/core cannot depend on a preset (a cycle).
-import { createResultsTsv, parseAutoIterateTsv } from '../../auto-iterate/src/results-tsv.js';
 import { createLoop } from './engine/create-loop.js';
 import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from './seed-only.js';
 import { maxIterations } from './stop-policy.js';
@@ -111,17 +109,18 @@ describe('createLoop: noise support', () => {
     expect(await run(createNoiseAwareKeepPolicy())).toBe(0);
   });
 
-  it('the kept/reverted events carry the decision evidence and samples; decisionsLogPath gets one JSONL line per decision; results.tsv keeps its columns', async () => {
+  it('the kept/reverted events carry the decision evidence and samples; decisionsLogPath gets one JSONL line per decision; the results log keeps one row per iteration', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-noise-'));
     try {
       const noise = createSeededRandom(3);
       const artifact = createMemoryArtifact(0);
       const truth = [100, 95, 100];
       const events: LoopEvent[] = [];
+      const results = createMemoryResultsLog();
       const loop = createLoop({
         artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
         harness: createFakeHarness({ score: () => (truth[artifact.get()] ?? 100) + gaussian(noise) }), scorer: createValueScorer('minimize'),
-        results: createResultsTsv({ path: join(dir, 'results.tsv') }),
+        results,
         keepPolicy: createNoiseAwareKeepPolicy({ futilityAfter: false }), baselineRepeats: 4, stop: maxIterations(2),
         decisionsLogPath: join(dir, 'decisions.jsonl'),
       });
@@ -136,10 +135,7 @@ describe('createLoop: noise support', () => {
       expect(lines.map((l) => l.status)).toEqual(['baseline', 'kept', 'reverted']);
       expect(lines[0]).toMatchObject({ iteration: 0, spread: { n: 4 } });
       expect(lines[1]).toMatchObject({ iteration: 1, policy: 'noise-aware(welch, 0.95)', evidence: { test: 'welch' } });
-      const tsv = await readFile(join(dir, 'results.tsv'), 'utf8');
-      expect(tsv.split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
-      expect(tsv.trim().split('\n').every((l) => l.split('\t').length === 4)).toBe(true);
-      expect(parseAutoIterateTsv(tsv).map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
