@@ -13,6 +13,9 @@ interface PreciseRow {
   readonly score: number | null;
   readonly candidateId: string;
   readonly description: string;
+  readonly note?: string;
+  /** The pass's own data for the row (AR-3: the round's open blockers). */
+  readonly extra?: unknown;
   readonly dimensions?: Readonly<Record<string, number>>;
   readonly gates?: Readonly<Record<string, boolean>>;
 }
@@ -31,6 +34,14 @@ export interface PassResultsLogOptions {
   readonly snapshotOf: (record: IterationRecord) => string;
   /** On resume without a full-precision twin: the kept directory of a kept iteration (`''` when unknown). */
   readonly keptIdOf?: (iteration: number) => Promise<string>;
+  /**
+   * AR-3's rows (`iter pass_rate why_alignment status - utc`): iteration R is `ar3-r<R>`, there is
+   * no composite or delta, and the engine's baseline (iteration 0, AR-3 has none) is not written:
+   * reading synthesises it. @default false
+   */
+  readonly rounds?: boolean;
+  /** The pass's own data stored with a row in the twin (AR-3: the open blockers), read back by `extra`. @default none */
+  readonly extraOf?: (record: IterationRecord) => unknown;
 }
 
 /** The pass's results log: a core {@link ResultsLog} plus what the pass reads back. */
@@ -41,6 +52,8 @@ export interface PassResultsLog extends ResultsLog {
   readonly resumed: boolean;
   /** Every row as written (results.tsv's cells), oldest first. */
   readonly rows: () => readonly ResultsRow[];
+  /** The `extraOf` data stored with iteration `iteration`'s row (the last twin line that matches it), after `read`. */
+  readonly extra: (iteration: number) => unknown;
 }
 
 /** The status a row's record is written with: its label, else its class (seed 002 status names). */
@@ -77,20 +90,20 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
   let bestBefore = Number.NaN;
   let bestBeforeLast = Number.NaN;
   const utc = () => new Date(o.clock.now()).toISOString();
+  const extras = new Map<number, unknown>();
 
+  const dimensionCells = (r: IterationRecord) => Object.fromEntries(o.dimensions.map((d) => [d, formatScore(r.dimensions?.[d])]));
   const toRow = (r: IterationRecord, before: number): ResultsRow => ({
-    iter: String(r.iteration),
-    columns: {
-      composite: formatScore(r.score),
-      delta: r.status === 'baseline' ? '0.00' : formatScore(r.score === null ? null : r.score - before),
-      ...Object.fromEntries(o.dimensions.map((d) => [d, formatScore(r.dimensions?.[d])])),
-    },
+    iter: o.rounds ? `ar3-r${r.iteration}` : String(r.iteration),
+    columns: o.rounds
+      ? dimensionCells(r)
+      : { composite: formatScore(r.score), delta: r.status === 'baseline' ? '0.00' : formatScore(r.score === null ? null : r.score - before), ...dimensionCells(r) },
     status: statusOf(r),
     snapshot: o.snapshotOf(r) || '-',
     utc: utc(),
   });
   const twinLine = (r: IterationRecord): string =>
-    `${JSON.stringify({ iteration: r.iteration, status: statusOf(r), class: r.status, score: r.score, candidateId: r.candidateId, description: r.description, ...(r.dimensions ? { dimensions: r.dimensions } : {}), ...(r.gates ? { gates: r.gates } : {}) } satisfies PreciseRow)}\n`;
+    `${JSON.stringify({ iteration: r.iteration, status: statusOf(r), class: r.status, score: r.score, candidateId: r.candidateId, description: r.description, ...(r.note ? { note: r.note } : {}), ...(o.extraOf ? { extra: o.extraOf(r) } : {}), ...(r.dimensions ? { dimensions: r.dimensions } : {}), ...(r.gates ? { gates: r.gates } : {}) } satisfies PreciseRow)}\n`;
   const appendDurably = async (path: string, text: string) => {
     const handle = await open(path, 'a');
     try {
@@ -106,11 +119,12 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
   };
 
   const read = async (): Promise<IterationRecord[]> => {
-    const out: IterationRecord[] = [];
+    const out: IterationRecord[] = o.rounds && rows.length > 0 ? [ROUNDS_BASELINE] : [];
     bestBefore = Number.NaN;
     for (const row of rows) {
-      const iteration = Number.parseInt(row.iter, 10);
-      const logged = row.columns.composite === '-' || row.columns.composite === undefined ? null : Number(row.columns.composite);
+      const iteration = Number.parseInt(o.rounds ? row.iter.replace(/^ar3-r/, '') : row.iter, 10);
+      const cell = o.rounds ? row.columns[o.dimensions[0]!] : row.columns.composite;
+      const logged = cell === '-' || cell === undefined ? null : Number(cell);
       const twin = [...exact].reverse().find((t) => t.iteration === iteration && t.status === row.status && formatScore(t.score) === formatScore(logged));
       const status = twin?.class ?? (resultsStatusClass(row.status) as IterationStatus);
       const dims = Object.fromEntries(o.dimensions.map((d) => [d, Number(row.columns[d])]).filter(([, v]) => Number.isFinite(v as number)));
@@ -123,11 +137,13 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
         score: twin ? twin.score : logged,
         status,
         description: twin?.description ?? '',
+        ...(twin?.note ? { note: twin.note } : {}),
         ...(row.status !== status ? { label: row.status } : {}),
         ...(twin?.dimensions ? { dimensions: twin.dimensions } : Object.keys(dims).length > 0 ? { dimensions: dims } : {}),
         ...(twin?.gates ? { gates: twin.gates } : {}),
       };
       advance(record);
+      if (twin?.extra !== undefined) extras.set(iteration, twin.extra);
       out.push(record);
     }
     return out;
@@ -138,12 +154,15 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     path: o.path,
     resumed: file.resumed,
     rows: () => rows,
+    extra: (iteration) => extras.get(iteration),
     read,
     append: async (record) => {
+      if (o.rounds && record.status === 'baseline') return;
       const row = toRow(record, bestBefore);
       await appendDurably(twinPath, twinLine(record));
       await file.append(row);
       rows.push(row);
+      if (o.extraOf) extras.set(record.iteration, o.extraOf(record));
       advance(record);
     },
     amendLast: async (record) => {
@@ -156,6 +175,9 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     },
   };
 }
+
+/** The engine's baseline row of AR-3's rounds (never written: AR-3 has no baseline). */
+const ROUNDS_BASELINE: IterationRecord = { iteration: 0, candidateId: '', score: 0, status: 'baseline', description: 'AR-3 has no baseline' };
 
 async function readTwin(path: string): Promise<PreciseRow[]> {
   let text = '';

@@ -109,4 +109,25 @@ describe('AR-3 outer loop (seed 002 stop conditions: "acceptance mode additional
     expect(results().rows.map((x) => x.status)).toEqual(['develop', 'rubric-tampered']);
     expect(state().autoresearch.acceptance.rubric_sha256).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('seed 002 AR-3 resume on the one engine: a DEVELOP re-entry interrupted by a human is re-entered on resume with the open blockers of the last round (kept with the row in results.jsonl), then the rounds go on', async () => {
+    const first = script([failing]);
+    const ac = new AbortController();
+    await runAcceptance({ ...first.options, signal: ac.signal, develop: (r) => { first.developed.push(r); ac.abort(); } });
+    const second = script([passing]);
+    const r = await runAcceptance(second.options);
+    expect(second.developed).toEqual([{ round: 1, evaluation: failing, blockers: ['checkout returns 500 on an empty cart'] }]);
+    expect(results().rows.map((x) => `${x.iter}:${x.status}`)).toEqual(['ar3-r1:develop', 'ar3-r2:done']);
+    expect(r).toMatchObject({ stopReason: 'target-met', roundsThisRun: 1, developReentries: 1, lastRound: 2 });
+  });
+
+  it('seed 002 AR-3: a DEVELOP re-entry that fails is a crash row for the round it preceded (not evaluated) and stops AR-3, state.json still written last', async () => {
+    const s = script([failing]);
+    const r = await runAcceptance({ ...s.options, develop: () => { throw new Error('orchestrator unreachable'); } });
+    expect(r).toMatchObject({ stopReason: 'crash', roundsThisRun: 1, developReentries: 1 });
+    expect(r.error?.message).toBe('orchestrator unreachable');
+    expect(results().rows.map((x) => `${x.iter}:${x.columns.pass_rate}:${x.status}`)).toEqual(['ar3-r1:0.80:develop', 'ar3-r2:-:crash']);
+    expect(s.lines[1]).toBe('iter ar3-r2 | crash | - | DEVELOP failed: orchestrator unreachable');
+    expect(state().autoresearch.acceptance).toMatchObject({ stop_reason: 'crash', last_round: 2 });
+  });
 });

@@ -1,0 +1,251 @@
+import { join } from 'node:path';
+import { createLoop, LoopError, systemClock, writeJsonAtomic, type Clock, type EngineState, type IterationRecord, type KeepPolicy, type MaybePromise, type RollbackStrategy, type StopPolicy } from '@loop/core';
+import { decideAcceptance, formatRoundLine, type AcceptanceDecision, type AcceptanceEscalation, type AcceptanceEvaluation, type DevelopRequest } from './acceptance.js';
+import type { PassConfig } from './config.js';
+import { formatScore } from './format.js';
+import { rubricGuard } from './pass-guards.js';
+import type { CostMeter } from './pass-options.js';
+import { createPassResultsLog } from './pass-results-log.js';
+import { createPassRun } from './pass-run.js';
+import { createPassStateStore, type FinalState } from './pass-state-store.js';
+import { AR3_DIMENSIONS, resultsHeader } from './results-tsv.js';
+import { computeRubricFingerprint } from './rubric-fingerprint.js';
+
+/** Options of {@link runAcceptance}. */
+export interface RunAcceptanceOptions {
+  /** Absolute workspace. */
+  workspace: string;
+  /** {{TASK_ID}}. */
+  taskId: string;
+  /** `resolvePassConfig('acceptance', config.autoresearch)`. */
+  config: PassConfig;
+  /** Runs the validators and the reflection agent on the delivery as it is now. Throwing is a `crash` round and stops AR-3. */
+  evaluate: (context: { round: number; signal: AbortSignal }) => Promise<AcceptanceEvaluation>;
+  /** The orchestrator's DEVELOP re-entry (injected): fix the open blockers, then return; AR-3 evaluates again. */
+  develop: (request: DevelopRequest) => MaybePromise<void>;
+  /** Escalation to the user (injected): called once, with the open blockers, when the cap is reached. */
+  escalate: (escalation: AcceptanceEscalation) => MaybePromise<void>;
+  /** Harness-defining files in a fixed order; fingerprinted at start and re-checked before every evaluation. @default none */
+  rubricFiles?: string[];
+  /** Cost brake (`cost_limits.max_per_run_usd`). @default none */
+  cost?: { meter: CostMeter; maxPerRunUsd: number };
+  /** Human interrupt. */
+  signal?: AbortSignal;
+  /** Clock for the utc column. @default systemClock */
+  clock?: Clock;
+  /** Receives each round's chat line and the stop summary. */
+  output?: (line: string) => void;
+  /** Path of state.json, written last. @default `<workspace>/.aid/pipeline/state.json` */
+  statePath?: string;
+  /** Writes state.json. @default writeJsonAtomic */
+  writeState?: (path: string, data: unknown) => Promise<void>;
+  /** Source files (relative) state.json's mtime must not be older than (DEVELOP edits them). @default [] */
+  files?: string[];
+}
+
+/** What {@link runAcceptance} returns. */
+export interface AcceptanceResult {
+  /** `target-met` (DONE), `escalated`, `cost-brake`, `aborted`, `rubric-tampered` or `crash`. */
+  readonly stopReason: 'target-met' | 'escalated' | 'cost-brake' | 'aborted' | 'rubric-tampered' | 'crash';
+  /** The last decision, when a round was evaluated. */
+  readonly decision?: AcceptanceDecision;
+  /** Rounds evaluated in this call. */
+  readonly roundsThisRun: number;
+  /** The last round number (resumed runs continue the numbering from results.tsv). */
+  readonly lastRound: number;
+  /** DEVELOP re-entries requested in this call. */
+  readonly developReentries: number;
+  /** The last evaluation. */
+  readonly evaluation?: AcceptanceEvaluation;
+  /** The rubric fingerprint, when `rubricFiles` were given. */
+  readonly rubricSha256?: string;
+  /** The error behind `crash` / `rubric-tampered`. */
+  readonly error?: Error;
+  /** The stop summary text printed. */
+  readonly summaryText: string;
+}
+
+
+/** AR-3 never rolls anything back: DEVELOP's edits are the pipeline's, and a round only evaluates. */
+const noRollback: RollbackStrategy = { name: 'none', checkpoint: (iteration) => ({ iteration, id: '' }), keep: () => '', revert: () => {} };
+
+const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
+
+/**
+ * AR-3's bounded outer loop (seed 002 stop conditions, "AR-3 outer loop") as a configuration of
+ * `@loop/core`'s `createLoop`: round R is iteration R. Its "edit" is the DEVELOP re-entry after a
+ * `develop` round (the injected `develop` callback; nothing is rolled back), its harness the
+ * validators and reflection (`evaluate`), its keep policy AR-3's decision (`done`, `develop`, or
+ * `escalate` once `round` reaches max_acceptance_rounds: {@link decideAcceptance}), written as the
+ * row's status. One `ar3-r<R>` row per round (`ar3-r<R> pass_rate why_alignment status - utc`) and
+ * one chat line with the gap summary. DONE stops (`target-met`); on the cap it ESCALATES to the user
+ * through `escalate` with the open blockers rather than looping the pipeline (`escalated`). Round
+ * numbers continue from the `ar3-r<R>` rows already in results.tsv (resume; the open blockers of
+ * the last round come from results.jsonl, so a DEVELOP re-entry a kill interrupted is re-entered).
+ * Also stops on the cost brake (checked before each round and right after each DEVELOP re-entry:
+ * `cost-brake`, the round not evaluated), an abort, a rubric change (a `rubric-tampered` row) or an
+ * evaluation or DEVELOP failure (a `crash` row). Then prints the stop summary and writes state.json
+ * LAST (`autoresearch.acceptance` and an `AR_ACCEPTANCE` step_history entry). It never edits source
+ * itself and never commits.
+ *
+ * @throws {LoopError} `HARNESS_TAMPERED` when a rubric file is missing at start; `RESULTS_CORRUPT`; `STATE_WRITE_FAILED`.
+ */
+export async function runAcceptance(options: RunAcceptanceOptions): Promise<AcceptanceResult> {
+  const { config } = options;
+  if (config.mode !== 'acceptance') throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] runAcceptance needs resolvePassConfig('acceptance', ...), got mode ${config.mode}`);
+  const clock = options.clock ?? systemClock;
+  const out = options.output ?? (() => {});
+  const statePath = options.statePath ?? join(options.workspace, '.aid/pipeline/state.json');
+  const rubricSha256 = options.rubricFiles ? await computeRubricFingerprint(options.rubricFiles) : undefined;
+  const evaluations = new Map<number, AcceptanceEvaluation>();
+  const log = await createPassResultsLog({
+    path: join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'results.tsv'),
+    header: resultsHeader('acceptance'),
+    dimensions: AR3_DIMENSIONS,
+    clock,
+    snapshotOf: () => '-',
+    rounds: true,
+    extraOf: (r) => ({ blockers: evaluations.get(r.iteration)?.blockers ?? [] }),
+  });
+  const history: IterationRecord[] = log.resumed ? await log.read() : [];
+  const run = createPassRun();
+  const spent = () => options.cost?.meter.spentUsd() ?? 0;
+  const braked = () => options.cost !== undefined && spent() >= options.cost.maxPerRunUsd;
+  // The brake right after a DEVELOP re-entry stops before that round is evaluated: an internal abort.
+  const brake = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, brake.signal]) : brake.signal;
+  let developReentries = 0;
+  let roundsThisRun = 0;
+  let error: Error | undefined;
+  /** What failed in a crash round: the evaluation or the DEVELOP re-entry before it. */
+  let failed = 'evaluation failed';
+  let current: { round: number; evaluation: AcceptanceEvaluation } | undefined;
+  let last: { decision: AcceptanceDecision; evaluation: AcceptanceEvaluation } | undefined;
+
+  const evaluationOf = (record: IterationRecord): AcceptanceEvaluation => evaluations.get(record.iteration) ?? {
+    passRate: record.dimensions?.pass_rate ?? 0,
+    whyAlignment: record.dimensions?.why_alignment ?? 0,
+    blockers: ((log.extra(record.iteration) as { blockers?: string[] } | undefined)?.blockers) ?? [],
+  };
+  const keepPolicy: KeepPolicy = {
+    name: 'ar3-decision',
+    decide: () => {
+      const decision = decideAcceptance(current!.round, current!.evaluation, config);
+      last = { decision, evaluation: current!.evaluation };
+      return { keep: true, reason: decision, status: decision };
+    },
+  };
+  const stop: StopPolicy = {
+    name: 'ar3-stop',
+    check: (s) => {
+      const row = s.history.at(-1);
+      if (row?.label === 'done') return { reason: 'target-met', message: 'DONE: pass_rate, blockers and why_alignment meet their targets' };
+      if (row?.label === 'escalate') return { reason: 'escalated', message: `max_acceptance_rounds ${config.maxAcceptanceRounds} reached without DONE` };
+      if (row?.status === 'crash') return { reason: 'crash', message: row.description };
+      if (braked()) return { reason: 'cost-brake', message: `spent ${spent().toFixed(2)} USD of max_per_run_usd ${options.cost!.maxPerRunUsd}` };
+      return undefined;
+    },
+  };
+
+  const onStop = async (state: EngineState): Promise<FinalState> => {
+    const stopReason = (brake.signal.aborted ? 'cost-brake' : state.stopReason === 'halted' ? run.halted?.status ?? 'halted' : state.stopReason) as AcceptanceResult['stopReason'];
+    if (run.halted?.error) error = run.halted.error;
+    const lastRound = history.at(-1)?.iteration ?? 0;
+    const evaluation = last?.evaluation;
+    if (stopReason === 'escalated' && evaluation) {
+      const message = `AR-3 reached max_acceptance_rounds ${config.maxAcceptanceRounds} without DONE (pass_rate ${formatScore(evaluation.passRate)}, why_alignment ${formatScore(evaluation.whyAlignment)}); open blockers: ${evaluation.blockers.length > 0 ? evaluation.blockers.join('; ') : 'none'}`;
+      await options.escalate({ round: lastRound, evaluation, blockers: evaluation.blockers, message });
+    }
+    const summaryText = [
+      `autoresearch acceptance stopped: ${stopReason}${error ? ` (${error.message})` : ''}`,
+      `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ${formatScore(evaluation.whyAlignment)} | open blockers ${evaluation.blockers.length}` : ''}`,
+      ...(rubricSha256 ? [`rubric sha256 ${rubricSha256}`] : []),
+      'validated — your call: nothing was committed',
+    ].join('\n');
+    out(summaryText);
+    const result: AcceptanceResult = { stopReason, ...(last ? { decision: last.decision } : {}), roundsThisRun, lastRound, developReentries, ...(evaluation ? { evaluation } : {}), ...(rubricSha256 ? { rubricSha256 } : {}), ...(error ? { error } : {}), summaryText };
+    final = result;
+    const utc = new Date(clock.now()).toISOString();
+    const entry = {
+      task_id: options.taskId,
+      ...(rubricSha256 ? { rubric_sha256: rubricSha256 } : {}),
+      stop_reason: stopReason,
+      decision: last?.decision ?? null,
+      last_round: lastRound,
+      develop_reentries: developReentries,
+      pass_rate: evaluation?.passRate ?? null,
+      why_alignment: evaluation?.whyAlignment ?? null,
+      open_blockers: evaluation?.blockers ?? [],
+      results: log.path,
+      updated_at: utc,
+    };
+    return { entry, history: { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc }, files: options.files ?? [], result };
+  };
+  let final: AcceptanceResult | undefined;
+
+  const loop = createLoop({
+    proposer: {
+      name: 'develop',
+      propose: async (ctx) => {
+        const previous = ctx.history.at(-1);
+        if (previous?.label === 'develop') {
+          const evaluation = evaluationOf(previous);
+          developReentries += 1;
+          try {
+            await options.develop({ round: previous.iteration, evaluation, blockers: evaluation.blockers });
+          } catch (e) {
+            error = e instanceof Error ? e : new Error(String(e));
+            failed = 'DEVELOP failed';
+            throw e;
+          }
+          if (braked()) brake.abort();
+        }
+        return { description: `ar3-r${ctx.iteration}` };
+      },
+    },
+    harness: {
+      name: 'ar3-validators',
+      run: async ({ iteration }) => {
+        if (iteration === 0) return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: 0 };
+        try {
+          const evaluation = await options.evaluate({ round: iteration, signal });
+          evaluations.set(iteration, evaluation);
+          current = { round: iteration, evaluation };
+          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions: { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment } };
+        } catch (e) {
+          error = e instanceof Error ? e : new Error(String(e));
+          failed = 'evaluation failed';
+          return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: error.message };
+        }
+      },
+    },
+    scorer: {
+      name: 'ar3-pass-rate',
+      direction: 'maximize',
+      score: (r) => (r.value === undefined ? { ok: false, reason: 'harness-error', message: r.error ?? 'no evaluation' } : { ok: true, value: r.value, ...(r.dimensions ? { dimensions: r.dimensions } : {}) }),
+    },
+    rollback: noRollback,
+    keepPolicy,
+    stop,
+    results: log,
+    stateStore: createPassStateStore({ path: statePath, workspace: options.workspace, mode: 'acceptance', taskId: options.taskId, resumed: log.resumed, write: options.writeState ?? writeJsonAtomic, resultsPath: log.path, onStop }),
+    guards: options.rubricFiles && rubricSha256 ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256, report: run })] : [],
+    clock,
+    signal,
+    maxProposerFailures: Number.MAX_SAFE_INTEGER,
+  });
+
+  const line = (record: IterationRecord) => {
+    history.push(record);
+    if (record.status === 'baseline') return;
+    const round = record.iteration;
+    if (record.label === 'done' || record.label === 'develop' || record.label === 'escalate') {
+      roundsThisRun += 1;
+      out(formatRoundLine(round, record.label, evaluationOf(record)));
+    } else if (record.label === 'rubric-tampered') out(`iter ar3-r${round} | rubric-tampered | - | not evaluated: ${run.halted?.message ?? record.note ?? ''}`);
+    else if (record.status === 'crash') out(`iter ar3-r${round} | crash | - | ${failed}: ${error ? messageOf(error) : record.description}`);
+  };
+  for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const) loop.on(type, (e) => line(e.record));
+  await loop.run();
+  return final!;
+}
