@@ -33,7 +33,7 @@ describe('regex scorer', () => {
     expect(extractMetric('x\nval_bpb: 0.997900 (best)\n', /^val_bpb:/m)).toEqual({ token: '0.997900', value: 0.9979 });
   });
 
-  it('matches only at line starts with ^ (multiline)', async () => {
+  it('matches only at line starts with ^ (each line on its own)', async () => {
     expect(await scorer.score(await okRun('note val_bpb: 0.1\nval_bpb: 0.9\n'))).toEqual({ ok: true, value: 0.9 });
   });
 
@@ -63,6 +63,63 @@ describe('regex scorer', () => {
   it('an invalid pattern fails with CONFIG_INVALID naming the field', () => {
     expect(() => createRegexScorer({ pattern: '([', direction: 'minimize' })).toThrow(/pattern: pattern is not a valid regular expression/);
     expect(() => createRegexScorer({ pattern: 'x', direction: 'lower' as never })).toThrow(/direction/);
+  });
+
+  it('numbers are decimal only: 0x10, 0b1, 0o7 and 1_000 are not numbers', async () => {
+    for (const bad of ['0x10', '0b1', '0o7', '1_000']) {
+      expect(await scorer.score(await okRun(`val_bpb: ${bad}\n`))).toMatchObject({ ok: false, reason: 'metric-not-finite' });
+      expect(extractMetric(`val_bpb: ${bad}\n`, /^val_bpb:/)?.token ?? '').toBe('');
+    }
+    expect(await scorer.score(await okRun('val_bpb: -1.5e-3\n'))).toEqual({ ok: true, value: -0.0015 });
+    expect(extractMetric('val_bpb: .5 (best).\n', /^val_bpb:/)).toEqual({ token: '.5', value: 0.5 });
+  });
+
+  it('the default pattern stays on its line: "val_bpb:" then "42" on the next line is metric-not-found', async () => {
+    expect(await scorer.score(await okRun('val_bpb:\n42\n'))).toMatchObject({ ok: false, reason: 'metric-not-found' });
+    const seed003 = createRegexScorer({ pattern: '^score:', direction: 'minimize' });
+    expect(await seed003.score(await okRun('score:\n0 warnings\n'))).toMatchObject({ ok: false, reason: 'metric-not-found' });
+  });
+
+  it("match: 'first' keeps the evaluator's line when a candidate prints its own after it (an exit trap)", async () => {
+    const first = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize', match: 'first' });
+    const log = 'val_bpb: 1.25\nval_bpb: 0\n';
+    expect(await first.score(await okRun(log))).toEqual({ ok: true, value: 1.25 });
+    expect(await scorer.score(await okRun(log))).toEqual({ ok: true, value: 0 }); // the default 'last' is forgeable
+  });
+
+  it('a metric file is read instead of the log and deleted after the read, so a stale value is never scored twice', async () => {
+    const metricFile = join(dir, 'metric.txt');
+    const fromFile = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize', metricFile });
+    await writeFile(metricFile, 'val_bpb: 0.75\n');
+    const run = await okRun('val_bpb: 0.0001\n'); // the candidate's forged log line does not count
+    expect(await fromFile.score(run)).toEqual({ ok: true, value: 0.75 });
+    expect(await fromFile.score(run)).toMatchObject({ ok: false, reason: 'metric-not-found', message: expect.stringContaining('wrote no readable metric file') });
+  });
+
+  it('lines are cut at maxLineLength before matching', async () => {
+    const short = createRegexScorer({ pattern: '^x+ v=(\\d+)', direction: 'minimize', maxLineLength: 10 });
+    expect(await short.score(await okRun(`${'x'.repeat(20)} v=3\n`))).toMatchObject({ ok: false, reason: 'metric-not-found' });
+  });
+
+  it('a catastrophic pattern (^(a+)+$) is refused when the scorer is built, naming the nested repeat', () => {
+    expect(() => createRegexScorer({ pattern: '^(a+)+$', direction: 'minimize' })).toThrow(/pattern: pattern nests a repeat inside a repeat \(\(a\+\)\+\)/);
+    expect(() => createRegexScorer({ pattern: /^(a+)+$/, direction: 'minimize' })).toThrow(/nests a repeat/);
+  });
+
+  it('a pattern with two capture groups is refused', () => {
+    expect(() => createRegexScorer({ pattern: '^(val)_bpb:\\s*(\\S+)', direction: 'minimize' })).toThrow(/pattern has 2 capture groups/);
+    expect(() => createRegexScorer({ pattern: '^(?:val)_bpb:\\s*(\\S+)', direction: 'minimize' })).not.toThrow();
+  });
+
+  it('an exponential pattern the load check cannot see is stopped by the extraction time limit: a crash row, and the main thread stays free', async () => {
+    const slow = createRegexScorer({ pattern: '^(a|a)+$', direction: 'minimize', extractTimeoutMs: 300 });
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 20);
+    const result = await slow.score(await okRun(`${'a'.repeat(40)}b\n`));
+    clearInterval(timer);
+    expect(result).toMatchObject({ ok: false, reason: 'harness-error', message: expect.stringContaining('took over 300 ms and was stopped') });
+    // It would run for hours (2^40 paths); it ended at the 300 ms limit, and timers ran meanwhile, so a SIGINT handler would too.
+    expect(ticks).toBeGreaterThan(0);
   });
 
   it('the value scorer crashes on a missing or non-finite value', () => {

@@ -1,17 +1,26 @@
-import { readFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from './errors.js';
 import type { RunRecord } from './harness.js';
 import { readLogTail } from './log-tail.js';
+import { extractFromText, type MetricMatch } from './metric-extract.js';
+import { checkMetricPattern } from './metric-pattern.js';
+import { extractInWorker } from './metric-worker.js';
 import type { ScoreCrash, Scorer, ScoreResult } from './scorer.js';
 import type { Direction } from './types.js';
+
+export type { MetricMatch } from './metric-extract.js';
 
 /** Options of {@link createRegexScorer}. */
 export interface RegexScorerOptions {
   /**
-   * The extraction pattern, matched per line (multiline). With a capture group, group 1 is the
-   * value; without one, the first number after the match on that line is (so seed 003's
-   * `^val_bpb:` works as given). A string is compiled with the `m` flag.
+   * The extraction pattern, matched one line at a time (like grep; nothing matches across a line
+   * break). With a capture group, group 1 is the value; without one, the first decimal number
+   * after the match on that line is (so seed 003's `^val_bpb:` works as given). A string is
+   * compiled without flags. Refused with `CONFIG_INVALID` when it does not compile (the regex
+   * engine's reason), has more than one capture group, or nests a repeat inside a repeat
+   * (`^(a+)+$`, exponential backtracking).
    */
   pattern: string | RegExp;
   /** Which way the metric improves. */
@@ -20,71 +29,77 @@ export interface RegexScorerOptions {
   requireZeroExit?: boolean;
   /** How many log lines a crash carries. @default 50 (seed 003: `tail -50 run.log`) */
   tailLines?: number;
+  /**
+   * Which matching line counts when several match. `'last'` (the default) suits a log that prints
+   * progress lines and then the final one (seed 003 greps the log and the final line is the
+   * metric); `'first'` stops a candidate that prints its own metric line after the evaluator's
+   * (an exit trap) from winning, when the evaluator prints first. @default 'last'
+   */
+  match?: MetricMatch;
+  /**
+   * Absolute path of a metric file to read instead of the run log: the channel the candidate
+   * cannot write when the read-only evaluator writes it after the candidate has ended (see
+   * docs/write-your-own-harness.md). It is deleted after each read, so a run that does not write
+   * it afresh is `metric-not-found`, never scored with the previous value. @default the run log
+   */
+  metricFile?: string;
+  /** Lines are cut to this many characters before matching. @default 4096 */
+  maxLineLength?: number;
+  /**
+   * Extraction runs in a worker thread terminated after this many ms (a crash row
+   * `harness-error`), so no pattern can hang the loop or block Ctrl-C. @default 2000
+   */
+  extractTimeoutMs?: number;
 }
+
+const patternField = z.union([z.string().min(1, 'pattern must not be empty'), z.instanceof(RegExp)]).superRefine((p, ctx) => {
+  const check = checkMetricPattern(p);
+  if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+});
 
 /** zod schema of {@link RegexScorerOptions}. */
 export const regexScorerOptionsSchema = z.object({
-  pattern: z.union([
-    z.string().min(1, 'pattern must not be empty').refine((p) => {
-      try {
-        new RegExp(p, 'm');
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'pattern is not a valid regular expression'),
-    z.instanceof(RegExp),
-  ]),
+  pattern: patternField,
   direction: z.enum(['minimize', 'maximize']),
   requireZeroExit: z.boolean().default(true),
   tailLines: z.number().int().positive().default(50),
+  match: z.enum(['first', 'last']).default('last'),
+  metricFile: z.string().refine((p) => isAbsolute(p), 'metricFile must be an absolute path').optional(),
+  maxLineLength: z.number().int().positive().default(4096),
+  extractTimeoutMs: z.number().int().positive().default(2000),
 });
 
-const NUMBER = /[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)/i;
-
-/** Parses a metric token; `nan`, `inf`, `Infinity` parse to non-finite numbers. */
-function parseMetric(token: string): number {
-  const t = token.trim().toLowerCase();
-  if (t === 'nan' || t === '+nan' || t === '-nan') return Number.NaN;
-  if (/^[+]?inf(inity)?$/.test(t)) return Number.POSITIVE_INFINITY;
-  if (/^-inf(inity)?$/.test(t)) return Number.NEGATIVE_INFINITY;
-  return t === '' ? Number.NaN : Number(t);
-}
+/** The zod refinement of a pattern field: a config loader reuses it to report `file:line`. */
+export const metricPatternSchema = patternField;
 
 /**
- * Extracts the metric from a log text: the LAST line matching `pattern` counts.
+ * Extracts the metric from a log text on the calling thread, one line at a time (see
+ * {@link extractFromText}); the LAST matching line counts unless `match` is `'first'`. For a
+ * pattern that is not known to be safe, prefer the scorer, which runs extraction in a worker
+ * under a time limit.
  *
  * @returns the raw token and its number, or `undefined` when nothing matches.
  */
-export function extractMetric(text: string, pattern: RegExp): { token: string; value: number } | undefined {
-  const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
-  const global = new RegExp(pattern.source, flags.includes('m') ? flags : `${flags}m`);
-  let last: RegExpExecArray | undefined;
-  for (const match of text.matchAll(global)) last = match as RegExpExecArray;
-  if (!last) return undefined;
-  let token: string;
-  if (last[1] !== undefined) token = last[1];
-  else {
-    const lineEnd = text.indexOf('\n', last.index + last[0].length);
-    const rest = text.slice(last.index + last[0].length, lineEnd === -1 ? undefined : lineEnd);
-    token = NUMBER.exec(rest)?.[0] ?? '';
-  }
-  return { token, value: parseMetric(token) };
+export function extractMetric(text: string, pattern: RegExp, options: { match?: MetricMatch; maxLineLength?: number } = {}): { token: string; value: number } | undefined {
+  return extractFromText(text, pattern.source, pattern.flags, options.match ?? 'last', options.maxLineLength ?? 4096);
 }
 
 /**
- * A scorer that greps the run's log for the metric (seed 003 Step 4: `grep "<pattern>" run.log`).
- * If several lines match, the last one counts. A timeout, a kill, a non-zero exit (by default),
- * no match, NaN or infinity is a crash carrying the log's last 50 lines.
+ * A scorer that greps the run's log (or a metric file) for the metric (seed 003 Step 4:
+ * `grep "<pattern>" run.log`). If several lines match, the last one counts (or the first, with
+ * `match: 'first'`). A timeout, a kill, a non-zero exit (by default), no match, a token that is
+ * not a decimal number, NaN or infinity is a crash carrying the log's last 50 lines; so is an
+ * extraction that exceeds `extractTimeoutMs` (the worker is terminated).
  *
- * @throws {ConfigError} `CONFIG_INVALID` for an empty or invalid pattern or a bad direction.
+ * @throws {ConfigError} `CONFIG_INVALID` for an empty, invalid, multi-group or catastrophic
+ *   pattern, a relative metricFile, or a bad direction.
  *
  * @example
  * const scorer = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' });
  */
 export function createRegexScorer(options: RegexScorerOptions): Scorer {
   const o = parseOptions(regexScorerOptionsSchema, options, 'regex-scorer');
-  const pattern = typeof o.pattern === 'string' ? new RegExp(o.pattern, 'm') : o.pattern;
+  const pattern = typeof o.pattern === 'string' ? new RegExp(o.pattern) : o.pattern;
   const crash = async (run: RunRecord, reason: ScoreCrash['reason'], message: string): Promise<ScoreCrash> => ({
     ok: false,
     reason,
@@ -96,12 +111,27 @@ export function createRegexScorer(options: RegexScorerOptions): Scorer {
     direction: o.direction,
     score: async (run): Promise<ScoreResult> => {
       const early = runFailure(run, o.requireZeroExit);
-      if (early) return crash(run, early.reason, early.message);
-      const text = run.logPath ? await readFile(run.logPath, 'utf8').catch(() => '') : '';
-      const found = extractMetric(text, pattern);
-      if (!found) return crash(run, 'metric-not-found', `no line matches /${pattern.source}/`);
+      if (early) {
+        if (o.metricFile) await rm(o.metricFile, { force: true });
+        return crash(run, early.reason, early.message);
+      }
+      const path = o.metricFile ?? run.logPath;
+      if (path === undefined) return crash(run, 'metric-not-found', 'the run has no log to read the metric from');
+      const source = o.metricFile ? `metric file ${o.metricFile}` : 'the log';
+      const result = await extractInWorker({ path, pattern, match: o.match, maxLineLength: o.maxLineLength, timeoutMs: o.extractTimeoutMs });
+      if (o.metricFile) await rm(o.metricFile, { force: true });
+      if (result.kind === 'timeout') {
+        return crash(run, 'harness-error', `metric extraction with /${pattern.source}/ took over ${result.timeoutMs} ms and was stopped (a pattern that backtracks?)`);
+      }
+      if (result.kind === 'failed') {
+        const message = o.metricFile ? `the evaluator wrote no readable ${source} (${result.message})` : `no line matches /${pattern.source}/ (no readable log: ${result.message})`;
+        return crash(run, 'metric-not-found', message);
+      }
+      const found = result.found;
+      if (!found) return crash(run, 'metric-not-found', `no line of ${source} matches /${pattern.source}/`);
+      if (found.token === '') return crash(run, 'metric-not-found', `the line matching /${pattern.source}/ holds no number`);
       if (!Number.isFinite(found.value)) {
-        return crash(run, 'metric-not-finite', `metric is not a finite number: "${found.token}"`);
+        return crash(run, 'metric-not-finite', `metric is not a finite decimal number: "${found.token}"`);
       }
       return { ok: true, value: found.value };
     },
