@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness, createManualClock, type FakeOutcome } from '@loop/test-utils';
-import type { LoopEvent } from './events.js';
-import { createMemoryArtifact, createMemoryRollback } from './memory.js';
-import { createFunctionProposer } from './proposer.js';
-import { createValueScorer } from './regex-scorer.js';
-import { createMemoryResultsLog } from './results-log.js';
-import { createLoop } from './engine/create-loop.js';
-import type { LoopOptions } from './engine/options.js';
-import { anyOf, maxIterations, plateau, targetScore, wallClock } from './stop-policy.js';
-import type { RollbackStrategy } from './rollback-strategy.js';
-import type { Direction } from './types.js';
+import type { LoopEvent } from '../events.js';
+import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
+import { createFunctionProposer } from '../proposer.js';
+import { createValueScorer } from '../regex-scorer.js';
+import { createMemoryResultsLog } from '../results-log.js';
+import { createLoop } from './create-loop.js';
+import type { LoopOptions } from './options.js';
+import { anyOf, maxIterations, plateau, targetScore, wallClock } from '../stop-policy.js';
+import type { RollbackStrategy } from '../rollback-strategy.js';
+import type { Direction } from '../types.js';
 
 function setup(scores: FakeOutcome[], extra: Partial<LoopOptions> = {}, direction: Direction = 'minimize') {
   const artifact = createMemoryArtifact(0);

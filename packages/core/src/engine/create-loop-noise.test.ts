@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
-import type { LoopEvent } from './events.js';
-import type { KeepInput, KeepPolicy } from './keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from './memory.js';
-import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
-import { createSeededRandom } from './random.js';
-import { createValueScorer } from './regex-scorer.js';
-import { createMemoryResultsLog } from './results-log.js';
-import { createLoop } from './engine/create-loop.js';
-import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from './seed-only.js';
-import { maxIterations } from './stop-policy.js';
-import type { RandomSource } from './types.js';
+import type { LoopEvent } from '../events.js';
+import type { KeepInput, KeepPolicy } from '../keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
+import { createNoiseAwareKeepPolicy } from '../noise-aware-keep-policy.js';
+import { createSeededRandom } from '../random.js';
+import { createValueScorer } from '../regex-scorer.js';
+import { createMemoryResultsLog } from '../results-log.js';
+import { createLoop } from './create-loop.js';
+import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from '../seed-only.js';
+import { maxIterations } from '../stop-policy.js';
+import type { RandomSource } from '../types.js';
 
 const gaussian = (r: RandomSource) => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
 
