@@ -1,4 +1,4 @@
-import { hyperparameterMutatorOptionsSchema } from '@loop/core';
+import { checkMetricPattern, hyperparameterMutatorOptionsSchema } from '@loop/core';
 import { z } from 'zod';
 
 /** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
@@ -66,7 +66,15 @@ export const loopConfigSchema = z
     runCommand: z.string().trim().min(1, 'runCommand must not be empty').describe('The shell command that runs one experiment, e.g. "node train.mjs".'),
     metricName: z.string().trim().min(1, 'metricName must not be empty').describe('The metric printed by the run as "<name>: <value>".'),
     direction: z.enum(['lower', 'higher']).default('lower').describe('Whether lower or higher is better. Default lower.'),
-    pattern: z.string().min(1).optional().describe('A regex with one group that extracts the metric from the log. Default ^<metricName>:\\s*(\\S+).'),
+    pattern: z
+      .string()
+      .min(1)
+      .superRefine((p, ctx) => {
+        const check = checkMetricPattern(p);
+        if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+      })
+      .optional()
+      .describe('A regex with at most one group that extracts the metric, matched one log line at a time. Refused when it does not compile, has two groups, or nests a repeat inside a repeat (e.g. (a+)+). Default ^<metricName>:\\s*(\\S+).'),
     timeBudgetS: z.number().positive().default(300).describe('Time budget per run in seconds (passed as LOOP_TIME_BUDGET_S). Default 300.'),
     killTimeoutS: z.number().positive().default(600).describe('Hard kill timeout per run in seconds. Default 600.'),
     maxIterations: z.number().int().nonnegative().default(0).describe('Iterations after the baseline; 0 runs until interrupted. Default 0.'),

@@ -78,6 +78,15 @@ describe('config files', () => {
     expect(f.issues).toEqual([{ path: 'proposer.file', line: 6, message: 'the mutator file must be one of targetFiles' }]);
   });
 
+  it("a metric pattern is checked at load: its file:line with the regex engine's reason, two groups, or a nested repeat (^(a+)+$)", () => {
+    const bad = issuesOf(`${minimal}pattern: "^score:("\n`);
+    expect(bad.issues).toEqual([{ path: 'pattern', line: 8, message: expect.stringMatching(/^pattern is not a valid regular expression: Invalid regular expression: .*Unterminated group/) }]);
+    expect(bad.message).toContain('/w/loop.config.yaml:8: pattern: pattern is not a valid regular expression');
+    expect(issuesOf(`${minimal}pattern: "^(score): (\\\\S+)"\n`).issues[0]).toMatchObject({ path: 'pattern', line: 8, message: expect.stringContaining('2 capture groups') });
+    expect(issuesOf(`${minimal}pattern: "^(a+)+$"\n`).issues[0]).toMatchObject({ path: 'pattern', line: 8, message: expect.stringContaining('nests a repeat inside a repeat ((a+)+)') });
+    expect(parseConfigText(`${minimal}pattern: "^score=(\\\\S+)"\n`, 'c.yaml').pattern).toBe('^score=(\\S+)');
+  });
+
   it('a YAML syntax error names the line', () => {
     const e = issuesOf('targetFiles: [a\nrunCommand: x\n');
     expect(e.issues[0]!.message).toMatch(/^not valid YAML/);
