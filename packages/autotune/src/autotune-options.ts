@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { systemClock, type Clock } from '@loop/core';
+import { systemClock, type Clock, type StepMachineHooks } from '@loop/core';
 import { z } from 'zod';
 import type { Committer } from './committer.js';
 import type { AutotunePaths } from './paths.js';
@@ -26,6 +26,15 @@ export interface AutotuneControllerOptions {
   clock?: Clock;
   /** A workspace lock not refreshed for this long is stale, in ms. @default 30000 */
   lockStaleMs?: number;
+  /**
+   * Where the iteration's step machine keeps its cursor (`cursor.json`) and journal
+   * (`journal.jsonl`), absolute. Not a control plane: loop_state.json decides; these only make an
+   * interrupted iteration's writes and commits happen exactly once when it resumes.
+   * @default `<artifactDir>/projects/autotune/run`
+   */
+  stepDir?: string;
+  /** Fault-injection hooks of the step machine, for tests (throwing from `beforeWrite` stops the iteration at that write, as a kill would). @default none */
+  stepHooks?: StepMachineHooks;
 }
 
 /** Options of `runController`: the iteration's options plus a bound on in-process iterations. */
@@ -66,6 +75,8 @@ export const autotuneControllerOptionsSchema = z.object({
   maxFailedAttempts: z.number().int().min(1).default(3),
   clock: contract<Clock>('Clock', ['now'], false).default(systemClock),
   lockStaleMs: z.number().int().positive().default(30_000),
+  stepDir: absolute('stepDir').optional(),
+  stepHooks: z.custom<StepMachineHooks>((v) => typeof v === 'object' && v !== null, 'must be an object of hook functions').optional(),
 });
 
 /** zod schema of {@link RunControllerOptions}. */

@@ -12,11 +12,15 @@ export interface CommitRequest {
   readonly files: readonly string[];
 }
 
-/** Records commits. Injected so tests use {@link createRecordingCommitter} and production uses `createGitCommitter`. */
+/** Records commits. Injected so tests use {@link createRecordingCommitter} and production uses `createGitCommitter` (on `@loop/rollback-git`). */
 export interface Committer {
   /** Used in errors and logs. */
   readonly name: string;
-  /** Commits what the request names; committing nothing (no changes) is not an error. */
+  /**
+   * Commits what the request names; committing nothing (no changes) is not an error. Must make no
+   * commit when what the request names is already committed: after a kill the controller asks
+   * again for a commit it cannot know was made, and relies on this to make it exactly once.
+   */
   readonly commit: (request: CommitRequest) => MaybePromise<void>;
 }
 

@@ -1,9 +1,9 @@
 import { access } from 'node:fs/promises';
-import { acquireLock, parseOptions } from '@loop/core';
-import { z } from 'zod';
+import { resolve } from 'node:path';
+import { parseOptions } from '@loop/core';
 import { autotuneControllerOptionsSchema, runControllerOptionsSchema, type AutotuneControllerOptions, type RunControllerOptions } from './autotune-options.js';
-import { completionCommitMessage, noCommits } from './committer.js';
-import { runRound } from './internal/run-round.js';
+import { noCommits } from './committer.js';
+import { createIterationMachine } from './internal/iteration-machine.js';
 import { initialLoopState, readLoopState, writeLoopState, type LoopStateFile } from './loop-state.js';
 import { resolveAutotunePaths, type AutotunePaths } from './paths.js';
 import { emptyScoreboard, readScoreboard, writeScoreboard } from './scoreboard.js';
@@ -88,13 +88,19 @@ export async function initAutotune(options: InitAutotuneOptions): Promise<{ path
 
 /**
  * One loop iteration of the autotune-loop controller (seed 004 "Loop"), usable as one process per
- * iteration because every fact it needs is in the files:
+ * iteration because every fact it needs is in the files. It runs on core's step machine (steps
+ * enter, improve, evaluate or record-stale, record, commit-artifacts, complete), so a kill at any
+ * point followed by another call finishes the same iteration with each write and commit made
+ * exactly once:
  *
  * 1. Read loop_state.json (and scoreboard.json), validated; a malformed or missing file throws
  *    before anything is written.
- * 2. If `status` is `complete`, report completion and return (`already-complete`).
+ * 2. If `status` is `complete`, report completion and return (`already-complete`). If
+ *    `last_round.recommended_action` is `stop_success` / `stop_exhausted` (a previous process
+ *    stopped before step 6), go to step 6 without running a round.
  * 3. Mark the run `mode: auto`, `status: running` before delegating.
- * 4. Run exactly one orchestrated round: the worker's code changes, the code commit
+ * 4. Run exactly one orchestrated round: the worker's code changes (given the scoreboard as it was
+ *    before this round, even when the round runs again), the code commit
  *    (`feat(agent): autotune round N — <summary>`), the sync check (a failure aborts the round as
  *    stale), the evaluation, the scoreboard, the stop criteria, the exclusions and issues.md when
  *    exhausted, one changelog entry, `last_round` in loop_state.json, the artifacts commit.
@@ -107,68 +113,37 @@ export async function initAutotune(options: InitAutotuneOptions): Promise<{ path
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
  * @throws {LoopError} `STATE_CORRUPT` naming the file and field (loop_state.json or scoreboard.json
- *   missing, not JSON, or malformed; nothing is overwritten); `STATE_WRITE_FAILED` when a write or a
- *   git commit fails; `LOCK_HELD` when another iteration holds the workspace; `PROPOSER_FAILED` /
- *   `HARNESS_FAILED` when the worker's improve / evaluate throws or returns an invalid result
- *   (loop_state.json keeps the previous last_round, so the next iteration runs the round again).
+ *   missing, not JSON, or malformed, or a bad step cursor / journal; nothing is overwritten);
+ *   `STATE_WRITE_FAILED` when a write or a git commit fails; `LOCK_HELD` when another iteration
+ *   holds the workspace; `PROPOSER_FAILED` / `HARNESS_FAILED` when the worker's improve / evaluate
+ *   throws or returns an invalid result (loop_state.json keeps the previous last_round, so the next
+ *   iteration runs the round again).
  */
 export async function runControllerIteration(options: AutotuneControllerOptions): Promise<IterationResult> {
   const opts = parseOptions(autotuneControllerOptionsSchema, options, 'autotune');
   const paths = resolveAutotunePaths(opts.dir, opts.artifactDir, opts.paths);
   // Validate both control files before taking the lock, so a broken workspace gets no writes at all.
-  await readLoopState(paths.loopState);
+  const state = await readLoopState(paths.loopState);
   await readScoreboard(paths.scoreboard);
-  const lock = await acquireLock({ path: paths.loopState, staleMs: opts.lockStaleMs });
-  try {
-    return await iterate(opts, paths);
-  } finally {
-    await lock.release();
-  }
-}
-
-async function iterate(opts: z.output<typeof autotuneControllerOptionsSchema>, paths: AutotunePaths): Promise<IterationResult> {
-  const committer = opts.committer ?? noCommits();
-  const now = () => new Date(opts.clock.now()).toISOString();
-  // 1. Read the control plane.
-  let state = await readLoopState(paths.loopState);
-  const scoreboard = await readScoreboard(paths.scoreboard);
-  // 2. Complete: report and exit.
-  if (state.status === 'complete') {
-    return { outcome: 'already-complete', round: null, state, report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}` };
-  }
-  // 3. Mark auto / running before delegating.
-  if (state.mode !== 'auto' || state.status !== 'running') {
-    state = { ...state, mode: 'auto', status: 'running', updated_at: now() };
-    await writeLoopState(paths.loopState, state);
-  }
-  // 4. Exactly one orchestrated round.
-  const round = (state.last_round?.round ?? 0) + 1;
-  await runRound({
+  const machine = createIterationMachine({
     dir: opts.dir,
     paths,
+    stepDir: opts.stepDir ?? resolve(opts.artifactDir ?? opts.dir, 'projects/autotune/run'),
     worker: opts.worker,
     syncCheck: opts.syncCheck ?? noSyncCheck(),
-    committer,
+    committer: opts.committer ?? noCommits(),
     clock: opts.clock,
     maxFailedAttempts: opts.maxFailedAttempts,
-    round,
-    state,
-    scoreboard,
+    lockStaleMs: opts.lockStaleMs,
+    hooks: opts.stepHooks,
   });
-  // 5. Re-read the control plane: the decision below comes from the file, not from memory.
-  const after = await readLoopState(paths.loopState);
-  const last = after.last_round;
-  // 6. Stop: complete with the stop reason.
-  if (last !== null && (last.recommended_action === 'stop_success' || last.recommended_action === 'stop_exhausted')) {
-    const stopReason = `${last.recommended_action}: ${last.reason}`;
-    const done: LoopStateFile = { ...after, status: 'complete', stop_reason: stopReason, updated_at: now() };
-    await writeLoopState(paths.loopState, done);
-    await committer.commit({ kind: 'artifacts', round: last.round, message: completionCommitMessage(stopReason), files: [paths.loopState] });
-    const parked = last.parked.length > 0 ? `; parked: ${last.parked.join(', ')}` : '';
-    return { outcome: 'completed', round, state: done, report: `autotune loop complete after round ${last.round}: ${stopReason}${parked}` };
+  // Complete and nothing left unfinished: report without writing anything (seed 004 step 2).
+  if (state.status === 'complete' && ((await machine.cursor())?.step ?? null) === null) {
+    return { outcome: 'already-complete', round: null, state, report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}` };
   }
-  // 7. Continue in the next iteration.
-  return { outcome: 'continue', round, state: after, report: `autotune round ${round} done (${last?.outcome ?? 'unknown'}): continue; ${last?.reason ?? ''}`.trim() };
+  const { data } = await machine.run(() => ({ at: '', round: null }));
+  const end = data.end!;
+  return { outcome: end.outcome, round: end.outcome === 'already-complete' ? null : data.round, state: end.state, report: end.report };
 }
 
 /**

@@ -53,13 +53,21 @@ export interface RoundEvaluation {
  * The injected round worker (seed 004: "/autotune: one round worker"). The controller calls
  * `improve`, commits the code, runs the sync check, then calls `evaluate` once, all within one
  * loop iteration. A worker keeps no state between calls: everything it needs is in the context
- * (state lives only in the files, so the next round may run in another process).
+ * (state lives only in the files, so the next round may run in another process). The controller
+ * journals each result (core step machine), so a restarted iteration resumes after the last
+ * recorded step instead of asking again.
  */
 export interface RoundWorker {
   /** Used in errors and logs. */
   readonly name: string;
-  /** Makes this round's code changes in the app repository and says what it targeted. Called once per round. */
+  /**
+   * Makes this round's code changes in the app repository and says what it targeted. Called once
+   * per round; after a kill that interrupted it before its result was recorded, called again for
+   * the same round with the same context (the scoreboard as it was before the round), seeing the
+   * working tree as the interrupted call left it. Once its result is recorded it is never called
+   * again for that round.
+   */
   readonly improve: (context: RoundContext) => MaybePromise<RoundPlan>;
-  /** Evaluates the current code (after the sync check passed). Called at most once per round. */
+  /** Evaluates the current code (after the sync check passed). Called once per round (again only when a kill interrupted it before its result was recorded). */
   readonly evaluate: (context: RoundContext & { readonly plan: RoundPlan }) => MaybePromise<RoundEvaluation>;
 }

@@ -90,6 +90,20 @@ export function recordRound(
 }
 
 /**
+ * The scoreboard as it was before round `round`: every attempt of `round` or later removed (task
+ * statuses are kept). A round that runs again after an interruption is handed this, never its own
+ * interrupted attempts (issue 11 fault 8).
+ */
+export function scoreboardBefore(scoreboard: Scoreboard, round: number): Scoreboard {
+  const targets: Scoreboard['targets'] = {};
+  for (const [id, entry] of Object.entries(scoreboard.targets)) {
+    const attempts = entry.attempts.filter((a) => a.round < round);
+    if (attempts.length > 0) targets[id] = { attempts };
+  }
+  return { version: 1, targets, tasks: { ...scoreboard.tasks } };
+}
+
+/**
  * Reads and validates scoreboard.json. Writes nothing.
  *
  * @throws {LoopError} `STATE_CORRUPT` naming the file and field when missing, not JSON, or malformed.
