@@ -6,6 +6,7 @@ import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
 import { runInGroupToLog } from './internal/process-group.js';
 import { killOrphanGroup } from './internal/orphan-group.js';
+import { hashTreeStats } from './fingerprint-paths.js';
 
 /** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
 export interface CommandHarnessOptions {
@@ -33,6 +34,14 @@ export interface CommandHarnessOptions {
   /** Files (relative to `cwd`) whose bytes define the evaluation; they go into the fingerprint. */
   fingerprintFiles?: string[];
   /**
+   * Directories (or files, or symlinks) relative to `cwd` that the evaluation depends on but git
+   * does not track, such as `node_modules`: hashed by metadata only (path, type, size, mtime,
+   * mode, symlink target; no file is read), so a candidate that replaces or edits one is
+   * `HARNESS_TAMPERED`. List only folders the run itself does not write (a build cache inside
+   * `node_modules/.cache` would change the hash every run). @default []
+   */
+  fingerprintPaths?: string[];
+  /**
    * Absolute path of a pid file for controllers that can be killed mid-run (SIGKILL leaves the
    * detached process group running). While the command runs the file holds `{ pgid, token }`
    * (the command gets `LOOP_RUN_TOKEN=<token>`); it is removed when the run ends. A run that starts
@@ -53,6 +62,7 @@ export const commandHarnessOptionsSchema = z
     graceMs: z.number().int().nonnegative().default(5000),
     env: z.record(z.string(), z.string()).default({}),
     fingerprintFiles: z.array(z.string()).default([]),
+    fingerprintPaths: z.array(z.string().min(1)).default([]),
     pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
@@ -127,6 +137,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
         }
         hash.update('\0');
       }
+      for (const path of o.fingerprintPaths) await hashTreeStats(hash, o.cwd, path);
       return hash.digest('hex');
     },
   };
