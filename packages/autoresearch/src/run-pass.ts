@@ -119,7 +119,14 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   const keptThisPass: KeptChangeSummary[] = [];
   let iterationsThisRun = 0;
   let final: PassResult | undefined;
-  const onStop = (state: EngineState): FinalState => {
+  const onStop = async (state: EngineState): Promise<FinalState> => {
+    if (state.halted?.code === 'RESTORE_FAILED' && log.rows().at(-1)?.status !== 'restore-failed') {
+      // The stop's restore of the best failed (seed 002 on-stop step 1): the loud status is a row too,
+      // before the summary and state.json.
+      const record: IterationRecord = { iteration: state.iteration + 1, candidateId: '', score: null, status: 'halted', label: 'restore-failed', description: `restore of the best kept version ${state.bestId} failed: ${state.halted.note}` };
+      await log.append(record);
+      out(formatIterationLine(record.iteration, 'restore-failed', null, null, record.description));
+    }
     final = buildResult({ state, run, history, keptThisPass, iterationsThisRun, rubricSha256, mode, resumed: log.resumed, resultsPath: log.path, statePath, statuses: log.rows().map((r) => r.status) });
     out(final.summaryText);
     const utc = new Date(clock.now()).toISOString();

@@ -27,7 +27,7 @@ function byIteration(values: number[], extra: (iteration: number) => void = () =
 }
 
 describe('issue 11 fault 3: an unreadable kept snapshot at stop (seed 002 on-stop step 1: test -r the target first, restore-failed, HALT, state.json still written last)', () => {
-  it('restoreBest on an unreadable kept snapshot is the loud restore-failed halt with a summary and state.json written last, never a raw EACCES', async () => {
+  it('restoreBest on an unreadable kept snapshot is the loud restore-failed halt: a restore-failed row, a summary and state.json written last, never a raw EACCES', async () => {
     ws = makeWorkspace();
     let unreadable = false;
     const eacces = (path: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${path}'`), { code: 'EACCES', errno: -13, path });
@@ -55,6 +55,8 @@ describe('issue 11 fault 3: an unreadable kept snapshot at stop (seed 002 on-sto
     expect(r).toMatchObject({ halted: 'restore-failed' });
     expect(r.error?.code).toBe('RESTORE_FAILED');
     expect(r.error?.message).toMatch(/001-kept-.*(absent or unreadable|EACCES)/);
+    expect(statuses()).toEqual(['baseline', 'kept', 'restore-failed']);
+    expect(lines.at(-2)).toMatch(/^iter 2 \| restore-failed \| - \(Δ -\) \| restore of the best kept version 001-kept-/);
     expect(lines.at(-1)).toMatch(/^HALTED: restore-failed/);
     expect(state().autoresearch.function).toMatchObject({ status: 'restore-failed', stop_reason: expect.any(String) });
     const stateMtime = statSync(ws.statePath).mtimeMs;
