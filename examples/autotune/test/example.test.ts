@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { resolveAutotunePaths } from '@loop/autotune';
+import { resolveAutotunePaths, runControllerIteration } from '@loop/autotune';
 import { TASK_IDS, evaluateTasks } from '../src/evaluate.js';
-import { runExample } from '../src/run-example.js';
+import { exampleOptions, git, runExample, runIterations, setUpWorkspace } from '../src/run-example.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -30,4 +30,24 @@ it('seed 004: the scripted run fixes clamp, slugify and median, then ends stop_e
   expect(readFileSync(paths.issues, 'utf8')).toContain('- roman: failed 3 targeted attempt(s) (rounds 1, 2, 3)');
   const passing = (await evaluateTasks(join(dir, 'tasks'), join(dir, 'eval', 'vectors.json'))).filter((r) => r.passed).map((r) => r.id);
   expect(passing).toEqual(['clamp', 'slugify', 'median', 'left-pad']);
+});
+
+it('issue 11: an iteration stopped just before its artifacts commit (as a kill would) resumes on the next call: the same end files and each commit once', async () => {
+  const clock = { now: () => Date.UTC(2025, 0, 1) };
+  const log = async (cwd: string) => (await git(cwd, 'log', '--format=%s')).split('\n');
+  const rootA = mkdtempSync(join(tmpdir(), 'loop-autotune-example-'));
+  const rootB = mkdtempSync(join(tmpdir(), 'loop-autotune-example-'));
+  roots.push(rootA, rootB);
+  const clean = await runExample(rootA, () => {}, clock);
+  const ws = await setUpWorkspace(rootB);
+  const stop = { beforeWrite: (p: { kind: string; step: string | null; effect?: string }) => { if (p.kind === 'intent' && p.effect === 'artifacts-commit') throw new Error('killed'); } };
+  await expect(runControllerIteration(exampleOptions(ws.dir, ws.artifactDir, clock, { stepHooks: stop }))).rejects.toThrow('killed');
+  const results = await runIterations(ws.dir, ws.artifactDir, () => {}, clock);
+  expect(results.map((r) => r.outcome)).toEqual(['continue', 'continue', 'completed']);
+  expect(results.map((r) => r.round)).toEqual([1, 2, 3]);
+  const a = resolveAutotunePaths(clean.dir, clean.artifactDir);
+  const b = resolveAutotunePaths(ws.dir, ws.artifactDir);
+  for (const key of Object.keys(a) as Array<keyof typeof a>) expect(readFileSync(b[key], 'utf8')).toBe(readFileSync(a[key], 'utf8'));
+  expect(await log(ws.artifactDir)).toEqual(await log(clean.artifactDir));
+  expect(await log(ws.dir)).toEqual(await log(clean.dir));
 });

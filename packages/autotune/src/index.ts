@@ -32,7 +32,7 @@ export { AUTOTUNE_PATHS, resolveAutotunePaths } from './paths.js';
 export type { AutotunePaths } from './paths.js';
 export { loopStateSchema, lastRoundSchema, RECOMMENDED_ACTIONS, initialLoopState, readLoopState, writeLoopState } from './loop-state.js';
 export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state.js';
-export { scoreboardSchema, attemptSchema, taskStatusSchema, emptyScoreboard, failedAttempts, exhaustedTargets, recordRound, readScoreboard, writeScoreboard } from './scoreboard.js';
+export { scoreboardSchema, attemptSchema, taskStatusSchema, emptyScoreboard, failedAttempts, exhaustedTargets, recordRound, scoreboardBefore, readScoreboard, writeScoreboard } from './scoreboard.js';
 export type { Scoreboard, Attempt } from './scoreboard.js';
 export { decideRecommendedAction } from './stop-criteria.js';
 export type { StopCriteriaInput, StopCriteriaDecision } from './stop-criteria.js';

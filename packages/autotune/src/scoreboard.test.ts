@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { emptyScoreboard, exhaustedTargets, failedAttempts, recordRound, scoreboardSchema } from './index.js';
+import { emptyScoreboard, exhaustedTargets, failedAttempts, recordRound, scoreboardBefore, scoreboardSchema } from './index.js';
 
 it('seed 004: the scoreboard records one attempt per targeted improvement per round, and a re-run round replaces its attempt', () => {
   let b = recordRound(emptyScoreboard(), 1, [{ target: 'x', outcome: 'failed' }], [{ id: 'x', passed: false }], 't1');
@@ -18,4 +18,13 @@ it('seed 004: "failed 3+ times" counts failed attempts from the scoreboard and i
   b = recordRound(b, 4, [{ target: 'y', outcome: 'fixed' }], [{ id: 'y', passed: true }], 't');
   expect(exhaustedTargets(b)).toEqual(['x']);
   expect(exhaustedTargets(b, 4)).toEqual([]);
+});
+
+it('issue 11 fault 8: scoreboardBefore(round) drops the attempts of that round and later, keeping earlier ones and the task statuses', () => {
+  let b = recordRound(emptyScoreboard(), 1, [{ target: 'x', outcome: 'failed' }], [{ id: 'x', passed: false }], 't1');
+  b = recordRound(b, 2, [{ target: 'x', outcome: 'failed' }, { target: 'y', outcome: 'fixed' }], [{ id: 'y', passed: true }], 't2');
+  const before = scoreboardBefore(b, 2);
+  expect(before.targets).toEqual({ x: { attempts: [{ round: 1, outcome: 'failed', at: 't1' }] } });
+  expect(before.tasks).toEqual(b.tasks);
+  expect(scoreboardBefore(b, 1).targets).toEqual({});
 });
