@@ -1,0 +1,117 @@
+/**
+ * Benchmark of the whole-tree snapshot store (src/tree-snapshot.ts), `pnpm bench`. It measures and
+ * prints; it never asserts a time. The baseline is measured in the same run.
+ *
+ * Trees of 1,000, 5,000 and 20,000 small files (about 200 bytes, in 50 directories), committed to
+ * git. Per size:
+ * - `cycle`: `snapshot()`, edit one file and add one, `restore()` (the flow's skipped-FIX path:
+ *   what collie does around a FIX that fails), with a warm store (the store has seen the tree);
+ * - `git`: the baseline, the same edit and add in a twin repository, then `git checkout -- .` and
+ *   `git clean -fdq` with the git CLI (execFileSync);
+ * - `snapshot` alone, on the unchanged tree;
+ * - `first snapshot`: a new store's first snapshot (reads and copies every file once), timed once.
+ *
+ * Run from the package directory: `npx tsx --conditions=source bench/tree-snapshot.bench.ts`.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bench } from 'tinybench';
+import { createTreeSnapshotStore, diffTreeSnapshots } from '../src/index.js';
+
+const DIRECTORIES = 50;
+const EDITED = 'd00/f00000.txt';
+const ADDED = 'd01/new.txt';
+const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
+const temps: string[] = [];
+const temp = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
+
+function makeRepo(files: number): string {
+  const dir = temp(`tree-snapshot-bench-${files}-`);
+  for (let i = 0; i < files; i += 1) {
+    const sub = join(dir, `d${String(i % DIRECTORIES).padStart(2, '0')}`);
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `f${String(i).padStart(5, '0')}.txt`), `file ${i}\n${'x'.repeat(200)}\n`);
+  }
+  const git = (...args: string[]) => execFileSync('git', [...identity, ...args], { cwd: dir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+function meanMs(bench: Bench, name: string): { mean: number; samples: number } {
+  const r = bench.getTask(name)?.result;
+  if (!r || r.state !== 'completed') throw new Error(`${name}: ${r?.state ?? 'missing'}`);
+  return { mean: r.latency.mean, samples: r.latency.samplesCount };
+}
+
+interface Row {
+  files: number;
+  first: number;
+  snapshot: number;
+  cycle: number;
+  git: number;
+  samples: number;
+}
+
+async function measure(files: number, iterations: number): Promise<Row> {
+  const ours = makeRepo(files);
+  const theirs = makeRepo(files);
+  const store = createTreeSnapshotStore({ root: ours, storeDir: temp('tree-snapshot-store-') });
+  const t0 = performance.now();
+  const base = await store.snapshot();
+  const first = performance.now() - t0;
+  let n = 0;
+  const edit = (dir: string) => {
+    n += 1;
+    writeFileSync(join(dir, EDITED), `edit ${n}\n`);
+    writeFileSync(join(dir, ADDED), `new ${n}\n`);
+  };
+  const bench = new Bench({ iterations, time: 1, warmupIterations: 2, warmupTime: 1, throws: true });
+  bench
+    .add('snapshot', async () => {
+      await store.snapshot();
+    })
+    .add('cycle', async () => {
+      const snap = await store.snapshot();
+      edit(ours);
+      await store.restore(snap);
+    })
+    .add('git', () => {
+      edit(theirs);
+      execFileSync('git', ['checkout', '--', '.'], { cwd: theirs, stdio: 'ignore' });
+      execFileSync('git', ['clean', '-fdq'], { cwd: theirs, stdio: 'ignore' });
+    });
+  await bench.run();
+  const status = execFileSync('git', ['status', '--porcelain'], { cwd: theirs, encoding: 'utf8' });
+  if (status !== '' || diffTreeSnapshots(base, await store.snapshot()).length !== 0) throw new Error('a tree was not restored');
+  const cycle = meanMs(bench, 'cycle');
+  return { files, first, snapshot: meanMs(bench, 'snapshot').mean, cycle: cycle.mean, git: meanMs(bench, 'git').mean, samples: cycle.samples };
+}
+
+const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
+try {
+  const rows: Row[] = [];
+  for (const [files, iterations] of [
+    [1000, 30],
+    [5000, 20],
+    [20000, 10],
+  ] as const) {
+    rows.push(await measure(files, iterations));
+  }
+  console.log(`\n@loop/rollback-snapshot: whole-tree snapshot + restore, one file edited and one added (${environment})`);
+  console.log('mean ms; cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq` (same run)\n');
+  console.log('| files | first snapshot (cold store) | snapshot | cycle | git | cycle / git | samples |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of rows) {
+    console.log(`| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${r.snapshot.toFixed(1)} | ${r.cycle.toFixed(1)} | ${r.git.toFixed(1)} | ${(r.cycle / r.git).toFixed(2)}x | ${r.samples} |`);
+  }
+} finally {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,195 @@
+import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { LoopError, parseOptions, systemClock } from '@loop/core';
+import { openObjectStore } from './internal/object-store.js';
+import { applyPlan, compareEntries, currentEntries, isEmptyPlan, planRestore, sameEntry, type TreeComparison } from './internal/tree-restore.js';
+import { createTreeWalker, type WalkVisitor } from './internal/tree-walk.js';
+import { treeSnapshotStoreOptionsSchema, type TreeChange, type TreeEntry, type TreeRestoreReport, type TreeSnapshot, type TreeSnapshotStore, type TreeSnapshotStoreOptions } from './tree-snapshot-types.js';
+
+const PREFIX = '[loop] [rollback-snapshot]';
+
+/** The stat a file had when it was last hashed (by a snapshot or a restore), and its hash. */
+interface StatRecord {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly hash: string;
+  /** The snapshot entry built from this record, shared by every snapshot while the file is unchanged. */
+  readonly entry: Extract<TreeEntry, { type: 'file' }>;
+  /** Changed within the timestamp granularity of the moment it was recorded: re-hash next time. */
+  readonly racy: boolean;
+}
+
+/**
+ * How close (ms) to the snapshot a change must be to count as racy. A file system with
+ * sub-millisecond timestamps (ext4, xfs, btrfs, tmpfs, APFS) stamps with the kernel's coarse
+ * clock (a few ms); a whole-millisecond mtime may come from a coarse file system (FAT: 2 s, HFS+:
+ * 1 s) or a copied timestamp (FACTS.md: preserved timestamps round to the ms), so it gets the wide
+ * window. Being racy only costs a re-read.
+ */
+function racyWindowMs(stat: Stats): number {
+  return stat.mtimeMs % 1 !== 0 ? 50 : 2500;
+}
+
+function statRecord(stat: Stats, hash: string, size: number, now: number): StatRecord {
+  const window = racyWindowMs(stat);
+  const entry = Object.freeze({ type: 'file' as const, hash, mode: stat.mode & 0o7777, size });
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash, entry, racy: stat.mtimeMs >= now - window || stat.ctimeMs >= now - window };
+}
+
+const unchanged = (r: StatRecord | undefined, s: Stats): r is StatRecord => r !== undefined && !r.racy && r.size === s.size && r.mtimeMs === s.mtimeMs && r.ctimeMs === s.ctimeMs && r.ino === s.ino;
+
+/**
+ * The files and symlinks that differ between two snapshots, sorted by path (directories are not
+ * listed; a file that became a symlink is `modified`). Pure: reads no file.
+ */
+export function diffTreeSnapshots(before: TreeSnapshot, after: TreeSnapshot): TreeChange[] {
+  const out: TreeChange[] = [];
+  for (const [path, a] of before.entries) {
+    if (a.type === 'dir') continue;
+    const b = after.entries.get(path);
+    if (b === undefined || b.type === 'dir') out.push({ path, status: 'deleted' });
+    else if (!sameEntry(a, b)) out.push({ path, status: 'modified' });
+  }
+  for (const [path, b] of after.entries) {
+    if (b.type === 'dir') continue;
+    const a = before.entries.get(path);
+    if (a === undefined || a.type === 'dir') out.push({ path, status: 'added' });
+  }
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/**
+ * Creates a whole-tree snapshot store for `root` (collie's flow restore point; any "put the
+ * worktree back exactly" need). Cost follows the change, not the tree: a snapshot is one `lstat`
+ * per entry plus a read of each file changed since the store last saw it (a stat manifest: size,
+ * mtime, ctime, inode), copying only contents the content-addressed store does not hold yet; a
+ * restore rewrites only what differs, verified by hash, and never leaves a half-restored tree
+ * (see {@link TreeSnapshotStore.restore}). Git is never run. The first snapshot of a tree reads
+ * and copies every file once.
+ *
+ * @param options - See {@link TreeSnapshotStoreOptions}; validated with {@link treeSnapshotStoreOptionsSchema}.
+ * @throws {ConfigError} `CONFIG_INVALID` naming the field (relative paths, a store inside the tree).
+ */
+export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): TreeSnapshotStore {
+  const o = parseOptions(treeSnapshotStoreOptionsSchema, options, 'rollback-snapshot tree-snapshot');
+  const root = o.root.length > 1 ? o.root.replace(/\/+$/, '') : o.root;
+  const clock = o.clock ?? systemClock;
+  const objects = openObjectStore(o.storeDir);
+  const records = new Map<string, StatRecord>();
+  const walker = createTreeWalker(root, new Set(o.exclude));
+  const abs = (path: string) => join(root, ...path.split('/'));
+
+  /** The entry of one walked path; a file is read and stored only when its stat record does not vouch for it. */
+  const entryOf = (path: string, full: string, st: Stats, now: number): TreeEntry => {
+    if (st.isDirectory()) return { type: 'dir', mode: st.mode & 0o7777 };
+    if (st.isSymbolicLink()) return { type: 'symlink', target: readlinkSync(full) };
+    const known = records.get(path);
+    if (unchanged(known, st) && known.entry.mode === (st.mode & 0o7777)) return known.entry;
+    const bytes = readFileSync(full);
+    const record = statRecord(st, objects.put(bytes), bytes.length, now);
+    records.set(path, record);
+    return record.entry;
+  };
+
+  const walk = (visit: WalkVisitor): void => {
+    const now = clock.now();
+    try {
+      walker.walk(visit, now);
+    } catch (error) {
+      throw new LoopError('RESTORE_FAILED', `${PREFIX} cannot read the tree ${root}: ${(error as Error).message}; check that it exists and is readable`, { cause: error, details: { root } });
+    }
+  };
+
+  const take = (): TreeSnapshot => {
+    const takenAt = clock.now();
+    const entries = new Map<string, TreeEntry>();
+    walk((path, full, st, now) => entries.set(path, entryOf(path, full, st, now)));
+    for (const path of records.keys()) if (entries.get(path)?.type !== 'file') records.delete(path);
+    return { root, entries, takenAt };
+  };
+
+  /** The current tree against `target`, allocating only for what differs (the restore's one walk). */
+  const compare = (target: ReadonlyMap<string, TreeEntry>): TreeComparison => {
+    const seen = new Set<string>();
+    const differing = new Map<string, TreeEntry>();
+    walk((path, full, st, now) => {
+      seen.add(path);
+      const want = target.get(path);
+      if (want?.type === 'file' && st.isFile()) {
+        const known = records.get(path);
+        if (unchanged(known, st) && (known.entry === want || (known.hash === want.hash && (st.mode & 0o7777) === want.mode))) return;
+      }
+      const entry = entryOf(path, full, st, now); // a differing file's bytes go to the store: the way back
+      if (want === undefined || !sameEntry(entry, want)) differing.set(path, entry);
+    });
+    return { seen, differing };
+  };
+
+  const load = (entries: Iterable<[string, Extract<TreeEntry, { type: 'file' }>]>) => {
+    const blobs = new Map<string, Buffer>();
+    const missing: string[] = [];
+    for (const [path, e] of entries) {
+      if (blobs.has(e.hash)) continue;
+      const bytes = objects.get(e.hash);
+      if (bytes === undefined) missing.push(path);
+      else blobs.set(e.hash, bytes);
+    }
+    return { blobs, missing };
+  };
+
+  const restore = (target: TreeSnapshot): TreeRestoreReport => {
+    if (target.root !== root) {
+      throw new LoopError('RESTORE_FAILED', `${PREFIX} the snapshot is of ${target.root}, not of ${root}; restore it with its own store`, { details: { root, snapshotRoot: target.root } });
+    }
+    const cmp = compare(target.entries);
+    const plan = planRestore(cmp, target.entries);
+    const report: TreeRestoreReport = {
+      written: [...plan.write.map(([p]) => p), ...plan.link.map(([p]) => p)].sort(),
+      removed: [...plan.remove].sort(),
+      modes: plan.chmod.map(([p]) => p).filter((p) => !plan.mkdir.includes(p)).sort(),
+      created: [...plan.mkdir].sort(),
+    };
+    if (isEmptyPlan(plan)) return report;
+    const { blobs, missing } = load(plan.write);
+    if (missing.length > 0) {
+      throw new LoopError('RESTORE_FAILED', `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has a corrupt copy of ${missing.join(', ')}; the tree was not touched`, { details: { root, missing, rolledBack: true } });
+    }
+    const failure = applyPlan(root, plan, blobs);
+    if (failure === undefined) {
+      const now = clock.now();
+      for (const [path, e] of plan.write) records.set(path, statRecord(lstatSync(abs(path)), e.hash, e.size, now));
+      return report;
+    }
+    // Put the tree back to how it was before this call, then fail loudly.
+    let rolledBack = false;
+    try {
+      const before = currentEntries(cmp, target.entries);
+      const back = planRestore(compareEntries(take().entries, before), before);
+      const undo = load(back.write);
+      rolledBack = undo.missing.length === 0 && applyPlan(root, back, undo.blobs) === undefined;
+    } catch {
+      rolledBack = false;
+    }
+    records.clear(); // re-hash everything next time: the stat records may describe half-written files
+    walker.reset();
+    throw new LoopError(
+      'RESTORE_FAILED',
+      `${PREFIX} restore of ${root} failed at ${failure.path}: ${failure.reason}; ${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand (git checkout/clean) before continuing'}`,
+      { details: { root, path: failure.path, reason: failure.reason, rolledBack } },
+    );
+  };
+
+  return {
+    name: `tree-snapshot(${root})`,
+    root,
+    snapshot: async () => take(),
+    restore: async (snapshot) => restore(snapshot),
+    read: (entry) => {
+      const bytes = objects.get(entry.hash);
+      if (bytes === undefined) throw new LoopError('RESTORE_FAILED', `${PREFIX} the store ${o.storeDir} lacks or has a corrupt object ${entry.hash}`, { details: { hash: entry.hash } });
+      return bytes;
+    },
+  };
+}
