@@ -1,26 +1,50 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isUnder, type Artifact, type ArtifactSnapshot } from '@loop/core';
+import { DELETED, isUnder, surfaceValue, type Artifact, type ArtifactSnapshot } from '@loop/core';
 import type { GitResetRollback } from '@loop/rollback-git';
 
-async function hashFile(path: string): Promise<string | null> {
+/** Folders the outward-symlink walk does not enter (git's own, dependencies, the run's files). */
+const SKIP = new Set(['.git', 'node_modules', '.loop']);
+
+/** Every symlink under `root` (relative paths), not entering {@link SKIP} folders or following links. */
+async function findSymlinks(root: string, rel = '', out: string[] = []): Promise<string[]> {
+  let names: string[];
   try {
-    return createHash('sha256').update(await readFile(path)).digest('hex');
+    names = await readdir(join(root, rel));
   } catch {
-    return null;
+    return out;
   }
+  for (const name of names.sort()) {
+    if (SKIP.has(name)) continue;
+    const path = rel === '' ? name : `${rel}/${name}`;
+    const info = await lstat(join(root, path)).catch(() => undefined);
+    if (info?.isSymbolicLink()) out.push(path);
+    else if (info?.isDirectory()) await findSymlinks(root, path, out);
+  }
+  return out;
 }
 
 /**
  * The auto-iterate artifact: the target and read-only files, plus every other path git sees
- * changed in the workspace. A proposal that creates, edits or deletes any file outside the
- * targets is then `rejected` and rolled back (seed 001: CANNOT modify files outside the target
- * scope; results.tsv, run.log and `.loop/` are excluded from git and so never count).
+ * changed in the workspace, plus the symlinks that point outside the workspace. A proposal that
+ * creates, edits or deletes a file outside the targets, creates a symlink outside them (to a
+ * folder, dangling, or pointing anywhere), creates a symlink pointing outside the workspace even
+ * inside a target folder, or writes through such a link, is then `rejected` and rolled back, and
+ * the row says which path and why (seed 001: CANNOT modify files outside the target scope;
+ * results.tsv, run.log and `.loop/` are excluded from git and so never count).
+ *
+ * What is rolled back: every path inside the workspace (git restores tracked files and removes
+ * what the candidate created). What is not: a write that landed outside the workspace through a
+ * symlink is detected and reported (`not undone`), never restored. A write to `../outside.txt`
+ * by path is not seen at all without a sandbox (docs/safety.md, "What the surface check catches").
+ *
+ * Cost: the symlinks already in the workspace are found by one walk at the first `inspect()`
+ * (skipping `.git`, `node_modules`, `.loop`); later ones show up in git's changed paths.
  */
 export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitResetRollback, 'changedPaths'>): Artifact {
   const root = files.root ?? '';
   const covered = (path: string) => [...files.mutable, ...files.readOnly].some((p) => isUnder(path, p));
+  let existingLinks: Promise<string[]> | undefined;
   return {
     name: `workspace(${files.name})`,
     root,
@@ -28,8 +52,14 @@ export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitReset
     readOnly: files.readOnly,
     inspect: async (): Promise<ArtifactSnapshot> => {
       const snapshot: Record<string, string | null> = { ...(await files.inspect()) };
+      existingLinks ??= findSymlinks(root);
+      for (const path of await existingLinks) {
+        if (covered(path)) continue;
+        const value = await surfaceValue(root, path);
+        if (value?.startsWith('outside-link:')) snapshot[path] = value;
+      }
       for (const path of await rollback.changedPaths()) {
-        if (!covered(path)) snapshot[path] = await hashFile(join(root, path));
+        if (!covered(path)) snapshot[path] = (await surfaceValue(root, path)) ?? DELETED;
       }
       return snapshot;
     },

@@ -33,7 +33,14 @@ export interface Artifact {
 export interface ArtifactChanges {
   /** Every path whose hash differs (added, modified or deleted), sorted. */
   readonly changed: readonly string[];
-  /** The changed paths that are not under a `mutable` path, sorted. */
+  /**
+   * The changed paths that are not allowed, sorted by path: those not under a `mutable` path, and
+   * any symlink pointing outside the workspace (created, re-pointed or written through) even
+   * under one. Each is the path, followed by why when it is not a plain edit, e.g.
+   * `notes.md (deleted)`, `scratch.txt (new file)`, `lib (new symlink to ../data)`,
+   * `out (symlink to /etc, outside the workspace)`, `cfg (written through its symlink to
+   * /home/u/cfg, outside the workspace: not undone)`. The engine writes them into the row.
+   */
   readonly violations: readonly string[];
 }
 
@@ -43,10 +50,34 @@ export function isUnder(path: string, prefix: string): boolean {
   return p === '' || p === '.' || path === p || path.startsWith(`${p}/`);
 }
 
+/** The value a snapshot records for a path deleted outside the listed files (see the workspace artifact). */
+export const DELETED = '<deleted>';
+
+const OUTSIDE = 'outside-link:';
+const LINK = 'link:';
+const gone = (v: string | null) => v === null || v === DELETED;
+const linkTarget = (v: string) => (v.startsWith(OUTSIDE) ? v.slice(OUTSIDE.length).split('\0')[0]! : v.slice(LINK.length));
+
+/** Why `path` changed from `before` to `after`, or '' for a plain edit of a regular file. */
+export function changeReason(before: string | null, after: string | null): string {
+  if (after !== null && after.startsWith(OUTSIDE)) {
+    if (before !== null && before.startsWith(OUTSIDE) && linkTarget(before) === linkTarget(after)) {
+      return `written through its symlink to ${linkTarget(after)}, outside the workspace: not undone`;
+    }
+    return `symlink to ${linkTarget(after)}, outside the workspace`;
+  }
+  if (gone(after)) return before !== null && before.startsWith(LINK) ? 'symlink deleted' : 'deleted';
+  if (after.startsWith(LINK)) return gone(before) ? `new symlink to ${linkTarget(after)}` : `replaced by a symlink to ${linkTarget(after)}`;
+  if (gone(before)) return after.startsWith('other:') ? 'new special file' : 'new file';
+  if (before !== null && before.startsWith(LINK)) return 'symlink replaced by a file';
+  return '';
+}
+
 /**
  * Compares two snapshots of `artifact`.
  *
- * @returns the changed paths and, among them, the ones the artifact does not allow to change.
+ * @returns the changed paths and, among them, the ones the artifact does not allow to change,
+ *   each with its reason (see {@link ArtifactChanges.violations}).
  */
 export function compareSnapshots(
   artifact: Pick<Artifact, 'mutable'>,
@@ -55,6 +86,12 @@ export function compareSnapshots(
 ): ArtifactChanges {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   const changed = [...keys].filter((k) => (before[k] ?? null) !== (after[k] ?? null)).sort();
-  const violations = changed.filter((path) => !artifact.mutable.some((m) => isUnder(path, m)));
+  const outward = (v: string | null | undefined) => v != null && v.startsWith(OUTSIDE);
+  const violations = changed
+    .filter((path) => outward(after[path]) || !artifact.mutable.some((m) => isUnder(path, m)))
+    .map((path) => {
+      const reason = changeReason(before[path] ?? null, after[path] ?? null);
+      return reason === '' ? path : `${path} (${reason})`;
+    });
   return { changed, violations };
 }

@@ -33,9 +33,9 @@ export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } f
 export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './errors.js';
 export { ITERATION_STATUSES } from './iteration-record.js';
 export type { IterationStatus, IterationRecord, StatusCounts } from './iteration-record.js';
-export { compareSnapshots, isUnder } from './artifact.js';
+export { compareSnapshots, changeReason, isUnder, DELETED } from './artifact.js';
 export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './artifact.js';
-export { createFileArtifact, fileArtifactOptionsSchema } from './file-artifact.js';
+export { createFileArtifact, fileArtifactOptionsSchema, surfaceValue } from './file-artifact.js';
 export type { FileArtifactOptions } from './file-artifact.js';
 export { createMemoryArtifact, createMemoryRollback } from './memory.js';
 export type { MemoryArtifact } from './memory.js';
