@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseResultsTsv } from '../src/index.js';
 import { makeWorkspace, type Workspace } from './helpers.js';
 
@@ -45,12 +45,19 @@ function outcome(ws: Workspace) {
   return { rows, score: ws.read('src/score.ts'), a: ws.read('src/a.ts'), best: state.best_score, stop: state.stop_reason, counts: state.counts };
 }
 
-async function uninterrupted() {
-  const ws = workspace();
-  const r = await pass(ws);
-  expect(r.code, r.stderr).toBe(0);
-  return outcome(ws);
-}
+/** One uninterrupted pass in its own process, shared by the tests. */
+let straight: ReturnType<typeof outcome>;
+beforeAll(async () => {
+  const ws = makeWorkspace();
+  ws.write('src/a.ts', 'export const a = 1;\n');
+  try {
+    const r = await pass(ws);
+    expect(r.code, r.stderr).toBe(0);
+    straight = outcome(ws);
+  } finally {
+    ws.cleanup();
+  }
+}, 60_000);
 
 async function killedThenResumed(killAt: string) {
   const ws = workspace();
@@ -63,20 +70,17 @@ async function killedThenResumed(killAt: string) {
 
 describe('a pass SIGKILLed at a named point and resumed equals an uninterrupted pass (issue 11 faults 1-2; seed 002: results.tsv is the source of truth, resume never re-baselines)', () => {
   it('fault 1: a kill -9 right after a keep (files at the kept version) resumes with the true best, so later keep decisions match an uninterrupted pass', async () => {
-    const straight = await uninterrupted();
     expect(straight.rows.map((r) => `${r.iter}:${r.status}:${r.composite}`)).toEqual(['0:baseline:5.00', '1:kept:7.00', '2:kept:9.00', '3:reverted:8.00', '4:kept:9.25']);
     const { outcome: resumed } = await killedThenResumed('after-keep:2');
     expect(resumed).toEqual(straight);
   });
 
   it('fault 1 (other side of the row): a kill -9 when the keep of iteration 2 starts resumes to the same outcome', async () => {
-    const straight = await uninterrupted();
     const { outcome: resumed } = await killedThenResumed('before-keep:2');
     expect(resumed).toEqual(straight);
   });
 
   it('fault 2: a kill -9 while the baseline is being copied leaves no baseline resume can reuse: the resumed pass snapshots every mutable file and equals an uninterrupted pass', async () => {
-    const straight = await uninterrupted();
     const { ws, outcome: resumed } = await killedThenResumed('baseline-copy:1');
     expect(resumed).toEqual(straight);
     const baselines = readdirSync(join(ws.runDir, 'snapshots')).filter((n) => n.startsWith('000-baseline-'));
