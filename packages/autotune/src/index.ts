@@ -5,7 +5,9 @@
  * stop_exhausted, `stop_reason`); scoreboard.json records attempts per targeted improvement and
  * decides "failed 3+ times"; stopping as exhausted parks the out-of-reach tasks in
  * cannot_handle_group.txt with their rationale in issues.md; the changelog gets one entry per round.
- * Every iteration can be a separate process: state lives only in the files.
+ * Every iteration can be a separate process: state lives only in the files. Each iteration runs on
+ * core's step machine, so after a kill -9 the next call resumes it and makes each write and commit
+ * exactly once; re-entry checks `last_round.recommended_action` before starting a round.
  *
  * @example
  * import { initAutotune, runController, createGitCommitter } from '@loop/autotune';
