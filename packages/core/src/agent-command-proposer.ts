@@ -3,10 +3,12 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
-import { runInGroupToLog } from './internal/process-group.js';
+import { killOrphanGroup } from './internal/orphan-group.js';
+import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { sanitizeCell } from './results-log.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
 
 /**
  * Renders the loop's history for the prompt: the whole "results so far" block, heading included.
@@ -15,8 +17,17 @@ import { sanitizeCell } from './results-log.js';
  */
 export type HistoryFormatter = (history: readonly IterationRecord[]) => string;
 
-/** Options of {@link createAgentCommandProposer}. */
-export interface AgentCommandProposerOptions {
+/**
+ * Options of {@link createAgentCommandProposer}. Sandbox (see `sandbox.ts`): `sandbox` defaults to
+ * `auto`, so where bwrap works the agent can write only its targets (the artifact's `mutable`
+ * paths; the whole working directory when the loop has no artifact), a private `/tmp` and the
+ * `writable` paths; everything else, the rest of the workspace (`.git`, `node_modules`, read-only
+ * files) included, is read-only. A target file is writable in place; a tool that replaces it by
+ * rename (`sed -i`) needs its folder as the target. `network` defaults to true (an agent CLI talks
+ * to its model's API). An agent CLI that keeps state in your home (`~/.claude`, `~/.codex`) needs
+ * that folder in `writable`.
+ */
+export interface AgentCommandProposerOptions extends SandboxOptions {
   /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
   command: string;
   /** Absolute working directory (the workspace); in a parallel batch the candidate's `workingCopy.dir` is used instead. */
@@ -33,6 +44,12 @@ export interface AgentCommandProposerOptions {
   formatHistory?: HistoryFormatter;
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /**
+   * Absolute path of a pid file recording the running agent (see core `runInGroup`); a call that
+   * finds it from a SIGKILLed controller first ends that agent's processes, `setsid` daemons
+   * included. @default none
+   */
+  pidFile?: string;
 }
 
 /** zod schema of {@link AgentCommandProposerOptions}. */
@@ -45,6 +62,8 @@ export const agentCommandProposerOptionsSchema = z.object({
   buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
   formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
   env: z.record(z.string(), z.string()).default({}),
+  pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+  ...sandboxOptionsFields,
 });
 
 /** The line an agent prints to describe its change: `DESCRIPTION: <one line>`. */
@@ -104,7 +123,11 @@ export function descriptionFromOutput(output: string): string {
  * is the last `DESCRIPTION:` line of its output. `repair()` asks the agent to fix a crash; when
  * it changes nothing, the crash stands.
  *
- * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
+ * Every process the agent starts is gone when its call ends (see `runInGroup`: process group,
+ * cgroup, run token), a `setsid` daemon included; with `pidFile` a SIGKILLed controller's agent is
+ * ended by the next call.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options, or `sandbox: 'bwrap'` where bwrap does not work.
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the agent exits non-zero or times out
  *   (the engine records a crash row and rolls back).
  *
@@ -113,12 +136,15 @@ export function descriptionFromOutput(output: string): string {
  */
 export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
   const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
+  const sandbox = planSandbox(o, 'agent-command-proposer', { mode: 'auto', network: true });
   const call = async (context: ProposalContext): Promise<{ proposal: Proposal; changed: readonly string[] }> => {
     // In a parallel batch the agent works in the candidate's working copy, never in the main workspace.
     const cwd = context.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
+    const spec = sandbox(context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd]);
+    if (o.pidFile) await killOrphanGroup(o.pidFile, 5000);
     const result = await runInGroupToLog({
       logPath,
       command: o.command,
@@ -128,11 +154,14 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       killTimeoutMs: o.timeoutMs,
       graceMs: 5000,
       signal: context.signal,
+      ...(o.pidFile ? { pidFile: o.pidFile } : {}),
+      ...(spec ? { sandbox: spec } : {}),
     });
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
-      const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : `exited with ${result.exitCode ?? result.signal}`);
-      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
+      const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
+      const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${spec.writable.join(', ')} and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
+      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
     }
     const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];
     return { proposal: { description: descriptionFromOutput(output), changedFiles: changed }, changed };

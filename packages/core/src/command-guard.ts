@@ -2,11 +2,16 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from './errors.js';
 import type { Guard, GuardInput, GuardVerdict } from './guard.js';
-import { runInGroupToLog } from './internal/process-group.js';
+import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import { readLogTail } from './log-tail.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
 
-/** Options of {@link createCommandGuard}, validated by {@link commandGuardOptionsSchema}. */
-export interface CommandGuardOptions {
+/**
+ * Options of {@link createCommandGuard}, validated by {@link commandGuardOptionsSchema}. `sandbox`
+ * defaults to `none` (like the harness, the checks are the user's own trusted command); set it to
+ * confine the checks to the working directory plus `writable`, without network unless `network`.
+ */
+export interface CommandGuardOptions extends SandboxOptions {
   /** The correctness command (run with `/bin/sh -c`), e.g. `npm test`; exit 0 passes. */
   command: string;
   /** Absolute working directory (the workspace); a parallel candidate's checks run in its copy's `dir`. */
@@ -41,6 +46,7 @@ export const commandGuardOptionsSchema = z.object({
   logFile: z.string().min(1).default('checks.log'),
   env: z.record(z.string(), z.string()).default({}),
   name: z.string().min(1).default('checks'),
+  ...sandboxOptionsFields,
 }).strict();
 
 /**
@@ -57,12 +63,14 @@ export const commandGuardOptionsSchema = z.object({
  */
 export function createCommandGuard(options: CommandGuardOptions): Guard {
   const o = parseOptions(commandGuardOptionsSchema, options, 'command-guard');
+  const sandbox = planSandbox(o, 'command-guard', { mode: 'none', network: false });
   const check = async (input: GuardInput): Promise<GuardVerdict | undefined> => {
     const cwd = input.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
-    const result = await runInGroupToLog({ logPath, command: o.command, cwd, env: { ...process.env, ...o.env, LOOP_ITERATION: String(input.iteration) }, killTimeoutMs: o.timeoutMs, graceMs: o.graceMs, signal: input.signal });
+    const spec = sandbox([cwd]);
+    const result = await runInGroupToLog({ logPath, command: o.command, cwd, env: { ...process.env, ...o.env, LOOP_ITERATION: String(input.iteration) }, killTimeoutMs: o.timeoutMs, graceMs: o.graceMs, signal: input.signal, ...(spec ? { sandbox: spec } : {}) });
     if (result.exitCode === 0 && !result.timedOut) return undefined;
-    const why = result.spawnError ? `could not start: ${result.spawnError.message}` : result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.exitCode !== null ? `exited ${result.exitCode}` : `was killed by ${result.signal}`;
+    const why = result.spawnError ? `could not start: ${result.spawnError.message}` : result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.exitCode !== null && result.exitCode <= 128 ? `exited ${result.exitCode}` : describeExit(result.exitCode, result.signal);
     const last = (await readLogTail(logPath, 1).catch(() => '')).trim();
     return { action: o.onFail, status: o.status, note: `\`${o.command}\` ${why}${last ? `: ${last}` : ''}` };
   };

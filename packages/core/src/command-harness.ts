@@ -7,9 +7,18 @@ import type { Harness, RunRecord } from './harness.js';
 import { runInGroupToLog } from './internal/process-group.js';
 import { killOrphanGroup } from './internal/orphan-group.js';
 import { hashTreeStats } from './fingerprint-paths.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
 
-/** Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}. */
-export interface CommandHarnessOptions {
+/**
+ * Options of {@link createCommandHarness}, validated by {@link commandHarnessOptionsSchema}.
+ *
+ * Sandbox (see `sandbox.ts`): `sandbox` defaults to `none` for the harness. It is the user's own
+ * fixed evaluator, not the program under edit's author, and real harnesses need what a default
+ * sandbox takes away: GPUs (`/dev/nvidia*` is not in bwrap's minimal `/dev`), dataset downloads,
+ * caches in the home folder (`~/.cache/torch`). Set `sandbox: 'auto' | 'bwrap'` to confine it to
+ * the workspace (`cwd`) plus `writable`, a private `/tmp`, and no network unless `network: true`.
+ */
+export interface CommandHarnessOptions extends SandboxOptions {
   /** The shell command (run with `/bin/sh -c`), for example `node train.mjs`. */
   command: string;
   /** Absolute working directory (the workspace). */
@@ -64,6 +73,7 @@ export const commandHarnessOptionsSchema = z
     fingerprintFiles: z.array(z.string()).default([]),
     fingerprintPaths: z.array(z.string().min(1)).default([]),
     pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+    ...sandboxOptionsFields,
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
     message: 'killTimeoutMs must be at least timeBudgetMs',
@@ -79,7 +89,10 @@ export const commandHarnessOptionsSchema = z
  * `LOOP_SEED` (the run's seed) and `LOOP_REPEAT` (0 for the first run of a state, 1.. for repeats)
  * when the engine provides them (it always does).
  *
- * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field).
+ * Every process the command starts is gone when the run ends, a `setsid` daemon included (see
+ * `runInGroup`: process group, cgroup, run token).
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field), or `sandbox: 'bwrap'` where bwrap does not work.
  * @throws {LoopError} `HARNESS_FAILED` from `run()` when the log file cannot be opened.
  *
  * @example
@@ -89,6 +102,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const o = parseOptions(commandHarnessOptionsSchema, options, 'command-harness');
   const logPath = resolve(o.cwd, o.logFile);
   const killTimeoutMs = o.killTimeoutMs ?? o.timeBudgetMs * 2;
+  const sandbox = planSandbox(o, 'command-harness', { mode: 'none', network: false })([o.cwd]);
   return {
     name: `command(${o.command})`,
     run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
@@ -112,6 +126,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           graceMs: o.graceMs,
           signal,
           ...(o.pidFile ? { pidFile: o.pidFile } : {}),
+          ...(sandbox ? { sandbox } : {}),
         });
       } catch (error) {
         throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });

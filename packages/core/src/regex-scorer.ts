@@ -3,6 +3,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from './errors.js';
 import type { RunRecord } from './harness.js';
+import { describeExit, signalOfExitCode } from './internal/exit-status.js';
 import { readLogTail } from './log-tail.js';
 import { extractFromText, type MetricMatch } from './metric-extract.js';
 import { checkMetricPattern } from './metric-pattern.js';
@@ -148,7 +149,7 @@ export function runFailure(run: RunRecord, requireZeroExit = true): { reason: Sc
   if (run.error === 'aborted') return { reason: 'aborted', message: 'run aborted' };
   if (run.error) return { reason: 'harness-error', message: run.error };
   if (run.signal) return { reason: 'killed', message: `killed by ${run.signal}` };
-  if (requireZeroExit && run.exitCode !== 0) return { reason: 'exit-code', message: `exited with code ${run.exitCode}` };
+  if (requireZeroExit && run.exitCode !== 0) return { reason: signalOfExitCode(run.exitCode) ? 'killed' : 'exit-code', message: describeExit(run.exitCode, null) };
   return undefined;
 }
 

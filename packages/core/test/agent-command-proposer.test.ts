@@ -9,12 +9,14 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'loop-agent-'));
   await writeFile(join(dir, 'config.json'), '{"lr": 0.001}\n');
   await writeFile(join(dir, 'prepare.mjs'), '// evaluation\n');
+  // Sandboxed by default (bwrap where installed): the fake agent's prompt log is the one extra writable path.
+  await writeFile(join(dir, 'prompts.log'), '');
   // A scripted fake agent: saves its prompt, edits config.json, prints a description.
   await writeFile(
     join(dir, 'fake-agent.mjs'),
     `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 const prompt = readFileSync(0, 'utf8');
-appendFileSync('prompts.log', '=== pid ' + process.pid + '\\n' + prompt + '\\n');
+appendFileSync('prompts.log', '=== pid ' + process.pid + ' started ' + performance.timeOrigin + '\\n' + prompt + '\\n');
 const mode = process.env.FAKE_AGENT_MODE ?? 'edit';
 if (mode === 'fail') { console.error('agent: API error'); process.exit(2); }
 if (mode === 'hang') { setInterval(() => {}, 1000); }
@@ -48,37 +50,37 @@ function context(iteration: number, over: Partial<ProposalContext> = {}): Propos
 
 describe('agent-command proposer (scripted fake agent)', () => {
   it('runs the agent with the prompt on stdin and takes its DESCRIPTION line', async () => {
-    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'Lower val_bpc.' });
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'Lower val_bpc.' });
     const proposal = await proposer.propose(context(1));
     expect(proposal).toEqual({ description: 'double the learning rate', changedFiles: ['config.json'] });
     expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe('{"lr":0.002}\n');
   });
 
   it('gives each iteration a fresh process with the target, the results so far and the iteration number (seed 001 isolation)', async () => {
-    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'Lower val_bpc.' });
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'Lower val_bpc.' });
     await proposer.propose(context(1));
     await proposer.propose(context(2));
     const log = await readFile(join(dir, 'prompts.log'), 'utf8');
     const calls = log.split('=== pid ').slice(1);
     expect(calls).toHaveLength(2);
-    expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2); // two different processes
+    expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2); // two different processes (in a pid namespace both may be pid 2: the start time tells them apart)
     expect(calls[1]).toContain('# Iteration 2');
     expect(calls[1]).toContain('You may modify ONLY: config.json.');
     expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline'); // core's neutral history table (auto-iterate passes its own)
   });
 
   it('a failing agent is PROPOSER_FAILED naming its log', async () => {
-    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', env: { FAKE_AGENT_MODE: 'fail' } });
-    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('exited with 2') });
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', env: { FAKE_AGENT_MODE: 'fail' } });
+    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('exited with code 2') });
   });
 
   it('an agent past its timeout is killed and is PROPOSER_FAILED', async () => {
-    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', timeoutMs: 300, env: { FAKE_AGENT_MODE: 'hang' } });
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', timeoutMs: 300, env: { FAKE_AGENT_MODE: 'hang' } });
     await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('timed out') });
   });
 
   it('repair returns nothing when the agent changed no file (the crash stands)', async () => {
-    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, goal: 'x', env: { FAKE_AGENT_MODE: 'noop' } });
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', env: { FAKE_AGENT_MODE: 'noop' } });
     expect(await proposer.repair!(context(1, { attempt: 1, crash: { message: 'exited with code 1', logTail: 'SyntaxError' } }))).toBeUndefined();
     expect(await readFile(join(dir, 'prompts.log'), 'utf8')).toContain('SyntaxError');
   });

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { removePidFile, RUN_TOKEN_ENV } from './pid-file.js';
-import { killGroup } from './process-group.js';
+import { cgroupPids, endCgroup, isRunCgroup } from './run-cgroup.js';
+import { signalRun, type RunProcesses } from './run-reaper.js';
+import { pidsWithToken } from './token-scan.js';
 
-export { newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './pid-file.js';
+export { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV, writePidFile } from './pid-file.js';
 
 function groupAlive(pgid: number): boolean {
   try {
@@ -35,16 +37,28 @@ function existsProc(): boolean {
   }
 }
 
+/** What is left of the run: its group only while its leader still carries the token (a reused pgid is never touched). */
+function leftovers(pgid: number, token: string, cgroup: string | undefined): RunProcesses | null {
+  const group = groupAlive(pgid) && ownsToken(pgid, token);
+  const inCgroup = cgroup !== undefined && cgroupPids(cgroup).length > 0;
+  const holders = pidsWithToken(token).length > 0;
+  if (!group && !inCgroup && !holders) return null;
+  return { ...(group ? { pgid } : {}), token, ...(cgroup ? { cgroup } : {}) };
+}
+
 /**
- * Kills the process group a previous, interrupted run left behind (its controller was SIGKILLed,
- * so nothing killed the detached group): reads the pid file, checks the group still runs our
- * command (its leader's environment carries the file's token, on Linux), sends SIGTERM, waits up to
- * `graceMs` and sends SIGKILL. Removes the pid file.
+ * Ends what a previous, interrupted run left behind (its controller was SIGKILLed, so nothing
+ * ended the detached command): reads the pid file `{ pgid, token, cgroup? }` and finds the run's
+ * processes the way `runInGroup` does: its process group (only while the leader's environment still
+ * carries the token, on Linux), its cgroup (only a `loop-<token>` directory) and every process
+ * whose environment carries the token, which includes a `setsid` daemon whose leader is long gone.
+ * Sends SIGTERM, waits up to `graceMs` (polling every 25 ms), sends SIGKILL, removes the cgroup and
+ * the pid file.
  *
- * @returns the killed group id, or null when there was nothing to kill.
+ * @returns the recorded group id when anything of the run was still running, else null.
  */
 export async function killOrphanGroup(path: string, graceMs: number): Promise<number | null> {
-  let parsed: { pgid?: unknown; token?: unknown };
+  let parsed: { pgid?: unknown; token?: unknown; cgroup?: unknown };
   try {
     parsed = JSON.parse(await readFile(path, 'utf8')) as typeof parsed;
   } catch {
@@ -53,19 +67,29 @@ export async function killOrphanGroup(path: string, graceMs: number): Promise<nu
   }
   removePidFile(path);
   const { pgid, token } = parsed;
-  if (typeof pgid !== 'number' || typeof token !== 'string' || !groupAlive(pgid) || !ownsToken(pgid, token)) return null;
-  killGroup(pgid, 'SIGTERM');
+  if (typeof pgid !== 'number' || typeof token !== 'string' || token.length < 4) return null;
+  const cgroup = typeof parsed.cgroup === 'string' && parsed.cgroup.endsWith(token) && isRunCgroup(parsed.cgroup) ? parsed.cgroup : undefined;
+  let left = leftovers(pgid, token, cgroup);
+  if (!left) {
+    if (cgroup) await endCgroup(cgroup);
+    return null;
+  }
+  signalRun(left, 'SIGTERM');
   const deadline = performance.now() + graceMs;
-  while (groupAlive(pgid) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
+  while (left && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    left = leftovers(pgid, token, cgroup);
+  }
+  if (left) signalRun(left, 'SIGKILL');
+  if (cgroup) await endCgroup(cgroup);
   return pgid;
 }
 
 /**
- * Kills every orphaned group recorded by a `*.pgid` file in `dir` (see {@link killOrphanGroup}),
+ * Ends every orphaned run recorded by a `*.pgid` file in `dir` (see {@link killOrphanGroup}),
  * in parallel. Only call it while holding the lock that keeps any other live owner out.
  *
- * @returns the killed group ids.
+ * @returns the group ids of the runs that were still running.
  */
 export async function killOrphanGroups(dir: string, graceMs: number): Promise<number[]> {
   const names = await readdir(dir).catch(() => [] as string[]);

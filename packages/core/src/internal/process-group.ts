@@ -1,29 +1,35 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { newRunToken, removePidFile, RUN_TOKEN_ENV, writePidFile } from './pid-file.js';
+import { bwrapArgv, bwrapStatus, type SandboxSpec } from '../sandbox.js';
+import { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV, writePidFile } from './pid-file.js';
+import { createRunCgroup } from './run-cgroup.js';
+export { describeExit, signalOfExitCode } from './exit-status.js';
+import { endRun, endRunSync, killGroup, signalRun, type RunProcesses } from './run-reaper.js';
 
-const live = new Set<number>();
+export { killGroup } from './run-reaper.js';
+
+const live = new Map<string, RunProcesses>();
 let exitHookInstalled = false;
-
-/** Sends `signal` to the whole process group `pgid`; ignores a group that is already gone. */
-export function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   // A detached group survives its parent (FACTS.md): kill what is still running when we exit.
   process.once('exit', () => {
-    for (const pgid of live) killGroup(pgid, 'SIGKILL');
+    for (const run of live.values()) endRunSync(run);
   });
 }
+
+/**
+ * The shell prologue that runs before the command, in the command's own process (it `exec`s the
+ * command): it enters the run's cgroup (`$1`: its `cgroup.procs`, or empty) and writes the pid file
+ * (`$2`, or empty; `$3` is the record after its pgid), so both hold before anything runs.
+ */
+const PROLOGUE = '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; [ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null; shift 3; exec "$@"';
+
 
 /** Options of {@link runInGroup}. */
 export interface GroupRunOptions {
@@ -45,12 +51,16 @@ export interface GroupRunOptions {
   /** Called once the command has started, with its pid (= its process group id). */
   onSpawn?: (pgid: number) => void;
   /**
-   * Absolute path of a pid file holding `{ pgid, token }` while the command runs (removed when it
-   * ends); the command's environment gets `LOOP_RUN_TOKEN=<token>`. A controller killed with SIGKILL
-   * cannot kill the detached group itself; its successor finds the file and kills the group with
-   * `killOrphanGroup` (token-checked). @default none
+   * Absolute path of a pid file holding `{ pgid, token, cgroup? }` while the command runs (removed
+   * when it ends). A controller killed with SIGKILL cannot end its command itself; its successor
+   * finds the file and ends the run with `killOrphanGroup` (token-checked). @default none
    */
   pidFile?: string;
+  /**
+   * Confine the command with bwrap (see `sandbox.ts`; the caller has checked bwrap works, e.g. with
+   * `resolveSandboxMode`). @default none: the command runs unconfined
+   */
+  sandbox?: SandboxSpec;
 }
 
 /** The outcome of {@link runInGroup}. */
@@ -71,48 +81,67 @@ export interface GroupRunResult {
 
 /**
  * Runs `command` through `/bin/sh -c` as the leader of a new process group, waits for it to
- * exit, and kills the whole group on timeout or abort (SIGTERM, then SIGKILL after `graceMs`).
- * After the leader exits, any process left in its group is killed too, so no grandchild outlives
- * the run. Measures wall time with `performance.now()`.
+ * exit, and ends everything it started: on timeout or abort SIGTERM, then SIGKILL after `graceMs`;
+ * after the leader exits, SIGKILL to whatever is left. "Everything" is found three ways, so a
+ * grandchild that calls `setsid` (its own session and group, re-parented to pid 1) is gone too:
+ * - the process group;
+ * - the run's cgroup v2 (`loop-<token>` under this process's cgroup) where this process may create
+ *   one (root, a delegated subtree): the command enters it before it runs, and `cgroup.kill`
+ *   ends every member, whatever it did to its session or environment;
+ * - the run token: the command's environment gets `LOOP_RUN_TOKEN=<token>` and
+ *   `LOOP_RUN_TOKENS=<enclosing tokens> <token>`, and every process whose `/proc/<pid>/environ`
+ *   carries it is killed (Linux).
+ * When this process exits (normally or through a signal handler that exits), live runs are ended
+ * synchronously; after a SIGKILL, the pid file lets the next run end them.
+ * Measures wall time with `performance.now()`.
  */
 export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   installExitHook();
   const pidFile = options.pidFile;
-  const token = pidFile ? newRunToken() : '';
+  const token = newRunToken();
+  const inherited = options.env[RUN_TOKENS_ENV] ?? options.env[RUN_TOKEN_ENV];
+  const env = { ...options.env, [RUN_TOKEN_ENV]: token, [RUN_TOKENS_ENV]: inherited ? `${inherited} ${token}` : token };
+  const cgroup = createRunCgroup(token);
+  const bwrap = options.sandbox ? bwrapStatus().path ?? 'bwrap' : undefined;
+  const commandArgv = [...(bwrap && options.sandbox ? bwrapArgv(bwrap, options.cwd, options.sandbox) : []), '/bin/sh', '-c', options.command];
+  if (pidFile) mkdirSync(dirname(pidFile), { recursive: true });
+  const record = JSON.stringify({ token, ...(cgroup ? { cgroup } : {}) }).slice(1);
+  const argv = cgroup || pidFile ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record, ...commandArgv] : commandArgv;
   const started = performance.now();
   return new Promise((resolve) => {
-    let child: ChildProcess;
+    let child: ChildProcess | undefined;
     let timedOut = false;
     let aborted = false;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
+    const run = (): RunProcesses => ({ ...(child?.pid !== undefined ? { pgid: child.pid } : {}), token, cgroup });
     const finish = (result: Omit<GroupRunResult, 'durationMs' | 'timedOut' | 'aborted'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(killTimer);
       clearTimeout(graceTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (child?.pid !== undefined) {
-        killGroup(child.pid, 'SIGKILL');
-        live.delete(child.pid);
-      }
-      if (pidFile) removePidFile(pidFile);
-      resolve({ ...result, timedOut, aborted, durationMs: performance.now() - started });
+      const durationMs = performance.now() - started;
+      void endRun(run()).finally(() => {
+        live.delete(token);
+        if (pidFile) removePidFile(pidFile);
+        resolve({ ...result, timedOut, aborted, durationMs });
+      });
     };
     const terminate = () => {
-      if (child.pid === undefined) return;
-      killGroup(child.pid, 'SIGTERM');
-      graceTimer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), options.graceMs);
+      signalRun(run(), 'SIGTERM');
+      graceTimer = setTimeout(() => signalRun(run(), 'SIGKILL'), options.graceMs);
     };
     const onAbort = () => {
       aborted = true;
       terminate();
     };
+    live.set(token, { token, cgroup });
     try {
-      child = spawn('/bin/sh', ['-c', options.command], {
+      child = spawn(argv[0] as string, argv.slice(1), {
         cwd: options.cwd,
-        env: pidFile ? { ...options.env, [RUN_TOKEN_ENV]: token } : options.env,
+        env,
         detached: true,
         stdio: [options.input === undefined ? 'ignore' : 'pipe', options.outputFd, options.outputFd],
       });
@@ -121,8 +150,8 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
       return;
     }
     if (child.pid !== undefined) {
-      live.add(child.pid);
-      if (pidFile) writePidFile(pidFile, child.pid, token);
+      live.set(token, run());
+      if (pidFile) writePidFile(pidFile, child.pid, token, cgroup ?? undefined);
       options.onSpawn?.(child.pid);
     }
     child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));

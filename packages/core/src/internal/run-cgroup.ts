@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** The name prefix of every per-run cgroup directory. */
+export const RUN_CGROUP_PREFIX = 'loop-';
+
+let base: string | null | undefined;
+
+/** The mount point of the cgroup v2 hierarchy (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on a hybrid system), or null. */
+function v2MountPoint(): string | null {
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const [left, right] = line.split(' - ');
+    if (!left || !right || !right.startsWith('cgroup2 ')) continue;
+    const mountPoint = left.split(' ')[4];
+    if (mountPoint) return mountPoint.replace(/\\040/g, ' ');
+  }
+  return null;
+}
+
+/**
+ * The cgroup v2 directory this process lives in, when this process may create child cgroups in it
+ * (probed once by creating and removing one; root usually may, a user session under systemd
+ * usually may not), else null. Per-run cgroups are created under it, so a loop run inside another
+ * loop's command is nested in that command's cgroup and killed with it. Cached for the process.
+ */
+export function runCgroupBase(): string | null {
+  if (base !== undefined) return base;
+  base = null;
+  if (process.platform !== 'linux') return base;
+  try {
+    const mount = v2MountPoint();
+    const rel = /^0::(.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
+    if (!mount || rel === undefined) return base;
+    const dir = join(mount, rel);
+    const probe = join(dir, `${RUN_CGROUP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    mkdirSync(probe);
+    const usable = existsSync(join(probe, 'cgroup.procs'));
+    rmdirSync(probe);
+    if (usable) base = dir;
+  } catch {
+    // not writable, no cgroup v2, no /proc: the run-token scan is the fallback
+  }
+  return base;
+}
+
+/** Creates the cgroup of one run, named after its token; null when cgroups are not usable here. */
+export function createRunCgroup(token: string): string | null {
+  const parent = runCgroupBase();
+  if (!parent) return null;
+  const dir = join(parent, `${RUN_CGROUP_PREFIX}${token}`);
+  try {
+    mkdirSync(dir);
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/** True when `dir` looks like a cgroup this module made (a `loop-<token>` directory with `cgroup.procs`). */
+export function isRunCgroup(dir: string): boolean {
+  return basename(dir).startsWith(RUN_CGROUP_PREFIX) && existsSync(join(dir, 'cgroup.procs'));
+}
+
+/** Every pid in the cgroup and its descendants. */
+export function cgroupPids(dir: string): number[] {
+  const pids: number[] = [];
+  try {
+    for (const p of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.push(Number(p));
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) pids.push(...cgroupPids(join(dir, entry.name)));
+  } catch {
+    // gone
+  }
+  return pids;
+}
+
+/**
+ * Signals every process in the cgroup (and its descendant cgroups). SIGKILL uses `cgroup.kill`
+ * (Linux 5.14+: atomic, forks in flight included) where it exists, else each listed pid.
+ */
+export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
+  if (signal === 'SIGKILL' && existsSync(join(dir, 'cgroup.kill'))) {
+    try {
+      writeFileSync(join(dir, 'cgroup.kill'), '1');
+      return;
+    } catch {
+      // fall through to the pid list
+    }
+  }
+  for (const pid of cgroupPids(dir)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Removes the cgroup and its descendant cgroups (they must be empty); false when one is still populated. */
+export function removeCgroup(dir: string): boolean {
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
+    rmdirSync(dir);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
+/**
+ * Kills everything in the cgroup with SIGKILL, waits (polling every 10 ms, up to `timeoutMs`) for
+ * the kernel to empty it, then removes it.
+ *
+ * @returns the number of processes that were still in it.
+ */
+export async function endCgroup(dir: string, timeoutMs = 2000): Promise<number> {
+  const found = cgroupPids(dir).length;
+  if (found > 0) signalCgroup(dir, 'SIGKILL');
+  const deadline = performance.now() + timeoutMs;
+  while (!removeCgroup(dir) && performance.now() < deadline) {
+    if (cgroupPids(dir).length > 0) signalCgroup(dir, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return found;
+}

@@ -1,0 +1,172 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+/**
+ * Where a command the loop runs on a user's behalf is confined:
+ * - `bwrap`: bubblewrap (Linux; Debian's `bubblewrap` package). The whole system is mounted
+ *   read-only, only the writable paths (the workspace, or an agent's targets) are writable, `/tmp`
+ *   is a private tmpfs, the command gets its own pid namespace (everything in it dies with it) and,
+ *   unless the network is allowed, its own empty network namespace.
+ * - `none`: no sandbox; the loop's detection (artifact diff, tamper fingerprint) still holds.
+ * - `auto`: `bwrap` when it is installed and works here, else `none` with a one-time warning
+ *   through the factory's `onSandboxWarning`.
+ */
+export type SandboxMode = 'auto' | 'bwrap' | 'none';
+
+/** The sandbox options every command-running factory accepts (the harness, the agent proposer, the command guard). */
+export interface SandboxOptions {
+  /** Where the command runs; see {@link SandboxMode}. The default depends on the factory. */
+  sandbox?: SandboxMode;
+  /**
+   * Extra absolute paths that stay writable inside the sandbox, e.g. an agent CLI's state folder
+   * (`~/.claude`) or a cache outside the workspace. Missing paths are skipped. @default []
+   */
+  writable?: string[];
+  /** Allow network access inside the sandbox. The default depends on the factory. */
+  network?: boolean;
+  /** Receives the one-time warning when `auto` finds no working bwrap (the library never writes to the console). */
+  onSandboxWarning?: (message: string) => void;
+}
+
+/** zod fields of {@link SandboxOptions}, spread into each factory's schema. */
+export const sandboxOptionsFields = {
+  sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
+  writable: z.array(z.string().refine((p) => isAbsolute(p), 'writable paths must be absolute')).default([]),
+  network: z.boolean().optional(),
+  onSandboxWarning: z.custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onSandboxWarning must be a function').optional(),
+};
+
+/** What {@link runInGroup} needs to confine one command with bwrap. */
+export interface SandboxSpec {
+  /** Absolute paths writable inside (each bound read-write; a missing one by its nearest existing parent). */
+  readonly writable: readonly string[];
+  /** Allow the network. @default false */
+  readonly network?: boolean;
+}
+
+/** Whether bwrap works on this machine, and why not. */
+export interface BwrapStatus {
+  /** True when `bwrap` is on the PATH and a trial sandbox ran. */
+  readonly available: boolean;
+  /** Absolute path of the binary, when found. */
+  readonly path?: string;
+  /** Why it is not available. */
+  readonly reason?: string;
+}
+
+const statusByPath = new Map<string, BwrapStatus>();
+
+function findOnPath(name: string, pathVar: string): string | undefined {
+  for (const dir of pathVar.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Finds bwrap and runs one trial sandbox (`bwrap --ro-bind / / --unshare-pid … /bin/true`): an
+ * installed bwrap can still fail where unprivileged user namespaces are off. Cached for the
+ * process per `PATH` value (one synchronous trial of a few ms).
+ *
+ * @param pathVar where to look for `bwrap`. @default process.env.PATH
+ */
+export function bwrapStatus(pathVar: string = process.env.PATH ?? '/usr/bin:/bin'): BwrapStatus {
+  const cached = statusByPath.get(pathVar);
+  if (cached) return cached;
+  const status = probeBwrap(pathVar);
+  statusByPath.set(pathVar, status);
+  return status;
+}
+
+function probeBwrap(pathVar: string): BwrapStatus {
+  if (process.platform !== 'linux') return { available: false, reason: `bwrap is Linux-only (this is ${process.platform})` };
+  const path = findOnPath('bwrap', pathVar);
+  if (!path) return { available: false, reason: 'bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)' };
+  const trial = spawnSync(path, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '/bin/true'], { encoding: 'utf8', timeout: 10_000 });
+  if (trial.status === 0) return { available: true, path };
+  const why = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split('\n')[0];
+  return { available: false, path, reason: `bwrap is installed but cannot create a sandbox here: ${why}` };
+}
+
+/**
+ * Resolves a factory's sandbox mode to what runs: `bwrap` or `none`. `auto` without a working
+ * bwrap is `none` and calls `warn` once with the reason and what to do.
+ *
+ * @param status what is known about bwrap here. @default {@link bwrapStatus}()
+ * @throws {ConfigError} `CONFIG_INVALID` (field `sandbox`) when `bwrap` is asked for and does not work here.
+ */
+export function resolveSandboxMode(mode: SandboxMode, where: string, warn?: (message: string) => void, status?: BwrapStatus): 'bwrap' | 'none' {
+  if (mode === 'none') return 'none';
+  const s = status ?? bwrapStatus();
+  if (s.available) return 'bwrap';
+  if (mode === 'bwrap') throw new ConfigError(where, [{ path: 'sandbox', message: `sandbox "bwrap" was asked for, but ${s.reason}; install it or set sandbox to "auto" or "none"` }]);
+  warn?.(`[loop] [${where}] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`);
+  return 'none';
+}
+
+function nearestExisting(path: string): string {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return realpathSync(p);
+}
+
+const isInside = (path: string, dir: string): boolean => {
+  const rel = relative(dir, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+};
+
+/**
+ * The bwrap argv prefix (ending with `--`) that confines a command started in `cwd` to `spec`:
+ * `/` read-only, a fresh `/dev` and `/proc`, a private tmpfs on `/tmp` (`TMPDIR=/tmp`), the
+ * writable paths bound read-write, its own pid namespace, `--die-with-parent`, and
+ * `--unshare-net` unless `spec.network`. A writable path inside `/tmp` gets its
+ * top-level tmp folder re-bound read-only first, so a write next to the workspace fails instead of
+ * landing unseen in the private tmpfs.
+ */
+export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string[] {
+  const argv = [bwrap, '--die-with-parent', '--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const writable = [...new Set(spec.writable.map(nearestExisting))].sort((a, b) => a.length - b.length);
+  const roTops = new Set<string>();
+  for (const w of writable) {
+    if (!isInside(w, '/tmp')) continue;
+    const top = join('/tmp', relative('/tmp', w).split(sep)[0] ?? '');
+    if (roTops.has(top)) continue;
+    roTops.add(top);
+    argv.push('--ro-bind', top, top);
+  }
+  for (const w of writable) argv.push('--bind', w, w);
+  const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
+  argv.push('--setenv', 'TMPDIR', '/tmp', '--chdir', inside, '--');
+  return argv;
+}
+
+/** A factory's resolved sandbox: the spec for one command, or undefined when it runs unconfined. */
+export type SandboxPlan = (writable: readonly string[]) => SandboxSpec | undefined;
+
+/**
+ * Resolves a factory's parsed {@link SandboxOptions} once (see {@link resolveSandboxMode}) and
+ * returns the plan that turns a command's own writable paths into a {@link SandboxSpec} (the
+ * `writable` option's paths added), or into undefined under `none`.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` when `bwrap` is asked for and does not work here.
+ */
+export function planSandbox(
+  options: { sandbox?: SandboxMode | undefined; writable: readonly string[]; network?: boolean | undefined; onSandboxWarning?: ((message: string) => void) | undefined },
+  where: string,
+  defaults: { mode: SandboxMode; network: boolean },
+): SandboxPlan {
+  const mode = resolveSandboxMode(options.sandbox ?? defaults.mode, where, options.onSandboxWarning);
+  if (mode === 'none') return () => undefined;
+  const network = options.network ?? defaults.network;
+  return (writable) => ({ writable: [...writable, ...options.writable], network });
+}
