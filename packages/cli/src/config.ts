@@ -91,6 +91,15 @@ export const loopConfigSchema = z
     notifyAfterDiscards: z.number().int().positive().default(10).describe('Discards in a row that emit a notify event. Default 10.'),
     logFile: relativePath.default('run.log').describe('The run log, relative to dir. Default run.log.'),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
+    checks: z
+      .object({
+        command: z.string().trim().min(1, 'checks.command must not be empty').describe('The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.'),
+        timeoutS: z.number().positive().default(300).describe('Hard timeout of the checks command in seconds. Default 300.'),
+        onFail: z.enum(['reject', 'halt']).default('reject').describe('reject: the candidate is discarded with the reason in its description; halt: the run stops. Default reject.'),
+      })
+      .strict()
+      .optional()
+      .describe('The checks gate: a keep only stands when this command passes. Output in .loop/checks.log.'),
   })
   .strict()
   .refine((c) => c.killTimeoutS >= c.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })

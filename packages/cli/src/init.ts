@@ -76,6 +76,9 @@ cooldownAfterDiscards: 5
 notifyAfterDiscards: 10
 logFile: run.log
 # env: { CUDA_VISIBLE_DEVICES: "0" }
+
+# The checks gate: a keep only stands when this correctness command passes (output in .loop/checks.log).
+# checks: { command: "npm test", timeoutS: 300, onFail: reject }
 `;
   }
 }

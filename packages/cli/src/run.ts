@@ -102,6 +102,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     notifyAfterDiscards: config.notifyAfterDiscards,
     logFile: config.logFile,
     env: config.env,
+    ...(config.checks ? { checks: config.checks } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   let bestId: string | undefined;

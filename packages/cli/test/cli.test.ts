@@ -121,6 +121,20 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(html.match(/<tr class=/g)).toHaveLength(4);
   });
 
+  it('the checks gate from the config: a failing correctness command blocks every keep, each row saying why; the tree stays at the baseline', async () => {
+    await loop(['init']);
+    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: 1, max: 5, integer: true } }, maxIterations: 2, checks: { command: 'echo "2 tests failed"; exit 1' } });
+    const run = await loop(['run']);
+    expect(run.code).toBe(0);
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    const better = rows.slice(1).filter((r) => r.score !== null && r.score < 10);
+    expect(better.length).toBeGreaterThan(0);
+    for (const r of better) expect(r).toMatchObject({ status: 'reverted', description: expect.stringContaining('(checks: `echo "2 tests failed"; exit 1` exited 1: 2 tests failed)') });
+    expect(rows.some((r) => r.status === 'kept')).toBe(false);
+    expect(JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8'))).toEqual({ x: 0 });
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
   it('a bad config fails with exit 2 naming the file, the line, the field and the allowed values', async () => {
     await loop(['init']);
     writeFileSync(join(root, 'loop.config.yaml'), readFileSync(join(root, 'loop.config.yaml'), 'utf8').replace('direction: lower', 'direction: down').replace('dir: .', 'dir: ws'));
