@@ -64,6 +64,14 @@ describe('transitions and the cursor', () => {
     expect(() => machine({ a: () => ({ finish: true }) }, undefined, 'zz')).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
 
+  it('data that fails dataSchema, from initial() or a step, is CONFIG_INVALID naming the field, and the cursor is not written with it', async () => {
+    const m = machine({ a: () => ({ next: 'b', data: { n: 'x' as unknown as number, seen: [] } }), b: () => ({ finish: true }) });
+    await expect(m.run(() => ({ n: 0, seen: [1 as unknown as string] }))).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'data.seen.0' } });
+    expect(await m.cursor()).toBeUndefined();
+    await expect(m.run(initial)).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'data.n' } });
+    expect((await m.cursor())?.step).toBe('a');
+  });
+
   it('a cursor naming a step the machine lacks, of another machine, or with data failing the schema is STATE_CORRUPT naming the field', async () => {
     const m = machine({ a: () => ({ finish: true }) });
     const write = (c: object) => writeFileSync(m.cursorPath, JSON.stringify({ version: 1, machine: 'test', run: 1, visit: 0, step: 'a', data: { n: 0, seen: [] }, ...c }));

@@ -118,7 +118,7 @@ export interface StepMachine<D> {
    *
    * @throws {LoopError} `LOCK_HELD` when another process is stepping; `STATE_CORRUPT` for a bad
    *   cursor or journal, or a cursor naming an unknown step; `CONFIG_INVALID` for a transition to
-   *   an unknown step; `EFFECT_IN_DOUBT`; `STATE_WRITE_FAILED`; whatever a step throws (the cursor
+   *   an unknown step or data (initial or from a step) that fails `dataSchema`; `EFFECT_IN_DOUBT`; `STATE_WRITE_FAILED`; whatever a step throws (the cursor
    *   stays at that step, so the next call resumes it).
    */
   readonly run: (initial: () => MaybePromise<D>) => Promise<StepRunResult<D>>;
@@ -127,6 +127,17 @@ export interface StepMachine<D> {
 }
 
 const toJson = <R>(value: R): R => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as R));
+
+/** The data a step hands on, as JSON, checked against the schema before it reaches the cursor. */
+function checkData<D>(where: string, schema: z.ZodType<D> | undefined, value: D, from: string): D {
+  const json = toJson(value);
+  if (schema === undefined) return json;
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = ['data', ...(issue?.path.map(String) ?? [])].join('.');
+  throw new LoopError('CONFIG_INVALID', `${where} ${from} produced data that does not match dataSchema: field ${field}: ${issue?.message ?? 'invalid'} (the cursor was not written)`, { cause: result.error, details: { field } });
+}
 
 /**
  * Creates a durable step machine: named steps with explicit transitions, a persisted cursor
@@ -152,7 +163,7 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
     const resumed = cursor !== undefined && cursor.step !== null;
     if (cursor === undefined || cursor.step === null) {
       const run = (cursor?.run ?? 0) + 1;
-      const data = toJson(await initial());
+      const data = checkData(where, options.dataSchema, await initial(), 'initial()');
       await hook({ kind: 'reset', run, step: null });
       await writeTextAtomic(journalPath, '');
       await hook({ kind: 'cursor', run, step: null });
@@ -215,7 +226,7 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
       };
       const transition = await fn(ctx);
       first = false;
-      const data = 'data' in transition && transition.data !== undefined ? toJson(transition.data) : current.data;
+      const data = 'data' in transition && transition.data !== undefined ? checkData(where, options.dataSchema, transition.data, `step "${step}"`) : current.data;
       const next = 'next' in transition ? transition.next : null;
       if (next !== null && !Object.hasOwn(steps, next)) {
         throw new LoopError('CONFIG_INVALID', `${where} step "${step}" moves to "${next}", which is not a step (${Object.keys(steps).join(', ')})`, { details: { step, next } });
