@@ -2,18 +2,19 @@
  * Benchmarks of the collie pipeline (pnpm bench). It measures and prints; it never asserts a time.
  * Ratios are against a baseline measured in the same run.
  *
- * 1. Flow worktree snapshot / restore (src/flow/snapshot.ts) on git repositories of 100, 1,000 and
+ * 1. Flow worktree snapshot / restore (the flow's whole-tree snapshot store: @loop/rollback-snapshot
+ *    `createTreeSnapshotStore`, excluding SNAPSHOT_EXCLUDED, warm: the store has seen the tree) on git repositories of 100, 1,000 and
  *    5,000 small files (about 200 bytes, in 50 directories) and of 100 small files plus one 50 MB
  *    file (random bytes). Per size:
- *    - `snapshot`: snapshotWorktree (what the flow does once per FIX, before its first step);
- *    - `diff`: diffSnapshots of two in-memory snapshots of the unchanged tree (after each agent
+ *    - `snapshot`: store.snapshot() (what the flow does once per FIX, before its first step);
+ *    - `diff`: diffTreeSnapshots of two in-memory snapshots of the unchanged tree (after each agent
  *      step the flow re-snapshots and diffs: that step costs one `snapshot` plus one `diff`);
- *    - `cycle`: snapshotWorktree, edit one small file, restoreWorktree (a skipped FIX; restore walks
- *      the tree twice, before and after, and rewrites the changed file); restore alone is printed
+ *    - `cycle`: store.snapshot(), edit one small file, store.restore() (a skipped FIX; restore walks
+ *      the tree once and rewrites the changed file, verified); restore alone is printed
  *      as cycle - snapshot;
  *    - `git`: the baseline, edit the same file then `git checkout -- .` and `git clean -fdq` with
  *      the git CLI (execFileSync) in a twin repository of the same content.
- *    Also prints the memory the snapshot holds (heap + array buffers after a GC, snapshot alive).
+ *    Also prints the memory the snapshot holds (heap + array buffers after a GC, snapshot alive: hashes, not bytes).
  * 2. Controller overhead: full createAutoiter runs over temp dirs, a scripted agent (discovery, NO
  *    ISSUES observer), the trigger `echo "score: 1"` (constant scalar: SC3 convergence stops the run
  *    after iteration 2), no FIX. Every step() is timed and grouped by stage; the baseline is the same
@@ -33,7 +34,8 @@ import { runInNewContext } from 'node:vm';
 import { createCommandHarness } from '@loop/core';
 import { Bench } from 'tinybench';
 import { createAutoiter, createScriptedAgent, type StepOutcome } from '../src/index.js';
-import { diffSnapshots, restoreWorktree, snapshotWorktree, type WorktreeSnapshot } from '../src/flow/snapshot.js';
+import { createTreeSnapshotStore, diffTreeSnapshots as diffSnapshots, type TreeSnapshot } from '@loop/rollback-snapshot';
+import { SNAPSHOT_EXCLUDED } from '../src/index.js';
 
 const started = Date.now();
 const DIRECTORIES = 50;
@@ -81,7 +83,7 @@ function makeRepo(tree: Tree, big: Buffer | undefined): string {
   return dir;
 }
 
-function heldBytes(make: () => Promise<WorktreeSnapshot>): Promise<number> {
+function heldBytes(make: () => Promise<TreeSnapshot>): Promise<number> {
   gc();
   const before = process.memoryUsage();
   return make().then((snap) => {
@@ -108,6 +110,9 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
   let counter = 0;
   const edit = (dir: string) => writeFileSync(join(dir, EDITED), `edit ${(counter += 1)}\n`);
 
+  const store = createTreeSnapshotStore({ root: ours, storeDir: temp('collie-bench-store-'), exclude: SNAPSHOT_EXCLUDED });
+  const snapshotWorktree = (_root: string) => store.snapshot();
+  const restoreWorktree = (snap: TreeSnapshot) => store.restore(snap);
   const base = await snapshotWorktree(ours);
   const heldMb = (await heldBytes(() => snapshotWorktree(ours))) / 1024 / 1024;
   const again = await snapshotWorktree(ours);
@@ -247,7 +252,7 @@ try {
   for (const { tree, iterations } of trees) rows.push(await measureSnapshot(tree, iterations));
 
   console.log(`\n@loop/collie: flow worktree snapshot / restore, one file edited (${environment})`);
-  console.log('mean ms per operation; cycle = snapshotWorktree + edit + restoreWorktree; git = edit + `git checkout -- .` + `git clean -fd`\n');
+  console.log('mean ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`\n');
   console.log('| worktree | entries | held MB | snapshot | diff | restore (cycle - snapshot) | cycle | git | cycle / git | samples |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {

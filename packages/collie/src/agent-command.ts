@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { LoopError, parseOptions, runInGroupToLog } from '@loop/core';
+import { describeExit, LoopError, parseOptions, planSandbox, runInGroupToLog, sandboxOptionsFields, type SandboxOptions } from '@loop/core';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
 
-/** Options of {@link createAgentCommand}. */
-export interface AgentCommandOptions {
+/**
+ * Options of {@link createAgentCommand}. Sandbox (core `sandbox.ts`): `sandbox` defaults to `none`
+ * here (a collie agent commits in a git worktree whose repository lives outside it); set `auto` or
+ * `bwrap` to confine each call to its working directory plus `writable`, a private `/tmp`, and
+ * the network (on by default: agent CLIs call their model's API) unless `network: false`.
+ */
+export interface AgentCommandOptions extends SandboxOptions {
   /**
    * The agent CLI, run with `/bin/sh -c` in `cwd`; the prompt arrives on stdin. One command for all
    * tiers (it can read `$COLLIE_AGENT_MODEL`, e.g. `claude -p --model "$COLLIE_AGENT_MODEL"`) or one
@@ -47,6 +52,7 @@ export const agentCommandOptionsSchema = z.object({
   timeoutMs: z.number().int().positive().default(600_000),
   graceMs: z.number().int().nonnegative().default(5000),
   env: z.record(z.string(), z.string()).default({}),
+  ...sandboxOptionsFields,
   replyField: z.string().regex(/^[\w-]+(\.[\w-]+)*$/, 'replyField must be a dot-separated path such as result or message.text').optional(),
   usagePattern: z
     .string()
@@ -102,6 +108,7 @@ export function parseUsage(pattern: string, output: string): { input: number; ou
  */
 export function createAgentCommand(options: AgentCommandOptions): Agent {
   const o = parseOptions(agentCommandOptionsSchema, options, 'collie agent-command');
+  const sandbox = planSandbox(o, 'collie agent-command', { mode: 'none', network: true });
   let n = 0;
   return {
     name: `agent-command(${typeof o.command === 'string' ? o.command : o.command.deep})`,
@@ -109,6 +116,7 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       n += 1;
       const command = typeof o.command === 'string' ? o.command : o.command[request.tier];
       const logPath = join(o.logDir, `${request.role.replace(/[^\w.-]+/g, '_')}-${n}.log`);
+      const spec = sandbox([request.cwd ?? o.cwd]);
       const result = await runInGroupToLog({
         logPath,
         command,
@@ -119,10 +127,11 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
         graceMs: o.graceMs,
         signal: request.signal,
         ...(request.pidFile ? { pidFile: request.pidFile } : {}),
+        ...(spec ? { sandbox: spec } : {}),
       });
       const output = await readFile(logPath, 'utf8').catch(() => '');
       if (result.spawnError || result.timedOut || result.aborted || result.exitCode !== 0) {
-        const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : `exited with ${result.exitCode ?? result.signal}`);
+        const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : result.exitCode !== null && result.exitCode > 128 ? describeExit(result.exitCode, null) : `exited with ${result.exitCode ?? result.signal}`);
         throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}, ${request.tier}) ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
       }
       if (o.usagePattern) {

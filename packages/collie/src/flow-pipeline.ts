@@ -8,13 +8,15 @@ import { DEFAULT_TEST_FILE } from './diff-guards.js';
 import type { FlowExecutor, FlowFixContext } from './flow-executor.js';
 import type { FixRecord } from './records.js';
 import { runPipeline, SkipFix, type FlowRun } from './flow/steps.js';
-import { restoreWorktree, snapshotWorktree } from './flow/snapshot.js';
+import { createTreeSnapshotStore, type TreeSnapshotStore } from '@loop/rollback-snapshot';
 import { FlowTranscript } from './flow/transcript.js';
 
 export { FLOW_STEPS, parseVerdict, resolveReproCommand } from './flow/prompts.js';
 import type { ReproCommand } from './flow/prompts.js';
 export type { FlowAgentStep, ReproCommand, ReviewVerdict } from './flow/prompts.js';
-export { SNAPSHOT_EXCLUDED } from './flow/snapshot.js';
+
+/** Entry names the flow never snapshots nor restores, at any depth (git metadata, installed packages). */
+export const SNAPSHOT_EXCLUDED: readonly string[] = Object.freeze(['.git', 'node_modules']);
 
 /** Options of {@link createFlowPipelineExecutor}. */
 export interface FlowPipelineOptions {
@@ -37,6 +39,14 @@ export interface FlowPipelineOptions {
    * @default `<directory of fix-plan.md>/flow`, i.e. `iter-N/flow/` of the run (FIX ids restart each iteration)
    */
   logDir?: string;
+  /**
+   * Absolute directory, outside the worktree, of the content-addressed store behind the flow's
+   * worktree snapshots (`@loop/rollback-snapshot` `createTreeSnapshotStore`): the first FIX that
+   * uses a store copies the worktree once, later snapshots cost one `lstat` per file plus the
+   * files changed. Safe to delete when no run is active.
+   * @default `<directory of fix-plan.md>/flow-snapshots`, i.e. `iter-N/flow-snapshots/` of the run
+   */
+  snapshotDir?: string;
   /** Extra environment of the commands (merged over `process.env`). */
   env?: Record<string, string>;
   /** Lines of each changed file shown to the reviewers. @default 200 */
@@ -45,7 +55,7 @@ export interface FlowPipelineOptions {
   testFilePattern?: RegExp;
 }
 
-const absolute = z.string().refine((p) => isAbsolute(p), 'logDir must be an absolute path');
+const absolute = (field: string) => z.string().refine((p) => isAbsolute(p), `${field} must be an absolute path`);
 
 /** zod schema of {@link FlowPipelineOptions}. */
 export const flowPipelineOptionsSchema = z.object({
@@ -56,7 +66,8 @@ export const flowPipelineOptionsSchema = z.object({
   graceMs: z.number().int().nonnegative().default(5000),
   reviewRounds: z.number().int().min(1).default(2),
   finalReview: z.boolean().default(true),
-  logDir: absolute.optional(),
+  logDir: absolute('logDir').optional(),
+  snapshotDir: absolute('snapshotDir').optional(),
   env: z.record(z.string(), z.string()).default({}),
   maxReviewLines: z.number().int().positive().default(200),
   testFilePattern: z.instanceof(RegExp).default(DEFAULT_TEST_FILE),
@@ -73,32 +84,45 @@ export interface FlowPipelineExecutor extends FlowExecutor {
   readonly transcriptOf: (fixId: string) => string | undefined;
 }
 
-function assertLogDirOutside(logDir: string | undefined, worktree: string): void {
-  if (logDir === undefined) return;
-  const rel = relative(worktree, logDir);
+function assertOutside(field: 'logDir' | 'snapshotDir', dir: string, worktree: string): void {
+  const rel = relative(worktree, dir);
   if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
-    throw new ConfigError('collie flow-pipeline', [{ path: 'logDir', message: `logDir ${logDir} is inside the worktree ${worktree}; a skipped FIX must leave the worktree byte-identical, so put it outside` }]);
+    throw new ConfigError('collie flow-pipeline', [{ path: field, message: `${field} ${dir} is inside the worktree ${worktree}; a skipped FIX must leave the worktree byte-identical, so put it outside` }]);
   }
+}
+
+/** One snapshot store per (worktree, store directory), kept for the executor's life: its stat records make later snapshots cheap. */
+function storeFor(stores: Map<string, TreeSnapshotStore>, worktree: string, storeDir: string): TreeSnapshotStore {
+  const key = `${worktree}\0${storeDir}`;
+  let store = stores.get(key);
+  if (store === undefined) {
+    store = createTreeSnapshotStore({ root: worktree, storeDir, exclude: SNAPSHOT_EXCLUDED });
+    stores.set(key, store);
+  }
+  return store;
 }
 
 function needsTdd(fix: FixRecord): boolean {
   return fix.reproduction_test.trim() !== '' && fix.kind === 'correctness'; // G1 (seed 000 invariant 5): only a correctness FIX may add a test file
 }
 
-async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcripts: Map<string, string>): Promise<string> {
+async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcripts: Map<string, string>, stores: Map<string, TreeSnapshotStore>): Promise<string> {
   const logDir = o.logDir ?? join(dirname(ctx.planPath), 'flow');
-  assertLogDirOutside(logDir, ctx.worktree);
-  const base = await snapshotWorktree(ctx.worktree);
+  const storeDir = o.snapshotDir ?? join(dirname(ctx.planPath), 'flow-snapshots');
+  assertOutside('logDir', logDir, ctx.worktree);
+  assertOutside('snapshotDir', storeDir, ctx.worktree);
+  const store = storeFor(stores, ctx.worktree, storeDir);
+  const base = await store.snapshot();
   const transcript = new FlowTranscript(ctx.fix.id, [`worktree: ${ctx.worktree}`, `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`, `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`, `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`]);
   const tmp = await mkdtemp(join(tmpdir(), 'collie-flow-'));
-  const run: FlowRun = { o, ctx, base, last: base, transcript, tmp, commands: 0, reproFiles: [], reproBytes: new Map(), outside: new Set(), tdd: needsTdd(ctx.fix) };
+  const run: FlowRun = { o, ctx, store, base, last: base, transcript, tmp, commands: 0, reproFiles: [], reproHashes: new Map(), outside: new Set(), tdd: needsTdd(ctx.fix) };
   try {
     const note = await runPipeline(run);
     transcript.note('result', note);
     return note;
   } catch (error) {
     if (!(error instanceof SkipFix)) transcript.note('error', `${(error as Error).message}\n\nworktree restored to its state before the FIX`);
-    await restoreWorktree(base);
+    await store.restore(base);
     if (!(error instanceof SkipFix)) throw error;
     const note = `skipped: ${error.reason}`;
     transcript.note('result', `${note}\n\nworktree restored byte-identical to its state before the FIX`);
@@ -115,8 +139,10 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
  * review → simplify → regression → [final review], each agent step a fresh dispatch (roles and
  * tiers in {@link FLOW_STEPS}: standard = sonnet, final review deep = opus; Section 0).
  *
- * `apply(ctx)`: snapshots every file under the worktree (bytes and modes; `.git` and
- * `node_modules` excluded, held in memory, so meant for small worktrees), then
+ * `apply(ctx)`: snapshots the worktree (`.git` and `node_modules` excluded) with a whole-tree
+ * snapshot store of `@loop/rollback-snapshot` (a stat manifest plus content-addressed copies in
+ * `snapshotDir`: after the first FIX a snapshot costs one `lstat` per file plus the changed files),
+ * then
  * 1. TDD (kind correctness with a reproduction_test; G1 lets no other kind add a test file): the agent adds the test as a NEW key
  *    file matching `testFilePattern`; the repro command must fail (red), else `skipped:`;
  * 2. implement; 3. review (`verdict: approve | changes_requested`; a reply without a verdict line
@@ -125,11 +151,12 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
  *    exit 0), one more implement round with the log tail on failure; 6. final review.
  * Implement and simplify must not edit the new reproduction test (else `skipped:`). Changes
  * outside the key files are recorded in the transcript, not blocked (G6 audits them). A step that
- * fails returns `skipped: <reason>` after restoring the worktree byte-identical; success returns
+ * fails returns `skipped: <reason>` after restoring the worktree byte-identical (only the files that
+ * differ are rewritten, each verified by hash); success returns
  * one line `flow: ...`. Never commits, never runs git.
  *
  * @throws {ConfigError} `CONFIG_INVALID` naming the field for invalid options (and from `apply` when
- *   `logDir` is inside the worktree).
+ *   `logDir` or `snapshotDir` is inside the worktree).
  * @throws {LoopError} from `apply`, after restoring the worktree: the agent's errors as they are
  *   (`PROPOSER_FAILED`), `PROPOSER_FAILED` when `ctx.signal` aborts the FIX, `HARNESS_FAILED` when
  *   a command cannot be spawned, `RESTORE_FAILED` when the worktree cannot be restored.
@@ -137,10 +164,11 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
 export function createFlowPipelineExecutor(options: FlowPipelineOptions): FlowPipelineExecutor {
   const o = parseOptions(flowPipelineOptionsSchema, options, 'collie flow-pipeline');
   const transcripts = new Map<string, string>();
+  const stores = new Map<string, TreeSnapshotStore>();
   return {
     name: `flow-pipeline(${o.agent.name})`,
     settings: o,
     transcriptOf: (fixId) => transcripts.get(fixId),
-    apply: (ctx) => applyFix(o, ctx, transcripts),
+    apply: (ctx) => applyFix(o, ctx, transcripts, stores),
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { CapabilityTier } from '../agent.js';
 import type { FixRecord } from '../records.js';
-import type { SnapshotChange } from './snapshot.js';
+import type { TreeChange as SnapshotChange } from '@loop/rollback-snapshot';
 
 /** The steps of the flow pipeline that dispatch an agent. */
 export type FlowAgentStep = 'tdd' | 'implement' | 'review' | 'simplify' | 'finalReview';

@@ -1,4 +1,4 @@
-import { LoopError, readLogTail, runInGroupToLog } from '@loop/core';
+import { describeExit, LoopError, readLogTail, runInGroupToLog, type SandboxSpec } from '@loop/core';
 
 /** What {@link runFlowCommand} runs. */
 export interface FlowCommandRequest {
@@ -19,6 +19,8 @@ export interface FlowCommandRequest {
   readonly signal?: AbortSignal;
   /** Where the running command's process group is recorded (core `runInGroup` `pidFile`). */
   readonly pidFile?: string;
+  /** Confine the command with bwrap (core `runInGroup` `sandbox`; resolve the mode once with core `planSandbox`). @default unconfined */
+  readonly sandbox?: SandboxSpec;
 }
 
 /** The outcome of one test command of the flow pipeline. */
@@ -47,14 +49,14 @@ export interface FlowCommandOutcome {
 export async function runFlowCommand(request: FlowCommandRequest): Promise<FlowCommandOutcome> {
   let result;
   try {
-    result = await runInGroupToLog({ logPath: request.logPath, command: request.command, cwd: request.cwd, env: request.env, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}) });
+    result = await runInGroupToLog({ logPath: request.logPath, command: request.command, cwd: request.cwd, env: request.env, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}), ...(request.sandbox ? { sandbox: request.sandbox } : {}) });
   } catch (error) {
     throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot open the command log ${request.logPath}: ${(error as Error).message}`, { cause: error, details: { logPath: request.logPath } });
   }
   if (result.spawnError) {
     throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot start "${request.command}" in ${request.cwd}: ${result.spawnError.message}; check the command and the worktree`, { cause: result.spawnError, details: { command: request.command, cwd: request.cwd } });
   }
-  const describe = result.timedOut ? `timed out after ${request.timeoutMs} ms` : result.aborted ? 'aborted' : result.exitCode !== null ? `exit ${result.exitCode}` : `killed by ${result.signal ?? 'a signal'}`;
+  const describe = result.timedOut ? `timed out after ${request.timeoutMs} ms` : result.aborted ? 'aborted' : result.exitCode !== null ? (result.exitCode > 128 ? describeExit(result.exitCode, null) : `exit ${result.exitCode}`) : `killed by ${result.signal ?? 'a signal'}`;
   const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
   const tail = await readLogTail(request.logPath, request.tailLines ?? 40);
   return { command: request.command, exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, passed, describe, tail, logPath: request.logPath };

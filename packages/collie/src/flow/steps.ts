@@ -4,7 +4,7 @@ import type { FlowFixContext } from '../flow-executor.js';
 import type { FlowPipelineSettings } from '../flow-pipeline.js';
 import { FLOW_STEPS, fixYaml, resolveReproCommand, implementPrompt, parseVerdict, renderChangedFiles, reviewPrompt, simplifyPrompt, tddPrompt, type FlowAgentStep } from './prompts.js';
 import { runFlowCommand, type FlowCommandOutcome } from './run-command.js';
-import { diffSnapshots, snapshotWorktree, type SnapshotChange, type WorktreeSnapshot } from './snapshot.js';
+import { diffTreeSnapshots as diffSnapshots, type TreeChange, type TreeSnapshot, type TreeSnapshotStore } from '@loop/rollback-snapshot';
 import type { FlowTranscript } from './transcript.js';
 
 /** Thrown inside the pipeline to skip the FIX: the worktree is restored and `skipped: <reason>` returned. */
@@ -16,17 +16,19 @@ export class SkipFix {
 export interface FlowRun {
   readonly o: FlowPipelineSettings;
   readonly ctx: FlowFixContext;
+  /** The worktree's snapshot store (@loop/rollback-snapshot). */
+  readonly store: TreeSnapshotStore;
   /** The worktree before the FIX (restore point). */
-  readonly base: WorktreeSnapshot;
+  readonly base: TreeSnapshot;
   /** The worktree after the last step. */
-  last: WorktreeSnapshot;
+  last: TreeSnapshot;
   readonly transcript: FlowTranscript;
   /** Private temp dir for command logs (outside the worktree). */
   readonly tmp: string;
   commands: number;
-  /** The new reproduction test files written by the TDD step, and their bytes. */
+  /** The new reproduction test files written by the TDD step, and their content hashes. */
   reproFiles: string[];
-  readonly reproBytes: Map<string, Buffer>;
+  readonly reproHashes: Map<string, string>;
   /** Changed paths outside the FIX's key files, over all steps. */
   readonly outside: Set<string>;
   /** Whether the TDD step runs. */
@@ -38,8 +40,8 @@ function checkAborted(run: FlowRun): void {
 }
 
 /** Re-reads the worktree; returns what changed since the last step and the warnings about it. */
-async function settle(run: FlowRun): Promise<{ changes: SnapshotChange[]; warnings: string[] }> {
-  const now = await snapshotWorktree(run.ctx.worktree);
+async function settle(run: FlowRun): Promise<{ changes: TreeChange[]; warnings: string[] }> {
+  const now = await run.store.snapshot();
   const changes = diffSnapshots(run.last, now);
   run.last = now;
   const keys = new Set(run.ctx.fix.key_files);
@@ -77,7 +79,7 @@ const reproCommandOf = (run: FlowRun) => resolveReproCommand(run.o.reproCommand,
 function guardRepro(run: FlowRun, step: string): void {
   for (const file of run.reproFiles) {
     const now = run.last.entries.get(file);
-    if (now?.type !== 'file' || !now.bytes.equals(run.reproBytes.get(file)!)) throw new SkipFix(`${step} changed the reproduction test ${file}`);
+    if (now?.type !== 'file' || now.hash !== run.reproHashes.get(file)) throw new SkipFix(`${step} changed the reproduction test ${file}`);
   }
 }
 
@@ -89,7 +91,7 @@ async function tdd(run: FlowRun): Promise<string> {
   if (run.reproFiles.length === 0) throw new SkipFix('tdd wrote no new test file among the key files');
   for (const f of run.reproFiles) {
     const e = run.last.entries.get(f);
-    if (e?.type === 'file') run.reproBytes.set(f, e.bytes);
+    if (e?.type === 'file') run.reproHashes.set(f, e.hash);
   }
   const red = await command(run, 'reproduction before the fix (must be red)', reproCommandOf(run), 'red');
   if (red.passed) throw new SkipFix(`reproduction test ${run.reproFiles.join(', ')} passes before the fix (does not reproduce)`);

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TIER_MODELS, type CapabilityTier } from '../agent.js';
 import type { FlowCommandOutcome } from './run-command.js';
-import type { SnapshotChange } from './snapshot.js';
+import type { TreeChange as SnapshotChange } from '@loop/rollback-snapshot';
 
 /** Lines of an agent reply kept in the transcript. */
 const REPLY_LINES = 8;
