@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { extractFromText, type Extracted, type MetricMatch } from './metric-extract.js';
+import { EXTRACT_SOURCE, type Extracted, type MetricMatch } from './metric-extract.js';
 
 /** What {@link extractInWorker} reports. */
 export type WorkerExtraction =
@@ -22,11 +22,11 @@ export interface WorkerExtractionOptions {
 }
 
 // The worker reads the file itself (the text never crosses threads) and runs the same function
-// the main thread would. `eval: true` keeps it one source for the TypeScript tests and the build.
+// the main thread would (EXTRACT_SOURCE). `eval: true` keeps it one source for the tests and the build.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
-const extract = ${extractFromText.toString()};
+const extract = ${EXTRACT_SOURCE};
 let text;
 try { text = readFileSync(workerData.path, 'utf8'); }
 catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); return; }

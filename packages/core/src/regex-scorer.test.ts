@@ -72,6 +72,7 @@ describe('regex scorer', () => {
     }
     expect(await scorer.score(await okRun('val_bpb: -1.5e-3\n'))).toEqual({ ok: true, value: -0.0015 });
     expect(extractMetric('val_bpb: .5 (best).\n', /^val_bpb:/)).toEqual({ token: '.5', value: 0.5 });
+    expect(extractMetric('val_bpb: 2.5\r\n', /^val_bpb:\s*(\S+)$/)).toEqual({ token: '2.5', value: 2.5 }); // CRLF logs
   });
 
   it('the default pattern stays on its line: "val_bpb:" then "42" on the next line is metric-not-found', async () => {
