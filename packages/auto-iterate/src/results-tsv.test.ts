@@ -72,7 +72,34 @@ describe('results.tsv (auto-iterate form, seeds 001/003)', () => {
   });
 
   it('fails with RESULTS_CORRUPT on an unknown header', () => {
-    expect(() => parseAutoIterateTsv('iter\tcomposite\n1\t2\n')).toThrow(/expected header/);
+    expect(() => parseAutoIterateTsv('iter\tcomposite\n1\t2\n')).toThrow(/expected the auto-iterate header "commit score status description"; found "iter composite" \(2 columns\)/);
+  });
+
+  it("a 5-column karpathy/autoresearch results.tsv is named as such, with no advice to move it away", () => {
+    const karpathy = 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\na1b2c3d\t0.997900\t44.0\tkeep\tbaseline\n';
+    let message = '';
+    try {
+      parseAutoIterateTsv(karpathy, '/w/results.tsv');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('/w/results.tsv:1: expected the auto-iterate header');
+    expect(message).toContain('it looks like a karpathy/autoresearch results.tsv (5 columns: commit val_bpb memory_gb status description)');
+    expect(message).not.toMatch(/move the file/);
+  });
+
+  it('a last row without its final newline is a torn row: RESULTS_CORRUPT naming the line (a row cut inside its description is not accepted)', () => {
+    const cut = `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcd\t0.5\tkeep\tlower the learning ra`;
+    expect(() => parseAutoIterateTsv(cut)).toThrow(expect.objectContaining({ code: 'RESULTS_CORRUPT', details: expect.objectContaining({ line: 3, torn: true }), message: expect.stringContaining('results.tsv:3: the last row has no final newline') }));
+    expect(parseAutoIterateTsv(`${cut}te\n`)).toHaveLength(2);
+  });
+
+  it('an append after a last line that lost its newline writes the newline first: the new row is not glued on', async () => {
+    const path = join(dir, 'results.tsv');
+    await writeFile(path, `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline`);
+    await createResultsTsv({ path }).append({ iteration: 1, candidateId: 'bcdefgh', score: 0.5, status: 'kept', description: 'x' });
+    expect(await readFile(path, 'utf8')).toBe(`${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcdefgh\t0.5\tkeep\tx\n`);
+    expect(await createResultsTsv({ path }).read()).toHaveLength(2);
   });
 });
 

@@ -53,18 +53,45 @@ export function formatAutoIterateHistory(history: readonly IterationRecord[]): s
 }
 
 /**
+ * What a results.tsv header that is not auto-iterate's looks like, for the message: karpathy's
+ * autoresearch writes `commit val_bpb memory_gb status description` (5 columns).
+ */
+function foreignHeader(header: string): string {
+  const cells = header.split('\t');
+  if (cells.length === 5 && cells[0] === 'commit' && cells[3] === 'status' && cells[4] === 'description') {
+    return `it looks like a karpathy/autoresearch results.tsv (5 columns: ${cells.join(' ')}), a format loop does not read`;
+  }
+  return `found "${header.replaceAll('\t', ' ')}" (${cells.length} columns), which is not a results.tsv loop wrote`;
+}
+
+/**
  * Parses an auto-iterate results.tsv. The first data row is the baseline (iteration 0); the
  * n-th is iteration n. Accepts seed 003's header (`commit\tmetric\tstatus\tdescription`) too.
  *
- * @throws {LoopError} `RESULTS_CORRUPT` naming the line when the header or a row is malformed.
+ * Every row the writer appends ends with a newline, so a last line without one was cut by a kill
+ * while it was written (or an editor dropped the newline): it is refused rather than read as a
+ * shorter description.
+ *
+ * @throws {LoopError} `RESULTS_CORRUPT` naming the line when the header or a row is malformed, or
+ *   the last row has no final newline (a torn row); for another tool's file the message names the
+ *   format it looks like (karpathy/autoresearch's 5 columns).
  */
 export function parseAutoIterateTsv(text: string, path = 'results.tsv'): IterationRecord[] {
   const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+  const terminated = lines.at(-1) === '';
+  if (terminated) lines.pop();
   if (lines.length === 0) return [];
-  const header = lines[0]?.replace(/\r$/, '');
+  const header = lines[0]?.replace(/\r$/, '') ?? '';
   if (header !== AUTO_ITERATE_TSV_HEADER && header !== 'commit\tmetric\tstatus\tdescription') {
-    throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:1: expected header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', '\\t')}"; move the file away to start a new run`, { details: { path, line: 1 } });
+    throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:1: expected the auto-iterate header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', ' ')}"; ${foreignHeader(header)}`, { details: { path, line: 1, header } });
+  }
+  if (!terminated && lines.length > 1) {
+    const line = lines.length;
+    throw new LoopError(
+      'RESULTS_CORRUPT',
+      `[loop] [results-tsv] ${path}:${line}: the last row has no final newline, so it may have been cut while it was written (a kill); if the row is complete, add the newline; if it is cut, delete line ${line}; then resume`,
+      { details: { path, line, torn: true } },
+    );
   }
   return lines.slice(1).map((raw, index) => {
     const line = raw.replace(/\r$/, '');
@@ -94,7 +121,8 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
 /**
  * The auto-iterate results.tsv (seeds 001 and 003): header first, one line per iteration,
  * `commit score status description` with status keep / discard / crash. Each append is written
- * and fsynced before it returns.
+ * and fsynced before it returns; when the file does not end with a newline (an editor dropped it)
+ * the append writes one first, so the new row is never glued onto the last one.
  *
  * @throws {LoopError} `RESULTS_CORRUPT` from `read()` when the file is malformed.
  */
@@ -108,7 +136,12 @@ export function createResultsTsv(options: ResultsTsvOptions): ResultsLog {
       const handle = await open(path, 'a+');
       try {
         const { size } = await handle.stat();
-        const prefix = size === 0 ? `${AUTO_ITERATE_TSV_HEADER}\n` : '';
+        let prefix = size === 0 ? `${AUTO_ITERATE_TSV_HEADER}\n` : '';
+        if (size > 0) {
+          const last = Buffer.alloc(1);
+          await handle.read(last, 0, 1, size - 1);
+          if (last[0] !== 0x0a) prefix = '\n';
+        }
         await handle.appendFile(`${prefix}${formatAutoIterateRow(record, commitLength)}\n`, 'utf8');
         await handle.sync();
       } finally {
