@@ -18,8 +18,29 @@ export interface AutoIterateOptions {
   metricName: string;
   /** `lower` or `higher` is better (seed 003 指标方向). @default 'lower' */
   direction?: 'lower' | 'higher';
-  /** The extraction pattern (seed 003 提取方式). @default `^<metricName>:\s*(\S+)` */
+  /**
+   * The extraction pattern (seed 003 提取方式), matched one line at a time; refused when it does
+   * not compile, has two groups, or nests a repeat in a repeat. @default `^<metricName>:\s*(\S+)`
+   */
   pattern?: string;
+  /**
+   * Which matching line counts: `last` (seed 003 greps the log; the final line is the result) or
+   * `first`. The program under edit writes to the same log, so either can be forged by it; use
+   * `metricFile` for a channel it cannot write. @default 'last'
+   */
+  match?: 'first' | 'last';
+  /**
+   * A file (relative to `dir`) the read-only evaluator writes the metric line to after the
+   * program under edit has ended; read instead of the log, then deleted. Kept out of git like
+   * run.log. See docs/write-your-own-harness.md. @default none (the metric comes from the log)
+   */
+  metricFile?: string;
+  /**
+   * Folders git does not track that the evaluation depends on (e.g. `node_modules`), relative to
+   * `dir`: hashed by metadata into the harness fingerprint, so replacing or editing one is
+   * HARNESS_TAMPERED. @default []
+   */
+  fingerprintPaths?: string[];
   /** Time budget per run in seconds (seed 003 时间预算), passed to the command as LOOP_TIME_BUDGET_S. @default 300 */
   timeBudgetS?: number;
   /** Hard kill timeout per run in seconds (seed 003 超时上限). @default 600 */
@@ -94,6 +115,9 @@ export const autoIterateOptionsSchema = z
     metricName: z.string().trim().min(1, 'metricName must not be empty'),
     direction: z.enum(['lower', 'higher']).default('lower'),
     pattern: z.string().min(1).optional(),
+    match: z.enum(['first', 'last']).default('last'),
+    metricFile: relative.optional(),
+    fingerprintPaths: z.array(relative).default([]),
     timeBudgetS: z.number().positive().default(300),
     killTimeoutS: z.number().positive().default(600),
     maxIterations: z.number().int().nonnegative().default(0),

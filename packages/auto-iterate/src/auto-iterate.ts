@@ -81,7 +81,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     allowDirty: o.allowDirty,
     clock,
     messagePrefix: 'auto-iterate: ',
-    excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules'],
+    excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules', ...(o.metricFile ? [o.metricFile] : [])],
   });
   const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
   const harness = createCommandHarness({
@@ -92,6 +92,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     killTimeoutMs: Math.round(o.killTimeoutS * 1000),
     env: o.env,
     fingerprintFiles: o.readOnlyFiles,
+    fingerprintPaths: o.fingerprintPaths,
     pidFile: join(o.dir, RUN_FILES.runPid), // a SIGKILLed loop's orphaned run is killed before the next one starts
   });
   const stops: StopPolicy[] = [];
@@ -107,7 +108,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     rollback,
     harness,
     proposer: o.proposer,
-    scorer: createRegexScorer({ pattern, direction }),
+    scorer: createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}) }),
     results: createResultsTsv({ path: resultsPath }),
     statePath: join(o.dir, RUN_FILES.state),
     stop: anyOf(...stops),
