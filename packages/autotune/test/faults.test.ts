@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitCommitter, resolveAutotunePaths, runControllerIteration, type AutotuneControllerOptions, type Committer, type CommitRequest, type RoundWorker } from '../src/index.js';
 import { createScriptedWorker, fixedClock } from './fixtures/scripted-worker.js';
-import { cleanWorkspaces, endState, workspace } from './fixtures/workspace.js';
+import { cleanWorkspaces, endState, runToEnd, workspace } from './fixtures/workspace.js';
 
 afterEach(cleanWorkspaces);
 
@@ -49,16 +49,6 @@ const options = (ws: Ws, over: Partial<AutotuneControllerOptions> = {}): Autotun
   ...over,
 });
 
-/** Runs iterations until one does not continue; returns the outcomes. */
-async function runToEnd(make: () => AutotuneControllerOptions): Promise<string[]> {
-  const outcomes: string[] = [];
-  for (let i = 0; i < 10; i += 1) {
-    const r = await runControllerIteration(make());
-    outcomes.push(r.outcome);
-    if (r.outcome !== 'continue') break;
-  }
-  return outcomes;
-}
 
 const stepDir = (ws: Ws) => join(ws.artifactDir, 'projects/autotune/run');
 const count = (log: string, line: string) => log.split('\n').filter((l) => l === line).length;

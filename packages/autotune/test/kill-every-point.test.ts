@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StepWritePoint } from '@loop/core';
-import { createGitCommitter, failedAttempts, runControllerIteration, type AutotuneControllerOptions, type IterationResult, type RoundWorker } from '../src/index.js';
+import { createGitCommitter, failedAttempts, type AutotuneControllerOptions, type IterationResult, type RoundWorker } from '../src/index.js';
 import { createScriptedWorker, fixedClock } from './fixtures/scripted-worker.js';
-import { cleanWorkspaces, endState, workspace } from './fixtures/workspace.js';
+import { cleanWorkspaces, endState, runToEnd, workspace } from './fixtures/workspace.js';
 
 afterAll(cleanWorkspaces);
 
@@ -48,15 +48,6 @@ const options = (ws: Ws, beforeWrite?: (p: StepWritePoint) => void): AutotuneCon
   ...(beforeWrite ? { stepHooks: { beforeWrite } } : {}),
 });
 
-async function runToEnd(make: () => AutotuneControllerOptions): Promise<string[]> {
-  const outcomes: string[] = [];
-  for (let i = 0; i < 10; i += 1) {
-    const r = await runControllerIteration(make());
-    outcomes.push(r.outcome);
-    if (r.outcome !== 'continue') break;
-  }
-  return outcomes;
-}
 
 // The clean run: every write point it passes, in order, and its end state.
 const cleanWs = await workspace('loop-autotune-sweep-', fastBase);

@@ -1,49 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { createGitCommitter, initAutotune, resolveAutotunePaths, runController, type IterationResult } from '../src/index.js';
-import { createScriptedWorker, fixedClock, seedCode } from './fixtures/scripted-worker.js';
+import { createGitCommitter, runController, type IterationResult } from '../src/index.js';
+import { createScriptedWorker, fixedClock } from './fixtures/scripted-worker.js';
+import { cleanWorkspaces, endState, workspace } from './fixtures/workspace.js';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'iteration.ts');
-const roots: string[] = [];
-afterEach(() => {
-  for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
-});
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
-
-/** An app repository (projects/ ignored, seed 004) with the scripted tasks, and a separate artifact workspace repository. */
-async function workspace(): Promise<{ dir: string; artifactDir: string }> {
-  const root = mkdtempSync(join(tmpdir(), 'loop-autotune-proc-'));
-  roots.push(root);
-  const dir = join(root, 'app');
-  const artifactDir = join(root, 'artifacts');
-  mkdirSync(dir);
-  mkdirSync(artifactDir);
-  seedCode(dir);
-  writeFileSync(join(dir, '.gitignore'), 'projects/\n');
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'init');
-  git(artifactDir, 'init', '-q', '-b', 'main');
-  git(artifactDir, 'commit', '-q', '--allow-empty', '-m', 'init');
-  await initAutotune({ dir, artifactDir });
-  return { dir, artifactDir };
-}
-
-function endState(dir: string, artifactDir: string) {
-  const paths = resolveAutotunePaths(dir, artifactDir);
-  return {
-    files: Object.fromEntries(Object.entries(paths).map(([k, p]) => [k, readFileSync(p, 'utf8')])),
-    appLog: git(dir, 'log', '--format=%s'),
-    artifactLog: git(artifactDir, 'log', '--format=%s'),
-    appStatus: git(dir, 'status', '--porcelain'),
-  };
-}
+afterEach(cleanWorkspaces);
 
 it('seed 004: a run driven as one process per iteration reaches the same end state as an in-process run (state lives only in files)', async () => {
   // One `node --import tsx` process per iteration, until an iteration reports completion.
@@ -66,7 +31,7 @@ it('seed 004: a run driven as one process per iteration reaches the same end sta
     dir: b.dir,
     artifactDir: b.artifactDir,
     worker: createScriptedWorker(),
-    committer: createGitCommitter({ dir: b.dir, artifactDir: b.artifactDir, author: { name: 't', email: 't@t' } }),
+    committer: createGitCommitter({ dir: b.dir, artifactDir: b.artifactDir, author: { name: 't', email: 't@t' }, clock: fixedClock }),
     clock: fixedClock,
   });
   expect(iterations.map((r) => r.outcome)).toEqual(['continue', 'continue', 'completed']);
