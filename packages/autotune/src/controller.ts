@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { parseOptions } from '@loop/core';
+import { dirname, resolve } from 'node:path';
+import { LoopError, parseOptions } from '@loop/core';
 import { autotuneControllerOptionsSchema, runControllerOptionsSchema, type AutotuneControllerOptions, type RunControllerOptions } from './autotune-options.js';
 import { noCommits } from './committer.js';
 import { createIterationMachine } from './internal/iteration-machine.js';
@@ -114,6 +114,8 @@ export async function initAutotune(options: InitAutotuneOptions): Promise<{ path
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options.
  * @throws {LoopError} `STATE_CORRUPT` naming the file and field (loop_state.json or scoreboard.json
  *   missing, not JSON, or malformed, or a bad step cursor / journal; nothing is overwritten);
+ *   `RESUME_MISMATCH` when the step directory holds an unfinished iteration of a round that
+ *   loop_state.json cannot be at (another run's; nothing is written);
  *   `STATE_WRITE_FAILED` when a write or a git commit fails; `LOCK_HELD` when another iteration
  *   holds the workspace; `PROPOSER_FAILED` / `HARNESS_FAILED` when the worker's improve / evaluate
  *   throws or returns an invalid result (loop_state.json keeps the previous last_round, so the next
@@ -137,9 +139,16 @@ export async function runControllerIteration(options: AutotuneControllerOptions)
     lockStaleMs: opts.lockStaleMs,
     hooks: opts.stepHooks,
   });
+  const cursor = await machine.cursor();
   // Complete and nothing left unfinished: report without writing anything (seed 004 step 2).
-  if (state.status === 'complete' && ((await machine.cursor())?.step ?? null) === null) {
+  if (state.status === 'complete' && (cursor?.step ?? null) === null) {
     return { outcome: 'already-complete', round: null, state, report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}` };
+  }
+  // An unfinished iteration of round N is consistent only with last_round N - 1 (not yet written) or N.
+  const pending = cursor?.step === null ? null : (cursor?.data.round ?? null);
+  const lastRound = state.last_round?.round ?? 0;
+  if (pending !== null && lastRound !== pending - 1 && lastRound !== pending) {
+    throw new LoopError('RESUME_MISMATCH', `[loop] [autotune] ${machine.cursorPath} holds an unfinished iteration of round ${pending}, but ${paths.loopState} says the last round is ${lastRound}: the step directory belongs to another run; if no iteration is running, delete ${dirname(machine.cursorPath)} and run again`, { details: { cursor: machine.cursorPath, cursorRound: pending, lastRound } });
   }
   const { data } = await machine.run(() => ({ at: '', round: null }));
   const end = data.end!;

@@ -115,3 +115,15 @@ describe('issue 11 fault 8: autotune re-entry after a kill', () => {
     expect(end).toEqual(await clean());
   });
 });
+
+it('an unfinished iteration whose round loop_state.json cannot be at (the control files were replaced) is RESUME_MISMATCH, and nothing is written', async () => {
+  const ws = await workspace();
+  const paths = resolveAutotunePaths(ws.dir, ws.artifactDir);
+  const stop = { beforeWrite: (p: { kind: string; effect?: string }) => { if (p.kind === 'intent' && p.effect === 'evaluate') throw new Kill('killed in round 1'); } };
+  await expect(runControllerIteration(options(ws, { stepHooks: stop }))).rejects.toBeInstanceOf(Kill);
+  const state = JSON.parse(readFileSync(paths.loopState, 'utf8'));
+  writeFileSync(paths.loopState, JSON.stringify({ ...state, last_round: { round: 5, recommended_action: 'continue', outcome: 'evaluated', reason: '', summary: '', targets: [], parked: [], finished_at: 'x' } }));
+  const before = endState(ws.dir, ws.artifactDir);
+  await expect(runControllerIteration(options(ws))).rejects.toMatchObject({ code: 'RESUME_MISMATCH', details: { cursorRound: 1, lastRound: 5 } });
+  expect(endState(ws.dir, ws.artifactDir)).toEqual(before);
+});
