@@ -83,6 +83,15 @@ describe('writes outside the allowed surface are detected and undone (no sandbox
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('forged\n'); // documented: an outside write is detected, not restored
   });
 
+  it('with allowDirty an untracked notes.txt of the user survives every revert and is in no candidate commit', async () => {
+    writeFileSync(join(dir, 'notes.txt'), 'my notes\n');
+    const acts = [() => {}, () => unlinkSync(join(dir, 'README.md')), () => {}];
+    await createAutoIterate(options(acts, { allowDirty: true })).run();
+    expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'rejected', 'kept']);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
+    expect(git('log', '--all', '--format=', '--name-only').split('\n')).not.toContain('notes.txt');
+  });
+
   it('a write by path to ../outside.txt is not seen without a sandbox (documented in docs/safety.md)', async () => {
     await createAutoIterate(options([() => writeFileSync(join(dir, '..', 'outside.txt'), 'escaped\n')])).run();
     expect(rows()[1]!.status).toBe('kept');

@@ -31,8 +31,10 @@ export interface GitResetRollbackOptions {
    */
   readonly resume?: boolean;
   /**
-   * Start even when the working tree has uncommitted changes; they become part of the first
-   * candidate commit.
+   * Start even when the working tree has uncommitted changes: changes to tracked files become
+   * part of the first candidate commit; untracked files (not ignored) are added to
+   * `.git/info/exclude` as exact paths at start, so they are never committed into a candidate
+   * and survive every revert (remove those lines after the run to see them in `git status` again).
    * @default false
    */
   readonly allowDirty?: boolean;

@@ -9,7 +9,7 @@ import { lstatOrUndefined } from './internal/fs-ops.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { resetBranch } from './internal/reset-branch.js';
 import { createSerial } from './internal/serial.js';
-import { scanWorktree } from './internal/worktree-scan.js';
+import { exactExcludePattern, scanWorktree, untrackedPaths } from './internal/worktree-scan.js';
 import { shortId } from './short-id.js';
 
 import type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
@@ -87,7 +87,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         details: { dir: repo.dir },
       });
     }
-    const excludesAdded = await ensureExcludes(repo, opts.excludes);
+    // allowDirty: the user's untracked files are excluded (.git/info/exclude), so no candidate
+    // commit takes them and no revert deletes them; tracked changes still join the first candidate.
+    const userFiles = opts.allowDirty ? await untrackedPaths(repo, headOid, bases) : [];
+    const excludesAdded = await ensureExcludes(repo, [...opts.excludes, ...userFiles.map(exactExcludePattern)]);
     const headRef = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
     const previousBranch = headRef.startsWith('refs/heads/') ? headRef : undefined;
 

@@ -226,3 +226,16 @@ export async function scanWorktree(repo: Repo, headOid: string, bases: readonly 
   const index = await readIndexFile(repo);
   return index === undefined ? scanWholeTreeWalk(repo, headOid) : scanWholeTree(repo, headOid, index);
 }
+
+/**
+ * The untracked, not ignored files of the working tree against commit `headOid` (within `bases`
+ * when given): the user's own files that `allowDirty` must keep out of candidate commits.
+ */
+export async function untrackedPaths(repo: Repo, headOid: string, bases: readonly string[] | undefined): Promise<string[]> {
+  return (await scanWorktree(repo, headOid, bases)).filter((change) => change.head === undefined && !change.indexed && change.workdir !== undefined).map((change) => change.path);
+}
+
+/** A git exclude pattern matching exactly `path` (anchored at the root, special characters escaped). */
+export function exactExcludePattern(path: string): string {
+  return `/${path.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
