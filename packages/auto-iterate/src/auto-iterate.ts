@@ -9,7 +9,6 @@ import {
   createLoop,
   createCommandGuard,
   createRegexScorer,
-  LoopError,
   maxIterations,
   parseOptions,
   plateau,
@@ -25,6 +24,7 @@ import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './au
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createResultsTsv } from './results-tsv.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
+import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
 export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid' } as const;
@@ -122,20 +122,14 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   });
 
   const run = async (): Promise<LoopSummary> => {
-    try {
-      await stat(join(o.dir, '.git'));
-    } catch {
-      throw new LoopError('NOT_A_REPOSITORY', `[loop] [auto-iterate] ${o.dir} is not a git repository; run "git init" and commit the files first`, { details: { dir: o.dir } });
-    }
+    await assertRepositoryRoot(o.dir);
     const missing: string[] = [];
     for (const f of o.targetFiles) await stat(join(o.dir, f)).catch(() => missing.push(f));
     if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((f) => ({ path: 'targetFiles', message: `${f} does not exist in ${o.dir}` })));
     const lock = await acquireLock({ path: join(o.dir, '.git', 'loop-workspace') });
     try {
       const rows = await createResultsTsv({ path: resultsPath }).read();
-      if (rows.length > 0 && !o.resume) {
-        throw new LoopError('RESUME_MISMATCH', `[loop] [auto-iterate] ${resultsPath} already holds ${rows.length} rows; pass resume: true to continue that run, or move the file away`, { details: { path: resultsPath } });
-      }
+      if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
       await rollback.start();
       return await loop.run();
     } finally {

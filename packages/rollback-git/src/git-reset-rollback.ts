@@ -98,7 +98,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       if (!opts.resume) {
         throw rollbackError(
           'BRANCH_EXISTS',
-          `run branch ${branch} already exists; pass resume: true to continue that run, choose another branch, or delete it with git branch -D ${branch}`,
+          `run branch ${branch} already exists; pass resume: true to continue that run (loop resume from the CLI), choose another branch (tag), or delete it with git branch -D ${branch}`,
           { details: { branch } },
         );
       }

@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFunctionProposer } from '@loop/core';
+import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
+
+// Issue 12 item 9: messages that say what is wrong and what to run.
+let dir: string;
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'loop-messages-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 0 }));
+  writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 1');\n");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const options = (over: Partial<AutoIterateOptions> = {}): AutoIterateOptions => ({
+  dir, tag: 't', targetFiles: ['config.json'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 1,
+  proposer: createFunctionProposer('p', () => ({ description: 'nothing' })), ...over,
+});
+const commit = () => {
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+};
+
+describe('workspace messages', () => {
+  it('a folder inside a repository is told which repository it is in, not to run git init', async () => {
+    commit();
+    const sub = join(dir, 'experiments', 'a');
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, 'config.json'), '{}');
+    const error = await createAutoIterate(options({ dir: sub })).run().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'NOT_A_REPOSITORY', details: { dir: sub, repository: dir } });
+    expect((error as Error).message).toContain(`${sub} is inside the git repository ${dir}, not its root`);
+    expect((error as Error).message).toContain('Do not run git init here');
+  });
+
+  it('a folder in no repository is told to run git init', async () => {
+    await expect(createAutoIterate(options()).run()).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringContaining('is not in a git repository; run "git init"') });
+  });
+
+  it('a new run in a used workspace names "loop resume" and leaves no run branch behind', async () => {
+    commit();
+    writeFileSync(join(dir, 'results.tsv'), 'commit\tscore\tstatus\tdescription\nabc1234\t1\tkeep\tbaseline\n');
+    const error = await createAutoIterate(options()).run().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESUME_MISMATCH' });
+    expect((error as Error).message).toContain('continue it with "loop resume"');
+    expect((error as Error).message).not.toContain('pass resume: true');
+    expect(git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+    expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+  });
+
+  it('a state file left without its results.tsv is refused before any branch is created', async () => {
+    commit();
+    mkdirSync(join(dir, '.loop'));
+    writeFileSync(join(dir, '.loop', 'state.json'), JSON.stringify({ iteration: 3 }));
+    const error = await createAutoIterate(options({ allowDirty: true })).run().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESUME_MISMATCH', message: expect.stringContaining('move .loop/ away to start a new run') });
+    expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+  });
+});
