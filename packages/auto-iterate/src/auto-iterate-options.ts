@@ -1,5 +1,5 @@
 import { isAbsolute, normalize } from 'node:path';
-import type { Clock, Guard, KeepPolicy, Proposer, StopPolicy } from '@loop/core';
+import { sandboxOptionsFields, type Clock, type Guard, type KeepPolicy, type Proposer, type SandboxOptions, type StopPolicy } from '@loop/core';
 import { z } from 'zod';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
@@ -86,6 +86,12 @@ export interface AutoIterateOptions {
   logFile?: string;
   /** Extra environment variables for the run command. @default {} */
   env?: Record<string, string>;
+  /**
+   * The sandbox of the run command and the checks command (core `SandboxOptions`: `sandbox`
+   * `auto | bwrap | none`, `writable`, `network`, `onSandboxWarning`). @default { sandbox: 'none' }
+   * (see core `CommandHarnessOptions` for why the harness is unconfined unless asked)
+   */
+  harnessSandbox?: SandboxOptions;
   /** Aborting (Ctrl-C) stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** The clock. @default systemClock */
@@ -138,6 +144,7 @@ export const autoIterateOptionsSchema = z
     notifyAfterDiscards: z.number().int().positive().default(10),
     logFile: relative.default('run.log'),
     env: z.record(z.string(), z.string()).default({}),
+    harnessSandbox: z.object(sandboxOptionsFields).strict().optional(),
     signal: z.instanceof(AbortSignal).optional(),
     clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()').optional(),
   })

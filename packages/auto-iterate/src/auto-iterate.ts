@@ -94,6 +94,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     fingerprintFiles: o.readOnlyFiles,
     fingerprintPaths: o.fingerprintPaths,
     pidFile: join(o.dir, RUN_FILES.runPid), // a SIGKILLed loop's orphaned run is killed before the next one starts
+    ...o.harnessSandbox,
   });
   const stops: StopPolicy[] = [];
   if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));
@@ -102,7 +103,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
-  if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env }));
+  if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
   const loop = createLoop({
     artifact,
     rollback,

@@ -35,6 +35,23 @@ export const mutatorProposerSchema = z
   })
   .strict();
 
+const sandboxMode = z.enum(['auto', 'bwrap', 'none']);
+const writablePaths = z
+  .array(z.string().min(1))
+  .default([])
+  .describe('Extra paths writable inside the sandbox: relative to dir, absolute, or ~/... (e.g. "~/.claude" for an agent CLI that keeps state there).');
+
+/** zod schema of the `harness: { sandbox, writable, network }` block (the run command and the checks command). */
+export const harnessSandboxSchema = z
+  .object({
+    sandbox: sandboxMode
+      .default('none')
+      .describe('Confine the run and checks commands with bubblewrap: auto (when it works here), bwrap (required: an error where it does not work), none. Default none: a harness often needs GPUs, downloads or home caches a sandbox would take away.'),
+    writable: writablePaths,
+    network: z.boolean().default(false).describe('Allow network inside the sandbox. Default false.'),
+  })
+  .strict();
+
 /** zod schema of the `proposer: { type: 'agent', ... }` block. */
 export const agentProposerSchema = z
   .object({
@@ -42,6 +59,11 @@ export const agentProposerSchema = z
     command: z.string().trim().min(1, 'command must not be empty').describe('The agent CLI, run with /bin/sh -c; it gets the prompt on stdin (e.g. "claude -p").'),
     goal: z.string().trim().min(1, 'goal must not be empty').describe('What the loop optimises, in one paragraph.'),
     timeoutS: z.number().positive().default(600).describe('Hard timeout of one agent call in seconds. Default 600.'),
+    sandbox: sandboxMode
+      .default('auto')
+      .describe('Confine the agent with bubblewrap so it can write only targetFiles, a private /tmp and writable: auto (when bwrap works here, else a warning), bwrap (required: an error where it does not work), none. Default auto.'),
+    writable: writablePaths,
+    network: z.boolean().default(true).describe('Allow network inside the sandbox (an agent CLI calls its model API). Default true.'),
   })
   .strict();
 
@@ -91,6 +113,7 @@ export const loopConfigSchema = z
     notifyAfterDiscards: z.number().int().positive().default(10).describe('Discards in a row that emit a notify event. Default 10.'),
     logFile: relativePath.default('run.log').describe('The run log, relative to dir. Default run.log.'),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
+    harness: harnessSandboxSchema.optional().describe('The sandbox of the run command and the checks command: { sandbox: auto | bwrap | none, writable, network }. Default unconfined.'),
     checks: z
       .object({
         command: z.string().trim().min(1, 'checks.command must not be empty').describe('The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.'),

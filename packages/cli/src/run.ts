@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, killOrphanGroup, type LoopEventType, type Proposer } from '@loop/core';
 import type { LoopConfig } from './config.js';
@@ -38,6 +39,13 @@ export interface PrepareRunOptions {
   signal?: AbortSignal;
   /** Now in ms, for the default tag. @default Date.now() */
   now?: number;
+  /** Receives the one-time "no sandbox" warning of `sandbox: auto` where bwrap does not work. @default a line on stderr */
+  onWarning?: (message: string) => void;
+}
+
+/** A config's `writable` entry as an absolute path: `~/x` from the home folder, a relative one from `dir`. */
+function writablePath(dir: string, p: string): string {
+  return p === '~' || p.startsWith('~/') ? join(homedir(), p.slice(1)) : resolve(dir, p);
 }
 
 /** The default tag: the date (seed 003) plus the UTC time, so several runs a day get their own branch. */
@@ -62,10 +70,21 @@ function readResumeTag(dir: string, file: string): string {
   throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
 }
 
-function createProposer(config: LoopConfig, dir: string): Proposer {
+function createProposer(config: LoopConfig, dir: string, onWarning: (message: string) => void): Proposer {
   const p = config.proposer;
   if (p.type === 'mutator') return createHyperparameterMutator({ file: join(dir, p.file), space: p.space, random: createSeededRandom(p.seed) });
-  return createAgentCommandProposer({ command: p.command, cwd: dir, goal: p.goal, timeoutMs: Math.round(p.timeoutS * 1000), formatHistory: formatAutoIterateHistory });
+  return createAgentCommandProposer({
+    command: p.command,
+    cwd: dir,
+    goal: p.goal,
+    timeoutMs: Math.round(p.timeoutS * 1000),
+    formatHistory: formatAutoIterateHistory,
+    pidFile: join(dir, '.loop', 'agent.pgid'), // a SIGKILLed loop's agent (setsid daemons too) is ended before the next call
+    sandbox: p.sandbox,
+    writable: p.writable.map((w) => writablePath(dir, w)),
+    network: p.network,
+    onSandboxWarning: onWarning,
+  });
 }
 
 /**
@@ -78,6 +97,7 @@ function createProposer(config: LoopConfig, dir: string): Proposer {
 export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): ConfiguredRun {
   const { config, dir, file } = loaded;
   const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : defaultTag(options.now ?? Date.now()));
+  const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const run = createAutoIterate({
     dir,
     tag,
@@ -93,7 +113,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...(config.plateau !== undefined ? { plateau: config.plateau } : {}),
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir),
+    proposer: createProposer(config, dir, onWarning),
+    ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     allowDirty: config.allowDirty,
     maxRepairAttempts: config.maxRepairAttempts,
