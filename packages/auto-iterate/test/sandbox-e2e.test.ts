@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bwrapStatus, createAgentCommandProposer } from '@loop/core';
+import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
+
+// The hostile proposer of issue 12 as a real agent command, in the default sandbox (bwrap: its targets only).
+const bwrap = bwrapStatus();
+let base: string;
+let dir: string;
+let outside: string;
+let marker: string;
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+
+/** Live processes carrying this test's marker in their environment. */
+function marked(): string[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
+    try {
+      return readFileSync(`/proc/${n}/environ`, 'latin1').split('\0').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
+
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), 'loop-sandbox-e2e-'));
+  dir = join(base, 'work');
+  outside = join(base, 'outside');
+  marker = `LOOP_TEST_MARKER=${randomBytes(6).toString('hex')}`;
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'original\n');
+  writeFileSync(join(dir, 'src', 'config.json'), JSON.stringify({ x: 0 }));
+  writeFileSync(join(dir, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('src/config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  writeFileSync(join(dir, 'README.md'), 'keep me\n');
+  symlinkSync(join(outside, 'secret.txt'), join(dir, 'src', 'secret-link')); // a tracked link in the target folder, pointing out
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+  writeFileSync(
+    join(base, 'agent.sh'),
+    [
+      'cat > /dev/null',
+      'echo \'{"x":2}\' > src/config.json',
+      'echo forged > ../outside.txt || echo "refused: ../outside.txt"',
+      'echo forged > src/secret-link || echo "refused: write through src/secret-link"',
+      'rm README.md || echo "refused: rm README.md"',
+      'setsid sleep 60 >/dev/null 2>&1 &',
+      'echo "DESCRIPTION: x 2"',
+      '',
+    ].join('\n'),
+  );
+});
+afterEach(() => {
+  for (const pid of marked()) process.kill(Number(pid), 'SIGKILL');
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe.skipIf(!bwrap.available)(`a hostile agent in the default sandbox (real bwrap, git, processes)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`, () => {
+  it('writes ../outside.txt, through an outward symlink and deletes a non-target: all refused, nothing outside changes, its setsid daemon is gone, its real edit is kept', async () => {
+    const proposer = createAgentCommandProposer({ command: `sh ${join(base, 'agent.sh')}`, cwd: dir, goal: 'lower score', env: Object.fromEntries([marker.split('=') as [string, string]]) });
+    await createAutoIterate({ dir, tag: 't', targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 1, proposer }).run();
+    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('original\n');
+    expect(existsSync(join(base, 'outside.txt'))).toBe(false);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('keep me\n');
+    const log = readFileSync(join(dir, '.loop', 'agent.log'), 'utf8');
+    expect(log).toContain('refused: ../outside.txt');
+    expect(log).toContain('refused: write through src/secret-link');
+    expect(log).toContain('refused: rm README.md');
+    expect(marked()).toEqual([]);
+    expect(git('status', '--porcelain')).toBe('');
+  });
+});
