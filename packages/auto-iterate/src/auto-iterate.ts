@@ -9,6 +9,7 @@ import {
   createLoop,
   createCommandGuard,
   createRegexScorer,
+  isLoopError,
   maxIterations,
   parseOptions,
   plateau,
@@ -131,8 +132,17 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     try {
       const rows = await createResultsTsv({ path: resultsPath }).read();
       if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
-      await rollback.start();
-      return await loop.run();
+      const started = await rollback.start();
+      try {
+        return await loop.run();
+      } catch (error) {
+        // A failed baseline committed nothing: take the new run branch away again so that the
+        // next "loop run" starts afresh instead of stacking a branch on it (BRANCH_EXISTS).
+        if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
+          error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; fix the harness, then run "loop run" again`;
+        }
+        throw error;
+      }
     } finally {
       await lock.release();
     }

@@ -53,6 +53,18 @@ describe('workspace messages', () => {
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
   });
 
+  it('a failed baseline leaves no run branch behind: the previous branch is checked out again and "loop run" can start afresh', async () => {
+    writeFileSync(join(dir, 'eval.mjs'), 'process.exit(3);\n');
+    commit();
+    const error = await createAutoIterate(options()).run().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'BASELINE_FAILED', message: expect.stringContaining('the run branch auto-iterate/t was removed and main checked out again') });
+    expect(git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+    expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+    writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 1');\n");
+    git('commit', '-q', '-am', 'fix the harness');
+    await expect(createAutoIterate(options()).run()).resolves.toMatchObject({ baseline: 1 });
+  });
+
   it('a state file left without its results.tsv is refused before any branch is created', async () => {
     commit();
     mkdirSync(join(dir, '.loop'));

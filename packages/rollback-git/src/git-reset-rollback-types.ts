@@ -54,6 +54,17 @@ export interface GitResetRollback extends RollbackStrategy {
    */
   readonly start: () => Promise<GitStartReport>;
   /**
+   * Undoes a `start` that created the run branch when nothing was committed on it (a failed
+   * baseline, a refused first step): points HEAD back at the branch it was on (the same commit, so
+   * the index and working tree stay as they are) and deletes the run branch, so the next start
+   * begins afresh. Does nothing when `start` resumed an existing branch, HEAD was detached before,
+   * or the run branch has moved.
+   *
+   * @returns true when the run branch was removed.
+   * @throws {LoopError} `RESTORE_FAILED` when the refs cannot be written.
+   */
+  readonly abandon: () => Promise<boolean>;
+  /**
    * The kept state: `{ iteration, id }` with `id` the run branch's tip commit (40 hex).
    *
    * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.

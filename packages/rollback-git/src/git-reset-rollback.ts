@@ -171,6 +171,21 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     branchRef,
     start: () => serial(ensureStarted),
 
+    abandon: () =>
+      serial(async () => {
+        const report = started === undefined ? undefined : await started.catch(() => undefined);
+        const previous = report?.previousBranch;
+        if (report === undefined || !report.created || previous === undefined) return false;
+        return guard('RESTORE_FAILED', 'abandon', inspect, async () => {
+          const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+          if (head !== branchRef || (await tipOf()) !== report.headId) return false;
+          await git.writeRef({ ...args(), ref: 'HEAD', value: previous, symbolic: true, force: true });
+          await git.deleteRef({ ...args(), ref: branchRef });
+          started = undefined;
+          return true;
+        });
+      }),
+
     checkpoint: (iteration) =>
       serial(() =>
         guard('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
