@@ -97,6 +97,9 @@ export const loopConfigSchema = z
       })
       .optional()
       .describe('A regex with at most one group that extracts the metric, matched one log line at a time. Refused when it does not compile, has two groups, or nests a repeat inside a repeat (e.g. (a+)+). Default ^<metricName>:\\s*(\\S+).'),
+    match: z.enum(['first', 'last']).default('last').describe('Which matching log line counts when several match: last (default) or first. The program under edit writes to the same log; use metricFile for a channel it cannot forge.'),
+    metricFile: relativePath.optional().describe('A file (relative to dir) the read-only evaluator writes the metric line to after the program under edit has ended; read instead of the log, then deleted. See docs/write-your-own-harness.md.'),
+    fingerprintPaths: z.array(relativePath).default([]).describe('Folders git does not track that the evaluation depends on (e.g. node_modules), relative to dir: hashed by metadata into the harness fingerprint, so replacing or editing one stops the run (HARNESS_TAMPERED).'),
     timeBudgetS: z.number().positive().default(300).describe('Time budget per run in seconds (passed as LOOP_TIME_BUDGET_S). Default 300.'),
     killTimeoutS: z.number().positive().default(600).describe('Hard kill timeout per run in seconds. Default 600.'),
     maxIterations: z.number().int().nonnegative().default(0).describe('Iterations after the baseline; 0 runs until interrupted. Default 0.'),

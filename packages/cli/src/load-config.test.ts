@@ -87,6 +87,13 @@ describe('config files', () => {
     expect(parseConfigText(`${minimal}pattern: "^score=(\\\\S+)"\n`, 'c.yaml').pattern).toBe('^score=(\\S+)');
   });
 
+  it('the metric channel fields: match defaults to last, metricFile and fingerprintPaths pass through', () => {
+    expect(parseConfigText(minimal, 'c.yaml')).toMatchObject({ match: 'last', fingerprintPaths: [] });
+    const config = parseConfigText(`${minimal}match: first\nmetricFile: .loop/metric.txt\nfingerprintPaths: [node_modules]\n`, 'c.yaml');
+    expect(config).toMatchObject({ match: 'first', metricFile: '.loop/metric.txt', fingerprintPaths: ['node_modules'] });
+    expect(issuesOf(`${minimal}match: final\n`).issues[0]).toMatchObject({ path: 'match', line: 8 });
+  });
+
   it('a YAML syntax error names the line', () => {
     const e = issuesOf('targetFiles: [a\nrunCommand: x\n');
     expect(e.issues[0]!.message).toMatch(/^not valid YAML/);
