@@ -94,6 +94,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     tag,
     targetFiles: ['config.json'],
     readOnlyFiles: ['prepare.mjs', 'train.mjs', 'search-space.json'],
+    fingerprintPaths: ['node_modules'], // git-excluded: a replaced link (a score shim) is HARNESS_TAMPERED
     runCommand: 'node train.mjs',
     metricName: 'val_bpc',
     direction: 'lower',
