@@ -92,6 +92,17 @@ describe('writes outside the allowed surface are detected and undone (no sandbox
     expect(git('log', '--all', '--format=', '--name-only').split('\n')).not.toContain('notes.txt');
   });
 
+  it('a write through a tracked outward symlink outside the targets is rejected too (found by the first walk)', async () => {
+    writeFileSync(join(outside, 'data.csv'), '1,2\n');
+    symlinkSync(join(outside, 'data.csv'), join(dir, 'data.csv'));
+    git('add', 'data.csv');
+    git('commit', '-q', '-m', 'link data');
+    await createAutoIterate(options([() => writeFileSync(join(dir, 'data.csv'), '9,9,9\n')])).run();
+    const [, row] = rows();
+    expect(row).toMatchObject({ status: 'rejected' });
+    expect(row!.description).toContain('data.csv (written through its symlink to');
+  });
+
   it('a write by path to ../outside.txt is not seen without a sandbox (documented in docs/safety.md)', async () => {
     await createAutoIterate(options([() => writeFileSync(join(dir, '..', 'outside.txt'), 'escaped\n')])).run();
     expect(rows()[1]!.status).toBe('kept');
