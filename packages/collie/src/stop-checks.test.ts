@@ -1,4 +1,4 @@
-import { anyOf, maxIterations } from '@loop/core';
+import { anyOf, costBudget, maxIterations, plateau, repeatedError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
 import { collieStopState, evaluateStopChecks, sc1IterationCap, sc2Threshold, sc3Convergence, sc4Budget, sc5StuckSteps, type CollieStopState, type IterationFacts } from './index.js';
 
@@ -61,5 +61,21 @@ describe('seed 000 Stage 6 stop checks SC1-SC5', () => {
   it('Stage 6 hybrid OR: reaching the threshold on the last allowed iteration is converged, not budget_exhausted (our ordering)', () => {
     expect(evaluateStopChecks(state({ maxIterations: 1, iterations: [it_(1, 150, 140)] }))).toMatchObject({ status: 'converged', decision: { reason: 'SC2' } });
     expect(evaluateStopChecks(state({ maxIterations: 5, iterations: [it_(1, 11, 1)] }))).toBeUndefined();
+  });
+
+  it('collieStopState is a real LoopState built from the iterations (statuses, counts, consecutive counters, best trail, token cost), so core policies read what happened', () => {
+    const s = state({
+      tokensUsed: 1234,
+      iterations: [it_(1, 12, 2), it_(2, 11, -1, { reverted: true }), it_(3, null, null, { errorSignature: 'E: N' }), it_(4, null, null, { errorSignature: 'E: N', filesChanged: 0 })],
+    });
+    expect(s.history.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'crash', 'crash']);
+    expect(s.history.at(-1)).toMatchObject({ error: 'E: N', changedFiles: [], gates: { all_green: false } });
+    expect(s.counts).toEqual({ kept: 1, reverted: 1, rejected: 0, crash: 2, halted: 0 });
+    expect([s.best, s.consecutiveNonImprovements, s.consecutiveCrashes, s.consecutiveSameError, s.consecutiveNoChange]).toEqual([12, 3, 2, 2, 1]);
+    expect(s.bestTrail).toEqual([10, 12, 12, 12, 12]);
+    expect(s.cost).toEqual({ tokens: 1234 });
+    expect(plateau(3).check(s)?.reason).toBe('plateau');
+    expect(repeatedError(2).check(s)?.reason).toBe('repeated-error');
+    expect(costBudget({ maxTokens: 1000 }).check(s)?.reason).toBe('cost-budget');
   });
 });

@@ -1,103 +1,56 @@
-import type { IterationRecord, LoopState, StopDecision, StopPolicy } from '@loop/core';
+import { anyOf, convergence, costBudget, maxIterations, noFileChanges, repeatedError, targetScore, wallClock, type LoopState, type StopDecision, type StopPolicy } from '@loop/core';
+import type { CollieStopState } from './collie-loop-state.js';
+
+export { collieStopState } from './collie-loop-state.js';
+export type { CollieStopState, IterationFacts } from './collie-loop-state.js';
 
 /** The terminal statuses of state.json (seed 000 §3.5). */
 export type TerminalStatus = 'converged' | 'budget_exhausted' | 'escalated';
-
-/** One finished iteration as the stop checks see it. */
-export interface IterationFacts {
-  /** 1, 2, ... */
-  readonly iter: number;
-  /** The scalar after the iteration's rerun, or null when none was extracted. */
-  readonly scalar: number | null;
-  /** scalar_after − scalar_before, or null when either is missing. */
-  readonly delta: number | null;
-  /** True when the rerun was all green (exit code 0). */
-  readonly allGreen: boolean;
-  /** A signature of the iteration's error (null when it had none). */
-  readonly errorSignature: string | null;
-  /** How many files the iteration's fixes changed; null when not measured (never counts as "no changes"). */
-  readonly filesChanged: number | null;
-}
-
-/**
- * The loop state the SC policies read: core's {@link LoopState} plus collie's facts. A core
- * policy reads it as a plain LoopState; the SC policies read `collie` too and never stop a state
- * without it.
- */
-export interface CollieStopState extends LoopState {
-  readonly collie: {
-    readonly iterations: readonly IterationFacts[];
-    readonly baselineScalar: number | null;
-    readonly tokensUsed: number;
-    /** `unlimited` is null. */
-    readonly maxTokens: number | null;
-    readonly maxIterations: number;
-    /** `unlimited` is null. */
-    readonly maxWallclockMin: number | null;
-    readonly successCriterion: { readonly type: 'all_green' | 'scalar_threshold' | 'convergence_delta' | 'custom'; readonly threshold: number | null };
-    /** How SC3 picks ε: `ordinal` (integer 1-5 scalars, ε = 0) or `continuous` (ε = 0.01 × |baseline|). @default detected */
-    readonly scalarKind?: 'ordinal' | 'continuous';
-  };
-}
 
 function facts(s: LoopState): CollieStopState['collie'] | undefined {
   return 'collie' in s ? (s as CollieStopState).collie : undefined;
 }
 
-/** Builds a {@link CollieStopState} from collie's facts (history rows are the iterations' scalars). */
-export function collieStopState(collie: CollieStopState['collie'], startedAt: number, now: number, signal: AbortSignal = new AbortController().signal): CollieStopState {
-  const history: IterationRecord[] = [
-    { iteration: 0, candidateId: '', score: collie.baselineScalar, status: 'baseline', description: 'baseline' },
-    ...collie.iterations.map((i): IterationRecord => ({ iteration: i.iter, candidateId: '', score: i.scalar, status: i.scalar === null ? 'crash' : 'kept', description: `iter-${i.iter}` })),
-  ];
-  const scores = collie.iterations.map((i) => i.scalar).filter((v): v is number => v !== null);
-  const last = collie.iterations.at(-1);
+type Facts = CollieStopState['collie'];
+
+/**
+ * An SC check: core's policy decides (`check`), the decision carries the seed's SC id as its
+ * reason and collie's message (state.json `stop_reason`, status.md and the CLI show it).
+ */
+function asSc(id: string, check: (s: LoopState, c: Facts) => StopDecision | undefined, message: (d: StopDecision, s: LoopState, c: Facts) => string): StopPolicy {
   return {
-    iteration: last?.iter ?? 0,
-    startedAt,
-    now,
-    direction: 'maximize',
-    baseline: collie.baselineScalar ?? Number.NaN,
-    best: scores.length > 0 ? Math.max(...scores) : (collie.baselineScalar ?? Number.NaN),
-    bestId: '',
-    history,
-    counts: { kept: scores.length, reverted: 0, rejected: 0, crash: collie.iterations.length - scores.length, halted: 0 },
-    consecutiveNonImprovements: 0,
-    consecutiveCrashes: 0,
-    iterationsThisRun: collie.iterations.length,
-    signal,
-    collie,
+    name: id,
+    check: (s) => {
+      const c = facts(s);
+      const d = c === undefined ? undefined : check(s, c);
+      return d === undefined || c === undefined ? undefined : { reason: id, message: message(d, s, c) };
+    },
   };
 }
 
-const stop = (reason: string, message: string): StopDecision => ({ reason, message });
-
-/** SC1 (seed 000 Stage 6): iter ≥ max_iterations → budget_exhausted. */
+/** SC1 (seed 000 Stage 6): iter ≥ max_iterations → budget_exhausted. Core's `maxIterations`. */
 export function sc1IterationCap(): StopPolicy {
-  return {
-    name: 'SC1',
-    check: (s) => {
-      const c = facts(s);
-      if (!c) return undefined;
-      return s.iteration >= c.maxIterations ? stop('SC1', `iteration cap reached (${s.iteration} >= ${c.maxIterations})`) : undefined;
-    },
-  };
+  return asSc('SC1', (s, c) => maxIterations(c.maxIterations).check(s), (_d, s, c) => `iteration cap reached (${s.iteration} >= ${c.maxIterations})`);
 }
 
-/** SC2: all_green reached (criterion all_green) OR scalar ≥ threshold (criterion scalar_threshold) → converged. */
+/**
+ * SC2: all_green reached (criterion all_green: the last rerun's `gates.all_green`) OR the last
+ * iteration's scalar ≥ threshold (criterion scalar_threshold: core's `targetScore` on the last
+ * scalar) → converged.
+ */
 export function sc2Threshold(): StopPolicy {
-  return {
-    name: 'SC2',
-    check: (s) => {
-      const c = facts(s);
-      const last = c?.iterations.at(-1);
-      if (!c || !last) return undefined;
-      if (c.successCriterion.type === 'all_green' && last.allGreen) return stop('SC2', 'all green');
+  return asSc(
+    'SC2',
+    (s, c) => {
+      const last = s.history.at(-1);
+      if (last === undefined || last.iteration === 0) return undefined;
+      if (c.successCriterion.type === 'all_green') return last.gates?.all_green === true ? { reason: 'all-green', message: 'all green' } : undefined;
       const t = c.successCriterion.threshold;
-      if (c.successCriterion.type === 'scalar_threshold' && t !== null && last.scalar !== null && last.scalar >= t) return stop('SC2', `scalar ${last.scalar} >= threshold ${t}`);
-      return undefined;
+      if (c.successCriterion.type !== 'scalar_threshold' || t === null || last.score === null) return undefined;
+      return targetScore(t).check({ ...s, best: last.score });
     },
-  };
+    (d, s, c) => (d.reason === 'all-green' ? 'all green' : `scalar ${s.history.at(-1)?.score} >= threshold ${c.successCriterion.threshold}`),
+  );
 }
 
 /** The SC3 ε: 0 for integer 1-5 scalars, 0.01 × |baseline| for continuous ones. */
@@ -107,49 +60,44 @@ export function convergenceEpsilon(c: CollieStopState['collie']): number {
   return kind === 'ordinal' ? 0 : 0.01 * Math.abs(c.baselineScalar ?? 0);
 }
 
-/** SC3: the last two iterations both have |scalar_delta| ≤ ε → converged. */
+/**
+ * SC3: the last two iterations both have |scalar_delta| ≤ ε → converged. Core's `convergence`
+ * over the scores (`{ window: 2, minDelta: ε, measure: 'score' }`: the steps between the last
+ * three scored rows, baseline included), after checking both deltas exist.
+ */
 export function sc3Convergence(): StopPolicy {
-  return {
-    name: 'SC3',
-    check: (s) => {
-      const c = facts(s);
-      if (!c || c.iterations.length < 2) return undefined;
-      const eps = convergenceEpsilon(c);
+  return asSc(
+    'SC3',
+    (s, c) => {
       const lastTwo = c.iterations.slice(-2);
-      return lastTwo.every((i) => i.delta !== null && Math.abs(i.delta) <= eps) ? stop('SC3', `converged: last two |delta| <= ${eps}`) : undefined;
+      if (lastTwo.length < 2 || lastTwo.some((i) => i.delta === null)) return undefined;
+      return convergence({ window: 2, minDelta: convergenceEpsilon(c), measure: 'score' }).check(s);
     },
-  };
+    (_d, _s, c) => `converged: last two |delta| <= ${convergenceEpsilon(c)}`,
+  );
 }
 
-/** SC4: tokens_used ≥ max_tokens OR elapsed ≥ max_wallclock_min (`unlimited` never fires) → budget_exhausted. */
+/** SC4: tokens_used ≥ max_tokens (core `costBudget` on `cost.tokens`) OR elapsed ≥ max_wallclock_min (core `wallClock`); `unlimited` never fires → budget_exhausted. */
 export function sc4Budget(): StopPolicy {
-  return {
-    name: 'SC4',
-    check: (s) => {
-      const c = facts(s);
-      if (!c) return undefined;
-      if (c.maxTokens !== null && c.tokensUsed >= c.maxTokens) return stop('SC4', `token budget used (${c.tokensUsed} >= ${c.maxTokens})`);
-      if (c.maxWallclockMin !== null && s.now - s.startedAt >= c.maxWallclockMin * 60_000) return stop('SC4', `wall-clock budget of ${c.maxWallclockMin} min used`);
-      return undefined;
+  return asSc(
+    'SC4',
+    (s, c) => {
+      const parts: StopPolicy[] = [];
+      if (c.maxTokens !== null) parts.push(costBudget({ maxTokens: c.maxTokens }));
+      if (c.maxWallclockMin !== null) parts.push(wallClock(c.maxWallclockMin * 60_000));
+      return parts.length === 0 ? undefined : anyOf(...parts).check(s);
     },
-  };
+    (d, _s, c) => (d.reason === 'cost-budget' ? `token budget used (${c.tokensUsed} >= ${c.maxTokens})` : `wall-clock budget of ${c.maxWallclockMin} min used`),
+  );
 }
 
-/** SC5 (stop-steps-counter): the same error three iterations in a row, or no file changes five in a row → escalated. */
+/** SC5 (stop-steps-counter): the same error three iterations in a row (core `repeatedError(3)`), or no file changes five in a row (core `noFileChanges(5)`) → escalated. */
 export function sc5StuckSteps(): StopPolicy {
-  return {
-    name: 'SC5',
-    check: (s) => {
-      const c = facts(s);
-      if (!c) return undefined;
-      const last3 = c.iterations.slice(-3);
-      const sig = last3[0]?.errorSignature;
-      if (last3.length === 3 && sig && last3.every((i) => i.errorSignature === sig)) return stop('SC5', `same error three times: ${sig}`);
-      const last5 = c.iterations.slice(-5);
-      if (last5.length === 5 && last5.every((i) => i.filesChanged === 0)) return stop('SC5', 'no file changes five times');
-      return undefined;
-    },
-  };
+  return asSc(
+    'SC5',
+    (s) => anyOf(repeatedError(3), noFileChanges(5)).check(s),
+    (d, _s, c) => (d.reason === 'repeated-error' ? `same error three times: ${c.iterations.at(-1)?.errorSignature}` : 'no file changes five times'),
+  );
 }
 
 /** The terminal status each SC maps to (seed 000 Stage 6). */

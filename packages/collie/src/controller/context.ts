@@ -137,7 +137,7 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   };
 
   const stopFacts: Ctx['stopFacts'] = (state, spec) => ({
-    iterations: state.iterations.map((i: IterationEntry) => ({ iter: i.iter, scalar: i.scalar_after, delta: i.scalar_delta, allGreen: i.exit_code === 0, errorSignature: i.error_signature, filesChanged: i.files_changed })),
+    iterations: state.iterations.map((i: IterationEntry) => ({ iter: i.iter, scalar: i.scalar_after, delta: i.scalar_delta, allGreen: i.exit_code === 0, errorSignature: i.error_signature, filesChanged: i.files_changed, reverted: (i.rollback?.reverted.length ?? 0) > 0 })),
     baselineScalar: state.baseline_scalar,
     tokensUsed: state.tokens_used,
     maxTokens: spec.budget.max_tokens === 'unlimited' ? null : spec.budget.max_tokens,
