@@ -8,6 +8,11 @@
  * kept version (or the baseline) after checking the target snapshot is readable. Git is never
  * written: no commit, reset, checkout, restore or clean.
  *
+ * It also has a whole-tree snapshot store, `createTreeSnapshotStore({ root, storeDir })`: a stat
+ * manifest plus a content-addressed store, so a snapshot costs one `lstat` per file plus the files
+ * changed since the last one, and a restore rewrites only what differs, verified by hash, putting
+ * the tree back if it fails (`RESTORE_FAILED`). collie's flow pipeline restores worktrees with it.
+ *
  * @example
  * import { createSnapshotRollback } from '@loop/rollback-snapshot';
  *
