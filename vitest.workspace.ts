@@ -26,6 +26,7 @@ export default defineConfig({
     projects: [
       project('core', 'packages/core'),
       project('rollback-git', 'packages/rollback-git', 60_000),
+      project('evaluators', 'packages/evaluators', 60_000),
       project('auto-iterate', 'packages/auto-iterate', 60_000),
       project('test-utils', 'packages/test-utils'),
       project('autotune', 'packages/autotune', 60_000),
