@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { removePidFile, RUN_TOKEN_ENV } from './pid-file.js';
 import { cgroupPids, endCgroup, isRunCgroup } from './run-cgroup.js';
 import { signalRun, type RunProcesses } from './run-reaper.js';
-import { pidsWithToken } from './token-scan.js';
+import { pidsWithToken, signalTokenHolders } from './token-scan.js';
 
 export { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV, writePidFile } from './pid-file.js';
 
@@ -75,12 +75,16 @@ export async function killOrphanGroup(path: string, graceMs: number): Promise<nu
     return null;
   }
   signalRun(left, 'SIGTERM');
+  signalTokenHolders(token, 'SIGTERM'); // signalRun skips the scan when there is a cgroup; an orphan is worth it
   const deadline = performance.now() + graceMs;
   while (left && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 25));
     left = leftovers(pgid, token, cgroup);
   }
-  if (left) signalRun(left, 'SIGKILL');
+  if (left) {
+    signalRun(left, 'SIGKILL');
+    signalTokenHolders(token, 'SIGKILL');
+  }
   if (cgroup) await endCgroup(cgroup);
   return pgid;
 }

@@ -23,8 +23,11 @@ function v2MountPoint(): string | null {
  * (probed once by creating and removing one; root usually may, a user session under systemd
  * usually may not), else null. Per-run cgroups are created under it, so a loop run inside another
  * loop's command is nested in that command's cgroup and killed with it. Cached for the process.
+ * `LOOP_CGROUP=off` in the environment turns per-run cgroups off (the run-token scan then finds
+ * the processes), e.g. where a container runtime manages the cgroup tree itself.
  */
 export function runCgroupBase(): string | null {
+  if (process.env.LOOP_CGROUP === 'off') return null;
   if (base !== undefined) return base;
   base = null;
   if (process.platform !== 'linux') return base;
@@ -108,8 +111,8 @@ export function removeCgroup(dir: string): boolean {
 }
 
 /**
- * Kills everything in the cgroup with SIGKILL, waits (polling every 10 ms, up to `timeoutMs`) for
- * the kernel to empty it, then removes it.
+ * Kills everything in the cgroup with SIGKILL, waits (polling after 1, 2, 5, then every 10 ms, up
+ * to `timeoutMs`) for the kernel to empty it, then removes it.
  *
  * @returns the number of processes that were still in it.
  */
@@ -117,9 +120,9 @@ export async function endCgroup(dir: string, timeoutMs = 2000): Promise<number> 
   const found = cgroupPids(dir).length;
   if (found > 0) signalCgroup(dir, 'SIGKILL');
   const deadline = performance.now() + timeoutMs;
-  while (!removeCgroup(dir) && performance.now() < deadline) {
+  for (let attempt = 0; !removeCgroup(dir) && performance.now() < deadline; attempt++) {
     if (cgroupPids(dir).length > 0) signalCgroup(dir, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, [1, 2, 5][attempt] ?? 10));
   }
   return found;
 }

@@ -92,6 +92,19 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
     expect(pidsWithToken(recorded.token)).toEqual([]);
   });
 
+  it('with cgroups off (LOOP_CGROUP=off) the run-token scan ends a harness grandchild that called setsid', async () => {
+    process.env.LOOP_CGROUP = 'off';
+    try {
+      expect(runCgroupBase()).toBeNull();
+      const harness = createCommandHarness({ command: 'setsid sleep 60 & cat run.pgid', cwd: dir, env: markerEnv(), sandbox: 'none', pidFile: join(dir, 'run.pgid') });
+      expect((await harness.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
+      expect(JSON.parse(await readFile(join(dir, 'run.log'), 'utf8'))).not.toHaveProperty('cgroup');
+      expect(markedPids()).toEqual([]);
+    } finally {
+      delete process.env.LOOP_CGROUP;
+    }
+  });
+
   it('the run-token scan alone (no cgroup) finds and kills a setsid process carrying the token', async () => {
     const token = randomBytes(8).toString('hex');
     const daemon = spawn('setsid', ['sleep', '60'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKENS: `outer ${token}`, ...markerEnv() } });
