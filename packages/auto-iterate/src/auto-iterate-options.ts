@@ -41,6 +41,23 @@ export interface AutoIterateOptions {
    * HARNESS_TAMPERED. @default []
    */
   fingerprintPaths?: string[];
+  /**
+   * Files outside git's view that define the evaluation (a built-in evaluator's modules, shipped in
+   * `@loop/evaluators`): absolute, or relative to `dir`. Their bytes go into the harness
+   * fingerprint, so a change to one is HARNESS_TAMPERED (seed 001: 评估脚本不可修改). @default []
+   */
+  harnessFiles?: string[];
+  /**
+   * results.tsv, relative to `dir` (seed 001: in the target's folder; seed 003: at the root). Kept
+   * out of git. @default 'results.tsv'
+   */
+  resultsFile?: string;
+  /**
+   * The per-dimension log, relative to `dir` (e.g. `skills/x/dimensions.tsv` beside results.tsv):
+   * when set, the run log's `dim.<name>: <n>` lines become each row's dimensions and are written
+   * here as `commit score status <dim...>`. Kept out of git. @default none
+   */
+  dimensionsFile?: string;
   /** Time budget per run in seconds (seed 003 时间预算), passed to the command as LOOP_TIME_BUDGET_S. @default 300 */
   timeBudgetS?: number;
   /** Hard kill timeout per run in seconds (seed 003 超时上限). @default 600 */
@@ -124,6 +141,9 @@ export const autoIterateOptionsSchema = z
     match: z.enum(['first', 'last']).default('last'),
     metricFile: relative.optional(),
     fingerprintPaths: z.array(relative).default([]),
+    harnessFiles: z.array(z.string().min(1)).default([]),
+    resultsFile: relative.default('results.tsv'),
+    dimensionsFile: relative.optional(),
     timeBudgetS: z.number().positive().default(300),
     killTimeoutS: z.number().positive().default(600),
     maxIterations: z.number().int().nonnegative().default(0),

@@ -23,6 +23,7 @@ import {
 import { createGitResetRollback, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 import { createResultsTsv } from './results-tsv.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
@@ -74,7 +75,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const branch = `auto-iterate/${tag}`;
   const direction = o.direction === 'lower' ? 'minimize' : 'maximize';
   const pattern = o.pattern ?? `^${o.metricName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S+)`;
-  const resultsPath = join(o.dir, RUN_FILES.results);
+  const resultsPath = join(o.dir, o.resultsFile);
   const rollback = createGitResetRollback({
     dir: o.dir,
     branch,
@@ -82,7 +83,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     allowDirty: o.allowDirty,
     clock,
     messagePrefix: 'auto-iterate: ',
-    excludes: [RUN_FILES.results, o.logFile, '.loop/', 'node_modules', ...(o.metricFile ? [o.metricFile] : [])],
+    excludes: [o.resultsFile, o.logFile, '.loop/', 'node_modules', ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
   });
   const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
   const harness = createCommandHarness({
@@ -92,7 +93,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     timeBudgetMs: Math.round(o.timeBudgetS * 1000),
     killTimeoutMs: Math.round(o.killTimeoutS * 1000),
     env: o.env,
-    fingerprintFiles: o.readOnlyFiles,
+    fingerprintFiles: [...o.readOnlyFiles, ...o.harnessFiles],
     fingerprintPaths: o.fingerprintPaths,
     pidFile: join(o.dir, RUN_FILES.runPid), // a SIGKILLed loop's orphaned run is killed before the next one starts
     ...o.harnessSandbox,
@@ -105,13 +106,14 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
   if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
+  const scorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}) });
   const loop = createLoop({
     artifact,
     rollback,
     harness,
     proposer: o.proposer,
-    scorer: createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}) }),
-    results: createResultsTsv({ path: resultsPath }),
+    scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
+    results: o.dimensionsFile ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) }) : createResultsTsv({ path: resultsPath }),
     statePath: join(o.dir, RUN_FILES.state),
     stop: anyOf(...stops),
     advisors: [createCircuitBreaker({ pauseAfterCrashes: o.pauseAfterCrashes, cooldownAfterDiscards: o.cooldownAfterDiscards, notifyAfterDiscards: o.notifyAfterDiscards })],

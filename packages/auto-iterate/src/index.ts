@@ -28,3 +28,5 @@ export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { formatIterationLine, formatSummary } from './format.js';
 export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, formatAutoIterateHistory, toAutoIterateStatus, AUTO_ITERATE_TSV_HEADER, REJECTED_PREFIX } from './results-tsv.js';
 export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
+export { DIMENSION_LINE, parseDimensionLines, withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
+export type { DimensionsTsvOptions } from './dimensions-tsv.js';

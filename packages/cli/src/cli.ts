@@ -1,8 +1,11 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
 import { initNextSteps, writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { writeTargetConfig } from './init-target.js';
+import { ConfigFileError } from './load-config.js';
+import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
@@ -41,7 +44,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   const configured = prepareRun(loaded, { resume, signal: controller.signal });
   const { config } = loaded;
   const tty = io.tty ?? (io.stdout.isTTY === true && !process.env.CI);
-  const reporterOptions = { stream: io.stdout, metricName: config.metricName, maxIterations: config.maxIterations, timeBudgetS: config.timeBudgetS };
+  const reporterOptions = { stream: io.stdout, metricName: configured.resolved.metricName, maxIterations: config.maxIterations, timeBudgetS: config.timeBudgetS };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   let settle: () => void = () => {};
@@ -64,7 +67,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   process.on('SIGTERM', onSigint);
   reporter.info(`config    ${loaded.file}`);
   reporter.info(`workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`);
-  reporter.info(`metric    ${config.metricName}, ${config.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
+  reporter.info(`metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
   try {
     const summary = await configured.run.run().finally(settle);
     reporter.done(summary);
@@ -90,12 +93,27 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
 
   program
     .command('init')
-    .description('write a commented starter config')
-    .argument('[file]', 'the config file to write', DEFAULT_CONFIG_FILES[0])
+    .description('write a commented starter config; with --target <type> <path>, one for that target (seed 001: /auto-iterate <target-type> <target-path>)')
+    .argument('[file]', 'the config file to write, or with --target the target path', DEFAULT_CONFIG_FILES[0])
     .addOption(new Option('--preset <preset>', 'the preset').choices(PRESETS).default('auto-iterate'))
+    .addOption(new Option('--target <type>', 'the target type: skill (a SKILL.md), skill-full (a skill folder), memory (a memory folder), code (a file, with --eval)').choices(TARGET_TYPES))
+    .option('--agent <name>', 'memory: score only this agent\'s subfolder')
+    .option('--questions <file>', 'memory: the question set (default <folder>.questions.json)')
+    .option('--eval <command>', 'code: the evaluation command printing "score: <n>"')
+    .option('--config <file>', 'with --target: the config file to write', DEFAULT_CONFIG_FILES[0])
     .option('--force', 'overwrite an existing file', false)
-    .action(async (file: string, opts: { preset: Preset; force: boolean }) => {
+    .action(async (arg: string, opts: { preset: Preset; force: boolean; target?: TargetType; agent?: string; questions?: string; eval?: string; config: string }) => {
+      const file = opts.target ? opts.config : arg;
       const path = resolve(io.cwd, file);
+      if (opts.target) {
+        const target = resolve(io.cwd, arg);
+        if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target)) throw new ConfigFileError(path, [{ path: 'target.path', message: `${arg === DEFAULT_CONFIG_FILES[0] ? 'name the target: loop init --target <type> <path>' : `${target} does not exist`}` }]);
+        const rel = (p: string) => relative(dirname(path), resolve(io.cwd, p)) || '.';
+        await writeTargetConfig(path, { type: opts.target, path: rel(arg), ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.questions ? { questions: rel(opts.questions) } : {}), ...(opts.eval ? { evalCommand: opts.eval } : {}) }, opts.force);
+        io.stdout.write(`wrote ${path}\ncommit your files, then run\n  loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}\n`);
+        setCode(EXIT_CODES.STOPPED);
+        return;
+      }
       await writeStarterConfig(path, opts.preset, opts.force);
       io.stdout.write(`wrote ${path}\n${initNextSteps(file, path)}\n`);
       setCode(EXIT_CODES.STOPPED);

@@ -1,5 +1,6 @@
 import { checkMetricPattern, hyperparameterMutatorOptionsSchema } from '@loop/core';
 import { z } from 'zod';
+import { targetSchema } from './target.js';
 
 /** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
 const mutatorSpaceRules = hyperparameterMutatorOptionsSchema.shape.space;
@@ -83,10 +84,11 @@ export const loopConfigSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only')
       .optional()
       .describe('The run tag; the run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. "mar21-143005".'),
-    targetFiles: z.array(relativePath).min(1, 'name at least one file the loop may modify').describe('The files the loop may modify, relative to dir.'),
+    target: targetSchema.optional().describe('Seed 001\'s target: { type: skill | skill-full | memory | code, path }. skill, skill-full and memory bring their built-in evaluator (targetFiles, runCommand and metricName come from it); results.tsv goes in the target\'s folder.'),
+    targetFiles: z.array(relativePath).min(1, 'name at least one file the loop may modify').optional().describe('The files the loop may modify, relative to dir. Required without a target.'),
     readOnlyFiles: z.array(relativePath).default([]).describe('Files that must never change (the evaluation), relative to dir.'),
-    runCommand: z.string().trim().min(1, 'runCommand must not be empty').describe('The shell command that runs one experiment, e.g. "node train.mjs".'),
-    metricName: z.string().trim().min(1, 'metricName must not be empty').describe('The metric printed by the run as "<name>: <value>".'),
+    runCommand: z.string().trim().min(1, 'runCommand must not be empty').optional().describe('The shell command that runs one experiment, e.g. "node train.mjs". Required without a target or for target type code; not allowed with a built-in evaluator.'),
+    metricName: z.string().trim().min(1, 'metricName must not be empty').optional().describe('The metric printed by the run as "<name>: <value>". Required without a target; score with one.'),
     direction: z.enum(['lower', 'higher']).default('lower').describe('Whether lower or higher is better. Default lower.'),
     pattern: z
       .string()
@@ -129,7 +131,16 @@ export const loopConfigSchema = z
   })
   .strict()
   .refine((c) => c.killTimeoutS >= c.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
-  .refine((c) => c.proposer.type !== 'mutator' || c.targetFiles.includes(c.proposer.file), {
+  .superRefine((c, ctx) => {
+    const builtIn = c.target !== undefined && c.target.type !== 'code';
+    if (!c.target && c.targetFiles === undefined) ctx.addIssue({ code: 'custom', path: ['targetFiles'], message: 'missing required field (expected array)' });
+    if (!builtIn && c.runCommand === undefined) ctx.addIssue({ code: 'custom', path: ['runCommand'], message: c.target ? 'target type code needs runCommand (loop init --eval "<command>")' : 'missing required field (expected string)' });
+    if (!c.target && c.metricName === undefined) ctx.addIssue({ code: 'custom', path: ['metricName'], message: 'missing required field (expected string)' });
+    for (const field of ['runCommand', 'targetFiles', 'metricName'] as const) {
+      if (builtIn && c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `target type ${c.target?.type} brings its own evaluator; remove ${field}` });
+    }
+  })
+  .refine((c) => c.proposer.type !== 'mutator' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file), {
     message: 'the mutator file must be one of targetFiles',
     path: ['proposer', 'file'],
   });

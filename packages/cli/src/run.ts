@@ -5,6 +5,7 @@ import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type A
 import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, killOrphanGroup, type LoopEventType, type Proposer } from '@loop/core';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
+import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 
 /** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
 export const CLI_STATE_FILE = '.loop/cli.json';
@@ -16,6 +17,8 @@ export const REPORTED_EVENTS: readonly LoopEventType[] = ['iteration-started', '
 export interface ConfiguredRun {
   /** The run tag. */
   readonly tag: string;
+  /** What the config's target implies (targetFiles, runCommand, metricName, direction, results.tsv, ...). */
+  readonly resolved: ResolvedRunConfig;
   /** The auto-iterate run (its `loop` emits the events; `run()` starts it). */
   readonly run: AutoIterate;
   /** The id (commit) of the last kept state seen so far (the baseline's, a keep's, or the resumed one). */
@@ -96,16 +99,20 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (message: st
  */
 export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): ConfiguredRun {
   const { config, dir, file } = loaded;
-  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : defaultTag(options.now ?? Date.now()));
+  const resolved = resolveRunConfig(config);
+  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : `${defaultTag(options.now ?? Date.now())}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`);
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const run = createAutoIterate({
     dir,
     tag,
-    targetFiles: config.targetFiles,
-    readOnlyFiles: config.readOnlyFiles,
-    runCommand: config.runCommand,
-    metricName: config.metricName,
-    direction: config.direction,
+    targetFiles: resolved.targetFiles,
+    readOnlyFiles: resolved.readOnlyFiles,
+    runCommand: resolved.runCommand,
+    metricName: resolved.metricName,
+    direction: resolved.direction,
+    resultsFile: resolved.resultsFile,
+    ...(resolved.dimensionsFile ? { dimensionsFile: resolved.dimensionsFile } : {}),
+    harnessFiles: resolved.harnessFiles,
     ...(config.pattern !== undefined ? { pattern: config.pattern } : {}),
     match: config.match,
     ...(config.metricFile !== undefined ? { metricFile: config.metricFile } : {}),
@@ -134,7 +141,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     bestId = e.record.candidateId;
     // .loop/ is excluded from git by now (the rollback started), so this leaves the tree clean.
     mkdirSync(join(dir, '.loop'), { recursive: true });
-    writeFileSync(join(dir, CLI_STATE_FILE), `${JSON.stringify({ tag, config: file, results: RUN_FILES.results }, null, 2)}\n`);
+    writeFileSync(join(dir, CLI_STATE_FILE), `${JSON.stringify({ tag, config: file, results: resolved.resultsFile }, null, 2)}\n`);
   });
   run.loop.on('resumed', (e) => {
     bestId = e.bestId;
@@ -144,6 +151,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   });
   return {
     tag,
+    resolved,
     run,
     bestId: () => bestId,
     killRunning: async () => void (await killOrphanGroup(join(dir, RUN_FILES.runPid), 0)),

@@ -12,7 +12,9 @@ describe('JSON Schema', () => {
     const schema = JSON.parse(schemaText()) as { properties: Record<string, { enum?: string[]; oneOf?: unknown[] }>; required: string[] };
     expect(schema.properties.direction!.enum).toEqual(['lower', 'higher']);
     expect(schema.properties.proposer!.oneOf).toHaveLength(2);
-    expect(schema.required).toEqual(expect.arrayContaining(['targetFiles', 'runCommand', 'metricName', 'proposer']));
+    // targetFiles, runCommand and metricName are required only without a target (a built-in evaluator brings them): checked by the zod schema.
+    expect(schema.required).toEqual(['proposer']);
+    expect((schema.properties.target as { properties?: Record<string, { enum?: string[] }> }).properties!.type!.enum).toEqual(['skill', 'skill-full', 'memory', 'code']);
   });
 
   it('schema/collie-config.schema.json is up to date with the collie zod schema (regenerate: pnpm --filter @loop/cli schema)', () => {

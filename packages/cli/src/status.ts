@@ -56,10 +56,11 @@ export function lockPath(dir: string): string {
  */
 export async function readStatus(dir: string): Promise<RunStatus> {
   const state = (await readJson(join(dir, RUN_FILES.state))) as RunStateFile | undefined;
-  const resultsPath = join(dir, RUN_FILES.results);
+  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as { tag?: unknown; results?: unknown } | undefined;
+  // A target's run keeps results.tsv in the target's folder; .loop/cli.json says where.
+  const resultsPath = join(dir, typeof cli?.results === 'string' ? cli.results : RUN_FILES.results);
   const text = await readFile(resultsPath, 'utf8').catch(() => undefined);
   const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
-  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as { tag?: unknown } | undefined;
   const locked = await isLocked(lockPath(dir)).catch(() => false);
   return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked };
 }
