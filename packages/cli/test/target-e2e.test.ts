@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +26,11 @@ async function cli(...args: string[]): Promise<{ code: number; out: string }> {
 /** Writes the scripted agent: round n runs the n-th edit (a node snippet over the target). */
 function agent(edits: string[]): string {
   const file = join(ws, '..', `${ws.split('/').pop()}-agent.mjs`);
-  writeFileSync(file, `import { readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync } from 'node:fs';
+  writeFileSync(file, `import { readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync, chmodSync } from 'node:fs';
 process.stdin.resume(); process.stdin.on('data', () => {}); process.stdin.on('end', () => {
   const edits = ${JSON.stringify(edits)};
   const edit = edits[Number(process.env.LOOP_ITERATION) - 1];
-  if (edit) new Function('fs', edit)({ readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync });
+  if (edit) new Function('fs', edit)({ readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync, chmodSync });
 });`);
   return file;
 }
@@ -129,6 +129,28 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     expect(results[1]!.description).toMatch(/memory\.questions\.json/);
     expect(results[2]!.score).toBe(10);
     expect(git('ls-files', 'memory')).not.toContain('db-copy.md');
+  });
+
+  it('skill-full: the executable bit on a script is kept (conventions up); a script that no longer parses is discarded (code down)', async () => {
+    cpSync(join(FIXTURES, 'full-good'), join(ws, 'wc'), { recursive: true });
+    chmodSync(join(ws, 'wc/scripts/count.mjs'), 0o644);
+    git('add', '.');
+    git('commit', '-qm', 'skill folder');
+    expect((await cli('init', '--target', 'skill-full', 'wc')).code).toBe(0);
+    useAgent(join(ws, 'loop.config.yaml'), agent([
+      `fs.chmodSync('wc/scripts/count.mjs', 0o755); console.log('DESCRIPTION: make count.mjs executable');`,
+      `fs.appendFileSync('wc/scripts/count.mjs', '\\nconst = ;\\n'); console.log('DESCRIPTION: add a broken line');`,
+    ]), 2);
+    git('add', 'loop.config.yaml');
+    git('commit', '-qm', 'config');
+    const run = await cli('run');
+    expect(run.code, run.out).toBe(0);
+    expect(rows('wc/results.tsv').map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+    expect(git('ls-files', '-s', 'wc/scripts/count.mjs')).toMatch(/^100755 /);
+    const dims = readFileSync(join(ws, 'wc/dimensions.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    expect(dims[0]).toEqual(['commit', 'score', 'status', 'definition', 'code', 'conventions', 'consistency']);
+    expect(Number(dims[2]![5])).toBeGreaterThan(Number(dims[1]![5]));
+    expect(Number(dims[3]![4])).toBeLessThan(Number(dims[2]![4]));
   });
 
   it('code: --eval names the user command; init refuses code without it', async () => {
