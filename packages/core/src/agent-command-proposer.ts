@@ -160,7 +160,7 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
-      const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${spec.writable.join(', ')} and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
+      const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${[...spec.writable, ...(spec.extraWritable ?? [])].join(', ')} and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
       throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
     }
     const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];

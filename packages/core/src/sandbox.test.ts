@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -99,6 +99,16 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
       }
     });
     expect(marked).toEqual([]);
+  });
+
+  it('a target that is a symlink to a file outside the workspace is not made writable (the link is never followed)', async () => {
+    await writeFile(join(root, 'secret.txt'), 'original\n');
+    await symlink(join(root, 'secret.txt'), join(ws, 'config.json'));
+    const proposer = createAgentCommandProposer({ command: 'echo forged > config.json || echo refused', cwd: ws, goal: 'g' });
+    const context: ProposalContext = { iteration: 1, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: [] }), signal: signal() };
+    await proposer.propose(context);
+    expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('original\n');
+    expect(await readFile(join(ws, '.loop', 'agent.log'), 'utf8')).toContain('refused');
   });
 
   it('a failing sandboxed agent says it was confined and how to widen it', async () => {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { accessSync, constants, existsSync, lstatSync, realpathSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
 
@@ -41,8 +41,14 @@ export const sandboxOptionsFields = {
 
 /** What {@link runInGroup} needs to confine one command with bwrap. */
 export interface SandboxSpec {
-  /** Absolute paths writable inside (each bound read-write; a missing one by its nearest existing parent). */
+  /**
+   * The command's own absolute writable paths (the workspace, an agent's targets): each bound
+   * read-write, a missing one through its nearest existing parent. A path that is a symlink is
+   * never bound (binding would make its target, possibly outside the workspace, writable).
+   */
   readonly writable: readonly string[];
+  /** The user's extra writable paths (the `writable` option): symlinks are followed. @default [] */
+  readonly extraWritable?: readonly string[];
   /** Allow the network. @default false */
   readonly network?: boolean;
 }
@@ -120,6 +126,18 @@ function nearestExisting(path: string): string {
   return realpathSync(p);
 }
 
+/** The path to bind for one of the command's own writable paths, or undefined for a symlink (never followed). */
+function ownBindPath(path: string): string | undefined {
+  const p = resolve(path);
+  let isLink = false;
+  try {
+    isLink = lstatSync(p).isSymbolicLink();
+  } catch {
+    return nearestExisting(p); // missing: its nearest existing parent
+  }
+  return isLink ? undefined : join(realpathSync(dirname(p)), basename(p));
+}
+
 const isInside = (path: string, dir: string): boolean => {
   const rel = relative(dir, path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
@@ -129,15 +147,17 @@ const isInside = (path: string, dir: string): boolean => {
  * The bwrap argv prefix (ending with `--`) that confines a command started in `cwd` to `spec`:
  * `/` read-only, a fresh `/dev` and `/proc`, a private tmpfs on `/tmp` (`TMPDIR=/tmp`), the
  * writable paths bound read-write, its own pid namespace, `--die-with-parent`, and
- * `--unshare-net` unless `spec.network`. A writable path inside `/tmp` gets its
- * top-level tmp folder re-bound read-only first, so a write next to the workspace fails instead of
- * landing unseen in the private tmpfs.
+ * `--unshare-net` unless `spec.network`. When `cwd` or a writable path lies inside `/tmp`, its
+ * top-level `/tmp` folder is re-bound read-only first: the workspace stays visible, and a write
+ * next to it fails instead of landing unseen in the private tmpfs.
  */
 export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string[] {
   const argv = [bwrap, '--die-with-parent', '--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  const writable = [...new Set(spec.writable.map(nearestExisting))].sort((a, b) => a.length - b.length);
+  const own = spec.writable.map(ownBindPath).filter((p): p is string => p !== undefined);
+  const writable = [...new Set([...own, ...(spec.extraWritable ?? []).map(nearestExisting)])].sort((a, b) => a.length - b.length);
+  const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const roTops = new Set<string>();
-  for (const w of writable) {
+  for (const w of [inside, ...writable]) {
     if (!isInside(w, '/tmp')) continue;
     const top = join('/tmp', relative('/tmp', w).split(sep)[0] ?? '');
     if (roTops.has(top)) continue;
@@ -145,7 +165,6 @@ export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string
     argv.push('--ro-bind', top, top);
   }
   for (const w of writable) argv.push('--bind', w, w);
-  const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   argv.push('--setenv', 'TMPDIR', '/tmp', '--chdir', inside, '--');
   return argv;
 }
@@ -168,5 +187,5 @@ export function planSandbox(
   const mode = resolveSandboxMode(options.sandbox ?? defaults.mode, where, options.onSandboxWarning);
   if (mode === 'none') return () => undefined;
   const network = options.network ?? defaults.network;
-  return (writable) => ({ writable: [...writable, ...options.writable], network });
+  return (writable) => ({ writable, extraWritable: options.writable, network });
 }
