@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import { parseOptions, type LoopErrorCode } from '@loop/core';
 import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './git-reset-rollback-options.js';
@@ -15,6 +16,18 @@ import { shortId } from './short-id.js';
 import type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
 export type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
+
+/** The nearest folder above the repository's `dir` holding a `.git`, or `undefined`. */
+async function enclosingRepository(repo: ReturnType<typeof openRepo>): Promise<string | undefined> {
+  for (let d = dirname(repo.dir); ; d = dirname(d)) {
+    try {
+      await repo.fs.promises.lstat(join(d, '.git'));
+      return d;
+    } catch {
+      if (dirname(d) === d) return undefined;
+    }
+  }
+}
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -72,10 +85,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   const doStart = async (): Promise<GitStartReport> => {
     const dotGit = await lstatOrUndefined(repo, '.git');
     if (dotGit === undefined || !dotGit.isDirectory()) {
+      const repository = await enclosingRepository(repo);
       throw rollbackError(
         'NOT_A_REPOSITORY',
-        `no git repository at ${repo.dir} (no .git directory); run git init and commit there, or set dir to the working-tree root`,
-        { details: { dir: repo.dir } },
+        repository === undefined
+          ? `no git repository at ${repo.dir} (no .git directory); run git init and commit there, or set dir to the working-tree root`
+          : `${repo.dir} is inside the git repository ${repository}, not its root; set dir to ${repository} (do not run git init here: that would make a nested repository)`,
+        { details: { dir: repo.dir, ...(repository === undefined ? {} : { repository }) } },
       );
     }
     let headOid: string;
