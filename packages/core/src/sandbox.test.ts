@@ -41,6 +41,10 @@ describe('resolving the sandbox mode', () => {
     expect(warnings[0]).toMatch(/no sandbox: bwrap is not installed\. Commands run unconfined/);
     expect(resolveSandboxMode('none', 'x', (m) => warnings.push(m), { available: false })).toBe('none');
     expect(warnings).toHaveLength(1);
+    const logger = (m: string) => void warnings.push(m);
+    resolveSandboxMode('auto', 'command-harness', logger, { available: false, reason: 'bwrap is missing here' });
+    resolveSandboxMode('auto', 'command-guard', logger, { available: false, reason: 'bwrap is missing here' });
+    expect(warnings).toHaveLength(2); // one logger, one reason: told once
   });
 
   it('auto with a working bwrap is bwrap', () => {

@@ -104,9 +104,13 @@ function probeBwrap(pathVar: string): BwrapStatus {
   return { available: false, path, reason: `bwrap is installed but cannot create a sandbox here: ${why}` };
 }
 
+/** The reasons each warning callback has already been told, so one logger hears each once per process. */
+const warned = new WeakMap<(message: string) => void, Set<string>>();
+
 /**
  * Resolves a factory's sandbox mode to what runs: `bwrap` or `none`. `auto` without a working
- * bwrap is `none` and calls `warn` once with the reason and what to do.
+ * bwrap is `none` and calls `warn` with the reason and what to do, once per `warn` function and
+ * reason in this process (the CLI passes one logger to the agent, the harness and the checks).
  *
  * @param status what is known about bwrap here. @default {@link bwrapStatus}()
  * @throws {ConfigError} `CONFIG_INVALID` (field `sandbox`) when `bwrap` is asked for and does not work here.
@@ -116,7 +120,14 @@ export function resolveSandboxMode(mode: SandboxMode, where: string, warn?: (mes
   const s = status ?? bwrapStatus();
   if (s.available) return 'bwrap';
   if (mode === 'bwrap') throw new ConfigError(where, [{ path: 'sandbox', message: `sandbox "bwrap" was asked for, but ${s.reason}; install it or set sandbox to "auto" or "none"` }]);
-  warn?.(`[loop] [${where}] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`);
+  if (warn) {
+    const seen = warned.get(warn) ?? new Set<string>();
+    warned.set(warn, seen);
+    if (!seen.has(s.reason ?? '')) {
+      seen.add(s.reason ?? '');
+      warn(`[loop] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`);
+    }
+  }
   return 'none';
 }
 
