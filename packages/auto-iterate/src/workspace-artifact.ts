@@ -1,4 +1,4 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DELETED, isUnder, surfaceValue, type Artifact, type ArtifactSnapshot } from '@loop/core';
 import type { GitResetRollback } from '@loop/rollback-git';
@@ -6,20 +6,19 @@ import type { GitResetRollback } from '@loop/rollback-git';
 /** Folders the outward-symlink walk does not enter (git's own, dependencies, the run's files). */
 const SKIP = new Set(['.git', 'node_modules', '.loop']);
 
-/** Every symlink under `root` (relative paths), not entering {@link SKIP} folders or following links. */
+/** Every symlink under `root` (relative paths), not entering {@link SKIP} folders or following links; one readdir per folder, no lstat. */
 async function findSymlinks(root: string, rel = '', out: string[] = []): Promise<string[]> {
-  let names: string[];
+  let entries;
   try {
-    names = await readdir(join(root, rel));
+    entries = await readdir(join(root, rel), { withFileTypes: true });
   } catch {
     return out;
   }
-  for (const name of names.sort()) {
-    if (SKIP.has(name)) continue;
-    const path = rel === '' ? name : `${rel}/${name}`;
-    const info = await lstat(join(root, path)).catch(() => undefined);
-    if (info?.isSymbolicLink()) out.push(path);
-    else if (info?.isDirectory()) await findSymlinks(root, path, out);
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (SKIP.has(entry.name)) continue;
+    const path = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isSymbolicLink()) out.push(path);
+    else if (entry.isDirectory()) await findSymlinks(root, path, out);
   }
   return out;
 }
