@@ -321,5 +321,5 @@ describe('seed 000 §3.5 entry state machine', () => {
       expect(rest.at(-1)).toEqual(all.at(-1));
       expect(snapshot(root)).toEqual(expected);
     }
-  });
+  }, 240_000); // about 35 full runs of the controller: 20-80 s on a loaded 2-core machine
 });

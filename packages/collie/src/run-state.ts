@@ -78,7 +78,7 @@ export const runStateSchema = z.object({
   ladder: ladderSchema.nullable(),
   /**
    * The worktree's HEAD when the current iteration's Stage 1 ran (null when the worktree is not a
-   * git repository): G1 (Stages 3.2 and 5.2) audits the real branch diff from here, whoever made
+   * git working-tree root, i.e. has no `.git`): G1 (Stages 3.2 and 5.2) audits the real branch diff from here, whoever made
    * the commits.
    */
   iter_start: z.string().nullable().default(null),

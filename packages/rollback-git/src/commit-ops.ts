@@ -1,9 +1,13 @@
 import { rollbackError } from './internal/errors.js';
 import { gitLines, runGit, type GitCliContext } from './git-cli.js';
 
-/** One path a commit, a commit range or the working tree changes (renames count as delete + add). */
+/**
+ * One path a commit, a commit range or the working tree changes (renames count as delete + add).
+ * The listing functions run with `--relative`: paths are relative to `ctx.cwd` and only paths under
+ * it are listed (the same as the working-tree root when `cwd` is the root).
+ */
 export interface GitChangedFile {
-  /** Path relative to the working-tree root, `/`-separated. */
+  /** Path relative to `ctx.cwd`, `/`-separated. */
   readonly path: string;
   /** `added` (A), `modified` (M, T: content, mode or type), `deleted` (D). */
   readonly status: 'added' | 'modified' | 'deleted';
@@ -169,7 +173,7 @@ export async function commitsBetween(ctx: GitCliContext, from: string, to = 'HEA
  * @throws {LoopError} `NOT_A_REPOSITORY` when `commit` is not a commit.
  */
 export async function commitFiles(ctx: GitCliContext, commit: string): Promise<GitChangedFile[]> {
-  return parseNameStatus(await runGit(ctx, ['diff-tree', '--root', '--no-commit-id', '--no-renames', '-r', '--name-status', '-z', commit]));
+  return parseNameStatus(await runGit(ctx, ['diff-tree', '--root', '--relative', '--no-commit-id', '--no-renames', '-r', '--name-status', '-z', commit]));
 }
 
 /**
@@ -180,7 +184,7 @@ export async function commitFiles(ctx: GitCliContext, commit: string): Promise<G
  * @throws {LoopError} `NOT_A_REPOSITORY` when either is not a commit.
  */
 export async function changedFilesBetween(ctx: GitCliContext, from: string, to = 'HEAD'): Promise<GitChangedFile[]> {
-  return parseNameStatus(await runGit(ctx, ['diff', '--no-renames', '--name-status', '-z', from, to]));
+  return parseNameStatus(await runGit(ctx, ['diff', '--relative', '--no-renames', '--name-status', '-z', from, to]));
 }
 
 /**
@@ -190,7 +194,7 @@ export async function changedFilesBetween(ctx: GitCliContext, from: string, to =
  * @throws {LoopError} `NOT_A_REPOSITORY` when `from` is not a commit.
  */
 export async function changedFilesSince(ctx: GitCliContext, from: string): Promise<GitChangedFile[]> {
-  const tracked = parseNameStatus(await runGit(ctx, ['diff', '--no-renames', '--name-status', '-z', from]));
+  const tracked = parseNameStatus(await runGit(ctx, ['diff', '--relative', '--no-renames', '--name-status', '-z', from]));
   const untracked = (await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
   const byPath = new Map(tracked.map((f) => [f.path, f]));
   for (const path of untracked) byPath.set(path, { path, status: byPath.get(path)?.status === 'deleted' ? 'modified' : 'added' });

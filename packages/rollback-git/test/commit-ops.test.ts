@@ -108,6 +108,25 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
     ]);
   });
 
+  it('listings are relative to the directory they run in (a project in a subdirectory of a repository)', async () => {
+    const { r, ctx } = repo({ 'outside.txt': 'o\n', 'proj/src/a.txt': 'a\n' });
+    const base = await headSha(ctx);
+    r.write('outside.txt', 'changed\n');
+    r.write('proj/src/a.txt', 'changed\n');
+    r.write('proj/new.txt', 'n\n');
+    const sub: GitCliContext = { ...ctx, cwd: join(r.dir, 'proj') };
+    expect(await changedFilesSince(sub, base)).toEqual([
+      { path: 'new.txt', status: 'added' },
+      { path: 'src/a.txt', status: 'modified' },
+    ]);
+    const sha = await commitAll(ctx, 'both');
+    expect(await commitFiles(sub, sha!)).toEqual([
+      { path: 'new.txt', status: 'added' },
+      { path: 'src/a.txt', status: 'modified' },
+    ]);
+    expect((await changedFilesBetween(sub, base)).map((f) => f.path)).toEqual(['new.txt', 'src/a.txt']);
+  });
+
   it('squashSince folds commits made after base and uncommitted changes into one commit on base', async () => {
     const { r, ctx } = repo();
     const base = await headSha(ctx);

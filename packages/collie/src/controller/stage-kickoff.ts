@@ -2,6 +2,7 @@ import { isLoopError, writeTextAtomic } from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { headSha } from '@loop/rollback-git';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
@@ -24,10 +25,7 @@ export async function stageKickoff(c: Ctx, state: RunState, spec: RunSpec, rp: R
   const worktree = await c.worktreeOf(rp);
   const head = c.workspace.head ? await c.workspace.head(worktree) : 'none';
   // Where the iteration's real branch diff starts (G1 / G6 audit it whoever commits); null outside git.
-  const iterStart = await headSha(await c.gitCtx(rp)).catch((e: unknown) => {
-    if (isLoopError(e) && e.code === 'NOT_A_REPOSITORY') return null;
-    throw e;
-  });
+  const iterStart = c.workspace.head ? head : existsSync(join(worktree, '.git')) ? await headSha(await c.gitCtx(rp)).catch((e: unknown) => (isLoopError(e) && e.code === 'NOT_A_REPOSITORY' ? null : Promise.reject(e))) : null;
   const baseline = state.last_scalar ?? (n === 1 ? 'none (first iter)' : 'none');
   if (!existsSync(ip.kickoff)) {
     const pool = parseDeferred((await readText(rp.progress)) ?? '');
