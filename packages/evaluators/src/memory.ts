@@ -77,13 +77,6 @@ function shingles(body: string): Set<string> {
   return out;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
-  const [small, large] = a.size < b.size ? [a, b] : [b, a];
-  let inter = 0;
-  for (const s of small) if (large.has(s)) inter++;
-  return inter / (a.size + b.size - inter || 1);
-}
-
 function isStale(f: MemoryFile, now: string): boolean {
   const status = typeof f.data.status === 'string' ? f.data.status.toLowerCase() : '';
   if (['stale', 'obsolete', 'deprecated', 'superseded'].includes(status) || f.data.stale === true) return true;
@@ -94,7 +87,10 @@ function isStale(f: MemoryFile, now: string): boolean {
 function signalDim(store: MemoryStore, now: string, threshold: number): DimensionScore {
   if (store.files.length === 0) return dimension('signal_noise', MEMORY_WEIGHTS.signal_noise, 0, ['no memory files']);
   const notes: string[] = [];
-  const kept: { path: string; exact: string; sh: Set<string> }[] = [];
+  const kept: { path: string; exact: string; size: number }[] = [];
+  const exactSeen = new Map<string, string>();
+  // shingle -> indexes into kept: shared-shingle counts come from the postings, not from every pair
+  const postings = new Map<string, number[]>();
   let noisy = 0;
   for (const f of store.files) {
     const content = f.body.replace(/^#+\s.*$/gm, '').replace(/\s+/g, ' ').trim();
@@ -104,14 +100,29 @@ function signalDim(store: MemoryStore, now: string, threshold: number): Dimensio
     else if (content.length < 20) why = 'empty';
     else if (isStale(f, now)) why = 'stale';
     const sh = shingles(f.body);
+    if (!why && exactSeen.has(exact)) why = `duplicate of ${exactSeen.get(exact)}`;
     if (!why) {
-      const twin = kept.find((k) => k.exact === exact || (Math.min(k.sh.size, sh.size) / Math.max(k.sh.size, sh.size, 1) >= threshold && jaccard(k.sh, sh) >= threshold));
-      if (twin) why = `${twin.exact === exact ? 'duplicate' : 'near-duplicate'} of ${twin.path}`;
+      const shared = new Map<number, number>();
+      for (const s of sh) for (const k of postings.get(s) ?? []) shared.set(k, (shared.get(k) ?? 0) + 1);
+      for (const [k, inter] of [...shared].sort((a, b) => a[0] - b[0])) {
+        if (inter / (kept[k]!.size + sh.size - inter || 1) >= threshold) {
+          why = `near-duplicate of ${kept[k]!.path}`;
+          break;
+        }
+      }
     }
     if (why) {
       noisy++;
       notes.push(`${f.path}: ${why}`);
-    } else kept.push({ path: f.path, exact, sh });
+      continue;
+    }
+    const k = kept.push({ path: f.path, exact, size: sh.size }) - 1;
+    exactSeen.set(exact, f.path);
+    for (const s of sh) {
+      const list = postings.get(s);
+      if (list) list.push(k);
+      else postings.set(s, [k]);
+    }
   }
   notes.push(`${store.files.length - noisy}/${store.files.length} files carry signal`);
   return dimension('signal_noise', MEMORY_WEIGHTS.signal_noise, (10 * (store.files.length - noisy)) / store.files.length, notes);
