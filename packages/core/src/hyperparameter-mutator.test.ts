@@ -2,7 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHyperparameterMutator } from './hyperparameter-mutator.js';
+import { createHyperparameterMutator, failedMoves, stepScale } from './hyperparameter-mutator.js';
+import { createMemoryArtifact } from './memory.js';
+import { createMemoryConfigAdapter } from './tpe/config-adapter.js';
 import { createSeededRandom } from './random.js';
 import type { ProposalContext } from './proposer.js';
 
@@ -69,8 +71,38 @@ describe('hyperparameter mutator', () => {
     }
   });
 
+  it('a discarded move is banned only until the incumbent changes (context-aware blacklist: after a keep it may be retried)', () => {
+    const rows = [
+      { iteration: 0, candidateId: 'a', score: 1, status: 'baseline' as const, description: 'baseline' },
+      { iteration: 1, candidateId: 'b', score: 2, status: 'reverted' as const, description: 'act "tanh" -> "relu"' },
+      { iteration: 2, candidateId: 'c', score: 0.5, status: 'kept' as const, description: 'lr 0.001 -> 0.002' },
+      { iteration: 3, candidateId: 'd', score: null, status: 'crash' as const, description: 'hidden 64 -> 512 (crash: out of memory)' },
+    ];
+    expect([...failedMoves(rows)]).toEqual(['hidden 64 -> 512']);
+    expect([...failedMoves(rows.slice(0, 2))]).toEqual(['act "tanh" -> "relu"']);
+  });
+
+  it('the step shrinks with every proposal since the last keep and resets on a keep (step adaptation, from the history)', () => {
+    const row = (i: number, status: 'kept' | 'reverted') => ({ iteration: i, candidateId: '', score: 1, status, description: 'x' });
+    const base = { iteration: 0, candidateId: '', score: 1, status: 'baseline' as const, description: 'baseline' };
+    expect(stepScale([base])).toBe(1);
+    expect(stepScale([base, row(1, 'reverted'), row(2, 'reverted')])).toBeCloseTo(0.85 ** 2);
+    expect(stepScale([base, row(1, 'reverted'), row(2, 'kept')])).toBe(1);
+    expect(stepScale([base, ...Array.from({ length: 60 }, (_, i) => row(i + 1, 'reverted'))])).toBe(0.05);
+  });
+
+  it('edits an in-memory artifact through a config adapter', async () => {
+    const artifact = createMemoryArtifact<Record<string, unknown>>({ ...config });
+    const m = createHyperparameterMutator({ config: createMemoryConfigAdapter(artifact), space, random: createSeededRandom(4) });
+    const { description } = await m.propose(ctx());
+    const changed = Object.keys(config).filter((k) => artifact.get()[k] !== (config as Record<string, unknown>)[k]);
+    expect(changed).toHaveLength(1);
+    expect(description).toMatch(new RegExp(`^${changed[0]} `));
+  });
+
   it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {
     expect(() => createHyperparameterMutator({ file: join(dir, 'config.json'), space: { lr: { min: 1, max: 0 } }, random: createSeededRandom(1) })).toThrow(/space\.lr\.max: max must be greater than min/);
     expect(() => createHyperparameterMutator({ file: 'config.json', space, random: createSeededRandom(1) })).toThrow(/file: file must be an absolute path/);
+    expect(() => createHyperparameterMutator({ space, random: createSeededRandom(1) })).toThrow(/give exactly one of file and config/);
   });
 });

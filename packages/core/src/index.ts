@@ -72,6 +72,16 @@ export { createAgentCommandProposer, agentCommandProposerOptionsSchema, buildAge
 export type { AgentCommandProposerOptions, HistoryFormatter } from './agent-command-proposer.js';
 export { createHyperparameterMutator, hyperparameterMutatorOptionsSchema } from './hyperparameter-mutator.js';
 export type { HyperparameterMutatorOptions, ParameterSpace } from './hyperparameter-mutator.js';
+export { createTpeProposer, tpeProposerOptionsSchema } from './tpe/tpe-proposer.js';
+export type { TpeProposerOptions } from './tpe/tpe-proposer.js';
+export { tpeParameterSchema } from './tpe/space.js';
+export type { TpeParameter, ParameterValue } from './tpe/space.js';
+export { createConfigFileAdapter, createMemoryConfigAdapter, jsonCodec } from './tpe/config-adapter.js';
+export type { ConfigAdapter, ConfigCodec, ConfigFileAdapterOptions } from './tpe/config-adapter.js';
+export { describeChanges, parseChanges, formatValue } from './tpe/description.js';
+export type { ParameterChange } from './tpe/description.js';
+export { rebuildObservations } from './tpe/observations.js';
+export type { Observation } from './tpe/observations.js';
 export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
 export type { ResultsLog } from './results-log.js';
 export { writeJsonAtomic, writeTextAtomic, readJson } from './state-file.js';

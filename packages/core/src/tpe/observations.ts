@@ -1,0 +1,67 @@
+import type { IterationRecord } from '../iteration-record.js';
+import type { Direction } from '../types.js';
+import { applyChanges, parseChanges, type ParameterChange } from './description.js';
+import type { ParameterConfig } from './space.js';
+
+/** One evaluated (or crashed) config, rebuilt from a results row. */
+export interface Observation {
+  /** The row's iteration (0 = baseline). */
+  readonly iteration: number;
+  /** The full config the row evaluated. */
+  readonly config: ParameterConfig;
+  /** The score as a loss (lower is better: `-score` when maximizing); `undefined` for a crash. */
+  readonly loss?: number;
+}
+
+/**
+ * Rebuilds every evaluated config of a run from its rows, so the model is the same after a resume
+ * as in the uninterrupted run (nothing but the results log is needed).
+ *
+ * How: each of our rows' descriptions names its changes (`key from -> to`, see
+ * `describeChanges`). The config at proposal time (`current`, the incumbent: the engine reverts
+ * before proposing) is walked back through the kept rows' changes (their `from` values) to the
+ * baseline's config; then forward, each row's config is its incumbent with its changes applied, and
+ * a kept row's config becomes the incumbent. Rows that are not ours (another proposer's, a proposer
+ * failure) are skipped; a kept row that is not ours ends the walk back (older rows are not used).
+ * Rows without a score (rejected, not evaluated, halted) are skipped except crashes, which are
+ * returned without a loss (the model avoids their region).
+ *
+ * @param history - the run's rows, baseline first (`ProposalContext.history`)
+ * @param current - the config as it is now (the incumbent)
+ * @param keys - the space's parameter names
+ */
+export function rebuildObservations(history: readonly IterationRecord[], current: ParameterConfig, keys: ReadonlySet<string>, direction: Direction): Observation[] {
+  const parsed = history.map((r) => (r.status === 'baseline' ? [] : parseChanges(r.description, keys)));
+  // Walk back through kept rows to the oldest config we can reconstruct.
+  let start = 0;
+  let config: Record<string, unknown> = { ...current };
+  for (let i = history.length - 1; i >= 0; i--) {
+    const row = history[i]!;
+    if (row.status !== 'kept') continue;
+    const changes = parsed[i];
+    if (!changes) {
+      start = i + 1;
+      break;
+    }
+    config = applyChanges(config, changes, 'from');
+  }
+  const loss = (s: number) => (direction === 'minimize' ? s : -s);
+  const out: Observation[] = [];
+  let incumbent: Record<string, unknown> = config;
+  for (let i = start; i < history.length; i++) {
+    const row = history[i]!;
+    const changes: ParameterChange[] | undefined = parsed[i];
+    if (row.status === 'baseline') {
+      if (row.score !== null && Number.isFinite(row.score) && start === 0) out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score) });
+      continue;
+    }
+    if (!changes) continue;
+    const evaluated = applyChanges(incumbent, changes);
+    if (row.status === 'crash') out.push({ iteration: row.iteration, config: evaluated });
+    else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
+      out.push({ iteration: row.iteration, config: evaluated, loss: loss(row.score) });
+    }
+    if (row.status === 'kept') incumbent = evaluated;
+  }
+  return out;
+}

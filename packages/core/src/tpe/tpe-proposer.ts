@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { parseOptions } from '../errors.js';
+import type { Proposer } from '../proposer.js';
+import type { ConfigAdapter } from './config-adapter.js';
+import { describeChanges, type ParameterChange } from './description.js';
+import { rebuildObservations } from './observations.js';
+import { sameValue, tpeParameterSchema, toDimensions, type TpeParameter } from './space.js';
+import { chooseConfig, type TpeSettings } from './tpe-step.js';
+
+/** Options of {@link createTpeProposer}. */
+export interface TpeProposerOptions {
+  /** Where the config is read and written: `createConfigFileAdapter` (JSON or YAML) or `createMemoryConfigAdapter`. */
+  readonly config: ConfigAdapter;
+  /** The parameters it searches; other keys of the config are never touched. */
+  readonly space: Readonly<Record<string, TpeParameter>>;
+  /**
+   * Seed of the proposals. Each proposal draws from `createSeededRandom` seeded with (seed,
+   * iteration, attempt), so a resumed run proposes what the uninterrupted run would have. @default 1
+   */
+  readonly seed?: number;
+  /** Evaluated rows (the baseline included) before the model is used; until then, a Latin hypercube design. @default 6 */
+  readonly startup?: number;
+  /** Candidates drawn from the good-points density per proposal; the one with the highest l(x)/g(x) is proposed. @default 48 */
+  readonly candidates?: number;
+  /** Fraction of the evaluated rows that are "good" (at least 1, at most 25). @default 0.15 */
+  readonly gamma?: number;
+  /** Fraction of the candidates drawn around the incumbent with a narrower kernel (local refinement). @default 0.25 */
+  readonly local?: number;
+  /**
+   * Fraction of proposals (after the startup) that refine the incumbent instead: one or two
+   * parameters moved by a step that shrinks with every row since the best was found. @default 0.5
+   */
+  readonly refine?: number;
+  /**
+   * Learn from crashes: a crashed config joins the "bad" density, and a candidate whose nearest
+   * evaluated neighbour (within 0.25 of the normalised space) crashed is not proposed. With false,
+   * crashes are ignored by the model (as Optuna ignores failed trials). @default true
+   */
+  readonly avoidCrashes?: boolean;
+}
+
+/** zod schema of {@link TpeProposerOptions}. */
+export const tpeProposerOptionsSchema = z.object({
+  config: z.custom<ConfigAdapter>((c) => typeof (c as ConfigAdapter)?.read === 'function' && typeof (c as ConfigAdapter)?.write === 'function', 'config must be a ConfigAdapter (read, write)'),
+  space: z.record(z.string(), tpeParameterSchema).refine((s) => Object.values(s).some((p) => !('fixed' in p)), 'space must name at least one searched parameter'),
+  seed: z.number().int().default(1),
+  startup: z.number().int().min(1).default(6),
+  candidates: z.number().int().min(1).default(48),
+  gamma: z.number().gt(0).max(1).default(0.15),
+  local: z.number().min(0).max(1).default(0.25),
+  refine: z.number().min(0).max(1).default(0.5),
+  avoidCrashes: z.boolean().default(true),
+});
+
+/**
+ * A model-based proposer: a Tree-structured Parzen Estimator (Bergstra et al. 2011) over the run's
+ * own rows, with a joint (multivariate) kernel and a share of candidates drawn near the incumbent.
+ *
+ * Each proposal: rebuild every evaluated config from `context.history` (the row descriptions are
+ * the durable record, see `rebuildObservations`), split them into the best `gamma` ("good") and
+ * the rest plus every crash ("bad"), fit a Parzen density to each, draw `candidates` configs from
+ * the good density (and some near the incumbent), drop those already evaluated or whose nearest
+ * evaluated neighbour crashed, and write the one with the highest good/bad density ratio. It may
+ * change several parameters at once; the description names every change
+ * (`lr 0.0003 -> 0.0006, optimizer sgd -> adam`). Integer and log ranges are respected, floats are
+ * written with 5 significant digits, ascending numeric lists are searched as ordered, other lists as
+ * categories, `fixed` parameters are written as given, and a parameter with `when` is only changed
+ * while its condition holds.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
+ * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
+ */
+export function createTpeProposer(options: TpeProposerOptions): Proposer {
+  const o = parseOptions(tpeProposerOptionsSchema, options, 'tpe-proposer');
+  const dims = toDimensions(o.space);
+  const keys = new Set(dims.map((d) => d.name));
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes };
+  return {
+    name: 'tpe',
+    propose: async (context) => {
+      const current = await o.config.read(context);
+      const observations = rebuildObservations(context.history, current, keys, context.direction);
+      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt);
+      const changes: ParameterChange[] = dims.filter((d) => !sameValue(next[d.name], current[d.name])).map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
+      await o.config.write(next, context);
+      return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };
+    },
+  };
+}

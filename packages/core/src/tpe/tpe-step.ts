@@ -1,0 +1,215 @@
+import { createSeededRandom } from '../random.js';
+import type { RandomSource } from '../types.js';
+import type { Observation } from './observations.js';
+import { fitParzen, sampleTruncated, type Axis, type Point } from './parzen.js';
+import { decode, encode, isActive, sameValue, type Dimension, type ParameterConfig } from './space.js';
+
+/** The tuning of one TPE step (see `TpeProposerOptions`). */
+export interface TpeSettings {
+  readonly seed: number;
+  readonly startup: number;
+  readonly candidates: number;
+  readonly gamma: number;
+  readonly local: number;
+  readonly refine: number;
+  readonly avoidCrashes: boolean;
+}
+
+/** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
+export function proposalSeed(seed: number, iteration: number, attempt: number): number {
+  let h = (seed ^ 0x9e3779b9) >>> 0;
+  for (const v of [iteration, attempt]) {
+    h = Math.imul(h ^ (v >>> 0), 0x85ebca6b) >>> 0;
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+    h = (h ^ (h >>> 16)) >>> 0;
+  }
+  return h;
+}
+
+const CRASH_RADIUS = 0.25;
+/** Share of model proposals whose candidates all take a category the incumbent does not have. */
+const EXPLORE = 0.2;
+/** When a refinement step changes a category, each numeric parameter also moves with this spread (probability 1/2). */
+const COUPLED = 0.2;
+
+function axisOf(d: Dimension): Axis {
+  if (d.kind === 'categorical') return { kind: 'categorical', k: d.values.length };
+  // A discrete axis' kernel is at least one step wide, so a neighbouring value stays reachable.
+  if (d.kind === 'ordinal') return { kind: 'continuous', minBandwidth: 1 / Math.max(1, d.values.length - 1) };
+  if (d.kind === 'numeric' && d.integer) {
+    const span = d.log ? Math.log(d.hi) - Math.log(d.lo) : d.hi - d.lo;
+    const step = d.log ? Math.log((d.lo + 1) / d.lo) : 1;
+    return { kind: 'continuous', minBandwidth: Math.min(0.5, step / span) };
+  }
+  return { kind: 'continuous', minBandwidth: 0.002 };
+}
+
+/** The config a model point stands for: `base` with every searched value set, inactive ones left as in `base`. */
+function configOf(dims: readonly Dimension[], searched: readonly Dimension[], u: readonly number[], base: ParameterConfig): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...base };
+  for (const d of dims) if (d.kind === 'fixed') next[d.name] = d.value;
+  searched.forEach((d, j) => {
+    next[d.name] = decode(d, u[j]!);
+  });
+  for (const d of dims) {
+    if (isActive(d, next)) continue;
+    if (base[d.name] === undefined) delete next[d.name];
+    else next[d.name] = base[d.name];
+  }
+  return next;
+}
+
+function pointOf(searched: readonly Dimension[], config: ParameterConfig): Point {
+  return searched.map((d) => (isActive(d, config) ? encode(d, config[d.name]) : undefined));
+}
+
+function distance(axes: readonly Axis[], a: Point, b: Point): number {
+  let s = 0;
+  let n = 0;
+  axes.forEach((axis, j) => {
+    const x = a[j];
+    const y = b[j];
+    if (x === undefined || y === undefined) return;
+    n++;
+    s += axis.kind === 'categorical' ? (x === y ? 0 : 1) : (x - y) ** 2;
+  });
+  return n === 0 ? 0 : Math.sqrt(s / n);
+}
+
+function latinHypercube(axes: readonly Axis[], settings: TpeSettings, index: number, random: RandomSource): number[] {
+  const design = createSeededRandom(proposalSeed(settings.seed, -1, 0));
+  const size = settings.startup;
+  const row = index % size;
+  return axes.map((axis) => {
+    const perm = Array.from({ length: size }, (_, i) => i);
+    for (let i = size - 1; i > 0; i--) {
+      const j = Math.floor(design.next() * (i + 1));
+      [perm[i], perm[j]] = [perm[j]!, perm[i]!];
+    }
+    const u = (perm[row]! + random.next()) / size;
+    return axis.kind === 'categorical' ? Math.min(axis.k - 1, Math.floor(u * axis.k)) : u;
+  });
+}
+
+/**
+ * One TPE step: the next full config to evaluate, different from `current` in at least one searched
+ * parameter and from every evaluated config (see `createTpeProposer` for the method).
+ */
+export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number): Record<string, unknown> {
+  const random = createSeededRandom(proposalSeed(settings.seed, iteration, attempt));
+  const searched = dims.filter((d) => d.kind !== 'fixed');
+  const axes = searched.map(axisOf);
+  const key = (c: ParameterConfig) => JSON.stringify(dims.map((d) => c[d.name] ?? null));
+  const seen = new Set([...observations.map((o) => key(o.config)), key(current)]);
+  const crashes = settings.avoidCrashes ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config)) : [];
+  const evaluated = observations.filter((o) => o.loss !== undefined).sort((a, b) => a.loss! - b.loss! || a.iteration - b.iteration);
+  const points = evaluated.map((o) => pointOf(searched, o.config));
+  const nearCrash = (x: Point) => {
+    if (crashes.length === 0) return false;
+    const toCrash = Math.min(...crashes.map((c) => distance(axes, x, c)));
+    const toOk = points.length ? Math.min(...points.map((p) => distance(axes, x, p))) : Infinity;
+    return toCrash < CRASH_RADIUS && toCrash <= toOk;
+  };
+  const fresh = (u: number[]) => {
+    const c = configOf(dims, searched, u, current);
+    return !seen.has(key(c)) && !nearCrash(pointOf(searched, c)) ? c : undefined;
+  };
+
+  if (evaluated.length < settings.startup) {
+    for (let i = 0; i < 50; i++) {
+      const u = i === 0 ? latinHypercube(axes, settings, observations.length, random) : axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next()));
+      const c = fresh(u);
+      if (c) return c;
+    }
+  } else {
+    const nGood = Math.min(25, Math.max(1, Math.ceil(settings.gamma * evaluated.length)));
+    const good = points.slice(0, nGood);
+    const bad = [...points.slice(nGood), ...crashes];
+    const l = fitParzen(axes, good);
+    const g = fitParzen(axes, bad);
+    const best = points[0]!;
+    const nLocal = Math.round(settings.local * settings.candidates);
+    if (random.next() < settings.refine) {
+      // A refinement step around the incumbent: one or two parameters, a step that shrinks with every row since the best.
+      const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
+      const step = Math.max(0.01, 0.25 * 0.85 ** since);
+      for (let i = 0; i < 20; i++) {
+        const c = fresh(refineMove(axes, best, step, random));
+        if (c) return c;
+      }
+    }
+    let chosen: { c: Record<string, unknown>; score: number } | undefined;
+    // Categorical exploration: now and then, every candidate has one category forced to a value the incumbent does not have.
+    const cats = axes.map((a, j) => j).filter((j) => axes[j]!.kind === 'categorical');
+    let forced: [number, number] | undefined;
+    if (cats.length > 0 && random.next() < EXPLORE) {
+      const j = cats[Math.floor(random.next() * cats.length)]!;
+      const k = (axes[j] as { k: number }).k;
+      const others = Array.from({ length: k }, (_, v) => v).filter((v) => v !== best[j]);
+      forced = [j, others[Math.floor(random.next() * others.length)]!];
+    }
+    for (let i = 0; i < settings.candidates; i++) {
+      const u = i < nLocal ? localMove(axes, best, l.bandwidths, random) : l.sample(random);
+      if (forced) u[forced[0]] = forced[1];
+      const c = fresh(u);
+      if (!c) continue;
+      const x = pointOf(searched, c);
+      const score = l.logDensity(x) - g.logDensity(x);
+      if (!chosen || score > chosen.score) chosen = { c, score };
+    }
+    if (chosen) return chosen.c;
+    for (let i = 0; i < 50; i++) {
+      const c = fresh(l.sample(random));
+      if (c) return c;
+    }
+  }
+  return fallback(dims, searched, current, random);
+}
+
+/** A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth. */
+function localMove(axes: readonly Axis[], best: Point, bandwidths: readonly number[], random: RandomSource): number[] {
+  const p = Math.min(1, 2 / axes.length);
+  const forced = Math.floor(random.next() * axes.length);
+  return axes.map((axis, j) => {
+    const b = best[j];
+    const move = j === forced || random.next() < p;
+    if (axis.kind === 'categorical') {
+      if (b === undefined || (move && random.next() < 0.5)) return Math.floor(random.next() * axis.k);
+      return b;
+    }
+    if (b === undefined) return random.next();
+    return move ? sampleTruncated(b, Math.max(axis.minBandwidth, bandwidths[j]! * 0.5), random) : b;
+  });
+}
+
+/** The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete step), a category to another value. */
+function refineMove(axes: readonly Axis[], best: Point, step: number, random: RandomSource): number[] {
+  const u = axes.map((axis, j) => best[j] ?? (axis.kind === 'categorical' ? Math.floor(random.next() * axis.k) : random.next()));
+  const count = Math.min(axes.length, random.next() < 1 / 3 ? 2 : 1);
+  const order = axes.map((_, j) => j).sort(() => random.next() - 0.5).slice(0, count);
+  for (const j of order) {
+    const axis = axes[j]!;
+    if (axis.kind === 'categorical') {
+      u[j] = (u[j]! + 1 + Math.floor(random.next() * (axis.k - 1))) % axis.k;
+      // Another category usually wants other numbers (adam wants another lr than sgd): move them too.
+      axes.forEach((a, i) => {
+        if (a.kind !== 'categorical' && random.next() < 0.5) u[i] = sampleTruncated(u[i]!, Math.max(COUPLED, a.minBandwidth), random);
+      });
+    } else {
+      const sigma = Math.max(step, axis.minBandwidth);
+      u[j] = sampleTruncated(u[j]!, sigma, random);
+    }
+  }
+  return u;
+}
+
+/** Every candidate was a repeat: change one searched parameter to another value at random. */
+function fallback(dims: readonly Dimension[], searched: readonly Dimension[], current: ParameterConfig, random: RandomSource): Record<string, unknown> {
+  for (let i = 0; i < 100; i++) {
+    const d = searched[Math.floor(random.next() * searched.length)]!;
+    const u = d.kind === 'categorical' ? Math.floor(random.next() * d.values.length) : random.next();
+    const next = configOf(dims, [d], [u], current);
+    if (!sameValue(next[d.name], current[d.name])) return next;
+  }
+  return configOf(dims, searched, searched.map((d) => (d.kind === 'categorical' ? 0 : random.next())), current);
+}
