@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
 /** The name prefix of every per-run cgroup directory. */
@@ -20,8 +21,8 @@ function v2MountPoint(): string | null {
 
 /**
  * The cgroup v2 directory this process lives in, when this process may create child cgroups in it
- * (probed once by creating and removing one; root usually may, a user session under systemd
- * usually may not), else null. Per-run cgroups are created under it, so a loop run inside another
+ * and move a process into one (probed once: a cgroup is created, a shell moves itself in, the
+ * cgroup is removed; root usually may, a user session under systemd usually may not), else null. Per-run cgroups are created under it, so a loop run inside another
  * loop's command is nested in that command's cgroup and killed with it. Cached for the process.
  * `LOOP_CGROUP=off` in the environment turns per-run cgroups off (the run-token scan then finds
  * the processes), e.g. where a container runtime manages the cgroup tree itself.
@@ -38,13 +39,38 @@ export function runCgroupBase(): string | null {
     const dir = join(mount, rel);
     const probe = join(dir, `${RUN_CGROUP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(probe);
-    const usable = existsSync(join(probe, 'cgroup.procs'));
-    rmdirSync(probe);
-    if (usable) base = dir;
+    // A process must be able to move itself in (controllers enabled in a delegated subtree can refuse it).
+    const moved = existsSync(join(probe, 'cgroup.procs')) && spawnSync('/bin/sh', ['-c', 'echo $$ > "$0"', join(probe, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 }).status === 0;
+    for (let i = 0; i < 100 && !removeCgroup(probe); i++) spawnSync('/bin/sh', ['-c', ':'], { stdio: 'ignore' }); // the exited probe leaves the cgroup within moments
+    if (moved) {
+      base = dir;
+      sweepStaleCgroups(dir);
+    }
   } catch {
     // not writable, no cgroup v2, no /proc: the run-token scan is the fallback
   }
   return base;
+}
+
+/** How long an empty `loop-*` cgroup must have existed before a new process removes it as stale, in ms. */
+const STALE_MS = 60_000;
+
+/**
+ * Removes the empty `loop-*` cgroups a killed loop left under `dir` (its `exit` hook cannot wait for
+ * the kernel to empty them; a SIGKILL runs no hook). Only cgroups older than a minute are touched:
+ * a live run's cgroup is populated from the moment its command starts.
+ */
+function sweepStaleCgroups(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory() || !entry.name.startsWith(RUN_CGROUP_PREFIX)) continue;
+    const path = join(dir, entry.name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs < STALE_MS || cgroupPids(path).length > 0) continue;
+    } catch {
+      continue;
+    }
+    removeCgroup(path);
+  }
 }
 
 /** Creates the cgroup of one run, named after its token; null when cgroups are not usable here. */
