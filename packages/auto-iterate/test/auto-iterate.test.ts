@@ -135,7 +135,7 @@ describe('auto-iterate preset (real git, real processes)', () => {
     await createAutoIterate(options([1], { proposer })).run();
     const [, row] = rows();
     expect(row).toMatchObject({ status: 'rejected', score: null });
-    expect(row!.description).toMatch(/changed read-only scratch\.txt/);
+    expect(row!.description).toMatch(/changed outside the targets scratch\.txt/);
     expect(git('status', '--porcelain')).toBe('');
     expect(readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')).toBe('run x=0\n');
   });

@@ -1,4 +1,4 @@
-import { compareSnapshots, type Artifact } from '../artifact.js';
+import { compareSnapshots, isUnder, type Artifact } from '../artifact.js';
 import { isLoopError, type LoopError } from '../errors.js';
 import { firstVerdict, type GuardVerdict } from '../guard.js';
 import type { Harness } from '../harness.js';
@@ -57,6 +57,14 @@ export interface Outcome {
   halt?: HaltInfo;
   /** The error the run throws after its stop sequence (HARNESS_TAMPERED). */
   fatal?: LoopError;
+}
+
+/** Says which violations touched a read-only path and which lie elsewhere outside the targets. */
+function describeViolations(artifact: Artifact, violations: readonly string[]): string {
+  const path = (v: string) => v.replace(/ \(.*\)$/, '');
+  const readOnly = violations.filter((v) => artifact.readOnly.some((r) => isUnder(path(v), r)));
+  const outside = violations.filter((v) => !readOnly.includes(v));
+  return [readOnly.length ? `changed read-only ${readOnly.join(', ')}` : '', outside.length ? `changed outside the targets ${outside.join(', ')}` : ''].filter(Boolean).join('; ');
 }
 
 const messageOf = (error: unknown) => (isLoopError(error) ? error.message : (error as Error)?.message ?? String(error));
@@ -129,7 +137,7 @@ export async function runCandidate(
     if (changedFiles) o.changedFiles = changedFiles;
     if (slot.commit) o.candidateId = await slot.commit({ iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) });
     if (changes && changes.violations.length > 0) {
-      return Object.assign(o, { status: 'rejected' as const, description: `${proposal.description} (changed read-only ${changes.violations.join(', ')})` });
+      return Object.assign(o, { status: 'rejected' as const, description: `${proposal.description} (${describeViolations(slot.artifact!, changes.violations)})` });
     }
     if (changes && changes.changed.length === 0) {
       return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (no change: not evaluated)` });

@@ -188,7 +188,7 @@ describe('createLoop', () => {
     expect(artifact.get()).toBe(0);
   });
 
-  it('rejects a change to a read-only path without evaluating it', async () => {
+  it('rejects a change outside the mutable paths without evaluating it, saying it is outside the targets', async () => {
     const artifact = { ...createMemoryArtifact(0), mutable: ['nothing'] };
     const inner = createMemoryArtifact(0);
     const loopArtifact = { ...artifact, inspect: inner.inspect };
@@ -205,7 +205,7 @@ describe('createLoop', () => {
     });
     await loop.run();
     expect(results.rows[1]).toMatchObject({ status: 'rejected', score: null });
-    expect(results.rows[1]?.description).toMatch(/read-only value/);
+    expect(results.rows[1]?.description).toMatch(/changed outside the targets value/);
     expect(harness.runs).toEqual([0]);
     expect(inner.get()).toBe(0);
   });
