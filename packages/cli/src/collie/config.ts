@@ -31,6 +31,12 @@ export const collieAgentConfigSchema = z
       .optional()
       .describe('The reply is this field of a JSON object the agent prints (e.g. "result" for claude -p --output-format json); usagePattern still reads the raw output. Default: the whole output is the reply.'),
     logDir: z.string().min(1).optional().describe('Where each call\'s output is logged, relative to the config file. Default <stateRoot>/autoiter/<projectId>/agent-logs.'),
+    sandbox: z
+      .enum(['auto', 'bwrap', 'none'])
+      .default('none')
+      .describe('Confine each agent call with bubblewrap to its working directory, writable and a private /tmp: auto (when bwrap works here), bwrap (required), none. Default none: an agent committing in a worktree also needs projectDir\'s .git in writable.'),
+    writable: z.array(z.string().min(1)).default([]).describe('Extra writable paths inside the sandbox, relative to the config file, absolute or ~/... (e.g. ".git", "~/.claude").'),
+    network: z.boolean().default(true).describe('Allow network inside the sandbox (an agent CLI calls its model API). Default true.'),
   })
   .strict();
 
