@@ -9,8 +9,8 @@ export interface EvaluatorInvocation {
   /** The shell command (for `/bin/sh -c`), printing `dim.<name>: <n>` lines and `score: <n>` last. */
   readonly command: string;
   /**
-   * Absolute paths of every file the evaluation runs (the evaluator's modules and its libraries'
-   * entry files): give them to auto-iterate's `harnessFiles` so that a change to any of them is
+   * Absolute paths of every file the evaluation runs (the evaluator's modules, and every
+   * JavaScript file and the package.json of the libraries it loads): give them to auto-iterate's `harnessFiles` so that a change to any of them is
    * `HARNESS_TAMPERED` (seed 001: 评估脚本不可修改).
    */
   readonly harnessFiles: string[];
@@ -43,6 +43,21 @@ function filesIn(dir: string, keep: (name: string) => boolean): string[] {
   return readdirSync(dir).filter(keep).sort().map((n) => join(dir, n));
 }
 
+/** Every JavaScript file of the package `entry` belongs to (whichever of its builds Node loads), sorted. */
+function libraryFiles(entry: string): string[] {
+  let root = dirname(entry);
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory() && e.name !== 'node_modules') walk(join(dir, e.name));
+      else if (e.isFile() && /\.(c|m)?js$/.test(e.name)) out.push(join(dir, e.name));
+    }
+  };
+  walk(root);
+  return [join(root, 'package.json'), ...out];
+}
+
 /**
  * The command that runs the `type` evaluator on `target` and the files it depends on. A built
  * package runs `node <pkg>/dist/main.js`; a source checkout (this module loaded from `src/`, as in
@@ -55,7 +70,7 @@ export function evaluatorInvocation(type: EvaluatorTarget, target: string, optio
   const pkg = options.packageDir ?? evaluatorsPackageDir();
   const fromSource = !existsSync(join(pkg, 'dist', 'main.js')) || fileURLToPath(import.meta.url).endsWith('.ts');
   const require = createRequire(join(pkg, 'package.json'));
-  const libs = ['minisearch', 'yaml'].map((m) => require.resolve(m));
+  const libs = ['minisearch', 'yaml'].flatMap((m) => libraryFiles(require.resolve(m)));
   const args = [type, target, ...(options.agent ? ['--agent', options.agent] : []), ...(options.questions ? ['--questions', options.questions] : [])].map(q).join(' ');
   if (!fromSource) {
     return { command: `${q(process.execPath)} ${q(join(pkg, 'dist', 'main.js'))} ${args}`, harnessFiles: [...filesIn(join(pkg, 'dist'), (n) => n.endsWith('.js')), ...libs] };
