@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigFileError, parseConfigText } from './load-config.js';
+import { COLLIE_CONFIG_KIND } from './collie/load.js';
+import { ConfigFileError, parseConfigText, parseConfigTextOf } from './load-config.js';
 
 const agentConfig = `targetFiles: [train.mjs]
 runCommand: node train.mjs
@@ -34,5 +35,12 @@ describe('sandbox fields of a config file', () => {
       expect((error as ConfigFileError).code).toBe('CONFIG_INVALID');
       expect(String((error as Error).message)).toMatch(/loop\.config\.yaml:8.*proposer\.sandbox.*"auto".*"bwrap".*"none"/s);
     }
+  });
+
+  it('a collie agent reads sandbox, writable and network too (default none, [], network on)', () => {
+    const base = 'projectId: app\ntask: t\nagent:\n  command: sh agent.sh\n';
+    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, base, '/w/collie.config.yaml').agent).toMatchObject({ sandbox: 'none', writable: [], network: true });
+    const set = parseConfigTextOf(COLLIE_CONFIG_KIND, `${base}  sandbox: auto\n  writable: [.git]\n`, '/w/collie.config.yaml');
+    expect(set.agent).toMatchObject({ sandbox: 'auto', writable: ['.git'] });
   });
 });
