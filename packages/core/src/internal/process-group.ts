@@ -6,9 +6,9 @@ import { dirname } from 'node:path';
 import { bwrapArgv, bwrapStatus, type SandboxSpec } from '../sandbox.js';
 import { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV, writePidFile } from './pid-file.js';
 import { createRunCgroup } from './run-cgroup.js';
-export { describeExit, signalOfExitCode } from './exit-status.js';
-import { endRun, endRunSync, killGroup, signalRun, type RunProcesses } from './run-reaper.js';
+import { endRun, endRunSync, signalRun, type RunProcesses } from './run-reaper.js';
 
+export { describeExit, signalOfExitCode } from './exit-status.js';
 export { killGroup } from './run-reaper.js';
 
 const live = new Map<string, RunProcesses>();
@@ -29,7 +29,6 @@ function installExitHook(): void {
  * (`$2`, or empty; `$3` is the record after its pgid), so both hold before anything runs.
  */
 const PROLOGUE = '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; [ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null; shift 3; exec "$@"';
-
 
 /** Options of {@link runInGroup}. */
 export interface GroupRunOptions {
@@ -104,7 +103,13 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const cgroup = createRunCgroup(token);
   const bwrap = options.sandbox ? bwrapStatus().path ?? 'bwrap' : undefined;
   const commandArgv = [...(bwrap && options.sandbox ? bwrapArgv(bwrap, options.cwd, options.sandbox) : []), '/bin/sh', '-c', options.command];
-  if (pidFile) mkdirSync(dirname(pidFile), { recursive: true });
+  if (pidFile) {
+    try {
+      mkdirSync(dirname(pidFile), { recursive: true });
+    } catch {
+      // best effort, like the pid file itself: the run goes on without the orphan clean-up
+    }
+  }
   const record = JSON.stringify({ token, ...(cgroup ? { cgroup } : {}) }).slice(1);
   const argv = cgroup || pidFile ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record, ...commandArgv] : commandArgv;
   const started = performance.now();
