@@ -43,8 +43,9 @@ export interface FlowPipelineOptions {
    * Absolute directory, outside the worktree, of the content-addressed store behind the flow's
    * worktree snapshots (`@loop/rollback-snapshot` `createTreeSnapshotStore`): the first FIX that
    * uses a store copies the worktree once, later snapshots cost one `lstat` per file plus the
-   * files changed. Safe to delete when no run is active.
-   * @default `<directory of fix-plan.md>/flow-snapshots`, i.e. `iter-N/flow-snapshots/` of the run
+   * files changed; contents are stored once however many FIXes and iterations see them. Safe to
+   * delete when no run is active.
+   * @default `<parent of the directory of fix-plan.md>/flow-snapshots`, i.e. the run's `flow-snapshots/` (fix-plan.md is `<run>/iter-N/fix-plan.md`)
    */
   snapshotDir?: string;
   /** Extra environment of the commands (merged over `process.env`). */
@@ -108,7 +109,7 @@ function needsTdd(fix: FixRecord): boolean {
 
 async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcripts: Map<string, string>, stores: Map<string, TreeSnapshotStore>): Promise<string> {
   const logDir = o.logDir ?? join(dirname(ctx.planPath), 'flow');
-  const storeDir = o.snapshotDir ?? join(dirname(ctx.planPath), 'flow-snapshots');
+  const storeDir = o.snapshotDir ?? join(dirname(dirname(ctx.planPath)), 'flow-snapshots');
   assertOutside('logDir', logDir, ctx.worktree);
   assertOutside('snapshotDir', storeDir, ctx.worktree);
   const store = storeFor(stores, ctx.worktree, storeDir);
