@@ -40,6 +40,8 @@ export default defineConfig({
       project('example-ml-tuning', 'examples/ml-tuning', 120_000),
       project('example-custom-harness', 'examples/custom-harness'),
       project('example-policy-testing', 'examples/policy-testing'),
+      project('example-skill-tuning', 'examples/skill-tuning', 60_000),
+      project('example-memory-tuning', 'examples/memory-tuning', 60_000),
     ],
   },
 });
