@@ -1,4 +1,4 @@
-import { checkMetricPattern, hyperparameterMutatorOptionsSchema } from '@loop/core';
+import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
 import { z } from 'zod';
 import { targetSchema } from './target.js';
 
@@ -33,6 +33,34 @@ export const mutatorProposerSchema = z
       })
       .describe('The parameters it may change: { values: [...] } or { min, max, scale?, integer? }.'),
     seed: z.number().int().nonnegative().default(1).describe('Seed of the random source. Default 1.'),
+  })
+  .strict();
+
+const tpeWhen = z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()])).min(1)).optional().describe('Active only while each named parameter holds one of these values, e.g. { optimizer: [sgd] }.');
+
+/** zod schema of the `proposer: { type: 'tpe', ... }` block (the default when a parameter space is given). */
+export const tpeProposerSchema = z
+  .object({
+    type: z.literal('tpe'),
+    file: z.string().min(1).describe('The JSON or YAML (.yaml/.yml) config file it edits (one of targetFiles), relative to dir.'),
+    space: z
+      .record(
+        z.string(),
+        z.union([
+          valueList.extend({ when: tpeWhen }),
+          numberRange.extend({ when: tpeWhen }),
+          z.object({ fixed: z.union([z.string(), z.number(), z.boolean()]).describe('Always written as this value.'), when: tpeWhen }).strict(),
+        ]),
+      )
+      .refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter')
+      .superRefine((space, ctx) => {
+        for (const [name, p] of Object.entries(space)) {
+          const result = tpeParameterSchema.safeParse(p);
+          if (!result.success) for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: [name, ...issue.path] });
+        }
+      })
+      .describe('The parameters it searches: { values: [...] }, { min, max, scale?, integer? } or { fixed }, each with an optional when.'),
+    seed: z.number().int().nonnegative().default(1).describe('Seed of the proposals. Default 1.'),
   })
   .strict();
 
@@ -109,8 +137,8 @@ export const loopConfigSchema = z
     targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
     wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
     proposer: z
-      .discriminatedUnion('type', [mutatorProposerSchema, agentProposerSchema])
-      .describe('Who makes the edits: { type: mutator, file, space, seed } or { type: agent, command, goal }.'),
+      .discriminatedUnion('type', [tpeProposerSchema, mutatorProposerSchema, agentProposerSchema])
+      .describe('Who makes the edits: { type: tpe, file, space, seed } (model-based, the default for a parameter space), { type: mutator, file, space, seed } (one value per iteration) or { type: agent, command, goal }.'),
     allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
     maxRepairAttempts: z.number().int().nonnegative().default(2).describe('Repair attempts for a crash within one iteration. Default 2.'),
     pauseAfterCrashes: z.number().int().positive().default(3).describe('Crashes in a row that pause with a strategy-review hint. Default 3.'),
@@ -140,9 +168,9 @@ export const loopConfigSchema = z
       if (builtIn && c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `target type ${c.target?.type} brings its own evaluator; remove ${field}` });
     }
   })
-  .refine((c) => c.proposer.type !== 'mutator' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file), {
-    message: 'the mutator file must be one of targetFiles',
-    path: ['proposer', 'file'],
+  .superRefine((c, ctx) => {
+    if (c.proposer.type === 'agent' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file)) return;
+    ctx.addIssue({ code: 'custom', message: `the ${c.proposer.type} file must be one of targetFiles`, path: ['proposer', 'file'] });
   });
 
 /** A config file as written (defaults not applied). */

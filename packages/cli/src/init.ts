@@ -12,8 +12,8 @@ export type Preset = (typeof PRESETS)[number];
 export const SCHEMA_HINT = './node_modules/@loop/cli/schema/loop-config.schema.json';
 
 /**
- * The commented starter config of a preset, as YAML. It validates as is: a hyperparameter
- * mutator on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`.
+ * The commented starter config of a preset, as YAML. It validates as is: a TPE
+ * proposer on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`.
  */
 export function starterConfig(preset: Preset = 'auto-iterate'): string {
   switch (preset) {
@@ -53,9 +53,10 @@ maxIterations: 20
 # targetScore: 0.5     # stop once the best score reaches this
 # wallClockS: 28800    # stop after 8 hours
 
-# Who makes the edits. A hyperparameter mutator changes one value of a JSON file per iteration:
+# Who makes the edits. The TPE proposer models the rows so far and changes one or several values
+# of a JSON or YAML file per iteration (type: mutator changes one value at random instead):
 proposer:
-  type: mutator
+  type: tpe
   file: config.json
   seed: 1
   space:

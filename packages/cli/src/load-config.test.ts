@@ -37,7 +37,7 @@ describe('config files', () => {
   it('the starter config of the auto-iterate preset validates as written', () => {
     const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
     expect(config).toMatchObject({ preset: 'auto-iterate', dir: '.', targetFiles: ['config.json'], metricName: 'score', maxIterations: 20 });
-    expect(config.proposer.type).toBe('mutator');
+    expect(config.proposer.type).toBe('tpe');
   });
 
   it('defaults are applied: direction lower, time budget 300 s, kill timeout 600 s, seed 1', () => {
@@ -59,9 +59,9 @@ describe('config files', () => {
     expect(e.issues[0]!.message).toMatch(/unknown field "runComand"; allowed fields: .*runCommand/);
   });
 
-  it('a nested error points at the nested line (proposer.type lists mutator and agent)', () => {
+  it('a nested error points at the nested line (proposer.type lists tpe, mutator and agent)', () => {
     const e = issuesOf(minimal.replace('type: mutator', 'type: mutatr'));
-    expect(e.issues[0]).toMatchObject({ path: 'proposer.type', line: 5, message: '"mutatr" is not allowed; allowed values: "mutator", "agent"' });
+    expect(e.issues[0]).toMatchObject({ path: 'proposer.type', line: 5, message: '"mutatr" is not allowed; allowed values: "tpe", "mutator", "agent"' });
   });
 
   it('a missing required field is named, on the line of its parent', () => {

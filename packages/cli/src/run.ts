@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createHyperparameterMutator, createSeededRandom, killOrphanGroup, type LoopEventType, type Proposer } from '@loop/core';
+import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
@@ -73,8 +74,14 @@ function readResumeTag(dir: string, file: string): string {
   throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
 }
 
+/** How the TPE proposer reads and writes its config file: YAML for `.yaml`/`.yml`, else JSON. */
+export function configCodecFor(file: string): ConfigCodec {
+  return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
+}
+
 function createProposer(config: LoopConfig, dir: string, onWarning: (message: string) => void): Proposer {
   const p = config.proposer;
+  if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed });
   if (p.type === 'mutator') return createHyperparameterMutator({ file: join(dir, p.file), space: p.space, random: createSeededRandom(p.seed) });
   return createAgentCommandProposer({
     command: p.command,

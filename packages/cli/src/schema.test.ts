@@ -11,7 +11,7 @@ describe('JSON Schema', () => {
   it('the schema lists the proposer forms and the allowed directions for editors', () => {
     const schema = JSON.parse(schemaText()) as { properties: Record<string, { enum?: string[]; oneOf?: unknown[] }>; required: string[] };
     expect(schema.properties.direction!.enum).toEqual(['lower', 'higher']);
-    expect(schema.properties.proposer!.oneOf).toHaveLength(2);
+    expect(schema.properties.proposer!.oneOf).toHaveLength(3);
     // targetFiles, runCommand and metricName are required only without a target (a built-in evaluator brings them): checked by the zod schema.
     expect(schema.required).toEqual(['proposer']);
     expect((schema.properties.target as { properties?: Record<string, { enum?: string[] }> }).properties!.type!.enum).toEqual(['skill', 'skill-full', 'memory', 'code']);

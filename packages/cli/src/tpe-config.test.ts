@@ -1,0 +1,56 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConfigFileAdapter, createTpeProposer, type ProposalContext } from '@loop/core';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { ConfigFileError, parseConfigText } from './load-config.js';
+import { configCodecFor } from './run.js';
+
+const config = `targetFiles: [params.yaml]
+runCommand: node eval.mjs
+metricName: score
+proposer:
+  type: tpe
+  file: params.yaml
+  space:
+    optimizer: { values: [sgd, adam] }
+    momentum: { min: 0, max: 0.99, when: { optimizer: [sgd] } }
+    lr: { min: 0.0001, max: 0.1, scale: log }
+    epochs: { fixed: 3 }
+`;
+
+describe('proposer type tpe', () => {
+  it('a tpe proposer with conditional and fixed parameters validates; its seed defaults to 1', () => {
+    const c = parseConfigText(config, 'loop.config.yaml');
+    expect(c.proposer).toMatchObject({ type: 'tpe', file: 'params.yaml', seed: 1 });
+  });
+
+  it("an invalid tpe space is refused at load time with the proposer's own rules, naming the field", () => {
+    let error: unknown;
+    try {
+      parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', 'min: 0, max: 0.1, scale: log'), 'loop.config.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as ConfigFileError).issues.map((i) => i.path)).toEqual(['proposer.space.lr.min']);
+  });
+
+  it('edits a YAML config file in place (the codec loop run uses for .yaml), other keys kept', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loop-cli-tpe-'));
+    try {
+      await writeFile(join(dir, 'params.yaml'), 'optimizer: adam\nmomentum: 0.5\nlr: 0.01\nepochs: 1\nname: run-a\n');
+      const c = parseConfigText(config, 'loop.config.yaml');
+      if (c.proposer.type !== 'tpe') throw new Error('expected tpe');
+      const proposer = createTpeProposer({ config: createConfigFileAdapter({ dir, file: 'params.yaml', codec: configCodecFor('params.yaml') }), space: c.proposer.space, seed: 1 });
+      const context = { iteration: 1, attempt: 0, history: [{ iteration: 0, candidateId: '', score: 1, status: 'baseline' }], baseline: 1, best: 1, direction: 'minimize', hints: [], signal: new AbortController().signal } as unknown as ProposalContext;
+      const proposal = await proposer.propose(context);
+      const after = parse(await readFile(join(dir, 'params.yaml'), 'utf8'));
+      expect(after).toMatchObject({ epochs: 3, name: 'run-a' });
+      expect(proposal.description).toContain('epochs 1 -> 3');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
