@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAutoIterate, dateTag, formatAutoIterateHistory, formatIterationLine, formatSummary } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
+import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, createTpeProposer, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
@@ -10,11 +10,16 @@ export interface DemoOptions {
   iterations?: number;
   /** Time budget per training run in seconds; on resume, the run's own budget. @default 20 */
   budgetS?: number;
-  /** Seed of the hyperparameter mutator; on resume, the run's own seed. @default 1 */
+  /** Seed of the proposer; on resume, the run's own seed. @default 1 */
   seed?: number;
+  /**
+   * The built-in proposer: `tpe` (model-based, several parameters per proposal, rebuilt from
+   * results.tsv on resume) or `mutator` (one parameter per iteration at random). @default 'tpe'
+   */
+  proposer?: 'tpe' | 'mutator';
   /** The workspace directory. @default examples/ml-tuning/.runs/<tag> */
   out?: string;
-  /** An agent CLI to use instead of the mutator (prompt on stdin). */
+  /** An agent CLI to use instead of the built-in proposer (prompt on stdin). */
   agent?: string;
   /** Continue the run in `out`. @default false */
   resume: boolean;
@@ -61,7 +66,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
     const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
-    // A resumed run must measure like the run it continues: same budget, same mutator seed.
+    // A resumed run must measure like the run it continues: same budget, same proposer seed.
     for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed]] as const) {
       if (given !== undefined && given !== stored) throw new Error(`[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`);
     }
@@ -85,7 +90,9 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
         timeoutMs: 15 * 60_000,
         formatHistory: formatAutoIterateHistory,
       })
-    : createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) });
+    : options.proposer === 'mutator'
+      ? createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) })
+      : createTpeProposer({ config: createConfigFileAdapter({ dir, file: 'config.json' }), space, seed });
   const keepPolicy: KeepPolicy = options.keep === 'noise-aware'
     ? createNoiseAwareKeepPolicy({ maxSamples: options.repeats ?? 10, minSamples: Math.min(4, options.repeats ?? 10) })
     : strictImprovement();

@@ -2,14 +2,16 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
+const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
   --budget-s S     training time budget per run, in seconds                  [default 20]
-  --seed N         seed of the hyperparameter mutator                        [default 1]
+  --seed N         seed of the proposer                                      [default 1]
+  --proposer P     tpe (model-based, several parameters at once) or mutator
+                   (one parameter at random per iteration)                   [default tpe]
   --out DIR        the workspace (a new git repository)   [default examples/ml-tuning/.runs/<tag>]
-  --agent CMD      use an agent CLI (prompt on stdin) instead of the mutator
+  --agent CMD      use an agent CLI (prompt on stdin) instead of the built-in proposer
   --resume         continue the run in --out from its last keep commit
   --keep RULE      strict (any lower val_bpc) or noise-aware (re-run a candidate and keep it
                    only when its gain clears the run-to-run noise at 95%)     [default strict]
@@ -25,7 +27,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--budget-s', '--seed', '--out', '--agent', '--keep', '--repeats']);
+const VALUE_FLAGS = new Set(['--iterations', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
       iterations: { type: 'string' },
       'budget-s': { type: 'string' },
       seed: { type: 'string' },
+      proposer: { type: 'string' },
       out: { type: 'string' },
       agent: { type: 'string' },
       resume: { type: 'boolean', default: false },
@@ -67,6 +70,8 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
+  const proposer = values.proposer ?? 'tpe';
+  if (proposer !== 'tpe' && proposer !== 'mutator') throw new TypeError(`--proposer must be tpe or mutator, got "${proposer}"`);
   const keep = values.keep ?? 'strict';
   if (keep !== 'strict' && keep !== 'noise-aware') throw new TypeError(`--keep must be strict or noise-aware, got "${keep}"`);
   if (values.repeats !== undefined && keep !== 'noise-aware') throw new TypeError('--repeats needs --keep noise-aware');
@@ -101,6 +106,7 @@ async function main(): Promise<number> {
     ...(values.seed === undefined ? {} : { seed: parseNumber('seed', values.seed, true, true) }),
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),
     ...(values.agent ? { agent: values.agent } : {}),
+    proposer,
     resume: values.resume,
     keep,
     repeats,
