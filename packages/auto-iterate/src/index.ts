@@ -30,3 +30,4 @@ export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, formatAuto
 export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
 export { DIMENSION_LINE, parseDimensionLines, withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 export type { DimensionsTsvOptions } from './dimensions-tsv.js';
+export { createNoNewDependenciesGuard, DEPENDENCY_MANIFESTS, isDependencyManifest } from './dependency-guard.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createAutoIterate, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
+import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
@@ -120,6 +120,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     resultsFile: resolved.resultsFile,
     ...(resolved.dimensionsFile ? { dimensionsFile: resolved.dimensionsFile } : {}),
     harnessFiles: resolved.harnessFiles,
+    // seed 001: CANNOT install dependencies, even inside a mutable skill or memory folder
+    ...(config.target ? { guards: [createNoNewDependenciesGuard(resolved.targetFiles)] } : {}),
     ...(config.pattern !== undefined ? { pattern: config.pattern } : {}),
     match: config.match,
     ...(config.metricFile !== undefined ? { metricFile: config.metricFile } : {}),

@@ -131,7 +131,7 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     expect(git('ls-files', 'memory')).not.toContain('db-copy.md');
   });
 
-  it('skill-full: the executable bit on a script is kept (conventions up); a script that no longer parses is discarded (code down)', async () => {
+  it('skill-full: the executable bit on a script is kept (conventions up); a script that no longer parses is discarded (code down); a new requirements.txt is rejected', async () => {
     cpSync(join(FIXTURES, 'full-good'), join(ws, 'wc'), { recursive: true });
     chmodSync(join(ws, 'wc/scripts/count.mjs'), 0o644);
     git('add', '.');
@@ -140,12 +140,16 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     useAgent(join(ws, 'loop.config.yaml'), agent([
       `fs.chmodSync('wc/scripts/count.mjs', 0o755); console.log('DESCRIPTION: make count.mjs executable');`,
       `fs.appendFileSync('wc/scripts/count.mjs', '\\nconst = ;\\n'); console.log('DESCRIPTION: add a broken line');`,
-    ]), 2);
+      `fs.writeFileSync('wc/requirements.txt', 'requests==2.32.3\\n'); console.log('DESCRIPTION: add a requirements file');`,
+    ]), 3);
     git('add', 'loop.config.yaml');
     git('commit', '-qm', 'config');
     const run = await cli('run');
     expect(run.code, run.out).toBe(0);
-    expect(rows('wc/results.tsv').map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+    const results = rows('wc/results.tsv');
+    expect(results.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'rejected']);
+    // seed 001: CANNOT install dependencies, even in the mutable skill folder
+    expect(results[3]!.description).toContain('no-new-dependencies: changed wc/requirements.txt');
     expect(git('ls-files', '-s', 'wc/scripts/count.mjs')).toMatch(/^100755 /);
     const dims = readFileSync(join(ws, 'wc/dimensions.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
     expect(dims[0]).toEqual(['commit', 'score', 'status', 'definition', 'code', 'conventions', 'consistency']);
