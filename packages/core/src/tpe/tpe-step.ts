@@ -134,7 +134,7 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
       const step = Math.max(0.01, 0.25 * 0.85 ** since);
       for (let i = 0; i < 20; i++) {
-        const c = fresh(refineMove(axes, best, step, random));
+        const c = fresh(refineMove(axes, points, step, random));
         if (c) return c;
       }
     }
@@ -183,7 +183,8 @@ function localMove(axes: readonly Axis[], best: Point, bandwidths: readonly numb
 }
 
 /** The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete step), a category to another value. */
-function refineMove(axes: readonly Axis[], best: Point, step: number, random: RandomSource): number[] {
+function refineMove(axes: readonly Axis[], ranked: readonly Point[], step: number, random: RandomSource): number[] {
+  const best = ranked[0]!;
   const u = axes.map((axis, j) => best[j] ?? (axis.kind === 'categorical' ? Math.floor(random.next() * axis.k) : random.next()));
   const count = Math.min(axes.length, random.next() < 1 / 3 ? 2 : 1);
   const order = axes.map((_, j) => j).sort(() => random.next() - 0.5).slice(0, count);
@@ -191,9 +192,13 @@ function refineMove(axes: readonly Axis[], best: Point, step: number, random: Ra
     const axis = axes[j]!;
     if (axis.kind === 'categorical') {
       u[j] = (u[j]! + 1 + Math.floor(random.next() * (axis.k - 1))) % axis.k;
-      // Another category usually wants other numbers (adam wants another lr than sgd): move them too.
+      // Another category usually wants other numbers (adam wants another lr than sgd): move them too,
+      // towards the best evaluated config that had this category when there is one.
+      const donor = ranked.find((p) => p[j] === u[j]);
       axes.forEach((a, i) => {
-        if (a.kind !== 'categorical' && random.next() < 0.5) u[i] = sampleTruncated(u[i]!, Math.max(COUPLED, a.minBandwidth), random);
+        if (a.kind === 'categorical' || random.next() >= 0.5) return;
+        const centre = donor?.[i] ?? u[i]!;
+        u[i] = sampleTruncated(centre, Math.max(donor ? step : COUPLED, a.minBandwidth), random);
       });
     } else {
       const sigma = Math.max(step, axis.minBandwidth);
