@@ -36,4 +36,6 @@ export type { SnapshotFs, SnapshotStats } from './snapshot-fs.js';
 export { utcStamp, slugify, safeFileName, pad3, baselineDirName, preEditFileName, keptDirName, BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN } from './snapshot-names.js';
 export { createTreeSnapshotStore, diffTreeSnapshots } from './tree-snapshot.js';
 export { treeSnapshotStoreOptionsSchema } from './tree-snapshot-types.js';
+export { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
+export type { TreeSnapshotFs } from './tree-snapshot-fs.js';
 export type { TreeSnapshotStore, TreeSnapshotStoreOptions, TreeSnapshot, TreeEntry, TreeChange, TreeRestoreReport } from './tree-snapshot-types.js';

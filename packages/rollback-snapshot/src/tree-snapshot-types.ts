@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import type { Clock } from '@loop/core';
 import { z } from 'zod';
+import type { TreeSnapshotFs } from './tree-snapshot-fs.js';
 
 /** One entry of a {@link TreeSnapshot}: a file (its content hash, mode and size), a directory, or a symlink. */
 export type TreeEntry =
@@ -76,6 +77,8 @@ export interface TreeSnapshotStoreOptions {
    * same stat): they are re-hashed next time. @default systemClock
    */
   readonly clock?: Clock;
+  /** The synchronous file-system calls (see {@link TreeSnapshotFs}). @default nodeTreeSnapshotFs (node:fs) */
+  readonly fs?: TreeSnapshotFs;
 }
 
 /** zod schema of {@link TreeSnapshotStoreOptions}. */
@@ -85,6 +88,7 @@ export const treeSnapshotStoreOptionsSchema = z
     storeDir: z.string().refine((p) => isAbsolute(p), 'storeDir must be an absolute path'),
     exclude: z.array(z.string().min(1).refine((n) => !n.includes('/'), 'an excluded name is one path segment, without /')).default(['.git']),
     clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()').optional(),
+    fs: z.custom<TreeSnapshotFs>((v) => typeof v === 'object' && v !== null && typeof (v as TreeSnapshotFs).lstatSync === 'function', 'fs must implement TreeSnapshotFs').optional(),
   })
   .refine((o) => {
     const rel = o.storeDir.startsWith(o.root.endsWith('/') ? o.root : `${o.root}/`) ? o.storeDir.slice(o.root.length).replace(/^\//, '') : undefined;

@@ -1,7 +1,8 @@
-import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { LoopError, parseOptions, systemClock } from '@loop/core';
 import { openObjectStore } from './internal/object-store.js';
+import { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
 import { applyPlan, compareEntries, currentEntries, isEmptyPlan, planRestore, sameEntry, type TreeComparison } from './internal/tree-restore.js';
 import { createTreeWalker, type WalkVisitor } from './internal/tree-walk.js';
 import { treeSnapshotStoreOptionsSchema, type TreeChange, type TreeEntry, type TreeRestoreReport, type TreeSnapshot, type TreeSnapshotStore, type TreeSnapshotStoreOptions } from './tree-snapshot-types.js';
@@ -76,18 +77,19 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
   const o = parseOptions(treeSnapshotStoreOptionsSchema, options, 'rollback-snapshot tree-snapshot');
   const root = o.root.length > 1 ? o.root.replace(/\/+$/, '') : o.root;
   const clock = o.clock ?? systemClock;
-  const objects = openObjectStore(o.storeDir);
+  const fs = o.fs ?? nodeTreeSnapshotFs;
+  const objects = openObjectStore(o.storeDir, fs);
   const records = new Map<string, StatRecord>();
-  const walker = createTreeWalker(root, new Set(o.exclude));
+  const walker = createTreeWalker(root, new Set(o.exclude), fs);
   const abs = (path: string) => join(root, ...path.split('/'));
 
   /** The entry of one walked path; a file is read and stored only when its stat record does not vouch for it. */
   const entryOf = (path: string, full: string, st: Stats, now: number): TreeEntry => {
     if (st.isDirectory()) return { type: 'dir', mode: st.mode & 0o7777 };
-    if (st.isSymbolicLink()) return { type: 'symlink', target: readlinkSync(full) };
+    if (st.isSymbolicLink()) return { type: 'symlink', target: fs.readlinkSync(full) };
     const known = records.get(path);
     if (unchanged(known, st) && known.entry.mode === (st.mode & 0o7777)) return known.entry;
-    const bytes = readFileSync(full);
+    const bytes = fs.readFileSync(full);
     const record = statRecord(st, objects.put(bytes), bytes.length, now);
     records.set(path, record);
     return record.entry;
@@ -156,10 +158,10 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     if (missing.length > 0) {
       throw new LoopError('RESTORE_FAILED', `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has a corrupt copy of ${missing.join(', ')}; the tree was not touched`, { details: { root, missing, rolledBack: true } });
     }
-    const failure = applyPlan(root, plan, blobs);
+    const failure = applyPlan(root, plan, blobs, fs);
     if (failure === undefined) {
       const now = clock.now();
-      for (const [path, e] of plan.write) records.set(path, statRecord(lstatSync(abs(path)), e.hash, e.size, now));
+      for (const [path, e] of plan.write) records.set(path, statRecord(fs.lstatSync(abs(path)), e.hash, e.size, now));
       return report;
     }
     // Put the tree back to how it was before this call, then fail loudly.
@@ -168,7 +170,7 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
       const before = currentEntries(cmp, target.entries);
       const back = planRestore(compareEntries(take().entries, before), before);
       const undo = load(back.write);
-      rolledBack = undo.missing.length === 0 && applyPlan(root, back, undo.blobs) === undefined;
+      rolledBack = undo.missing.length === 0 && applyPlan(root, back, undo.blobs, fs) === undefined;
     } catch {
       rolledBack = false;
     }

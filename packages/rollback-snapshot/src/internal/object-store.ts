@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { TreeSnapshotFs } from '../tree-snapshot-fs.js';
 import { join } from 'node:path';
 
 /** SHA-256 of `bytes`, hex. */
@@ -20,28 +20,28 @@ export interface ObjectStore {
 }
 
 /** Opens (creating on first write) the object store under `dir`. */
-export function openObjectStore(dir: string): ObjectStore {
+export function openObjectStore(dir: string, fs: TreeSnapshotFs): ObjectStore {
   const pathOf = (hash: string) => join(dir, 'objects', hash.slice(0, 2), hash);
   const madeDirs = new Set<string>();
   return {
     put: (bytes) => {
       const hash = sha256(bytes);
       const path = pathOf(hash);
-      if (existsSync(path)) return hash;
+      if (fs.existsSync(path)) return hash;
       const sub = join(dir, 'objects', hash.slice(0, 2));
       if (!madeDirs.has(sub)) {
-        mkdirSync(sub, { recursive: true });
+        fs.mkdirSync(sub, { recursive: true });
         madeDirs.add(sub);
       }
       const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-      writeFileSync(tmp, bytes);
-      renameSync(tmp, path);
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmp, path);
       return hash;
     },
     get: (hash) => {
       let bytes: Buffer;
       try {
-        bytes = readFileSync(pathOf(hash));
+        bytes = fs.readFileSync(pathOf(hash));
       } catch {
         return undefined;
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { TreeSnapshotFs } from '../tree-snapshot-fs.js';
 import type { TreeEntry } from '../tree-snapshot-types.js';
 import { sha256 } from './object-store.js';
 
@@ -113,38 +113,39 @@ export interface ApplyFailure {
  * so a read-only directory does not block its files). Then re-reads every written file and checks
  * its hash, and checks removed paths are gone. Stops at the first failure and returns it.
  */
-export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<string, Buffer>): ApplyFailure | undefined {
+export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<string, Buffer>, fs: TreeSnapshotFs): ApplyFailure | undefined {
   const abs = (path: string) => join(root, ...path.split('/'));
   let at = '';
   try {
     for (const path of plan.remove) {
       at = path;
-      rmSync(abs(path), { recursive: true, force: true });
+      fs.rmSync(abs(path), { recursive: true, force: true });
     }
     for (const path of plan.mkdir) {
       at = path;
-      mkdirSync(abs(path), { recursive: true });
+      fs.mkdirSync(abs(path), { recursive: true });
     }
     for (const [path, entry] of plan.write) {
       at = path;
       const file = abs(path);
-      const tmp = `${file}.${randomBytes(4).toString('hex')}.restore-tmp`;
+      // A short name in the same directory: a suffix on a long file name could exceed NAME_MAX.
+      const tmp = join(dirname(file), `.${randomBytes(6).toString('hex')}.restore-tmp`);
       try {
-        writeFileSync(tmp, blobs.get(entry.hash)!, { mode: entry.mode });
-        chmodSync(tmp, entry.mode); // the umask applies to writeFile's mode
-        renameSync(tmp, file);
+        fs.writeFileSync(tmp, blobs.get(entry.hash)!, { mode: entry.mode });
+        fs.chmodSync(tmp, entry.mode); // the umask applies to writeFile's mode
+        fs.renameSync(tmp, file);
       } finally {
-        rmSync(tmp, { force: true });
+        fs.rmSync(tmp, { force: true });
       }
     }
     for (const [path, target] of plan.link) {
       at = path;
-      rmSync(abs(path), { force: true });
-      symlinkSync(target, abs(path));
+      fs.rmSync(abs(path), { force: true });
+      fs.symlinkSync(target, abs(path));
     }
     for (const [path, mode] of plan.chmod) {
       at = path;
-      chmodSync(abs(path), mode);
+      fs.chmodSync(abs(path), mode);
     }
   } catch (error) {
     return { path: at, reason: (error as Error).message };
@@ -152,21 +153,21 @@ export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<st
   for (const [path, entry] of plan.write) {
     const bytes = (() => {
       try {
-        return readFileSync(abs(path));
+        return fs.readFileSync(abs(path));
       } catch {
         return undefined;
       }
     })();
     if (bytes === undefined || sha256(bytes) !== entry.hash) return { path, reason: 'the restored content does not hash to the snapshot' };
-    if ((lstatSync(abs(path)).mode & 0o7777) !== entry.mode) return { path, reason: 'the restored mode differs from the snapshot' };
+    if ((fs.lstatSync(abs(path)).mode & 0o7777) !== entry.mode) return { path, reason: 'the restored mode differs from the snapshot' };
   }
   for (const [path, target] of plan.link) {
-    if (readlinkSync(abs(path)) !== target) return { path, reason: 'the restored symlink target differs from the snapshot' };
+    if (fs.readlinkSync(abs(path)) !== target) return { path, reason: 'the restored symlink target differs from the snapshot' };
   }
   for (const path of plan.remove) {
     const left = (() => {
       try {
-        lstatSync(abs(path));
+        fs.lstatSync(abs(path));
         return true;
       } catch {
         return false;

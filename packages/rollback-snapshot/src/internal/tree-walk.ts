@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
+import type { TreeSnapshotFs } from '../tree-snapshot-fs.js';
 
 /** Called once per file, directory and symlink, parents before children; `path` is relative, `/`-separated; `now` is the walk's start (ms). */
 export type WalkVisitor = (path: string, abs: string, stat: Stats, now: number) => void;
@@ -27,12 +28,12 @@ export interface TreeWalker {
  * The synchronous calls are several times faster than the promise API for many small stats in
  * Node, which is what lets a whole-tree check cost about what `git status` does.
  */
-export function createTreeWalker(root: string, exclude: ReadonlySet<string>): TreeWalker {
+export function createTreeWalker(root: string, exclude: ReadonlySet<string>, fs: TreeSnapshotFs): TreeWalker {
   const listings = new Map<string, Listing>();
   const list = (abs: string, stat: Stats, now: number): readonly string[] => {
     const known = listings.get(abs);
     if (known !== undefined && !known.racy && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.ino === stat.ino) return known.names;
-    const names = readdirSync(abs);
+    const names = fs.readdirSync(abs);
     listings.set(abs, { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, names, racy: stat.mtimeMs >= now - 2500 || stat.ctimeMs >= now - 2500 });
     return names;
   };
@@ -42,7 +43,7 @@ export function createTreeWalker(root: string, exclude: ReadonlySet<string>): Tr
       const full = `${abs}/${name}`;
       let st: Stats;
       try {
-        st = lstatSync(full); // (the throwIfNoEntry option measured slower than a catch)
+        st = fs.lstatSync(full); // (the throwIfNoEntry option measured slower than a catch)
       } catch {
         continue; // removed while walking
       }
@@ -55,7 +56,7 @@ export function createTreeWalker(root: string, exclude: ReadonlySet<string>): Tr
   };
   return {
     walk: (visit, now) => {
-      const top = lstatSync(root);
+      const top = fs.lstatSync(root);
       if (!top.isDirectory()) throw new Error(`${root} is not a directory`);
       visitDir('', root, top, visit, now);
     },
