@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from './random.js';
-import { bootstrapMeanDifference, normalCdf, regularizedIncompleteBeta, studentTCdf, studentTQuantile, summarizeSamples, welchTest, wilcoxonSignedRank } from './statistics.js';
+import { normalCdf, regularizedIncompleteBeta, studentTCdf, studentTQuantile } from './distributions.js';
+import { bootstrapMeanDifference, summarizeSamples, welchTest, wilcoxonSignedRank } from './statistics.js';
 
 describe('statistics', () => {
   it('the regularized incomplete beta matches closed forms (I_0.5(2,3) = 11/16, I_x(1,1) = x)', () => {

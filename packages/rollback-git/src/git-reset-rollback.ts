@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import { parseOptions, type LoopErrorCode } from '@loop/core';
 import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './git-reset-rollback-options.js';
@@ -6,8 +5,8 @@ import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { foreignCode, listFiles, rollbackError, toLoopError } from './internal/errors.js';
 import { ensureExcludes } from './internal/excludes.js';
-import { lstatOrUndefined } from './internal/fs-ops.js';
 import { gitArgs, openRepo } from './internal/repo.js';
+import { expandCommitId, headOfRepositoryRoot, refExists } from './internal/repo-checks.js';
 import { resetBranch } from './internal/reset-branch.js';
 import { createSerial } from './internal/serial.js';
 import { exactExcludePattern, scanWorktree, untrackedPaths } from './internal/worktree-scan.js';
@@ -16,18 +15,6 @@ import { shortId } from './short-id.js';
 import type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
 export type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
-
-/** The nearest folder above the repository's `dir` holding a `.git`, or `undefined`. */
-async function enclosingRepository(repo: ReturnType<typeof openRepo>): Promise<string | undefined> {
-  for (let d = dirname(repo.dir); ; d = dirname(d)) {
-    try {
-      await repo.fs.promises.lstat(join(d, '.git'));
-      return d;
-    } catch {
-      if (dirname(d) === d) return undefined;
-    }
-  }
-}
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -62,16 +49,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     }
   };
 
-  const refExists = async (ref: string): Promise<boolean> => {
-    try {
-      await git.resolveRef({ ...args(), ref });
-      return true;
-    } catch (error) {
-      if (foreignCode(error) === 'NotFoundError') return false;
-      throw error;
-    }
-  };
-
   const assertClean = async (headOid: string): Promise<void> => {
     const files = (await scanWorktree(repo, headOid, bases)).map((change) => change.path);
     if (files.length === 0) return;
@@ -83,26 +60,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   };
 
   const doStart = async (): Promise<GitStartReport> => {
-    const dotGit = await lstatOrUndefined(repo, '.git');
-    if (dotGit === undefined || !dotGit.isDirectory()) {
-      const repository = await enclosingRepository(repo);
-      throw rollbackError(
-        'NOT_A_REPOSITORY',
-        repository === undefined
-          ? `no git repository at ${repo.dir} (no .git directory); run git init and commit there, or set dir to the working-tree root`
-          : `${repo.dir} is inside the git repository ${repository}, not its root; set dir to ${repository} (do not run git init here: that would make a nested repository)`,
-        { details: { dir: repo.dir, ...(repository === undefined ? {} : { repository }) } },
-      );
-    }
-    let headOid: string;
-    try {
-      headOid = await git.resolveRef({ ...args(), ref: 'HEAD' });
-    } catch (error) {
-      throw rollbackError('NOT_A_REPOSITORY', `the repository at ${repo.dir} has no commit yet; make an initial commit first`, {
-        cause: error,
-        details: { dir: repo.dir },
-      });
-    }
+    const headOid = await headOfRepositoryRoot(repo);
     // allowDirty: the user's untracked files are excluded (.git/info/exclude), so no candidate
     // commit takes them and no revert deletes them; tracked changes still join the first candidate.
     const userFiles = opts.allowDirty ? await untrackedPaths(repo, headOid, bases) : [];
@@ -110,7 +68,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     const headRef = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
     const previousBranch = headRef.startsWith('refs/heads/') ? headRef : undefined;
 
-    if (await refExists(branchRef)) {
+    if (await refExists(repo, branchRef)) {
       if (!opts.resume) {
         throw rollbackError(
           'BRANCH_EXISTS',
@@ -157,22 +115,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     }
   };
 
-  const expandCommit = async (id: string, code: LoopErrorCode, what: string): Promise<string> => {
-    if (!/^[0-9a-f]{4,40}$/i.test(id)) {
-      throw rollbackError(code, `${what} ${JSON.stringify(id)} is not a commit id (4 to 40 hex characters)`, { details: { id } });
-    }
-    try {
-      const oid = await git.expandOid({ ...args(), oid: id.toLowerCase() });
-      await git.readCommit({ ...args(), oid });
-      return oid;
-    } catch (error) {
-      const reason = foreignCode(error) === 'AmbiguousError' ? 'is ambiguous' : 'is not a commit in this repository';
-      throw rollbackError(code, `${what} ${id} ${reason}; check the id in results.tsv against git log ${branch}`, {
-        cause: error,
-        details: { id },
-      });
-    }
-  };
+  const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> => expandCommitId(repo, id, code, what, branch);
 
   const reset = async (operation: GitRestoreReport['operation'], targetOid: string): Promise<void> => {
     const report = await resetBranch(repo, branchRef, targetOid, bases);

@@ -1,4 +1,4 @@
-import { normalCdf } from '../statistics.js';
+import { normalCdf } from '../distributions.js';
 import type { RandomSource } from '../types.js';
 
 /**
