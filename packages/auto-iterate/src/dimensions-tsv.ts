@@ -1,6 +1,5 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { sanitizeCell, type IterationRecord, type ResultsLog, type Scorer } from '@loop/core';
+import { readFile } from 'node:fs/promises';
+import { appendDurable, sanitizeCell, type IterationRecord, type ResultsLog, type Scorer } from '@loop/core';
 import { toAutoIterateStatus } from './results-tsv.js';
 
 /** A dimension line of an evaluator's output: `dim.<name>: <number>` (what `@loop/evaluators` prints). */
@@ -69,14 +68,7 @@ export function withDimensionsTsv(results: ResultsLog, options: DimensionsTsvOpt
     const commit = sanitizeCell(record.candidateId).slice(0, commitLength) || '-';
     const score = record.score === null ? (record.status === 'crash' ? 'crash' : '-') : String(record.score);
     const row = [commit, score, toAutoIterateStatus(record.status), ...columns.map((c) => (dims[c] === undefined ? '-' : String(dims[c])))].join('\t');
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, 'a');
-    try {
-      await handle.appendFile(`${header}${row}\n`, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await appendDurable(path, `${header}${row}\n`);
   };
   return { ...results, name: `${results.name}+dimensions-tsv`, append };
 }

@@ -1,5 +1,5 @@
-import { open, readFile, writeFile } from 'node:fs/promises';
-import { writeTextAtomic, type Clock, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
+import { readFile, writeFile } from 'node:fs/promises';
+import { appendDurable, writeTextAtomic, type Clock, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
 import { formatScore } from './format.js';
 import { formatResultsRow, openResultsFile, resultsStatusClass, type ResultsRow } from './results-tsv.js';
 
@@ -104,15 +104,6 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
   });
   const twinLine = (r: IterationRecord): string =>
     `${JSON.stringify({ iteration: r.iteration, status: statusOf(r), class: r.status, score: r.score, candidateId: r.candidateId, description: r.description, ...(r.note ? { note: r.note } : {}), ...(o.extraOf ? { extra: o.extraOf(r) } : {}), ...(r.dimensions ? { dimensions: r.dimensions } : {}), ...(r.gates ? { gates: r.gates } : {}) } satisfies PreciseRow)}\n`;
-  const appendDurably = async (path: string, text: string) => {
-    const handle = await open(path, 'a');
-    try {
-      await handle.write(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  };
   const advance = (r: IterationRecord) => {
     bestBeforeLast = bestBefore;
     if ((r.status === 'baseline' || r.status === 'kept') && r.score !== null) bestBefore = r.score;
@@ -159,7 +150,7 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     append: async (record) => {
       if (o.rounds && record.status === 'baseline') return;
       const row = toRow(record, bestBefore);
-      await appendDurably(twinPath, twinLine(record));
+      await appendDurable(twinPath, twinLine(record));
       await file.append(row);
       rows.push(row);
       if (o.extraOf) extras.set(record.iteration, o.extraOf(record));
@@ -167,7 +158,7 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     },
     amendLast: async (record) => {
       const row = toRow(record, bestBeforeLast);
-      await appendDurably(twinPath, twinLine(record));
+      await appendDurable(twinPath, twinLine(record));
       rows[rows.length - 1] = row;
       await writeTextAtomic(o.path, `${[o.header.join('\t'), ...rows.map((r) => formatResultsRow(o.header, r))].join('\n')}\n`);
       bestBefore = bestBeforeLast;

@@ -1,6 +1,6 @@
-import { open, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LoopError, sanitizeCell } from '@loop/core';
+import { appendDurable, LoopError, sanitizeCell } from '@loop/core';
 import type { AutoresearchMode } from './statuses.js';
 
 /** AR-1's dimension ids, the exact criterion ids used as results.tsv columns (seed 002). */
@@ -148,15 +148,7 @@ export async function openResultsFile(path: string, header: readonly string[]): 
     header,
     existing,
     resumed: hasData,
-    append: async (row) => {
-      const handle = await open(path, 'a');
-      try {
-        await handle.write(`${formatResultsRow(header, row)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    },
+    append: (row) => appendDurable(path, `${formatResultsRow(header, row)}\n`),
     read: async () => parseResultsTsv(await readFile(path, 'utf8'), path).rows,
   };
 }

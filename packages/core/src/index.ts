@@ -85,7 +85,7 @@ export { rebuildObservations } from './tpe/observations.js';
 export type { Observation } from './tpe/observations.js';
 export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
 export type { ResultsLog } from './results-log.js';
-export { writeJsonAtomic, writeTextAtomic, readJson } from './state-file.js';
+export { writeJsonAtomic, writeTextAtomic, readJson, appendDurable, syncDirectory } from './state-file.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';

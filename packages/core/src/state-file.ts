@@ -15,12 +15,7 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
   try {
     await mkdir(dirname(path), { recursive: true });
     await writeFileAtomic(path, text, { fsync: true, mode: 0o644 });
-    const dir = await open(dirname(path), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    await syncDirectory(dirname(path));
   } catch (error) {
     throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`, { cause: error, details: { path } });
   }
@@ -61,4 +56,35 @@ export async function readJson(path: string): Promise<unknown> {
   } catch (error) {
     throw new LoopError('STATE_CORRUPT', `[loop] [state] ${path} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { path } });
   }
+}
+
+/** fsyncs the directory `dir`, so a file just created or renamed in it survives a power loss (FACTS.md "Atomic replace"). */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Appends `text` to `path` durably: the parent directory is made if needed, the text written and
+ * fsynced before this returns, and the directory fsynced when the append created the file. The one
+ * way results logs and journals append a line.
+ *
+ * @throws the file-system error (callers map it to their code, e.g. `STATE_WRITE_FAILED`).
+ */
+export async function appendDurable(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await open(path, 'a');
+  let created: boolean;
+  try {
+    created = (await handle.stat()).size === 0;
+    await handle.write(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await syncDirectory(dirname(path));
 }

@@ -1,7 +1,7 @@
-import { mkdir, open, readFile, truncate } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, readFile, truncate } from 'node:fs/promises';
 import { z } from 'zod';
 import { LoopError } from '../errors.js';
+import { appendDurable } from '../state-file.js';
 
 /**
  * One line of a step machine journal (append-only JSONL). `intent` is appended, fsynced, before an
@@ -89,24 +89,7 @@ async function syncFile(path: string): Promise<void> {
 export async function appendJournal(path: string, record: JournalRecord): Promise<void> {
   const line = `${JSON.stringify(journalRecordSchema.parse(record))}\n`;
   try {
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, 'a');
-    let created: boolean;
-    try {
-      created = (await handle.stat()).size === 0;
-      await handle.write(line);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (created) {
-      const dir = await open(dirname(path), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    }
+    await appendDurable(path, line);
   } catch (error) {
     throw new LoopError('STATE_WRITE_FAILED', `[loop] [step-machine] could not append to journal ${path}: ${(error as Error).message}; check the disk and permissions`, { cause: error, details: { path } });
   }
