@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { runCaptured } from './run-captured.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from '@loop/core';
@@ -80,25 +80,9 @@ export function createReflectionScorer(options: ReflectionScorerOptions): Dimens
     score: async ({ signal }) => {
       const prompt = await readFile(join(o.workspace, o.promptFile), 'utf8');
       const request = `${prompt}\n\nReturn one JSON line {"scores": {${o.dimensions.map((d) => `"${d}": <${o.range[0]}-${o.range[1]}>`).join(', ')}}}.\n`;
-      const stdout = await new Promise<string>((resolve, reject) => {
-        const child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.workspace, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, AUTORESEARCH_DIMENSIONS: o.dimensions.join(',') } });
-        let out = '';
-        let err = '';
-        const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs);
-        const onAbort = () => child.kill('SIGKILL');
-        signal.addEventListener('abort', onAbort, { once: true });
-        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-        child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-        child.on('error', (e) => reject(e));
-        child.on('exit', (code, sig) => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
-          if (code === 0) resolve(out);
-          else reject(new Error(`reflection command exited ${code ?? sig}: ${err.trim().split('\n').slice(-3).join(' ')}`));
-        });
-        child.stdin.on('error', () => {});
-        child.stdin.end(request);
-      });
+      const run = await runCaptured({ command: o.command, cwd: o.workspace, timeoutMs: o.timeoutMs, signal, input: request, env: { AUTORESEARCH_DIMENSIONS: o.dimensions.join(',') } });
+      if (run.code !== 0) throw new Error(`reflection command exited ${run.code ?? run.ended}: ${run.output.trim().split('\n').slice(-3).join(' ')}`);
+      const stdout = run.output;
       return parseReflectionOutput(stdout, o.dimensions, o.range);
     },
   };

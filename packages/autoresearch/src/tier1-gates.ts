@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { runCaptured } from './run-captured.js';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from '@loop/core';
@@ -55,21 +55,7 @@ export function createTestGate(options: TestGateOptions): GateRunner {
   return {
     name: `tests(${o.command.join(' ')})`,
     run: async ({ signal }) => {
-      const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-        const child = spawn(o.command[0]!, o.command.slice(1), { cwd: o.workspace, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs);
-        const onAbort = () => child.kill('SIGKILL');
-        signal.addEventListener('abort', onAbort, { once: true });
-        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-        child.stderr.on('data', (b: Buffer) => (out += b.toString()));
-        child.on('error', reject);
-        child.on('exit', (c) => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', onAbort);
-          resolve({ code: c, output: out });
-        });
-      });
+      const { code, output } = await runCaptured({ command: o.command, cwd: o.workspace, timeoutMs: o.timeoutMs, signal });
       const testsGreen = code === 0;
       let coveragePct: number | undefined;
       try {
