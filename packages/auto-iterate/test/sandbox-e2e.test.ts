@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pidsWithEnv } from '@loop/test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bwrapStatus, createAgentCommandProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
@@ -15,16 +16,6 @@ let outside: string;
 let marker: string;
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
-/** Live processes carrying this test's marker in their environment. */
-function marked(): string[] {
-  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
-    try {
-      return readFileSync(`/proc/${n}/environ`, 'latin1').split('\0').includes(marker);
-    } catch {
-      return false;
-    }
-  });
-}
 
 beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), 'loop-sandbox-e2e-'));
@@ -56,7 +47,7 @@ beforeEach(() => {
   );
 });
 afterEach(() => {
-  for (const pid of marked()) process.kill(Number(pid), 'SIGKILL');
+  for (const pid of pidsWithEnv(marker)) process.kill(Number(pid), 'SIGKILL');
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -73,7 +64,7 @@ describe.skipIf(!bwrap.available)(`a hostile agent in the default sandbox (real 
     expect(log).toContain('refused: ../outside.txt');
     expect(log).toContain('refused: write through src/secret-link');
     expect(log).toContain('refused: rm README.md');
-    expect(marked()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
     expect(git('status', '--porcelain')).toBe('');
   });
 });

@@ -1,12 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { bwrapStatus } from '@loop/core';
+import { pidsWithEnv } from '@loop/test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // The real CLI (node --import tsx src/main.ts) with an agent proposer that escapes with setsid,
@@ -19,16 +20,6 @@ let ws: string;
 let marker: string;
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
-/** Live processes carrying this test's marker in their environment. */
-function marked(): string[] {
-  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
-    try {
-      return readFileSync(`/proc/${n}/environ`, 'latin1').split('\0').includes(marker);
-    } catch {
-      return false;
-    }
-  });
-}
 
 function start(args: string[]) {
   const [key, value] = marker.split('=') as [string, string];
@@ -61,7 +52,7 @@ beforeEach(() => {
   git('commit', '-q', '-m', 'init');
 });
 afterEach(() => {
-  for (const pid of marked()) process.kill(Number(pid), 'SIGKILL');
+  for (const pid of pidsWithEnv(marker)) process.kill(Number(pid), 'SIGKILL');
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -78,11 +69,11 @@ describe('loop run: no agent process outlives the CLI (real CLI, git, processes)
     await vi.waitFor(() => expect(existsSync(join(ws, '.loop', 'agent.pgid'))).toBe(true), { timeout: 5000, interval: 10 });
     first.child.kill('SIGKILL');
     expect((await first.result).signal).toBe('SIGKILL');
-    expect(marked().length).toBeGreaterThanOrEqual(2); // the fault: the agent's shell, its sleep and the setsid daemon outlive the loop
+    expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2); // the fault: the agent's shell, its sleep and the setsid daemon outlive the loop
     const resumed = await start(['resume']).result;
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    expect(marked()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
     const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
     expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
   });

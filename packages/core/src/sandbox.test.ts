@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pidsWithEnv } from '@loop/test-utils';
 import { createAgentCommandProposer } from './agent-command-proposer.js';
 import { createCommandGuard } from './command-guard.js';
 import { createCommandHarness } from './command-harness.js';
@@ -95,13 +96,7 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
     const log = await readFile(join(ws, '.loop', 'agent.log'), 'utf8');
     expect(log).toContain('prepare refused');
     expect(log).toContain('outside refused');
-    const marked = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).filter((n) => {
-      try {
-        return readFileSync(`/proc/${n}/environ`, 'latin1').split('\0').includes(marker);
-      } catch {
-        return false;
-      }
-    });
+    const marked = pidsWithEnv(marker);
     expect(marked).toEqual([]);
   });
 

@@ -20,3 +20,4 @@ export { createDeferred, createBarrier } from './deferred.js';
 export type { Deferred, Barrier } from './deferred.js';
 export { userPolicies } from './user-policies.js';
 export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
+export { pidsWithEnv } from './processes.js';

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pidsWithEnv } from '@loop/test-utils';
 import { createAgentCommandProposer } from '../agent-command-proposer.js';
 import { createCommandHarness } from '../command-harness.js';
 import { createFileArtifact } from '../file-artifact.js';
@@ -24,23 +24,10 @@ beforeEach(async () => {
   marker = `LOOP_TEST_MARKER=${randomBytes(6).toString('hex')}`;
 });
 afterEach(async () => {
-  for (const pid of markedPids()) process.kill(pid, 'SIGKILL'); // never leave a test's daemon behind
+  for (const pid of pidsWithEnv(marker)) process.kill(pid, 'SIGKILL'); // never leave a test's daemon behind
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Live (non-zombie) processes whose environment carries this test's marker, seen from outside any namespace. */
-function markedPids(): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(marker)) pids.push(Number(name));
-    } catch {
-      // gone or not ours
-    }
-  }
-  return pids;
-}
 
 const markerEnv = () => Object.fromEntries([marker.split('=') as [string, string]]);
 const signal = () => new AbortController().signal;
@@ -52,13 +39,13 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
     const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(await harness.run({ iteration: 1, signal: signal() }));
     expect(result).toMatchObject({ ok: false, reason: 'timeout' });
     expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n');
-    expect(markedPids()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
   });
 
   it('a setsid daemon of a run that exits normally is gone when run() returns', async () => {
     const harness = createCommandHarness({ command: 'setsid sleep 60 & echo "val_bpb: 1"', cwd: dir, env: markerEnv(), sandbox: 'none' });
     expect((await harness.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
-    expect(markedPids()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
   });
 
   it("an agent proposer's setsid daemon is gone when the proposal ends", async () => {
@@ -67,7 +54,7 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
     const proposer = createAgentCommandProposer({ command: agent, cwd: dir, goal: 'g', env: markerEnv(), sandbox: 'none' });
     const context: ProposalContext = { iteration: 1, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], artifact: createFileArtifact({ root: dir, mutable: ['config.json'], readOnly: [] }), signal: signal() };
     expect(await proposer.propose(context)).toEqual({ description: 'lr 2', changedFiles: ['config.json'] });
-    expect(markedPids()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
   });
 
   it("a SIGKILLed controller's setsid orphan survives it and is killed by the next run that finds the pid file", async () => {
@@ -79,16 +66,16 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
 `);
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], { cwd: packageDir, stdio: 'ignore' });
     await vi.waitFor(async () => expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n'), { timeout: 20_000, interval: 25 });
-    await vi.waitFor(() => expect(markedPids().length).toBeGreaterThanOrEqual(3), { timeout: 5000, interval: 25 }); // shell, its sleep, the setsid sleep
+    await vi.waitFor(() => expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(3), { timeout: 5000, interval: 25 }); // shell, its sleep, the setsid sleep
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
-    expect(markedPids().length).toBeGreaterThanOrEqual(2); // the fault: nothing ended the detached command
+    expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2); // the fault: nothing ended the detached command
     const recorded = JSON.parse(await readFile(pidFile, 'utf8')) as { token: string; cgroup?: string };
     expect(recorded.cgroup !== undefined).toBe(runCgroupBase() !== null);
     const next = createCommandHarness({ command: 'echo "val_bpb: 1"', cwd: dir, pidFile, graceMs: 200 });
     expect((await next.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
-    expect(markedPids()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
     expect(pidsWithToken(recorded.token)).toEqual([]);
   });
 
@@ -99,7 +86,7 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
       const harness = createCommandHarness({ command: 'setsid sleep 60 & cat run.pgid', cwd: dir, env: markerEnv(), sandbox: 'none', pidFile: join(dir, 'run.pgid') });
       expect((await harness.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'run.log'), 'utf8'))).not.toHaveProperty('cgroup');
-      expect(markedPids()).toEqual([]);
+      expect(pidsWithEnv(marker)).toEqual([]);
     } finally {
       delete process.env.LOOP_CGROUP;
     }
@@ -111,14 +98,14 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
     daemon.unref();
     await vi.waitFor(() => expect(pidsWithToken(token)).toHaveLength(1), { timeout: 5000, interval: 10 });
     expect(signalTokenHolders(token, 'SIGKILL').length).toBeGreaterThanOrEqual(1);
-    await vi.waitFor(() => expect(markedPids()).toEqual([]), { timeout: 5000, interval: 10 });
+    await vi.waitFor(() => expect(pidsWithEnv(marker)).toEqual([]), { timeout: 5000, interval: 10 });
   });
 
   it.skipIf(runCgroupBase() === null)(`the run's cgroup ends a daemon that cleared its environment (no token to find)${runCgroupBase() === null ? ' — skipped: no writable cgroup v2 here' : ''}`, async () => {
     await writeFile(join(dir, 'clear.sh'), `env -i ${marker} setsid sleep 60 &\necho "val_bpb: 1"\n`);
     const harness = createCommandHarness({ command: 'sh clear.sh', cwd: dir, sandbox: 'none' });
     await harness.run({ iteration: 1, signal: signal() });
-    expect(markedPids()).toEqual([]);
+    expect(pidsWithEnv(marker)).toEqual([]);
   });
 });
 
