@@ -1,13 +1,12 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, LoopError, parseOptions } from '../errors.js';
+import { LoopError, parseOptions } from '../errors.js';
 import type { Guard, GuardInput } from '../guard.js';
 import type { Harness } from '../harness.js';
 import { EventHub } from '../internal/event-hub.js';
 import { strictImprovement, type KeepPolicy } from '../keep-policy.js';
 import type { LoopState } from '../loop-state.js';
-import type { ProposalContext } from '../proposer.js';
-import type { EditPlan } from '../proposer.js';
+import type { EditPlan, ProposalContext } from '../proposer.js';
 import { createMemoryResultsLog, type ResultsLog } from '../results-log.js';
 import type { ScoreResult } from '../scorer.js';
 import { createJsonStateStore, type EnginePhase, type EngineState, type StateStore } from '../state-store.js';
@@ -56,9 +55,6 @@ export interface Engine {
 export function createEngine(input: LoopOptions): Engine {
   const parsed = parseOptions(loopOptionsSchema, input, 'engine') as LoopOptions;
   const options: LoopOptions = { ...input, ...(parsed.parallel ? { parallel: parsed.parallel } : {}) };
-  if (options.parallel && options.parallel.candidates! > 1 && !options.parallel.workingCopies) {
-    throw new ConfigError('engine', [{ path: 'parallel.workingCopies', message: 'is required' }]);
-  }
   const clock = options.clock ?? systemClock;
   const signal = options.signal ?? new AbortController().signal;
   const direction = options.scorer.direction;

@@ -87,7 +87,7 @@ export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | 
   const iteration = m.history.length;
   let cp: Checkpoint | undefined;
   const open = async (plan: Parameters<typeof rollback.checkpoint>[1]): Promise<Slot> => {
-    cp = await (plan ? rollback.checkpoint(iteration, plan) : rollback.checkpoint(iteration));
+    cp = await rollback.checkpoint(iteration, plan);
     const at = cp;
     return { artifact, harness, fingerprint, commit: async (info) => (await rollback.commit?.(at, info)) ?? '' };
   };
@@ -188,7 +188,7 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     let cp: Checkpoint | undefined;
     let candidateId = '';
     if (winner) {
-      cp = await (winner.plan ? rollback.checkpoint(winner.iteration, winner.plan) : rollback.checkpoint(winner.iteration));
+      cp = await rollback.checkpoint(winner.iteration, winner.plan);
       try {
         const copy = winner.slot!.workingCopy!;
         const changedFiles = await b.workingCopies.adopt(copy);
