@@ -64,7 +64,8 @@ export class ConfigFileError extends ConfigError {
     super(file, issues, cause);
     this.file = file;
     this.issues = issues;
-    const lines = issues.map((i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`);
+    const byLine = [...issues].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    const lines = byLine.map((i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`);
     this.message = `[loop] [cli] invalid config ${file}:\n${lines.join('\n')}`;
   }
 }
