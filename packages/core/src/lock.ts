@@ -1,8 +1,10 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LoopError } from './errors.js';
+import { processStartTicks, processState } from './internal/process-state.js';
+import { writeJsonAtomic } from './state-file.js';
 
 /** A held workspace lock. */
 export interface WorkspaceLock {
@@ -24,28 +26,32 @@ export interface AcquireLockOptions {
   holder?: string;
 }
 
-/** True when the owner file names a process on this host that no longer exists. */
+/**
+ * True when the owner file names a process on this host that can no longer hold the lock: gone,
+ * a zombie (exited, not yet reaped: `kill(pid, 0)` still succeeds on it), or a pid the kernel has
+ * since reused for another process (its start time differs from the recorded `startTicks`).
+ */
 async function ownerIsDead(ownerPath: string): Promise<boolean> {
-  let owner: { pid?: unknown; hostname?: unknown };
+  let owner: { pid?: unknown; hostname?: unknown; startTicks?: unknown };
   try {
     owner = JSON.parse(await readFile(ownerPath, 'utf8')) as typeof owner;
   } catch {
     return false; // no owner file (being written, or an older lock): cannot tell, treat as live
   }
   if (owner.hostname !== hostname() || typeof owner.pid !== 'number' || owner.pid === process.pid) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  const state = processState(owner.pid);
+  if (state === 'gone' || state === 'zombie') return true;
+  if (state !== 'running' || typeof owner.startTicks !== 'number') return false;
+  const startTicks = processStartTicks(owner.pid);
+  return startTicks !== undefined && startTicks !== owner.startTicks;
 }
 
 /**
  * Takes an exclusive lock (proper-lockfile: an atomic mkdir refreshed while held) so two loops
- * never drive one workspace. The holder is recorded in `<path>.lock.owner.json` (`{ pid, hostname }`);
- * a lock whose owner process on this host is gone (killed with SIGKILL, say) is taken over at
- * once; any other abandoned lock goes stale after `staleMs`.
+ * never drive one workspace. The holder is recorded in `<path>.lock.owner.json`
+ * (`{ pid, hostname, startTicks }`, written atomically); a lock whose owner process on this host
+ * is gone (killed with SIGKILL, say), a zombie, or replaced by a reused pid is taken over at once;
+ * any other abandoned lock goes stale after `staleMs`.
  *
  * @throws {LoopError} `LOCK_HELD` naming the lock path when another live process holds it.
  */
@@ -78,7 +84,7 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
     }
     throw error;
   }
-  await writeFile(ownerPath, JSON.stringify({ pid: process.pid, hostname: hostname() })).catch(() => {});
+  await writeJsonAtomic(ownerPath, { pid: process.pid, hostname: hostname(), startTicks: processStartTicks(process.pid) }).catch(() => {});
   let released = false;
   return {
     path: lockPath,
@@ -93,7 +99,7 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
 
 /**
  * True when a live process holds the lock on `path`: a stale lock, or one whose recorded owner
- * process on this host is gone (SIGKILLed), counts as not held.
+ * process on this host is gone (SIGKILLed), a zombie or a reused pid, counts as not held.
  */
 export async function isLocked(path: string, staleMs = 30_000): Promise<boolean> {
   const held = await lockfile.check(path, { realpath: false, stale: staleMs, lockfilePath: `${path}.lock` });
