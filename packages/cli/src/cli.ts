@@ -1,14 +1,16 @@
 import { existsSync, statSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
-import { initNextSteps, writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { initNextSteps, isFromClone, writeStarterConfig, PRESETS, type Preset } from './init.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
 import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
+import { isUsageError } from './usage-error.js';
 
 /** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
 export interface CliIo {
@@ -22,6 +24,8 @@ export interface CliIo {
   tty?: boolean;
   /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
   stdin?: NodeJS.ReadableStream;
+  /** Whether this CLI runs from a clone of the loop repository (`loop init` then also prints the `npx -y pnpm@12.4.2 loop run` form). @default {@link isFromClone} of this module */
+  fromClone?: boolean;
 }
 
 /** The version printed by `loop --version`. */
@@ -38,13 +42,21 @@ Exit codes:
 
 async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
-  const [{ REPORTED_EVENTS, prepareRun }, { createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
+  const [{ REPORTED_EVENTS, prepareRun }, { countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
   const loaded = await loadConfig(findConfigFile(configArg, io.cwd));
   const controller = new AbortController();
   const configured = prepareRun(loaded, { resume, signal: controller.signal });
   const { config } = loaded;
   const tty = io.tty ?? (io.stdout.isTTY === true && !process.env.CI);
-  const reporterOptions = { stream: io.stdout, metricName: configured.resolved.metricName, maxIterations: config.maxIterations, timeBudgetS: config.timeBudgetS };
+  const resultsPath = join(loaded.dir, configured.resolved.resultsFile);
+  const reporterOptions = {
+    stream: io.stdout,
+    metricName: configured.resolved.metricName,
+    maxIterations: config.maxIterations,
+    timeBudgetS: config.timeBudgetS,
+    // A resumed run's display counts the rows already written, as its summary does.
+    ...(resume ? { countsBefore: (iteration: number) => countResultsRows(resultsPath, iteration) } : {}),
+  };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   let settle: () => void = () => {};
@@ -115,7 +127,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         return;
       }
       await writeStarterConfig(path, opts.preset, opts.force);
-      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path)}\n`);
+      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, io.fromClone ?? isFromClone(fileURLToPath(import.meta.url)))}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 
@@ -150,11 +162,12 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .command('report')
     .description('plot a results.tsv: every experiment a dot, the running best as a step line')
     .argument('<results>', 'the results.tsv (auto-iterate or autoresearch form)')
-    .option('--out <file.svg>', 'write the plot as SVG (default: progress.svg beside results.tsv, unless --html is given)')
+    .option('--out <file.svg>', 'write the plot as SVG (default: .loop/progress.svg in the run\'s workspace, which git never tracks, unless --html is given)')
+    .option('--metric <name>', 'the metric name on the axis and title (default: the run\'s metricName from .loop/cli.json)')
     .option('--html <file.html>', 'write a self-contained HTML page with the plot and the table')
     .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
     .option('--title <title>', 'the plot title')
-    .action(async (results: string, opts: { out?: string; html?: string; direction?: 'lower' | 'higher'; title?: string }) => {
+    .action(async (results: string, opts: { out?: string; html?: string; direction?: 'lower' | 'higher'; title?: string; metric?: string }) => {
       const { writeReport } = await import('./report/report.js'); // vega: loaded only for reports
       const written = await writeReport({
         results: resolve(io.cwd, results),
@@ -162,6 +175,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}),
         ...(opts.direction ? { direction: opts.direction === 'lower' ? 'minimize' : 'maximize' } : {}),
         ...(opts.title ? { title: opts.title } : {}),
+        ...(opts.metric ? { metric: opts.metric } : {}),
       });
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
       setCode(EXIT_CODES.STOPPED);
@@ -188,7 +202,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return error.exitCode === 0 ? EXIT_CODES.STOPPED : EXIT_CODES.CONFIG;
     }
     const e = error as Error & { code?: string };
-    io.stderr.write(`error${typeof e.code === 'string' ? ` [${e.code}]` : ''}: ${e.message ?? String(error)}\n`);
+    const code = typeof e.code === 'string' && !isUsageError(error) ? ` [${e.code}]` : '';
+    io.stderr.write(`error${code}: ${e.message ?? String(error)}\n`);
     return exitCodeForError(error);
   }
 }

@@ -1,4 +1,5 @@
 import { isLoopError, type LoopSummary } from '@loop/core';
+import { isUsageError } from './usage-error.js';
 
 /**
  * The exit codes of `loop`, distinct per outcome:
@@ -6,7 +7,7 @@ import { isLoopError, type LoopSummary } from '@loop/core';
  * - `0` STOPPED: the run stopped by its policy (max iterations, plateau, target, wall clock), or a
  *   command other than `run`/`resume` succeeded.
  * - `1` FAILED: any other failure (not a git repository, dirty tree, baseline crashed, ...).
- * - `2` CONFIG: the config file or the command line is invalid (`CONFIG_INVALID`).
+ * - `2` CONFIG: the config file or the command line is invalid (`CONFIG_INVALID`, or a `UsageError`).
  * - `3` LOCK_HELD: another loop holds the workspace lock (`LOCK_HELD`).
  * - `4` RESTORE_FAILED: a revert or restore did not verify; inspect the workspace (`RESTORE_FAILED`).
  * - `130` INTERRUPTED: stopped by Ctrl-C (after restoring the last kept state).
@@ -25,7 +26,7 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 /** The exit code for an error thrown by a command. */
 export function exitCodeForError(error: unknown): ExitCode {
-  if (isLoopError(error, 'CONFIG_INVALID')) return EXIT_CODES.CONFIG;
+  if (isLoopError(error, 'CONFIG_INVALID') || isUsageError(error)) return EXIT_CODES.CONFIG;
   if (isLoopError(error, 'LOCK_HELD')) return EXIT_CODES.LOCK_HELD;
   if (isLoopError(error, 'RESTORE_FAILED')) return EXIT_CODES.RESTORE_FAILED;
   return EXIT_CODES.FAILED;

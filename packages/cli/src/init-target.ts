@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { SCHEMA_HINT } from './init.js';
+import { UsageError } from './usage-error.js';
 import { ConfigFileError } from './load-config.js';
 import type { TargetType } from './target.js';
 
@@ -97,9 +98,10 @@ cooldownAfterDiscards: 5
 /**
  * Writes {@link targetStarterConfig} to `path`.
  *
- * @throws {ConfigFileError} `CONFIG_INVALID` when `path` exists and `force` is not set, or for invalid options.
+ * @throws {UsageError} when `path` exists and `force` is not set.
+ * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options.
  */
 export async function writeTargetConfig(path: string, options: TargetInitOptions, force = false): Promise<void> {
-  if (existsSync(path) && !force) throw new ConfigFileError(path, [{ path: '', message: 'the file already exists; pass --force to overwrite it, or name another file with --config' }]);
+  if (existsSync(path) && !force) throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file with --config <file>`);
   await writeFile(path, targetStarterConfig(options, path));
 }

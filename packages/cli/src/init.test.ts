@@ -1,17 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { dateTag } from '@loop/auto-iterate';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
-import { starterConfig } from './init.js';
+import { isFromClone, starterConfig } from './init.js';
 import { parseConfigText } from './load-config.js';
 import { defaultTag } from './run.js';
 
 async function init(cwd: string, ...args: string[]): Promise<{ code: number; out: string }> {
+  return initAs(true, cwd, ...args);
+}
+
+async function initAs(fromClone: boolean, cwd: string, ...args: string[]): Promise<{ code: number; out: string }> {
   const out: string[] = [];
   const sink = { write: (s: string) => (out.push(s), true) } as unknown as NodeJS.WritableStream;
-  const code = await runCli(['init', ...args], { stdout: sink, stderr: sink, cwd, tty: false });
+  const code = await runCli(['init', ...args], { stdout: sink, stderr: sink, cwd, tty: false, fromClone });
   return { code, out: out.join('') };
 }
 
@@ -27,6 +32,38 @@ describe('loop init', () => {
       expect(named.out).toContain('  loop run other.yaml    (with @loop/cli installed)');
       expect(named.out).toContain(`  npx -y pnpm@12.4.2 loop run ${join(cwd, 'other.yaml')}    (from a clone`);
       expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(starterConfig());
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('an installed loop init prints only "loop run", never the from-clone npx -y pnpm@12.4.2 line', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+    try {
+      const { code, out } = await initAs(false, cwd);
+      expect(code).toBe(0);
+      expect(out).toContain('\n  loop run\n');
+      expect(out).not.toContain('pnpm');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('a clone is told apart from an installed package by node_modules and the workspace files', () => {
+    expect(isFromClone(fileURLToPath(import.meta.url))).toBe(true);
+    expect(isFromClone(join(tmpdir(), 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBe(false);
+    expect(isFromClone(join(tmpdir(), 'somewhere', 'main.js'))).toBe(false);
+  });
+
+  it('loop init over an existing file says it exists and how to overwrite it (exit 2), not CONFIG_INVALID (root)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+    try {
+      writeFileSync(join(cwd, 'loop.config.yaml'), 'mine\n');
+      const { code, out } = await init(cwd);
+      expect(code).toBe(2);
+      expect(out).toBe(`error: loop init: ${join(cwd, 'loop.config.yaml')} already exists; pass --force to overwrite it, or name another file (loop init <file>)\n`);
+      expect(readFileSync(join(cwd, 'loop.config.yaml'), 'utf8')).toBe('mine\n');
+      expect((await init(cwd, '--force')).code).toBe(0);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { ConfigFileError, DEFAULT_CONFIG_FILES } from './load-config.js';
+import { DEFAULT_CONFIG_FILES } from './load-config.js';
+import { UsageError } from './usage-error.js';
 
 /** The presets `loop init` knows. */
 export const PRESETS = ['auto-iterate'] as const;
@@ -88,23 +90,38 @@ logFile: run.log
 const PNPM = 'pnpm@12.4.2';
 
 /**
- * The closing hint of `loop init`: the run command in both forms, `loop run` where the CLI is
- * installed, and through the repository's root `loop` script from a clone. pnpm runs that script
- * in the repository root, so that form names the config by its absolute `path`.
+ * True when `file` (this module's path) is a source or build file of a clone of the loop
+ * repository: no `node_modules` segment, and an ancestor folder holds `pnpm-workspace.yaml` and
+ * `packages/cli/package.json`. An installed `@loop/cli` (under `node_modules`) is not a clone.
  */
-export function initNextSteps(file: string, path: string): string {
+export function isFromClone(file: string): boolean {
+  if (file.split(sep).includes('node_modules')) return false;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'pnpm-workspace.yaml')) && existsSync(join(dir, 'packages', 'cli', 'package.json'))) return true;
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * The closing hint of `loop init`: `loop run` (naming the file unless it is the default). From a
+ * clone of the repository (`fromClone`) it adds the form through the root `loop` script; pnpm runs
+ * that script in the repository root, so that form names the config by its absolute `path`. An
+ * installed CLI never prints the clone form.
+ */
+export function initNextSteps(file: string, path: string, fromClone = false, what = 'edit targetFiles, runCommand and metricName, commit your files, then run'): string {
   const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}`;
-  return `edit targetFiles, runCommand and metricName, commit your files, then run\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} loop run ${/\s/.test(path) ? JSON.stringify(path) : path}    (from a clone of the loop repository)`;
+  if (!fromClone) return `${what}\n  ${installed}`;
+  return `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} loop run ${/\s/.test(path) ? JSON.stringify(path) : path}    (from a clone of the loop repository)`;
 }
 
 /**
  * Writes the starter config of `preset` to `path`.
  *
- * @throws {ConfigFileError} `CONFIG_INVALID` when `path` exists and `force` is not set.
+ * @throws {UsageError} when `path` exists and `force` is not set.
  */
 export async function writeStarterConfig(path: string, preset: Preset = 'auto-iterate', force = false): Promise<void> {
   if (existsSync(path) && !force) {
-    throw new ConfigFileError(path, [{ path: '', message: 'the file already exists; pass --force to overwrite it, or name another file' }]);
+    throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file (loop init <file>)`);
   }
   await writeFile(path, starterConfig(preset));
 }

@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { IterationRecord, LoopEvent } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { createPlainReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
+import { countResultsRows, createPlainReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
 
 /** Builds an event; the fields the display ignores (samples, spread, ...) are left out. */
 const ev = (e: Record<string, unknown>): LoopEvent => e as unknown as LoopEvent;
@@ -25,6 +28,33 @@ describe('progress display', () => {
     updateProgress(s, { type: 'iteration-started', iteration: 8, attempt: 0 }, 0);
     updateProgress(s, ev({ type: 'crash', record: record(8, 'crash', null), logTail: '', willRepair: true, durationMs: 1 }), 5000);
     expect(formatProgress(s, 5000)).toMatch(/^iteration 8  \|  elapsed 5s  \|  55s left in this run\nbest score 1  \|  keep 0  discard 0  crash 0$/);
+  });
+
+  it('after the last iteration the display says "iteration M of M (done)", never M+1 of M', () => {
+    const s = initialProgress('score', 2, 60, 0);
+    updateProgress(s, ev({ type: 'baseline', record: record(0, 'baseline', 5), durationMs: 1 }), 0);
+    expect(formatProgress(s, 0)).toMatch(/^iteration 1 of 2  \|/);
+    updateProgress(s, ev({ type: 'reverted', record: record(1, 'reverted', 6), durationMs: 1 }), 0);
+    updateProgress(s, ev({ type: 'kept', record: record(2, 'kept', 4), decision: { keep: true, reason: 'better' }, previousBest: 5, durationMs: 1 }), 0);
+    expect(formatProgress(s, 0)).toMatch(/^iteration 2 of 2 \(done\)  \|/);
+    expect(formatProgress(s, 0)).not.toContain('iteration 3');
+  });
+
+  it('a resumed run counts the rows the interrupted run wrote (results.tsv up to the resumed iteration) plus its own', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loop-progress-'));
+    try {
+      const tsv = join(dir, 'results.tsv');
+      writeFileSync(tsv, ['commit\tscore\tstatus\tdescription', 'a000000\t5\tkeep\tbaseline', 'b000000\t4\tkeep\tx', 'c000000\tcrash\tcrash\ty', 'd000000\t6\tdiscard\tz', 'e000000\t3\tkeep\tw', ''].join('\n'));
+      expect(countResultsRows(tsv, 4)).toEqual({ keep: 2, discard: 1, crash: 1 });
+      expect(countResultsRows(tsv, 3)).toEqual({ keep: 1, discard: 1, crash: 1 });
+      expect(countResultsRows(join(dir, 'missing.tsv'), 3)).toEqual({ keep: 0, discard: 0, crash: 0 });
+      const s = initialProgress('score', 0, 60, 0);
+      updateProgress(s, { type: 'resumed', iteration: 4, best: 3, bestId: 'e' }, 0, countResultsRows(tsv, 4));
+      updateProgress(s, ev({ type: 'crash', record: record(5, 'crash', null), logTail: '', willRepair: false, durationMs: 1 }), 0);
+      expect(formatProgress(s, 0)).toContain('keep 2  discard 1  crash 2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('formatDuration: seconds, minutes, hours', () => {

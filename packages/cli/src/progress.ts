@@ -1,4 +1,5 @@
-import { formatIterationLine, formatSummary } from '@loop/auto-iterate';
+import { readFileSync } from 'node:fs';
+import { formatIterationLine, formatSummary, parseAutoIterateTsv } from '@loop/auto-iterate';
 import type { LoopEvent, LoopSummary } from '@loop/core';
 import { createLogUpdate } from 'log-update';
 
@@ -29,8 +30,15 @@ export function initialProgress(metricName: string, maxIterations: number, timeB
   return { metricName, maxIterations, timeBudgetS, startedAt: now, iteration: undefined, iterationStartedAt: undefined, completed: -1, best: undefined, counts: { keep: 0, discard: 0, crash: 0 } };
 }
 
-/** Applies one loop event to the progress state (mutates and returns it). */
-export function updateProgress(state: ProgressState, event: LoopEvent, now: number): ProgressState {
+/** Kept / discarded / crashed iterations (baseline excluded), as {@link ProgressState.counts} holds them. */
+export type ProgressCounts = ProgressState['counts'];
+
+/**
+ * Applies one loop event to the progress state (mutates and returns it). `priorCounts` are the
+ * counts of the rows already in results.tsv when a `resumed` event arrives, so a resumed run's
+ * display counts the whole run, as its summary does, not only this session.
+ */
+export function updateProgress(state: ProgressState, event: LoopEvent, now: number, priorCounts?: ProgressCounts): ProgressState {
   switch (event.type) {
     case 'iteration-started':
       if (event.attempt === 0 || state.iteration !== event.iteration) state.iterationStartedAt = now;
@@ -44,6 +52,7 @@ export function updateProgress(state: ProgressState, event: LoopEvent, now: numb
     case 'resumed':
       state.best = event.best;
       state.completed = event.iteration;
+      if (priorCounts) state.counts = { ...priorCounts };
       break;
     case 'kept':
       state.best = event.record.score ?? state.best;
@@ -90,8 +99,11 @@ function fmt(x: number | undefined): string {
  */
 export function formatProgress(state: ProgressState, now: number): string {
   const of = state.maxIterations > 0 ? ` of ${state.maxIterations}` : '';
-  const current = state.iteration ?? state.completed + 1;
-  const label = current === 0 ? 'baseline' : `iteration ${current}${of}`;
+  // Between iterations the next one is shown, unless the last one is done: then "iteration M of M".
+  const next = state.completed + 1;
+  const finished = state.iteration === undefined && state.maxIterations > 0 && next > state.maxIterations;
+  const current = state.iteration ?? (finished ? state.maxIterations : next);
+  const label = current === 0 ? 'baseline' : `iteration ${current}${of}${finished ? ' (done)' : ''}`;
   const elapsed = formatDuration(now - state.startedAt);
   let left = 'waiting';
   if (state.iteration !== undefined && state.iterationStartedAt !== undefined) {
@@ -126,6 +138,29 @@ export interface ReporterOptions {
   now?: () => number;
   /** Redraw interval of the live display in ms. @default 1000 */
   refreshMs?: number;
+  /** On `resumed`: the counts of the rows the interrupted run wrote (see {@link countResultsRows}). @default none (this session only) */
+  countsBefore?: (iteration: number) => ProgressCounts | undefined;
+}
+
+/**
+ * Counts the rows of an auto-iterate results.tsv with `1 <= iteration <= upTo` (baseline
+ * excluded): keep, discard (reverted and rejected) and crash. A missing or unreadable file counts nothing.
+ */
+export function countResultsRows(path: string, upTo: number): ProgressCounts {
+  const counts = { keep: 0, discard: 0, crash: 0 };
+  let rows: ReturnType<typeof parseAutoIterateTsv>;
+  try {
+    rows = parseAutoIterateTsv(readFileSync(path, 'utf8'), path);
+  } catch {
+    return counts;
+  }
+  for (const r of rows) {
+    if (r.iteration < 1 || r.iteration > upTo) continue;
+    if (r.status === 'kept') counts.keep += 1;
+    else if (r.status === 'crash') counts.crash += 1;
+    else if (r.status === 'reverted' || r.status === 'rejected') counts.discard += 1;
+  }
+  return counts;
 }
 
 /** Off a terminal (CI, nohup, a pipe): one plain line per event, from `formatIterationLine`. */
@@ -157,7 +192,7 @@ export function createTtyReporter(options: ReporterOptions): Reporter {
   return {
     info: (line) => log.persist(line),
     event: (event) => {
-      updateProgress(state, event, now());
+      updateProgress(state, event, now(), event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined);
       const line = formatIterationLine(event);
       if (line !== undefined) log.persist(line);
       render();

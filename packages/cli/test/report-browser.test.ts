@@ -149,7 +149,7 @@ describe('the HTML report in headless chromium', () => {
     expect(m.svg.width).toBeGreaterThan(900);
     expect(m.svg.height).toBeGreaterThan(420);
     expect(m.title).toBe('score progress: 12 experiments, 2 kept, 10 discarded, 0 crashed');
-    expect(m.subtitle).toBe('lower is better; best 3.20648');
+    expect(m.subtitle).toBe('lower is better; best 3.206479'); // as the page's summary rounds it
     expect(m.kept).toHaveLength(3); // the baseline and two keeps
     expect(m.discarded).toHaveLength(10);
     expect(m.crashes).toHaveLength(0);

@@ -1,5 +1,5 @@
 import type { Direction } from '@loop/core';
-import { PLOT_COLORS, countPoints, countsText } from './plot.js';
+import { PLOT_COLORS, countPoints, countsText, formatScore } from './plot.js';
 import { runningBest, type ResultsData } from './results.js';
 
 /** Escapes text for HTML content and attribute values. */
@@ -39,7 +39,7 @@ export function renderReportHtml(data: ResultsData, svg: string, options: Report
   const title = options.title ?? `${data.metric} progress`;
   const best = runningBest(data.points, options.direction);
   const c = countPoints(data.points);
-  const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '' : String(Number(x.toPrecision(8))));
+  const fmt = (x: number | null | undefined) => (x === null || x === undefined ? '' : formatScore(x));
   const rows = data.points
     .map(
       (p, i) =>

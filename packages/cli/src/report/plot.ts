@@ -19,6 +19,11 @@ export interface PlotOptions {
 /** The colours of the plot. */
 export const PLOT_COLORS = { discard: '#b0b0b0', keep: '#1a9850', baseline: '#2166ac', crash: '#d73027', halted: '#7b3294', best: '#1a9850' } as const;
 
+/** A score as the plot's subtitle and the HTML page print it: 8 significant digits, no trailing zeros. */
+export function formatScore(x: number): string {
+  return String(Number(x.toPrecision(8)));
+}
+
 /** Counts for the title: experiments (baseline excluded), kept, discarded, crashed, halted. */
 export function countPoints(points: readonly PlotPoint[]): { experiments: number; keep: number; discard: number; crash: number; halted: number } {
   const rows = points.filter((p) => p.iteration !== 0 || p.kind !== 'baseline');
@@ -67,9 +72,9 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const rise = longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180);
   const titleOffset = Math.min(110, Math.max(24, Math.round(24 + rise - (height * 0.08) / 1.16)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${countsText(c)}`;
-  const legend = c.halted > 0 ? ['kept', 'discarded', 'crash', 'halted', 'running best'] : ['kept', 'discarded', 'crash', 'running best'];
-  const legendColors: Record<string, string> = { kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };
-  const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${Number((best.at(-1) ?? 0).toPrecision(6))}`;
+  const legend = ['baseline', 'kept', 'discarded', 'crash', ...(c.halted > 0 ? ['halted'] : []), 'running best'];
+  const legendColors: Record<string, string> = { baseline: PLOT_COLORS.baseline, kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };
+  const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${formatScore(best.at(-1) ?? 0)}`;
   return {
     $schema: 'https://vega.github.io/schema/vega/v6.json',
     width,

@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readJson, type Direction } from '@loop/core';
 import { renderReportHtml } from './html.js';
@@ -9,7 +10,10 @@ import { inferDirection, parseResults, type ResultsData } from './results.js';
 export interface WriteReportOptions {
   /** The results.tsv to plot. */
   results: string;
-  /** Where to write the SVG. @default none (unless no HTML is asked for: then `<results dir>/progress.svg`) */
+  /**
+   * Where to write the SVG. @default none, unless no HTML is asked for: then `.loop/progress.svg`
+   * in the run's workspace ({@link runDirOf}), a folder git never tracks, so a revert cannot delete it.
+   */
   out?: string;
   /** Where to write the self-contained HTML page. @default none */
   html?: string;
@@ -17,6 +21,27 @@ export interface WriteReportOptions {
   direction?: Direction;
   /** The plot's title. @default `<metric> progress` */
   title?: string;
+  /** The metric's name on the axis, the title and the table. @default the run's `metricName` from `.loop/cli.json`, else the score column's name */
+  metric?: string;
+}
+
+/**
+ * The workspace a results.tsv belongs to: the nearest folder at or above it that holds `.loop/`
+ * (a target's run keeps results.tsv in the target's folder, `.loop/` at the workspace root),
+ * stopping at the repository root; the results' own folder when there is none.
+ */
+export function runDirOf(resultsPath: string): string {
+  const start = dirname(resultsPath);
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.loop'))) return dir;
+    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) return start;
+  }
+}
+
+/** The metric name `loop run` recorded in `<dir>/.loop/cli.json`, if any. */
+export async function recordedMetricName(dir: string): Promise<string | undefined> {
+  const cli = (await readJson(join(dir, '.loop', 'cli.json')).catch(() => undefined)) as { metricName?: unknown } | undefined;
+  return typeof cli?.metricName === 'string' && cli.metricName !== '' ? cli.metricName : undefined;
 }
 
 /** What {@link writeReport} wrote. */
@@ -32,7 +57,7 @@ export interface WrittenReport {
 /** The direction of a run: the option, else state.json beside the results, else the form's, else a guess. */
 export async function resolveDirection(resultsPath: string, data: ResultsData, direction?: Direction): Promise<Direction> {
   if (direction) return direction;
-  const state = (await readJson(join(dirname(resultsPath), '.loop', 'state.json')).catch(() => undefined)) as { direction?: unknown } | undefined;
+  const state = (await readJson(join(runDirOf(resultsPath), '.loop', 'state.json')).catch(() => undefined)) as { direction?: unknown } | undefined;
   if (state?.direction === 'minimize' || state?.direction === 'maximize') return state.direction;
   return data.direction ?? inferDirection(data.points);
 }
@@ -45,12 +70,16 @@ export async function resolveDirection(resultsPath: string, data: ResultsData, d
  */
 export async function writeReport(options: WriteReportOptions): Promise<WrittenReport> {
   const text = await readFile(options.results, 'utf8');
-  const data = parseResults(text, options.results);
+  const runDir = runDirOf(options.results);
+  const parsed = parseResults(text, options.results);
+  const metric = options.metric ?? (await recordedMetricName(runDir)) ?? parsed.metric;
+  const data: ResultsData = { ...parsed, metric };
   const direction = await resolveDirection(options.results, data, options.direction);
   const svg = await renderPlotSvg(data, { direction, ...(options.title ? { title: options.title } : {}) });
   const files: string[] = [];
-  const out = options.out ?? (options.html ? undefined : join(dirname(options.results), 'progress.svg'));
+  const out = options.out ?? (options.html ? undefined : join(runDir, '.loop', 'progress.svg'));
   if (out) {
+    await mkdir(dirname(out), { recursive: true });
     await writeFile(out, svg);
     files.push(out);
   }
