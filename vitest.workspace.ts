@@ -42,6 +42,7 @@ export default defineConfig({
       project('example-policy-testing', 'examples/policy-testing'),
       project('example-skill-tuning', 'examples/skill-tuning', 60_000),
       project('example-memory-tuning', 'examples/memory-tuning', 60_000),
+      project('workers-bullmq', 'packages/workers-bullmq', 60_000),
     ],
   },
 });
