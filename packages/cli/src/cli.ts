@@ -74,6 +74,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
     error: (line) => io.stderr.write(line),
     exit: (code) => process.exit(code),
     codes: { interrupted: EXIT_CODES.INTERRUPTED, restoreFailed: EXIT_CODES.RESTORE_FAILED },
+    writes: configured.writes,
   });
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createInterruptHandler, type InterruptOptions, type SetTimer } from './interrupt.js';
+import { createWriteGate, gateRollbackWrites } from './write-gate.js';
 
 /** A timer the test fires by hand: no sleeps. */
 function manualTimer() {
@@ -89,28 +90,83 @@ describe('Ctrl-C in loop run never resets the workspace itself', () => {
     expect(s.calls.at(-1)).toContain('loop resume');
   });
 
-  it('a recover that does not finish within the grace exits 4 too', async () => {
-    const s = setup({ recover: () => new Promise<void>(() => {}) });
+  it('a recover is a write and is never cut off: no exit until it lands, then exit 130', async () => {
+    let finish!: () => void;
+    const s = setup({ recover: () => new Promise<void>((r) => (finish = r)) });
     s.handler();
     s.handler();
     await flush();
     s.timer.fireAll(); // the engine's grace
     await flush();
-    s.timer.fireAll(); // recover's grace
+    expect(s.timer.pending.size).toBe(0); // no second timer: recover is awaited, not raced
+    expect(s.exits).toEqual([]);
+    finish();
     await flush();
-    expect(s.exits).toEqual([4]);
+    expect(s.exits).toEqual([130]);
   });
 
-  it('a third Ctrl-C exits 130 at once, and the second one’s later outcome exits nothing more', async () => {
+  it('a third Ctrl-C exits 130 without recovering, and the second one’s later outcome exits nothing more', async () => {
     const s = setup();
     s.handler();
     s.handler();
     s.handler();
-    expect(s.exits).toEqual([130]);
     await flush();
+    expect(s.exits).toEqual([130]);
     s.timer.fireAll();
     await flush();
     expect(s.exits).toEqual([130]);
     expect(s.calls).not.toContain('recover');
+  });
+});
+
+describe('Ctrl-C never exits while a rollback write is in flight (issue 12)', () => {
+  it('the third Ctrl-C waits for the write in flight, lets no new write start, then exits', async () => {
+    const writes = createWriteGate();
+    const rollback = { revert: async (_cp: unknown, done: Promise<void>) => done, recover: async () => undefined };
+    gateRollbackWrites(rollback, writes);
+    const s = setup({ writes });
+    let land!: () => void;
+    const landed = new Promise<void>((r) => (land = r));
+    const inFlight = rollback.revert(null, landed);
+    expect(writes.inFlight()).toBe(1);
+    s.handler();
+    s.handler();
+    s.handler();
+    await flush();
+    expect(s.exits).toEqual([]);
+    expect(s.calls).toContain('info: interrupt: waiting for the git write in flight to land before exiting');
+    let later = false;
+    void rollback.revert(null, Promise.resolve()).then(() => (later = true));
+    expect(writes.inFlight()).toBe(1); // the gate is closed: the new write never starts
+    land();
+    await inFlight;
+    await flush();
+    expect(s.exits).toEqual([130]);
+    expect(later).toBe(false);
+  });
+
+  it('the second Ctrl-C past the grace closes the gate, waits for the write in flight, then recovers through the gate and exits 130', async () => {
+    const writes = createWriteGate();
+    const order: string[] = [];
+    const rollback = {
+      keep: async (done: Promise<void>) => (await done, order.push('keep landed')),
+      recover: async () => void order.push('recover'),
+    };
+    const { recover } = gateRollbackWrites(rollback, writes);
+    const s = setup({ writes, recover: () => recover!('abc') });
+    let land!: () => void;
+    void rollback.keep(new Promise<void>((r) => (land = r)));
+    s.handler();
+    s.handler();
+    await flush();
+    s.timer.fireAll();
+    await flush();
+    expect(writes.closed()).toBe(true);
+    expect(order).toEqual([]);
+    expect(s.exits).toEqual([]);
+    land();
+    await flush();
+    expect(order).toEqual(['keep landed', 'recover']);
+    expect(s.exits).toEqual([130]);
   });
 });

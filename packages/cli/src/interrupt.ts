@@ -1,3 +1,5 @@
+import type { WriteGate } from './write-gate.js';
+
 /** How long a second Ctrl-C waits for the engine's abort path before it recovers itself, in ms. */
 export const SECOND_INTERRUPT_GRACE_MS = 10_000;
 
@@ -36,6 +38,12 @@ export interface InterruptOptions {
   codes: { interrupted: number; restoreFailed: number };
   /** @default {@link realTimer} */
   setTimer?: SetTimer;
+  /**
+   * The rollback's writes ({@link WriteGate}): before the handler exits or recovers itself it
+   * closes the gate and waits for the write in flight, so no `.git` file is left half-written.
+   * `recover` then runs through `runExclusive`. @default none (nothing to wait for)
+   */
+  writes?: WriteGate;
 }
 
 /** Resolves `true` when `promise` settles within `ms`, `false` when the timer fires first. */
@@ -51,31 +59,49 @@ function within(promise: Promise<unknown>, ms: number, setTimer: SetTimer): Prom
 
 /**
  * The Ctrl-C (SIGINT/SIGTERM) handler of `loop run`. The workspace is only ever restored through
- * the rollback, never by spawning git:
+ * the rollback, never by spawning git, and the process never exits while a rollback write is in
+ * flight (issue 12):
  *
  * 1. First: `abort()`; the run stops after restoring the last kept state (exit 130 from the summary).
  * 2. Second: `killRunning()`, then wait up to `graceMs` for the engine's abort path. If it settles,
- *    the run's own result decides the exit code. If not, `recover()` (bounded by `graceMs` too) and
- *    exit 130, or exit 4 when it fails or does not finish.
- * 3. Third: exit 130 at once; `loop resume` recovers the last kept commit from results.tsv.
+ *    the run's own result decides the exit code. If not, close the write gate, wait for the write
+ *    in flight (unbounded: a write is never cut off), `recover()`, and exit 130, or 4 when it fails.
+ * 3. Third: close the gate, wait for the write in flight, exit 130; `loop resume` recovers the
+ *    last kept commit from results.tsv.
  */
 export function createInterruptHandler(options: InterruptOptions): () => void {
   const graceMs = options.graceMs ?? SECOND_INTERRUPT_GRACE_MS;
   const setTimer = options.setTimer ?? realTimer;
   const seconds = `${Math.round(graceMs / 100) / 10} s`;
+  const writes = options.writes;
   let interrupts = 0;
+  /** Closes the gate and resolves once no rollback write is in flight. */
+  const quiesce = async (): Promise<void> => {
+    if (!writes) return;
+    writes.close();
+    if (writes.inFlight() > 0) options.info('interrupt: waiting for the git write in flight to land before exiting');
+    await writes.idle();
+  };
   const second = async (): Promise<void> => {
-    options.info(`interrupt: stopping the running command now; waiting up to ${seconds} for the rollback to restore the last kept state (Ctrl-C again to exit at once)`);
+    options.info(`interrupt: stopping the running command now; waiting up to ${seconds} for the rollback to restore the last kept state (Ctrl-C again to exit once the write in flight has landed)`);
     await options.killRunning().catch(() => undefined);
     if (await within(options.settled, graceMs, setTimer)) return; // the engine finished its abort path: run() returns
     if (interrupts > 2) return;
-    const recovered = Promise.resolve()
-      .then(() => options.recover())
-      .then(() => true, () => false);
-    const ok = (await within(recovered, graceMs, setTimer)) && (await recovered);
+    await quiesce();
+    if (interrupts > 2) return;
+    const recover = () => Promise.resolve().then(() => options.recover());
+    const ok = await (writes ? writes.runExclusive(recover) : recover()).then(
+      () => true,
+      () => false,
+    );
     if (interrupts > 2) return;
     options.error(ok ? `aborted: the run did not stop within ${seconds}; the workspace was reset to the last kept state through the rollback\n` : 'aborted: could not restore the last kept state; run "loop resume" (it recovers the last kept commit) or inspect the workspace\n');
     options.exit(ok ? options.codes.interrupted : options.codes.restoreFailed);
+  };
+  const third = async (): Promise<void> => {
+    await quiesce();
+    options.error('aborted: the workspace may still hold the interrupted candidate; "loop resume" resets it to the last kept commit\n');
+    options.exit(options.codes.interrupted);
   };
   return () => {
     interrupts += 1;
@@ -84,9 +110,8 @@ export function createInterruptHandler(options: InterruptOptions): () => void {
       options.abort();
     } else if (interrupts === 2) {
       void second();
-    } else {
-      options.error('aborted at once: the workspace may still hold the interrupted candidate; "loop resume" resets it to the last kept commit\n');
-      options.exit(options.codes.interrupted);
+    } else if (interrupts === 3) {
+      void third();
     }
   };
 }

@@ -7,6 +7,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
+import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 
 /** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
 export const CLI_STATE_FILE = '.loop/cli.json';
@@ -33,6 +34,8 @@ export interface ConfiguredRun {
    * @throws {LoopError} `RESUME_MISMATCH` or `RESTORE_FAILED` from the rollback.
    */
   readonly recoverLastKept: () => Promise<void>;
+  /** The rollback's writes, counted; the interrupt handler closes it and waits for the one in flight before exiting. */
+  readonly writes: WriteGate;
 }
 
 /** Options of {@link prepareRun}. */
@@ -145,6 +148,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...(config.checks ? { checks: config.checks } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const writes = createWriteGate();
+  const { recover } = gateRollbackWrites(run.rollback, writes);
   let bestId: string | undefined;
   run.loop.on('baseline', (e) => {
     bestId = e.record.candidateId;
@@ -165,7 +170,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     bestId: () => bestId,
     killRunning: async () => void (await killOrphanGroup(join(dir, RUN_FILES.runPid), 0)),
     recoverLastKept: async () => {
-      if (bestId) await run.rollback.recover(bestId);
+      if (bestId && recover) await recover(bestId);
     },
+    writes,
   };
 }
