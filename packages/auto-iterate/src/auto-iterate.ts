@@ -20,7 +20,7 @@ import {
   type LoopSummary,
   type StopPolicy,
 } from '@loop/core';
-import { createGitResetRollback, type GitResetRollback } from '@loop/rollback-git';
+import { createGitResetRollback, describeRepairs, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
@@ -43,7 +43,10 @@ export interface AutoIterate {
   readonly rollback: GitResetRollback;
   /**
    * Takes the workspace lock, creates (or, with `resume`, checks out) the run branch, runs the
-   * baseline (unless resuming) and the loop, and leaves the branch at the best kept commit.
+   * baseline (unless resuming) and the loop, and leaves the branch at the best kept commit. On a
+   * resume that had to repair what a kill left in `.git` (a torn index or branch ref, stale locks,
+   * an orphan candidate), prints one line to stderr: `[loop] [auto-iterate] resume repaired: ...`
+   * (the list is `rollback.repairs()`).
    *
    * @throws {LoopError} `NOT_A_REPOSITORY`, `LOCK_HELD`, `DIRTY_WORKTREE`, `BRANCH_EXISTS`,
    *   `BASELINE_FAILED`, `RESTORE_FAILED`, `STATE_WRITE_FAILED`, `RESULTS_CORRUPT`, `RESUME_MISMATCH`.
@@ -135,6 +138,10 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       const rows = await createResultsTsv({ path: resultsPath }).read();
       if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
       const started = await rollback.start();
+      const offResumed = loop.on('resumed', () => {
+        const line = describeRepairs(rollback.repairs());
+        if (line !== undefined) process.stderr.write(`[loop] [auto-iterate] ${line}\n`);
+      });
       try {
         return await loop.run();
       } catch (error) {
@@ -144,6 +151,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
           error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; fix the harness, then run "loop run" again`;
         }
         throw error;
+      } finally {
+        offResumed();
       }
     } finally {
       await lock.release();

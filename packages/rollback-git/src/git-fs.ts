@@ -22,8 +22,8 @@ export interface GitFsStats {
 export interface GitFsPromises {
   /** Reads a whole file. */
   readFile(path: string): Promise<Uint8Array | string>;
-  /** Writes a whole file, creating it with `mode` when it does not exist. */
-  writeFile(path: string, data: Uint8Array, options?: { mode?: number }): Promise<unknown>;
+  /** Writes a whole file, creating it with `mode` when it does not exist (`flag: 'wx'`: only when it does not). */
+  writeFile(path: string, data: Uint8Array, options?: { mode?: number; flag?: string }): Promise<unknown>;
   /** Removes a file or symbolic link. */
   unlink(path: string): Promise<unknown>;
   /** Lists a directory's entry names. */
@@ -40,6 +40,28 @@ export interface GitFsPromises {
   symlink(target: string, path: string): Promise<unknown>;
   /** Sets a path's permission bits. */
   chmod(path: string, mode: number): Promise<unknown>;
+  /** Renames `from` to `to`, replacing `to` atomically (the lock-file protocol's commit step). */
+  rename(from: string, to: string): Promise<unknown>;
+  /**
+   * Optional: opens a file (`'wx'` creates it exclusively), for writes that must be fsynced and
+   * for directory fsyncs. Without it a lock file is created with `writeFile(..., { flag: 'wx' })`
+   * and nothing is fsynced.
+   */
+  open?(path: string, flags: string, mode?: number): Promise<GitFsFileHandle>;
+  /** Optional: removes a path (`{ recursive: true }` for a tree); isomorphic-git prefers it. */
+  rm?(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<unknown>;
+  /** Stats a path, following symbolic links (isomorphic-git needs it). */
+  stat?(path: string): Promise<GitFsStats>;
+}
+
+/** The subset of `fs.promises.FileHandle` the lock-file protocol uses. */
+export interface GitFsFileHandle {
+  /** Writes all of `data` at the current position. */
+  writeFile(data: Uint8Array): Promise<unknown>;
+  /** fsyncs the file (or directory); skipped where absent. */
+  sync?(): Promise<unknown>;
+  /** Closes the handle. */
+  close(): Promise<unknown>;
 }
 
 /**

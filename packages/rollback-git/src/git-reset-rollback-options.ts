@@ -100,7 +100,7 @@ const isFs = (value: unknown): value is GitFs => {
   const promises = (value as { promises?: unknown }).promises;
   if (typeof promises !== 'object' || promises === null) return false;
   const api = promises as Record<string, unknown>;
-  return ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat', 'readlink', 'symlink', 'chmod'].every(
+  return ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat', 'readlink', 'symlink', 'chmod', 'rename'].every(
     (method) => typeof api[method] === 'function',
   );
 };

@@ -8,10 +8,15 @@ export interface GitStartReport {
   readonly created: boolean;
   /** The branch HEAD was on before (full ref), or `undefined` when HEAD was detached. */
   readonly previousBranch: string | undefined;
-  /** The commit the run branch points at after start. */
+  /**
+   * The commit the run branch points at after start; `''` when a resume found the branch's ref
+   * torn or missing (`recover(keptId)` restores it from the last keep).
+   */
   readonly headId: string;
   /** The patterns appended to `.git/info/exclude` (empty when all were already there). */
   readonly excludesAdded: readonly string[];
+  /** What a resume repaired before anything else ran (see {@link GitResetRollback.repairs}). */
+  readonly repairs: readonly string[];
 }
 
 /** What the last verified reset (`revert`, `restoreBest`, `recover`) did. */
@@ -47,6 +52,7 @@ export interface GitResetRollback extends RollbackStrategy {
    * checked), then creates the run branch at the current HEAD and points HEAD at it, or, with
    * `resume`, checks out the existing run branch (a dirty tree is accepted when HEAD is already on
    * it: `recover` discards what an interrupted iteration left). Never moves any other branch.
+   * With `resume`, first repairs what a kill can leave in `.git` (see {@link GitResetRollback.repairs}).
    * Idempotent: later calls return the first result.
    *
    * @throws {LoopError} `NOT_A_REPOSITORY` (no `.git` in `dir`, or no commit yet),
@@ -119,6 +125,15 @@ export interface GitResetRollback extends RollbackStrategy {
    * @throws {LoopError} `NOT_A_REPOSITORY` when HEAD cannot be read.
    */
   readonly currentId: () => Promise<string>;
+  /**
+   * What resume repaired so far, one phrase each, in order (issue 12): at `start` with `resume`,
+   * lock and temp files no live process holds (`stale .git/index.lock removed`), a torn HEAD, a
+   * torn or missing run-branch ref, a torn index (`index (torn) rebuilt from abc1234`); then at
+   * `recover`, the branch restored from the last keep, an orphan candidate (committed, not
+   * recorded as kept) saved under `refs/loop/discarded/recovered`, and the paths reset. Print it as
+   * one line with `describeRepairs`. Empty when nothing needed repair.
+   */
+  readonly repairs: () => readonly string[];
   /** What the last `revert`, `restoreBest` or `recover` reset did, for logs and tests. */
   readonly lastRestore: () => GitRestoreReport | undefined;
   /**

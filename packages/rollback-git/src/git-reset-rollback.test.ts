@@ -74,7 +74,7 @@ describe('createGitResetRollback on memfs', () => {
     const repo = await memRepo({ 'a.txt': 'a' });
     const rollback = createGitResetRollback({ dir: repo.dir, fs: repo.fs, branch: 'run/1', excludes: ['out/'] });
     const report = await rollback.start();
-    expect(report).toEqual({ branch: 'run/1', created: true, previousBranch: 'refs/heads/main', headId: repo.base, excludesAdded: ['out/'] });
+    expect(report).toEqual({ branch: 'run/1', created: true, previousBranch: 'refs/heads/main', headId: repo.base, excludesAdded: ['out/'], repairs: [] });
     expect(repo.read('.git/info/exclude')).toContain('\nout/\n');
     expect(await git.currentBranch({ fs: repo.fs, dir: repo.dir, fullname: true })).toBe('refs/heads/run/1');
     expect(await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'refs/heads/main' })).toBe(repo.base);

@@ -8,6 +8,9 @@ import { ensureExcludes } from './internal/excludes.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { expandCommitId, headOfRepositoryRoot, refExists } from './internal/repo-checks.js';
 import { resetBranch } from './internal/reset-branch.js';
+import { repairOnResume } from './internal/resume-repair.js';
+import { writeIndexFromCommit } from './internal/index-write.js';
+import { lstatOrUndefined } from './internal/fs-ops.js';
 import { createSerial } from './internal/serial.js';
 import { exactExcludePattern, scanWorktree, untrackedPaths } from './internal/worktree-scan.js';
 import { shortId } from './short-id.js';
@@ -33,6 +36,12 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   const serial = createSerial();
   let started: Promise<GitStartReport> | undefined;
   let lastRestore: GitRestoreReport | undefined;
+  /** What resume repaired (start's repairs, then recover's), in order. */
+  const repairs: string[] = [];
+  /** A kill left the run branch's ref torn or missing: recover(keptId) restores it. */
+  let branchPending = false;
+  /** ...and the index torn with it: recover rebuilds it from the kept commit. */
+  let indexPending = false;
 
   const args = () => gitArgs(repo);
 
@@ -60,6 +69,16 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   };
 
   const doStart = async (): Promise<GitStartReport> => {
+    if (opts.resume && (await lstatOrUndefined(repo, '.git'))?.isDirectory()) {
+      const repair = await repairOnResume(repo, branchRef, opts.clock.now());
+      repairs.push(...repair.repairs);
+      branchPending = repair.branchPending;
+      indexPending = repair.indexPending;
+      if (branchPending) {
+        const excludesAdded = await ensureExcludes(repo, opts.excludes);
+        return { branch, created: false, previousBranch: branchRef, headId: '', excludesAdded, repairs: [...repairs] };
+      }
+    }
     const headOid = await headOfRepositoryRoot(repo);
     // allowDirty: the user's untracked files are excluded (.git/info/exclude), so no candidate
     // commit takes them and no revert deletes them; tracked changes still join the first candidate.
@@ -81,13 +100,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         await git.checkout({ ...args(), ref: branchRef });
       }
       const tip = await git.resolveRef({ ...args(), ref: branchRef });
-      return { branch, created: false, previousBranch, headId: tip, excludesAdded };
+      return { branch, created: false, previousBranch, headId: tip, excludesAdded, repairs: [...repairs] };
     }
 
     if (!opts.allowDirty) await assertClean(headOid);
     await git.writeRef({ ...args(), ref: branchRef, value: headOid });
     await git.writeRef({ ...args(), ref: 'HEAD', value: branchRef, symbolic: true, force: true });
-    return { branch, created: true, previousBranch, headId: headOid, excludesAdded };
+    return { branch, created: true, previousBranch, headId: headOid, excludesAdded, repairs: [...repairs] };
   };
 
   const ensureStarted = (): Promise<GitStartReport> => {
@@ -105,6 +124,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   /** Starts if needed, then checks HEAD is still the run branch (nothing else checked out another one). */
   const ready = async (): Promise<void> => {
     await ensureStarted();
+    if (branchPending) {
+      throw rollbackError(
+        'RESUME_MISMATCH',
+        `the run branch ${branch} lost its ref (a kill while it was written); resume restores it from the last keep in results.tsv: call recover(keptId) first (the engine does on resume), or point it by hand with git branch -f ${branch} <last kept commit>`,
+        { details: { branch } },
+      );
+    }
     const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
     if (head !== branchRef) {
       throw rollbackError(
@@ -214,8 +240,20 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     recover: (keptId) =>
       serial(() =>
         guard('RESUME_MISMATCH', `recover(${keptId})`, inspect, async () => {
-          await ready();
+          await ensureStarted();
           const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
+          if (branchPending) {
+            await git.writeRef({ ...args(), ref: branchRef, value: kept, force: true });
+            await git.writeRef({ ...args(), ref: 'HEAD', value: branchRef, symbolic: true, force: true });
+            branchPending = false;
+            repairs.push(`run branch ${branch} restored to ${shortId(kept)} from the last keep`);
+          }
+          if (indexPending) {
+            await writeIndexFromCommit(repo, kept);
+            indexPending = false;
+            repairs.push(`index (torn) rebuilt from ${shortId(kept)}`);
+          }
+          await ready();
           const tip = await tipOf();
           if (tip !== kept) {
             const onBranch = await git.isDescendent({ ...args(), oid: tip, ancestor: kept, depth: -1 });
@@ -226,9 +264,12 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
                 { details: { keptId: kept, tip, branch } },
               );
             }
-            await saveDiscarded(repo, 'recovered', tip);
+            const ref = await saveDiscarded(repo, 'recovered', tip);
+            repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
           }
           await reset('recover', kept);
+          const touched = lastRestore?.paths.length ?? 0;
+          if (touched > 0) repairs.push(`${touched} path${touched === 1 ? '' : 's'} reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`);
         }),
       ),
 
@@ -241,6 +282,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       ),
 
     lastRestore: () => lastRestore,
+
+    repairs: () => [...repairs],
 
     changedPaths: () =>
       serial(() =>

@@ -24,6 +24,7 @@ export { gitResetRollbackOptionsSchema, branchNameProblem } from './git-reset-ro
 export type { GitResetRollbackOptions, ResolvedGitResetRollbackOptions, GitAuthor } from './git-reset-rollback-options.js';
 export type { GitFs, GitFsPromises, GitFsStats } from './git-fs.js';
 export { shortId } from './short-id.js';
+export { describeRepairs } from './internal/resume-repair.js';
 export { readDiscardedRefs } from './read-discarded-refs.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
 export { runGit, gitLines } from './git-cli.js';

@@ -1,10 +1,14 @@
 import type { FsClient, TreeEntry } from 'isomorphic-git';
 import type { GitFs } from '../git-fs.js';
+import { DEFAULT_LOCK_WAIT, type LockWait } from './lock-file.js';
+import { lockedGitFs } from './locked-fs.js';
 
 /** The repository one rollback works on, and the isomorphic-git cache shared by its calls. */
 export interface Repo {
-  /** Our own file operations go through `fs.promises`. */
+  /** Our own file operations go through `fs.promises`: the caller's fs wrapped by `lockedGitFs`. */
   readonly fs: GitFs;
+  /** The caller's fs, unwrapped (for lock-file clean-up and repairs). */
+  readonly rawFs: GitFs;
   /** The same object, typed for isomorphic-git. */
   readonly gitFs: FsClient;
   /** Absolute working-tree root. */
@@ -17,10 +21,15 @@ export interface Repo {
   readonly trees: Map<string, Map<string, TreeEntry>>;
 }
 
-/** Builds a {@link Repo} for an absolute working tree. */
-export function openRepo(fs: GitFs, dir: string): Repo {
+/**
+ * Builds a {@link Repo} for an absolute working tree. Every write under `.git` made through it
+ * (by isomorphic-git or by us) follows git's lock-file convention (see `lockedGitFs`).
+ */
+export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_WAIT): Repo {
   const root = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
-  return { fs, gitFs: fs as unknown as FsClient, dir: root, gitdir: `${root}/.git`, cache: {}, trees: new Map() };
+  const gitdir = `${root}/.git`;
+  const locked = lockedGitFs(fs, gitdir, wait);
+  return { fs: locked, rawFs: fs, gitFs: locked as unknown as FsClient, dir: root, gitdir, cache: {}, trees: new Map() };
 }
 
 /** The arguments every isomorphic-git call takes. */

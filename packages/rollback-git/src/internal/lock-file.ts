@@ -1,0 +1,141 @@
+import type { GitFsFileHandle, GitFsPromises } from '../git-fs.js';
+import { foreignCode, rollbackError } from './errors.js';
+
+/** How a {@link writeThroughLock} waits for a lock another process holds. */
+export interface LockWait {
+  /** Give up after this many milliseconds. @default 2000 */
+  readonly timeoutMs: number;
+  /** Resolves after `ms` milliseconds (injected so tests need not sleep). @default setTimeout */
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** The default wait: 2 s, polling with a growing delay (5 ms to 100 ms). */
+export const DEFAULT_LOCK_WAIT: LockWait = {
+  timeoutMs: 2000,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/** `<path>.lock`, the lock file git itself takes before it replaces `path`. */
+export const lockPathOf = (path: string): string => `${path}.lock`;
+
+const parentDir = (path: string): string => path.slice(0, Math.max(path.lastIndexOf('/'), 1));
+
+/**
+ * fsyncs directory `dir` so a rename in it survives a power loss (FACTS.md "Atomic replace").
+ * Best effort: a file system that cannot open or sync a directory (memfs, some network mounts)
+ * is skipped silently.
+ */
+export async function syncDir(fs: GitFsPromises, dir: string): Promise<void> {
+  if (fs.open === undefined) return;
+  let handle: GitFsFileHandle | undefined;
+  try {
+    handle = await fs.open(dir, 'r');
+    await handle.sync?.();
+  } catch {
+    // EISDIR / EINVAL / EPERM on platforms without directory fsync: nothing more can be done.
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates `<path>.lock` exclusively (`O_CREAT|O_EXCL`), waiting up to `wait.timeoutMs` while
+ * another process (the git CLI) holds it. Returns the open handle (or `undefined` on a file system
+ * without `open`, where the lock was created empty with `writeFile` flag `wx`).
+ *
+ * @throws {LoopError} `LOCK_HELD` naming the lock file when it stays taken; other errors
+ *   (ENOENT for a missing parent directory, ENOSPC) unchanged.
+ */
+export async function takeLock(fs: GitFsPromises, path: string, mode: number, wait: LockWait): Promise<GitFsFileHandle | undefined> {
+  const lock = lockPathOf(path);
+  let waited = 0;
+  for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+    try {
+      if (fs.open !== undefined) return await fs.open(lock, 'wx', mode);
+      await fs.writeFile(lock, new Uint8Array(0), { mode, flag: 'wx' });
+      return undefined;
+    } catch (error) {
+      if (foreignCode(error) !== 'EEXIST') throw error;
+      if (waited >= wait.timeoutMs) {
+        throw rollbackError(
+          'LOCK_HELD',
+          `${lock} exists: another git process is writing this repository (the git CLI holds it while it runs); wait for it to finish and retry. If no git process is running, a killed one left it: remove the file (loop resume does this for locks no live process holds)`,
+          { details: { lock } },
+        );
+      }
+      await wait.sleep(delay);
+      waited += delay;
+    }
+  }
+}
+
+/**
+ * Replaces `path` the way git does: `<path>.lock` is created exclusively, written and fsynced,
+ * then renamed over `path` and the directory fsynced. A kill at any instant leaves the old file
+ * or the new one (plus, at worst, a stale `.lock` that resume removes), never a torn one. On a
+ * failure (ENOSPC) the lock is removed and the old file is intact.
+ *
+ * @throws {LoopError} `LOCK_HELD` (see {@link takeLock}); the file-system error otherwise.
+ */
+export async function writeThroughLock(
+  fs: GitFsPromises,
+  path: string,
+  data: Uint8Array,
+  options: { readonly mode?: number; readonly wait?: LockWait } = {},
+): Promise<void> {
+  const mode = options.mode ?? 0o644;
+  const lock = lockPathOf(path);
+  const handle = await takeLock(fs, path, mode, options.wait ?? DEFAULT_LOCK_WAIT);
+  try {
+    if (handle === undefined) {
+      await fs.writeFile(lock, data, { mode });
+    } else {
+      await handle.writeFile(data);
+      await handle.sync?.();
+    }
+    // The handle stays open across the rename, so a live writer is visible in /proc/<pid>/fd.
+    await fs.rename(lock, path);
+  } catch (error) {
+    await fs.unlink(lock).catch(() => undefined);
+    throw error;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+  await syncDir(fs, parentDir(path));
+}
+
+/**
+ * Removes `path` under its lock (git deletes a ref the same way): the lock keeps the git CLI from
+ * rewriting the file meanwhile, then the file and the lock are removed.
+ *
+ * @throws {LoopError} `LOCK_HELD` (see {@link takeLock}); the file-system error otherwise.
+ */
+export async function unlinkThroughLock(fs: GitFsPromises, path: string, wait: LockWait = DEFAULT_LOCK_WAIT): Promise<void> {
+  const handle = await takeLock(fs, path, 0o644, wait);
+  try {
+    await fs.unlink(path);
+  } finally {
+    await handle?.close().catch(() => undefined);
+    await fs.unlink(lockPathOf(path)).catch(() => undefined);
+  }
+  await syncDir(fs, parentDir(path));
+}
+
+let tempCounter = 0;
+
+/**
+ * Writes a content-addressed file (a loose object or a pack): a temp file beside it, then a rename,
+ * so a kill never leaves a torn object that isomorphic-git would trust because it exists. Not
+ * fsynced, like git's default (`core.fsync` leaves loose objects to the OS).
+ */
+export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
+  tempCounter += 1;
+  const temp = `${parentDir(path)}/tmp_obj_${process.pid}_${tempCounter}`;
+  try {
+    await fs.writeFile(temp, data, mode === undefined ? undefined : { mode });
+    await fs.rename(temp, path);
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
