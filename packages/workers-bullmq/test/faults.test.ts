@@ -1,0 +1,125 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRegexScorer } from '@loop/core';
+import { pidsWithEnv } from '@loop/test-utils';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRemoteHarness, type EvaluationQueueEvent } from '../src/index.js';
+import { makeWorkspace, spawnWorker, until, type Workspace } from './fixture.js';
+import { cleanups, inProcessWorker, queueOf, remoteLoop, runCleanups, specOf } from './helpers.js';
+import { redisMissing, startRedis } from './redis-server.js';
+
+const missing = redisMissing();
+afterEach(runCleanups);
+const scorer = createRegexScorer({ pattern: '^score:', direction: 'maximize' });
+const never = new AbortController().signal;
+
+async function setup(params = '1') {
+  const redis = await startRedis();
+  cleanups.push(() => redis.stop());
+  const ws = makeWorkspace(params);
+  cleanups.push(() => ws.cleanup());
+  return { redis, ws };
+}
+
+/** Waits until no process carrying the workspace's marker is left (an orphan finishing its run). */
+const noneLeft = (ws: Workspace) => until('no evaluated process left', () => pidsWithEnv(ws.marker).length === 0);
+
+describe.skipIf(missing !== undefined)(`faults a pool of BullMQ workers survives${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  it('a worker SIGKILLed mid-job: its lock expires, another worker runs the job again, and the candidate still has exactly one row', async () => {
+    const { redis, ws } = await setup('1');
+    const workdirA = mkdtempSync(join(tmpdir(), 'loop-worker-a-'));
+    const workdirB = mkdtempSync(join(tmpdir(), 'loop-worker-b-'));
+    cleanups.push(() => rmSync(workdirA, { recursive: true, force: true }), () => rmSync(workdirB, { recursive: true, force: true }));
+    const args = (dir: string) => ['--redis', redis.url, '--queue', 'kill', '--workdir', dir, '--lock-ms', '1000', '--stalled-ms', '300'];
+    const a = spawnWorker(args(workdirA));
+    cleanups.push(() => a.kill());
+    await a.ready;
+    const { loop, results } = await remoteLoop(redis, ws, { queue: 'kill', candidates: 1, iterations: 1, runId: 'killed', spec: { env: { LOOP_TEST_GATE_ITERATION: '1' } } });
+    const running = loop.run();
+    await until('iteration 1 started on worker A', () => ws.started().some((l) => l.startsWith('1 ')));
+    const b = spawnWorker(args(workdirB));
+    cleanups.push(() => b.kill());
+    await b.ready;
+    await a.kill('SIGKILL');
+    ws.openGate();
+    await running;
+    expect(results.rows.map((r) => [r.iteration, r.status, r.score])).toEqual([
+      [0, 'baseline', 1],
+      [1, 'kept', 10],
+    ]);
+    expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(2); // run on A (killed), then on B
+    expect(b.events.filter((e) => e.type === 'evaluated').map((e) => (e as { result: { exitCode: number } }).result.exitCode)).toContain(0);
+    await noneLeft(ws);
+  });
+
+  it('a worker with another harness version refuses the job; when attempts run out the crash row names the worker and both fingerprints', async () => {
+    const { redis, ws } = await setup('1');
+    mkdirSync(join(ws.root, 'harness'));
+    writeFileSync(join(ws.root, 'harness/version.txt'), 'v1\n'); // not in git: each machine provides its own
+    const other = mkdtempSync(join(tmpdir(), 'loop-harness-v2-'));
+    cleanups.push(() => rmSync(other, { recursive: true, force: true }));
+    writeFileSync(join(other, 'version.txt'), 'v2\n');
+    const worker = await inProcessWorker(redis, 'refuse', { link: { harness: other } });
+    const events: EvaluationQueueEvent[] = [];
+    const queue = queueOf(redis, 'refuse', events, 2);
+    const harness = createRemoteHarness({ queue, root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: specOf(ws, { fingerprintFiles: ['train.sh', 'harness/version.txt'] }), runId: 'refuse' });
+    const record = await harness.run({ iteration: 0, signal: never, repeat: 0 });
+    expect(record.error).toContain(`refused by worker ${worker.identity.id}`);
+    expect(record.error).toContain(`the coordinator's is ${(await harness.fingerprint!()).slice(0, 12)}`);
+    expect(record.error).toContain('after 2 attempt(s)');
+    const score = await scorer.score(record);
+    expect(score).toMatchObject({ ok: false, reason: 'harness-error' });
+    expect(events.filter((e) => e.type === 'failed')).toHaveLength(1);
+    expect(ws.started()).toEqual([]); // the command never ran
+  });
+
+  it('a job past its kill timeout on the worker is a timeout crash, and no process of it is left on the worker', async () => {
+    const { redis, ws } = await setup('1');
+    await inProcessWorker(redis, 'timeout');
+    const queue = queueOf(redis, 'timeout');
+    const harness = createRemoteHarness({ queue, root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: specOf(ws, { timeBudgetMs: 300, killTimeoutMs: 600, graceMs: 200, env: { LOOP_TEST_HANG: '1' } }), runId: 'timeout' });
+    const record = await harness.run({ iteration: 0, signal: never, repeat: 0 });
+    expect(record.timedOut).toBe(true);
+    expect(await scorer.score(record)).toMatchObject({ ok: false, reason: 'timeout' });
+    expect(ws.started()).toHaveLength(1);
+    expect(pidsWithEnv(ws.marker)).toEqual([]); // the sleep grandchild too
+  });
+
+  it('Redis restarted empty mid-job: the coordinator reconnects, submits the lost job again, and gets one result', async () => {
+    const { redis, ws } = await setup('7');
+    await inProcessWorker(redis, 'restart');
+    const events: EvaluationQueueEvent[] = [];
+    const queue = queueOf(redis, 'restart', events);
+    const harness = createRemoteHarness({ queue, root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: specOf(ws, { env: { LOOP_TEST_GATE_ITERATION: '0' } }), runId: 'restart' });
+    const pending = harness.run({ iteration: 0, signal: never, repeat: 0 });
+    await until('the job started', () => ws.started().length === 1);
+    await redis.restart();
+    ws.openGate();
+    const record = await pending;
+    expect(await scorer.score(record)).toMatchObject({ ok: true, value: 7 });
+    expect(events.some((e) => e.type === 'resubmitted')).toBe(true);
+    await noneLeft(ws);
+  });
+
+  it('a coordinator stopped while its job runs, and a new one submitting the same evaluation: the running job is recognised, run once, its result taken', async () => {
+    const { redis, ws } = await setup('5');
+    await inProcessWorker(redis, 'resume');
+    const spec = specOf(ws, { env: { LOOP_TEST_GATE_ITERATION: '3' } });
+    const first = queueOf(redis, 'resume');
+    const options = { root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: spec, runId: 'resume' };
+    const lost = Promise.resolve(createRemoteHarness({ ...options, queue: first }).run({ iteration: 3, signal: never, repeat: 0 }));
+    lost.catch(() => undefined);
+    await until('the job started', () => ws.started().length === 1);
+    await first.close(); // the coordinator is gone; its job keeps running on the worker
+    await expect(lost).rejects.toThrow(/was closed/);
+    const events: EvaluationQueueEvent[] = [];
+    const second = queueOf(redis, 'resume', events);
+    const resumed = createRemoteHarness({ ...options, queue: second }).run({ iteration: 3, signal: never, repeat: 0 });
+    await until('the new coordinator saw the job', () => events.some((e) => e.type === 'submitted'));
+    expect(events[0]).toMatchObject({ type: 'submitted', existing: true });
+    ws.openGate();
+    expect(await scorer.score(await resumed)).toMatchObject({ ok: true, value: 5 });
+    expect(ws.started()).toHaveLength(1);
+  });
+});
