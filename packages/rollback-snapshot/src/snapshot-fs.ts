@@ -37,10 +37,16 @@ export interface SnapshotFs {
   access(path: string, mode?: number): Promise<void>;
   /** Lists a directory's entry names. */
   readdir(path: string): Promise<string[]>;
+  /** Renames a file or directory (same file system: atomic). @default node:fs/promises rename */
+  rename?(from: string, to: string): Promise<void>;
+  /** Removes a path (`recursive`, `force`). @default node:fs/promises rm */
+  rm?(path: string, options: { recursive: true; force: true }): Promise<void>;
+  /** Writes a whole file (created or truncated). @default node:fs/promises writeFile */
+  writeFile?(path: string, data: Uint8Array): Promise<void>;
 }
 
-/** The real file system (`node:fs/promises`). */
-export const nodeSnapshotFs: SnapshotFs = {
+/** The real file system (`node:fs/promises`), every optional member present. */
+export const nodeSnapshotFs: Required<SnapshotFs> = {
   readFile: (p) => nodeFs.readFile(p),
   copyFile: (s, d) => nodeFs.copyFile(s, d),
   mkdir: (p, o) => nodeFs.mkdir(p, o),
@@ -49,4 +55,7 @@ export const nodeSnapshotFs: SnapshotFs = {
   chmod: (p, m) => nodeFs.chmod(p, m),
   access: (p, m) => nodeFs.access(p, m),
   readdir: (p) => nodeFs.readdir(p),
+  rename: (a, b) => nodeFs.rename(a, b),
+  rm: (p, o) => nodeFs.rm(p, o),
+  writeFile: (p, d) => nodeFs.writeFile(p, d),
 };

@@ -35,9 +35,8 @@ const where = '[loop] [rollback-snapshot]';
  */
 export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snapshotsDir: string; mtimeToleranceMs: number }) {
   const { fs, snapshotsDir } = o;
-  const extra = fs as SnapshotFs & { rename?: (a: string, b: string) => Promise<void>; rm?: (p: string, opt: { recursive: true; force: true }) => Promise<void> };
-  const rename = (from: string, to: string) => (extra.rename ? extra.rename(from, to) : nodeFs.rename(from, to));
-  const rm = (path: string) => (extra.rm ? extra.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true }));
+  const rename = (from: string, to: string) => (fs.rename ? fs.rename(from, to) : nodeFs.rename(from, to));
+  const rm = (path: string) => (fs.rm ? fs.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true }));
   const abs = (rel: string) => join(o.workspace, rel);
 
   const hashOrNull = async (path: string): Promise<string | null> => {

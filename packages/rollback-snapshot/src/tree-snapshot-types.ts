@@ -129,6 +129,26 @@ export interface TreeSnapshotStore {
    */
   readonly restore: (snapshot: TreeSnapshot) => Promise<TreeRestoreReport>;
   /**
+   * Saves `snapshot` under `name` in the store (`<storeDir>/snapshots/<name>.json`) so another
+   * process can {@link TreeSnapshotStore.load} it after a kill: the contents are already in the
+   * store (a snapshot copies them), the manifest is written to a temp file and renamed, so a saved
+   * name always names a complete snapshot (a kill leaves the previous one, or none). Replaces an
+   * earlier snapshot of that name.
+   *
+   * @throws {LoopError} `CONFIG_INVALID` for a bad name (letters, digits, `.`, `_`, `-`) or a
+   *   snapshot of another root; `STATE_WRITE_FAILED` when the manifest cannot be written (ENOSPC).
+   */
+  readonly save: (snapshot: TreeSnapshot, name: string) => Promise<void>;
+  /**
+   * The snapshot saved under `name`, or `undefined` when none was (completely) saved. Every
+   * content it names is checked present in the store.
+   *
+   * @throws {LoopError} `RESTORE_FAILED` when the manifest is unreadable or names missing contents.
+   */
+  readonly load: (name: string) => Promise<TreeSnapshot | undefined>;
+  /** The names of the saved snapshots, sorted. */
+  readonly saved: () => Promise<string[]>;
+  /**
    * The bytes of a file entry of a snapshot, from the store, verified.
    *
    * @throws {LoopError} `RESTORE_FAILED` when the object is missing or corrupt.

@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { LoopError, parseOptions, systemClock } from '@loop/core';
 import { openObjectStore } from './internal/object-store.js';
+import { listManifests, MANIFEST_NAME, readManifest, sweepTemps, writeManifest } from './internal/tree-manifest.js';
 import { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
 import { applyPlan, compareEntries, currentEntries, isEmptyPlan, planRestore, sameEntry, type TreeComparison } from './internal/tree-restore.js';
 import { createTreeWalker, type WalkVisitor } from './internal/tree-walk.js';
@@ -82,6 +83,17 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
   const records = new Map<string, StatRecord>();
   const walker = createTreeWalker(root, new Set(o.exclude), fs);
   const abs = (path: string) => join(root, ...path.split('/'));
+  let swept = false;
+  /** Once per store instance: drop the temp files a killed write left in the store. */
+  const sweep = () => {
+    if (swept) return;
+    swept = true;
+    try {
+      sweepTemps(fs, o.storeDir);
+    } catch {
+      // an unreadable store fails loudly where it is used, not here
+    }
+  };
 
   /** The entry of one walked path; a file is read and stored only when its stat record does not vouch for it. */
   const entryOf = (path: string, full: string, st: Stats, now: number): TreeEntry => {
@@ -105,6 +117,7 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
   };
 
   const take = (): TreeSnapshot => {
+    sweep();
     const takenAt = clock.now();
     const entries = new Map<string, TreeEntry>();
     walk((path, full, st, now) => entries.set(path, entryOf(path, full, st, now)));
@@ -183,11 +196,48 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     );
   };
 
+  const checkName = (name: string) => {
+    if (!MANIFEST_NAME.test(name)) throw new LoopError('CONFIG_INVALID', `${PREFIX} ${JSON.stringify(name)} is not a snapshot name: use letters, digits, '.', '_' and '-' (at most 128, not starting with '.')`, { details: { name } });
+  };
+
+  const save = (snapshot: TreeSnapshot, name: string): void => {
+    checkName(name);
+    if (snapshot.root !== root) throw new LoopError('CONFIG_INVALID', `${PREFIX} the snapshot is of ${snapshot.root}, not of ${root}; save it with its own store`, { details: { root, snapshotRoot: snapshot.root } });
+    sweep();
+    try {
+      writeManifest(fs, o.storeDir, name, snapshot);
+    } catch (error) {
+      throw new LoopError('STATE_WRITE_FAILED', `${PREFIX} cannot save snapshot ${name} in ${o.storeDir}: ${(error as Error).message}; free space or fix permissions and take the snapshot again (the previous one under that name, if any, is intact)`, { cause: error, details: { name, storeDir: o.storeDir } });
+    }
+  };
+
+  const loadSaved = (name: string): TreeSnapshot | undefined => {
+    checkName(name);
+    sweep();
+    let snapshot: TreeSnapshot | undefined;
+    try {
+      snapshot = readManifest(fs, o.storeDir, name);
+    } catch (error) {
+      throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} in ${o.storeDir} is unreadable: ${(error as Error).message}`, { cause: error, details: { name, storeDir: o.storeDir } });
+    }
+    if (snapshot === undefined) return undefined;
+    if (snapshot.root !== root) throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} is of ${snapshot.root}, not of ${root}`, { details: { name, root, snapshotRoot: snapshot.root } });
+    const missing = [...snapshot.entries].filter(([, e]) => e.type === 'file' && !objects.has(e.hash)).map(([p]) => p);
+    if (missing.length > 0) throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} names contents the store ${o.storeDir} lacks (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''})`, { details: { name, missing } });
+    return snapshot;
+  };
+
   return {
     name: `tree-snapshot(${root})`,
     root,
     snapshot: async () => take(),
     restore: async (snapshot) => restore(snapshot),
+    save: async (snapshot, name) => save(snapshot, name),
+    load: async (name) => loadSaved(name),
+    saved: async () => {
+      sweep();
+      return listManifests(fs, o.storeDir);
+    },
     read: (entry) => {
       const bytes = objects.get(entry.hash);
       if (bytes === undefined) throw new LoopError('RESTORE_FAILED', `${PREFIX} the store ${o.storeDir} lacks or has a corrupt object ${entry.hash}`, { details: { hash: entry.hash } });

@@ -189,4 +189,34 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     const error = await one.store.restore(await two.store.snapshot()).catch((e: unknown) => e);
     expect(isLoopError(error) && error.code).toBe('RESTORE_FAILED');
   });
+
+  it('a saved snapshot is loaded by another store instance (another process after a kill) and restores the tree; an unsaved name loads as undefined', async () => {
+    const w = world();
+    const before = w.tree();
+    await w.store.save(await w.store.snapshot(), 'kept-000');
+    w.write('a.txt', 'changed\n');
+    rmSync(join(w.root, 'src', 'deep'), { recursive: true });
+    const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
+    expect(await fresh.saved()).toEqual(['kept-000']);
+    await fresh.restore((await fresh.load('kept-000'))!);
+    expect(w.tree()).toEqual(before);
+    expect(await fresh.load('kept-001')).toBeUndefined();
+    await expect(fresh.save(await fresh.snapshot(), '../escape')).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+  });
+
+  it('the temp files a killed write leaves in the store are swept on the next use, and a saved snapshot whose contents are gone is RESTORE_FAILED at load', async () => {
+    const w = world();
+    const snap = await w.store.snapshot();
+    await w.store.save(snap, 'kept-000');
+    const objects = join(w.base, 'store', 'objects');
+    const sub = readdirSync(objects)[0]!;
+    writeFileSync(join(objects, sub, `${readdirSync(join(objects, sub))[0]}.dead.tmp`), 'half');
+    writeFileSync(join(w.base, 'store', 'snapshots', 'kept-001.json.dead.tmp'), '{"form');
+    const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
+    expect(await fresh.saved()).toEqual(['kept-000']);
+    const left = readdirSync(join(w.base, 'store'), { recursive: true }).map(String).filter((n) => n.endsWith('.tmp'));
+    expect(left).toEqual([]);
+    rmSync(join(objects, sub), { recursive: true });
+    await expect(fresh.load('kept-000')).rejects.toMatchObject({ code: 'RESTORE_FAILED', message: expect.stringMatching(/names contents the store .* lacks/) });
+  });
 });

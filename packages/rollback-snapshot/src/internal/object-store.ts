@@ -17,6 +17,8 @@ export interface ObjectStore {
   readonly put: (bytes: Uint8Array) => string;
   /** The bytes of object `hash`, verified: `undefined` when absent or when its content no longer hashes to `hash`. */
   readonly get: (hash: string) => Buffer | undefined;
+  /** True when object `hash` exists (complete: objects appear only by rename). */
+  readonly has: (hash: string) => boolean;
 }
 
 /** Opens (creating on first write) the object store under `dir`. */
@@ -33,11 +35,17 @@ export function openObjectStore(dir: string, fs: TreeSnapshotFs): ObjectStore {
         fs.mkdirSync(sub, { recursive: true });
         madeDirs.add(sub);
       }
-      const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-      fs.writeFileSync(tmp, bytes);
-      fs.renameSync(tmp, path);
+      const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`; // swept on open when a kill leaves it
+      try {
+        fs.writeFileSync(tmp, bytes);
+        fs.renameSync(tmp, path);
+      } catch (error) {
+        fs.rmSync(tmp, { force: true });
+        throw error;
+      }
       return hash;
     },
+    has: (hash) => fs.existsSync(pathOf(hash)),
     get: (hash) => {
       let bytes: Buffer;
       try {

@@ -134,8 +134,9 @@ export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<st
         fs.writeFileSync(tmp, blobs.get(entry.hash)!, { mode: entry.mode });
         fs.chmodSync(tmp, entry.mode); // the umask applies to writeFile's mode
         fs.renameSync(tmp, file);
-      } finally {
-        fs.rmSync(tmp, { force: true });
+      } catch (error) {
+        fs.rmSync(tmp, { force: true }); // (a kill leaves it: an extra the next restore removes)
+        throw error;
       }
     }
     for (const [path, target] of plan.link) {
