@@ -1,6 +1,7 @@
 import git from 'isomorphic-git';
 import { inChunks } from './chunks.js';
-import { lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
+import { ensureParents, lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
+import { parentOf } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
 import type { ResetPlanEntry } from './reset-plan.js';
 
@@ -26,6 +27,12 @@ export async function applyFastReset(
   }
   for (const entry of removals) await removeEmptyParents(repo, entry.path);
 
+  // Parents first, one at a time (shallowest first): the parallel writes below then never race to
+  // create the same directory (a reverted directory rename hit EEXIST and fell back to checkout).
+  const parents = [...new Set(writes.map((entry) => parentOf(entry.path)).filter((dir) => dir !== '.'))];
+  parents.sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
+  for (const dir of parents) await ensureParents(repo, `${dir}/_`);
+
   await inChunks(writes, async (entry) => {
     const target = entry.target;
     if (target === undefined) return;
@@ -35,11 +42,13 @@ export async function applyFastReset(
     await writeWorktreeBlob(repo, entry.path, target.mode, blob);
   });
 
-  if (writes.length > 0) {
-    await git.add({ ...args, filepath: writes.map((entry) => entry.path), force: true });
-  }
+  // Removals from the index before the adds: removing `x` also drops `x/...`, so a file replaced
+  // by a directory of the same name must lose its old entry before the new ones are added.
   for (const entry of removals) {
     if (entry.inIndex) await git.remove({ ...args, filepath: entry.path });
+  }
+  if (writes.length > 0) {
+    await git.add({ ...args, filepath: writes.map((entry) => entry.path), force: true });
   }
   await git.writeRef({ ...args, ref: branchRef, value: targetOid, force: true });
 }

@@ -108,7 +108,10 @@ export async function removeEmptyParents(repo: Repo, path: string): Promise<void
   }
 }
 
-/** Creates the parent directories of `path`, replacing a file or link that stands in the way. */
+/**
+ * Creates the parent directories of `path`, replacing a file or link that stands in the way.
+ * A directory another concurrent call created meanwhile (EEXIST) is accepted.
+ */
 export async function ensureParents(repo: Repo, path: string): Promise<void> {
   const parts = path.split('/').slice(0, -1);
   let current = '';
@@ -117,7 +120,11 @@ export async function ensureParents(repo: Repo, path: string): Promise<void> {
     const stats = await lstatOrUndefined(repo, current);
     if (stats?.isDirectory()) continue;
     if (stats !== undefined) await repo.fs.promises.unlink(absolute(repo.dir, current));
-    await repo.fs.promises.mkdir(absolute(repo.dir, current));
+    try {
+      await repo.fs.promises.mkdir(absolute(repo.dir, current));
+    } catch (error) {
+      if (foreignCode(error) !== 'EEXIST' || !(await lstatOrUndefined(repo, current))?.isDirectory()) throw error;
+    }
   }
 }
 
