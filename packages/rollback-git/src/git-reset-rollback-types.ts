@@ -98,7 +98,11 @@ export interface GitResetRollback extends RollbackStrategy {
    * taken) at it so its diff stays readable, then resets branch, index and working tree to
    * `checkpoint.id` touching only the paths that differ, and verifies each by hash (falling back
    * once to a full reset). Untracked ignored files (results.tsv, run.log) survive; untracked files
-   * that are not ignored are removed. Idempotent.
+   * that are not ignored are removed. Nothing it removes is lost: when the working tree holds files
+   * in no commit (created or changed after the candidate commit, e.g. a file the user saved while
+   * the iteration ran), the ref points instead at a rescue commit on top of the candidate holding
+   * them (subject `loop: working-tree files a reset removed ...`; the candidate is its parent).
+   * `restoreBest` and `recover` do the same. Idempotent.
    *
    * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
    */

@@ -3,6 +3,7 @@ import { parseOptions, type LoopErrorCode } from '@loop/core';
 import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './git-reset-rollback-options.js';
 import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
+import { rescueWorktree } from './internal/rescue-commit.js';
 import { foreignCode, listFiles, rollbackError, toLoopError } from './internal/errors.js';
 import { ensureExcludes } from './internal/excludes.js';
 import { gitArgs, openRepo } from './internal/repo.js';
@@ -143,9 +144,33 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
   const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> => expandCommitId(repo, id, code, what, branch);
 
-  const reset = async (operation: GitRestoreReport['operation'], targetOid: string): Promise<void> => {
-    const report = await resetBranch(repo, branchRef, targetOid, bases);
+  const signature = () => ({
+    name: opts.author.name,
+    email: opts.author.email,
+    timestamp: Math.floor(opts.clock.now() / 1000),
+    timezoneOffset: 0,
+  });
+
+  /**
+   * Resets the branch from its tip to `targetOid`, first keeping what the reset discards reachable
+   * as `refs/loop/discarded/<name>`: the tip when it is not the target, or, when the working tree
+   * holds files in no commit (created or changed after the candidate commit), a rescue commit on
+   * top of the tip holding them, so nothing a reset removes is lost.
+   */
+  const saveThenReset = async (
+    operation: GitRestoreReport['operation'],
+    name: string,
+    tip: string,
+    targetOid: string,
+    save: string | undefined,
+  ): Promise<{ ref: string | undefined; rescued: readonly string[] }> => {
+    const changes = await scanWorktree(repo, tip, bases);
+    const rescue = await rescueWorktree(repo, tip, changes, signature(), `${operation} of ${branch} from ${shortId(tip)} to ${shortId(targetOid)}`);
+    const keep = rescue?.oid ?? save;
+    const ref = keep === undefined ? undefined : await saveDiscarded(repo, name, keep);
+    const report = await resetBranch(repo, branchRef, targetOid, bases, { fromOid: tip, changes });
     lastRestore = { ...report, operation };
+    return { ref, rescued: rescue?.paths ?? [] };
   };
 
   const inspect = `inspect the repository with git status and git log ${branch}`;
@@ -188,12 +213,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             bases,
             parent: checkpoint.id,
             message: `${opts.messagePrefix}${info.description.replace(/\n+$/, '')}\n`,
-            signature: {
-              name: opts.author.name,
-              email: opts.author.email,
-              timestamp: Math.floor(opts.clock.now() / 1000),
-              timezoneOffset: 0,
-            },
+            signature: signature(),
           });
         }),
       ),
@@ -221,8 +241,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           await ready();
           const tip = await tipOf();
           const candidate = info.candidateId ?? tip;
-          if (candidate !== checkpoint.id) await saveDiscarded(repo, String(info.iteration), candidate);
-          await reset('revert', checkpoint.id);
+          await saveThenReset('revert', String(info.iteration), tip, checkpoint.id, candidate !== checkpoint.id ? candidate : undefined);
         }),
       ),
 
@@ -232,8 +251,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           await ready();
           const best = await expandCommit(bestId, 'RESTORE_FAILED', 'restoreBest: best id');
           const tip = await tipOf();
-          if (tip !== best) await saveDiscarded(repo, 'before-restore-best', tip);
-          await reset('restoreBest', best);
+          await saveThenReset('restoreBest', 'before-restore-best', tip, best, tip !== best ? tip : undefined);
         }),
       ),
 
@@ -264,10 +282,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
                 { details: { keptId: kept, tip, branch } },
               );
             }
-            const ref = await saveDiscarded(repo, 'recovered', tip);
-            repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
           }
-          await reset('recover', kept);
+          const { ref, rescued } = await saveThenReset('recover', 'recovered', tip, kept, tip !== kept ? tip : undefined);
+          if (tip !== kept) repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
+          if (rescued.length > 0) repairs.push(`${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit saved as ${ref}`);
           const touched = lastRestore?.paths.length ?? 0;
           if (touched > 0) repairs.push(`${touched} path${touched === 1 ? '' : 's'} reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`);
         }),

@@ -5,6 +5,7 @@ import { lstatOrUndefined, removeEmptyParents, removePath } from './fs-ops.js';
 import { gitArgs, type Repo } from './repo.js';
 import { planReset, type ResetPlanEntry } from './reset-plan.js';
 import { verifyReset } from './verify-reset.js';
+import type { WorktreeChange } from './worktree-scan.js';
 
 /** What one verified reset did. */
 export interface ResetReport {
@@ -46,7 +47,7 @@ async function verifyOrList(repo: Repo, plan: readonly ResetPlanEntry[], branchR
  * Resets the branch `branchRef` (which HEAD points at), the index and the working tree to
  * `targetOid`, touching only the paths that differ (see `planReset`), then verifies every touched
  * path by hash. When the fast path throws or does not verify, runs the full reset once and verifies
- * again.
+ * again. `scan`: the working-tree scan against the branch tip when the caller already made it.
  *
  * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
  */
@@ -55,10 +56,11 @@ export async function resetBranch(
   branchRef: string,
   targetOid: string,
   bases: readonly string[] | undefined,
+  scan?: { readonly fromOid: string; readonly changes: readonly WorktreeChange[] },
 ): Promise<ResetReport> {
   const args = gitArgs(repo);
   const fromOid = await git.resolveRef({ ...args, ref: branchRef });
-  const plan = await planReset(repo, fromOid, targetOid, bases);
+  const plan = await planReset(repo, fromOid, targetOid, bases, scan?.fromOid === fromOid ? scan.changes : undefined);
   const paths = plan.map((entry) => entry.path);
 
   let wrong: string[];

@@ -1,6 +1,6 @@
 import { diffCommits, type BlobEntry } from './tree-diff.js';
 import type { Repo } from './repo.js';
-import { scanWorktree } from './worktree-scan.js';
+import { scanWorktree, type WorktreeChange } from './worktree-scan.js';
 
 /** One path a reset must bring to the target. */
 export interface ResetPlanEntry {
@@ -16,19 +16,21 @@ export interface ResetPlanEntry {
  * The paths a reset from commit `fromOid` (the branch tip the working tree is based on) to
  * `targetOid` must touch: the blobs that differ between the two commits (a walk that skips
  * identical subtrees), plus every path where the index or working tree differ from `fromOid`
- * (within `bases` when given, else the whole tree). Sorted by path.
+ * (within `bases` when given, else the whole tree). Sorted by path. `scan`: that working-tree
+ * scan against `fromOid` when the caller already made it.
  */
 export async function planReset(
   repo: Repo,
   fromOid: string,
   targetOid: string,
   bases: readonly string[] | undefined,
+  scan?: readonly WorktreeChange[],
 ): Promise<ResetPlanEntry[]> {
   const plan = new Map<string, ResetPlanEntry>();
   for (const change of await diffCommits(repo, fromOid, targetOid)) {
     plan.set(change.path, { path: change.path, target: change.to, inIndex: change.from !== undefined });
   }
-  for (const change of await scanWorktree(repo, fromOid, bases)) {
+  for (const change of scan ?? (await scanWorktree(repo, fromOid, bases))) {
     const fromDiff = plan.get(change.path);
     // Outside the commit diff the target holds what `fromOid` holds.
     const target = fromDiff === undefined ? change.head : fromDiff.target;
