@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
-import { initNextSteps, isFromClone, writeStarterConfig, PRESETS, type Preset } from './init.js';
+import { initNextSteps, isFromClone, writeStarterConfig, PRESET_NEXT_STEP, PRESETS, type Preset } from './init.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
 import { TARGET_TYPES, type TargetType } from './target.js';
@@ -11,6 +11,7 @@ import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
 import { isUsageError } from './usage-error.js';
+import { detectPreset } from './presets/detect.js';
 
 /** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
 export interface CliIo {
@@ -41,9 +42,14 @@ Exit codes:
   130  interrupted (Ctrl-C)`;
 
 async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
+  const file = findConfigFile(configArg, io.cwd);
+  const preset = detectPreset(file);
+  if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file);
+  // collie runs are restartable: run and resume are both "step to the end".
+  if (preset === 'collie') return runCli(['collie', 'run', file], io);
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
   const [{ REPORTED_EVENTS, prepareRun }, { countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
-  const loaded = await loadConfig(findConfigFile(configArg, io.cwd));
+  const loaded = await loadConfig(file);
   const controller = new AbortController();
   const configured = prepareRun(loaded, { resume, signal: controller.signal });
   const { config } = loaded;
@@ -128,7 +134,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         return;
       }
       await writeStarterConfig(path, opts.preset, opts.force);
-      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, io.fromClone ?? isFromClone(fileURLToPath(import.meta.url)))}\n`);
+      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, io.fromClone ?? isFromClone(fileURLToPath(import.meta.url)), PRESET_NEXT_STEP[opts.preset])}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 
@@ -152,7 +158,16 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .option('--json', 'print JSON', false)
     .action(async (target: string, opts: { rows: string; json: boolean }) => {
       const path = resolve(io.cwd, target);
-      const dir = statSync(path, { throwIfNoEntry: false })?.isFile() ? (await loadConfig(path)).dir : path;
+      const isFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+      const preset = isFile ? detectPreset(path) : 'auto-iterate';
+      if (preset === 'collie') return setCode(await runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io));
+      if (preset === 'autoresearch') {
+        const { formatPassStatus, loadAutoresearchConfig, readPassStatus } = await import('./presets/autoresearch-command.js');
+        const pass = await readPassStatus(await loadAutoresearchConfig(path));
+        io.stdout.write(`${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`);
+        return setCode(EXIT_CODES.STOPPED);
+      }
+      const dir = isFile ? (await loadConfig(path)).dir : path;
       const { formatStatus, readStatus } = await import('./status.js');
       const status = await readStatus(dir);
       io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);

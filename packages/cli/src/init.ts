@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { writeFile } from 'node:fs/promises';
+import { collieStarterConfig } from './collie/init.js';
 import { DEFAULT_CONFIG_FILES } from './load-config.js';
+import { autoresearchStarterConfig } from './presets/autoresearch-init.js';
 import { UsageError } from './usage-error.js';
 
-/** The presets `loop init` knows. */
-export const PRESETS = ['auto-iterate'] as const;
+/** The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), collie (seed 000). */
+export const PRESETS = ['auto-iterate', 'autoresearch', 'collie'] as const;
 
 /** One of {@link PRESETS}. */
 export type Preset = (typeof PRESETS)[number];
@@ -14,11 +16,16 @@ export type Preset = (typeof PRESETS)[number];
 export const SCHEMA_HINT = './node_modules/@loop/cli/schema/loop-config.schema.json';
 
 /**
- * The commented starter config of a preset, as YAML. It validates as is: a TPE
- * proposer on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`.
+ * The commented starter config of a preset, as YAML; each validates as is. auto-iterate: a TPE
+ * proposer on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`; autoresearch: a
+ * function pass of shell commands; collie: the `loop collie init` starter.
  */
 export function starterConfig(preset: Preset = 'auto-iterate'): string {
   switch (preset) {
+    case 'autoresearch':
+      return autoresearchStarterConfig();
+    case 'collie':
+      return collieStarterConfig();
     case 'auto-iterate':
       return `# yaml-language-server: $schema=${SCHEMA_HINT}
 # loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
@@ -85,6 +92,13 @@ logFile: run.log
 `;
   }
 }
+
+/** What `loop init --preset <preset>` asks the user to edit before the first run. */
+export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
+  'auto-iterate': 'edit targetFiles, runCommand and metricName, commit your files, then run',
+  autoresearch: 'edit files, rubricFiles, gate, reflection and proposer; commit everything but the mutable files, add .aid/ to .gitignore, then run',
+  collie: 'edit projectId, task, agent.command and flow.testCommand, then run',
+};
 
 /** The pnpm version this repository pins (root `packageManager`), for the from-a-clone command. */
 const PNPM = 'pnpm@12.4.2';

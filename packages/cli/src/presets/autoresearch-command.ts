@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import { join, dirname, isAbsolute, resolve } from 'node:path';
+import { readJson } from '@loop/core';
+import type { CliIo } from '../cli.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { loadConfigFileOf } from '../load-config.js';
+import { parseResults, type PlotPoint } from '../report/results.js';
+import { AUTORESEARCH_CONFIG_KIND, type AutoresearchPresetConfig } from './autoresearch-config.js';
+import { autoresearchResultsFile, runAutoresearchPreset } from './autoresearch-run.js';
+
+/** A loaded `preset: autoresearch` config with its absolute workspace. */
+export interface LoadedAutoresearchConfig {
+  /** The validated config. */
+  readonly config: AutoresearchPresetConfig;
+  /** The config file (absolute). */
+  readonly file: string;
+  /** The workspace (absolute). */
+  readonly dir: string;
+  /** results.tsv (absolute). */
+  readonly results: string;
+}
+
+/**
+ * Loads and validates a `preset: autoresearch` config file.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` naming the file, line and field.
+ */
+export async function loadAutoresearchConfig(file: string): Promise<LoadedAutoresearchConfig> {
+  const config = await loadConfigFileOf(AUTORESEARCH_CONFIG_KIND, file);
+  const dir = isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir);
+  return { config, file, dir, results: join(dir, autoresearchResultsFile(config)) };
+}
+
+/**
+ * `loop run` / `loop resume` of an autoresearch config: one pass (a second call resumes from
+ * results.tsv), its chat lines and summary on stdout. Ctrl-C aborts the pass, which restores its
+ * best snapshot. Exit 0 when it stopped by its rules, 1 when it halted (4 for restore-failed),
+ * 130 when interrupted.
+ */
+export async function runAutoresearchCommand(io: CliIo, file: string): Promise<number> {
+  const loaded = await loadAutoresearchConfig(file);
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.stdout.write('interrupt: stopping the pass after restoring its best snapshot\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  io.stdout.write(`config    ${loaded.file}\nworkspace ${loaded.dir}  task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} pass)\n`);
+  try {
+    const result = await runAutoresearchPreset({ config: loaded.config, dir: loaded.dir, output: (line) => io.stdout.write(`${line}\n`), signal: controller.signal });
+    if (controller.signal.aborted) return EXIT_CODES.INTERRUPTED;
+    if (result.halted) return result.halted === 'restore-failed' ? EXIT_CODES.RESTORE_FAILED : EXIT_CODES.FAILED;
+    return EXIT_CODES.STOPPED;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+/** Where an autoresearch pass stands, as `loop status` reports it. */
+export interface PassStatus {
+  /** `autoresearch`. */
+  readonly preset: 'autoresearch';
+  /** The workspace. */
+  readonly dir: string;
+  /** The task id. */
+  readonly taskId: string;
+  /** results.tsv. */
+  readonly results: string;
+  /** The rows, baseline first (empty before the first run). */
+  readonly rows: readonly PlotPoint[];
+  /** `.aid/pipeline/state.json`'s autoresearch entry, when there is one. */
+  readonly state: unknown;
+}
+
+/** Reads an autoresearch pass's results.tsv and state.json (takes no lock). */
+export async function readPassStatus(loaded: LoadedAutoresearchConfig): Promise<PassStatus> {
+  const text = await readFile(loaded.results, 'utf8').catch(() => undefined);
+  const rows = text === undefined || text === '' ? [] : parseResults(text, loaded.results).points;
+  const state = await readJson(join(loaded.dir, '.aid', 'pipeline', 'state.json')).catch(() => undefined);
+  return { preset: 'autoresearch', dir: loaded.dir, taskId: loaded.config.taskId, results: loaded.results, rows, state };
+}
+
+/** `loop status` text of an autoresearch pass: counts, best, the last `last` rows. */
+export function formatPassStatus(s: PassStatus, last = 5): string {
+  const lines = [`workspace ${s.dir}  (autoresearch task ${s.taskId})`];
+  if (s.rows.length === 0) return [...lines, `no pass here yet (no ${s.results}); start one with "loop run"`].join('\n');
+  const scored = s.rows.filter((r) => (r.kind === 'keep' || r.kind === 'baseline') && r.score !== null);
+  const best = scored.length > 0 ? Math.max(...scored.map((r) => r.score as number)) : undefined;
+  const n = (k: PlotPoint['kind']) => s.rows.filter((r) => r.kind === k).length;
+  lines.push(`iteration ${s.rows.at(-1)!.iteration}`, `best      ${best ?? '-'} (baseline ${s.rows[0]?.score ?? '-'}, higher is better)`, `counts    keep ${n('keep')}  discard ${n('discard')}  crash ${n('crash')}${n('halted') > 0 ? `  halted ${n('halted')}` : ''}`);
+  lines.push(`last ${Math.min(last, s.rows.length)} of ${s.rows.length} rows (${s.results}):`);
+  for (const r of s.rows.slice(-last)) lines.push(`  ${String(r.iteration).padStart(4)}  ${(r.score === null ? '-' : String(r.score)).padStart(8)}  ${r.status.padEnd(16)}  ${r.description}`.trimEnd());
+  return lines.join('\n');
+}

@@ -1,0 +1,82 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AutoresearchProposer, PlanContext } from '@loop/autoresearch';
+import { describeExit, runInGroupToLog } from '@loop/core';
+
+/** Options of {@link createCommandPassProposer}. */
+export interface CommandPassProposerOptions {
+  /** Absolute workspace; the commands run there. */
+  workspace: string;
+  /** Makes one focused edit per call (`/bin/sh -c`); prompt on stdin, `LOOP_IDEA`, `LOOP_ITERATION`, `LOOP_ROUND` in its environment. */
+  command: string;
+  /** Optional: prints the idea of the next edit as its last output line; must not edit files. */
+  planCommand?: string;
+  /** What the pass improves (in the prompt). */
+  goal: string;
+  /** Hard timeout of one call in ms. */
+  timeoutMs: number;
+  /** Aborts a call in flight (its process group is killed). */
+  signal?: AbortSignal;
+}
+
+/** Runs `command` with `/bin/sh -c` in its own process group; output captured through a temporary log. */
+async function runShell(command: string, cwd: string, input: string, env: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<{ ok: boolean; output: string; ended: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'loop-pass-proposer-'));
+  try {
+    const logPath = join(dir, 'output.log');
+    const r = await runInGroupToLog({ logPath, command, cwd, env: { ...process.env, ...env }, killTimeoutMs: timeoutMs, graceMs: 1000, input, ...(signal ? { signal } : {}) });
+    if (r.spawnError) throw r.spawnError;
+    const output = await readFile(logPath, 'utf8');
+    return { ok: !r.timedOut && r.exitCode === 0, output, ended: r.timedOut ? `timed out after ${timeoutMs} ms` : describeExit(r.exitCode, r.signal) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The prompt a proposer command gets on stdin. */
+export function passPrompt(goal: string, context: { iteration: number; files: readonly string[]; best?: number; recentReverted?: readonly string[]; idea?: string; round?: number; rounds?: number }): string {
+  return [
+    `Goal: ${goal}`,
+    `Iteration ${context.iteration}${context.round !== undefined ? `, round ${context.round + 1} of ${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}` : ''}.`,
+    `Mutable files: ${context.files.join(', ') || '(from git status)'}.`,
+    ...(context.best !== undefined ? [`Best composite so far: ${context.best}.`] : []),
+    ...(context.idea ? [`The edit to make: ${context.idea}`] : []),
+    ...(context.recentReverted && context.recentReverted.length > 0 ? [`Do not repeat these reverted ideas: ${context.recentReverted.join('; ')}`] : []),
+    'Make ONE focused edit of the mutable files only. Never edit the tests, the rubric or the harness.',
+    '',
+  ].join('\n');
+}
+
+const lastLine = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1) ?? '';
+
+/**
+ * An autoresearch proposer made of shell commands: `plan` runs `planCommand` (its last output line
+ * is the idea; without one the idea is `edit <iteration>`), `apply` runs `command` once per
+ * internal round. A non-zero exit or a timeout throws, so the iteration is a `crash` row.
+ */
+export function createCommandPassProposer(options: CommandPassProposerOptions): AutoresearchProposer {
+  let files: readonly string[] = [];
+  let last: PlanContext | undefined;
+  return {
+    name: `command(${options.command.split(/\s+/)[0]})`,
+    plan: async (context) => {
+      files = context.files;
+      last = context;
+      if (!options.planCommand) return { description: `edit ${context.iteration}` };
+      const r = await runShell(options.planCommand, options.workspace, passPrompt(options.goal, { iteration: context.iteration, files, best: context.best, recentReverted: context.recentReverted }), { LOOP_ITERATION: String(context.iteration) }, options.timeoutMs, options.signal);
+      if (!r.ok) throw new Error(`proposer.planCommand ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
+      return { description: lastLine(r.output) || `edit ${context.iteration}` };
+    },
+    apply: async (idea, { iteration, round, rounds }) => {
+      const prompt = passPrompt(options.goal, { iteration, files, ...(last ? { best: last.best, recentReverted: last.recentReverted } : {}), idea: idea.description, round, rounds });
+      const r = await runShell(options.command, options.workspace, prompt, { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) }, options.timeoutMs, options.signal);
+      if (!r.ok) throw new Error(`proposer.command ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
+    },
+  };
+}
