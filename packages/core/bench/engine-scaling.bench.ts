@@ -1,11 +1,15 @@
 /**
  * How the engine's own cost grows with the length of a run: ms per iteration in memory (function
- * harness, memory artifact, rollback and results log) at 200 / 2,000 / 20,000 iterations, against
+ * harness, memory artifact, rollback and results log) at 200 / 2,000 / 20,000 / 100,000 iterations, against
  * a bare keep/revert loop written by hand in the same run (the same proposer, harness and scorer
- * calls with no engine around them), and the first vs the last tenth of one 20,000-iteration run.
+ * calls with no engine around them), the first vs the last tenth of one 100,000-iteration run, and
+ * the heap a run retains per iteration (after a forced GC) at 20,000 and 100,000 iterations: the same
+ * bytes per row means the heap grows linearly in the rows the history and the results log keep.
  * Flat means the engine's per-iteration work does not depend on the history's length.
  */
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Bench } from 'tinybench';
 import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, maxIterations } from '../src/index.js';
 
@@ -23,6 +27,7 @@ async function engine(n: number, onIteration?: (i: number) => void) {
   const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), results: createMemoryResultsLog(), proposer, harness, scorer, stop: maxIterations(n) });
   if (onIteration) loop.on('iteration-started', (e) => onIteration(e.iteration));
   await loop.run();
+  return loop;
 }
 
 /** The cost floor: the same calls in a hand-written loop (checkpoint by value, keep if better). */
@@ -45,8 +50,8 @@ async function bare(n: number) {
   }
 }
 
-const sizes = [200, 2000, 20000];
-const bench = new Bench({ time: 1500, warmupTime: 200, iterations: 3 });
+const sizes = [200, 2000, 20000, 100000];
+const bench = new Bench({ time: 1000, warmupTime: 200, iterations: 3 });
 for (const n of sizes) {
   bench.add(`engine ${n}`, () => engine(n));
   bench.add(`bare ${n}`, () => bare(n));
@@ -65,10 +70,29 @@ for (const n of sizes) {
 }
 
 // First vs last tenth of one long run.
-const N = 20000;
+const N = 100000;
 const stamps = new Array<number>(N + 2);
 await engine(N, (i) => (stamps[i] = performance.now()));
 const tenth = N / 10;
 const first = (stamps[tenth + 1]! - stamps[1]!) / tenth;
 const last = (stamps[N]! - stamps[N - tenth]!) / tenth;
 console.log(`\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, last tenth ${last.toFixed(4)} ms/iteration (last / first ${(last / first).toFixed(2)}x)`);
+
+// Heap retained per iteration: the loop (history, counters, results log) is kept alive while measured.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+const heap = () => (gc(), gc(), process.memoryUsage().heapUsed);
+// The last finished loop stays reachable until the next one is created (seen: one run, never more), so
+// a tiny run first releases the 100,000-iteration timing run before anything is measured.
+await engine(10);
+heap();
+const perRow: number[] = [];
+const alive: unknown[] = []; // each loop stays reachable while the next one is measured
+for (const n of [2000, 20000, 100000]) {
+  const before = heap();
+  alive.push(await engine(n));
+  const bytes = (heap() - before) / n;
+  perRow.push(bytes);
+  console.log(`heap retained after ${n} iterations: ${((bytes * n) / 2 ** 20).toFixed(1)} MiB, ${bytes.toFixed(0)} bytes per iteration`);
+}
+console.log(`bytes per iteration 100,000 / 20,000: ${(perRow[2]! / perRow[1]!).toFixed(2)}x (1.00x = linear in the rows kept)`);
