@@ -33,6 +33,6 @@ export { headSha, isDirty, commitAll, isAncestor, squashSince, discardChanges, r
 export type { GitChangedFile } from './commit-ops.js';
 export { addWorktree, removeWorktree, addLocalExclude } from './git-worktree.js';
 export type { AddWorktreeReport } from './git-worktree.js';
-export { initBareRepository, hasCommit, fetchCommit, addDetachedWorktree } from './remote-ops.js';
+export { initBareRepository, hasCommit, fetchCommit, addDetachedWorktree, removeDetachedWorktree } from './remote-ops.js';
 export { commitPaths } from './commit-paths.js';
 export type { CommitPathsReport } from './commit-paths.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../test/helpers.js';
-import { addDetachedWorktree, fetchCommit, hasCommit, initBareRepository } from './remote-ops.js';
+import { addDetachedWorktree, fetchCommit, hasCommit, initBareRepository, removeDetachedWorktree } from './remote-ops.js';
 import { removeWorktree } from './git-worktree.js';
 
 const repos: TempRepo[] = [];
@@ -38,6 +38,11 @@ describe('remote ops', () => {
     expect(readFileSync(join(wt, 'train.py'), 'utf8')).toBe('lr = 2\n');
     await removeWorktree({ cwd: clone }, wt, { force: true });
     expect(existsSync(wt)).toBe(false);
+    await addDetachedWorktree({ cwd: clone }, wt, head); // the same path again: its record is gone
+    await removeDetachedWorktree({ cwd: clone }, wt);
+    await removeDetachedWorktree({ cwd: clone }, wt);
+    expect(existsSync(wt)).toBe(false);
+    expect(existsSync(join(clone, 'worktrees'))).toBe(false);
   });
 
   it('a commit only reachable from refs/loop/discarded is fetched too', async () => {

@@ -61,3 +61,15 @@ export async function fetchCommit(ctx: GitCliContext, remote: string, commit: st
 export async function addDetachedWorktree(ctx: GitCliContext, path: string, commit: string): Promise<void> {
   await runGit(ctx, ['worktree', 'add', '-q', '--detach', path, commit], { advice: `check that ${path} does not exist and that ${commit} is in ${ctx.cwd}` });
 }
+
+/**
+ * Removes the linked worktree at `path` and its metadata in one `git worktree remove --force`
+ * (no `prune` of other stale records, unlike `removeWorktree`: one process per removal on a busy
+ * worker). A missing `path` is not an error.
+ *
+ * @throws {LoopError} `NOT_A_REPOSITORY` carrying git's stderr.
+ */
+export async function removeDetachedWorktree(ctx: GitCliContext, path: string): Promise<void> {
+  if (!existsSync(path)) return;
+  await runGit(ctx, ['worktree', 'remove', '--force', path]);
+}

@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { z } from 'zod';
 import { parseOptions } from '@loop/core';
 import { jobIdOf, type CandidateJob, type JobResult } from './job.js';
@@ -15,7 +15,11 @@ export interface EvaluationQueueOptions {
    * worker error, or a worker that died holding it (stalled) count. @default 3
    */
   attempts?: number;
-  /** How often the coordinator looks at a pending job's state, ms. @default 250 */
+  /**
+   * How often the coordinator looks at a pending job's state when no event arrives, ms. The
+   * queue's completed/failed events (BullMQ QueueEvents) wake it at once; the poll is the safety
+   * net for events lost while Redis was down. @default 1000
+   */
   pollMs?: number;
   /** How long finished jobs (the results) stay in Redis for a resumed coordinator, seconds. @default 604800 (7 days) */
   keepResultsS?: number;
@@ -28,7 +32,7 @@ export const evaluationQueueOptionsSchema = z.object({
   redis: redisUrlSchema,
   queue: z.string().regex(/^[A-Za-z0-9_-]+$/).default(DEFAULT_QUEUE),
   attempts: z.number().int().min(1).default(3),
-  pollMs: z.number().int().positive().default(250),
+  pollMs: z.number().int().positive().default(1000),
   keepResultsS: z.number().int().positive().default(604_800),
   onEvent: z.custom<(event: EvaluationQueueEvent) => void>((f) => f === undefined || typeof f === 'function').optional(),
 });
@@ -72,15 +76,25 @@ export interface EvaluationQueue {
   readonly close: () => Promise<void>;
 }
 
-const delay = (ms: number, signal?: AbortSignal) =>
+/** Resolves after `ms`, when `signal` aborts, or when one of `wakers` is called, whichever is first. */
+/** Marks a job whose event arrived while nobody was waiting. */
+const FIRED = () => undefined;
+
+const delay = (ms: number, signal: AbortSignal | undefined, wakers: Set<() => void>) =>
   new Promise<void>((resolve) => {
+    if (wakers.has(FIRED)) {
+      wakers.delete(FIRED); // an event came while the state was being read
+      return resolve();
+    }
     const t = setTimeout(done, ms);
     function done() {
       clearTimeout(t);
       signal?.removeEventListener('abort', done);
+      wakers.delete(done);
       resolve();
     }
     signal?.addEventListener('abort', done, { once: true });
+    wakers.add(done);
   });
 
 /**
@@ -96,37 +110,59 @@ const delay = (ms: number, signal?: AbortSignal) =>
 export function createEvaluationQueue(options: EvaluationQueueOptions): EvaluationQueue {
   const o = parseOptions(evaluationQueueOptionsSchema, options, 'workers-bullmq');
   const queue = new Queue(o.queue, { connection: connectionOf(o.redis) });
+  const events = new QueueEvents(o.queue, { connection: connectionOf(o.redis) });
+  events.on('error', () => undefined); // while Redis restarts: ioredis reconnects, the poll covers the gap
+  const waiting = new Map<string, Set<() => void>>();
+  const wake = ({ jobId }: { jobId: string }) => {
+    const wakers = waiting.get(jobId);
+    if (!wakers) return;
+    if (wakers.size === 0) wakers.add(FIRED);
+    for (const f of [...wakers]) f();
+  };
+  events.on('completed', wake);
+  events.on('failed', wake);
   let closed = false;
   const emit = (event: EvaluationQueueEvent) => o.onEvent?.(event);
   const add = (id: string, job: CandidateJob) =>
     queue.add('evaluate', job, { jobId: id, attempts: o.attempts, removeOnComplete: { age: o.keepResultsS }, removeOnFail: { age: o.keepResultsS } });
 
+  const follow = async (id: string, job: CandidateJob, signal: AbortSignal | undefined, wakers: Set<() => void>): Promise<EvaluationOutcome> => {
+    const before = await queue.getJob(id);
+    if (!before) await add(id, job);
+    emit({ type: 'submitted', jobId: id, existing: before !== undefined });
+    for (;;) {
+      if (closed) throw new Error(`[loop] [workers-bullmq] queue ${o.queue} was closed while job ${id} was pending`);
+      if (signal?.aborted) {
+        await queue.getJob(id).then((j) => j?.remove()).catch(() => undefined); // fails while a worker holds it: left to finish
+        return { kind: 'aborted', jobId: id };
+      }
+      const state = await queue.getJobState(id);
+      const current = state === 'completed' || state === 'failed' ? await queue.getJob(id) : undefined; // read after the state: a finished job's fields are final
+      if (state === 'unknown' || ((state === 'completed' || state === 'failed') && !current)) {
+        emit({ type: 'resubmitted', jobId: id, why: 'the job is no longer in Redis (restarted without persistence, or removed)' });
+        await add(id, job);
+      } else if (state === 'completed' && current) {
+        return { kind: 'evaluated', jobId: id, result: current.returnvalue as JobResult, attempts: current.attemptsMade };
+      } else if (state === 'failed' && current) {
+        const reason = current.failedReason ?? 'unknown failure';
+        emit({ type: 'failed', jobId: id, reason, attempts: current.attemptsMade });
+        return { kind: 'failed', jobId: id, reason, attempts: current.attemptsMade };
+      }
+      await delay(o.pollMs, signal, wakers);
+    }
+  };
+
   return {
     name: `bullmq(${o.queue})`,
     evaluate: async (job, signal, occurrence = 0) => {
       const id = jobIdOf(job, occurrence);
-      const before = await queue.getJob(id);
-      if (!before) await add(id, job);
-      emit({ type: 'submitted', jobId: id, existing: before !== undefined });
-      for (;;) {
-        if (closed) throw new Error(`[loop] [workers-bullmq] queue ${o.queue} was closed while job ${id} was pending`);
-        if (signal?.aborted) {
-          await queue.getJob(id).then((j) => j?.remove()).catch(() => undefined); // fails while a worker holds it: left to finish
-          return { kind: 'aborted', jobId: id };
-        }
-        const state = await queue.getJobState(id);
-        const current = state === 'completed' || state === 'failed' ? await queue.getJob(id) : undefined; // read after the state: a finished job's fields are final
-        if (state === 'unknown' || ((state === 'completed' || state === 'failed') && !current)) {
-          emit({ type: 'resubmitted', jobId: id, why: 'the job is no longer in Redis (restarted without persistence, or removed)' });
-          await add(id, job);
-        } else if (state === 'completed' && current) {
-          return { kind: 'evaluated', jobId: id, result: current.returnvalue as JobResult, attempts: current.attemptsMade };
-        } else if (state === 'failed' && current) {
-          const reason = current.failedReason ?? 'unknown failure';
-          emit({ type: 'failed', jobId: id, reason, attempts: current.attemptsMade });
-          return { kind: 'failed', jobId: id, reason, attempts: current.attemptsMade };
-        }
-        await delay(o.pollMs, signal);
+      const wakers = waiting.get(id) ?? new Set<() => void>();
+      waiting.set(id, wakers);
+      try {
+        return await follow(id, job, signal, wakers);
+      } finally {
+        wakers.delete(FIRED);
+        if (wakers.size === 0) waiting.delete(id);
       }
     },
     workers: async () =>
@@ -134,6 +170,8 @@ export function createEvaluationQueue(options: EvaluationQueueOptions): Evaluati
     close: async () => {
       if (closed) return;
       closed = true;
+      for (const wakers of waiting.values()) for (const f of [...wakers]) f();
+      await events.close();
       await queue.close();
     },
   };

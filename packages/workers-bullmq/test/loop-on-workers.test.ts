@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeWorkspace } from './fixture.js';
 import { cleanups, inProcessWorker, remoteLoop, runCleanups } from './helpers.js';
-import { redisMissing, startRedis } from './redis-server.js';
+import { redisMissing, startRedis, uniqueQueue } from './redis-server.js';
 
 const missing = redisMissing();
+const q1 = uniqueQueue('q1');
 afterEach(runCleanups);
 
 describe.skipIf(missing !== undefined)(`a loop whose candidates run on BullMQ workers${missing ? ` (skipped: ${missing})` : ''}`, () => {
@@ -15,9 +16,9 @@ describe.skipIf(missing !== undefined)(`a loop whose candidates run on BullMQ wo
     cleanups.push(() => redis.stop());
     const ws = makeWorkspace('1');
     cleanups.push(() => ws.cleanup());
-    const a = await inProcessWorker(redis, 'q1');
-    const b = await inProcessWorker(redis, 'q1');
-    const { loop, results, queue } = await remoteLoop(redis, ws, { queue: 'q1', candidates: 2, iterations: 4, runId: 'basic' });
+    const a = await inProcessWorker(redis, q1);
+    const b = await inProcessWorker(redis, q1);
+    const { loop, results, queue } = await remoteLoop(redis, ws, { queue: q1, candidates: 2, iterations: 4, runId: 'basic' });
     expect((await queue.workers()).map((w) => w.name).sort()).toEqual([a.identity.id, b.identity.id].sort());
     await loop.run();
     expect(results.rows.map((r) => [r.iteration, r.status, r.score])).toEqual([

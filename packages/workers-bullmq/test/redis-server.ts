@@ -4,10 +4,17 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Why the Redis tests cannot run here, or undefined when redis-server is on PATH. */
+const hasBinary = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
+const external = process.env.LOOP_REDIS_URL;
+
+/** Why the Redis tests cannot run here: neither redis-server on PATH nor LOOP_REDIS_URL; undefined when they can. */
 export function redisMissing(): string | undefined {
-  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  return probe.status === 0 ? undefined : 'redis-server is not installed (apt-get install -y redis-server; .ci/run installs it)';
+  return hasBinary || external ? undefined : 'neither redis-server (apt-get install -y redis-server; .ci/run installs it) nor LOOP_REDIS_URL is available';
+}
+
+/** Why a test that restarts Redis cannot run here (only a server of its own can be restarted). */
+export function restartMissing(): string | undefined {
+  return hasBinary ? undefined : 'redis-server is not installed, and the shared LOOP_REDIS_URL server must not be restarted';
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -50,8 +57,20 @@ const stopChild = (child: ChildProcess) =>
     child.kill('SIGTERM');
   });
 
-/** Starts redis-server on a free port with a temporary directory. */
+/**
+ * Starts redis-server on a free port with a temporary directory; without the binary, uses
+ * LOOP_REDIS_URL (then `restart` throws, `stop` does nothing). Tests use queue names of their own
+ * ({@link uniqueQueue}) so a shared server never mixes their jobs.
+ */
 export async function startRedis(): Promise<TestRedis> {
+  if (!hasBinary && external) {
+    return {
+      url: external,
+      port: Number(new URL(external).port || 6379),
+      restart: () => Promise.reject(new Error('the shared LOOP_REDIS_URL server is not restarted by tests')),
+      stop: () => Promise.resolve(),
+    };
+  }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'loop-redis-'));
   let child = await launch(port, dir);
@@ -67,4 +86,9 @@ export async function startRedis(): Promise<TestRedis> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `base` plus a random suffix: a queue no other test run uses. */
+export function uniqueQueue(base: string): string {
+  return `${base}-${Math.random().toString(36).slice(2, 10)}`;
 }

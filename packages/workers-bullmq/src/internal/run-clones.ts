@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { addDetachedWorktree, fetchCommit, initBareRepository, removeWorktree } from '@loop/rollback-git';
+import { addDetachedWorktree, fetchCommit, initBareRepository, removeDetachedWorktree, removeWorktree } from '@loop/rollback-git';
 
 /** One fresh working copy of a base commit in a run's clone. */
 export interface FreshCopy {
@@ -23,6 +23,7 @@ export function createRunClones(workdir: string) {
     return next;
   };
   const repoOf = (runId: string) => join(workdir, 'runs', runId, 'repo.git');
+  const present = new Set<string>(); // `<runId> <commit>` known to be in the clone: no cat-file per job
 
   return {
     /** Removes worktrees a previous (killed) worker process left behind. */
@@ -40,8 +41,11 @@ export function createRunClones(workdir: string) {
     checkout: (runId: string, remote: string, commit: string, label: string, link: Readonly<Record<string, string>>): Promise<FreshCopy> =>
       serial(runId, async () => {
         const repo = repoOf(runId);
-        await initBareRepository(repo);
-        await fetchCommit({ cwd: repo }, remote, commit);
+        if (!present.has(`${runId} ${commit}`)) {
+          await initBareRepository(repo);
+          await fetchCommit({ cwd: repo }, remote, commit);
+          present.add(`${runId} ${commit}`);
+        }
         const dir = join(workdir, 'runs', runId, 'copies', `${label}-${randomBytes(4).toString('hex')}`);
         await mkdir(dirname(dir), { recursive: true });
         await addDetachedWorktree({ cwd: repo }, dir, commit);
@@ -58,7 +62,7 @@ export function createRunClones(workdir: string) {
             serial(runId, async () => {
               if (removed) return;
               removed = true;
-              await removeWorktree({ cwd: repo }, dir, { force: true }).catch(() => rm(dir, { recursive: true, force: true }));
+              await removeDetachedWorktree({ cwd: repo }, dir).catch(() => rm(dir, { recursive: true, force: true }));
             }),
         };
       }),

@@ -1,0 +1,71 @@
+// Throughput of a pool of worker processes with a sleep-bound harness (issue 15): 1, 2, 4 and 8
+// `loop-worker` processes on this machine, 4 jobs per worker submitted at once, each a command that
+// sleeps SLEEP_S seconds. Reports evaluations per hour and the ratio to one worker measured in the
+// same run (target: at least 0.9 × N). Needs redis-server on PATH (a private one is started).
+//   pnpm --filter @loop/workers-bullmq bench     (BENCH_SLEEP_S=3 BENCH_WORKERS=1,2,4,8 by default)
+// Each worker first gets one warm-up job (1 s, not timed: its clone of the run is made then).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createEvaluationQueue, createRemoteHarness } from '../src/index.js';
+import { makeWorkspace, spawnWorker, type WorkerProcess } from '../test/fixture.js';
+import { redisMissing, startRedis } from '../test/redis-server.js';
+
+const SLEEP_S = Number(process.env.BENCH_SLEEP_S ?? 3);
+const COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4,8').split(',').map(Number);
+const JOBS_PER_WORKER = 4;
+
+async function main() {
+  const why = redisMissing();
+  if (why || !process.env.PATH?.split(':').length) {
+    console.log(`workers bench skipped: ${why}`);
+    return;
+  }
+  const redis = await startRedis();
+  const ws = makeWorkspace('1');
+  const rows: Array<{ workers: number; jobs: number; seconds: number; perHour: number }> = [];
+  try {
+    for (const n of COUNTS) {
+      const queueName = `bench-${n}-${Date.now()}`;
+      const dirs = Array.from({ length: n }, () => mkdtempSync(join(tmpdir(), 'loop-bench-worker-')));
+      const workers: WorkerProcess[] = dirs.map((dir) => spawnWorker(['--redis', redis.url, '--queue', queueName, '--workdir', dir]));
+      try {
+        await Promise.all(workers.map((w) => w.ready));
+        const queue = createEvaluationQueue({ redis: redis.url, queue: queueName });
+        const harnessOf = (sleepS: number) => createRemoteHarness({
+          queue, root: ws.root, repository: ws.root, mutable: ['params.txt'], runId: queueName,
+          harness: { command: './train.sh', timeBudgetMs: 60_000, fingerprintFiles: ['train.sh'], env: { LOOP_TEST_DIR: ws.scratch, LOOP_TEST_SLEEP: String(sleepS) } },
+        });
+        const never = new AbortController().signal;
+        const warm = harnessOf(1);
+        await Promise.all(Array.from({ length: n }, (_, i) => warm.run({ iteration: 10_000 + i, signal: never, repeat: 0 })));
+        const harness = harnessOf(SLEEP_S);
+        const jobs = n * JOBS_PER_WORKER;
+        const started = performance.now();
+        const records = await Promise.all(Array.from({ length: jobs }, (_, i) => harness.run({ iteration: i + 1, signal: never, repeat: 0 })));
+        const seconds = (performance.now() - started) / 1000;
+        const failed = records.filter((r) => r.exitCode !== 0).length;
+        if (failed > 0) throw new Error(`${failed} of ${jobs} evaluations failed`);
+        rows.push({ workers: n, jobs, seconds, perHour: (jobs / seconds) * 3600 });
+        await queue.close();
+      } finally {
+        await Promise.all(workers.map((w) => w.kill('SIGTERM')));
+        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await redis.stop();
+    ws.cleanup();
+  }
+  const one = rows.find((r) => r.workers === 1)?.perHour ?? rows[0]!.perHour;
+  console.log(`workers bench: sleep-bound harness (${SLEEP_S} s per evaluation), ${JOBS_PER_WORKER} jobs per worker, ideal ${(3600 / SLEEP_S).toFixed(0)} evaluations/hour per worker`);
+  console.table(rows.map((r) => ({ workers: r.workers, jobs: r.jobs, 'wall s': r.seconds.toFixed(2), 'evals/hour': r.perHour.toFixed(0), 'x one worker': (r.perHour / one).toFixed(2), 'target 0.9 N': (0.9 * r.workers).toFixed(1), met: r.perHour / one >= 0.9 * r.workers ? 'yes' : 'NO' })));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
