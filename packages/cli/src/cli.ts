@@ -45,6 +45,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   const file = findConfigFile(configArg, io.cwd);
   const preset = detectPreset(file);
   if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file);
+  if (preset === 'autotune') return (await import('./presets/autotune-command.js')).runAutotuneCommand(io, file);
   // collie runs are restartable: run and resume are both "step to the end".
   if (preset === 'collie') return runCli(['collie', 'run', file], io);
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
@@ -161,6 +162,12 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       const isFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
       const preset = isFile ? detectPreset(path) : 'auto-iterate';
       if (preset === 'collie') return setCode(await runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io));
+      if (preset === 'autotune') {
+        const { formatAutotuneStatus, loadAutotuneConfig, readAutotuneStatus } = await import('./presets/autotune-command.js');
+        const tune = await readAutotuneStatus(await loadAutotuneConfig(path));
+        io.stdout.write(`${opts.json ? JSON.stringify(tune, null, 2) : formatAutotuneStatus(tune)}\n`);
+        return setCode(EXIT_CODES.STOPPED);
+      }
       if (preset === 'autoresearch') {
         const { formatPassStatus, loadAutoresearchConfig, readPassStatus } = await import('./presets/autoresearch-command.js');
         const pass = await readPassStatus(await loadAutoresearchConfig(path));

@@ -4,10 +4,11 @@ import { writeFile } from 'node:fs/promises';
 import { collieStarterConfig } from './collie/init.js';
 import { DEFAULT_CONFIG_FILES } from './load-config.js';
 import { autoresearchStarterConfig } from './presets/autoresearch-init.js';
+import { autotuneStarterConfig } from './presets/autotune-config.js';
 import { UsageError } from './usage-error.js';
 
-/** The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), collie (seed 000). */
-export const PRESETS = ['auto-iterate', 'autoresearch', 'collie'] as const;
+/** The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie (seed 000). */
+export const PRESETS = ['auto-iterate', 'autoresearch', 'autotune', 'collie'] as const;
 
 /** One of {@link PRESETS}. */
 export type Preset = (typeof PRESETS)[number];
@@ -24,6 +25,8 @@ export function starterConfig(preset: Preset = 'auto-iterate'): string {
   switch (preset) {
     case 'autoresearch':
       return autoresearchStarterConfig();
+    case 'autotune':
+      return autotuneStarterConfig();
     case 'collie':
       return collieStarterConfig();
     case 'auto-iterate':
@@ -97,6 +100,7 @@ logFile: run.log
 export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
   'auto-iterate': 'edit targetFiles, runCommand and metricName, commit your files, then run',
   autoresearch: 'edit files, rubricFiles, gate, reflection and proposer; commit everything but the mutable files, add .aid/ to .gitignore, then run',
+  autotune: 'edit worker.improveCommand and worker.evaluateCommand, add projects/ to .gitignore, commit, then run',
   collie: 'edit projectId, task, agent.command and flow.testCommand, then run',
 };
 

@@ -8,6 +8,7 @@ import { parseConfigText, parseConfigTextOf } from '../load-config.js';
 import { starterConfig } from '../init.js';
 import { COLLIE_CONFIG_KIND } from '../collie/load.js';
 import { AUTORESEARCH_CONFIG_KIND } from './autoresearch-config.js';
+import { AUTOTUNE_CONFIG_KIND } from './autotune-config.js';
 import { detectPreset } from './detect.js';
 
 let dir: string;
@@ -25,6 +26,7 @@ describe('loop init --preset and the preset of a config file', () => {
   it('every preset\'s starter validates as written, under its own schema', () => {
     expect(parseConfigText(starterConfig('auto-iterate'), 'a.yaml').preset).toBe('auto-iterate');
     expect(parseConfigTextOf(AUTORESEARCH_CONFIG_KIND, starterConfig('autoresearch'), 'b.yaml')).toMatchObject({ preset: 'autoresearch', mode: 'function', taskId: 'T-1' });
+    expect(parseConfigTextOf(AUTOTUNE_CONFIG_KIND, starterConfig('autotune'), 'd.yaml')).toMatchObject({ preset: 'autotune', maxFailedAttempts: 3 });
     expect(starterConfig('collie')).toBe(collieStarterConfig());
     expect(parseConfigTextOf(COLLIE_CONFIG_KIND, starterConfig('collie'), 'c.yaml')).toBeTruthy();
   });
@@ -36,6 +38,7 @@ describe('loop init --preset and the preset of a config file', () => {
     expect(detectPreset(write('c.yaml', starterConfig('collie')))).toBe('collie');
     expect(detectPreset(write('collie.config.json', '{}'))).toBe('collie');
     expect(detectPreset(write('d.json', '{"preset": "autoresearch"}'))).toBe('autoresearch');
+    expect(detectPreset(write('t.yaml', starterConfig('autotune')))).toBe('autotune');
     expect(detectPreset(write('e.ts', 'export default {}'))).toBe('auto-iterate');
     expect(detectPreset(write('f.yaml', ': not yaml ['))).toBe('auto-iterate');
   });

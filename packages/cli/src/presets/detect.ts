@@ -3,11 +3,11 @@ import { basename, extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
 /** The presets a `loop` config file can be for. */
-export type ConfigPreset = 'auto-iterate' | 'autoresearch' | 'collie';
+export type ConfigPreset = 'auto-iterate' | 'autoresearch' | 'autotune' | 'collie';
 
 /**
  * Which preset a config file is for, without validating it: its `preset` field (`autoresearch`,
- * `auto-iterate`); a collie config (written by `loop init --preset collie` or `loop collie init`)
+ * `autotune`, `auto-iterate`); a collie config (written by `loop init --preset collie` or `loop collie init`)
  * has no preset field and is known by its `projectId` and `task` fields or a `collie.config.*`
  * name. TypeScript/JavaScript modules and unreadable files count as `auto-iterate` (their loader
  * reports what is wrong).
@@ -23,7 +23,7 @@ export function detectPreset(file: string): ConfigPreset {
   }
   if (!data || typeof data !== 'object') return 'auto-iterate';
   const d = data as Record<string, unknown>;
-  if (d['preset'] === 'autoresearch') return 'autoresearch';
+  if (d['preset'] === 'autoresearch' || d['preset'] === 'autotune') return d['preset'];
   if (d['preset'] === undefined && 'projectId' in d && 'task' in d) return 'collie';
   return 'auto-iterate';
 }
