@@ -1,6 +1,9 @@
 /** Matches a baseline snapshot directory name, `000-baseline-<UTC>` (seed 002 setup step 5). */
 export const BASELINE_DIR_PATTERN = /^000-baseline-\d{8}T\d{6}Z$/;
 
+/** Matches a pre-edit copy's file name, `<NNN>-pre-<slug>-<safe-F>-<UTC>`; group 1 is the iteration. */
+export const PRE_EDIT_FILE_PATTERN = /^(\d{3,})-pre-.+-\d{8}T\d{6}Z(?:-\d+)?$/;
+
 /** Matches a kept-state snapshot directory name, `<NNN>-kept-<slug>-<UTC>`; group 1 is the iteration. */
 export const KEPT_DIR_PATTERN = /^(\d{3,})-kept-[a-z0-9-]+-\d{8}T\d{6}Z(?:-\d+)?$/;
 

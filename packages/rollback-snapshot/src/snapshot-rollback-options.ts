@@ -15,10 +15,28 @@ export interface SnapshotRollbackOptions {
   isSource?: (path: string) => boolean;
   /** The clock for the snapshots' UTC stamps. @default systemClock */
   clock?: Clock;
+  /**
+   * The clock the file system stamps files with, used only to spot "racy" files (changed within
+   * the timestamp granularity of the moment their stat was recorded): they are hashed, not trusted
+   * by stat. @default systemClock
+   */
+  fsClock?: Clock;
   /** The file system. @default node:fs/promises */
   fs?: SnapshotFs;
   /** Largest difference, in ms, between a restored file's mtime and its snapshot's that still verifies (timestamps round to the ms). @default 2 */
   mtimeToleranceMs?: number;
+  /** Files copied, hashed or restored at once (a bounded pool, p-limit). @default 8 */
+  concurrency?: number;
+  /**
+   * Retention of the pre-edit copies (`<NNN>-pre-...`): those of the last `retainIterations`
+   * iterations are kept, older ones are removed when a later iteration is kept or reverted (the
+   * results rows of older iterations then name copies that are gone). The baseline and the kept
+   * directories are never pruned: together they are every kept state. `Infinity` keeps everything.
+   * @default 100
+   */
+  retainIterations?: number;
+  /** Which git reads the surface when `files` is not given (see `resolveMutableSurface`). @default 'auto' */
+  git?: 'auto' | 'cli' | 'isomorphic-git';
 }
 
 const relativePath = z
@@ -33,6 +51,10 @@ export const snapshotRollbackOptionsSchema = z.object({
   files: z.array(relativePath).min(1, 'an explicit surface needs at least one file').optional(),
   isSource: z.custom<(path: string) => boolean>((v) => typeof v === 'function', 'isSource must be a function').optional(),
   clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()').optional(),
+  fsClock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'fsClock must have now()').optional(),
   fs: z.custom<SnapshotFs>((v) => typeof v === 'object' && v !== null, 'fs must be an object').optional(),
   mtimeToleranceMs: z.number().min(0).default(2),
+  concurrency: z.number().int().min(1).max(256).default(8),
+  retainIterations: z.number().min(1).default(100),
+  git: z.enum(['auto', 'cli', 'isomorphic-git']).default('auto'),
 });

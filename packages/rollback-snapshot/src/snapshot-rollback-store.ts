@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import * as nodeFs from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { LoopError } from '@loop/core';
+import pLimit from 'p-limit';
 import type { SnapshotFs } from './snapshot-fs.js';
 import { KEPT_DIR_PATTERN } from './snapshot-names.js';
 import type { RestoredFile } from './snapshot-rollback-types.js';
@@ -33,8 +34,11 @@ const where = '[loop] [rollback-snapshot]';
  * `rename` and `rm` come from the injected fs when it has them, else from `node:fs/promises`
  * (the {@link SnapshotFs} contract predates them).
  */
-export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snapshotsDir: string; mtimeToleranceMs: number }) {
+export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snapshotsDir: string; mtimeToleranceMs: number; concurrency: number }) {
   const { fs, snapshotsDir } = o;
+  /** The bounded pool every per-file copy, hash and restore runs in. */
+  const limit = pLimit(o.concurrency);
+  const each = <T, R>(items: Iterable<T>, f: (item: T) => Promise<R>): Promise<R[]> => Promise.all([...items].map((item) => limit(() => f(item))));
   const rename = (from: string, to: string) => (fs.rename ? fs.rename(from, to) : nodeFs.rename(from, to));
   const rm = (path: string) => (fs.rm ? fs.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true }));
   const abs = (rel: string) => join(o.workspace, rel);
@@ -50,7 +54,7 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
   /** `cp -p`: bytes, mode, atime and mtime. Returns the source's stats. */
   const copyPreserving = async (from: string, to: string) => {
     const info = await fs.stat(from);
-    await fs.mkdir(dirname(to), { recursive: true });
+    if (dirname(to) !== snapshotsDir) await fs.mkdir(dirname(to), { recursive: true }); // snapshots/ exists from start()
     await fs.copyFile(from, to);
     await fs.chmod(to, info.mode & 0o7777);
     await fs.utimes(to, info.atime, info.mtime);
@@ -79,13 +83,16 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
     return out;
   };
 
-  /** Restores each `(file → entry)` whose current hash differs, then verifies; throws RESTORE_FAILED listing every failure. */
+  /**
+   * Restores each `(file → entry)` whose current hash differs, `concurrency` files at a time, then
+   * verifies each (SHA-256 and mtime); every file is attempted; throws RESTORE_FAILED listing every failure.
+   */
   const restoreAll = async (targets: ReadonlyMap<string, KeptEntry>, what: string): Promise<RestoredFile[]> => {
     const restored: RestoredFile[] = [];
     const failed: { file: string; snapshot: string; reason: string }[] = [];
-    for (const [file, entry] of targets) {
+    await each(targets, async ([file, entry]) => {
       const dest = abs(file);
-      if ((await hashOrNull(dest)) === entry.sha256) continue;
+      if ((await hashOrNull(dest)) === entry.sha256) return;
       try {
         const info = await copyPreserving(entry.path, dest);
         const after = await fs.stat(dest);
@@ -95,7 +102,10 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
       } catch (error) {
         failed.push({ file, snapshot: entry.path, reason: (error as Error)?.message ?? String(error) });
       }
-    }
+    });
+    const byFile = (a: { file: string }, b: { file: string }) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
+    restored.sort(byFile);
+    failed.sort(byFile);
     if (failed.length > 0) {
       const list = failed.map((f) => `${f.file} from ${f.snapshot} (${f.reason})`).join('; ');
       throw new LoopError('RESTORE_FAILED', `${where} ${what} failed for ${list}; the workspace may be a mixed tree: halt the pass and restore those files by hand from the snapshots`, { details: { failed, restored: restored.map((r) => r.file) } });
@@ -139,19 +149,23 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
     }
     // test -r every target first: surface an explicit error rather than copying a missing path.
     const targets = new Map<string, KeptEntry>();
-    for (const [file, path] of paths) {
+    const checked = await each(paths, async ([file, path]) => {
       try {
         await fs.access(path, constants.R_OK);
         if (!(await fs.stat(path)).isFile()) throw new Error('not a regular file');
-        targets.set(file, { path, sha256: sha256(await fs.readFile(path)) });
+        return { file, entry: { path, sha256: sha256(await fs.readFile(path)) } };
       } catch (error) {
-        throw missing(`the snapshot ${path} of ${file} is absent or unreadable (${(error as Error)?.message})`, error);
+        return { file, error, path };
       }
+    });
+    for (const c of checked) {
+      if ('error' in c) throw missing(`the snapshot ${c.path} of ${c.file} is absent or unreadable (${(c.error as Error)?.message})`, c.error);
+      targets.set(c.file, c.entry);
     }
     return targets;
   };
 
-  return { abs, hashOrNull, copyPreserving, exists, freeName, listFiles, restoreAll, keptStateFromDisk, rename, rm };
+  return { abs, each, hashOrNull, copyPreserving, exists, freeName, listFiles, restoreAll, keptStateFromDisk, rename, rm };
 }
 
 /** The store {@link createSnapshotStore} returns. */

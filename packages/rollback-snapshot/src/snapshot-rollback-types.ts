@@ -2,7 +2,7 @@ import type { Checkpoint, RevertInfo, RollbackStrategy } from '@loop/core';
 
 /** What the proposer is about to change, given to {@link SnapshotRollback.checkpoint}. */
 export interface EditPlan {
-  /** The mutable files the edit will touch (relative). Only these are copied. @default every mutable file */
+  /** The mutable files the edit will touch (relative). Only these are copied before the edit. @default none copied: touched files are found by stat at keep or revert */
   readonly files?: readonly string[];
   /** The seed's `<short-kebab-of-the-idea>`; free text is slugified. @default 'edit' */
   readonly slug?: string;
@@ -63,17 +63,21 @@ export interface SnapshotRollback extends RollbackStrategy {
    */
   readonly start: () => Promise<SnapshotStartReport>;
   /**
-   * Copies the files the edit will touch (`plan.files`, else every mutable file) to
-   * `snapshots/<NNN>-pre-<slug>-<safe-F>-<UTC>`, preserving mtime (seed 002 loop step 3). The
-   * cost depends on the files copied, never on the size of the repository. Iteration 0 (the
-   * engine's baseline checkpoint) copies nothing: the baseline directory is its snapshot.
+   * Copies the files the edit will touch (`plan.files`) to `snapshots/<NNN>-pre-<slug>-<safe-F>-<UTC>`,
+   * preserving mtime (seed 002 loop step 3), `concurrency` at a time. Without `plan.files` it
+   * copies nothing: the workspace is at the kept state, whose copies exist, and the files the
+   * edit touches are found at keep or revert by comparing each mutable file's stat (size, mtime,
+   * ctime, inode, mode) with the kept state's record, the way git's index does (a file changed
+   * within the timestamp granularity of its record is hashed instead). The cost depends on the
+   * files copied, never on the size of the repository. Iteration 0 (the engine's baseline
+   * checkpoint) copies nothing: the baseline directory is its snapshot.
    *
    * @throws {LoopError} `CONFIG_INVALID` when a planned file is not in the mutable surface.
    */
   readonly checkpoint: (iteration: number, plan?: EditPlan) => Promise<SnapshotCheckpoint>;
   /**
-   * Records the candidate before it is evaluated: every mutable file whose SHA-256 differs from
-   * the kept state is copied into `snapshots/<NNN>-kept-<slug>-<UTC>.staged/`, and the future kept
+   * Records the candidate before it is evaluated: every touched mutable file (planned, or whose
+   * stat changed) whose SHA-256 differs from the kept state is copied into `snapshots/<NNN>-kept-<slug>-<UTC>.staged/`, and the future kept
    * directory's name is returned as the candidate id (the engine writes it into the results row
    * before it calls `keep`). A second call for the same iteration (a repair) replaces the staging.
    */
@@ -86,9 +90,11 @@ export interface SnapshotRollback extends RollbackStrategy {
    */
   readonly keep: (checkpoint: Checkpoint, candidateId: string | undefined) => Promise<string>;
   /**
-   * Restores every mutable file that differs from the checkpoint (the pre-edit copy, else the kept
-   * state) with its snapshot's bytes, mode and mtime (`cp -p`), and verifies each (SHA-256 and
-   * mtime), then drops the iteration's staged candidate. Idempotent.
+   * Restores every touched mutable file (planned, or whose stat changed since the kept state: an
+   * unplanned touch is restored too) that differs from the checkpoint (the pre-edit copy, else the
+   * kept state) with its snapshot's bytes, mode and mtime (`cp -p`), `concurrency` files at a
+   * time, and verifies each (SHA-256 and mtime), then drops the iteration's staged candidate and
+   * prunes pre-edit copies older than `retainIterations`. Idempotent.
    *
    * @throws {LoopError} `RESTORE_FAILED` (seed 002 `restore-failed`) listing the files that could
    *   not be restored or did not verify; every file is attempted first. The caller must halt: the

@@ -2,7 +2,8 @@ import { join, normalize, relative, sep } from 'node:path';
 import { ConfigError, LoopError, parseOptions, systemClock, type Checkpoint, type CandidateInfo } from '@loop/core';
 import { resolveMutableSurface } from './mutable-surface.js';
 import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
-import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, baselineDirName, keptDirName, preEditFileName, slugify } from './snapshot-names.js';
+import { statKey, sameStat, type StatKey } from './internal/touched.js';
+import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, PRE_EDIT_FILE_PATTERN, baselineDirName, keptDirName, preEditFileName, slugify } from './snapshot-names.js';
 import { snapshotRollbackOptionsSchema, type SnapshotRollbackOptions } from './snapshot-rollback-options.js';
 import { createSnapshotStore, ORPHAN_SUFFIX, PARTIAL_SUFFIX, sha256, STAGED_SUFFIX, type KeptEntry } from './snapshot-rollback-store.js';
 import type { EditPlan, PreEditCopy, RestoredFile, SnapshotCheckpoint, SnapshotRollback, SnapshotStartReport } from './snapshot-rollback-types.js';
@@ -32,25 +33,70 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   const o = parseOptions(snapshotRollbackOptionsSchema, options, 'rollback-snapshot');
   const fs: SnapshotFs = o.fs ?? nodeSnapshotFs;
   const clock = o.clock ?? systemClock;
+  const fsClock = o.fsClock ?? systemClock;
   const snapshotsDir = join(o.runDir, 'snapshots');
-  const store = createSnapshotStore({ fs, workspace: o.workspace, snapshotsDir, mtimeToleranceMs: o.mtimeToleranceMs });
-  const { abs } = store;
+  const store = createSnapshotStore({ fs, workspace: o.workspace, snapshotsDir, mtimeToleranceMs: o.mtimeToleranceMs, concurrency: o.concurrency });
+  const { abs, each } = store;
   let files: string[] = [];
+  let surface = new Set<string>();
   let baselineId = '';
   let keptId = '';
   let kept = new Map<string, KeptEntry>();
   let restored: RestoredFile[] = [];
-  const checkpoints = new Map<number, SnapshotCheckpoint>();
+  /**
+   * The open iterations (checkpointed, neither kept nor reverted yet: one, or K in parallel mode)
+   * with their plan's files. An entry leaves on keep or revert: the map never grows with the run.
+   */
+  const open = new Map<number, { cp: SnapshotCheckpoint; planned: readonly string[] }>();
+  /**
+   * The stat of every mutable file at the kept state (like git's index): a file whose stat still
+   * matches was not touched and is neither read nor copied. Refreshed for the files a keep or a
+   * restore wrote; bounded by the surface.
+   */
+  const stats = new Map<string, StatKey>();
   /** Per iteration: the staged candidate's kept id and the entries it will add. */
-  const staged = new Map<number, { id: string; entries: Map<string, KeptEntry> }>();
+  const staged = new Map<number, { id: string; entries: Map<string, KeptEntry>; touched: readonly string[] }>();
+  /** Pre-edit copy names by iteration, oldest first, for retention (`retainIterations`). */
+  const preEdit = new Map<number, string[]>();
   const dir = (name: string) => join(snapshotsDir, name);
+
+  const statOf = async (f: string) => (fs.statSync ? fs.statSync(abs(f)) : await fs.stat(abs(f)).catch(() => undefined));
+  /**
+   * Runs `f` over `items`: in one synchronous loop when the fs has `statSync` (the detector's
+   * per-file cost is then one stat call, no promise), else in the bounded pool.
+   */
+  const overFiles = async <T>(items: readonly string[], f: (file: string, st: ReturnType<NonNullable<SnapshotFs['statSync']>>) => T): Promise<T[]> => {
+    const sync = fs.statSync;
+    if (sync) return items.map((file) => f(file, sync(abs(file))));
+    return each(items, async (file) => f(file, await fs.stat(abs(file)).catch(() => undefined)));
+  };
+  /** Records the current stat of `which` as the kept state's (after a start, keep or restore). */
+  const recordStats = async (which: Iterable<string>) => {
+    const now = fsClock.now();
+    await overFiles([...which], (f, st) => {
+      if (st) stats.set(f, statKey(st, now));
+      else stats.delete(f);
+    });
+  };
+
+  /** Restores `targets` and records their stats as the kept state's; after a failure none of them has a record (each counts as touched). */
+  const restoreRecording = async (targets: ReadonlyMap<string, KeptEntry>, what: string): Promise<RestoredFile[]> => {
+    try {
+      const done = await store.restoreAll(targets, what);
+      await recordStats(targets.keys());
+      return done;
+    } catch (error) {
+      for (const f of targets.keys()) stats.delete(f);
+      throw error;
+    }
+  };
 
   const resolveSurface = async (): Promise<string[]> => {
     const runRel = relative(o.workspace, o.runDir).split(sep).join('/');
     const inRun = (f: string) => runRel && !runRel.startsWith('..') && (f === runRel || f.startsWith(`${runRel}/`));
     const surface = o.files
       ? o.files.map((f) => normalize(f).split(sep).join('/'))
-      : [...(await resolveMutableSurface({ workspace: o.workspace, ...(o.isSource ? { isSource: o.isSource } : {}) })).files];
+      : [...(await resolveMutableSurface({ workspace: o.workspace, git: o.git, ...(o.isSource ? { isSource: o.isSource } : {}) })).files];
     const unique = [...new Set(surface)].filter((f) => !inRun(f)).sort();
     if (unique.length === 0) {
       throw new ConfigError('rollback-snapshot', [{ path: 'files', message: 'the mutable surface is empty: git status shows no changed source files; pass files explicitly' }]);
@@ -58,14 +104,15 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     if (runRel && !runRel.startsWith('..') && unique.some((f) => runRel.startsWith(`${f}/`))) {
       throw new ConfigError('rollback-snapshot', [{ path: 'runDir', message: 'the run directory lies inside a mutable path' }]);
     }
-    const issues = [];
-    for (const [i, f] of unique.entries()) {
-      try {
-        if (!(await fs.stat(abs(f))).isFile()) issues.push({ path: `files.${i}`, message: `${f} is not a regular file` });
-      } catch {
-        issues.push({ path: `files.${i}`, message: `${f} does not exist in ${o.workspace}` });
-      }
-    }
+    const issues = (
+      await each(unique.entries(), async ([i, f]) => {
+        try {
+          return (await fs.stat(abs(f))).isFile() ? undefined : { path: `files.${i}`, message: `${f} is not a regular file` };
+        } catch {
+          return { path: `files.${i}`, message: `${f} does not exist in ${o.workspace}` };
+        }
+      })
+    ).filter((x) => x !== undefined);
     if (issues.length > 0) throw new ConfigError('rollback-snapshot', issues);
     return unique;
   };
@@ -75,26 +122,34 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     const names = await fs.readdir(snapshotsDir);
     // A baseline copy killed midway: nothing was edited yet, so drop it and copy the baseline again.
     for (const n of names.filter((x) => x.endsWith(PARTIAL_SUFFIX) && BASELINE_DIR_PATTERN.test(x.slice(0, -PARTIAL_SUFFIX.length)))) await store.rm(dir(n));
+    for (const n of names) {
+      const m = PRE_EDIT_FILE_PATTERN.exec(n);
+      if (m) preEdit.set(Number(m[1]), [...(preEdit.get(Number(m[1])) ?? []), n]);
+    }
     const existing = names.filter((n) => BASELINE_DIR_PATTERN.test(n)).sort();
     if (existing.length > 0) {
       baselineId = existing[0]!;
       files = await store.listFiles(dir(baselineId));
+      surface = new Set(files);
       const keptDirs = names.filter((n) => KEPT_DIR_PATTERN.test(n)).sort((a, b) => keptNumber(a) - keptNumber(b) || a.localeCompare(b));
       keptId = keptDirs.at(-1) ?? baselineId;
       kept = await store.keptStateFromDisk(keptId, baselineId, files);
+      stats.clear(); // unknown until recover/restoreBest puts the files back: every file counts as touched
       return { files, baselineId, resumed: true, keptId };
     }
     files = await resolveSurface();
+    surface = new Set(files);
     const id = baselineDirName(clock.now());
     const partial = `${id}${PARTIAL_SUFFIX}`;
     const entries = new Map<string, KeptEntry>();
-    for (const f of files) {
+    await each(files, async (f) => {
       await store.copyPreserving(abs(f), join(dir(partial), f));
-      entries.set(f, { path: join(dir(id), f), sha256: sha256(await fs.readFile(abs(f))) });
-    }
+      entries.set(f, { path: join(dir(id), f), sha256: sha256(await fs.readFile(join(dir(partial), f))) });
+    });
     await store.rename(dir(partial), dir(id));
     baselineId = keptId = id;
     kept = entries;
+    await recordStats(files);
     return { files, baselineId, resumed: false, keptId };
   };
 
@@ -106,21 +161,60 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     requireStarted('checkpoint');
     if (iteration === 0) return { iteration, id: keptId, copies: [], slug: 'baseline' };
     const slug = slugify(plan.slug ?? 'edit');
-    const planned = plan.files ? [...new Set(plan.files.map((f) => normalize(f).split(sep).join('/')))] : files;
-    const outside = planned.filter((f) => !files.includes(f));
+    const planned = plan.files ? [...new Set(plan.files.map((f) => normalize(f).split(sep).join('/')))] : undefined;
+    const outside = (planned ?? []).filter((f) => !surface.has(f));
     if (outside.length > 0) {
-      throw new LoopError('CONFIG_INVALID', `${where} the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${files.join(', ')} may change`, { details: { outside } });
+      throw new LoopError('CONFIG_INVALID', `${where} the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`, { details: { outside } });
     }
-    const copies: PreEditCopy[] = [];
-    for (const file of planned) {
+    if (planned === undefined) {
+      // No plan: copy nothing (the workspace is at the kept state, whose copies exist); the files
+      // the edit touches are found by their stat at keep or revert.
+      const cp: SnapshotCheckpoint = { iteration, id: keptId, copies: [], slug };
+      open.set(iteration, { cp, planned: [] });
+      return cp;
+    }
+    const copies = await each(planned, async (file): Promise<PreEditCopy> => {
       const snapshot = await store.freeName(preEditFileName(iteration, slug, file, clock.now()));
-      const bytes = await fs.readFile(abs(file));
       await store.copyPreserving(abs(file), dir(snapshot));
-      copies.push({ file, snapshot, sha256: sha256(bytes) });
-    }
+      return { file, snapshot, sha256: sha256(await fs.readFile(dir(snapshot))) };
+    });
     const cp: SnapshotCheckpoint = { iteration, id: keptId, copies, slug };
-    checkpoints.set(iteration, cp);
+    open.set(iteration, { cp, planned });
+    preEdit.set(iteration, [...(preEdit.get(iteration) ?? []), ...copies.map((c) => c.snapshot)]);
     return cp;
+  };
+
+  /**
+   * The mutable files iteration `n`'s edit may have touched: its plan's files plus every file whose
+   * stat differs from the kept state's record (one stat per mutable file, no read), and racy ones
+   * whose hash differs from the kept state. A file without a record (a resumed process) counts.
+   */
+  const touched = async (n: number): Promise<string[]> => {
+    const planned = new Set(open.get(n)?.planned ?? []);
+    const now = fsClock.now();
+    const out: string[] = [];
+    const racy: [string, NonNullable<ReturnType<NonNullable<SnapshotFs['statSync']>>>][] = [];
+    await overFiles(files, (f, st) => {
+      const key = stats.get(f);
+      if (planned.has(f) || key === undefined || st === undefined) out.push(f);
+      else if (sameStat(key, st)) return;
+      else if (key.racy && key.size === st.size) racy.push([f, st]);
+      else out.push(f);
+    });
+    await each(racy, async ([f, st]) => {
+      if ((await store.hashOrNull(abs(f))) !== kept.get(f)?.sha256) out.push(f);
+      else stats.set(f, statKey(st, now)); // same bytes: re-record, no longer racy once its window has passed
+    });
+    return out.sort();
+  };
+
+  /** Removes the pre-edit copies of iterations older than the last `retainIterations`. */
+  const prune = async (current: number) => {
+    for (const [n, names] of preEdit) {
+      if (n > current - o.retainIterations) continue;
+      await each(names, (name) => store.rm(dir(name)));
+      preEdit.delete(n);
+    }
   };
 
   const dropStaged = async (iteration: number) => {
@@ -129,21 +223,22 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     staged.delete(iteration);
   };
 
-  /** Copies the files that differ from the kept state into `<id>.staged/`; returns the future kept id. */
+  /** Copies the touched files that differ from the kept state into `<id>.staged/`; returns the future kept id. */
   const stage = async (iteration: number): Promise<string> => {
     await dropStaged(iteration);
-    const slug = checkpoints.get(iteration)?.slug ?? 'edit';
+    const slug = open.get(iteration)?.cp.slug ?? 'edit';
     const id = await store.freeName(keptDirName(iteration, slug, clock.now()));
     const tmp = dir(`${id}${STAGED_SUFFIX}`);
     await fs.mkdir(tmp, { recursive: true });
     const entries = new Map<string, KeptEntry>();
-    for (const file of files) {
+    const changed = await touched(iteration);
+    await each(changed, async (file) => {
       const now = await store.hashOrNull(abs(file));
-      if (now === null || now === kept.get(file)?.sha256) continue;
+      if (now === null || now === kept.get(file)?.sha256) return;
       await store.copyPreserving(abs(file), join(tmp, file));
       entries.set(file, { path: join(dir(id), file), sha256: now });
-    }
-    staged.set(iteration, { id, entries });
+    });
+    staged.set(iteration, { id, entries, touched: changed });
     return id;
   };
 
@@ -156,30 +251,38 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     requireStarted('keep');
     const s = staged.get(cp.iteration);
     const id = s && (candidateId === undefined || candidateId === s.id) ? s.id : await stage(cp.iteration);
-    const entries = staged.get(cp.iteration)!.entries;
+    const { entries, touched: written } = staged.get(cp.iteration)!;
     await store.rename(dir(`${id}${STAGED_SUFFIX}`), dir(id));
     for (const [file, entry] of entries) kept.set(file, entry);
     keptId = id;
+    await recordStats(written);
     staged.delete(cp.iteration);
-    checkpoints.delete(cp.iteration);
+    open.delete(cp.iteration);
+    await prune(cp.iteration);
     return id;
   };
 
   const revert = async (cp: Checkpoint): Promise<void> => {
     requireStarted('revert');
-    const pre = checkpoints.get(cp.iteration);
-    const targets = new Map(kept);
+    const pre = open.get(cp.iteration)?.cp;
+    const targets = new Map<string, KeptEntry>();
+    for (const file of await touched(cp.iteration)) {
+      const entry = kept.get(file);
+      if (entry) targets.set(file, entry);
+    }
     for (const c of pre?.copies ?? []) targets.set(c.file, { path: dir(c.snapshot), sha256: c.sha256 });
     restored = [];
-    restored = await store.restoreAll(targets, `revert of iteration ${cp.iteration}`);
+    restored = await restoreRecording(targets, `revert of iteration ${cp.iteration}`);
     await dropStaged(cp.iteration);
+    open.delete(cp.iteration);
+    await prune(cp.iteration);
   };
 
   const restoreTo = async (id: string, what: string) => {
     requireStarted(what);
     const targets = await store.keptStateFromDisk(id, baselineId, files);
     restored = [];
-    restored = await store.restoreAll(targets, `${what} to ${id}`);
+    restored = await restoreRecording(targets, `${what} to ${id}`);
     kept = targets;
     keptId = id;
   };
@@ -197,6 +300,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       else if (KEPT_DIR_PATTERN.test(n) && n !== id && keptNumber(n) >= upTo) await store.rename(dir(n), dir(await orphanName(n)));
     }
     staged.clear();
+    open.clear();
     await restoreTo(id, 'recover');
   };
 
