@@ -125,17 +125,31 @@ let tempCounter = 0;
 
 /**
  * Writes a content-addressed file (a loose object or a pack): a temp file beside it, then a rename,
- * so a kill never leaves a torn object that isomorphic-git would trust because it exists. Not
- * fsynced, like git's default (`core.fsync` leaves loose objects to the OS).
+ * so a kill never leaves a torn object that isomorphic-git would trust because it exists. The
+ * fan-out directory is created first when missing. Not fsynced, like git's default (`core.fsync`
+ * leaves loose objects to the OS).
  */
 export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
   tempCounter += 1;
-  const temp = `${parentDir(path)}/tmp_obj_${process.pid}_${tempCounter}`;
+  const dir = parentDir(path);
+  const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;
+  try {
+    await fs.lstat(dir);
+  } catch (error) {
+    if (foreignCode(error) !== 'ENOENT') throw error;
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (mkdirError) {
+      if (foreignCode(mkdirError) !== 'EEXIST') throw mkdirError; // a concurrent write made it
+    }
+  }
+  let written = false;
   try {
     await fs.writeFile(temp, data, mode === undefined ? undefined : { mode });
+    written = true;
     await fs.rename(temp, path);
   } catch (error) {
-    await fs.unlink(temp).catch(() => undefined);
+    if (written || foreignCode(error) !== 'ENOENT') await fs.unlink(temp).catch(() => undefined);
     throw error;
   }
 }
