@@ -76,24 +76,42 @@ export interface EvaluationQueue {
   readonly close: () => Promise<void>;
 }
 
-/** Resolves after `ms`, when `signal` aborts, or when one of `wakers` is called, whichever is first. */
 /** Marks a job whose event arrived while nobody was waiting. */
 const FIRED = () => undefined;
 
+/** One 'abort' listener per signal however many evaluations wait on it (no MaxListeners warning at K > 10). */
+const abortWaiters = new WeakMap<AbortSignal, Set<() => void>>();
+function onAbort(signal: AbortSignal | undefined, f: () => void): () => void {
+  if (!signal) return () => undefined;
+  let set = abortWaiters.get(signal);
+  if (!set) {
+    const fresh = new Set<() => void>();
+    abortWaiters.set(signal, fresh);
+    signal.addEventListener('abort', () => {
+      for (const g of [...fresh]) g();
+    }, { once: true });
+    set = fresh;
+  }
+  set.add(f);
+  const own = set;
+  return () => own.delete(f);
+}
+
+/** Resolves after `ms`, when `signal` aborts, or when one of `wakers` is called, whichever is first. */
 const delay = (ms: number, signal: AbortSignal | undefined, wakers: Set<() => void>) =>
   new Promise<void>((resolve) => {
-    if (wakers.has(FIRED)) {
+    if (wakers.has(FIRED) || signal?.aborted) {
       wakers.delete(FIRED); // an event came while the state was being read
       return resolve();
     }
     const t = setTimeout(done, ms);
+    const off = onAbort(signal, done);
     function done() {
       clearTimeout(t);
-      signal?.removeEventListener('abort', done);
+      off();
       wakers.delete(done);
       resolve();
     }
-    signal?.addEventListener('abort', done, { once: true });
     wakers.add(done);
   });
 

@@ -9,7 +9,8 @@ const usage = `usage: loop-worker --redis URL [--concurrency N] [--workdir DIR] 
   --workdir DIR      clones and working copies (default ~/.loop-worker)
   --queue NAME       BullMQ queue (default loop-candidates)
   --link REL=ABS     symlink a local path into every working copy (repeatable)
-  --lock-ms N        job lock, ms (default 30000); --stalled-ms N stalled check, ms (default 30000)`;
+  --lock-ms N        job lock, ms (default 30000); --stalled-ms N stalled check, ms (default 30000)
+  --max-stalled N    times a job whose worker died is put back before it fails (default 2)`;
 
 /** Runs the `loop-worker` command with `argv` (without node and the script); resolves when it stops on SIGINT/SIGTERM. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -25,6 +26,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         link: { type: 'string', multiple: true },
         'lock-ms': { type: 'string' },
         'stalled-ms': { type: 'string' },
+        'max-stalled': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -54,6 +56,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     ...(values.queue ? { queue: values.queue } : {}),
     ...(values['lock-ms'] ? { lockDurationMs: num(values['lock-ms'])! } : {}),
     ...(values['stalled-ms'] ? { stalledIntervalMs: num(values['stalled-ms'])! } : {}),
+    ...(values['max-stalled'] ? { maxStalledCount: num(values['max-stalled'])! } : {}),
     onEvent: (e) => process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...e })}\n`),
   });
   await worker.ready();

@@ -13,7 +13,7 @@ const missing = redisMissing();
 afterEach(runCleanups);
 const scorer = createRegexScorer({ pattern: '^score:', direction: 'maximize' });
 const never = new AbortController().signal;
-const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume') };
+const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume'), orphan: uniqueQueue('orphan') };
 
 async function setup(params = '1') {
   const redis = await startRedis();
@@ -122,5 +122,32 @@ describe.skipIf(missing !== undefined)(`faults a pool of BullMQ workers survives
     ws.openGate();
     expect(await scorer.score(await resumed)).toMatchObject({ ok: true, value: 5 });
     expect(ws.started()).toHaveLength(1);
+  });
+
+  it('a worker SIGKILLed mid-run and restarted on the same workdir: the workdir lock is taken over and the next run in the slot ends the orphaned process group', async () => {
+    const { redis, ws } = await setup('2');
+    const workdir = mkdtempSync(join(tmpdir(), 'loop-worker-orphan-'));
+    cleanups.push(() => rmSync(workdir, { recursive: true, force: true }));
+    const args = ['--redis', redis.url, '--queue', Q.orphan, '--workdir', workdir, '--lock-ms', '1000', '--stalled-ms', '300', '--max-stalled', '0'];
+    const a = spawnWorker(args);
+    cleanups.push(() => a.kill());
+    await a.ready;
+    const queue = queueOf(redis, Q.orphan);
+    const options = { queue, root: ws.root, repository: ws.root, mutable: ['params.txt'], runId: 'orphan' };
+    const orphanMark = 'LOOP_WORKERS_ORPHAN=1';
+    const gated = createRemoteHarness({ ...options, harness: specOf(ws, { env: { LOOP_TEST_GATE_ITERATION: '1', LOOP_WORKERS_ORPHAN: '1' } }) });
+    const lost = Promise.resolve(gated.run({ iteration: 1, signal: never, repeat: 0 }));
+    await until('iteration 1 started on worker A', () => ws.started().length === 1);
+    await a.kill('SIGKILL');
+    expect(pidsWithEnv(orphanMark).length).toBeGreaterThan(0); // the run's group outlived its worker
+    const b = spawnWorker(args);
+    cleanups.push(() => b.kill());
+    await b.ready;
+    expect(await lost).toMatchObject({ error: expect.stringContaining('stalled') }); // not run again (max-stalled 0)
+    expect(pidsWithEnv(orphanMark).length).toBeGreaterThan(0); // a restarted worker alone does not end it
+    const next = createRemoteHarness({ ...options, harness: specOf(ws) });
+    expect(await scorer.score(await next.run({ iteration: 2, signal: never, repeat: 0 }))).toMatchObject({ ok: true, value: 2 });
+    expect(pidsWithEnv(orphanMark)).toEqual([]);
+    await noneLeft(ws);
   });
 });
