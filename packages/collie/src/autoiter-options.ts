@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { systemClock, type Clock, type Harness, type MaybePromise } from '@loop/core';
+import { sandboxOptionsFields, systemClock, type Clock, type Guard, type Harness, type KeepPolicy, type MaybePromise, type SandboxOptions, type StopPolicy } from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';
+import type { LoopPolicies } from './loop-policies.js';
 import type { FlowExecutor } from './flow-executor.js';
 import type { Notifier } from './notifier.js';
 import type { Preparer } from './preparer.js';
@@ -108,10 +109,32 @@ export interface AutoiterOptions {
    */
   tasks?: TaskTracker | ((run: TaskTrackerRun) => TaskTracker);
   /**
-   * Extra Stage 5.2 guards run after G6 and G1 (seed 000's G4 / G5 are defined only in a
-   * reference file the seed does not include: plug them in here). @default []
+   * Guards of two kinds, told apart by shape. An {@link AuditGuard} (`id`, `name`, `check`) is an
+   * extra Stage 5.2 guard run after G6 and G1 (seed 000's G4 / G5 are defined only in a reference
+   * file the seed does not include: plug them in here). A core `Guard` (`name` and `beforeEdit` /
+   * `beforeRun` / `afterScore` hooks), the one auto-iterate and autoresearch take, is asked about
+   * each FIX before and after Stage 5.1 applies it and about the iteration at Stage 6 (see
+   * {@link LoopPolicies}). @default []
    */
-  guards?: AuditGuard[];
+  guards?: (AuditGuard | Guard)[];
+  /**
+   * A core `KeepPolicy` asked at Stage 6 after the rollback matrix (`candidate` = scalar_after,
+   * `incumbent` = the best kept scalar, maximize): `keep: false` reverts every FIX the matrix kept
+   * (see {@link LoopPolicies}). @default none (the matrix alone decides)
+   */
+  keepPolicy?: KeepPolicy;
+  /** Core `StopPolicy`s checked at Stage 6 after SC1-SC5 over collie's real `LoopState`. @default none */
+  stop?: StopPolicy | StopPolicy[];
+  /** The state.json status a user `stop` policy ends the run with. @default 'converged' */
+  userStopStatus?: 'converged' | 'budget_exhausted' | 'escalated';
+  /**
+   * The sandbox of the trigger (Stages 2, 3.2 and 5.3) when collie builds its harness (no
+   * `createHarness`): core `SandboxOptions`, passed to core's `createCommandHarness` with the
+   * worktree as the writable path. @default { sandbox: 'none' }, as core's command harness: the
+   * trigger is the user's own test suite or benchmark and may need GPUs, caches in the home folder
+   * or the network; set `auto` or `bwrap` to confine it.
+   */
+  triggerSandbox?: SandboxOptions;
   /** A controller lock not refreshed for this long is stale (its process died), in ms. @default 30000 */
   lockStaleMs?: number;
   /** Injected clock. @default systemClock */
@@ -162,7 +185,20 @@ export const autoiterOptionsSchema = z.object({
   monitorIntervalMs: z.number().int().positive().default(1000),
   killGraceMs: z.number().int().nonnegative().default(5000),
   tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
-  guards: z.array(z.object({ id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'), name: z.string().min(1), check: fn<AuditGuard['check']>('check') })).default([]),
+  guards: z
+    .array(
+      z.union([
+        z.object({ id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'), name: z.string().min(1), check: fn<AuditGuard['check']>('check') }),
+        z.custom<Guard>((v) => typeof v === 'object' && v !== null && typeof (v as Guard).name === 'string' && ['beforeEdit', 'beforeRun', 'afterScore'].some((h) => typeof (v as Record<string, unknown>)[h] === 'function'), 'a guard is an audit guard { id, name, check } or a core Guard { name, beforeEdit / beforeRun / afterScore }'),
+      ]),
+    )
+    .default([]),
+  keepPolicy: z.custom<KeepPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as KeepPolicy).decide === 'function', 'keepPolicy must be a core KeepPolicy { name, decide }').optional(),
+  stop: z
+    .union([z.custom<StopPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function', 'stop must be a core StopPolicy { name, check } or a list of them'), z.array(z.custom<StopPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function', 'each stop policy must be a core StopPolicy { name, check }'))])
+    .optional(),
+  userStopStatus: z.enum(['converged', 'budget_exhausted', 'escalated']).default('converged'),
+  triggerSandbox: z.object(sandboxOptionsFields).strict().optional(),
   lockStaleMs: z.number().int().min(2000).default(30_000),
   clock: obj<Clock>('clock').default(systemClock),
   randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),

@@ -6,6 +6,7 @@ import { acquireLock, killOrphanGroup, killOrphanGroups, LoopError, parseOptions
 import { ACTIVE_FLAG, autoiterOptionsSchema, type AutoiterOptions } from './autoiter-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
 import { createCtx, type StepOutcome } from './controller/context.js';
+import { createCollieStepMachine } from './controller/step-machine.js';
 import { branchB, freshStart, terminal } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
 import { stage6 } from './controller/stage6.js';
@@ -112,6 +113,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     flow: typeof o.flow === 'function' ? o.flow(agent) : (o.flow ?? createAgentFlowExecutor(agent)),
     escalate: o.escalate ?? ((reason: string, id: string) => o.output(`[autoiter] escalate ${reason} ${id}`)),
     tasks,
+    step: () => machine.current(),
   });
   const setRun = (runId: string, iter: number) => {
     meterTarget = { ledger: paths.run(runId).tokens, iter };
@@ -167,7 +169,8 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     return { kind: 'nested-refused' };
   };
 
-  const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(stepUnlocked);
+  const machine = createCollieStepMachine({ dir: paths.steps, lockHolder: `another collie controller is stepping project ${o.projectId}`, lockStaleMs: o.lockStaleMs, unit: stepUnlocked });
+  const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(machine.step);
 
   return {
     paths,
@@ -178,7 +181,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
       return exclusive(async () => {
         const outcomes: StepOutcome[] = [];
         for (let i = 0; i < maxSteps; i += 1) {
-          const out = await stepUnlocked();
+          const out = await machine.step();
           outcomes.push(out);
           if (out.kind === 'done') return outcomes;
         }

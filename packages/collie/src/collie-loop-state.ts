@@ -57,7 +57,7 @@ function trailing<T>(xs: readonly T[], p: (x: T) => boolean): number {
  * are maximised): history = the baseline row plus one row per iteration (score = its rerun scalar;
  * status kept / reverted / crash, `error` = its error signature, `changedFiles` known only when
  * none changed, `gates.all_green` = exit code 0); counts, the consecutive counters (same error,
- * no file change, crashes, non-improvements), the best trail and the token cost
+ * no file change, crashes, non-improvements: a reverted or crashed iteration never improves), the best trail and the token cost
  * (`cost.tokens`, SC4) are computed from the rows, so core's stop policies read what happened.
  */
 export function collieStopState(collie: CollieStopState['collie'], startedAt: number, now: number, signal: AbortSignal = new AbortController().signal): CollieStopState {
@@ -84,7 +84,7 @@ export function collieStopState(collie: CollieStopState['collie'], startedAt: nu
   bestTrail.push(best);
   const improved: boolean[] = [];
   for (const i of its) {
-    const up = i.scalar !== null && i.scalar > best;
+    const up = statusOf(i) === 'kept' && i.scalar! > best; // a reverted iteration's scalar is not the branch's
     if (up) best = i.scalar!;
     improved.push(up);
     bestTrail.push(best);

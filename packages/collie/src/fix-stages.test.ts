@@ -1,129 +1,24 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
-import {
-  createAutoiter,
-  createDirectoryWorkspace,
-  createGitWorktree,
-  createScriptedAgent,
-  createScriptedFlowExecutor,
-  parseDeferred,
-  readLedger,
-  readRunState,
-  type AgentRequest,
-  type AutoiterOptions,
-  type FixKind,
-  type Notification,
-  type ScriptedPatch,
-  type StepOutcome,
-} from './index.js';
-import { snapshotFiles } from './internal/autoiter-fixture.js';
+import { createGitWorktree, createScriptedFlowExecutor, parseDeferred, readLedger, readRunState, type StepOutcome } from './index.js';
+import { createFixWorld, FIX_RUN, FIX_TRIGGER, gitSh, gitSubjects, stagesOf, type FixSetupOptions, type FixSpec, type FixWorld } from '../test/fixtures/fix-world.js';
 
+let w: FixWorld;
 let root: string;
 let project: string;
-let stateRoot: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'collie-fix-'));
-  project = join(root, 'project');
-  stateRoot = join(root, 'collie');
+  w = createFixWorld();
+  ({ root, project } = w);
 });
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => w.cleanup());
 
-const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
-const RUN = '20260102-030405-abcdef';
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 't@x', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 't@x', GIT_AUTHOR_DATE: '@1767225600 +0000', GIT_COMMITTER_DATE: '@1767225600 +0000' };
-const sh = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8' });
-
-/** The trigger: score = 5 + the sum of every src/*.delta file (each FIX writes its own). */
-const TRIGGER = 's=5; for f in src/*.delta; do [ -f "$f" ] && s=$((s + $(cat "$f"))); done; echo "score: $s"';
-
-/** A git repository with one commit (fixed dates, so its sha is the same in every test run). */
-function makeRepo(files: Record<string, string> = {}) {
-  mkdirSync(join(project, 'src'), { recursive: true });
-  writeFileSync(join(project, 'src', 'lib.js'), 'export const x = 1;\n');
-  for (const [p, c] of Object.entries(files)) {
-    mkdirSync(join(project, p, '..'), { recursive: true });
-    writeFileSync(join(project, p), c);
-  }
-  sh(project, 'init', '-q', '-b', 'main');
-  sh(project, 'add', '-A');
-  sh(project, 'commit', '-q', '-m', 'initial');
-}
-
-interface FixSpec {
-  kind?: FixKind;
-  /** The FIX's src/FIX-nnn.delta value (its effect on the scalar). */
-  delta?: number;
-  verdict?: 'Real' | 'Discarded' | 'Unclear';
-  confidence?: number;
-  fixConfidence?: number;
-  rootCause?: string;
-  repro?: string;
-  dependencies?: string[];
-  keyFiles?: string[];
-  patch?: ScriptedPatch;
-  outline?: string;
-}
-
-const num = (i: number) => String(i + 1).padStart(3, '0');
-
-/** Scripted agents + flow executor for issues ISSUE-001.. with the given FIX specs. */
-function scenario(specs: FixSpec[], opts: { concurrency?: { max: number; now: number } } = {}) {
-  const observe = specs.map((_, i) => `## ISSUE-${num(i)}\ntitle: issue ${i + 1}\nevidence: "log line ${i + 1}"\nseverity: 2\nblocking: false\n`).join('\n');
-  const triage = specs.map((s, i) => `## ISSUE-${num(i)}\nverdict: ${s.verdict ?? 'Real'}\nconfidence: ${s.confidence ?? 4}\nrationale: "tried to show it is not real"\n`).join('\n');
-  const deepVerify = async (r: AgentRequest) => {
-    const id = /^id: (FIX-\d+)$/m.exec(r.prompt)![1]!;
-    const s = specs[Number(id.slice(4)) - 1]!;
-    if (opts.concurrency) {
-      opts.concurrency.now += 1;
-      opts.concurrency.max = Math.max(opts.concurrency.max, opts.concurrency.now);
-      await new Promise((res) => setTimeout(res, 30));
-      opts.concurrency.now -= 1;
-    }
-    return stringify({ id, kind: s.kind ?? 'correctness', severity: 3, fix_confidence: s.fixConfidence ?? 4, root_cause: s.rootCause ?? `cause of ${id}`, reproduction_test: s.repro ?? `test ${id} fails before the fix\n`, fix_outline: s.outline ?? `write src/${id}.delta for ${id}`, why_root_cause: 'survived falsification', dependencies: s.dependencies ?? [], uncertainty_tag: 'none', key_files: s.keyFiles ?? [`src/${id}.delta`] });
-  };
-  const patches: Record<string, ScriptedPatch> = {};
-  specs.forEach((s, i) => (patches[`FIX-${num(i)}`] = s.patch ?? { [`src/FIX-${num(i)}.delta`]: `${s.delta ?? 0}\n` }));
-  const agent = createScriptedAgent({ discovery: ['1. sh run.sh'], observe: [observe || 'NO ISSUES'], triage: [triage], 'deep-verify': [deepVerify] }, { repeatLast: true });
-  return { agent, flow: createScriptedFlowExecutor(patches) };
-}
-
-function setup(specs: FixSpec[], over: Partial<AutoiterOptions> & { goal?: 'correctness' | 'optimization' | 'both'; concurrency?: { max: number; now: number } } = {}) {
-  const { goal = 'optimization', concurrency, ...rest } = over;
-  const { agent, flow } = scenario(specs, concurrency ? { concurrency } : {});
-  const notes: Notification[] = [];
-  const escalations: string[] = [];
-  const lines: string[] = [];
-  const a = createAutoiter({
-    stateRoot,
-    projectId: 'proj',
-    sessionId: 'sess',
-    projectDir: project,
-    task: 'fix the issues',
-    maxIterations: 1,
-    agent,
-    flow,
-    asker: { name: 'fixed', ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: goal, Q4: 'kind_aware', Q5: 'yes' }) },
-    workspace: createDirectoryWorkspace(project),
-    clock: { now: () => NOW },
-    randomHex: () => 'abcdef',
-    env: {},
-    output: (l) => lines.push(l),
-    notifier: { name: 'rec', notify: (n) => void notes.push(n) },
-    escalate: (reason, id) => void escalations.push(`${reason} ${id}`),
-    ...rest,
-  });
-  const ip = a.paths.run(RUN).iter(1);
-  const state = () => readRunState(a.paths.run(RUN).state);
-  const read = (p: string) => readFileSync(p, 'utf8');
-  return { a, agent, flow, notes, escalations, lines, ip, state, read };
-}
-
-const subjects = (cwd: string) => sh(cwd, 'log', '--format=%s').trim().split('\n');
-const stagesOf = (outs: StepOutcome[]) => outs.map((o) => (o.kind === 'stage' ? `${o.stage}:${o.status}` : o.kind));
+const RUN = FIX_RUN;
+const TRIGGER = FIX_TRIGGER;
+const sh = gitSh;
+const subjects = gitSubjects;
+const makeRepo = (files?: Record<string, string>) => w.makeRepo(files);
+const setup = (specs: FixSpec[], over?: FixSetupOptions) => w.setup(specs, over);
 
 describe('stages 4a-6 wired into step()', () => {
   it('Stage 4a: one deep-tier (opus) triage agent whose prompt meets G3 ("reverse suspicion", the NOT-real instruction) gets observations.md, run-spec.md and progress.md; triage.md records its verdicts', async () => {
@@ -288,7 +183,7 @@ describe('stages 4a-6 wired into step()', () => {
     expect(read(ip.audit)).toContain('## G4 no magic constants: FAIL\n- FIX-001: src/FIX-001.delta hard-codes 1');
     expect(escalations).toEqual([`g4_guard_failed ${RUN}`]);
     expect(notes.map((n) => n.event)).toEqual(['escalated']);
-    rmSync(stateRoot, { recursive: true, force: true });
+    rmSync(w.stateRoot, { recursive: true, force: true });
     const pass = setup([{ delta: 1 }], { guards: [{ id: 'G5', name: 'always fine', check: () => [] }] });
     const outs2 = await pass.a.run();
     expect(stagesOf(outs2)).toContain('stage5.3:iter_done');
@@ -334,98 +229,5 @@ describe('stages 4a-6 wired into step()', () => {
     expect(st.iterations.map((i) => i.files_changed)).toEqual([0, 0, 0, 0, 0]);
     expect(st.stop_reason).toBe('SC5: no file changes five times');
     expect(notes.map((n) => n.event)).toEqual(['escalated']);
-  });
-});
-
-/** Runs a one-iteration scenario and returns what Stage 6 did. */
-async function matrix(goal: 'correctness' | 'optimization' | 'both', specs: FixSpec[]) {
-  makeRepo();
-  const s = setup(specs, { goal });
-  await s.a.run();
-  const entry = (await s.state())!.iterations[0]!;
-  return { ...s, entry, summary: s.read(s.ip.summary), log: subjects(project), files: readdirSync(join(project, 'src')).sort() };
-}
-const REVERT = 'chore: revert optimization FIX(es) due to scalar regression (iter-1)';
-
-describe('Stage 6 rollback matrix, applied with per-FIX git revert', () => {
-  it('rollback matrix correctness · degrades: correctness FIXes are kept, optimization FIXes are reverted one by one (single revert commit), never a whole-iteration rollback', async () => {
-    const r = await matrix('correctness', [{ kind: 'correctness', delta: 0 }, { kind: 'optimization', delta: -2 }, { kind: 'optimization', delta: 1 }]);
-    expect(r.entry.scalar_delta).toBe(-1);
-    expect(r.entry.rollback).toMatchObject({ row: 'correctness · degrades · keep correctness, per-FIX revert optimization', reverted: [{ id: 'FIX-002' }, { id: 'FIX-003' }] });
-    expect(r.log[0]).toBe(REVERT);
-    expect(r.log).toHaveLength(5);
-    expect(r.files).toEqual(['FIX-001.delta', 'lib.js']);
-    expect(sh(project, 'log', '-1', '--format=%B')).toContain('Collie-Revert: iter-1');
-    expect(r.summary).toMatch(/## rollback_log\nrow: correctness · degrades · keep correctness, per-FIX revert optimization\n- FIX-002 reverted \(commit [0-9a-f]{40}\) in [0-9a-f]{40}\n- FIX-003 reverted/);
-  });
-
-  it('rollback matrix correctness · improves: everything is kept', async () => {
-    const r = await matrix('correctness', [{ kind: 'correctness', delta: 1 }, { kind: 'optimization', delta: 1 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'correctness · flat/improves · keep all', reverted: [], commit: null });
-    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
-  });
-
-  it('rollback matrix optimization · degrades: every optimization FIX is reverted, correctness FIXes are force-kept', async () => {
-    const r = await matrix('optimization', [{ kind: 'optimization', delta: -1 }, { kind: 'correctness', delta: 0 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'optimization · degrades · per-FIX revert optimization, force-keep correctness', reverted: [{ id: 'FIX-001' }] });
-    expect(r.log[0]).toBe(REVERT);
-    expect(r.files).toEqual(['FIX-002.delta', 'lib.js']);
-  });
-
-  it('rollback matrix optimization · flat/improves: everything is kept, no revert commit', async () => {
-    const r = await matrix('optimization', [{ kind: 'optimization', delta: 2 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'optimization · flat/improves · keep all', reverted: [], commit: null });
-    expect(r.log).not.toContain(REVERT);
-  });
-
-  it('rollback matrix both · degrades · >=50% optimization FIXes: optimization FIXes reverted, correctness kept', async () => {
-    const r = await matrix('both', [{ kind: 'optimization', delta: -1 }, { kind: 'optimization', delta: 0 }, { kind: 'correctness', delta: 0 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · >=50% optimization · per-FIX revert optimization', reverted: [{ id: 'FIX-001' }, { id: 'FIX-002' }] });
-    expect(r.files).toEqual(['FIX-003.delta', 'lib.js']);
-  });
-
-  it('rollback matrix both · degrades · >=80% correctness FIXes: everything is kept (crash-fix priority)', async () => {
-    const r = await matrix('both', [{ kind: 'correctness' }, { kind: 'correctness' }, { kind: 'correctness' }, { kind: 'correctness' }, { kind: 'optimization', delta: -1 }]);
-    expect(r.entry.scalar_delta).toBe(-1);
-    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · >=80% correctness · keep all (crash-fix priority)', reverted: [], commit: null });
-    expect(r.log).not.toContain(REVERT);
-  });
-
-  it('rollback matrix both · degrades · 50-80% correctness FIXes: optimization FIXes reverted, correctness kept', async () => {
-    const r = await matrix('both', [{ kind: 'correctness' }, { kind: 'correctness' }, { kind: 'optimization', delta: -1 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'both · degrades · 50-80% correctness · per-FIX revert optimization', reverted: [{ id: 'FIX-003' }] });
-    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
-  });
-
-  it('rollback matrix both · flat/improves: everything is kept', async () => {
-    const r = await matrix('both', [{ kind: 'optimization', delta: 1 }, { kind: 'correctness', delta: 0 }]);
-    expect(r.entry.rollback).toMatchObject({ row: 'both · flat/improves · keep all', reverted: [] });
-    expect(r.files).toEqual(['FIX-001.delta', 'FIX-002.delta', 'lib.js']);
-  });
-});
-
-describe('restartability through stages 4a-6', () => {
-  it('restartability: a new controller between every pair of steps reaches the same final files and git history as one uninterrupted run() (triage, deep verify, DEFERRED, fix-plan, commits, audit, per-FIX revert)', async () => {
-    const specs: FixSpec[] = [{ kind: 'correctness', delta: 0 }, { kind: 'optimization', delta: -2 }, { verdict: 'Unclear', confidence: 1 }, { fixConfidence: 2 }];
-    const snapshot = () => {
-      const out = snapshotFiles(root, ['.git']);
-      out['git log'] = sh(project, 'log', '--format=%H %s');
-      out['git status'] = sh(project, 'status', '--porcelain');
-      return out;
-    };
-    makeRepo();
-    const all = await setup(specs, { goal: 'correctness' }).a.run();
-    expect(stagesOf(all)).toContain('stage5.2:running');
-    const expected = snapshot();
-    expect(expected['git log']).toContain(REVERT);
-    for (let k = 1; k < all.length; k += 1) {
-      rmSync(root, { recursive: true, force: true });
-      makeRepo();
-      const first = setup(specs, { goal: 'correctness' }).a;
-      for (let i = 0; i < k; i += 1) await first.step();
-      const rest = await setup(specs, { goal: 'correctness' }).a.run();
-      expect(rest.at(-1)).toEqual(all.at(-1));
-      expect(snapshot()).toEqual(expected);
-    }
   });
 });

@@ -12,6 +12,12 @@ export interface ColliePaths {
   readonly planDir: string;
   /** `<projectDir>/controller`: the controller lock (`controller.lock`, proper-lockfile) held while a controller steps. */
   readonly lock: string;
+  /**
+   * `<projectDir>/steps`: the core step machine of `step()` (`cursor.json`: the step() call in
+   * progress; `journal.jsonl`: the side effects it already ran, so a step() redone after a kill runs
+   * each once).
+   */
+  readonly steps: string;
   /** A run's directory and files. */
   readonly run: (runId: string) => RunPaths;
 }
@@ -32,8 +38,6 @@ export interface RunPaths {
   readonly tasks: string;
   /** pids/: `*.pgid` files of running agent and flow commands (orphans of a killed controller are killed at the next step). */
   readonly pids: string;
-  /** effects.json: keys of the side effects already done (notify, escalate), so a redone step does not repeat them. */
-  readonly effects: string;
   /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
   readonly triggerPid: string;
   readonly iter: (n: number) => IterPaths;
@@ -70,6 +74,7 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
     lastPlan: join(stateRoot, 'state', sessionId, 'last-plan.json'),
     planDir: join(stateRoot, 'plans'),
     lock: join(projectDir, 'controller'),
+    steps: join(projectDir, 'steps'),
     run: (runId) => {
       const dir = join(projectDir, runId);
       return {
@@ -84,7 +89,6 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         tokens: join(dir, 'tokens.jsonl'),
         tasks: join(dir, 'tasks.json'),
         triggerPid: join(dir, 'trigger.pgid'),
-        effects: join(dir, 'effects.json'),
         pids: join(dir, 'pids'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);

@@ -112,11 +112,14 @@ export function stopChecks(): StopPolicy[] {
   return [sc2Threshold(), sc3Convergence(), sc5StuckSteps(), sc4Budget(), sc1IterationCap()];
 }
 
-/** Runs the checks in order; the first decision wins, mapped to its terminal status. */
-export function evaluateStopChecks(state: CollieStopState, policies: readonly StopPolicy[] = stopChecks()): { decision: StopDecision; status: TerminalStatus } | undefined {
+/**
+ * Runs the checks in order; the first decision wins, mapped to its terminal status (an SC id by
+ * {@link STOP_CHECK_STATUS}, any other reason, e.g. a user's own policy, to `otherStatus`).
+ */
+export function evaluateStopChecks(state: CollieStopState, policies: readonly StopPolicy[] = stopChecks(), otherStatus: TerminalStatus = 'escalated'): { decision: StopDecision; status: TerminalStatus } | undefined {
   for (const p of policies) {
     const decision = p.check(state);
-    if (decision) return { decision, status: STOP_CHECK_STATUS[decision.reason] ?? 'escalated' };
+    if (decision) return { decision, status: STOP_CHECK_STATUS[decision.reason] ?? otherStatus };
   }
   return undefined;
 }

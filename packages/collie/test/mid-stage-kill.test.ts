@@ -5,14 +5,13 @@
 // state.json, every file under the temp root, the worktree branch's git history and the user's
 // checkout must equal one uninterrupted in-process run().
 //
-// The fixture is bundled once (tsup, already a dev dependency) so each child is a plain `node`
-// start: about 1 s less CPU per process than `--import tsx`.
+// The fixture is bundled once (fixtures/bundle.ts) so each child is a plain `node` start.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'tsup';
+import { bundleFixture } from './fixtures/bundle.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunState, StageName, StepOutcome } from '../src/index.js';
 import { GIT_ENV, makeFixAutoiter, makeRepo, PROJECT_ID, RUN, type KillPoint } from './fixtures/fix-stages-process.js';
@@ -85,28 +84,11 @@ let reference: ReturnType<typeof finalOf> & { outcomes: StepOutcome[] };
 
 beforeAll(async () => {
   const out = tempDir('collie-kill-bundle-');
-  const bundling = build({
-    entry: { 'fix-stages-process': fixture },
-    outDir: out,
-    format: ['esm'],
-    outExtension: () => ({ js: '.mjs' }),
-    platform: 'node',
-    target: 'node20',
-    noExternal: [/.*/],
-    shims: true,
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    esbuildOptions: (o) => void (o.conditions = ['source']),
-    splitting: false,
-    sourcemap: false,
-    dts: false,
-    config: false,
-    silent: true,
-  });
+  const bundling = bundleFixture(fixture, out, 'fix-stages-process');
   const w = fresh();
   const outcomes = await makeFixAutoiter(w.stateRoot, w.project).run();
   reference = { ...finalOf(w), outcomes };
-  await bundling;
-  bundle = join(out, 'fix-stages-process.mjs');
+  bundle = await bundling;
 });
 
 function node(w: World, mode: 'step' | 'run', env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; pid: number; stdout: string; stderr: string }> {

@@ -3,16 +3,24 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { bundleFixture } from './fixtures/bundle.js';
 import type { StepOutcome } from '../src/index.js';
 import { makeAutoiter } from './fixtures/autoiter-process.js';
 import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
-const nodeArgs = ['--conditions=source', '--import', 'tsx', script];
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+// One bundle of the fixture (fixtures/bundle.ts): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
+let nodeArgs: string[];
+let bundleDir: string;
+beforeAll(async () => {
+  bundleDir = mkdtempSync(join(tmpdir(), 'collie-proc-bundle-'));
+  nodeArgs = [await bundleFixture(script, bundleDir, 'autoiter-process')];
+});
+afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
 
 function fresh() {
   const root = mkdtempSync(join(tmpdir(), 'collie-proc-'));
@@ -55,7 +63,7 @@ it('restartability: one node process per step() reaches the same files and final
   }
   expect(outcomes).toEqual(expected.outcomes);
   expect(snapshot(w.root)).toEqual(expected.files);
-});
+}, 180_000); // about 25 node processes, one after another: 15-60 s on a loaded 2-core machine
 
 it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger running) is started again, kills the orphaned trigger process group first (trigger.pgid), and finishes with the same files as an uninterrupted run', async () => {
   const expected = await inProcess();

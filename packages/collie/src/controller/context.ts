@@ -1,10 +1,9 @@
-import { createCommandHarness, createRegexScorer, readJson, readLogTail, writeJsonAtomic, writeTextAtomic, type Harness } from '@loop/core';
+import { createCommandHarness, createRegexScorer, readLogTail, writeTextAtomic, type Harness, type StepContext } from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
 import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
 import type { FlowExecutor } from '../flow-executor.js';
-import { z } from 'zod';
 import type { Notifier, NotifyEvent } from '../notifier.js';
 import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
 import type { Preparer } from '../preparer.js';
@@ -21,6 +20,7 @@ import type { GitCliContext } from '@loop/rollback-git';
 import { COLLIE_AUTHOR } from '../trailers.js';
 import { readTokensUsed } from '../token-meter.js';
 import { monitorLog } from './monitor.js';
+import { loopGuardsOf, type LoopPolicies } from '../loop-policies.js';
 
 /** The stage a `stage` outcome ran. */
 export type StageName = 'stage1' | 'stage2' | 'stage3' | 'stage3.2' | 'stage4a' | 'stage4b' | 'stage5.0' | 'stage5.1' | 'stage5.2' | 'stage5.3' | 'stage6';
@@ -59,6 +59,10 @@ export interface Ctx {
   readonly flow: FlowExecutor;
   readonly escalate: (reason: string, id: string) => Promise<void> | void;
   readonly tasks: (rp: RunPaths, runId: string) => TaskTracker;
+  /** The user's core KeepPolicy, StopPolicies and Guards (from the options). */
+  readonly policies: LoopPolicies;
+  /** The core step machine context of the `step()` in progress (its journal holds the effects). */
+  readonly step: () => StepContext<unknown>;
   readonly iso: () => string;
   readonly tick: (runId: string, text: string) => void;
   /**
@@ -69,11 +73,12 @@ export interface Ctx {
   /** Appends to user-log.md exactly once per key. */
   readonly logOnce: (rp: RunPaths, key: string, text: string) => Promise<void>;
   /**
-   * Runs a side effect (notify, escalate) unless effects.json records its key, then records it: a
-   * step redone after a kill does not repeat it (a kill between the effect and the record repeats
-   * it once: at-least-once, never lost).
+   * Runs a side effect (notify, escalate) through the step machine journal of the current
+   * `step()` (core `StepContext.effect`, `key` its name): a step redone after a kill does not repeat
+   * an effect recorded done; one interrupted between its fsynced intent and its done line runs
+   * again (at-least-once, never lost).
    */
-  readonly effectOnce: (rp: RunPaths, key: string, effect: () => Promise<void> | void) => Promise<void>;
+  readonly effectOnce: (key: string, effect: () => Promise<void> | void) => Promise<void>;
   /** Writes state.json with tokens_used refreshed from tokens.jsonl. */
   readonly persist: (rp: RunPaths, state: RunState) => Promise<void>;
   readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: { capMin?: number; monitor?: boolean }) => Promise<TriggerResult>;
@@ -88,9 +93,9 @@ export interface Ctx {
 }
 
 /** Builds the shared helpers of a controller. */
-export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks'>): Ctx {
+export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks' | 'step'>): Ctx {
   const { o } = base;
-  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env, pidFile: r.pidFile }));
+  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env, pidFile: r.pidFile, ...o.triggerSandbox }));
   const iso = () => new Date(o.clock.now()).toISOString();
   const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
 
@@ -101,11 +106,9 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     if (key === undefined) await appendText(rp.userLog, `${log}\n`);
     else await logOnce(rp, key, log);
   };
-  const effectOnce: Ctx['effectOnce'] = async (rp, key, effect) => {
-    const done = z.array(z.string()).catch([]).parse((await readJson(rp.effects).catch(() => undefined)) ?? []);
-    if (done.includes(key)) return;
-    await effect();
-    await writeJsonAtomic(rp.effects, [...done, key]);
+  const effectOnce: Ctx['effectOnce'] = async (key, effect) => {
+    const step = base.step();
+    await step.effect(key, async () => void (await effect()), { idempotent: true });
   };
 
   const persist = async (rp: RunPaths, state: RunState) => {
@@ -163,13 +166,15 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   const escalateRun: Ctx['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
     const key = `iter-${state.iter}/escalated`;
     await observe(rp, statusLine, `## escalated · ${iso()}\n${reason}: ${detail}`, key);
-    await effectOnce(rp, `${key}/escalate`, () => base.escalate(reason, state.runId));
-    await effectOnce(rp, `${key}/notify`, () => base.notifier.notify({ event, runId: state.runId, statusFile: rp.status }));
+    await effectOnce(`${key}/escalate`, () => base.escalate(reason, state.runId));
+    await effectOnce(`${key}/notify`, () => base.notifier.notify({ event, runId: state.runId, statusFile: rp.status }));
     await persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: `${reason}: ${detail}` });
   };
 
+  const policies: LoopPolicies = { keepPolicy: o.keepPolicy, stop: o.stop === undefined ? [] : Array.isArray(o.stop) ? o.stop : [o.stop], guards: loopGuardsOf(o.guards) };
   return {
     ...base,
+    policies,
     iso,
     tick: (runId, text) => o.output(`[autoiter ${runId}] ${text}`),
     observe,

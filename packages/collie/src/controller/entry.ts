@@ -100,7 +100,7 @@ export async function branchB(c: Ctx, runId: string, setRun: (runId: string, ite
           return { kind: 'prepare-retry', runId, report: result.report };
         }
       }
-      await c.notifier.notify({ event: 'prepare_failed', runId, statusFile: rp.status });
+      await c.effectOnce('prepare/notify', () => c.notifier.notify({ event: 'prepare_failed', runId, statusFile: rp.status }));
       const state: RunState = { ...initialRunState(runId, o.clock.now()), status: 'escalated', should_continue: false, stop_reason: 'prepare_failed' };
       await c.persist(rp, state);
       return { kind: 'recovered', runId, status: 'escalated' };

@@ -1,4 +1,5 @@
 import { writeTextAtomic } from '@loop/core';
+import { auditGuardsOf } from '../loop-policies.js';
 import { changedFilesSince } from '@loop/rollback-git';
 import { g1TestFileGuard, g6DiffAudit, type ChangedFile } from '../diff-guards.js';
 import type { RunPaths } from '../paths.js';
@@ -59,7 +60,7 @@ export async function stageAudit(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const g1 = g1Violations(n, ledger, eligible, diffs.iteration);
   const worktree = await c.worktreeOf(rp);
   const extra: { id: string; name: string; violations: readonly string[] }[] = [];
-  for (const guard of c.o.guards) extra.push({ id: guard.id, name: guard.name, violations: await guard.check({ iter: n, worktree, fixes: eligible, commits: ledger.applied, branchFiles: diffs.iteration }) });
+  for (const guard of auditGuardsOf(c.o.guards)) extra.push({ id: guard.id, name: guard.name, violations: await guard.check({ iter: n, worktree, fixes: eligible, commits: ledger.applied, branchFiles: diffs.iteration }) });
   await writeTextAtomic(
     ip.audit,
     [

@@ -7,6 +7,8 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, writeLedger, type FlowLedger } from '../stage-files.js';
 import type { Ctx, StepOutcome } from './context.js';
+import { fixVerdict, guardInputOf, verdictNote } from '../loop-policies.js';
+import { collieStopState } from '../stop-checks.js';
 
 /**
  * Stage 5.1 (seed 000 `Skill('collie:flow')`): the flow executor applies each FIX in DAG order;
@@ -16,7 +18,9 @@ import type { Ctx, StepOutcome } from './context.js';
  * sha, listed as `Folds <sha>` lines), so G6 / G1 see them and the rollback matrix can revert them.
  * The start sha is recorded in flow.json (`applying`) before the executor runs: a committed FIX
  * (found by its trailer) is never applied twice; a half-applied one (changes or commits since its
- * start) is reset to its start and redone.
+ * start) is reset to its start and redone. The user's core guards ({@link LoopPolicies}) are asked
+ * about each FIX before it is applied (`beforeEdit`) and after its commit (`beforeRun`): a refused
+ * FIX is not applied (its commit is reset), its flow.json note says why; a halt escalates.
  */
 export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
@@ -35,12 +39,16 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
       await writeLedger(ip.flow, ledger);
     }
     const planText = (await readText(ip.fixPlan)) ?? '';
+    const guardBase = guardInputOf(collieStopState(c.stopFacts(state, spec), state.started_at, c.o.clock.now()), n);
+    const guards = c.policies.guards;
     for (const fix of eligible) {
       if (ledger.applied.some((a) => a.id === fix.id)) continue;
       let commit = await findCommitByTrailer(ctx, ledger.base!, FIX_TRAILER, `iter-${n}/${fix.id}`);
       let note = commit ? await trailerValue(ctx, commit, NOTE_TRAILER) : '';
-      if (!commit) {
-        const start: string = ledger.applying?.id === fix.id ? ledger.applying.start : await headSha(ctx);
+      let start: string | undefined = ledger.applying?.id === fix.id ? ledger.applying.start : undefined;
+      let refused = commit ? undefined : await fixVerdict(guards, 'beforeEdit', guardBase, fix, []);
+      if (!commit && !refused) {
+        start ??= await headSha(ctx);
         // A FIX whose apply was interrupted: drop its changes and any commit made since its start.
         if ((await headSha(ctx)) !== start || (await isDirty(ctx))) await resetHard(ctx, start);
         if (ledger.applying?.id !== fix.id) {
@@ -53,10 +61,24 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
         // The trailers stay the message's last paragraph (git parses only that one).
         commit = await squashSince(ctx, start, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
       }
-      const files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];
+      let files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];
+      refused ??= commit ? await fixVerdict(guards, 'beforeRun', guardBase, fix, files.map((f) => f.path)) : undefined;
+      if (refused && !commit && start !== undefined && ((await headSha(ctx)) !== start || (await isDirty(ctx)))) await resetHard(ctx, start);
+      if (refused && commit) {
+        // A user guard refused the applied FIX: its commit (the branch's last) is dropped before the rerun.
+        await resetHard(ctx, start ?? `${commit}~1`);
+        commit = null;
+        files = [];
+      }
+      if (refused) note = verdictNote(refused);
       ledger = { ...ledger, applying: null, applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }] };
       await writeLedger(ip.flow, ledger);
-      await c.logOnce(rp, `iter-${n}/flow/${fix.id}`, `${fix.id} (${fix.kind}): ${commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`);
+      await c.logOnce(rp, `iter-${n}/flow/${fix.id}`, `${fix.id} (${fix.kind}): ${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`);
+      if (refused?.verdict.action === 'halt') {
+        await c.escalateRun(state, rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.1 · HALTED by ${refused.guard.name}`, 'guard_halted', `${fix.id}: ${note}`, 'escalated');
+        c.tick(state.runId, `iter-${n} Stage 5.1 → ${fix.id} halted by guard ${refused.guard.name}, escalated`);
+        return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage5.1', status: 'escalated' };
+      }
     }
   }
   const commits = ledger.applied.filter((a) => a.commit).length;

@@ -129,8 +129,8 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   const report = [`# Blocker report — iter-${n}`, '', ...attempts.flatMap((a) => [`## Attempt ${a.attempt}`, `- model: ${TIER_MODELS[a.tier]}`, `- root_cause: ${a.root_cause}`, `- fix_applied: ${a.fix_applied || 'none'}`, `- result: ${a.result}`, ''])].join('\n');
   await writeTextAtomic(join(ip.dir, 'blocker-report.md'), report);
   await c.observe(rp, `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`, `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`, `iter-${n}/blocked`);
-  await c.effectOnce(rp, `iter-${n}/blocked/escalate`, () => c.escalate('blocker_unrecoverable', id));
-  await c.effectOnce(rp, `iter-${n}/blocked/notify`, () => c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status }));
+  await c.effectOnce(`iter-${n}/blocked/escalate`, () => c.escalate('blocker_unrecoverable', id));
+  await c.effectOnce(`iter-${n}/blocked/notify`, () => c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status }));
   await c.persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: 'blocker_unrecoverable', ladder: { tier: ladder.tier, attempts } });
   return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'escalated' };
 }

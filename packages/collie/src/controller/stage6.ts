@@ -7,7 +7,8 @@ import { decideRollback } from '../rollback-matrix.js';
 import type { IterationEntry, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, type FlowLedger } from '../stage-files.js';
-import { collieStopState, convergenceEpsilon, evaluateStopChecks } from '../stop-checks.js';
+import { collieStopState, convergenceEpsilon, evaluateStopChecks, stopChecks } from '../stop-checks.js';
+import { decideIteration, guardInputOf } from '../loop-policies.js';
 import { readTokensUsed } from '../token-meter.js';
 import { switchAnchor } from '../task-anchors.js';
 import type { Ctx, StepOutcome } from './context.js';
@@ -20,31 +21,40 @@ const EVENT: Record<string, NotifyEvent> = { converged: 'autoiter_done', budget_
  * Stage 6 rollback: the matrix decides; each reverted FIX's single commit (everything its agent
  * did, own commits folded in by Stage 5.1) is reverted as `git revert --no-commit` does, then one
  * commit (trailer `Collie-Revert: iter-N`) records them all (`revertCommits` of @loop/rollback-git).
- * A restarted step finds that commit by its trailer and never reverts twice.
+ * A restarted step finds that commit by its trailer and never reverts twice. The user's keep policy
+ * and `afterScore` guards ({@link LoopPolicies}) are asked after the matrix: not kept reverts every
+ * applied FIX, the row says `<matrix row> · <policy>: <reason> · revert all`.
  */
-async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<RunState> {
+async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<{ state: RunState; halt: string | null }> {
   const n = state.iter;
   const entry = state.iterations.find((i) => i.iter === n);
-  if (!entry || entry.rollback) return state;
+  if (!entry || entry.rollback) return { state, halt: null };
   const ledger: FlowLedger = (await readLedger(rp.iter(n).flow)) ?? { base: null, applied: [], applying: null };
   const applied = ledger.applied.filter((a): a is typeof a & { commit: string } => a.commit !== null);
-  if (applied.length === 0) return state;
-  const decision = decideRollback(spec.primary_goal, entry.scalar_delta, applied);
+  if (applied.length === 0) return { state, halt: null };
+  const matrix = decideRollback(spec.primary_goal, entry.scalar_delta, applied);
+  // The user's keep policy and afterScore guards, asked once per iteration (journaled: a redone step reuses the answer).
+  const guardBase = guardInputOf(collieStopState(c.stopFacts({ ...state, iterations: state.iterations.filter((i) => i.iter !== n) }, spec), state.started_at, c.o.clock.now()), n);
+  const user = await c.step().effect(`iter-${n}/keep-policy`, () => decideIteration(c.policies, guardBase, Number.isFinite(guardBase.best) ? guardBase.best : entry.scalar_before, entry.scalar_after, `iter-${n}: ${applied.map((a) => a.id).join(', ')}`), { idempotent: true });
+  const revert = user.keep ? matrix.revert : applied.map((a) => a.id);
+  const row = user.keep ? matrix.row : `${matrix.row} · ${user.why} · revert all`;
   let commit: string | null = null;
-  const reverted = applied.filter((a) => decision.revert.includes(a.id)).map((a) => ({ id: a.id, commit: a.commit }));
+  const reverted = applied.filter((a) => revert.includes(a.id)).map((a) => ({ id: a.id, commit: a.commit }));
   if (reverted.length > 0) {
     const ctx = await c.gitCtx(rp);
+    const subject = user.keep ? `chore: revert optimization FIX(es) due to scalar regression (iter-${n})` : `chore: revert FIX(es) not kept by ${user.why?.split(':')[0]} (iter-${n})`;
     commit = await findCommitByTrailer(ctx, ledger.base!, REVERT_TRAILER, `iter-${n}`);
     // revertCommits drops a half-done revert of an interrupted step first (git reset --merge).
-    commit ??= await revertCommits(ctx, reverted.map((r) => r.commit), `chore: revert optimization FIX(es) due to scalar regression (iter-${n})\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
-    await c.logOnce(rp, `iter-${n}/rollback`, `Rollback (${decision.row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`);
+    commit ??= await revertCommits(ctx, reverted.map((r) => r.commit), `${subject}\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
+    await c.logOnce(rp, `iter-${n}/rollback`, `Rollback (${row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`);
   }
-  const next: IterationEntry = { ...entry, rollback: { row: decision.row, reverted, commit } };
-  return { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) };
+  const next: IterationEntry = { ...entry, rollback: { row, reverted, commit } };
+  return { state: { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) }, halt: user.halt };
 }
 
 /**
- * Stage 6 (seed 000): rollback matrix, then SC1-SC5 (hybrid OR, order SC2, SC3, SC5, SC4, SC1).
+ * Stage 6 (seed 000): rollback matrix, then SC1-SC5 (hybrid OR, order SC2, SC3, SC5, SC4, SC1),
+ * then the user's stop policies (status `userStopStatus`); an `afterScore` halt stops `escalated`.
  * Stop: summary.md decision, status.md `DONE · ...`, user-log, notify, state.json terminal status
  * (the completion signal is left to the §3.5 terminal branch). Continue: iter + 1, status running.
  */
@@ -52,10 +62,11 @@ export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPath
   const n = state.iter;
   const id = state.runId;
   await switchAnchor(c.tasks(rp, id), n, 6);
-  state = await rollback(c, state, spec, rp);
-  state = { ...state, tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)) };
+  const rolled = await rollback(c, state, spec, rp);
+  state = { ...rolled.state, tokens_used: Math.max(rolled.state.tokens_used, await readTokensUsed(rp.tokens)) };
   const facts = c.stopFacts(state, spec);
-  const verdict = evaluateStopChecks(collieStopState(facts, state.started_at, c.o.clock.now()));
+  const halted = rolled.halt === null ? undefined : { decision: { reason: 'guard-halt', message: rolled.halt }, status: 'escalated' as const };
+  const verdict = halted ?? evaluateStopChecks(collieStopState(facts, state.started_at, c.o.clock.now()), [...stopChecks(), ...c.policies.stop], c.o.userStopStatus);
   const entry = state.iterations.find((i) => i.iter === n);
   const convergence = entry?.scalar_delta !== null && entry?.scalar_delta !== undefined && Math.abs(entry.scalar_delta) <= convergenceEpsilon(facts);
   if (verdict) {
@@ -63,8 +74,8 @@ export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPath
     if (entry) await writeTextAtomic(rp.iter(n).summary, summaryText(n, entry, convergence, DECISION[verdict.decision.reason] ?? 'stop'));
     const total = state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
     await c.observe(rp, `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`, `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`, `iter-${n}/done`);
-    if (verdict.decision.reason === 'SC5') await c.effectOnce(rp, `iter-${n}/done/escalate`, () => c.escalate('stop_steps_counter', id));
-    await c.effectOnce(rp, `iter-${n}/done/notify`, () => c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status }));
+    if (verdict.decision.reason === 'SC5') await c.effectOnce(`iter-${n}/done/escalate`, () => c.escalate('stop_steps_counter', id));
+    await c.effectOnce(`iter-${n}/done/notify`, () => c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status }));
     await c.persist(rp, { ...state, status: verdict.status, should_continue: false, stop_reason: reason });
     c.tick(id, `Stage 6 → STOP (${reason})`);
     return { kind: 'stage', runId: id, iter: n, stage: 'stage6', status: verdict.status };

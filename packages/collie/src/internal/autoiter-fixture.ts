@@ -1,5 +1,5 @@
 // Test-only fixture (not exported by the package): a controller over temp dirs with scripted tools.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createAutoiter, type AutoiterOptions } from '../autoiter.js';
@@ -68,4 +68,29 @@ export function snapshotFiles(root: string, skip: readonly string[] = []): Recor
   };
   walk(root);
   return out;
+}
+
+/**
+ * The restart comparison at every step boundary, each prefix built once: `first` (one controller)
+ * takes the steps of an uninterrupted run one at a time; after step k (1 ≤ k < `total`) the whole
+ * `root` is saved (`cp -a`, timestamps kept), `rest()` (a fresh controller's `run()`, as after a
+ * restart) runs to the end and `check` compares, then `root` is put back as it was after step k and
+ * `first` takes step k + 1. What it proves equals building every prefix from scratch (k steps of
+ * one controller, then a fresh one), at about half the controller steps.
+ */
+export async function atEveryRestartPoint<T>(root: string, total: number, first: { step: () => Promise<unknown> }, rest: () => Promise<T>, check: (rest: T, k: number) => void): Promise<void> {
+  const saved = `${root}.saved`;
+  const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+  try {
+    for (let k = 1; k < total; k += 1) {
+      await first.step();
+      rmSync(saved, { recursive: true, force: true });
+      copy(root, saved);
+      check(await rest(), k);
+      rmSync(root, { recursive: true, force: true });
+      copy(saved, root);
+    }
+  } finally {
+    rmSync(saved, { recursive: true, force: true });
+  }
 }

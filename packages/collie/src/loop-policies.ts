@@ -1,0 +1,110 @@
+import type { Guard, GuardInput, GuardVerdict, KeepDecision, KeepPolicy, LoopState, MaybePromise, ScoreOk, StopPolicy } from '@loop/core';
+import type { AuditGuard } from './audit-guard.js';
+import type { FixRecord } from './records.js';
+
+/**
+ * The user's own core policies collie consults alongside seed 000's rules (issue 11: one engine,
+ * the same `KeepPolicy`, `StopPolicy` and `Guard` objects auto-iterate and an autoresearch pass
+ * take). Seed 000's rules always apply first; a user policy can only revert more, stop earlier or
+ * refuse a FIX:
+ *
+ * - `keepPolicy` (Stage 6, after the rollback matrix): decides on the iteration, `candidate` =
+ *   `scalar_after`, `incumbent` = the best kept scalar so far (the baseline's, or a later
+ *   iteration's that no rollback undid; seed 000's `scalar_before` is the last rerun's even when
+ *   that iteration was reverted), direction `maximize`; `keep: false` reverts every FIX the matrix
+ *   kept. Not asked when a scalar is missing (seed 000's crash rules).
+ * - `stop` (Stage 6, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
+ *   the run with `userStopStatus` and `stop_reason` `<reason>: <message>`.
+ * - core `Guard`s: `beforeEdit` per FIX before Stage 5.1 applies it (`description` = the FIX's
+ *   line, `plan.files` = its key files); `beforeRun` after its commit (`changes` = the commit's
+ *   files), before the Stage 5.3 rerun: `skip` / `reject` drop the FIX (its commit is reset), the
+ *   flow.json entry and user-log say `<status or action> (<guard>: <note>)`; `halt` escalates the
+ *   run. `afterScore` at Stage 6 when the keep decision keeps: `reject` reverts every FIX kept,
+ *   `halt` reverts them and stops the run `escalated`.
+ */
+export interface LoopPolicies {
+  readonly keepPolicy: KeepPolicy | undefined;
+  readonly stop: readonly StopPolicy[];
+  readonly guards: readonly Guard[];
+}
+
+const HOOKS = ['beforeEdit', 'beforeRun', 'afterScore'] as const;
+
+/** True for a core {@link Guard} (hooks, no `check`), false for a Stage 5.2 {@link AuditGuard}. */
+export function isLoopGuard(g: AuditGuard | Guard): g is Guard {
+  const x = g as unknown as Record<string, unknown>;
+  return typeof x.check !== 'function' && HOOKS.some((h) => typeof x[h] === 'function');
+}
+
+/** The first verdict of `hook` over `guards`, in order, with the guard that gave it (core's engine order). */
+async function firstVerdict<K extends (typeof HOOKS)[number]>(guards: readonly Guard[], hook: K, input: Parameters<NonNullable<Guard[K]>>[0]): Promise<{ guard: Guard; verdict: GuardVerdict } | undefined> {
+  for (const guard of guards) {
+    const fn = guard[hook] as ((i: typeof input) => MaybePromise<GuardVerdict | undefined>) | undefined;
+    const verdict = fn ? await fn(input) : undefined;
+    if (verdict) return { guard, verdict };
+  }
+  return undefined;
+}
+
+/** The core Guards among `guards` (the others are Stage 5.2 audit guards). */
+export function loopGuardsOf(guards: readonly (AuditGuard | Guard)[]): Guard[] {
+  return guards.filter(isLoopGuard);
+}
+
+/** The Stage 5.2 audit guards among `guards`. */
+export function auditGuardsOf(guards: readonly (AuditGuard | Guard)[]): AuditGuard[] {
+  return guards.filter((g): g is AuditGuard => !isLoopGuard(g));
+}
+
+/** The one line a guard hook sees as a FIX's description: `FIX-nnn (<kind>): <first outline line>`. */
+export function fixDescription(fix: FixRecord): string {
+  return `${fix.id} (${fix.kind}): ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}`;
+}
+
+/** A verdict as the flow.json note and the user-log show it: `<status or action> (<guard>: <note>)`. */
+export function verdictNote(hit: { guard: Guard; verdict: GuardVerdict }): string {
+  return `${hit.verdict.status ?? (hit.verdict.action === 'skip' ? 'skipped' : hit.verdict.action === 'halt' ? 'halted' : 'rejected')} (${hit.guard.name}: ${hit.verdict.note})`;
+}
+
+/** What every guard hook gets from collie's loop state: the iteration, the rows so far, the best scalar. */
+export function guardInputOf(state: LoopState, iteration: number, signal: AbortSignal = new AbortController().signal): GuardInput {
+  return { iteration, history: state.history, best: state.best, direction: 'maximize', signal };
+}
+
+/** The first verdict of the FIX-level hooks (`beforeEdit`, `beforeRun`), in guard order. */
+export function fixVerdict(guards: readonly Guard[], hook: 'beforeEdit' | 'beforeRun', base: GuardInput, fix: FixRecord, files: readonly string[]): Promise<{ guard: Guard; verdict: GuardVerdict } | undefined> {
+  const description = fixDescription(fix);
+  const plan = { description, files: hook === 'beforeEdit' ? fix.key_files : files };
+  if (hook === 'beforeEdit') return firstVerdict(guards, 'beforeEdit', { ...base, plan });
+  return firstVerdict(guards, 'beforeRun', { ...base, plan, description, changes: { changed: [...files].sort(), violations: [] } });
+}
+
+/** The iteration-level decision of Stage 6: the user keep policy, then `afterScore` guards. */
+export interface IterationKeep {
+  /** False when the iteration's kept FIXes are all reverted. */
+  readonly keep: boolean;
+  /** `<policy>: <reason>` or `<guard>: <note>` when a user policy decided; null when none spoke against. */
+  readonly why: string | null;
+  /** An `afterScore` halt: stop the run `escalated` with this reason. */
+  readonly halt: string | null;
+}
+
+/**
+ * Asks the user keep policy and, when it keeps, the `afterScore` guards about one iteration.
+ *
+ * @returns keep with no reason when no policy is configured or a scalar is missing.
+ */
+export async function decideIteration(p: LoopPolicies, base: GuardInput, incumbent: number | null, after: number | null, description: string): Promise<IterationKeep> {
+  const before = incumbent;
+  if (before === null || after === null) return { keep: true, why: null, halt: null };
+  let decision: KeepDecision = { keep: after > before, reason: 'seed 000 rollback matrix' };
+  if (p.keepPolicy !== undefined) {
+    decision = await p.keepPolicy.decide({ candidate: after, incumbent: before, direction: 'maximize' });
+    if (!decision.keep) return { keep: false, why: `${p.keepPolicy.name}: ${decision.reason}`, halt: null };
+  }
+  const score: ScoreOk = { ok: true, value: after };
+  const hit = await firstVerdict(p.guards, 'afterScore', { ...base, score, decision, description });
+  if (hit === undefined || hit.verdict.action === 'skip') return { keep: true, why: null, halt: null };
+  const why = `${hit.guard.name}: ${hit.verdict.note}`;
+  return { keep: false, why, halt: hit.verdict.action === 'halt' ? why : null };
+}
