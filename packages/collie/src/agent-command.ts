@@ -5,10 +5,14 @@ import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
 
 /**
- * Options of {@link createAgentCommand}. Sandbox (core `sandbox.ts`): `sandbox` defaults to `none`
- * here (a collie agent commits in a git worktree whose repository lives outside it); set `auto` or
- * `bwrap` to confine each call to its working directory plus `writable`, a private `/tmp`, and
- * the network (on by default: agent CLIs call their model's API) unless `network: false`.
+ * Options of {@link createAgentCommand}. Sandbox (core `sandbox.ts`, issue 12): `sandbox` defaults
+ * to `auto` like core's agent proposer: where bwrap works, each call is confined to its working
+ * directory (the run's worktree) plus `writable` and a private `/tmp`, with the network (on by
+ * default: agent CLIs call their model's API) unless `network: false`; elsewhere it runs
+ * unconfined after one warning through `onSandboxWarning`. A confined agent cannot commit in a
+ * linked git worktree (its repository's `.git` lies outside it): collie commits each FIX itself,
+ * so that is not needed; an agent CLI that must write its own state (`~/.claude`) needs it in
+ * `writable`. `sandbox: 'none'` runs it unconfined.
  */
 export interface AgentCommandOptions extends SandboxOptions {
   /**
@@ -108,7 +112,7 @@ export function parseUsage(pattern: string, output: string): { input: number; ou
  */
 export function createAgentCommand(options: AgentCommandOptions): Agent {
   const o = parseOptions(agentCommandOptionsSchema, options, 'collie agent-command');
-  const sandbox = planSandbox(o, 'collie agent-command', { mode: 'none', network: true });
+  const sandbox = planSandbox(o, 'collie agent-command', { mode: 'auto', network: true });
   let n = 0;
   return {
     name: `agent-command(${typeof o.command === 'string' ? o.command : o.command.deep})`,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { ConfigError, parseOptions } from '@loop/core';
+import { ConfigError, parseOptions, planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxPlan } from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import { DEFAULT_TEST_FILE } from './diff-guards.js';
@@ -18,8 +18,13 @@ export type { FlowAgentStep, ReproCommand, ReviewVerdict } from './flow/prompts.
 /** Entry names the flow never snapshots nor restores, at any depth (git metadata, installed packages). */
 export const SNAPSHOT_EXCLUDED: readonly string[] = Object.freeze(['.git', 'node_modules']);
 
-/** Options of {@link createFlowPipelineExecutor}. */
-export interface FlowPipelineOptions {
+/**
+ * Options of {@link createFlowPipelineExecutor}. Sandbox (core `sandbox.ts`, issue 12): the test
+ * and repro commands run confined by default (`sandbox: 'auto'`: bwrap where it works here, else
+ * unconfined with one warning through `onSandboxWarning`): the worktree is their only writable
+ * path (plus `writable` and a private `/tmp`), the network is off unless `network: true`.
+ */
+export interface FlowPipelineOptions extends SandboxOptions {
   /** The sub-agent; every step is one fresh `agent.run` (roles in {@link FLOW_STEPS}). */
   agent: Agent;
   /** The regression suite, run with `/bin/sh -c` in the worktree (e.g. `node --test`); exit 0 = green. */
@@ -72,6 +77,7 @@ export const flowPipelineOptionsSchema = z.object({
   env: z.record(z.string(), z.string()).default({}),
   maxReviewLines: z.number().int().positive().default(200),
   testFilePattern: z.instanceof(RegExp).default(DEFAULT_TEST_FILE),
+  ...sandboxOptionsFields,
 });
 
 /** {@link FlowPipelineOptions} after validation, with defaults applied. */
@@ -107,7 +113,7 @@ function needsTdd(fix: FixRecord): boolean {
   return fix.reproduction_test.trim() !== '' && fix.kind === 'correctness'; // G1 (seed 000 invariant 5): only a correctness FIX may add a test file
 }
 
-async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcripts: Map<string, string>, stores: Map<string, TreeSnapshotStore>): Promise<string> {
+async function applyFix(o: FlowPipelineSettings, sandbox: SandboxPlan, ctx: FlowFixContext, transcripts: Map<string, string>, stores: Map<string, TreeSnapshotStore>): Promise<string> {
   const logDir = o.logDir ?? join(dirname(ctx.planPath), 'flow');
   const storeDir = o.snapshotDir ?? join(dirname(dirname(ctx.planPath)), 'flow-snapshots');
   assertOutside('logDir', logDir, ctx.worktree);
@@ -116,7 +122,7 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
   const base = await store.snapshot();
   const transcript = new FlowTranscript(ctx.fix.id, [`worktree: ${ctx.worktree}`, `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`, `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`, `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`]);
   const tmp = await mkdtemp(join(tmpdir(), 'collie-flow-'));
-  const run: FlowRun = { o, ctx, store, base, last: base, transcript, tmp, commands: 0, reproFiles: [], reproHashes: new Map(), outside: new Set(), tdd: needsTdd(ctx.fix) };
+  const run: FlowRun = { o, sandbox, ctx, store, base, last: base, transcript, tmp, commands: 0, reproFiles: [], reproHashes: new Map(), outside: new Set(), tdd: needsTdd(ctx.fix) };
   try {
     const note = await runPipeline(run);
     transcript.note('result', note);
@@ -156,7 +162,11 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
  * differ are rewritten, each verified by hash); success returns
  * one line `flow: ...`. Never commits, never runs git.
  *
- * @throws {ConfigError} `CONFIG_INVALID` naming the field for invalid options (and from `apply` when
+ * Each command runs in its own process group (core `runInGroupToLog`): the whole tree, a `setsid`
+ * daemon included (cgroup or run token), is gone when the command ends or is killed.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` naming the field for invalid options or `sandbox: 'bwrap'`
+ *   where bwrap does not work (and from `apply` when
  *   `logDir` or `snapshotDir` is inside the worktree).
  * @throws {LoopError} from `apply`, after restoring the worktree: the agent's errors as they are
  *   (`PROPOSER_FAILED`), `PROPOSER_FAILED` when `ctx.signal` aborts the FIX, `HARNESS_FAILED` when
@@ -164,12 +174,13 @@ async function applyFix(o: FlowPipelineSettings, ctx: FlowFixContext, transcript
  */
 export function createFlowPipelineExecutor(options: FlowPipelineOptions): FlowPipelineExecutor {
   const o = parseOptions(flowPipelineOptionsSchema, options, 'collie flow-pipeline');
+  const sandbox = planSandbox(o, 'collie flow-pipeline', { mode: 'auto', network: false });
   const transcripts = new Map<string, string>();
   const stores = new Map<string, TreeSnapshotStore>();
   return {
     name: `flow-pipeline(${o.agent.name})`,
     settings: o,
     transcriptOf: (fixId) => transcripts.get(fixId),
-    apply: (ctx) => applyFix(o, ctx, transcripts, stores),
+    apply: (ctx) => applyFix(o, sandbox, ctx, transcripts, stores),
   };
 }

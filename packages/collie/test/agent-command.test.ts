@@ -25,7 +25,7 @@ describe('agent-command and notify command (real processes)', () => {
   it('agent-command: a non-zero exit or a timeout is PROPOSER_FAILED naming the log, and the whole process group is killed on timeout', async () => {
     const fail = createAgentCommand({ command: 'echo nope; exit 3', cwd: dir, logDir: dir });
     await expect(fail.run({ role: 'r', tier: 'fast', prompt: '', inputs: {} })).rejects.toSatisfy((e) => isLoopError(e, 'PROPOSER_FAILED') && String(e).includes('exited with 3'));
-    const slow = createAgentCommand({ command: 'echo $$ > pid; (sleep 30) & sleep 30', cwd: dir, logDir: dir, timeoutMs: 300, graceMs: 50 });
+    const slow = createAgentCommand({ command: 'echo $$ > pid; (sleep 30) & sleep 30', cwd: dir, logDir: dir, timeoutMs: 300, graceMs: 50, sandbox: 'none' }); // host pids (a sandboxed call has its own pid namespace)
     await expect(slow.run({ role: 'r', tier: 'fast', prompt: '', inputs: {} })).rejects.toSatisfy((e) => String(e).includes('timed out after 300 ms'));
     const group = Number(readFileSync(join(dir, 'pid'), 'utf8'));
     // Live (non-zombie) members of the group, from /proc (Linux): a zombie may wait for reaping.

@@ -111,4 +111,17 @@ describe('collie config files', () => {
     expect(options.notifier?.name).toBe('notify(true)');
     expect(createAutoiter(options).paths.projectDir).toBe(join(dir, 'state', 'autoiter', 'app'));
   });
+
+  it('issue 12: the flow pipeline\'s commands and the trigger run in the sandbox by default (auto, no network); writable paths resolve against the config file', async () => {
+    const file = join(dir, 'collie.config.yaml');
+    writeFileSync(file, `${minimal}worktree: false\nflow: { type: pipeline, testCommand: "npm test", writable: [cache] }\ntrigger: { sandbox: none, writable: [out] }\n`);
+    const loaded = await loadCollieConfig(file);
+    expect(loaded.config.flow).toMatchObject({ sandbox: 'auto', writable: ['cache'], network: false });
+    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, minimal, '/w/collie.config.yaml').trigger).toEqual({ sandbox: 'auto', writable: [], network: false });
+    const options = collieAutoiterOptions(loaded, { output: () => {} });
+    expect(options.triggerSandbox).toMatchObject({ sandbox: 'none', writable: [join(dir, 'out')], network: false });
+    const flow = (options.flow as (agent: typeof options.agent) => { settings?: { sandbox?: string; writable?: string[] } })(options.agent);
+    expect(flow.settings).toMatchObject({ sandbox: 'auto', writable: [join(dir, 'cache')], network: false });
+    expect(errorOf(`${minimal}trigger: { sandbox: jail }\n`).message).toContain('trigger.sandbox');
+  });
 });

@@ -40,6 +40,18 @@ export const collieAgentConfigSchema = z
   })
   .strict();
 
+/** zod schema of the `trigger:` block of a collie config (the sandbox of the run spec's trigger: Stages 2, 3.2, 5.3). */
+export const collieTriggerConfigSchema = z
+  .object({
+    sandbox: z
+      .enum(['auto', 'bwrap', 'none'])
+      .default('auto')
+      .describe('Confine the trigger with bubblewrap to the worktree, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none (for a trigger that needs GPUs or caches outside the worktree). Default auto.'),
+    writable: z.array(z.string().min(1)).default([]).describe('Extra writable paths inside the sandbox, relative to the config file, absolute or ~/....'),
+    network: z.boolean().default(false).describe('Allow network inside the sandbox. Default false.'),
+  })
+  .strict();
+
 /** zod schema of the `flow:` block of a collie config (Stage 5.1's flow executor). */
 export const collieFlowConfigSchema = z
   .object({
@@ -49,6 +61,12 @@ export const collieFlowConfigSchema = z
     reviewRounds: z.number().int().min(1).optional().describe('pipeline: review → implement rounds at most. Default 2.'),
     finalReview: z.boolean().optional().describe('pipeline: run the final review (deep tier). Default true.'),
     timeoutS: z.number().positive().optional().describe('pipeline: hard timeout of one test / repro command in seconds. Default 600.'),
+    sandbox: z
+      .enum(['auto', 'bwrap', 'none'])
+      .default('auto')
+      .describe('pipeline: confine each test / repro command with bubblewrap to the worktree, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none. Default auto.'),
+    writable: z.array(z.string().min(1)).default([]).describe('pipeline: extra writable paths inside the sandbox, relative to the config file, absolute or ~/... (e.g. a cache folder).'),
+    network: z.boolean().default(false).describe('pipeline: allow network inside the sandbox. Default false.'),
   })
   .strict()
   .refine((f) => f.type !== 'pipeline' || f.testCommand !== undefined, { message: 'missing required field for type pipeline (expected string)', path: ['testCommand'] });
@@ -73,6 +91,7 @@ export const collieConfigSchema = z
     answers: z.string().min(1).optional().describe('A YAML/JSON file answering Stage 0\'s Q1-Q5 (a queued run), relative to the config file. Without it the questions are asked on the terminal (interactive).'),
     worktree: z.boolean().default(true).describe('true: the run works in a git worktree .worktrees/autoiter-<runId> of projectDir; false: directly in projectDir. Default true.'),
     flow: collieFlowConfigSchema.optional().describe('Stage 5.1\'s flow executor: { type: pipeline, testCommand, ... } or { type: agent }. Default { type: agent }.'),
+    trigger: collieTriggerConfigSchema.default({ sandbox: 'auto', writable: [], network: false }).describe('The sandbox of the trigger command: { sandbox, writable, network }. Default { sandbox: auto, network: false }.'),
     blockingPatterns: z.array(regex('a blocking pattern')).optional().describe('Regexes that mark a blocking issue in the trigger\'s log while it runs (the trigger is killed).'),
     deepVerifyConcurrency: z.number().int().positive().optional().describe('Stage 4b deep-verify agents at once. Default 4.'),
     notify: command.optional().describe('A shell command run on terminal events (bash -c, with COLLIE_AUTOITER_EVENT, _RUN_ID, _STATUS_FILE). Default $COLLIE_AUTOITER_NOTIFY_CMD.'),

@@ -65,6 +65,13 @@ flow:
   # reviewRounds: 2
   # finalReview: true
   # timeoutS: 600
+  # The test / repro commands run in a bubblewrap sandbox where it works (the worktree writable).
+  # sandbox: auto          # auto | bwrap | none
+  # writable: []           # extra writable paths, e.g. [~/.cache/my-tool]
+  # network: false
+
+# The trigger (Q1) runs in the same sandbox by default; none for a suite that needs a GPU or caches.
+# trigger: { sandbox: auto, writable: [], network: false }
 
 # blockingPatterns: ['^FATAL', 'out of memory']   # kill the trigger when its log shows one
 # deepVerifyConcurrency: 4

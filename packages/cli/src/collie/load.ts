@@ -89,11 +89,13 @@ export interface CollieHost {
 /**
  * The `createAutoiter` options of a loaded collie config: a command agent, a file asker (queued,
  * with `answers`) or a readline asker (interactive), a git worktree (or the project directory),
- * the flow pipeline (or the agent flow), the notify command.
+ * the flow pipeline (or the agent flow), the notify command; the flow commands and the trigger in
+ * the sandbox the config names (`flow.sandbox`, `trigger.sandbox`: auto by default).
  */
 export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHost): AutoiterOptions {
   const { config: c, projectDir } = loaded;
   const flow = c.flow;
+  const warn = (message: string) => void process.stderr.write(`${message}\n`); // core prints each sandbox warning once per reason
   return {
     stateRoot: loaded.stateRoot,
     projectId: c.projectId,
@@ -114,7 +116,7 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
       sandbox: c.agent.sandbox,
       writable: c.agent.writable.map((w) => resolvePath(dirname(loaded.file), w)),
       network: c.agent.network,
-      onSandboxWarning: (message: string) => void process.stderr.write(`${message}\n`),
+      onSandboxWarning: warn,
     }),
     asker: loaded.answers === undefined ? createReadlineAsker({ ...(host.input ? { input: host.input } : {}), ...(host.prompts ? { output: host.prompts } : {}) }) : createFileAsker(loaded.answers),
     workspace: c.worktree ? createGitWorktree({ repoDir: projectDir }) : createDirectoryWorkspace(projectDir),
@@ -129,7 +131,12 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
               ...(flow.reviewRounds === undefined ? {} : { reviewRounds: flow.reviewRounds }),
               ...(flow.finalReview === undefined ? {} : { finalReview: flow.finalReview }),
               ...(flow.timeoutS === undefined ? {} : { timeoutMs: Math.round(flow.timeoutS * 1000) }),
+              sandbox: flow.sandbox,
+              writable: flow.writable.map((w) => resolvePath(dirname(loaded.file), w)),
+              network: flow.network,
+              onSandboxWarning: warn,
             }),
+    triggerSandbox: { sandbox: c.trigger.sandbox, writable: c.trigger.writable.map((w) => resolvePath(dirname(loaded.file), w)), network: c.trigger.network, onSandboxWarning: warn },
     ...(c.blockingPatterns === undefined ? {} : { blockingPatterns: c.blockingPatterns }),
     ...(c.deepVerifyConcurrency === undefined ? {} : { deepVerifyConcurrency: c.deepVerifyConcurrency }),
     ...(c.notify === undefined ? {} : { notifier: createNotifyCommand(c.notify) }),

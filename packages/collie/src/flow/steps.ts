@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { LoopError } from '@loop/core';
+import { LoopError, type SandboxPlan, type SandboxSpec } from '@loop/core';
 import type { FlowFixContext } from '../flow-executor.js';
 import type { FlowPipelineSettings } from '../flow-pipeline.js';
 import { FLOW_STEPS, fixYaml, resolveReproCommand, implementPrompt, parseVerdict, renderChangedFiles, reviewPrompt, simplifyPrompt, tddPrompt, type FlowAgentStep } from './prompts.js';
@@ -15,6 +15,8 @@ export class SkipFix {
 /** The state of one FIX going through the pipeline. */
 export interface FlowRun {
   readonly o: FlowPipelineSettings;
+  /** The resolved sandbox of the commands (core `planSandbox`): the worktree is their writable path. */
+  readonly sandbox: SandboxPlan;
   readonly ctx: FlowFixContext;
   /** The worktree's snapshot store (@loop/rollback-snapshot). */
   readonly store: TreeSnapshotStore;
@@ -62,10 +64,15 @@ async function ask(run: FlowRun, step: FlowAgentStep, prompt: string, extra: Rea
   return reply;
 }
 
+function spec(run: FlowRun): { sandbox?: SandboxSpec } {
+  const sandbox = run.sandbox([run.ctx.worktree]);
+  return sandbox ? { sandbox } : {};
+}
+
 async function command(run: FlowRun, label: string, commandText: string, expect: 'red' | 'green'): Promise<FlowCommandOutcome> {
   run.commands += 1;
   const { o, ctx } = run;
-  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env, COLLIE_AUTOITER_ACTIVE: '1' }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.pidDir ? { pidFile: join(ctx.pidDir, `flow-${ctx.fix.id}-${run.commands}.pgid`) } : {}) });
+  const outcome = await runFlowCommand({ command: commandText, cwd: ctx.worktree, env: { ...process.env, ...o.env, COLLIE_AUTOITER_ACTIVE: '1' }, logPath: join(run.tmp, `${run.commands}.log`), timeoutMs: o.timeoutMs, graceMs: o.graceMs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.pidDir ? { pidFile: join(ctx.pidDir, `flow-${ctx.fix.id}-${run.commands}.pgid`) } : {}), ...spec(run) });
   const { changes, warnings } = await settle(run);
   const verdict = outcome.passed === (expect === 'green') ? `${expect} as required` : `expected ${expect}`;
   run.transcript.command(label, outcome, [verdict, ...(changes.length > 0 ? [`the command changed ${changes.map((c) => c.path).join(', ')}`] : []), ...warnings].join('; '));
