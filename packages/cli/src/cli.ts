@@ -8,9 +8,10 @@ import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
 import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
-import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES } from './load-config.js';
+import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES, LOOP_CONFIG_KIND } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
-import { isUsageError } from './usage-error.js';
+import { isUsageError, UsageError } from './usage-error.js';
+import { addRunFlags, applyRunFlags, flagOverrides } from './run-flags.js';
 import { detectPreset } from './presets/detect.js';
 
 /** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
@@ -41,16 +42,20 @@ Exit codes:
   4    a restore failed: inspect the workspace
   130  interrupted (Ctrl-C)`;
 
-async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean): Promise<number> {
+async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean, flags: Record<string, unknown> = {}): Promise<number> {
   const file = findConfigFile(configArg, io.cwd);
   const preset = detectPreset(file);
-  if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file);
-  if (preset === 'autotune') return (await import('./presets/autotune-command.js')).runAutotuneCommand(io, file);
+  if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file, flags);
+  if (preset === 'autotune') return (await import('./presets/autotune-command.js')).runAutotuneCommand(io, file, flags);
   // collie runs are restartable: run and resume are both "step to the end".
-  if (preset === 'collie') return runCli(['collie', 'run', file], io);
+  if (preset === 'collie') {
+    if (flagOverrides(flags).fields.size > 0) throw new UsageError('the run flags (--max-iterations, --keep, ...) do not apply to a collie config: set its budget in the file');
+    return runCli(['collie', 'run', file], io);
+  }
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
   const [{ REPORTED_EVENTS, prepareRun }, { countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
-  const loaded = await loadConfig(file);
+  const read = await loadConfig(file);
+  const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
   const configured = prepareRun(loaded, { resume, signal: controller.signal });
   const { config } = loaded;
@@ -139,17 +144,19 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       setCode(EXIT_CODES.STOPPED);
     });
 
-  program
-    .command('run')
-    .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')})`)
-    .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
-    .action(async (config: string | undefined) => setCode(await runCommand(io, config, false)));
+  addRunFlags(
+    program
+      .command('run')
+      .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`)
+      .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
+  ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await runCommand(io, config, false, opts)));
 
-  program
-    .command('resume')
-    .description('continue an interrupted run from its last keep commit and results.tsv')
-    .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
-    .action(async (config: string | undefined) => setCode(await runCommand(io, config, true)));
+  addRunFlags(
+    program
+      .command('resume')
+      .description('continue an interrupted run from its last keep commit and results.tsv; flags override the config\'s fields')
+      .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
+  ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await runCommand(io, config, true, opts)));
 
   program
     .command('status')

@@ -6,6 +6,7 @@ import { createAgentCommandProposer, createConfigFileAdapter, createHyperparamet
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
+import { keepOptions } from './keep-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 
@@ -132,6 +133,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     timeBudgetS: config.timeBudgetS,
     killTimeoutS: config.killTimeoutS,
     maxIterations: config.maxIterations,
+    ...keepOptions(config.keep),
     ...(config.plateau !== undefined ? { plateau: config.plateau } : {}),
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),

@@ -4,6 +4,7 @@ import { readJson } from '@loop/core';
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
+import { applyRunFlags } from '../run-flags.js';
 import { parseResults, type PlotPoint } from '../report/results.js';
 import { AUTORESEARCH_CONFIG_KIND, type AutoresearchPresetConfig } from './autoresearch-config.js';
 import { autoresearchResultsFile, runAutoresearchPreset } from './autoresearch-run.js';
@@ -37,8 +38,9 @@ export async function loadAutoresearchConfig(file: string): Promise<LoadedAutore
  * best snapshot. Exit 0 when it stopped by its rules, 1 when it halted (4 for restore-failed),
  * 130 when interrupted.
  */
-export async function runAutoresearchCommand(io: CliIo, file: string): Promise<number> {
-  const loaded = await loadAutoresearchConfig(file);
+export async function runAutoresearchCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
+  const read = await loadAutoresearchConfig(file);
+  const loaded = { ...read, config: applyRunFlags(AUTORESEARCH_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
   const onSigint = () => {
     io.stdout.write('interrupt: stopping the pass after restoring its best snapshot\n');

@@ -3,6 +3,7 @@ import { createGitCommitter, initAutotune, noSyncCheck, readLoopState, readScore
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
+import { applyRunFlags } from '../run-flags.js';
 import { AUTOTUNE_CONFIG_KIND, type AutotunePresetConfig } from './autotune-config.js';
 import { createCommandRoundWorker, createCommandSyncCheck } from './autotune-worker.js';
 
@@ -36,8 +37,10 @@ export async function loadAutotuneConfig(file: string): Promise<LoadedAutotuneCo
  * controller, so a killed run continues where it stopped. Exit 0 when complete or the bound was
  * reached; Ctrl-C stops after the round in flight (130).
  */
-export async function runAutotuneCommand(io: CliIo, file: string): Promise<number> {
-  const { config: c, dir, artifactDir } = await loadAutotuneConfig(file);
+export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
+  const read = await loadAutotuneConfig(file);
+  const { dir, artifactDir } = read;
+  const c = applyRunFlags(AUTOTUNE_CONFIG_KIND, read.config, flags, file);
   let interrupted = false;
   const onSigint = () => {
     interrupted = true;

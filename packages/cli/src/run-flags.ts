@@ -1,0 +1,111 @@
+import { Option, type Command } from 'commander';
+import type { z } from 'zod';
+import { KEEP_POLICIES } from './keep-config.js';
+import { ConfigFileError, type ConfigKind } from './load-config.js';
+import { UsageError } from './usage-error.js';
+
+type Kind = 'int' | 'number' | 'string' | 'boolean';
+
+/** One command-line flag of `loop run` / `loop resume` and the config field it overrides (dotted for nested). */
+export interface RunFlag {
+  /** Commander's flag spec, e.g. `--max-iterations <n>`. */
+  readonly flag: string;
+  /** The config field, e.g. `maxIterations` or `keep.policy`. */
+  readonly field: string;
+  /** How the value is parsed. */
+  readonly kind: Kind;
+  /** The help line. */
+  readonly help: string;
+  /** Allowed values, when there is a fixed set. */
+  readonly choices?: readonly string[];
+}
+
+/** The flags that override a config's fields for one run; each takes `--x=y` and `--x y`. */
+export const RUN_FLAGS: readonly RunFlag[] = [
+  { flag: '--max-iterations <n>', field: 'maxIterations', kind: 'int', help: 'iterations after the baseline (0: until Ctrl-C)' },
+  { flag: '--time-budget-s <s>', field: 'timeBudgetS', kind: 'number', help: 'time budget per run in seconds' },
+  { flag: '--kill-timeout-s <s>', field: 'killTimeoutS', kind: 'number', help: 'hard kill timeout per run in seconds' },
+  { flag: '--plateau <n>', field: 'plateau', kind: 'int', help: 'stop after n iterations in a row without a keep' },
+  { flag: '--target-score <x>', field: 'targetScore', kind: 'number', help: 'stop once the best score reaches x' },
+  { flag: '--wall-clock-s <s>', field: 'wallClockS', kind: 'number', help: 'stop after s seconds in total' },
+  { flag: '--tag <tag>', field: 'tag', kind: 'string', help: 'the run tag (branch auto-iterate/<tag>)' },
+  { flag: '--keep <policy>', field: 'keep.policy', kind: 'string', help: 'the keep rule', choices: KEEP_POLICIES },
+  { flag: '--min-delta <x>', field: 'keep.minDelta', kind: 'number', help: 'min-delta: the improvement a keep needs' },
+  { flag: '--baseline-repeats <n>', field: 'keep.baselineRepeats', kind: 'int', help: 'baseline runs to measure the noise floor' },
+  { flag: '--allow-dirty', field: 'allowDirty', kind: 'boolean', help: 'start on a dirty working tree' },
+];
+
+/** Commander's attribute name of a flag (`--max-iterations <n>` → `maxIterations`). */
+function attributeOf(flag: RunFlag): string {
+  return new Option(flag.flag).attributeName();
+}
+
+/** Adds {@link RUN_FLAGS} to a command. */
+export function addRunFlags(command: Command): Command {
+  for (const f of RUN_FLAGS) {
+    const option = new Option(f.flag, `${f.help} (overrides ${f.field})`);
+    command.addOption(f.choices ? option.choices(f.choices) : option);
+  }
+  return command;
+}
+
+/**
+ * The config overrides of parsed flags, as a nested object (`{ maxIterations: 3, keep: { policy:
+ * 'noise-aware' } }`); flags not given are absent.
+ *
+ * @throws {UsageError} for a value that is not a number (or not an integer) where one is expected.
+ */
+export function flagOverrides(opts: Record<string, unknown>): { values: Record<string, unknown>; fields: Map<string, string> } {
+  const values: Record<string, unknown> = {};
+  const fields = new Map<string, string>(); // config field -> flag, for messages
+  for (const f of RUN_FLAGS) {
+    const raw = opts[attributeOf(f)];
+    if (raw === undefined) continue;
+    const name = f.flag.split(' ')[0]!;
+    let value: unknown = raw;
+    if (f.kind === 'int' || f.kind === 'number') {
+      const n = Number(raw);
+      if (String(raw).trim() === '' || !Number.isFinite(n) || (f.kind === 'int' && !Number.isInteger(n))) throw new UsageError(`${name}: ${JSON.stringify(raw)} is not ${f.kind === 'int' ? 'a whole number' : 'a number'}`);
+      value = n;
+    }
+    const path = f.field.split('.');
+    let at = values;
+    for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Record<string, unknown>;
+    at[path.at(-1)!] = value;
+    fields.set(f.field, name);
+  }
+  return { values, fields };
+}
+
+/** Deep-merges plain objects (`over` wins; arrays and scalars are replaced). */
+function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b) ? merge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+/**
+ * A validated config with the command line's overrides applied and validated again by the same
+ * schema (so `--keep min-delta` without `--min-delta` or a config `minDelta` is refused like the
+ * file would be). Issues name the flag: `<file>: --max-iterations (maxIterations): ...`.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when the merged config is invalid.
+ * @throws {UsageError} for a flag whose value is not a number.
+ */
+export function applyRunFlags<S extends z.ZodType>(kind: ConfigKind<S>, config: z.output<S>, opts: Record<string, unknown>, file: string): z.output<S> {
+  const { values, fields } = flagOverrides(opts);
+  if (fields.size === 0) return config;
+  const result = kind.schema.safeParse(merge(config as Record<string, unknown>, values));
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((i) => {
+    const path = i.path.map(String).join('.');
+    // The flag of the field, else one that set a field of the same block (--keep for keep.minDelta).
+    const flag = fields.get(path) ?? [...fields.entries()].find(([field]) => field.split('.')[0] === path.split('.')[0])?.[1];
+    const message = i.code === 'unrecognized_keys' ? `${i.keys.map((k) => fields.get(k) ?? k).join(', ')} does not apply to this config's preset` : i.message;
+    return { path: flag ? `${flag} (${path || 'config'})` : path, message };
+  });
+  throw new ConfigFileError(file, issues, result.error);
+}

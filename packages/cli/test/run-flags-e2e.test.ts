@@ -1,0 +1,54 @@
+// `loop run` with flags overriding the config, in-process on a real git repository.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAutoIterateTsv } from '@loop/auto-iterate';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
+import { runCli } from '../src/cli.js';
+
+let ws: string;
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+
+async function loop(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
+  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd: ws, tty: false, fromClone: false });
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+beforeEach(async () => {
+  ws = mkdtempSync(join(tmpdir(), 'loop-flags-'));
+  writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
+  writeFileSync(join(ws, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  git('init', '-q', '-b', 'main');
+  await loop('init');
+  const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
+  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', space: { x: { min: -10, max: 10, integer: true } } });
+  writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
+  git('add', '-A');
+  git('commit', '-q', '-m', 'init');
+});
+afterEach(() => rmSync(ws, { recursive: true, force: true }));
+
+describe('loop run flags (end to end)', () => {
+  it('--max-iterations=2 and --keep min-delta --min-delta 1000 override the file: 2 iterations, nothing clears the delta, so nothing is kept', async () => {
+    const run = await loop('run', '--max-iterations=2', '--keep', 'min-delta', '--min-delta', '1000');
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('stopped: max-iterations (reached 2 iterations)');
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(rows).toHaveLength(3);
+    expect(rows.slice(1).every((r) => r.status !== 'kept')).toBe(true);
+    expect(readFileSync(join(ws, 'loop.config.yaml'), 'utf8')).toContain('maxIterations: 20'); // the file is not changed
+  });
+
+  it('a bad flag value exits 2 before anything runs', async () => {
+    const run = await loop('run', '--keep=min-delta');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('--keep (keep.minDelta): policy min-delta needs minDelta');
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+});
