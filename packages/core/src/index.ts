@@ -57,12 +57,13 @@ export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js'
 export { strictImprovement, minDelta } from './keep-policy.js';
 export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './keep-policy.js';
 export { createNoiseAwareKeepPolicy, noiseAwareKeepPolicyOptionsSchema } from './noise-aware-keep-policy.js';
-export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest } from './noise-aware-keep-policy.js';
+export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest, AlphaSpending } from './noise-aware-keep-policy.js';
+export { lookAlpha, spentAlpha } from './noise-aware-keep-policy-spending.js';
 export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './statistics.js';
 export { studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './distributions.js';
 export type { SampleSummary, ComparisonResult, WilcoxonResult } from './statistics.js';
-export { createJsonSeedOnlyDetector, isSeedOnlyJsonChange, diffJsonKeys } from './seed-only.js';
-export type { SeedOnlyDetector, ProposedChanges, JsonSeedOnlyDetectorOptions } from './seed-only.js';
+export { createJsonSeedOnlyDetector, createSeedOnlyDetector, createMemorySeedOnlyDetector, rejectingSeedOnly, isSeedKey, isSeedOnlyJsonChange, isSeedOnlyTextChange, diffJsonKeys } from './seed-only.js';
+export type { SeedOnlyDetector, ProposedChanges, JsonSeedOnlyDetectorOptions, SeedOnlyDetectorOptions } from './seed-only.js';
 export type { Advisor, Advice, AdviceKind } from './advisor.js';
 export type { LoopState, CostReading } from './loop-state.js';
 export type { LoopEvent, LoopEventType, LoopEventOf } from './events.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopError } from './errors.js';
 import type { KeepInput } from './keep-policy.js';
+import { lookAlpha, normalQuantile } from './noise-aware-keep-policy-spending.js';
 import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
 import { createSeededRandom } from './random.js';
 import type { Direction, RandomSource } from './types.js';
@@ -39,10 +40,12 @@ describe('noise-aware keep policy', () => {
     const d = await createNoiseAwareKeepPolicy().decide(input);
     expect(d.keep).toBe(true);
     expect(candidateSamples).toHaveLength(4); // minSamples default
-    expect(d.evidence).toMatchObject({ test: 'welch', confidence: 0.95, stoppedEarly: true, candidate: { n: 4 }, incumbent: { n: 5 } });
+    // The first look (4 of at most 10 samples) tests at its O'Brien-Fleming share of alpha = 0.025.
+    const level = lookAlpha('obrien-fleming', 0.025, 4, 4, 10);
+    expect(d.evidence).toMatchObject({ test: 'welch', confidence: 1 - 2 * level, stoppedEarly: true, candidate: { n: 4 }, incumbent: { n: 5 } });
     expect(d.evidence!.interval![0]).toBeGreaterThan(0);
-    expect(d.evidence!.p).toBeLessThan(0.025);
-    expect(d.reason).toMatch(/beyond the noise \(95% CI \[/);
+    expect(d.evidence!.p).toBeLessThan(level);
+    expect(d.reason).toMatch(/beyond the noise \(99\.9\d*% CI \[/);
   });
 
   it('reverts a null change whose first run looks better but whose gain stays within the noise (seeds 1-40: at most 1 false keep)', async () => {
@@ -134,7 +137,7 @@ describe('noise-aware keep policy', () => {
     const { input } = noisyInput({ seed: 1, candidateMean: 90, incumbentMean: 100, sd: 1, incumbentN: 1 });
     const d = await createNoiseAwareKeepPolicy().decide(input);
     expect(d.keep).toBe(true);
-    expect(d.evidence?.df).toBe(3);
+    expect(d.evidence?.df).toBe(d.evidence!.candidate.n - 1);
   });
 
   it('outside the engine (no sample function) it decides on the samples it was given', async () => {
@@ -185,5 +188,63 @@ describe('noise-aware keep policy', () => {
       expect(d.reason).toMatch(/^clearly worse/);
       expect(calls).toBe(0);
     });
+  });
+});
+
+describe('noise-aware keep policy: repeated looks (alpha spending)', () => {
+  it('the per-look levels sum to alpha over looks minSamples..maxSamples; O\'Brien-Fleming is strictest first, none tests every look at alpha', () => {
+    for (const spending of ['obrien-fleming', 'pocock'] as const) {
+      const levels = Array.from({ length: 7 }, (_, i) => lookAlpha(spending, 0.025, 4 + i, 4, 10));
+      expect(levels.reduce((a, b) => a + b, 0)).toBeCloseTo(0.025, 12);
+      expect(levels.every((l) => l > 0)).toBe(true);
+    }
+    expect(lookAlpha('obrien-fleming', 0.025, 4, 4, 10)).toBeLessThan(lookAlpha('obrien-fleming', 0.025, 10, 4, 10));
+    expect(lookAlpha('none', 0.025, 4, 4, 10)).toBe(0.025);
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+  });
+
+  for (const [name, draw] of [
+    ['Bernoulli(0.5)', (u: number) => (u < 0.5 ? 1 : 0)],
+    ['Uniform(0,1)', (u: number) => u],
+  ] as const) {
+    it(`on ${name} pure noise the false-keep rate per decision is at most alpha = 0.025 (1,000 seeded decisions, incumbent of 5 samples)`, async () => {
+      const policy = createNoiseAwareKeepPolicy();
+      const r = createSeededRandom(17);
+      let kept = 0;
+      for (let i = 0; i < 1000; i++) {
+        const incumbentSamples = Array.from({ length: 5 }, () => draw(r.next()));
+        const candidateSamples = [draw(r.next())];
+        const d = await policy.decide({
+          candidate: candidateSamples[0]!,
+          incumbent: incumbentSamples.reduce((a, b) => a + b, 0) / 5,
+          direction: 'maximize',
+          candidateSamples,
+          incumbentSamples,
+          sample: async () => {
+            const x = draw(r.next());
+            candidateSamples.push(x);
+            return x;
+          },
+        } as KeepInput);
+        if (d.keep) kept++;
+      }
+      expect(kept / 1000).toBeLessThanOrEqual(0.025);
+    });
+  }
+
+  it('without spending (the old rule) the same Uniform(0,1) noise is kept more often than with it', async () => {
+    const rate = async (spending: 'obrien-fleming' | 'none') => {
+      const policy = createNoiseAwareKeepPolicy({ spending });
+      const r = createSeededRandom(5);
+      let kept = 0;
+      for (let i = 0; i < 1000; i++) {
+        const incumbentSamples = Array.from({ length: 5 }, () => r.next());
+        const candidateSamples = [r.next()];
+        const d = await policy.decide({ candidate: candidateSamples[0]!, incumbent: 0, direction: 'maximize', candidateSamples, incumbentSamples, sample: async () => { const x = r.next(); candidateSamples.push(x); return x; } } as KeepInput);
+        if (d.keep) kept++;
+      }
+      return kept;
+    };
+    expect(await rate('obrien-fleming')).toBeLessThan(await rate('none'));
   });
 });

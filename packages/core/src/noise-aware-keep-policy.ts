@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { parseOptions } from './errors.js';
 import type { KeepDecision, KeepEvidence, KeepInput, KeepPolicy } from './keep-policy.js';
+import { lookAlpha, type AlphaSpending } from './noise-aware-keep-policy-spending.js';
 import { createSeededRandom } from './random.js';
 import { bootstrapMeanDifference, summarizeSamples, welchTest, wilcoxonSignedRank, type ComparisonResult } from './statistics.js';
 import type { RandomSource } from './types.js';
+
+export type { AlphaSpending } from './noise-aware-keep-policy-spending.js';
 
 /** The tests {@link createNoiseAwareKeepPolicy} can use. */
 export type NoiseAwareTest = 'welch' | 'bootstrap' | 'wilcoxon';
@@ -41,6 +44,13 @@ export interface NoiseAwareKeepPolicyOptions {
    * would: this saves most of the re-runs spent on null and harmful changes. @default 1
    */
   futilityAfter?: number | false;
+  /**
+   * How the error rate is shared over the looks at `minSamples ... maxSamples` samples (see
+   * {@link AlphaSpending}): each look keeps only at its own level, the levels summing to the
+   * one-sided alpha `(1 - confidence) / 2`, so a no-better candidate is kept with probability at
+   * most alpha per decision. `none` is the old rule (full alpha at every look). @default 'obrien-fleming'
+   */
+  spending?: AlphaSpending;
   /** Revert a proposal the loop flagged as seed-only without sampling it. @default true */
   rejectSeedOnly?: boolean;
   /** Bootstrap resamples. @default 2000 */
@@ -57,6 +67,7 @@ export const noiseAwareKeepPolicyOptionsSchema = z
     maxSamples: z.number().int().min(1).max(1000).default(10),
     test: z.enum(['welch', 'bootstrap', 'wilcoxon']).default('welch'),
     futilityAfter: z.union([z.number().int().min(1), z.literal(false)]).default(1),
+    spending: z.enum(['obrien-fleming', 'pocock', 'none']).default('obrien-fleming'),
     rejectSeedOnly: z.boolean().default(true),
     resamples: z.number().int().min(100).default(2000),
     random: z.custom<RandomSource>((r) => r === undefined || typeof (r as RandomSource)?.next === 'function', 'random must have next()').optional(),
@@ -85,7 +96,10 @@ function fmt(x: number): string {
  * `evidence` (n, means, sd, MAD, interval or p, test name).
  *
  * Verdicts, checked after each sample once `minSamples` are in:
- * - keep: the confidence interval of the improvement is entirely above zero;
+ * - keep: the interval of the improvement at this look's level is entirely above zero (Welch,
+ *   bootstrap; Wilcoxon: p below the level). The level is the look's share of the one-sided alpha
+ *   `(1 - confidence) / 2` under `spending` (O'Brien-Fleming by default), so over all looks of one
+ *   decision a no-better candidate is kept with probability at most alpha;
  * - revert (clearly worse): the interval is entirely below zero (paired mode: from the first run);
  * - revert (no gain, from `futilityAfter` samples on): the mean improvement is not positive;
  * - revert (within noise): `maxSamples` reached without a verdict;
@@ -115,7 +129,9 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
     const minSamples = o.test === 'wilcoxon' ? o.minSamples : Math.max(2, o.minSamples);
     const maxSamples = Math.max(minSamples, o.maxSamples);
 
-    const compare = (): { result: ComparisonResult; test: KeepEvidence['test']; pairs?: number; pWorse: number } | undefined => {
+    // level: this look's one-sided alpha (see lookAlpha); the keep test runs at confidence 1 - 2 level.
+    const compare = (level: number): { result: ComparisonResult; test: KeepEvidence['test']; pairs?: number; pWorse: number; confidence: number } | undefined => {
+      const confidence = 1 - 2 * level;
       const c = samples.map((x) => sign * x);
       const i = incumbent.map((x) => sign * x);
       if (o.test === 'wilcoxon') {
@@ -126,7 +142,7 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
           if (diffs.length > 0) {
             const w = wilcoxonSignedRank(diffs);
             const difference = summarizeSamples(c).mean - summarizeSamples(i).mean;
-            return { result: { difference, interval: [Number.NaN, Number.NaN], p: w.pBetter, statistic: w.z }, test: 'wilcoxon', pairs: w.n, pWorse: w.pWorse };
+            return { result: { difference, interval: [Number.NaN, Number.NaN], p: w.pBetter, statistic: w.z }, test: 'wilcoxon', pairs: w.n, pWorse: w.pWorse, confidence };
           }
         }
       }
@@ -135,16 +151,19 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       const sdI = summarizeSamples(i).sd;
       if (sdC === 0 && sdI === 0) {
         const d = summarizeSamples(c).mean - summarizeSamples(i).mean;
-        return { result: { difference: d, interval: [d, d], p: d > 0 ? 0 : 1 }, test: 'exact', pWorse: d < 0 ? 0 : 1 };
+        return { result: { difference: d, interval: [d, d], p: d > 0 ? 0 : 1 }, test: 'exact', pWorse: d < 0 ? 0 : 1, confidence };
       }
-      const result = o.test === 'bootstrap' && i.length >= 2 ? bootstrapMeanDifference(c, i, o.confidence, random, o.resamples) : welchTest(c, i, o.confidence);
-      const worse = result.interval[1] < 0 ? 0 : 1; // the interval decides "clearly worse"
-      return { result, test: o.test === 'bootstrap' && i.length >= 2 ? 'bootstrap' : 'welch', pWorse: worse };
+      const boot = o.test === 'bootstrap' && i.length >= 2;
+      const at = (conf: number) => (boot ? bootstrapMeanDifference(c, i, conf, random, o.resamples) : welchTest(c, i, conf));
+      const result = at(confidence);
+      // "Clearly worse" is not an error that keeps anything: its interval stays at the configured confidence.
+      const worse = (confidence === o.confidence ? result : at(o.confidence)).interval[1] < 0 ? 0 : 1;
+      return { result, test: boot ? 'bootstrap' : 'welch', pWorse: worse, confidence };
     };
 
     const evidence = (v: NonNullable<ReturnType<typeof compare>>, stoppedEarly: boolean): KeepEvidence => ({
       test: v.test,
-      confidence: o.confidence,
+      confidence: v.confidence,
       candidate: summarizeSamples(samples),
       incumbent: summarizeSamples(incumbent),
       difference: v.result.difference,
@@ -156,16 +175,17 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       stoppedEarly,
     });
     const describe = (v: NonNullable<ReturnType<typeof compare>>) => {
-      const ci = v.test === 'wilcoxon' ? `p=${fmt(v.result.p)}, ${v.pairs} pairs` : `${Math.round(o.confidence * 100)}% CI [${fmt(v.result.interval[0])}, ${fmt(v.result.interval[1])}]`;
+      const ci = v.test === 'wilcoxon' ? `p=${fmt(v.result.p)}, ${v.pairs} pairs` : `${fmt(v.confidence * 100)}% CI [${fmt(v.result.interval[0])}, ${fmt(v.result.interval[1])}]`;
       return `${ci}, ${v.test}, n=${samples.length} vs ${incumbent.length}`;
     };
 
     for (;;) {
       const n = samples.length;
-      const v = compare();
+      const level = lookAlpha(o.spending, alpha, n, minSamples, maxSamples);
+      const v = compare(level);
       if (v) {
         const early = n < maxSamples;
-        const clearlyBetter = v.test === 'wilcoxon' ? v.result.p < alpha : v.result.interval[0] > 0;
+        const clearlyBetter = v.test === 'wilcoxon' ? v.result.p < level : v.result.interval[0] > 0;
         const clearlyWorse = v.test === 'wilcoxon' ? v.pWorse < alpha : v.pWorse === 0;
         if (n >= minSamples && clearlyBetter) {
           return { keep: true, reason: `improved by ${fmt(v.result.difference)} beyond the noise (${describe(v)})`, evidence: evidence(v, early) };
