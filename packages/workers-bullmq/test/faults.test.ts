@@ -5,7 +5,9 @@ import { createRegexScorer } from '@loop/core';
 import { pidsWithEnv } from '@loop/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteHarness, type EvaluationQueueEvent } from '../src/index.js';
-import { makeWorkspace, spawnWorker, until, type Workspace } from './fixture.js';
+import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { makeWorkspace, spawnTs, spawnWorker, until, type Workspace } from './fixture.js';
 import { cleanups, inProcessWorker, queueOf, remoteLoop, runCleanups, specOf } from './helpers.js';
 import { redisMissing, restartMissing, startRedis, uniqueQueue } from './redis-server.js';
 
@@ -13,7 +15,8 @@ const missing = redisMissing();
 afterEach(runCleanups);
 const scorer = createRegexScorer({ pattern: '^score:', direction: 'maximize' });
 const never = new AbortController().signal;
-const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume'), orphan: uniqueQueue('orphan') };
+const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume'), orphan: uniqueQueue('orphan'), coordinator: uniqueQueue('coordinator') };
+const COORDINATOR = fileURLToPath(new URL('./coordinator.ts', import.meta.url));
 
 async function setup(params = '1') {
   const redis = await startRedis();
@@ -149,5 +152,29 @@ describe.skipIf(missing !== undefined)(`faults a pool of BullMQ workers survives
     expect(await scorer.score(await next.run({ iteration: 2, signal: never, repeat: 0 }))).toMatchObject({ ok: true, value: 2 });
     expect(pidsWithEnv(orphanMark)).toEqual([]);
     await noneLeft(ws);
+  });
+
+  it('the coordinator process SIGKILLed mid-batch and started again: it resumes from its rows, recognises the job in flight, and the candidate is run once with one row', async () => {
+    const { redis, ws } = await setup('1');
+    await inProcessWorker(redis, Q.coordinator);
+    const rowsPath = join(ws.scratch, 'rows.jsonl');
+    const args = [redis.url, Q.coordinator, ws.root, ws.scratch, rowsPath];
+    const first = spawnTs(COORDINATOR, args, 'done');
+    cleanups.push(() => first.kill());
+    await until('iteration 1 started on the worker', () => ws.started().some((l) => l.startsWith('1 ')));
+    await first.kill('SIGKILL');
+    const rowsOf = () => readFileSync(rowsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { iteration: number; status: string; score: number });
+    expect(rowsOf().map((r) => r.iteration)).toEqual([0]);
+    const second = spawnTs(COORDINATOR, args, 'done');
+    cleanups.push(() => second.kill());
+    await until('the resumed coordinator found the job', () => second.events.some((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.')));
+    expect(second.events.find((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.'))).toMatchObject({ existing: true });
+    ws.openGate();
+    await second.ready;
+    expect(rowsOf().map((r) => [r.iteration, r.status, r.score])).toEqual([
+      [0, 'baseline', 1],
+      [1, 'kept', 10],
+    ]);
+    expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(1);
   });
 });

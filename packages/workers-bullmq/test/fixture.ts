@@ -61,7 +61,7 @@ export function makeWorkspace(params = '1'): Workspace {
   };
 }
 
-/** A `loop-worker` process started from the TypeScript sources. */
+/** A `loop-worker` process (or another script of this package) started from the TypeScript sources. */
 export interface WorkerProcess {
   readonly child: ChildProcess;
   /** Resolves with the worker id once it prints its ready line. */
@@ -73,7 +73,12 @@ export interface WorkerProcess {
 }
 
 export function spawnWorker(args: string[]): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnTs(MAIN, args, 'ready');
+}
+
+/** A TypeScript script of this package run as a process (tsx, source condition); `ready` resolves on its first JSON line of type `readyType`. */
+export function spawnTs(file: string, args: string[], readyType: string): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const events: Array<Record<string, unknown>> = [];
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -88,13 +93,13 @@ export function spawnWorker(args: string[]): WorkerProcess {
         try {
           const event = JSON.parse(line) as Record<string, unknown>;
           events.push(event);
-          if (event.type === 'ready') resolve(String(event.worker));
+          if (event.type === readyType) resolve(String(event.worker ?? event.jobId ?? ''));
         } catch {
           // not a JSON line
         }
       }
     });
-    child.once('exit', (code) => reject(new Error(`loop-worker exited with ${code}: ${err}`)));
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${err}`)));
   });
   ready.catch(() => undefined);
   return {
