@@ -35,6 +35,15 @@ export interface SnapshotRollbackOptions {
    * @default 100
    */
   retainIterations?: number;
+  /**
+   * With a plan, also find mutable files the edit touched outside it (one `stat` per mutable file
+   * per keep or revert, compared with the kept state's record) and restore them on revert. `false`
+   * trusts the plan: only the planned files are checked, copied and restored, so an iteration's
+   * cost does not depend on the surface's size, and an edit outside its plan stays in the tree
+   * (pair it with a guard that refuses such edits). Without a plan the stat check always runs.
+   * @default true
+   */
+  detectUnplanned?: boolean;
   /** Which git reads the surface when `files` is not given (see `resolveMutableSurface`). @default 'auto' */
   git?: 'auto' | 'cli' | 'isomorphic-git';
 }
@@ -57,4 +66,5 @@ export const snapshotRollbackOptionsSchema = z.object({
   concurrency: z.number().int().min(1).max(256).default(8),
   retainIterations: z.number().min(1).default(100),
   git: z.enum(['auto', 'cli', 'isomorphic-git']).default('auto'),
+  detectUnplanned: z.boolean().default(true),
 });

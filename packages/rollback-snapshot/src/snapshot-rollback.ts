@@ -60,6 +60,13 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   const preEdit = new Map<number, string[]>();
   const dir = (name: string) => join(snapshotsDir, name);
 
+  /** Absolute paths of the mutable files, computed once per file (the detector visits every one per iteration). */
+  const absolute = new Map<string, string>();
+  const absOf = (f: string) => {
+    let a = absolute.get(f);
+    if (a === undefined) absolute.set(f, (a = abs(f)));
+    return a;
+  };
   const statOf = async (f: string) => (fs.statSync ? fs.statSync(abs(f)) : await fs.stat(abs(f)).catch(() => undefined));
   /**
    * Runs `f` over `items`: in one synchronous loop when the fs has `statSync` (the detector's
@@ -67,7 +74,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
    */
   const overFiles = async <T>(items: readonly string[], f: (file: string, st: ReturnType<NonNullable<SnapshotFs['statSync']>>) => T): Promise<T[]> => {
     const sync = fs.statSync;
-    if (sync) return items.map((file) => f(file, sync(abs(file))));
+    if (sync) return items.map((file) => f(file, sync(absOf(file))));
     return each(items, async (file) => f(file, await fs.stat(abs(file)).catch(() => undefined)));
   };
   /** Records the current stat of `which` as the kept state's (after a start, keep or restore). */
@@ -190,7 +197,9 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
    * whose hash differs from the kept state. A file without a record (a resumed process) counts.
    */
   const touched = async (n: number): Promise<string[]> => {
-    const planned = new Set(open.get(n)?.planned ?? []);
+    const plan = open.get(n)?.planned ?? [];
+    if (!o.detectUnplanned && plan.length > 0) return [...plan];
+    const planned = new Set(plan);
     const now = fsClock.now();
     const out: string[] = [];
     const racy: [string, NonNullable<ReturnType<NonNullable<SnapshotFs['statSync']>>>][] = [];

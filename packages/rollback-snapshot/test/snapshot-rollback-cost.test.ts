@@ -83,6 +83,18 @@ describe('per-iteration cost follows the touched files (issue 13)', () => {
     expect([ws.read('src/f00.ts'), ws.read('src/f19.ts')]).toEqual(['src/f00.ts v0', 'src/f19.ts v0']);
   });
 
+  it('detectUnplanned: false trusts the plan: only the planned files are read, copied and restored, and an unplanned touch stays', async () => {
+    const { ws, rollback, ops } = setup({ detectUnplanned: false });
+    await rollback.start();
+    const cp = await rollback.checkpoint(1, { files: ['src/f00.ts'] });
+    ops.length = 0;
+    ws.write('src/f00.ts', 'planned edit');
+    ws.write('src/f19.ts', 'unplanned edit');
+    await rollback.revert(cp, { iteration: 1 });
+    expect([ws.read('src/f00.ts'), ws.read('src/f19.ts')]).toEqual(['src/f00.ts v0', 'unplanned edit']);
+    expect(ops.filter((o) => o.includes(join(ws.dir, 'src/f19.ts')))).toEqual([]);
+  });
+
   it('retention: only the pre-edit copies of the last retainIterations iterations stay; the baseline and kept directories are never pruned', async () => {
     const { ws, rollback, snaps } = setup({ retainIterations: 3 });
     await rollback.start();
