@@ -5,7 +5,10 @@
  * - `rollback-git (paths)`: this adapter with `paths: ['d00']` (the directory of the edited file);
  * - `rollback-git (whole tree)`: this adapter without `paths` (scans the whole working tree);
  * - `git CLI`: `git commit -qam` then `git reset -q --hard HEAD~1`;
- * - `naive isomorphic-git`: `add` + `commit`, then `writeRef` force + `checkout` force.
+ * - `naive isomorphic-git`: `add` + `commit`, then `writeRef` force + `checkout` force;
+ * - `... dir rename`: the cycle renames directory `d01` (20 or 100 files) instead of editing a
+ *   file (issue 12: its revert used to fall back to a full checkout); the git CLI twin is `mv`,
+ *   `git add -A`, `git commit -qm`, `git reset -q --hard HEAD~1`.
  *
  * Prints mean milliseconds per cycle and the ratio to the git CLI measured in the same run. It
  * measures, it does not assert. Run from the package directory:
@@ -93,12 +96,37 @@ async function measure(files: number, iterations: number): Promise<Row[]> {
     await git.checkout({ ...args, ref: 'main', force: true });
   };
 
+  const renameDir = (dir: string) => fs.renameSync(join(dir, 'd01'), join(dir, 'd01-renamed'));
+  const renameAdapter = async () => {
+    const dir = repo();
+    const rollback = createGitResetRollback({ dir, branch: 'auto-iterate/bench' });
+    await rollback.start();
+    let iteration = 0;
+    return async () => {
+      iteration += 1;
+      const cp = await rollback.checkpoint(iteration);
+      renameDir(dir);
+      const id = await rollback.commit(cp, { iteration, attempt: 0, description: `rename ${iteration}` });
+      await rollback.revert(cp, { iteration, candidateId: id });
+      if (rollback.lastRestore()?.fallback) fallbacks.set('rollback-git dir rename (whole tree)', (fallbacks.get('rollback-git dir rename (whole tree)') ?? 0) + 1);
+    };
+  };
+  const cliRenameDir = repo();
+  const cliRename = () => {
+    renameDir(cliRenameDir);
+    execFileSync('git', ['add', '-A'], { cwd: cliRenameDir, stdio: 'ignore' });
+    execFileSync('git', [...identity, 'commit', '-qm', 'rename'], { cwd: cliRenameDir, stdio: 'ignore' });
+    execFileSync('git', ['reset', '-q', '--hard', 'HEAD~1'], { cwd: cliRenameDir, stdio: 'ignore' });
+  };
+
   const bench = new Bench({ iterations, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
   bench
     .add('rollback-git (paths)', await adapter('rollback-git (paths)', ['d00']))
     .add('rollback-git (whole tree)', await adapter('rollback-git (whole tree)', undefined))
     .add('git CLI', cli)
-    .add('naive isomorphic-git', naive);
+    .add('naive isomorphic-git', naive)
+    .add('rollback-git dir rename (whole tree)', await renameAdapter())
+    .add('git CLI dir rename', cliRename);
   await bench.run();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 
@@ -118,10 +146,11 @@ async function measure(files: number, iterations: number): Promise<Row[]> {
 const started = Date.now();
 const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
 console.log(`one cycle = edit ${EDITED}, commit, revert (mean of the measured cycles; ${process.version}, isomorphic-git ${git.version()})\n`);
-console.log('| files | variant | mean ms/cycle | x git CLI | cycles | fallbacks |');
+console.log('| files | variant | mean ms/cycle | x git CLI (same cycle) | cycles | fallbacks |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
 for (const row of rows) {
-  const cli = rows.find((r) => r.files === row.files && r.variant === 'git CLI');
+  const base = row.variant.endsWith('dir rename') ? 'git CLI dir rename' : 'git CLI';
+  const cli = rows.find((r) => r.files === row.files && r.variant === base);
   const ratio = cli === undefined ? NaN : row.meanMs / cli.meanMs;
   console.log(`| ${row.files} | ${row.variant} | ${row.meanMs.toFixed(1)} | ${ratio.toFixed(2)} | ${row.cycles} | ${row.fallbacks} |`);
 }

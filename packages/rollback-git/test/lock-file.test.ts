@@ -61,6 +61,32 @@ describe('rollback-git writes under .git through lock files', () => {
     expect(repo.git('fsck', '--no-progress')).toBe('');
   });
 
+  it('the index is written once per commit and once per revert (issue 13), and the git CLI reads it as clean', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'src/c.txt': 'c\n', 'src/d.txt': 'd\n' });
+    repos.push(repo);
+    const log: string[] = [];
+    const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/once', fs: recordingFs(log, join(repo.dir, '.git')), clock: steppingClock() });
+    await rollback.start();
+    const cp = await rollback.checkpoint(1);
+    const indexWrites = () => log.filter((l) => l === 'rename index.lock -> index').length;
+    const before = indexWrites();
+    repo.write('a.txt', 'changed\n');
+    repo.remove('b.txt');
+    repo.remove('src');
+    repo.write('src', 'a file where a directory was\n');
+    repo.write('new/e.txt', 'e\n');
+    const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'many changes' });
+    expect(indexWrites() - before).toBe(1);
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('ls-files', '-s')).toBe(repo.git('ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', 'HEAD'));
+    const mid = indexWrites();
+    await rollback.revert(cp, { iteration: 1, candidateId: id });
+    expect(indexWrites() - mid).toBe(1);
+    expect(rollback.lastRestore()?.fallback).toBe(false);
+    expect(repo.git('status', '--porcelain')).toBe('');
+    expect(repo.git('ls-files')).toBe(['a.txt', 'b.txt', 'src/c.txt', 'src/d.txt'].join('\n'));
+  });
+
   it('a held index.lock (the git CLI writing) is waited for, then refused with LOCK_HELD, and the index is untouched', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });
     repos.push(repo);

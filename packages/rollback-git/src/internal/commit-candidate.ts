@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { buildTree, type FileUpdate } from './build-tree.js';
 import { inChunks } from './chunks.js';
 import { storeWorktreeBlob } from './fs-ops.js';
+import { updateIndex, type StagedFile } from './index-update.js';
 import { gitArgs, type Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
 import { scanWorktree } from './worktree-scan.js';
@@ -33,7 +34,7 @@ export interface CandidateCommit {
 /**
  * Commits the working tree's changes against the branch tip (within `bases`) as a child of
  * `parent`: writes the changed blobs, builds only the trees on the way to them, writes the commit,
- * stages the changes (one `add` call, a `remove` per deleted path), then moves the branch. For a
+ * stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
  * repair attempt the tip is the previous candidate, so its changes are carried over and the new
  * commit replaces it.
  *
@@ -44,13 +45,13 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
   const tip = await git.resolveRef({ ...args, ref: candidate.branchRef });
   const changes = await scanWorktree(repo, tip, candidate.bases);
   const updates: FileUpdate[] = [];
-  const toAdd: string[] = [];
+  const toAdd: StagedFile[] = [];
   const toRemove: string[] = [];
   await inChunks(changes, async (change) => {
     const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
     if (stored !== undefined && stored !== 'other') {
       updates.push({ path: change.path, blob: stored });
-      toAdd.push(change.path);
+      toAdd.push({ path: change.path, blob: { oid: stored.oid, mode: stored.mode }, stats: stored.stats });
     } else {
       updates.push({ path: change.path, blob: undefined });
       if (change.indexed) toRemove.push(change.path);
@@ -67,8 +68,11 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
       committer: candidate.signature,
     },
   });
-  if (toAdd.length > 0) await git.add({ ...args, filepath: toAdd, force: true });
-  for (const path of toRemove) await git.remove({ ...args, filepath: path });
+  if ((toAdd.length > 0 || toRemove.length > 0) && (await updateIndex(repo, toAdd, toRemove)) === undefined) {
+    // An index we do not rewrite (version 4, conflicts, split): isomorphic-git stages, one call each.
+    for (const path of toRemove) await git.remove({ ...args, filepath: path });
+    if (toAdd.length > 0) await git.add({ ...args, filepath: toAdd.map((file) => file.path), force: true });
+  }
   await git.writeRef({ ...args, ref: candidate.branchRef, value: oid, force: true });
   return oid;
 }

@@ -2,21 +2,26 @@ import git from 'isomorphic-git';
 import { inChunks } from './chunks.js';
 import { ensureParents, lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
 import { parentOf } from './paths.js';
+import { updateIndex, type StagedFile } from './index-update.js';
+import type { BlobEntry } from './tree-diff.js';
 import { gitArgs, type Repo } from './repo.js';
 import type { ResetPlanEntry } from './reset-plan.js';
 
 /**
  * Applies a reset plan: removes the files the target does not have (and the directories left
  * empty), writes the blobs that differ (content and mode), updates the index for exactly those
- * paths (one `add` call for every written path), and moves the branch ref last, so an interrupted
- * reset is redone from the same plan.
+ * paths (one rewrite of the index, with the stat data of the files as written), and moves the
+ * branch ref last, so an interrupted reset is redone from the same plan.
+ *
+ * @returns the index entries of the planned paths as written (for verification without parsing
+ *   the index again), or `undefined` when isomorphic-git staged them (an index we do not rewrite).
  */
 export async function applyFastReset(
   repo: Repo,
   plan: readonly ResetPlanEntry[],
   branchRef: string,
   targetOid: string,
-): Promise<void> {
+): Promise<Map<string, BlobEntry | undefined> | undefined> {
   const args = gitArgs(repo);
   const removals = plan.filter((entry) => entry.target === undefined);
   const writes = plan.filter((entry) => entry.target !== undefined);
@@ -42,13 +47,20 @@ export async function applyFastReset(
     await writeWorktreeBlob(repo, entry.path, target.mode, blob);
   });
 
-  // Removals from the index before the adds: removing `x` also drops `x/...`, so a file replaced
-  // by a directory of the same name must lose its old entry before the new ones are added.
-  for (const entry of removals) {
-    if (entry.inIndex) await git.remove({ ...args, filepath: entry.path });
-  }
-  if (writes.length > 0) {
-    await git.add({ ...args, filepath: writes.map((entry) => entry.path), force: true });
+  const staged: StagedFile[] = [];
+  await inChunks(writes, async (entry) => {
+    if (entry.target !== undefined) staged.push({ path: entry.path, blob: entry.target, stats: await lstatOrUndefined(repo, entry.path) });
+  });
+  const removed = removals.filter((entry) => entry.inIndex).map((entry) => entry.path);
+  const written = staged.length + removed.length === 0 ? new Map<string, BlobEntry | undefined>() : await updateIndex(repo, staged, removed);
+  if (written === undefined) {
+    // Removals from the index before the adds: removing `x` also drops `x/...`, so a file replaced
+    // by a directory of the same name must lose its old entry before the new ones are added.
+    for (const path of removed) await git.remove({ ...args, filepath: path });
+    if (writes.length > 0) await git.add({ ...args, filepath: writes.map((entry) => entry.path), force: true });
   }
   await git.writeRef({ ...args, ref: branchRef, value: targetOid, force: true });
+  if (written === undefined) return undefined;
+  for (const entry of removals) if (!written.has(entry.path)) written.set(entry.path, undefined);
+  return written;
 }

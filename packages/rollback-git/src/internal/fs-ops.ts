@@ -35,6 +35,8 @@ export interface WorktreeBlob {
   readonly oid: string;
   /** {@link MODE_FILE}, {@link MODE_EXECUTABLE} or {@link MODE_SYMLINK}. */
   readonly mode: number;
+  /** `lstat` taken before the content was read (the stat data an index entry for it may carry). */
+  readonly stats?: GitFsStats;
 }
 
 /**
@@ -45,14 +47,14 @@ export async function readWorktreeBlob(repo: Repo, path: string): Promise<Worktr
   const content = await readWorktreeContent(repo, path);
   if (content === undefined || content === 'other') return content;
   const { oid } = await git.hashBlob({ object: content.bytes });
-  return { oid, mode: content.mode };
+  return { oid, mode: content.mode, stats: content.stats };
 }
 
 /** The bytes git stores for a working-tree path (a link's target for a symbolic link) and its mode. */
 export async function readWorktreeContent(
   repo: Repo,
   path: string,
-): Promise<{ bytes: Uint8Array; mode: number } | 'other' | undefined> {
+): Promise<{ bytes: Uint8Array; mode: number; stats: GitFsStats } | 'other' | undefined> {
   const stats = await lstatOrUndefined(repo, path);
   if (stats === undefined) return undefined;
   const mode = gitMode(stats);
@@ -61,7 +63,7 @@ export async function readWorktreeContent(
   try {
     const content =
       mode === MODE_SYMLINK ? await repo.fs.promises.readlink(abs) : await repo.fs.promises.readFile(abs);
-    return { bytes: typeof content === 'string' ? new TextEncoder().encode(content) : content, mode };
+    return { bytes: typeof content === 'string' ? new TextEncoder().encode(content) : content, mode, stats };
   } catch (error) {
     const code = foreignCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined; // vanished since lstat
@@ -77,7 +79,7 @@ export async function storeWorktreeBlob(repo: Repo, path: string): Promise<Workt
   const content = await readWorktreeContent(repo, path);
   if (content === undefined || content === 'other') return content;
   const oid = await git.writeBlob({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, blob: content.bytes });
-  return { oid, mode: content.mode };
+  return { oid, mode: content.mode, stats: content.stats };
 }
 
 /** Removes a file, a symbolic link or a whole directory tree. Absent is fine. */

@@ -53,7 +53,6 @@ export async function indexHealth(repo: Repo): Promise<IndexHealth> {
   return createHash('sha1').update(body).digest().equals(trailer) ? 'ok' : 'torn';
 }
 
-const compareBytes = (a: RawIndexEntry, b: RawIndexEntry): number => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path));
 
 /**
  * Serialises stage-0 entries as a version-2 `.git/index` (sorted by path bytes, no extensions,
@@ -61,15 +60,14 @@ const compareBytes = (a: RawIndexEntry, b: RawIndexEntry): number => Buffer.comp
  * untracked cache) are left out, which git accepts.
  */
 export function serializeIndex(entries: readonly RawIndexEntry[]): Uint8Array {
-  const sorted = [...entries].sort(compareBytes);
+  const sorted = entries.map((e) => ({ e, path: Buffer.from(e.path) })).sort((a, b) => Buffer.compare(a.path, b.path));
   const parts: Buffer[] = [];
   const header = Buffer.alloc(12);
   header.write('DIRC', 0, 'latin1');
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(sorted.length, 8);
   parts.push(header);
-  for (const e of sorted) {
-    const path = Buffer.from(e.path);
+  for (const { e, path } of sorted) {
     const length = Math.ceil((62 + path.byteLength + 1) / 8) * 8;
     const entry = Buffer.alloc(length);
     const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];

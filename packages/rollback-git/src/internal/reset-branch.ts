@@ -6,6 +6,7 @@ import { gitArgs, type Repo } from './repo.js';
 import { planReset, type ResetPlanEntry } from './reset-plan.js';
 import { verifyReset } from './verify-reset.js';
 import type { WorktreeChange } from './worktree-scan.js';
+import type { BlobEntry } from './tree-diff.js';
 
 /** What one verified reset did. */
 export interface ResetReport {
@@ -35,9 +36,15 @@ async function fullReset(repo: Repo, plan: readonly ResetPlanEntry[], branchRef:
   }
 }
 
-async function verifyOrList(repo: Repo, plan: readonly ResetPlanEntry[], branchRef: string, targetOid: string): Promise<string[]> {
+async function verifyOrList(
+  repo: Repo,
+  plan: readonly ResetPlanEntry[],
+  branchRef: string,
+  targetOid: string,
+  staged?: ReadonlyMap<string, BlobEntry | undefined>,
+): Promise<string[]> {
   try {
-    return await verifyReset(repo, plan, branchRef, targetOid);
+    return await verifyReset(repo, plan, branchRef, targetOid, staged);
   } catch (error) {
     return [`(verification failed: ${describe(error)})`];
   }
@@ -66,8 +73,8 @@ export async function resetBranch(
   let wrong: string[];
   let fastError: unknown;
   try {
-    await applyFastReset(repo, plan, branchRef, targetOid);
-    wrong = await verifyOrList(repo, plan, branchRef, targetOid);
+    const staged = await applyFastReset(repo, plan, branchRef, targetOid);
+    wrong = await verifyOrList(repo, plan, branchRef, targetOid, staged);
   } catch (error) {
     fastError = error;
     wrong = [`(fast reset failed: ${describe(error)})`];

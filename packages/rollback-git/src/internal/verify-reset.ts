@@ -34,6 +34,9 @@ async function stageBlobs(repo: Repo, paths: PathSet): Promise<Map<string, BlobE
  * the working tree hashes to the target blob with its mode (or holds no file when the target has
  * none) and the index holds the target blob (or nothing).
  *
+ * `staged`: the index entries of the planned paths as the reset just wrote them (see
+ * `updateIndex`); without it the index is parsed again.
+ *
  * @returns the paths (and refs) that are wrong; empty when the reset is verified.
  */
 export async function verifyReset(
@@ -41,6 +44,7 @@ export async function verifyReset(
   plan: readonly ResetPlanEntry[],
   branchRef: string,
   targetOid: string,
+  staged?: ReadonlyMap<string, BlobEntry | undefined>,
 ): Promise<string[]> {
   const args = gitArgs(repo);
   const wrong: string[] = [];
@@ -49,10 +53,10 @@ export async function verifyReset(
   const tip = await git.resolveRef({ ...args, ref: branchRef }).catch(() => undefined);
   if (tip !== targetOid) wrong.push(branchRef);
 
-  const staged = await stageBlobs(repo, new PathSet(plan.map((entry) => entry.path)));
+  const index = staged ?? (await stageBlobs(repo, new PathSet(plan.map((entry) => entry.path))));
   for (const entry of plan) {
     const actual = await readWorktreeBlob(repo, entry.path);
-    const stage = staged.get(entry.path);
+    const stage = index.get(entry.path);
     const target = entry.target;
     const worktreeOk =
       target === undefined

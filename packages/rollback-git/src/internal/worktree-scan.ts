@@ -3,6 +3,7 @@ import type { GitFsStats } from '../git-fs.js';
 import { inChunks } from './chunks.js';
 import { gitMode, lstatOrUndefined, readWorktreeBlob } from './fs-ops.js';
 import { readIndexFile, type IndexEntry, type IndexSnapshot } from './index-file.js';
+import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
@@ -124,7 +125,7 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
 
   const paths = [...new Set([...head.keys(), ...index.entries.keys(), ...index.unmerged, ...work.keys()])].sort();
   const changes: WorktreeChange[] = [];
-  const stale: string[] = [];
+  const stale: StagedFile[] = [];
   await inChunks(paths, async (path) => {
     if (gitlinks.has(path)) return;
     const inHead = head.get(path);
@@ -141,13 +142,15 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       } else {
         const actual = await readWorktreeBlob(repo, path);
         workdir = actual === undefined || actual === 'other' ? undefined : actual;
-        if (workdir !== undefined && same(stage, workdir)) stale.push(path);
+        if (actual !== undefined && actual !== 'other' && same(stage, actual)) stale.push({ path, blob: { oid: actual.oid, mode: actual.mode }, stats: actual.stats });
       }
     }
     if (!index.unmerged.has(path) && same(inHead, stage) && same(inHead, workdir)) return;
     changes.push({ path, head: inHead, workdir, indexed: entry !== undefined || index.unmerged.has(path) });
   });
-  if (stale.length > 0) await git.add({ ...gitArgs(repo), filepath: stale, force: true });
+  if (stale.length > 0 && (await updateIndex(repo, stale, [])) === undefined) {
+    await git.add({ ...gitArgs(repo), filepath: stale.map((file) => file.path), force: true });
+  }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
