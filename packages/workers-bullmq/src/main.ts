@@ -12,7 +12,13 @@ const usage = `usage: loop-worker --redis URL [--concurrency N] [--workdir DIR] 
   --lock-ms N        job lock, ms (default 30000); --stalled-ms N stalled check, ms (default 30000)
   --max-stalled N    times a job whose worker died is put back before it fails (default 2)`;
 
-/** Runs the `loop-worker` command with `argv` (without node and the script); resolves when it stops on SIGINT/SIGTERM. */
+/**
+ * Runs the `loop-worker` command with `argv` (without node and the script). Resolves with the exit
+ * code: 0 after a SIGINT/SIGTERM once the running jobs finished (a second signal exits at once), 2
+ * for bad arguments.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for an invalid option value; {@link LoopError} `LOCK_HELD` when the workdir is in use.
+ */
 export async function main(argv: readonly string[]): Promise<number> {
   let values;
   try {
@@ -61,10 +67,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   await worker.ready();
   process.stdout.write(`${JSON.stringify({ type: 'ready', worker: worker.identity.id })}\n`);
+  // The first SIGINT/SIGTERM stops taking jobs and lets the running ones finish; a second one
+  // exits at once (core's process groups end the running evaluations on exit; BullMQ retries them).
   await new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      const now = () => process.exit(130);
+      process.once('SIGINT', now);
+      process.once('SIGTERM', now);
       done();
     };
     process.on('SIGINT', stop);
