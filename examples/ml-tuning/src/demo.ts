@@ -2,13 +2,23 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAutoIterate, dateTag, formatAutoIterateHistory, formatIterationLine, formatSummary } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, createTpeProposer, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
+import { createProgress } from './progress.js';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
 export interface DemoOptions {
   /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
   iterations?: number;
-  /** Time budget per training run in seconds; on resume, the run's own budget. @default 20 */
+  /**
+   * Training steps per run (train.mjs's LOOP_STEP_BUDGET): the score of a config no longer depends
+   * on how loaded the machine is, so a keep cannot be an artefact of load (issue 17). 0 trains for
+   * `budgetS` seconds of wall clock instead. On resume, the run's own value. @default 3000
+   */
+  steps?: number;
+  /**
+   * With `steps: 0`, the training time per run in seconds; with steps, it only sets the wall-clock
+   * kill (`6 x budgetS + 60` s; a run past it is a crash). On resume, the run's own budget. @default 20
+   */
   budgetS?: number;
   /** Seed of the proposer; on resume, the run's own seed. @default 1 */
   seed?: number;
@@ -62,23 +72,26 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   let budgetS = options.budgetS ?? 20;
   let seed = options.seed ?? 1;
   let iterations = options.iterations ?? 12;
+  let steps = options.steps ?? 3000;
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number };
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
     // A resumed run must measure like the run it continues: same budget, same proposer seed.
-    for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed]] as const) {
+    // A run from before step budgets trained on wall clock (steps 0).
+    for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed], ['--steps', options.steps, state.steps ?? 0]] as const) {
       if (given !== undefined && given !== stored) throw new Error(`[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`);
     }
     tag = state.tag;
     budgetS = state.budgetS;
     seed = state.seed;
+    steps = state.steps ?? 0;
     iterations = options.iterations ?? state.iterations ?? iterations;
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps });
   }
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8'));
@@ -106,7 +119,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     metricName: 'val_bpc',
     direction: 'lower',
     timeBudgetS: budgetS,
-    killTimeoutS: budgetS * 2 + 60,
+    killTimeoutS: steps > 0 ? budgetS * 6 + 60 : budgetS * 2 + 60,
+    ...(steps > 0 ? { env: { LOOP_STEP_BUDGET: String(steps) } } : {}),
     maxIterations: iterations,
     proposer,
     resume: options.resume,
@@ -116,11 +130,16 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${budgetS} s each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
+  const each = steps > 0 ? `${steps} training steps (killed after ${budgetS * 6 + 60} s)` : `${budgetS} s`;
+  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
+  const progress = createProgress({ iterations, now: () => systemClock.now() });
+  print(`training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {
       const line = formatIterationLine(event);
       if (line) print(line);
+      const live = progress.update(event);
+      if (live) print(live);
     });
   }
   const summary = await run.run();

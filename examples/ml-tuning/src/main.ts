@@ -2,11 +2,14 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
+const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
-  --budget-s S     training time budget per run, in seconds                  [default 20]
+  --steps N        training steps per run: a score that does not move with
+                   machine load (0 = train for --budget-s seconds instead)   [default 3000]
+  --budget-s S     with --steps 0 the training time per run, in seconds; with
+                   steps the wall-clock kill is 6 x S + 60 s                 [default 20]
   --seed N         seed of the proposer                                      [default 1]
   --proposer P     tpe (model-based, several parameters at once) or mutator
                    (one parameter at random per iteration)                   [default tpe]
@@ -27,7 +30,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats']);
+const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -50,6 +53,7 @@ async function main(): Promise<number> {
     args: joinNegativeValues(process.argv.slice(2).filter((a) => a !== '--')),
     options: {
       iterations: { type: 'string' },
+      steps: { type: 'string' },
       'budget-s': { type: 'string' },
       seed: { type: 'string' },
       proposer: { type: 'string' },
@@ -102,6 +106,7 @@ async function main(): Promise<number> {
   });
   const { summary } = await runDemo({
     ...(values.iterations === undefined ? {} : { iterations: parseNumber('iterations', values.iterations, true, true) }),
+    ...(values.steps === undefined ? {} : { steps: parseNumber('steps', values.steps, true, true) }),
     ...(values['budget-s'] === undefined ? {} : { budgetS: parseNumber('budget-s', values['budget-s'], false, false) }),
     ...(values.seed === undefined ? {} : { seed: parseNumber('seed', values.seed, true, true) }),
     ...(values.out ? { out: resolve(process.env.INIT_CWD ?? process.cwd(), values.out) } : {}),

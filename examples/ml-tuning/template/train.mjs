@@ -1,5 +1,16 @@
 // train.mjs: train a makemore-style character-level MLP on English first
-// names within a wall-clock budget, then report validation bits per character.
+// names within a step budget (LOOP_STEP_BUDGET) or a wall-clock budget
+// (LOOP_TIME_BUDGET_S), then report validation bits per character.
+//
+// Environment:
+//   LOOP_STEP_BUDGET  train exactly this many steps (the learning-rate decay
+//                     follows steps): the same config and seed give the same
+//                     score however loaded the machine is. Without it, train
+//                     until LOOP_TIME_BUDGET_S seconds have passed.
+//   LOOP_SEED         mixed into config.json's seed (the harness varies it
+//                     across repeats of one config).
+//   LOOP_TF_BACKEND   wasm (default when @tensorflow/tfjs-backend-wasm is
+//                     installed: 2-4x the steps of cpu) or cpu.
 //
 // Hyperparameters come from config.json next to this file. The final four
 // lines on stdout are the machine-readable result:
@@ -16,6 +27,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs';
+import { createRequire } from 'node:module';
 import {
   TIME_BUDGET_S,
   VOCAB_SIZE,
@@ -27,6 +39,16 @@ import {
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONFIG_PATH = join(HERE, 'config.json');
+
+function positiveInt(name) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  return n;
+}
+const STEP_BUDGET = positiveInt('LOOP_STEP_BUDGET');
+const LOOP_SEED = process.env.LOOP_SEED === undefined || process.env.LOOP_SEED === '' ? undefined : Number(process.env.LOOP_SEED);
 const LOG_EVERY_STEPS = 1000;
 
 class ConfigError extends Error {}
@@ -152,7 +174,8 @@ function buildModel(cfg, rand) {
   /** int32 contexts [B, context_length] -> logits [B, VOCAB_SIZE] */
   function forward(contexts) {
     const batch = contexts.shape[0];
-    const oneHot = tf.oneHot(tf.reshape(contexts, [-1]), VOCAB_SIZE, 1, 0, 'float32');
+    // oneHot's dtype argument is ignored by the wasm backend (it returns zeros): cast instead.
+    const oneHot = tf.cast(tf.oneHot(tf.reshape(contexts, [-1]), VOCAB_SIZE), 'float32');
     let h = tf.reshape(tf.matMul(oneHot, embedding), [batch, inputWidth]);
     for (const layer of layers) h = act.fn(addBias(tf.matMul(h, layer.w), layer.b));
     return addBias(tf.matMul(h, out.w), out.b);
@@ -185,19 +208,41 @@ function setLearningRate(optimizer, lr) {
 
 // ------------------------------------------------------------------ main --
 
+/** wasm when its package is installed (and LOOP_TF_BACKEND is not cpu), else the pure-JS cpu backend. */
+async function selectBackend() {
+  const wanted = process.env.LOOP_TF_BACKEND ?? 'wasm';
+  if (wanted !== 'wasm' && wanted !== 'cpu') throw new ConfigError(`LOOP_TF_BACKEND must be wasm or cpu, got ${JSON.stringify(wanted)}`);
+  if (wanted === 'wasm') {
+    try {
+      const wasm = await import('@tensorflow/tfjs-backend-wasm');
+      const dist = dirname(createRequire(import.meta.url).resolve('@tensorflow/tfjs-backend-wasm'));
+      wasm.setWasmPaths(`${dist}/`);
+      if (await tf.setBackend('wasm')) {
+        await tf.ready();
+        return 'wasm';
+      }
+    } catch {
+      // not installed or not loadable: fall back to cpu
+    }
+  }
+  await tf.setBackend('cpu');
+  await tf.ready();
+  return 'cpu';
+}
+
 async function main() {
   const cfg = loadConfig(CONFIG_PATH);
 
-  await tf.setBackend('cpu');
-  await tf.ready();
+  const backendName = await selectBackend();
   // The CPU backend prints a "use tfjs-node" banner on its first tensor
-  // write; this example deliberately uses the pure-JS backend, so mute it.
+  // write; this example deliberately uses the pure-JS backends, so mute it.
   const backend = tf.backend();
   if ('firstUse' in backend) backend.firstUse = false;
 
   const { train, val } = loadSplits();
   const data = buildExamples(train, cfg.context_length);
-  const rand = mulberry32(cfg.seed);
+  // LOOP_SEED (when set) varies the run's randomness without editing config.json.
+  const rand = mulberry32(LOOP_SEED === undefined || !Number.isFinite(LOOP_SEED) ? cfg.seed : (Math.imul(cfg.seed ^ 0x9e3779b9, 0x85ebca6b) ^ LOOP_SEED) >>> 0);
   const model = buildModel(cfg, rand);
   const optimizer = makeOptimizer(cfg);
   const ctxLen = cfg.context_length;
@@ -206,7 +251,7 @@ async function main() {
   console.log(
     `config: ${JSON.stringify(cfg)}\n` +
       `data: ${train.length} train names (${data.count} examples), ${val.length} val names\n` +
-      `budget: ${TIME_BUDGET_S}s, params: ${model.paramCount}`,
+      `budget: ${STEP_BUDGET === undefined ? `${TIME_BUDGET_S}s` : `${STEP_BUDGET} steps`}, backend: ${backendName}, seed: ${cfg.seed}${LOOP_SEED === undefined ? '' : ` ^ LOOP_SEED ${LOOP_SEED}`}, params: ${model.paramCount}`,
   );
 
   const batchContexts = new Int32Array(batchSize * ctxLen);
@@ -217,8 +262,10 @@ async function main() {
   let elapsedMs = 0;
   let lossEma = null;
 
-  while (elapsedMs < budgetMs) {
-    const lr = cfg.learning_rate * Math.pow(cfg.lr_decay, elapsedMs / budgetMs);
+  const done = () => (STEP_BUDGET === undefined ? elapsedMs >= budgetMs : step >= STEP_BUDGET);
+  const progress = () => (STEP_BUDGET === undefined ? elapsedMs / budgetMs : step / STEP_BUDGET);
+  while (!done()) {
+    const lr = cfg.learning_rate * Math.pow(cfg.lr_decay, progress());
     if (cfg.lr_decay !== 1) setLearningRate(optimizer, lr);
 
     for (let i = 0; i < batchSize; i++) {
@@ -229,7 +276,7 @@ async function main() {
 
     const loss = tf.tidy(() => {
       const contexts = tf.tensor2d(batchContexts, [batchSize, ctxLen], 'int32');
-      const labels = tf.oneHot(tf.tensor1d(batchTargets, 'int32'), VOCAB_SIZE, 1, 0, 'float32');
+      const labels = tf.cast(tf.oneHot(tf.tensor1d(batchTargets, 'int32'), VOCAB_SIZE), 'float32');
       const cost = optimizer.minimize(
         () => crossEntropy(model.forward(contexts), labels),
         true,

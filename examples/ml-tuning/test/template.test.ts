@@ -37,11 +37,11 @@ interface RunResult {
   stderr: string;
 }
 
-function runTrain(dir: string, budgetSeconds: number): Promise<RunResult> {
+function runTrain(dir: string, budgetSeconds: number, env: Record<string, string> = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['train.mjs'], {
       cwd: dir,
-      env: { ...process.env, LOOP_TIME_BUDGET_S: String(budgetSeconds) },
+      env: { ...process.env, LOOP_TIME_BUDGET_S: String(budgetSeconds), ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -167,6 +167,30 @@ describe('train.mjs in a workspace copy', () => {
     expect(valBpc).toBeLessThan(LOG2_27);
     expect(Number(tail[2]!.split(' ')[1])).toBeGreaterThanOrEqual(2);
   });
+
+  const valBpcOf = (run: RunResult) => Number(/^val_bpc: (\S+)$/m.exec(run.stdout)?.[1]);
+
+  it('a step budget trains exactly LOOP_STEP_BUDGET steps and the score repeats exactly (the same config and LOOP_SEED), another LOOP_SEED changes it', async () => {
+    await writeConfig(defaultConfig);
+    const steps = { LOOP_STEP_BUDGET: '50' };
+    const a = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
+    const b = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
+    const c = await runTrain(dir, 1, { ...steps, LOOP_SEED: '2' });
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stdout).toMatch(/^train_steps: 50$/m);
+    expect(valBpcOf(a)).toBe(valBpcOf(b));
+    expect(valBpcOf(c)).not.toBe(valBpcOf(a));
+  });
+
+  for (const backend of ['wasm', 'cpu']) {
+    it(`the ${backend} backend learns (one-hot cast to float32: the wasm oneHot dtype argument gave zeros and a uniform guess)`, async () => {
+      await writeConfig(defaultConfig);
+      const run = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '200', LOOP_TF_BACKEND: backend });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`backend: ${backend}`);
+      expect(valBpcOf(run)).toBeLessThan(LOG2_27 - 0.5);
+    });
+  }
 
   it('exits non-zero naming the field when a config value is invalid', async () => {
     await writeConfig({ ...defaultConfig, n_embd: 0 });

@@ -1,0 +1,55 @@
+import type { LoopEvent } from '@loop/core';
+
+/** Options of {@link createProgress}. */
+export interface ProgressOptions {
+  /** Iterations after the baseline; 0 = until interrupted (then no time left is shown). */
+  readonly iterations: number;
+  /** Clock in ms (inject a fake one in tests). */
+  readonly now: () => number;
+}
+
+/** `1m05s`, `42s`, `1h02m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/**
+ * The demo's live line (issue 17): after each finished run, `progress  iteration N of M | elapsed
+ * 1m05s | ~3m20s left | best val_bpc 2.412345`. Time left = the mean time per finished run so far
+ * times the runs still to go (the baseline is run 0 of M + 1). Best = the lowest baseline or kept
+ * score (val_bpc: lower is better), or the resumed run's best.
+ */
+export function createProgress(options: ProgressOptions): { update: (event: LoopEvent) => string | undefined } {
+  const started = options.now();
+  let best: number | undefined;
+  let done = 0; // finished iterations after the baseline
+  let baselineDone = false;
+  let resumedAt = 0;
+  return {
+    update: (event) => {
+      if (event.type === 'resumed') {
+        best = event.best;
+        resumedAt = event.iteration;
+        done = event.iteration;
+        baselineDone = true;
+        return undefined;
+      }
+      if (event.type === 'baseline') {
+        baselineDone = true;
+        if (event.record.score !== null) best = event.record.score;
+      } else if (event.type === 'kept' || event.type === 'reverted' || event.type === 'crash') {
+        done = Math.max(done, event.record.iteration);
+        if (event.type === 'kept' && event.record.score !== null && (best === undefined || event.record.score < best)) best = event.record.score;
+      } else return undefined;
+      const elapsed = options.now() - started;
+      const runs = done - resumedAt + (baselineDone && resumedAt === 0 ? 1 : 0);
+      const total = options.iterations > 0 ? ` of ${options.iterations}` : '';
+      const left = options.iterations > 0 && runs > 0 ? ` | ~${formatDuration((elapsed / runs) * Math.max(0, options.iterations - done))} left` : '';
+      return `progress  iteration ${done}${total} | elapsed ${formatDuration(elapsed)}${left} | best val_bpc ${best === undefined ? '-' : best.toFixed(6)}`;
+    },
+  };
+}
