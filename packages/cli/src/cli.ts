@@ -10,6 +10,7 @@ import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES, LOOP_CONFIG_KIND } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
+import { addReadCommands } from './read/commands.js';
 import { isUsageError, UsageError } from './usage-error.js';
 import { addRunFlags, applyRunFlags, flagOverrides } from './run-flags.js';
 import { detectPreset } from './presets/detect.js';
@@ -188,29 +189,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       setCode(EXIT_CODES.STOPPED);
     });
 
-  program
-    .command('report')
-    .description('plot a results.tsv: every experiment a dot, the running best as a step line')
-    .argument('<results>', 'the results.tsv (auto-iterate or autoresearch form)')
-    .option('--out <file.svg>', 'write the plot as SVG (default: .loop/progress.svg in the run\'s workspace, which git never tracks, unless --html is given)')
-    .option('--metric <name>', 'the metric name on the axis and title (default: the run\'s metricName from .loop/cli.json)')
-    .option('--html <file.html>', 'write a self-contained HTML page with the plot and the table')
-    .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
-    .option('--title <title>', 'the plot title')
-    .action(async (results: string, opts: { out?: string; html?: string; direction?: 'lower' | 'higher'; title?: string; metric?: string }) => {
-      const { writeReport } = await import('./report/report.js'); // vega: loaded only for reports
-      const written = await writeReport({
-        results: resolve(io.cwd, results),
-        ...(opts.out ? { out: resolve(io.cwd, opts.out) } : {}),
-        ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}),
-        ...(opts.direction ? { direction: opts.direction === 'lower' ? 'minimize' : 'maximize' } : {}),
-        ...(opts.title ? { title: opts.title } : {}),
-        ...(opts.metric ? { metric: opts.metric } : {}),
-      });
-      for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
-      setCode(EXIT_CODES.STOPPED);
-    });
-
+  addReadCommands(program, io, setCode);
   addCollieCommands(program, io, setCode);
   return program;
 }

@@ -33,7 +33,7 @@ export function starterConfig(preset: Preset = 'auto-iterate'): string {
       return `# yaml-language-server: $schema=${SCHEMA_HINT}
 # loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
 # "npx -y pnpm@12.4.2 loop run <this file>"), check it with "loop status",
-# plot it with "loop report results.tsv --out progress.svg --html progress.html".
+# plot it with "loop report --html .loop/progress.html" (.loop/ is never tracked, so no revert deletes it).
 # Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
 # discarded and crashed experiments are reset to the last keep. results.tsv, run.log and .loop/
 # stay out of git.

@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { readJson, type Direction } from '@loop/core';
 import { renderReportHtml } from './html.js';
+import { renderMultiRunPlotSvg } from './multi-plot.js';
 import { renderPlotSvg } from './plot.js';
 import { inferDirection, parseResults, type ResultsData } from './results.js';
 
@@ -88,4 +89,35 @@ export async function writeReport(options: WriteReportOptions): Promise<WrittenR
     files.push(options.html);
   }
   return { data, direction, files };
+}
+
+/** Options of {@link writeMultiRunReport}. */
+export interface WriteMultiRunReportOptions {
+  /** The runs: each results.tsv (either form) and its legend label. */
+  runs: ReadonlyArray<{ results: string; label: string }>;
+  /** Where to write the SVG. @default `.loop/progress-runs.svg` in the first run's workspace */
+  out?: string;
+  /** Which way scores improve. @default the first run's (see {@link resolveDirection}) */
+  direction?: Direction;
+  /** The title. @default `<metric> across <n> runs` */
+  title?: string;
+  /** The metric name. @default the first run's recorded metricName, else its score column */
+  metric?: string;
+}
+
+/**
+ * `loop report a/results.tsv b/results.tsv ...`: several runs on one plot ({@link renderMultiRunPlotSvg}).
+ *
+ * @throws {LoopError} `RESULTS_CORRUPT` naming the line of a malformed file.
+ */
+export async function writeMultiRunReport(options: WriteMultiRunReportOptions): Promise<{ readonly files: readonly string[]; readonly direction: Direction }> {
+  const runs = await Promise.all(options.runs.map(async (r) => ({ label: r.label, data: parseResults(await readFile(r.results, 'utf8'), r.results), results: r.results })));
+  const first = runs[0]!;
+  const direction = await resolveDirection(first.results, first.data, options.direction);
+  const metric = options.metric ?? (await recordedMetricName(runDirOf(first.results))) ?? first.data.metric;
+  const svg = await renderMultiRunPlotSvg(runs, { direction, metric, ...(options.title ? { title: options.title } : {}) });
+  const out = options.out ?? join(runDirOf(first.results), '.loop', 'progress-runs.svg');
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, svg);
+  return { files: [out], direction };
 }

@@ -1,0 +1,97 @@
+import { writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import type { CliIo } from '../cli.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import type { PointKind } from '../report/results.js';
+import { UsageError } from '../usage-error.js';
+import { formatLog, LOG_STATUSES, logEntries, toCsv } from './log.js';
+import { readResultsOf, resolveResultsSource } from './results-source.js';
+
+type Direction = 'lower' | 'higher';
+const toDirection = (d: Direction | undefined) => (d === undefined ? {} : { direction: d === 'lower' ? ('minimize' as const) : ('maximize' as const) });
+
+/** Distinct legend labels for several runs: each results.tsv's folder name, made unique. */
+function runLabels(paths: readonly string[]): string[] {
+  const names = paths.map((p) => basename(dirname(p)) || p);
+  return names.map((n, i) => (names.indexOf(n) === i && names.lastIndexOf(n) === i ? n : `${n} (${i + 1})`));
+}
+
+/**
+ * Adds the read commands: `loop log`, `loop diff <iteration>` and `loop report` (one run or
+ * several on one plot; `--format csv|json` export). Each takes a results.tsv, a config file or a
+ * workspace folder (default: the config in the current directory, else the directory).
+ */
+export function addReadCommands(program: Command, io: CliIo, setCode: (code: number) => void): void {
+  program
+    .command('log')
+    .description('one line per iteration of a run: iteration, status, score, commit, description')
+    .argument('[target]', 'results.tsv, a config file or a workspace (default: the config here, else .)')
+    .addOption(new Option('--status <status...>', 'only rows of these classes').choices(LOG_STATUSES))
+    .option('--json', 'print JSON (an array of rows)', false)
+    .action(async (target: string | undefined, opts: { status?: PointKind[]; json: boolean }) => {
+      const entries = logEntries(await readResultsOf(await resolveResultsSource(target, io.cwd)), opts.status ?? []);
+      io.stdout.write(`${opts.json ? JSON.stringify(entries, null, 2) : formatLog(entries)}\n`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+
+  program
+    .command('diff')
+    .description('the change an iteration tried, kept or discarded (git show of its commit; discarded ones from refs/loop/discarded/<n>)')
+    .argument('<iteration>', 'the iteration (a row of results.tsv; 0 is the baseline)')
+    .argument('[target]', 'results.tsv, a config file or a workspace (default: the config here, else .)')
+    .option('--json', 'print JSON: iteration, status, description, commit, ref, patch', false)
+    .action(async (iteration: string, target: string | undefined, opts: { json: boolean }) => {
+      const n = Number(iteration);
+      if (!Number.isInteger(n) || n < 0) throw new UsageError(`loop diff: the iteration must be a whole number, found ${JSON.stringify(iteration)}`);
+      const source = await resolveResultsSource(target, io.cwd);
+      const { diffIteration } = await import('./diff.js');
+      const diff = await diffIteration(source.dir, await readResultsOf(source), n);
+      io.stdout.write(opts.json ? `${JSON.stringify(diff, null, 2)}\n` : `iteration ${diff.iteration}  ${diff.status}  ${diff.description}  (${diff.ref})\n${diff.patch.endsWith('\n') ? diff.patch : `${diff.patch}\n`}`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+
+  program
+    .command('report')
+    .description('plot a run (every experiment a dot, the running best as a step line), several runs on one plot, or export the rows')
+    .argument('[results...]', 'results.tsv files, config files or workspaces (default: the config here, else .)')
+    .option('--out <file>', 'where to write: the SVG (default: .loop/progress.svg in the run\'s workspace, unless --html is given), or the csv/json export (default: stdout)')
+    .option('--html <file.html>', 'one run: also write a self-contained HTML page with the plot and the table')
+    .addOption(new Option('--format <format>', 'svg (the plot), csv or json (the rows)').choices(['svg', 'csv', 'json']).default('svg'))
+    .option('--metric <name>', 'the metric name on the axis and title (default: the run\'s metricName from .loop/cli.json)')
+    .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
+    .option('--title <title>', 'the plot title')
+    .action(async (targets: string[], opts: { out?: string; html?: string; format: 'svg' | 'csv' | 'json'; metric?: string; direction?: Direction; title?: string }) => {
+      const sources = await Promise.all((targets.length > 0 ? targets : [undefined]).map((t) => resolveResultsSource(t, io.cwd)));
+      const out = opts.out ? resolve(io.cwd, opts.out) : undefined;
+      if (opts.format !== 'svg') {
+        if (opts.html) throw new UsageError('--html draws the plot; it does not go with --format csv or json');
+        const labels = runLabels(sources.map((x) => x.results));
+        const runs = await Promise.all(sources.map(async (s, i) => ({ run: labels[i]!, results: s.results, rows: logEntries(await readResultsOf(s)) })));
+        const text = opts.format === 'json' ? `${JSON.stringify(runs.length === 1 ? runs[0]!.rows : runs, null, 2)}\n` : runs.length === 1 ? toCsv(runs[0]!.rows) : multiCsv(runs);
+        if (out) {
+          await writeFile(out, text);
+          io.stdout.write(`wrote ${out}\n`);
+        } else io.stdout.write(text);
+        return setCode(EXIT_CODES.STOPPED);
+      }
+      const { writeReport, writeMultiRunReport } = await import('../report/report.js'); // vega: loaded only for reports
+      const common = { ...toDirection(opts.direction), ...(opts.title ? { title: opts.title } : {}), ...(opts.metric ? { metric: opts.metric } : {}) };
+      if (sources.length > 1) {
+        if (opts.html) throw new UsageError('--html is for one run; several runs are drawn on one SVG (--out)');
+        const written = await writeMultiRunReport({ runs: sources.map((s, i) => ({ results: s.results, label: runLabels(sources.map((x) => x.results))[i]! })), ...(out ? { out } : {}), ...common });
+        for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
+        return setCode(EXIT_CODES.STOPPED);
+      }
+      const written = await writeReport({ results: sources[0]!.results, ...(out ? { out } : {}), ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}), ...common });
+      for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
+      setCode(EXIT_CODES.STOPPED);
+    });
+}
+
+/** Several runs' rows as one CSV with a leading `run` column. */
+function multiCsv(runs: ReadonlyArray<{ run: string; rows: ReturnType<typeof logEntries> }>): string {
+  const q = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = runs.flatMap((r) => toCsv(r.rows).trimEnd().split('\n').slice(1).map((line) => `${q(r.run)},${line}`));
+  return ['run,iteration,status,score,id,description', ...lines].join('\n') + '\n';
+}
