@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLoopError } from '@loop/core';
@@ -39,10 +40,12 @@ describe('remote ops', () => {
     await removeWorktree({ cwd: clone }, wt, { force: true });
     expect(existsSync(wt)).toBe(false);
     await addDetachedWorktree({ cwd: clone }, wt, head); // the same path again: its record is gone
-    await removeDetachedWorktree({ cwd: clone }, wt);
-    await removeDetachedWorktree({ cwd: clone }, wt);
+    await removeDetachedWorktree(wt);
+    await removeDetachedWorktree(wt);
     expect(existsSync(wt)).toBe(false);
-    expect(existsSync(join(clone, 'worktrees'))).toBe(false);
+    expect(readdirSync(join(clone, 'worktrees'))).toEqual([]); // its record is gone: git lists only the main one
+    expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: clone, encoding: 'utf8' })).not.toContain(wt);
+    await addDetachedWorktree({ cwd: clone }, wt, head); // and the path can be used again
   });
 
   it('a commit only reachable from refs/loop/discarded is fetched too', async () => {

@@ -23,7 +23,7 @@ async function main() {
   }
   const redis = await startRedis();
   const ws = makeWorkspace('1');
-  const rows: Array<{ workers: number; jobs: number; seconds: number; perHour: number }> = [];
+  const rows: Array<{ workers: number; jobs: number; seconds: number; perHour: number; overhead: string }> = [];
   try {
     for (const n of COUNTS) {
       const queueName = `bench-${n}-${Date.now()}`;
@@ -46,7 +46,12 @@ async function main() {
         const seconds = (performance.now() - started) / 1000;
         const failed = records.filter((r) => r.exitCode !== 0).length;
         if (failed > 0) throw new Error(`${failed} of ${jobs} evaluations failed`);
-        rows.push({ workers: n, jobs, seconds, perHour: (jobs / seconds) * 3600 });
+        // Mean worker-side ms per timed job: checkout / prepare / run beyond the sleep / collect.
+        type Timed = { result: { durationMs: number; timings?: Record<string, number> } };
+        const timed = workers.flatMap((w) => w.events.filter((e) => e.type === 'evaluated') as unknown as Timed[]).filter((e) => e.result.durationMs >= SLEEP_S * 1000);
+        const mean = (f: (t: Timed) => number) => (timed.reduce((a, t) => a + f(t), 0) / Math.max(1, timed.length)).toFixed(0);
+        const overhead = `${mean((t) => t.result.timings?.checkout ?? 0)}/${mean((t) => t.result.timings?.prepare ?? 0)}/${mean((t) => (t.result.timings?.run ?? 0) - SLEEP_S * 1000)}/${mean((t) => t.result.timings?.collect ?? 0)}`;
+        rows.push({ workers: n, jobs, seconds, perHour: (jobs / seconds) * 3600, overhead });
         await queue.close();
       } finally {
         await Promise.all(workers.map((w) => w.kill('SIGTERM')));
@@ -59,7 +64,7 @@ async function main() {
   }
   const one = rows.find((r) => r.workers === 1)?.perHour ?? rows[0]!.perHour;
   console.log(`workers bench: sleep-bound harness (${SLEEP_S} s per evaluation), ${JOBS_PER_WORKER} jobs per worker, ideal ${(3600 / SLEEP_S).toFixed(0)} evaluations/hour per worker`);
-  console.table(rows.map((r) => ({ workers: r.workers, jobs: r.jobs, 'wall s': r.seconds.toFixed(2), 'evals/hour': r.perHour.toFixed(0), 'x one worker': (r.perHour / one).toFixed(2), 'target 0.9 N': (0.9 * r.workers).toFixed(1), met: r.perHour / one >= 0.9 * r.workers ? 'yes' : 'NO' })));
+  console.table(rows.map((r) => ({ workers: r.workers, jobs: r.jobs, 'wall s': r.seconds.toFixed(2), 'evals/hour': r.perHour.toFixed(0), 'x one worker': (r.perHour / one).toFixed(2), 'target 0.9 N': (0.9 * r.workers).toFixed(1), met: r.perHour / one >= 0.9 * r.workers ? 'yes' : 'NO', 'worker ms checkout/prepare/run-sleep/collect': r.overhead })));
 }
 
 main().then(

@@ -119,6 +119,12 @@ export interface JobResult {
   readonly worker: WorkerIdentity;
   /** The job's {@link CandidateJob.digest}, echoed. */
   readonly digest: string;
+  /**
+   * Where the worker's time went, ms: `checkout` (fetch if needed, worktree, links), `prepare`
+   * (patch, fingerprint), `run` (the command harness, clean-up of its processes included),
+   * `collect` (the log's end). The worktree removal after the result is not in it.
+   */
+  readonly timings?: { readonly checkout: number; readonly prepare: number; readonly run: number; readonly collect: number };
 }
 
 /** sha256 (hex) over everything that defines an evaluation's outcome: base, patch, harness, fingerprint, config, seed. */

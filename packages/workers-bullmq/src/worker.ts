@@ -100,8 +100,10 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
       throw new UnrecoverableError(`worker ${identity.id} cannot read job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
     }
     const data = parsed.data as CandidateJob;
+    const t0 = performance.now();
     const copy = await clones.checkout(data.runId, data.remote, data.baseCommit, `${data.iteration}.${data.repeat}`, o.link);
     const slot = freeSlots.pop() ?? 0;
+    const t1 = performance.now();
     try {
       await applyFilePatch(copy.dir, data.patch);
       const spec = data.harness;
@@ -119,8 +121,11 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
         o.onEvent?.({ type: 'refused', jobId: String(job.id), reason });
         throw new Error(reason);
       }
+      const t2 = performance.now();
       const run = await harness.run({ iteration: data.iteration, signal: signal ?? new AbortController().signal, repeat: data.repeat, ...(data.seed !== undefined ? { seed: data.seed } : {}) });
+      const t3 = performance.now();
       const log = await readLogEnd(resolve(copy.dir, spec.logFile ?? 'run.log'), o.maxLogBytes);
+      const ms = (a: number, b: number) => Math.round(b - a);
       const result: JobResult = {
         exitCode: run.exitCode,
         signal: run.signal,
@@ -131,6 +136,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
         logTruncated: log.truncated,
         worker: identity,
         digest: data.digest,
+        timings: { checkout: ms(t0, t1), prepare: ms(t1, t2), run: ms(t2, t3), collect: ms(t3, performance.now()) },
       };
       o.onEvent?.({ type: 'evaluated', jobId: String(job.id), result });
       return result;

@@ -62,7 +62,7 @@ export function createRunClones(workdir: string) {
             serial(runId, async () => {
               if (removed) return;
               removed = true;
-              await removeDetachedWorktree({ cwd: repo }, dir).catch(() => rm(dir, { recursive: true, force: true }));
+              await removeDetachedWorktree(dir);
             }),
         };
       }),
