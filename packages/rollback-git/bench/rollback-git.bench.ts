@@ -149,7 +149,7 @@ console.log(`one cycle = edit ${EDITED}, commit, revert (mean of the measured cy
 console.log('| files | variant | mean ms/cycle | x git CLI (same cycle) | cycles | fallbacks |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
 for (const row of rows) {
-  const base = row.variant.endsWith('dir rename') ? 'git CLI dir rename' : 'git CLI';
+  const base = row.variant.includes('dir rename') ? 'git CLI dir rename' : 'git CLI';
   const cli = rows.find((r) => r.files === row.files && r.variant === base);
   const ratio = cli === undefined ? NaN : row.meanMs / cli.meanMs;
   console.log(`| ${row.files} | ${row.variant} | ${row.meanMs.toFixed(1)} | ${ratio.toFixed(2)} | ${row.cycles} | ${row.fallbacks} |`);

@@ -262,8 +262,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
           if (branchPending) {
             await git.writeRef({ ...args(), ref: branchRef, value: kept, force: true });
-            await git.writeRef({ ...args(), ref: 'HEAD', value: branchRef, symbolic: true, force: true });
             branchPending = false;
+            const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+            if (head !== branchRef) {
+              // HEAD was on another branch (checked out by hand): take the run branch back as start does.
+              if (!opts.allowDirty) await assertClean(await git.resolveRef({ ...args(), ref: 'HEAD' }));
+              await git.checkout({ ...args(), ref: branchRef });
+            }
             repairs.push(`run branch ${branch} restored to ${shortId(kept)} from the last keep`);
           }
           if (indexPending) {

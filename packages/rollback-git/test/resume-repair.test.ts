@@ -69,6 +69,16 @@ describe('resume repairs what a kill left in .git', () => {
     ]);
   });
 
+  it('a torn run-branch ref while HEAD was moved to another branch by hand: recover restores the ref and checks the run branch out again', async () => {
+    const { repo, kept } = await runWithOneKeep();
+    repo.git('checkout', '-q', 'main');
+    writeFileSync(join(repo.dir, '.git', 'refs', 'heads', 'run', 'repair'), 'torn');
+    const rollback = open(repo, true);
+    expect((await rollback.start()).repairs).toEqual([`run branch ref refs/heads/${BRANCH} (torn) removed`]);
+    await rollback.recover(kept);
+    expectCleanAt(repo, kept);
+  });
+
   it('a missing run-branch ref (HEAD still on it) is restored from the last keep', async () => {
     const { repo, kept } = await runWithOneKeep();
     repo.remove('.git/refs/heads/run/repair');
