@@ -72,6 +72,8 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
+  const notifier = config.notify ? (await import('./notify.js')).createNotifier(config.notify, { cwd: loaded.dir, metricName: configured.resolved.metricName, onError: (line) => io.stderr.write(`${line}\n`) }) : undefined;
+  if (notifier) for (const type of REPORTED_EVENTS) configured.run.loop.on(type, notifier.event);
   let settle: () => void = () => {};
   const settled = new Promise<void>((r) => (settle = r));
   // Ctrl-C never resets the workspace itself: the engine's abort path reverts the in-flight
@@ -96,6 +98,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   reporter.info(`metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
   try {
     const summary = await configured.run.run().finally(settle);
+    await notifier?.flush();
     reporter.done(summary);
     return exitCodeForSummary(summary);
   } catch (error) {

@@ -1,6 +1,7 @@
 import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
 import { z } from 'zod';
 import { keepSchema } from './keep-config.js';
+import { notifySchema } from './notify.js';
 import { targetSchema } from './target.js';
 
 /** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
@@ -140,6 +141,7 @@ export const loopConfigSchema = z
     proposer: z
       .discriminatedUnion('type', [tpeProposerSchema, mutatorProposerSchema, agentProposerSchema])
       .describe('Who makes the edits: { type: tpe, file, space, seed } (model-based, the default for a parameter space), { type: mutator, file, space, seed } (one value per iteration) or { type: agent, command, goal }.'),
+    notify: notifySchema.optional().describe('Notifications: { command, on: [end, crash-streak, plateau], crashStreak, plateau, timeoutS }: the command runs at the end of the run, after crashStreak crashes in a row and after plateau iterations without a keep.'),
     keep: keepSchema.optional().describe('The keep rule: { policy: strict | min-delta | noise-aware, minDelta, baselineRepeats, confidence, minSamples, maxSamples, test }. Default strict.'),
     allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
     maxRepairAttempts: z.number().int().nonnegative().default(2).describe('Repair attempts for a crash within one iteration. Default 2.'),
