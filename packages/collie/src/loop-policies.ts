@@ -23,8 +23,11 @@ import type { FixRecord } from './records.js';
  *   `halt` reverts them and stops the run `escalated`.
  */
 export interface LoopPolicies {
+  /** The `keepPolicy` option, or undefined (the rollback matrix alone decides). */
   readonly keepPolicy: KeepPolicy | undefined;
+  /** The `stop` option as a list (empty: SC1-SC5 only). */
   readonly stop: readonly StopPolicy[];
+  /** The core Guards of the `guards` option (its audit guards run at Stage 5.2 instead). */
   readonly guards: readonly Guard[];
 }
 
@@ -90,16 +93,18 @@ export interface IterationKeep {
 }
 
 /**
- * Asks the user keep policy and, when it keeps, the `afterScore` guards about one iteration.
+ * Asks the user keep policy and, when it keeps, the `afterScore` guards about one iteration
+ * (`incumbent`: the best kept scalar; `after`: the iteration's rerun scalar; `description`: what
+ * the guards see, `iter-N: FIX-001, ...`).
  *
  * @returns keep with no reason when no policy is configured or a scalar is missing.
+ * @throws whatever the user's policy or guard throws (the step fails; the next `step()` asks again).
  */
 export async function decideIteration(p: LoopPolicies, base: GuardInput, incumbent: number | null, after: number | null, description: string): Promise<IterationKeep> {
-  const before = incumbent;
-  if (before === null || after === null) return { keep: true, why: null, halt: null };
-  let decision: KeepDecision = { keep: after > before, reason: 'seed 000 rollback matrix' };
+  if (incumbent === null || after === null) return { keep: true, why: null, halt: null };
+  let decision: KeepDecision = { keep: after > incumbent, reason: 'seed 000 rollback matrix' };
   if (p.keepPolicy !== undefined) {
-    decision = await p.keepPolicy.decide({ candidate: after, incumbent: before, direction: 'maximize' });
+    decision = await p.keepPolicy.decide({ candidate: after, incumbent, direction: 'maximize' });
     if (!decision.keep) return { keep: false, why: `${p.keepPolicy.name}: ${decision.reason}`, halt: null };
   }
   const score: ScoreOk = { ok: true, value: after };
