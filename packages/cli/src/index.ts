@@ -1,6 +1,6 @@
 /**
- * @loop/cli: the `loop` command (init, run, resume, status, report, and `loop collie` for the
- * collie autoiter pipeline) and its building blocks, for tools that want the same config files,
+ * @loop/cli: the `loop` command (init, run, resume, status, log, diff, report, and `loop collie`
+ * for the collie autoiter pipeline; presets auto-iterate, autoresearch, autotune and collie) and its building blocks, for tools that want the same config files,
  * status text or progress plot.
  *
  * @example
@@ -26,14 +26,14 @@ export { readCollieStatus, formatCollieStatus } from './collie/status.js';
 export type { CollieStatus } from './collie/status.js';
 export { collieStarterConfig, writeCollieStarterConfig, COLLIE_SCHEMA_HINT } from './collie/init.js';
 export { addCollieCommands } from './collie/command.js';
-export { starterConfig, writeStarterConfig, PRESETS, SCHEMA_HINT } from './init.js';
+export { starterConfig, writeStarterConfig, initNextSteps, isFromClone, PRESETS, PRESET_NEXT_STEP, SCHEMA_HINT } from './init.js';
 export type { Preset } from './init.js';
 export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.js';
 export type { ConfiguredRun, PrepareRunOptions } from './run.js';
 export { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
 export type { ExitCode } from './exit-codes.js';
-export { createPlainReporter, createTtyReporter, formatProgress, formatDuration, initialProgress, updateProgress } from './progress.js';
-export type { ProgressState, Reporter, ReporterOptions } from './progress.js';
+export { createPlainReporter, createTtyReporter, formatProgress, formatDuration, initialProgress, updateProgress, countResultsRows } from './progress.js';
+export type { ProgressState, ProgressCounts, Reporter, ReporterOptions } from './progress.js';
 export { readStatus, formatStatus, lockPath } from './status.js';
 export type { RunStatus, RunStateFile } from './status.js';
 export { parseResults, inferDirection, runningBest } from './report/results.js';
@@ -42,7 +42,40 @@ export { plotSpec, renderPlotSvg, countPoints, PLOT_COLORS } from './report/plot
 export type { PlotOptions } from './report/plot.js';
 export { renderReportHtml, escapeHtml } from './report/html.js';
 export type { ReportHtmlOptions } from './report/html.js';
-export { writeReport, resolveDirection } from './report/report.js';
-export type { WriteReportOptions, WrittenReport } from './report/report.js';
+export { writeReport, writeMultiRunReport, resolveDirection, runDirOf, recordedMetricName } from './report/report.js';
+export type { WriteReportOptions, WrittenReport, WriteMultiRunReportOptions } from './report/report.js';
+export { multiRunPlotSpec, renderMultiRunPlotSvg } from './report/multi-plot.js';
+export type { PlotRun, MultiRunPlotOptions } from './report/multi-plot.js';
+export { formatScore } from './report/plot.js';
+export { logEntries, formatLog, toCsv, LOG_STATUSES } from './read/log.js';
+export type { LogEntry } from './read/log.js';
+export { diffIteration } from './read/diff.js';
+export type { IterationDiff } from './read/diff.js';
+export { resolveResultsSource, readResultsOf } from './read/results-source.js';
+export type { ResultsSource } from './read/results-source.js';
+export { keepSchema, keepOptions, KEEP_POLICIES } from './keep-config.js';
+export type { KeepConfig } from './keep-config.js';
+export { notifySchema, createNotifier, createNotifyRules, NOTIFY_EVENTS } from './notify.js';
+export type { NotifyConfig, NotifyEvent, Notification, Notifier } from './notify.js';
+export { RUN_FLAGS, addRunFlags, applyRunFlags, flagOverrides } from './run-flags.js';
+export type { RunFlag } from './run-flags.js';
+export { createInterruptHandler } from './interrupt.js';
+export type { InterruptOptions } from './interrupt.js';
+export { createWriteGate, gateRollbackWrites, ROLLBACK_WRITE_METHODS } from './write-gate.js';
+export type { WriteGate } from './write-gate.js';
+export { UsageError, isUsageError } from './usage-error.js';
+export { detectPreset } from './presets/detect.js';
+export type { ConfigPreset } from './presets/detect.js';
+export { autoresearchPresetSchema, autoresearchPresetJsonSchema, AUTORESEARCH_CONFIG_KIND } from './presets/autoresearch-config.js';
+export type { AutoresearchPresetConfig } from './presets/autoresearch-config.js';
+export { createCommandPassProposer, passPrompt } from './presets/autoresearch-proposer.js';
+export type { CommandPassProposerOptions } from './presets/autoresearch-proposer.js';
+export { runAutoresearchPreset, autoresearchResultsFile } from './presets/autoresearch-run.js';
+export type { RunAutoresearchPresetOptions } from './presets/autoresearch-run.js';
+export { autotunePresetSchema, autotunePresetJsonSchema, autotuneStarterConfig, AUTOTUNE_CONFIG_KIND } from './presets/autotune-config.js';
+export type { AutotunePresetConfig } from './presets/autotune-config.js';
+export { createCommandRoundWorker, createCommandSyncCheck, parseEvaluation } from './presets/autotune-worker.js';
+export type { CommandRoundWorkerOptions } from './presets/autotune-worker.js';
+export { autoresearchStarterConfig } from './presets/autoresearch-init.js';
 export { runCli, createProgram, CLI_VERSION } from './cli.js';
 export type { CliIo } from './cli.js';
