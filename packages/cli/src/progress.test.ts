@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { IterationRecord, LoopEvent } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { countResultsRows, createPlainReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
+import { countResultsRows, createPlainReporter, createTtyReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
 
 /** Builds an event; the fields the display ignores (samples, spread, ...) are left out. */
 const ev = (e: Record<string, unknown>): LoopEvent => e as unknown as LoopEvent;
@@ -55,6 +55,19 @@ describe('progress display', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the live display of loop resume starts from the rows already written (countsBefore), then adds this session\'s', () => {
+    let out = '';
+    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+    const r = createTtyReporter({ stream, metricName: 'score', maxIterations: 8, timeBudgetS: 60, now: () => 0, refreshMs: 3_600_000, countsBefore: (iteration) => (iteration === 6 ? { keep: 3, discard: 1, crash: 2 } : undefined) });
+    r.event({ type: 'resumed', iteration: 6, best: 2, bestId: 'abc' });
+    r.event(ev({ type: 'kept', record: record(7, 'kept', 1.5), decision: { keep: true, reason: 'better' }, previousBest: 2, durationMs: 1 }));
+    r.event(ev({ type: 'reverted', record: record(8, 'reverted', 3), durationMs: 1 }));
+    r.done();
+    expect(out).toContain('keep 4  discard 2  crash 2');
+    expect(out).toContain('iteration 8 of 8 (done)');
+    expect(out).not.toContain('iteration 9');
   });
 
   it('formatDuration: seconds, minutes, hours', () => {
