@@ -1,9 +1,11 @@
 /**
  * @loop/rollback-snapshot: the snapshot-copy rollback of seed 002 (autoresearch). The mutable
- * surface comes from the workspace's git status, read-only (or is given explicitly); setup copies
+ * surface comes from the workspace's git status, read-only (one `git status` through
+ * @loop/rollback-git where git runs, else isomorphic-git), or is given explicitly; setup copies
  * every mutable file into `snapshots/000-baseline-<UTC>/`; each iteration copies only the files it
- * is about to touch to `snapshots/<NNN>-pre-<slug>-<safe-F>-<UTC>`; a revert copies them back with
- * their mtime (`cp -p`) and verifies every file by SHA-256, and a failed restore is the loud
+ * is about to touch to `snapshots/<NNN>-pre-<slug>-<safe-F>-<UTC>` (touched files are found by
+ * stat, like git's index, so an iteration without a plan copies only what it touched); a revert
+ * copies them back with their mtime (`cp -p`) and verifies every file by SHA-256; a failed restore is the loud
  * `RESTORE_FAILED` (`restore-failed`); on stop, `restoreBest` returns the editable set to the best
  * kept version (or the baseline) after checking the target snapshot is readable. Git is never
  * written: no commit, reset, checkout, restore or clean.
@@ -11,7 +13,8 @@
  * It also has a whole-tree snapshot store, `createTreeSnapshotStore({ root, storeDir })`: a stat
  * manifest plus a content-addressed store, so a snapshot costs one `lstat` per file plus the files
  * changed since the last one, and a restore rewrites only what differs, verified by hash, putting
- * the tree back if it fails (`RESTORE_FAILED`). collie's flow pipeline restores worktrees with it.
+ * the tree back if it fails (`RESTORE_FAILED`); `save`/`load` keep a snapshot across processes (a
+ * manifest renamed into place after its contents). collie's flow pipeline restores worktrees with it.
  *
  * @example
  * import { createSnapshotRollback } from '@loop/rollback-snapshot';
@@ -33,7 +36,7 @@ export { resolveMutableSurface, defaultSourceFilter } from './mutable-surface.js
 export type { ResolveMutableSurfaceOptions, MutableSurface } from './mutable-surface.js';
 export { nodeSnapshotFs } from './snapshot-fs.js';
 export type { SnapshotFs, SnapshotStats } from './snapshot-fs.js';
-export { utcStamp, slugify, safeFileName, pad3, baselineDirName, preEditFileName, keptDirName, BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN } from './snapshot-names.js';
+export { utcStamp, slugify, safeFileName, pad3, baselineDirName, preEditFileName, keptDirName, BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, PRE_EDIT_FILE_PATTERN } from './snapshot-names.js';
 export { createTreeSnapshotStore, diffTreeSnapshots } from './tree-snapshot.js';
 export { treeSnapshotStoreOptionsSchema } from './tree-snapshot-types.js';
 export { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
