@@ -1,4 +1,4 @@
-import type { Guard, GuardInput, GuardVerdict, KeepDecision, KeepPolicy, LoopState, MaybePromise, ScoreOk, StopPolicy } from '@loop/core';
+import { firstVerdict, type Guard, type GuardInput, type GuardVerdict, type KeepDecision, type KeepPolicy, type LoopState, type ScoreOk, type StopPolicy } from '@loop/core';
 import type { AuditGuard } from './audit-guard.js';
 import type { FixRecord } from './records.js';
 
@@ -37,16 +37,6 @@ const HOOKS = ['beforeEdit', 'beforeRun', 'afterScore'] as const;
 export function isLoopGuard(g: AuditGuard | Guard): g is Guard {
   const x = g as unknown as Record<string, unknown>;
   return typeof x.check !== 'function' && HOOKS.some((h) => typeof x[h] === 'function');
-}
-
-/** The first verdict of `hook` over `guards`, in order, with the guard that gave it (core's engine order). */
-async function firstVerdict<K extends (typeof HOOKS)[number]>(guards: readonly Guard[], hook: K, input: Parameters<NonNullable<Guard[K]>>[0]): Promise<{ guard: Guard; verdict: GuardVerdict } | undefined> {
-  for (const guard of guards) {
-    const fn = guard[hook] as ((i: typeof input) => MaybePromise<GuardVerdict | undefined>) | undefined;
-    const verdict = fn ? await fn(input) : undefined;
-    if (verdict) return { guard, verdict };
-  }
-  return undefined;
 }
 
 /** The core Guards among `guards` (the others are Stage 5.2 audit guards). */

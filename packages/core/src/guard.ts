@@ -67,7 +67,12 @@ export interface Guard {
   readonly afterScore?: (input: GuardInput & { readonly score: ScoreOk; readonly decision: KeepDecision; readonly description: string }) => MaybePromise<GuardVerdict | undefined>;
 }
 
-/** The first verdict of `guards`' `hook`, in order, with the guard that gave it. */
+/**
+ * The first verdict of `guards`' `hook`, in order, with the guard that gave it: the engine's order,
+ * exported so a preset that runs its own stages (collie's Stages 5.1-6) consults guards exactly as
+ * the engine does. Guards without the hook are passed over; `undefined` when none gives a verdict.
+ * Errors a guard throws propagate unchanged.
+ */
 export async function firstVerdict<K extends 'beforeEdit' | 'beforeRun' | 'afterScore'>(
   guards: readonly Guard[],
   hook: K,

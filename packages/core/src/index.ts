@@ -107,6 +107,7 @@ export type { Loop } from './engine/create-loop.js';
 export { loopOptionsSchema } from './engine/options.js';
 export type { LoopOptions } from './engine/options.js';
 export type { Guard, GuardVerdict, GuardInput } from './guard.js';
+export { firstVerdict } from './guard.js';
 export { tier1Gates } from './tier1-gates.js';
 export type { Tier1GatesOptions } from './tier1-gates.js';
 export { createJsonStateStore } from './state-store.js';
