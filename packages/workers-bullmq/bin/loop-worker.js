@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import '../dist/main.js';
+import { runCli } from '../dist/main.js';
+
+runCli();

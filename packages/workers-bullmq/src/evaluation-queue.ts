@@ -129,7 +129,10 @@ export function createEvaluationQueue(options: EvaluationQueueOptions): Evaluati
   const o = parseOptions(evaluationQueueOptionsSchema, options, 'workers-bullmq');
   const queue = new Queue(o.queue, { connection: connectionOf(o.redis) });
   const events = new QueueEvents(o.queue, { connection: connectionOf(o.redis) });
-  events.on('error', () => undefined); // while Redis restarts: ioredis reconnects, the poll covers the gap
+  // While Redis restarts the connections report errors; ioredis reconnects by itself and the poll
+  // covers events missed meanwhile, so they are not failures of the run.
+  queue.on('error', () => undefined);
+  events.on('error', () => undefined);
   const waiting = new Map<string, Set<() => void>>();
   const wake = ({ jobId }: { jobId: string }) => {
     const wakers = waiting.get(jobId);

@@ -33,3 +33,4 @@ export type { CandidateJob, HarnessSpec, JobResult, WorkerIdentity } from './job
 export { readFilePatch, applyFilePatch, patchDigest, filePatchSchema } from './file-patch.js';
 export type { FilePatch, PatchFile } from './file-patch.js';
 export { connectionOf, redisUrlSchema, DEFAULT_QUEUE } from './redis-connection.js';
+export { main as runWorkerCommand } from './main.js';

@@ -1,6 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
 import { createWorker } from './worker.js';
 
 const usage = `usage: loop-worker --redis URL [--concurrency N] [--workdir DIR] [--queue NAME] [--link REL=ABS]...
@@ -85,8 +87,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-const entry = process.argv[1] ?? '';
-if (/(main\.(ts|js)|loop-worker(\.js)?)$/.test(entry)) {
+/** Runs {@link main} with this process's arguments and exits with its code (the `loop-worker` bin). */
+export function runCli(): void {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
@@ -95,3 +97,7 @@ if (/(main\.(ts|js)|loop-worker(\.js)?)$/.test(entry)) {
     },
   );
 }
+
+// Run directly (node --import tsx src/main.ts ...): start. Imported (the bin, the loop CLI): do nothing.
+const entry = process.argv[1];
+if (entry && import.meta.url === pathToFileURL(realpathSync(entry)).href) runCli();
