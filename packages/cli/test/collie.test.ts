@@ -227,8 +227,9 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
   });
 
   it('Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger\'s process group; a later run redoes the step and ends normally', async () => {
-    // The trigger records its process group and waits; it only finishes once `release` exists.
-    writeConfig({ ...GREEN, Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"` });
+    // The trigger records its process group and waits; it only finishes once `release` exists. It runs
+    // unconfined: it writes outside the worktree, and its `$$` must be a host pid (bwrap has its own pid namespace).
+    writeConfig({ ...GREEN, Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"` }, 'trigger:\n  sandbox: none\n');
     const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
     delete env['COLLIE_AUTOITER_ACTIVE'];
     const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
