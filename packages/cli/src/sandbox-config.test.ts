@@ -37,10 +37,10 @@ describe('sandbox fields of a config file', () => {
     }
   });
 
-  it('a collie agent reads sandbox, writable and network too (default none, [], network on)', () => {
+  it('a collie agent reads sandbox, writable and network too (default auto, [], network on)', () => {
     const base = 'projectId: app\ntask: t\nagent:\n  command: sh agent.sh\n';
-    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, base, '/w/collie.config.yaml').agent).toMatchObject({ sandbox: 'none', writable: [], network: true });
-    const set = parseConfigTextOf(COLLIE_CONFIG_KIND, `${base}  sandbox: auto\n  writable: [.git]\n`, '/w/collie.config.yaml');
-    expect(set.agent).toMatchObject({ sandbox: 'auto', writable: ['.git'] });
+    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, base, '/w/collie.config.yaml').agent).toMatchObject({ sandbox: 'auto', writable: [], network: true });
+    const set = parseConfigTextOf(COLLIE_CONFIG_KIND, `${base}  sandbox: none\n  writable: [.git]\n`, '/w/collie.config.yaml');
+    expect(set.agent).toMatchObject({ sandbox: 'none', writable: ['.git'] });
   });
 });

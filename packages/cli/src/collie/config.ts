@@ -33,8 +33,8 @@ export const collieAgentConfigSchema = z
     logDir: z.string().min(1).optional().describe('Where each call\'s output is logged, relative to the config file. Default <stateRoot>/autoiter/<projectId>/agent-logs.'),
     sandbox: z
       .enum(['auto', 'bwrap', 'none'])
-      .default('none')
-      .describe('Confine each agent call with bubblewrap to its working directory, writable and a private /tmp: auto (when bwrap works here), bwrap (required), none. Default none: an agent committing in a worktree also needs projectDir\'s .git in writable.'),
+      .default('auto')
+      .describe('Confine each agent call with bubblewrap to its working directory, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none. Default auto (issue 12: the agent confined where the platform allows). An agent CLI that keeps state in its home needs it in writable (e.g. "~/.claude"); collie commits each FIX itself, so the agent needs no .git access.'),
     writable: z.array(z.string().min(1)).default([]).describe('Extra writable paths inside the sandbox, relative to the config file, absolute or ~/... (e.g. ".git", "~/.claude").'),
     network: z.boolean().default(true).describe('Allow network inside the sandbox (an agent CLI calls its model API). Default true.'),
   })
