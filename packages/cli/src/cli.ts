@@ -10,6 +10,7 @@ import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES, LOOP_CONFIG_KIND } from './load-config.js';
 import { addCollieCommands } from './collie/command.js';
+import { addDashboardCommand } from './dashboard/command.js';
 import { addReadCommands } from './read/commands.js';
 import { isUsageError, UsageError } from './usage-error.js';
 import { addRunFlags, applyRunFlags, flagOverrides } from './run-flags.js';
@@ -194,6 +195,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
 
   addReadCommands(program, io, setCode);
   addCollieCommands(program, io, setCode);
+  addDashboardCommand(program, io, setCode);
   return program;
 }
 
