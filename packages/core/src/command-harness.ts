@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
 import { runInGroupToLog } from './internal/process-group.js';
-import { killOrphanGroup } from './internal/orphan-group.js';
+import { claimPidFileSlot } from './internal/pid-file-slots.js';
 import { hashTreeStats } from './fingerprint-paths.js';
 import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
 
@@ -55,7 +55,9 @@ export interface CommandHarnessOptions extends SandboxOptions {
    * detached process group running). While the command runs the file holds `{ pgid, token }`
    * (the command gets `LOOP_RUN_TOKEN=<token>`); it is removed when the run ends. A run that starts
    * while the file names a live group still carrying its token kills that orphaned group first
-   * (SIGTERM, then SIGKILL after `graceMs`). @default none
+   * (SIGTERM, then SIGKILL after `graceMs`). Runs of one process that overlap (working copies
+   * sharing these options) each get their own file, `pidFile`, `pidFile.1`, `pidFile.2`, ..., and
+   * a live run's file is never swept (issue 15). @default none
    */
   pidFile?: string;
 }
@@ -106,7 +108,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   return {
     name: `command(${o.command})`,
     run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
-      if (o.pidFile) await killOrphanGroup(o.pidFile, o.graceMs); // before the log is truncated: the orphan writes to it
+      const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, o.graceMs) : undefined; // sweeps orphans, never a live sibling's run
       let result;
       try {
         result = await runInGroupToLog({
@@ -125,11 +127,13 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           killTimeoutMs,
           graceMs: o.graceMs,
           signal,
-          ...(o.pidFile ? { pidFile: o.pidFile } : {}),
+          ...(slot ? { pidFile: slot.path } : {}),
           ...(sandbox ? { sandbox } : {}),
         });
       } catch (error) {
         throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
+      } finally {
+        slot?.release();
       }
       const error = result.spawnError ? `could not start: ${result.spawnError.message}` : result.aborted ? 'aborted' : undefined;
       return {
