@@ -23,6 +23,14 @@ export interface ParallelOptions {
    * candidates. 0 turns it off. @default 0
    */
   remeasureIncumbent?: number;
+  /**
+   * Keep every candidate that is not adopted reachable like an in-place discard (issue 15): after
+   * the batch, each non-winner's change is adopted into the main workspace, recorded with
+   * `rollback.commit` and rolled back with `rollback.revert` (with the git rollback its commit is
+   * `refs/loop/discarded/<iteration>` and its row carries the commit id). Costs one commit and one
+   * verified reset per non-winner; nothing is done when the rollback has no `commit`. @default true
+   */
+  saveNonWinners?: boolean;
 }
 
 /** zod schema of {@link ParallelOptions}. */
@@ -35,5 +43,6 @@ export const parallelOptionsSchema = z
       'workingCopies must be a WorkingCopyProvider (create and adopt)',
     ),
     remeasureIncumbent: z.number().int().min(0).default(0),
+    saveNonWinners: z.boolean().default(true),
   })
   .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] });

@@ -96,10 +96,10 @@ describe('createLoop: parallel candidates', () => {
     expect(notBest.decision).toMatchObject({ keep: false, reason: expect.stringMatching(/^not the best of the batch: passed \(improved by 3\) but iteration 2 scored 5$/) });
   });
 
-  it('no candidate passing keeps nothing: equal and worse candidates are reverted and the main workspace stays at the incumbent', async () => {
+  it('no candidate passing keeps nothing: equal and worse candidates are reverted (each change saved through rollback.commit and revert; the unchanged one has no id) and the main workspace stays at the incumbent', async () => {
     const { artifact, results, loop } = setup({ candidates: 3, propose: (_v, k) => [11, 10, 12][k]! });
     const summary = await loop.run();
-    expect(results.rows.slice(1).map((r) => [r.status, r.candidateId])).toEqual([['reverted', ''], ['reverted', ''], ['reverted', '']]);
+    expect(results.rows.slice(1).map((r) => [r.status, r.candidateId])).toEqual([['reverted', 'v1'], ['reverted', ''], ['reverted', 'v2']]);
     expect(summary.counts.kept).toBe(0);
     expect(artifact.get()).toBe(10);
   });

@@ -144,9 +144,45 @@ async function remeasure(e: Engine, m: RunState, fingerprint: string | undefined
 }
 
 /**
+ * Keeps the change of every candidate of the batch that is not adopted reachable, as an in-place
+ * discard is (issue 15; docs/file-formats.md: `refs/loop/discarded/<n>` with the git rollback):
+ * one at a time, from the incumbent, the copy's change is adopted into the main workspace,
+ * recorded with `rollback.commit` and rolled back with `rollback.revert`, which saves it (the git
+ * rollback points `refs/loop/discarded/<iteration>` at the commit). A copy that changed nothing
+ * (a proposer failure, a no-op) is skipped. Runs after every candidate and re-measurement of the
+ * batch ended, before the winner is adopted, so the winner's parent stays the incumbent. Off when
+ * the rollback has no `commit` or `parallel.saveNonWinners` is false.
+ *
+ * @returns the candidate id (`rollback.commit`'s return) per saved outcome, for its results row.
+ * @throws {LoopError} `RESTORE_FAILED` when a revert does not verify (the batch stops there).
+ */
+async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: Outcome | undefined): Promise<Map<Outcome, string>> {
+  const { rollback } = e.options;
+  const b = e.options.parallel!;
+  const ids = new Map<Outcome, string>();
+  if (!rollback.commit || b.saveNonWinners === false) return ids;
+  for (const o of outcomes) {
+    const copy = o.slot?.workingCopy;
+    if (o === winner || !copy || o.aborted || o.status === 'halted') continue;
+    const cp = await rollback.checkpoint(o.iteration, o.plan);
+    let candidateId = '';
+    const changedFiles = await b.workingCopies.adopt(copy);
+    if (changedFiles.length === 0) continue; // nothing of it reached the main workspace
+    try {
+      candidateId = await rollback.commit(cp, { iteration: o.iteration, attempt: 0, description: o.description, changedFiles });
+    } finally {
+      await rollback.revert(cp, { iteration: o.iteration, ...(candidateId ? { candidateId } : {}) });
+    }
+    ids.set(o, candidateId);
+  }
+  return ids;
+}
+
+/**
  * One parallel batch: K candidates through the same path as an in-place one, each in its own
- * working copy; the best passing one is adopted into the main workspace (verified), recorded with
- * `rollback.commit` and kept; one row per candidate, all durable before the keep.
+ * working copy; the others are saved first (see `saveNonWinners`), then the best passing one is
+ * adopted into the main workspace (verified), recorded with `rollback.commit` and kept; one row
+ * per candidate, all durable before the keep.
  */
 export async function stepBatch(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
   const b = e.options.parallel!;
@@ -185,6 +221,7 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
       o.description = `${o.description} (not the best of the batch)`;
     }
 
+    const saved = await saveNonWinners(e, outcomes, halting ? undefined : winner);
     let cp: Checkpoint | undefined;
     let candidateId = '';
     if (winner) {
@@ -205,7 +242,7 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
       }
     }
 
-    const records = outcomes.map((o) => recordOf(o, o === winner ? candidateId : ''));
+    const records = outcomes.map((o) => recordOf(o, o === winner ? candidateId : (saved.get(o) ?? '')));
     for (const [i, o] of outcomes.entries()) {
       await e.results.append(records[i]!); // durable before the keep
       await logOutcome(e, o, records[i]!, { batch: { first, k: o.k, candidates }, ...(fresh ? { incumbentRemeasure: { samples: fresh.samples, crashed: fresh.crashed } } : {}) });
