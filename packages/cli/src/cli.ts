@@ -193,6 +193,16 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       setCode(EXIT_CODES.STOPPED);
     });
 
+  program
+    .command('mcp')
+    .description('serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs (docs/mcp.md)')
+    .option('--dir <workspace>', 'the auto-iterate workspace', '.')
+    .action(async (opts: { dir: string }) => {
+      const [{ serveLoopMcp }, cli] = await Promise.all([import('@loop/mcp'), import('./index.js')]);
+      await serveLoopMcp({ dir: resolve(io.cwd, opts.dir), host: cli, version: CLI_VERSION });
+      setCode(EXIT_CODES.STOPPED);
+    });
+
   addReadCommands(program, io, setCode);
   addCollieCommands(program, io, setCode);
   addDashboardCommand(program, io, setCode);
