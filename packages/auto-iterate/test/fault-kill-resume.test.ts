@@ -140,6 +140,8 @@ describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a 
     const points = ats.map((at) => ({ at, dir: workspace() }));
     const outcomes = await pool(3, points.map((p) => () => node(['kill', p.dir, String(p.at)])));
     const killed = outcomes.filter((o) => o.signal === 'SIGKILL').length;
+    // Not killed: the run made fewer writes than its point (the count varies by a few between runs).
+    const shorter = outcomes.filter((o, i) => o.signal !== 'SIGKILL' && o.code === 0 && (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at).length;
     const dirs = points.map((p) => p.dir);
     const resumed = (await Promise.all([0, 1, 2].map((k) => node(['resume', ...dirs.filter((_, i) => i % 3 === k)])))).flatMap(
       (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repaired: string }>,
@@ -154,6 +156,7 @@ describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a 
     const repaired = resumed.filter((r) => r.repaired.includes('resume repaired:')).length;
     console.info(`[fault-injection] auto-iterate: ${total} git writes per run; SIGKILL at ${killed} of them (every ${stride}th: ${ats.join(', ')}); ${unrecoverable.length} unrecoverable; ${repaired} resumes printed a repair line`);
     expect(unrecoverable).toEqual([]);
-    expect(killed).toBe(points.length);
+    expect(killed + shorter).toBe(points.length);
+    expect(killed).toBeGreaterThanOrEqual(points.length - 2);
   }, 240_000);
 });
