@@ -42,14 +42,14 @@ interface Run {
 }
 
 /** Runs the real engine on an in-memory config; `crashWhen` makes the harness throw (a crash row). */
-async function run(options: { seed?: number; iterations?: number; history?: Config; spaceOverride?: Record<string, TpeParameter>; crashWhen?: (c: Config) => boolean; f?: (c: Config) => number; proposer?: 'tpe' | 'mutator'; avoidCrashes?: boolean } = {}): Promise<Run> {
+async function run(options: { seed?: number; iterations?: number; history?: Config; spaceOverride?: Record<string, TpeParameter>; crashWhen?: (c: Config) => boolean; f?: (c: Config) => number; proposer?: 'tpe' | 'mutator'; avoidCrashes?: boolean; tpe?: { useBaseline?: boolean; univariate?: number; refine?: number } } = {}): Promise<Run> {
   const artifact = createMemoryArtifact<Config>(options.history ?? start);
   const config = createMemoryConfigAdapter(artifact);
   const f = options.f ?? loss;
   const proposer =
     options.proposer === 'mutator'
       ? createHyperparameterMutator({ config, space: (options.spaceOverride ?? space) as never, random: createSeededRandom(options.seed ?? 1) })
-      : createTpeProposer({ config, space: options.spaceOverride ?? space, seed: options.seed ?? 1, ...(options.avoidCrashes === undefined ? {} : { avoidCrashes: options.avoidCrashes }) });
+      : createTpeProposer({ config, space: options.spaceOverride ?? space, seed: options.seed ?? 1, ...(options.avoidCrashes === undefined ? {} : { avoidCrashes: options.avoidCrashes }), ...options.tpe });
   const evaluated: Config[] = [];
   const rows: IterationRecord[] = [];
   const loop = createLoop({
@@ -185,6 +185,26 @@ describe('TPE proposer', () => {
     const tpe = median(await Promise.all(seeds.map(async (seed) => (await run({ seed, iterations: 39 })).best)));
     const mutator = median(await Promise.all(seeds.map(async (seed) => (await run({ seed, iterations: 39, proposer: 'mutator' })).best)));
     expect(tpe).toBeLessThan(mutator);
+  });
+
+  it('the baseline row does not join the model by default: how well the start config scores does not change what is evaluated (useBaseline: true lets it in)', async () => {
+    const isStart = (c: Config) => Object.keys(space).every((k) => c[k] === start[k]);
+    const lucky = (c: Config) => (isStart(c) ? -10 : loss(c));
+    const unlucky = (c: Config) => (isStart(c) ? 10 : loss(c));
+    const a = await run({ seed: 2, iterations: 20, f: lucky });
+    const b = await run({ seed: 2, iterations: 20, f: unlucky });
+    expect(a.evaluated).toEqual(b.evaluated);
+    const c = await run({ seed: 2, iterations: 20, f: lucky, tpe: { useBaseline: true } });
+    const d = await run({ seed: 2, iterations: 20, f: unlucky, tpe: { useBaseline: true } });
+    expect(c.evaluated).not.toEqual(d.evaluated);
+  });
+
+  it('per-parameter (univariate) proposals move each parameter towards its good rows: on a sum of per-parameter bowls every proposal after the design samples the good region more', async () => {
+    const f = (c: Config) => (Math.log10(c.lr as number) + 2.5) ** 2 + ((c.layers as number) - 5) ** 2 / 4 + (c.optimizer === 'adam' ? 0 : 1);
+    const { evaluated } = await run({ seed: 4, iterations: 30, f, tpe: { univariate: 1, refine: 0 } });
+    const late = evaluated.slice(15);
+    expect(late.filter((c) => c.optimizer === 'adam').length).toBeGreaterThan(late.length / 2);
+    expect(late.filter((c) => Math.abs(Math.log10(c.lr as number) + 2.5) < 0.75).length).toBeGreaterThan(late.length / 2);
   });
 
   it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {

@@ -18,7 +18,7 @@ export interface TpeProposerOptions {
    * iteration, attempt), so a resumed run proposes what the uninterrupted run would have. @default 1
    */
   readonly seed?: number;
-  /** Evaluated rows (the baseline included) before the model is used; until then, a Latin hypercube design. @default 6 */
+  /** Evaluated rows (not counting the baseline unless `useBaseline`) before the model is used; until then, a Latin hypercube design. @default 6 */
   readonly startup?: number;
   /** Candidates drawn from the good-points density per proposal; the one with the highest l(x)/g(x) is proposed. @default 48 */
   readonly candidates?: number;
@@ -28,7 +28,8 @@ export interface TpeProposerOptions {
   readonly local?: number;
   /**
    * Fraction of proposals (after the startup) that refine the incumbent instead: one or two
-   * parameters moved by a step that shrinks with every row since the best was found. @default 0.5
+   * parameters moved by a step that shrinks with every row since the best was found (to no less
+   * than `minStep`). @default 0.5
    */
   readonly refine?: number;
   /**
@@ -37,6 +38,29 @@ export interface TpeProposerOptions {
    * crashes are ignored by the model (as Optuna ignores failed trials). @default true
    */
   readonly avoidCrashes?: boolean;
+  /**
+   * Share of the model proposals (not refinement steps) drawn per parameter from independent
+   * 1-D densities (Optuna's default, strong when the objective is close to a sum over parameters);
+   * the rest use the joint density (which keeps interactions such as adam wanting another lr).
+   * @default 0.4 when the space has a categorical parameter, else 0 (on Branin and Hartmann-6,
+   *   continuous and far from a sum over parameters, it lost: 0.83x and 1.03x of Optuna's regret at
+   *   30 evaluations with it, 0.44x and 0.91x without)
+   */
+  readonly univariate?: number;
+  /**
+   * Let the baseline row (the config the run started from) join the model. Off by default: it is a
+   * hand-picked point, not a draw of the design, and counting it among the few good rows anchors
+   * the model on its categories (on the benchmark's demo-like space its optimizer was evaluated
+   * 354 times in 900 against 242 without it, and the run ended on it more often). It is still never
+   * proposed again. @default false when the space has a categorical parameter, else true (a
+   * continuous start config carries no category to anchor on and is one more informative row)
+   */
+  readonly useBaseline?: boolean;
+  /**
+   * Smallest refinement step, in normalised units (0-1 per parameter): under noise, steps smaller
+   * than this only re-roll the noise around a lucky incumbent. @default 0.01
+   */
+  readonly minStep?: number;
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -50,6 +74,9 @@ export const tpeProposerOptionsSchema = z.object({
   local: z.number().min(0).max(1).default(0.25),
   refine: z.number().min(0).max(1).default(0.5),
   avoidCrashes: z.boolean().default(true),
+  univariate: z.number().min(0).max(1).optional(),
+  useBaseline: z.boolean().optional(),
+  minStep: z.number().gt(0).max(0.5).default(0.01),
 });
 
 /**
@@ -74,7 +101,8 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const o = parseOptions(tpeProposerOptionsSchema, options, 'tpe-proposer');
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes };
+  const categorical = dims.some((d) => d.kind === 'categorical');
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep };
   return {
     name: 'tpe',
     propose: async (context) => {

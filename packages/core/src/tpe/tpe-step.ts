@@ -13,6 +13,12 @@ export interface TpeSettings {
   readonly local: number;
   readonly refine: number;
   readonly avoidCrashes: boolean;
+  /** Share of model proposals drawn from independent per-parameter densities (Optuna's default) instead of the joint one. */
+  readonly univariate: number;
+  /** The baseline row joins the model. */
+  readonly useBaseline: boolean;
+  /** Smallest refinement step (normalised units). */
+  readonly minStep: number;
 }
 
 /** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
@@ -102,7 +108,8 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
   const key = (c: ParameterConfig) => JSON.stringify(dims.map((d) => c[d.name] ?? null));
   const seen = new Set([...observations.map((o) => key(o.config)), key(current)]);
   const crashes = settings.avoidCrashes ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config)) : [];
-  const evaluated = observations.filter((o) => o.loss !== undefined).sort((a, b) => a.loss! - b.loss! || a.iteration - b.iteration);
+  // The baseline is the user's hand-picked config, not a draw: see `useBaseline`.
+  const evaluated = observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)).sort((a, b) => a.loss! - b.loss! || a.iteration - b.iteration);
   const points = evaluated.map((o) => pointOf(searched, o.config));
   const nearCrash = (x: Point) => {
     if (crashes.length === 0) return false;
@@ -132,9 +139,15 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     if (random.next() < settings.refine) {
       // A refinement step around the incumbent: one or two parameters, a step that shrinks with every row since the best.
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
-      const step = Math.max(0.01, 0.25 * 0.85 ** since);
+      const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
       for (let i = 0; i < 20; i++) {
         const c = fresh(refineMove(axes, points, step, random));
+        if (c) return c;
+      }
+    }
+    if (settings.univariate > 0 && random.next() < settings.univariate) {
+      for (let i = 0; i < 10; i++) {
+        const c = fresh(independentChoice(axes, good, bad, settings.candidates, random));
         if (c) return c;
       }
     }
@@ -164,6 +177,26 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     }
   }
   return fallback(dims, searched, current, random);
+}
+
+/**
+ * Per parameter on its own (Bergstra et al. 2011's original, Optuna's default): a 1-D density of
+ * the good and of the bad rows' values, `candidates` draws from the good one, the draw with the
+ * highest l/g. Strong when the objective is close to a sum over parameters.
+ */
+function independentChoice(axes: readonly Axis[], good: readonly Point[], bad: readonly Point[], candidates: number, random: RandomSource): number[] {
+  return axes.map((axis, j) => {
+    const column = (ps: readonly Point[]) => ps.filter((p) => p[j] !== undefined).map((p) => [p[j]]);
+    const l = fitParzen([axis], column(good));
+    const g = fitParzen([axis], column(bad));
+    let best: { v: number; score: number } | undefined;
+    for (let i = 0; i < candidates; i++) {
+      const v = l.sample(random)[0]!;
+      const score = l.logDensity([v]) - g.logDensity([v]);
+      if (!best || score > best.score) best = { v, score };
+    }
+    return best!.v;
+  });
 }
 
 /** A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth. */
