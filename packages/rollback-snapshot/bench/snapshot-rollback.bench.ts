@@ -28,7 +28,7 @@ import { Bench } from 'tinybench';
 import { createSnapshotRollback, resolveMutableSurface } from '../src/index.js';
 
 const PER_DIR = 100;
-const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
+const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
 const temps: string[] = [];
 const temp = (prefix: string) => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -56,10 +56,11 @@ function makeRepo(files: number): { dir: string; paths: string[] } {
   return { dir, paths };
 }
 
+/** The median (p50) latency in ms: steadier than the mean on a shared, loaded machine. */
 const meanMs = (bench: Bench, name: string): number => {
   const r = bench.getTask(name)?.result;
   if (!r || r.state !== 'completed') throw new Error(`${name}: ${r?.state ?? 'missing'}`);
-  return r.latency.mean;
+  return r.latency.p50;
 };
 
 interface Row {
@@ -139,7 +140,7 @@ async function measure(files: number): Promise<Row> {
   const usualBench = new Bench({ iterations: 30, time: 1, warmupIterations: 3, warmupTime: 1, throws: true });
   usualBench.add('gitPlan1', async () => await usualCycle(true)).add('gitNoPlan', async () => await usualCycle(false));
   await usualBench.run();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   return {
     files,
     scan: meanMs(scanBench, 'scan'),
@@ -171,10 +172,10 @@ try {
   const rows: Row[] = [];
   for (const files of sizes) {
     rows.push(await measure(files));
-    console.error(`measured ${files} files`);
+    console.error(`measured: ${JSON.stringify(rows.at(-1))}`); // kept if a later size fails
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-  console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); mean ms\n`);
+  console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms\n`);
   console.log('First scan (the git-status surface: 10 changed + 10 untracked files):\n');
   console.log('| files | first scan | `git status --porcelain` | scan / git | isomorphic-git scan (/ git) |');
   console.log('| ---: | ---: | ---: | ---: | ---: |');
@@ -191,5 +192,5 @@ try {
     console.log(`\ngrowth exponent against files (t ∝ files^k): first scan ${e((r) => r.scan)}, git status ${e((r) => r.git)}; git surface: 1 planned ${e((r) => r.gitPlan1)}, no plan ${e((r) => r.gitNoPlan)}; every file mutable: 1 planned ${e((r) => r.plan1)}, 10 planned ${e((r) => r.plan10)}, no plan ${e((r) => r.noPlan)}; plain copy ${e((r) => r.copy1)}`);
   }
 } finally {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
