@@ -1,0 +1,128 @@
+import { escapeHtml } from '../report/html.js';
+import { PLOT_COLORS } from '../report/plot.js';
+
+/**
+ * The script of the dashboard page (runs in the browser). It subscribes to `/events`; each `run`
+ * event redraws that run's card: the status line (running, finished with its stop reason,
+ * interrupted, failed), the plot (the Vega spec drawn by `/vega.min.js` as SVG, a new view per
+ * update, so the marks grow as rows land), the last rows with a button showing each
+ * experiment's diff, and the logs' tails. Every text goes in through `textContent`.
+ */
+const CLIENT = String.raw`
+const cards = new Map();
+const runsEl = document.getElementById('runs');
+const emptyEl = document.getElementById('empty');
+const el = (tag, cls, text) => { const e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; };
+const fmt = (x) => (x === null || x === undefined ? '-' : String(Number(Number(x).toPrecision(8))));
+function phaseText(v) {
+  if (v.phase === 'running') return 'running';
+  if (v.phase === 'stopped') return 'finished: ' + (v.stopReason || 'stopped') + (v.stopMessage ? ' (' + v.stopMessage + ')' : '');
+  if (v.phase === 'failed') return 'failed: ' + (v.error || '');
+  if (v.phase === 'interrupted') return 'interrupted (no process holds the lock; loop resume continues it)';
+  return v.rows.length ? 'finished' : 'no rows yet';
+}
+function card(id) {
+  let c = cards.get(id);
+  if (c) return c;
+  const root = el('section', 'run');
+  root.dataset.id = id;
+  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, drawn: Promise.resolve() };
+  c.diff.hidden = true;
+  root.append(c.title, c.phase, c.summary, c.plot, c.table, c.diff, c.logs);
+  runsEl.append(root);
+  cards.set(id, c);
+  emptyEl.hidden = true;
+  return c;
+}
+async function showDiff(c, v, iteration) {
+  c.diff.hidden = false;
+  c.diff.textContent = 'loading the diff of iteration ' + iteration + '...';
+  const res = await fetch('/api/runs/' + v.id.split('/').map(encodeURIComponent).join('/') + '/diff/' + iteration);
+  const body = await res.json();
+  c.diff.textContent = res.ok ? 'iteration ' + body.iteration + '  ' + body.status + '  ' + body.description + '  (' + body.ref + ')\n' + body.patch : body.error;
+}
+function update(v) {
+  const c = card(v.id);
+  c.root.dataset.phase = v.phase;
+  c.root.dataset.rows = String(v.rows.length);
+  c.title.textContent = v.label;
+  c.phase.textContent = phaseText(v);
+  c.phase.className = 'phase ' + v.phase;
+  const n = v.counts;
+  c.summary.textContent = v.problem ? v.problem : n.experiments + ' experiments: ' + n.keep + ' kept, ' + n.discard + ' discarded, ' + n.crash + ' crashed; best ' + v.metric + ' ' + fmt(v.best) + ' (' + (v.direction === 'minimize' ? 'lower' : 'higher') + ' is better)';
+  // Redraw the plot after the previous draw, so updates never interleave.
+  c.drawn = c.drawn.then(async () => {
+    if (c.view) c.view.finalize();
+    c.view = undefined;
+    c.plot.textContent = '';
+    if (!v.spec) return;
+    c.view = new vega.View(vega.parse(v.spec), { renderer: 'svg', container: c.plot, hover: true });
+    await c.view.runAsync();
+    c.plot.dataset.marks = String(c.plot.querySelectorAll('g.keptDots > path, g.discardDots > path, g.crashMarks > path, g.haltedMarks > path').length);
+  }).catch((e) => { c.plot.textContent = String(e); });
+  c.table.textContent = '';
+  const head = el('tr');
+  for (const h of ['iteration', 'status', v.metric, 'description', '']) head.append(el('th', '', h));
+  c.table.append(head);
+  for (const r of v.rows.slice(-20).reverse()) {
+    const tr = el('tr', r.kind);
+    tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)), el('td', '', r.description));
+    const td = el('td');
+    if (v.form === 'auto-iterate') {
+      const b = el('button', 'show-diff', 'diff');
+      b.onclick = () => showDiff(c, v, r.iteration);
+      td.append(b);
+    }
+    tr.append(td);
+    c.table.append(tr);
+  }
+  c.logs.textContent = '';
+  for (const l of v.logs) {
+    const d = el('details');
+    d.append(el('summary', '', l.name + ' (last lines)'), el('pre', 'log', l.tail));
+    c.logs.append(d);
+  }
+}
+const events = new EventSource('/events');
+events.addEventListener('run', (e) => update(JSON.parse(e.data)));
+events.addEventListener('gone', (e) => { const id = JSON.parse(e.data).id; const c = cards.get(id); if (c) { c.view?.finalize(); c.root.remove(); cards.delete(id); } emptyEl.hidden = cards.size > 0; });
+events.addEventListener('open', () => document.body.dataset.connected = 'yes');
+events.addEventListener('error', () => document.body.dataset.connected = 'no');
+`;
+
+/** The dashboard page: styles, vega from this server (`/vega.min.js`), and the {@link CLIENT} script. Loads nothing from another host. */
+export function dashboardHtml(root: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>loop dashboard</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #222; }
+section.run { border: 1px solid #ddd; border-radius: 6px; padding: 0.5rem 1rem 1rem; margin-bottom: 1.5rem; }
+.phase { font-weight: 600; }
+.phase.running { color: ${PLOT_COLORS.baseline}; }
+.phase.stopped { color: ${PLOT_COLORS.keep}; }
+.phase.failed, .phase.interrupted { color: ${PLOT_COLORS.crash}; }
+.plot svg { max-width: 100%; height: auto; }
+table.rows { border-collapse: collapse; font-size: 0.85rem; }
+table.rows th, table.rows td { padding: 0.15rem 0.5rem; text-align: left; border-bottom: 1px solid #eee; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.keep td:nth-child(2), tr.baseline td:nth-child(2) { color: ${PLOT_COLORS.keep}; font-weight: 600; }
+tr.discard td { color: #777; }
+tr.crash td:nth-child(2) { color: ${PLOT_COLORS.crash}; font-weight: 600; }
+pre { background: #f6f6f6; padding: 0.5rem; overflow: auto; max-height: 24rem; font-size: 0.8rem; }
+</style>
+<script src="/vega.min.js"></script>
+</head>
+<body>
+<h1>loop dashboard</h1>
+<p id="root">runs in ${escapeHtml(root)}</p>
+<p id="empty">no runs here yet (a workspace with results.tsv or .loop/ appears as soon as its run starts)</p>
+<div id="runs"></div>
+<script>${CLIENT}</script>
+</body>
+</html>
+`;
+}

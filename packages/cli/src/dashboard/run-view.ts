@@ -1,0 +1,133 @@
+import { open, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RUN_FILES } from '@loop/auto-iterate';
+import { isLocked, readJson, type Direction } from '@loop/core';
+import type { Spec } from 'vega';
+import { logEntries, type LogEntry } from '../read/log.js';
+import { countPoints } from '../report/plot.js';
+import { plotSpec } from '../report/plot.js';
+import { recordedMetricName, resolveDirection } from '../report/report.js';
+import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
+import { lockPath, type RunStateFile } from '../status.js';
+import type { RunRef } from './discover.js';
+
+/** The logs whose tails the dashboard shows, relative to the workspace (the harness's run.log, seed 003; the agent's and the checks' logs). */
+export const TAILED_LOGS = ['run.log', RUN_FILES.agentLog, '.loop/checks.log'] as const;
+
+/** How much of each log's end is shown. @default 4096 bytes */
+export const LOG_TAIL_BYTES = 4096;
+
+/**
+ * Where a run stands on the page: `running` (a live process holds the workspace lock),
+ * `interrupted` (state.json says running but nobody holds the lock), `stopped` (by its policy),
+ * `failed`, or `idle` (rows but no state.json, or no rows yet).
+ */
+export type RunPhase = 'running' | 'interrupted' | 'stopped' | 'failed' | 'idle';
+
+/** Everything the page shows of one run (sent as JSON over the event stream). */
+export interface RunView {
+  /** {@link RunRef.id}. */
+  readonly id: string;
+  /** {@link RunRef.label}. */
+  readonly label: string;
+  /** The workspace. */
+  readonly dir: string;
+  /** results.tsv. */
+  readonly results: string;
+  /** The results.tsv form, `undefined` before the first row. */
+  readonly form: ResultsForm | undefined;
+  /** The metric's name (the run's recorded metricName, else the score column). */
+  readonly metric: string;
+  /** Which way is better. */
+  readonly direction: Direction;
+  /** Where it stands. */
+  readonly phase: RunPhase;
+  /** True when a live process holds the workspace lock (core `isLocked`). */
+  readonly locked: boolean;
+  /** state.json's stopReason and stopMessage, when stopped. */
+  readonly stopReason?: string;
+  /** The stop message. */
+  readonly stopMessage?: string;
+  /** state.json's error, when failed. */
+  readonly error?: string;
+  /** Every row (`loop log --json`'s entries), baseline first. */
+  readonly rows: readonly LogEntry[];
+  /** The best score so far, `null` before one. */
+  readonly best: number | null;
+  /** Experiments (baseline excluded), kept, discarded, crashed, halted. */
+  readonly counts: ReturnType<typeof countPoints>;
+  /** The progress plot's Vega spec (`loop report`'s {@link plotSpec}), `undefined` before the first row. */
+  readonly spec: Spec | undefined;
+  /** The last {@link LOG_TAIL_BYTES} of each log in {@link TAILED_LOGS} that exists. */
+  readonly logs: ReadonlyArray<{ readonly name: string; readonly tail: string }>;
+  /** A problem reading the run (a malformed results.tsv), shown instead of the plot. */
+  readonly problem?: string;
+}
+
+/** The end of a file: its last `bytes` bytes, starting at a line, `undefined` when it does not exist. */
+export async function tailFile(path: string, bytes = LOG_TAIL_BYTES): Promise<string | undefined> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - bytes);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const text = buffer.toString('utf8');
+    return start > 0 ? text.slice(text.indexOf('\n') + 1) : text;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * What changes when a run moves: size and mtime of results.tsv, state.json and the logs, and the
+ * lock. The server re-reads a run only when this string changes.
+ */
+export async function runSignature(run: RunRef): Promise<string> {
+  const files = [run.results, join(run.dir, RUN_FILES.state), ...TAILED_LOGS.map((l) => join(run.dir, l))];
+  const parts = await Promise.all(files.map(async (f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
+  const locked = await isLocked(lockPath(run.dir)).catch(() => false);
+  return `${parts.join('|')}|${locked}`;
+}
+
+/**
+ * Reads one run for the page: results.tsv through `loop report`'s reader ({@link parseResults}:
+ * each preset's own parser), the plot spec `loop report` draws, `.loop/state.json` (stop reason,
+ * status), the workspace lock and the logs' tails. A malformed results.tsv becomes `problem`.
+ */
+export async function readRunView(run: RunRef): Promise<RunView> {
+  const state = (await readJson(join(run.dir, RUN_FILES.state)).catch(() => undefined)) as RunStateFile | undefined;
+  const locked = await isLocked(lockPath(run.dir)).catch(() => false);
+  const logs: Array<{ name: string; tail: string }> = [];
+  for (const name of TAILED_LOGS) {
+    const tail = await tailFile(join(run.dir, name));
+    if (tail !== undefined) logs.push({ name, tail });
+  }
+  const phase: RunPhase = locked ? 'running' : state?.status === 'running' ? 'interrupted' : state?.status === 'stopped' ? 'stopped' : state?.status === 'failed' ? 'failed' : 'idle';
+  const common = {
+    id: run.id,
+    label: run.label,
+    dir: run.dir,
+    results: run.results,
+    phase,
+    locked,
+    ...(state?.stopReason ? { stopReason: state.stopReason } : {}),
+    ...(state?.stopMessage ? { stopMessage: state.stopMessage } : {}),
+    ...(state?.error ? { error: `${state.error.code ?? ''} ${state.error.message ?? ''}`.trim() } : {}),
+    logs,
+  };
+  const empty = { form: undefined, metric: 'score', direction: (state?.direction === 'maximize' ? 'maximize' : 'minimize') as Direction, rows: [], best: null, counts: countPoints([]), spec: undefined };
+  const text = await readFile(run.results, 'utf8').catch(() => undefined);
+  if (text === undefined || text.trim() === '') return { ...common, ...empty };
+  try {
+    const parsed = parseResults(text, run.results);
+    const data = { ...parsed, metric: (await recordedMetricName(run.dir)) ?? parsed.metric };
+    const direction = await resolveDirection(run.results, data);
+    const best = runningBest(data.points, direction).at(-1) ?? null;
+    const spec = plotSpec(data, { direction, width: 760, height: 300 });
+    return { ...common, form: data.form, metric: data.metric, direction, rows: logEntries(data), best, counts: countPoints(data.points), spec };
+  } catch (error) {
+    return { ...common, ...empty, problem: (error as Error).message };
+  }
+}
