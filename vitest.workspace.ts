@@ -43,6 +43,7 @@ export default defineConfig({
       project('example-skill-tuning', 'examples/skill-tuning', 60_000),
       project('example-memory-tuning', 'examples/memory-tuning', 60_000),
       project('workers-bullmq', 'packages/workers-bullmq', 60_000),
+      project('mcp', 'packages/mcp', 60_000),
     ],
   },
 });

@@ -1,0 +1,94 @@
+/**
+ * What the MCP server needs from the `loop` command's library (`@loop/cli`), passed in by the
+ * caller (`loop mcp` passes the cli module itself). Declared here structurally so that `@loop/mcp`
+ * does not depend on `@loop/cli` (which depends on it for the `loop mcp` subcommand). Members are
+ * methods so the cli's richer types fit without casts.
+ */
+export interface LoopMcpHost {
+  /** The config file `arg` names, else the default one in `cwd` (loop.config.yaml, ...). @throws when there is none. */
+  findConfigFile(arg: string | undefined, cwd: string): string;
+  /** Reads and validates a config file. @throws `CONFIG_INVALID` naming file:line: field. */
+  loadConfig(file: string): Promise<HostLoadedConfig>;
+  /** Validates config text as `file` would be read; returns the parsed config. @throws `CONFIG_INVALID`. */
+  parseConfigText(text: string, file: string): unknown;
+  /** Writes the commented starter config of the auto-iterate preset. @throws when the file exists and not `force`. */
+  writeStarterConfig(path: string, preset?: 'auto-iterate', force?: boolean): Promise<void>;
+  /** Builds the auto-iterate run of a loaded config (the cli's `prepareRun`). */
+  prepareRun(loaded: HostLoadedConfig, options: { resume: boolean; signal?: AbortSignal; onWarning?: (message: string) => void }): HostConfiguredRun;
+  /** Where a run stands (`loop status --json`). */
+  readStatus(dir: string): Promise<unknown>;
+  /** The results.tsv of a workspace folder. */
+  resolveResultsSource(target: string | undefined, cwd: string): Promise<{ readonly results: string; readonly dir: string }>;
+  /** Parses a results.tsv. @throws when there is none yet. */
+  readResultsOf(source: { readonly results: string; readonly dir: string }): Promise<HostResultsData>;
+  /** The rows of `data` whose class is one of `statuses` (all when empty): `loop log --json`. */
+  logEntries(data: HostResultsData, statuses?: readonly HostPointKind[]): readonly HostLogEntry[];
+  /** The change iteration `iteration` tried, from git: `loop diff --json`. */
+  diffIteration(dir: string, data: HostResultsData, iteration: number): Promise<unknown>;
+  /** Which way scores improve, inferred from the rows. */
+  inferDirection(points: HostResultsData['points']): 'minimize' | 'maximize';
+  /** The progress plot as SVG: `loop report`'s. */
+  renderPlotSvg(data: HostResultsData, options: { direction: 'minimize' | 'maximize' }): Promise<string>;
+}
+
+/** A row's class in the plot and `loop log`. */
+export type HostPointKind = 'baseline' | 'keep' | 'discard' | 'crash' | 'halted';
+
+/** The statuses `loop_rows` filters by. */
+export const ROW_KINDS: readonly HostPointKind[] = ['baseline', 'keep', 'discard', 'crash', 'halted'];
+
+/** A loaded config: the parts the server reads or overrides (`maxIterations`, `proposer`). */
+export interface HostLoadedConfig {
+  /** The config file (absolute). */
+  readonly file: string;
+  /** The workspace (absolute). */
+  readonly dir: string;
+  /** The parsed config. */
+  readonly config: { readonly maxIterations: number; readonly proposer: { readonly type: string } };
+}
+
+/** A run built from a config (the parts the server uses). */
+export interface HostConfiguredRun {
+  /** The run tag (branch `auto-iterate/<tag>`). */
+  readonly tag: string;
+  /** What the config implies. */
+  readonly resolved: { readonly metricName: string; readonly direction: 'lower' | 'higher'; readonly resultsFile: string };
+  /** The auto-iterate run. */
+  readonly run: { readonly branch: string; readonly run: () => Promise<HostSummary> };
+}
+
+/** The loop summary (the parts the server reports). */
+export interface HostSummary {
+  /** The best score so far. */
+  readonly best: number;
+  /** Its commit. */
+  readonly bestId: string;
+  /** Why the run stopped. */
+  readonly stop: { readonly reason: string; readonly message?: string };
+}
+
+/** Parsed results.tsv. */
+export interface HostResultsData {
+  /** The score column's name. */
+  readonly metric: string;
+  /** Which way scores improve, when the form implies it. */
+  readonly direction?: 'minimize' | 'maximize';
+  /** Every row, baseline first. */
+  readonly points: readonly { readonly iteration: number; readonly score: number | null; readonly kind: HostPointKind; readonly status: string; readonly id: string; readonly description: string }[];
+}
+
+/** One results row as `loop log --json` prints it. */
+export interface HostLogEntry {
+  /** 0 for the baseline. */
+  readonly iteration: number;
+  /** The class. */
+  readonly kind: HostPointKind;
+  /** The status as written. */
+  readonly status: string;
+  /** The score, `null` for a crash. */
+  readonly score: number | null;
+  /** The commit, `''` when none. */
+  readonly id: string;
+  /** The description. */
+  readonly description: string;
+}

@@ -1,0 +1,126 @@
+// End to end: the SDK's own Client over StdioClientTransport drives the real `loop mcp` (the cli's
+// src/main.ts under tsx, as `pnpm loop` runs it) on a real temporary git workspace whose harness
+// is instant (node eval.mjs prints `score: <x>` from config.json; lower is better).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LOOP_MCP_RESOURCES, LOOP_MCP_TOOLS } from '../src/index.js';
+
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const CLI_MAIN = fileURLToPath(new URL('../../cli/src/main.ts', import.meta.url));
+
+const CONFIG = `dir: .
+targetFiles: [config.json]
+readOnlyFiles: [eval.mjs]
+runCommand: node eval.mjs
+metricName: score
+direction: lower
+timeBudgetS: 30
+killTimeoutS: 60
+maxIterations: 0
+proposer:
+  type: mutator
+  file: config.json
+  seed: 1
+  space:
+    x: { min: 0, max: 10 }
+`;
+const EVAL = `import { readFileSync } from 'node:fs';
+console.log('score: ' + JSON.parse(readFileSync('config.json', 'utf8')).x);
+`;
+
+let ws: string;
+let client: Client;
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+
+/** Calls a tool; returns its JSON result, or throws with the tool's error text. */
+async function call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
+  const text = result.content[0]!.text;
+  if (result.isError) throw new Error(text);
+  return JSON.parse(text) as T;
+}
+
+beforeEach(async () => {
+  ws = mkdtempSync(join(tmpdir(), 'loop-mcp-'));
+  writeFileSync(join(ws, 'config.json'), '{"x": 5}\n');
+  writeFileSync(join(ws, 'eval.mjs'), EVAL);
+  writeFileSync(join(ws, 'loop.config.yaml'), CONFIG);
+  git('init', '-q', '-b', 'main');
+  git('add', '.');
+  git('commit', '-q', '-m', 'init');
+  client = new Client({ name: 'loop-mcp-test', version: '0.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', TSX, '--conditions=source', CLI_MAIN, 'mcp', '--dir', ws], cwd: ws, env: { ...(process.env as Record<string, string>), CI: '1' }, stderr: 'pipe' });
+  await client.connect(transport);
+});
+
+afterEach(async () => {
+  await client.close();
+  rmSync(ws, { recursive: true, force: true });
+});
+
+describe('loop mcp over stdio (the SDK client against the real server)', () => {
+  it('lists the tools and the two resources', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([...LOOP_MCP_TOOLS]);
+    const evaluate = tools.find((t) => t.name === 'loop_evaluate')!;
+    expect(evaluate.inputSchema.required).toEqual(['description']);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(Object.values(LOOP_MCP_RESOURCES).sort());
+  });
+
+  it("keeps the agent's edit that improves (a commit on the run branch, row keep) and reverts one that does not (tree restored byte for byte, row discard); the rows read back", async () => {
+    writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
+    const kept = await call<{ decision: string; score: number; best: number; commit: string; baseline: { score: number } }>('loop_evaluate', { description: 'x 5 -> 2' });
+    expect(kept).toMatchObject({ decision: 'keep', score: 2, best: 2, baseline: { score: 5 } });
+    expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
+    expect(git('show', '-s', '--format=%s', kept.commit)).toContain('x 5 -> 2');
+    expect(git('status', '--porcelain')).toBe('');
+    const keptBytes = readFileSync(join(ws, 'config.json'));
+
+    writeFileSync(join(ws, 'config.json'), '{"x": 7, "note": "worse"}\n');
+    const discarded = await call<{ decision: string; score: number; best: number; commit: string }>('loop_evaluate', { description: 'x 2 -> 7' });
+    expect(discarded).toMatchObject({ decision: 'discard', score: 7, best: 2 });
+    expect(readFileSync(join(ws, 'config.json')).equals(keptBytes)).toBe(true);
+    expect(git('status', '--porcelain')).toBe('');
+    expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
+
+    const rows = await call<{ iteration: number; status: string; kind: string; score: number; description: string }[]>('loop_rows');
+    expect(rows.map((r) => [r.iteration, r.kind, r.status, r.score, r.description])).toEqual([
+      [0, 'baseline', 'keep', 5, 'baseline'],
+      [1, 'keep', 'keep', 2, 'x 5 -> 2'],
+      [2, 'discard', 'discard', 7, 'x 2 -> 7'],
+    ]);
+    expect((await call<unknown[]>('loop_rows', { status: ['discard'] })).length).toBe(1);
+
+    // The discarded change is still readable from git (loop diff).
+    const diff = await call<{ patch: string; ref: string }>('loop_diff', { iteration: 2 });
+    expect(diff.patch).toContain('+{"x": 7, "note": "worse"}');
+
+    const results = await client.readResource({ uri: LOOP_MCP_RESOURCES.results });
+    expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
+  });
+
+  it('refuses to evaluate when there is no uncommitted edit (NO_EDIT) and leaves no row', async () => {
+    await expect(call('loop_evaluate', { description: 'nothing' })).rejects.toThrow('[NO_EDIT]');
+    expect(await call('loop_rows')).toEqual([]);
+  });
+
+  it('runs one iteration with the configured proposer (the mutator) and then serves status and the plot', async () => {
+    const step = await call<{ evaluated: boolean; iteration: number; decision: string }>('loop_run_iteration');
+    expect(step).toMatchObject({ evaluated: true, iteration: 1 });
+    expect(['keep', 'discard']).toContain(step.decision);
+    expect(git('status', '--porcelain')).toBe('');
+    const status = await call<{ rows: unknown[]; locked: boolean }>('loop_status');
+    expect(status.rows).toHaveLength(2);
+    expect(status.locked).toBe(false);
+    const plot = await client.readResource({ uri: LOOP_MCP_RESOURCES.plot });
+    expect(String((plot.contents[0] as { text: string }).text)).toMatch(/^<svg/);
+  });
+});
