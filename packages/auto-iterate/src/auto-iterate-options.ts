@@ -1,5 +1,5 @@
 import { isAbsolute, normalize } from 'node:path';
-import { sandboxOptionsFields, type Clock, type Guard, type KeepPolicy, type Proposer, type SandboxOptions, type StopPolicy } from '@loop/core';
+import { sandboxOptionsFields, type Clock, type Guard, type Harness, type KeepPolicy, type Proposer, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
 import { z } from 'zod';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
@@ -109,10 +109,44 @@ export interface AutoIterateOptions {
    * (see core `CommandHarnessOptions` for why the harness is unconfined unless asked)
    */
   harnessSandbox?: SandboxOptions;
+  /** Parallel candidates (issue 15): K per batch, in local working copies or on remote workers. @default none (one candidate at a time, in place) */
+  parallel?: AutoIterateParallel;
   /** Aborting (Ctrl-C) stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** The clock. @default systemClock */
   clock?: Clock;
+}
+
+/**
+ * `parallel` of {@link AutoIterateOptions}: core's parallel candidates (`LoopOptions.parallel`).
+ * Each batch proposes `candidates` edits, each in its own working copy, evaluates them at once,
+ * keeps at most the best one (committed on the run branch) and saves the others under
+ * `refs/loop/discarded/<n>` like any discard; every candidate is a results.tsv row.
+ */
+export interface AutoIterateParallel {
+  /** K: candidates per batch, 1..256. */
+  candidates: number;
+  /** Candidates evaluated at once, at most `candidates`. @default candidates */
+  concurrency?: number;
+  /** Re-measure the incumbent this many times per batch, alongside the candidates (timing metrics). @default 0 */
+  remeasureIncumbent?: number;
+  /**
+   * Relative paths symlinked into each local copy instead of copied (large read-only inputs such
+   * as `node_modules` or a data set). Only for the local copies. @default []
+   */
+  link?: string[];
+  /**
+   * The working copies, injected: for example `createRemoteWorkingCopies` of
+   * `@loop/workers-bullmq` (each candidate a job for a worker pool). @default local directory copies
+   * of `dir` under the OS temp folder, each evaluated by the run command in the copy (its own pid
+   * file slot, see core's `CommandHarnessOptions.pidFile`)
+   */
+  workingCopies?: WorkingCopyProvider;
+  /**
+   * The harness of the baseline and of `remeasureIncumbent` (the main workspace's runs): for
+   * remote workers, `createRemoteHarness` so the incumbent is measured on the same pool. @default the run command in `dir`
+   */
+  harness?: Harness;
 }
 
 const relative = z
@@ -165,6 +199,18 @@ export const autoIterateOptionsSchema = z
     logFile: relative.default('run.log'),
     env: z.record(z.string(), z.string()).default({}),
     harnessSandbox: z.object(sandboxOptionsFields).strict().optional(),
+    parallel: z
+      .object({
+        candidates: z.number().int().min(1).max(256),
+        concurrency: z.number().int().min(1).optional(),
+        remeasureIncumbent: z.number().int().min(0).optional(),
+        link: z.array(relative).default([]),
+        workingCopies: z.custom<WorkingCopyProvider>((p) => p === undefined || (typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function'), 'workingCopies must be a WorkingCopyProvider (create and adopt)').optional(),
+        harness: z.custom<Harness>((h) => h === undefined || typeof (h as Harness)?.run === 'function', 'harness must have run()').optional(),
+      })
+      .strict()
+      .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
+      .optional(),
     signal: z.instanceof(AbortSignal).optional(),
     clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()').optional(),
   })

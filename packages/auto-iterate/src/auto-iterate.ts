@@ -5,6 +5,7 @@ import {
   anyOf,
   ConfigError,
   createCommandHarness,
+  createDirectoryWorkingCopies,
   createFileArtifact,
   createLoop,
   createCommandGuard,
@@ -16,6 +17,7 @@ import {
   systemClock,
   targetScore,
   wallClock,
+  type Harness,
   type Loop,
   type LoopSummary,
   type StopPolicy,
@@ -54,6 +56,22 @@ export interface AutoIterate {
   readonly run: () => Promise<LoopSummary>;
 }
 
+/** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
+function parallelOf(o: ReturnType<typeof autoIterateOptionsSchema.parse>, commandHarness: (cwd: string) => Harness) {
+  const p = o.parallel!;
+  const workingCopies =
+    p.workingCopies ??
+    createDirectoryWorkingCopies({
+      root: o.dir,
+      mutable: o.targetFiles,
+      readOnly: o.readOnlyFiles,
+      exclude: ['.git', '.loop', o.resultsFile, o.logFile, ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
+      link: p.link,
+      harness: (dir) => commandHarness(dir),
+    });
+  return { candidates: p.candidates, workingCopies, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}) };
+}
+
 /**
  * The auto-iterate preset (seeds 003 and 001, target type `code`): a run branch
  * `auto-iterate/<tag>`, every experiment committed before it runs, a discard or crash reset to
@@ -89,18 +107,22 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     excludes: [o.resultsFile, o.logFile, '.loop/', 'node_modules', ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
   });
   const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
-  const harness = createCommandHarness({
-    command: o.runCommand,
-    cwd: o.dir,
-    logFile: o.logFile,
-    timeBudgetMs: Math.round(o.timeBudgetS * 1000),
-    killTimeoutMs: Math.round(o.killTimeoutS * 1000),
-    env: o.env,
-    fingerprintFiles: [...o.readOnlyFiles, ...o.harnessFiles],
-    fingerprintPaths: o.fingerprintPaths,
-    pidFile: join(o.dir, RUN_FILES.runPid), // a SIGKILLed loop's orphaned run is killed before the next one starts
-    ...o.harnessSandbox,
-  });
+  const commandHarness = (cwd: string) =>
+    createCommandHarness({
+      command: o.runCommand,
+      cwd,
+      logFile: o.logFile,
+      timeBudgetMs: Math.round(o.timeBudgetS * 1000),
+      killTimeoutMs: Math.round(o.killTimeoutS * 1000),
+      env: o.env,
+      fingerprintFiles: [...o.readOnlyFiles, ...o.harnessFiles],
+      fingerprintPaths: o.fingerprintPaths,
+      // A SIGKILLed loop's orphaned run is killed before the next one starts; parallel copies
+      // share the option and each overlapping run takes its own slot file (run.pgid, run.pgid.1, ...).
+      pidFile: join(o.dir, RUN_FILES.runPid),
+      ...o.harnessSandbox,
+    });
+  const harness = o.parallel?.harness ?? commandHarness(o.dir);
   const stops: StopPolicy[] = [];
   if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));
   if (o.plateau !== undefined) stops.push(plateau(o.plateau));
@@ -126,6 +148,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
     ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
   });
 
   const run = async (): Promise<LoopSummary> => {
