@@ -8,13 +8,19 @@ import type { SnapshotFs } from './snapshot-fs.js';
 import { KEPT_DIR_PATTERN } from './snapshot-names.js';
 import type { RestoredFile } from './snapshot-rollback-types.js';
 
-/** A file's kept bytes: where they are stored and their SHA-256. */
+/** A file's kept bytes: where they are stored and their SHA-256; or its absence (a kept deletion). */
 export interface KeptEntry {
-  /** Absolute path of the file holding the kept bytes. */
+  /** Absolute path of the file holding the kept bytes (`''` for an absent file). */
   readonly path: string;
-  /** SHA-256 (hex) of those bytes. */
-  readonly sha256: string;
+  /** SHA-256 (hex) of those bytes; `null`: the file does not exist in that state (a restore removes it). */
+  readonly sha256: string | null;
 }
+
+/**
+ * The file in a kept directory listing the mutable files the kept iteration deleted (a JSON array
+ * of relative paths), written before the directory is renamed into place. Never a mutable file.
+ */
+export const DELETED_LIST = '.loop-deleted.json';
 
 /** Suffix of a kept directory whose copy is not yet accepted (`commit` before the engine's keep). */
 export const STAGED_SUFFIX = '.staged';
@@ -75,6 +81,7 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
   const listFiles = async (dir: string, prefix = ''): Promise<string[]> => {
     const out: string[] = [];
     for (const entry of (await fs.readdir(dir)).sort()) {
+      if (prefix === '' && entry === DELETED_LIST) continue;
       const path = join(dir, entry);
       const rel = prefix ? `${prefix}/${entry}` : entry;
       if ((await fs.stat(path)).isDirectory()) out.push(...(await listFiles(path, rel)));
@@ -93,8 +100,18 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
     await each(targets, async ([file, entry]) => {
       const dest = abs(file);
       if ((await hashOrNull(dest)) === entry.sha256) return;
+      if (entry.sha256 === null) {
+        try {
+          await rm(dest);
+          if ((await hashOrNull(dest)) !== null) throw new Error('still present after removal');
+          restored.push({ file, from: '' });
+        } catch (error) {
+          failed.push({ file, snapshot: '(deleted in the kept state)', reason: (error as Error)?.message ?? String(error) });
+        }
+        return;
+      }
       try {
-        const info = await copyPreserving(entry.path, dest);
+        const info = await copyPreserving(entry.path, dest); // (a directory the edit removed is made again)
         const after = await fs.stat(dest);
         if ((await hashOrNull(dest)) !== entry.sha256) throw new Error('content does not match the snapshot (SHA-256)');
         if (Math.abs(after.mtimeMs - info.mtimeMs) > o.mtimeToleranceMs) throw new Error(`mtime ${after.mtime.toISOString()} not preserved (snapshot ${info.mtime.toISOString()})`);
@@ -136,20 +153,26 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
       .map((name) => ({ name, m: KEPT_DIR_PATTERN.exec(name) }))
       .filter((e) => e.m && Number(e.m[1]) <= upTo)
       .sort((a, b) => Number(a.m![1]) - Number(b.m![1]) || a.name.localeCompare(b.name));
-    const paths = new Map<string, string>();
+    /** file → the path holding its bytes in the state, or null when the state deleted it. */
+    const paths = new Map<string, string | null>();
     for (const file of files) paths.set(file, join(snapshotsDir, baselineId, file));
     for (const dir of keptDirs) {
       let inDir: string[];
+      let deleted: string[] = [];
       try {
         inDir = await listFiles(join(snapshotsDir, dir.name));
+        const list = join(snapshotsDir, dir.name, DELETED_LIST);
+        if (await fs.access(list).then(() => true, () => false)) deleted = JSON.parse(Buffer.from(await fs.readFile(list)).toString('utf8')) as string[];
       } catch (error) {
         throw missing(`the kept snapshot ${join(snapshotsDir, dir.name)} is absent or unreadable (${(error as Error)?.message})`, error);
       }
       for (const file of inDir) if (paths.has(file)) paths.set(file, join(snapshotsDir, dir.name, file));
+      for (const file of deleted) if (paths.has(file)) paths.set(file, null);
     }
     // test -r every target first: surface an explicit error rather than copying a missing path.
     const targets = new Map<string, KeptEntry>();
     const checked = await each(paths, async ([file, path]) => {
+      if (path === null) return { file, entry: { path: '', sha256: null } };
       try {
         await fs.access(path, constants.R_OK);
         if (!(await fs.stat(path)).isFile()) throw new Error('not a regular file');

@@ -5,7 +5,8 @@ import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
 import { statKey, sameStat, type StatKey } from './internal/touched.js';
 import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, PRE_EDIT_FILE_PATTERN, baselineDirName, keptDirName, preEditFileName, slugify } from './snapshot-names.js';
 import { snapshotRollbackOptionsSchema, type SnapshotRollbackOptions } from './snapshot-rollback-options.js';
-import { createSnapshotStore, ORPHAN_SUFFIX, PARTIAL_SUFFIX, sha256, STAGED_SUFFIX, type KeptEntry } from './snapshot-rollback-store.js';
+import * as nodeFs from 'node:fs/promises';
+import { createSnapshotStore, DELETED_LIST, ORPHAN_SUFFIX, PARTIAL_SUFFIX, sha256, STAGED_SUFFIX, type KeptEntry } from './snapshot-rollback-store.js';
 import type { EditPlan, PreEditCopy, RestoredFile, SnapshotCheckpoint, SnapshotRollback, SnapshotStartReport } from './snapshot-rollback-types.js';
 
 export type { EditPlan, PreEditCopy, RestoredFile, SnapshotCheckpoint, SnapshotRollback, SnapshotStartReport } from './snapshot-rollback-types.js';
@@ -180,11 +181,13 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       open.set(iteration, { cp, planned: [] });
       return cp;
     }
-    const copies = await each(planned, async (file): Promise<PreEditCopy> => {
+    const copied = await each(planned, async (file): Promise<PreEditCopy | undefined> => {
+      if ((await statOf(file)) === undefined) return undefined; // absent in the kept state (a kept deletion): nothing to copy
       const snapshot = await store.freeName(preEditFileName(iteration, slug, file, clock.now()));
       await store.copyPreserving(abs(file), dir(snapshot));
       return { file, snapshot, sha256: sha256(await fs.readFile(dir(snapshot))) };
     });
+    const copies = copied.filter((c) => c !== undefined);
     const cp: SnapshotCheckpoint = { iteration, id: keptId, copies, slug };
     open.set(iteration, { cp, planned });
     preEdit.set(iteration, [...(preEdit.get(iteration) ?? []), ...copies.map((c) => c.snapshot)]);
@@ -243,10 +246,19 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     const changed = await touched(iteration);
     await each(changed, async (file) => {
       const now = await store.hashOrNull(abs(file));
-      if (now === null || now === kept.get(file)?.sha256) return;
+      if (now === (kept.get(file)?.sha256 ?? null)) return;
+      if (now === null) {
+        entries.set(file, { path: '', sha256: null }); // deleted by the candidate: stays deleted in the kept state
+        return;
+      }
       await store.copyPreserving(abs(file), join(tmp, file));
       entries.set(file, { path: join(dir(id), file), sha256: now });
     });
+    const deleted = [...entries].filter(([, e]) => e.sha256 === null).map(([f]) => f).sort();
+    if (deleted.length > 0) {
+      const bytes = Buffer.from(JSON.stringify(deleted), 'utf8');
+      await (fs.writeFile ? fs.writeFile(join(tmp, DELETED_LIST), bytes) : nodeFs.writeFile(join(tmp, DELETED_LIST), bytes));
+    }
     staged.set(iteration, { id, entries, touched: changed });
     return id;
   };

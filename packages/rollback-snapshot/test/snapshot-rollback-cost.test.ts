@@ -1,6 +1,6 @@
 // Issue 13: the snapshot rollback's per-iteration cost follows the touched files (real temp
 // directories). The stat-based detector, retention of pre-edit copies, and the git-CLI surface.
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSnapshotRollback, nodeSnapshotFs, resolveMutableSurface, type SnapshotFs, type SnapshotRollbackOptions } from '../src/index.js';
@@ -147,5 +147,35 @@ describe('surface scan through the git CLI (issue 13)', () => {
     expect({ files: cli.files, excluded: cli.excluded, deleted: cli.deleted }).toEqual({ files: iso.files, excluded: iso.excluded, deleted: iso.deleted });
     expect(cli.files).toEqual(['src/a.ts', 'src/b.ts', 'src/deep/new.ts']);
     expect((await resolveMutableSurface({ workspace: ws.dir })).via).toBe('cli');
+  });
+});
+
+describe('a kept deletion (issue 12: no half-restored tree)', () => {
+  it('a mutable file the kept candidate deleted stays deleted: a later revert, restoreBest and a resumed recover do not bring it back; a later iteration may create it again', async () => {
+    const { ws, rollback, snaps } = setup();
+    await rollback.start();
+    const cp1 = await rollback.checkpoint(1);
+    rmSync(join(ws.dir, 'src/f05.ts'));
+    const id = await rollback.keep(cp1, undefined);
+    expect(readdirSync(join(snaps, id))).toContain('.loop-deleted.json');
+    const cp2 = await rollback.checkpoint(2, { files: ['src/f00.ts', 'src/f05.ts'] });
+    ws.write('src/f00.ts', 'edit');
+    ws.write('src/f05.ts', 'back again');
+    await rollback.revert(cp2, { iteration: 2 });
+    expect(FILES.filter((f) => !existsSync(join(ws.dir, f)))).toEqual(['src/f05.ts']);
+    ws.write('src/f05.ts', 'drift');
+    await rollback.restoreBest(id);
+    expect(existsSync(join(ws.dir, 'src/f05.ts'))).toBe(false);
+    ws.write('src/f05.ts', 'left by a killed iteration');
+    const again = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, clock: steppingClock(Date.UTC(2026, 10, 30, 9)) });
+    await again.start();
+    await again.recover(id);
+    expect(existsSync(join(ws.dir, 'src/f05.ts'))).toBe(false);
+    const cp3 = await again.checkpoint(3, { files: ['src/f05.ts'] });
+    ws.write('src/f05.ts', 'recreated');
+    const id3 = await again.keep(cp3, undefined);
+    ws.write('src/f05.ts', 'drift');
+    await again.restoreBest(id3);
+    expect(ws.read('src/f05.ts')).toBe('recreated');
   });
 });
