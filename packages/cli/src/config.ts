@@ -100,6 +100,26 @@ export const agentProposerSchema = z
 
 const relativePath = z.string().min(1);
 
+/** zod schema of the `parallel: { candidates, workers? }` block (issue 15): core's parallel candidates through `createAutoIterate`'s `parallel`. */
+export const parallelSchema = z
+  .object({
+    candidates: z.number().int().min(1).max(256).describe('K: candidates proposed and evaluated per batch, each in its own working copy; the best one that passes is kept, the others are discards (refs/loop/discarded/<n>).'),
+    concurrency: z.number().int().min(1).optional().describe('Candidates evaluated at once, at most candidates. Default candidates.'),
+    remeasureIncumbent: z.number().int().min(0).optional().describe('Re-run the incumbent this many times per batch alongside the candidates and decide against those samples (timing metrics). Default 0.'),
+    link: z.array(relativePath).default([]).describe('Paths (relative to dir) symlinked into each working copy instead of copied, e.g. node_modules or a data set; on workers, the same names must be given with loop worker --link.'),
+    workers: z
+      .object({
+        redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').describe('The Redis the workers (loop worker --redis URL) listen on, e.g. redis://10.0.0.5:6379.'),
+        queue: z.string().min(1).optional().describe('The queue name; must match loop worker --queue. Default loop-candidates.'),
+        remote: z.string().min(1).optional().describe('The git remote the workers fetch the base commit from (a path on a shared file system or ssh://host/path). Default: dir itself.'),
+      })
+      .strict()
+      .optional()
+      .describe('Evaluate candidates on a worker pool over BullMQ and Redis (docs/many-machines.md) instead of in local copies; the baseline and re-measures run on the pool too.'),
+  })
+  .strict()
+  .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] });
+
 /**
  * zod schema of a `loop` config file (preset `auto-iterate`). Fields map one to one onto
  * `createAutoIterate` options; paths are relative to `dir`, and `dir` to the config file.
@@ -151,6 +171,7 @@ export const loopConfigSchema = z
     logFile: relativePath.default('run.log').describe('The run log, relative to dir. Default run.log.'),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
     harness: harnessSandboxSchema.optional().describe('The sandbox of the run command and the checks command: { sandbox: auto | bwrap | none, writable, network }. Default unconfined.'),
+    parallel: parallelSchema.optional().describe('Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, link, workers: { redis, queue, remote } }. Default none (one candidate at a time, in place).'),
     checks: z
       .object({
         command: z.string().trim().min(1, 'checks.command must not be empty').describe('The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.'),

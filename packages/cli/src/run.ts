@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate } from '@loop/auto-iterate';
+import { basename, dirname, join, resolve } from 'node:path';
+import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
 import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
@@ -9,6 +9,7 @@ import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
+import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, type EvaluationQueue } from '@loop/workers-bullmq';
 
 /** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
 export const CLI_STATE_FILE = '.loop/cli.json';
@@ -26,7 +27,7 @@ export interface ConfiguredRun {
   readonly run: AutoIterate;
   /** The id (commit) of the last kept state seen so far (the baseline's, a keep's, or the resumed one). */
   readonly bestId: () => string | undefined;
-  /** Kills the run command in flight now: its whole process group, found and token-checked through `.loop/run.pgid`. */
+  /** Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid` (and `run.pgid.1`, ... of parallel candidates). */
   readonly killRunning: () => Promise<void>;
   /**
    * Leaves the workspace at {@link bestId} through the git rollback's `recover` (verified; a newer
@@ -86,7 +87,8 @@ export function configCodecFor(file: string): ConfigCodec {
 function createProposer(config: LoopConfig, dir: string, onWarning: (message: string) => void): Proposer {
   const p = config.proposer;
   if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed });
-  if (p.type === 'mutator') return createHyperparameterMutator({ file: join(dir, p.file), space: p.space, random: createSeededRandom(p.seed) });
+  // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
+  if (p.type === 'mutator') return createHyperparameterMutator({ config: createConfigFileAdapter({ dir, file: p.file }), space: p.space, random: createSeededRandom(p.seed) });
   return createAgentCommandProposer({
     command: p.command,
     cwd: dir,
@@ -102,6 +104,56 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (message: st
 }
 
 /**
+ * The config's `parallel:` block as `createAutoIterate`'s `parallel` (issue 15): local working
+ * copies, or with `workers`, an evaluation queue on the Redis URL with remote working copies and
+ * a remote harness for the baseline and re-measures (run id: the tag, `.` replaced by `_`).
+ * Returns the queue so the run closes it when it ends.
+ */
+function parallelOptions(config: LoopConfig, resolved: ResolvedRunConfig, dir: string, tag: string): { parallel?: AutoIterateOptions['parallel']; queue?: EvaluationQueue } {
+  const p = config.parallel;
+  if (!p) return {};
+  const base = { candidates: p.candidates, link: p.link, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}) };
+  if (!p.workers) return { parallel: base };
+  const queue = createEvaluationQueue({ redis: p.workers.redis, ...(p.workers.queue ? { queue: p.workers.queue } : {}) });
+  const common = {
+    queue,
+    runId: tag.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80),
+    ...(p.workers.remote ? { remote: p.workers.remote } : {}),
+    harness: {
+      command: resolved.runCommand,
+      logFile: config.logFile,
+      timeBudgetMs: Math.round(config.timeBudgetS * 1000),
+      killTimeoutMs: Math.round(config.killTimeoutS * 1000),
+      env: config.env,
+      fingerprintFiles: [...resolved.readOnlyFiles, ...resolved.harnessFiles],
+      ...(config.harness ? { sandbox: config.harness.sandbox, network: config.harness.network } : {}),
+    },
+  };
+  const exclude = ['.git', '.loop', resolved.resultsFile, config.logFile, ...(resolved.dimensionsFile ? [resolved.dimensionsFile] : [])];
+  return {
+    queue,
+    parallel: {
+      ...base,
+      workingCopies: createRemoteWorkingCopies({ ...common, root: dir, mutable: resolved.targetFiles, readOnly: resolved.readOnlyFiles, exclude, link: p.link }),
+      harness: createRemoteHarness({ ...common, root: dir, repository: dir, mutable: resolved.targetFiles }),
+    },
+  };
+}
+
+/** Every pid file of the run command: `.loop/run.pgid` and the slots of overlapping parallel runs (`run.pgid.1`, ...). */
+function runPidFiles(dir: string): string[] {
+  const main = join(dir, RUN_FILES.runPid);
+  const names = (() => {
+    try {
+      return readdirSync(dirname(main));
+    } catch {
+      return [];
+    }
+  })();
+  return [main, ...names.filter((n) => n.startsWith(`${basename(main)}.`) && /^\d+$/.test(n.slice(basename(main).length + 1))).map((n) => join(dirname(main), n))];
+}
+
+/**
  * Maps a loaded config onto `createAutoIterate` options and builds the run. A new run records
  * its tag in `.loop/cli.json` once the baseline is in; a resume takes the tag from the config,
  * that file, or the checked-out `auto-iterate/<tag>` branch.
@@ -113,7 +165,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   const resolved = resolveRunConfig(config);
   const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : `${defaultTag(options.now ?? Date.now())}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`);
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
-  const run = createAutoIterate({
+  const { parallel, queue } = parallelOptions(config, resolved, dir, tag);
+  const created = createAutoIterate({
     dir,
     tag,
     targetFiles: resolved.targetFiles,
@@ -149,7 +202,10 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     env: config.env,
     ...(config.checks ? { checks: config.checks } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(parallel ? { parallel } : {}),
   });
+  // With workers, the queue's Redis connections are closed when the run ends.
+  const run: AutoIterate = queue ? { ...created, run: async () => { try { return await created.run(); } finally { await queue.close(); } } } : created;
   const writes = createWriteGate();
   const { recover } = gateRollbackWrites(run.rollback, writes);
   let bestId: string | undefined;
@@ -170,7 +226,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     resolved,
     run,
     bestId: () => bestId,
-    killRunning: async () => void (await killOrphanGroup(join(dir, RUN_FILES.runPid), 0)),
+    killRunning: async () => void (await Promise.all(runPidFiles(dir).map((f) => killOrphanGroup(f, 0)))),
     recoverLastKept: async () => {
       if (bestId && recover) await recover(bestId);
     },
