@@ -75,7 +75,7 @@ describe('the runs of a folder', () => {
     expect(runs.map((r) => r.label)).toEqual(['corrupt', 'finished', 'group/interrupted', 'pass (task-1)']);
   });
 
-  it('a run is finished with its stop reason, interrupted when state.json says running but nobody holds the lock, running while the lock is held', async () => {
+  it('a run is finished with its stop reason, interrupted when state.json says running but nobody holds the lock, running while the lock is held (auto-iterate\'s and an autoresearch pass\'s)', async () => {
     const runs = await discoverRuns(root);
     const finished = await readRunView(runs[1]!);
     expect(finished).toMatchObject({ phase: 'stopped', stopReason: 'max-iterations', stopMessage: 'reached 2 iterations', best: 9, direction: 'minimize', form: 'auto-iterate' });
@@ -90,7 +90,15 @@ describe('the runs of a folder', () => {
       await lock.release();
     }
     const pass = await readRunView(runs[3]!);
-    expect(pass).toMatchObject({ form: 'autoresearch', metric: 'composite', direction: 'maximize', best: 7 });
+    expect(pass).toMatchObject({ form: 'autoresearch', metric: 'composite', direction: 'maximize', best: 7, phase: 'idle' });
+    // An autoresearch pass holds <task folder>/pass (run-pass.ts).
+    const passLock = await acquireLock({ path: runs[3]!.lock });
+    try {
+      expect(runs[3]!.lock).toBe(join(root, 'pass', '.aid', 'pipeline', 'autoresearch', 'task-1', 'pass'));
+      expect((await readRunView(runs[3]!)).phase).toBe('running');
+    } finally {
+      await passLock.release();
+    }
   });
 
   it('a malformed results.tsv is shown as the problem, naming the file, with no plot', async () => {

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
+import { RUN_FILES } from '@loop/auto-iterate';
 import { resolveResultsSource } from '../read/results-source.js';
+import { lockPath } from '../status.js';
 
 /** One run the dashboard shows: a workspace and its results.tsv. */
 export interface RunRef {
@@ -13,6 +15,10 @@ export interface RunRef {
   readonly dir: string;
   /** The run's results.tsv (absolute; it may not exist yet). */
   readonly results: string;
+  /** The lock a live run holds (core `acquireLock`'s path): auto-iterate's `.git/loop-workspace`, an autoresearch pass's `<task folder>/pass`. */
+  readonly lock: string;
+  /** The engine's `.loop/state.json` (auto-iterate), `undefined` for an autoresearch pass (its state is the pipeline's). */
+  readonly state: string | undefined;
 }
 
 /** Folders never searched for runs. */
@@ -25,14 +31,14 @@ async function runsOf(root: string, dir: string): Promise<RunRef[]> {
   const label = rel === '' ? basename(root) : rel;
   if (existsSync(join(dir, '.loop')) || existsSync(join(dir, 'results.tsv'))) {
     const source = await resolveResultsSource(dir, dir);
-    found.push({ id: relative(root, source.results).split('\\').join('/'), label, dir, results: source.results });
+    found.push({ id: relative(root, source.results).split('\\').join('/'), label, dir, results: source.results, lock: lockPath(dir), state: join(dir, RUN_FILES.state) });
   }
   // An autoresearch pass (seed 002) keeps its log under .aid/pipeline/autoresearch/<task>/.
   const aid = join(dir, '.aid', 'pipeline', 'autoresearch');
   const tasks = await readdir(aid, { withFileTypes: true }).catch(() => []);
   for (const t of tasks) {
     const results = join(aid, t.name, 'results.tsv');
-    if (t.isDirectory() && existsSync(results)) found.push({ id: relative(root, results).split('\\').join('/'), label: `${label} (${t.name})`, dir, results });
+    if (t.isDirectory() && existsSync(results)) found.push({ id: relative(root, results).split('\\').join('/'), label: `${label} (${t.name})`, dir, results, lock: join(aid, t.name, 'pass'), state: undefined });
   }
   return found;
 }

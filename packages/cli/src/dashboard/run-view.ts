@@ -8,7 +8,7 @@ import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
 import { recordedMetricName, resolveDirection } from '../report/report.js';
 import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
-import { lockPath, type RunStateFile } from '../status.js';
+import type { RunStateFile } from '../status.js';
 import type { RunRef } from './discover.js';
 
 /** The logs whose tails the dashboard shows, relative to the workspace (the harness's run.log, seed 003; the agent's and the checks' logs). */
@@ -85,20 +85,20 @@ export async function tailFile(path: string, bytes = LOG_TAIL_BYTES): Promise<st
  * lock. The server re-reads a run only when this string changes.
  */
 export async function runSignature(run: RunRef): Promise<string> {
-  const files = [run.results, join(run.dir, RUN_FILES.state), ...TAILED_LOGS.map((l) => join(run.dir, l))];
+  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l))];
   const parts = await Promise.all(files.map(async (f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
-  const locked = await isLocked(lockPath(run.dir)).catch(() => false);
+  const locked = await isLocked(run.lock).catch(() => false);
   return `${parts.join('|')}|${locked}`;
 }
 
 /**
  * Reads one run for the page: results.tsv through `loop report`'s reader ({@link parseResults}:
  * each preset's own parser), the plot spec `loop report` draws, `.loop/state.json` (stop reason,
- * status), the workspace lock and the logs' tails. A malformed results.tsv becomes `problem`.
+ * status; auto-iterate only), the run's lock ({@link RunRef.lock}) and the logs' tails. A malformed results.tsv becomes `problem`.
  */
 export async function readRunView(run: RunRef): Promise<RunView> {
-  const state = (await readJson(join(run.dir, RUN_FILES.state)).catch(() => undefined)) as RunStateFile | undefined;
-  const locked = await isLocked(lockPath(run.dir)).catch(() => false);
+  const state = run.state ? ((await readJson(run.state).catch(() => undefined)) as RunStateFile | undefined) : undefined;
+  const locked = await isLocked(run.lock).catch(() => false);
   const logs: Array<{ name: string; tail: string }> = [];
   for (const name of TAILED_LOGS) {
     const tail = await tailFile(join(run.dir, name));
