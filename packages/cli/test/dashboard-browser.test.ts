@@ -8,7 +8,7 @@
 // holds the lock ("running"), and then shows the stop reason. No request leaves 127.0.0.1.
 //
 // Skipped, with the reason, when the browser is absent (`apt-get install -y chromium`).
-// LOOP_CHROMIUM names another executable.
+// LOOP_CHROMIUM names another executable; LOOP_SCREENSHOT_DIR keeps a screenshot.
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -137,6 +137,10 @@ describe('loop dashboard in headless chromium', () => {
     const log = view.logs.find((l) => l.name === 'run.log');
     expect(log?.tail).toMatch(/score: /);
     expect(await page.locator('section.run .logs pre.log').first().textContent()).toBe(log!.tail);
+
+    // LOOP_SCREENSHOT_DIR keeps a screenshot of the finished page.
+    const shots = process.env['LOOP_SCREENSHOT_DIR'];
+    if (shots) await page.screenshot({ path: join(shots, 'dashboard.png'), fullPage: true });
 
     // Nothing but the dashboard's own origin: the page, vega from node_modules, the event stream, the diff.
     const origin = new URL(dashboard!.url).origin;

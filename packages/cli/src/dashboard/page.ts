@@ -26,7 +26,7 @@ function card(id) {
   if (c) return c;
   const root = el('section', 'run');
   root.dataset.id = id;
-  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, drawn: Promise.resolve() };
+  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, drawn: Promise.resolve(), openLogs: new Map() };
   c.diff.hidden = true;
   root.append(c.title, c.phase, c.summary, c.plot, c.table, c.diff, c.logs);
   runsEl.append(root);
@@ -79,6 +79,9 @@ function update(v) {
   c.logs.textContent = '';
   for (const l of v.logs) {
     const d = el('details');
+    // run.log starts open; each log stays as the user left it across updates.
+    d.open = c.openLogs.has(l.name) ? c.openLogs.get(l.name) : l.name === 'run.log';
+    d.ontoggle = () => c.openLogs.set(l.name, d.open);
     d.append(el('summary', '', l.name + ' (last lines)'), el('pre', 'log', l.tail));
     c.logs.append(d);
   }
