@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { changedFilesSince, discardChanges } from '@loop/rollback-git';
+import { McpToolError } from './errors.js';
 
 /** One file of the agent's edit: its bytes (base64), or `null` when the edit deleted it. */
 export interface StashedFile {
@@ -24,24 +25,37 @@ export function stashPath(dir: string): string {
 }
 
 /**
- * The paths the agent changed since HEAD (tracked edits, deletions, new untracked files; excluded
- * and ignored files do not count), without `skip` (the config file) and `.loop/`.
+ * The paths changed since HEAD (tracked edits, deletions, new untracked files; excluded and
+ * ignored files do not count, nor `.loop/`).
  */
-export async function agentChanges(dir: string, skip: readonly string[]): Promise<{ path: string; status: 'added' | 'modified' | 'deleted' }[]> {
+export async function agentChanges(dir: string): Promise<{ path: string; status: 'added' | 'modified' | 'deleted' }[]> {
   const changed = await changedFilesSince({ cwd: dir }, 'HEAD');
-  return changed.filter((f) => !skip.includes(f.path) && !f.path.startsWith('.loop/'));
+  return changed.filter((f) => !f.path.startsWith('.loop/'));
+}
+
+/** Whether `path` is one of `targets` or inside one of them (a target folder). */
+export function isUnderTargets(path: string, targets: readonly string[]): boolean {
+  return targets.some((t) => {
+    const base = t.replace(/^\.\//, '').replace(/\/+$/, '');
+    return base === '' || base === '.' || path === base || path.startsWith(`${base}/`);
+  });
 }
 
 /**
  * Moves the agent's uncommitted edit out of the tree: writes it to {@link stashPath}, then
- * restores the tree to HEAD (`@loop/rollback-git`'s `discardChanges`, plus removing the files the
- * edit added), so the loop starts from the last kept state and its proposer re-applies the edit.
+ * restores the tree to HEAD (`@loop/rollback-git`'s `discardChanges`: `git reset --hard` and
+ * `git clean -fd`), so the loop starts from the last kept state and its proposer re-applies the
+ * edit. Every changed path must be inside `targets` (seed 001: nothing outside the target scope
+ * changes), so no other uncommitted file is ever cleaned away.
  *
  * @returns the stash, or `undefined` when nothing changed.
+ * @throws {McpToolError} `OUTSIDE_TARGETS` naming the paths outside `targets` (the tree is left as it is).
  */
-export async function stashAgentEdit(dir: string, description: string, skip: readonly string[]): Promise<StashedEdit | undefined> {
-  const changes = await agentChanges(dir, skip);
+export async function stashAgentEdit(dir: string, description: string, targets: readonly string[]): Promise<StashedEdit | undefined> {
+  const changes = await agentChanges(dir);
   if (changes.length === 0) return undefined;
+  const outside = changes.filter((c) => !isUnderTargets(c.path, targets)).map((c) => c.path);
+  if (outside.length > 0) throw new McpToolError('OUTSIDE_TARGETS', `uncommitted changes outside the target files (${targets.join(', ')}): ${outside.join(', ')}; commit or remove them first (loop_evaluate evaluates edits to the targets only)`);
   const files: StashedFile[] = [];
   for (const c of changes) files.push({ path: c.path, content: c.status === 'deleted' ? null : (await readFile(join(dir, c.path))).toString('base64') });
   const edit: StashedEdit = { description, files };

@@ -52,7 +52,7 @@ export interface HostConfiguredRun {
   /** The run tag (branch `auto-iterate/<tag>`). */
   readonly tag: string;
   /** What the config implies. */
-  readonly resolved: { readonly metricName: string; readonly direction: 'lower' | 'higher'; readonly resultsFile: string };
+  readonly resolved: { readonly targetFiles: readonly string[]; readonly metricName: string; readonly direction: 'lower' | 'higher'; readonly resultsFile: string };
   /** The auto-iterate run. */
   readonly run: { readonly branch: string; readonly run: () => Promise<HostSummary> };
 }

@@ -16,9 +16,10 @@
  */
 export { createLoopMcpServer, serveLoopMcp, LOOP_MCP_TOOLS, LOOP_MCP_RESOURCES } from './server.js';
 export type { LoopMcpServerOptions } from './server.js';
-export { createLoopWorkspace, McpToolError } from './workspace.js';
+export { createLoopWorkspace } from './workspace.js';
+export { McpToolError } from './errors.js';
 export type { LoopWorkspace, LoopWorkspaceOptions, StepResult } from './workspace.js';
-export { stashAgentEdit, restoreUnappliedEdit, agentChanges, stashPath } from './edit-stash.js';
+export { stashAgentEdit, restoreUnappliedEdit, agentChanges, isUnderTargets, stashPath } from './edit-stash.js';
 export type { StashedEdit, StashedFile } from './edit-stash.js';
 export { ROW_KINDS } from './host.js';
 export type { LoopMcpHost, HostLoadedConfig, HostConfiguredRun, HostSummary, HostResultsData, HostLogEntry, HostPointKind } from './host.js';

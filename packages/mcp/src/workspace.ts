@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { relative, resolve } from 'node:path';
 import { runGit } from '@loop/rollback-git';
-import type { HostLoadedConfig, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
+import type { HostConfiguredRun, HostLoadedConfig, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
+import { McpToolError } from './errors.js';
 import { agentChanges, restoreUnappliedEdit, stashAgentEdit, stashPath } from './edit-stash.js';
 
 /** The proposer command that re-applies a stashed edit (`bin/apply-edit.mjs` of this package). */
@@ -65,17 +66,6 @@ export interface LoopWorkspace {
   readonly stop: () => boolean;
 }
 
-/** An error with a stable code, shown to the agent as `error [CODE]: message`. */
-export class McpToolError extends Error {
-  override readonly name = 'McpToolError';
-  /** `NO_EDIT`, `DIRTY_EDIT`, `BUSY` or `NO_CONFIG`. */
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
-
 const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
@@ -115,7 +105,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     const source = await host.resolveResultsSource(dir, dir);
     return existsSync(source.results) ? host.readResultsOf(source) : undefined;
   };
-  const step = async (loaded: HostLoadedConfig, proposer: HostLoadedConfig['config']['proposer'] | undefined): Promise<StepResult> => {
+  const step = async (loaded: HostLoadedConfig, proposer: HostLoadedConfig['config']['proposer'] | undefined, beforeRun: (run: HostConfiguredRun) => Promise<void>): Promise<StepResult> => {
     const before = await readRows();
     const last = before?.points.at(-1)?.iteration;
     const config = { ...loaded.config, maxIterations: last === undefined ? 1 : last + 1, ...(proposer ? { proposer } : {}) };
@@ -123,6 +113,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     inFlight = controller;
     try {
       const configured = host.prepareRun({ ...loaded, config }, { resume: last !== undefined, signal: controller.signal, onWarning: () => {} });
+      await beforeRun(configured);
       const summary = await configured.run.run();
       const after = (await readRows())?.points ?? [];
       const fresh = after.filter((p) => last === undefined || p.iteration > last);
@@ -169,18 +160,18 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       return { file: path, text: await readFile(path, 'utf8') };
     },
     evaluate: (description) => exclusive(async () => {
-      const file = configFile();
-      const loaded = await host.loadConfig(file);
-      const stash = await stashAgentEdit(dir, description, [relative(dir, file)]);
-      if (!stash) throw new McpToolError('NO_EDIT', `no uncommitted change in ${dir} to evaluate: edit the target files first`);
+      const loaded = await host.loadConfig(configFile());
       const proposer = { type: 'agent', command: `${shellQuote(process.execPath)} ${shellQuote(APPLY_EDIT)} ${shellQuote(stashPath(dir))}`, goal: 'apply the edit the coding agent made (loop_evaluate)', timeoutS: 60, sandbox: 'none', writable: [], network: false };
-      return step(loaded, proposer);
+      return step(loaded, proposer, async (configured) => {
+        const stash = await stashAgentEdit(dir, description, configured.resolved.targetFiles);
+        if (!stash) throw new McpToolError('NO_EDIT', `no uncommitted change in ${dir} to evaluate: edit the target files (${configured.resolved.targetFiles.join(', ')}) first`);
+      });
     }),
     runIteration: () => exclusive(async () => {
       const file = configFile();
-      const changes = await agentChanges(dir, [relative(dir, file)]);
-      if (changes.length > 0) throw new McpToolError('DIRTY_EDIT', `the tree holds an unevaluated edit (${changes.map((c) => c.path).join(', ')}): call loop_evaluate, or revert it, before loop_run_iteration`);
-      return step(await host.loadConfig(file), undefined);
+      const changes = await agentChanges(dir);
+      if (changes.length > 0) throw new McpToolError('DIRTY_EDIT', `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`);
+      return step(await host.loadConfig(file), undefined, async () => {});
     }),
     status: () => host.readStatus(dir),
     rows: async (kinds = []) => {

@@ -66,16 +66,16 @@ afterEach(async () => {
 });
 
 describe('loop mcp over stdio (the SDK client against the real server)', () => {
-  it('lists the tools and the two resources', async () => {
+  it("lists the tools; keeps the agent's edit that improves (a commit on the run branch, row keep) and reverts one that does not (tree restored byte for byte, row discard); the rows read back", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([...LOOP_MCP_TOOLS]);
-    const evaluate = tools.find((t) => t.name === 'loop_evaluate')!;
-    expect(evaluate.inputSchema.required).toEqual(['description']);
+    expect(tools.find((t) => t.name === 'loop_evaluate')!.inputSchema.required).toEqual(['description']);
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.uri).sort()).toEqual(Object.values(LOOP_MCP_RESOURCES).sort());
-  });
+    // Nothing to evaluate yet: refused, no row, no run branch.
+    await expect(call('loop_evaluate', { description: 'nothing' })).rejects.toThrow('[NO_EDIT]');
+    expect(await call('loop_rows')).toEqual([]);
 
-  it("keeps the agent's edit that improves (a commit on the run branch, row keep) and reverts one that does not (tree restored byte for byte, row discard); the rows read back", async () => {
     writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
     const kept = await call<{ decision: string; score: number; best: number; commit: string; baseline: { score: number } }>('loop_evaluate', { description: 'x 5 -> 2' });
     expect(kept).toMatchObject({ decision: 'keep', score: 2, best: 2, baseline: { score: 5 } });
@@ -107,11 +107,6 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
   });
 
-  it('refuses to evaluate when there is no uncommitted edit (NO_EDIT) and leaves no row', async () => {
-    await expect(call('loop_evaluate', { description: 'nothing' })).rejects.toThrow('[NO_EDIT]');
-    expect(await call('loop_rows')).toEqual([]);
-  });
-
   it('runs one iteration with the configured proposer (the mutator) and then serves status and the plot', async () => {
     const step = await call<{ evaluated: boolean; iteration: number; decision: string }>('loop_run_iteration');
     expect(step).toMatchObject({ evaluated: true, iteration: 1 });
@@ -122,5 +117,19 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(status.locked).toBe(false);
     const plot = await client.readResource({ uri: LOOP_MCP_RESOURCES.plot });
     expect(String((plot.contents[0] as { text: string }).text)).toMatch(/^<svg/);
+  });
+});
+
+describe('loop mcp: an edit the loop does not evaluate stays in the tree', () => {
+  it('puts the edit back when the stop policy fires before the iteration (targetScore reached) and reports not-evaluated', async () => {
+    writeFileSync(join(ws, 'loop.config.yaml'), `${CONFIG}targetScore: 2\n`);
+    git('commit', '-q', '-am', 'target score');
+    writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
+    expect(await call('loop_evaluate', { description: 'x 5 -> 2' })).toMatchObject({ decision: 'keep', best: 2 });
+    writeFileSync(join(ws, 'config.json'), '{"x": 1}\n');
+    const step = await call<{ evaluated: boolean; decision: string }>('loop_evaluate', { description: 'x 2 -> 1' });
+    expect(step).toMatchObject({ evaluated: false, decision: 'not-evaluated' });
+    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 1}\n');
+    expect((await call<unknown[]>('loop_rows')).length).toBe(2);
   });
 });
