@@ -12,6 +12,7 @@ import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES, LOOP_CONFIG_KIND } fr
 import { addCollieCommands } from './collie/command.js';
 import { addDashboardCommand } from './dashboard/command.js';
 import { addReadCommands } from './read/commands.js';
+import { addWorkerCommand } from './worker-command.js';
 import { isUsageError, UsageError } from './usage-error.js';
 import { addRunFlags, applyRunFlags, flagOverrides } from './run-flags.js';
 import { detectPreset } from './presets/detect.js';
@@ -189,7 +190,10 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       const dir = isFile ? (await loadConfig(path)).dir : path;
       const { formatStatus, readStatus } = await import('./status.js');
       const status = await readStatus(dir);
-      io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+      const { formatWorkersStatus, readWorkersStatus } = await import('./worker-command.js');
+      const workers = await readWorkersStatus(isFile ? path : undefined, dir); // parallel.workers: the workers seen (issue 15)
+      io.stdout.write(`${opts.json ? JSON.stringify(workers ? { ...status, workers } : status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+      if (workers && !opts.json) io.stdout.write(`${formatWorkersStatus(workers)}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 
@@ -206,6 +210,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   addReadCommands(program, io, setCode);
   addCollieCommands(program, io, setCode);
   addDashboardCommand(program, io, setCode);
+  addWorkerCommand(program, io, setCode);
   return program;
 }
 
