@@ -107,7 +107,14 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
   });
 
-  it('runs one iteration with the configured proposer (the mutator) and then serves status and the plot', async () => {
+  it('reads and writes the config (loop_setup), runs one iteration with the configured proposer (the mutator), then serves status and the plot', async () => {
+    expect(await call('loop_setup')).toEqual({ file: join(ws, 'loop.config.yaml'), text: CONFIG });
+    await expect(call('loop_setup', { write: true, file: 'bad.yaml', text: 'maxIterations: -1\n' })).rejects.toThrow(/CONFIG_INVALID[\s\S]*maxIterations/);
+    await expect(call('loop_setup', { write: true })).rejects.toThrow('already exists');
+    const starter = await call<{ file: string; text: string }>('loop_setup', { write: true, file: 'other.yaml' });
+    expect(starter.file).toBe(join(ws, 'other.yaml'));
+    expect(starter.text).toContain('targetFiles:');
+    rmSync(starter.file);
     const step = await call<{ evaluated: boolean; iteration: number; decision: string }>('loop_run_iteration');
     expect(step).toMatchObject({ evaluated: true, iteration: 1 });
     expect(['keep', 'discard']).toContain(step.decision);
