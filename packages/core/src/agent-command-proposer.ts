@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
-import { killOrphanGroup } from './internal/orphan-group.js';
+import { claimPidFileSlot } from './internal/pid-file-slots.js';
 import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
@@ -47,7 +47,8 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
   /**
    * Absolute path of a pid file recording the running agent (see core `runInGroup`); a call that
    * finds it from a SIGKILLed controller first ends that agent's processes, `setsid` daemons
-   * included. @default none
+   * included. Overlapping calls (parallel candidates) each take their own slot file (`pidFile`,
+   * `pidFile.1`, ...) and never end a live sibling's agent. @default none
    */
   pidFile?: string;
 }
@@ -144,7 +145,9 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
     const spec = sandbox(context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd]);
-    if (o.pidFile) await killOrphanGroup(o.pidFile, 5000);
+    // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
+    // sweep never ends a live sibling's call (issue 15).
+    const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, 5000) : undefined;
     const result = await runInGroupToLog({
       logPath,
       command: o.command,
@@ -154,9 +157,9 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       killTimeoutMs: o.timeoutMs,
       graceMs: 5000,
       signal: context.signal,
-      ...(o.pidFile ? { pidFile: o.pidFile } : {}),
+      ...(slot ? { pidFile: slot.path } : {}),
       ...(spec ? { sandbox: spec } : {}),
-    });
+    }).finally(() => slot?.release());
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
