@@ -2,10 +2,10 @@
 // src/main.ts under tsx, as `pnpm loop` runs it) on a real temporary git workspace whose harness
 // is instant (node eval.mjs prints `score: <x>` from config.json; lower is better).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -31,9 +31,30 @@ proposer:
   space:
     x: { min: 0, max: 10 }
 `;
-const EVAL = `import { readFileSync } from 'node:fs';
-console.log('score: ' + JSON.parse(readFileSync('config.json', 'utf8')).x);
+// A config with "slow": true makes the run announce itself in $MARK and never end on its own.
+const EVAL = `import { readFileSync, writeFileSync } from 'node:fs';
+const config = JSON.parse(readFileSync('config.json', 'utf8'));
+if (config.slow) {
+  writeFileSync(process.env.MARK, 'started');
+  setInterval(() => {}, 1000);
+} else console.log('score: ' + config.x);
 `;
+
+/** Resolves once `path` exists (fs.watch on its folder, no polling). */
+function fileAppears(path: string): Promise<void> {
+  return new Promise((resolve) => {
+    const watcher = watch(dirname(path), () => {
+      if (existsSync(path)) {
+        watcher.close();
+        resolve();
+      }
+    });
+    if (existsSync(path)) {
+      watcher.close();
+      resolve();
+    }
+  });
+}
 
 let ws: string;
 let client: Client;
@@ -138,5 +159,24 @@ describe('loop mcp: an edit the loop does not evaluate stays in the tree', () =>
     expect(step).toMatchObject({ evaluated: false, decision: 'not-evaluated' });
     expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 1}\n');
     expect((await call<unknown[]>('loop_rows')).length).toBe(2);
+  });
+});
+
+describe('loop mcp: loop_stop', () => {
+  it('aborts the evaluation in flight: its run is ended, the tree is back at the last kept state, and no keep is recorded', async () => {
+    const mark = `${ws}-started`;
+    writeFileSync(join(ws, 'loop.config.yaml'), `${CONFIG}env: { MARK: ${JSON.stringify(mark)} }\n`);
+    git('commit', '-q', '-am', 'marker env');
+    writeFileSync(join(ws, 'config.json'), '{"x": 1, "slow": true}\n');
+    const pending = call('loop_evaluate', { description: 'never finishes' }).then((r) => ({ r }), (e: Error) => ({ e }));
+    await fileAppears(mark);
+    expect(await call('loop_stop')).toEqual({ stopped: true });
+    const out = await pending;
+    expect(out).toMatchObject({ r: { evaluated: false, decision: 'not-evaluated', best: 5, stop: { reason: 'aborted' } } });
+    expect((await call<{ status: string }[]>('loop_rows')).map((r) => r.status)).toEqual(['keep']); // the baseline only
+    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 5}\n');
+    expect(git('status', '--porcelain')).toBe('');
+    expect(await call('loop_stop')).toEqual({ stopped: false });
+    rmSync(mark, { force: true });
   });
 });
