@@ -17,7 +17,7 @@ export interface DemoOptions {
   steps?: number;
   /**
    * With `steps: 0`, the training time per run in seconds; with steps, it only sets the wall-clock
-   * kill (`6 x budgetS + 60` s; a run past it is a crash). On resume, the run's own budget. @default 20
+   * kill (`15 x budgetS + 60` s; a run past it is a crash). On resume, the run's own budget. @default 20
    */
   budgetS?: number;
   /** Seed of the proposer; on resume, the run's own seed. @default 1 */
@@ -119,7 +119,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     metricName: 'val_bpc',
     direction: 'lower',
     timeBudgetS: budgetS,
-    killTimeoutS: steps > 0 ? budgetS * 6 + 60 : budgetS * 2 + 60,
+    killTimeoutS: steps > 0 ? budgetS * 15 + 60 : budgetS * 2 + 60,
     ...(steps > 0 ? { env: { LOOP_STEP_BUDGET: String(steps) } } : {}),
     maxIterations: iterations,
     proposer,
@@ -130,7 +130,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  const each = steps > 0 ? `${steps} training steps (killed after ${budgetS * 6 + 60} s)` : `${budgetS} s`;
+  const each = steps > 0 ? `${steps} training steps (killed after ${budgetS * 15 + 60} s)` : `${budgetS} s`;
   print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
   const progress = createProgress({ iterations, now: () => systemClock.now() });
   print(`training the baseline (${each})...`);
