@@ -108,7 +108,8 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
   const step = async (loaded: HostLoadedConfig, proposer: HostLoadedConfig['config']['proposer'] | undefined, beforeRun: (run: HostConfiguredRun) => Promise<void>): Promise<StepResult> => {
     const before = await readRows();
     const last = before?.points.at(-1)?.iteration;
-    const config = { ...loaded.config, maxIterations: last === undefined ? 1 : last + 1, ...(proposer ? { proposer } : {}) };
+    // The agent's edit is evaluated as it is: no crash-repair calls (the agent repairs it itself, with the crash row in front of it).
+    const config = { ...loaded.config, maxIterations: last === undefined ? 1 : last + 1, ...(proposer ? { proposer, maxRepairAttempts: 0 } : {}) };
     const controller = new AbortController();
     inFlight = controller;
     try {

@@ -112,11 +112,18 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(git('status', '--porcelain')).toBe('');
     expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
 
+    // An edit that breaks the harness is a crash row, reverted the same way (no repair calls).
+    writeFileSync(join(ws, 'config.json'), '{"x": ');
+    expect(await call('loop_evaluate', { description: 'broken json' })).toMatchObject({ decision: 'crash', score: null, best: 2 });
+    expect(readFileSync(join(ws, 'config.json')).equals(keptBytes)).toBe(true);
+    expect(git('status', '--porcelain')).toBe('');
+
     const rows = await call<{ iteration: number; status: string; kind: string; score: number; description: string }[]>('loop_rows');
     expect(rows.map((r) => [r.iteration, r.kind, r.status, r.score, r.description])).toEqual([
       [0, 'baseline', 'keep', 5, 'baseline'],
       [1, 'keep', 'keep', 2, 'x 5 -> 2'],
       [2, 'discard', 'discard', 7, 'x 2 -> 7'],
+      [3, 'crash', 'crash', null, 'broken json (crash: exited with code 1)'],
     ]);
     expect((await call<unknown[]>('loop_rows', { status: ['discard'] })).length).toBe(1);
 
