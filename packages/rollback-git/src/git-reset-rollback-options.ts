@@ -68,6 +68,19 @@ export interface GitResetRollbackOptions {
    * @default 'auto-iterate: '
    */
   readonly messagePrefix?: string;
+  /**
+   * Reuse a whole-tree scan for the next step instead of walking the tree again (issue 13): the
+   * changes `changedPaths()` found are what the next `commit` commits (each file read from disk
+   * at the commit), and after a `revert` the next `changedPaths()` reports the clean tree the
+   * revert left (what the revert's own scan and reset established). Only for a caller that
+   * writes nothing to the working tree between `changedPaths()` and `commit`, and calls
+   * `changedPaths()` right after `checkpoint` following a revert, as the engine's
+   * inspect-propose-inspect-commit step does (auto-iterate without `parallel`). A change made in
+   * those gaps by something else is not lost: the next scan (the revert's, or the after-edit
+   * inspection) sees it, and a revert saves it in its rescue commit.
+   * @default false
+   */
+  readonly reuseScans?: boolean;
 }
 
 const FORBIDDEN_IN_REF = /[\x00-\x20\x7f~^:?*[\\]/;
@@ -135,6 +148,7 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
     )
     .default(() => systemClock),
   messagePrefix: z.string().default('auto-iterate: '),
+  reuseScans: z.boolean().default(false),
 });
 
 /** {@link GitResetRollbackOptions} after validation, with every default applied. */

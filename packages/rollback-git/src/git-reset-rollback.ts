@@ -4,16 +4,15 @@ import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './g
 import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
-import { foreignCode, listFiles, rollbackError, toLoopError } from './internal/errors.js';
-import { ensureExcludes } from './internal/excludes.js';
+import { rollbackError, toLoopError } from './internal/errors.js';
 import { gitArgs, openRepo } from './internal/repo.js';
-import { expandCommitId, headOfRepositoryRoot, refExists } from './internal/repo-checks.js';
+import { expandCommitId } from './internal/repo-checks.js';
+import { assertClean, startRun } from './internal/start-run.js';
 import { resetBranch } from './internal/reset-branch.js';
-import { repairOnResume } from './internal/resume-repair.js';
 import { writeIndexFromCommit } from './internal/index-write.js';
-import { lstatOrUndefined } from './internal/fs-ops.js';
 import { createSerial } from './internal/serial.js';
-import { exactExcludePattern, scanWorktree, untrackedPaths } from './internal/worktree-scan.js';
+import { createScanHandOff } from './internal/scan-hand-off.js';
+import { scanWorktree } from './internal/worktree-scan.js';
 import { shortId } from './short-id.js';
 
 import type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
@@ -43,6 +42,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let branchPending = false;
   /** ...and the index torn with it: recover rebuilds it from the kept commit. */
   let indexPending = false;
+  /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
+  const handOff = createScanHandOff(opts.reuseScans);
 
   const args = () => gitArgs(repo);
 
@@ -59,55 +60,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     }
   };
 
-  const assertClean = async (headOid: string): Promise<void> => {
-    const files = (await scanWorktree(repo, headOid, bases)).map((change) => change.path);
-    if (files.length === 0) return;
-    throw rollbackError(
-      'DIRTY_WORKTREE',
-      `working tree has uncommitted changes in ${listFiles(files)}; commit or stash them, or pass allowDirty: true`,
-      { details: { files } },
-    );
-  };
-
+  /** Starts; the report's `repairs` cover every repair so far (start's, then recover's). */
   const doStart = async (): Promise<GitStartReport> => {
-    if (opts.resume && (await lstatOrUndefined(repo, '.git'))?.isDirectory()) {
-      const repair = await repairOnResume(repo, branchRef, opts.clock.now());
-      repairs.push(...repair.repairs);
-      branchPending = repair.branchPending;
-      indexPending = repair.indexPending;
-      if (branchPending) {
-        const excludesAdded = await ensureExcludes(repo, opts.excludes);
-        return { branch, created: false, previousBranch: branchRef, headId: '', excludesAdded, repairs: [...repairs] };
-      }
-    }
-    const headOid = await headOfRepositoryRoot(repo);
-    // allowDirty: the user's untracked files are excluded (.git/info/exclude), so no candidate
-    // commit takes them and no revert deletes them; tracked changes still join the first candidate.
-    const userFiles = opts.allowDirty ? await untrackedPaths(repo, headOid, bases) : [];
-    const excludesAdded = await ensureExcludes(repo, [...opts.excludes, ...userFiles.map(exactExcludePattern)]);
-    const headRef = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
-    const previousBranch = headRef.startsWith('refs/heads/') ? headRef : undefined;
-
-    if (await refExists(repo, branchRef)) {
-      if (!opts.resume) {
-        throw rollbackError(
-          'BRANCH_EXISTS',
-          `run branch ${branch} already exists; pass resume: true to continue that run (loop resume from the CLI), choose another branch (tag), or delete it with git branch -D ${branch}`,
-          { details: { branch } },
-        );
-      }
-      if (previousBranch !== branchRef) {
-        if (!opts.allowDirty) await assertClean(headOid);
-        await git.checkout({ ...args(), ref: branchRef });
-      }
-      const tip = await git.resolveRef({ ...args(), ref: branchRef });
-      return { branch, created: false, previousBranch, headId: tip, excludesAdded, repairs: [...repairs] };
-    }
-
-    if (!opts.allowDirty) await assertClean(headOid);
-    await git.writeRef({ ...args(), ref: branchRef, value: headOid });
-    await git.writeRef({ ...args(), ref: 'HEAD', value: branchRef, symbolic: true, force: true });
-    return { branch, created: true, previousBranch, headId: headOid, excludesAdded, repairs: [...repairs] };
+    const run = await startRun(repo, opts, branchRef);
+    repairs.push(...run.report.repairs);
+    branchPending = run.branchPending;
+    indexPending = run.indexPending;
+    return { ...run.report, repairs: [...repairs] };
   };
 
   const ensureStarted = (): Promise<GitStartReport> => {
@@ -164,12 +123,15 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     targetOid: string,
     save: string | undefined,
   ): Promise<{ ref: string | undefined; rescued: readonly string[] }> => {
+    handOff.drop();
     const changes = await scanWorktree(repo, tip, bases);
     const rescue = await rescueWorktree(repo, tip, changes, signature(), `${operation} of ${branch} from ${shortId(tip)} to ${shortId(targetOid)}`);
     const keep = rescue?.oid ?? save;
     const ref = keep === undefined ? undefined : await saveDiscarded(repo, name, keep);
     const report = await resetBranch(repo, branchRef, targetOid, bases, { fromOid: tip, changes });
     lastRestore = { ...report, operation };
+    // Every change the scan found was reset (and verified) or saved: the tree is the target's.
+    if (operation === 'revert') handOff.reverted(targetOid);
     return { ref, rescued: rescue?.paths ?? [] };
   };
 
@@ -186,6 +148,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         const report = started === undefined ? undefined : await started.catch(() => undefined);
         const previous = report?.previousBranch;
         if (report === undefined || !report.created || previous === undefined) return false;
+        handOff.drop();
         return guard('RESTORE_FAILED', 'abandon', inspect, async () => {
           const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
           if (head !== branchRef || (await tipOf()) !== report.headId) return false;
@@ -200,6 +163,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       serial(() =>
         guard('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
           await ready();
+          handOff.checkpointed();
           return { iteration, id: await tipOf() };
         }),
       ),
@@ -211,6 +175,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           return commitCandidate(repo, {
             branchRef,
             bases,
+            known: handOff.forCommit(await tipOf()),
             parent: checkpoint.id,
             message: `${opts.messagePrefix}${info.description.replace(/\n+$/, '')}\n`,
             signature: signature(),
@@ -221,6 +186,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     keep: (checkpoint, candidateId) =>
       serial(() =>
         guard('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
+          handOff.drop();
           await ready();
           const tip = await tipOf();
           if (candidateId === undefined) return tip;
@@ -258,6 +224,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     recover: (keptId) =>
       serial(() =>
         guard('RESUME_MISMATCH', `recover(${keptId})`, inspect, async () => {
+          handOff.drop();
           await ensureStarted();
           const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
           if (branchPending) {
@@ -266,7 +233,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
             if (head !== branchRef) {
               // HEAD was on another branch (checked out by hand): take the run branch back as start does.
-              if (!opts.allowDirty) await assertClean(await git.resolveRef({ ...args(), ref: 'HEAD' }));
+              if (!opts.allowDirty) await assertClean(repo, await git.resolveRef({ ...args(), ref: 'HEAD' }), bases);
               await git.checkout({ ...args(), ref: branchRef });
             }
             repairs.push(`run branch ${branch} restored to ${shortId(kept)} from the last keep`);
@@ -312,7 +279,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       serial(() =>
         guard('NOT_A_REPOSITORY', 'changedPaths', inspect, async () => {
           await ready();
-          return (await scanWorktree(repo, await tipOf(), bases)).map((change) => change.path).sort();
+          const tip = await tipOf();
+          const changes = handOff.forChangedPaths(tip) ?? (await scanWorktree(repo, tip, bases));
+          handOff.scanned(tip, changes);
+          return changes.map((change) => change.path).sort();
         }),
       ),
   };

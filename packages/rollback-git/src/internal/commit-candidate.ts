@@ -5,7 +5,7 @@ import { storeWorktreeBlob } from './fs-ops.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import { gitArgs, type Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
-import { scanWorktree } from './worktree-scan.js';
+import { scanWorktree, type WorktreeChange } from './worktree-scan.js';
 
 /** Author and committer of a candidate commit. */
 export interface Signature {
@@ -29,12 +29,18 @@ export interface CandidateCommit {
   readonly message: string;
   /** Author and committer. */
   readonly signature: Signature;
+  /**
+   * The changes against the branch tip already found by a scan of this working tree (the
+   * `changedPaths()` the surface check just made): committed as they are now on disk, without
+   * scanning again. `undefined`: scan.
+   */
+  readonly known?: readonly WorktreeChange[] | undefined;
 }
 
 /**
- * Commits the working tree's changes against the branch tip (within `bases`) as a child of
- * `parent`: writes the changed blobs, builds only the trees on the way to them, writes the commit,
- * stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
+ * Commits the working tree's changes against the branch tip (within `bases`; or the `known`
+ * changes, each read from disk now) as a child of `parent`: writes the changed blobs, builds only
+ * the trees on the way to them, writes the commit, stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
  * repair attempt the tip is the previous candidate, so its changes are carried over and the new
  * commit replaces it.
  *
@@ -43,7 +49,7 @@ export interface CandidateCommit {
 export async function commitCandidate(repo: Repo, candidate: CandidateCommit): Promise<string> {
   const args = gitArgs(repo);
   const tip = await git.resolveRef({ ...args, ref: candidate.branchRef });
-  const changes = await scanWorktree(repo, tip, candidate.bases);
+  const changes = candidate.known ?? (await scanWorktree(repo, tip, candidate.bases));
   const updates: FileUpdate[] = [];
   const toAdd: StagedFile[] = [];
   const toRemove: string[] = [];

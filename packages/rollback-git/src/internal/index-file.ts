@@ -32,20 +32,37 @@ export interface IndexSnapshot {
 /**
  * Reads `.git/index` (versions 2 and 3, the ones isomorphic-git reads and writes). Returns
  * `undefined` when there is no index (a fresh repository) or it is in a format this reader does
- * not know (version 4): the caller then falls back to an isomorphic-git walk.
+ * not know (version 4): the caller then falls back to an isomorphic-git walk. An index file whose
+ * inode, size, mtime and ctime are those of the last one parsed is not read again (the snapshot
+ * is shared: callers must not change it).
  */
 export async function readIndexFile(repo: Repo): Promise<IndexSnapshot | undefined> {
   const path = `${repo.gitdir}/index`;
   let raw: Uint8Array | string;
   let fileMtimeMs: number;
+  let key: string;
   try {
     const stats = await repo.fs.promises.lstat(path);
     fileMtimeMs = Number(stats.mtimeMs);
+    // Every write of the index renames index.lock over it (a new inode), so an unchanged
+    // (inode, size, mtime, ctime) is the very file parsed last time.
+    key = `${Number(stats.ino)}:${Number(stats.size)}:${fileMtimeMs}:${Number(stats.ctimeMs)}`;
+    if (parsed.get(repo)?.key === key) return parsed.get(repo)!.snapshot;
     raw = await repo.fs.promises.readFile(path);
   } catch (error) {
     if (foreignCode(error) === 'ENOENT') return { entries: new Map(), unmerged: new Set(), fileMtimeMs: 0 };
     throw error;
   }
+  const snapshot = parseIndex(raw, fileMtimeMs);
+  if (snapshot !== undefined) parsed.set(repo, { key, snapshot });
+  return snapshot;
+}
+
+/** The last index parsed per repository, by the index file's (inode, size, mtime, ctime). */
+const parsed = new WeakMap<Repo, { key: string; snapshot: IndexSnapshot }>();
+
+/** Parses index bytes (versions 2 and 3); `undefined` for another format. */
+function parseIndex(raw: Uint8Array | string, fileMtimeMs: number): IndexSnapshot | undefined {
   if (typeof raw === 'string') return undefined;
   const bytes = raw;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

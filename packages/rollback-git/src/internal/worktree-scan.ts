@@ -7,6 +7,8 @@ import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
+import { headBlobs } from './head-blobs.js';
+import { isIgnored, walkWorktree } from './worktree-walk.js';
 import { blobOf, collectBlobs, normalizeMode, readTreeEntries, treeOfCommit, type BlobEntry } from './tree-diff.js';
 
 /** A working-tree file: its mode, and its oid when it was worth computing. */
@@ -38,8 +40,6 @@ function same(a: { oid: string | undefined; mode: number } | undefined, b: { oid
   return a.oid !== undefined && a.oid === b.oid && a.mode === b.mode;
 }
 
-const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
-  git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path });
 
 /**
  * Whole-tree scan through isomorphic-git: a walk of the commit, the working tree and the index
@@ -88,46 +88,40 @@ function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number):
 }
 
 /**
- * Whole-tree scan, the way `git status` does it: read the index, `lstat` every working-tree file
- * and hash only those whose size, inode or times (within a microsecond) differ from the index,
- * then compare with the commit's trees. Untracked files count unless ignored (`.gitignore`,
- * `.git/info/exclude`); ignored directories are not entered. Index entries whose stats went stale
- * while the content stayed the same are refreshed (one `add` call), so the next scan trusts them.
- * Cost grows with the repository (one `lstat` per file), but hashing only with what changed.
+ * Whole-tree scan, the way `git status` does it: read the index (not again while the file is
+ * unchanged), walk the working tree with `readdir` + `lstat` only, and hash only the files whose
+ * size, inode or times (within a microsecond) differ from their index entry, or whose mtime is not
+ * before the index file's (racy git); then compare with the commit's blobs (kept per commit).
+ * Untracked files count unless ignored (`.gitignore`, `.git/info/exclude`); ignored directories
+ * are not entered. Index entries whose stats went stale while the content stayed the same are
+ * refreshed (one index write), so the next scan trusts them. Cost: one `lstat` per file, and
+ * hashing only with what changed.
  */
 async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
-  const head = new Map<string, BlobEntry>();
-  await collectBlobs(repo, await treeOfCommit(repo, headOid), '', head);
-  const gitlinks = new Set([...index.entries.values()].filter((e) => e.mode === MODE_GITLINK).map((e) => e.path));
+  const head = await headBlobs(repo, headOid);
+  const gitlinks = new Set<string>();
+  for (const e of index.entries.values()) if (e.mode === MODE_GITLINK) gitlinks.add(e.path);
   const tracked = new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]);
+  const work = await walkWorktree(repo, { tracked, gitlinks });
 
-  const work = new Map<string, GitFsStats>();
-  const visit = async (dir: string): Promise<void> => {
-    const names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
-    await Promise.all(
-      names.map(async (raw) => {
-        const name = String(raw);
-        if (name === '.git') return;
-        const path = dir === '.' ? name : `${dir}/${name}`;
-        const stats = await lstatOrUndefined(repo, path);
-        if (stats === undefined || gitlinks.has(path)) return;
-        if (stats.isDirectory()) {
-          if (!tracked.worthWalking(path) && (await isIgnored(repo, path))) return;
-          await visit(path);
-        } else if (gitMode(stats) !== undefined) {
-          if (!tracked.has(path) && (await isIgnored(repo, path))) return;
-          work.set(path, stats);
-        }
-      }),
-    );
-  };
-  await visit('.');
-
-  const paths = [...new Set([...head.keys(), ...index.entries.keys(), ...index.unmerged, ...work.keys()])].sort();
   const changes: WorktreeChange[] = [];
-  const stale: StagedFile[] = [];
-  await inChunks(paths, async (path) => {
+  const suspects: string[] = [];
+  const consider = (path: string): void => {
     if (gitlinks.has(path)) return;
+    const inHead = head.get(path);
+    const entry = index.entries.get(path);
+    const stats = work.get(path);
+    // The common case, decided without a promise: commit, index and stat cache agree.
+    if (entry !== undefined && stats !== undefined && inHead !== undefined && !index.unmerged.has(path) && entry.mode === gitMode(stats) && statsMatch(entry, stats, index.fileMtimeMs) && same(inHead, entry)) return;
+    suspects.push(path);
+  };
+  for (const path of head.keys()) consider(path);
+  for (const path of index.entries.keys()) if (!head.has(path)) consider(path);
+  for (const path of index.unmerged) if (!head.has(path) && !index.entries.has(path)) consider(path);
+  for (const path of work.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
+
+  const stale: StagedFile[] = [];
+  await inChunks(suspects, async (path) => {
     const inHead = head.get(path);
     const entry = index.entries.get(path);
     const stage = entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode };
