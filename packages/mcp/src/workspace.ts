@@ -22,7 +22,7 @@ export interface StepResult {
   readonly score: number | null;
   /** Its commit, 40 hex (a kept one is on the run branch, a discarded one under `refs/loop/discarded/<n>`); `''` when none. */
   readonly commit: string;
-  /** The best score after the step, and its commit. */
+  /** The best score after the step. */
   readonly best: number;
   /** The best state's commit. */
   readonly bestId: string;
@@ -48,7 +48,7 @@ export interface LoopWorkspace {
   readonly readConfig: () => Promise<{ file: string; text: string } | undefined>;
   /** Writes `text` (validated first) or the auto-iterate starter config to `file` (default loop.config.yaml). @throws when it exists and not `force`. */
   readonly writeConfig: (options: { file?: string; text?: string; force?: boolean }) => Promise<{ file: string; text: string }>;
-  /** Evaluates the agent's uncommitted edit: kept (committed) if better, else reverted (tree restored); one row appended. @throws `NO_EDIT` when nothing changed. */
+  /** Evaluates the agent's uncommitted edit: kept (committed) if better, else reverted (tree restored); one row appended. @throws `NO_EDIT` when nothing changed, `OUTSIDE_TARGETS` for a change outside the targets (nothing touched). */
   readonly evaluate: (description: string) => Promise<StepResult>;
   /** Runs one iteration with the configured proposer. @throws `DIRTY_EDIT` when the tree holds an unevaluated edit. */
   readonly runIteration: () => Promise<StepResult>;
@@ -83,11 +83,16 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
   const { host } = options;
   let inFlight: AbortController | undefined;
   let busy = false;
-  /** One step at a time: a second call while one runs is refused with `BUSY`. */
+  /**
+   * One step at a time: a second call while one runs is refused with `BUSY`. A stash left by a
+   * server killed before its proposer ran holds the only copy of the agent's edit: it goes back
+   * into the tree first.
+   */
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (busy) throw new McpToolError('BUSY', 'a loop step is already running in this workspace');
     busy = true;
     try {
+      await restoreUnappliedEdit(dir);
       return await fn();
     } finally {
       busy = false;

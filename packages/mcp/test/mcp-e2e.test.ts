@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOOP_MCP_RESOURCES, LOOP_MCP_TOOLS } from '../src/index.js';
+import { LOOP_MCP_RESOURCES, LOOP_MCP_TOOLS, stashAgentEdit } from '../src/index.js';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const CLI_MAIN = fileURLToPath(new URL('../../cli/src/main.ts', import.meta.url));
@@ -166,6 +166,14 @@ describe('loop mcp: an edit the loop does not evaluate stays in the tree', () =>
     expect(step).toMatchObject({ evaluated: false, decision: 'not-evaluated' });
     expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 1}\n');
     expect((await call<unknown[]>('loop_rows')).length).toBe(2);
+
+    // A server killed between stashing and its proposer leaves the only copy of the edit in the
+    // stash: the next step puts it back into the tree first (here loop_run_iteration then refuses it).
+    writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
+    await stashAgentEdit(ws, 'killed server', ['config.json']);
+    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 2}\n');
+    await expect(call('loop_run_iteration')).rejects.toThrow('[DIRTY_EDIT]');
+    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 0}\n');
   });
 });
 
