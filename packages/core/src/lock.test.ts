@@ -20,11 +20,23 @@ function tempDir(): string {
   return dir;
 }
 
-/** Starts `sh` that backgrounds `true` and then execs `sleep`, so `true` exits as a zombie nobody reaps. */
+/**
+ * Makes a zombie nobody reaps: `sh` backgrounds `head`, which waits on fd 3, then execs `sleep`
+ * (which never calls wait). Once `sh` has become `sleep`, closing fd 3 ends `head`: a zombie.
+ */
 async function zombiePid(): Promise<number> {
-  const child = spawn('sh', ['-c', 'true & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
   children.push(child);
   const pid = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+  const comm = () => {
+    try {
+      return readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  };
+  while (comm() !== 'sleep') await new Promise((resolve) => setImmediate(resolve));
+  (child.stdio[3] as NodeJS.WritableStream).end();
   while (processState(pid) !== 'zombie') await new Promise((resolve) => setImmediate(resolve));
   return pid;
 }
