@@ -104,6 +104,10 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     allowDirty: o.allowDirty,
     clock,
     messagePrefix: 'auto-iterate: ',
+    // The engine's inspect-propose-inspect-commit step: the surface check's scan is the commit's,
+    // and a revert's clean tree the next inspection's (issue 13). Parallel copies adopt files into
+    // the workspace between a checkpoint and the commit, so they scan each time.
+    reuseScans: o.parallel === undefined,
     excludes: [o.resultsFile, o.logFile, '.loop/', 'node_modules', ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
   });
   const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
