@@ -193,6 +193,10 @@ export const loopConfigSchema = z
       if (builtIn && c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `target type ${c.target?.type} brings its own evaluator; remove ${field}` });
     }
   })
+  .refine((c) => !(c.parallel?.workers && c.metricFile !== undefined), {
+    message: 'metricFile is written on the worker and not shipped back to the coordinator; with parallel.workers the metric must come from the run log (remove metricFile)',
+    path: ['parallel', 'workers'],
+  })
   .superRefine((c, ctx) => {
     if (c.proposer.type === 'agent' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file)) return;
     ctx.addIssue({ code: 'custom', message: `the ${c.proposer.type} file must be one of targetFiles`, path: ['proposer', 'file'] });

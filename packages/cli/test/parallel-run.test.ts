@@ -72,6 +72,19 @@ describe('loop run with parallel: (issue 15)', () => {
     expect(git('status', '--porcelain')).toBe('');
   });
 
+  it('parallel.workers with metricFile is CONFIG_INVALID naming parallel.workers (the metric file would stay on the worker)', async () => {
+    await setup({ candidates: 2, workers: { redis: 'redis://127.0.0.1:1' } });
+    const file = join(ws, 'loop.config.yaml');
+    const doc = parseDocument(readFileSync(file, 'utf8'));
+    doc.setIn(['metricFile'], '.loop/metric.txt');
+    writeFileSync(file, doc.toString());
+    const run = await loop('run');
+    expect(run.code).not.toBe(0);
+    expect(run.err).toContain('CONFIG_INVALID');
+    expect(run.err).toContain('parallel.workers');
+    expect(run.err).toContain('metricFile is written on the worker');
+  });
+
   const missing = redisMissing();
   it.skipIf(missing !== undefined)(`parallel: { candidates: 2, workers: { redis, queue } } sends every evaluation (baseline included) to a worker pool on a real redis-server${missing ? ` (skipped: ${missing})` : ''}`, async () => {
     const redis = await startRedis();
