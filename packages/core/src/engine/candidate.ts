@@ -174,7 +174,7 @@ export async function runCandidate(
       };
       const fresh = incumbent ? await incumbent : undefined;
       const useFresh = fresh !== undefined && fresh.samples.length > 0;
-      const decision = await e.keepPolicy.decide({
+      const proposed = await e.keepPolicy.decide({
         candidate: result.value,
         incumbent: useFresh ? summarizeSamples(fresh.samples).mean : m.best,
         direction: e.direction,
@@ -187,6 +187,8 @@ export async function runCandidate(
         sample,
         seedOnly: o.seedOnly,
       });
+      // A seed-only change is never kept, whatever the policy (issue 17).
+      const decision = o.seedOnly && proposed.keep ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` } : proposed;
       if (e.signal.aborted) return { ...o, aborted: true };
       o.decision = decision;
       o.score = o.samples.length > 1 ? summarizeSamples(o.samples).mean : result.value;

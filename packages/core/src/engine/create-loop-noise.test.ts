@@ -11,7 +11,7 @@ import { createSeededRandom } from '../random.js';
 import { createValueScorer } from '../regex-scorer.js';
 import { createMemoryResultsLog } from '../results-log.js';
 import { createLoop } from './create-loop.js';
-import { createJsonSeedOnlyDetector, isSeedOnlyJsonChange } from '../seed-only.js';
+import { createJsonSeedOnlyDetector, createMemorySeedOnlyDetector, isSeedOnlyJsonChange } from '../seed-only.js';
 import { maxIterations } from '../stop-policy.js';
 import type { RandomSource } from '../types.js';
 
@@ -157,6 +157,26 @@ describe('createLoop: noise support', () => {
     expect(results.rows[1]).toMatchObject({ status: 'reverted', description: 'seed 1 -> 2 (seed-only change)' });
     expect(events[0]).toMatchObject({ type: 'reverted', seedOnly: true });
     expect(harness.runs).toEqual([0, 1]);
+  });
+
+  it('a seed-only change is never kept, whatever the keep policy: a reseeding proposer on pure noise under the strict default gets 0 keeps in 50 iterations, each evaluated once', async () => {
+    const artifact = createMemoryArtifact({ lr: 0.1, seed: 0 });
+    const results = createMemoryResultsLog();
+    const random = createSeededRandom(7);
+    let runs = 0;
+    // Pure noise around a baseline of 0.5: about half the reseeds score "better" by luck.
+    const harness = createFakeHarness({ score: () => (runs++ === 0 ? 0.5 : random.next()) });
+    const loop = createLoop({
+      artifact, rollback: createMemoryRollback(artifact), results, harness, scorer: createValueScorer('minimize'),
+      proposer: { name: 'reseed', propose: ({ iteration }) => (artifact.set({ ...artifact.get(), seed: iteration }), { description: `seed -> ${iteration}` }) },
+      seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()),
+      stop: maxIterations(50),
+    });
+    const summary = await loop.run();
+    expect(summary.counts.kept).toBe(0);
+    expect(results.rows.slice(1).every((r) => r.status === 'reverted' && r.description.endsWith('(seed-only change)'))).toBe(true);
+    expect(harness.runs).toHaveLength(51); // the baseline, then one evaluation per proposal
+    expect(artifact.get()).toEqual({ lr: 0.1, seed: 0 });
   });
 
   it('the JSON seed-only detector ignores `seed` and nothing else', async () => {

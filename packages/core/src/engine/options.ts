@@ -87,8 +87,11 @@ export interface LoopOptions {
   decisionsLogPath?: string;
   /**
    * Detects proposals that only change a random seed (see {@link SeedOnlyDetector},
-   * `createJsonSeedOnlyDetector`); they are flagged ` (seed-only change)` in the row description
-   * and `seedOnly: true` in the event and the keep input. @default none
+   * `createJsonSeedOnlyDetector`, `createSeedOnlyDetector`, `createMemorySeedOnlyDetector`); they
+   * are flagged ` (seed-only change)` in the row description and `seedOnly: true` in the event and
+   * the keep input, and are never kept whatever the keep policy decides (issue 17: a lucky seed is
+   * not an improvement); each is evaluated at most once (the noise-aware policy does not re-sample
+   * it). @default none
    */
   seedOnlyDetector?: SeedOnlyDetector;
   /**
