@@ -38,7 +38,11 @@ async function findSymlinks(root: string, rel = '', out: string[] = []): Promise
  * by path is not seen at all without a sandbox (docs/safety.md, "What the surface check catches").
  *
  * Cost: the symlinks already in the workspace are found by one walk at the first `inspect()`
- * (skipping `.git`, `node_modules`, `.loop`); later ones show up in git's changed paths.
+ * (skipping `.git`, `node_modules`, `.loop`); later ones show up in git's changed paths. Each
+ * `changedPaths()` is a `git status`-like scan (`readdir` + `lstat`, hashing only files whose
+ * index stats changed); with the rollback's `reuseScans` (auto-iterate without `parallel`) the
+ * inspection right after a revert reuses the revert's clean tree, and the commit after the
+ * after-edit inspection commits what that inspection found (issue 13).
  */
 export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitResetRollback, 'changedPaths'>): Artifact {
   const root = files.root ?? '';
