@@ -24,7 +24,7 @@ import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate } from '../src/index.js';
 
 const PER_DIRECTORY = 100;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SAMPLES_PER_ROUND = 3;
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
@@ -49,6 +49,8 @@ function makeRepos(files: number): { dir: string; twin: string; root: string } {
 }
 
 let counter = 0;
+/** With BENCH_PROFILE set: milliseconds spent in each rollback method (stderr at the end). */
+const spent = new Map<string, number>();
 const edit = (dir: string, files: number, count: number) => {
   counter += 1;
   for (const t of targets(files).slice(0, count)) writeFileSync(join(dir, t), `edit ${counter}\n`);
@@ -81,6 +83,20 @@ async function startHeldRun(dir: string, files: number) {
     proposer,
     signal: controller.signal,
   });
+  if (process.env.BENCH_PROFILE) {
+    const r = run.rollback as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+    for (const name of ['checkpoint', 'changedPaths', 'commit', 'revert', 'keep']) {
+      const original = r[name]!;
+      r[name] = async (...a: unknown[]) => {
+        const t = performance.now();
+        try {
+          return await original(...a);
+        } finally {
+          spent.set(name, (spent.get(name) ?? 0) + performance.now() - t);
+        }
+      };
+    }
+  }
   const done = run.run();
   await arrival;
   return {
@@ -158,4 +174,5 @@ if (FILES.length > 1) {
   const exponent = (name: string) => (Math.log(hi.get(name)! / lo.get(name)!) / span).toFixed(2);
   console.log(`\ngrowth exponent against files (${FILES[0]} -> ${FILES[FILES.length - 1]}): auto-iterate 1 file ${exponent('auto-iterate, 1 file')}, 10 files ${exponent('auto-iterate, 10 files')}; git CLI 1 file ${exponent('git CLI, 1 file')}, 10 files ${exponent('git CLI, 10 files')}`);
 }
+if (process.env.BENCH_PROFILE) console.error('rollback ms by method (all samples):', Object.fromEntries([...spent].map(([k, v]) => [k, Math.round(v)])));
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -8,7 +8,7 @@ import { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
 import { headBlobs } from './head-blobs.js';
-import { isIgnored, walkWorktree } from './worktree-walk.js';
+import { isIgnored, walkWorktree, type WalkScope } from './worktree-walk.js';
 import { blobOf, collectBlobs, normalizeMode, readTreeEntries, treeOfCommit, type BlobEntry } from './tree-diff.js';
 
 /** A working-tree file: its mode, and its oid when it was worth computing. */
@@ -87,6 +87,19 @@ function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number):
   );
 }
 
+/** The walk scope of the last (index, commit) pair scanned: both are immutable snapshots. */
+const scopes = new WeakMap<IndexSnapshot, { readonly headOid: string; readonly scope: WalkScope }>();
+
+function walkScope(index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry>): WalkScope {
+  const kept = scopes.get(index);
+  if (kept?.headOid === headOid) return kept.scope;
+  const gitlinks = new Set<string>();
+  for (const e of index.entries.values()) if (e.mode === MODE_GITLINK) gitlinks.add(e.path);
+  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks };
+  scopes.set(index, { headOid, scope });
+  return scope;
+}
+
 /**
  * Whole-tree scan, the way `git status` does it: read the index (not again while the file is
  * unchanged), walk the working tree with `readdir` + `lstat` only, and hash only the files whose
@@ -99,10 +112,9 @@ function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number):
  */
 async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
   const head = await headBlobs(repo, headOid);
-  const gitlinks = new Set<string>();
-  for (const e of index.entries.values()) if (e.mode === MODE_GITLINK) gitlinks.add(e.path);
-  const tracked = new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]);
-  const work = await walkWorktree(repo, { tracked, gitlinks });
+  const scope = walkScope(index, headOid, head);
+  const { gitlinks } = scope;
+  const work = await walkWorktree(repo, scope);
 
   const changes: WorktreeChange[] = [];
   const suspects: string[] = [];
