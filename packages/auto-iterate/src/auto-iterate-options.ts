@@ -76,6 +76,13 @@ export interface AutoIterateOptions {
   keepPolicy?: KeepPolicy;
   /** Baseline re-runs to measure the noise floor (for a noise-aware keep policy). @default 1 */
   baselineRepeats?: number;
+  /**
+   * Seed-only detection (issue 17): a proposal whose only change to the target files is a random
+   * seed (a key or assignment named like one: `seed`, `random_seed`, `*_seed`, `*Seed`, plus
+   * `seedKeys`) is evaluated once and never kept, whatever the keep policy; its row says
+   * `(seed-only change)`. `false` turns it off. @default on over `targetFiles`, no extra keys
+   */
+  seedOnly?: false | { readonly seedKeys?: readonly string[] };
   /** A stop policy of your own, checked with the built-in ones (any of them stops the run). @default none */
   stop?: StopPolicy;
   /** Guards of your own (core's `Guard`), run before `checks`. @default [] */
@@ -187,6 +194,7 @@ export const autoIterateOptionsSchema = z
     proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function'),
     keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
     baselineRepeats: z.number().int().min(1).optional(),
+    seedOnly: z.union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()]).default({ seedKeys: [] }),
     stop: z.custom<StopPolicy>((p) => p === undefined || typeof (p as StopPolicy)?.check === 'function', 'stop must have check()').optional(),
     guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),
     checks: z.object({ command: z.string().trim().min(1, 'checks.command must not be empty'), timeoutS: z.number().positive().default(300), onFail: z.enum(['reject', 'halt']).default('reject') }).strict().optional(),

@@ -10,6 +10,7 @@ import {
   createLoop,
   createCommandGuard,
   createRegexScorer,
+  createSeedOnlyDetector,
   isLoopError,
   maxIterations,
   parseOptions,
@@ -151,6 +152,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     clock,
     ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
     ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
+    ...(o.seedOnly ? { seedOnlyDetector: createSeedOnlyDetector({ root: o.dir, files: o.targetFiles, seedKeys: o.seedOnly.seedKeys }) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
   });
