@@ -21,3 +21,5 @@ export type { Deferred, Barrier } from './deferred.js';
 export { userPolicies } from './user-policies.js';
 export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
 export { pidsWithEnv } from './processes.js';
+export { bundleFixture } from './bundle-fixture.js';
+export { undocumentedExports } from './tsdoc.js';
