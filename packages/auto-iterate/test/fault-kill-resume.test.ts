@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'tsup';
+import { bundleFixture } from '@loop/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -36,23 +36,7 @@ console.log('score: ' + ((x - 3) ** 2 + 1));
 `;
 
 beforeAll(async () => {
-  const bundling = build({
-    entry: { 'fault-child': join(packageDir, 'test/fault-child.ts') },
-    outDir: join(root, 'bundle'),
-    format: ['esm'],
-    outExtension: () => ({ js: '.mjs' }),
-    platform: 'node',
-    target: 'node20',
-    noExternal: [/.*/],
-    shims: true,
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    esbuildOptions: (o) => void (o.conditions = ['source']),
-    splitting: false,
-    sourcemap: false,
-    dts: false,
-    config: false,
-    silent: true,
-  });
+  const bundling = bundleFixture(join(packageDir, 'test/fault-child.ts'), join(root, 'bundle'), 'fault-child');
   template = join(root, 'template');
   await run('mkdir', ['-p', template]);
   writeFileSync(join(template, 'config.json'), JSON.stringify({ x: 0 }));
@@ -60,8 +44,7 @@ beforeAll(async () => {
   await git(template, 'init', '-q', '-b', 'main');
   await git(template, 'add', '.');
   await git(template, 'commit', '-q', '-m', 'init');
-  await bundling;
-  bundle = join(root, 'bundle', 'fault-child.mjs');
+  bundle = await bundling;
 }, 120_000);
 
 let counter = 0;
