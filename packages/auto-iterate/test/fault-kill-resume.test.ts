@@ -9,13 +9,13 @@
 // included); packages/rollback-git/test/fault-injection.test.ts tries every write of the cycle.
 //
 // The child (test/fault-child.ts) is bundled once (tsup) so each child is a plain `node` start.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleFixture } from '@loop/test-utils';
+import { bundleFixture, inPool, runChild, type ChildResult } from '@loop/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -54,26 +54,7 @@ const workspace = (): string => {
   return dir;
 };
 
-const node = (args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-
-async function pool<T>(size: number, tasks: Array<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < tasks.length; i = next++) results[i] = await tasks[i]!();
-  };
-  await Promise.all(Array.from({ length: Math.min(size, tasks.length) }, worker));
-  return results;
-}
+const node = (args: string[]): Promise<ChildResult> => runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
 
 const rowsOf = (dir: string): string[][] =>
   readFileSync(join(dir, 'results.tsv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split('\t'));
@@ -121,7 +102,7 @@ describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a 
     const stride = Math.max(1, Math.ceil(total / (POINTS - 1)));
     const ats = [...new Set([...Array.from({ length: POINTS - 1 }, (_, i) => 1 + i * stride).filter((at) => at <= total), total])];
     const points = ats.map((at) => ({ at, dir: workspace() }));
-    const outcomes = await pool(3, points.map((p) => () => node(['kill', p.dir, String(p.at)])));
+    const outcomes = await inPool(3, points.map((p) => () => node(['kill', p.dir, String(p.at)])));
     const killed = outcomes.filter((o) => o.signal === 'SIGKILL').length;
     // Not killed: the run made fewer writes than its point (the count varies by a few between runs).
     const shorter = outcomes.filter((o, i) => o.signal !== 'SIGKILL' && o.code === 0 && (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at).length;
@@ -131,7 +112,7 @@ describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a 
     );
     expect(resumed).toHaveLength(dirs.length);
     const byDir = new Map(resumed.map((r) => [r.dir, r]));
-    const checks = await pool(6, dirs.map((dir) => async () => {
+    const checks = await inPool(6, dirs.map((dir) => async () => {
       const r = byDir.get(dir)!;
       return r.ok ? problems(dir, expected) : [`resume failed: ${r.error}`];
     }));

@@ -2,7 +2,7 @@
 // fixtures/kill-pass.ts), then a new process resumes it. Everything results.tsv and the workspace
 // record must equal one uninterrupted pass (the snapshot and utc columns excepted: they carry
 // each process's clock).
-import { spawn } from 'node:child_process';
+import { runChild, type ChildResult } from '@loop/test-utils';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,16 +26,8 @@ function workspace(): Workspace {
   return ws;
 }
 
-function pass(ws: Workspace, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', fixture, ws.dir], { cwd: packageDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+function pass(ws: Workspace, env: Record<string, string> = {}): Promise<ChildResult> {
+  return runChild(process.execPath, ['--import', 'tsx', '--conditions=source', fixture, ws.dir], { cwd: packageDir, env: { ...process.env, ...env } });
 }
 
 /** What must not depend on an interruption: every row but its snapshot and utc cells, the files, the best. */

@@ -23,3 +23,5 @@ export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
 export { pidsWithEnv } from './processes.js';
 export { bundleFixture } from './bundle-fixture.js';
 export { undocumentedExports } from './tsdoc.js';
+export { runChild, inPool } from './child-run.js';
+export type { ChildResult } from './child-run.js';
