@@ -26,6 +26,7 @@ import {
 import { createGitResetRollback, describeRepairs, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { assertHarnessCommitted } from './harness-drift.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 import { createResultsTsv } from './results-tsv.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
@@ -166,6 +167,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     try {
       const rows = await createResultsTsv({ path: resultsPath }).read();
       if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
+      else if (rows.length > 0) await assertHarnessCommitted(o.dir, o.readOnlyFiles);
       const started = await rollback.start();
       const offResumed = loop.on('resumed', () => {
         const line = describeRepairs(rollback.repairs());

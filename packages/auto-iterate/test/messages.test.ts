@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -72,5 +72,21 @@ describe('workspace messages', () => {
     const error = await createAutoIterate(options({ allowDirty: true })).run().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'RESUME_MISMATCH', message: expect.stringContaining('move .loop/ away to start a new run') });
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+  });
+  it('a harness fixed in place before a resume is refused before anything runs, saying how to keep the fix; the fix is not lost', async () => {
+    commit();
+    let x = 0;
+    const edits = createFunctionProposer('p', () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }));
+    await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits })).run();
+    writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 0.5');\n");
+    const error = await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 })).run().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'HARNESS_TAMPERED', details: { files: ['eval.mjs'] } });
+    expect((error as Error).message).toContain('git stash push -- eval.mjs; then loop resume');
+    expect((error as Error).message).toContain('start a new run with a new baseline');
+    expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe("console.log('score: 0.5');\n");
+    git('stash', 'push', '-q', '--', 'eval.mjs');
+    const summary = await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 })).run();
+    expect(summary.stop.reason).toBe('max-iterations');
+    expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");
   });
 });
