@@ -39,7 +39,7 @@ function haltStop(m: RunState): StopDecision {
   return { reason: h.code === 'RESTORE_FAILED' ? 'restore-failed' : h.code === 'HARNESS_TAMPERED' ? 'harness-tampered' : 'halted', message: `${h.status}: ${h.note}` };
 }
 
-/** Advisors' hints for the next proposal, after a step. */
+/** Advisors' hints for the next proposal: asked after a step, once the stop policies let another one run. */
 function advise(e: Engine, m: RunState) {
   m.hints = []; // hints apply to one proposal only
   const s = e.loopState(m);
@@ -117,10 +117,15 @@ export function createLoop(options: LoopOptions): Loop {
       if (rows.length > 0) await resumeFrom(e, m, rows, saved);
       else await runBaseline(e, m, fingerprint);
       let stop: StopDecision | undefined;
+      let stepped = false;
       for (;;) {
         stop = e.stopPolicy.check(e.loopState(m));
         if (stop) break;
+        // Advice is for the next proposal, so it is asked for only once one is coming: none is
+        // printed after the final iteration (a cool-down hint with nothing left to cool down).
+        if (stepped) advise(e, m);
         const end = await step(e, m, fingerprint);
+        stepped = true;
         if (end === 'aborted') {
           stop = { reason: 'aborted', message: 'stopped by abort signal; the in-flight candidate was rolled back' };
           break;
@@ -130,7 +135,6 @@ export function createLoop(options: LoopOptions): Loop {
           break;
         }
         await e.writeState(m, 'running');
-        advise(e, m);
         if (m.proposerFailures >= e.maxProposerFailures) {
           stop = { reason: 'proposer-failing', message: `the proposer failed ${m.proposerFailures} times in a row` };
           break;

@@ -44,6 +44,35 @@ describe('the plan seam', () => {
   });
 });
 
+describe('advisors', () => {
+  it('advice is for the next proposal: none comes after the final iteration, and its hints reach that proposal only', async () => {
+    const { artifact, rollback } = base();
+    const hintsSeen: string[][] = [];
+    const proposer: Proposer = { name: 'p', propose: (c) => (hintsSeen.push([...c.hints]), artifact.set(artifact.get() + 1), { description: 'up' }) };
+    const loop = createLoop({
+      artifact, rollback, proposer, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [1, 2, 3, 4] }), stop: maxIterations(3),
+      advisors: [{ name: 'always', advise: (s) => (s.iteration === 2 ? [{ kind: 'cooldown', message: 'cool down', hints: ['try something else'] }] : []) }],
+    });
+    const advised: number[] = [];
+    loop.on('advice', (e) => advised.push(e.iteration));
+    await loop.run();
+    expect(hintsSeen).toEqual([[], [], ['try something else']]);
+    expect(advised).toEqual([2]);
+  });
+
+  it('no advice event after the last iteration, even when the advisor has some', async () => {
+    const { artifact, rollback } = base();
+    const loop = createLoop({
+      artifact, rollback, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [1, 2, 3] }), stop: maxIterations(2),
+      advisors: [{ name: 'always', advise: () => [{ kind: 'cooldown', message: 'cool down', hints: [] }] }],
+    });
+    const advised: number[] = [];
+    loop.on('advice', (e) => advised.push(e.iteration));
+    await loop.run();
+    expect(advised).toEqual([1]);
+  });
+});
+
 describe('the options schema', () => {
   it('createLoop validates every option with zod and names the field: a scorer without score, a negative maxRepairAttempts, an unknown option', () => {
     const message = (extra: Record<string, unknown>) => {
