@@ -8,13 +8,13 @@
 // A kill needs a process per point; the ENOSPC cycles share two processes (a failed call does not
 // end the process). Workspaces live on tmpfs where there is one: a SIGKILL does not lose the page
 // cache, so a real fsync adds nothing to what this test proves.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, chmodSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'tsup';
+import { bundleFixture, inPool, runChild, type ChildResult } from '@loop/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANCH, JOURNAL, lastKeep } from './fixtures/fault-cycle.js';
 
@@ -30,23 +30,7 @@ const git = async (dir: string, ...args: string[]): Promise<string> => (await ru
 
 beforeAll(async () => {
   const out = join(root, 'bundle');
-  const bundling = build({
-    entry: { 'fault-cycle': join(packageDir, 'test/fixtures/fault-cycle.ts') },
-    outDir: out,
-    format: ['esm'],
-    outExtension: () => ({ js: '.mjs' }),
-    platform: 'node',
-    target: 'node20',
-    noExternal: [/.*/],
-    shims: true,
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    esbuildOptions: (o) => void (o.conditions = ['source']),
-    splitting: false,
-    sourcemap: false,
-    dts: false,
-    config: false,
-    silent: true,
-  });
+  const bundling = bundleFixture(join(packageDir, 'test/fixtures/fault-cycle.ts'), out, 'fault-cycle');
   template = join(root, 'template');
   mkdirSync(join(template, 'lib'), { recursive: true });
   for (const [path, content] of Object.entries({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'keep.txt': 'k\n', 'lib/l0.txt': '0\n', 'lib/l1.txt': '1\n', 'lib/l2.txt': '2\n', 'run.sh': '#!/bin/sh\n' })) {
@@ -57,8 +41,7 @@ beforeAll(async () => {
   await git(template, 'add', '-A');
   await git(template, 'commit', '-q', '-m', 'initial');
   writeFileSync(join(template, JOURNAL), `keep ${await git(template, 'rev-parse', 'HEAD')}\n`);
-  await bundling;
-  bundle = join(out, 'fault-cycle.mjs');
+  bundle = await bundling;
 }, 120_000);
 
 let counter = 0;
@@ -68,33 +51,7 @@ const workspace = (): string => {
   return dir;
 };
 
-interface Child {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-const node = (args: string[]): Promise<Child> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd: packageDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-
-/** Runs `tasks` with at most `size` at once, results in order. */
-async function pool<T>(size: number, tasks: Array<() => Promise<T>>): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < tasks.length; i = next++) results[i] = await tasks[i]!();
-  };
-  await Promise.all(Array.from({ length: Math.min(size, tasks.length) }, worker));
-  return results;
-}
+const node = (args: string[]): Promise<ChildResult> => runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
 
 function leftovers(gitdir: string, rel = ''): string[] {
   const found: string[] = [];
@@ -140,7 +97,7 @@ describe('rollback-git: a kill or ENOSPC at every write of a commit/keep/revert/
     const cases = [...kills, ...fulls];
     const specs = fulls.map((c) => `${c.at}:${c.dir}`);
     const [killOutcomes, enospcOutcomes] = await Promise.all([
-      pool(3, kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)]))),
+      inPool(3, kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)]))),
       Promise.all([node(['enospc', ...specs.filter((_, i) => i % 2 === 0)]), node(['enospc', ...specs.filter((_, i) => i % 2 === 1)])]),
     ]);
     const killed = killOutcomes.filter((o) => o.signal === 'SIGKILL').length;
@@ -157,7 +114,7 @@ describe('rollback-git: a kill or ENOSPC at every write of a commit/keep/revert/
       (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repairs?: string }>,
     );
     expect(resumed).toHaveLength(dirs.length);
-    const checks = await pool(6, resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])));
+    const checks = await inPool(6, resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])));
     const unrecoverable = cases
       .map((c, i) => ({ point: `${c.mode} at write ${c.at} (${writes[c.at - 1]?.replace(c.dir, '')})`, wrong: checks[i]! }))
       .filter((r) => r.wrong.length > 0);
