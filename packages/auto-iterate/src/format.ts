@@ -1,5 +1,5 @@
 import type { Direction, LoopEvent, LoopSummary } from '@loop/core';
-import { toAutoIterateStatus } from './results-tsv.js';
+import { REJECTED_PREFIX, toAutoIterateStatus } from './results-tsv.js';
 
 /** Scores print with 6 decimals so columns line up (results.tsv keeps full precision). */
 function fmt(x: number | null): string {
@@ -21,7 +21,10 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
       const status = toAutoIterateStatus(r.status).padEnd(7);
       const change = event.type === 'kept' ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)}` : '';
       const seconds = `[${(event.durationMs / 1000).toFixed(1)} s]`;
-      return `iter ${String(r.iteration).padStart(3)}  ${status}  ${fmt(r.score).padStart(12)}  ${change.padStart(10)}  ${r.candidateId.slice(0, 7) || '-'}  ${r.description}  ${seconds}`;
+      // A rejected row has no score but is no crash (results.tsv: `-` and `rejected: ...`).
+      const score = r.score === null && r.status !== 'crash' ? '-' : fmt(r.score);
+      const description = r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX) ? `${REJECTED_PREFIX}${r.description}` : r.description;
+      return `iter ${String(r.iteration).padStart(3)}  ${status}  ${score.padStart(12)}  ${change.padStart(10)}  ${r.candidateId.slice(0, 7) || '-'}  ${description}  ${seconds}`;
     }
     case 'advice':
       return `         ${event.advice.kind}: ${event.advice.message}`;
