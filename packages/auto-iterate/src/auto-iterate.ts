@@ -179,7 +179,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
         // A failed baseline committed nothing: take the new run branch away again so that the
         // next "loop run" starts afresh instead of stacking a branch on it (BRANCH_EXISTS).
         if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
-          error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; fix the harness, then run "loop run" again`;
+          const next = o.signal?.aborted ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again' : 'fix the harness, then run "loop run" again';
+          error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
         }
         throw error;
       } finally {

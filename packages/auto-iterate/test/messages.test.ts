@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
 
@@ -88,5 +88,17 @@ describe('workspace messages', () => {
     const summary = await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 })).run();
     expect(summary.stop.reason).toBe('max-iterations');
     expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");
+  });
+  it('Ctrl-C during the baseline says it was interrupted, not to fix the harness', async () => {
+    writeFileSync(join(dir, 'eval.mjs'), "require('node:fs').writeFileSync('.git/started', ''); setTimeout(() => {}, 60000);\n".replace("require('node:fs')", "(await import('node:fs'))"));
+    commit();
+    const controller = new AbortController();
+    const running = createAutoIterate(options({ signal: controller.signal })).run().catch((e: unknown) => e);
+    await vi.waitFor(() => expect(existsSync(join(dir, '.git', 'started'))).toBe(true), { timeout: 20_000, interval: 20 });
+    controller.abort();
+    const error = (await running) as Error;
+    expect(error).toMatchObject({ code: 'BASELINE_FAILED' });
+    expect(error.message).toContain('the baseline was interrupted (nothing is wrong with the harness); run "loop run" again');
+    expect(error.message).not.toContain('fix the harness');
   });
 });
