@@ -19,7 +19,7 @@ export async function assertClean(repo: Repo, headOid: string, bases: readonly s
   if (files.length === 0) return;
   throw rollbackError(
     'DIRTY_WORKTREE',
-    `working tree has uncommitted changes in ${listFiles(files)}; commit or stash them, or pass allowDirty: true`,
+    `working tree has uncommitted changes in ${listFiles(files)}; commit or stash them, or pass allowDirty: true (loop run --allow-dirty)`,
     { details: { files } },
   );
 }
