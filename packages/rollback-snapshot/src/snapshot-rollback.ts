@@ -1,8 +1,9 @@
-import { join, normalize, relative, sep } from 'node:path';
-import { ConfigError, LoopError, parseOptions, systemClock, type Checkpoint, type CandidateInfo } from '@loop/core';
-import { resolveMutableSurface } from './mutable-surface.js';
+import { join, normalize, sep } from 'node:path';
+import { LoopError, parseOptions, systemClock, type Checkpoint, type CandidateInfo } from '@loop/core';
+import { resolveSurface } from './internal/resolve-surface.js';
 import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
-import { statKey, sameStat, type StatKey } from './internal/touched.js';
+import { sameStat, statKey } from './internal/touched.js';
+import { createStatRecord } from './internal/stat-record.js';
 import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, PRE_EDIT_FILE_PATTERN, baselineDirName, keptDirName, preEditFileName, slugify } from './snapshot-names.js';
 import { snapshotRollbackOptionsSchema, type SnapshotRollbackOptions } from './snapshot-rollback-options.js';
 import * as nodeFs from 'node:fs/promises';
@@ -51,41 +52,14 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   const open = new Map<number, { cp: SnapshotCheckpoint; planned: readonly string[] }>();
   /**
    * The stat of every mutable file at the kept state (like git's index): a file whose stat still
-   * matches was not touched and is neither read nor copied. Refreshed for the files a keep or a
-   * restore wrote; bounded by the surface.
+   * matches was not touched and is neither read nor copied (internal/stat-record.ts).
    */
-  const stats = new Map<string, StatKey>();
+  const { stats, absOf, statOf, overFiles, recordStats } = createStatRecord(fs, abs, each, fsClock);
   /** Per iteration: the staged candidate's kept id and the entries it will add. */
   const staged = new Map<number, { id: string; entries: Map<string, KeptEntry>; touched: readonly string[] }>();
   /** Pre-edit copy names by iteration, oldest first, for retention (`retainIterations`). */
   const preEdit = new Map<number, string[]>();
   const dir = (name: string) => join(snapshotsDir, name);
-
-  /** Absolute paths of the mutable files, computed once per file (the detector visits every one per iteration). */
-  const absolute = new Map<string, string>();
-  const absOf = (f: string) => {
-    let a = absolute.get(f);
-    if (a === undefined) absolute.set(f, (a = abs(f)));
-    return a;
-  };
-  const statOf = async (f: string) => (fs.statSync ? fs.statSync(abs(f)) : await fs.stat(abs(f)).catch(() => undefined));
-  /**
-   * Runs `f` over `items`: in one synchronous loop when the fs has `statSync` (the detector's
-   * per-file cost is then one stat call, no promise), else in the bounded pool.
-   */
-  const overFiles = async <T>(items: readonly string[], f: (file: string, st: ReturnType<NonNullable<SnapshotFs['statSync']>>) => T): Promise<T[]> => {
-    const sync = fs.statSync;
-    if (sync) return items.map((file) => f(file, sync(absOf(file))));
-    return each(items, async (file) => f(file, await fs.stat(abs(file)).catch(() => undefined)));
-  };
-  /** Records the current stat of `which` as the kept state's (after a start, keep or restore). */
-  const recordStats = async (which: Iterable<string>) => {
-    const now = fsClock.now();
-    await overFiles([...which], (f, st) => {
-      if (st) stats.set(f, statKey(st, now));
-      else stats.delete(f);
-    });
-  };
 
   /** Restores `targets` and records their stats as the kept state's; after a failure none of them has a record (each counts as touched). */
   const restoreRecording = async (targets: ReadonlyMap<string, KeptEntry>, what: string): Promise<RestoredFile[]> => {
@@ -97,32 +71,6 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       for (const f of targets.keys()) stats.delete(f);
       throw error;
     }
-  };
-
-  const resolveSurface = async (): Promise<string[]> => {
-    const runRel = relative(o.workspace, o.runDir).split(sep).join('/');
-    const inRun = (f: string) => runRel && !runRel.startsWith('..') && (f === runRel || f.startsWith(`${runRel}/`));
-    const surface = o.files
-      ? o.files.map((f) => normalize(f).split(sep).join('/'))
-      : [...(await resolveMutableSurface({ workspace: o.workspace, git: o.git, ...(o.isSource ? { isSource: o.isSource } : {}) })).files];
-    const unique = [...new Set(surface)].filter((f) => !inRun(f)).sort();
-    if (unique.length === 0) {
-      throw new ConfigError('rollback-snapshot', [{ path: 'files', message: 'the mutable surface is empty: git status shows no changed source files; pass files explicitly' }]);
-    }
-    if (runRel && !runRel.startsWith('..') && unique.some((f) => runRel.startsWith(`${f}/`))) {
-      throw new ConfigError('rollback-snapshot', [{ path: 'runDir', message: 'the run directory lies inside a mutable path' }]);
-    }
-    const issues = (
-      await each(unique.entries(), async ([i, f]) => {
-        try {
-          return (await fs.stat(abs(f))).isFile() ? undefined : { path: `files.${i}`, message: `${f} is not a regular file` };
-        } catch {
-          return { path: `files.${i}`, message: `${f} does not exist in ${o.workspace}` };
-        }
-      })
-    ).filter((x) => x !== undefined);
-    if (issues.length > 0) throw new ConfigError('rollback-snapshot', issues);
-    return unique;
   };
 
   const start = async (): Promise<SnapshotStartReport> => {
@@ -145,7 +93,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       stats.clear(); // unknown until recover/restoreBest puts the files back: every file counts as touched
       return { files, baselineId, resumed: true, keptId };
     }
-    files = await resolveSurface();
+    files = await resolveSurface(o, fs, abs, each);
     surface = new Set(files);
     const id = baselineDirName(clock.now());
     const partial = `${id}${PARTIAL_SUFFIX}`;

@@ -57,7 +57,7 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
     const loaded = await loadAutoresearchConfig(path);
     return { results: loaded.results, dir: loaded.dir };
   }
-  if (preset !== 'auto-iterate') throw new UsageError(`${path} is ${preset === 'autotune' || preset === 'autoresearch' ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(' )', ')'));
+  if (preset !== 'auto-iterate') throw new UsageError(`${path} is ${preset === 'autotune' ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(' )', ')'));
   const loaded = await loadConfig(path);
   return { results: workspaceResults(loaded.dir), dir: loaded.dir };
 }
