@@ -1,8 +1,5 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AutoresearchProposer, PlanContext } from '@loop/autoresearch';
-import { describeExit, runInGroupToLog } from '@loop/core';
+import { lastLine, runShellCommand } from './shell-command.js';
 
 /** Options of {@link createCommandPassProposer}. */
 export interface CommandPassProposerOptions {
@@ -20,20 +17,6 @@ export interface CommandPassProposerOptions {
   signal?: AbortSignal;
 }
 
-/** Runs `command` with `/bin/sh -c` in its own process group; output captured through a temporary log. */
-async function runShell(command: string, cwd: string, input: string, env: Record<string, string>, timeoutMs: number, signal?: AbortSignal): Promise<{ ok: boolean; output: string; ended: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'loop-pass-proposer-'));
-  try {
-    const logPath = join(dir, 'output.log');
-    const r = await runInGroupToLog({ logPath, command, cwd, env: { ...process.env, ...env }, killTimeoutMs: timeoutMs, graceMs: 1000, input, ...(signal ? { signal } : {}) });
-    if (r.spawnError) throw r.spawnError;
-    const output = await readFile(logPath, 'utf8');
-    return { ok: !r.timedOut && r.exitCode === 0, output, ended: r.timedOut ? `timed out after ${timeoutMs} ms` : describeExit(r.exitCode, r.signal) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 /** The prompt a proposer command gets on stdin. */
 export function passPrompt(goal: string, context: { iteration: number; files: readonly string[]; best?: number; recentReverted?: readonly string[]; idea?: string; round?: number; rounds?: number }): string {
   return [
@@ -47,13 +30,6 @@ export function passPrompt(goal: string, context: { iteration: number; files: re
     '',
   ].join('\n');
 }
-
-const lastLine = (text: string) =>
-  text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .at(-1) ?? '';
 
 /**
  * An autoresearch proposer made of shell commands: `plan` runs `planCommand` (its last output line
@@ -69,13 +45,13 @@ export function createCommandPassProposer(options: CommandPassProposerOptions): 
       files = context.files;
       last = context;
       if (!options.planCommand) return { description: `edit ${context.iteration}` };
-      const r = await runShell(options.planCommand, options.workspace, passPrompt(options.goal, { iteration: context.iteration, files, best: context.best, recentReverted: context.recentReverted }), { LOOP_ITERATION: String(context.iteration) }, options.timeoutMs, options.signal);
+      const r = await runShellCommand(options.planCommand, options.workspace, passPrompt(options.goal, { iteration: context.iteration, files, best: context.best, recentReverted: context.recentReverted }), options.timeoutMs, { LOOP_ITERATION: String(context.iteration) }, options.signal);
       if (!r.ok) throw new Error(`proposer.planCommand ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
       return { description: lastLine(r.output) || `edit ${context.iteration}` };
     },
     apply: async (idea, { iteration, round, rounds }) => {
       const prompt = passPrompt(options.goal, { iteration, files, ...(last ? { best: last.best, recentReverted: last.recentReverted } : {}), idea: idea.description, round, rounds });
-      const r = await runShell(options.command, options.workspace, prompt, { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) }, options.timeoutMs, options.signal);
+      const r = await runShellCommand(options.command, options.workspace, prompt, options.timeoutMs, { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) }, options.signal);
       if (!r.ok) throw new Error(`proposer.command ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
     },
   };

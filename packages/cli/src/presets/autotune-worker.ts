@@ -1,29 +1,5 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { RoundEvaluation, RoundPlan, RoundWorker, SyncCheck } from '@loop/autotune';
-import { describeExit, runInGroupToLog } from '@loop/core';
-
-/** Runs `command` (`/bin/sh -c`) in `cwd` in its own process group; output captured through a temporary log. */
-async function runShell(command: string, cwd: string, input: string, timeoutMs: number): Promise<{ ok: boolean; output: string; ended: string }> {
-  const tmp = await mkdtemp(join(tmpdir(), 'loop-autotune-cmd-'));
-  try {
-    const logPath = join(tmp, 'output.log');
-    const r = await runInGroupToLog({ logPath, command, cwd, env: { ...process.env }, killTimeoutMs: timeoutMs, graceMs: 1000, input });
-    if (r.spawnError) throw r.spawnError;
-    const output = await readFile(logPath, 'utf8');
-    return { ok: !r.timedOut && r.exitCode === 0, output, ended: r.timedOut ? `timed out after ${timeoutMs} ms` : describeExit(r.exitCode, r.signal) };
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-  }
-}
-
-const lastLine = (text: string) =>
-  text
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .at(-1) ?? '';
+import { lastLine, runShellCommand } from './shell-command.js';
 
 const tail = (text: string) => text.trim().split('\n').slice(-3).join(' ');
 
@@ -63,7 +39,7 @@ export interface CommandRoundWorkerOptions {
  */
 export function createCommandRoundWorker(o: CommandRoundWorkerOptions): RoundWorker {
   const evaluate = async (dir: string): Promise<RoundEvaluation> => {
-    const r = await runShell(o.evaluateCommand, dir, '', o.timeoutMs);
+    const r = await runShellCommand(o.evaluateCommand, dir, '', o.timeoutMs);
     if (!r.ok) throw new Error(`worker.evaluateCommand ${r.ended}: ${tail(r.output)}`);
     return parseEvaluation(r.output);
   };
@@ -72,7 +48,7 @@ export function createCommandRoundWorker(o: CommandRoundWorkerOptions): RoundWor
     improve: async ({ round, dir, scoreboard, excluded }): Promise<RoundPlan> => {
       const failing = (await evaluate(dir)).tasks.filter((t) => !t.passed && !excluded.includes(t.id)).map((t) => t.id);
       if (failing.length === 0) return { summary: 'no failing task left', targets: [], changed: false };
-      const r = await runShell(o.improveCommand, dir, `${JSON.stringify({ round, failing, excluded, scoreboard })}\n`, o.timeoutMs);
+      const r = await runShellCommand(o.improveCommand, dir, `${JSON.stringify({ round, failing, excluded, scoreboard })}\n`, o.timeoutMs);
       if (!r.ok) throw new Error(`worker.improveCommand ${r.ended}: ${tail(r.output)}`);
       const line = lastLine(r.output);
       try {
@@ -92,7 +68,7 @@ export function createCommandSyncCheck(command: string, timeoutMs: number): Sync
   return {
     name: `command(${command.split(/\s+/)[0]})`,
     verify: async ({ dir }) => {
-      const r = await runShell(command, dir, '', timeoutMs);
+      const r = await runShellCommand(command, dir, '', timeoutMs);
       return r.ok ? { ok: true } : { ok: false, reason: `syncCommand ${r.ended}: ${tail(r.output)}` };
     },
   };
