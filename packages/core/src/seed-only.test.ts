@@ -75,7 +75,7 @@ describe('seed-only detection', () => {
   });
 
   for (const [name, makePolicy] of [
-    ['strict improvement', () => rejectingSeedOnly(strictImprovement())],
+    ['strict improvement', () => strictImprovement()],
     ['noise-aware', () => createNoiseAwareKeepPolicy()],
   ] as const) {
     it(`a seed-only proposer on a pure-noise objective gets 0 keeps in 50 iterations under ${name}, each proposal evaluated once (in-memory artifact, seeded noise)`, async () => {

@@ -192,8 +192,9 @@ export function createMemorySeedOnlyDetector(get: () => unknown, seedKeys: reado
 }
 
 /**
- * Wraps any keep policy so that a proposal the loop flagged as seed-only is reverted without
- * asking it (issue 17: a seed-only change is never kept, whatever the policy).
+ * Wraps any keep policy so that a proposal flagged as seed-only is reverted without asking it.
+ * `createLoop` already applies this rule to every policy (issue 17: a seed-only change is never
+ * kept); the wrapper is for a policy consulted outside the engine (a preset's own stages).
  */
 export function rejectingSeedOnly(policy: KeepPolicy): KeepPolicy {
   return {
