@@ -1,4 +1,5 @@
 import type { Direction } from '@loop/core';
+import { plotFrame } from './plot-frame.js';
 import { parse, View, type Spec } from 'vega';
 import { formatScore } from './plot.js';
 import { runningBest, type ResultsData } from './results.js';
@@ -39,20 +40,16 @@ export function multiRunPlotSpec(runs: readonly PlotRun[], options: MultiRunPlot
     return r.data.points.map((p, i) => ({ run: r.label, iteration: p.iteration, score: p.score, kept: p.kind === 'keep' || p.kind === 'baseline', best: best[i] ?? null }));
   });
   const scores = rows.filter((r) => r.score !== null).map((r) => r.score as number);
-  const lo = scores.length > 0 ? Math.min(...scores) : 0;
-  const hi = scores.length > 0 ? Math.max(...scores) : 1;
-  const pad = hi > lo ? (hi - lo) * 0.08 : Math.max(Math.abs(hi) * 0.1, 1);
-  const arrow = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
+  const frame = plotFrame(scores, Math.max(0, ...rows.map((r) => r.iteration)), metric, options.direction);
+  const { arrow } = frame;
   const bests = runs.map((r) => {
     const b = runningBest(r.data.points, options.direction).filter((x): x is number => x !== null).at(-1);
     return `${r.label} ${b === undefined ? '-' : formatScore(b)}`;
   });
   return {
-    $schema: 'https://vega.github.io/schema/vega/v6.json',
+    ...frame.header,
     width,
     height,
-    padding: { left: 10, right: 30, top: 10, bottom: 10 },
-    background: 'white',
     title: { text: options.title ?? `${metric} across ${runs.length} runs`, subtitle: `${arrow}; best: ${bests.join(', ')}`, anchor: 'start', fontSize: 15, subtitleFontSize: 12 },
     data: [
       { name: 'rows', values: rows },
@@ -60,14 +57,11 @@ export function multiRunPlotSpec(runs: readonly PlotRun[], options: MultiRunPlot
       { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
     ],
     scales: [
-      { name: 'x', type: 'linear', domain: [0, Math.max(1, ...rows.map((r) => r.iteration))], range: 'width', nice: false, zero: false, padding: 8 },
-      { name: 'y', type: 'linear', domain: [lo - pad, hi + pad], range: 'height', nice: true, zero: false },
+      frame.x,
+      frame.y,
       { name: 'color', type: 'ordinal', domain: runs.map((r) => r.label), range: 'category' },
     ],
-    axes: [
-      { orient: 'bottom', scale: 'x', title: 'experiment', tickMinStep: 1, format: 'd', grid: false },
-      { orient: 'left', scale: 'y', title: `${metric} (${arrow})`, grid: true, gridOpacity: 0.25 },
-    ],
+    axes: [...frame.axes],
     legends: [{ fill: 'color', orient: 'top-right', direction: 'horizontal', title: 'run' }],
     marks: [
       {

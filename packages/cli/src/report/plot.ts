@@ -1,4 +1,5 @@
 import type { Direction } from '@loop/core';
+import { plotFrame } from './plot-frame.js';
 import { parse, View, type Spec } from 'vega';
 import { runningBest, type PlotPoint, type ResultsData } from './results.js';
 
@@ -60,11 +61,8 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const c = countPoints(points);
   const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null }));
   const scores = scored.map((p) => p.score as number);
-  const lo = scores.length > 0 ? Math.min(...scores) : 0;
-  const hi = scores.length > 0 ? Math.max(...scores) : 1;
-  const pad = hi > lo ? (hi - lo) * 0.08 : Math.max(Math.abs(hi) * 0.1, 1);
-  const maxIteration = Math.max(1, ...points.map((p) => p.iteration));
-  const arrow = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
+  const frame = plotFrame(scores, Math.max(0, ...points.map((p) => p.iteration)), metric, options.direction);
+  const { arrow } = frame;
   // Room between the title and the plot for the labels (10 px text at -35 degrees) of kept points
   // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row, less
   // the 8% headroom of the y domain above the highest dot (the label starts there, not at the top).
@@ -76,11 +74,9 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const legendColors: Record<string, string> = { baseline: PLOT_COLORS.baseline, kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };
   const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${formatScore(best.at(-1) ?? 0)}`;
   return {
-    $schema: 'https://vega.github.io/schema/vega/v6.json',
+    ...frame.header,
     width,
     height,
-    padding: { left: 10, right: 30, top: 10, bottom: 10 },
-    background: 'white',
     title: { text: title, subtitle, anchor: 'start', fontSize: 15, subtitleFontSize: 12, offset: titleOffset },
     data: [
       { name: 'rows', values: rows },
@@ -92,8 +88,8 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
     ],
     scales: [
-      { name: 'x', type: 'linear', domain: [0, maxIteration], range: 'width', nice: false, zero: false, padding: 8 },
-      { name: 'y', type: 'linear', domain: [lo - pad, hi + pad], range: 'height', nice: true, zero: false },
+      frame.x,
+      frame.y,
       {
         name: 'legend',
         type: 'ordinal',
@@ -101,10 +97,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
         range: legend.map((l) => legendColors[l]!),
       },
     ],
-    axes: [
-      { orient: 'bottom', scale: 'x', title: 'experiment', tickMinStep: 1, format: 'd', grid: false },
-      { orient: 'left', scale: 'y', title: `${metric} (${arrow})`, grid: true, gridOpacity: 0.25 },
-    ],
+    axes: [...frame.axes],
     legends: [
       {
         fill: 'legend',
