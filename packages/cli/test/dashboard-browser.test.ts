@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { runCli } from '../src/cli.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
 import { startDashboard, type Dashboard } from '../src/dashboard/server.js';
 
 const CHROMIUM = process.env['LOOP_CHROMIUM'] ?? '/usr/bin/chromium';
@@ -29,13 +29,8 @@ const ITERATIONS = 4;
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
-async function loop(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd, tty: false, fromClone: false });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
+
 
 let tmp: string;
 let ws: string;

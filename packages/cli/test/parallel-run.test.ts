@@ -8,20 +8,15 @@ import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { createWorker, type WorkerEvent } from '@loop/workers-bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { runCli } from '../src/cli.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
 import { redisMissing, startRedis, uniqueQueue } from '../../workers-bullmq/test/redis-server.js';
 
 let ws: string;
 const cleanups: (() => Promise<void> | void)[] = [];
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
-async function loop(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd: ws, tty: false, fromClone: false });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const loop = (...args: string[]) => runCliCaptured(ws, args);
+
 
 /** loop init, a mutator over x, maxIterations 4 and the given parallel block; committed. */
 async function setup(parallel: Record<string, unknown>) {

@@ -8,17 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { runCli } from '../src/cli.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
 
 let ws: string;
 
-async function loop(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd: ws, tty: false, fromClone: false });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const loop = (...args: string[]) => runCliCaptured(ws, args);
+
 
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
 

@@ -7,18 +7,13 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { runCli } from '../src/cli.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
 
 let root: string;
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
-async function loop(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd, tty: false, fromClone: false });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
+
 
 /** A workspace run for 6 iterations of a seeded mutator on score = (x - 3)^2 + 1. */
 async function runWorkspace(name: string, seed: number): Promise<string> {

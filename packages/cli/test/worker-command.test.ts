@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { runCli } from '../src/cli.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
 import { redisMissing, startRedis, uniqueQueue } from '../../workers-bullmq/test/redis-server.js';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -18,13 +18,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function loop(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const sink = (into: string[]) => ({ write: (s: string) => (into.push(s), true) }) as unknown as NodeJS.WritableStream;
-  const code = await runCli(args, { stdout: sink(out), stderr: sink(err), cwd, tty: false, fromClone: false });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
+
 
 const missing = redisMissing();
 describe.skipIf(missing !== undefined)(`loop worker and loop status (issue 15)${missing ? ` (skipped: ${missing})` : ''}`, () => {
