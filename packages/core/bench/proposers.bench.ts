@@ -8,13 +8,17 @@
  * the returned best (our kept config after the run; Optuna's best trial by its noisy value) is
  * scored without noise; simple regret = best - optimum. Ours run through the real engine
  * (createLoop, in-memory artifact and rollback, strictImprovement), so keep/revert is part of what
- * is measured. Printed per objective, noise and budget: median regret and IQR per method and the
- * ratio of medians ours / Optuna TPE; then the geometric mean of the ratios. The held-back mixed
- * objective (bench/optuna/heldback.ts) is run last, reported apart, and not in the geometric mean.
+ * is measured. Everything is seeded (seeds `offset+1 .. offset+N` for the samplers and the noise),
+ * so a re-run prints the same table. Printed per objective, noise and budget: median regret and IQR
+ * per method, the ratio of medians ours / Optuna TPE and its 95% bootstrap interval; then the
+ * geometric mean of the ratios. The held-back objectives (bench/optuna/heldback*.ts) are run last,
+ * reported apart, and not in the first geometric mean.
  *
- * Flags: --seeds N (default 30), --only tpe|mutator, --objectives a,b, --optuna-cache FILE (reuse
- * Optuna's results between runs while exploring; they do not depend on our code), --tpe JSON (extra
- * createTpeProposer options, for exploring its settings).
+ * Flags: --seeds N (default 30), --seed-offset S (default 0: another block of seeds shows how much
+ * a ratio moves), --only tpe,mutator (--only '' runs Optuna only), --objectives a,b, --noises 0,0.02, --budgets 30,100,
+ * --optuna-cache FILE (reuse Optuna's runs, keyed by objective, sampler, seed and noise; they do
+ * not depend on our code), --tpe JSON (extra createTpeProposer options), --dump FILE (every run's
+ * regret as JSON).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,22 +26,30 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFunctionHarness, createHyperparameterMutator, createLoop, createMemoryArtifact, createMemoryConfigAdapter, createMemoryRollback, createSeededRandom, createTpeProposer, createValueScorer, maxIterations, strictImprovement, type Proposer, type RandomSource } from '../src/index.js';
 import { mixedHeldBack } from './optuna/heldback.js';
+import { mixedHeldBack2 } from './optuna/heldback2.js';
 import { OBJECTIVES, type Config, type Objective } from './optuna/objectives.js';
+import { bootstrapRatio, fmt, geometricMean, median, quantile } from './optuna/stats.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
+const list = (name: string, fallback: string) => (flag(name) ?? fallback).split(',');
 const SEEDS = Number(flag('seeds') ?? 30);
-const BUDGETS = [30, 100];
-const NOISES = [0, 0.02];
-const OURS = (flag('only') ?? 'tpe,mutator').split(',');
+const OFFSET = Number(flag('seed-offset') ?? 0);
+const SEED_LIST = Array.from({ length: SEEDS }, (_, i) => OFFSET + i + 1);
+const BUDGETS = list('budgets', '30,100').map(Number);
+const NOISES = list('noises', '0,0.02').map(Number);
+const OURS = list('only', 'tpe,mutator').filter((m) => m !== '');
 const ONLY_OBJECTIVES = flag('objectives')?.split(',');
 const CACHE = flag('optuna-cache');
-const TPE_OPTIONS = JSON.parse(flag('tpe') ?? '{}') as Record<string, number>;
+const DUMP = flag('dump');
+const TPE_OPTIONS = JSON.parse(flag('tpe') ?? '{}') as Record<string, unknown>;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';
+/** Optuna always runs to 100 trials and reports both checkpoints, so its cache serves either budget. */
+const OPTUNA_BUDGETS = [30, 100];
 
 interface Result {
   objective: string;
@@ -89,19 +101,21 @@ async function checkDefinitions(objectives: readonly Objective[]): Promise<void>
   });
 }
 
+/** Optuna's TPE and random runs for every objective, noise and seed, from the cache where it has them. */
 async function optuna(objectives: readonly Objective[]): Promise<{ version: string; results: Result[] }> {
-  const key = JSON.stringify({ objectives: objectives.map((o) => o.name), SEEDS, NOISES, BUDGETS });
-  if (CACHE && existsSync(CACHE)) {
-    const cached = JSON.parse(readFileSync(CACHE, 'utf8'));
-    if (cached.key === key) return cached;
+  const jobKey = (j: { objective: string; sampler: string; seed: number; noise: number }) => `${j.objective}|${j.sampler}|${j.seed}|${j.noise}`;
+  const cache: { version: string; runs: Record<string, Result[]> } = CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : { version: '', runs: {} };
+  const jobs = objectives.flatMap((o) => NOISES.flatMap((noise) => ['tpe', 'random'].flatMap((sampler) => SEED_LIST.map((seed) => ({ objective: o.name, sampler, seed, noise })))));
+  const missing = jobs.filter((j) => !cache.runs[jobKey(j)]);
+  if (missing.length > 0) {
+    const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter((h) => h.length > 0);
+    const request = (part: typeof missing) => ({ mode: 'run', objectives: objectives.map((o) => ({ name: o.name, space: o.space, optimum: o.optimum })), jobs: part, budget: Math.max(...OPTUNA_BUDGETS), checkpoints: OPTUNA_BUDGETS });
+    const parts = await Promise.all(halves.map((h) => python(request(h))));
+    cache.version = parts[0]!.optuna!;
+    for (const r of parts.flatMap((p) => p.results!)) (cache.runs[jobKey(r)] ??= []).push(r);
+    if (CACHE) writeFileSync(CACHE, JSON.stringify(cache));
   }
-  const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
-  const halves = [seeds.filter((s) => s % 2 === 1), seeds.filter((s) => s % 2 === 0)].filter((h) => h.length > 0);
-  const request = (part: number[]) => ({ mode: 'run', objectives: objectives.map((o) => ({ name: o.name, space: o.space, optimum: o.optimum })), seeds: part, budget: Math.max(...BUDGETS), noise: NOISES, samplers: ['tpe', 'random'], checkpoints: BUDGETS });
-  const parts = await Promise.all(halves.map((h) => python(request(h))));
-  const out = { key, version: parts[0]!.optuna!, results: parts.flatMap((p) => p.results!) };
-  if (CACHE) writeFileSync(CACHE, JSON.stringify(out));
-  return out;
+  return { version: cache.version, results: jobs.flatMap((j) => cache.runs[jobKey(j)]!).filter((r) => BUDGETS.includes(r.budget)) };
 }
 
 /** One run of our proposer through the engine: `budget` harness calls, the baseline included. */
@@ -126,59 +140,61 @@ async function ours(kind: string, objective: Objective, seed: number, sigma: num
   return objective.f(artifact.get()) - objective.optimum;
 }
 
-const median = (xs: number[]) => quantile(xs, 0.5);
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  return s[lo]! + (s[Math.min(s.length - 1, lo + 1)]! - s[lo]!) * (pos - lo);
-}
-const fmt = (x: number) => (x === 0 ? '0' : x < 1e-3 ? x.toExponential(2) : x.toPrecision(3));
+const dumped: Result[] = [];
 
-async function measure(objectives: readonly Objective[], optunaResults: Result[]): Promise<number[]> {
-  const rows: Result[] = [...optunaResults];
+/** Runs ours on `objectives`, prints the table, returns the ratios to Optuna TPE per proposer of ours. */
+async function measure(objectives: readonly Objective[], optunaResults: Result[]): Promise<number[][]> {
+  const rows: Result[] = [];
   for (const kind of OURS) {
     for (const o of objectives) {
       for (const noise of NOISES) {
         for (const budget of BUDGETS) {
-          for (let seed = 1; seed <= SEEDS; seed++) rows.push({ objective: o.name, noise, sampler: kind, seed, budget, regret: await ours(kind, o, seed, noise, budget) });
+          for (const seed of SEED_LIST) rows.push({ objective: o.name, noise, sampler: kind, seed, budget, regret: await ours(kind, o, seed, noise, budget) });
         }
       }
     }
   }
+  dumped.push(...rows, ...optunaResults.map((r) => ({ ...r, sampler: `${r.sampler}-optuna` })));
   const methods = [...OURS, 'tpe-optuna', 'random-optuna'];
-  const pick = (m: string, o: string, noise: number, budget: number) =>
-    rows.filter((r) => r.objective === o && r.noise === noise && r.budget === budget && (m === 'tpe-optuna' ? r.sampler === 'tpe' && optunaResults.includes(r) : m === 'random-optuna' ? r.sampler === 'random' : r.sampler === m && !optunaResults.includes(r))).map((r) => r.regret);
-  console.log(`| objective | noise σ | budget | ${methods.map((m) => `${m} median [IQR]`).join(' | ')} | ${OURS.map((m) => `${m} / TPE`).join(' | ')} |`);
+  const pick = (m: string, o: string, noise: number, budget: number) => {
+    const from = m.endsWith('-optuna') ? optunaResults.filter((r) => r.sampler === m.replace('-optuna', '')) : rows.filter((r) => r.sampler === m);
+    return from.filter((r) => r.objective === o && r.noise === noise && r.budget === budget).map((r) => r.regret);
+  };
+  console.log(`| objective | noise σ | budget | ${methods.map((m) => `${m} median [IQR]`).join(' | ')} | ${OURS.map((m) => `${m} / TPE [95% CI]`).join(' | ')} |`);
   console.log(`| --- | ---: | ---: | ${methods.map(() => '---:').join(' | ')} | ${OURS.map(() => '---:').join(' | ')} |`);
   const ratios: number[][] = OURS.map(() => []);
   for (const o of objectives) {
     for (const noise of NOISES) {
       for (const budget of BUDGETS) {
         const cells = methods.map((m) => pick(m, o.name, noise, budget));
-        const tpe = median(cells[OURS.length]!);
-        const r = OURS.map((_, i) => median(cells[i]!) / tpe);
-        r.forEach((x, i) => ratios[i]!.push(x));
-        console.log(`| ${o.name} | ${noise} | ${budget} | ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} | ${r.map((x) => `${x.toFixed(2)}x`).join(' | ')} |`);
+        const tpe = cells[OURS.length]!;
+        const shown = OURS.map((_, i) => {
+          const ratio = median(cells[i]!) / median(tpe);
+          ratios[i]!.push(ratio);
+          const [lo, hi] = bootstrapRatio(cells[i]!, tpe);
+          return `${ratio.toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}]`;
+        });
+        console.log(`| ${o.name} | ${noise} | ${budget} | ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} | ${shown.join(' | ')} |`);
       }
     }
   }
-  return ratios.map((rs) => Math.exp(rs.reduce((a, x) => a + Math.log(Math.max(x, 1e-12)), 0) / rs.length));
+  return ratios;
 }
 
 const started = performance.now();
 const objectives = OBJECTIVES.filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
-const heldBack = !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(mixedHeldBack.name) ? [mixedHeldBack] : [];
+const heldBack = [mixedHeldBack, mixedHeldBack2].filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
 await checkDefinitions([...objectives, ...heldBack]);
 const { version, results } = await optuna([...objectives, ...heldBack]);
-console.log(`\n@loop/core: proposers vs Optuna ${version} (${SEEDS} seeds, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`);
-if (objectives.length) {
-  const geo = await measure(objectives, results.filter((r) => objectives.some((o) => o.name === r.objective)));
-  console.log(`geometric mean of the ratios to Optuna TPE: ${OURS.map((m, i) => `${m} ${geo[i]!.toFixed(2)}x`).join(', ')}`);
-}
+console.log(`\n@loop/core: proposers vs Optuna ${version} (seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`);
+const geo = (label: string, rs: number[][]) => console.log(`${label}: ${OURS.map((m, i) => `${m} ${geometricMean(rs[i]!).toFixed(2)}x`).join(', ')}`);
+const tuned = objectives.length ? await measure(objectives, results.filter((r) => objectives.some((o) => o.name === r.objective))) : OURS.map(() => []);
+if (objectives.length) geo('geometric mean of the ratios to Optuna TPE', tuned);
 if (heldBack.length) {
-  console.log('\nheld-back objective (not used for tuning; not in the geometric mean above):');
-  const geo = await measure(heldBack, results.filter((r) => r.objective === mixedHeldBack.name));
-  console.log(`held-back geometric mean: ${OURS.map((m, i) => `${m} ${geo[i]!.toFixed(2)}x`).join(', ')}`);
+  console.log('\nheld-back objectives (not used for tuning; not in the geometric mean above):');
+  const held = await measure(heldBack, results.filter((r) => heldBack.some((o) => o.name === r.objective)));
+  geo('held-back geometric mean', held);
+  if (objectives.length) geo('geometric mean over every objective', OURS.map((_, i) => [...tuned[i]!, ...held[i]!]));
 }
+if (DUMP) writeFileSync(DUMP, JSON.stringify(dumped));
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);

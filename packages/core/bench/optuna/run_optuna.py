@@ -1,7 +1,7 @@
 """Runs Optuna's TPE and random samplers on the benchmark objectives and prints JSON.
 
-stdin: {"mode": "run", "objectives": [{"name", "space", "optimum"}], "seeds": [...],
-        "budget": 100, "noise": [0, 0.02], "samplers": ["tpe", "random"], "checkpoints": [30, 100]}
+stdin: {"mode": "run", "objectives": [{"name", "space", "optimum"}],
+        "jobs": [{"objective", "sampler": "tpe" | "random", "seed", "noise"}], "budget": 100, "checkpoints": [30, 100]}
    or  {"mode": "check", "points": [{"objective": name, "config": {...}}]}
 stdout: {"optuna": version, "results": [{"objective", "noise", "sampler", "seed", "budget", "regret"}]}
    or   {"values": [...]}
@@ -15,9 +15,10 @@ import sys
 import optuna
 
 from heldback import mixed_heldback
+from heldback2 import mixed_heldback2
 from objectives import OBJECTIVES
 
-FUNCTIONS = dict(OBJECTIVES, **{"mixed-heldback": mixed_heldback})
+FUNCTIONS = dict(OBJECTIVES, **{"mixed-heldback": mixed_heldback, "mixed-heldback2": mixed_heldback2})
 
 
 def suggest(trial, space):
@@ -61,12 +62,11 @@ def main():
         print(json.dumps({"values": [FUNCTIONS[p["objective"]](p["config"]) for p in req["points"]]}))
         return
     results = []
-    for objective in req["objectives"]:
-        for sigma in req["noise"]:
-            for sampler_name in req["samplers"]:
-                for seed in req["seeds"]:
-                    for r in run_one(objective, sampler_name, seed, sigma, req["budget"], req["checkpoints"]):
-                        results.append(dict(r, objective=objective["name"], noise=sigma, sampler=sampler_name, seed=seed))
+    objectives = {o["name"]: o for o in req["objectives"]}
+    for job in req["jobs"]:
+        objective = objectives[job["objective"]]
+        for r in run_one(objective, job["sampler"], job["seed"], job["noise"], req["budget"], req["checkpoints"]):
+            results.append(dict(r, objective=objective["name"], noise=job["noise"], sampler=job["sampler"], seed=job["seed"]))
     print(json.dumps({"optuna": optuna.__version__, "results": results}))
 
 

@@ -94,6 +94,13 @@ export const tpeProposerOptionsSchema = z.object({
  * categories, `fixed` parameters are written as given, and a parameter with `when` is only changed
  * while its condition holds.
  *
+ * Parallel batches (`LoopOptions.parallel`): the K proposals of a batch are asked with the same
+ * history; each one is remembered as pending until its row arrives and counts as evaluated and
+ * "bad" for the proposals after it (a constant liar, Ginsbourger et al. 2010, as Optuna's
+ * `constant_liar`), so a batch never proposes one config twice and spreads over the space (the
+ * design's next rows, other candidates). Pending proposals live in memory only; a resumed run
+ * starts without them (their rows are gone with the interrupted batch).
+ *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
  */
@@ -103,12 +110,19 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
   const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep };
+  // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
+  // same history): by iteration, the config proposed.
+  const pending = new Map<number, Record<string, unknown>>();
   return {
     name: 'tpe',
     propose: async (context) => {
       const current = await o.config.read(context);
       const observations = rebuildObservations(context.history, current, keys, context.direction);
-      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt);
+      // A row of this batch's iteration or a later one ends its pending state (so does asking for it again: a repair attempt).
+      const last = Math.max(0, ...context.history.map((r) => r.iteration));
+      for (const iteration of [...pending.keys()]) if (iteration <= last || iteration >= context.iteration) pending.delete(iteration);
+      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt, [...pending.values()]);
+      pending.set(context.iteration, next);
       const changes: ParameterChange[] = dims.filter((d) => !sameValue(next[d.name], current[d.name])).map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
       await o.config.write(next, context);
       return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };

@@ -99,14 +99,16 @@ function latinHypercube(axes: readonly Axis[], settings: TpeSettings, index: num
 
 /**
  * One TPE step: the next full config to evaluate, different from `current` in at least one searched
- * parameter and from every evaluated config (see `createTpeProposer` for the method).
+ * parameter, from every evaluated config and from every `pending` one (proposed, not yet scored:
+ * each also counts as a bad row and takes the next design row; see `createTpeProposer`).
  */
-export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number): Record<string, unknown> {
+export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number, pending: readonly ParameterConfig[] = []): Record<string, unknown> {
   const random = createSeededRandom(proposalSeed(settings.seed, iteration, attempt));
   const searched = dims.filter((d) => d.kind !== 'fixed');
   const axes = searched.map(axisOf);
   const key = (c: ParameterConfig) => JSON.stringify(dims.map((d) => c[d.name] ?? null));
-  const seen = new Set([...observations.map((o) => key(o.config)), key(current)]);
+  const seen = new Set([...observations.map((o) => key(o.config)), ...pending.map(key), key(current)]);
+  const lies = pending.map((c) => pointOf(searched, c));
   const crashes = settings.avoidCrashes ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config)) : [];
   // The baseline is the user's hand-picked config, not a draw: see `useBaseline`.
   const evaluated = observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)).sort((a, b) => a.loss! - b.loss! || a.iteration - b.iteration);
@@ -124,14 +126,14 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
 
   if (evaluated.length < settings.startup) {
     for (let i = 0; i < 50; i++) {
-      const u = i === 0 ? latinHypercube(axes, settings, observations.length, random) : axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next()));
+      const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next()));
       const c = fresh(u);
       if (c) return c;
     }
   } else {
     const nGood = Math.min(25, Math.max(1, Math.ceil(settings.gamma * evaluated.length)));
     const good = points.slice(0, nGood);
-    const bad = [...points.slice(nGood), ...crashes];
+    const bad = [...points.slice(nGood), ...crashes, ...lies];
     const l = fitParzen(axes, good);
     const g = fitParzen(axes, bad);
     const best = points[0]!;
