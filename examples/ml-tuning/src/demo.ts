@@ -1,8 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAutoIterate, dateTag, formatAutoIterateHistory, formatIterationLine, formatSummary } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createNoiseAwareKeepPolicy, createSeededRandom, createTpeProposer, strictImprovement, systemClock, writeJsonAtomic, type KeepPolicy, type LoopSummary, type Proposer } from '@loop/core';
+import { dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
+import { prepareRun } from '@loop/cli';
+import { systemClock, writeJsonAtomic, type LoopSummary } from '@loop/core';
 import { createProgress } from './progress.js';
+import { demoLoopConfig, killTimeoutOf } from './run-config.js';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
@@ -41,11 +43,29 @@ export interface DemoOptions {
   keep?: 'strict' | 'noise-aware';
   /** With `keep: 'noise-aware'`: the most runs of one candidate (its maxSamples). @default 10 */
   repeats?: number;
+  /**
+   * Candidates per batch, K (issue 15): each proposed into its own working copy and trained at
+   * once, the best kept, the others saved under `refs/loop/discarded/<n>`; 1 = one at a time in
+   * place. Training is single-threaded, so K = 2 uses both cores of a 2-core machine (issue 17).
+   * On resume, the run's own K unless given. @default 2
+   */
+  parallel?: number;
+  /**
+   * A Redis URL (`redis://host:port`): the K candidates (and the baseline) are evaluated by
+   * `loop worker --redis URL --link node_modules=<this example's node_modules>` processes instead of
+   * locally, through the same wiring as `loop run`'s `parallel.workers` (docs/many-machines.md).
+   */
+  workers?: string;
+  /** With `workers`: the BullMQ queue, as the workers' `--queue`. @default 'loop-candidates' */
+  queue?: string;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
   print?: (line: string) => void;
 }
+
+/** Candidates per batch by default: training is single-threaded, K = 2 uses both cores of the 2-core machine the demo is measured on (issue 17). */
+export const DEFAULT_PARALLEL = 2;
 
 /** The run's tag: the date (seed 003) plus the time, so several runs a day get their own branch. */
 function runTag(now: number): string {
@@ -73,9 +93,10 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   let seed = options.seed ?? 1;
   let iterations = options.iterations ?? 12;
   let steps = options.steps ?? 3000;
+  let parallel = options.parallel ?? DEFAULT_PARALLEL;
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number };
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number; parallel?: number };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
     // A resumed run must measure like the run it continues: same budget, same proposer seed.
     // A run from before step budgets trained on wall clock (steps 0).
@@ -87,51 +108,25 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     seed = state.seed;
     steps = state.steps ?? 0;
     iterations = options.iterations ?? state.iterations ?? iterations;
+    parallel = options.parallel ?? state.parallel ?? 1; // a run from before --parallel ran one at a time
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel });
   }
   await stat(join(dir, 'train.mjs'));
-  const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8'));
-  const proposer: Proposer = options.agent
-    ? createAgentCommandProposer({
-        command: options.agent,
-        cwd: dir,
-        goal: 'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.',
-        timeoutMs: 15 * 60_000,
-        formatHistory: formatAutoIterateHistory,
-      })
-    : options.proposer === 'mutator'
-      ? createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) })
-      : createTpeProposer({ config: createConfigFileAdapter({ dir, file: 'config.json' }), space, seed });
-  const keepPolicy: KeepPolicy = options.keep === 'noise-aware'
-    ? createNoiseAwareKeepPolicy({ maxSamples: options.repeats ?? 10, minSamples: Math.min(4, options.repeats ?? 10) })
-    : strictImprovement();
-  const run = createAutoIterate({
-    dir,
-    tag,
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['prepare.mjs', 'train.mjs', 'search-space.json'],
-    fingerprintPaths: ['node_modules'], // git-excluded: a replaced link (a score shim) is HARNESS_TAMPERED
-    runCommand: 'node train.mjs',
-    metricName: 'val_bpc',
-    direction: 'lower',
-    timeBudgetS: budgetS,
-    killTimeoutS: steps > 0 ? budgetS * 15 + 60 : budgetS * 2 + 60,
-    ...(steps > 0 ? { env: { LOOP_STEP_BUDGET: String(steps) } } : {}),
-    maxIterations: iterations,
-    proposer,
-    resume: options.resume,
-    keepPolicy,
-    baselineRepeats: options.keep === 'noise-aware' ? Math.min(5, options.repeats ?? 10) : 1,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
+  const keep = options.keep ?? 'strict';
+  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}) });
+  // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
+  const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
-  const each = steps > 0 ? `${steps} training steps (killed after ${budgetS * 15 + 60} s)` : `${budgetS} s`;
-  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${proposer.name}; keep ${keepPolicy.name}`);
+  const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
+  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}`);
+  if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);
+  else if (parallel > 1) print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
   const progress = createProgress({ iterations, now: () => systemClock.now() });
   print(`training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {

@@ -19,6 +19,11 @@ Tunes a character-level language model on English first names with a keep/revert
   --keep RULE      strict (any lower val_bpc) or noise-aware (re-run a candidate and keep it
                    only when its gain clears the run-to-run noise at 95%)     [default strict]
   --repeats N      noise-aware: the most runs of one candidate                [default 10]
+  --parallel K     candidates per batch, each trained at once in its own working copy;
+                   the best is kept (training uses one core each)             [default 2]
+  --workers URL    evaluate the candidates on "loop worker --redis URL" processes
+                   (BullMQ on Redis, docs/many-machines.md) instead of locally
+  --queue NAME     with --workers: the queue, as the workers' --queue  [default loop-candidates]
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
 /** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
@@ -30,7 +35,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats']);
+const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -62,6 +67,9 @@ async function main(): Promise<number> {
       resume: { type: 'boolean', default: false },
       keep: { type: 'string' },
       repeats: { type: 'string' },
+      parallel: { type: 'string' },
+      workers: { type: 'string' },
+      queue: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -81,6 +89,10 @@ async function main(): Promise<number> {
   if (values.repeats !== undefined && keep !== 'noise-aware') throw new TypeError('--repeats needs --keep noise-aware');
   const repeats = values.repeats === undefined ? 10 : parseNumber('repeats', values.repeats, true, false);
   if (repeats < 2) throw new TypeError(`--repeats must be at least 2, got ${repeats}`);
+  const parallel = values.parallel === undefined ? undefined : parseNumber('parallel', values.parallel, true, false);
+  if (parallel !== undefined && parallel > 256) throw new TypeError(`--parallel must be at most 256, got ${parallel}`);
+  if (values.workers !== undefined && !/^rediss?:\/\/\S+$/.test(values.workers)) throw new TypeError(`--workers must be a redis:// or rediss:// URL, got "${values.workers}"`);
+  if (values.queue !== undefined && values.workers === undefined) throw new TypeError('--queue needs --workers');
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
@@ -115,6 +127,9 @@ async function main(): Promise<number> {
     resume: values.resume,
     keep,
     repeats,
+    ...(parallel === undefined ? {} : { parallel }),
+    ...(values.workers ? { workers: values.workers } : {}),
+    ...(values.queue ? { queue: values.queue } : {}),
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

@@ -1,0 +1,73 @@
+import { loopConfigSchema, type LoopConfig } from '@loop/cli';
+
+/** What {@link demoLoopConfig} needs: the demo's settings for one run (new or resumed). */
+export interface DemoRunSettings {
+  /** The run tag (branch `auto-iterate/<tag>`). */
+  readonly tag: string;
+  /** Iterations after the baseline; 0 = until interrupted. */
+  readonly iterations: number;
+  /** Training steps per run (`LOOP_STEP_BUDGET`); 0 = wall-clock budget of `budgetS`. */
+  readonly steps: number;
+  /** Training seconds with `steps: 0`; with steps only the wall-clock kill (15 x budgetS + 60 s). */
+  readonly budgetS: number;
+  /** Seed of the built-in proposer. */
+  readonly seed: number;
+  /** The built-in proposer. */
+  readonly proposer: 'tpe' | 'mutator';
+  /** An agent CLI instead of the built-in proposer (prompt on stdin, unconfined as before). */
+  readonly agent?: string;
+  /** The parameter space of search-space.json. */
+  readonly space: Record<string, unknown>;
+  /** strict or noise-aware (with `repeats` as maxSamples). */
+  readonly keep: 'strict' | 'noise-aware';
+  /** noise-aware: the most runs of one candidate. */
+  readonly repeats: number;
+  /** Candidates per batch (K working copies); 1 = one candidate at a time, in place. */
+  readonly parallel: number;
+  /** A Redis URL: candidates are evaluated by `loop worker` processes on it (docs/many-machines.md). */
+  readonly workers?: string;
+  /** With `workers`: the BullMQ queue name (the workers' `--queue`). @default 'loop-candidates' */
+  readonly queue?: string;
+}
+
+/** The goal an agent proposer is given. */
+export const AGENT_GOAL =
+  'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.';
+
+/** The wall-clock kill of one training run in seconds: with a step budget only a guard against hangs. */
+export function killTimeoutOf(steps: number, budgetS: number): number {
+  return steps > 0 ? budgetS * 15 + 60 : budgetS * 2 + 60;
+}
+
+/**
+ * The demo as a `loop run` config (the CLI's `LoopConfig`, validated by its schema), so the demo
+ * runs through `@loop/cli`'s `prepareRun`, the same path as `loop run`: the same proposers, keep
+ * rules and `parallel: { candidates, link, workers: { redis } }` wiring (local working copies, or
+ * the BullMQ queue with remote working copies and a remote harness). config.json is the mutable
+ * artifact; prepare.mjs, train.mjs and search-space.json are read-only; `node_modules` (a
+ * git-ignored symlink) is fingerprinted and linked into each working copy.
+ *
+ * @throws {ZodError} when a value is out of the schema's range (e.g. parallel above 256).
+ */
+export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
+  const proposer = s.agent
+    ? { type: 'agent', command: s.agent, goal: AGENT_GOAL, timeoutS: 15 * 60, sandbox: 'none' }
+    : { type: s.proposer, file: 'config.json', space: s.space, seed: s.seed };
+  const keep = s.keep === 'noise-aware' ? { policy: 'noise-aware', maxSamples: s.repeats, minSamples: Math.min(4, s.repeats), baselineRepeats: Math.min(5, s.repeats) } : undefined;
+  return loopConfigSchema.parse({
+    tag: s.tag,
+    targetFiles: ['config.json'],
+    readOnlyFiles: ['prepare.mjs', 'train.mjs', 'search-space.json'],
+    fingerprintPaths: ['node_modules'], // git-excluded: a replaced link (a score shim) is HARNESS_TAMPERED
+    runCommand: 'node train.mjs',
+    metricName: 'val_bpc',
+    direction: 'lower',
+    timeBudgetS: s.budgetS,
+    killTimeoutS: killTimeoutOf(s.steps, s.budgetS),
+    ...(s.steps > 0 ? { env: { LOOP_STEP_BUDGET: String(s.steps) } } : {}),
+    maxIterations: s.iterations,
+    proposer,
+    ...(keep ? { keep } : {}),
+    ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),
+  });
+}
