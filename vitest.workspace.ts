@@ -44,6 +44,7 @@ export default defineConfig({
       project('example-memory-tuning', 'examples/memory-tuning', 60_000),
       project('workers-bullmq', 'packages/workers-bullmq', 60_000),
       project('mcp', 'packages/mcp', 60_000),
+      project('docs-test', 'packages/docs-test', 300_000),
     ],
   },
 });

@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { copyFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatFailure, freshClone, readPages, runBlock, unmarkedBlocks, type FreshClone } from '../src/index.js';
+
+// The repository these docs belong to: the blocks are listed from its pages at collection time.
+const repo = fileURLToPath(new URL('../../..', import.meta.url));
+const pages = readPages(repo);
+// Pages edited but not committed are tested as edited (copied over the clone's); the code is HEAD's.
+const edited = execFileSync('git', ['status', '--porcelain', '--', 'README.md', 'docs'], { cwd: repo, encoding: 'utf8' })
+  .split('\n')
+  .map((l) => l.slice(3).trim())
+  .filter((f) => pages.some((p) => p.file === f));
+
+let clone: FreshClone | undefined;
+
+beforeAll(async () => {
+  clone = await freshClone({ repo });
+  for (const file of edited) await copyFile(join(repo, file), join(clone.root, file));
+}, 600_000);
+
+afterAll(async () => {
+  if (clone && !process.env.LOOP_DOCS_TEST_KEEP) await clone.dispose();
+  else if (clone) console.log(`docs-test: kept ${clone.tmp}`);
+});
+
+it('every sh and ts block of the fully marked pages carries a docs-test marker (run it, or skip it with a reason)', () => {
+  expect(unmarkedBlocks(pages)).toEqual([]);
+});
+
+for (const page of pages) {
+  const marked = page.blocks.filter((b) => b.options);
+  if (marked.length === 0) continue;
+  describe(page.file, () => {
+    for (const block of marked) {
+      const title = `${block.file}:${block.line} (${block.lang}) runs as pasted from a fresh clone`;
+      if (block.options!.skip) {
+        it.skip(`${block.file}:${block.line} (${block.lang}) skipped: ${block.options!.skip}`, () => undefined);
+        continue;
+      }
+      it(title, async () => {
+        const result = await runBlock(block, clone!);
+        if (!result.ok) expect.fail(formatFailure(block, result));
+      }, ((block.options!.timeoutS ?? 120) + 30) * 1000);
+    }
+  });
+}
