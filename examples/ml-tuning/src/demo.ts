@@ -9,7 +9,7 @@ import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
 export interface DemoOptions {
-  /** Iterations after the baseline; 0 runs until interrupted. @default 12 */
+  /** Iterations (candidates) after the baseline, rounded up to a whole number of batches of `parallel`; 0 runs until interrupted. @default 12 */
   iterations?: number;
   /**
    * Training steps per run (train.mjs's LOOP_STEP_BUDGET): the score of a config no longer depends
@@ -113,6 +113,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
+    // A batch trains K candidates, so the run ends on a whole batch: round up, so "iteration N of M" ends at M.
+    if (parallel > 1 && iterations > 0) iterations = Math.ceil(iterations / parallel) * parallel;
     await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel });
   }
   await stat(join(dir, 'train.mjs'));

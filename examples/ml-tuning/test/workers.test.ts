@@ -2,7 +2,7 @@
 // a real process with its own workdir (its own clone of the coordinator's repository), on a real
 // redis-server started by the test on a free port (or CI's LOOP_REDIS_URL).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -50,6 +50,8 @@ describe.skipIf(missing !== undefined)(`ml-tuning demo on two loop worker proces
     expect(summary.iterations).toBe(2);
     expectRunAgreement(out, branch, { iterations: 2, candidates: 2 });
     expect(lines.join('\n')).toContain(`loop worker --redis ${redis.url} --queue ${queue}`);
+    // The last training ran in a worker's working copy (the log's end came back from it).
+    expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(new RegExp(`cwd: ${parent}/worker-[ab]/`));
     // Each worker made its own clone of the coordinator's repository under its workdir.
     for (const w of workdirs) expect(readdirSync(w).length).toBeGreaterThan(0);
   });
