@@ -30,7 +30,8 @@ export interface FreshCloneOptions {
  * The environment a user's shell would have, from the test runner's: without vitest's and pnpm's
  * script variables (`VITEST*`, `NODE_OPTIONS`, `npm_lifecycle_*`, `npm_package_*`, `INIT_CWD`, ...),
  * `NODE_ENV=test`, and without `node_modules/.bin` folders on PATH (pnpm exec puts the source
- * repository's there, which would let a block call `tsx` no user has on PATH).
+ * repository's there, which would let a block call `tsx` no user has on PATH). Adds a git identity
+ * (`GIT_AUTHOR_NAME`, `GIT_COMMITTER_EMAIL`, ...) where none is set, as a user's git has one.
  */
 export function cleanEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
@@ -41,6 +42,11 @@ export function cleanEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     out[key] = value;
   }
   out.PATH = (env.PATH ?? '').split(':').filter((p) => p && !p.includes('/node_modules/.bin')).join(':');
+  // A user's git has an identity; a CI container's root often has none, and the docs commit.
+  for (const role of ['AUTHOR', 'COMMITTER'] as const) {
+    out[`GIT_${role}_NAME`] ??= 'docs-test';
+    out[`GIT_${role}_EMAIL`] ??= 'docs-test@localhost';
+  }
   return out;
 }
 

@@ -8,7 +8,7 @@ import { applyReplacements, type BlockOptions } from './marker.js';
 export interface RunContext {
   /** The fresh clone's root (absolute); relative `cwd` and `file` options resolve against it. */
   root: string;
-  /** The run's scratch folder (absolute): `tmp:<name>` working folders, logs, the `loop` shim. Blocks see it as `$DOCS_TEST_TMP`. */
+  /** The run's scratch folder (absolute): `tmp:<name>` working folders, logs, the `loop` shim. Blocks see it as `$DOCS_TEST_TMP` (and the clone's root as `$DOCS_TEST_ROOT`). */
   tmp: string;
   /** The folder, relative to `root`, where ts blocks are saved when their marker names no `file`. */
   scratchPackage: string;
@@ -94,7 +94,7 @@ export async function runBlock(block: CodeBlock, ctx: RunContext): Promise<Block
   } else {
     throw new Error(`${block.file}:${block.line}: only sh and ts blocks run, not "${block.lang}"`);
   }
-  const env: NodeJS.ProcessEnv = { ...ctx.env, DOCS_TEST_TMP: ctx.tmp, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...ctx.env, DOCS_TEST_TMP: ctx.tmp, DOCS_TEST_ROOT: ctx.root, ...options.env };
   if (options.installed && ctx.loopBinDir) env.PATH = `${ctx.loopBinDir}:${env.PATH ?? ''}`;
   const logPath = join(ctx.tmp, 'logs', `${name}.log`);
   const controller = new AbortController();
