@@ -29,6 +29,7 @@ export default defineConfig({
       project('evaluators', 'packages/evaluators', 60_000),
       project('auto-iterate', 'packages/auto-iterate', 60_000),
       project('test-utils', 'packages/test-utils'),
+      project('testing', 'packages/testing'),
       project('autotune', 'packages/autotune', 60_000),
       project('rollback-snapshot', 'packages/rollback-snapshot', 60_000),
       project('autoresearch', 'packages/autoresearch', 60_000),

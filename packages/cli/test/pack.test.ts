@@ -21,7 +21,7 @@ const TSC = createRequire(join(REPO, 'package.json')).resolve('typescript/bin/ts
 const PNPM = ['-y', 'pnpm@12.4.2'];
 
 /** The public packages: folder under packages/ and name. */
-const PACKAGES = ['core', 'rollback-git', 'rollback-snapshot', 'auto-iterate', 'evaluators', 'autoresearch', 'autotune', 'collie', 'workers-bullmq', 'mcp', 'cli'] as const;
+const PACKAGES = ['core', 'rollback-git', 'rollback-snapshot', 'auto-iterate', 'evaluators', 'autoresearch', 'autotune', 'collie', 'workers-bullmq', 'mcp', 'testing', 'cli'] as const;
 const pkgJson = (dir: string) => JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; exports: Record<string, unknown> };
 
 let tmp: string;

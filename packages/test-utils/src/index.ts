@@ -1,23 +1,15 @@
 /**
- * @loop/test-utils (private): fakes for unit-testing loop policies in memory (a fake harness with
- * scripted scores, a manual clock, counter proposers, deferred promises and a barrier for concurrency
- * tests) and the conformance suites every adapter runs.
+ * @loop/test-utils (private): this repository's own test helpers (child processes and worker
+ * pools, bundling a fixture, leftover-process checks, the TSDoc check, the issue-11 user
+ * policies). The public test kit, the rollback conformance suite and the in-memory fakes, is
+ * `@loop/testing`; it is re-exported here so the repository's tests have one import.
  *
  * @example
- * const clock = createManualClock();
- * const harness = createFakeHarness({ scores: [10, 9, 9, 8], onRun: () => clock.advance(60_000) });
+ * const { exports, undocumented } = undocumentedExports('packages/core/src/index.ts');
  *
  * @packageDocumentation
  */
-export { createManualClock } from './manual-clock.js';
-export type { ManualClock } from './manual-clock.js';
-export { createFakeHarness } from './fake-harness.js';
-export type { FakeHarness, FakeHarnessOptions, FakeOutcome } from './fake-harness.js';
-export { createCounterProposer, createContextProposer } from './counter-proposer.js';
-export { describeRollbackStrategy } from './describe-rollback-strategy.js';
-export type { RollbackFixture } from './describe-rollback-strategy.js';
-export { createDeferred, createBarrier } from './deferred.js';
-export type { Deferred, Barrier } from './deferred.js';
+export * from '@loop/testing';
 export { userPolicies } from './user-policies.js';
 export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
 export { pidsWithEnv } from './processes.js';

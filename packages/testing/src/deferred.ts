@@ -36,7 +36,7 @@ export interface Barrier {
  *
  * @example
  * const barrier = createBarrier(3);
- * const harness = createFakeHarness({ score: async () => (await barrier.arrive(), 1) }); // runs must overlap
+ * const harness = createFunctionHarness('barrier', async () => (await barrier.arrive(), 1)); // runs must overlap
  */
 export function createBarrier(parties: number): Barrier {
   const released = createDeferred();
