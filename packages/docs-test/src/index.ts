@@ -22,3 +22,4 @@ export type { RunContext, BlockResult } from './run-block.js';
 export { freshClone, cleanEnvironment, PNPM, SCRATCH_PACKAGE } from './fresh-clone.js';
 export type { FreshClone, FreshCloneOptions } from './fresh-clone.js';
 export { readPages, unmarkedBlocks, FULLY_MARKED } from './pages.js';
+export { pasteHazards } from './paste-hazards.js';

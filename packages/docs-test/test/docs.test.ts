@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatFailure, freshClone, readPages, runBlock, unmarkedBlocks, type FreshClone } from '../src/index.js';
+import { formatFailure, freshClone, pasteHazards, readPages, runBlock, unmarkedBlocks, type FreshClone } from '../src/index.js';
 
 // The repository these docs belong to: the blocks are listed from its pages at collection time.
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -28,6 +29,10 @@ afterAll(async () => {
 
 it('every sh and ts block of the fully marked pages carries a docs-test marker (run it, or skip it with a reason)', () => {
   expect(unmarkedBlocks(pages)).toEqual([]);
+});
+
+it('no page of README.md and docs/ tells a user to run a bare pnpm (there is no global pnpm) or npx loop (the unrelated npm package)', () => {
+  expect(pages.flatMap((p) => pasteHazards(p.file, readFileSync(join(repo, p.file), 'utf8')))).toEqual([]);
 });
 
 for (const page of pages) {
