@@ -60,6 +60,14 @@ function shPrologue(block: CodeBlock): string {
 }
 
 /**
+ * Where a ts block is saved: the marker's `file`, else `<scratchPackage>/<page slug>-<fence line>.ts`,
+ * resolved against the clone's root (absolute).
+ */
+export function tsBlockFile(block: CodeBlock, ctx: Pick<RunContext, 'root' | 'scratchPackage'>): string {
+  return resolve(ctx.root, block.options?.file ?? join(ctx.scratchPackage, `${slug(block.file)}-${block.line}.ts`));
+}
+
+/**
  * Runs one marked block in the clone and checks it against its marker.
  *
  * sh blocks: saved as a script (`set -Eeuo pipefail`, an ERR trap printing
@@ -87,7 +95,7 @@ export async function runBlock(block: CodeBlock, ctx: RunContext): Promise<Block
     command = `bash '${path}'`;
   } else if (block.lang === 'ts') {
     script = `${options.prepend ? `${options.prepend}\n` : ''}${code}${options.append ? `${options.append}\n` : ''}`;
-    const path = resolve(ctx.root, options.file ?? join(ctx.scratchPackage, `${name}.ts`));
+    const path = tsBlockFile(block, ctx);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, script);
     command = `node --import tsx --conditions=source '${relative(cwd, path) || path}'`;

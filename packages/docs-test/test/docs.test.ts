@@ -4,7 +4,7 @@ import { copyFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatFailure, freshClone, pasteHazards, readPages, runBlock, unmarkedBlocks, type FreshClone } from '../src/index.js';
+import { formatFailure, freshClone, pasteHazards, readPages, runBlock, typecheckBlocks, unmarkedBlocks, type FreshClone } from '../src/index.js';
 
 // The repository these docs belong to: the blocks are listed from its pages at collection time.
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -52,3 +52,10 @@ for (const page of pages) {
     }
   });
 }
+
+// Last: tsx ran the ts blocks without checking their types; a user's editor does check them.
+it('the ts blocks type-check as saved (strict, against the packages\' sources)', async () => {
+  const { errors, checked } = await typecheckBlocks(pages.flatMap((p) => p.blocks.filter((b) => b.options)), clone!);
+  expect(checked).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+}, 300_000);
