@@ -2,10 +2,11 @@ import git from 'isomorphic-git';
 import { buildTree, type FileUpdate } from './build-tree.js';
 import { inChunks } from './chunks.js';
 import { storeWorktreeBlob } from './fs-ops.js';
+import { claimIndexMatches } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import { gitArgs, type Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
-import { scanWorktree, type WorktreeChange } from './worktree-scan.js';
+import { indexBasisOf, scanWorktree, type WorktreeChange } from './worktree-scan.js';
 
 /** Author and committer of a candidate commit. */
 export interface Signature {
@@ -74,7 +75,11 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
       committer: candidate.signature,
     },
   });
-  if ((toAdd.length > 0 || toRemove.length > 0) && (await updateIndex(repo, toAdd, toRemove)) === undefined) {
+  // Every difference between the tip, the index and the tree was in `changes` (a whole-tree
+  // scan): staged as committed, the index equals the new commit's tree.
+  const basis = indexBasisOf(changes);
+  if (toAdd.length === 0 && toRemove.length === 0) claimIndexMatches(repo, basis, oid);
+  else if ((await updateIndex(repo, toAdd, toRemove, { matches: { commit: oid, basis } })) === undefined) {
     // An index we do not rewrite (version 4, conflicts, split): isomorphic-git stages, one call each.
     for (const path of toRemove) await git.remove({ ...args, filepath: path });
     if (toAdd.length > 0) await git.add({ ...args, filepath: toAdd.map((file) => file.path), force: true });

@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { inChunks } from './chunks.js';
 import { ensureParents, lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
 import { parentOf } from './paths.js';
+import { claimIndexMatches } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import type { BlobEntry } from './tree-diff.js';
 import { gitArgs, type Repo } from './repo.js';
@@ -11,7 +12,9 @@ import type { ResetPlanEntry } from './reset-plan.js';
  * Applies a reset plan: removes the files the target does not have (and the directories left
  * empty), writes the blobs that differ (content and mode), updates the index for exactly those
  * paths (one rewrite of the index, with the stat data of the files as written), and moves the
- * branch ref last, so an interrupted reset is redone from the same plan.
+ * branch ref last, so an interrupted reset is redone from the same plan. `basis`: the index the
+ * plan's whole-tree scan read; while the index is still that one, it equals the target's tree
+ * afterwards (every difference was in the plan), which the next scan uses.
  *
  * @returns the index entries of the planned paths as written (for verification without parsing
  *   the index again), or `undefined` when isomorphic-git staged them (an index we do not rewrite).
@@ -21,6 +24,7 @@ export async function applyFastReset(
   plan: readonly ResetPlanEntry[],
   branchRef: string,
   targetOid: string,
+  basis?: string,
 ): Promise<Map<string, BlobEntry | undefined> | undefined> {
   const args = gitArgs(repo);
   const removals = plan.filter((entry) => entry.target === undefined);
@@ -52,7 +56,12 @@ export async function applyFastReset(
     if (entry.target !== undefined) staged.push({ path: entry.path, blob: entry.target, stats: await lstatOrUndefined(repo, entry.path) });
   });
   const removed = removals.filter((entry) => entry.inIndex).map((entry) => entry.path);
-  const written = staged.length + removed.length === 0 ? new Map<string, BlobEntry | undefined>() : await updateIndex(repo, staged, removed);
+  const matches = { commit: targetOid, basis };
+  let written: Map<string, BlobEntry | undefined> | undefined;
+  if (staged.length + removed.length === 0) {
+    written = new Map();
+    claimIndexMatches(repo, basis, targetOid);
+  } else written = await updateIndex(repo, staged, removed, { matches });
   if (written === undefined) {
     // Removals from the index before the adds: removing `x` also drops `x/...`, so a file replaced
     // by a directory of the same name must lose its old entry before the new ones are added.

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { GitFsStats } from '../git-fs.js';
-import { foreignCode } from './errors.js';
-import { serializeIndex, type RawIndexEntry } from './index-write.js';
+import { dropIndexState, keepIndexState, loadIndexState, nextPathsVersion, statKey, type IndexEntry, type IndexState } from './index-state.js';
+import type { RawIndexEntry } from './index-write.js';
+import { writeThroughLock } from './lock-file.js';
 import type { Repo } from './repo.js';
 import type { BlobEntry } from './tree-diff.js';
 
@@ -12,48 +14,6 @@ export interface StagedFile {
   readonly blob: BlobEntry;
   /** `lstat` of the file (taken before reading it, so a later change shows as a stat change); `undefined`: no stat data. */
   readonly stats: GitFsStats | undefined;
-}
-
-/**
- * Parses a `.git/index` this module can rewrite losslessly: version 2 or 3, stage 0 only, no
- * skip-worktree / intent-to-add flags, and only optional extensions (upper-case signatures such as
- * `TREE` and `UNTR`, dropped on rewrite, which git accepts). `undefined` for anything else (version
- * 4, conflicts, a split or sparse index): the caller then lets isomorphic-git stage.
- */
-export function parseRawIndex(bytes: Uint8Array): RawIndexEntry[] | undefined {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.byteLength < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') return undefined;
-  const version = buf.readUInt32BE(4);
-  if (version !== 2 && version !== 3) return undefined;
-  const count = buf.readUInt32BE(8);
-  const end = buf.byteLength - 20;
-  const entries: RawIndexEntry[] = [];
-  let offset = 12;
-  for (let i = 0; i < count; i += 1) {
-    if (offset + 62 > end) return undefined;
-    const flags = buf.readUInt16BE(offset + 60);
-    if ((flags & 0x3000) !== 0) return undefined; // a conflict stage
-    let pathStart = offset + 62;
-    if ((flags & 0x4000) !== 0) {
-      if (buf.readUInt16BE(pathStart) !== 0) return undefined; // skip-worktree, intent-to-add
-      pathStart += 2;
-    }
-    const nul = buf.indexOf(0, pathStart);
-    if (nul === -1 || nul > end) return undefined;
-    const u = (k: number) => buf.readUInt32BE(offset + k * 4);
-    entries.push({
-      path: buf.toString('utf8', pathStart, nul),
-      ctimeS: u(0), ctimeNs: u(1), mtimeS: u(2), mtimeNs: u(3), dev: u(4), ino: u(5), mode: u(6), uid: u(7), gid: u(8), size: u(9),
-      oid: buf.toString('hex', offset + 40, offset + 60),
-    });
-    offset += Math.ceil((nul - offset + 1) / 8) * 8;
-  }
-  while (offset + 8 <= end) {
-    const first = buf[offset] ?? 0;
-    if (first < 0x41 || first > 0x5a) return undefined; // a required extension (link, sdir)
-    offset += 8 + buf.readUInt32BE(offset + 4);
-  }
-  return entries;
 }
 
 const toSecondsNs = (ms: number): [number, number] => {
@@ -73,54 +33,133 @@ export function entryOf(file: StagedFile): RawIndexEntry {
   return { path: file.path, oid: file.blob.oid, mode: file.blob.mode, ctimeS, ctimeNs, mtimeS, mtimeNs, dev: low(s.dev), ino: low(s.ino), uid: low(s.uid), gid: low(s.gid), size: low(s.size) };
 }
 
+/** The entry with its times in milliseconds as well. */
+const withMs = (e: RawIndexEntry): IndexEntry => ({ ...e, ctimeMs: e.ctimeS * 1000 + e.ctimeNs / 1e6, mtimeMs: e.mtimeS * 1000 + e.mtimeNs / 1e6 });
+
+/** Writes an entry's fixed part (stat data, mode, oid) at `offset`; the flags and path stay. */
+function writeFixed(bytes: Buffer, offset: number, e: RawIndexEntry): void {
+  const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
+  for (let i = 0; i < 10; i += 1) bytes.writeUInt32BE((u32[i]! >>> 0) % 2 ** 32, offset + i * 4);
+  bytes.write(e.oid, offset + 40, 20, 'hex');
+}
+
+/** Sorts entries in git's path order: by UTF-8 bytes (JS string order agrees unless a path holds a surrogate pair). */
+function sortGitOrder(entries: IndexEntry[]): IndexEntry[] {
+  if (entries.some((e) => /[\ud800-\udfff]/.test(e.path))) {
+    return entries.map((e) => ({ e, key: Buffer.from(e.path) })).sort((a, b) => Buffer.compare(a.key, b.key)).map(({ e }) => e);
+  }
+  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 /**
- * Stages `set` and unstages `remove` in ONE rewrite of `.git/index` (through `index.lock`),
- * instead of one isomorphic-git `add`/`remove` per call, each rewriting the whole index (issue 13).
- * A staged path replaces whatever stood in its way: an entry for one of its parent directories
- * (a file that became a directory) and entries under it (a directory that became a file).
+ * Serialises stage-0 entries, sorted in git's order, as a version-2 index with no extensions and
+ * its SHA-1 trailer (what `git read-tree` writes), into one buffer; also returns where each entry starts.
+ */
+function serializeEntries(entries: readonly IndexEntry[]): { bytes: Buffer; offsets: Map<string, number> } {
+  const lengths = entries.map((e) => Buffer.byteLength(e.path));
+  let size = 12 + 20;
+  for (const length of lengths) size += Math.ceil((62 + length + 1) / 8) * 8;
+  const bytes = Buffer.alloc(size);
+  bytes.write('DIRC', 0, 'latin1');
+  bytes.writeUInt32BE(2, 4);
+  bytes.writeUInt32BE(entries.length, 8);
+  const offsets = new Map<string, number>();
+  let offset = 12;
+  entries.forEach((e, i) => {
+    const length = lengths[i]!;
+    writeFixed(bytes, offset, e);
+    bytes.writeUInt16BE(Math.min(length, 0xfff), offset + 60);
+    bytes.write(e.path, offset + 62, length, 'utf8');
+    offsets.set(e.path, offset);
+    offset += Math.ceil((62 + length + 1) / 8) * 8;
+  });
+  createHash('sha1').update(bytes.subarray(0, size - 20)).digest().copy(bytes, size - 20);
+  return { bytes, offsets };
+}
+
+/** What {@link updateIndex} may record about the index it writes. */
+export interface IndexUpdateOptions {
+  /**
+   * The index will equal commit `commit`'s tree exactly, provided it is still the index a
+   * whole-tree scan saw (`basis`, the scan's `indexBasisOf`): the next scan against that commit
+   * then needs no blob map of it. Without it the claim kept so far survives a stat-only refresh.
+   */
+  readonly matches?: { readonly commit: string; readonly basis: string | undefined };
+}
+
+/**
+ * Stages `set` and unstages `remove` in ONE rewrite of `.git/index` (through `index.lock`, not
+ * fsynced: the index is git's cache of the working tree, rebuilt from the kept commit if a power
+ * loss tears it, see docs/safety.md), instead of one isomorphic-git `add`/`remove` per call, each
+ * rewriting it (issue 13). The index is taken from what this package last read or wrote while the
+ * file is unchanged, not parsed again; when only existing entries change, their bytes are patched
+ * in place and only the SHA-1 trailer is recomputed. A staged path replaces whatever stood in its
+ * way: an entry for one of its parent directories (a file that became a directory) and entries
+ * under it (a directory that became a file).
  *
  * @returns the entries now in the index for the touched paths (`undefined`: not in the index), so
  *   a caller can verify without parsing the file again; `undefined` when the index is in a form
- *   {@link parseRawIndex} does not rewrite (the caller falls back to isomorphic-git).
+ *   this module does not rewrite (version 4, conflicts, a split or sparse index: the caller falls
+ *   back to isomorphic-git).
  */
 export async function updateIndex(
   repo: Repo,
   set: readonly StagedFile[],
   remove: readonly string[],
+  options: IndexUpdateOptions = {},
 ): Promise<Map<string, BlobEntry | undefined> | undefined> {
-  let entries: RawIndexEntry[];
-  try {
-    const raw = await repo.fs.promises.readFile(`${repo.gitdir}/index`);
-    const parsed = parseRawIndex(typeof raw === 'string' ? new TextEncoder().encode(raw) : raw);
-    if (parsed === undefined) return undefined;
-    entries = parsed;
-  } catch (error) {
-    if (foreignCode(error) !== 'ENOENT') throw error;
-    entries = [];
-  }
-  const byPath = new Map(entries.map((entry) => [entry.path, entry]));
-  for (const path of remove) byPath.delete(path);
+  const state = await loadIndexState(repo);
+  if (state === undefined || !state.rewritable) return undefined;
+  const sameBlobs = remove.every((path) => !state.entries.has(path)) && set.every((file) => {
+    const entry = state.entries.get(file.path);
+    return entry !== undefined && entry.oid === file.blob.oid && entry.mode === file.blob.mode;
+  });
+  const claim = options.matches;
+  const matches = claim !== undefined ? (claim.basis === state.key ? claim.commit : undefined) : sameBlobs ? state.matches : undefined;
+  const offsets = state.offsets;
+  const inPlace = offsets !== undefined && remove.every((path) => !state.entries.has(path)) && set.every((file) => state.entries.has(file.path));
+
+  let next: Omit<IndexState, 'key' | 'fileMtimeMs'>;
   const staged = new Set(set.map((file) => file.path));
-  if (set.length > 0) {
-    const parents = new Set<string>();
-    for (const path of staged) for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) parents.add(path.slice(0, i));
-    for (const path of [...byPath.keys()]) {
-      if (parents.has(path)) byPath.delete(path); // a file where a directory is now staged
-      else if (!staged.has(path) && path.includes('/')) {
-        for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
-          if (staged.has(path.slice(0, i))) {
-            byPath.delete(path); // under a path now staged as a file
-            break;
+  if (inPlace) {
+    const bytes = Buffer.from(state.bytes);
+    const updated = set.map((file) => withMs(entryOf(file)));
+    for (const e of updated) writeFixed(bytes, offsets.get(e.path)!, e);
+    const end = bytes.byteLength - 20;
+    createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
+    // The map is shared with the state it came from; that state is replaced below.
+    for (const e of updated) state.entries.set(e.path, e);
+    next = { bytes, entries: state.entries, unmerged: state.unmerged, offsets, rewritable: true, matches, pathsVersion: state.pathsVersion };
+  } else {
+    const byPath = new Map(state.entries);
+    for (const path of remove) byPath.delete(path);
+    if (set.length > 0) {
+      const parents = new Set<string>();
+      for (const path of staged) for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) parents.add(path.slice(0, i));
+      for (const path of [...byPath.keys()]) {
+        if (parents.has(path)) byPath.delete(path); // a file where a directory is now staged
+        else if (!staged.has(path) && path.includes('/')) {
+          for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
+            if (staged.has(path.slice(0, i))) {
+              byPath.delete(path); // under a path now staged as a file
+              break;
+            }
           }
         }
       }
     }
+    for (const file of set) byPath.set(file.path, withMs(entryOf(file)));
+    const sorted = sortGitOrder([...byPath.values()]);
+    const { bytes, offsets: written } = serializeEntries(sorted);
+    next = { bytes, entries: new Map(sorted.map((e) => [e.path, e])), unmerged: new Set(), offsets: written, rewritable: true, matches, pathsVersion: nextPathsVersion() };
   }
-  for (const file of set) byPath.set(file.path, entryOf(file));
-  await repo.fs.promises.writeFile(`${repo.gitdir}/index`, serializeIndex([...byPath.values()]));
+  dropIndexState(repo);
+  const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, { wait: repo.lockWait, sync: false, identify: true });
+  // Our own write, recognised by its stat key: the next scan or update takes it without reading.
+  if (stats !== undefined) keepIndexState(repo, { ...next, key: statKey(stats), fileMtimeMs: Number(stats.mtimeMs) });
   const result = new Map<string, BlobEntry | undefined>();
   for (const path of [...remove, ...staged]) {
-    const entry = byPath.get(path);
+    const entry = next.entries.get(path);
     result.set(path, entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode });
   }
   return result;

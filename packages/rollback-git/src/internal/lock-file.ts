@@ -1,4 +1,4 @@
-import type { GitFsFileHandle, GitFsPromises } from '../git-fs.js';
+import type { GitFsFileHandle, GitFsPromises, GitFsStats } from '../git-fs.js';
 import { foreignCode, rollbackError } from './errors.js';
 
 /** How a {@link writeThroughLock} waits for a lock another process holds. */
@@ -69,39 +69,68 @@ export async function takeLock(fs: GitFsPromises, path: string, mode: number, wa
   }
 }
 
+/** How {@link writeThroughLock} writes. */
+export interface LockedWriteOptions {
+  /** Mode of a new file. @default 0o644 */
+  readonly mode?: number;
+  /** How to wait for a lock another process holds. @default DEFAULT_LOCK_WAIT */
+  readonly wait?: LockWait;
+  /**
+   * fsync the lock file before the rename and the directory after it, so the new file survives a
+   * power loss. A kill never needs it (the rename is atomic either way). @default true
+   */
+  readonly sync?: boolean;
+  /**
+   * Return the `lstat` of `path` after the rename when it is still the file this call wrote (the
+   * same inode as the lock file held open), so a caller can recognise its own write later by the
+   * file's stat key; `undefined` when another writer replaced it in between. @default false
+   */
+  readonly identify?: boolean;
+}
+
 /**
- * Replaces `path` the way git does: `<path>.lock` is created exclusively, written and fsynced,
- * then renamed over `path` and the directory fsynced. A kill at any instant leaves the old file
- * or the new one (plus, at worst, a stale `.lock` that resume removes), never a torn one. On a
- * failure (ENOSPC) the lock is removed and the old file is intact.
+ * Replaces `path` the way git does: `<path>.lock` is created exclusively, written and (unless
+ * `sync: false`) fsynced, then renamed over `path` and the directory fsynced. A kill at any
+ * instant leaves the old file or the new one (plus, at worst, a stale `.lock` that resume
+ * removes), never a torn one. On a failure (ENOSPC) the lock is removed and the old file is intact.
  *
+ * @returns with `identify`, the new file's `lstat` (or `undefined`, see {@link LockedWriteOptions}).
  * @throws {LoopError} `LOCK_HELD` (see {@link takeLock}); the file-system error otherwise.
  */
 export async function writeThroughLock(
   fs: GitFsPromises,
   path: string,
   data: Uint8Array,
-  options: { readonly mode?: number; readonly wait?: LockWait } = {},
-): Promise<void> {
+  options: LockedWriteOptions = {},
+): Promise<GitFsStats | undefined> {
   const mode = options.mode ?? 0o644;
+  const sync = options.sync ?? true;
   const lock = lockPathOf(path);
   const handle = await takeLock(fs, path, mode, options.wait ?? DEFAULT_LOCK_WAIT);
+  let written: GitFsStats | undefined;
   try {
     if (handle === undefined) {
       await fs.writeFile(lock, data, { mode });
     } else {
       await handle.writeFile(data);
-      await handle.sync?.();
+      if (sync) await handle.sync?.();
     }
-    // The handle stays open across the rename, so a live writer is visible in /proc/<pid>/fd.
+    const mine = options.identify ? await fs.lstat(lock) : undefined;
+    // The handle stays open across the rename, so a live writer is visible in /proc/<pid>/fd
+    // (and the inode cannot be reused before the check below).
     await fs.rename(lock, path);
+    if (mine !== undefined) {
+      const now = await fs.lstat(path).catch(() => undefined);
+      if (now !== undefined && Number(now.ino) === Number(mine.ino)) written = now;
+    }
   } catch (error) {
     await fs.unlink(lock).catch(() => undefined);
     throw error;
   } finally {
     await handle?.close().catch(() => undefined);
   }
-  await syncDir(fs, parentDir(path));
+  if (sync) await syncDir(fs, parentDir(path));
+  return written;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface Repo {
   cache: object;
   /** Parsed tree objects by oid (immutable, so never stale). */
   readonly trees: Map<string, Map<string, TreeEntry>>;
+  /** How a write waits for a lock another process holds (the same wait `fs` uses). */
+  readonly lockWait: LockWait;
 }
 
 /**
@@ -29,7 +31,7 @@ export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_W
   const root = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
   const gitdir = `${root}/.git`;
   const locked = lockedGitFs(fs, gitdir, wait);
-  return { fs: locked, rawFs: fs, gitFs: locked as unknown as FsClient, dir: root, gitdir, cache: {}, trees: new Map() };
+  return { fs: locked, rawFs: fs, gitFs: locked as unknown as FsClient, dir: root, gitdir, cache: {}, trees: new Map(), lockWait: wait };
 }
 
 /** The arguments every isomorphic-git call takes. */

@@ -67,13 +67,13 @@ export async function resetBranch(
 ): Promise<ResetReport> {
   const args = gitArgs(repo);
   const fromOid = await git.resolveRef({ ...args, ref: branchRef });
-  const plan = await planReset(repo, fromOid, targetOid, bases, scan?.fromOid === fromOid ? scan.changes : undefined);
+  const { entries: plan, basis } = await planReset(repo, fromOid, targetOid, bases, scan?.fromOid === fromOid ? scan.changes : undefined);
   const paths = plan.map((entry) => entry.path);
 
   let wrong: string[];
   let fastError: unknown;
   try {
-    const staged = await applyFastReset(repo, plan, branchRef, targetOid);
+    const staged = await applyFastReset(repo, plan, branchRef, targetOid, basis);
     wrong = await verifyOrList(repo, plan, branchRef, targetOid, staged);
   } catch (error) {
     fastError = error;

@@ -1,6 +1,6 @@
 import { diffCommits, type BlobEntry } from './tree-diff.js';
 import type { Repo } from './repo.js';
-import { scanWorktree, type WorktreeChange } from './worktree-scan.js';
+import { indexBasisOf, scanWorktree, type WorktreeChange } from './worktree-scan.js';
 
 /** One path a reset must bring to the target. */
 export interface ResetPlanEntry {
@@ -10,6 +10,14 @@ export interface ResetPlanEntry {
   readonly target: BlobEntry | undefined;
   /** Whether the index holds the path now (so a removal must update it). */
   readonly inIndex: boolean;
+}
+
+/** A reset plan, and the index its whole-tree scan read (see `indexBasisOf`). */
+export interface ResetPlan {
+  /** The paths to touch, sorted. */
+  readonly entries: ResetPlanEntry[];
+  /** The stat key of the index the working-tree scan saw; `undefined` for a path scan. */
+  readonly basis: string | undefined;
 }
 
 /**
@@ -25,16 +33,17 @@ export async function planReset(
   targetOid: string,
   bases: readonly string[] | undefined,
   scan?: readonly WorktreeChange[],
-): Promise<ResetPlanEntry[]> {
+): Promise<ResetPlan> {
   const plan = new Map<string, ResetPlanEntry>();
   for (const change of await diffCommits(repo, fromOid, targetOid)) {
     plan.set(change.path, { path: change.path, target: change.to, inIndex: change.from !== undefined });
   }
-  for (const change of scan ?? (await scanWorktree(repo, fromOid, bases))) {
+  const changes = scan ?? (await scanWorktree(repo, fromOid, bases));
+  for (const change of changes) {
     const fromDiff = plan.get(change.path);
     // Outside the commit diff the target holds what `fromOid` holds.
     const target = fromDiff === undefined ? change.head : fromDiff.target;
     plan.set(change.path, { path: change.path, target, inIndex: change.indexed });
   }
-  return [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { entries: [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), basis: indexBasisOf(changes) };
 }

@@ -3,12 +3,13 @@ import type { GitFsStats } from '../git-fs.js';
 import { inChunks } from './chunks.js';
 import { gitMode, lstatOrUndefined, readWorktreeBlob } from './fs-ops.js';
 import { readIndexFile, type IndexEntry, type IndexSnapshot } from './index-file.js';
+import { keptIndexKey } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
 import { headBlobs } from './head-blobs.js';
-import { isIgnored, walkWorktree, type WalkScope } from './worktree-walk.js';
+import { isIgnored, STAT_CLEAN, walkWorktree, type WalkScope } from './worktree-walk.js';
 import { blobOf, collectBlobs, normalizeMode, readTreeEntries, treeOfCommit, type BlobEntry } from './tree-diff.js';
 
 /** A working-tree file: its mode, and its oid when it was worth computing. */
@@ -89,61 +90,105 @@ function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number):
 
 /** The walk scope of the last (index, commit) pair scanned: both are immutable snapshots. */
 const scopes = new WeakMap<IndexSnapshot, { readonly headOid: string; readonly scope: WalkScope }>();
+/** The walk scope of an index that equals the commit scanned against, by its path set (kept across stat-only rewrites). */
+const matchedScopes = new WeakMap<IndexSnapshot['entries'], { readonly version: number; readonly scope: WalkScope }>();
 
-function walkScope(index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry>): WalkScope {
-  const kept = scopes.get(index);
-  if (kept?.headOid === headOid) return kept.scope;
+function gitlinksOf(index: IndexSnapshot): Set<string> {
   const gitlinks = new Set<string>();
   for (const e of index.entries.values()) if (e.mode === MODE_GITLINK) gitlinks.add(e.path);
-  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks };
+  return gitlinks;
+}
+
+function walkScope(index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry> | undefined): WalkScope {
+  if (head === undefined) {
+    const kept = matchedScopes.get(index.entries);
+    if (kept?.version === index.pathsVersion) return kept.scope;
+    const scope = { tracked: new PathSet(index.entries.keys()), gitlinks: gitlinksOf(index) };
+    matchedScopes.set(index.entries, { version: index.pathsVersion, scope });
+    return scope;
+  }
+  const kept = scopes.get(index);
+  if (kept?.headOid === headOid) return kept.scope;
+  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks: gitlinksOf(index) };
   scopes.set(index, { headOid, scope });
   return scope;
+}
+
+/** The index (by its stat key) each whole-tree scan result was computed against. */
+const basisOf = new WeakMap<readonly WorktreeChange[], string>();
+
+/**
+ * The stat key of the index a whole-tree scan read (`undefined` for a path scan or the
+ * isomorphic-git walk): `updateIndex` may claim the index equals a commit only while it is
+ * still that index.
+ */
+export function indexBasisOf(changes: readonly WorktreeChange[] | undefined): string | undefined {
+  return changes === undefined ? undefined : basisOf.get(changes);
 }
 
 /**
  * Whole-tree scan, the way `git status` does it: read the index (not again while the file is
  * unchanged), walk the working tree with `readdir` + `lstat` only, and hash only the files whose
  * size, inode or times (within a microsecond) differ from their index entry, or whose mtime is not
- * before the index file's (racy git); then compare with the commit's blobs (kept per commit).
+ * before the index file's (racy git); then compare with the commit's blobs (kept per commit), or,
+ * when the index is known to equal the commit (`IndexState.matches`: our own last write or an
+ * earlier scan established it), with the index entries themselves, with no blob map at all.
  * Untracked files count unless ignored (`.gitignore`, `.git/info/exclude`); ignored directories
  * are not entered. Index entries whose stats went stale while the content stayed the same are
  * refreshed (one index write), so the next scan trusts them. Cost: one `lstat` per file, and
  * hashing only with what changed.
  */
 async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
-  const head = await headBlobs(repo, headOid);
+  const matched = index.matches === headOid && index.unmerged.size === 0;
+  const head = matched ? undefined : await headBlobs(repo, headOid);
   const scope = walkScope(index, headOid, head);
   const { gitlinks } = scope;
-  const work = await walkWorktree(repo, scope);
+  const work = await walkWorktree(repo, scope, (path, stats) => {
+    const entry = index.entries.get(path);
+    return entry !== undefined && entry.mode === gitMode(stats) && statsMatch(entry, stats, index.fileMtimeMs);
+  });
+  const headOf = (path: string): BlobEntry | undefined => {
+    if (head !== undefined) return head.get(path);
+    const entry = index.entries.get(path);
+    return entry === undefined || entry.mode === MODE_GITLINK ? undefined : { oid: entry.oid, mode: entry.mode };
+  };
 
   const changes: WorktreeChange[] = [];
   const suspects: string[] = [];
-  const consider = (path: string): void => {
-    if (gitlinks.has(path)) return;
-    const inHead = head.get(path);
-    const entry = index.entries.get(path);
-    const stats = work.get(path);
-    // The common case, decided without a promise: commit, index and stat cache agree.
-    if (entry !== undefined && stats !== undefined && inHead !== undefined && !index.unmerged.has(path) && entry.mode === gitMode(stats) && statsMatch(entry, stats, index.fileMtimeMs) && same(inHead, entry)) return;
-    suspects.push(path);
-  };
-  for (const path of head.keys()) consider(path);
-  for (const path of index.entries.keys()) if (!head.has(path)) consider(path);
-  for (const path of index.unmerged) if (!head.has(path) && !index.entries.has(path)) consider(path);
-  for (const path of work.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
+  // Whether the index equals the commit (every path, oid and mode): then the next scan needs no blob map.
+  let agree = head === undefined || (index.unmerged.size === 0 && index.entries.size === head.size);
+  if (head === undefined) {
+    // The common case, decided without a promise: the walk found the file unchanged by its stats.
+    for (const path of index.entries.keys()) if (work.get(path) !== STAT_CLEAN && !(gitlinks.size > 0 && gitlinks.has(path))) suspects.push(path);
+    for (const [path, found] of work) if (found !== STAT_CLEAN && !index.entries.has(path)) suspects.push(path);
+  } else {
+    const consider = (path: string): void => {
+      if (gitlinks.has(path)) return;
+      const inHead = head.get(path);
+      const entry = index.entries.get(path);
+      if (agree && (entry === undefined || !same(inHead, entry))) agree = false;
+      // The common case, decided without a promise: commit, index and stat cache agree.
+      if (entry !== undefined && inHead !== undefined && work.get(path) === STAT_CLEAN && !index.unmerged.has(path) && same(inHead, entry)) return;
+      suspects.push(path);
+    };
+    for (const path of head.keys()) consider(path);
+    for (const path of index.entries.keys()) if (!head.has(path)) consider(path);
+    for (const path of index.unmerged) if (!head.has(path) && !index.entries.has(path)) consider(path);
+    for (const path of work.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
+  }
 
   const stale: StagedFile[] = [];
   await inChunks(suspects, async (path) => {
-    const inHead = head.get(path);
+    const inHead = headOf(path);
     const entry = index.entries.get(path);
     const stage = entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode };
-    const stats = work.get(path);
+    const found = work.get(path);
     let workdir: WorkdirEntry | undefined;
-    if (stats !== undefined) {
-      const mode = gitMode(stats) as number;
-      if (entry !== undefined && entry.mode === mode && statsMatch(entry, stats, index.fileMtimeMs)) {
-        workdir = { oid: entry.oid, mode };
-      } else if (inHead === undefined && entry === undefined) {
+    if (found === STAT_CLEAN) {
+      workdir = stage; // the stats match the index entry (classified by the walk)
+    } else if (found !== undefined) {
+      const mode = gitMode(found) as number;
+      if (inHead === undefined && entry === undefined) {
         workdir = { oid: undefined, mode }; // untracked: differs whatever its content
       } else {
         const actual = await readWorktreeBlob(repo, path);
@@ -154,10 +199,18 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
     if (!index.unmerged.has(path) && same(inHead, stage) && same(inHead, workdir)) return;
     changes.push({ path, head: inHead, workdir, indexed: entry !== undefined || index.unmerged.has(path) });
   });
-  if (stale.length > 0 && (await updateIndex(repo, stale, [])) === undefined) {
-    await git.add({ ...gitArgs(repo), filepath: stale.map((file) => file.path), force: true });
+  if (agree && gitlinks.size === 0) index.matches = headOid;
+  // A stat-only refresh of our own keeps what this scan saw: the rewritten index is its basis.
+  let basis: string | undefined = index.key;
+  if (stale.length > 0) {
+    if ((await updateIndex(repo, stale, [])) === undefined) {
+      await git.add({ ...gitArgs(repo), filepath: stale.map((file) => file.path), force: true });
+      basis = undefined;
+    } else basis = keptIndexKey(repo);
   }
-  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if (basis !== undefined) basisOf.set(sorted, basis);
+  return sorted;
 }
 
 /** The blobs of commit tree `rootTree` at or under `base` (a file or a directory). */

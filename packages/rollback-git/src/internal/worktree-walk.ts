@@ -29,15 +29,30 @@ function lstatNode(abs: string): nodeFs.Stats | undefined {
 }
 
 /**
- * The walk on `node:fs`: one `readdir` (with file types) per directory and one `lstat` per file,
- * synchronous (an `lstat` answered from the inode cache costs less than the promise around it);
- * directories are not `lstat`ed. No file is read.
+ * Decides, for a file the walk found, whether its stats match its index entry (git's stat
+ * cache): a matching file is recorded as {@link STAT_CLEAN} instead of its `Stats`, so the walk
+ * keeps no `Stats` object for the many unchanged files (issue 13: they were most of the garbage
+ * a scan made).
  */
-async function walkNode(repo: Repo, scope: WalkScope, out: Map<string, GitFsStats>): Promise<void> {
+export type StatClassifier = (path: string, stats: GitFsStats) => boolean;
+
+/** A file whose stats match its index entry (see {@link StatClassifier}). */
+export const STAT_CLEAN = 'clean';
+
+/** What the walk found at a path: its `lstat`, or {@link STAT_CLEAN}. */
+export type WalkedFile = GitFsStats | typeof STAT_CLEAN;
+
+/**
+ * The walk on `node:fs`: one synchronous `readdir` (with file types) per directory and one
+ * synchronous `lstat` per file (a call answered from the inode and dentry caches costs less than
+ * the promise and thread-pool hop around it), directories in order; only the ignore check of an
+ * untracked path awaits. Directories are not `lstat`ed. No file is read.
+ */
+async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
   const visit = async (dir: string): Promise<void> => {
     let entries: Dirent[];
     try {
-      entries = await nodeFs.promises.readdir(absolute(repo.dir, dir), { withFileTypes: true });
+      entries = nodeFs.readdirSync(absolute(repo.dir, dir), { withFileTypes: true });
     } catch (error) {
       const code = foreignCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') return; // removed while walked
@@ -56,20 +71,18 @@ async function walkNode(repo: Repo, scope: WalkScope, out: Map<string, GitFsStat
       const stats = lstatNode(absolute(repo.dir, path));
       if (stats === undefined) continue;
       if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know
-      else if (gitMode(stats) !== undefined && (scope.tracked.has(path) || !(await isIgnored(repo, path)))) out.set(path, stats);
+      else if (gitMode(stats) !== undefined && (scope.tracked.has(path) || !(await isIgnored(repo, path)))) out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
     }
-    await Promise.all(
-      subdirs.map(async (path) => {
-        if (!scope.tracked.worthWalking(path) && (await isIgnored(repo, path))) return;
-        await visit(path);
-      }),
-    );
+    for (const path of subdirs) {
+      if (!scope.tracked.worthWalking(path) && (await isIgnored(repo, path))) continue;
+      await visit(path);
+    }
   };
   await visit('.');
 }
 
 /** The walk on any other fs (memfs, a wrapped fs): `readdir`, then `lstat` every entry through `repo.fs`. */
-async function walkFs(repo: Repo, scope: WalkScope, out: Map<string, GitFsStats>): Promise<void> {
+async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
   const visit = async (dir: string): Promise<void> => {
     const names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
     await Promise.all(
@@ -84,7 +97,7 @@ async function walkFs(repo: Repo, scope: WalkScope, out: Map<string, GitFsStats>
           await visit(path);
         } else if (gitMode(stats) !== undefined) {
           if (!scope.tracked.has(path) && (await isIgnored(repo, path))) return;
-          out.set(path, stats);
+          out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
         }
       }),
     );
@@ -94,11 +107,12 @@ async function walkFs(repo: Repo, scope: WalkScope, out: Map<string, GitFsStats>
 
 /**
  * The `lstat` of every file and symbolic link of the working tree (not `.git`, not submodules,
- * not ignored untracked files, not inside ignored untracked directories), by relative path.
- * Nothing is hashed: the caller compares the stats with the index (git's stat cache).
+ * not ignored untracked files, not inside ignored untracked directories), by relative path; a
+ * file `classify` accepts is recorded as {@link STAT_CLEAN} instead. Nothing is hashed: the
+ * caller compares the stats with the index (git's stat cache).
  */
-export async function walkWorktree(repo: Repo, scope: WalkScope): Promise<Map<string, GitFsStats>> {
-  const out = new Map<string, GitFsStats>();
-  await (repo.rawFs === (nodeFs as unknown) ? walkNode(repo, scope, out) : walkFs(repo, scope, out));
+export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier): Promise<Map<string, WalkedFile>> {
+  const out = new Map<string, WalkedFile>();
+  await (repo.rawFs === (nodeFs as unknown) ? walkNode(repo, scope, classify, out) : walkFs(repo, scope, classify, out));
   return out;
 }
