@@ -6,6 +6,7 @@ import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.j
 import { initNextSteps, isFromClone, writeStarterConfig, PRESET_NEXT_STEP, PRESETS, type Preset } from './init.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
+import { describeLeftovers } from './leftover-runs.js';
 import { TARGET_TYPES, type TargetType } from './target.js';
 import { createInterruptHandler } from './interrupt.js';
 import { findConfigFile, loadConfig, DEFAULT_CONFIG_FILES, LOOP_CONFIG_KIND } from './load-config.js';
@@ -73,6 +74,21 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
     ...(resume ? { countsBefore: (iteration: number) => countResultsRows(resultsPath, iteration) } : {}),
   };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
+  // The banner names the run branch, so it waits until the start is accepted (lock, clean tree,
+  // branch created or checked out): the first event of the run, before the reporter's own line.
+  const banner = [
+    `config    ${loaded.file}`,
+    `workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`,
+    `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
+  ];
+  const offBanner = (['resumed', 'iteration-started'] as const).map((type) => configured.run.loop.on(type, () => {
+    for (const off of offBanner) off();
+    for (const line of banner) reporter.info(line);
+    // Inside the workspace lock, before the first run: what a killed loop left running, which
+    // core's pid-file sweep is about to end.
+    const leftovers = describeLeftovers(configured.leftovers());
+    if (leftovers) reporter.info(leftovers);
+  }));
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   const notifier = config.notify ? (await import('./notify.js')).createNotifier(config.notify, { cwd: loaded.dir, metricName: configured.resolved.metricName, onError: (line) => io.stderr.write(`${line}\n`) }) : undefined;
   if (notifier) for (const type of REPORTED_EVENTS) configured.run.loop.on(type, notifier.event);
@@ -95,9 +111,6 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   });
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  reporter.info(`config    ${loaded.file}`);
-  reporter.info(`workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`);
-  reporter.info(`metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`);
   try {
     const summary = await configured.run.run().finally(settle);
     await notifier?.flush();

@@ -56,7 +56,15 @@ describe('config files', () => {
   it('an unknown field is reported on its own line with the allowed fields', () => {
     const e = issuesOf(`runComand: x\n${minimal}`);
     expect(e.issues[0]).toMatchObject({ path: '', line: 1 });
-    expect(e.issues[0]!.message).toMatch(/unknown field "runComand"; allowed fields: .*runCommand/);
+    expect(e.issues[0]!.message).toMatch(/unknown field "runComand" \(did you mean "runCommand"\?\); allowed fields: .*runCommand/);
+  });
+
+  it('a misspelled field gets "did you mean <closest allowed field>?"; one far from every allowed field gets no guess', () => {
+    const nested = issuesOf(minimal.replace('  file: config.json', '  file: config.json\n  sede: 3'));
+    expect(nested.issues[0]).toMatchObject({ path: 'proposer', line: 7 });
+    expect(nested.issues[0]!.message).toMatch(/^unknown field "sede" \(did you mean "seed"\?\); allowed fields: /);
+    const far = issuesOf(`${minimal}zzzzzz: 1\n`);
+    expect(far.issues[0]!.message).toMatch(/^unknown field "zzzzzz"; allowed fields: /);
   });
 
   it('a nested error points at the nested line (proposer.type lists tpe, mutator and agent)', () => {
@@ -68,7 +76,20 @@ describe('config files', () => {
     const e = issuesOf(minimal.replace('runCommand: node eval.mjs\n', ''));
     expect(e.issues).toEqual([{ path: 'runCommand', line: 1, message: 'missing required field (expected string)' }]);
     const agent = issuesOf(minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  type: agent\n  command: claude -p\n'));
-    expect(agent.issues).toEqual([{ path: 'proposer.goal', line: 5, message: 'missing required field (expected string)' }]);
+    expect(agent.issues).toEqual([{ path: 'proposer.goal', line: 4, message: 'missing required field (expected string)' }]);
+  });
+
+  it('a missing nested field is reported on its parent\'s key line (where the field would go), not on the first line under it', () => {
+    const e = issuesOf(minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  # an agent CLI, prompt on stdin\n\n  type: agent\n  command: claude -p\n'));
+    expect(e.issues).toEqual([{ path: 'proposer.goal', line: 4, message: 'missing required field (expected string)' }]);
+    expect(e.message).toContain('/w/loop.config.yaml:4: proposer.goal: missing required field');
+    const flow = issuesOf(minimal.replace(/proposer:[\s\S]*$/, 'direction: lower\nproposer: { type: agent, command: x }\n'));
+    expect(flow.issues).toEqual([{ path: 'proposer.goal', line: 5, message: 'missing required field (expected string)' }]);
+  });
+
+  it('a missing discriminator says it is missing, not "undefined is not allowed"', () => {
+    const e = issuesOf(minimal.replace('  type: mutator\n', ''));
+    expect(e.issues[0]).toMatchObject({ path: 'proposer.type', line: 4, message: 'missing required field; allowed values: "tpe", "mutator", "agent"' });
   });
 
   it('cross-field rules name the field: kill timeout under the budget, mutator file not a target', () => {

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig, type LoopConfigInput } from './config.js';
+import { closestMatch } from './did-you-mean.js';
 
 /**
  * A kind of config file: its zod schema and its JSON Schema (for the allowed keys of "unknown
@@ -102,17 +103,31 @@ export function findConfigFile(
 
 type Node = { range?: [number, number, number] | null | undefined } | null | undefined;
 
-/** The offset of the deepest node on `path` that exists (an unknown key points at its parent). */
+/** The key node of `key` in the map `collection`, if it is one. */
+function keyNode(collection: unknown, key: PropertyKey): Node {
+  if (!isMap(collection)) return undefined;
+  return collection.items.find((p) => isScalar(p.key) && p.key.value === key)?.key as Node;
+}
+
+/**
+ * The offset of the deepest node on `path` that exists. An unknown key points at itself; a
+ * missing key at its parent's own key (`harness:` for a missing `harness.command`, where the field
+ * would go), or, for a missing top-level field, at the first line of the document's map.
+ */
 function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: string): number | undefined {
   for (let n = path.length; n >= 0; n -= 1) {
     const node = doc.getIn(path.slice(0, n) as unknown[], true) as Node;
     if (node && node.range) {
-      if (n === path.length && unknownKey !== undefined && isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && p.key.value === unknownKey);
-        const key = pair?.key as Node;
+      if (n === path.length && unknownKey !== undefined) {
+        const key = keyNode(node, unknownKey);
         if (key?.range) return key.range[0];
       }
-      // A scalar value: its own line. A missing key: the parent's first line.
+      if (n < path.length && n > 0) {
+        const parent = n === 1 ? doc.contents : doc.getIn(path.slice(0, n - 1) as unknown[], true);
+        const key = keyNode(parent, path[n - 1]!);
+        if (key?.range) return key.range[0];
+      }
+      // A scalar value: its own line. A missing top-level key: the root map's first line.
       return node.range[0];
     }
   }
@@ -140,21 +155,30 @@ function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], data: unk
   return Object.keys(branch?.properties ?? {});
 }
 
-/** Rewrites a zod issue's message for people: missing fields, allowed values and keys. */
+/** The start of an "allowed values" message: a missing field, or the value that is not allowed. */
+const notAllowed = (value: unknown) => (value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`);
+
+/** Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key). */
 function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Record<string, unknown>): string {
   const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], data);
   switch (issue.code) {
     case 'invalid_type':
       return value === undefined ? `missing required field (expected ${issue.expected})` : `expected ${issue.expected}, found ${JSON.stringify(value)}`;
     case 'invalid_value':
-      return `${JSON.stringify(value)} is not allowed; allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${notAllowed(value)}; allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
-      if (options) return `${JSON.stringify(value)} is not allowed; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
+      if (options) return `${notAllowed(value)}; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
       return issue.message;
     }
-    case 'unrecognized_keys':
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedKeys(jsonSchema() as JsonSchema, issue.path, data).join(', ')}`;
+    case 'unrecognized_keys': {
+      const allowed = allowedKeys(jsonSchema() as JsonSchema, issue.path, data);
+      const named = issue.keys.map((k) => {
+        const guess = closestMatch(k, allowed);
+        return guess === undefined ? JSON.stringify(k) : `${JSON.stringify(k)} (did you mean ${JSON.stringify(guess)}?)`;
+      });
+      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}; allowed fields: ${allowed.join(', ')}`;
+    }
     default:
       return issue.message;
   }

@@ -7,9 +7,13 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
+import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, type EvaluationQueue } from '@loop/workers-bullmq';
+
+/** The agent proposer's pid file, relative to the workspace. */
+const AGENT_PID_FILE = '.loop/agent.pgid';
 
 /** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
 export const CLI_STATE_FILE = '.loop/cli.json';
@@ -27,6 +31,11 @@ export interface ConfiguredRun {
   readonly run: AutoIterate;
   /** The id (commit) of the last kept state seen so far (the baseline's, a keep's, or the resumed one). */
   readonly bestId: () => string | undefined;
+  /**
+   * What an interrupted earlier run left running (`.loop/run.pgid` and its parallel slots,
+   * `.loop/agent.pgid`), read without touching it; core ends it before the next run or agent call.
+   */
+  readonly leftovers: () => readonly LeftoverRun[];
   /** Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid` (and `run.pgid.1`, ... of parallel candidates). */
   readonly killRunning: () => Promise<void>;
   /**
@@ -95,7 +104,7 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (message: st
     goal: p.goal,
     timeoutMs: Math.round(p.timeoutS * 1000),
     formatHistory: formatAutoIterateHistory,
-    pidFile: join(dir, '.loop', 'agent.pgid'), // a SIGKILLed loop's agent (setsid daemons too) is ended before the next call
+    pidFile: join(dir, AGENT_PID_FILE), // a SIGKILLed loop's agent (setsid daemons too) is ended before the next call
     sandbox: p.sandbox,
     writable: p.writable.map((w) => writablePath(dir, w)),
     network: p.network,
@@ -226,6 +235,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     resolved,
     run,
     bestId: () => bestId,
+    leftovers: () => findLeftoverRuns([...runPidFiles(dir), join(dir, AGENT_PID_FILE)]),
     killRunning: async () => void (await Promise.all(runPidFiles(dir).map((f) => killOrphanGroup(f, 0)))),
     recoverLastKept: async () => {
       if (bestId && recover) await recover(bestId);

@@ -1,30 +1,17 @@
 // `loop run` with flags overriding the config, in-process on a real git repository.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
+import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';
 
 let ws: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
-
+const git = (...args: string[]) => gitIn(ws, ...args);
 const loop = (...args: string[]) => runCliCaptured(ws, args);
 
-
 beforeEach(async () => {
-  ws = mkdtempSync(join(tmpdir(), 'loop-flags-'));
-  writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(ws, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
-  git('init', '-q', '-b', 'main');
-  await loop('init');
-  const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', space: { x: { min: -10, max: 10, integer: true } } });
-  writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
-  git('add', '-A');
-  git('commit', '-q', '-m', 'init');
+  ws = await createMutatorWorkspace('loop-flags-');
 });
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 

@@ -52,7 +52,7 @@ describe('collie config files', () => {
   it('an unknown field is reported on its own line with the allowed fields', () => {
     const text = `${minimal}  timeout: 5\n`;
     const message = errorOf(text).message;
-    expect(message).toContain(`/w/collie.config.yaml:${lineOf(text, '  timeout: 5')}: agent: unknown field "timeout"; allowed fields: command, timeoutS, usagePattern, replyField, logDir`);
+    expect(message).toContain(`/w/collie.config.yaml:${lineOf(text, '  timeout: 5')}: agent: unknown field "timeout" (did you mean "timeoutS"?); allowed fields: command, timeoutS, usagePattern, replyField, logDir`);
   });
 
   it('agent.command that is neither a string nor { fast, standard, deep } says what it must be', () => {
@@ -65,11 +65,11 @@ describe('collie config files', () => {
     const error = errorOf(text);
     expect(error.issues.map((i) => [i.path, i.line])).toEqual([
       ['task', 1],
-      ['agent.command', 3],
-      ['flow.testCommand', 5],
+      ['agent.command', 2],
+      ['flow.testCommand', 4],
     ]);
     expect(error.message).toContain('/w/collie.config.yaml:1: task: missing required field (expected string)');
-    expect(error.message).toContain('/w/collie.config.yaml:5: flow.testCommand: missing required field for type pipeline (expected string)');
+    expect(error.message).toContain('/w/collie.config.yaml:4: flow.testCommand: missing required field for type pipeline (expected string)');
   });
 
   it('values are checked: projectId characters, budgets, regexes (JSON configs name their line too)', () => {

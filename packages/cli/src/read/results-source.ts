@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
+import { sanitizeCell } from '@loop/core';
 import { loadConfig, findConfigFile } from '../load-config.js';
 import { detectPreset } from '../presets/detect.js';
 import { parseResults, type ResultsData } from '../report/results.js';
@@ -57,7 +58,7 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
     const loaded = await loadAutoresearchConfig(path);
     return { results: loaded.results, dir: loaded.dir };
   }
-  if (preset !== 'auto-iterate') throw new UsageError(`${path} is ${preset === 'autotune' ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(' )', ')'));
+  if (preset !== 'auto-iterate') throw new UsageError(`${path} is ${/^[aeiou]/.test(preset) ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(' )', ')'));
   const loaded = await loadConfig(path);
   return { results: workspaceResults(loaded.dir), dir: loaded.dir };
 }
@@ -70,5 +71,32 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
  */
 export async function readResultsOf(source: ResultsSource): Promise<ResultsData> {
   if (!existsSync(source.results)) throw new UsageError(`no results yet: ${source.results} does not exist (start a run with "loop run")`);
-  return parseResults(await readFile(source.results, 'utf8'), source.results);
+  const data = parseResults(await readFile(source.results, 'utf8'), source.results);
+  return data.form === 'autoresearch' ? withTwinDescriptions(data, await twinDescriptions(source.results)) : data;
+}
+
+/**
+ * The descriptions of an autoresearch results.tsv's rows from its full-precision twin
+ * (`results.jsonl` next to it, written by `@loop/autoresearch` before each row), keyed
+ * `<iteration> <status>`, the last line winning as the pass's own reader does. Empty when there is
+ * no twin (seed 002's results.tsv has no description column); unparsable lines are skipped.
+ */
+async function twinDescriptions(results: string): Promise<Map<string, string>> {
+  const byRow = new Map<string, string>();
+  const text = await readFile(results.replace(/\.tsv$/i, '') + '.jsonl', 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    try {
+      const row = JSON.parse(line) as { iteration?: unknown; status?: unknown; description?: unknown };
+      if (typeof row.iteration === 'number' && typeof row.status === 'string' && typeof row.description === 'string' && row.description !== '') byRow.set(`${row.iteration} ${row.status}`, row.description);
+    } catch {
+      // a blank or torn line
+    }
+  }
+  return byRow;
+}
+
+/** `data` with each point's description taken from `descriptions` where the twin has one (else status and snapshot). */
+function withTwinDescriptions(data: ResultsData, descriptions: ReadonlyMap<string, string>): ResultsData {
+  if (descriptions.size === 0) return data;
+  return { ...data, points: data.points.map((p) => ({ ...p, description: sanitizeCell(descriptions.get(`${p.iteration} ${p.status}`) ?? p.description) })) };
 }

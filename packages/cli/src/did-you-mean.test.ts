@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { closestMatch, editDistance } from './did-you-mean.js';
+
+describe('did you mean', () => {
+  it('editDistance counts single-character insertions, deletions and substitutions', () => {
+    expect(editDistance('', '')).toBe(0);
+    expect(editDistance('abc', '')).toBe(3);
+    expect(editDistance('runComand', 'runCommand')).toBe(1);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('flaw', 'lawn')).toBe(2);
+  });
+
+  it('closestMatch picks the nearest candidate, ignoring case, and none beyond max(2, length/3) edits', () => {
+    expect(closestMatch('timebudgets', ['timeBudgetS', 'killTimeoutS'])).toBe('timeBudgetS');
+    expect(closestMatch('maxIteration', ['maxIterations', 'maxRepairAttempts'])).toBe('maxIterations');
+    expect(closestMatch('colour', ['color', 'colors'])).toBe('color');
+    expect(closestMatch('xyz', ['targetFiles', 'runCommand'])).toBeUndefined();
+  });
+});

@@ -1,0 +1,81 @@
+// What `loop run` and `loop resume` print around the start (a refused start, leftover processes),
+// in-process on a real git repository with real processes.
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
+import { runCliCaptured } from './fixtures/run-cli.js';
+
+let ws: string;
+const git = (...args: string[]) => gitIn(ws, ...args);
+const loop = (...args: string[]) => runCliCaptured(ws, args);
+
+beforeEach(async () => {
+  ws = await createMutatorWorkspace('loop-start-', { maxIterations: 1 });
+});
+afterEach(() => rmSync(ws, { recursive: true, force: true }));
+
+describe('loop run: a refused start', () => {
+  it('a dirty tree is refused before the branch banner is printed, and the refusal names both the config field and the flag', async () => {
+    writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 1 }));
+    const refused = await loop('run');
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain('[DIRTY_WORKTREE]');
+    expect(refused.err).toContain('allowDirty: true');
+    expect(refused.err).toContain('--allow-dirty');
+    expect(refused.out).not.toContain('branch auto-iterate/');
+    expect(refused.out).not.toContain('workspace ');
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+
+    const accepted = await loop('run', '--allow-dirty');
+    expect(accepted.err).toBe('');
+    expect(accepted.code).toBe(0);
+    const banner = accepted.out.indexOf(`workspace ${ws}  branch auto-iterate/`);
+    expect(banner).toBeGreaterThanOrEqual(0);
+    expect(accepted.out.indexOf('config    ')).toBeLessThan(banner);
+    expect(banner).toBeLessThan(accepted.out.search(/^iter {3}0 /m));
+    expect(accepted.out.match(/^workspace /gm)).toHaveLength(1);
+  });
+
+  it('a held workspace lock prints no banner either', async () => {
+    const { acquireLock } = await import('@loop/core');
+    const lock = await acquireLock({ path: join(ws, '.git', 'loop-workspace') });
+    try {
+      const run = await loop('run');
+      expect(run.err).toContain('[LOCK_HELD]');
+      expect(run.out).not.toContain('branch auto-iterate/');
+    } finally {
+      await lock.release();
+    }
+  });
+});
+
+describe('loop resume: leftover processes', () => {
+  it('says in one line how many processes the interrupted run left running and their pids, and they are ended before the next run', async () => {
+    expect((await loop('run')).code).toBe(0);
+    // What a SIGKILLed loop leaves: a detached run command carrying its token, and the pid file naming it.
+    const token = 'cafe0123beef4567';
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
+    try {
+      mkdirSync(join(ws, '.loop'), { recursive: true });
+      writeFileSync(join(ws, '.loop', 'run.pgid'), JSON.stringify({ pgid: child.pid, token }));
+      const resumed = await loop('resume', '--max-iterations', '2');
+      expect(resumed.err).toBe('');
+      expect(resumed.code).toBe(0);
+      expect(resumed.out).toContain(`ending 1 leftover process of the interrupted run (pid ${child.pid})`);
+      expect(resumed.out.indexOf('leftover')).toBeLessThan(resumed.out.search(/^iter {3}2 /m));
+      await exited; // core's sweep ended it
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    const again = await loop('resume', '--max-iterations', '3');
+    expect(again.out).not.toContain('leftover');
+  });
+});
