@@ -5,7 +5,8 @@ import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
 import { applyRunFlags } from '../run-flags.js';
-import { parseResults, type PlotPoint } from '../report/results.js';
+import { parseResultsFile } from '../read/results-source.js';
+import type { PlotPoint } from '../report/results.js';
 import { AUTORESEARCH_CONFIG_KIND, type AutoresearchPresetConfig } from './autoresearch-config.js';
 import { autoresearchResultsFile, runAutoresearchPreset } from './autoresearch-run.js';
 
@@ -79,7 +80,7 @@ export interface PassStatus {
 /** Reads an autoresearch pass's results.tsv and state.json (takes no lock). */
 export async function readPassStatus(loaded: LoadedAutoresearchConfig): Promise<PassStatus> {
   const text = await readFile(loaded.results, 'utf8').catch(() => undefined);
-  const rows = text === undefined || text === '' ? [] : parseResults(text, loaded.results).points;
+  const rows = text === undefined || text === '' ? [] : (await parseResultsFile(text, loaded.results)).points;
   const state = await readJson(join(loaded.dir, '.aid', 'pipeline', 'state.json')).catch(() => undefined);
   return { preset: 'autoresearch', dir: loaded.dir, taskId: loaded.config.taskId, results: loaded.results, rows, state };
 }

@@ -71,8 +71,19 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
  */
 export async function readResultsOf(source: ResultsSource): Promise<ResultsData> {
   if (!existsSync(source.results)) throw new UsageError(`no results yet: ${source.results} does not exist (start a run with "loop run")`);
-  const data = parseResults(await readFile(source.results, 'utf8'), source.results);
-  return data.form === 'autoresearch' ? withTwinDescriptions(data, await twinDescriptions(source.results)) : data;
+  return parseResultsFile(await readFile(source.results, 'utf8'), source.results);
+}
+
+/**
+ * {@link parseResults} for the text of the results.tsv at `path`; an autoresearch pass's rows get
+ * their descriptions from the twin `results.jsonl` next to it (the idea, a crash's reason), where
+ * results.tsv only has status and snapshot.
+ *
+ * @throws {LoopError} `RESULTS_CORRUPT` naming the line of a malformed file.
+ */
+export async function parseResultsFile(text: string, path: string): Promise<ResultsData> {
+  const data = parseResults(text, path);
+  return data.form === 'autoresearch' ? withTwinDescriptions(data, await twinDescriptions(path)) : data;
 }
 
 /**
