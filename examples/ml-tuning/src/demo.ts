@@ -19,7 +19,7 @@ export interface DemoOptions {
   steps?: number;
   /**
    * With `steps: 0`, the training time per run in seconds; with steps, it only sets the wall-clock
-   * kill (`15 x budgetS + 60` s; a run past it is a crash). On resume, the run's own budget. @default 20
+   * kill (`40 x budgetS + 60` s; a run past it is a crash). On resume, the run's own budget. @default 20
    */
   budgetS?: number;
   /** Seed of the proposer; on resume, the run's own seed. @default 1 */
@@ -78,7 +78,12 @@ function runTag(now: number): string {
  * The overnight ML tuning demo: a makemore-style character-level MLP on English first names
  * (@stdlib data sets), tuned by the auto-iterate preset. The mutable artifact is config.json;
  * prepare.mjs (data split, evaluation) and train.mjs are read-only; the metric is validation
- * bits per character (`val_bpc`, lower is better).
+ * bits per character (`val_bpc`, lower is better). By default two candidates per batch are
+ * trained at once (`parallel`), or on `loop worker` processes with `workers`; the run is built by
+ * `@loop/cli`'s `prepareRun` from {@link demoLoopConfig}, the same path as `loop run`.
+ *
+ * @throws Error when `out` is not empty (new run) or holds no demo run (resume), or a resumed
+ *   run's budget, seed or steps differ; `LoopError` codes of `createAutoIterate`'s `run()`.
  */
 export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSummary; dir: string; branch: string }> {
   const print =

@@ -5,11 +5,12 @@ import { runDemo } from './demo.js';
 const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
-  --iterations N   iterations after the baseline (0 = until interrupted)   [default 12]
+  --iterations N   iterations after the baseline, rounded up to whole
+                   batches of --parallel (0 = until interrupted)           [default 12]
   --steps N        training steps per run: a score that does not move with
                    machine load (0 = train for --budget-s seconds instead)   [default 3000]
   --budget-s S     with --steps 0 the training time per run, in seconds; with
-                   steps the wall-clock kill is 15 x S + 60 s                [default 20]
+                   steps the wall-clock kill is 40 x S + 60 s                [default 20]
   --seed N         seed of the proposer                                      [default 1]
   --proposer P     tpe (model-based, several parameters at once) or mutator
                    (one parameter at random per iteration)                   [default tpe]

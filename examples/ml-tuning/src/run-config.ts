@@ -8,7 +8,7 @@ export interface DemoRunSettings {
   readonly iterations: number;
   /** Training steps per run (`LOOP_STEP_BUDGET`); 0 = wall-clock budget of `budgetS`. */
   readonly steps: number;
-  /** Training seconds with `steps: 0`; with steps only the wall-clock kill (15 x budgetS + 60 s). */
+  /** Training seconds with `steps: 0`; with steps only the wall-clock kill (40 x budgetS + 60 s: a guard against hangs, not a budget). */
   readonly budgetS: number;
   /** Seed of the built-in proposer. */
   readonly seed: number;
@@ -36,7 +36,7 @@ export const AGENT_GOAL =
 
 /** The wall-clock kill of one training run in seconds: with a step budget only a guard against hangs. */
 export function killTimeoutOf(steps: number, budgetS: number): number {
-  return steps > 0 ? budgetS * 15 + 60 : budgetS * 2 + 60;
+  return steps > 0 ? budgetS * 40 + 60 : budgetS * 2 + 60;
 }
 
 /**

@@ -10,10 +10,10 @@ const parent = mkdtempSync(join(tmpdir(), 'loop-demo-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
 describe('ml-tuning demo end to end (real training, real git)', () => {
-  it('results.tsv holds the baseline and one row per iteration; keep commits are on the run branch, others are not; HEAD is the last keep; the tree is clean', async () => {
+  it('--parallel 1 (one candidate at a time, in place): results.tsv holds the baseline and one row per iteration; keep commits are on the run branch, others are not; HEAD is the last keep; the tree is clean', async () => {
     const out = join(parent, 'run');
     const lines: string[] = [];
-    const { summary, branch } = await runDemo({ iterations: 3, steps: 100, budgetS: 1.5, seed: 3, out, resume: false, print: (l) => lines.push(l) });
+    const { summary, branch } = await runDemo({ iterations: 3, steps: 100, budgetS: 1.5, seed: 3, parallel: 1, out, resume: false, print: (l) => lines.push(l) });
     const git = (...args: string[]) => execFileSync('git', args, { cwd: out, encoding: 'utf8' }).trim();
     const rows = parseAutoIterateTsv(readFileSync(join(out, 'results.tsv'), 'utf8'));
     expect(rows).toHaveLength(4);
