@@ -47,7 +47,7 @@ export { formatIterationLine, formatSummary, formatScore } from './format.js';
 export type { PassSummary, KeptChangeSummary } from './format.js';
 export { runPass } from './run-pass.js';
 export { defaultTargetMet } from './pass-options.js';
-export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, CostMeter, RefusedEdit, ResumeCheck } from './pass-options.js';
+export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, AppliedEdit, CostMeter, RefusedEdit, ResumeCheck } from './pass-options.js';
 export { writePipelineStateLast, createPassStateStore } from './pass-state-store.js';
 export type { PassStateStoreOptions, FinalState, StateWriter } from './pass-state-store.js';
 export { createPassResultsLog } from './pass-results-log.js';

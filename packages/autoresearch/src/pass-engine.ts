@@ -28,10 +28,19 @@ export function engineProposer(p: AutoresearchProposer, o: { run: PassRun; confi
       }
     },
     propose: async (ctx) => {
-      const idea = run.ideas.get(ctx.iteration) ?? { description: '(no idea)' };
+      let idea = run.ideas.get(ctx.iteration) ?? { description: '(no idea)' };
       const rounds = o.config.internalRounds;
       try {
-        for (let round = 0; round < rounds; round += 1) await p.apply(idea, { iteration: ctx.iteration, round, rounds });
+        for (let round = 0; round < rounds; round += 1) {
+          const applied = await p.apply(idea, { iteration: ctx.iteration, round, rounds });
+          // The edit's own account of what it did replaces the planned idea's text (a proposer
+          // without a plan step has only a placeholder like `edit 3` until it has made the edit).
+          const told = applied?.description?.trim();
+          if (told) {
+            idea = { ...idea, description: told };
+            run.ideas.set(ctx.iteration, idea);
+          }
+        }
       } catch (error) {
         run.describe(ctx.iteration, `${idea.description} (crash: proposer failed: ${messageOf(error)})`);
         throw error;

@@ -40,6 +40,12 @@ export interface PlanContext {
   readonly recentReverted: readonly string[];
 }
 
+/** What `apply` may return: its own one-line account of the edit it made. */
+export interface AppliedEdit {
+  /** One line; blank or missing keeps the idea's description. */
+  readonly description?: string;
+}
+
 /** What `apply` is told. */
 export interface ApplyContext {
   /** The iteration. */
@@ -59,8 +65,13 @@ export interface AutoresearchProposer {
   readonly name: string;
   /** Picks ONE focused edit; must not touch files. */
   readonly plan: (context: PlanContext) => MaybePromise<EditIdea>;
-  /** Applies (round 0) or refines (rounds 1..) the edit; edits only the mutable source. */
-  readonly apply: (idea: EditIdea, context: ApplyContext) => MaybePromise<void>;
+  /**
+   * Applies (round 0) or refines (rounds 1..) the edit; edits only the mutable source. It may
+   * return `{ description }`, one line saying what it did: that text replaces the idea's in the
+   * results row (and in the "do not repeat" list), so a proposer with no real `plan` step still
+   * logs what each edit was. Returning nothing keeps the idea's description.
+   */
+  readonly apply: (idea: EditIdea, context: ApplyContext) => MaybePromise<void | AppliedEdit>;
 }
 
 /** Reads the money spent so far by the whole pipeline run, in USD (the host feeds it). */

@@ -71,4 +71,14 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     expect(report.code).toBe(0);
     expect(readFileSync(join(ws, 'plot.svg'), 'utf8')).toContain('composite progress: 2 experiments, 2 kept');
   });
+  it('logs what the proposer command says it did (its last output line) when there is no planCommand, not "edit N"', async () => {
+    expect((await loop('init', '--preset', 'autoresearch')).code).toBe(0);
+    edit({ 'proposer.command': "sed -i '0,/var /s//const /' src/module.js && echo 'make the first var a const'", maxIterations: 1, internalRounds: 1, kpiTarget: 10 });
+    const run = await loop('run');
+    expect(run.code).toBe(0);
+    const log = await loop('log', 'loop.config.yaml');
+    expect(log.code).toBe(0);
+    expect(log.out).toContain('make the first var a const');
+    expect(log.out).not.toMatch(/\bedit 1\b/);
+  });
 });

@@ -33,7 +33,8 @@ export function passPrompt(goal: string, context: { iteration: number; files: re
 
 /**
  * An autoresearch proposer made of shell commands: `plan` runs `planCommand` (its last output line
- * is the idea; without one the idea is `edit <iteration>`), `apply` runs `command` once per
+ * is the idea; without one the idea is `edit <iteration>` until `command` has run, and then its last
+ * output line, when it prints one), `apply` runs `command` once per
  * internal round. A non-zero exit or a timeout throws, so the iteration is a `crash` row.
  */
 export function createCommandPassProposer(options: CommandPassProposerOptions): AutoresearchProposer {
@@ -53,6 +54,10 @@ export function createCommandPassProposer(options: CommandPassProposerOptions): 
       const prompt = passPrompt(options.goal, { iteration, files, ...(last ? { best: last.best, recentReverted: last.recentReverted } : {}), idea: idea.description, round, rounds });
       const r = await runShellCommand(options.command, options.workspace, prompt, options.timeoutMs, { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) }, options.signal);
       if (!r.ok) throw new Error(`proposer.command ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
+      // Without a planCommand the idea is only `edit <iteration>`: the command's last output line
+      // (what it says it did) becomes the row's description.
+      if (!options.planCommand) return { description: lastLine(r.output) };
+      return undefined;
     },
   };
 }
