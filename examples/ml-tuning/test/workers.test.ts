@@ -14,6 +14,8 @@ const REPO = resolve(EXAMPLE_DIR, '..', '..');
 const missing = redisMissing();
 const parent = mkdtempSync(join(tmpdir(), 'loop-demo-workers-'));
 const workers: ChildProcess[] = [];
+/** Each worker's stdout (one JSON line per event). */
+const outputs: string[] = [];
 let redis: TestRedis | undefined;
 
 afterAll(async () => {
@@ -27,10 +29,12 @@ afterAll(async () => {
 function startWorker(url: string, queue: string, workdir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'packages/cli/src/main.ts', 'worker', '--redis', url, '--queue', queue, '--workdir', workdir, '--link', `node_modules=${join(EXAMPLE_DIR, 'node_modules')}`], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   workers.push(child);
+  const slot = outputs.push('') - 1;
   return new Promise((done, fail) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
+      outputs[slot] += chunk.toString();
       if (out.includes('"type":"ready"')) done(child);
     });
     child.stderr!.on('data', (chunk: Buffer) => void (out += chunk.toString()));
@@ -50,8 +54,10 @@ describe.skipIf(missing !== undefined)(`ml-tuning demo on two loop worker proces
     expect(summary.iterations).toBe(2);
     expectRunAgreement(out, branch, { iterations: 2, candidates: 2 });
     expect(lines.join('\n')).toContain(`loop worker --redis ${redis.url} --queue ${queue}`);
-    // The last training ran in a worker's working copy (the log's end came back from it).
-    expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(new RegExp(`cwd: ${parent}/worker-[ab]/`));
+    // Every training (the baseline and the two candidates) was evaluated by a worker process.
+    const evaluated = outputs.map((o) => o.split('\n').filter((l) => l.includes('"type":"evaluated"')).length);
+    expect(evaluated.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(/^val_bpc: \d/m); // the log's end came back from the worker
     // Each worker made its own clone of the coordinator's repository under its workdir.
     for (const w of workdirs) expect(readdirSync(w).length).toBeGreaterThan(0);
   });
