@@ -42,7 +42,7 @@ interface Run {
 }
 
 /** Runs the real engine on an in-memory config; `crashWhen` makes the harness throw (a crash row). */
-async function run(options: { seed?: number; iterations?: number; history?: Config; spaceOverride?: Record<string, TpeParameter>; crashWhen?: (c: Config) => boolean; f?: (c: Config) => number; proposer?: 'tpe' | 'mutator'; avoidCrashes?: boolean; tpe?: { useBaseline?: boolean; univariate?: number; refine?: number } } = {}): Promise<Run> {
+async function run(options: { seed?: number; iterations?: number; history?: Config; spaceOverride?: Record<string, TpeParameter>; crashWhen?: (c: Config) => boolean; f?: (c: Config) => number; proposer?: 'tpe' | 'mutator'; avoidCrashes?: boolean; tpe?: { useBaseline?: boolean; univariate?: number; refine?: number; refineCandidates?: number } } = {}): Promise<Run> {
   const artifact = createMemoryArtifact<Config>(options.history ?? start);
   const config = createMemoryConfigAdapter(artifact);
   const f = options.f ?? loss;
@@ -205,6 +205,16 @@ describe('TPE proposer', () => {
     const late = evaluated.slice(15);
     expect(late.filter((c) => c.optimizer === 'adam').length).toBeGreaterThan(late.length / 2);
     expect(late.filter((c) => Math.abs(Math.log10(c.lr as number) + 2.5) < 0.75).length).toBeGreaterThan(late.length / 2);
+  });
+
+  it('a scored refinement step proposes the local move the model rates best: with several moves per step (refineCandidates 8) the refinements score better than with the first move (refineCandidates 1), summed over 5 seeds', async () => {
+    const f = (c: Config) => (Math.log10(c.lr as number) + 2.5) ** 2 + ((c.layers as number) - 5) ** 2 / 4 + (Math.log2(c.hidden as number) - 7) ** 2 / 4;
+    const late = async (refineCandidates: number) => {
+      let total = 0;
+      for (const seed of [1, 2, 3, 4, 5]) total += (await run({ seed, iterations: 30, f, tpe: { refine: 1, refineCandidates } })).evaluated.slice(10).reduce((a, c) => a + f(c), 0);
+      return total;
+    };
+    expect(await late(8)).toBeLessThan(await late(1));
   });
 
   it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {

@@ -17,6 +17,8 @@ export interface TpeSettings {
   readonly univariate: number;
   /** The baseline row joins the model. */
   readonly useBaseline: boolean;
+  /** Refinement moves drawn per refinement step; the one with the highest l/g is proposed (1: the first one). */
+  readonly refineCandidates: number;
   /** Smallest refinement step (normalised units). */
   readonly minStep: number;
 }
@@ -142,10 +144,16 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
       // A refinement step around the incumbent: one or two parameters, a step that shrinks with every row since the best.
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
       const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
-      for (let i = 0; i < 20; i++) {
+      let pick: { c: Record<string, unknown>; score: number } | undefined;
+      for (let i = 0, found = 0; i < 20 + settings.refineCandidates && found < settings.refineCandidates; i++) {
         const c = fresh(refineMove(axes, points, step, random));
-        if (c) return c;
+        if (!c) continue;
+        found++;
+        const x = pointOf(searched, c);
+        const score = settings.refineCandidates > 1 ? l.logDensity(x) - g.logDensity(x) : 0;
+        if (!pick || score > pick.score) pick = { c, score };
       }
+      if (pick) return pick.c;
     }
     if (settings.univariate > 0 && random.next() < settings.univariate) {
       for (let i = 0; i < 10; i++) {
