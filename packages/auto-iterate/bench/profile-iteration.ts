@@ -112,18 +112,29 @@ const proposer = createFunctionProposer('profile', async () => {
   });
   edits += 1;
   for (const t of targets.slice(0, n)) writeFileSync(join(dir, t), `edit ${edits}\n`);
+  mark('proposed');
   return { description: `edit ${n}` };
 });
 const run = createAutoIterate({ dir, tag: 'profile', targetFiles: targets, runCommand: 'echo score: 1', metricName: 'score', direction: 'lower', timeBudgetS: 60, killTimeoutS: 90, maxIterations: 0, proposer, signal: controller.signal });
 const spent = new Map<string, number>();
+/** Time from one mark to the next, summed by (from, to) pair: where an iteration's wall time goes. */
+const gaps = new Map<string, number>();
+let lastMark: { name: string; at: number } | undefined;
+const mark = (name: string) => {
+  const at = performance.now();
+  if (counting && lastMark !== undefined) gaps.set(`${lastMark.name} -> ${name}`, (gaps.get(`${lastMark.name} -> ${name}`) ?? 0) + at - lastMark.at);
+  lastMark = { name, at };
+};
 const r = run.rollback as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
 for (const name of ['checkpoint', 'changedPaths', 'commit', 'revert', 'keep']) {
   const original = r[name]!;
   r[name] = async (...a: unknown[]) => {
     const t = performance.now();
+    mark(`${name} start`);
     try {
       return await original(...a);
     } finally {
+      mark(`${name} end`);
       if (counting) spent.set(name, (spent.get(name) ?? 0) + performance.now() - t);
     }
   };
@@ -132,6 +143,7 @@ const done = run.run();
 await arrival;
 const step = async (n: number) => {
   arrival = new Promise<void>((resolve) => (arrived = resolve));
+  mark('propose');
   go!(n);
   await arrival;
 };
@@ -161,6 +173,7 @@ rmSync(root, { recursive: true, force: true });
 
 console.log(`${files} files, ${edited} file(s) edited: ${ms.toFixed(1)} ms per iteration (counted, so slower than the bench)`);
 console.log('rollback ms per iteration:', Object.fromEntries([...spent].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])));
+console.log('wall ms per iteration between marks:', Object.fromEntries([...gaps].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])));
 console.log('| fs call, target | per iteration | bytes per iteration |');
 console.log('| --- | ---: | ---: |');
 for (const [key, c] of [...counts].sort((a, b) => b[1].n - a[1].n)) console.log(`| ${key} | ${(c.n / iterations).toFixed(1)} | ${c.bytes === 0 ? '' : Math.round(c.bytes / iterations)} |`);

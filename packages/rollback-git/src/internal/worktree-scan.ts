@@ -93,23 +93,29 @@ const scopes = new WeakMap<IndexSnapshot, { readonly headOid: string; readonly s
 /** The walk scope of an index that equals the commit scanned against, by its path set (kept across stat-only rewrites). */
 const matchedScopes = new WeakMap<IndexSnapshot['entries'], { readonly version: number; readonly scope: WalkScope }>();
 
+/** The index's paths for the walk's second thread, named by repository and path-set version. */
+function prefetchOf(repo: Repo, index: IndexSnapshot): WalkScope['prefetch'] {
+  const paths = [...index.entries.keys()];
+  return { key: `${repo.dir}\0${index.pathsVersion}`, paths, position: new Map(paths.map((path, i) => [path, i])) };
+}
+
 function gitlinksOf(index: IndexSnapshot): Set<string> {
   const gitlinks = new Set<string>();
   for (const e of index.entries.values()) if (e.mode === MODE_GITLINK) gitlinks.add(e.path);
   return gitlinks;
 }
 
-function walkScope(index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry> | undefined): WalkScope {
+function walkScope(repo: Repo, index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry> | undefined): WalkScope {
   if (head === undefined) {
     const kept = matchedScopes.get(index.entries);
     if (kept?.version === index.pathsVersion) return kept.scope;
-    const scope = { tracked: new PathSet(index.entries.keys()), gitlinks: gitlinksOf(index) };
+    const scope = { tracked: new PathSet(index.entries.keys()), gitlinks: gitlinksOf(index), prefetch: prefetchOf(repo, index) };
     matchedScopes.set(index.entries, { version: index.pathsVersion, scope });
     return scope;
   }
   const kept = scopes.get(index);
   if (kept?.headOid === headOid) return kept.scope;
-  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks: gitlinksOf(index) };
+  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks: gitlinksOf(index), prefetch: prefetchOf(repo, index) };
   scopes.set(index, { headOid, scope });
   return scope;
 }
@@ -141,7 +147,7 @@ export function indexBasisOf(changes: readonly WorktreeChange[] | undefined): st
 async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
   const matched = index.matches === headOid && index.unmerged.size === 0;
   const head = matched ? undefined : await headBlobs(repo, headOid);
-  const scope = walkScope(index, headOid, head);
+  const scope = walkScope(repo, index, headOid, head);
   const { gitlinks } = scope;
   const work = await walkWorktree(repo, scope, (path, stats) => {
     const entry = index.entries.get(path);

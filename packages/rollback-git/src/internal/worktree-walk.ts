@@ -6,6 +6,7 @@ import { gitMode, lstatOrUndefined } from './fs-ops.js';
 import type { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import type { Repo } from './repo.js';
+import { STAT_FIELDS, statPool } from './stat-pool.js';
 
 /** True when `path` is ignored (`.gitignore`, `.git/info/exclude`). */
 export const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
@@ -17,6 +18,53 @@ export interface WalkScope {
   readonly tracked: PathSet;
   /** Submodule (gitlink) paths: neither entered nor reported. */
   readonly gitlinks: ReadonlySet<string>;
+  /**
+   * The index's paths in index order, for a second thread to `lstat` part of them while the walk
+   * runs (`key` names this list; `position` is each path's place in it). Optional.
+   */
+  readonly prefetch?: { readonly key: string; readonly paths: readonly string[]; readonly position: ReadonlyMap<string, number> };
+}
+
+/** Below this many index entries the walk stats everything itself (a worker round trip costs more). */
+const PREFETCH_MIN = 2000;
+/** The share of the index's paths the worker stats (the walk's thread also reads every directory). */
+const WORKER_SHARE = 0.7;
+
+const S_IFMT = 0o170000;
+const S_IFDIR = 0o040000;
+
+/** A {@link GitFsStats} over the worker's numbers at `k` (see `STAT_FIELDS`); `at` moves a reused view. */
+class RawStats implements GitFsStats {
+  mode = 0;
+  size = 0;
+  ino = 0;
+  mtimeMs = 0;
+  ctimeMs = 0;
+
+  constructor(raw?: Float64Array, k?: number) {
+    if (raw !== undefined && k !== undefined) this.at(raw, k);
+  }
+
+  at(raw: Float64Array, k: number): this {
+    this.mode = raw[k]!;
+    this.size = raw[k + 1]!;
+    this.ino = raw[k + 2]!;
+    this.mtimeMs = raw[k + 3]!;
+    this.ctimeMs = raw[k + 4]!;
+    return this;
+  }
+
+  isFile(): boolean {
+    return (this.mode & S_IFMT) === 0o100000;
+  }
+
+  isDirectory(): boolean {
+    return (this.mode & S_IFMT) === S_IFDIR;
+  }
+
+  isSymbolicLink(): boolean {
+    return (this.mode & S_IFMT) === 0o120000;
+  }
 }
 
 function lstatNode(abs: string): nodeFs.Stats | undefined {
@@ -49,6 +97,12 @@ export type WalkedFile = GitFsStats | typeof STAT_CLEAN;
  * untracked path awaits. Directories are not `lstat`ed. No file is read.
  */
 async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
+  const pre = scope.prefetch;
+  const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
+  const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - WORKER_SHARE));
+  const pending = pool === undefined || pre === undefined ? undefined : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
+  /** Files the readdirs found whose `lstat` the worker makes: path and place in the worker's list. */
+  const deferred: Array<readonly [string, number]> = [];
   const visit = async (dir: string): Promise<void> => {
     let entries: Dirent[];
     try {
@@ -68,6 +122,13 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
         subdirs.push(path);
         continue;
       }
+      if (pending !== undefined && (entry.isFile() || entry.isSymbolicLink())) {
+        const at = pre!.position.get(path);
+        if (at !== undefined && at >= split) {
+          deferred.push([path, at - split]);
+          continue;
+        }
+      }
       const stats = lstatNode(absolute(repo.dir, path));
       if (stats === undefined) continue;
       if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know
@@ -79,6 +140,20 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
     }
   };
   await visit('.');
+  if (pending === undefined) return;
+  // The worker's stats of the files the readdirs found (a file it found missing vanished since).
+  // Every deferred path is in the index, so none needs an ignore check; one view is reused to
+  // classify, and only a file that is not clean keeps an object of its own.
+  const raw = await pending;
+  const view = new RawStats();
+  for (const [path, k] of deferred) {
+    let stats: GitFsStats | undefined;
+    if (raw === undefined) stats = lstatNode(absolute(repo.dir, path));
+    else if (raw[k * STAT_FIELDS] !== 0) stats = view.at(raw, k * STAT_FIELDS);
+    if (stats === undefined) continue; // vanished since the readdir
+    if (stats.isDirectory()) await visit(path); // became a directory since the readdir
+    else if (gitMode(stats) !== undefined) out.set(path, classify?.(path, stats) ? STAT_CLEAN : raw === undefined ? stats : new RawStats(raw, k * STAT_FIELDS));
+  }
 }
 
 /** The walk on any other fs (memfs, a wrapped fs): `readdir`, then `lstat` every entry through `repo.fs`. */
