@@ -29,12 +29,7 @@ export interface TpeProposerOptions {
   /**
    * Fraction of proposals (after the startup) that refine the incumbent instead: one or two
    * parameters moved by a step that shrinks with every row since the best was found (to no less
-   * than `minStep`). @default 0.3 when the space has a categorical parameter, else 0.5 (with
-   *   categories, the model's steps are what move several parameters and the categories together;
-   *   one or two parameters moved around an incumbent that under noise is often a lucky draw spent
-   *   evaluations there: on the benchmark's demo-like space with σ 0.02 at 100 evaluations, 0.3 gave
-   *   a median regret of 0.038 and 0.055 on two blocks of 30 seeds against 0.041 and 0.101 with
-   *   0.5; on Hartmann-6 0.3 lost, 0.22 against 0.15)
+   * than `minStep`). @default 0.5
    */
   readonly refine?: number;
   /**
@@ -85,7 +80,7 @@ export const tpeProposerOptionsSchema = z.object({
   candidates: z.number().int().min(1).default(48),
   gamma: z.number().gt(0).max(1).default(0.15),
   local: z.number().min(0).max(1).default(0.25),
-  refine: z.number().min(0).max(1).optional(),
+  refine: z.number().min(0).max(1).default(0.5),
   avoidCrashes: z.boolean().default(true),
   univariate: z.number().min(0).max(1).optional(),
   useBaseline: z.boolean().optional(),
@@ -123,7 +118,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine ?? (categorical ? 0.3 : 0.5), avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates };
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates };
   // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
   // same history): by iteration, the config proposed.
   const pending = new Map<number, Record<string, unknown>>();
