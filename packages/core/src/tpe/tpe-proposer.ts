@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOptions } from '../errors.js';
-import type { Proposer } from '../proposer.js';
+import type { Proposal, ProposalContext, Proposer } from '../proposer.js';
 import type { ConfigAdapter } from './config-adapter.js';
 import { describeChanges, type ParameterChange } from './description.js';
 import { rebuildObservations } from './observations.js';
@@ -107,8 +107,10 @@ export const tpeProposerOptionsSchema = z.object({
  * history; each one is remembered as pending until its row arrives and counts as evaluated and
  * "bad" for the proposals after it (a constant liar, Ginsbourger et al. 2010, as Optuna's
  * `constant_liar`), so a batch never proposes one config twice and spreads over the space (the
- * design's next rows, other candidates). Pending proposals live in memory only; a resumed run
- * starts without them (their rows are gone with the interrupted batch).
+ * design's next rows, other candidates). Calls made at once run one after another in the order
+ * asked, so a batch depends only on the seed and the history, not on which config read finishes
+ * first. Pending proposals live in memory only; a resumed run starts without them (their rows are
+ * gone with the interrupted batch).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
@@ -122,9 +124,11 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
   // same history): by iteration, the config proposed.
   const pending = new Map<number, Record<string, unknown>>();
-  return {
-    name: 'tpe',
-    propose: async (context) => {
+  // The engine asks a batch's K proposals at once; each waits for the one asked before it, so
+  // which pending configs a proposal sees is the order of asking, not of its config read finishing
+  // (a batch is then reproducible from the seed).
+  let previous: Promise<unknown> = Promise.resolve();
+  const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
       const current = await o.config.read(context);
       const observations = rebuildObservations(context.history, current, keys, context.direction);
       // A row of this batch's iteration or a later one ends its pending state (so does asking for it again: a repair attempt).
@@ -135,6 +139,13 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
       const changes: ParameterChange[] = dims.filter((d) => !sameValue(next[d.name], current[d.name])).map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
       await o.config.write(next, context);
       return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };
+  };
+  return {
+    name: 'tpe',
+    propose: (context) => {
+      const turn = previous.then(() => proposeOne(context));
+      previous = turn.catch(() => undefined);
+      return turn;
     },
   };
 }
