@@ -102,11 +102,13 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
   const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - WORKER_SHARE));
   const pending = pool === undefined || pre === undefined ? undefined : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
   /** Files the readdirs found whose `lstat` the worker makes: path and place in the worker's list. */
-  const deferred: Array<readonly [string, number]> = [];
+  const deferredPaths: string[] = [];
+  const deferredAt: number[] = [];
   const visit = async (dir: string): Promise<void> => {
+    const absDir = absolute(repo.dir, dir);
     let entries: Dirent[];
     try {
-      entries = nodeFs.readdirSync(absolute(repo.dir, dir), { withFileTypes: true });
+      entries = nodeFs.readdirSync(absDir, { withFileTypes: true });
     } catch (error) {
       const code = foreignCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') return; // removed while walked
@@ -125,11 +127,12 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
       if (pending !== undefined && (entry.isFile() || entry.isSymbolicLink())) {
         const at = pre!.position.get(path);
         if (at !== undefined && at >= split) {
-          deferred.push([path, at - split]);
+          deferredPaths.push(path);
+          deferredAt.push(at - split);
           continue;
         }
       }
-      const stats = lstatNode(absolute(repo.dir, path));
+      const stats = lstatNode(`${absDir}/${name}`);
       if (stats === undefined) continue;
       if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know
       else if (gitMode(stats) !== undefined && (scope.tracked.has(path) || !(await isIgnored(repo, path)))) out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
@@ -146,7 +149,9 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
   // classify, and only a file that is not clean keeps an object of its own.
   const raw = await pending;
   const view = new RawStats();
-  for (const [path, k] of deferred) {
+  for (let i = 0; i < deferredPaths.length; i += 1) {
+    const path = deferredPaths[i]!;
+    const k = deferredAt[i]!;
     let stats: GitFsStats | undefined;
     if (raw === undefined) stats = lstatNode(absolute(repo.dir, path));
     else if (raw[k * STAT_FIELDS] !== 0) stats = view.at(raw, k * STAT_FIELDS);
