@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -96,7 +97,16 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
     const token = randomBytes(8).toString('hex');
     const daemon = spawn('setsid', ['sleep', '60'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKENS: `outer ${token}`, ...markerEnv() } });
     daemon.unref();
-    await vi.waitFor(() => expect(pidsWithToken(token)).toHaveLength(1), { timeout: 5000, interval: 10 });
+    // setsid (a group leader here) forks, and the child execs sleep: wait for the exec'd sleep, not
+    // the setsid parent or the child mid-exec, whose environ may read empty for an instant.
+    const comm = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return '';
+      }
+    };
+    await vi.waitFor(() => expect(pidsWithToken(token).map(comm)).toEqual(['sleep']), { timeout: 5000, interval: 10 });
     expect(signalTokenHolders(token, 'SIGKILL').length).toBeGreaterThanOrEqual(1);
     await vi.waitFor(() => expect(pidsWithEnv(marker)).toEqual([]), { timeout: 5000, interval: 10 });
   });
