@@ -67,6 +67,13 @@ describe('config files', () => {
     expect(far.issues[0]!.message).toMatch(/^unknown field "zzzzzz"; allowed fields: /);
   });
 
+  it('a misspelled field of a numeric space parameter lists the numeric fields and guesses from them (not the categorical branch listed first)', () => {
+    const e = issuesOf(minimal.replace('space: { x: { min: 0, max: 9, integer: true } }', 'space:\n    layers: { min: 1, max: 8, integr: true }'));
+    const issue = e.issues.find((i) => i.message.includes('"integr"'));
+    expect(issue?.message).toMatch(/^unknown field "integr" \(did you mean "integer"\?\); allowed fields: .*\bmin\b.*\bmax\b/);
+    expect(issue?.message).not.toMatch(/allowed fields: values, when$/);
+  });
+
   it('a nested error points at the nested line (proposer.type lists tpe, mutator and agent)', () => {
     const e = issuesOf(minimal.replace('type: mutator', 'type: mutatr'));
     expect(e.issues[0]).toMatchObject({ path: 'proposer.type', line: 5, message: '"mutatr" is not allowed; allowed values: "tpe", "mutator", "agent"' });

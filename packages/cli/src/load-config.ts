@@ -7,6 +7,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import type { z } from 'zod';
 import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig, type LoopConfigInput } from './config.js';
 import { closestMatch } from './did-you-mean.js';
+import { allowedKeys, type JsonSchema } from './config-allowed-keys.js';
 
 /**
  * A kind of config file: its zod schema and its JSON Schema (for the allowed keys of "unknown
@@ -132,27 +133,6 @@ function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: stri
     }
   }
   return undefined;
-}
-
-type JsonSchema = { properties?: Record<string, JsonSchema>; oneOf?: JsonSchema[]; anyOf?: JsonSchema[]; additionalProperties?: JsonSchema | boolean; items?: JsonSchema };
-
-/** The keys the JSON Schema allows at `path` (following `data` through unions), for "unknown key" messages. */
-function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], data: unknown): string[] {
-  let node: JsonSchema | undefined = schema;
-  let value: unknown = data;
-  for (const key of path) {
-    if (!node) return [];
-    const branches: JsonSchema[] = node.oneOf ?? node.anyOf ?? [node];
-    const type = (value as { type?: unknown } | undefined)?.type;
-    node = branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type) ?? branches[0];
-    node = node?.properties?.[String(key)] ?? (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined);
-    value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
-  }
-  if (!node) return [];
-  const branches: JsonSchema[] = node.oneOf ?? node.anyOf ?? [node];
-  const type = (value as { type?: unknown } | undefined)?.type;
-  const branch = branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type) ?? branches[0];
-  return Object.keys(branch?.properties ?? {});
 }
 
 /** The start of an "allowed values" message: a missing field, or the value that is not allowed. */
