@@ -83,6 +83,8 @@ describe('looking at experiments', () => {
     expect(csv.out.trimEnd().split('\n')).toHaveLength(8);
     const json = JSON.parse((await loop(a, 'report', '--format=json')).out) as unknown[];
     expect(json).toHaveLength(7);
+    // --json is accepted like on the other read commands (the same rows as --format json)
+    expect(JSON.parse((await loop(a, 'report', '--json')).out)).toEqual(json);
     const both = await loop(root, 'report', 'run-a', 'run-b/results.tsv', '--format', 'csv');
     expect(both.out.split('\n')[0]).toBe('run,iteration,status,score,id,description');
     expect(both.out.trimEnd().split('\n')).toHaveLength(15);

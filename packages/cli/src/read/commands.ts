@@ -61,7 +61,12 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .option('--metric <name>', 'the metric name on the axis and title (default: the run\'s metricName from .loop/cli.json)')
     .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
     .option('--title <title>', 'the plot title')
-    .action(async (targets: string[], opts: { out?: string; html?: string; format: 'svg' | 'csv' | 'json'; metric?: string; direction?: Direction; title?: string }) => {
+    .option('--json', 'the rows as JSON (the same as --format json, like the other read commands)', false)
+    .action(async (targets: string[], opts: { out?: string; html?: string; format: 'svg' | 'csv' | 'json'; metric?: string; direction?: Direction; title?: string; json: boolean }) => {
+      if (opts.json) {
+        if (opts.format === 'csv') throw new UsageError('--json and --format csv ask for two formats; give one');
+        opts.format = 'json';
+      }
       const sources = await Promise.all((targets.length > 0 ? targets : [undefined]).map((t) => resolveResultsSource(t, io.cwd)));
       const out = opts.out ? resolve(io.cwd, opts.out) : undefined;
       if (opts.format !== 'svg') {
