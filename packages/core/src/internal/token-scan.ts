@@ -43,16 +43,23 @@ export function pidsWithToken(token: string): number[] {
 
 /**
  * Sends `signal` to every process carrying `token` ({@link pidsWithToken}); with SIGKILL it scans
- * again (up to 5 rounds) until none is left, so a process forked between a scan and its kill is
- * caught too.
+ * again (up to 6 rounds) until two scans in a row find none, so a process forked between a scan and
+ * its kill, or caught mid-exec by one scan, is killed too.
  *
  * @returns the pids signalled (each once).
  */
 export function signalTokenHolders(token: string, signal: NodeJS.Signals): number[] {
   const signalled = new Set<number>();
-  for (let round = 0; round < (signal === 'SIGKILL' ? 5 : 1); round++) {
+  // With SIGKILL, an empty scan is confirmed by a second one: a process in the middle of execve
+  // can show an empty environ for an instant, so one empty scan does not prove none is left.
+  let emptyScans = 0;
+  for (let round = 0; round < (signal === 'SIGKILL' ? 6 : 1); round++) {
     const pids = pidsWithToken(token);
-    if (pids.length === 0) break;
+    if (pids.length === 0) {
+      if (signal !== 'SIGKILL' || ++emptyScans >= 2) break;
+      continue;
+    }
+    emptyScans = 0;
     for (const pid of pids) {
       try {
         process.kill(pid, signal);
