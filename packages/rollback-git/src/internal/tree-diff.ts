@@ -113,3 +113,9 @@ export async function diffCommits(repo: Repo, fromOid: string, toOid: string): P
   await diffTreeOids(repo, fromTree, toTree, '', out);
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/** Whether two blobs are the same content and mode; an unknown oid is never the same (both missing is). */
+export function sameBlob(a: { oid: string | undefined; mode: number } | undefined, b: { oid: string | undefined; mode: number } | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.oid !== undefined && a.oid === b.oid && a.mode === b.mode;
+}

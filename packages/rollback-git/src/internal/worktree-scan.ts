@@ -1,16 +1,16 @@
 import git, { STAGE, TREE, WORKDIR, type WalkerEntry } from 'isomorphic-git';
 import type { GitFsStats } from '../git-fs.js';
 import { inChunks } from './chunks.js';
-import { gitMode, lstatOrUndefined, readWorktreeBlob } from './fs-ops.js';
+import { gitMode, readWorktreeBlob } from './fs-ops.js';
 import { readIndexFile, type IndexEntry, type IndexSnapshot } from './index-file.js';
 import { keptIndexKey } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
-import { absolute } from './paths.js';
 import { gitArgs, type Repo } from './repo.js';
 import { headBlobs } from './head-blobs.js';
 import { isIgnored, STAT_CLEAN, walkWorktree, type WalkScope } from './worktree-walk.js';
-import { blobOf, collectBlobs, normalizeMode, readTreeEntries, treeOfCommit, type BlobEntry } from './tree-diff.js';
+import { blobOf, sameBlob, type BlobEntry } from './tree-diff.js';
+import { scanPaths } from './path-scan.js';
 
 /** A working-tree file: its mode, and its oid when it was worth computing. */
 export interface WorkdirEntry {
@@ -36,10 +36,6 @@ export interface WorktreeChange {
 const STAT_TOLERANCE_MS = 0.001;
 const MODE_GITLINK = 0o160000;
 
-function same(a: { oid: string | undefined; mode: number } | undefined, b: { oid: string | undefined; mode: number } | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.oid !== undefined && a.oid === b.oid && a.mode === b.mode;
-}
 
 
 /**
@@ -67,7 +63,7 @@ async function scanWholeTreeWalk(repo: Repo, headOid: string): Promise<WorktreeC
         workdir = { oid, mode };
       }
       if (head === undefined && stage === undefined && workdir === undefined) return undefined; // a directory: descend
-      if (same(head, stage) && same(head, workdir)) return undefined;
+      if (sameBlob(head, stage) && sameBlob(head, workdir)) return undefined;
       const change: WorktreeChange = { path, head, workdir, indexed: stage !== undefined };
       return change;
     },
@@ -172,9 +168,9 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       if (gitlinks.has(path)) return;
       const inHead = head.get(path);
       const entry = index.entries.get(path);
-      if (agree && (entry === undefined || !same(inHead, entry))) agree = false;
+      if (agree && (entry === undefined || !sameBlob(inHead, entry))) agree = false;
       // The common case, decided without a promise: commit, index and stat cache agree.
-      if (entry !== undefined && inHead !== undefined && work.get(path) === STAT_CLEAN && !index.unmerged.has(path) && same(inHead, entry)) return;
+      if (entry !== undefined && inHead !== undefined && work.get(path) === STAT_CLEAN && !index.unmerged.has(path) && sameBlob(inHead, entry)) return;
       suspects.push(path);
     };
     for (const path of head.keys()) consider(path);
@@ -199,10 +195,10 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       } else {
         const actual = await readWorktreeBlob(repo, path);
         workdir = actual === undefined || actual === 'other' ? undefined : actual;
-        if (actual !== undefined && actual !== 'other' && same(stage, actual)) stale.push({ path, blob: { oid: actual.oid, mode: actual.mode }, stats: actual.stats });
+        if (actual !== undefined && actual !== 'other' && sameBlob(stage, actual)) stale.push({ path, blob: { oid: actual.oid, mode: actual.mode }, stats: actual.stats });
       }
     }
-    if (!index.unmerged.has(path) && same(inHead, stage) && same(inHead, workdir)) return;
+    if (!index.unmerged.has(path) && sameBlob(inHead, stage) && sameBlob(inHead, workdir)) return;
     changes.push({ path, head: inHead, workdir, indexed: entry !== undefined || index.unmerged.has(path) });
   });
   if (agree && gitlinks.size === 0) index.matches = headOid;
@@ -217,71 +213,6 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
   const sorted = changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (basis !== undefined) basisOf.set(sorted, basis);
   return sorted;
-}
-
-/** The blobs of commit tree `rootTree` at or under `base` (a file or a directory). */
-async function headBlobsUnder(repo: Repo, rootTree: string, base: string, out: Map<string, BlobEntry>): Promise<void> {
-  if (base === '.') return collectBlobs(repo, rootTree, '', out);
-  const parts = base.split('/');
-  let tree = rootTree;
-  for (const [i, part] of parts.entries()) {
-    const entry = (await readTreeEntries(repo, tree)).get(part);
-    if (entry === undefined) return;
-    const last = i === parts.length - 1;
-    if (entry.type === 'tree') {
-      if (last) return collectBlobs(repo, entry.oid, base, out);
-      tree = entry.oid;
-    } else {
-      if (last && entry.type === 'blob') {
-        out.set(base, { oid: entry.oid, mode: normalizeMode(parseInt(entry.mode, 8)) });
-      }
-      return;
-    }
-  }
-}
-
-/** The files (and links) at or under `base` in the working tree, skipping ignored untracked ones. */
-async function worktreeFilesUnder(repo: Repo, base: string, tracked: PathSet, out: Map<string, number>): Promise<void> {
-  const visit = async (path: string): Promise<void> => {
-    if (path === '.git' || path.endsWith('/.git')) return;
-    const stats = await lstatOrUndefined(repo, path);
-    if (stats === undefined) return;
-    if (stats.isDirectory()) {
-      if (path !== '.' && !tracked.worthWalking(path) && (await isIgnored(repo, path))) return;
-      const names = await repo.fs.promises.readdir(absolute(repo.dir, path));
-      await Promise.all(names.map((name) => visit(path === '.' ? String(name) : `${path}/${String(name)}`)));
-      return;
-    }
-    const mode = gitMode(stats);
-    if (mode === undefined) return;
-    if (!tracked.has(path) && (await isIgnored(repo, path))) return;
-    out.set(path, mode);
-  };
-  await visit(base);
-}
-
-/**
- * Path scan: compares commit `headOid` with the working tree at and under `bases` only, reading
- * the commit's trees on the way to them and hashing the working-tree files there (no index, no
- * walk of the rest of the repository).
- */
-async function scanPaths(repo: Repo, headOid: string, bases: readonly string[]): Promise<WorktreeChange[]> {
-  const rootTree = await treeOfCommit(repo, headOid);
-  const head = new Map<string, BlobEntry>();
-  for (const base of bases) await headBlobsUnder(repo, rootTree, base, head);
-  const tracked = new PathSet(head.keys());
-  const work = new Map<string, number>();
-  for (const base of bases) await worktreeFilesUnder(repo, base, tracked, work);
-
-  const paths = [...new Set([...head.keys(), ...work.keys()])];
-  const changes: WorktreeChange[] = [];
-  await inChunks(paths, async (path) => {
-    const inHead = head.get(path);
-    const actual = work.has(path) ? await readWorktreeBlob(repo, path) : undefined;
-    const workdir = actual === undefined || actual === 'other' ? undefined : actual;
-    if (!same(inHead, workdir)) changes.push({ path, head: inHead, workdir, indexed: inHead !== undefined });
-  });
-  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
