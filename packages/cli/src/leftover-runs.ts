@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { pidsWithToken } from '@loop/core';
 
 /** What an interrupted `loop` left running: one pid file's run command, still alive. */
 export interface LeftoverRun {
@@ -9,26 +9,6 @@ export interface LeftoverRun {
   readonly pgid: number;
   /** Every live process of the run: those whose environment carries the run's token (Linux), else the group leader. */
   readonly pids: readonly number[];
-}
-
-/** The process ids listed under `procDir` (other than this process), or `undefined` where there is no /proc. */
-function processIds(procDir: string): string[] | undefined {
-  try {
-    return readdirSync(procDir).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pids among `ids` whose environment contains `needle`, ascending. */
-function withEnvironment(procDir: string, ids: readonly string[], needle: string): number[] {
-  return ids.filter((name) => {
-    try {
-      return readFileSync(join(procDir, name, 'environ'), 'latin1').includes(needle);
-    } catch {
-      return false; // gone, or another user's
-    }
-  }).map(Number).sort((a, b) => a - b);
 }
 
 /** True when process group `pgid` has a member. */
@@ -46,13 +26,13 @@ function groupAlive(pgid: number): boolean {
  * core's command harness and agent proposer), without touching it: the processes whose
  * environment carries the run's token (`LOOP_RUN_TOKEN`/`LOOP_RUN_TOKENS`, read from
  * `/proc/<pid>/environ`, so a `setsid` daemon counts too), or, where there is no /proc, the group
- * leader while the group lives. Core's own sweep ends them (token-checked) before the next run or
+ * leader while the group lives (core's `pidsWithToken`, the scan its own sweep uses). Core's own sweep ends them (token-checked) before the next run or
  * agent call; `loop resume` calls this first (holding the workspace lock), only to say so. Missing or unreadable files are
  * skipped.
  */
-export function findLeftoverRuns(pidFiles: readonly string[], procDir = '/proc'): LeftoverRun[] {
+export function findLeftoverRuns(pidFiles: readonly string[]): LeftoverRun[] {
   const runs: LeftoverRun[] = [];
-  const ids = processIds(procDir);
+  const proc = existsSync('/proc/self/environ');
   for (const pidFile of pidFiles) {
     let record: { pgid?: unknown; token?: unknown };
     try {
@@ -62,7 +42,7 @@ export function findLeftoverRuns(pidFiles: readonly string[], procDir = '/proc')
     }
     const { pgid, token } = record;
     if (typeof pgid !== 'number' || typeof token !== 'string' || token.length < 4) continue;
-    const pids = ids ? withEnvironment(procDir, ids, token) : groupAlive(pgid) ? [pgid] : [];
+    const pids = proc ? pidsWithToken(token).sort((a, b) => a - b) : groupAlive(pgid) ? [pgid] : [];
     if (pids.length > 0) runs.push({ pidFile, pgid, pids });
   }
   return runs;

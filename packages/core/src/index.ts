@@ -92,6 +92,7 @@ export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';
 export { runInGroup, runInGroupToLog, killGroup, describeExit } from './internal/process-group.js';
 export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './internal/orphan-group.js';
+export { pidsWithToken } from './internal/token-scan.js';
 export { bwrapArgv, bwrapStatus, planSandbox, resolveSandboxMode, sandboxOptionsFields } from './sandbox.js';
 export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './sandbox.js';
 export type { GroupRunOptions, GroupRunResult } from './internal/process-group.js';
