@@ -22,43 +22,77 @@ export interface WorkerExtractionOptions {
 }
 
 // The worker reads the file itself (the text never crosses threads) and runs the same function
-// the main thread would (EXTRACT_SOURCE). `eval: true` keeps it one source for the tests and the build.
+// the main thread would (EXTRACT_SOURCE), one request at a time, for as long as it lives.
+// `eval: true` keeps it one source for the tests and the build.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
+const { parentPort } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
 const extract = ${EXTRACT_SOURCE};
-let text;
-try { text = readFileSync(workerData.path, 'utf8'); }
-catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); return; }
-parentPort.postMessage({ kind: 'done', found: extract(text, workerData.source, workerData.flags, workerData.match, workerData.maxLineLength) });
+parentPort.on('message', (job) => {
+  let text;
+  try { text = readFileSync(job.path, 'utf8'); }
+  catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); return; }
+  parentPort.postMessage({ kind: 'done', found: extract(text, job.source, job.flags, job.match, job.maxLineLength) });
+});
 `;
+
+/** Idle workers kept for the next extraction (more run at once when several score at once). */
+const MAX_IDLE = 2;
+const idle: Worker[] = [];
+let started = 0;
+
+/** How many extraction workers this process has started (for tests: reuse keeps it at 1). */
+export function extractionWorkersStarted(): number {
+  return started;
+}
+
+function takeWorker(): Worker {
+  const reused = idle.pop();
+  if (reused) return reused;
+  started += 1;
+  const worker = new Worker(`(() => {${WORKER_SOURCE}})()`, { eval: true });
+  worker.unref();
+  // A worker that dies while idle is dropped from the pool; one in use is settled by its caller.
+  worker.on('exit', () => {
+    const at = idle.indexOf(worker);
+    if (at >= 0) idle.splice(at, 1);
+  });
+  return worker;
+}
 
 /**
  * Runs {@link extractFromText} on a file in a worker thread, terminated after `timeoutMs`: a
  * pattern that backtracks for hours costs at most the timeout, and the main thread stays free for
- * Ctrl-C and SIGTERM meanwhile. The worker is `unref`ed, so it never keeps the process alive.
+ * Ctrl-C and SIGTERM meanwhile. Workers are reused (starting one costs ~30 ms, about the whole
+ * git CLI cycle the issue 13 benchmark compares an iteration with): a finished extraction puts its
+ * worker back in a pool of at most 2 idle ones; a timed-out or failed worker is terminated and
+ * never reused. Workers are `unref`ed, so they never keep the process alive.
  *
  * @returns `done` with what was found (or `undefined`), `timeout`, or `failed` (the file could
  *   not be read: missing, a directory, no permission; or the worker died).
  */
 export function extractInWorker(options: WorkerExtractionOptions): Promise<WorkerExtraction> {
   return new Promise((resolve) => {
-    const worker = new Worker(`(() => {${WORKER_SOURCE}})()`, {
-      eval: true,
-      workerData: { path: options.path, source: options.pattern.source, flags: options.pattern.flags, match: options.match, maxLineLength: options.maxLineLength },
-    });
-    worker.unref();
+    const worker = takeWorker();
     let settled = false;
-    const settle = (result: WorkerExtraction) => {
+    const settle = (result: WorkerExtraction, reusable: boolean) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
       resolve(result);
-      void worker.terminate();
+      if (reusable && idle.length < MAX_IDLE) idle.push(worker);
+      else void worker.terminate();
     };
-    const timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }), options.timeoutMs);
-    worker.on('message', (message: WorkerExtraction) => settle(message));
-    worker.on('error', (error) => settle({ kind: 'failed', message: error.message }));
-    worker.on('exit', (code) => settle({ kind: 'failed', message: `the extraction worker exited with code ${code}` }));
+    const onMessage = (message: WorkerExtraction) => settle(message, true);
+    const onError = (error: Error) => settle({ kind: 'failed', message: error.message }, false);
+    const onExit = (code: number) => settle({ kind: 'failed', message: `the extraction worker exited with code ${code}` }, false);
+    const timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }, false), options.timeoutMs);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage({ path: options.path, source: options.pattern.source, flags: options.pattern.flags, match: options.match, maxLineLength: options.maxLineLength });
   });
 }
