@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { createFunctionHarness, createHyperparameterMutator, createLoop, createMemoryArtifact, createMemoryConfigAdapter, createMemoryRollback, createSeededRandom, createTpeProposer, createValueScorer, maxIterations, strictImprovement, type Proposer, type RandomSource } from '../src/index.js';
 import { mixedHeldBack } from './optuna/heldback.js';
 import { mixedHeldBack2 } from './optuna/heldback2.js';
+import { mixedHeldBack3 } from './optuna/heldback3.js';
 import { OBJECTIVES, type Config, type Objective } from './optuna/objectives.js';
 import { bootstrapRatio, fmt, geometricMean, median, quantile } from './optuna/stats.js';
 
@@ -183,7 +184,7 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
 
 const started = performance.now();
 const objectives = OBJECTIVES.filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
-const heldBack = [mixedHeldBack, mixedHeldBack2].filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
+const heldBack = [mixedHeldBack, mixedHeldBack2, mixedHeldBack3].filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
 await checkDefinitions([...objectives, ...heldBack]);
 const { version, results } = await optuna([...objectives, ...heldBack]);
 console.log(`\n@loop/core: proposers vs Optuna ${version} (seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`);

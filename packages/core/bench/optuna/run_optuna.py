@@ -16,9 +16,10 @@ import optuna
 
 from heldback import mixed_heldback
 from heldback2 import mixed_heldback2
+from heldback3 import mixed_heldback3
 from objectives import OBJECTIVES
 
-FUNCTIONS = dict(OBJECTIVES, **{"mixed-heldback": mixed_heldback, "mixed-heldback2": mixed_heldback2})
+FUNCTIONS = dict(OBJECTIVES, **{"mixed-heldback": mixed_heldback, "mixed-heldback2": mixed_heldback2, "mixed-heldback3": mixed_heldback3})
 
 
 def suggest(trial, space):
