@@ -1,6 +1,7 @@
-import nodeFs, { type Dirent } from 'node:fs';
+import nodeFs from 'node:fs';
 import git from 'isomorphic-git';
 import type { GitFsStats } from '../git-fs.js';
+import { DirectoryListings, EntryKind } from './dir-listing.js';
 import { foreignCode } from './errors.js';
 import { gitMode, lstatOrUndefined } from './fs-ops.js';
 import type { PathSet } from './path-set.js';
@@ -23,6 +24,22 @@ export interface WalkScope {
    * runs (`key` names this list; `position` is each path's place in it). Optional.
    */
   readonly prefetch?: { readonly key: string; readonly paths: readonly string[]; readonly position: ReadonlyMap<string, number> };
+}
+
+/** The directory listings kept per repository between walks (see {@link DirectoryListings}). */
+const kept = new WeakMap<Repo, DirectoryListings>();
+
+/**
+ * The listings of `repo`'s working tree kept between walks, made on first use with clock `now`
+ * (ms since the epoch; tests inject one, see {@link DirectoryListings}).
+ */
+export function listingsOf(repo: Repo, now?: () => number): DirectoryListings {
+  let listings = kept.get(repo);
+  if (listings === undefined) {
+    listings = new DirectoryListings(now);
+    kept.set(repo, listings);
+  }
+  return listings;
 }
 
 /** Below this many index entries the walk stats everything itself (a worker round trip costs more). */
@@ -91,50 +108,49 @@ export const STAT_CLEAN = 'clean';
 export type WalkedFile = GitFsStats | typeof STAT_CLEAN;
 
 /**
- * The walk on `node:fs`: one synchronous `readdir` (with file types) per directory and one
- * synchronous `lstat` per file (a call answered from the inode and dentry caches costs less than
- * the promise and thread-pool hop around it), directories in order; only the ignore check of an
- * untracked path awaits. Directories are not `lstat`ed. No file is read.
+ * The walk on `node:fs`: one synchronous `lstat` per directory, and its `readdir` (with file
+ * types) only when the directory's stat data changed since the last walk read it (see
+ * {@link DirectoryListings}), and one synchronous `lstat` per file (a call answered from the inode
+ * and dentry caches costs less than the promise and thread-pool hop around it), directories in
+ * order; only the ignore check of an untracked path awaits. No file is read.
  */
 async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
   const pre = scope.prefetch;
   const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
   const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - WORKER_SHARE));
   const pending = pool === undefined || pre === undefined ? undefined : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
-  /** Files the readdirs found whose `lstat` the worker makes: path and place in the worker's list. */
+  const listings = listingsOf(repo);
+  listings.beginWalk();
+  /** Files the listings hold whose `lstat` the worker makes: path and place in the worker's list. */
   const deferredPaths: string[] = [];
   const deferredAt: number[] = [];
   const visit = async (dir: string): Promise<void> => {
     const absDir = absolute(repo.dir, dir);
-    let entries: Dirent[];
-    try {
-      entries = nodeFs.readdirSync(absDir, { withFileTypes: true });
-    } catch (error) {
-      const code = foreignCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return; // removed while walked
-      throw error;
-    }
+    const entries = listings.list(dir, absDir);
+    if (entries === undefined) return; // removed while walked
     const subdirs: string[] = [];
     for (const entry of entries) {
-      const name = entry.name;
-      if (name === '.git') continue;
-      const path = dir === '.' ? name : `${dir}/${name}`;
-      if (scope.gitlinks.has(path)) continue;
-      if (entry.isDirectory()) {
+      const path = entry.path;
+      if (scope.gitlinks.size > 0 && scope.gitlinks.has(path)) continue;
+      if (entry.kind === EntryKind.Directory) {
         subdirs.push(path);
         continue;
       }
-      if (pending !== undefined && (entry.isFile() || entry.isSymbolicLink())) {
-        const at = pre!.position.get(path);
+      if (pending !== undefined && entry.kind === EntryKind.File) {
+        if (entry.positionKey !== pre!.key) {
+          entry.position = pre!.position.get(path);
+          entry.positionKey = pre!.key;
+        }
+        const at = entry.position;
         if (at !== undefined && at >= split) {
           deferredPaths.push(path);
           deferredAt.push(at - split);
           continue;
         }
       }
-      const stats = lstatNode(`${absDir}/${name}`);
+      const stats = lstatNode(`${absDir}/${entry.name}`);
       if (stats === undefined) continue;
-      if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know
+      if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know, or a directory since
       else if (gitMode(stats) !== undefined && (scope.tracked.has(path) || !(await isIgnored(repo, path)))) out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
     }
     for (const path of subdirs) {
