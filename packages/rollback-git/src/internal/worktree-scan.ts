@@ -8,7 +8,7 @@ import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
 import { gitArgs, type Repo } from './repo.js';
 import { headBlobs } from './head-blobs.js';
-import { isIgnored, STAT_CLEAN, walkWorktree, type WalkScope } from './worktree-walk.js';
+import { isIgnored, walkWorktree, type WalkScope } from './worktree-walk.js';
 import { blobOf, sameBlob, type BlobEntry } from './tree-diff.js';
 import { scanPaths } from './path-scan.js';
 
@@ -161,8 +161,15 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
   let agree = head === undefined || (index.unmerged.size === 0 && index.entries.size === head.size);
   if (head === undefined) {
     // The common case, decided without a promise: the walk found the file unchanged by its stats.
-    for (const path of index.entries.keys()) if (work.get(path) !== STAT_CLEAN && !(gitlinks.size > 0 && gitlinks.has(path))) suspects.push(path);
-    for (const [path, found] of work) if (found !== STAT_CLEAN && !index.entries.has(path)) suspects.push(path);
+    let dirtyIndexed = 0;
+    for (const path of work.dirty.keys()) if (index.entries.has(path)) dirtyIndexed += 1;
+    if (work.cleanCount + dirtyIndexed + gitlinks.size === index.entries.size) {
+      // Every index path was found (clean, or among the dirty ones): nothing was deleted.
+      for (const path of work.dirty.keys()) suspects.push(path);
+    } else {
+      for (const path of index.entries.keys()) if (!work.isClean(path) && !(gitlinks.size > 0 && gitlinks.has(path))) suspects.push(path);
+      for (const path of work.dirty.keys()) if (!index.entries.has(path)) suspects.push(path);
+    }
   } else {
     const consider = (path: string): void => {
       if (gitlinks.has(path)) return;
@@ -170,13 +177,13 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       const entry = index.entries.get(path);
       if (agree && (entry === undefined || !sameBlob(inHead, entry))) agree = false;
       // The common case, decided without a promise: commit, index and stat cache agree.
-      if (entry !== undefined && inHead !== undefined && work.get(path) === STAT_CLEAN && !index.unmerged.has(path) && sameBlob(inHead, entry)) return;
+      if (entry !== undefined && inHead !== undefined && work.isClean(path) && !index.unmerged.has(path) && sameBlob(inHead, entry)) return;
       suspects.push(path);
     };
     for (const path of head.keys()) consider(path);
     for (const path of index.entries.keys()) if (!head.has(path)) consider(path);
     for (const path of index.unmerged) if (!head.has(path) && !index.entries.has(path)) consider(path);
-    for (const path of work.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
+    for (const path of work.dirty.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
   }
 
   const stale: StagedFile[] = [];
@@ -184,9 +191,9 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
     const inHead = headOf(path);
     const entry = index.entries.get(path);
     const stage = entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode };
-    const found = work.get(path);
+    const found = work.dirty.get(path);
     let workdir: WorkdirEntry | undefined;
-    if (found === STAT_CLEAN) {
+    if (found === undefined && work.isClean(path)) {
       workdir = stage; // the stats match the index entry (classified by the walk)
     } else if (found !== undefined) {
       const mode = gitMode(found) as number;

@@ -8,6 +8,7 @@ import type { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
 import type { Repo } from './repo.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
+import { WalkResult } from './walk-result.js';
 
 /** True when `path` is ignored (`.gitignore`, `.git/info/exclude`). */
 export const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
@@ -95,17 +96,11 @@ function lstatNode(abs: string): nodeFs.Stats | undefined {
 
 /**
  * Decides, for a file the walk found, whether its stats match its index entry (git's stat
- * cache): a matching file is recorded as {@link STAT_CLEAN} instead of its `Stats`, so the walk
- * keeps no `Stats` object for the many unchanged files (issue 13: they were most of the garbage
- * a scan made).
+ * cache): a matching file is only counted and marked (see {@link WalkResult}), so the walk keeps
+ * no `Stats` object and no map entry for the many unchanged files (issue 13: they were most of the
+ * garbage and of the map work a scan made).
  */
 export type StatClassifier = (path: string, stats: GitFsStats) => boolean;
-
-/** A file whose stats match its index entry (see {@link StatClassifier}). */
-export const STAT_CLEAN = 'clean';
-
-/** What the walk found at a path: its `lstat`, or {@link STAT_CLEAN}. */
-export type WalkedFile = GitFsStats | typeof STAT_CLEAN;
 
 /**
  * The walk on `node:fs`: one synchronous `lstat` per directory, and its `readdir` (with file
@@ -114,7 +109,7 @@ export type WalkedFile = GitFsStats | typeof STAT_CLEAN;
  * and dentry caches costs less than the promise and thread-pool hop around it), directories in
  * order; only the ignore check of an untracked path awaits. No file is read.
  */
-async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
+async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult): Promise<void> {
   const pre = scope.prefetch;
   const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
   const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - WORKER_SHARE));
@@ -136,12 +131,12 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
         subdirs.push(path);
         continue;
       }
+      if (pre !== undefined && entry.positionKey !== pre.key) {
+        entry.position = pre.position.get(path);
+        entry.positionKey = pre.key;
+      }
+      const at = pre === undefined ? undefined : entry.position;
       if (pending !== undefined && entry.kind === EntryKind.File) {
-        if (entry.positionKey !== pre!.key) {
-          entry.position = pre!.position.get(path);
-          entry.positionKey = pre!.key;
-        }
-        const at = entry.position;
         if (at !== undefined && at >= split) {
           deferredPaths.push(path);
           deferredAt.push(at - split);
@@ -151,7 +146,11 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
       const stats = lstatNode(`${absDir}/${entry.name}`);
       if (stats === undefined) continue;
       if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know, or a directory since
-      else if (gitMode(stats) !== undefined && (scope.tracked.has(path) || !(await isIgnored(repo, path)))) out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
+      else if (gitMode(stats) !== undefined) {
+        // A file the classifier accepts has an index entry, so it is tracked: no ignore check.
+        if (classify?.(path, stats)) out.addClean(path, at);
+        else if (scope.tracked.has(path) || !(await isIgnored(repo, path))) out.dirty.set(path, stats);
+      }
     }
     for (const path of subdirs) {
       if (!scope.tracked.worthWalking(path) && (await isIgnored(repo, path))) continue;
@@ -173,12 +172,14 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
     else if (raw[k * STAT_FIELDS] !== 0) stats = view.at(raw, k * STAT_FIELDS);
     if (stats === undefined) continue; // vanished since the readdir
     if (stats.isDirectory()) await visit(path); // became a directory since the readdir
-    else if (gitMode(stats) !== undefined) out.set(path, classify?.(path, stats) ? STAT_CLEAN : raw === undefined ? stats : new RawStats(raw, k * STAT_FIELDS));
+    else if (gitMode(stats) === undefined) continue;
+    else if (classify?.(path, stats)) out.addClean(path, split + k);
+    else out.dirty.set(path, raw === undefined ? stats : new RawStats(raw, k * STAT_FIELDS));
   }
 }
 
 /** The walk on any other fs (memfs, a wrapped fs): `readdir`, then `lstat` every entry through `repo.fs`. */
-async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: Map<string, WalkedFile>): Promise<void> {
+async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult): Promise<void> {
   const visit = async (dir: string): Promise<void> => {
     const names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
     await Promise.all(
@@ -193,7 +194,8 @@ async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | u
           await visit(path);
         } else if (gitMode(stats) !== undefined) {
           if (!scope.tracked.has(path) && (await isIgnored(repo, path))) return;
-          out.set(path, classify?.(path, stats) ? STAT_CLEAN : stats);
+          if (classify?.(path, stats)) out.addClean(path, scope.prefetch?.position.get(path));
+          else out.dirty.set(path, stats);
         }
       }),
     );
@@ -203,12 +205,12 @@ async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | u
 
 /**
  * The `lstat` of every file and symbolic link of the working tree (not `.git`, not submodules,
- * not ignored untracked files, not inside ignored untracked directories), by relative path; a
- * file `classify` accepts is recorded as {@link STAT_CLEAN} instead. Nothing is hashed: the
- * caller compares the stats with the index (git's stat cache).
+ * not ignored untracked files, not inside ignored untracked directories), by relative path, in
+ * {@link WalkResult}'s `dirty`; a file `classify` accepts is only counted and marked as clean
+ * instead. Nothing is hashed: the caller compares the stats with the index (git's stat cache).
  */
-export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier): Promise<Map<string, WalkedFile>> {
-  const out = new Map<string, WalkedFile>();
+export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier): Promise<WalkResult> {
+  const out = new WalkResult(scope.prefetch?.position);
   await (repo.rawFs === (nodeFs as unknown) ? walkNode(repo, scope, classify, out) : walkFs(repo, scope, classify, out));
   return out;
 }
