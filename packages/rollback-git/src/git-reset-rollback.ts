@@ -5,6 +5,7 @@ import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
 import { rollbackError, toLoopError } from './internal/errors.js';
+import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { expandCommitId } from './internal/repo-checks.js';
 import { assertClean, startRun } from './internal/start-run.js';
@@ -79,7 +80,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     return started;
   };
 
-  const tipOf = (): Promise<string> => git.resolveRef({ ...args(), ref: branchRef });
+  const tipOf = (): Promise<string> => resolveRefFast(repo, branchRef);
 
   /** Starts if needed, then checks HEAD is still the run branch (nothing else checked out another one). */
   const ready = async (): Promise<void> => {
@@ -91,7 +92,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         { details: { branch } },
       );
     }
-    const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+    const head = await resolveRefFast(repo, 'HEAD', 2);
     if (head !== branchRef) {
       throw rollbackError(
         'RESTORE_FAILED',
@@ -150,7 +151,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         if (report === undefined || !report.created || previous === undefined) return false;
         handOff.drop();
         return guard('RESTORE_FAILED', 'abandon', inspect, async () => {
-          const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+          const head = await resolveRefFast(repo, 'HEAD', 2);
           if (head !== branchRef || (await tipOf()) !== report.headId) return false;
           await git.writeRef({ ...args(), ref: 'HEAD', value: previous, symbolic: true, force: true });
           await git.deleteRef({ ...args(), ref: branchRef });
@@ -230,10 +231,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           if (branchPending) {
             await git.writeRef({ ...args(), ref: branchRef, value: kept, force: true });
             branchPending = false;
-            const head = await git.resolveRef({ ...args(), ref: 'HEAD', depth: 2 });
+            const head = await resolveRefFast(repo, 'HEAD', 2);
             if (head !== branchRef) {
               // HEAD was on another branch (checked out by hand): take the run branch back as start does.
-              if (!opts.allowDirty) await assertClean(repo, await git.resolveRef({ ...args(), ref: 'HEAD' }), bases);
+              if (!opts.allowDirty) await assertClean(repo, await resolveRefFast(repo, 'HEAD'), bases);
               await git.checkout({ ...args(), ref: branchRef });
             }
             repairs.push(`run branch ${branch} restored to ${shortId(kept)} from the last keep`);
@@ -267,7 +268,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       serial(() =>
         guard('NOT_A_REPOSITORY', 'currentId', inspect, async () => {
           await ready();
-          return git.resolveRef({ ...args(), ref: 'HEAD' });
+          return resolveRefFast(repo, 'HEAD');
         }),
       ),
 

@@ -1,6 +1,7 @@
-import git, { type TreeEntry } from 'isomorphic-git';
-import { gitArgs, type Repo } from './repo.js';
-import { readTreeEntries, type BlobEntry } from './tree-diff.js';
+import type { TreeEntry } from 'isomorphic-git';
+import { writeTreeObject } from './object-store.js';
+import type { Repo } from './repo.js';
+import { readTreeEntries, rememberTree, type BlobEntry } from './tree-diff.js';
 
 /** A path's new blob, or `undefined` to delete it. */
 export interface FileUpdate {
@@ -36,13 +37,16 @@ async function rebuild(repo: Repo, treeOid: string | undefined, node: Node): Pro
     if (blob !== undefined) entries.set(name, { mode: blob.mode.toString(8), path: name, oid: blob.oid, type: 'blob' });
   }
   if (entries.size === 0) return undefined;
-  return git.writeTree({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, tree: [...entries.values()] });
+  const oid = await writeTreeObject(repo, [...entries.values()]);
+  rememberTree(repo, oid, entries.values());
+  return oid;
 }
 
 /**
  * Writes the tree of `baseTreeOid` with `updates` applied and returns its oid. Only the trees on
  * the way to an updated path are read and written, so the cost grows with the change, not with the
- * repository (isomorphic-git's `commit` rebuilds every tree of the index).
+ * repository (isomorphic-git's `commit` rebuilds every tree of the index). Trees are written by
+ * `writeTreeObject` (git's entry order, loose objects written directly) and cached as written.
  */
 export async function buildTree(repo: Repo, baseTreeOid: string, updates: readonly FileUpdate[]): Promise<string> {
   if (updates.length === 0) return baseTreeOid;
@@ -61,5 +65,5 @@ export async function buildTree(repo: Repo, baseTreeOid: string, updates: readon
     }
     node.files.set(name, update.blob);
   }
-  return (await rebuild(repo, baseTreeOid, root)) ?? (await git.writeTree({ ...gitArgs(repo), tree: [] }));
+  return (await rebuild(repo, baseTreeOid, root)) ?? (await writeTreeObject(repo, []));
 }

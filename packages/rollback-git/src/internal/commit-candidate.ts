@@ -4,6 +4,8 @@ import { inChunks } from './chunks.js';
 import { storeWorktreeBlob } from './fs-ops.js';
 import { claimIndexMatches } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
+import { writeCommitObject } from './object-store.js';
+import { resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
 import { indexBasisOf, scanWorktree, type WorktreeChange } from './worktree-scan.js';
@@ -49,7 +51,7 @@ export interface CandidateCommit {
  */
 export async function commitCandidate(repo: Repo, candidate: CandidateCommit): Promise<string> {
   const args = gitArgs(repo);
-  const tip = await git.resolveRef({ ...args, ref: candidate.branchRef });
+  const tip = await resolveRefFast(repo, candidate.branchRef);
   const changes = candidate.known ?? (await scanWorktree(repo, tip, candidate.bases));
   const updates: FileUpdate[] = [];
   const toAdd: StagedFile[] = [];
@@ -65,15 +67,12 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
     }
   });
   const tree = await buildTree(repo, await treeOfCommit(repo, tip), updates);
-  const oid = await git.writeCommit({
-    ...args,
-    commit: {
-      message: candidate.message,
-      tree,
-      parent: [candidate.parent],
-      author: candidate.signature,
-      committer: candidate.signature,
-    },
+  const oid = await writeCommitObject(repo, {
+    message: candidate.message,
+    tree,
+    parent: [candidate.parent],
+    author: candidate.signature,
+    committer: candidate.signature,
   });
   // Every difference between the tip, the index and the tree was in `changes` (a whole-tree
   // scan): staged as committed, the index equals the new commit's tree.

@@ -1,4 +1,6 @@
 import git from 'isomorphic-git';
+import { readCommitObject } from './object-store.js';
+import { readRefExact, resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
 import { RESCUE_SUBJECT } from './rescue-commit.js';
 
@@ -8,23 +10,22 @@ export const DISCARDED_NAMESPACE = 'refs/loop/discarded';
 /**
  * Points `refs/loop/discarded/<name>` at `oid`, or `<name>-1`, `<name>-2`, ... when that name is
  * taken by another commit. Idempotent: when one of those refs already points at `oid` (or at a
- * rescue commit on top of it, see `rescueWorktree`), nothing is written.
+ * rescue commit on top of it, see `rescueWorktree`), nothing is written. Only the names tried are
+ * looked up (loose file, then packed-refs), so the cost does not grow with the refs a run saved.
  *
  * @returns the full ref name.
  */
 export async function saveDiscarded(repo: Repo, name: string, oid: string): Promise<string> {
-  const args = gitArgs(repo);
-  const taken = new Set(await git.listRefs({ fs: args.fs, dir: args.dir, gitdir: args.gitdir, filepath: DISCARDED_NAMESPACE }));
   for (let n = 0; ; n += 1) {
-    const candidate = n === 0 ? name : `${name}-${n}`;
-    const ref = `${DISCARDED_NAMESPACE}/${candidate}`;
-    if (!taken.has(candidate)) {
-      await git.writeRef({ fs: args.fs, dir: args.dir, gitdir: args.gitdir, ref, value: oid });
+    const ref = `${DISCARDED_NAMESPACE}/${n === 0 ? name : `${name}-${n}`}`;
+    const held = await readRefExact(repo, ref);
+    if (held === undefined) {
+      await git.writeRef({ ...gitArgs(repo), ref, value: oid });
       return ref;
     }
-    const existing = await git.resolveRef({ fs: args.fs, dir: args.dir, gitdir: args.gitdir, ref });
+    const existing = /^[0-9a-f]{40}$/.test(held) ? held : await resolveRefFast(repo, ref);
     if (existing === oid) return ref;
-    const { commit } = await git.readCommit({ ...args, oid: existing });
+    const commit = await readCommitObject(repo, existing);
     if (commit.parent[0] === oid && commit.message.startsWith(RESCUE_SUBJECT)) return ref;
   }
 }

@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import { readBlobBytes } from './object-store.js';
 import { inChunks } from './chunks.js';
 import { ensureParents, lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
 import { parentOf } from './paths.js';
@@ -47,8 +48,7 @@ export async function applyFastReset(
     if (target === undefined) return;
     const actual = await readWorktreeBlob(repo, entry.path);
     if (actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode) return;
-    const { blob } = await git.readBlob({ ...args, oid: target.oid });
-    await writeWorktreeBlob(repo, entry.path, target.mode, blob);
+    await writeWorktreeBlob(repo, entry.path, target.mode, await readBlobBytes(repo, target.oid));
   });
 
   const staged: StagedFile[] = [];

@@ -1,6 +1,7 @@
-import git from 'isomorphic-git';
 import type { GitFsStats } from '../git-fs.js';
 import { foreignCode } from './errors.js';
+import { hashObject } from './object-format.js';
+import { writeBlobObject } from './object-store.js';
 import { absolute, parentOf } from './paths.js';
 import type { Repo } from './repo.js';
 
@@ -46,8 +47,7 @@ export interface WorktreeBlob {
 export async function readWorktreeBlob(repo: Repo, path: string): Promise<WorktreeBlob | 'other' | undefined> {
   const content = await readWorktreeContent(repo, path);
   if (content === undefined || content === 'other') return content;
-  const { oid } = await git.hashBlob({ object: content.bytes });
-  return { oid, mode: content.mode, stats: content.stats };
+  return { oid: hashObject('blob', content.bytes), mode: content.mode, stats: content.stats };
 }
 
 /** The bytes git stores for a working-tree path (a link's target for a symbolic link) and its mode. */
@@ -78,7 +78,7 @@ export async function readWorktreeContent(
 export async function storeWorktreeBlob(repo: Repo, path: string): Promise<WorktreeBlob | 'other' | undefined> {
   const content = await readWorktreeContent(repo, path);
   if (content === undefined || content === 'other') return content;
-  const oid = await git.writeBlob({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, blob: content.bytes });
+  const oid = await writeBlobObject(repo, content.bytes);
   return { oid, mode: content.mode, stats: content.stats };
 }
 

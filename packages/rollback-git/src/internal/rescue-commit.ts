@@ -1,9 +1,9 @@
-import git from 'isomorphic-git';
 import { buildTree, type FileUpdate } from './build-tree.js';
 import { inChunks } from './chunks.js';
 import type { Signature } from './commit-candidate.js';
 import { storeWorktreeBlob } from './fs-ops.js';
-import { gitArgs, type Repo } from './repo.js';
+import { writeCommitObject } from './object-store.js';
+import type { Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
 import type { WorktreeChange } from './worktree-scan.js';
 
@@ -47,15 +47,12 @@ export async function rescueWorktree(
   if (tree === base) return undefined;
   const paths = lost.map((change) => change.path).sort();
   const listed = paths.slice(0, 50).join('\n');
-  const oid = await git.writeCommit({
-    ...gitArgs(repo),
-    commit: {
-      message: `${RESCUE_SUBJECT}\n\n${context}\n\n${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}\n`,
-      tree,
-      parent: [tip],
-      author: signature,
-      committer: signature,
-    },
+  const oid = await writeCommitObject(repo, {
+    message: `${RESCUE_SUBJECT}\n\n${context}\n\n${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}\n`,
+    tree,
+    parent: [tip],
+    author: signature,
+    committer: signature,
   });
   return { oid, paths };
 }

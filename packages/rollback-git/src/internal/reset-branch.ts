@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { describe, listFiles, rollbackError } from './errors.js';
 import { applyFastReset } from './fast-reset.js';
 import { lstatOrUndefined, removeEmptyParents, removePath } from './fs-ops.js';
+import { resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
 import { planReset, type ResetPlanEntry } from './reset-plan.js';
 import { verifyReset } from './verify-reset.js';
@@ -65,8 +66,7 @@ export async function resetBranch(
   bases: readonly string[] | undefined,
   scan?: { readonly fromOid: string; readonly changes: readonly WorktreeChange[] },
 ): Promise<ResetReport> {
-  const args = gitArgs(repo);
-  const fromOid = await git.resolveRef({ ...args, ref: branchRef });
+  const fromOid = await resolveRefFast(repo, branchRef);
   const { entries: plan, basis } = await planReset(repo, fromOid, targetOid, bases, scan?.fromOid === fromOid ? scan.changes : undefined);
   const paths = plan.map((entry) => entry.path);
 

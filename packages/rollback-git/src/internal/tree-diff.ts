@@ -1,5 +1,7 @@
-import git, { type TreeEntry, type WalkerEntry } from 'isomorphic-git';
-import { gitArgs, type Repo } from './repo.js';
+import type { TreeEntry, WalkerEntry } from 'isomorphic-git';
+import { compareNames } from './object-format.js';
+import { readCommitObject, readTreeObject } from './object-store.js';
+import type { Repo } from './repo.js';
 
 /** A blob in a tree or the index: its oid and git mode. */
 export interface BlobEntry {
@@ -37,17 +39,27 @@ const TREE_CACHE_LIMIT = 20_000;
 export async function readTreeEntries(repo: Repo, oid: string): Promise<Map<string, TreeEntry>> {
   const cached = repo.trees.get(oid);
   if (cached !== undefined) return cached;
-  const { tree } = await git.readTree({ ...gitArgs(repo), oid });
+  const tree = await readTreeObject(repo, oid);
   const entries = new Map(tree.map((entry) => [entry.path, entry]));
   if (repo.trees.size >= TREE_CACHE_LIMIT) repo.trees.clear();
   repo.trees.set(oid, entries);
   return entries;
 }
 
+/**
+ * Caches the entries of tree `oid` just written (so the next diff against it reads nothing),
+ * sorted by name as {@link readTreeEntries} returns them.
+ */
+export function rememberTree(repo: Repo, oid: string, entries: Iterable<TreeEntry>): void {
+  if (repo.trees.has(oid)) return;
+  const sorted = [...entries].sort((a, b) => compareNames(a.path, b.path));
+  if (repo.trees.size >= TREE_CACHE_LIMIT) repo.trees.clear();
+  repo.trees.set(oid, new Map(sorted.map((entry) => [entry.path, entry])));
+}
+
 /** The tree oid of a commit. */
 export async function treeOfCommit(repo: Repo, commitOid: string): Promise<string> {
-  const { commit } = await git.readCommit({ ...gitArgs(repo), oid: commitOid });
-  return commit.tree;
+  return (await readCommitObject(repo, commitOid)).tree;
 }
 
 function blobEntry(entry: TreeEntry | undefined): BlobEntry | undefined {

@@ -2,6 +2,7 @@ import git, { STAGE, type WalkerEntry } from 'isomorphic-git';
 import { readWorktreeBlob } from './fs-ops.js';
 import { readIndexFile } from './index-file.js';
 import { PathSet } from './path-set.js';
+import { resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
 import type { ResetPlanEntry } from './reset-plan.js';
 import { blobOf, type BlobEntry } from './tree-diff.js';
@@ -46,11 +47,10 @@ export async function verifyReset(
   targetOid: string,
   staged?: ReadonlyMap<string, BlobEntry | undefined>,
 ): Promise<string[]> {
-  const args = gitArgs(repo);
   const wrong: string[] = [];
-  const head = await git.resolveRef({ ...args, ref: 'HEAD', depth: 2 }).catch(() => undefined);
+  const head = await resolveRefFast(repo, 'HEAD', 2).catch(() => undefined);
   if (head !== branchRef) wrong.push('HEAD');
-  const tip = await git.resolveRef({ ...args, ref: branchRef }).catch(() => undefined);
+  const tip = await resolveRefFast(repo, branchRef).catch(() => undefined);
   if (tip !== targetOid) wrong.push(branchRef);
 
   const index = staged ?? (await stageBlobs(repo, new PathSet(plan.map((entry) => entry.path))));
