@@ -19,6 +19,7 @@ parentPort.on('message', (m) => {
     while (lists.size > 4) lists.delete(lists.keys().next().value);
     return;
   }
+  const started = performance.now();
   const list = lists.get(m.key);
   const n = m.to - m.from;
   const out = new Float64Array(n * ${STAT_FIELDS});
@@ -39,7 +40,7 @@ parentPort.on('message', (m) => {
       out[k + 4] = s.ctimeMs;
     }
   }
-  parentPort.postMessage({ id: m.id, ok: list !== undefined, out }, [out.buffer]);
+  parentPort.postMessage({ id: m.id, ok: list !== undefined, out, ms: performance.now() - started }, [out.buffer]);
 });
 `;
 
@@ -56,9 +57,18 @@ export interface StatPool {
    * Stats `paths[from..to)` under `root` (absolute) on the worker. `key` names the list: it is
    * sent once and kept (the last 4 keys) while the same key is used again.
    *
-   * @returns {@link STAT_FIELDS} numbers per path, or `undefined` when the worker failed.
+   * @returns {@link STAT_FIELDS} numbers per path and the worker's time on them (ms), or
+   *   `undefined` when the worker failed.
    */
-  stat(key: string, root: string, paths: readonly string[], from: number, to: number): Promise<Float64Array | undefined>;
+  stat(key: string, root: string, paths: readonly string[], from: number, to: number): Promise<StatReply | undefined>;
+}
+
+/** What the worker answers: {@link STAT_FIELDS} numbers per path, and how long it took (ms, on the worker's clock). */
+export interface StatReply {
+  /** The numbers, path by path. */
+  readonly out: Float64Array;
+  /** The worker's time from receiving the request to answering it, ms. */
+  readonly ms: number;
 }
 
 let pool: StatPool | undefined;
@@ -68,7 +78,7 @@ function startPool(): StatPool {
   const worker = new Worker(WORKER_CODE, { eval: true });
   worker.unref();
   const sent = new Set<string>();
-  const waiting = new Map<number, (out: Float64Array | undefined) => void>();
+  const waiting = new Map<number, (reply: StatReply | undefined) => void>();
   let ids = 0;
   const fail = () => {
     broken = true;
@@ -76,11 +86,11 @@ function startPool(): StatPool {
     for (const resolve of waiting.values()) resolve(undefined);
     waiting.clear();
   };
-  worker.on('message', (m: { id: number; ok: boolean; out: Float64Array }) => {
+  worker.on('message', (m: { id: number; ok: boolean; out: Float64Array; ms: number }) => {
     const resolve = waiting.get(m.id);
     waiting.delete(m.id);
     if (waiting.size === 0) worker.unref();
-    resolve?.(m.ok ? m.out : undefined);
+    resolve?.(m.ok ? { out: m.out, ms: m.ms } : undefined);
   });
   worker.on('error', fail);
   worker.on('exit', fail);

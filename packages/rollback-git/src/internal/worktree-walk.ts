@@ -45,8 +45,25 @@ export function listingsOf(repo: Repo, now?: () => number): DirectoryListings {
 
 /** Below this many index entries the walk stats everything itself (a worker round trip costs more). */
 const PREFETCH_MIN = 2000;
-/** The share of the index's paths the worker stats (the walk's thread also reads every directory). */
-const WORKER_SHARE = 0.7;
+/**
+ * The share of the index's paths the worker stats, adapted after every walk so that both threads
+ * finish together (the walk's own thread also lists directories and classifies every file, and
+ * how fast each thread goes depends on the machine and its load). Starts at 0.7.
+ */
+let workerShare = 0.7;
+
+/**
+ * The next walk's worker share from this one's times: the share at which both threads would have
+ * taken equally long, if each thread's time were proportional to its share, averaged with the
+ * current share (damping: the walk's thread also has work that does not move), kept in [0.2, 0.9].
+ */
+export function nextWorkerShare(share: number, mainMs: number, workerMs: number): number {
+  if (!(mainMs > 0) || !(workerMs > 0)) return share;
+  const perMain = mainMs / (1 - share);
+  const perWorker = workerMs / share;
+  const balanced = perMain / (perMain + perWorker);
+  return Math.min(0.9, Math.max(0.2, (share + balanced) / 2));
+}
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -112,7 +129,8 @@ export type StatClassifier = (path: string, stats: GitFsStats) => boolean;
 async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult): Promise<void> {
   const pre = scope.prefetch;
   const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
-  const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - WORKER_SHARE));
+  const started = performance.now();
+  const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - workerShare));
   const pending = pool === undefined || pre === undefined ? undefined : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
   const listings = listingsOf(repo);
   listings.beginWalk();
@@ -162,7 +180,10 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
   // The worker's stats of the files the readdirs found (a file it found missing vanished since).
   // Every deferred path is in the index, so none needs an ignore check; one view is reused to
   // classify, and only a file that is not clean keeps an object of its own.
-  const raw = await pending;
+  const mainMs = performance.now() - started;
+  const reply = await pending;
+  const raw = reply?.out;
+  if (reply !== undefined) workerShare = nextWorkerShare(workerShare, mainMs, reply.ms);
   const view = new RawStats();
   for (let i = 0; i < deferredPaths.length; i += 1) {
     const path = deferredPaths[i]!;
