@@ -11,7 +11,8 @@ import type { ResetPlanEntry } from './reset-plan.js';
 
 /**
  * Applies a reset plan: removes the files the target does not have (and the directories left
- * empty), writes the blobs that differ (content and mode), updates the index for exactly those
+ * empty), writes the blobs that differ (content and mode; a path the plan does not know to differ
+ * is read first and left alone when it already holds the target), updates the index for exactly those
  * paths (one rewrite of the index, with the stat data of the files as written), and moves the
  * branch ref last, so an interrupted reset is redone from the same plan. `basis`: the index the
  * plan's whole-tree scan read; while the index is still that one, it equals the target's tree
@@ -46,8 +47,10 @@ export async function applyFastReset(
   await inChunks(writes, async (entry) => {
     const target = entry.target;
     if (target === undefined) return;
-    const actual = await readWorktreeBlob(repo, entry.path);
-    if (actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode) return;
+    if (entry.worktreeDiffers !== true) {
+      const actual = await readWorktreeBlob(repo, entry.path);
+      if (actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode) return;
+    }
     await writeWorktreeBlob(repo, entry.path, target.mode, await readBlobBytes(repo, target.oid));
   });
 

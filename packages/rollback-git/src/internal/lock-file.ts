@@ -154,27 +154,30 @@ let tempCounter = 0;
 
 /**
  * Writes a content-addressed file (a loose object or a pack): a temp file beside it, then a rename,
- * so a kill never leaves a torn object that isomorphic-git would trust because it exists. The
- * fan-out directory is created first when missing. Not fsynced, like git's default (`core.fsync`
- * leaves loose objects to the OS).
+ * so a kill never leaves a torn object that isomorphic-git would trust because it exists. When the
+ * temp file cannot be created because the fan-out directory is missing (ENOENT: a fresh
+ * repository, or `git gc` pruned it), the directory is created and the write retried, so the
+ * common case costs no `lstat`. Not fsynced, like git's default (`core.fsync` leaves loose
+ * objects to the OS).
  */
 export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
   tempCounter += 1;
   const dir = parentDir(path);
   const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;
-  try {
-    await fs.lstat(dir);
-  } catch (error) {
-    if (foreignCode(error) !== 'ENOENT') throw error;
-    try {
-      await fs.mkdir(dir, { recursive: true });
-    } catch (mkdirError) {
-      if (foreignCode(mkdirError) !== 'EEXIST') throw mkdirError; // a concurrent write made it
-    }
-  }
+  const options = mode === undefined ? undefined : { mode };
   let written = false;
   try {
-    await fs.writeFile(temp, data, mode === undefined ? undefined : { mode });
+    try {
+      await fs.writeFile(temp, data, options);
+    } catch (error) {
+      if (foreignCode(error) !== 'ENOENT') throw error;
+      try {
+        await fs.mkdir(dir, { recursive: true });
+      } catch (mkdirError) {
+        if (foreignCode(mkdirError) !== 'EEXIST') throw mkdirError; // a concurrent write made it
+      }
+      await fs.writeFile(temp, data, options);
+    }
     written = true;
     await fs.rename(temp, path);
   } catch (error) {
