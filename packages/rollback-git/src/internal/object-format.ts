@@ -51,14 +51,23 @@ const MODES: Readonly<Record<string, { readonly mode: string; readonly type: Tre
   '160000': { mode: '160000', type: 'commit' },
 };
 
-// Names isomorphic-git refuses or treats specially (see its assertSafeEntryPath): separators,
-// NTFS streams and short names, HFS ignorables, and names of dots and spaces only.
-const SUSPICIOUS = /[\\/:~\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]|^[. ]*$/;
+const HFS_IGNORABLE = /[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g;
+const PLAIN = /^[^\\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]*[^. \\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]$/;
 
-/** Whether a tree entry name is plainly safe (not `.git`, no separator, nothing a platform aliases). */
-export function isPlainEntryName(name: string): boolean {
-  if (SUSPICIOUS.test(name)) return false;
-  return name.length !== 4 || name.toLowerCase() !== '.git';
+/**
+ * Whether a tree entry name is one isomorphic-git accepts (its `assertSafeEntryPath`, which
+ * mirrors git's `verify_path`): not empty, no `/`, `\` or NUL, not `.` or `..` or any name of
+ * dots and spaces only, and not `.git` in any spelling Windows or macOS alias to it (case, trailing
+ * dots and spaces, an NTFS stream after `:`, the short name `git~1`, HFS+ ignorable characters).
+ */
+export function isSafeEntryName(name: string): boolean {
+  if (PLAIN.test(name) && !/^\.?git/i.test(name)) return true; // the common case, without allocating
+  if (name === '' || name.includes('/') || name.includes('\\') || name.includes('\0')) return false;
+  const hfsClean = name.replace(HFS_IGNORABLE, '');
+  const ntfsClean = hfsClean.split(':')[0] ?? '';
+  const normalized = ntfsClean.toLowerCase().replace(/[. ]+$/, '');
+  if (normalized === '' && ntfsClean !== '') return false;
+  return normalized !== '.git' && !/^\.?git~[1-9]$/.test(normalized);
 }
 
 /**
@@ -66,7 +75,7 @@ export function isPlainEntryName(name: string): boolean {
  * sorted by name as isomorphic-git's `readTree` returns them.
  *
  * @returns `undefined` when an entry is malformed, has a mode git does not write, or a name that
- *   is not plainly safe (see {@link isPlainEntryName}): the caller then asks isomorphic-git, which
+ *   isomorphic-git refuses (see {@link isSafeEntryName}): the caller then asks isomorphic-git, which
  *   refuses such trees with its own error.
  */
 export function parseTree(bytes: Uint8Array): TreeEntry[] | undefined {
@@ -80,7 +89,7 @@ export function parseTree(bytes: Uint8Array): TreeEntry[] | undefined {
     if (space < 0 || nul < 0 || nul + 21 > buffer.length) return undefined;
     const kind = MODES[buffer.toString('latin1', cursor, space)];
     const path = buffer.toString('utf8', space + 1, nul);
-    if (kind === undefined || !isPlainEntryName(path)) return undefined;
+    if (kind === undefined || !isSafeEntryName(path)) return undefined;
     entries.push({ mode: kind.mode, path, oid: buffer.toString('hex', nul + 1, nul + 21), type: kind.type });
     if (sorted && entries.length > 1 && compareNames(previous, path) > 0) sorted = false;
     previous = path;
@@ -116,7 +125,7 @@ const OID = /^[0-9a-f]{40}$/;
  * <name>\0<20-byte oid>`.
  *
  * @throws {Error} for a mode git does not write, an oid that is not 40 lowercase hex, a name that
- *   is not plainly safe (see {@link isPlainEntryName}) or a duplicate name.
+ *   isomorphic-git refuses (see {@link isSafeEntryName}) or a duplicate name.
  */
 export function encodeTree(entries: readonly TreeEntryInput[]): Buffer {
   const rows = entries.map((entry) => {
@@ -124,7 +133,7 @@ export function encodeTree(entries: readonly TreeEntryInput[]): Buffer {
     const kind = MODES[mode];
     if (kind === undefined) throw new Error(`tree entry ${entry.path}: mode ${mode} is not one git writes`);
     if (!OID.test(entry.oid)) throw new Error(`tree entry ${entry.path}: oid ${entry.oid} is not 40 hex`);
-    if (!isPlainEntryName(entry.path)) throw new Error(`tree entry name ${JSON.stringify(entry.path)} is not allowed`);
+    if (!isSafeEntryName(entry.path)) throw new Error(`tree entry name ${JSON.stringify(entry.path)} is not allowed`);
     const name = Buffer.from(entry.path, 'utf8');
     const key = kind.type === 'tree' ? Buffer.concat([name, Buffer.from('/')]) : name;
     return { key, name, mode: kind.mode === '040000' ? '40000' : kind.mode, oid: entry.oid };

@@ -98,6 +98,22 @@ describe('object store: loose objects written and read without isomorphic-git', 
     expect(parsed).toEqual({ tree, parent: [head], message: 'loop: try\n' });
   });
 
+  it('tree entry names follow isomorphic-git: editor backups (notes~), colons and .gitignore are written and read back; .git in any alias (.GIT., git~1, .git:x) a backslash and an empty name are refused', async () => {
+    const repo = tempRepo();
+    const r = openRepo(nodeFs, repo.dir);
+    const blob = await writeBlobObject(r, bytes('x\n'));
+    const names = ['notes~', 'a:b', '.gitignore', 'github.md', 'git~10', 'trailing.', '~'];
+    const tree = await writeTreeObject(r, names.map((path) => ({ path, mode: '100644', oid: blob })));
+    expect((await readTreeObject(r, tree)).map((e) => e.path)).toEqual((await git.readTree({ fs: nodeFs, dir: repo.dir, oid: tree })).tree.map((e) => e.path));
+    expect((await readTreeObject(r, tree)).map((e) => e.path).sort()).toEqual([...names].sort());
+    for (const bad of ['.git', '.GIT.', 'git~1', '.git:x', 'a\\b', '..', ' . ']) {
+      await expect(writeTreeObject(r, [{ path: bad, mode: '100644', oid: blob }]), bad).rejects.toThrow();
+      await expect(git.writeTree({ fs: nodeFs, dir: repo.dir, tree: [{ path: bad, mode: '100644', oid: blob, type: 'blob' }] }), bad).rejects.toThrow();
+    }
+    // An empty name (which isomorphic-git would write and git fsck reports) is refused too.
+    await expect(writeTreeObject(r, [{ path: '', mode: '100644', oid: blob }])).rejects.toThrow();
+  });
+
   it('writing an object that exists writes nothing (content-addressed); a new one is a temp file renamed into place, its missing fan-out directory made on the way', async () => {
     const repo = tempRepo();
     const calls: string[] = [];

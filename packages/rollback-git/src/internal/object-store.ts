@@ -111,9 +111,10 @@ export async function readBlobBytes(repo: Repo, oid: string): Promise<Uint8Array
 }
 
 /**
- * A tree's entries, sorted by name (the shape of isomorphic-git's `readTree`). A tree that is not
- * plainly parseable (see `parseTree`), or an oid that names a commit or a tag, goes to
- * isomorphic-git's `readTree`, which resolves it or throws its own error (an unsafe name, a wrong type).
+ * A tree's entries, sorted by name (the shape of isomorphic-git's `readTree`). A tree that does not
+ * parse (see `parseTree`: a name isomorphic-git refuses, an unknown mode), or an oid that names a
+ * commit or a tag, goes to isomorphic-git's `readTree`, which resolves it or throws its own error
+ * (an unsafe name, a wrong type).
  */
 export async function readTreeObject(repo: Repo, oid: string): Promise<TreeEntry[]> {
   const object = await readObject(repo, oid);
@@ -135,16 +136,16 @@ export async function readCommitObject(repo: Repo, oid: string): Promise<ParsedC
 }
 
 /** Writes a blob (see {@link writeObject}) and returns its oid. */
-export function writeBlobObject(repo: Repo, bytes: Uint8Array): Promise<string> {
+export async function writeBlobObject(repo: Repo, bytes: Uint8Array): Promise<string> {
   return writeObject(repo, 'blob', bytes);
 }
 
 /** Writes a tree of `entries` in git's order (see `encodeTree`) and returns its oid. */
-export function writeTreeObject(repo: Repo, entries: readonly TreeEntryInput[]): Promise<string> {
+export async function writeTreeObject(repo: Repo, entries: readonly TreeEntryInput[]): Promise<string> {
   return writeObject(repo, 'tree', encodeTree(entries));
 }
 
 /** Writes a commit byte-identical to isomorphic-git's `writeCommit` (see `encodeCommit`) and returns its oid. */
-export function writeCommitObject(repo: Repo, commit: CommitFields): Promise<string> {
+export async function writeCommitObject(repo: Repo, commit: CommitFields): Promise<string> {
   return writeObject(repo, 'commit', encodeCommit(commit));
 }
