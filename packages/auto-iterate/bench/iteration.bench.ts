@@ -16,7 +16,7 @@
  * `npx tsx --conditions=source bench/iteration.bench.ts [files...]`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
@@ -157,6 +157,20 @@ const started = Date.now();
 const results = new Map<number, Map<string, number>>();
 for (const files of FILES) results.set(files, await measure(files));
 
+/** How the run command's cgroup is set up here: it decides a per-run cost of 0 to ~45 ms (docs/safety.md). */
+function cgroupMode(): string {
+  if (process.env.LOOP_CGROUP === 'off') return 'per-run cgroup off (LOOP_CGROUP=off)';
+  let mounts = '';
+  try {
+    mounts = readFileSync('/proc/mounts', 'utf8');
+  } catch {
+    return 'no /proc/mounts';
+  }
+  const line = mounts.split('\n').find((l) => l.split(' ')[2] === 'cgroup2');
+  if (line === undefined) return 'no cgroup v2 mount';
+  return `cgroup v2 at ${line.split(' ')[1]}, ${line.includes('favordynmods') ? 'favordynmods (migrations cheap)' : 'no favordynmods (each run waits for an RCU grace period)'}`;
+}
+console.log(`run command cgroup: ${cgroupMode()}`);
 console.log(`one iteration = proposer edit (1 or 10 of 10 target files), inspect, commit, echo harness, revert, row (median of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved samples; ${process.version})\n`);
 console.log('| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / 1-file |');
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
