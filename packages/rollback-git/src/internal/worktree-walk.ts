@@ -3,6 +3,7 @@ import git from 'isomorphic-git';
 import type { GitFsStats } from '../git-fs.js';
 import { DirectoryListings, EntryKind } from './dir-listing.js';
 import { foreignCode } from './errors.js';
+import { IgnoreCache } from './ignore-cache.js';
 import { gitMode, lstatOrUndefined } from './fs-ops.js';
 import type { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
@@ -10,9 +11,22 @@ import type { Repo } from './repo.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
 import { WalkResult } from './walk-result.js';
 
-/** True when `path` is ignored (`.gitignore`, `.git/info/exclude`). */
+/** The ignore answers kept per repository (see {@link IgnoreCache}). */
+const ignoreCaches = new WeakMap<Repo, IgnoreCache>();
+
+/** `repo`'s ignore cache, made on first use with clock `now` (ms since the epoch; tests inject one). */
+export function ignoreCacheOf(repo: Repo, now?: () => number): IgnoreCache {
+  let cache = ignoreCaches.get(repo);
+  if (cache === undefined) {
+    cache = new IgnoreCache(now);
+    ignoreCaches.set(repo, cache);
+  }
+  return cache;
+}
+
+/** True when `path` is ignored (`.gitignore`, `.git/info/exclude`); kept while those files are unchanged. */
 export const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
-  git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path });
+  ignoreCacheOf(repo).isIgnored(repo, path, () => git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path }));
 
 /** What a whole-tree walk must know: the tracked paths (never ignored) and the submodule paths (not entered). */
 export interface WalkScope {
