@@ -69,6 +69,19 @@ export interface TpeProposerOptions {
    * where the good rows include lucky ones). @default 2
    */
   readonly refineCandidates?: number;
+  /**
+   * Refinement steps centre on the good row whose neighbourhood (the rows within this normalised
+   * distance, an RMS over the active parameters with a category change counting 1, itself
+   * included) has the lowest mean loss, instead of on the single lowest row: under noise the lowest
+   * row is often a lucky draw, and its refinements (near-duplicates, which differ mostly by noise)
+   * pull its mean back up. 0: always the lowest row. Rows that close only appear after steps have
+   * shrunk, so early search is mostly unchanged. @default 0.01 when the space has a categorical
+   *   parameter, else 0. Measured (proposers bench, σ 0.02, 100 evaluations, seeds 1-60): on the
+   *   demo-like space 0.51x Optuna's median regret against 0.71x without; on the three held-back
+   *   mixed spaces 1.09x / 1.05x / 1.03x against 1.31x / 1.25x / 1.13x; on Branin and Hartmann-6
+   *   (continuous) it did not help (0.25x / 0.76x against 0.23x / 0.68x), hence off there.
+   */
+  readonly robustRadius?: number;
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -86,6 +99,7 @@ export const tpeProposerOptionsSchema = z.object({
   useBaseline: z.boolean().optional(),
   minStep: z.number().gt(0).max(0.5).default(0.01),
   refineCandidates: z.number().int().min(1).default(2),
+  robustRadius: z.number().min(0).max(1).optional(),
 });
 
 /**
@@ -120,7 +134,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates };
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0) };
   // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
   // same history): by iteration, the config proposed.
   const pending = new Map<number, Record<string, unknown>>();

@@ -21,6 +21,8 @@ export interface TpeSettings {
   readonly refineCandidates: number;
   /** Smallest refinement step (normalised units). */
   readonly minStep: number;
+  /** Refinement centres on the good row whose rows within this distance have the lowest mean loss (0: the lowest row). */
+  readonly robustRadius: number;
 }
 
 /** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
@@ -100,6 +102,32 @@ function latinHypercube(axes: readonly Axis[], settings: TpeSettings, index: num
 }
 
 /**
+ * The refinement centre: of the first `n` ranked points, the one whose neighbourhood (the rows
+ * within `radius` in `distance`, itself included) has the lowest mean loss; 0 (the lowest row) when
+ * `radius` is 0. Rows that close differ mostly by noise, so a lucky row's near-duplicates pull its
+ * mean back up and a steadily good row takes over as the centre.
+ */
+function robustCentre(axes: readonly Axis[], points: readonly Point[], rows: readonly Observation[], n: number, radius: number): number {
+  if (radius <= 0) return 0;
+  let best = 0;
+  let bestMean = Infinity;
+  for (let i = 0; i < Math.min(n, points.length); i++) {
+    let sum = 0;
+    let count = 0;
+    points.forEach((q, k) => {
+      if (k !== i && distance(axes, points[i]!, q) > radius) return;
+      sum += rows[k]!.loss!;
+      count++;
+    });
+    if (sum / count < bestMean) {
+      bestMean = sum / count;
+      best = i;
+    }
+  }
+  return best;
+}
+
+/**
  * One TPE step: the next full config to evaluate, different from `current` in at least one searched
  * parameter, from every evaluated config and from every `pending` one (proposed, not yet scored:
  * each also counts as a bad row and takes the next design row; see `createTpeProposer`).
@@ -141,12 +169,14 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     const best = points[0]!;
     const nLocal = Math.round(settings.local * settings.candidates);
     if (random.next() < settings.refine) {
-      // A refinement step around the incumbent: one or two parameters, a step that shrinks with every row since the best.
+      // A refinement step around the incumbent (or a steadier good row, see `robustCentre`): one or two parameters, a step that shrinks with every row since the best.
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
       const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
+      const centre = robustCentre(axes, points, evaluated, nGood, settings.robustRadius);
+      const centred = centre === 0 ? points : [points[centre]!, ...points.filter((_, i) => i !== centre)];
       let pick: { c: Record<string, unknown>; score: number } | undefined;
       for (let i = 0, found = 0; i < 20 + settings.refineCandidates && found < settings.refineCandidates; i++) {
-        const c = fresh(refineMove(axes, points, step, random));
+        const c = fresh(refineMove(axes, centred, step, random));
         if (!c) continue;
         found++;
         const x = pointOf(searched, c);
