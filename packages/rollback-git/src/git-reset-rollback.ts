@@ -4,6 +4,7 @@ import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './g
 import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
+import { listPaths } from './internal/resume-repair.js';
 import { rollbackError, toLoopError } from './internal/errors.js';
 import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';
@@ -258,9 +259,9 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           }
           const { ref, rescued } = await saveThenReset('recover', 'recovered', tip, kept, tip !== kept ? tip : undefined);
           if (tip !== kept) repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
-          if (rescued.length > 0) repairs.push(`${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit saved as ${ref}`);
+          if (rescued.length > 0) repairs.push(`${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit (${listPaths(rescued)}) saved as ${ref} (\`git checkout ${ref} -- <path>\` brings one back)`);
           const touched = lastRestore?.paths.length ?? 0;
-          if (touched > 0) repairs.push(`${touched} path${touched === 1 ? '' : 's'} reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`);
+          if (touched > 0) repairs.push(`${touched} path${touched === 1 ? '' : 's'} (${listPaths(lastRestore!.paths)}) reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`);
         }),
       ),
 

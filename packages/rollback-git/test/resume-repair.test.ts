@@ -119,8 +119,20 @@ describe('resume repairs what a kill left in .git', () => {
     expect(repo.git('rev-parse', 'refs/loop/discarded/recovered')).toBe(orphan);
     expect(rollback.repairs()).toEqual([
       `orphan candidate ${orphan.slice(0, 7)} (committed, not recorded as kept) saved as refs/loop/discarded/recovered`,
-      `1 path reset to ${kept.slice(0, 7)}`,
+      `1 path (src/b.txt) reset to ${kept.slice(0, 7)}`,
     ]);
+  });
+
+  it('a working-tree change in no commit (a config edited before resume) is saved and the repair line names the file and how to get it back', async () => {
+    const { repo, kept } = await runWithOneKeep();
+    repo.write('src/b.txt', 'edited by hand before resume\n');
+    const rollback = open(repo, true);
+    await rollback.start();
+    await rollback.recover(kept);
+    expectCleanAt(repo, kept);
+    const line = rollback.repairs().find((r) => r.includes('in no commit'));
+    expect(line).toBe('1 working-tree file in no commit (src/b.txt) saved as refs/loop/discarded/recovered (`git checkout refs/loop/discarded/recovered -- <path>` brings one back)');
+    expect(repo.git('show', 'refs/loop/discarded/recovered:src/b.txt')).toBe('edited by hand before resume');
   });
 
   it('an intact repository is not repaired: no line to print', async () => {

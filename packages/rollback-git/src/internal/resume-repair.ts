@@ -103,3 +103,9 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
 export function describeRepairs(repairs: readonly string[]): string | undefined {
   return repairs.length === 0 ? undefined : `resume repaired: ${repairs.join('; ')}`;
 }
+
+/** Up to 5 paths, comma-separated, then `and N more` (for repair lines a user reads). */
+export function listPaths(paths: readonly string[]): string {
+  const shown = paths.slice(0, 5).join(', ');
+  return paths.length > 5 ? `${shown} and ${paths.length - 5} more` : shown;
+}
