@@ -200,6 +200,11 @@ export const loopConfigSchema = z
   .superRefine((c, ctx) => {
     if (c.proposer.type === 'agent' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file)) return;
     ctx.addIssue({ code: 'custom', message: `the ${c.proposer.type} file must be one of targetFiles`, path: ['proposer', 'file'] });
+  })
+  .superRefine((c, ctx) => {
+    c.readOnlyFiles.forEach((file, i) => {
+      if (c.targetFiles?.includes(file)) ctx.addIssue({ code: 'custom', message: `${file} is also in targetFiles: a file cannot be both a target and read-only`, path: ['readOnlyFiles', i] });
+    });
   });
 
 /** A config file as written (defaults not applied). */

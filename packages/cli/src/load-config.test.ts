@@ -53,6 +53,12 @@ describe('config files', () => {
     expect(e.message).toContain('/w/loop.config.yaml:8: direction: "down" is not allowed; allowed values: "lower", "higher"');
   });
 
+  it('a file both in targetFiles and readOnlyFiles is reported at its line in readOnlyFiles (fresh-user trial: it had no file or line)', () => {
+    const e = issuesOf(`${minimal}readOnlyFiles:\n  - eval.mjs\n  - config.json\n`);
+    expect(e.issues).toEqual([{ path: 'readOnlyFiles.1', line: 10, message: 'config.json is also in targetFiles: a file cannot be both a target and read-only' }]);
+    expect(e.message).toContain('/w/loop.config.yaml:10: readOnlyFiles.1: config.json is also in targetFiles');
+  });
+
   it('an unknown field is reported on its own line with the allowed fields', () => {
     const e = issuesOf(`runComand: x\n${minimal}`);
     expect(e.issues[0]).toMatchObject({ path: '', line: 1 });
