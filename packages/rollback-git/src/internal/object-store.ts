@@ -1,3 +1,4 @@
+import nodeFs from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
 import git, { type TreeEntry } from 'isomorphic-git';
 import { foreignCode, rollbackError } from './errors.js';
@@ -16,6 +17,7 @@ import {
   type TreeEntryInput,
 } from './object-format.js';
 import { gitArgs, type Repo } from './repo.js';
+import { onNodeFs } from './fs-ops.js';
 
 // Git's loose objects read and written directly (node:zlib, node:crypto) through `repo.fs`, so
 // each costs one file read or one temp-file write and rename, without isomorphic-git's per-call
@@ -27,6 +29,7 @@ export const loosePath = (repo: Repo, oid: string): string => `${repo.gitdir}/ob
 
 async function exists(repo: Repo, path: string): Promise<boolean> {
   try {
+    if (onNodeFs(repo)) return nodeFs.lstatSync(path, { throwIfNoEntry: false }) !== undefined;
     await repo.fs.promises.lstat(path);
     return true;
   } catch (error) {
@@ -72,7 +75,7 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
   if (oid === EMPTY_TREE_OID) return { type: 'tree', bytes: new Uint8Array(0) };
   let deflated: Uint8Array | string;
   try {
-    deflated = await repo.fs.promises.readFile(loosePath(repo, oid));
+    deflated = onNodeFs(repo) ? nodeFs.readFileSync(loosePath(repo, oid)) : await repo.fs.promises.readFile(loosePath(repo, oid));
   } catch (error) {
     const code = foreignCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
