@@ -1,4 +1,5 @@
 import nodeFs from 'node:fs';
+import { onNodeFs } from './fs-ops.js';
 import type { Repo } from './repo.js';
 
 /** A rule file whose times are this close (ms) to the check makes the answer uncacheable (git's racy rule). */
@@ -26,7 +27,7 @@ export class IgnoreCache {
 
   /** Whether `path` is ignored: the kept answer while its rule files are unchanged, else `compute()`. */
   async isIgnored(repo: Repo, path: string, compute: () => Promise<boolean>): Promise<boolean> {
-    const signature = repo.rawFs === (nodeFs as unknown) ? this.signature(repo, path) : undefined;
+    const signature = onNodeFs(repo) ? this.signature(repo, path) : undefined;
     if (signature !== undefined) {
       const kept = this.answers.get(path);
       if (kept !== undefined && kept.signature === signature) {

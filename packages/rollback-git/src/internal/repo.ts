@@ -38,3 +38,20 @@ export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_W
 export function gitArgs(repo: Repo): { fs: FsClient; dir: string; gitdir: string; cache: object } {
   return { fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, cache: repo.cache };
 }
+
+/**
+ * Per-repository state made on first use: the returned function gives the same object for the
+ * same {@link Repo} every time (`make`'s arguments count only on that first call), and the state
+ * goes with the repo object.
+ */
+export function perRepo<T, A extends unknown[]>(make: (...args: A) => T): (repo: Repo, ...args: A) => T {
+  const states = new WeakMap<Repo, T>();
+  return (repo, ...args) => {
+    let state = states.get(repo);
+    if (state === undefined) {
+      state = make(...args);
+      states.set(repo, state);
+    }
+    return state;
+  };
+}

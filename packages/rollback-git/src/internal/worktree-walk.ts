@@ -4,25 +4,15 @@ import type { GitFsStats } from '../git-fs.js';
 import { DirectoryListings, EntryKind } from './dir-listing.js';
 import { foreignCode } from './errors.js';
 import { IgnoreCache } from './ignore-cache.js';
-import { gitMode, lstatOrUndefined } from './fs-ops.js';
+import { gitMode, lstatOrUndefined, onNodeFs } from './fs-ops.js';
 import type { PathSet } from './path-set.js';
 import { absolute } from './paths.js';
-import type { Repo } from './repo.js';
+import { perRepo, type Repo } from './repo.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
 import { WalkResult } from './walk-result.js';
 
-/** The ignore answers kept per repository (see {@link IgnoreCache}). */
-const ignoreCaches = new WeakMap<Repo, IgnoreCache>();
-
-/** `repo`'s ignore cache, made on first use with clock `now` (ms since the epoch; tests inject one). */
-export function ignoreCacheOf(repo: Repo, now?: () => number): IgnoreCache {
-  let cache = ignoreCaches.get(repo);
-  if (cache === undefined) {
-    cache = new IgnoreCache(now);
-    ignoreCaches.set(repo, cache);
-  }
-  return cache;
-}
+/** `repo`'s ignore cache (see {@link IgnoreCache}), made on first use with clock `now` (ms since the epoch; tests inject one). */
+export const ignoreCacheOf = perRepo((now?: () => number) => new IgnoreCache(now));
 
 /** True when `path` is ignored (`.gitignore`, `.git/info/exclude`); kept while those files are unchanged. */
 export const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
@@ -41,21 +31,11 @@ export interface WalkScope {
   readonly prefetch?: { readonly key: string; readonly paths: readonly string[]; readonly position: ReadonlyMap<string, number> };
 }
 
-/** The directory listings kept per repository between walks (see {@link DirectoryListings}). */
-const kept = new WeakMap<Repo, DirectoryListings>();
-
 /**
  * The listings of `repo`'s working tree kept between walks, made on first use with clock `now`
  * (ms since the epoch; tests inject one, see {@link DirectoryListings}).
  */
-export function listingsOf(repo: Repo, now?: () => number): DirectoryListings {
-  let listings = kept.get(repo);
-  if (listings === undefined) {
-    listings = new DirectoryListings(now);
-    kept.set(repo, listings);
-  }
-  return listings;
-}
+export const listingsOf = perRepo((now?: () => number) => new DirectoryListings(now));
 
 /** Below this many index entries the walk stats everything itself (a worker round trip costs more). */
 const PREFETCH_MIN = 2000;
@@ -246,6 +226,6 @@ async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | u
  */
 export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier): Promise<WalkResult> {
   const out = new WalkResult(scope.prefetch?.position);
-  await (repo.rawFs === (nodeFs as unknown) ? walkNode(repo, scope, classify, out) : walkFs(repo, scope, classify, out));
+  await (onNodeFs(repo) ? walkNode(repo, scope, classify, out) : walkFs(repo, scope, classify, out));
   return out;
 }
