@@ -161,28 +161,15 @@ let tempCounter = 0;
  */
 const SYNC_WRITE_LIMIT = 256 * 1024;
 
-/** {@link writeByRename} with `node:fs`'s synchronous calls (same steps, same clean-up). */
-function writeByRenameSync(path: string, data: Uint8Array, mode?: number): void {
-  tempCounter += 1;
-  const dir = parentDir(path);
-  const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;
-  const options = mode === undefined ? undefined : { mode };
-  let written = false;
-  try {
-    try {
-      nodeFs.writeFileSync(temp, data, options);
-    } catch (error) {
-      if (foreignCode(error) !== 'ENOENT') throw error;
-      nodeFs.mkdirSync(dir, { recursive: true });
-      nodeFs.writeFileSync(temp, data, options);
-    }
-    written = true;
-    nodeFs.renameSync(temp, path);
-  } catch (error) {
-    if (written || foreignCode(error) !== 'ENOENT') nodeFs.rmSync(temp, { force: true });
-    throw error;
-  }
-}
+/** The calls {@link writeByRename} makes; `node:fs`'s synchronous ones for a small write on `node:fs`. */
+type RenameWriteOps = Pick<GitFsPromises, 'writeFile' | 'mkdir' | 'rename' | 'unlink'>;
+
+const SYNC_OPS: RenameWriteOps = {
+  writeFile: async (path, data, options) => nodeFs.writeFileSync(path, data, options),
+  mkdir: async (path, options) => nodeFs.mkdirSync(path, options),
+  rename: async (from, to) => nodeFs.renameSync(from, to),
+  unlink: async (path) => nodeFs.unlinkSync(path),
+};
 
 /**
  * Writes a content-addressed file (a loose object or a pack): a temp file beside it, then a rename,
@@ -193,10 +180,7 @@ function writeByRenameSync(path: string, data: Uint8Array, mode?: number): void 
  * objects to the OS).
  */
 export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
-  if ((fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT) {
-    writeByRenameSync(path, data, mode);
-    return;
-  }
+  const ops: RenameWriteOps = (fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_OPS : fs;
   tempCounter += 1;
   const dir = parentDir(path);
   const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;
@@ -204,20 +188,20 @@ export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8
   let written = false;
   try {
     try {
-      await fs.writeFile(temp, data, options);
+      await ops.writeFile(temp, data, options);
     } catch (error) {
       if (foreignCode(error) !== 'ENOENT') throw error;
       try {
-        await fs.mkdir(dir, { recursive: true });
+        await ops.mkdir(dir, { recursive: true });
       } catch (mkdirError) {
         if (foreignCode(mkdirError) !== 'EEXIST') throw mkdirError; // a concurrent write made it
       }
-      await fs.writeFile(temp, data, options);
+      await ops.writeFile(temp, data, options);
     }
     written = true;
-    await fs.rename(temp, path);
+    await ops.rename(temp, path);
   } catch (error) {
-    if (written || foreignCode(error) !== 'ENOENT') await fs.unlink(temp).catch(() => undefined);
+    if (written || foreignCode(error) !== 'ENOENT') await ops.unlink(temp).catch(() => undefined);
     throw error;
   }
 }
