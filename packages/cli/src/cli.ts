@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
-import { initNextSteps, isFromClone, writeStarterConfig, PRESET_NEXT_STEP, PRESETS, type Preset } from './init.js';
+import { cloneRootOf, initNextSteps, writeStarterConfig, PRESET_NEXT_STEP, PRESETS, type Preset } from './init.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
 import { describeLeftovers } from './leftover-runs.js';
@@ -30,7 +30,11 @@ export interface CliIo {
   tty?: boolean;
   /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
   stdin?: NodeJS.ReadableStream;
-  /** Whether this CLI runs from a clone of the loop repository (`loop init` then also prints the `npx -y pnpm@12.4.2 loop run` form). @default {@link isFromClone} of this module */
+  /**
+   * Whether `loop init` may print the from-a-clone form `npx -y pnpm@12.4.2 --dir <clone> loop run
+   * <absolute config>`: unless `false`, it does when this module is in a clone of the loop
+   * repository, `<clone>` being that clone's root ({@link cloneRootOf}). @default true
+   */
   fromClone?: boolean;
 }
 
@@ -159,7 +163,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         return;
       }
       await writeStarterConfig(path, opts.preset, opts.force);
-      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, io.fromClone ?? isFromClone(fileURLToPath(import.meta.url)), PRESET_NEXT_STEP[opts.preset])}\n`);
+      const cloneRoot = io.fromClone === false ? undefined : cloneRootOf(fileURLToPath(import.meta.url));
+      io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, cloneRoot, PRESET_NEXT_STEP[opts.preset])}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 

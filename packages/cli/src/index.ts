@@ -26,7 +26,7 @@ export { readCollieStatus, formatCollieStatus } from './collie/status.js';
 export type { CollieStatus } from './collie/status.js';
 export { collieStarterConfig, writeCollieStarterConfig, COLLIE_SCHEMA_HINT } from './collie/init.js';
 export { addCollieCommands } from './collie/command.js';
-export { starterConfig, writeStarterConfig, initNextSteps, isFromClone, PRESETS, PRESET_NEXT_STEP, SCHEMA_HINT } from './init.js';
+export { starterConfig, writeStarterConfig, initNextSteps, isFromClone, cloneRootOf, PRESETS, PRESET_NEXT_STEP, SCHEMA_HINT } from './init.js';
 export type { Preset } from './init.js';
 export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.js';
 export type { ConfiguredRun, PrepareRunOptions } from './run.js';

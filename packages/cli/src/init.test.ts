@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dateTag } from '@loop/auto-iterate';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
-import { isFromClone, starterConfig } from './init.js';
+import { cloneRootOf, initNextSteps, isFromClone, starterConfig } from './init.js';
 import { parseConfigText } from './load-config.js';
 import { defaultTag } from './run.js';
 
@@ -21,20 +22,37 @@ async function initAs(fromClone: boolean, cwd: string, ...args: string[]): Promi
 }
 
 describe('loop init', () => {
-  it('the closing hint names both forms: "loop run" (installed) and "npx -y pnpm@12.4.2 loop run <absolute file>" (from a clone)', async () => {
+  it('the from-clone hint is "npx -y pnpm@12.4.2 --dir <clone root> loop run <absolute file>": --dir names the folder holding the root loop script, so the line works pasted in the folder loop init ran in', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+    const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
     try {
       const first = await init(cwd);
       expect(first.code).toBe(0);
       expect(first.out).toContain('  loop run    (with @loop/cli installed)');
-      expect(first.out).toContain(`  npx -y pnpm@12.4.2 loop run ${join(cwd, 'loop.config.yaml')}    (from a clone of the loop repository)`);
+      const line = first.out.split('\n').find((l) => l.includes('npx -y pnpm@12.4.2'))!;
+      expect(line).toBe(`  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'loop.config.yaml')}    (from a clone of the loop repository, in any folder)`);
+      // What makes it work from cwd: pnpm --dir runs the root package.json's loop script in the
+      // clone, and the config is named by an absolute path that exists.
+      const [, dir, config] = /--dir (\S+) loop run (\S+)/.exec(line)!;
+      expect((JSON.parse(readFileSync(join(dir!, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['loop']).toContain('packages/cli/src/main.ts');
+      expect(isAbsolute(config!) && existsSync(config!)).toBe(true);
       const named = await init(cwd, 'other.yaml');
       expect(named.out).toContain('  loop run other.yaml    (with @loop/cli installed)');
-      expect(named.out).toContain(`  npx -y pnpm@12.4.2 loop run ${join(cwd, 'other.yaml')}    (from a clone`);
+      expect(named.out).toContain(`  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'other.yaml')}    (from a clone`);
       expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(starterConfig());
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
+  });
+
+  it('the hint shell-quotes a path with spaces or quotes, so the shell reads each as one argument', () => {
+    const path = "/tmp/a b/my loop's.yaml";
+    const hint = initNextSteps("my loop's.yaml", path, '/src/loop clone');
+    const words = /npx -y pnpm@12\.4\.2 --dir (.+) loop run (.+?) {4}\(from a clone/.exec(hint)!;
+    const argv = (word: string) => execFileSync('sh', ['-c', `printf '%s\\n' ${word}`], { encoding: 'utf8' });
+    expect(argv(words[1]!)).toBe('/src/loop clone\n');
+    expect(argv(words[2]!)).toBe(`${path}\n`);
+    expect(argv(/ {2}loop run (.+?) {4}\(with/.exec(hint)![1]!)).toBe("my loop's.yaml\n");
   });
 
   it('an installed loop init prints only "loop run", never the from-clone npx -y pnpm@12.4.2 line', async () => {
@@ -53,6 +71,9 @@ describe('loop init', () => {
     expect(isFromClone(fileURLToPath(import.meta.url))).toBe(true);
     expect(isFromClone(join(tmpdir(), 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBe(false);
     expect(isFromClone(join(tmpdir(), 'somewhere', 'main.js'))).toBe(false);
+    const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
+    expect(existsSync(join(clone, 'pnpm-workspace.yaml')) && existsSync(join(clone, 'packages', 'cli', 'src', 'init.ts'))).toBe(true);
+    expect(cloneRootOf(join(clone, 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBeUndefined();
   });
 
   it('loop init over an existing file says it exists and how to overwrite it (exit 2), not CONFIG_INVALID (root)', async () => {

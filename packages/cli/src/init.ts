@@ -32,7 +32,7 @@ export function starterConfig(preset: Preset = 'auto-iterate'): string {
     case 'auto-iterate':
       return `# yaml-language-server: $schema=${SCHEMA_HINT}
 # loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
-# "npx -y pnpm@12.4.2 loop run <this file>"), check it with "loop status",
+# "npx -y pnpm@12.4.2 --dir <the clone> loop run <this file's absolute path>"), check it with "loop status",
 # plot it with "loop report --html .loop/progress.html" (.loop/ is never tracked, so no revert deletes it).
 # Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
 # discarded and crashed experiments are reset to the last keep. results.tsv, run.log and .loop/
@@ -108,28 +108,40 @@ export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
 const PNPM = 'pnpm@12.4.2';
 
 /**
- * True when `file` (this module's path) is a source or build file of a clone of the loop
- * repository: no `node_modules` segment, and an ancestor folder holds `pnpm-workspace.yaml` and
- * `packages/cli/package.json`. An installed `@loop/cli` (under `node_modules`) is not a clone.
+ * The root folder of the clone of the loop repository that `file` (this module's path) is a
+ * source or build file of: the nearest ancestor holding `pnpm-workspace.yaml` and
+ * `packages/cli/package.json`; `undefined` under `node_modules` (an installed `@loop/cli` is not a
+ * clone) or when no ancestor matches.
  */
-export function isFromClone(file: string): boolean {
-  if (file.split(sep).includes('node_modules')) return false;
+export function cloneRootOf(file: string): string | undefined {
+  if (file.split(sep).includes('node_modules')) return undefined;
   for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml')) && existsSync(join(dir, 'packages', 'cli', 'package.json'))) return true;
-    if (dirname(dir) === dir) return false;
+    if (existsSync(join(dir, 'pnpm-workspace.yaml')) && existsSync(join(dir, 'packages', 'cli', 'package.json'))) return dir;
+    if (dirname(dir) === dir) return undefined;
   }
+}
+
+/** True when `file` (this module's path) is a file of a clone of the loop repository: see {@link cloneRootOf}. */
+export function isFromClone(file: string): boolean {
+  return cloneRootOf(file) !== undefined;
+}
+
+/** `s` as one POSIX shell word: as is when it has no special characters, else single-quoted. */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
 }
 
 /**
  * The closing hint of `loop init`: `loop run` (naming the file unless it is the default). From a
- * clone of the repository (`fromClone`) it adds the form through the root `loop` script; pnpm runs
- * that script in the repository root, so that form names the config by its absolute `path`. An
- * installed CLI never prints the clone form.
+ * clone of the repository (`cloneRoot`, its root folder) it adds the form through the root `loop`
+ * script, `npx -y pnpm@12.4.2 --dir <cloneRoot> loop run <path>`: `--dir` makes it work from any
+ * folder, and since pnpm runs the script in the clone's root, the config is named by its absolute
+ * `path`. Both are shell-quoted when needed. An installed CLI never prints the clone form.
  */
-export function initNextSteps(file: string, path: string, fromClone = false, what = 'edit targetFiles, runCommand and metricName, commit your files, then run'): string {
-  const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}`;
-  if (!fromClone) return `${what}\n  ${installed}`;
-  return `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} loop run ${/\s/.test(path) ? JSON.stringify(path) : path}    (from a clone of the loop repository)`;
+export function initNextSteps(file: string, path: string, cloneRoot?: string, what = 'edit targetFiles, runCommand and metricName, commit your files, then run'): string {
+  const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${shellWord(file)}`}`;
+  if (cloneRoot === undefined) return `${what}\n  ${installed}`;
+  return `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} --dir ${shellWord(cloneRoot)} loop run ${shellWord(path)}    (from a clone of the loop repository, in any folder)`;
 }
 
 /**
