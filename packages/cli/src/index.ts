@@ -27,6 +27,8 @@ export type { CollieStatus } from './collie/status.js';
 export { collieStarterConfig, writeCollieStarterConfig, COLLIE_SCHEMA_HINT } from './collie/init.js';
 export { addCollieCommands } from './collie/command.js';
 export { starterConfig, writeStarterConfig, initNextSteps, isFromClone, cloneRootOf, PRESETS, PRESET_NEXT_STEP, SCHEMA_HINT } from './init.js';
+export { schemaRefFor, shippedSchemaPath, SHIPPED_SCHEMA_FILES } from './schema-ref.js';
+export type { SchemaKind } from './schema-ref.js';
 export type { Preset } from './init.js';
 export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.js';
 export type { ConfiguredRun, PrepareRunOptions } from './run.js';

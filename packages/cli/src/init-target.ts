@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { SCHEMA_HINT } from './init.js';
+import { schemaModeline, schemaRefFor } from './schema-ref.js';
 import { UsageError } from './usage-error.js';
 import { ConfigFileError } from './load-config.js';
 import type { TargetType } from './target.js';
@@ -50,9 +51,10 @@ const quote = (s: string) => JSON.stringify(s);
  * <target-type> <target-path>`): the target block, seed 001's 5-minute round timeout, and an
  * agent proposer whose goal carries the seed's strategy guidance. It validates as is.
  *
+ * @param schema the first line's `$schema` (`null` leaves the line out). @default {@link SCHEMA_HINT}
  * @throws {ConfigFileError} `CONFIG_INVALID` for `code` without `evalCommand`, or `agent`/`questions` on another type.
  */
-export function targetStarterConfig(o: TargetInitOptions, file = 'loop.config.yaml'): string {
+export function targetStarterConfig(o: TargetInitOptions, file = 'loop.config.yaml', schema: string | null = SCHEMA_HINT): string {
   if (o.type === 'code' && !o.evalCommand) throw new ConfigFileError(file, [{ path: 'runCommand', message: 'target type code needs its evaluation command: loop init --target code FILE --eval "<command>"' }]);
   if (o.type !== 'memory' && (o.agent || o.questions)) throw new ConfigFileError(file, [{ path: 'target', message: '--agent and --questions are for --target memory only' }]);
   const target = [`  type: ${o.type}`, `  path: ${quote(o.path)}`, ...(o.agent ? [`  agent: ${quote(o.agent)}`] : []), ...(o.questions ? [`  questions: ${quote(o.questions)}`] : [])];
@@ -60,8 +62,7 @@ export function targetStarterConfig(o: TargetInitOptions, file = 'loop.config.ya
     o.type === 'code'
       ? [`# The evaluation: a command that prints "score: <n>" (edit metricName, direction or pattern to match yours).`, `runCommand: ${quote(o.evalCommand!)}`, 'metricName: score', 'direction: higher']
       : [`# The built-in evaluator (@loop/evaluators, loop-evaluate ${o.type}) is the run command: it prints one`, '# "dim.<name>: <n>" line per dimension and "score: <n>"; higher is better. It ships in the package,', '# outside the workspace, and is fingerprinted: a change to it stops the run (HARNESS_TAMPERED).'];
-  return `# yaml-language-server: $schema=${SCHEMA_HINT}
-# loop config, preset auto-iterate, target ${o.type} (seed 001: /auto-iterate ${o.type} ${o.path}).
+  return `${schemaModeline(schema ?? undefined)}# loop config, preset auto-iterate, target ${o.type} (seed 001: /auto-iterate ${o.type} ${o.path}).
 # Run it with "loop run". Every round is committed as "auto-iterate: <change>" on the branch
 # auto-iterate/<date>-<target>; a change that does not raise the score is reset. results.tsv
 # (commit score status description)${o.type === 'code' ? '' : ' and dimensions.tsv'} go in the target's folder, never tracked by git.
@@ -96,12 +97,12 @@ cooldownAfterDiscards: 5
 }
 
 /**
- * Writes {@link targetStarterConfig} to `path`.
+ * Writes {@link targetStarterConfig} to `path`, its `$schema` naming the JSON Schema this CLI ships by a path relative to `path` (`schemaRefFor`).
  *
  * @throws {UsageError} when `path` exists and `force` is not set.
  * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options.
  */
 export async function writeTargetConfig(path: string, options: TargetInitOptions, force = false): Promise<void> {
   if (existsSync(path) && !force) throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file with --config <file>`);
-  await writeFile(path, targetStarterConfig(options, path));
+  await writeFile(path, targetStarterConfig(options, path, schemaRefFor(path) ?? null));
 }

@@ -1,13 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dateTag } from '@loop/auto-iterate';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 import { cloneRootOf, initNextSteps, isFromClone, starterConfig } from './init.js';
 import { parseConfigText } from './load-config.js';
+import { schemaRefFor } from './schema-ref.js';
 import { defaultTag } from './run.js';
 
 async function init(cwd: string, ...args: string[]): Promise<{ code: number; out: string }> {
@@ -39,7 +40,7 @@ describe('loop init', () => {
       const named = await init(cwd, 'other.yaml');
       expect(named.out).toContain('  loop run other.yaml    (with @loop/cli installed)');
       expect(named.out).toContain(`  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'other.yaml')}    (from a clone`);
-      expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(starterConfig());
+      expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(starterConfig('auto-iterate', schemaRefFor(join(cwd, 'other.yaml'))));
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
@@ -74,6 +75,41 @@ describe('loop init', () => {
     const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
     expect(existsSync(join(clone, 'pnpm-workspace.yaml')) && existsSync(join(clone, 'packages', 'cli', 'src', 'init.ts'))).toBe(true);
     expect(cloneRootOf(join(clone, 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBeUndefined();
+  });
+
+  it('the $schema loop init writes resolves against the written file to the JSON Schema this CLI ships, in any folder (starter, --target, collie)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+    const schemaOf = (file: string) => {
+      const first = readFileSync(file, 'utf8').split('\n')[0]!;
+      const ref = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1];
+      expect(ref, first).toBeDefined();
+      return resolve(dirname(file), ref!);
+    };
+    const shipped = (name: string) => fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
+    try {
+      mkdirSync(join(cwd, 'deep', 'er'), { recursive: true });
+      writeFileSync(join(cwd, 'skill.md'), '# s\n');
+      expect((await init(cwd)).code).toBe(0);
+      expect((await init(cwd, 'deep/er/loop.yaml')).code).toBe(0);
+      expect((await init(cwd, '--preset', 'collie', 'collie.yaml')).code).toBe(0);
+      expect((await init(cwd, '--target', 'skill', 'skill.md', '--config', 'deep/t.yaml')).code).toBe(0);
+      for (const file of ['loop.config.yaml', 'deep/er/loop.yaml', 'deep/t.yaml']) {
+        expect(schemaOf(join(cwd, file))).toBe(shipped('loop-config.schema.json'));
+      }
+      expect(schemaOf(join(cwd, 'collie.yaml'))).toBe(shipped('collie-config.schema.json'));
+      expect((JSON.parse(readFileSync(schemaOf(join(cwd, 'deep/er/loop.yaml')), 'utf8')) as { title: string }).title).toBe('loop config (preset auto-iterate)');
+      // Written as is: the written starter is the pure one with that path, and validates.
+      expect(parseConfigText(readFileSync(join(cwd, 'deep/er/loop.yaml'), 'utf8'), 'loop.yaml').preset).toBe('auto-iterate');
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('without the shipped schema file the written config has no $schema line rather than one that points nowhere', () => {
+    expect(schemaRefFor('/w/loop.config.yaml', 'loop', '/nowhere/loop-config.schema.json')).toBeUndefined();
+    expect(starterConfig('auto-iterate', null).startsWith('# loop config, preset auto-iterate')).toBe(true);
+    expect(schemaRefFor('/w/a/loop.config.yaml', 'loop', fileURLToPath(import.meta.url))).toBe(relative('/w/a', fileURLToPath(import.meta.url)));
+    expect(schemaRefFor(fileURLToPath(new URL('x.yaml', import.meta.url)), 'loop', fileURLToPath(import.meta.url))).toBe('./init.test.ts');
   });
 
   it('loop init over an existing file says it exists and how to overwrite it (exit 2), not CONFIG_INVALID (root)', async () => {

@@ -5,6 +5,7 @@ import { collieStarterConfig } from './collie/init.js';
 import { DEFAULT_CONFIG_FILES } from './load-config.js';
 import { autoresearchStarterConfig } from './presets/autoresearch-init.js';
 import { autotuneStarterConfig } from './presets/autotune-config.js';
+import { schemaModeline, schemaRefFor } from './schema-ref.js';
 import { UsageError } from './usage-error.js';
 
 /** The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie (seed 000). */
@@ -13,25 +14,31 @@ export const PRESETS = ['auto-iterate', 'autoresearch', 'autotune', 'collie'] as
 /** One of {@link PRESETS}. */
 export type Preset = (typeof PRESETS)[number];
 
-/** Where editors find the JSON Schema once `@loop/cli` is installed in the project. */
+/**
+ * The `$schema` of {@link starterConfig} when none is given: where editors find the JSON Schema
+ * when `@loop/cli` is installed in the config's folder. `loop init` writes the path of the schema
+ * of the CLI that runs it instead ({@link schemaRefFor}), which resolves wherever the file is.
+ */
 export const SCHEMA_HINT = './node_modules/@loop/cli/schema/loop-config.schema.json';
 
 /**
  * The commented starter config of a preset, as YAML; each validates as is. auto-iterate: a TPE
  * proposer on `config.json`, evaluated by `node eval.mjs` printing `score: <n>`; autoresearch: a
  * function pass of shell commands; collie: the `loop collie init` starter.
+ *
+ * @param schema the auto-iterate and collie starters' first line, `# yaml-language-server:
+ *   $schema=<schema>`; `null` leaves the line out. @default {@link SCHEMA_HINT} (collie: its own)
  */
-export function starterConfig(preset: Preset = 'auto-iterate'): string {
+export function starterConfig(preset: Preset = 'auto-iterate', schema?: string | null): string {
   switch (preset) {
     case 'autoresearch':
       return autoresearchStarterConfig();
     case 'autotune':
       return autotuneStarterConfig();
     case 'collie':
-      return collieStarterConfig();
+      return collieStarterConfig(schema);
     case 'auto-iterate':
-      return `# yaml-language-server: $schema=${SCHEMA_HINT}
-# loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
+      return `${schemaModeline(schema === undefined ? SCHEMA_HINT : (schema ?? undefined))}# loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
 # "npx -y pnpm@12.4.2 --dir <the clone> loop run <this file's absolute path>"), check it with "loop status",
 # plot it with "loop report --html .loop/progress.html" (.loop/ is never tracked, so no revert deletes it).
 # Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
@@ -145,7 +152,8 @@ export function initNextSteps(file: string, path: string, cloneRoot?: string, wh
 }
 
 /**
- * Writes the starter config of `preset` to `path`.
+ * Writes the starter config of `preset` to `path`, its `$schema` modeline naming the JSON Schema
+ * this CLI ships by a path relative to `path` ({@link schemaRefFor}; left out if that file is missing).
  *
  * @throws {UsageError} when `path` exists and `force` is not set.
  */
@@ -153,5 +161,5 @@ export async function writeStarterConfig(path: string, preset: Preset = 'auto-it
   if (existsSync(path) && !force) {
     throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file (loop init <file>)`);
   }
-  await writeFile(path, starterConfig(preset));
+  await writeFile(path, starterConfig(preset, schemaRefFor(path, preset === 'collie' ? 'collie' : 'loop') ?? null));
 }

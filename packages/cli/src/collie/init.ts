@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { ConfigFileError } from '../load-config.js';
+import { schemaModeline, schemaRefFor } from '../schema-ref.js';
 
-/** Where editors find the collie config's JSON Schema once `@loop/cli` is installed in the project. */
+/** The `$schema` of {@link collieStarterConfig} when none is given: the collie config's JSON Schema when `@loop/cli` is installed in the config's folder (`loop init` writes the path of the running CLI's schema instead). */
 export const COLLIE_SCHEMA_HINT = './node_modules/@loop/cli/schema/collie-config.schema.json';
 
-/** The commented starter `collie.config.yaml` written by `loop collie init`; it validates as written. */
-export function collieStarterConfig(): string {
-  return `# yaml-language-server: $schema=${COLLIE_SCHEMA_HINT}
-# loop collie config: the collie autoiter pipeline (seed 000) over a project.
+/**
+ * The commented starter `collie.config.yaml` written by `loop collie init`; it validates as written.
+ *
+ * @param schema its first line, `# yaml-language-server: $schema=<schema>`; `null` leaves the line out. @default {@link COLLIE_SCHEMA_HINT}
+ */
+export function collieStarterConfig(schema?: string | null): string {
+  return `${schemaModeline(schema === undefined ? COLLIE_SCHEMA_HINT : (schema ?? undefined))}# loop collie config: the collie autoiter pipeline (seed 000) over a project.
 #   loop collie step      one resumable unit (what an agent host runs per session)
 #   loop collie run       step to the end (converged / budget_exhausted / escalated)
 #   loop collie status    where the run stands (reads the files, takes no lock)
@@ -80,7 +84,8 @@ flow:
 }
 
 /**
- * Writes the starter collie config to `path`.
+ * Writes the starter collie config to `path`, its `$schema` modeline naming the collie schema this
+ * CLI ships by a path relative to `path` (`schemaRefFor`; left out if that file is missing).
  *
  * @throws {ConfigFileError} `CONFIG_INVALID` when `path` exists and `force` is not set.
  */
@@ -88,5 +93,5 @@ export async function writeCollieStarterConfig(path: string, force = false): Pro
   if (existsSync(path) && !force) {
     throw new ConfigFileError(path, [{ path: '', message: 'the file already exists; pass --force to overwrite it, or name another file' }]);
   }
-  await writeFile(path, collieStarterConfig());
+  await writeFile(path, collieStarterConfig(schemaRefFor(path, 'collie') ?? null));
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../cli.js';
 import { collieStarterConfig } from '../collie/init.js';
+import { schemaRefFor } from '../schema-ref.js';
 import { parseConfigText, parseConfigTextOf } from '../load-config.js';
 import { starterConfig } from '../init.js';
 import { COLLIE_CONFIG_KIND } from '../collie/load.js';
@@ -47,7 +48,7 @@ describe('loop init --preset and the preset of a config file', () => {
     const init = await loop('init', '--preset', 'collie');
     expect(init.code).toBe(0);
     expect(init.out).toContain('edit projectId, task, agent.command and flow.testCommand, then run\n  loop run\n');
-    expect(readFileSync(join(dir, 'loop.config.yaml'), 'utf8')).toBe(collieStarterConfig());
+    expect(readFileSync(join(dir, 'loop.config.yaml'), 'utf8')).toBe(collieStarterConfig(schemaRefFor(join(dir, 'loop.config.yaml'), 'collie')));
     const status = await loop('status', 'loop.config.yaml', '--json');
     expect(status.code, status.out).toBe(0);
     expect(JSON.parse(status.out)).toMatchObject({ config: join(dir, 'loop.config.yaml'), runId: null, stateDir: expect.stringMatching(/autoiter\/my-app$/) });
