@@ -56,7 +56,7 @@ describe('rollback-git writes under .git through lock files', () => {
     expect(log).toContain('open refs/heads/run/locks.lock wx');
     expect(log).toContain('rename refs/heads/run/locks.lock -> refs/heads/run/locks');
     // Objects are written to a temp file and renamed: never a torn object that "exists".
-    expect(log.filter((l) => l.startsWith('writeFile objects/')).every((l) => /objects\/[0-9a-f]{2}\/tmp_obj_/.test(l))).toBe(true);
+    expect(log.filter((l) => l.startsWith('writeFile objects/')).every((l) => /objects\/([0-9a-f]{2}|pack)\/tmp_obj_/.test(l))).toBe(true);
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(repo.git('fsck', '--no-progress')).toBe('');
   });

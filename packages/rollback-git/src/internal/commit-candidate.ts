@@ -4,7 +4,7 @@ import { inChunks } from './chunks.js';
 import { storeWorktreeBlob } from './fs-ops.js';
 import { claimIndexMatches } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
-import { writeCommitObject } from './object-store.js';
+import { batchObjects, writeCommitObject } from './object-store.js';
 import { resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
@@ -43,7 +43,7 @@ export interface CandidateCommit {
 /**
  * Commits the working tree's changes against the branch tip (within `bases`; or the `known`
  * changes, each read from disk now) as a child of `parent`: writes the changed blobs, builds only
- * the trees on the way to them, writes the commit, stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
+ * the trees on the way to them, writes the commit (all in one pack, see `batchObjects`), stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
  * repair attempt the tip is the previous candidate, so its changes are carried over and the new
  * commit replaces it.
  *
@@ -56,23 +56,27 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
   const updates: FileUpdate[] = [];
   const toAdd: StagedFile[] = [];
   const toRemove: string[] = [];
-  await inChunks(changes, async (change) => {
-    const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
-    if (stored !== undefined && stored !== 'other') {
-      updates.push({ path: change.path, blob: stored });
-      toAdd.push({ path: change.path, blob: { oid: stored.oid, mode: stored.mode }, stats: stored.stats });
-    } else {
-      updates.push({ path: change.path, blob: undefined });
-      if (change.indexed) toRemove.push(change.path);
-    }
-  });
-  const tree = await buildTree(repo, await treeOfCommit(repo, tip), updates);
-  const oid = await writeCommitObject(repo, {
-    message: candidate.message,
-    tree,
-    parent: [candidate.parent],
-    author: candidate.signature,
-    committer: candidate.signature,
+  // Blobs, trees and the commit go into one pack (see batchObjects); the index and the branch
+  // name them only once it is written.
+  const oid = await batchObjects(repo, async () => {
+    await inChunks(changes, async (change) => {
+      const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
+      if (stored !== undefined && stored !== 'other') {
+        updates.push({ path: change.path, blob: stored });
+        toAdd.push({ path: change.path, blob: { oid: stored.oid, mode: stored.mode }, stats: stored.stats });
+      } else {
+        updates.push({ path: change.path, blob: undefined });
+        if (change.indexed) toRemove.push(change.path);
+      }
+    });
+    const tree = await buildTree(repo, await treeOfCommit(repo, tip), updates);
+    return writeCommitObject(repo, {
+      message: candidate.message,
+      tree,
+      parent: [candidate.parent],
+      author: candidate.signature,
+      committer: candidate.signature,
+    });
   });
   // Every difference between the tip, the index and the tree was in `changes` (a whole-tree
   // scan): staged as committed, the index equals the new commit's tree.

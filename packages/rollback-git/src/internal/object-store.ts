@@ -18,6 +18,9 @@ import {
 } from './object-format.js';
 import { gitArgs, type Repo } from './repo.js';
 import { onNodeFs } from './fs-ops.js';
+import type { PackInput } from './pack-format.js';
+import { mergePacks } from './pack-merge.js';
+import { addToBatch, readPacked, withObjectBatch } from './pack-store.js';
 
 // Git's loose objects read and written directly (node:zlib, node:crypto) through `repo.fs`, so
 // each costs one file read or one temp-file write and rename, without isomorphic-git's per-call
@@ -50,9 +53,26 @@ async function exists(repo: Repo, path: string): Promise<boolean> {
 export async function writeObject(repo: Repo, type: ObjectType, bytes: Uint8Array): Promise<string> {
   const wrapped = wrapObject(type, bytes);
   const oid = sha1Hex(wrapped);
+  if (addToBatch(repo, oid, type, bytes)) return oid;
   const path = loosePath(repo, oid);
   if (!(await exists(repo, path))) await repo.fs.promises.writeFile(path, deflateSync(wrapped));
   return oid;
+}
+
+/**
+ * Runs `fn` with the objects it writes (`writeObject`) held in memory, then writes them as one
+ * pack (at least PACK_MIN_OBJECTS of them; else loose), merging packs by size class after (see
+ * `mergePacks`): two file creations per commit instead of one per object. The caller moves refs
+ * and the index only after this returns, so nothing names an object before it is on disk.
+ */
+export function batchObjects<T>(repo: Repo, fn: () => Promise<T>): Promise<T> {
+  const writeLoose = async (input: PackInput): Promise<void> => {
+    const path = loosePath(repo, input.oid);
+    if (!(await exists(repo, path))) await repo.fs.promises.writeFile(path, deflateSync(wrapObject(input.type, input.bytes)));
+  };
+  return withObjectBatch(repo, fn, writeLoose, async (r) => {
+    await mergePacks(r);
+  });
 }
 
 /** An object's type and content bytes. */
@@ -64,10 +84,11 @@ export interface StoredObject {
 }
 
 /**
- * Reads an object: the loose file first (inflated, its SHA-1 checked against `oid`), a packed one
- * through isomorphic-git's `readObject` when there is no loose file.
+ * Reads an object: the loose file first (inflated, its SHA-1 checked against `oid`), then a whole
+ * entry of a pack rollback-git reads (see `readPacked`), else isomorphic-git's `readObject`
+ * (deltas, large packs).
  *
- * @throws {LoopError} `RESTORE_FAILED` when a loose object is corrupt (does not inflate, a bad
+ * @throws {LoopError} `RESTORE_FAILED` when a loose object or a whole pack entry is corrupt (does not inflate, a bad
  *   header, or a SHA-1 other than `oid`); isomorphic-git's `NotFoundError` when the object is
  *   nowhere; the file-system error otherwise.
  */
@@ -79,6 +100,9 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
   } catch (error) {
     const code = foreignCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    const packed = await readPacked(repo, oid);
+    if (packed === 'corrupt') throw corrupt(repo, oid, 'in its pack does not inflate to content that hashes to it');
+    if (packed !== undefined) return packed;
     const { type, object } = await git.readObject({ ...gitArgs(repo), oid, format: 'content' });
     return { type, bytes: object as Uint8Array };
   }
@@ -98,7 +122,7 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
 function corrupt(repo: Repo, oid: string, what: string, cause?: unknown) {
   return rollbackError(
     'RESTORE_FAILED',
-    `loose object ${loosePath(repo, oid)} ${what}: the object store is corrupt; run git fsck and restore the object (for example from a clone)`,
+    `${what.startsWith('in its pack') ? `object ${oid}` : `loose object ${loosePath(repo, oid)}`} ${what}: the object store is corrupt; run git fsck and restore the object (for example from a clone)`,
     { cause, details: { oid } },
   );
 }

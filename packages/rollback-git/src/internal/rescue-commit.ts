@@ -2,7 +2,7 @@ import { buildTree, type FileUpdate } from './build-tree.js';
 import { inChunks } from './chunks.js';
 import type { Signature } from './commit-candidate.js';
 import { storeWorktreeBlob } from './fs-ops.js';
-import { writeCommitObject } from './object-store.js';
+import { batchObjects, writeCommitObject } from './object-store.js';
 import type { Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
 import type { WorktreeChange } from './worktree-scan.js';
@@ -37,22 +37,25 @@ export async function rescueWorktree(
 ): Promise<Rescue | undefined> {
   const lost = changes.filter((change) => !(change.workdir?.oid !== undefined && change.head?.oid === change.workdir.oid && change.head.mode === change.workdir.mode));
   if (lost.length === 0) return undefined;
-  const updates: FileUpdate[] = [];
-  await inChunks(lost, async (change) => {
-    const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
-    updates.push({ path: change.path, blob: stored === undefined || stored === 'other' ? undefined : stored });
+  // One pack for the rescue's blobs, trees and commit (see batchObjects); the caller names it after.
+  return batchObjects(repo, async () => {
+    const updates: FileUpdate[] = [];
+    await inChunks(lost, async (change) => {
+      const stored = change.workdir === undefined ? undefined : await storeWorktreeBlob(repo, change.path);
+      updates.push({ path: change.path, blob: stored === undefined || stored === 'other' ? undefined : stored });
+    });
+    const base = await treeOfCommit(repo, tip);
+    const tree = await buildTree(repo, base, updates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    if (tree === base) return undefined;
+    const paths = lost.map((change) => change.path).sort();
+    const listed = paths.slice(0, 50).join('\n');
+    const oid = await writeCommitObject(repo, {
+      message: `${RESCUE_SUBJECT}\n\n${context}\n\n${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}\n`,
+      tree,
+      parent: [tip],
+      author: signature,
+      committer: signature,
+    });
+    return { oid, paths };
   });
-  const base = await treeOfCommit(repo, tip);
-  const tree = await buildTree(repo, base, updates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
-  if (tree === base) return undefined;
-  const paths = lost.map((change) => change.path).sort();
-  const listed = paths.slice(0, 50).join('\n');
-  const oid = await writeCommitObject(repo, {
-    message: `${RESCUE_SUBJECT}\n\n${context}\n\n${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}\n`,
-    tree,
-    parent: [tip],
-    author: signature,
-    committer: signature,
-  });
-  return { oid, paths };
 }

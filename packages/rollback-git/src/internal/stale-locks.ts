@@ -35,7 +35,8 @@ async function isDir(fs: GitFs, path: string): Promise<boolean> {
 /**
  * The lock and temp files a killed writer can leave under `gitdir`: `index.lock`, `HEAD.lock`,
  * `config.lock`, `packed-refs.lock`, `info/exclude.lock`, every `refs/**\/*.lock`, and the
- * `objects/xx/tmp_obj_*` temp files of an interrupted object write. Absolute paths.
+ * `objects/xx/tmp_obj_*` and `objects/pack/tmp_obj_*` temp files of an interrupted object or pack
+ * write. Absolute paths.
  */
 export async function leftoverLockFiles(fs: GitFs, gitdir: string): Promise<string[]> {
   const found: string[] = [];
@@ -51,7 +52,7 @@ export async function leftoverLockFiles(fs: GitFs, gitdir: string): Promise<stri
   };
   await walk(`${gitdir}/refs`);
   for (const fan of await namesIn(fs, `${gitdir}/objects`)) {
-    if (!/^[0-9a-f]{2}$/.test(fan)) continue;
+    if (!/^[0-9a-f]{2}$/.test(fan) && fan !== 'pack') continue;
     for (const name of await namesIn(fs, `${gitdir}/objects/${fan}`)) {
       if (name.startsWith('tmp_obj_')) found.push(`${gitdir}/objects/${fan}/${name}`);
     }
