@@ -160,9 +160,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
 
   const run = async (): Promise<LoopSummary> => {
     await assertRepositoryRoot(o.dir);
-    const missing: string[] = [];
-    for (const f of o.targetFiles) await stat(join(o.dir, f)).catch(() => missing.push(f));
-    if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((f) => ({ path: 'targetFiles', message: `${f} does not exist in ${o.dir}` })));
+    const missing: number[] = [];
+    for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
+    if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })));
     const lock = await acquireLock({ path: join(o.dir, '.git', 'loop-workspace') });
     try {
       const rows = await createResultsTsv({ path: resultsPath }).read();

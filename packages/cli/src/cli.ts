@@ -65,7 +65,13 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   const read = await loadConfig(file);
   const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
-  const configured = prepareRun(loaded, { resume, signal: controller.signal });
+  const { withConfigLines } = await import('./config-error-lines.js');
+  let configured: ReturnType<typeof prepareRun>;
+  try {
+    configured = prepareRun(loaded, { resume, signal: controller.signal });
+  } catch (error) {
+    throw await withConfigLines(error, loaded);
+  }
   const { config } = loaded;
   const tty = io.tty ?? (io.stdout.isTTY === true && !process.env.CI);
   const resultsPath = join(loaded.dir, configured.resolved.resultsFile);
@@ -122,7 +128,8 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
     return exitCodeForSummary(summary);
   } catch (error) {
     reporter.done();
-    throw error;
+    // An option the run refuses (a target file that does not exist) at its line in the config file.
+    throw await withConfigLines(error, loaded);
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);

@@ -113,9 +113,10 @@ function keyNode(collection: unknown, key: PropertyKey): Node {
 /**
  * The offset of the deepest node on `path` that exists. An unknown key points at itself; a
  * missing key at its parent's own key (`harness:` for a missing `harness.command`, where the field
- * would go), or, for a missing top-level field, at the first line of the document's map.
+ * would go), or, for a missing top-level field, at the first line of the document's map. Used
+ * by `config-error-lines.ts` too (package-internal: not exported from the entry point).
  */
-function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: string): number | undefined {
+export function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: string): number | undefined {
   for (let n = path.length; n >= 0; n -= 1) {
     const node = doc.getIn(path.slice(0, n) as unknown[], true) as Node;
     if (node && node.range) {

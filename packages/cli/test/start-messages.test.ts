@@ -1,7 +1,7 @@
 // What `loop run` and `loop resume` print around the start (a refused start, leftover processes),
 // in-process on a real git repository with real processes.
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
@@ -48,6 +48,30 @@ describe('loop run: a refused start', () => {
     } finally {
       await lock.release();
     }
+  });
+});
+
+describe('loop run: a target file that does not exist', () => {
+  const lineOf = (needle: string) => readFileSync(join(ws, 'loop.config.yaml'), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+
+  it('is a config error at its line in the config file, like a schema error (file:line: targetFiles.1: ... does not exist), exit 2, nothing started', async () => {
+    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(/^targetFiles: .*$/m, 'targetFiles:\n  - config.json\n  - missing.json');
+    writeFileSync(join(ws, 'loop.config.yaml'), text);
+    git('commit', '-qam', 'a missing target');
+    const run = await loop('run');
+    expect(run.code).toBe(2);
+    expect(run.err).toBe(`error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(ws, 'loop.config.yaml')}:\n  ${join(ws, 'loop.config.yaml')}:${lineOf('- missing.json')}: targetFiles.1: missing.json does not exist in ${ws}\n`);
+    expect(run.out).not.toContain('workspace ');
+    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+
+  it('implied by a target: block, it is reported at target.path', async () => {
+    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(/^targetFiles: .*$/m, 'target:\n  type: code\n  path: gone.py').replace(/^proposer:\n(?: {2}.*\n)+/m, 'proposer: { type: agent, command: "true", goal: g }\n');
+    writeFileSync(join(ws, 'loop.config.yaml'), text);
+    git('commit', '-qam', 'a missing code target');
+    const run = await loop('run');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`  ${join(ws, 'loop.config.yaml')}:${lineOf('path: gone.py')}: target.path: gone.py does not exist in ${ws}\n`);
   });
 });
 
