@@ -8,6 +8,7 @@ import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
+import { assertResumeKeepsFiles } from './resume-guard.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, type EvaluationQueue } from '@loop/workers-bullmq';
@@ -167,6 +168,10 @@ function runPidFiles(dir: string): string[] {
  * its tag in `.loop/cli.json` once the baseline is in; a resume takes the tag from the config,
  * that file, or the checked-out `auto-iterate/<tag>` branch.
  *
+ * A resume's `run()` first refuses (`CONFIG_INVALID`, nothing touched) when its repair would
+ * reset the config file or a read-only file the user changed since the last kept commit
+ * (see `assertResumeKeepsFiles`).
+ *
  * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options or no run to resume.
  */
 export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): ConfiguredRun {
@@ -213,8 +218,12 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...(options.signal ? { signal: options.signal } : {}),
     ...(parallel ? { parallel } : {}),
   });
+  // A resume first refuses to reset the config file or a harness file the user changed (before any repair).
+  const guarded: AutoIterate = options.resume
+    ? { ...created, run: async () => (await assertResumeKeepsFiles({ dir, file, resultsFile: resolved.resultsFile, readOnlyFiles: resolved.readOnlyFiles, harnessFiles: resolved.harnessFiles }), created.run()) }
+    : created;
   // With workers, the queue's Redis connections are closed when the run ends.
-  const run: AutoIterate = queue ? { ...created, run: async () => { try { return await created.run(); } finally { await queue.close(); } } } : created;
+  const run: AutoIterate = queue ? { ...guarded, run: async () => { try { return await guarded.run(); } finally { await queue.close(); } } } : guarded;
   const writes = createWriteGate();
   const { recover } = gateRollbackWrites(run.rollback, writes);
   let bestId: string | undefined;
