@@ -92,7 +92,7 @@ export const agentProposerSchema = z
     timeoutS: z.number().positive().default(600).describe('Hard timeout of one agent call in seconds. Default 600.'),
     sandbox: sandboxMode
       .default('auto')
-      .describe('Confine the agent with bubblewrap so it can write only targetFiles, a private /tmp and writable: auto (when bwrap works here, else a warning), bwrap (required: an error where it does not work), none. Default auto.'),
+      .describe('Confine the agent with bubblewrap so it can write only targetFiles, a private /tmp and writable: auto (when bwrap works here, else a warning), bwrap (required: an error where it does not work), none. Default auto. Its /tmp is an empty tmpfs: the host /tmp is hidden from it (but for the workspace and writable paths under it).'),
     writable: writablePaths,
     network: z.boolean().default(true).describe('Allow network inside the sandbox (an agent CLI calls its model API). Default true.'),
   })

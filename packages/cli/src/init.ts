@@ -88,6 +88,8 @@ proposer:
 #   command: claude -p
 #   goal: Lower the validation loss of train.py by editing its hyperparameters.
 #   timeoutS: 600
+#   sandbox: auto   # bwrap where it works: writes only targetFiles (and writable); its /tmp is
+#                   # private, the host /tmp hidden; loop run's banner says so. none turns it off.
 
 # Crash repair attempts per iteration, and the circuit breaker.
 maxRepairAttempts: 2
