@@ -16,7 +16,7 @@
  * `npx tsx --conditions=source bench/iteration.bench.ts [files...]`.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
@@ -170,7 +170,25 @@ function cgroupMode(): string {
   if (line === undefined) return 'no cgroup v2 mount';
   return `cgroup v2 at ${line.split(' ')[1]}, ${line.includes('favordynmods') ? 'favordynmods (migrations cheap)' : 'no favordynmods (each run waits for an RCU grace period)'}`;
 }
+/**
+ * Median cost of creating one small file (open wx, write, close, rename) in a fresh directory
+ * beside the bench repositories, microseconds: a git commit creates one file per object and lock,
+ * and on some machines' /tmp this is 20x what it is elsewhere on the same disk (docs/benchmarks.md).
+ */
+function fileCreationUs(): number {
+  const dir = mkdtempSync(join(tmpdir(), 'loop-ai-bench-create-'));
+  const times: number[] = [];
+  for (let i = 0; i < 200; i += 1) {
+    const start = process.hrtime.bigint();
+    writeFileSync(join(dir, `t${i}`), 'x'.repeat(200), { flag: 'wx' });
+    renameSync(join(dir, `t${i}`), join(dir, `f${i}`));
+    times.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return times.sort((a, b) => a - b)[100] as number;
+}
 console.log(`run command cgroup: ${cgroupMode()}`);
+console.log(`file creation in ${tmpdir()}: ${fileCreationUs().toFixed(0)} us median (create + 200-byte write + rename)`);
 console.log(`one iteration = proposer edit (1 or 10 of 10 target files), inspect, commit, echo harness, revert, row (median of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved samples; ${process.version})\n`);
 console.log('| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / 1-file |');
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

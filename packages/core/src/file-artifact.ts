@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { Artifact, ArtifactSnapshot } from './artifact.js';
@@ -105,12 +105,15 @@ export function surfaceValue(root: string, rel: string): Promise<string | null> 
 /** {@link surfaceValue}, reusing `cache`'s hashes for files whose stat data is unchanged. */
 async function surfaceOf(root: string, rel: string, cache?: HashCache): Promise<string | null> {
   const abs = join(root, rel);
+  // Synchronous: one lstat per target file per inspection, and a thread-pool round trip costs
+  // ten times the call (issue 13). A path that cannot be stat'ed is absent.
   let info;
   try {
-    info = await lstat(abs);
+    info = lstatSync(abs, { throwIfNoEntry: false });
   } catch {
     return null;
   }
+  if (info === undefined) return null;
   if (info.isSymbolicLink()) {
     const target = await readlink(abs);
     const lexical = resolve(dirname(abs), target);
