@@ -147,6 +147,24 @@ export async function ensureParents(repo: Repo, path: string): Promise<void> {
 }
 
 /**
+ * Rewrites an existing regular file's bytes from offset 0, then cuts it to their length, without
+ * truncating it to 0 first: ext4 flushes a file truncated to 0 and rewritten when it is closed
+ * (its `auto_da_alloc` rule for replace-by-truncate), which cost 80-180 us per file here against
+ * 15-25 us for this (issue 13). Same result and the same kill window as `writeFile` (the file is
+ * written in place either way).
+ */
+function overwriteInPlace(abs: string, content: Uint8Array): void {
+  const fd = nodeFs.openSync(abs, 'r+');
+  try {
+    let done = 0;
+    while (done < content.length) done += nodeFs.writeSync(fd, content, done, content.length - done, done);
+    nodeFs.ftruncateSync(fd, content.length);
+  } finally {
+    nodeFs.closeSync(fd);
+  }
+}
+
+/**
  * Writes a blob to the working tree with its mode: a regular file, an executable (0755) or a
  * symbolic link. Whatever stood at the path is replaced.
  */
@@ -165,6 +183,10 @@ export async function writeWorktreeBlob(repo: Repo, path: string, mode: number, 
     return;
   }
   const executable = mode === MODE_EXECUTABLE;
+  if (existing !== undefined && existing.isFile() && gitMode(existing) === mode && onNodeFs(repo) && content.length <= SYNC_READ_LIMIT) {
+    overwriteInPlace(abs, content);
+    return;
+  }
   await repo.fs.promises.writeFile(abs, content, { mode: executable ? 0o755 : 0o644 });
   if (executable) await repo.fs.promises.chmod(abs, 0o755);
 }
