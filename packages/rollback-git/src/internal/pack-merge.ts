@@ -1,6 +1,6 @@
 import { foreignCode } from './errors.js';
 import { assemblePack, readEntryHeader } from './pack-format.js';
-import { forgetPack, packBytes, packDir, packState, writePack, type PackInfo } from './pack-store.js';
+import { entriesOf, forgetPack, packBytes, packDir, packState, writePack, type PackInfo } from './pack-store.js';
 import { perRepo, type Repo } from './repo.js';
 
 // One pack per candidate commit would leave a run of 100,000 iterations with 100,000 packs, and
@@ -20,10 +20,11 @@ export const MERGE_FANIN = 16;
 export const sizeClass = (objects: number): number => Math.floor(Math.log2(Math.max(1, objects)) / 4);
 
 function wholeOnly(pack: Buffer, info: PackInfo): boolean {
-  return info.entries.every((entry) => {
+  for (const entry of entriesOf(info)) {
     const type = readEntryHeader(pack, entry.start).type;
-    return type === 'blob' || type === 'tree' || type === 'commit' || type === 'tag';
-  });
+    if (type !== 'blob' && type !== 'tree' && type !== 'commit' && type !== 'tag') return false;
+  }
+  return true;
 }
 
 /**
@@ -40,7 +41,7 @@ export async function mergePacks(repo: Repo): Promise<string | undefined> {
   const skip = unmergeable(repo);
   for (const info of state.packs.values()) {
     if (skip.has(info.name)) continue;
-    const cls = sizeClass(info.entries.length);
+    const cls = sizeClass(info.count);
     classes.set(cls, [...(classes.get(cls) ?? []), info]);
   }
   const full = [...classes].filter(([, packs]) => packs.length >= MERGE_FANIN).sort(([a], [b]) => a - b)[0];
@@ -62,7 +63,7 @@ export async function mergePacks(repo: Repo): Promise<string | undefined> {
       continue;
     }
     merged.push(info);
-    for (const entry of info.entries) {
+    for (const entry of entriesOf(info)) {
       if (seen.has(entry.oid)) continue;
       seen.add(entry.oid);
       raw.push({ oid: entry.oid, bytes: Buffer.from(pack.subarray(entry.start, entry.end)), crc: entry.crc });

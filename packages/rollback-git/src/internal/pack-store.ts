@@ -3,11 +3,11 @@ import { inflateSync } from 'node:zlib';
 import { foreignCode } from './errors.js';
 import { onNodeFs } from './fs-ops.js';
 import { hashObject, type ObjectType } from './object-format.js';
-import { encodePack, parseIndex, readEntryHeader, type EncodedPack, type PackInput } from './pack-format.js';
+import { encodePack, parseIndex, readEntryHeader, type EncodedPack, type PackEntry, type PackInput } from './pack-format.js';
 import { perRepo, type Repo } from './repo.js';
 
 // The packs under `objects/pack` that rollback-git reads itself: every version-2 index is listed
-// (oid -> pack, offset, end), and an entry stored whole is read by slicing the pack (kept in a
+// (sorted SHA-1s and offsets per pack, searched as git searches its `.idx`), and an entry stored whole is read by slicing the pack (kept in a
 // bounded cache: packs are immutable) and inflating. Deltas, packs over PACK_READ_LIMIT and
 // anything that does not parse stay isomorphic-git's. A commit's new objects go into one pack
 // (see `withObjectBatch`): two file creations instead of one per object.
@@ -19,19 +19,29 @@ const PACK_CACHE_BYTES = 64 * 1024 * 1024;
 /** A batch of at least this many objects is written as a pack; fewer as loose objects (as many file creations). */
 export const PACK_MIN_OBJECTS = 3;
 
-/** A pack rollback-git can read: its entries with their byte ranges. */
+/**
+ * A pack rollback-git can read, indexed compactly (as git's own `.idx`: 20 bytes of SHA-1 and two
+ * offsets per object, no object per entry), so a run's memory does not grow by a map entry for
+ * every object it ever wrote.
+ */
 export interface PackInfo {
   /** `pack-<sha>`, without extension. */
   readonly name: string;
-  /** Entries in pack order: oid, start and end offsets of the entry's bytes. */
-  readonly entries: readonly { readonly oid: string; readonly start: number; readonly end: number; readonly crc: number }[];
   /** Size of the `.pack` file, bytes. */
   readonly size: number;
+  /** Number of objects. */
+  readonly count: number;
+  /** The objects' SHA-1s, sorted, 20 bytes each. */
+  readonly shas: Buffer;
+  /** Start and end offsets of each object's entry bytes, aligned with `shas`. */
+  readonly starts: Float64Array;
+  readonly ends: Float64Array;
+  /** CRC-32 of each entry, aligned with `shas`. */
+  readonly crcs: Uint32Array;
 }
 
 interface PackState {
   readonly packs: Map<string, PackInfo>;
-  readonly where: Map<string, { readonly pack: PackInfo; readonly start: number; readonly end: number }>;
   readonly bytes: Map<string, Buffer>;
   cached: number;
   /** Packs not read here (over PACK_READ_LIMIT, or an index that does not parse). */
@@ -43,32 +53,63 @@ interface PackState {
 }
 
 /** The per-repo registry of readable packs and the open batch. */
-export const packState = perRepo((): PackState => ({ packs: new Map(), where: new Map(), bytes: new Map(), cached: 0, ignored: new Set(), listed: undefined, batch: undefined }));
+export const packState = perRepo((): PackState => ({ packs: new Map(), bytes: new Map(), cached: 0, ignored: new Set(), listed: undefined, batch: undefined }));
 
 /** `<gitdir>/objects/pack`. */
 export const packDir = (repo: Repo): string => `${repo.gitdir}/objects/pack`;
 
-/** Adds a pack (its sorted-by-offset entries) to the registry. */
-export function registerPack(repo: Repo, name: string, size: number, entries: readonly { oid: string; offset: number; crc: number }[]): PackInfo {
-  const state = packState(repo);
-  const byOffset = [...entries].sort((a, b) => a.offset - b.offset);
-  const info: PackInfo = {
-    name,
-    size,
-    entries: byOffset.map((entry, i) => ({ oid: entry.oid, start: entry.offset, end: byOffset[i + 1]?.offset ?? size - 20, crc: entry.crc })),
-  };
-  state.packs.set(name, info);
-  for (const entry of info.entries) state.where.set(entry.oid, { pack: info, start: entry.start, end: entry.end });
+/** Adds a pack (its entries, in any order) to the registry. */
+export function registerPack(repo: Repo, name: string, size: number, entries: readonly PackEntry[]): PackInfo {
+  const byOid = [...entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+  const byOffset = [...entries].map((entry) => entry.offset).sort((a, b) => a - b);
+  const endOf = new Map(byOffset.map((offset, i) => [offset, byOffset[i + 1] ?? size - 20]));
+  const count = byOid.length;
+  const info: PackInfo = { name, size, count, shas: Buffer.alloc(count * 20), starts: new Float64Array(count), ends: new Float64Array(count), crcs: new Uint32Array(count) };
+  byOid.forEach((entry, i) => {
+    info.shas.write(entry.oid, i * 20, 'hex');
+    info.starts[i] = entry.offset;
+    info.ends[i] = endOf.get(entry.offset) as number;
+    info.crcs[i] = entry.crc;
+  });
+  packState(repo).packs.set(name, info);
   return info;
+}
+
+/** Position of `sha` (20 bytes) in `info.shas`, or -1 (binary search). */
+function positionIn(info: PackInfo, sha: Buffer): number {
+  let lo = 0;
+  let hi = info.count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const order = info.shas.compare(sha, 0, 20, mid * 20, mid * 20 + 20);
+    if (order === 0) return mid;
+    if (order > 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Where `oid` is in a registered pack, or `undefined`. */
+export function locate(repo: Repo, oid: string): { pack: PackInfo; start: number; end: number } | undefined {
+  const sha = Buffer.from(oid, 'hex');
+  for (const pack of packState(repo).packs.values()) {
+    const i = positionIn(pack, sha);
+    if (i >= 0) return { pack, start: pack.starts[i] as number, end: pack.ends[i] as number };
+  }
+  return undefined;
+}
+
+/** A pack's entries (oid, byte range, CRC-32), in oid order. */
+export function* entriesOf(info: PackInfo): Generator<{ oid: string; start: number; end: number; crc: number }> {
+  for (let i = 0; i < info.count; i += 1) {
+    yield { oid: info.shas.toString('hex', i * 20, i * 20 + 20), start: info.starts[i] as number, end: info.ends[i] as number, crc: info.crcs[i] as number };
+  }
 }
 
 /** Removes a pack from the registry (deleted, or found missing) and drops its cached bytes. */
 export function forgetPack(repo: Repo, name: string): void {
   const state = packState(repo);
-  const info = state.packs.get(name);
-  if (info === undefined) return;
   state.packs.delete(name);
-  for (const entry of info.entries) if (state.where.get(entry.oid)?.pack === info) state.where.delete(entry.oid);
   const bytes = state.bytes.get(name);
   if (bytes !== undefined) {
     state.cached -= bytes.length;
@@ -144,10 +185,10 @@ export async function readPacked(repo: Repo, oid: string): Promise<{ type: strin
   const state = packState(repo);
   const pending = state.batch?.get(oid);
   if (pending !== undefined) return { type: pending.type, bytes: pending.bytes };
-  let at = state.where.get(oid);
+  let at = locate(repo, oid);
   if (at === undefined) {
     await refreshPacks(repo);
-    at = state.where.get(oid);
+    at = locate(repo, oid);
     if (at === undefined) return undefined;
   }
   let pack: Buffer;
@@ -219,6 +260,6 @@ export async function withObjectBatch<T>(
 export function addToBatch(repo: Repo, oid: string, type: ObjectType, bytes: Uint8Array): boolean {
   const state = packState(repo);
   if (state.batch === undefined) return false;
-  if (!state.batch.has(oid) && !state.where.has(oid)) state.batch.set(oid, { oid, type, bytes });
+  if (!state.batch.has(oid) && locate(repo, oid) === undefined) state.batch.set(oid, { oid, type, bytes });
   return true;
 }
