@@ -53,10 +53,14 @@ async function exists(repo: Repo, path: string): Promise<boolean> {
 export async function writeObject(repo: Repo, type: ObjectType, bytes: Uint8Array): Promise<string> {
   const wrapped = wrapObject(type, bytes);
   const oid = sha1Hex(wrapped);
-  if (addToBatch(repo, oid, type, bytes)) return oid;
+  if (!addToBatch(repo, oid, type, bytes)) await writeLoose(repo, oid, wrapped);
+  return oid;
+}
+
+/** Writes `wrapped` (header and content) as the loose object `oid` unless it exists. */
+async function writeLoose(repo: Repo, oid: string, wrapped: Uint8Array): Promise<void> {
   const path = loosePath(repo, oid);
   if (!(await exists(repo, path))) await repo.fs.promises.writeFile(path, deflateSync(wrapped));
-  return oid;
 }
 
 /**
@@ -66,11 +70,8 @@ export async function writeObject(repo: Repo, type: ObjectType, bytes: Uint8Arra
  * and the index only after this returns, so nothing names an object before it is on disk.
  */
 export function batchObjects<T>(repo: Repo, fn: () => Promise<T>): Promise<T> {
-  const writeLoose = async (input: PackInput): Promise<void> => {
-    const path = loosePath(repo, input.oid);
-    if (!(await exists(repo, path))) await repo.fs.promises.writeFile(path, deflateSync(wrapObject(input.type, input.bytes)));
-  };
-  return withObjectBatch(repo, fn, writeLoose, async (r) => {
+  const loose = (input: PackInput): Promise<void> => writeLoose(repo, input.oid, wrapObject(input.type, input.bytes));
+  return withObjectBatch(repo, fn, loose, async (r) => {
     await mergePacks(r);
   });
 }
@@ -101,7 +102,7 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
     const code = foreignCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     const packed = await readPacked(repo, oid);
-    if (packed === 'corrupt') throw corrupt(repo, oid, 'in its pack does not inflate to content that hashes to it');
+    if (packed === 'corrupt') throw corrupt(`object ${oid} in its pack`, oid, 'does not inflate to content that hashes to it');
     if (packed !== undefined) return packed;
     const { type, object } = await git.readObject({ ...gitArgs(repo), oid, format: 'content' });
     return { type, bytes: object as Uint8Array };
@@ -110,19 +111,19 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
   try {
     wrapped = inflateSync(deflated);
   } catch (error) {
-    throw corrupt(repo, oid, `does not inflate (${foreignCode(error) ?? String(error)})`, error);
+    throw corrupt(`loose object ${loosePath(repo, oid)}`, oid, `does not inflate (${foreignCode(error) ?? String(error)})`, error);
   }
   const sha = sha1Hex(wrapped);
-  if (sha !== oid) throw corrupt(repo, oid, `hashes to ${sha}`);
+  if (sha !== oid) throw corrupt(`loose object ${loosePath(repo, oid)}`, oid, `hashes to ${sha}`);
   const object = unwrapObject(wrapped);
-  if (object === undefined) throw corrupt(repo, oid, 'has a malformed header');
+  if (object === undefined) throw corrupt(`loose object ${loosePath(repo, oid)}`, oid, 'has a malformed header');
   return { type: object.type, bytes: object.bytes };
 }
 
-function corrupt(repo: Repo, oid: string, what: string, cause?: unknown) {
+function corrupt(subject: string, oid: string, what: string, cause?: unknown) {
   return rollbackError(
     'RESTORE_FAILED',
-    `${what.startsWith('in its pack') ? `object ${oid}` : `loose object ${loosePath(repo, oid)}`} ${what}: the object store is corrupt; run git fsck and restore the object (for example from a clone)`,
+    `${subject} ${what}: the object store is corrupt; run git fsck and restore the object (for example from a clone)`,
     { cause, details: { oid } },
   );
 }

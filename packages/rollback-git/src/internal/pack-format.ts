@@ -10,6 +10,9 @@ import * as zlib from 'node:zlib';
 const TYPE_NUMBER = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 const TYPE_NAME = ['', 'commit', 'tree', 'blob', 'tag', '', 'ofs-delta', 'ref-delta'] as const;
 
+/** Whether a pack entry's type (see {@link readEntryHeader}) is a whole object, not a delta. */
+export const isWholeType = (type: string): type is 'commit' | 'tree' | 'blob' | 'tag' => type in TYPE_NUMBER;
+
 /** One whole object as it goes into a pack. */
 export interface PackInput {
   /** 40 hex digits: the SHA-1 of the object with its loose header. */

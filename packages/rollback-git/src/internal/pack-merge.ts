@@ -1,5 +1,5 @@
 import { foreignCode } from './errors.js';
-import { assemblePack, readEntryHeader } from './pack-format.js';
+import { assemblePack, isWholeType, readEntryHeader } from './pack-format.js';
 import { entriesOf, forgetPack, packBytes, packDir, packState, writePack, type PackInfo } from './pack-store.js';
 import { perRepo, type Repo } from './repo.js';
 
@@ -20,10 +20,7 @@ export const MERGE_FANIN = 16;
 export const sizeClass = (objects: number): number => Math.floor(Math.log2(Math.max(1, objects)) / 4);
 
 function wholeOnly(pack: Buffer, info: PackInfo): boolean {
-  for (const entry of entriesOf(info)) {
-    const type = readEntryHeader(pack, entry.start).type;
-    if (type !== 'blob' && type !== 'tree' && type !== 'commit' && type !== 'tag') return false;
-  }
+  for (const entry of entriesOf(info)) if (!isWholeType(readEntryHeader(pack, entry.start).type)) return false;
   return true;
 }
 
@@ -42,7 +39,9 @@ export async function mergePacks(repo: Repo): Promise<string | undefined> {
   for (const info of state.packs.values()) {
     if (skip.has(info.name)) continue;
     const cls = sizeClass(info.count);
-    classes.set(cls, [...(classes.get(cls) ?? []), info]);
+    const members = classes.get(cls) ?? [];
+    members.push(info);
+    classes.set(cls, members);
   }
   const full = [...classes].filter(([, packs]) => packs.length >= MERGE_FANIN).sort(([a], [b]) => a - b)[0];
   if (full === undefined) return undefined;

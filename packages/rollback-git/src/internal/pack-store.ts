@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { foreignCode } from './errors.js';
 import { onNodeFs } from './fs-ops.js';
 import { hashObject, type ObjectType } from './object-format.js';
-import { encodePack, parseIndex, readEntryHeader, type EncodedPack, type PackEntry, type PackInput } from './pack-format.js';
+import { encodePack, isWholeType, parseIndex, readEntryHeader, type EncodedPack, type PackEntry, type PackInput } from './pack-format.js';
 import { perRepo, type Repo } from './repo.js';
 
 // The packs under `objects/pack` that rollback-git reads itself: every version-2 index is listed
@@ -201,7 +201,7 @@ export async function readPacked(repo: Repo, oid: string): Promise<{ type: strin
     return undefined;
   }
   const header = readEntryHeader(pack, at.start);
-  if (header.type !== 'blob' && header.type !== 'tree' && header.type !== 'commit' && header.type !== 'tag') return undefined;
+  if (!isWholeType(header.type)) return undefined;
   let bytes: Buffer;
   try {
     bytes = inflateSync(pack.subarray(at.start + header.length, at.end));
