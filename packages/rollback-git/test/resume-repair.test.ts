@@ -1,7 +1,7 @@
 // Resume repairs what a kill can still leave in .git (issue 12, fault 1: "after that loop resume
 // fails every time"): a torn index, a torn or missing run-branch ref, stale lock files, an orphan
 // candidate; and reports it as one line.
-import { closeSync, openSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopError } from '@loop/core';
@@ -104,6 +104,28 @@ describe('resume repairs what a kill left in .git', () => {
     } finally {
       closeSync(held);
     }
+  });
+
+  it('a pack without its index (a kill between the pack and index renames) is removed once older than a minute; a younger one is left for a git that may be mid-write', async () => {
+    const { repo, kept } = await runWithOneKeep();
+    const packDir = join(repo.dir, '.git', 'objects', 'pack');
+    const pack = readdirSync(packDir).find((name) => name.endsWith('.pack'))!;
+    const old = `pack-${'1'.repeat(40)}.pack`;
+    const young = `pack-${'2'.repeat(40)}.pack`;
+    copyFileSync(join(packDir, pack), join(packDir, old));
+    copyFileSync(join(packDir, pack), join(packDir, young));
+    // The resumed rollback's clock reads 2025-12-01 03:00 at start: `old` is a day old, `young` 10 s.
+    const startMs = Date.UTC(2025, 11, 1, 3, 0, 0);
+    utimesSync(join(packDir, old), new Date(startMs - 86_400_000), new Date(startMs - 86_400_000));
+    utimesSync(join(packDir, young), new Date(startMs - 10_000), new Date(startMs - 10_000));
+    let calls = 0;
+    const rollback = createGitResetRollback({ dir: repo.dir, branch: BRANCH, resume: true, clock: { now: () => startMs + 1_000 * calls++ } });
+    expect((await rollback.start()).repairs).toEqual([`pack without its index .git/objects/pack/${old} removed`]);
+    await rollback.recover(kept);
+    expect(repo.exists(`.git/objects/pack/${old}`)).toBe(false);
+    expect(repo.exists(`.git/objects/pack/${young}`)).toBe(true);
+    expect(repo.exists(`.git/objects/pack/${pack}`)).toBe(true);
+    expectCleanAt(repo, kept);
   });
 
   it('an orphan candidate (committed, not recorded as kept) is saved under refs/loop/discarded/recovered and reported', async () => {

@@ -42,7 +42,8 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
 
 /**
  * What a kill can still leave in `.git`, repaired before a resumed run touches anything:
- * - lock and temp files no live process holds (see `removeStaleLocks`) are removed;
+ * - lock and temp files no live process holds, and packs without their index older than a
+ *   minute (see `removeStaleLocks`), are removed;
  * - a torn or empty `HEAD` is pointed at the run branch again;
  * - a torn, empty or dangling run-branch ref (loose) is removed and reported pending, so that
  *   `recover(keptId)` rewrites it from the last keep of results.tsv;
@@ -55,7 +56,7 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
 export async function repairOnResume(repo: Repo, branchRef: string, now: number): Promise<ResumeRepair> {
   const repairs: string[] = [];
   for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now)) {
-    repairs.push(path.startsWith('objects/') ? `stale temp object .git/${path} removed` : `stale .git/${path} removed`);
+    repairs.push(path.endsWith('.pack') ? `pack without its index .git/${path} removed` : path.startsWith('objects/') ? `stale temp object .git/${path} removed` : `stale .git/${path} removed`);
   }
 
   const head = (await readText(repo, `${repo.gitdir}/HEAD`))?.trim();

@@ -61,6 +61,18 @@ export async function leftoverLockFiles(fs: GitFs, gitdir: string): Promise<stri
 }
 
 /**
+ * Packs under `gitdir/objects/pack` without their index (`pack-<sha>.pack`, no `pack-<sha>.idx`):
+ * what a kill leaves between a pack write's two renames (rollback-git writes the pack first and
+ * the index last, as git does), or between a merge's removal of an old pack's index and of the
+ * pack. Git never reads a pack without its index, so such a file holds nothing reachable; it is
+ * only garbage (`git count-objects -v`). Absolute paths.
+ */
+export async function orphanPacks(fs: GitFs, gitdir: string): Promise<string[]> {
+  const names = new Set(await namesIn(fs, `${gitdir}/objects/pack`));
+  return [...names].filter((name) => /^pack-[0-9a-f]{40}\.pack$/.test(name) && !names.has(`${name.slice(0, -5)}.idx`)).map((name) => `${gitdir}/objects/pack/${name}`);
+}
+
+/**
  * The set of files some live process holds open, from `/proc/<pid>/fd` (Linux), or `undefined`
  * when the process table cannot be read. A git CLI writing the index holds `index.lock` open
  * until it renames it; so does rollback-git's own lock-file write.
@@ -93,23 +105,28 @@ export function openFilesOfLiveProcesses(): Set<string> | undefined {
 
 /**
  * Removes the lock and temp files under `gitdir` that no live process holds (a killed loop's, or
- * a killed git's). A lock some process has open is kept. Where the process table cannot be read,
- * or the file is not on the real file system (memfs), a lock counts as stale only when older
- * than a minute.
+ * a killed git's), and packs without their index (`orphanPacks`). A lock some process has open is
+ * kept. Where the process table cannot be read, or the file is not on the real file system
+ * (memfs), a lock counts as stale only when older than a minute. An orphan pack is removed only
+ * when no process holds it open and it is older than a minute whatever the process table says: a
+ * git writing a pack elsewhere (`git gc` in another shell) renames its pack a moment before its
+ * index and need not hold it open in between.
  *
  * @param now - Milliseconds since the epoch (the rollback's clock).
  * @returns the removed paths, relative to `gitdir`.
  */
 export async function removeStaleLocks(fs: GitFs, gitdir: string, now: number): Promise<string[]> {
   const leftovers = await leftoverLockFiles(fs, gitdir);
-  if (leftovers.length === 0) return [];
+  const orphans = new Set(await orphanPacks(fs, gitdir));
+  if (leftovers.length === 0 && orphans.size === 0) return [];
   const open = openFilesOfLiveProcesses();
   const removed: string[] = [];
-  for (const path of leftovers) {
+  for (const path of [...leftovers, ...orphans]) {
     const stats = await fs.promises.lstat(path).catch(() => undefined);
     if (stats === undefined) continue;
     const onDisk = open !== undefined && sameFileOnDisk(path, stats.ino);
-    if (onDisk ? open.has(path) : now - Number(stats.mtimeMs) < UNKNOWN_OWNER_STALE_MS) continue;
+    const young = now - Number(stats.mtimeMs) < UNKNOWN_OWNER_STALE_MS;
+    if (orphans.has(path) ? young || (onDisk && open.has(path)) : onDisk ? open.has(path) : young) continue;
     try {
       await fs.promises.unlink(path);
       removed.push(path.slice(gitdir.length + 1));
