@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DELETED, isUnder, surfaceValue, type Artifact, type ArtifactSnapshot } from '@loop/core';
+import { changeReason, DELETED, isUnder, surfaceValue, type Artifact, type ArtifactSnapshot } from '@loop/core';
 import type { GitResetRollback } from '@loop/rollback-git';
 
 /** Folders the outward-symlink walk does not enter (git's own, dependencies, the run's files). */
@@ -29,7 +29,8 @@ async function findSymlinks(root: string, rel = '', out: string[] = []): Promise
  * creates, edits or deletes a file outside the targets, creates a symlink outside them (to a
  * folder, dangling, or pointing anywhere), creates a symlink pointing outside the workspace even
  * inside a target folder, or writes through such a link, is then `rejected` and rolled back, and
- * the row says which path and why (seed 001: CANNOT modify files outside the target scope;
+ * the row says which path and why (an edited tracked file by its path, a created one as
+ * `(new file)`; seed 001: CANNOT modify files outside the target scope;
  * results.tsv, run.log and `.loop/` are excluded from git and so never count).
  *
  * What is rolled back: every path inside the workspace (git restores tracked files and removes
@@ -39,15 +40,19 @@ async function findSymlinks(root: string, rel = '', out: string[] = []): Promise
  *
  * Cost: the symlinks already in the workspace are found by one walk at the first `inspect()`
  * (skipping `.git`, `node_modules`, `.loop`); later ones show up in git's changed paths. Each
- * `changedPaths()` is a `git status`-like scan (`readdir` + `lstat`, hashing only files whose
+ * `changedEntries()` is a `git status`-like scan (`readdir` + `lstat`, hashing only files whose
  * index stats changed); with the rollback's `reuseScans` (auto-iterate without `parallel`) the
  * inspection right after a revert reuses the revert's clean tree, and the commit after the
  * after-edit inspection commits what that inspection found (issue 13).
  */
-export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitResetRollback, 'changedPaths'>): Artifact {
+export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitResetRollback, 'changedEntries'>): Artifact {
   const root = files.root ?? '';
   const covered = (path: string) => [...files.mutable, ...files.readOnly].some((p) => isUnder(path, p));
   let existingLinks: Promise<string[]> | undefined;
+  // Changed paths outside the listed files that the run branch's tip has (edited or deleted, not
+  // new), from the last inspect: a snapshot lists them only once changed, so "absent before" does
+  // not mean "new" for them.
+  let tracked = new Set<string>();
   return {
     name: `workspace(${files.name})`,
     root,
@@ -61,10 +66,16 @@ export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitReset
         const value = await surfaceValue(root, path);
         if (value?.startsWith('outside-link:')) snapshot[path] = value;
       }
-      for (const path of await rollback.changedPaths()) {
-        if (!covered(path)) snapshot[path] = (await surfaceValue(root, path)) ?? DELETED;
+      const inTip = new Set<string>();
+      for (const { path, inTip: had } of await rollback.changedEntries()) {
+        if (covered(path)) continue;
+        snapshot[path] = (await surfaceValue(root, path)) ?? DELETED;
+        if (had) inTip.add(path);
       }
+      tracked = inTip;
       return snapshot;
     },
+    // A tracked file absent from the before snapshot existed: label it as an edit (or what replaced it), not as new.
+    describeChange: (path, before, after) => (before === null && tracked.has(path) ? changeReason('tracked', after) : undefined),
   };
 }

@@ -140,6 +140,19 @@ describe('auto-iterate preset (real git, real processes)', () => {
     expect(readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')).toBe('run x=0\n');
   });
 
+  it('an edited tracked file outside the targets is named as an edit, a created one as a new file', async () => {
+    writeFileSync(join(dir, 'notes.md'), 'tracked\n');
+    git('add', 'notes.md');
+    git('commit', '-q', '-m', 'notes');
+    const proposer = scripted([1, 2], (iteration) => writeFileSync(join(dir, iteration === 1 ? 'notes.md' : 'scratch.txt'), 'edited by the agent\n'));
+    await createAutoIterate(options([1, 2], { proposer })).run();
+    const [, edited, created] = rows();
+    expect(edited!.description).toMatch(/\(changed outside the targets notes\.md\)$/);
+    expect(created!.description).toMatch(/\(changed outside the targets scratch\.txt \(new file\)\)$/);
+    expect(readFileSync(join(dir, 'notes.md'), 'utf8')).toBe('tracked\n');
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
   it('a discarded experiment stays readable under refs/loop/discarded/<iteration>', async () => {
     await createAutoIterate(options([-5])).run();
     const [, row] = rows();

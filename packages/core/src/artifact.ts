@@ -27,6 +27,15 @@ export interface Artifact {
    * iteration: its cost grows with the size of those paths, not of the repository.
    */
   readonly inspect: () => MaybePromise<ArtifactSnapshot>;
+  /**
+   * Why `path` changed, for a violation's label, when the artifact knows better than the two
+   * snapshots: a path absent from the `before` snapshot may still have existed (auto-iterate's
+   * workspace artifact lists only the paths git sees changed, so an edited tracked file outside
+   * the targets is absent before). Return `''` for a plain edit, a reason (`deleted`, ...), or
+   * `undefined` to use {@link changeReason}. Synchronous: answer from what the last `inspect()`
+   * learned. @default changeReason(before, after)
+   */
+  readonly describeChange?: (path: string, before: string | null, after: string | null) => string | undefined;
 }
 
 /** What changed between two snapshots, split into allowed changes and violations. */
@@ -77,10 +86,11 @@ export function changeReason(before: string | null, after: string | null): strin
  * Compares two snapshots of `artifact`.
  *
  * @returns the changed paths and, among them, the ones the artifact does not allow to change,
- *   each with its reason (see {@link ArtifactChanges.violations}).
+ *   each with its reason (see {@link ArtifactChanges.violations}; the artifact's `describeChange`
+ *   when it gives one, else {@link changeReason}).
  */
 export function compareSnapshots(
-  artifact: Pick<Artifact, 'mutable'>,
+  artifact: Pick<Artifact, 'mutable' | 'describeChange'>,
   before: ArtifactSnapshot,
   after: ArtifactSnapshot,
 ): ArtifactChanges {
@@ -90,7 +100,7 @@ export function compareSnapshots(
   const violations = changed
     .filter((path) => outward(after[path]) || !artifact.mutable.some((m) => isUnder(path, m)))
     .map((path) => {
-      const reason = changeReason(before[path] ?? null, after[path] ?? null);
+      const reason = artifact.describeChange?.(path, before[path] ?? null, after[path] ?? null) ?? changeReason(before[path] ?? null, after[path] ?? null);
       return reason === '' ? path : `${path} (${reason})`;
     });
   return { changed, violations };

@@ -148,4 +148,19 @@ export interface GitResetRollback extends RollbackStrategy {
    * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
    */
   readonly changedPaths: () => Promise<string[]>;
+  /**
+   * The paths `changedPaths()` finds, each with whether the run branch's tip has it (`inTip`:
+   * a tracked file edited or deleted; false: a new file). Same scan, same order.
+   *
+   * @throws {LoopError} `NOT_A_REPOSITORY` when the branch cannot be read.
+   */
+  readonly changedEntries: () => Promise<readonly ChangedEntry[]>;
+}
+
+/** One path that differs from the run branch's tip (see `GitResetRollback.changedEntries`). */
+export interface ChangedEntry {
+  /** Relative path, `/`-separated. */
+  readonly path: string;
+  /** True when the tip has the path (an edit or a deletion), false for a new file. */
+  readonly inTip: boolean;
 }

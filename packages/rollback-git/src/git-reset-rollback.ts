@@ -17,9 +17,9 @@ import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
 import { shortId } from './short-id.js';
 
-import type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
+import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
-export type { GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
+export type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -138,6 +138,17 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   };
 
   const inspect = `inspect the repository with git status and git log ${branch}`;
+
+  const changedEntries = (operation: string): Promise<ChangedEntry[]> =>
+    serial(() =>
+      guard('NOT_A_REPOSITORY', operation, inspect, async () => {
+        await ready();
+        const tip = await tipOf();
+        const changes = handOff.forChangedPaths(tip) ?? (await scanWorktree(repo, tip, bases));
+        handOff.scanned(tip, changes);
+        return changes.map((change) => ({ path: change.path, inTip: change.head !== undefined })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      }),
+    );
 
   const rollback: GitResetRollback = {
     name: 'git-reset',
@@ -277,16 +288,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     repairs: () => [...repairs],
 
-    changedPaths: () =>
-      serial(() =>
-        guard('NOT_A_REPOSITORY', 'changedPaths', inspect, async () => {
-          await ready();
-          const tip = await tipOf();
-          const changes = handOff.forChangedPaths(tip) ?? (await scanWorktree(repo, tip, bases));
-          handOff.scanned(tip, changes);
-          return changes.map((change) => change.path).sort();
-        }),
-      ),
+    changedPaths: async () => (await changedEntries('changedPaths')).map((entry) => entry.path),
+    changedEntries: () => changedEntries('changedEntries'),
   };
   return rollback;
 }
