@@ -42,7 +42,7 @@ export async function assertNoEarlierRun(resultsPath: string, rows: number, stat
   if (rows > 0) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] ${resultsPath} already holds ${rows} rows of an earlier run here; continue it with "loop resume" (API: resume: true), or move results.tsv and .loop/ away to start a new run`,
+      `[loop] [auto-iterate] ${resultsPath} already holds ${rows} ${rows === 1 ? 'row' : 'rows'} of an earlier run here; continue it with "loop resume" (API: resume: true), or move results.tsv and .loop/ away to start a new run`,
       { details: { path: resultsPath, statePath } },
     );
   }

@@ -37,6 +37,17 @@ describe('proposer type tpe', () => {
     expect((error as ConfigFileError).issues.map((i) => i.path)).toEqual(['proposer.space.lr.min']);
   });
 
+  it('a wrong type inside a space parameter names the field and the type, not just "Invalid input"', () => {
+    let error: unknown;
+    try {
+      parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', 'min: 0.0001, max: "0.1", scale: log'), 'loop.config.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as ConfigFileError).message).toContain('loop.config.yaml:10: proposer.space.lr: max: expected number, found "0.1"');
+  });
+
   it('edits a YAML config file in place (the codec loop run uses for .yaml), other keys kept', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-cli-tpe-'));
     try {
