@@ -134,7 +134,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}`);
   if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);
   else if (parallel > 1) print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
-  const progress = createProgress({ iterations, now: () => systemClock.now() });
+  const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
   print(`training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {

@@ -17,6 +17,16 @@ describe('demo live line', () => {
     expect(p.update({ type: 'advice' } as unknown as LoopEvent)).toBeUndefined();
   });
 
+  it('with K candidates at once, time left counts batches: the rows of one batch show one estimate', () => {
+    let t = 0;
+    const p = createProgress({ iterations: 6, parallel: 2, now: () => t });
+    t = 30_000;
+    expect(p.update({ type: 'baseline', record: row(0, 3.2) } as unknown as LoopEvent)).toContain('| ~1m30s left |');
+    t = 60_000; // the first batch (iterations 1 and 2) finished: 2 batches in 60 s, 2 to go
+    expect(p.update({ type: 'reverted', record: row(1, 3.3) } as unknown as LoopEvent)).toContain('iteration 1 of 6 | elapsed 1m00s | ~1m00s left');
+    expect(p.update({ type: 'kept', record: row(2, 3.1) } as unknown as LoopEvent)).toContain('iteration 2 of 6 | elapsed 1m00s | ~1m00s left');
+  });
+
   it('a resumed run counts from its iteration and its best; unlimited runs show no time left', () => {
     let t = 0;
     const p = createProgress({ iterations: 0, now: () => t });
