@@ -66,13 +66,9 @@ export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitReset
         const value = await surfaceValue(root, path);
         if (value?.startsWith('outside-link:')) snapshot[path] = value;
       }
-      const inTip = new Set<string>();
-      for (const { path, inTip: had } of await rollback.changedEntries()) {
-        if (covered(path)) continue;
-        snapshot[path] = (await surfaceValue(root, path)) ?? DELETED;
-        if (had) inTip.add(path);
-      }
-      tracked = inTip;
+      const outside = (await rollback.changedEntries()).filter((entry) => !covered(entry.path));
+      for (const { path } of outside) snapshot[path] = (await surfaceValue(root, path)) ?? DELETED;
+      tracked = new Set(outside.filter((entry) => entry.inTip).map((entry) => entry.path));
       return snapshot;
     },
     // A tracked file absent from the before snapshot existed: label it as an edit (or what replaced it), not as new.

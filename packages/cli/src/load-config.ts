@@ -150,11 +150,13 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () =>
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
       if (options) return `${notAllowed(value)}; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
-      // The branch the value came closest to (fewest issues): its first issue, with the field under this one it names.
+      // The branch the value came closest to (fewest issues) names the field under this one and
+      // what is wrong with it; branches tied on an issue about the value itself say nothing more.
       const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
-      const closest = branches.reduce<z.core.$ZodIssue[] | undefined>((best, b) => (best === undefined || b.length < best.length ? b : best), undefined);
-      const first = closest?.[0];
-      if (first === undefined || (branches.filter((b) => b.length === closest!.length).length > 1 && first.path.length === 0)) return issue.message;
+      const fewest = Math.min(...branches.map((b) => b.length));
+      const closest = branches.filter((b) => b.length === fewest);
+      const first = closest[0]?.[0];
+      if (first === undefined || (closest.length > 1 && first.path.length === 0)) return issue.message;
       const message = describeIssue({ ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue, data, jsonSchema);
       return first.path.length > 0 ? `${first.path.join('.')}: ${message}` : message;
     }

@@ -100,7 +100,8 @@ export function compareSnapshots(
   const violations = changed
     .filter((path) => outward(after[path]) || !artifact.mutable.some((m) => isUnder(path, m)))
     .map((path) => {
-      const reason = artifact.describeChange?.(path, before[path] ?? null, after[path] ?? null) ?? changeReason(before[path] ?? null, after[path] ?? null);
+      const [was, now] = [before[path] ?? null, after[path] ?? null];
+      const reason = artifact.describeChange?.(path, was, now) ?? changeReason(was, now);
       return reason === '' ? path : `${path} (${reason})`;
     });
   return { changed, violations };

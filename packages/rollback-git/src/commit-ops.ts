@@ -1,5 +1,6 @@
 import { rollbackError } from './internal/errors.js';
 import { gitLines, runGit, type GitCliContext } from './git-cli.js';
+import { byPath } from './internal/paths.js';
 
 /**
  * One path a commit, a commit range or the working tree changes (renames count as delete + add).
@@ -24,7 +25,7 @@ function parseNameStatus(out: string): GitChangedFile[] {
     if (code === '') break;
     files.push({ path: parts[i + 1]!, status: STATUS[code[0]!] ?? 'modified' });
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return files.sort(byPath);
 }
 
 /**
@@ -196,9 +197,9 @@ export async function changedFilesBetween(ctx: GitCliContext, from: string, to =
 export async function changedFilesSince(ctx: GitCliContext, from: string): Promise<GitChangedFile[]> {
   const tracked = parseNameStatus(await runGit(ctx, ['diff', '--relative', '--no-renames', '--name-status', '-z', from]));
   const untracked = (await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
-  const byPath = new Map(tracked.map((f) => [f.path, f]));
-  for (const path of untracked) byPath.set(path, { path, status: byPath.get(path)?.status === 'deleted' ? 'modified' : 'added' });
-  return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const merged = new Map(tracked.map((f) => [f.path, f]));
+  for (const path of untracked) merged.set(path, { path, status: merged.get(path)?.status === 'deleted' ? 'modified' : 'added' });
+  return [...merged.values()].sort(byPath);
 }
 
 /**

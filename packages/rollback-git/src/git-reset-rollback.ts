@@ -15,6 +15,7 @@ import { writeIndexFromCommit } from './internal/index-write.js';
 import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
+import { byPath } from './internal/paths.js';
 import { shortId } from './short-id.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
@@ -146,7 +147,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         const tip = await tipOf();
         const changes = handOff.forChangedPaths(tip) ?? (await scanWorktree(repo, tip, bases));
         handOff.scanned(tip, changes);
-        return changes.map((change) => ({ path: change.path, inTip: change.head !== undefined })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+        return changes.map((change) => ({ path: change.path, inTip: change.head !== undefined })).sort(byPath);
       }),
     );
 

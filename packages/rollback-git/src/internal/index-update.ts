@@ -5,6 +5,7 @@ import type { RawIndexEntry } from './index-write.js';
 import { writeThroughLock } from './lock-file.js';
 import type { Repo } from './repo.js';
 import type { BlobEntry } from './tree-diff.js';
+import { byPath } from './paths.js';
 
 /** One path to stage: its blob and the working-tree stats taken before its content was read. */
 export interface StagedFile {
@@ -48,7 +49,7 @@ function sortGitOrder(entries: IndexEntry[]): IndexEntry[] {
   if (entries.some((e) => /[\ud800-\udfff]/.test(e.path))) {
     return entries.map((e) => ({ e, key: Buffer.from(e.path) })).sort((a, b) => Buffer.compare(a.key, b.key)).map(({ e }) => e);
   }
-  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return entries.sort(byPath);
 }
 
 /**
@@ -131,25 +132,25 @@ export async function updateIndex(
     for (const e of updated) state.entries.set(e.path, e);
     next = { bytes, entries: state.entries, unmerged: state.unmerged, offsets, rewritable: true, matches, pathsVersion: state.pathsVersion };
   } else {
-    const byPath = new Map(state.entries);
-    for (const path of remove) byPath.delete(path);
+    const nextEntries = new Map(state.entries);
+    for (const path of remove) nextEntries.delete(path);
     if (set.length > 0) {
       const parents = new Set<string>();
       for (const path of staged) for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) parents.add(path.slice(0, i));
-      for (const path of [...byPath.keys()]) {
-        if (parents.has(path)) byPath.delete(path); // a file where a directory is now staged
+      for (const path of [...nextEntries.keys()]) {
+        if (parents.has(path)) nextEntries.delete(path); // a file where a directory is now staged
         else if (!staged.has(path) && path.includes('/')) {
           for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
             if (staged.has(path.slice(0, i))) {
-              byPath.delete(path); // under a path now staged as a file
+              nextEntries.delete(path); // under a path now staged as a file
               break;
             }
           }
         }
       }
     }
-    for (const file of set) byPath.set(file.path, withMs(entryOf(file)));
-    const sorted = sortGitOrder([...byPath.values()]);
+    for (const file of set) nextEntries.set(file.path, withMs(entryOf(file)));
+    const sorted = sortGitOrder([...nextEntries.values()]);
     const { bytes, offsets: written } = serializeEntries(sorted);
     next = { bytes, entries: new Map(sorted.map((e) => [e.path, e])), unmerged: new Set(), offsets: written, rewritable: true, matches, pathsVersion: nextPathsVersion() };
   }

@@ -24,6 +24,11 @@ export function worthWalking(path: string, bases: readonly string[]): boolean {
   return bases.some((base) => isWithin(path, base) || base.startsWith(`${path}/`));
 }
 
+/** Orders records by `path` in JS string order (git's byte order for every path without a surrogate pair). */
+export function byPath(a: { readonly path: string }, b: { readonly path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
 /** The parent directory of a relative path, or `.` for a top-level entry. */
 export function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');

@@ -6,6 +6,7 @@ import { batchObjects, writeCommitObject } from './object-store.js';
 import type { Repo } from './repo.js';
 import { treeOfCommit } from './tree-diff.js';
 import type { WorktreeChange } from './worktree-scan.js';
+import { byPath } from './paths.js';
 
 /** The first line of every rescue commit's message. */
 export const RESCUE_SUBJECT = 'loop: working-tree files a reset removed or changed back (in no candidate commit)';
@@ -45,7 +46,7 @@ export async function rescueWorktree(
       updates.push({ path: change.path, blob: stored === undefined || stored === 'other' ? undefined : stored });
     });
     const base = await treeOfCommit(repo, tip);
-    const tree = await buildTree(repo, base, updates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+    const tree = await buildTree(repo, base, updates.sort(byPath));
     if (tree === base) return undefined;
     const paths = lost.map((change) => change.path).sort();
     const listed = paths.slice(0, 50).join('\n');

@@ -125,8 +125,10 @@ export async function removeStaleLocks(fs: GitFs, gitdir: string, now: number): 
     const stats = await fs.promises.lstat(path).catch(() => undefined);
     if (stats === undefined) continue;
     const onDisk = open !== undefined && sameFileOnDisk(path, stats.ino);
+    const held = onDisk && open.has(path);
     const young = now - Number(stats.mtimeMs) < UNKNOWN_OWNER_STALE_MS;
-    if (orphans.has(path) ? young || (onDisk && open.has(path)) : onDisk ? open.has(path) : young) continue;
+    // A lock: held decides where it can be told, else age. An orphan pack: both must clear.
+    if (held || ((orphans.has(path) || !onDisk) && young)) continue;
     try {
       await fs.promises.unlink(path);
       removed.push(path.slice(gitdir.length + 1));
