@@ -1,15 +1,19 @@
 /**
- * The Levenshtein edit distance between `a` and `b`: the fewest single-character insertions,
- * deletions and substitutions that turn one into the other (two rows, O(|a|·|b|) time).
+ * The optimal-string-alignment edit distance between `a` and `b`: the fewest single-character
+ * insertions, deletions, substitutions and swaps of two neighbouring characters (`mxa` -> `max`
+ * is one edit, the commonest typo) that turn one into the other (three rows, O(|a|·|b|) time).
  */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution));
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      current.push(d);
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;

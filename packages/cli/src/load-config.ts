@@ -150,12 +150,15 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () =>
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
       if (options) return `${notAllowed(value)}; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
-      // The branch the value came closest to (fewest issues) names the field under this one and
-      // what is wrong with it; branches tied on an issue about the value itself say nothing more.
+      // The branch the value came closest to (fewest issues, then fewest unknown keys) names the
+      // field under this one and what is wrong with it, an unknown key first (a misspelled `mxa`
+      // is why `max` is missing); branches tied on an issue about the value itself say nothing more.
+      const unknown = (b: z.core.$ZodIssue[]) => b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
       const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
       const fewest = Math.min(...branches.map((b) => b.length));
-      const closest = branches.filter((b) => b.length === fewest);
-      const first = closest[0]?.[0];
+      const fewestUnknown = Math.min(...branches.filter((b) => b.length === fewest).map(unknown));
+      const closest = branches.filter((b) => b.length === fewest && unknown(b) === fewestUnknown);
+      const first = closest[0]?.find((i) => i.code === 'unrecognized_keys') ?? closest[0]?.[0];
       if (first === undefined || (closest.length > 1 && first.path.length === 0)) return issue.message;
       const message = describeIssue({ ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue, data, jsonSchema);
       return first.path.length > 0 ? `${first.path.join('.')}: ${message}` : message;
