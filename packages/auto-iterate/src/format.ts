@@ -35,13 +35,22 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
   }
 }
 
-/** The stop summary as a few lines: baseline, best, counts, the top kept changes, the stop reason. */
+/** After a resume, how much of the run the time covers: ` (this session: 0 of 12 iterations)`. */
+function resumedPart(summary: LoopSummary): string {
+  const own = summary.iterationsThisRun;
+  return own < summary.iterations ? ` (this session: ${own} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})` : '';
+}
+
+/**
+ * The stop summary as a few lines: baseline, best, counts (after a resume, with how many
+ * iterations this session ran, as the time is this session's), the top kept changes, the stop reason.
+ */
 export function formatSummary(summary: LoopSummary, metricName = 'score', top = 5): string {
   const arrow = (d: Direction) => (d === 'minimize' ? 'lower is better' : 'higher is better');
   const lines = [
     `stopped: ${summary.stop.reason} (${summary.stop.message})`,
     `${metricName}: baseline ${fmt(summary.baseline)} -> best ${fmt(summary.best)} (${arrow(summary.direction)}) at ${summary.bestId.slice(0, 7)}`,
-    `iterations: ${summary.iterations}  keep ${summary.counts.kept}  discard ${summary.counts.reverted + summary.counts.rejected}  crash ${summary.counts.crash}  in ${(summary.durationMs / 1000).toFixed(1)} s`,
+    `iterations: ${summary.iterations}  keep ${summary.counts.kept}  discard ${summary.counts.reverted + summary.counts.rejected}  crash ${summary.counts.crash}  in ${(summary.durationMs / 1000).toFixed(1)} s${resumedPart(summary)}`,
   ];
   if (summary.kept.length > 0) {
     lines.push('top kept changes:');

@@ -34,8 +34,13 @@ export interface LoopSummary {
   readonly kept: readonly KeptChange[];
   /** Why it stopped. */
   readonly stop: StopDecision;
-  /** Wall time of this run in ms (injected clock). */
+  /** Wall time of this run in ms (injected clock): after a resume, this session's time only. */
   readonly durationMs: number;
+  /**
+   * Iterations run by this `run()` call (baseline excluded): equals `iterations` for a run that
+   * did not resume, fewer after a resume (0 when it added none).
+   */
+  readonly iterationsThisRun: number;
   /**
    * Set when the loop halted (a guard's `halt`, a failed restore, a tampered harness): the row's
    * label (or the error's label), the note, and the error code when the halt was an error.

@@ -247,7 +247,7 @@ describe('createLoop', () => {
     expect(order).toEqual(['append baseline', 'append reverted', 'revert', 'append crash', 'revert']);
   });
 
-  it('resumes from the results log without re-running the baseline', async () => {
+  it('resumes from the results log without re-running the baseline; the summary counts all iterations and, apart, this run\'s', async () => {
     const first = setup([10, 9, 11]);
     await first.loop.run();
     const artifact = createMemoryArtifact(1);
@@ -267,7 +267,7 @@ describe('createLoop', () => {
     expect(events).toEqual(['resumed at 2, best 9']);
     expect(harness.runs).toEqual([3]); // no baseline run
     expect(first.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'kept']);
-    expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3 });
+    expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3, iterationsThisRun: 1 });
   });
 
   it('refuses to resume when results were deleted or their baseline row removed (RESUME_MISMATCH)', async () => {

@@ -75,6 +75,7 @@ async function stopSequence(e: Engine, m: RunState, stop: StopDecision): Promise
     kept: keptChanges(m.history, e.direction),
     stop,
     durationMs: e.clock.now() - m.startedAt,
+    iterationsThisRun: m.iterationsThisRun,
     ...(m.halted ? { halted: m.halted } : {}),
   };
   await e.writeState(m, m.fatal ? 'failed' : 'stopped', { stopReason: stop.reason, stopMessage: stop.message, ...(m.fatal ? { error: { code: m.fatal.code, message: m.fatal.message } } : {}) });
