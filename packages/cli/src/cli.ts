@@ -41,6 +41,9 @@ export interface CliIo {
 /** The version printed by `loop --version`. */
 export const CLI_VERSION = '0.1.0';
 
+/** SIGTERM-to-SIGKILL grace for what an interrupted run left running (ms). */
+const LEFTOVER_GRACE_MS = 2000;
+
 const EXIT_HELP = `
 Exit codes:
   0    stopped by its policy (or the command succeeded)
@@ -134,6 +137,8 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    // A resume that ran no iteration never reached core's sweep: end the leftovers it announced.
+    await configured.endLeftovers(LEFTOVER_GRACE_MS).catch(() => []);
   }
 }
 

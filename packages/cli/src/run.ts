@@ -37,6 +37,14 @@ export interface ConfiguredRun {
    * `.loop/agent.pgid`), read without touching it; core ends it before the next run or agent call.
    */
   readonly leftovers: () => readonly LeftoverRun[];
+  /**
+   * Ends what an interrupted earlier run left running and this run did not already end (core's
+   * sweep runs only before a run command or agent call, so a resume that adds no iteration would
+   * leave them): every remaining `.loop/run.pgid` slot and `.loop/agent.pgid`, token-checked,
+   * SIGTERM then SIGKILL after `graceMs`. Call it after `run()` has returned (no run of this
+   * process is in flight then). @returns the ended process groups' ids.
+   */
+  readonly endLeftovers: (graceMs: number) => Promise<number[]>;
   /** Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid` (and `run.pgid.1`, ... of parallel candidates). */
   readonly killRunning: () => Promise<void>;
   /**
@@ -245,6 +253,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     run,
     bestId: () => bestId,
     leftovers: () => findLeftoverRuns([...runPidFiles(dir), join(dir, AGENT_PID_FILE)]),
+    endLeftovers: async (graceMs) => (await Promise.all([...runPidFiles(dir), join(dir, AGENT_PID_FILE)].map((f) => killOrphanGroup(f, graceMs)))).filter((g): g is number => g !== null),
     killRunning: async () => void (await Promise.all(runPidFiles(dir).map((f) => killOrphanGroup(f, 0)))),
     recoverLastKept: async () => {
       if (bestId && recover) await recover(bestId);

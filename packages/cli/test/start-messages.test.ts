@@ -102,4 +102,27 @@ describe('loop resume: leftover processes', () => {
     const again = await loop('resume', '--max-iterations', '3');
     expect(again.out).not.toContain('leftover');
   });
+
+  it('a resume that adds no iteration still ends the leftover processes it announces', async () => {
+    expect((await loop('run')).code).toBe(0);
+    const token = 'feed0123beef4567';
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
+    try {
+      mkdirSync(join(ws, '.loop'), { recursive: true });
+      writeFileSync(join(ws, '.loop', 'run.pgid'), JSON.stringify({ pgid: child.pid, token }));
+      const resumed = await loop('resume', '--max-iterations', '1');
+      expect(resumed.code).toBe(0);
+      expect(resumed.out).toContain(`ending 1 leftover process of the interrupted run (pid ${child.pid})`);
+      expect(resumed.out).toContain('this session: 0 of 1 iteration');
+      await exited; // ended by the resume itself (without it the test times out)
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
 });
