@@ -37,8 +37,7 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
 
 /** After a resume, how much of the run the time covers: ` (this session: 0 of 12 iterations)`. */
 function resumedPart(summary: LoopSummary): string {
-  const own = summary.iterationsThisRun;
-  return own < summary.iterations ? ` (this session: ${own} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})` : '';
+  return summary.iterationsThisRun < summary.iterations ? ` (this session: ${summary.iterationsThisRun} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})` : '';
 }
 
 /**

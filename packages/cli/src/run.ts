@@ -158,6 +158,12 @@ function parallelOptions(config: LoopConfig, resolved: ResolvedRunConfig, dir: s
   };
 }
 
+/** Ends the runs recorded by `pidFiles` (core's token-checked `killOrphanGroup`, in parallel): the ids of the groups that were still running. */
+async function endGroups(pidFiles: readonly string[], graceMs: number): Promise<number[]> {
+  const ended = await Promise.all(pidFiles.map((f) => killOrphanGroup(f, graceMs)));
+  return ended.filter((g): g is number => g !== null);
+}
+
 /** Every pid file of the run command: `.loop/run.pgid` and the slots of overlapping parallel runs (`run.pgid.1`, ...). */
 function runPidFiles(dir: string): string[] {
   const main = join(dir, RUN_FILES.runPid);
@@ -247,14 +253,15 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   run.loop.on('kept', (e) => {
     bestId = e.record.candidateId;
   });
+  const allPidFiles = () => [...runPidFiles(dir), join(dir, AGENT_PID_FILE)];
   return {
     tag,
     resolved,
     run,
     bestId: () => bestId,
-    leftovers: () => findLeftoverRuns([...runPidFiles(dir), join(dir, AGENT_PID_FILE)]),
-    endLeftovers: async (graceMs) => (await Promise.all([...runPidFiles(dir), join(dir, AGENT_PID_FILE)].map((f) => killOrphanGroup(f, graceMs)))).filter((g): g is number => g !== null),
-    killRunning: async () => void (await Promise.all(runPidFiles(dir).map((f) => killOrphanGroup(f, 0)))),
+    leftovers: () => findLeftoverRuns(allPidFiles()),
+    endLeftovers: (graceMs) => endGroups(allPidFiles(), graceMs),
+    killRunning: async () => void (await endGroups(runPidFiles(dir), 0)),
     recoverLastKept: async () => {
       if (bestId && recover) await recover(bestId);
     },

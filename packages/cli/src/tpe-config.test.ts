@@ -20,6 +20,16 @@ proposer:
     epochs: { fixed: 3 }
 `;
 
+/** The error parsing the test config throws with its lr range replaced by `lr` (undefined when it parses). */
+function configError(lr: string): unknown {
+  try {
+    parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', lr), 'loop.config.yaml');
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
 describe('proposer type tpe', () => {
   it('a tpe proposer with conditional and fixed parameters validates; its seed defaults to 1', () => {
     const c = parseConfigText(config, 'loop.config.yaml');
@@ -27,34 +37,19 @@ describe('proposer type tpe', () => {
   });
 
   it("an invalid tpe space is refused at load time with the proposer's own rules, naming the field", () => {
-    let error: unknown;
-    try {
-      parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', 'min: 0, max: 0.1, scale: log'), 'loop.config.yaml');
-    } catch (e) {
-      error = e;
-    }
+    const error = configError('min: 0, max: 0.1, scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).issues.map((i) => i.path)).toEqual(['proposer.space.lr.min']);
   });
 
   it('a wrong type inside a space parameter names the field and the type, not just "Invalid input"', () => {
-    let error: unknown;
-    try {
-      parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', 'min: 0.0001, max: "0.1", scale: log'), 'loop.config.yaml');
-    } catch (e) {
-      error = e;
-    }
+    const error = configError('min: 0.0001, max: "0.1", scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).message).toContain('loop.config.yaml:10: proposer.space.lr: max: expected number, found "0.1"');
   });
 
   it('a misspelled field inside a space parameter is named as unknown with the closest field, not as the list branch\'s missing "values"', () => {
-    let error: unknown;
-    try {
-      parseConfigText(config.replace('min: 0.0001, max: 0.1, scale: log', 'min: 0.0001, mxa: 0.1, scale: log'), 'loop.config.yaml');
-    } catch (e) {
-      error = e;
-    }
+    const error = configError('min: 0.0001, mxa: 0.1, scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).message).toContain('loop.config.yaml:10: proposer.space.lr: unknown field "mxa" (did you mean "max"?)');
   });

@@ -1,6 +1,6 @@
 // What `loop run` and `loop resume` print around the start (a refused start, leftover processes),
 // in-process on a real git repository with real processes.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -75,17 +75,29 @@ describe('loop run: a target file that does not exist', () => {
   });
 });
 
+/** What a SIGKILLed loop leaves: a detached run command carrying `token`, and the run.pgid file naming it. */
+async function leaveRunCommand(token: string): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
+  mkdirSync(join(ws, '.loop'), { recursive: true });
+  writeFileSync(join(ws, '.loop', 'run.pgid'), JSON.stringify({ pgid: child.pid, token }));
+  return { child, exited };
+}
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 describe('loop resume: leftover processes', () => {
   it('says in one line how many processes the interrupted run left running and their pids, and they are ended before the next run', async () => {
     expect((await loop('run')).code).toBe(0);
-    // What a SIGKILLed loop leaves: a detached run command carrying its token, and the pid file naming it.
-    const token = 'cafe0123beef4567';
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
+    const { child, exited } = await leaveRunCommand('cafe0123beef4567');
     try {
-      mkdirSync(join(ws, '.loop'), { recursive: true });
-      writeFileSync(join(ws, '.loop', 'run.pgid'), JSON.stringify({ pgid: child.pid, token }));
       const resumed = await loop('resume', '--max-iterations', '2');
       expect(resumed.err).toBe('');
       expect(resumed.code).toBe(0);
@@ -93,11 +105,7 @@ describe('loop resume: leftover processes', () => {
       expect(resumed.out.indexOf('leftover')).toBeLessThan(resumed.out.search(/^iter {3}2 /m));
       await exited; // core's sweep ended it
     } finally {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      killGroup(child.pid!);
     }
     const again = await loop('resume', '--max-iterations', '3');
     expect(again.out).not.toContain('leftover');
@@ -105,24 +113,15 @@ describe('loop resume: leftover processes', () => {
 
   it('a resume that adds no iteration still ends the leftover processes it announces', async () => {
     expect((await loop('run')).code).toBe(0);
-    const token = 'feed0123beef4567';
-    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
+    const { child, exited } = await leaveRunCommand('feed0123beef4567');
     try {
-      mkdirSync(join(ws, '.loop'), { recursive: true });
-      writeFileSync(join(ws, '.loop', 'run.pgid'), JSON.stringify({ pgid: child.pid, token }));
       const resumed = await loop('resume', '--max-iterations', '1');
       expect(resumed.code).toBe(0);
       expect(resumed.out).toContain(`ending 1 leftover process of the interrupted run (pid ${child.pid})`);
       expect(resumed.out).toContain('this session: 0 of 1 iteration');
       await exited; // ended by the resume itself (without it the test times out)
     } finally {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      killGroup(child.pid!);
     }
   });
 });
