@@ -8,7 +8,7 @@ import { hashObject } from './object-format.js';
 import { batchObjects, readObject, writeBlobObject } from './object-store.js';
 import { encodePack, parseIndex } from './pack-format.js';
 import { MERGE_FANIN } from './pack-merge.js';
-import { readPacked } from './pack-store.js';
+import { locate, readPacked, registerPack } from './pack-store.js';
 import { openRepo } from './repo.js';
 
 const repos: TempRepo[] = [];
@@ -122,5 +122,17 @@ describe('pack store: a commit writes its objects as one pack, and packs stay fe
     ).rejects.toThrow('stop');
     expect(looseCount(repo)).toBe(before);
     expect(readdirSync(join(repo.dir, '.git', 'objects', 'pack')).filter((name) => name.startsWith('pack-'))).toEqual([]);
+  });
+
+  it('locate finds every object of a registered pack at every position of its sorted index (1 to 40 entries), and no absent one', () => {
+    const repo = tempRepo({ 'a.txt': 'a\n' });
+    for (let count = 1; count <= 40; count += 1) {
+      const r = openRepo(nodeFs, repo.dir);
+      const oids = Array.from({ length: count }, (_, i) => hashObject('blob', bytes(`object ${count} ${i}`)));
+      const entries = oids.map((oid, i) => ({ oid, offset: 12 + i * 10, crc: i }));
+      registerPack(r, `pack-${'0'.repeat(40)}`, 12 + count * 10 + 20, entries);
+      for (const [i, oid] of oids.entries()) expect(locate(r, oid)?.start, `${count} entries, object ${i}`).toBe(12 + i * 10);
+      for (const absent of ['0'.repeat(40), 'f'.repeat(40), hashObject('blob', bytes(`absent ${count}`))]) expect(locate(r, absent)).toBeUndefined();
+    }
   });
 });

@@ -81,10 +81,11 @@ function positionIn(info: PackInfo, sha: Buffer): number {
   let hi = info.count - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
+    // `buf.compare(target, ...)`: > 0 when the entry at `mid` sorts after `sha`.
     const order = info.shas.compare(sha, 0, 20, mid * 20, mid * 20 + 20);
     if (order === 0) return mid;
-    if (order > 0) lo = mid + 1;
-    else hi = mid - 1;
+    if (order > 0) hi = mid - 1;
+    else lo = mid + 1;
   }
   return -1;
 }
