@@ -3,6 +3,7 @@ import { parseOptions } from '../errors.js';
 import type { Proposal, ProposalContext, Proposer } from '../proposer.js';
 import type { ConfigAdapter } from './config-adapter.js';
 import { describeChanges, type ParameterChange } from './description.js';
+import type { GpHyperparameters } from './gp.js';
 import { rebuildObservations } from './observations.js';
 import { sameValue, tpeParameterSchema, toDimensions, type TpeParameter } from './space.js';
 import { chooseConfig, type TpeSettings } from './tpe-step.js';
@@ -82,6 +83,12 @@ export interface TpeProposerOptions {
    *   (continuous) it did not help (0.25x / 0.76x against 0.23x / 0.68x), hence off there.
    */
   readonly robustRadius?: number;
+  /**
+   * How model steps choose: `parzen` ranks candidates by l(x)/g(x) (TPE); `gp` ranks the good
+   * density's draws, refinement and local moves by expected improvement under a Gaussian process
+   * fitted to the rows (see `fitGaussianProcess`). @default 'parzen'
+   */
+  readonly surrogate?: 'parzen' | 'gp';
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -100,6 +107,7 @@ export const tpeProposerOptionsSchema = z.object({
   minStep: z.number().gt(0).max(0.5).default(0.01),
   refineCandidates: z.number().int().min(1).default(2),
   robustRadius: z.number().min(0).max(1).optional(),
+  surrogate: z.enum(['parzen', 'gp']).default('parzen'),
 });
 
 /**
@@ -134,7 +142,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0) };
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0), surrogate: o.surrogate };
   // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
   // same history): by iteration, the config proposed.
   const pending = new Map<number, Record<string, unknown>>();
@@ -142,13 +150,15 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   // which pending configs a proposal sees is the order of asking, not of its config read finishing
   // (a batch is then reproducible from the seed).
   let previous: Promise<unknown> = Promise.resolve();
+  // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
+  const fitted = new Map<string, GpHyperparameters>();
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
       const current = await o.config.read(context);
       const observations = rebuildObservations(context.history, current, keys, context.direction);
       // A row of this batch's iteration or a later one ends its pending state (so does asking for it again: a repair attempt).
       const last = Math.max(0, ...context.history.map((r) => r.iteration));
       for (const iteration of [...pending.keys()]) if (iteration <= last || iteration >= context.iteration) pending.delete(iteration);
-      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt, [...pending.values()]);
+      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt, [...pending.values()], fitted);
       pending.set(context.iteration, next);
       const changes: ParameterChange[] = dims.filter((d) => !sameValue(next[d.name], current[d.name])).map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
       await o.config.write(next, context);

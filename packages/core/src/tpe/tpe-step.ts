@@ -1,7 +1,10 @@
 import { createSeededRandom } from '../random.js';
 import type { RandomSource } from '../types.js';
 import type { Observation } from './observations.js';
-import { fitParzen, sampleTruncated, type Axis, type Point } from './parzen.js';
+import { gpChoice } from './gp-step.js';
+import type { GpHyperparameters } from './gp.js';
+import { localMove, refineMove } from './moves.js';
+import { fitParzen, type Axis, type Point } from './parzen.js';
 import { decode, encode, isActive, sameValue, type Dimension, type ParameterConfig } from './space.js';
 
 /** The tuning of one TPE step (see `TpeProposerOptions`). */
@@ -23,6 +26,8 @@ export interface TpeSettings {
   readonly minStep: number;
   /** Refinement centres on the good row whose rows within this distance have the lowest mean loss (0: the lowest row). */
   readonly robustRadius: number;
+  /** How model steps rank their candidates: `parzen` (l/g, TPE) or `gp` (expected improvement under a Gaussian process). */
+  readonly surrogate: 'parzen' | 'gp';
 }
 
 /** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
@@ -39,8 +44,6 @@ export function proposalSeed(seed: number, iteration: number, attempt: number): 
 const CRASH_RADIUS = 0.25;
 /** Share of model proposals whose candidates all take a category the incumbent does not have. */
 const EXPLORE = 0.2;
-/** When a refinement step changes a category, each numeric parameter also moves with this spread (probability 1/2). */
-const COUPLED = 0.2;
 
 function axisOf(d: Dimension): Axis {
   if (d.kind === 'categorical') return { kind: 'categorical', k: d.values.length };
@@ -132,7 +135,7 @@ function robustCentre(axes: readonly Axis[], points: readonly Point[], rows: rea
  * parameter, from every evaluated config and from every `pending` one (proposed, not yet scored:
  * each also counts as a bad row and takes the next design row; see `createTpeProposer`).
  */
-export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number, pending: readonly ParameterConfig[] = []): Record<string, unknown> {
+export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number, pending: readonly ParameterConfig[] = [], fitted = new Map<string, GpHyperparameters>()): Record<string, unknown> {
   const random = createSeededRandom(proposalSeed(settings.seed, iteration, attempt));
   const searched = dims.filter((d) => d.kind !== 'fixed');
   const axes = searched.map(axisOf);
@@ -168,6 +171,14 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     const g = fitParzen(axes, bad);
     const best = points[0]!;
     const nLocal = Math.round(settings.local * settings.candidates);
+    if (settings.surrogate === 'gp' && points.length >= 3) {
+      const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
+      const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
+      const inOrder = [...evaluated].sort((a, b) => a.iteration - b.iteration);
+      const history = { points: inOrder.map((o) => pointOf(searched, o.config)), losses: inOrder.map((o) => o.loss!) };
+      const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted });
+      if (c) return c;
+    }
     if (random.next() < settings.refine) {
       // A refinement step around the incumbent (or a steadier good row, see `robustCentre`): one or two parameters, a step that shrinks with every row since the best.
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
@@ -237,48 +248,6 @@ function independentChoice(axes: readonly Axis[], good: readonly Point[], bad: r
     }
     return best!.v;
   });
-}
-
-/** A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth. */
-function localMove(axes: readonly Axis[], best: Point, bandwidths: readonly number[], random: RandomSource): number[] {
-  const p = Math.min(1, 2 / axes.length);
-  const forced = Math.floor(random.next() * axes.length);
-  return axes.map((axis, j) => {
-    const b = best[j];
-    const move = j === forced || random.next() < p;
-    if (axis.kind === 'categorical') {
-      if (b === undefined || (move && random.next() < 0.5)) return Math.floor(random.next() * axis.k);
-      return b;
-    }
-    if (b === undefined) return random.next();
-    return move ? sampleTruncated(b, Math.max(axis.minBandwidth, bandwidths[j]! * 0.5), random) : b;
-  });
-}
-
-/** The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete step), a category to another value. */
-function refineMove(axes: readonly Axis[], ranked: readonly Point[], step: number, random: RandomSource): number[] {
-  const best = ranked[0]!;
-  const u = axes.map((axis, j) => best[j] ?? (axis.kind === 'categorical' ? Math.floor(random.next() * axis.k) : random.next()));
-  const count = Math.min(axes.length, random.next() < 1 / 3 ? 2 : 1);
-  const order = axes.map((_, j) => j).sort(() => random.next() - 0.5).slice(0, count);
-  for (const j of order) {
-    const axis = axes[j]!;
-    if (axis.kind === 'categorical') {
-      u[j] = (u[j]! + 1 + Math.floor(random.next() * (axis.k - 1))) % axis.k;
-      // Another category usually wants other numbers (adam wants another lr than sgd): move them too,
-      // towards the best evaluated config that had this category when there is one.
-      const donor = ranked.find((p) => p[j] === u[j]);
-      axes.forEach((a, i) => {
-        if (a.kind === 'categorical' || random.next() >= 0.5) return;
-        const centre = donor?.[i] ?? u[i]!;
-        u[i] = sampleTruncated(centre, Math.max(donor ? step : COUPLED, a.minBandwidth), random);
-      });
-    } else {
-      const sigma = Math.max(step, axis.minBandwidth);
-      u[j] = sampleTruncated(u[j]!, sigma, random);
-    }
-  }
-  return u;
 }
 
 /** Every candidate was a repeat: change one searched parameter to another value at random. */

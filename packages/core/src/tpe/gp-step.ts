@@ -1,0 +1,92 @@
+import type { RandomSource } from '../types.js';
+import { expectedImprovement, fitGaussianProcess, fitHyperparameters, type GpHyperparameters } from './gp.js';
+import { localMove, refineMove } from './moves.js';
+import type { Axis, ParzenEstimator, Point } from './parzen.js';
+
+/** What one GP-ranked step draws its candidates from (see `chooseConfig`). */
+export interface GpStepInput {
+  readonly axes: readonly Axis[];
+  /** Evaluated points, lowest loss first, and their losses. */
+  readonly points: readonly Point[];
+  readonly losses: readonly number[];
+  /** Pending proposals of a parallel batch: they join the model at the worst loss seen (a constant liar). */
+  readonly lies: readonly Point[];
+  /** The good rows' Parzen density (candidates are drawn from it, as a TPE step's are). */
+  readonly good: ParzenEstimator;
+  /** Refinement step (normalised units). */
+  readonly step: number;
+  readonly candidates: number;
+  /** A candidate's config when it is new and not next to a crash, else undefined. */
+  readonly fresh: (u: number[]) => Record<string, unknown> | undefined;
+  /** The model point of a config (rounded and with inactive parameters undefined, as evaluated rows are). */
+  readonly pointOf: (config: Record<string, unknown>) => Point;
+  readonly random: RandomSource;
+  /** The evaluated points and losses in iteration order (hyperparameters are fitted on a prefix of them). */
+  readonly history: { readonly points: readonly Point[]; readonly losses: readonly number[] };
+  /** Hyperparameters already fitted, by prefix key (a cache: the fit is a pure function of the prefix). */
+  readonly fitted: Map<string, GpHyperparameters>;
+}
+
+/**
+ * The number of rows whose hyperparameters are used with `n` rows: all of them up to 12, then the
+ * largest of 12, 15, 18, 23, ... (about x1.25 each) not above `n`, so a run refits them about 20
+ * times in 100 rows, not every time. (A fit is a pure function of that prefix, so a resumed run
+ * uses the same ones.)
+ */
+export function hyperparameterPrefix(n: number): number {
+  let m = 12;
+  if (n <= m) return n;
+  while (Math.floor(m * 1.25) <= n) m = Math.floor(m * 1.25);
+  return m;
+}
+
+function hyperparameters(input: GpStepInput): GpHyperparameters {
+  const m = hyperparameterPrefix(input.history.points.length);
+  const points = input.history.points.slice(0, m);
+  const losses = input.history.losses.slice(0, m);
+  const key = JSON.stringify([points, losses]);
+  let hyper = input.fitted.get(key);
+  if (!hyper) {
+    hyper = fitHyperparameters(input.axes, points, losses);
+    if (input.fitted.size > 64) input.fitted.clear();
+    input.fitted.set(key, hyper);
+  }
+  return hyper;
+}
+
+/**
+ * One proposal ranked by a Gaussian process: `candidates` draws from the good density, as many
+ * refinement moves around the row of lowest posterior mean (under noise, not the luckiest row),
+ * half as many local moves around it and a quarter uniform draws; of those not evaluated before,
+ * the one with the highest expected improvement below the lowest posterior mean at an evaluated
+ * point (the "plug-in" incumbent of noisy EI, Picheny et al. 2013). `undefined` when no draw is new.
+ */
+export function gpChoice(input: GpStepInput): Record<string, unknown> | undefined {
+  const { axes, points, losses, lies, good, step, candidates, fresh, pointOf, random } = input;
+  const worst = Math.max(...losses);
+  const gp = fitGaussianProcess(axes, [...points, ...lies], [...losses, ...lies.map(() => worst)], hyperparameters(input));
+  let centre = 0;
+  let target = Infinity;
+  points.forEach((p, i) => {
+    const { mean } = gp.predict(p);
+    if (mean < target) {
+      target = mean;
+      centre = i;
+    }
+  });
+  const ranked = [points[centre]!, ...points.filter((_, i) => i !== centre)];
+  const draws: number[][] = [];
+  for (let i = 0; i < candidates; i++) draws.push(good.sample(random));
+  for (let i = 0; i < candidates; i++) draws.push(refineMove(axes, ranked, step, random));
+  for (let i = 0; i < candidates / 2; i++) draws.push(localMove(axes, ranked[0]!, good.bandwidths, random));
+  for (let i = 0; i < candidates / 4; i++) draws.push(axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next())));
+  let chosen: { c: Record<string, unknown>; ei: number } | undefined;
+  for (const u of draws) {
+    const c = fresh(u);
+    if (!c) continue;
+    const { mean, sd } = gp.predict(pointOf(c));
+    const ei = expectedImprovement(mean, sd, target);
+    if (!chosen || ei > chosen.ei) chosen = { c, ei };
+  }
+  return chosen?.c;
+}
