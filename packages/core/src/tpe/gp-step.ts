@@ -36,9 +36,15 @@ export interface GpStepInput {
 export function hyperparameterPrefix(n: number): number {
   let m = 12;
   if (n <= m) return n;
-  while (Math.floor(m * 1.25) <= n) m = Math.floor(m * 1.25);
+  while (Math.floor(m * 1.25) <= Math.min(n, MAX_GP_ROWS)) m = Math.floor(m * 1.25);
   return m;
 }
+
+/**
+ * At most this many rows enter the GP (the lowest losses; hyperparameters from at most the first
+ * this many): a fit costs O(n³), so a run of thousands of iterations stays at a few ms per proposal.
+ */
+export const MAX_GP_ROWS = 256;
 
 function hyperparameters(input: GpStepInput): GpHyperparameters {
   const m = hyperparameterPrefix(input.history.points.length);
@@ -62,7 +68,9 @@ function hyperparameters(input: GpStepInput): GpHyperparameters {
  * point (the "plug-in" incumbent of noisy EI, Picheny et al. 2013). `undefined` when no draw is new.
  */
 export function gpChoice(input: GpStepInput): Record<string, unknown> | undefined {
-  const { axes, points, losses, lies, good, step, candidates, fresh, pointOf, random } = input;
+  const { axes, lies, good, step, candidates, fresh, pointOf, random } = input;
+  const points = input.points.slice(0, MAX_GP_ROWS);
+  const losses = input.losses.slice(0, MAX_GP_ROWS);
   const worst = Math.max(...losses);
   const gp = fitGaussianProcess(axes, [...points, ...lies], [...losses, ...lies.map(() => worst)], hyperparameters(input));
   let centre = 0;

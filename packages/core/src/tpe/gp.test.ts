@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSeededRandom } from '../random.js';
-import { hyperparameterPrefix } from './gp-step.js';
+import { hyperparameterPrefix, MAX_GP_ROWS } from './gp-step.js';
 import { expectedImprovement, fitGaussianProcess, fitHyperparameters } from './gp.js';
 import { gaussian, type Axis } from './parzen.js';
 
@@ -74,5 +74,6 @@ describe('Gaussian-process surrogate', () => {
     expect([3, 12, 13, 14, 15, 17, 18, 22, 27, 100].map(hyperparameterPrefix)).toEqual([3, 12, 12, 12, 15, 15, 18, 22, 27, 97]);
     const distinct = new Set(Array.from({ length: 98 }, (_, i) => hyperparameterPrefix(i + 3)));
     expect(distinct.size).toBeLessThanOrEqual(25);
+    expect(hyperparameterPrefix(5000)).toBeLessThanOrEqual(MAX_GP_ROWS);
   });
 });

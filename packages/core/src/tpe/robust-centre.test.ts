@@ -4,7 +4,7 @@ import type { Dimension } from './space.js';
 import { chooseConfig, type TpeSettings } from './tpe-step.js';
 
 const dims: Dimension[] = ['x', 'y', 'z'].map((name) => ({ kind: 'numeric', name, lo: 0, hi: 1, log: false, integer: false }));
-const settings = (robustRadius: number, seed: number): TpeSettings => ({ seed, startup: 6, candidates: 48, gamma: 0.15, local: 0.25, refine: 1, avoidCrashes: true, univariate: 0, useBaseline: true, refineCandidates: 1, minStep: 0.01, robustRadius });
+const settings = (robustRadius: number, seed: number): TpeSettings => ({ seed, startup: 6, candidates: 48, gamma: 0.15, local: 0.25, refine: 1, avoidCrashes: true, univariate: 0, useBaseline: true, refineCandidates: 1, minStep: 0.01, robustRadius, surrogate: 'parzen', gpStart: 0 });
 
 // A lucky row (loss 0) whose near-duplicates all score 0.1, a steady good row (0.02) whose
 // near-duplicates score the same, and far-away bad rows.

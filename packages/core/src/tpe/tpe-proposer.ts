@@ -89,6 +89,8 @@ export interface TpeProposerOptions {
    * fitted to the rows (see `fitGaussianProcess`). @default 'parzen'
    */
   readonly surrogate?: 'parzen' | 'gp';
+  /** With `surrogate: 'gp'`: evaluated rows before the GP ranks candidates; TPE steps until then. @default 0 */
+  readonly gpStart?: number;
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -107,7 +109,8 @@ export const tpeProposerOptionsSchema = z.object({
   minStep: z.number().gt(0).max(0.5).default(0.01),
   refineCandidates: z.number().int().min(1).default(2),
   robustRadius: z.number().min(0).max(1).optional(),
-  surrogate: z.enum(['parzen', 'gp']).default('parzen'),
+  surrogate: z.enum(['parzen', 'gp']).default('gp'),
+  gpStart: z.number().int().min(0).default(0),
 });
 
 /**
@@ -142,7 +145,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0), surrogate: o.surrogate };
+  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0), surrogate: o.surrogate, gpStart: o.gpStart };
   // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
   // same history): by iteration, the config proposed.
   const pending = new Map<number, Record<string, unknown>>();

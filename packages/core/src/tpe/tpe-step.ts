@@ -28,6 +28,8 @@ export interface TpeSettings {
   readonly robustRadius: number;
   /** How model steps rank their candidates: `parzen` (l/g, TPE) or `gp` (expected improvement under a Gaussian process). */
   readonly surrogate: 'parzen' | 'gp';
+  /** Evaluated rows before `gp` ranks candidates (TPE steps until then). */
+  readonly gpStart: number;
 }
 
 /** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
@@ -171,7 +173,7 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     const g = fitParzen(axes, bad);
     const best = points[0]!;
     const nLocal = Math.round(settings.local * settings.candidates);
-    if (settings.surrogate === 'gp' && points.length >= 3) {
+    if (settings.surrogate === 'gp' && points.length >= Math.max(3, settings.gpStart)) {
       const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
       const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
       const inOrder = [...evaluated].sort((a, b) => a.iteration - b.iteration);
