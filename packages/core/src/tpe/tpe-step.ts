@@ -136,6 +136,8 @@ function robustCentre(axes: readonly Axis[], points: readonly Point[], rows: rea
  * One TPE step: the next full config to evaluate, different from `current` in at least one searched
  * parameter, from every evaluated config and from every `pending` one (proposed, not yet scored:
  * each also counts as a bad row and takes the next design row; see `createTpeProposer`).
+ * `fitted` caches the GP's hyperparameters by the rows they were fitted on (`surrogate: 'gp'`; a
+ * pure function of those rows, so an empty cache gives the same proposal).
  */
 export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number, pending: readonly ParameterConfig[] = [], fitted = new Map<string, GpHyperparameters>()): Record<string, unknown> {
   const random = createSeededRandom(proposalSeed(settings.seed, iteration, attempt));
@@ -173,18 +175,17 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     const g = fitParzen(axes, bad);
     const best = points[0]!;
     const nLocal = Math.round(settings.local * settings.candidates);
+    // The refinement step shrinks with every row since the best.
+    const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
+    const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
     if (settings.surrogate === 'gp' && points.length >= Math.max(3, settings.gpStart)) {
-      const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
-      const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
       const inOrder = [...evaluated].sort((a, b) => a.iteration - b.iteration);
       const history = { points: inOrder.map((o) => pointOf(searched, o.config)), losses: inOrder.map((o) => o.loss!) };
       const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted });
       if (c) return c;
     }
     if (random.next() < settings.refine) {
-      // A refinement step around the incumbent (or a steadier good row, see `robustCentre`): one or two parameters, a step that shrinks with every row since the best.
-      const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
-      const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
+      // A refinement step around the incumbent (or a steadier good row, see `robustCentre`): one or two parameters.
       const centre = robustCentre(axes, points, evaluated, nGood, settings.robustRadius);
       const centred = centre === 0 ? points : [points[centre]!, ...points.filter((_, i) => i !== centre)];
       let pick: { c: Record<string, unknown>; score: number } | undefined;
