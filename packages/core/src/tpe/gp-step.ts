@@ -1,6 +1,6 @@
 import type { RandomSource } from '../types.js';
 import { expectedImprovement, fitGaussianProcess, fitHyperparameters, type GpHyperparameters } from './gp.js';
-import { localMove, refineMove } from './moves.js';
+import { localMove, refineMove, uniformPoint } from './moves.js';
 import type { Axis, ParzenEstimator, Point } from './parzen.js';
 
 /** What one GP-ranked step draws its candidates from (see `chooseConfig`). */
@@ -87,7 +87,7 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   for (let i = 0; i < candidates; i++) draws.push(good.sample(random));
   for (let i = 0; i < candidates; i++) draws.push(refineMove(axes, ranked, step, random));
   for (let i = 0; i < candidates / 2; i++) draws.push(localMove(axes, ranked[0]!, good.bandwidths, random));
-  for (let i = 0; i < candidates / 4; i++) draws.push(axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next())));
+  for (let i = 0; i < candidates / 4; i++) draws.push(uniformPoint(axes, random));
   let chosen: { c: Record<string, unknown>; ei: number } | undefined;
   for (const u of draws) {
     const c = fresh(u);

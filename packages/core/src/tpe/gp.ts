@@ -140,7 +140,10 @@ function factor(p: Prepared, scales: readonly number[], noise: number): Factor |
  * over; the first best setting met is kept, so the result depends only on the points and losses.
  */
 export function fitHyperparameters(axes: readonly Axis[], points: readonly Point[], losses: readonly number[]): GpHyperparameters {
-  const p = prepare(axes, points, losses);
+  return searchHyperparameters(axes, prepare(axes, points, losses));
+}
+
+function searchHyperparameters(axes: readonly Axis[], p: Prepared): GpHyperparameters {
   const d = axes.length;
   const scales: number[] = axes.map((axis) => (axis.kind === 'categorical' ? 1.4 : 0.35));
   let noise = 0.01;
@@ -167,8 +170,8 @@ export function fitHyperparameters(axes: readonly Axis[], points: readonly Point
  * with {@link fitHyperparameters}' choice.
  */
 export function fitGaussianProcess(axes: readonly Axis[], points: readonly Point[], losses: readonly number[], hyper?: GpHyperparameters): GaussianProcess {
-  const { lengthscales, noiseShare } = hyper ?? fitHyperparameters(axes, points, losses);
   const p = prepare(axes, points, losses);
+  const { lengthscales, noiseShare } = hyper ?? searchHyperparameters(axes, p);
   const { n, mean, spread } = p;
   const fit = factor(p, lengthscales, noiseShare) ?? factor(p, lengthscales, Math.max(1, noiseShare))!;
   const inv = lengthscales.map((s) => 1 / (s * s));

@@ -45,3 +45,8 @@ export function refineMove(axes: readonly Axis[], ranked: readonly Point[], step
   }
   return u;
 }
+
+/** A point drawn uniformly: a random category per categorical axis, U(0, 1) per continuous one. */
+export function uniformPoint(axes: readonly Axis[], random: RandomSource): number[] {
+  return axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next()));
+}

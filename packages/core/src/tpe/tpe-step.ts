@@ -3,7 +3,7 @@ import type { RandomSource } from '../types.js';
 import type { Observation } from './observations.js';
 import { gpChoice } from './gp-step.js';
 import type { GpHyperparameters } from './gp.js';
-import { localMove, refineMove } from './moves.js';
+import { localMove, refineMove, uniformPoint } from './moves.js';
 import { fitParzen, type Axis, type Point } from './parzen.js';
 import { decode, encode, isActive, sameValue, type Dimension, type ParameterConfig } from './space.js';
 
@@ -163,7 +163,7 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
 
   if (evaluated.length < settings.startup) {
     for (let i = 0; i < 50; i++) {
-      const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : axes.map((a) => (a.kind === 'categorical' ? Math.floor(random.next() * a.k) : random.next()));
+      const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : uniformPoint(axes, random);
       const c = fresh(u);
       if (c) return c;
     }
@@ -172,18 +172,18 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     const good = points.slice(0, nGood);
     const bad = [...points.slice(nGood), ...crashes, ...lies];
     const l = fitParzen(axes, good);
-    const g = fitParzen(axes, bad);
-    const best = points[0]!;
-    const nLocal = Math.round(settings.local * settings.candidates);
     // The refinement step shrinks with every row since the best.
     const since = evaluated.filter((o) => o.iteration > evaluated[0]!.iteration).length;
     const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
     if (settings.surrogate === 'gp' && points.length >= Math.max(3, settings.gpStart)) {
-      const inOrder = [...evaluated].sort((a, b) => a.iteration - b.iteration);
-      const history = { points: inOrder.map((o) => pointOf(searched, o.config)), losses: inOrder.map((o) => o.loss!) };
+      const inOrder = evaluated.map((_, i) => i).sort((a, b) => evaluated[a]!.iteration - evaluated[b]!.iteration);
+      const history = { points: inOrder.map((i) => points[i]!), losses: inOrder.map((i) => evaluated[i]!.loss!) };
       const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted });
       if (c) return c;
     }
+    const g = fitParzen(axes, bad);
+    const best = points[0]!;
+    const nLocal = Math.round(settings.local * settings.candidates);
     if (random.next() < settings.refine) {
       // A refinement step around the incumbent (or a steadier good row, see `robustCentre`): one or two parameters.
       const centre = robustCentre(axes, points, evaluated, nGood, settings.robustRadius);
