@@ -18,6 +18,10 @@ import type { z } from 'zod';
  * - `HARNESS_FAILED`: the harness could not be started at all (for example the log file cannot be opened).
  * - `STATE_CORRUPT`: state.json exists but is not valid JSON of the expected shape.
  * - `EFFECT_IN_DOUBT`: a step machine effect was started before a kill, never recorded done, and is neither idempotent nor reconcilable.
+ * - `TRIAL_OPEN`: `Loop.ask` or `Loop.step` while a trial is open (tell or stop it first).
+ * - `TRIAL_UNKNOWN`: `Loop.tell` of a trial that is not the open one (never asked, already told, another loop's).
+ * - `LOOP_STOPPED`: `Loop.ask`, `tell` or `step` after the loop stopped (its summary is in `details.summary`).
+ * - `EDIT_OUTSIDE_ARTIFACT`: `Loop.tell` of an edit that changed a path outside the artifact's mutable surface; nothing was touched and the trial stays open.
  */
 export const LOOP_ERROR_CODES = [
   'CONFIG_INVALID',
@@ -35,6 +39,10 @@ export const LOOP_ERROR_CODES = [
   'HARNESS_FAILED',
   'STATE_CORRUPT',
   'EFFECT_IN_DOUBT',
+  'TRIAL_OPEN',
+  'TRIAL_UNKNOWN',
+  'LOOP_STOPPED',
+  'EDIT_OUTSIDE_ARTIFACT',
 ] as const;
 
 /** One of {@link LOOP_ERROR_CODES}. */

@@ -1,8 +1,12 @@
 import type { Harness, RunContext, RunRecord } from './harness.js';
+import type { CandidateData } from './iteration-record.js';
 import type { MaybePromise } from './types.js';
 
-/** What a function harness's evaluation returns: a number, or a number with named dimensions. */
-export type FunctionHarnessResult = number | { value: number; dimensions?: Record<string, number> };
+/**
+ * What a function harness's evaluation returns: a number, or a number with named dimensions and
+ * facts for the candidate's record (`data`: named metrics, intermediate reports).
+ */
+export type FunctionHarnessResult = number | { value: number; dimensions?: Record<string, number>; data?: CandidateData };
 
 /**
  * A harness from an async function that returns the score itself: the few-lines way to write a
@@ -25,7 +29,9 @@ export function createFunctionHarness(
         const result = await evaluate(context);
         const value = typeof result === 'number' ? result : result.value;
         const dimensions = typeof result === 'number' ? undefined : result.dimensions;
-        return { exitCode: 0, signal: null, timedOut: false, durationMs: performanceNow() - started, value, ...(dimensions ? { dimensions } : {}) };
+        const data = typeof result === 'number' ? undefined : result.data;
+        const record: RunRecord = { exitCode: 0, signal: null, timedOut: false, durationMs: performanceNow() - started, value };
+        return { ...record, ...(dimensions ? { dimensions } : {}), ...(data ? { data } : {}) };
       } catch (error) {
         return { exitCode: 1, signal: null, timedOut: false, durationMs: performanceNow() - started, error: (error as Error)?.message ?? String(error) };
       }

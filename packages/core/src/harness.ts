@@ -1,3 +1,4 @@
+import type { CandidateData } from './iteration-record.js';
 import type { MaybePromise } from './types.js';
 
 /** What the engine tells the harness about the run it asks for. */
@@ -39,6 +40,8 @@ export interface RunRecord {
   readonly dimensions?: Readonly<Record<string, number>>;
   /** Why the run failed when it failed for a reason other than the exit code (an exception message). */
   readonly error?: string;
+  /** Facts for the candidate's record (its intermediate reports, named metrics). @default none */
+  readonly data?: CandidateData;
 }
 
 /**

@@ -32,7 +32,7 @@ export { systemClock } from './types.js';
 export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } from './errors.js';
 export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './errors.js';
 export { ITERATION_STATUSES } from './iteration-record.js';
-export type { IterationStatus, IterationRecord, StatusCounts } from './iteration-record.js';
+export type { IterationStatus, IterationRecord, StatusCounts, CandidateData, IntermediateReport } from './iteration-record.js';
 export { compareSnapshots, changeReason, isUnder, DELETED } from './artifact.js';
 export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './artifact.js';
 export { createFileArtifact, fileArtifactOptionsSchema, surfaceValue } from './file-artifact.js';
@@ -105,6 +105,7 @@ export { createDirectoryWorkingCopies, directoryWorkingCopiesOptionsSchema } fro
 export type { DirectoryWorkingCopiesOptions } from './directory-working-copies.js';
 export { createLoop } from './engine/create-loop.js';
 export type { Loop } from './engine/create-loop.js';
+export type { Trial, TrialEdit, StepOutcome } from './engine/trial.js';
 export { loopOptionsSchema } from './engine/options.js';
 export type { LoopOptions } from './engine/options.js';
 export type { Guard, GuardVerdict, GuardInput } from './guard.js';

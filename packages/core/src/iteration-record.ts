@@ -19,6 +19,36 @@ export type IterationStatus = 'baseline' | 'kept' | 'reverted' | 'rejected' | 'c
 /** Every {@link IterationStatus}, in the order the summary lists them. */
 export const ITERATION_STATUSES: readonly IterationStatus[] = ['baseline', 'kept', 'reverted', 'rejected', 'crash', 'halted'];
 
+/** One intermediate value a run reported while it ran (a training curve's point). */
+export interface IntermediateReport {
+  /** The run's own progress unit (a training step, an epoch, seconds): increasing within a run. */
+  readonly step: number;
+  /** The value at `step`, in the objective's units. */
+  readonly value: number;
+}
+
+/**
+ * The facts about ONE candidate that travel with it from its proposal through its run, its score
+ * and the decision into its row ({@link IterationRecord.data}, `ResultsLog.append`) and every event
+ * about it. Each stage adds its keys (the proposal's `data`, the run record's, the score's, the
+ * keep decision's, a host's `tell`), later stages overriding earlier ones key by key. The named
+ * keys are the ones the engine and the built-ins share; a preset keeps its own per-candidate facts
+ * under a key of its own (seed 002's pass facts under `autoresearch`), never in a map beside the
+ * engine keyed by iteration number. Values must be JSON-serialisable (sidecar files carry them).
+ */
+export interface CandidateData {
+  /** Named metrics of the scored run besides the objective (latency_ms, memory_mb, ...). @default none */
+  readonly metrics?: Readonly<Record<string, number>>;
+  /** The run's intermediate reports, in the order they arrived. @default none */
+  readonly reports?: readonly IntermediateReport[];
+  /** The proposer's parameters for this candidate (a hyperparameter proposer's point). @default none */
+  readonly params?: Readonly<Record<string, unknown>>;
+  /** What producing this candidate cost (an agent proposer's spend). @default none */
+  readonly cost?: { readonly usd?: number; readonly tokens?: number };
+  /** A preset's or host's own facts, each under a key of its own. */
+  readonly [key: string]: unknown;
+}
+
 /** One row of the loop's history, as the engine sees it. */
 export interface IterationRecord {
   /** 0 for the baseline, then 1, 2, ... */
@@ -46,6 +76,8 @@ export interface IterationRecord {
   readonly dimensions?: Readonly<Record<string, number>>;
   /** Tier-1 gates of the scored run, true = green. @default none */
   readonly gates?: Readonly<Record<string, boolean>>;
+  /** The candidate's record: what its proposal, run, score and decision added (see {@link CandidateData}). @default none */
+  readonly data?: CandidateData;
 }
 
 /** Counts of iterations per status (the baseline is not counted). */

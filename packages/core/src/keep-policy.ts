@@ -1,3 +1,4 @@
+import type { CandidateData } from './iteration-record.js';
 import type { Direction, MaybePromise } from './types.js';
 import { improvement } from './scorer.js';
 import type { SampleSummary } from './statistics.js';
@@ -43,6 +44,8 @@ export interface KeepDecision {
   readonly evidence?: KeepEvidence;
   /** The row's label (the preset's own status name) when this decision sets one, e.g. seed 002's `reverted-redtest`. @default none */
   readonly status?: string;
+  /** Facts for the candidate's record (a preset's verdict details). @default none */
+  readonly data?: CandidateData;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Artifact } from './artifact.js';
-import type { IterationRecord } from './iteration-record.js';
+import type { CandidateData, IterationRecord } from './iteration-record.js';
 import type { Direction, MaybePromise } from './types.js';
 import type { WorkingCopy } from './working-copy.js';
 
@@ -68,6 +68,8 @@ export interface Proposal {
   readonly description: string;
   /** The files it changed, when it knows; the engine also detects changes via the artifact. */
   readonly changedFiles?: readonly string[];
+  /** Facts for the candidate's record (its parameters, its cost): see {@link CandidateData}. @default none */
+  readonly data?: CandidateData;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CandidateData } from './iteration-record.js';
 import type { RunRecord } from './harness.js';
 import type { Direction, MaybePromise } from './types.js';
 
@@ -23,6 +24,8 @@ export interface ScoreOk {
    * {@link tier1Gates} refuse the keep whatever the value. @default none
    */
   readonly gates?: Readonly<Record<string, boolean>>;
+  /** Facts for the candidate's record (named metrics besides `value`). @default none */
+  readonly data?: CandidateData;
 }
 
 /** A run without a usable score: a crash. */
@@ -34,6 +37,8 @@ export interface ScoreCrash {
   readonly message: string;
   /** The log's last lines (50 by default, seed 003 `tail -50 run.log`) for diagnosis and repair. */
   readonly logTail?: string;
+  /** Facts for the candidate's record (what was measured before the crash). @default none */
+  readonly data?: CandidateData;
 }
 
 /** What a scorer returns. */

@@ -1,14 +1,15 @@
-import { compareSnapshots, isUnder, type Artifact } from '../artifact.js';
-import { isLoopError, type LoopError } from '../errors.js';
+import { compareSnapshots, isUnder, type Artifact, type ArtifactSnapshot } from '../artifact.js';
+import { LoopError, isLoopError } from '../errors.js';
 import { firstVerdict, type GuardVerdict } from '../guard.js';
 import type { Harness } from '../harness.js';
-import type { IterationStatus } from '../iteration-record.js';
+import type { CandidateData, IterationStatus } from '../iteration-record.js';
 import type { KeepDecision } from '../keep-policy.js';
-import type { EditPlan, Proposal } from '../proposer.js';
+import type { EditPlan, Proposal, ProposalContext } from '../proposer.js';
 import type { CandidateInfo } from '../rollback-strategy.js';
-import { summarizeSamples } from '../statistics.js';
 import type { WorkingCopy } from '../working-copy.js';
 import type { Engine } from './engine.js';
+import { treeDigest } from './tree-digest.js';
+import { decide } from './decide.js';
 import type { HaltInfo, PerSample, RunState } from './run-state.js';
 
 /** Where one candidate is edited and evaluated: the main workspace (in place) or a working copy. */
@@ -57,6 +58,33 @@ export interface Outcome {
   halt?: HaltInfo;
   /** The error the run throws after its stop sequence (HARNESS_TAMPERED). */
   fatal?: LoopError;
+  /** The candidate's record so far (see {@link CandidateData}): each stage merges its keys in. */
+  data: CandidateData;
+}
+
+/** A candidate whose slot is open and whose edit is awaited (from the proposer or a host's tell). */
+export interface PendingCandidate {
+  readonly o: Outcome;
+  readonly slot: Slot;
+  readonly plan: EditPlan | undefined;
+  readonly snapshotBefore: ArtifactSnapshot | undefined;
+  /** The seed-only detector's capture before the edit. */
+  readonly captured: unknown;
+  /** What the proposer's context carries besides the engine's (the plan, the slot's artifact and copy). */
+  readonly extra: Partial<ProposalContext>;
+}
+
+/** How {@link finishCandidate} treats the edit. */
+export interface FinishOptions {
+  /** Crash repairs with the configured proposer's `repair` (false for a host's edit). */
+  readonly repair: boolean;
+  /**
+   * A host's edit (`tell`): a change outside the artifact throws `EDIT_OUTSIDE_ARTIFACT` before
+   * anything is recorded, instead of becoming a `rejected` row.
+   */
+  readonly strict?: boolean;
+  /** Fresh incumbent samples of a parallel batch. */
+  readonly incumbent?: Promise<IncumbentRemeasure>;
 }
 
 /** Says which violations touched a read-only path and which lie elsewhere outside the targets. */
@@ -67,10 +95,15 @@ function describeViolations(artifact: Artifact, violations: readonly string[]): 
   return [readOnly.length ? `changed read-only ${readOnly.join(', ')}` : '', outside.length ? `changed outside the targets ${outside.join(', ')}` : ''].filter(Boolean).join('; ');
 }
 
+/** Merges `more` into the candidate's record (a stage's keys override earlier ones). */
+export function addData(o: Outcome, more: CandidateData | undefined): void {
+  if (more) o.data = { ...o.data, ...more };
+}
+
 const messageOf = (error: unknown) => (isLoopError(error) ? error.message : (error as Error)?.message ?? String(error));
 
 /** Applies a guard's verdict to `o`: the row's class, label and note. */
-function applyVerdict(o: Outcome, guard: string, verdict: GuardVerdict, rejectedClass: IterationStatus): Outcome {
+export function applyVerdict(o: Outcome, guard: string, verdict: GuardVerdict, rejectedClass: IterationStatus): Outcome {
   const status: IterationStatus = verdict.action === 'halt' ? 'halted' : verdict.action === 'skip' ? 'reverted' : rejectedClass;
   o.status = status;
   o.note = `${guard}: ${verdict.note}`;
@@ -80,13 +113,57 @@ function applyVerdict(o: Outcome, guard: string, verdict: GuardVerdict, rejected
   return o;
 }
 
+/** The crash outcome of a proposer that threw (or aborted). */
+export function proposerCrash(e: Engine, o: Outcome, error: unknown): Outcome {
+  if (e.signal.aborted) return { ...o, aborted: true };
+  const message = messageOf(error);
+  return Object.assign(o, { status: 'crash' as const, description: `proposer failed: ${message}`, error: message, proposerFailed: true });
+}
+
 /**
- * Plans, edits, checks and evaluates ONE candidate in the slot `open` returns, with repairs,
- * seed-only detection, the keep policy and the guards; writes no row and keeps or reverts
- * nothing (the step does). An in-place and a parallel candidate take this same path.
+ * Opens ONE candidate: emits `iteration-started`, plans (`plan`, the proposer's or a host's),
+ * runs the `beforeEdit` guards and opens the slot (the checkpoint), then takes the snapshot the
+ * edit is compared with.
  *
- * @throws whatever the proposer's infrastructure, the harness or a guard throws unexpectedly; the
- *   step leaves the workspace at the last kept state before it propagates.
+ * @returns the pending candidate, or its final outcome when it ended before any edit (a failing
+ *   plan, a guard's verdict).
+ */
+export async function beginCandidate(
+  e: Engine,
+  m: RunState,
+  iteration: number,
+  k: number,
+  open: (plan: EditPlan | undefined) => Promise<Slot>,
+  planOf: () => Promise<EditPlan | undefined>,
+): Promise<Outcome | PendingCandidate> {
+  const o: Outcome = { iteration, k, started: e.clock.now(), status: 'reverted', score: null, description: '', candidateId: '', samples: [], dimensions: [], gates: [], logTail: '', proposerFailed: false, aborted: false, seedOnly: false, data: {} };
+  e.hub.emit({ type: 'iteration-started', iteration, attempt: 0 });
+  let plan: EditPlan | undefined;
+  try {
+    plan = await planOf();
+  } catch (error) {
+    return proposerCrash(e, o, error);
+  }
+  if (plan) o.plan = plan;
+  o.description = plan?.description ?? '';
+  const before = await firstVerdict(e.guards, 'beforeEdit', e.guardInput(m, iteration, plan));
+  if (before) return applyVerdict(o, before.guard.name, before.verdict, 'rejected');
+  const slot = await open(plan);
+  o.slot = slot;
+  const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
+  const detector = e.options.seedOnlyDetector;
+  const captured = detector?.capture ? await detector.capture() : undefined;
+  const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}) };
+  return { o, slot, plan, snapshotBefore, captured, extra };
+}
+
+/** True when `x` is a pending candidate (not an outcome decided before the edit). */
+export const isPending = (x: Outcome | PendingCandidate): x is PendingCandidate => 'slot' in x && 'extra' in x && 'o' in x;
+
+/**
+ * Plans, edits, checks and evaluates ONE candidate with the configured proposer in the slot `open`
+ * returns (see {@link beginCandidate} and {@link finishCandidate}); writes no row and keeps or
+ * reverts nothing (the step does). An in-place and a parallel candidate take this same path.
  */
 export async function runCandidate(
   e: Engine,
@@ -96,51 +173,56 @@ export async function runCandidate(
   open: (plan: EditPlan | undefined) => Promise<Slot>,
   incumbent?: Promise<IncumbentRemeasure>,
 ): Promise<Outcome> {
-  const { proposer } = e.options;
-  const o: Outcome = { iteration, k, started: e.clock.now(), status: 'reverted', score: null, description: '', candidateId: '', samples: [], dimensions: [], gates: [], logTail: '', proposerFailed: false, aborted: false, seedOnly: false };
-  const proposerCrash = (error: unknown): Outcome => {
-    if (e.signal.aborted) return { ...o, aborted: true };
-    const message = messageOf(error);
-    return Object.assign(o, { status: 'crash' as const, description: `proposer failed: ${message}`, error: message, proposerFailed: true });
-  };
-  e.hub.emit({ type: 'iteration-started', iteration, attempt: 0 });
-
-  let plan: EditPlan | undefined;
-  try {
-    plan = proposer.plan ? await proposer.plan(e.context(m, iteration, 0)) : undefined;
-  } catch (error) {
-    return proposerCrash(error);
-  }
-  if (plan) o.plan = plan;
-  o.description = plan?.description ?? '';
-  const before = await firstVerdict(e.guards, 'beforeEdit', e.guardInput(m, iteration, plan));
-  if (before) return applyVerdict(o, before.guard.name, before.verdict, 'rejected');
-
-  const slot = await open(plan);
-  o.slot = slot;
-  const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
-  const detector = e.options.seedOnlyDetector;
-  const captured = detector?.capture ? await detector.capture() : undefined;
-  const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}) };
+  const proposer = e.proposer();
+  const begun = await beginCandidate(e, m, iteration, k, open, async () => (proposer.plan ? proposer.plan(e.context(m, iteration, 0)) : undefined));
+  if (!isPending(begun)) return begun;
   let proposal: Proposal;
   try {
-    proposal = await proposer.propose(e.context(m, iteration, 0, extra));
+    proposal = await proposer.propose(e.context(m, iteration, 0, begun.extra));
   } catch (error) {
-    return proposerCrash(error);
+    return proposerCrash(e, begun.o, error);
   }
+  return finishCandidate(e, m, begun, proposal, { repair: true, ...(incumbent ? { incumbent } : {}) });
+}
 
+/**
+ * Checks and evaluates the edit of a pending candidate: the changes against the snapshot, the
+ * record (`rollback.commit`), the `beforeRun` guards, a duplicate of a tree already evaluated in
+ * this run (not evaluated again: seed 001, a discarded change is never retried verbatim), the
+ * harness fingerprint, the harness and scorer, repairs, the keep policy and the `afterScore`
+ * guards. Writes no row and keeps or reverts nothing.
+ *
+ * @throws {LoopError} `EDIT_OUTSIDE_ARTIFACT` with `strict` when the edit changed a path outside
+ *   the artifact (nothing recorded); whatever the harness, scorer, keep policy or a guard throws.
+ */
+export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidate, first: Proposal, options: FinishOptions): Promise<Outcome> {
+  const { o, slot, plan, snapshotBefore, captured, extra } = p;
+  const { iteration } = o;
+  const detector = e.options.seedOnlyDetector;
+  let proposal = first;
+  addData(o, proposal.data);
   for (let attempt = 0; ; ) {
     if (e.signal.aborted) return { ...o, aborted: true };
     o.description = proposal.description;
-    const changes = slot.artifact && snapshotBefore ? compareSnapshots(slot.artifact, snapshotBefore, await slot.artifact.inspect()) : undefined;
+    const after = slot.artifact && snapshotBefore ? await slot.artifact.inspect() : undefined;
+    const changes = after ? compareSnapshots(slot.artifact!, snapshotBefore!, after) : undefined;
+    if (options.strict && changes && changes.violations.length > 0) {
+      throw new LoopError('EDIT_OUTSIDE_ARTIFACT', `[loop] [engine] the edit told for iteration ${iteration} ${describeViolations(slot.artifact!, changes.violations)}; nothing was recorded: undo those changes and tell again, or stop the loop (which rolls the trial back)`, { details: { iteration, violations: changes.violations } });
+    }
     const changedFiles = changes?.changed ?? proposal.changedFiles;
     if (changedFiles) o.changedFiles = changedFiles;
+    // A candidate that changed nothing gets no record of its own (no commit, no discarded ref).
+    if (changes && changes.changed.length === 0) {
+      return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (no change: not evaluated)` });
+    }
+    const digest = e.options.skipDuplicates && after && changes && changes.violations.length === 0 ? treeDigest(after) : undefined;
+    const seen = digest === undefined ? undefined : m.evaluatedTrees.get(digest);
+    if (seen !== undefined) {
+      return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (duplicate of iteration ${seen}: not evaluated)` });
+    }
     if (slot.commit) o.candidateId = await slot.commit({ iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) });
     if (changes && changes.violations.length > 0) {
       return Object.assign(o, { status: 'rejected' as const, description: `${proposal.description} (${describeViolations(slot.artifact!, changes.violations)})` });
-    }
-    if (changes && changes.changed.length === 0) {
-      return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (no change: not evaluated)` });
     }
     const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), changes, description: proposal.description });
     if (run) return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
@@ -154,62 +236,22 @@ export async function runCandidate(
       const label = e.statusNames.harnessTampered;
       return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
     }
-    const { result } = await e.evaluate(iteration, 0, slot.harness);
+    if (digest !== undefined) m.evaluatedTrees.set(digest, iteration);
+    const evaluated = await e.evaluate(iteration, 0, slot.harness);
+    const { result } = evaluated;
+    addData(o, evaluated.data);
     if (e.signal.aborted) return { ...o, aborted: true };
-    if (result.ok) {
-      o.samples = [result.value];
-      o.dimensions = [result.dimensions];
-      o.gates = [result.gates];
-      let repeat = 0;
-      const sample = async (): Promise<number | undefined> => {
-        if (e.signal.aborted) return undefined;
-        repeat += 1;
-        await e.checkFingerprint(slot.fingerprint, slot.harness);
-        const again = (await e.evaluate(iteration, repeat, slot.harness)).result;
-        if (e.signal.aborted || !again.ok) return undefined;
-        o.samples.push(again.value);
-        o.dimensions.push(again.dimensions);
-        o.gates.push(again.gates);
-        return again.value;
-      };
-      const fresh = incumbent ? await incumbent : undefined;
-      const useFresh = fresh !== undefined && fresh.samples.length > 0;
-      const proposed = await e.keepPolicy.decide({
-        candidate: result.value,
-        incumbent: useFresh ? summarizeSamples(fresh.samples).mean : m.best,
-        direction: e.direction,
-        candidateSamples: o.samples,
-        incumbentSamples: useFresh ? fresh.samples : m.incumbentSamples,
-        candidateDimensions: o.dimensions,
-        incumbentDimensions: useFresh ? fresh.dimensions : m.incumbentDimensions,
-        candidateGates: o.gates,
-        ...(m.incumbentGates ? { incumbentGates: m.incumbentGates } : {}),
-        sample,
-        seedOnly: o.seedOnly,
-      });
-      // A seed-only change is never kept, whatever the policy (issue 17).
-      const decision = o.seedOnly && proposed.keep ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` } : proposed;
-      if (e.signal.aborted) return { ...o, aborted: true };
-      o.decision = decision;
-      o.score = o.samples.length > 1 ? summarizeSamples(o.samples).mean : result.value;
-      o.status = decision.keep ? 'kept' : 'reverted';
-      if (decision.status) o.label = decision.status;
-      o.description = o.seedOnly ? `${proposal.description} (seed-only change)` : proposal.description;
-      if (decision.keep) {
-        const after = await firstVerdict(e.guards, 'afterScore', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), score: result, decision, description: o.description });
-        if (after) applyVerdict(o, after.guard.name, after.verdict, 'reverted');
-      }
-      return o;
-    }
+    if (result.ok) return decide(e, m, o, slot, plan, proposal, result, options);
     o.logTail = result.logTail ?? '';
-    if (attempt < e.maxRepairs && proposer.repair !== undefined) {
-      const record = { iteration, candidateId: o.candidateId, score: null, status: 'crash' as const, description: `${proposal.description} (${result.message})`, error: result.message };
+    if (options.repair && attempt < e.maxRepairs && e.options.proposer?.repair !== undefined) {
+      const record = { iteration, candidateId: o.candidateId, score: null, status: 'crash' as const, description: `${proposal.description} (${result.message})`, error: result.message, data: o.data };
       e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: true, durationMs: e.clock.now() - o.started });
       attempt += 1;
       e.hub.emit({ type: 'iteration-started', iteration, attempt });
-      const repaired = await proposer.repair(e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }));
+      const repaired = await e.options.proposer.repair(e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }));
       if (repaired) {
         proposal = { ...repaired, description: `${proposal.description}; repair ${attempt}: ${repaired.description}` };
+        addData(o, repaired.data);
         continue;
       }
     }

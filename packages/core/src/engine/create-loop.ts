@@ -1,93 +1,78 @@
-import { isLoopError } from '../errors.js';
 import type { LoopEvent, LoopEventOf, LoopEventType } from '../events.js';
-import { keptChanges } from '../internal/history.js';
-import { acquireLock, type WorkspaceLock } from '../lock.js';
-import type { StopDecision } from '../stop-policy.js';
+import type { EditPlan } from '../proposer.js';
 import type { LoopSummary } from '../summary.js';
-import { runBaseline } from './baseline.js';
-import { createEngine, type Engine } from './engine.js';
+import { createEngine } from './engine.js';
 import type { LoopOptions } from './options.js';
-import { checkAgainstState, resumeFrom } from './resume.js';
-import { newRunState, type RunState } from './run-state.js';
-import { stepBatch, stepInPlace } from './step.js';
+import { createSession } from './session.js';
+import type { StepOutcome, Trial, TrialEdit } from './trial.js';
 
-/** A configured loop. */
+/**
+ * A configured loop. `run()` is a loop over `step()`; a host that makes its own edits drives the
+ * same step with `ask()` and `tell()` (Optuna's ask/tell). Whichever drives it, the first call
+ * takes the lock (`lockPath`) and resumes from the results log or measures the baseline; every
+ * step writes its row before the rollback acts and the state store last, then emits its events;
+ * the stop policies are checked after each step, and when one fires the stop sequence runs
+ * (restore the best state, `onStop`, the last state write, `stopped`) and the lock is released.
+ * One call at a time: a call while another is in flight throws `TRIAL_OPEN`.
+ */
 export interface Loop {
   /**
    * Runs until a stop policy fires, a guard halts or the signal aborts, then runs the stop
-   * sequence: restore the best kept state, build the summary, write the state store last. Resumes
-   * when the results log already has rows.
+   * sequence. Resumes when the results log already has rows.
    *
    * A halt that is an error (a failed restore, a tampered harness) still runs the stop sequence
-   * and writes its `halted` row and state, then throws with `error.details.summary` set.
+   * and writes its state, then throws with `error.details.summary` set.
    *
    * @throws {LoopError} `BASELINE_FAILED` (the baseline crashed), `LOCK_HELD`, `RESTORE_FAILED`
    *   (the workspace could not be restored, or a parallel batch's winner could not be adopted and
    *   verified), `STATE_WRITE_FAILED`, `HARNESS_TAMPERED`, `RESULTS_CORRUPT`, `RESUME_MISMATCH`,
-   *   `STATE_CORRUPT`, and the rollback's own codes.
+   *   `STATE_CORRUPT`, `TRIAL_OPEN`, `LOOP_STOPPED`, `CONFIG_INVALID` (no proposer), and the
+   *   rollback's own codes.
    */
   readonly run: () => Promise<LoopSummary>;
+  /**
+   * One iteration (a batch of K with `parallel`) with the configured proposer, then the stop
+   * policies. @throws {LoopError} as `run()`.
+   */
+  readonly step: () => Promise<StepOutcome>;
+  /**
+   * Opens ONE candidate for a host to edit: runs the `beforeEdit` guards and takes the checkpoint
+   * (with `plan`, so a snapshot rollback copies only `plan.files`). A candidate a guard decides
+   * before the edit is recorded as `step()` would, and the next one is opened. Always in place,
+   * also with `parallel`.
+   *
+   * @throws {LoopError} `TRIAL_OPEN` (a trial is open), `LOOP_STOPPED` (with `details.summary`),
+   *   and on the first call whatever `run()` throws at start (`LOCK_HELD`, `BASELINE_FAILED`, ...).
+   */
+  readonly ask: (options?: { plan?: EditPlan }) => Promise<Trial>;
+  /**
+   * Evaluates the open trial's edit exactly as a proposer's: the record, the `beforeRun` guards,
+   * the harness (fingerprint first), the scorer, the keep policy, the row, keep or revert, the
+   * state, the events, then the stop policies. An edit that changed nothing is a `(no change: not
+   * evaluated)` row; no crash repairs are asked for (the host repairs with the crash row in hand).
+   *
+   * @throws {LoopError} `TRIAL_UNKNOWN` (not the open trial: never asked, told twice, another
+   *   loop's), `EDIT_OUTSIDE_ARTIFACT` (the edit changed a path outside the artifact's mutable
+   *   surface: nothing recorded, the trial stays open), `LOOP_STOPPED`, and as `run()`.
+   */
+  readonly tell: (trial: Trial, edit: TrialEdit) => Promise<StepOutcome>;
+  /**
+   * Stops the loop: rolls an open trial back (no row), then runs the stop sequence with reason
+   * `host` and `message`. Idempotent: returns the summary of a loop that already stopped, and
+   * `undefined` for one that never started.
+   */
+  readonly stop: (message?: string) => Promise<LoopSummary | undefined>;
   /** Subscribes to one event type; returns the unsubscribe function. */
   readonly on: <T extends LoopEventType>(type: T, handler: (event: LoopEventOf<T>) => void) => () => void;
   /** Iterates events from now until the loop stops. */
   readonly events: () => AsyncIterableIterator<LoopEvent>;
 }
 
-/** The stop decision of a halted step. */
-function haltStop(m: RunState): StopDecision {
-  const h = m.halted!;
-  return { reason: h.code === 'RESTORE_FAILED' ? 'restore-failed' : h.code === 'HARNESS_TAMPERED' ? 'harness-tampered' : 'halted', message: `${h.status}: ${h.note}` };
-}
-
-/** Advisors' hints for the next proposal: asked after a step, once the stop policies let another one run. */
-function advise(e: Engine, m: RunState) {
-  m.hints = []; // hints apply to one proposal only
-  const s = e.loopState(m);
-  for (const advisor of e.options.advisors ?? []) {
-    for (const advice of advisor.advise(s)) {
-      m.hints = [...m.hints, ...advice.hints];
-      e.hub.emit({ type: 'advice', iteration: s.iteration, advice });
-    }
-  }
-}
-
-/**
- * The stop sequence (seed 002's order): restore the best kept state (a failure halts with the
- * restore-failed label and still goes on), build the summary, write the state store as the last
- * write, emit `stopped`.
- */
-async function stopSequence(e: Engine, m: RunState, stop: StopDecision): Promise<LoopSummary> {
-  try {
-    await e.options.rollback.restoreBest?.(m.bestId);
-  } catch (error) {
-    if (!isLoopError(error, 'RESTORE_FAILED')) throw error;
-    m.halted ??= { status: e.statusNames.restoreFailed, note: error.message, code: error.code };
-    m.fatal ??= error;
-    if (stop.reason !== 'restore-failed') stop = { reason: 'restore-failed', message: `${e.statusNames.restoreFailed}: ${error.message} (the loop was stopping: ${stop.message})` };
-  }
-  const summary: LoopSummary = {
-    direction: e.direction,
-    baseline: m.baseline,
-    best: m.best,
-    bestId: m.bestId,
-    iterations: m.history.length - 1,
-    counts: { ...m.counters.counts },
-    kept: keptChanges(m.history, e.direction),
-    stop,
-    durationMs: e.clock.now() - m.startedAt,
-    iterationsThisRun: m.iterationsThisRun,
-    ...(m.halted ? { halted: m.halted } : {}),
-  };
-  await e.writeState(m, m.fatal ? 'failed' : 'stopped', { stopReason: stop.reason, stopMessage: stop.message, ...(m.fatal ? { error: { code: m.fatal.code, message: m.fatal.message } } : {}) });
-  e.hub.emit({ type: 'stopped', summary });
-  return summary;
-}
-
 /**
  * Creates a keep/revert loop: the one engine every preset configures. One iteration: plan →
- * guards (before edit) → checkpoint → proposer edits → read-only check → rollback.commit → guards
- * (before run) → harness (fingerprint re-checked first) → scorer → keep policy → guards (after
- * score) → results row appended and flushed → keep or revert (verified) → state store (last
+ * guards (before edit) → checkpoint → proposer (or host) edits → read-only check → rollback.commit
+ * → guards (before run) → harness (fingerprint re-checked first) → scorer → keep policy → guards
+ * (after score) → results row appended and flushed → keep or revert (verified) → state store (last
  * write) → events → stop policies. A parallel batch runs K candidates through the same path in
  * working copies.
  *
@@ -101,63 +86,14 @@ async function stopSequence(e: Engine, m: RunState, stop: StopDecision): Promise
  */
 export function createLoop(options: LoopOptions): Loop {
   const e = createEngine(options);
-  const step = e.options.parallel ? stepBatch : stepInPlace;
-  let running = false;
-
-  const run = async (): Promise<LoopSummary> => {
-    if (running) throw new Error('[loop] [engine] run() is already in progress');
-    running = true;
-    let lock: WorkspaceLock | undefined;
-    const m = newRunState(e.clock.now());
-    try {
-      if (e.options.lockPath) lock = await acquireLock({ path: e.options.lockPath });
-      const fingerprint = await e.options.harness.fingerprint?.();
-      const rows = await e.results.read();
-      const saved = await e.store?.read();
-      checkAgainstState(e, rows, saved);
-      if (rows.length > 0) await resumeFrom(e, m, rows, saved);
-      else await runBaseline(e, m, fingerprint);
-      let stop: StopDecision | undefined;
-      let stepped = false;
-      for (;;) {
-        stop = e.stopPolicy.check(e.loopState(m));
-        if (stop) break;
-        // Advice is for the next proposal, so it is asked for only once one is coming: none is
-        // printed after the final iteration (a cool-down hint with nothing left to cool down).
-        if (stepped) advise(e, m);
-        const end = await step(e, m, fingerprint);
-        stepped = true;
-        if (end === 'aborted') {
-          stop = { reason: 'aborted', message: 'stopped by abort signal; the in-flight candidate was rolled back' };
-          break;
-        }
-        if (end === 'halted') {
-          stop = haltStop(m);
-          break;
-        }
-        await e.writeState(m, 'running');
-        if (m.proposerFailures >= e.maxProposerFailures) {
-          stop = { reason: 'proposer-failing', message: `the proposer failed ${m.proposerFailures} times in a row` };
-          break;
-        }
-      }
-      const summary = await stopSequence(e, m, stop);
-      if (m.fatal) {
-        m.fatal.details.summary = summary;
-        throw m.fatal;
-      }
-      return summary;
-    } catch (error) {
-      if (m.history.length > 0 && error !== m.fatal && !isLoopError(error, 'STATE_WRITE_FAILED')) {
-        await e.writeState(m, 'failed', { error: { code: isLoopError(error) ? error.code : 'UNEXPECTED', message: (error as Error)?.message } }).catch(() => {});
-      }
-      throw error;
-    } finally {
-      e.hub.close();
-      await lock?.release();
-      running = false;
-    }
+  const session = createSession(e);
+  return {
+    run: session.run,
+    step: session.step,
+    ask: session.ask,
+    tell: session.tell,
+    stop: session.stop,
+    on: (type, handler) => e.hub.on(type, handler),
+    events: () => e.hub.iterate(),
   };
-
-  return { run, on: (type, handler) => e.hub.on(type, handler), events: () => e.hub.iterate() };
 }

@@ -1,12 +1,13 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LoopError, parseOptions } from '../errors.js';
+import { ConfigError, LoopError, parseOptions } from '../errors.js';
+import type { CandidateData } from '../iteration-record.js';
 import type { Guard, GuardInput } from '../guard.js';
 import type { Harness } from '../harness.js';
 import { EventHub } from '../internal/event-hub.js';
 import { strictImprovement, type KeepPolicy } from '../keep-policy.js';
 import type { LoopState } from '../loop-state.js';
-import type { EditPlan, ProposalContext } from '../proposer.js';
+import type { EditPlan, ProposalContext, Proposer } from '../proposer.js';
 import { createMemoryResultsLog, type ResultsLog } from '../results-log.js';
 import type { ScoreResult } from '../scorer.js';
 import { createJsonStateStore, type EnginePhase, type EngineState, type StateStore } from '../state-store.js';
@@ -31,8 +32,10 @@ export interface Engine {
   readonly maxProposerFailures: number;
   readonly baselineRepeats: number;
   readonly statusNames: { readonly restoreFailed: string; readonly harnessTampered: string };
-  /** Runs `harness` once and scores it. */
-  evaluate(iteration: number, repeat: number, harness?: Harness): Promise<{ result: ScoreResult; durationMs: number }>;
+  /** Runs `harness` once and scores it; `data` merges the run record's and the score's. */
+  evaluate(iteration: number, repeat: number, harness?: Harness): Promise<{ result: ScoreResult; durationMs: number; data: CandidateData | undefined }>;
+  /** The configured proposer. @throws {ConfigError} `CONFIG_INVALID` (`engine.proposer`) when there is none. */
+  proposer(): Proposer;
   /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
   checkFingerprint(expected: string | undefined, harness?: Harness): Promise<void>;
   /** Appends one line to the decisions log, when there is one. */
@@ -83,7 +86,12 @@ export function createEngine(input: LoopOptions): Engine {
       const started = clock.now();
       const run = await harness.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
       const result = await options.scorer.score(run);
-      return { result, durationMs: clock.now() - started };
+      const data = run.data || result.data ? { ...run.data, ...result.data } : undefined;
+      return { result, durationMs: clock.now() - started, data };
+    },
+    proposer() {
+      if (options.proposer) return options.proposer;
+      throw new ConfigError('engine', [{ path: 'proposer', message: 'step() and run() need a proposer; a host that edits itself calls ask() and tell()' }]);
     },
     async checkFingerprint(expected, harness = options.harness) {
       if (expected === undefined || !harness.fingerprint) return;

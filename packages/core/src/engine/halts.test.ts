@@ -67,12 +67,17 @@ describe('halts that are errors run the stop sequence, then throw', () => {
     expect(summary.counts.halted).toBe(1);
   });
 
-  it('without amendLast the restore-failed halt is a separate halted row for the next iteration', async () => {
+  it('without amendLast a failed revert adds no row: row n stays iteration n, the halt is in the state, the summary and a halted event (issue 32)', async () => {
     const memory = createMemoryResultsLog();
     const log: ResultsLog = { name: 'append-only', append: memory.append, read: memory.read };
-    const { loop } = setup({ failRevertAt: 2, results: log });
-    await failure(loop.run());
-    expect(memory.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'kept'], [2, 'reverted'], [3, 'halted']]);
+    const { loop, writes } = setup({ failRevertAt: 2, results: log });
+    const halted: string[] = [];
+    loop.on('halted', (e) => halted.push(`${e.record.iteration}:${e.status}`));
+    const error = await failure(loop.run());
+    expect(memory.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'kept'], [2, 'reverted']]);
+    expect(halted).toEqual(['2:restore-failed']);
+    expect(writes.at(-1)).toMatchObject({ iteration: 2, status: 'failed', halted: { status: 'restore-failed' } });
+    expect((error.details.summary as LoopSummary).halted).toMatchObject({ status: 'restore-failed', code: 'RESTORE_FAILED' });
   });
 
   it('a restoreBest that fails at stop is restore-failed too: the state is still written last and the error carries the summary', async () => {

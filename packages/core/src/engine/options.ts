@@ -13,12 +13,17 @@ import type { Scorer } from '../scorer.js';
 import type { SeedOnlyDetector } from '../seed-only.js';
 import type { StateStore } from '../state-store.js';
 import type { StopPolicy } from '../stop-policy.js';
-import type { Clock } from '../types.js';
+import type { LoopSummary } from '../summary.js';
+import type { LoopState } from '../loop-state.js';
+import type { Clock, MaybePromise } from '../types.js';
 
 /** Options of {@link createLoop}. */
 export interface LoopOptions {
-  /** Produces one edit per iteration. */
-  proposer: Proposer;
+  /**
+   * Produces one edit per iteration for `run()` and `step()`. A host that makes its own edits
+   * through `ask()` / `tell()` may leave it out. @default none
+   */
+  proposer?: Proposer;
   /** Runs the fixed evaluation. */
   harness: Harness;
   /** Turns a run into a score; its `direction` is the loop's. */
@@ -105,6 +110,21 @@ export interface LoopOptions {
    * its copy. @default none: one candidate at a time, in place
    */
   parallel?: ParallelOptions;
+  /**
+   * Called once when the loop stops, after the best kept state was restored and before the state
+   * store's last write, with the summary and the final loop state: where a preset writes what its
+   * seed asks for at the end of a run (seed 002's pass result). A throw is the run's error (the
+   * state is written `failed`). @default none
+   */
+  onStop?: (summary: LoopSummary, state: LoopState) => MaybePromise<void>;
+  /**
+   * Never evaluates a candidate whose artifact content equals a tree already evaluated in this
+   * session (the baseline, the resumed incumbent, any candidate, also within a parallel batch):
+   * its row is `reverted` with ` (duplicate of iteration N: not evaluated)` and it gets no record
+   * of its own. Seed 001: a discarded change is never retried verbatim. Needs `artifact`.
+   * @default false (the core stays neutral; auto-iterate turns it on)
+   */
+  skipDuplicates?: boolean;
 }
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function');
@@ -124,7 +144,7 @@ const contract = <T>(what: string, required: readonly string[], optional: readon
  */
 export const loopOptionsSchema = z
   .object({
-    proposer: contract<Proposer>('Proposer', ['propose'], ['plan', 'repair']),
+    proposer: contract<Proposer>('Proposer', ['propose'], ['plan', 'repair']).optional(),
     harness: contract<Harness>('Harness', ['run'], ['fingerprint']),
     scorer: contract<Scorer>('Scorer', ['score']).refine((s) => s.direction === 'minimize' || s.direction === 'maximize', 'scorer.direction must be "minimize" or "maximize"'),
     rollback: contract<RollbackStrategy>('RollbackStrategy', ['checkpoint', 'keep', 'revert'], ['commit', 'restoreBest', 'recover', 'currentId']),
@@ -149,6 +169,8 @@ export const loopOptionsSchema = z
     decisionsLogPath: z.string().min(1).optional(),
     seedOnlyDetector: contract<SeedOnlyDetector>('SeedOnlyDetector', ['isSeedOnlyChange'], ['capture']).optional(),
     parallel: parallelOptionsSchema.optional(),
+    onStop: fn.optional(),
+    skipDuplicates: z.boolean().optional(),
   })
   .strict()
   .refine((o) => !(o.statePath && o.stateStore), { message: 'give statePath or stateStore, not both', path: ['stateStore'] });

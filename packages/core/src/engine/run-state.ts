@@ -36,6 +36,10 @@ export interface RunState {
   halted?: HaltInfo;
   /** The error `run()` throws after the stop sequence (RESTORE_FAILED, HARNESS_TAMPERED). */
   fatal?: LoopError;
+  /** The digest of every tree evaluated in this session (the baseline's, the resumed incumbent's, each candidate's) to its iteration. */
+  evaluatedTrees: Map<string, number>;
+  /** Events of a halting step, emitted after the stop sequence's state write. */
+  deferred: (() => void)[];
 }
 
 /** A fresh run state at `startedAt` (ms since the epoch). */
@@ -54,6 +58,8 @@ export function newRunState(startedAt: number): RunState {
     proposerFailures: 0,
     startedAt,
     iterationsThisRun: 0,
+    evaluatedTrees: new Map(),
+    deferred: [],
   };
 }
 

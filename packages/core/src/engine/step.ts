@@ -29,6 +29,7 @@ function recordOf(o: Outcome, candidateId = o.candidateId): IterationRecord {
     ...(o.changedFiles ? { changedFiles: o.changedFiles } : {}),
     ...(dims ? { dimensions: dims } : {}),
     ...(gates ? { gates } : {}),
+    ...(Object.keys(o.data).length > 0 ? { data: o.data } : {}),
   };
 }
 
@@ -47,6 +48,21 @@ function emitRow(e: Engine, o: Outcome, record: IterationRecord, previousBest: n
   else e.hub.emit({ type: 'reverted', record, ...(o.decision ? { decision: o.decision } : {}), durationMs, samples: o.samples, seedOnly: o.seedOnly });
 }
 
+/**
+ * After a step's rows: the state store is written (the step's last write), then its events are
+ * emitted. A halting step's state write is the stop sequence's (seed 002: the halted row, the
+ * rollback, restoreBest, then state.json last), so its events wait in `m.deferred` until then.
+ */
+async function afterRows(e: Engine, m: RunState, emit: () => void): Promise<StepEnd> {
+  if (m.halted) {
+    m.deferred.push(emit);
+    return 'halted';
+  }
+  await e.writeState(m, 'running');
+  emit();
+  return 'continue';
+}
+
 /** Makes `m` the new incumbent after `o` was kept with id `bestId`. */
 function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
   m.bestId = bestId;
@@ -57,71 +73,93 @@ function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
 }
 
 /**
- * Reverts to `cp`; a RESTORE_FAILED turns the row just appended into the halted `restore-failed`
- * row (amended in place when the log can, else appended as the next iteration) and halts.
+ * Reverts to `cp`; a RESTORE_FAILED halts the loop with the restore-failed label: the row just
+ * appended is amended in place into the halted row when the log can (seed 002), else it stays as
+ * written (row n is still iteration n; the halt is in the state store and the summary) and a
+ * `halted` event follows its own.
+ *
+ * @returns the record the history holds and, without `amendLast`, the halted record to announce.
  */
-async function revertOrHalt(e: Engine, m: RunState, cp: Checkpoint, record: IterationRecord): Promise<IterationRecord> {
+async function revertOrHalt(e: Engine, m: RunState, cp: Checkpoint, record: IterationRecord): Promise<{ record: IterationRecord; halted?: IterationRecord }> {
   try {
     await e.options.rollback.revert(cp, { iteration: record.iteration, ...(record.candidateId ? { candidateId: record.candidateId } : {}) });
-    return record;
+    return { record };
   } catch (error) {
     if (!isLoopError(error, 'RESTORE_FAILED')) throw error;
     const label = e.statusNames.restoreFailed;
     m.halted = { status: label, note: error.message, code: error.code };
     m.fatal = error;
     const halted: IterationRecord = { ...record, status: 'halted', label, note: error.message, description: `${record.description} (${label}: ${error.message})` };
-    if (e.results.amendLast) {
-      await e.results.amendLast(halted);
-      return halted;
-    }
-    const extra: IterationRecord = { iteration: record.iteration + 1, candidateId: '', score: null, status: 'halted', label, note: error.message, description: `${label}: rolling back iteration ${record.iteration} failed: ${error.message}` };
-    await e.results.append(extra);
-    pushRow(m, record);
-    return extra;
+    if (!e.results.amendLast) return { record, halted };
+    await e.results.amendLast(halted);
+    return { record: halted };
   }
 }
 
-/** One candidate, in place: checkpoint (with the plan) → edit → evaluate → row (durable) → keep or revert. */
-export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+/** Opens the in-place slot of `iteration`: the checkpoint (with the plan) and the record of the candidate. */
+export function inPlace(e: Engine, iteration: number, fingerprint: string | undefined) {
   const { rollback, artifact, harness } = e.options;
-  const iteration = m.history.length;
   let cp: Checkpoint | undefined;
   const open = async (plan: Parameters<typeof rollback.checkpoint>[1]): Promise<Slot> => {
     cp = await rollback.checkpoint(iteration, plan);
     const at = cp;
     return { artifact, harness, fingerprint, commit: async (info) => (await rollback.commit?.(at, info)) ?? '' };
   };
-  const revert = (candidateId: string) => rollback.revert(cp!, { iteration, ...(candidateId ? { candidateId } : {}) });
-  let o: Outcome;
-  try {
-    o = await runCandidate(e, m, iteration, 0, open);
-  } catch (error) {
-    // Anything unexpected (a harness that cannot start, a throwing keep policy) leaves the
-    // workspace at the last kept state before the error propagates.
-    if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revert('');
-    throw error;
-  }
+  return { open, checkpoint: () => cp };
+}
+
+/** Rolls the in-place candidate at `cp` back (an unexpected error, an abort, a host's stop). */
+export async function revertInPlace(e: Engine, cp: Checkpoint, iteration: number, candidateId = ''): Promise<void> {
+  await e.options.rollback.revert(cp, { iteration, ...(candidateId ? { candidateId } : {}) });
+}
+
+/**
+ * Records an in-place outcome: the decisions log, the row (durable before the rollback acts),
+ * keep or revert (verified), the history, the state store (the last write), then the event.
+ */
+export async function settleInPlace(e: Engine, m: RunState, o: Outcome, cp: Checkpoint | undefined): Promise<StepEnd> {
   if (o.aborted) {
-    if (cp) await revert(o.candidateId);
+    if (cp) await revertInPlace(e, cp, o.iteration, o.candidateId);
     return 'aborted';
   }
   m.proposerFailures = o.proposerFailed ? m.proposerFailures + 1 : 0;
   let record = recordOf(o);
+  let announce: IterationRecord | undefined;
   await logOutcome(e, o, record);
   const previousBest = m.best;
   await e.results.append(record); // durable before the rollback acts
   if (o.status === 'kept') {
-    adoptIncumbent(m, o, await rollback.keep(cp!, o.candidateId || undefined));
+    adoptIncumbent(m, o, await e.options.rollback.keep(cp!, o.candidateId || undefined));
   } else if (cp) {
-    record = await revertOrHalt(e, m, cp, record);
+    ({ record, halted: announce } = await revertOrHalt(e, m, cp, record));
   }
   if (o.halt && !m.halted) {
     m.halted = o.halt;
     if (o.fatal) m.fatal = o.fatal;
   }
   pushRow(m, record);
-  emitRow(e, o, record, previousBest);
-  return m.halted ? 'halted' : 'continue';
+  const emit = () => {
+    emitRow(e, o, record, previousBest);
+    if (announce) e.hub.emit({ type: 'halted', record: announce, status: announce.label ?? 'halted', note: announce.note ?? '' });
+  };
+  return afterRows(e, m, emit);
+}
+
+/** One candidate, in place: checkpoint (with the plan) → edit → evaluate → row (durable) → keep or revert. */
+export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+  const iteration = m.history.length;
+  const slot = inPlace(e, iteration, fingerprint);
+  let o: Outcome;
+  try {
+    o = await runCandidate(e, m, iteration, 0, slot.open);
+  } catch (error) {
+    // Anything unexpected (a harness that cannot start, a throwing keep policy) leaves the
+    // workspace at the last kept state before the error propagates.
+    const cp = slot.checkpoint();
+    if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revertInPlace(e, cp, iteration);
+    throw error;
+  }
+  return settleInPlace(e, m, o, slot.checkpoint());
 }
 
 /** Re-measures the incumbent `repeats` times in the main workspace (`parallel.remeasureIncumbent`). */
@@ -256,9 +294,10 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     for (const [i, o] of outcomes.entries()) {
       pushRow(m, records[i]!);
       m.proposerFailures = o.proposerFailed ? m.proposerFailures + 1 : 0;
-      emitRow(e, o, records[i]!, previousBest);
     }
-    return m.halted ? 'halted' : 'continue';
+    return afterRows(e, m, () => {
+      for (const [i, o] of outcomes.entries()) emitRow(e, o, records[i]!, previousBest);
+    });
   } finally {
     for (const copy of copies) await copy.dispose?.();
   }
