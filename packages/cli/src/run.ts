@@ -227,6 +227,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     cooldownAfterDiscards: config.cooldownAfterDiscards,
     notifyAfterDiscards: config.notifyAfterDiscards,
     logFile: config.logFile,
+    keepLogs: config.keepLogs,
     env: config.env,
     ...(config.checks ? { checks: config.checks } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
