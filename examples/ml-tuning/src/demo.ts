@@ -129,7 +129,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);
-  print(`branch    ${run.branch}   (results.tsv and run.log at the workspace root)`);
+  print(`branch    ${run.branch}   (results.tsv at the workspace root, each run's training log in .loop/logs/<iteration>.log)`);
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
   print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}`);
   if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,5 +16,8 @@ describe('ml-tuning demo with parallel candidates (real training, real git)', ()
     expect(summary.iterations).toBe(4);
     expectRunAgreement(out, branch, { iterations: 4, candidates: 2 });
     expect(lines.join('\n')).toContain('parallel  2 candidates per batch');
+    // Each candidate's training log outlives its working copy (issue 32 item 16): .loop/logs/<n>.log, each ending in its val_bpc.
+    expect(readdirSync(join(out, '.loop', 'logs')).sort()).toEqual(['0.log', '1.log', '2.log', '3.log', '4.log']);
+    for (const n of [1, 2, 3, 4]) expect(readFileSync(join(out, '.loop', 'logs', `${n}.log`), 'utf8')).toMatch(/^val_bpc: \d/m);
   });
 });

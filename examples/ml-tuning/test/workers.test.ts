@@ -58,6 +58,9 @@ describe.skipIf(missing !== undefined)(`ml-tuning demo on two loop worker proces
     const evaluated = outputs.map((o) => o.split('\n').filter((l) => l.includes('"type":"evaluated"')).length);
     expect(evaluated.reduce((a, b) => a + b, 0)).toBe(3);
     expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(/^val_bpc: \d/m); // the log's end came back from the worker
+    // Each training's log, sent back by its worker, is kept on the coordinator (issue 32 item 16).
+    expect(readdirSync(join(out, '.loop', 'logs')).sort()).toEqual(['0.log', '1.log', '2.log']);
+    for (const n of [0, 1, 2]) expect(readFileSync(join(out, '.loop', 'logs', `${n}.log`), 'utf8')).toMatch(/^val_bpc: \d/m);
     // Each worker made its own clone of the coordinator's repository under its workdir.
     for (const w of workdirs) expect(readdirSync(w).length).toBeGreaterThan(0);
   });

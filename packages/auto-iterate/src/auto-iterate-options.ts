@@ -108,6 +108,13 @@ export interface AutoIterateOptions {
   notifyAfterDiscards?: number;
   /** The run log, relative to `dir` (seed 003: run.log). @default 'run.log' */
   logFile?: string;
+  /**
+   * How many run logs to keep in `.loop/logs/<iteration>.log` (`<iteration>.r<repeat>.log` for a
+   * re-run): `logFile` holds only the latest run in place and a working copy's log goes with the
+   * copy, so each finished run's log (the baseline's, each candidate's, a crash's) is copied
+   * there; the oldest beyond this count are removed. 0 keeps none. @default 100
+   */
+  keepLogs?: number;
   /** Extra environment variables for the run command. @default {} */
   env?: Record<string, string>;
   /**
@@ -205,6 +212,7 @@ export const autoIterateOptionsSchema = z
     cooldownAfterDiscards: z.number().int().positive().default(5),
     notifyAfterDiscards: z.number().int().positive().default(10),
     logFile: relative.default('run.log'),
+    keepLogs: z.number().int().nonnegative().default(100),
     env: z.record(z.string(), z.string()).default({}),
     harnessSandbox: z.object(sandboxOptionsFields).strict().optional(),
     parallel: z

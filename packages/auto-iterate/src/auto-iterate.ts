@@ -33,7 +33,7 @@ import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
-export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid' } as const;
+export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid', logs: '.loop/logs' } as const;
 
 /** A configured auto-iterate run. */
 export interface AutoIterate {
@@ -126,6 +126,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       // A SIGKILLed loop's orphaned run is killed before the next one starts; parallel copies
       // share the option and each overlapping run takes its own slot file (run.pgid, run.pgid.1, ...).
       pidFile: join(o.dir, RUN_FILES.runPid),
+      // Each run's log, a working copy's included, is kept as .loop/logs/<iteration>.log (issue 32 item 16).
+      keepLogs: { dir: join(o.dir, RUN_FILES.logs), count: o.keepLogs },
       ...o.harnessSandbox,
     });
   const harness = o.parallel?.harness ?? commandHarness(o.dir);

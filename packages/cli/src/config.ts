@@ -169,6 +169,7 @@ export const loopConfigSchema = z
     cooldownAfterDiscards: z.number().int().positive().default(5).describe('Discards in a row that trigger a cool-down round. Default 5.'),
     notifyAfterDiscards: z.number().int().positive().default(10).describe('Discards in a row that emit a notify event. Default 10.'),
     logFile: relativePath.default('run.log').describe('The run log, relative to dir. Default run.log.'),
+    keepLogs: z.number().int().nonnegative().default(100).describe('How many run logs to keep as .loop/logs/<iteration>.log (each candidate\'s, a working copy\'s included; the oldest removed). 0 keeps none. Default 100.'),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
     harness: harnessSandboxSchema.optional().describe('The sandbox of the run command and the checks command: { sandbox: auto | bwrap | none, writable, network }. Default unconfined.'),
     parallel: parallelSchema.optional().describe('Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, link, workers: { redis, queue, remote } }. Default none (one candidate at a time, in place).'),

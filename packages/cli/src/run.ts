@@ -136,6 +136,8 @@ function parallelOptions(config: LoopConfig, resolved: ResolvedRunConfig, dir: s
   const common = {
     queue,
     runId: tag.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 80),
+    // The logs workers send back are kept like local ones: .loop/logs/<iteration>.log (issue 32 item 16).
+    keepLogs: { dir: join(dir, RUN_FILES.logs), count: config.keepLogs },
     ...(p.workers.remote ? { remote: p.workers.remote } : {}),
     harness: {
       command: resolved.runCommand,
@@ -227,6 +229,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     cooldownAfterDiscards: config.cooldownAfterDiscards,
     notifyAfterDiscards: config.notifyAfterDiscards,
     logFile: config.logFile,
+    keepLogs: config.keepLogs,
     env: config.env,
     ...(config.checks ? { checks: config.checks } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

@@ -152,6 +152,32 @@ describe('the dashboard server', () => {
     }
   });
 
+  it('the log endpoint returns a kept iteration log (.loop/logs/<n>.log), 400 naming the folder for one not kept; a new kept log re-sends the run with the newest tailed (issue 32 item 16)', async () => {
+    const dir = workspace('logs', [row(0, 10, 'baseline', 'baseline'), row(1, 11, 'reverted', 'x 0 -> 4'), row(2, null, 'crash', 'x 0 -> 7')]);
+    mkdirSync(join(dir, '.loop', 'logs'));
+    writeFileSync(join(dir, '.loop', 'logs', '1.log'), 'score: 11\n');
+    const dashboard = await startDashboard({ root, pollMs: 60_000 });
+    try {
+      const first = dashboard.runs().find((r) => r.id === 'logs/results.tsv')!;
+      expect(first.keptLogs).toEqual([1]);
+      expect(first.logs.map((l) => l.name)).toEqual(['.loop/logs/1.log']);
+      const one = await get(dashboard.port, '/api/runs/logs/results.tsv/log/1');
+      expect(one.status).toBe(200);
+      expect(JSON.parse(one.body)).toEqual({ iteration: 1, path: join(dir, '.loop', 'logs', '1.log'), text: 'score: 11\n', truncated: false });
+      const missing = await get(dashboard.port, '/api/runs/logs/results.tsv/log/2');
+      expect(missing.status).toBe(400);
+      expect(JSON.parse(missing.body).error).toBe(`no log of iteration 2 in ${join(dir, '.loop', 'logs')}: it holds iterations 1 to 1 (the newest keepLogs logs are kept)`);
+      expect((await get(dashboard.port, '/api/runs/logs/results.tsv/log/x')).status).toBe(400);
+      writeFileSync(join(dir, '.loop', 'logs', '2.log'), 'Error: boom\n');
+      await dashboard.refresh();
+      const after = dashboard.runs().find((r) => r.id === 'logs/results.tsv')!;
+      expect(after.keptLogs).toEqual([1, 2]);
+      expect(after.logs).toEqual([{ name: '.loop/logs/2.log', tail: 'Error: boom\n' }]);
+    } finally {
+      await dashboard.close();
+    }
+  });
+
   it('loop dashboard serves the folder on 127.0.0.1 until SIGINT, then exits 0; a bad --port is a usage error (exit 2)', async () => {
     const sink = { write: () => true } as unknown as NodeJS.WritableStream;
     expect(await runCli(['dashboard', root, '--port', 'x'], { stdout: sink, stderr: sink, cwd: root, tty: false })).toBe(2);

@@ -57,6 +57,21 @@ describe('looking at experiments', () => {
     expect(discards.every((r) => r.kind === 'discard')).toBe(true);
   });
 
+  it('loop log --output <n> prints the run command\'s output of iteration n from .loop/logs (each iteration\'s, not only the last, issue 32 item 16)', async () => {
+    for (const n of [0, 3, 6]) {
+      const out = await loop(a, 'log', '--output', String(n));
+      expect(out.code, out.err).toBe(0);
+      expect(out.out).toMatch(/^score: \d+$/m);
+      expect(out.out).toBe(readFileSync(join(a, '.loop', 'logs', `${n}.log`), 'utf8'));
+    }
+    const json = JSON.parse((await loop(a, 'log', '--output', '2', '--json')).out) as { iteration: number; path: string; text: string };
+    expect(json.iteration).toBe(2);
+    expect(json.path).toBe(join(a, '.loop', 'logs', '2.log'));
+    const missing = await loop(a, 'log', '--output', '99');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe(`error: no log of iteration 99 in ${join(a, '.loop', 'logs')}: it holds iterations 0 to 6 (the newest keepLogs logs are kept)\n`);
+  });
+
   it('loop diff shows what a discarded iteration tried (from refs/loop/discarded/<n>) and what a kept one changed', async () => {
     const rows = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{ iteration: number; kind: string; id: string }>;
     const discarded = rows.find((r) => r.kind === 'discard');

@@ -7,6 +7,7 @@ import type { Harness, RunRecord } from './harness.js';
 import { runInGroupToLog } from './internal/process-group.js';
 import { claimPidFileSlot } from './internal/pid-file-slots.js';
 import { hashTreeStats } from './fingerprint-paths.js';
+import { keepRunLog, type KeepLogsOptions } from './run-logs.js';
 import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
 
 /**
@@ -60,6 +61,14 @@ export interface CommandHarnessOptions extends SandboxOptions {
    * a live run's file is never swept (issue 15). @default none
    */
   pidFile?: string;
+  /**
+   * Keep each run's log after the next run truncates it (issue 32 item 16): when set, every
+   * finished run (crash and timeout included) copies `logFile` to `<dir>/<iteration>.log`
+   * (`<iteration>.r<repeat>.log` for a re-run) and the oldest beyond `count` are removed (see
+   * `keepRunLog`). Working copies pass the main workspace's folder, so a copy's log outlives the
+   * copy. A copy that fails (disk full) does not fail the run. @default none (only `logFile`)
+   */
+  keepLogs?: KeepLogsOptions;
 }
 
 /** zod schema of {@link CommandHarnessOptions}. */
@@ -75,6 +84,13 @@ export const commandHarnessOptionsSchema = z
     fingerprintFiles: z.array(z.string()).default([]),
     fingerprintPaths: z.array(z.string().min(1)).default([]),
     pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+    keepLogs: z
+      .object({
+        dir: z.string().refine((p) => isAbsolute(p), 'keepLogs.dir must be an absolute path'),
+        count: z.number().int().nonnegative(),
+      })
+      .strict()
+      .optional(),
     ...sandboxOptionsFields,
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
@@ -135,6 +151,8 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
       } finally {
         slot?.release();
       }
+      // The log outlives the next run's truncation (and a working copy's removal); best effort.
+      if (o.keepLogs) await keepRunLog(logPath, o.keepLogs, iteration, repeat ?? 0).catch(() => undefined);
       const error = result.spawnError ? `could not start: ${result.spawnError.message}` : result.aborted ? 'aborted' : undefined;
       return {
         exitCode: result.exitCode,

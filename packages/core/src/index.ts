@@ -42,6 +42,8 @@ export type { MemoryArtifact } from './memory.js';
 export type { Harness, RunContext, RunRecord } from './harness.js';
 export { createCommandHarness, commandHarnessOptionsSchema } from './command-harness.js';
 export type { CommandHarnessOptions } from './command-harness.js';
+export { keepRunLog, keptLogName, listKeptLogs } from './run-logs.js';
+export type { KeepLogsOptions, KeptLog } from './run-logs.js';
 export { createFunctionHarness } from './function-harness.js';
 export type { FunctionHarnessResult } from './function-harness.js';
 export { isBetter, improvement } from './scorer.js';

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { createCommandHarness, parseOptions, systemClock, type Clock, type Harness, type RunRecord } from '@loop/core';
+import { createCommandHarness, keepRunLog, parseOptions, systemClock, type Clock, type Harness, type KeepLogsOptions, type RunRecord } from '@loop/core';
 import { headSha } from '@loop/rollback-git';
 import type { EvaluationQueue } from './evaluation-queue.js';
 import { readFilePatch } from './file-patch.js';
@@ -29,6 +29,12 @@ export interface RemoteHarnessOptions {
   k?: number;
   /** Clock for the duration of a failed job's record. @default systemClock */
   clock?: Clock;
+  /**
+   * Keep each run's returned log as `<dir>/<iteration>.log` on the coordinator, the newest `count`
+   * (core `keepRunLog`, as the command harness's `keepLogs`); a copy's `root` goes with the copy.
+   * @default none
+   */
+  keepLogs?: KeepLogsOptions;
 }
 
 /** zod schema of {@link RemoteHarnessOptions}. */
@@ -43,6 +49,7 @@ export const remoteHarnessOptionsSchema = z.object({
   configDigest: z.string().min(1).optional(),
   k: z.number().int().min(0).optional(),
   clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock).now === 'function').optional(),
+  keepLogs: z.object({ dir: z.string().refine(isAbsolute, 'keepLogs.dir must be absolute'), count: z.number().int().nonnegative() }).strict().optional(),
 });
 
 /**
@@ -83,13 +90,17 @@ export function createRemoteHarness(options: RemoteHarnessOptions): Harness {
       occurrences.set(key, occurrence + 1);
       const outcome = await o.queue.evaluate(job, signal, occurrence);
       await mkdir(dirname(logPath), { recursive: true });
+      // The returned log is kept like a local run's (best effort: a failed copy does not fail the run).
+      const keep = async () => (o.keepLogs ? keepRunLog(logPath, o.keepLogs, iteration, repeat).catch(() => undefined) : undefined);
       if (outcome.kind === 'evaluated') {
         const r = outcome.result;
         await writeFile(logPath, r.logTail);
+        await keep();
         return { exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, logPath, ...(r.error ? { error: r.error } : {}) };
       }
       const error = outcome.kind === 'aborted' ? 'aborted' : `evaluation job ${outcome.jobId} failed after ${outcome.attempts} attempt(s): ${outcome.reason}`;
       await writeFile(logPath, `${error}\n`);
+      await keep();
       return { exitCode: null, signal: null, timedOut: false, durationMs: clock.now() - started, logPath, error };
     },
   };

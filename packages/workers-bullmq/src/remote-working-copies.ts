@@ -24,11 +24,11 @@ export interface RemoteWorkingCopiesOptions
  * createLoop({ ..., parallel: { candidates: 4, workingCopies } });
  */
 export function createRemoteWorkingCopies(options: RemoteWorkingCopiesOptions): WorkingCopyProvider {
-  const { queue, remote, harness, runId, configDigest, clock, repository, ...copies } = options;
+  const { queue, remote, harness, runId, configDigest, clock, repository, keepLogs, ...copies } = options;
   const provider = createDirectoryWorkingCopies({
     ...copies,
     harness: (dir, { k }) =>
-      createRemoteHarness({ queue, root: dir, repository: repository ?? copies.root, mutable: copies.mutable, harness, runId, k, ...(remote ? { remote } : {}), ...(configDigest ? { configDigest } : {}), ...(clock ? { clock } : {}) }),
+      createRemoteHarness({ queue, root: dir, repository: repository ?? copies.root, mutable: copies.mutable, harness, runId, k, ...(remote ? { remote } : {}), ...(configDigest ? { configDigest } : {}), ...(clock ? { clock } : {}), ...(keepLogs ? { keepLogs } : {}) }),
   });
   return { ...provider, name: `remote-copies(${queue.name})` };
 }

@@ -5,8 +5,10 @@ import { PLOT_COLORS } from '../report/plot.js';
  * The script of the dashboard page (runs in the browser). It subscribes to `/events`; each `run`
  * event redraws that run's card: the status line (running, finished with its stop reason,
  * interrupted, failed), the plot (the Vega spec drawn by `/vega.min.js` as SVG, a new view per
- * update, so the marks grow as rows land), the last rows with a button showing each
- * experiment's diff, and the logs' tails. Every text goes in through `textContent`.
+ * update, so the marks grow as rows land), the rows (20 a page, newest first, filtered by class,
+ * a page the user moved to stays put as rows land) with buttons showing each experiment's diff
+ * and kept run log, an iteration input for any row's diff or log, and the logs' tails. Cards are
+ * in path order. Every text goes in through `textContent`.
  */
 const CLIENT = String.raw`
 const cards = new Map();
@@ -21,25 +23,101 @@ function phaseText(v) {
   if (v.phase === 'interrupted') return 'interrupted (no process holds the lock; loop resume continues it)';
   return v.rows.length ? 'finished' : 'no rows yet';
 }
+const PAGE_ROWS = 20;
+const FILTERS = [['all', 'all rows'], ['keep', 'kept'], ['discard', 'discarded'], ['crash', 'crashed'], ['halted', 'halted'], ['baseline', 'baseline']];
+const runPath = (v) => '/api/runs/' + v.id.split('/').map(encodeURIComponent).join('/');
 function card(id) {
   let c = cards.get(id);
   if (c) return c;
   const root = el('section', 'run');
   root.dataset.id = id;
-  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, drawn: Promise.resolve(), openLogs: new Map() };
+  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), controls: el('div', 'row-controls'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, v: undefined, drawn: Promise.resolve(), openLogs: new Map(), filter: 'all', top: null };
   c.diff.hidden = true;
-  root.append(c.title, c.phase, c.summary, c.plot, c.table, c.diff, c.logs);
-  runsEl.append(root);
+  // The rows are paged (newest first), filtered by class, and any iteration's diff or log is one input away.
+  c.filterEl = el('select', 'row-filter');
+  for (const [value, label] of FILTERS) { const o = el('option', '', label); o.value = value; c.filterEl.append(o); }
+  c.filterEl.onchange = () => { c.filter = c.filterEl.value; c.top = null; renderRows(c); };
+  c.newer = el('button', 'newer', '\u2039 newer');
+  c.older = el('button', 'older', 'older \u203a');
+  c.position = el('span', 'position');
+  c.newer.onclick = () => page(c, 1);
+  c.older.onclick = () => page(c, -1);
+  c.pick = el('input', 'pick');
+  c.pick.type = 'number'; c.pick.min = '0'; c.pick.placeholder = 'iteration';
+  c.pickDiff = el('button', 'pick-diff', 'diff');
+  c.pickLog = el('button', 'pick-log', 'log');
+  const picked = () => { const n = Number(c.pick.value); return c.pick.value !== '' && Number.isInteger(n) && n >= 0 ? n : undefined; };
+  c.pickDiff.onclick = () => { const n = picked(); if (n !== undefined) showDiff(c, c.v, n); };
+  c.pickLog.onclick = () => { const n = picked(); if (n !== undefined) showLog(c, c.v, n); };
+  c.controls.append(c.filterEl, c.newer, c.older, c.position, el('span', 'sep', ' \u00b7 iteration '), c.pick, c.pickDiff, c.pickLog);
+  root.append(c.title, c.phase, c.summary, c.plot, c.controls, c.table, c.diff, c.logs);
+  // Cards in path order (as discovery lists the runs), whatever order their first events came in.
+  const next = [...cards.keys()].filter((k) => k.localeCompare(id) > 0).sort((a, b) => a.localeCompare(b))[0];
+  runsEl.insertBefore(root, next === undefined ? null : cards.get(next).root);
   cards.set(id, c);
   emptyEl.hidden = true;
   return c;
 }
 async function showDiff(c, v, iteration) {
   c.diff.hidden = false;
+  c.diff.dataset.kind = 'diff';
   c.diff.textContent = 'loading the diff of iteration ' + iteration + '...';
-  const res = await fetch('/api/runs/' + v.id.split('/').map(encodeURIComponent).join('/') + '/diff/' + iteration);
+  const res = await fetch(runPath(v) + '/diff/' + iteration);
   const body = await res.json();
   c.diff.textContent = res.ok ? 'iteration ' + body.iteration + '  ' + body.status + '  ' + body.description + '  (' + body.ref + ')\n' + body.patch : body.error;
+}
+async function showLog(c, v, iteration) {
+  c.diff.hidden = false;
+  c.diff.dataset.kind = 'log';
+  c.diff.textContent = 'loading the log of iteration ' + iteration + '...';
+  const res = await fetch(runPath(v) + '/log/' + iteration);
+  const body = await res.json();
+  c.diff.textContent = res.ok ? 'iteration ' + body.iteration + '  run output' + (body.truncated ? ' (its end)' : '') + '  (' + body.path + ')\n' + body.text : body.error;
+}
+// The rows of the current filter, ascending, and the page's end (exclusive): the newest page unless
+// the user paged back (c.top: the newest iteration shown), which stays put as rows land.
+function pageOf(c) {
+  const list = c.filter === 'all' ? c.v.rows : c.v.rows.filter((r) => r.kind === c.filter);
+  let end = list.length;
+  if (c.top !== null) { end = list.findIndex((r) => r.iteration > c.top); if (end < 0) end = list.length; }
+  return { list, end, start: Math.max(0, end - PAGE_ROWS) };
+}
+function page(c, dir) {
+  const { list, start, end } = pageOf(c);
+  if (dir < 0 && start > 0) c.top = list[start - 1].iteration;
+  if (dir > 0) { const e = Math.min(list.length, end + PAGE_ROWS); c.top = e >= list.length ? null : list[e - 1].iteration; }
+  renderRows(c);
+}
+function renderRows(c) {
+  const v = c.v;
+  const { list, start, end } = pageOf(c);
+  const kept = new Set(v.keptLogs || []);
+  c.older.disabled = start === 0;
+  c.newer.disabled = end >= list.length;
+  c.position.textContent = list.length === 0 ? ' no rows' : ' rows ' + (list.length - end + 1) + '\u2013' + (list.length - start) + ' of ' + list.length + ' (newest first)';
+  c.pickDiff.hidden = v.form !== 'auto-iterate';
+  c.table.textContent = '';
+  const head = el('tr');
+  for (const h of ['iteration', 'status', v.metric, 'description', '']) head.append(el('th', '', h));
+  c.table.append(head);
+  for (const r of list.slice(start, end).reverse()) {
+    const tr = el('tr', r.kind);
+    tr.dataset.iteration = String(r.iteration);
+    tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)), el('td', '', r.description));
+    const td = el('td');
+    if (v.form === 'auto-iterate') {
+      const b = el('button', 'show-diff', 'diff');
+      b.onclick = () => showDiff(c, v, r.iteration);
+      td.append(b);
+    }
+    if (kept.has(r.iteration)) {
+      const b = el('button', 'show-log', 'log');
+      b.onclick = () => showLog(c, v, r.iteration);
+      td.append(b);
+    }
+    tr.append(td);
+    c.table.append(tr);
+  }
 }
 function update(v) {
   const c = card(v.id);
@@ -60,28 +138,15 @@ function update(v) {
     await c.view.runAsync();
     c.plot.dataset.marks = String(c.plot.querySelectorAll('g.keptDots > path, g.discardDots > path, g.crashMarks > path, g.haltedMarks > path').length);
   }).catch((e) => { c.plot.textContent = String(e); });
-  c.table.textContent = '';
-  const head = el('tr');
-  for (const h of ['iteration', 'status', v.metric, 'description', '']) head.append(el('th', '', h));
-  c.table.append(head);
-  for (const r of v.rows.slice(-20).reverse()) {
-    const tr = el('tr', r.kind);
-    tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)), el('td', '', r.description));
-    const td = el('td');
-    if (v.form === 'auto-iterate') {
-      const b = el('button', 'show-diff', 'diff');
-      b.onclick = () => showDiff(c, v, r.iteration);
-      td.append(b);
-    }
-    tr.append(td);
-    c.table.append(tr);
-  }
+  c.v = v;
+  renderRows(c);
   c.logs.textContent = '';
   for (const l of v.logs) {
     const d = el('details');
-    // run.log starts open; each log stays as the user left it across updates.
-    d.open = c.openLogs.has(l.name) ? c.openLogs.get(l.name) : l.name === 'run.log';
-    d.ontoggle = () => c.openLogs.set(l.name, d.open);
+    // run.log and the newest iteration's log start open; each log stays as the user left it across updates.
+    const key = l.name.startsWith('.loop/logs/') ? 'iteration log' : l.name;
+    d.open = c.openLogs.has(key) ? c.openLogs.get(key) : key === 'run.log' || key === 'iteration log';
+    d.ontoggle = () => c.openLogs.set(key, d.open);
     d.append(el('summary', '', l.name + ' (last lines)'), el('pre', 'log', l.tail));
     c.logs.append(d);
   }
@@ -115,6 +180,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.keep td:nth-child(2), tr.baseline td:nth-child(2) { color: ${PLOT_COLORS.keep}; font-weight: 600; }
 tr.discard td { color: #777; }
 tr.crash td:nth-child(2) { color: ${PLOT_COLORS.crash}; font-weight: 600; }
+.row-controls { margin: 0.5rem 0; font-size: 0.85rem; }
+.row-controls input.pick { width: 6rem; }
 pre { background: #f6f6f6; padding: 0.5rem; overflow: auto; max-height: 24rem; font-size: 0.8rem; }
 </style>
 <script src="/vega.min.js"></script>

@@ -4,6 +4,7 @@ import { RUN_FILES } from '@loop/auto-iterate';
 import { isLocked, readJson, type Direction } from '@loop/core';
 import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
+import { keptRunLogs } from '../read/run-log.js';
 import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
 import { recordedMetricName, resolveDirection } from '../report/report.js';
@@ -58,8 +59,14 @@ export interface RunView {
   readonly counts: ReturnType<typeof countPoints>;
   /** The progress plot's Vega spec (`loop report`'s {@link plotSpec}), `undefined` before the first row. */
   readonly spec: Spec | undefined;
-  /** The last {@link LOG_TAIL_BYTES} of each log in {@link TAILED_LOGS} that exists. */
+  /**
+   * The last {@link LOG_TAIL_BYTES} of each log in {@link TAILED_LOGS} that exists, then of the
+   * newest kept iteration log (`.loop/logs/<n>.log`: with parallel candidates run.log holds only
+   * the runs made in the workspace itself).
+   */
   readonly logs: ReadonlyArray<{ readonly name: string; readonly tail: string }>;
+  /** The iterations whose run log is kept in `.loop/logs` (first runs, not re-runs), ascending: their rows get a log button. */
+  readonly keptLogs: readonly number[];
   /** A problem reading the run (a malformed results.tsv), shown instead of the plot. */
   readonly problem?: string;
 }
@@ -85,7 +92,7 @@ export async function tailFile(path: string, bytes = LOG_TAIL_BYTES): Promise<st
  * lock. The server re-reads a run only when this string changes.
  */
 export async function runSignature(run: RunRef): Promise<string> {
-  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l))];
+  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l)), join(run.dir, RUN_FILES.logs)];
   const parts = await Promise.all(files.map(async (f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
   const locked = await isLocked(run.lock).catch(() => false);
   return `${parts.join('|')}|${locked}`;
@@ -104,6 +111,13 @@ export async function readRunView(run: RunRef): Promise<RunView> {
     const tail = await tailFile(join(run.dir, name));
     if (tail !== undefined) logs.push({ name, tail });
   }
+  const keptLogs = (await keptRunLogs(run.dir)).filter((l) => l.repeat === 0).map((l) => l.iteration);
+  const newest = keptLogs.at(-1);
+  if (newest !== undefined) {
+    const name = `${RUN_FILES.logs}/${newest}.log`;
+    const tail = await tailFile(join(run.dir, name));
+    if (tail !== undefined) logs.push({ name, tail });
+  }
   const phase: RunPhase = locked ? 'running' : state?.status === 'running' ? 'interrupted' : state?.status === 'stopped' ? 'stopped' : state?.status === 'failed' ? 'failed' : 'idle';
   const common = {
     id: run.id,
@@ -116,6 +130,7 @@ export async function readRunView(run: RunRef): Promise<RunView> {
     ...(state?.stopMessage ? { stopMessage: state.stopMessage } : {}),
     ...(state?.error ? { error: `${state.error.code ?? ''} ${state.error.message ?? ''}`.trim() } : {}),
     logs,
+    keptLogs,
   };
   const empty = { form: undefined, metric: 'score', direction: (state?.direction === 'maximize' ? 'maximize' : 'minimize') as Direction, rows: [], best: null, counts: countPoints([]), spec: undefined };
   const text = await readFile(run.results, 'utf8').catch(() => undefined);

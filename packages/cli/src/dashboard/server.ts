@@ -6,6 +6,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { diffIteration } from '../read/diff.js';
+import { readIterationLog } from '../read/run-log.js';
 import { parseResults } from '../report/results.js';
 import { discoverRuns, type RunRef } from './discover.js';
 import { dashboardHtml } from './page.js';
@@ -37,6 +38,9 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
+/** How much of an iteration's log `GET /api/runs/<id>/log/<n>` returns (its end). @default 262144 bytes */
+export const ITERATION_LOG_BYTES = 256 * 1024;
+
 /** vega's browser bundle (build/vega.min.js) from node_modules: the page loads it from this server, never a CDN. */
 function vegaBundlePath(): string {
   return join(dirname(createRequire(import.meta.url).resolve('vega/vega-schema.json')), 'vega.min.js');
@@ -48,7 +52,8 @@ function vegaBundlePath(): string {
  * files or lock change (polled every `pollMs`: results.tsv, state.json, the logs), a `gone` event
  * when a run disappears. JSON: `GET /api/runs`, `GET /api/runs/<id>/diff/<iteration>` (`loop
  * diff`'s {@link diffIteration}; 400 with `{ error }` for an unknown iteration or an
- * autoresearch run). `GET /vega.min.js` is vega from node_modules. Requests naming another Host
+ * autoresearch run), `GET /api/runs/<id>/log/<iteration>` (the end of `.loop/logs/<n>.log`, `loop log
+ * --output`'s {@link readIterationLog}; 400 with `{ error }` when that log is not kept). `GET /vega.min.js` is vega from node_modules. Requests naming another Host
  * than 127.0.0.1/localhost are refused (403: no DNS rebinding).
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
@@ -112,6 +117,17 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     try {
       const data = parseResults(await readFile(ref.results, 'utf8'), ref.results);
       return c.json(await diffIteration(ref.dir, data, n));
+    } catch (error) {
+      return c.json({ error: (error as Error).message }, 400);
+    }
+  });
+  app.get('/api/runs/:id{.+}/log/:iteration', async (c) => {
+    const ref = refs.get(c.req.param('id'));
+    const n = Number(c.req.param('iteration'));
+    if (!ref) return c.json({ error: `no run ${c.req.param('id')}` }, 404);
+    if (!Number.isInteger(n) || n < 0) return c.json({ error: `the iteration must be a whole number, found ${JSON.stringify(c.req.param('iteration'))}` }, 400);
+    try {
+      return c.json(await readIterationLog(ref.dir, n, ITERATION_LOG_BYTES));
     } catch (error) {
       return c.json({ error: (error as Error).message }, 400);
     }

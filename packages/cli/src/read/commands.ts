@@ -29,7 +29,17 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .argument('[target]', 'results.tsv, a config file or a workspace (default: the config here, else .)')
     .addOption(new Option('--status <status...>', 'only rows of these classes').choices(LOG_STATUSES))
     .option('--json', 'print JSON (an array of rows)', false)
-    .action(async (target: string | undefined, opts: { status?: PointKind[]; json: boolean }) => {
+    .option('--output <iteration>', 'print the run command\'s output (stdout and stderr) of that iteration instead: .loop/logs/<iteration>.log')
+    .action(async (target: string | undefined, opts: { status?: PointKind[]; json: boolean; output?: string }) => {
+      if (opts.output !== undefined) {
+        const n = Number(opts.output);
+        if (!Number.isInteger(n) || n < 0) throw new UsageError(`loop log --output: the iteration must be a whole number, found ${JSON.stringify(opts.output)}`);
+        const { readIterationLog } = await import('./run-log.js');
+        const log = await readIterationLog((await resolveResultsSource(target, io.cwd)).dir, n);
+        io.stdout.write(opts.json ? `${JSON.stringify(log, null, 2)}\n` : log.text);
+        setCode(EXIT_CODES.STOPPED);
+        return;
+      }
       const entries = logEntries(await readResultsOf(await resolveResultsSource(target, io.cwd)), opts.status ?? []);
       io.stdout.write(`${opts.json ? JSON.stringify(entries, null, 2) : formatLog(entries)}\n`);
       setCode(EXIT_CODES.STOPPED);

@@ -1,6 +1,7 @@
 import type { Direction } from '@loop/core';
 import { plotFrame } from './plot-frame.js';
 import { parse, View, type Spec } from 'vega';
+import { selectLabels } from './plot-labels.js';
 import { runningBest, type PlotPoint, type ResultsData } from './results.js';
 
 /** Options of {@link plotSpec} and {@link renderPlotSvg}. */
@@ -15,6 +16,11 @@ export interface PlotOptions {
   height?: number;
   /** Longest label of a kept point, in characters. @default 48 */
   labelChars?: number;
+  /**
+   * The most kept points labelled with their description; fewer when labels would overlap
+   * ({@link selectLabels}). Every dot keeps its tooltip. @default 12
+   */
+  maxLabels?: number;
 }
 
 /** The colours of the plot. */
@@ -45,8 +51,9 @@ export function countsText(c: ReturnType<typeof countPoints>): string {
 /**
  * The Vega spec of the progress plot: every experiment a dot (discarded grey, kept and the
  * baseline highlighted, crashes as red crosses along the bottom, halted rows as purple diamonds
- * at their score or along the bottom), the running best as a step line, kept points labelled with
- * their short description, the counts in the title.
+ * at their score or along the bottom), the running best as a step line, the kept points that stay
+ * readable labelled with their short description (at most `maxLabels`, none overlapping: see
+ * {@link selectLabels}; every dot has its description as a tooltip), the counts in the title.
  *
  * The marks are named, so the SVG's groups carry these class names: `bestLine`, `discardDots`,
  * `crashMarks`, `haltedMarks`, `keptDots` (the baseline and the keeps), `keptLabels`.
@@ -59,14 +66,21 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   const best = runningBest(points, options.direction);
   const scored = points.filter((p) => p.score !== null);
   const c = countPoints(points);
-  const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null }));
   const scores = scored.map((p) => p.score as number);
   const frame = plotFrame(scores, Math.max(0, ...points.map((p) => p.iteration)), metric, options.direction);
   const { arrow } = frame;
+  // Only the labels that stay readable (no two overlapping, at most maxLabels); the rest are on hover.
+  const labelled = new Set(
+    selectLabels(
+      scored.flatMap((p) => (p.kind === 'keep' || p.kind === 'baseline' ? [{ iteration: p.iteration, score: p.score as number, kind: p.kind, text: p.kind === 'baseline' ? 'baseline' : p.description }] : [])),
+      { direction: options.direction, width, height, xDomain: frame.x.domain as [number, number], yDomain: frame.y.domain as [number, number], labelChars, ...(options.maxLabels !== undefined ? { maxLabels: options.maxLabels } : {}) },
+    ),
+  );
+  const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null, label: labelled.has(p.iteration) && (p.kind === 'keep' || p.kind === 'baseline') }));
   // Room between the title and the plot for the labels (10 px text at -35 degrees) of kept points
   // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row, less
   // the 8% headroom of the y domain above the highest dot (the label starts there, not at the top).
-  const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep').map((p) => Math.min(p.description.length, labelChars)));
+  const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep' && labelled.has(p.iteration)).map((p) => Math.min(p.description.length, labelChars)));
   const rise = longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180);
   const titleOffset = Math.min(110, Math.max(24, Math.round(24 + rise - (height * 0.08) / 1.16)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${countsText(c)}`;
@@ -83,6 +97,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       { name: 'scored', source: 'rows', transform: [{ type: 'filter', expr: 'datum.score !== null' }] },
       { name: 'discarded', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'discard'" }] },
       { name: 'kept', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'keep' || datum.kind === 'baseline'" }] },
+      { name: 'labelled', source: 'kept', transform: [{ type: 'filter', expr: 'datum.label' }] },
       { name: 'crashes', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'crash'" }] },
       { name: 'halts', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'halted'" }] },
       { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
@@ -197,7 +212,7 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       {
         type: 'text',
         name: 'keptLabels',
-        from: { data: 'kept' },
+        from: { data: 'labelled' },
         encode: {
           enter: {
             x: { scale: 'x', field: 'iteration', offset: 4 },
