@@ -70,8 +70,11 @@ export interface AutoIterateOptions {
   targetScore?: number;
   /** Stop after this many seconds of wall-clock time. @default none */
   wallClockS?: number;
-  /** Produces one edit per iteration (a hyperparameter mutator, an agent command, a function). */
-  proposer: Proposer;
+  /**
+   * Produces one edit per iteration (a hyperparameter mutator, an agent command, a function) for
+   * `run()` and `step()`; a host that edits itself through `open()` may leave it out. @default none
+   */
+  proposer?: Proposer;
   /** The keep rule. @default strict improvement (equal reverts) */
   keepPolicy?: KeepPolicy;
   /** Baseline re-runs to measure the noise floor (for a noise-aware keep policy). @default 1 */
@@ -198,7 +201,7 @@ export const autoIterateOptionsSchema = z
     plateau: z.number().int().positive().optional(),
     targetScore: z.number().optional(),
     wallClockS: z.number().positive().optional(),
-    proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function'),
+    proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function').optional(),
     keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
     baselineRepeats: z.number().int().min(1).optional(),
     seedOnly: z.union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()]).default({ seedKeys: [] }),

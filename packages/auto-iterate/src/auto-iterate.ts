@@ -28,6 +28,7 @@ import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './au
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { assertHarnessCommitted } from './harness-drift.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
+import { hostedLoop, type HostedLoop } from './hosted-loop.js';
 import { createResultsTsv } from './results-tsv.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
@@ -56,6 +57,17 @@ export interface AutoIterate {
    *   `BASELINE_FAILED`, `RESTORE_FAILED`, `STATE_WRITE_FAILED`, `RESULTS_CORRUPT`, `RESUME_MISMATCH`.
    */
   readonly run: () => Promise<LoopSummary>;
+  /**
+   * For a host that makes its own edits (an MCP server, an agent framework's tool loop, a script):
+   * does what `run()` does before the loop (checks, workspace lock, run branch) and returns the
+   * loop to drive with `ask()` / `tell()` (or `step()` with the configured proposer). The baseline
+   * (or the resume) happens at the first call; the lock is released when the loop stops (a stop
+   * policy after a `tell`, `stop()`, a halt or an error). Kill -9 between `ask` and `tell` is an
+   * interrupted candidate: the next `open()` or `run()` with `resume` rescues its edit and goes on.
+   *
+   * @throws {LoopError} as `run()` before the loop starts; the loop's own as {@link HostedLoop}.
+   */
+  readonly open: () => Promise<HostedLoop>;
 }
 
 /** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
@@ -144,7 +156,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     artifact,
     rollback,
     harness,
-    proposer: o.proposer,
+    ...(o.proposer ? { proposer: o.proposer } : {}),
+    // Seed 001: a discarded change is never retried verbatim (a tree already evaluated is not run again).
+    skipDuplicates: true,
     scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
     results: o.dimensionsFile ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) }) : createResultsTsv({ path: resultsPath }),
     statePath: join(o.dir, RUN_FILES.state),
@@ -160,7 +174,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
   });
 
-  const run = async (): Promise<LoopSummary> => {
+  /** run()'s prologue: the checks, the workspace lock, the run branch; the lock is the caller's to release. */
+  const prepare = async () => {
     await assertRepositoryRoot(o.dir);
     const missing: number[] = [];
     for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
@@ -175,22 +190,40 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
         const line = describeRepairs(rollback.repairs());
         if (line !== undefined) process.stderr.write(`[loop] [auto-iterate] ${line}\n`);
       });
-      try {
-        return await loop.run();
-      } catch (error) {
-        // A failed baseline committed nothing: take the new run branch away again so that the
-        // next "loop run" starts afresh instead of stacking a branch on it (BRANCH_EXISTS).
-        if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
-          const next = o.signal?.aborted ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again' : 'fix the harness, then run "loop run" again';
-          error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
-        }
-        throw error;
-      } finally {
-        offResumed();
-      }
+      return { lock, started, offResumed };
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  };
+  /** A failed baseline committed nothing: take the new run branch away so the next run starts afresh (not BRANCH_EXISTS). */
+  const afterFailure = async (error: unknown, started: Awaited<ReturnType<typeof rollback.start>>) => {
+    if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
+      const next = o.signal?.aborted ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again' : 'fix the harness, then run "loop run" again';
+      error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
+    }
+  };
+
+  const run = async (): Promise<LoopSummary> => {
+    const { lock, started, offResumed } = await prepare();
+    try {
+      return await loop.run();
+    } catch (error) {
+      await afterFailure(error, started);
+      throw error;
     } finally {
+      offResumed();
       await lock.release();
     }
   };
-  return { branch, resultsPath, loop, rollback, run };
+
+  const open = async (): Promise<HostedLoop> => {
+    const { lock, started, offResumed } = await prepare();
+    return hostedLoop(loop, async (error) => {
+      if (error !== undefined) await afterFailure(error, started);
+      offResumed();
+      await lock.release();
+    });
+  };
+  return { branch, resultsPath, loop, rollback, run, open };
 }
