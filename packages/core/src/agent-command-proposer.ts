@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
@@ -8,7 +8,8 @@ import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { sanitizeCell } from './results-log.js';
-import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxSpec } from './sandbox.js';
+import { planSandboxBinds, sweepSandboxFolders, type SandboxSweep } from './sandbox-folders.js';
 
 /**
  * Renders the loop's history for the prompt: the whole "results so far" block, heading included.
@@ -51,6 +52,13 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
    * `pidFile.1`, ...) and never end a live sibling's agent. @default none
    */
   pidFile?: string;
+  /**
+   * Receives a few lines when a call exited 0 but changed no target file: the iteration, the
+   * log's path and its last 10 lines, and whether the sandbox refused a write (the CLI prints
+   * them). The row's description carries the exit code and the log's last 3 lines either way.
+   * @default none
+   */
+  onNoChange?: (message: string) => void;
 }
 
 /** zod schema of {@link AgentCommandProposerOptions}. */
@@ -64,11 +72,29 @@ export const agentCommandProposerOptionsSchema = z.object({
   formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
   env: z.record(z.string(), z.string()).default({}),
   pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+  onNoChange: z.custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function').optional(),
   ...sandboxOptionsFields,
 });
 
 /** The line an agent prints to describe its change: `DESCRIPTION: <one line>`. */
 export const DESCRIPTION_LINE = /^\s*DESCRIPTION:\s*(.+?)\s*$/gm;
+
+/** What a sandbox refusal looks like in a tool's output. */
+const REFUSED = /Read-only file system|Device or resource busy|\bEROFS\b|\bEBUSY\b/;
+
+/** The last `n` non-empty lines of `text`, each trimmed and cut to 160 characters. */
+function lastLines(text: string, n: number): string[] {
+  return text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
+}
+
+/** The agent log's lines about what the sweep after the call did (paths relative to `cwd`). */
+function sweepLines(swept: SandboxSweep, cwd: string): string {
+  const rel = (paths: readonly string[]) => paths.map((p) => relative(cwd, p)).join(', ');
+  return [
+    ...(swept.removed.length > 0 ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`] : []),
+    ...(swept.restored.length > 0 ? [`[loop] put back the symlinks the agent removed or replaced: ${rel(swept.restored)}`] : []),
+  ].map((l) => `${l}\n`).join('');
+}
 
 /**
  * The format-neutral history block: a `## Results so far` heading, then one tab-separated line per
@@ -144,30 +170,64 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
-    const spec = sandbox(context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd]);
+    const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).
     const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, 5000) : undefined;
-    const result = await runInGroupToLog({
-      logPath,
-      command: o.command,
-      cwd,
-      env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
-      input: prompt,
-      killTimeoutMs: o.timeoutMs,
-      graceMs: 5000,
-      signal: context.signal,
-      ...(slot ? { pidFile: slot.path } : {}),
-      ...(spec ? { sandbox: spec } : {}),
-    }).finally(() => slot?.release());
+    let result: Awaited<ReturnType<typeof runInGroupToLog>>;
+    let spec: SandboxSpec | undefined;
+    let swept: SandboxSweep | undefined;
+    try {
+      // The log exists before the binds are planned: the sweep spares what was there (issue 32).
+      await mkdir(dirname(logPath), { recursive: true });
+      await writeFile(logPath, '');
+      const planned = sandbox(targets);
+      spec = planned ? { ...planned, binds: planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries) } : undefined;
+      result = await runInGroupToLog({
+        logPath,
+        command: o.command,
+        cwd,
+        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
+        input: prompt,
+        killTimeoutMs: o.timeoutMs,
+        graceMs: 5000,
+        signal: context.signal,
+        ...(slot ? { pidFile: slot.path } : {}),
+        ...(spec ? { sandbox: spec } : {}),
+      });
+      // Temp files and backups the agent left beside its targets go; replaced symlinks come back.
+      try {
+        swept = spec?.binds ? sweepSandboxFolders(spec.binds, [logPath, ...(slot ? [slot.path] : [])]) : undefined;
+      } catch (error) {
+        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] could not remove what the agent left beside its targets (${(error as Error).message}); check the folders of ${targets.join(', ')}`, { cause: error });
+      }
+    } finally {
+      slot?.release();
+    }
     const output = await readFile(logPath, 'utf8').catch(() => '');
+    if (swept) await appendFile(logPath, sweepLines(swept, cwd));
+    const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${[...spec.writable, ...(spec.extraWritable ?? [])].join(', ')} (a target file through its folder, whose other entries stay read-only) and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
-      const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${[...spec.writable, ...(spec.extraWritable ?? [])].join(', ')} and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
-      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
+      const tail = lastLines(output, 3);
+      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : ''}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
     }
     const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];
-    return { proposal: { description: descriptionFromOutput(output), changedFiles: changed }, changed };
+    let description = descriptionFromOutput(output);
+    if (context.artifact && changed.length === 0) {
+      const tail = lastLines(output, 3);
+      const refused = spec !== undefined && REFUSED.test(output);
+      description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${tail.join(' | ') || '(empty)'}${refused ? '; a write was refused by the sandbox' : ''}]`;
+      o.onNoChange?.(
+        [
+          `[loop] [agent-command-proposer] iteration ${context.iteration}${context.attempt > 0 ? ` (repair ${context.attempt})` : ''}: the agent exited 0 and changed none of ${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
+          ...lastLines(output, 10).map((l) => `    ${l}`),
+          ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),
+          ...(refused ? [`    a write was refused.${confined}`] : []),
+        ].join('\n'),
+      );
+    }
+    return { proposal: { description, changedFiles: changed }, changed };
   };
   return {
     name: `agent(${o.command})`,
