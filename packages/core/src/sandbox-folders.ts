@@ -179,7 +179,7 @@ export function sweepSandboxFolders(binds: SandboxBinds, spare: readonly string[
 }
 
 function sweepNew(dir: string, known: ReadonlySet<string>, targets: readonly string[], removed: string[]): void {
-  for (const name of readdirSync(dir)) {
+  for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (known.has(name) || targets.includes(path)) continue;
     // A new folder on the way to a missing target: only the target may stay in it.

@@ -121,4 +121,14 @@ describe.skipIf(!bwrap.available)(`the usual edit tools work on targets in the d
     expect(log()).toContain('refused: .git/HEAD');
     expect(log()).toContain('refused: rm .git');
   });
+
+  it('an agent whose edit the sandbox refused and that exits 0: the row says it changed nothing, quotes the refusal, and onNoChange says the sandbox refused a write', async () => {
+    const heard: string[] = [];
+    const proposer = createAgentCommandProposer({ command: agent(["sed -i 's/evaluation/x/' prepare.mjs", 'echo "DESCRIPTION: tuned the evaluation"']), cwd: ws, goal: 'g', onNoChange: (m) => heard.push(m) });
+    const proposal = await proposer.propose(context());
+    expect(proposal.changedFiles).toEqual([]);
+    expect(proposal.description).toMatch(/^tuned the evaluation \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: cannot rename \.\/sed\w+: Device or resource busy \| DESCRIPTION: tuned the evaluation; a write was refused by the sandbox\]$/);
+    expect(heard[0]).toMatch(/changed none of config\.json, src\/model\.py; the last lines of .*agent\.log:\n    sed: /);
+    expect(heard[0]).toContain('a write was refused. It ran in the bwrap sandbox, writable only:');
+  });
 });
