@@ -89,7 +89,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
     ...(resume ? { countsBefore: (iteration: number) => countResultsRows(resultsPath, iteration) } : {}),
   };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
-  notice = (message) => reporter.info(message);
+  notice = (message) => void reporter.info(message);
   // The banner names the run branch, so it waits until the start is accepted (lock, clean tree,
   // branch created or checked out): the first event of the run, before the reporter's own line.
   const banner = [

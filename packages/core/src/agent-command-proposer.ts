@@ -23,10 +23,11 @@ export type HistoryFormatter = (history: readonly IterationRecord[]) => string;
  * `auto`, so where bwrap works the agent can write only its targets (the artifact's `mutable`
  * paths; the whole working directory when the loop has no artifact), a private `/tmp` and the
  * `writable` paths; everything else, the rest of the workspace (`.git`, `node_modules`, read-only
- * files) included, is read-only. A target file is writable in place; a tool that replaces it by
- * rename (`sed -i`) needs its folder as the target. `network` defaults to true (an agent CLI talks
- * to its model's API). An agent CLI that keeps state in your home (`~/.claude`, `~/.codex`) needs
- * that folder in `writable`.
+ * files) included, is read-only. A target file is writable through its folder (its other entries
+ * bound read-only; see `planSandboxBinds`), so `sed -i`, temp-file-and-rename and editor backups
+ * work; what the agent leaves beside a target is removed after the call (listed in the log).
+ * `network` defaults to true (an agent CLI talks to its model's API). An agent CLI that keeps
+ * state in your home (`~/.claude`, `~/.codex`) needs that folder in `writable`.
  */
 export interface AgentCommandProposerOptions extends SandboxOptions {
   /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
