@@ -107,7 +107,7 @@ export function configCodecFor(file: string): ConfigCodec {
   return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
 }
 
-function createProposer(config: LoopConfig, dir: string, onWarning: (message: string) => void, onNotice: (message: string) => void): Proposer {
+function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void): Proposer {
   const p = config.proposer;
   if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed });
   // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
@@ -227,7 +227,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir, onWarning, options.onNotice ?? ((message: string) => void process.stderr.write(`${message}\n`))),
+    proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     allowDirty: config.allowDirty,

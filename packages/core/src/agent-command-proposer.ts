@@ -73,7 +73,9 @@ export const agentCommandProposerOptionsSchema = z.object({
   formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
   env: z.record(z.string(), z.string()).default({}),
   pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
-  onNoChange: z.custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function').optional(),
+  onNoChange: z
+    .custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function')
+    .optional(),
   ...sandboxOptionsFields,
 });
 
@@ -85,7 +87,16 @@ const REFUSED = /Read-only file system|Device or resource busy|\bEROFS\b|\bEBUSY
 
 /** The last `n` non-empty lines of `text`, each trimmed and cut to 160 characters. */
 function lastLines(text: string, n: number): string[] {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n).map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n);
+  return lines.map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
+}
+
+/** What a sandboxed agent's error or no-change report adds: what was writable, and how to widen it. */
+function confinedHint(spec: SandboxSpec): string {
+  const writable = [...spec.writable, ...(spec.extraWritable ?? [])].join(', ');
+  const how = 'a target file through its folder, whose other entries stay read-only';
+  const widen = "if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'";
+  return ` It ran in the bwrap sandbox, writable only: ${writable} (${how}) and a private /tmp; ${widen}.`;
 }
 
 /** The agent log's lines about what the sweep after the call did (paths relative to `cwd`). */
@@ -93,7 +104,7 @@ function sweepLines(swept: SandboxSweep, cwd: string): string {
   const rel = (paths: readonly string[]) => paths.map((p) => relative(cwd, p)).join(', ');
   return [
     ...(swept.removed.length > 0 ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`] : []),
-    ...(swept.restored.length > 0 ? [`[loop] put back the symlinks the agent removed or replaced: ${rel(swept.restored)}`] : []),
+    ...(swept.restored.length > 0 ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`] : []),
   ].map((l) => `${l}\n`).join('');
 }
 
@@ -183,7 +194,8 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       await mkdir(dirname(logPath), { recursive: true });
       await writeFile(logPath, '');
       const planned = sandbox(targets);
-      spec = planned ? { ...planned, binds: planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries) } : undefined;
+      const binds = planned && planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries);
+      spec = planned && binds ? { ...planned, binds } : undefined;
       result = await runInGroupToLog({
         logPath,
         command: o.command,
@@ -200,28 +212,37 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       try {
         swept = spec?.binds ? sweepSandboxFolders(spec.binds, [logPath, ...(slot ? [slot.path] : [])]) : undefined;
       } catch (error) {
-        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] could not remove what the agent left beside its targets (${(error as Error).message}); check the folders of ${targets.join(', ')}`, { cause: error });
+        const message = `could not remove what the agent left beside its targets (${(error as Error).message})`;
+        const where = `check the folders of ${targets.join(', ')}`;
+        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] ${message}; ${where}`, { cause: error });
       }
     } finally {
       slot?.release();
     }
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (swept) await appendFile(logPath, sweepLines(swept, cwd));
-    const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${[...spec.writable, ...(spec.extraWritable ?? [])].join(', ')} (a target file through its folder, whose other entries stay read-only) and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
+    const confined = spec ? confinedHint(spec) : '';
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
       const tail = lastLines(output, 3);
-      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : ''}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
+      const ends = tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : '';
+      const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined };
+      const message = `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${ends}.${confined}`;
+      throw new LoopError('PROPOSER_FAILED', message, { details });
     }
-    const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];
+    const after = context.artifact && (await context.artifact.inspect());
+    const changed = before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
     let description = descriptionFromOutput(output);
     if (context.artifact && changed.length === 0) {
-      const tail = lastLines(output, 3);
       const refused = spec !== undefined && REFUSED.test(output);
-      description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${tail.join(' | ') || '(empty)'}${refused ? '; a write was refused by the sandbox' : ''}]`;
+      const ends = lastLines(output, 3).join(' | ') || '(empty)';
+      const refusal = refused ? '; a write was refused by the sandbox' : '';
+      description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${ends}${refusal}]`;
+      const repair = context.attempt > 0 ? ` (repair ${context.attempt})` : '';
       o.onNoChange?.(
         [
-          `[loop] [agent-command-proposer] iteration ${context.iteration}${context.attempt > 0 ? ` (repair ${context.attempt})` : ''}: the agent exited 0 and changed none of ${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
+          `[loop] [agent-command-proposer] iteration ${context.iteration}${repair}: the agent exited 0 and changed none of ` +
+            `${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
           ...lastLines(output, 10).map((l) => `    ${l}`),
           ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),
           ...(refused ? [`    a write was refused.${confined}`] : []),

@@ -14,11 +14,11 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 export interface SandboxFolder {
   /** Real absolute path of the folder. */
   readonly dir: string;
-  /** The targets in it: absolute paths (real parent folders); a missing one may sit in folders still to be created. */
+  /** The targets in it: absolute paths (real parent folders); a missing one may lie in folders yet to be made. */
   readonly targets: readonly string[];
   /** Names of the existing entries bound read-only over it (not the targets, nor symlinks). */
   readonly readOnly: readonly string[];
-  /** Existing symlink entries (name → link text): never bound; put back by {@link sweepSandboxFolders} when changed. */
+  /** Existing symlink entries (name → link text): never bound; {@link sweepSandboxFolders} puts back a changed one. */
   readonly links: ReadonlyMap<string, string>;
 }
 
@@ -26,7 +26,7 @@ export interface SandboxFolder {
 export interface SandboxBinds {
   /** Folders bound writable with their other entries read-only. */
   readonly folders: readonly SandboxFolder[];
-  /** Paths bound writable on their own: directories, the user's extra paths, files in a folder too large for per-entry binds. */
+  /** Paths bound writable on their own: directories, the user's extra paths, a file whose folder is too large. */
   readonly paths: readonly string[];
   /** What the command should know: e.g. a target whose folder is too large, writable only in place. */
   readonly notes: readonly string[];
@@ -84,15 +84,22 @@ function realMissing(path: string): { folder: string; path: string } {
  *
  * @param maxFolderEntries see {@link DEFAULT_MAX_FOLDER_ENTRIES}.
  */
-export function planSandboxBinds(own: readonly string[], extra: readonly string[] = [], maxFolderEntries = DEFAULT_MAX_FOLDER_ENTRIES): SandboxBinds {
+export function planSandboxBinds(
+  own: readonly string[],
+  extra: readonly string[] = [],
+  maxFolderEntries = DEFAULT_MAX_FOLDER_ENTRIES,
+): SandboxBinds {
   const dirs: string[] = [];
   const files: { folder: string; path: string }[] = [];
   for (const w of own) {
     const k = kind(resolve(w));
     if (k === 'link') continue;
     if (k === 'dir') dirs.push(realpathSync(w));
-    else if (k === 'other') files.push({ folder: realpathSync(dirname(resolve(w))), path: join(realpathSync(dirname(resolve(w))), basename(w)) });
-    else files.push(realMissing(w));
+    else if (k === 'missing') files.push(realMissing(w));
+    else {
+      const folder = realpathSync(dirname(resolve(w)));
+      files.push({ folder, path: join(folder, basename(w)) });
+    }
   }
   const extraPaths = extra.map(nearestExisting);
   const wholes = [...dirs, ...extraPaths];
@@ -110,7 +117,11 @@ export function planSandboxBinds(own: readonly string[], extra: readonly string[
     if (names.length > maxFolderEntries) {
       for (const t of targets) {
         if (kind(t) === 'other') paths.add(t);
-        notes.push(`${t}: its folder has ${names.length} other entries (more than ${maxFolderEntries}), so ${kind(t) === 'other' ? 'only the file itself is writable, in place: tools that replace it by rename (sed -i, editors) fail there' : 'it cannot be created'}; move it to a smaller folder or make its folder the target`);
+        const so = kind(t) === 'other'
+          ? 'only the file itself is writable, in place: tools that replace it by rename (sed -i, editors) fail there'
+          : 'it cannot be created';
+        const size = `its folder has ${names.length} other entries (more than ${maxFolderEntries})`;
+        notes.push(`${t}: ${size}, so ${so}; move it to a smaller folder or make its folder the target`);
       }
       continue;
     }
@@ -139,7 +150,10 @@ function firstEntryUnder(dir: string, path: string): string[] {
 export function sandboxBindArgs(binds: SandboxBinds): string[] {
   const ops: { path: string; args: string[] }[] = [
     ...binds.paths.map((p) => ({ path: p, args: ['--bind', p, p] })),
-    ...binds.folders.map((f) => ({ path: f.dir, args: ['--bind', f.dir, f.dir, ...f.readOnly.flatMap((n) => ['--ro-bind-try', join(f.dir, n), join(f.dir, n)])] })),
+    ...binds.folders.map((f) => {
+      const readOnly = f.readOnly.flatMap((n) => ['--ro-bind-try', join(f.dir, n), join(f.dir, n)]);
+      return { path: f.dir, args: ['--bind', f.dir, f.dir, ...readOnly] };
+    }),
   ];
   return ops.sort((a, b) => a.path.length - b.path.length).flatMap((o) => o.args);
 }
