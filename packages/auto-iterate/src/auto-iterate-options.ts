@@ -66,6 +66,13 @@ export interface AutoIterateOptions {
   maxIterations?: number;
   /** Stop after this many iterations in a row without a keep (seed 003: 连续 N 次无改进). @default none */
   plateau?: number;
+  /**
+   * Stop after this many iterations in a row that changed no target file (rows `... (no change:
+   * not evaluated)`): the proposer has nothing left to try, or cannot write its targets (an agent
+   * whose edits fail). Stop reason `no-file-changes`, quoting the last row. 0 never stops for
+   * this (seed 003's LOOP FOREVER). @default 5 (seed 000 SC5: no file changes x5)
+   */
+  stopAfterNoChange?: number;
   /** Stop once the best score reaches this target. @default none */
   targetScore?: number;
   /** Stop after this many seconds of wall-clock time. @default none */
@@ -199,6 +206,7 @@ export const autoIterateOptionsSchema = z
     killTimeoutS: z.number().positive().default(600),
     maxIterations: z.number().int().nonnegative().default(0),
     plateau: z.number().int().positive().optional(),
+    stopAfterNoChange: z.number().int().nonnegative().default(5),
     targetScore: z.number().optional(),
     wallClockS: z.number().positive().optional(),
     proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function').optional(),

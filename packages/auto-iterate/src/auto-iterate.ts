@@ -13,6 +13,7 @@ import {
   createSeedOnlyDetector,
   isLoopError,
   maxIterations,
+  noFileChanges,
   parseOptions,
   plateau,
   systemClock,
@@ -146,6 +147,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const stops: StopPolicy[] = [];
   if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));
   if (o.plateau !== undefined) stops.push(plateau(o.plateau));
+  if (o.stopAfterNoChange > 0) stops.push(noFileChanges(o.stopAfterNoChange));
   if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
   if (o.stop) stops.push(o.stop);

@@ -67,4 +67,27 @@ describe.skipIf(!bwrap.available)(`a hostile agent in the default sandbox (real 
     expect(pidsWithEnv(marker)).toEqual([]);
     expect(git('status', '--porcelain')).toBe('');
   });
+
+  it('an agent that edits its target with sed -i in the default sandbox is kept (issue 32)', async () => {
+    writeFileSync(join(base, 'sed-agent.sh'), "cat > /dev/null\nsed -i 's/0/2/' src/config.json\necho 'DESCRIPTION: x 2 via sed'\n");
+    const proposer = createAgentCommandProposer({ command: `sh ${join(base, 'sed-agent.sh')}`, cwd: dir, goal: 'lower score' });
+    await createAutoIterate({ dir, tag: 't', targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 1, proposer }).run();
+    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+    expect(rows.map((r) => [r.status, r.description])).toEqual([['baseline', 'baseline'], ['kept', 'x 2 via sed']]);
+    expect(readFileSync(join(dir, 'src', 'config.json'), 'utf8')).toBe('{"x":2}');
+    expect(git('status', '--porcelain')).toBe('');
+  });
+
+  it('an agent whose every edit is refused stops the run after 5 rows in a row that changed nothing (the default), with reason no-file-changes quoting why (issue 32)', async () => {
+    writeFileSync(join(base, 'refused-agent.sh'), "cat > /dev/null\nsed -i 's/score/points/' eval.mjs\necho 'DESCRIPTION: rename the metric'\n");
+    const heard: string[] = [];
+    const proposer = createAgentCommandProposer({ command: `sh ${join(base, 'refused-agent.sh')}`, cwd: dir, goal: 'lower score', onNoChange: (m) => heard.push(m) });
+    const summary = await createAutoIterate({ dir, tag: 't', targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 30, proposer }).run();
+    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+    expect(rows).toHaveLength(6);
+    for (const r of rows.slice(1)) expect(r.description).toMatch(/^rename the metric \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: .*; a write was refused by the sandbox\] \(no change: not evaluated\)$/);
+    expect(summary.stop).toMatchObject({ reason: 'no-file-changes', message: expect.stringMatching(/^5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: rename the metric \[agent exited 0/) });
+    expect(heard).toHaveLength(5);
+    expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toContain("'score: '");
+  });
 });

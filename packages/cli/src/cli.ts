@@ -70,8 +70,10 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
   const controller = new AbortController();
   const { withConfigLines } = await import('./config-error-lines.js');
   let configured: ReturnType<typeof prepareRun>;
+  // The agent's "changed nothing" report goes through the reporter once it exists (above the live display).
+  let notice = (message: string) => void io.stderr.write(`${message}\n`);
   try {
-    configured = prepareRun(loaded, { resume, signal: controller.signal });
+    configured = prepareRun(loaded, { resume, signal: controller.signal, onNotice: (message) => notice(message) });
   } catch (error) {
     throw await withConfigLines(error, loaded);
   }
@@ -87,6 +89,7 @@ async function runCommand(io: CliIo, configArg: string | undefined, resume: bool
     ...(resume ? { countsBefore: (iteration: number) => countResultsRows(resultsPath, iteration) } : {}),
   };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
+  notice = (message) => void reporter.info(message);
   // The banner names the run branch, so it waits until the start is accepted (lock, clean tree,
   // branch created or checked out): the first event of the run, before the reporter's own line.
   const banner = [

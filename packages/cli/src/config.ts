@@ -156,6 +156,7 @@ export const loopConfigSchema = z
     killTimeoutS: z.number().positive().default(600).describe('Hard kill timeout per run in seconds. Default 600.'),
     maxIterations: z.number().int().nonnegative().default(0).describe('Iterations after the baseline; 0 runs until interrupted. Default 0.'),
     plateau: z.number().int().positive().optional().describe('Stop after this many iterations in a row without a keep.'),
+    stopAfterNoChange: z.number().int().nonnegative().default(5).describe('Stop after this many iterations in a row that changed no target file (no change: not evaluated): the proposer has nothing left to try or cannot write its targets. 0 never stops for this. Default 5.'),
     targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
     wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
     proposer: z

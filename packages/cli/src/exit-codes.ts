@@ -4,7 +4,7 @@ import { isUsageError } from './usage-error.js';
 /**
  * The exit codes of `loop`, distinct per outcome:
  *
- * - `0` STOPPED: the run stopped by its policy (max iterations, plateau, target, wall clock), or a
+ * - `0` STOPPED: the run stopped by its policy (max iterations, plateau, target, wall clock, no file changes), or a
  *   command other than `run`/`resume` succeeded.
  * - `1` FAILED: any other failure (not a git repository, dirty tree, baseline crashed, ...).
  * - `2` CONFIG: the config file or the command line is invalid (`CONFIG_INVALID`, or a `UsageError`).

@@ -68,6 +68,11 @@ export interface PrepareRunOptions {
   now?: number;
   /** Receives the one-time "no sandbox" warning of `sandbox: auto` where bwrap does not work. @default a line on stderr */
   onWarning?: (message: string) => void;
+  /**
+   * Receives the agent proposer's report when a call exited 0 and changed no target (its log's
+   * path and last lines, a sandbox refusal; core's `onNoChange`). @default lines on stderr
+   */
+  onNotice?: (message: string) => void;
 }
 
 /** A config's `writable` entry as an absolute path: `~/x` from the home folder, a relative one from `dir`. */
@@ -102,7 +107,7 @@ export function configCodecFor(file: string): ConfigCodec {
   return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
 }
 
-function createProposer(config: LoopConfig, dir: string, onWarning: (message: string) => void): Proposer {
+function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void): Proposer {
   const p = config.proposer;
   if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed });
   // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
@@ -118,6 +123,7 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (message: st
     writable: p.writable.map((w) => writablePath(dir, w)),
     network: p.network,
     onSandboxWarning: onWarning,
+    onNoChange: onNotice,
   });
 }
 
@@ -218,9 +224,10 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     maxIterations: config.maxIterations,
     ...keepOptions(config.keep),
     ...(config.plateau !== undefined ? { plateau: config.plateau } : {}),
+    stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir, onWarning),
+    proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     allowDirty: config.allowDirty,

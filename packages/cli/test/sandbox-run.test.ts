@@ -88,4 +88,19 @@ describe('loop run: no agent process outlives the CLI (real CLI, git, processes)
     expect(existsSync(join(root, 'outside.txt'))).toBe(false);
     expect(readFileSync(join(ws, 'run.log'), 'utf8')).toContain('refused: EROFS');
   });
+
+  it.skipIf(!bwrapStatus().available)(`loop run, default sandbox: an agent using sed -i is kept; one whose edits are refused gets a notice naming its log and its last lines, and the run stops after 5 such rows with reason no-file-changes (issue 32)${bwrapStatus().available ? '' : ` — skipped: ${bwrapStatus().reason}`}`, async () => {
+    writeFileSync(join(root, 'agent.sh'), 'cat > /dev/null\nif [ "$LOOP_ITERATION" = 1 ]; then sed -i \'s/0/2/\' config.json; else sed -i \'s/score/points/\' eval.mjs; fi\necho "DESCRIPTION: try"\n');
+    writeFileSync(join(root, 'loop.config.yaml'), config(`proposer:\n  type: agent\n  command: sh ${join(root, 'agent.sh')}\n  goal: lower score\n`).replace('maxIterations: 1', 'maxIterations: 30'));
+    const run = await start(['run']).result;
+    expect(run.code).toBe(0);
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted', 'reverted', 'reverted']);
+    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x":2}');
+    const notices = run.stdout.split('\n').filter((l) => l.includes('the agent exited 0 and changed none of config.json'));
+    expect(notices).toHaveLength(5);
+    expect(notices[0]).toContain(`the last lines of ${join(ws, '.loop', 'agent.log')}:`);
+    expect(run.stdout).toMatch(/ {4}sed: cannot rename \.\/sed\w+: Device or resource busy\n/);
+    expect(run.stdout).toContain('stopped: no-file-changes (5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: try [agent exited 0 and changed no target; .loop/agent.log ends: sed: cannot rename');
+  });
 });

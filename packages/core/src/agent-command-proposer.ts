@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
 import { LoopError, parseOptions } from './errors.js';
@@ -8,7 +8,8 @@ import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { sanitizeCell } from './results-log.js';
-import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxSpec } from './sandbox.js';
+import { planSandboxBinds, sweepSandboxFolders, type SandboxSweep } from './sandbox-folders.js';
 
 /**
  * Renders the loop's history for the prompt: the whole "results so far" block, heading included.
@@ -22,10 +23,11 @@ export type HistoryFormatter = (history: readonly IterationRecord[]) => string;
  * `auto`, so where bwrap works the agent can write only its targets (the artifact's `mutable`
  * paths; the whole working directory when the loop has no artifact), a private `/tmp` and the
  * `writable` paths; everything else, the rest of the workspace (`.git`, `node_modules`, read-only
- * files) included, is read-only. A target file is writable in place; a tool that replaces it by
- * rename (`sed -i`) needs its folder as the target. `network` defaults to true (an agent CLI talks
- * to its model's API). An agent CLI that keeps state in your home (`~/.claude`, `~/.codex`) needs
- * that folder in `writable`.
+ * files) included, is read-only. A target file is writable through its folder (its other entries
+ * bound read-only; see `planSandboxBinds`), so `sed -i`, temp-file-and-rename and editor backups
+ * work; what the agent leaves beside a target is removed after the call (listed in the log).
+ * `network` defaults to true (an agent CLI talks to its model's API). An agent CLI that keeps
+ * state in your home (`~/.claude`, `~/.codex`) needs that folder in `writable`.
  */
 export interface AgentCommandProposerOptions extends SandboxOptions {
   /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
@@ -51,6 +53,13 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
    * `pidFile.1`, ...) and never end a live sibling's agent. @default none
    */
   pidFile?: string;
+  /**
+   * Receives a few lines when a call exited 0 but changed no target file: the iteration, the
+   * log's path and its last 10 lines, and whether the sandbox refused a write (the CLI prints
+   * them). The row's description carries the exit code and the log's last 3 lines either way.
+   * @default none
+   */
+  onNoChange?: (message: string) => void;
 }
 
 /** zod schema of {@link AgentCommandProposerOptions}. */
@@ -64,11 +73,40 @@ export const agentCommandProposerOptionsSchema = z.object({
   formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
   env: z.record(z.string(), z.string()).default({}),
   pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+  onNoChange: z
+    .custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function')
+    .optional(),
   ...sandboxOptionsFields,
 });
 
 /** The line an agent prints to describe its change: `DESCRIPTION: <one line>`. */
 export const DESCRIPTION_LINE = /^\s*DESCRIPTION:\s*(.+?)\s*$/gm;
+
+/** What a sandbox refusal looks like in a tool's output. */
+const REFUSED = /Read-only file system|Device or resource busy|\bEROFS\b|\bEBUSY\b/;
+
+/** The last `n` non-empty lines of `text`, each trimmed and cut to 160 characters. */
+function lastLines(text: string, n: number): string[] {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n);
+  return lines.map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
+}
+
+/** What a sandboxed agent's error or no-change report adds: what was writable, and how to widen it. */
+function confinedHint(spec: SandboxSpec): string {
+  const writable = [...spec.writable, ...(spec.extraWritable ?? [])].join(', ');
+  const how = 'a target file through its folder, whose other entries stay read-only';
+  const widen = "if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'";
+  return ` It ran in the bwrap sandbox, writable only: ${writable} (${how}) and a private /tmp; ${widen}.`;
+}
+
+/** The agent log's lines about what the sweep after the call did (paths relative to `cwd`). */
+function sweepLines(swept: SandboxSweep, cwd: string): string {
+  const rel = (paths: readonly string[]) => paths.map((p) => relative(cwd, p)).join(', ');
+  return [
+    ...(swept.removed.length > 0 ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`] : []),
+    ...(swept.restored.length > 0 ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`] : []),
+  ].map((l) => `${l}\n`).join('');
+}
 
 /**
  * The format-neutral history block: a `## Results so far` heading, then one tab-separated line per
@@ -144,30 +182,74 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
-    const spec = sandbox(context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd]);
+    const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).
     const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, 5000) : undefined;
-    const result = await runInGroupToLog({
-      logPath,
-      command: o.command,
-      cwd,
-      env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
-      input: prompt,
-      killTimeoutMs: o.timeoutMs,
-      graceMs: 5000,
-      signal: context.signal,
-      ...(slot ? { pidFile: slot.path } : {}),
-      ...(spec ? { sandbox: spec } : {}),
-    }).finally(() => slot?.release());
+    let result: Awaited<ReturnType<typeof runInGroupToLog>>;
+    let spec: SandboxSpec | undefined;
+    let swept: SandboxSweep | undefined;
+    try {
+      // The log exists before the binds are planned: the sweep spares what was there (issue 32).
+      await mkdir(dirname(logPath), { recursive: true });
+      await writeFile(logPath, '');
+      const planned = sandbox(targets);
+      const binds = planned && planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries);
+      spec = planned && binds ? { ...planned, binds } : undefined;
+      result = await runInGroupToLog({
+        logPath,
+        command: o.command,
+        cwd,
+        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
+        input: prompt,
+        killTimeoutMs: o.timeoutMs,
+        graceMs: 5000,
+        signal: context.signal,
+        ...(slot ? { pidFile: slot.path } : {}),
+        ...(spec ? { sandbox: spec } : {}),
+      });
+      // Temp files and backups the agent left beside its targets go; replaced symlinks come back.
+      try {
+        swept = spec?.binds ? sweepSandboxFolders(spec.binds, [logPath, ...(slot ? [slot.path] : [])]) : undefined;
+      } catch (error) {
+        const message = `could not remove what the agent left beside its targets (${(error as Error).message})`;
+        const where = `check the folders of ${targets.join(', ')}`;
+        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] ${message}; ${where}`, { cause: error });
+      }
+    } finally {
+      slot?.release();
+    }
     const output = await readFile(logPath, 'utf8').catch(() => '');
+    if (swept) await appendFile(logPath, sweepLines(swept, cwd));
+    const confined = spec ? confinedHint(spec) : '';
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
-      const confined = spec ? ` It ran in the bwrap sandbox, writable only: ${[...spec.writable, ...(spec.extraWritable ?? [])].join(', ')} and a private /tmp; if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'.` : '';
-      throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}.${confined}`, { details: { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined } });
+      const tail = lastLines(output, 3);
+      const ends = tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : '';
+      const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined };
+      const message = `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${ends}.${confined}`;
+      throw new LoopError('PROPOSER_FAILED', message, { details });
     }
-    const changed = before && context.artifact ? compareSnapshots(context.artifact, before, await context.artifact.inspect()).changed : [];
-    return { proposal: { description: descriptionFromOutput(output), changedFiles: changed }, changed };
+    const after = context.artifact && (await context.artifact.inspect());
+    const changed = before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
+    let description = descriptionFromOutput(output);
+    if (context.artifact && changed.length === 0) {
+      const refused = spec !== undefined && REFUSED.test(output);
+      const ends = lastLines(output, 3).join(' | ') || '(empty)';
+      const refusal = refused ? '; a write was refused by the sandbox' : '';
+      description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${ends}${refusal}]`;
+      const repair = context.attempt > 0 ? ` (repair ${context.attempt})` : '';
+      o.onNoChange?.(
+        [
+          `[loop] [agent-command-proposer] iteration ${context.iteration}${repair}: the agent exited 0 and changed none of ` +
+            `${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
+          ...lastLines(output, 10).map((l) => `    ${l}`),
+          ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),
+          ...(refused ? [`    a write was refused.${confined}`] : []),
+        ].join('\n'),
+      );
+    }
+    return { proposal: { description, changedFiles: changed }, changed };
   };
   return {
     name: `agent(${o.command})`,

@@ -97,6 +97,8 @@ export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from
 export { pidsWithToken } from './internal/token-scan.js';
 export { bwrapArgv, bwrapStatus, planSandbox, resolveSandboxMode, sandboxOptionsFields } from './sandbox.js';
 export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './sandbox.js';
+export { DEFAULT_MAX_FOLDER_ENTRIES, planSandboxBinds, sweepSandboxFolders } from './sandbox-folders.js';
+export type { SandboxBinds, SandboxFolder, SandboxSweep } from './sandbox-folders.js';
 export type { GroupRunOptions, GroupRunResult } from './internal/process-group.js';
 export type { WorkingCopy, WorkingCopyProvider } from './working-copy.js';
 export { parallelOptionsSchema } from './parallel.js';

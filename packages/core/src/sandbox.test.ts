@@ -111,7 +111,7 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
   });
 
   it('a failing sandboxed agent says it was confined and how to widen it', async () => {
-    const proposer = createAgentCommandProposer({ command: 'echo x > notes.txt', cwd: ws, goal: 'g' });
+    const proposer = createAgentCommandProposer({ command: 'echo x > ../notes.txt', cwd: ws, goal: 'g' });
     const context: ProposalContext = { iteration: 1, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: [] }), signal: signal() };
     await writeFile(join(ws, 'config.json'), '{}\n');
     await expect(proposer.propose(context)).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining(`It ran in the bwrap sandbox, writable only: ${join(ws, 'config.json')}`) });

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, realpathSync } from 'node:fs';
-import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { planSandboxBinds, sandboxBindArgs, type SandboxBinds } from './sandbox-folders.js';
 
 /**
  * Where a command the loop runs on a user's behalf is confined:
@@ -42,11 +43,20 @@ export const sandboxOptionsFields = {
 /** What {@link runInGroup} needs to confine one command with bwrap. */
 export interface SandboxSpec {
   /**
-   * The command's own absolute writable paths (the workspace, an agent's targets): each bound
-   * read-write, a missing one through its nearest existing parent. A path that is a symlink is
-   * never bound (binding would make its target, possibly outside the workspace, writable).
+   * The command's own absolute writable paths (the workspace, an agent's targets): a directory is
+   * bound read-write; a file, or a missing path, through its folder with the folder's other
+   * entries read-only (see `SandboxFolder`: `sed -i` and editors' backups work, what the command
+   * leaves beside the file is for the caller to sweep). A path that is a symlink is never bound
+   * (binding would make its target, possibly outside the workspace, writable).
    */
   readonly writable: readonly string[];
+  /** Entries of a target's folder past which the file alone is bound. @default 256 (`DEFAULT_MAX_FOLDER_ENTRIES`) */
+  readonly maxFolderEntries?: number;
+  /**
+   * The binds, when the caller planned them with `planSandboxBinds` (to sweep the folders with
+   * `sweepSandboxFolders` after the command). @default planned from `writable`, `extraWritable` and `maxFolderEntries`
+   */
+  readonly binds?: SandboxBinds;
   /** The user's extra writable paths (the `writable` option): symlinks are followed. @default [] */
   readonly extraWritable?: readonly string[];
   /** Allow the network. @default false */
@@ -131,24 +141,6 @@ export function resolveSandboxMode(mode: SandboxMode, where: string, warn?: (mes
   return 'none';
 }
 
-function nearestExisting(path: string): string {
-  let p = resolve(path);
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
-  return realpathSync(p);
-}
-
-/** The path to bind for one of the command's own writable paths, or undefined for a symlink (never followed). */
-function ownBindPath(path: string): string | undefined {
-  const p = resolve(path);
-  let isLink = false;
-  try {
-    isLink = lstatSync(p).isSymbolicLink();
-  } catch {
-    return nearestExisting(p); // missing: its nearest existing parent
-  }
-  return isLink ? undefined : join(realpathSync(dirname(p)), basename(p));
-}
-
 const isInside = (path: string, dir: string): boolean => {
   const rel = relative(dir, path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
@@ -157,25 +149,25 @@ const isInside = (path: string, dir: string): boolean => {
 /**
  * The bwrap argv prefix (ending with `--`) that confines a command started in `cwd` to `spec`:
  * `/` read-only, a fresh `/dev` and `/proc`, a private tmpfs on `/tmp` (`TMPDIR=/tmp`), the
- * writable paths bound read-write, its own pid namespace, `--die-with-parent`, and
+ * writable paths bound as {@link planSandboxBinds} plans them (a target file through its folder,
+ * the folder's other entries read-only), its own pid namespace, `--die-with-parent`, and
  * `--unshare-net` unless `spec.network`. When `cwd` or a writable path lies inside `/tmp`, its
  * top-level `/tmp` folder is re-bound read-only first: the workspace stays visible, and a write
  * next to it fails instead of landing unseen in the private tmpfs.
  */
 export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string[] {
   const argv = [bwrap, '--die-with-parent', '--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
-  const own = spec.writable.map(ownBindPath).filter((p): p is string => p !== undefined);
-  const writable = [...new Set([...own, ...(spec.extraWritable ?? []).map(nearestExisting)])].sort((a, b) => a.length - b.length);
+  const plan = spec.binds ?? planSandboxBinds(spec.writable, spec.extraWritable, spec.maxFolderEntries);
   const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const roTops = new Set<string>();
-  for (const w of [inside, ...writable]) {
+  for (const w of [inside, ...plan.paths, ...plan.folders.map((f) => f.dir)]) {
     if (!isInside(w, '/tmp')) continue;
     const top = join('/tmp', relative('/tmp', w).split(sep)[0] ?? '');
     if (roTops.has(top)) continue;
     roTops.add(top);
     argv.push('--ro-bind', top, top);
   }
-  for (const w of writable) argv.push('--bind', w, w);
+  argv.push(...sandboxBindArgs(plan));
   argv.push('--setenv', 'TMPDIR', '/tmp', '--chdir', inside, '--');
   return argv;
 }

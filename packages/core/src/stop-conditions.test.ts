@@ -37,4 +37,8 @@ describe('seed stop conditions', () => {
     expect(noFileChanges(5).check(state({ consecutiveNoChange: 4 }))).toBeUndefined();
     expect(noFileChanges(5).check(state({ consecutiveNoChange: 5 }))?.reason).toBe('no-file-changes');
   });
+  it('noFileChanges says why it stopped and quotes the last row, whose description says why the proposer changed nothing (issue 32)', () => {
+    const last = { ...row(7, null), status: 'reverted' as const, description: 'tune lr [agent exited 0 and changed no target; .loop/agent.log ends: sed: Read-only file system] (no change: not evaluated)' };
+    expect(noFileChanges(3).check(state({ consecutiveNoChange: 3, history: [last] }))?.message).toBe(`3 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: ${last.description}`);
+  });
 });

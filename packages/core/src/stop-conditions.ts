@@ -104,7 +104,9 @@ export function repeatedError(n: number): StopPolicy {
 
 /**
  * Stops after `n` iterations in a row whose proposal changed no file (`IterationRecord.changedFiles`
- * known and empty): the proposer has nothing left to try (seed 000 SC5: no file changes x5).
+ * known and empty): the proposer has nothing left to try, or cannot write its targets (seed 000
+ * SC5: no file changes x5). Reason `no-file-changes`; the message quotes the last row's
+ * description (an agent proposer's says why it changed nothing).
  *
  * @throws {RangeError} for n below 1.
  */
@@ -112,6 +114,11 @@ export function noFileChanges(n: number): StopPolicy {
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`noFileChanges needs a whole number >= 1, got ${n}`);
   return {
     name: `no-file-changes(${n})`,
-    check: (s) => ((s.consecutiveNoChange ?? 0) >= n ? { reason: 'no-file-changes', message: `${n} iterations in a row changed no file` } : undefined),
+    check: (s) => {
+      if ((s.consecutiveNoChange ?? 0) < n) return undefined;
+      const last = s.history.at(-1)?.description;
+      const why = 'the proposer has nothing left to try, or cannot write its targets';
+      return { reason: 'no-file-changes', message: `${n} iterations in a row changed no file: ${why}${last ? `; the last one: ${last}` : ''}` };
+    },
   };
 }

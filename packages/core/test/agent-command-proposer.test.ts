@@ -69,9 +69,21 @@ describe('agent-command proposer (scripted fake agent)', () => {
     expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline'); // core's neutral history table (auto-iterate passes its own)
   });
 
-  it('a failing agent is PROPOSER_FAILED naming its log', async () => {
+  it('a failing agent is PROPOSER_FAILED naming its log and quoting its last lines', async () => {
     const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', env: { FAKE_AGENT_MODE: 'fail' } });
-    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('exited with code 2') });
+    await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining(`exited with code 2; see ${join(dir, '.loop', 'agent.log')}, which ends: agent: API error.`) });
+  });
+
+  it('an agent that exits 0 and changes no target: the description says so with its exit code and the last lines of its log, and onNoChange hears the log path and tail (issue 32)', async () => {
+    const heard: string[] = [];
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', env: { FAKE_AGENT_MODE: 'noop' }, onNoChange: (m) => heard.push(m) });
+    const proposal = await proposer.propose(context(4));
+    expect(proposal).toEqual({ description: 'double the learning rate [agent exited 0 and changed no target; .loop/agent.log ends: thinking... | DESCRIPTION: double the learning rate | done]', changedFiles: [] });
+    expect(heard).toHaveLength(1);
+    expect(heard[0]).toContain(`iteration 4: the agent exited 0 and changed none of config.json; the last lines of ${join(dir, '.loop', 'agent.log')}:\n    thinking...\n`);
+    await writeFile(join(dir, 'config.json'), '{"lr": 0.5}\n');
+    expect((await createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', onNoChange: (m) => heard.push(m) }).propose(context(5))).description).toBe('double the learning rate');
+    expect(heard).toHaveLength(1);
   });
 
   it('an agent past its timeout is killed and is PROPOSER_FAILED', async () => {
