@@ -113,11 +113,8 @@ export const tpeProposerOptionsSchema = z.object({
   gpStart: z.number().int().min(0).default(0),
 });
 
-/**
- * The most earlier candidates of its batch a proposal counts as pending: a batch holds at most 256
- * candidates (`parallel.candidates` in `loop run`'s config).
- */
-export const MAX_BATCH_LIES = 255;
+/** The most earlier candidates of its batch a proposal counts as pending (a batch holds at most 256). */
+const MAX_BATCH_LIES = 255;
 
 /**
  * A model-based proposer: a Tree-structured Parzen Estimator (Bergstra et al. 2011) over the run's
@@ -143,8 +140,8 @@ export const MAX_BATCH_LIES = 255;
  * depends only on the seed, the history and its iteration: not on the order its batch is asked in,
  * which working copy is ready first, or the machine's load (issue 32 item 4), and a resumed run (a
  * fresh proposer) proposes exactly the candidates of the interrupted batch, so a worker pool's
- * idempotent job ids match and finished jobs are reused (item 17). At most {@link MAX_BATCH_LIES}
- * earlier candidates count.
+ * idempotent job ids match and finished jobs are reused (item 17). At most 255 earlier candidates
+ * count (a batch holds at most 256).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
