@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createRegexScorer } from '@loop/core';
 import { pidsWithEnv } from '@loop/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRemoteHarness, type EvaluationQueueEvent } from '../src/index.js';
+import { createRemoteHarness, type EvaluationQueueEvent, type WorkerEvent } from '../src/index.js';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { makeWorkspace, spawnTs, spawnWorker, until, type Workspace } from './fixture.js';
@@ -15,7 +15,7 @@ const missing = redisMissing();
 afterEach(runCleanups);
 const scorer = createRegexScorer({ pattern: '^score:', direction: 'maximize' });
 const never = new AbortController().signal;
-const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume'), orphan: uniqueQueue('orphan'), coordinator: uniqueQueue('coordinator') };
+const Q = { kill: uniqueQueue('kill'), refuse: uniqueQueue('refuse'), timeout: uniqueQueue('timeout'), restart: uniqueQueue('restart'), resume: uniqueQueue('resume'), orphan: uniqueQueue('orphan'), coordinator: uniqueQueue('coordinator'), tpe: uniqueQueue('tpe-resume') };
 const COORDINATOR = fileURLToPath(new URL('./coordinator.ts', import.meta.url));
 
 async function setup(params = '1') {
@@ -176,5 +176,37 @@ describe.skipIf(missing !== undefined)(`faults a pool of BullMQ workers survives
       [1, 'kept', 10],
     ]);
     expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(1);
+  });
+  it('the coordinator SIGKILLed mid-batch with the seeded TPE proposer and resumed: it proposes the same two candidates, '
+    + 'takes the finished job\'s result and the running job\'s, and runs neither again (docs/many-machines.md)', async () => {
+    const { redis, ws } = await setup('1');
+    const evaluated: string[] = [];
+    const onEvent = (e: WorkerEvent) => void (e.type === 'evaluated' && evaluated.push(e.jobId));
+    await inProcessWorker(redis, Q.tpe, { concurrency: 2, onEvent });
+    const rowsPath = join(ws.scratch, 'rows.jsonl');
+    const args = (order: string) => [redis.url, Q.tpe, ws.root, ws.scratch, rowsPath, `tpe:${order}`];
+    const rowsOf = () => readFileSync(rowsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { iteration: number; status: string; score: number });
+    // Asked in one order before the kill (candidate 0 first), in the other after it (candidate 1 first).
+    const first = spawnTs(COORDINATOR, args('k0-first'), 'done');
+    cleanups.push(() => first.kill());
+    await until('iteration 1 evaluated and iteration 2 running', () => evaluated.some((id) => id.startsWith('resumed.1.')) && ws.started().some((l) => l.startsWith('2 ')));
+    await first.kill('SIGKILL');
+    expect(rowsOf().map((r) => r.iteration)).toEqual([0]);
+    const jobsBefore = first.events.filter((e) => e.type === 'submitted' && !String(e.jobId).startsWith('resumed.0.')).map((e) => e.jobId).sort();
+    expect(jobsBefore).toHaveLength(2);
+    const second = spawnTs(COORDINATOR, args('k1-first'), 'done');
+    cleanups.push(() => second.kill());
+    const submitted = () => second.events.filter((e) => e.type === 'submitted' && !String(e.jobId).startsWith('resumed.0.'));
+    await until('the resumed coordinator submitted its batch', () => submitted().length === 2);
+    expect(submitted().map((e) => e.jobId).sort()).toEqual(jobsBefore); // the same candidates: the same job ids
+    expect(submitted().every((e) => e.existing === true)).toBe(true);
+    ws.openGate();
+    await second.ready;
+    const rows = rowsOf();
+    expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2]);
+    expect(rows[0]).toMatchObject({ status: 'baseline', score: 1 });
+    expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(1); // the finished job was reused
+    expect(ws.started().filter((l) => l.startsWith('2 '))).toHaveLength(1); // the running one was waited for
+    expect(evaluated.filter((id) => !id.startsWith('resumed.0.')).sort()).toEqual(jobsBefore);
   });
 });

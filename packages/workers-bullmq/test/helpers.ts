@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createFileArtifact, createLoop, createMemoryResultsLog, createRegexScorer, maxIterations, type Proposer } from '@loop/core';
 import { createGitResetRollback } from '@loop/rollback-git';
 import { writeFileSync } from 'node:fs';
-import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, createWorker, type EvaluationQueueEvent, type HarnessSpec, type LoopWorker } from '../src/index.js';
+import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, createWorker, type CreateWorkerOptions, type EvaluationQueueEvent, type HarnessSpec, type LoopWorker } from '../src/index.js';
 import type { Workspace } from './fixture.js';
 import type { TestRedis } from './redis-server.js';
 
@@ -57,7 +57,7 @@ export async function remoteLoop(redis: TestRedis, ws: Workspace, options: { que
 }
 
 /** A worker in this process with short locks (2 s) and a 0.5 s stalled check. */
-export async function inProcessWorker(redis: TestRedis, queue: string, extra: { link?: Record<string, string> } = {}): Promise<LoopWorker> {
+export async function inProcessWorker(redis: TestRedis, queue: string, extra: Pick<CreateWorkerOptions, 'link' | 'concurrency' | 'onEvent'> = {}): Promise<LoopWorker> {
   const workdir = mkdtempSync(join(tmpdir(), 'loop-worker-'));
   const worker = await createWorker({ redis: redis.url, queue, workdir, lockDurationMs: 2000, stalledIntervalMs: 500, ...extra });
   cleanups.push(async () => {

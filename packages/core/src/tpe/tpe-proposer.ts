@@ -113,6 +113,9 @@ export const tpeProposerOptionsSchema = z.object({
   gpStart: z.number().int().min(0).default(0),
 });
 
+/** The most earlier candidates of its batch a proposal counts as pending (a batch holds at most 256). */
+const MAX_BATCH_LIES = 255;
+
 /**
  * A model-based proposer: a Tree-structured Parzen Estimator (Bergstra et al. 2011) over the run's
  * own rows, with a joint (multivariate) kernel and a share of candidates drawn near the incumbent.
@@ -129,13 +132,16 @@ export const tpeProposerOptionsSchema = z.object({
  * while its condition holds.
  *
  * Parallel batches (`LoopOptions.parallel`): the K proposals of a batch are asked with the same
- * history; each one is remembered as pending until its row arrives and counts as evaluated and
- * "bad" for the proposals after it (a constant liar, Ginsbourger et al. 2010, as Optuna's
+ * history; each one counts the batch's earlier candidates (the iterations after the last row and
+ * before its own) as evaluated and "bad" (a constant liar, Ginsbourger et al. 2010, as Optuna's
  * `constant_liar`), so a batch never proposes one config twice and spreads over the space (the
- * design's next rows, other candidates). Calls made at once run one after another in the order
- * asked, so a batch depends only on the seed and the history, not on which config read finishes
- * first. Pending proposals live in memory only; a resumed run starts without them (their rows are
- * gone with the interrupted batch).
+ * design's next rows, other candidates). Those earlier candidates are not remembered but computed
+ * again from the same seed, history and config (a cache makes that once per batch), so a proposal
+ * depends only on the seed, the history and its iteration: not on the order its batch is asked in,
+ * which working copy is ready first, or the machine's load (issue 32 item 4), and a resumed run (a
+ * fresh proposer) proposes exactly the candidates of the interrupted batch, so a worker pool's
+ * idempotent job ids match and finished jobs are reused (item 17). At most 255 earlier candidates
+ * count (a batch holds at most 256).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
@@ -146,26 +152,39 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
   const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0), surrogate: o.surrogate, gpStart: o.gpStart };
-  // Proposals handed out whose rows have not arrived yet (a parallel batch asks K times with the
-  // same history): by iteration, the config proposed.
-  const pending = new Map<number, Record<string, unknown>>();
-  // The engine asks a batch's K proposals at once; each waits for the one asked before it, so
-  // which pending configs a proposal sees is the order of asking, not of its config read finishing
-  // (a batch is then reproducible from the seed).
+  // The configs of the current batch's iterations, by iteration (attempt 0): a cache of a pure
+  // function of (seed, history, current config, iteration), keyed by what tells batches apart.
+  let batch: { key: string; configs: Map<number, Record<string, unknown>> } | undefined;
+  // Calls made at once run one after another, so the batch's cache is filled once.
   let previous: Promise<unknown> = Promise.resolve();
   // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
   const fitted = new Map<string, GpHyperparameters>();
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
-      const current = await o.config.read(context);
-      const observations = rebuildObservations(context.history, current, keys, context.direction);
-      // A row of this batch's iteration or a later one ends its pending state (so does asking for it again: a repair attempt).
-      const last = Math.max(0, ...context.history.map((r) => r.iteration));
-      for (const iteration of [...pending.keys()]) if (iteration <= last || iteration >= context.iteration) pending.delete(iteration);
-      const next = chooseConfig(dims, current, observations, settings, context.iteration, context.attempt, [...pending.values()], fitted);
-      pending.set(context.iteration, next);
-      const changes: ParameterChange[] = dims.filter((d) => !sameValue(next[d.name], current[d.name])).map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
-      await o.config.write(next, context);
-      return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };
+    const current = await o.config.read(context);
+    const observations = rebuildObservations(context.history, current, keys, context.direction);
+    // The batch: every iteration after the last row. Those before this one are its pending candidates.
+    const last = Math.max(0, ...context.history.map((r) => r.iteration));
+    const end = context.history.at(-1);
+    const key = JSON.stringify([context.history.length, last, end?.score ?? null, end?.description ?? '', current]);
+    if (batch?.key !== key) batch = { key, configs: new Map() };
+    const configs = batch.configs;
+    const configOf = (iteration: number, attempt: number, pending: Record<string, unknown>[]) =>
+      chooseConfig(dims, current, observations, settings, iteration, attempt, pending, fitted);
+    const pending: Record<string, unknown>[] = [];
+    for (let i = Math.max(last + 1, context.iteration - MAX_BATCH_LIES); i < context.iteration; i++) {
+      const earlier = configs.get(i) ?? configOf(i, 0, [...pending]);
+      configs.set(i, earlier);
+      pending.push(earlier);
+    }
+    // A repair attempt (attempt > 0) draws anew, with the same pending candidates.
+    const { iteration, attempt } = context;
+    const next = (attempt === 0 ? configs.get(iteration) : undefined) ?? configOf(iteration, attempt, pending);
+    if (attempt === 0) configs.set(iteration, next);
+    const changes: ParameterChange[] = dims
+      .filter((d) => !sameValue(next[d.name], current[d.name]))
+      .map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
+    await o.config.write(next, context);
+    return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };
   };
   return {
     name: 'tpe',
