@@ -17,7 +17,11 @@ export interface WorkerExtractionOptions {
   readonly match: MetricMatch;
   /** Lines are cut to this many characters before matching. */
   readonly maxLineLength: number;
-  /** The worker is terminated after this many ms. */
+  /**
+   * The worker is terminated when matching takes longer than this many ms, counted from when the
+   * worker has the text and starts matching (a worker's start-up and the file read on a loaded
+   * machine do not count).
+   */
   readonly timeoutMs: number;
 }
 
@@ -32,6 +36,7 @@ parentPort.on('message', (job) => {
   let text;
   try { text = readFileSync(job.path, 'utf8'); }
   catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); return; }
+  parentPort.postMessage({ kind: 'started' });
   parentPort.postMessage({ kind: 'done', found: extract(text, job.source, job.flags, job.match, job.maxLineLength) });
 });
 `;
@@ -86,10 +91,13 @@ export function extractInWorker(options: WorkerExtractionOptions): Promise<Worke
       if (reusable && idle.length < MAX_IDLE) idle.push(worker);
       else void worker.terminate();
     };
-    const onMessage = (message: WorkerExtraction) => settle(message, true);
+    let timer: NodeJS.Timeout | undefined;
+    const onMessage = (message: WorkerExtraction | { kind: 'started' }) => {
+      if (message.kind === 'started') timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }, false), options.timeoutMs);
+      else settle(message, true);
+    };
     const onError = (error: Error) => settle({ kind: 'failed', message: error.message }, false);
     const onExit = (code: number) => settle({ kind: 'failed', message: `the extraction worker exited with code ${code}` }, false);
-    const timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }, false), options.timeoutMs);
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);

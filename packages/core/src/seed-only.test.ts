@@ -12,6 +12,8 @@ import { createSeededRandom } from './random.js';
 import { createValueScorer } from './regex-scorer.js';
 import { createJsonSeedOnlyDetector, createMemorySeedOnlyDetector, createSeedOnlyDetector, isSeedKey, isSeedOnlyJsonChange, isSeedOnlyTextChange, rejectingSeedOnly } from './seed-only.js';
 import { maxIterations } from './stop-policy.js';
+import { createMemoryWorkingCopies } from './memory-working-copies.js';
+import { createContextProposer } from '@loop/test-utils';
 
 const noChange = { violations: [], description: 'reseed' };
 
@@ -102,6 +104,28 @@ describe('seed-only detection', () => {
       expect(calls).toBe(1 + 50);
     });
   }
+
+  it('a seed-only proposer in a parallel batch of in-memory copies is caught in each copy: 0 keeps in 60 candidates (issue 32)', async () => {
+    const artifact = createMemoryArtifact({ lr: 0.1, seed: 0 });
+    const noise = createSeededRandom(5);
+    const loop = createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createContextProposer<{ lr: number; seed: number }>((v, { iteration }) => ({ ...v, seed: iteration })),
+      harness: createFunctionHarness('noise', () => noise.next()),
+      scorer: createValueScorer('maximize'),
+      seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get),
+      parallel: { candidates: 3, workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('noise', () => noise.next())) },
+      stop: maxIterations(60),
+    });
+    let kept = 0;
+    let flagged = 0;
+    loop.on('kept', () => kept++);
+    loop.on('reverted', (e) => (flagged += e.seedOnly ? 1 : 0));
+    await loop.run();
+    expect(kept).toBe(0);
+    expect(flagged).toBe(60);
+  });
 
   it('rejectingSeedOnly passes every other decision to the wrapped policy', async () => {
     const policy = rejectingSeedOnly(strictImprovement());

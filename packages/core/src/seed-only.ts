@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArtifactChanges } from './artifact.js';
+import type { Artifact, ArtifactChanges } from './artifact.js';
 import type { KeepPolicy } from './keep-policy.js';
 import type { MaybePromise } from './types.js';
 
@@ -13,6 +13,8 @@ export interface ProposedChanges extends ArtifactChanges {
    * working copy (its `dir`); absent for an in-place candidate (the main workspace). @default none
    */
   readonly root?: string;
+  /** The artifact the candidate was edited in: a parallel batch's copy's, else the loop's. @default none */
+  readonly artifact?: Artifact;
 }
 
 /**
@@ -27,8 +29,11 @@ export interface ProposedChanges extends ArtifactChanges {
 export interface SeedOnlyDetector {
   /** Used in logs. */
   readonly name: string;
-  /** Records what the detector needs of the state before the edit (for example a config file's content). */
-  readonly capture?: () => MaybePromise<unknown>;
+  /**
+   * Records what the detector needs of the state before the edit (for example a config file's
+   * content); `artifact` is the one the candidate is edited in (a parallel batch's copy's).
+   */
+  readonly capture?: (artifact?: Artifact) => MaybePromise<unknown>;
   /** True when the only change is a seed. Must not throw for unreadable or unparsable files: return false. */
   readonly isSeedOnlyChange: (changes: ProposedChanges, captured: unknown) => MaybePromise<boolean>;
 }
@@ -184,10 +189,12 @@ export function createSeedOnlyDetector(options: SeedOnlyDetectorOptions): SeedOn
  * @param seedKeys - extra keys that hold seeds. @default []
  */
 export function createMemorySeedOnlyDetector(get: () => unknown, seedKeys: readonly string[] = []): SeedOnlyDetector {
+  // In a parallel batch the candidate is edited in its copy's artifact, not the one `get` reads.
+  const valueOf = (artifact?: Artifact) => (artifact && 'get' in artifact && typeof artifact.get === 'function' ? (artifact.get as () => unknown)() : get());
   return {
     name: 'memory-seed-only',
-    capture: () => structuredClone(get()),
-    isSeedOnlyChange: (_changes, captured) => isSeedOnlyJsonChange(captured, get(), seedKeys),
+    capture: (artifact) => structuredClone(valueOf(artifact)),
+    isSeedOnlyChange: (changes, captured) => isSeedOnlyJsonChange(captured, valueOf(changes.artifact), seedKeys),
   };
 }
 

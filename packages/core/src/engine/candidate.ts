@@ -152,7 +152,7 @@ export async function beginCandidate(
   o.slot = slot;
   const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
   const detector = e.options.seedOnlyDetector;
-  const captured = detector?.capture ? await detector.capture() : undefined;
+  const captured = detector?.capture ? await detector.capture(slot.artifact) : undefined;
   const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}) };
   return { o, slot, plan, snapshotBefore, captured, extra };
 }
@@ -227,7 +227,7 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
     const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), changes, description: proposal.description });
     if (run) return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
     o.seedOnly = changes !== undefined && detector !== undefined
-      ? await detector.isSeedOnlyChange({ ...changes, description: proposal.description, ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}) }, captured)
+      ? await detector.isSeedOnlyChange({ ...changes, description: proposal.description, ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}) }, captured)
       : false;
     try {
       await e.checkFingerprint(slot.fingerprint, slot.harness);

@@ -86,7 +86,7 @@ export interface TpeProposerOptions {
   /**
    * How model steps choose: `parzen` ranks candidates by l(x)/g(x) (TPE); `gp` ranks the good
    * density's draws, refinement and local moves by expected improvement under a Gaussian process
-   * fitted to the rows (see `fitGaussianProcess`). @default 'parzen'
+   * fitted to the rows (see `fitGaussianProcess`). @default 'gp'
    */
   readonly surrogate?: 'parzen' | 'gp';
   /** With `surrogate: 'gp'`: evaluated rows before the GP ranks candidates; TPE steps until then. @default 0 */
