@@ -220,23 +220,29 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
     if (seen !== undefined) {
       return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (duplicate of iteration ${seen}: not evaluated)` });
     }
+    // Registered at once, so a twin in the same parallel batch sees it; dropped again if this one is not evaluated.
+    if (digest !== undefined) m.evaluatedTrees.set(digest, iteration);
+    const unregister = () => digest !== undefined && m.evaluatedTrees.get(digest) === iteration && m.evaluatedTrees.delete(digest);
     if (slot.commit) o.candidateId = await slot.commit({ iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) });
     if (changes && changes.violations.length > 0) {
       return Object.assign(o, { status: 'rejected' as const, description: `${proposal.description} (${describeViolations(slot.artifact!, changes.violations)})` });
     }
     const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), changes, description: proposal.description });
-    if (run) return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
+    if (run) {
+      unregister();
+      return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
+    }
     o.seedOnly = changes !== undefined && detector !== undefined
       ? await detector.isSeedOnlyChange({ ...changes, description: proposal.description, ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}) }, captured)
       : false;
     try {
       await e.checkFingerprint(slot.fingerprint, slot.harness);
     } catch (error) {
+      unregister();
       if (!isLoopError(error, 'HARNESS_TAMPERED')) throw error;
       const label = e.statusNames.harnessTampered;
       return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
     }
-    if (digest !== undefined) m.evaluatedTrees.set(digest, iteration);
     const evaluated = await e.evaluate(iteration, 0, slot.harness);
     const { result } = evaluated;
     addData(o, evaluated.data);
