@@ -40,6 +40,7 @@ export default defineConfig({
       project('example-autotune', 'examples/autotune', 60_000),
       project('example-ml-tuning', 'examples/ml-tuning', 120_000),
       project('example-custom-harness', 'examples/custom-harness'),
+      project('example-agent-host', 'examples/agent-host', 120_000),
       project('example-policy-testing', 'examples/policy-testing'),
       project('example-skill-tuning', 'examples/skill-tuning', 60_000),
       project('example-memory-tuning', 'examples/memory-tuning', 60_000),
