@@ -14,6 +14,7 @@ export const FULLY_MARKED: readonly string[] = [
   'docs/write-your-own-harness.md',
   'docs/mcp.md',
   'docs/dashboard.md',
+  'docs/hosts.md',
 ];
 
 /** The order pages run in: these first (a later page may build on an earlier one's files), then the rest of docs/ by name. */
