@@ -46,7 +46,7 @@ describe('an outside host (ask/tell) and run() of the same edits leave the same 
       expect(git(dir, 'status', '--porcelain')).toBe('');
       expect(leftLocks(dir)).toEqual([]);
     }
-  });
+  }, 240_000); // two 20-iteration runs, 40 harness processes, on a loaded machine
 });
 
 describe('misuse on a real workspace is a coded error that touches nothing', () => {

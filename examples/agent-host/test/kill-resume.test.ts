@@ -80,5 +80,5 @@ describe('a host killed between ask and tell', () => {
     expect(rescuedTree).toBeDefined();
     expect({ ...resumed, discarded }).toEqual(runShape(clean));
     expect(readFileSync(join(dir, 'params.json'), 'utf8')).toBe(readFileSync(join(clean, 'params.json'), 'utf8'));
-  });
+  }, 300_000); // two 20-iteration runs and a child's start (tsx) on a loaded machine
 });
