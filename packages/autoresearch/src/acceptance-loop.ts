@@ -1,13 +1,12 @@
 import { join } from 'node:path';
-import { createLoop, LoopError, systemClock, writeJsonAtomic, type Clock, type EngineState, type IterationRecord, type KeepPolicy, type MaybePromise, type RollbackStrategy, type StopPolicy } from '@loop/core';
+import { createLoop, LoopError, systemClock, writeJsonAtomic, type CandidateData, type Clock, type IterationRecord, type KeepPolicy, type LoopState, type LoopSummary, type MaybePromise, type RollbackStrategy, type StopPolicy } from '@loop/core';
 import { decideAcceptance, formatRoundLine, type AcceptanceDecision, type AcceptanceEscalation, type AcceptanceEvaluation, type DevelopRequest } from './acceptance.js';
 import type { PassConfig } from './config.js';
 import { formatScore } from './format.js';
 import { rubricGuard } from './pass-guards.js';
 import type { CostMeter } from './pass-options.js';
 import { createPassResultsLog } from './pass-results-log.js';
-import { createPassRun } from './pass-run.js';
-import { createPassStateStore, type FinalState } from './pass-state-store.js';
+import { createPassStateStore } from './pass-state-store.js';
 import { AR3_DIMENSIONS, resultsHeader } from './results-tsv.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
 
@@ -65,27 +64,36 @@ export interface AcceptanceResult {
   readonly summaryText: string;
 }
 
+/** AR-3's facts about one round, carried in its record (`IterationRecord.data.acceptance`). */
+interface RoundData extends CandidateData {
+  readonly acceptance?: { readonly evaluation: AcceptanceEvaluation };
+}
 
 /** AR-3 never rolls anything back: DEVELOP's edits are the pipeline's, and a round only evaluates. */
 const noRollback: RollbackStrategy = { name: 'none', checkpoint: (iteration) => ({ iteration, id: '' }), keep: () => '', revert: () => {} };
 
 const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
+/** The round labels AR-3's decision writes. */
+const DECISIONS = new Set<string>(['done', 'develop', 'escalate']);
+
 /**
  * AR-3's bounded outer loop (seed 002 stop conditions, "AR-3 outer loop") as a configuration of
  * `@loop/core`'s `createLoop`: round R is iteration R. Its "edit" is the DEVELOP re-entry after a
  * `develop` round (the injected `develop` callback; nothing is rolled back), its harness the
- * validators and reflection (`evaluate`), its keep policy AR-3's decision (`done`, `develop`, or
- * `escalate` once `round` reaches max_acceptance_rounds: {@link decideAcceptance}), written as the
- * row's status. One `ar3-r<R>` row per round (`ar3-r<R> pass_rate why_alignment status - utc`) and
- * one chat line with the gap summary. DONE stops (`target-met`); on the cap it ESCALATES to the user
- * through `escalate` with the open blockers rather than looping the pipeline (`escalated`). Round
- * numbers continue from the `ar3-r<R>` rows already in results.tsv (resume; the open blockers of
- * the last round come from results.jsonl, so a DEVELOP re-entry a kill interrupted is re-entered).
- * Also stops on the cost brake (checked before each round and right after each DEVELOP re-entry:
- * `cost-brake`, the round not evaluated), an abort, a rubric change (a `rubric-tampered` row) or an
- * evaluation or DEVELOP failure (a `crash` row). Then prints the stop summary and writes state.json
- * LAST (`autoresearch.acceptance` and an `AR_ACCEPTANCE` step_history entry). It never edits source
+ * validators and reflection (`evaluate`; the evaluation rides in the round's record as
+ * `data.acceptance`), its keep policy AR-3's decision (`done`, `develop`, or `escalate` once
+ * `round` reaches max_acceptance_rounds: {@link decideAcceptance}), written as the row's status.
+ * One `ar3-r<R>` row per round (`ar3-r<R> pass_rate why_alignment status - utc`) and one chat line
+ * with the gap summary. DONE stops (`target-met`); on the cap it ESCALATES to the user through
+ * `escalate` with the open blockers rather than looping the pipeline (`escalated`). Round numbers
+ * continue from the `ar3-r<R>` rows already in results.tsv (the engine's resume; the open blockers
+ * of the last round come from results.jsonl, so a DEVELOP re-entry a kill interrupted is
+ * re-entered). Also stops on the cost brake (checked before each round and right after each
+ * DEVELOP re-entry: `cost-brake`, the round not evaluated), an abort, a rubric change (a
+ * `rubric-tampered` row) or an evaluation or DEVELOP failure (a `crash` row). Then, in the engine's
+ * `onStop`, escalates, prints the stop summary and has state.json written LAST
+ * (`autoresearch.acceptance` and an `AR_ACCEPTANCE` step_history entry). It never edits source
  * itself and never commits.
  *
  * @throws {LoopError} `HARNESS_TAMPERED` when a rubric file is missing at start; `RESULTS_CORRUPT`; `STATE_WRITE_FAILED`.
@@ -97,7 +105,7 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
   const out = options.output ?? (() => {});
   const statePath = options.statePath ?? join(options.workspace, '.aid/pipeline/state.json');
   const rubricSha256 = options.rubricFiles ? await computeRubricFingerprint(options.rubricFiles) : undefined;
-  const evaluations = new Map<number, AcceptanceEvaluation>();
+  const roundData = (record: IterationRecord) => (record.data as RoundData | undefined)?.acceptance;
   const log = await createPassResultsLog({
     path: join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'results.tsv'),
     header: resultsHeader('acceptance'),
@@ -105,33 +113,32 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     clock,
     snapshotOf: () => '-',
     rounds: true,
-    extraOf: (r) => ({ blockers: evaluations.get(r.iteration)?.blockers ?? [] }),
+    extraOf: (r) => ({ blockers: roundData(r)?.evaluation.blockers ?? [] }),
   });
-  const history: IterationRecord[] = log.resumed ? await log.read() : [];
-  const run = createPassRun();
   const spent = () => options.cost?.meter.spentUsd() ?? 0;
   const braked = () => options.cost !== undefined && spent() >= options.cost.maxPerRunUsd;
   // The brake right after a DEVELOP re-entry stops before that round is evaluated: an internal abort.
   const brake = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, brake.signal]) : brake.signal;
   let developReentries = 0;
-  let roundsThisRun = 0;
-  let error: Error | undefined;
-  /** What failed in a crash round: the evaluation or the DEVELOP re-entry before it. */
-  let failed = 'evaluation failed';
-  let current: { round: number; evaluation: AcceptanceEvaluation } | undefined;
-  let last: { decision: AcceptanceDecision; evaluation: AcceptanceEvaluation } | undefined;
+  /**
+   * The round the harness just evaluated, for the keep policy right after it: the engine's
+   * `KeepInput` carries the score and dimensions but not the candidate's record.
+   */
+  let evaluated: { round: number; evaluation: AcceptanceEvaluation } | undefined;
 
-  const evaluationOf = (record: IterationRecord): AcceptanceEvaluation => evaluations.get(record.iteration) ?? {
+  /** A round's evaluation: its record's, else (a row read back on resume) its cells and the twin's blockers. */
+  const evaluationOf = (record: IterationRecord): AcceptanceEvaluation => roundData(record)?.evaluation ?? {
     passRate: record.dimensions?.pass_rate ?? 0,
     whyAlignment: record.dimensions?.why_alignment ?? 0,
     blockers: ((log.extra(record.iteration) as { blockers?: string[] } | undefined)?.blockers) ?? [],
   };
+  /** What failed in a crash round: the DEVELOP re-entry (the proposer) or the evaluation. */
+  const failure = (record: IterationRecord) => record.description.startsWith('proposer failed: ') ? 'DEVELOP failed' : 'evaluation failed';
   const keepPolicy: KeepPolicy = {
     name: 'ar3-decision',
     decide: () => {
-      const decision = decideAcceptance(current!.round, current!.evaluation, config);
-      last = { decision, evaluation: current!.evaluation };
+      const decision = decideAcceptance(evaluated!.round, evaluated!.evaluation, config);
       return { keep: true, reason: decision, status: decision };
     },
   };
@@ -147,10 +154,20 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     },
   };
 
-  const onStop = async (state: EngineState): Promise<FinalState> => {
-    const stopReason = (brake.signal.aborted ? 'cost-brake' : state.stopReason === 'halted' ? run.halted?.status ?? 'halted' : state.stopReason) as AcceptanceResult['stopReason'];
-    if (run.halted?.error) error = run.halted.error;
-    const lastRound = history.at(-1)?.iteration ?? 0;
+  const stateStore = createPassStateStore({ path: statePath, workspace: options.workspace, mode: 'acceptance', taskId: options.taskId, resumed: log.resumed, write: options.writeState ?? writeJsonAtomic, resultsPath: log.path });
+  let final: AcceptanceResult | undefined;
+  const onStop = async (summary: LoopSummary, state: LoopState) => {
+    const tampered = summary.halted?.status === 'rubric-tampered';
+    const stopReason = (brake.signal.aborted ? 'cost-brake' : tampered ? 'rubric-tampered' : summary.stop.reason) as AcceptanceResult['stopReason'];
+    const lastRow = state.history.at(-1);
+    const lastRound = lastRow?.iteration ?? 0;
+    const thisRun = state.history.slice(state.history.length - summary.iterationsThisRun);
+    const decided = [...state.history].reverse().find((r) => r.label !== undefined && DECISIONS.has(r.label));
+    const last = decided && thisRun.includes(decided) ? { decision: decided.label as AcceptanceDecision, evaluation: evaluationOf(decided) } : undefined;
+    const error = tampered
+      ? new LoopError('HARNESS_TAMPERED', summary.halted!.note.replace(/^[\w-]+: /, ''))
+      : lastRow?.status === 'crash' && lastRow.error !== undefined ? new Error(lastRow.error) : undefined;
+    const roundsThisRun = thisRun.filter((r) => r.label !== undefined && DECISIONS.has(r.label)).length;
     const evaluation = last?.evaluation;
     if (stopReason === 'escalated' && evaluation) {
       const message = `AR-3 reached max_acceptance_rounds ${config.maxAcceptanceRounds} without DONE (pass_rate ${formatScore(evaluation.passRate)}, why_alignment ${formatScore(evaluation.whyAlignment)}); open blockers: ${evaluation.blockers.length > 0 ? evaluation.blockers.join('; ') : 'none'}`;
@@ -163,8 +180,7 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
       'validated — your call: nothing was committed',
     ].join('\n');
     out(summaryText);
-    const result: AcceptanceResult = { stopReason, ...(last ? { decision: last.decision } : {}), roundsThisRun, lastRound, developReentries, ...(evaluation ? { evaluation } : {}), ...(rubricSha256 ? { rubricSha256 } : {}), ...(error ? { error } : {}), summaryText };
-    final = result;
+    final = { stopReason, ...(last ? { decision: last.decision } : {}), roundsThisRun, lastRound, developReentries, ...(evaluation ? { evaluation } : {}), ...(rubricSha256 ? { rubricSha256 } : {}), ...(error ? { error } : {}), summaryText };
     const utc = new Date(clock.now()).toISOString();
     const entry = {
       task_id: options.taskId,
@@ -179,9 +195,8 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
       results: log.path,
       updated_at: utc,
     };
-    return { entry, history: { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc }, files: options.files ?? [], result };
+    stateStore.finish({ entry, history: { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc }, files: options.files ?? [], result: final });
   };
-  let final: AcceptanceResult | undefined;
 
   const loop = createLoop({
     proposer: {
@@ -191,13 +206,7 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
         if (previous?.label === 'develop') {
           const evaluation = evaluationOf(previous);
           developReentries += 1;
-          try {
-            await options.develop({ round: previous.iteration, evaluation, blockers: evaluation.blockers });
-          } catch (e) {
-            error = e instanceof Error ? e : new Error(String(e));
-            failed = 'DEVELOP failed';
-            throw e;
-          }
+          await options.develop({ round: previous.iteration, evaluation, blockers: evaluation.blockers });
           if (braked()) brake.abort();
         }
         return { description: `ar3-r${ctx.iteration}` };
@@ -209,13 +218,11 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
         if (iteration === 0) return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: 0 };
         try {
           const evaluation = await options.evaluate({ round: iteration, signal });
-          evaluations.set(iteration, evaluation);
-          current = { round: iteration, evaluation };
-          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions: { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment } };
+          evaluated = { round: iteration, evaluation };
+          const data: RoundData = { acceptance: { evaluation } };
+          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions: { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment }, data };
         } catch (e) {
-          error = e instanceof Error ? e : new Error(String(e));
-          failed = 'evaluation failed';
-          return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: error.message };
+          return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: messageOf(e) };
         }
       },
     },
@@ -228,22 +235,20 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     keepPolicy,
     stop,
     results: log,
-    stateStore: createPassStateStore({ path: statePath, workspace: options.workspace, mode: 'acceptance', taskId: options.taskId, resumed: log.resumed, write: options.writeState ?? writeJsonAtomic, resultsPath: log.path, onStop }),
-    guards: options.rubricFiles && rubricSha256 ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256, report: run })] : [],
+    stateStore,
+    onStop,
+    guards: options.rubricFiles && rubricSha256 ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 })] : [],
     clock,
     signal,
     maxProposerFailures: Number.MAX_SAFE_INTEGER,
   });
 
   const line = (record: IterationRecord) => {
-    history.push(record);
     if (record.status === 'baseline') return;
     const round = record.iteration;
-    if (record.label === 'done' || record.label === 'develop' || record.label === 'escalate') {
-      roundsThisRun += 1;
-      out(formatRoundLine(round, record.label, evaluationOf(record)));
-    } else if (record.label === 'rubric-tampered') out(`iter ar3-r${round} | rubric-tampered | - | not evaluated: ${run.halted?.message ?? record.note ?? ''}`);
-    else if (record.status === 'crash') out(`iter ar3-r${round} | crash | - | ${failed}: ${error ? messageOf(error) : record.description}`);
+    if (record.label !== undefined && DECISIONS.has(record.label)) out(formatRoundLine(round, record.label as AcceptanceDecision, evaluationOf(record)));
+    else if (record.label === 'rubric-tampered') out(`iter ar3-r${round} | rubric-tampered | - | not evaluated: ${(record.note ?? '').replace(/^[\w-]+: /, '')}`);
+    else if (record.status === 'crash') out(`iter ar3-r${round} | crash | - | ${failure(record)}: ${record.error ?? record.description}`);
   };
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const) loop.on(type, (e) => line(e.record));
   await loop.run();

@@ -1,20 +1,11 @@
 import { normalize, sep } from 'node:path';
-import { LoopError, type Guard, type GuardVerdict } from '@loop/core';
+import { type Guard, type GuardVerdict } from '@loop/core';
 import { slugify } from '@loop/rollback-snapshot';
-import type { EditIdea, RefusedEdit } from './pass-options.js';
+import { ideaOf } from './pass-engine.js';
+import type { RefusedEdit } from './pass-options.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
 import { flowsTouched, type SafetyOptions, type SafetyQuestion } from './safety.js';
 
-/** What a pass's guards tell the pass about a candidate they stopped (the chat line, the result). */
-export interface GuardReport {
-  /** The one-line description the chat line shows for `iteration` (the seed's wording). */
-  describe(iteration: number, text: string): void;
-  /** A halt: the stop reason, the stop message and, for a loud halt, the error behind it. */
-  halt(status: string, message: string, error?: LoopError): void;
-}
-
-/** The idea `plan` picked for the iteration (carried in `EditPlan.data`). */
-const ideaOf = (data: unknown): EditIdea => (data as { idea?: EditIdea } | undefined)?.idea ?? { description: '(no idea)' };
 
 /**
  * Seed 002 loop step 5: before every scoring, the rubric SHA-256 (criteria YAML + reflection agent
@@ -22,16 +13,14 @@ const ideaOf = (data: unknown): EditIdea => (data as { idea?: EditIdea } | undef
  * unscored edit is rolled back and the stop sequence runs (every score across the change is
  * incomparable).
  */
-export function rubricGuard(o: { rubricFiles: readonly string[]; expected: string; report: GuardReport }): Guard {
+export function rubricGuard(o: { rubricFiles: readonly string[]; expected: string }): Guard {
   return {
     name: 'rubric-fingerprint',
-    beforeRun: async ({ iteration, plan }): Promise<GuardVerdict | undefined> => {
+    beforeRun: async (): Promise<GuardVerdict | undefined> => {
       const now = await computeRubricFingerprint([...o.rubricFiles]).catch(() => 'unreadable');
       if (now === o.expected) return undefined;
-      const error = new LoopError('HARNESS_TAMPERED', `[loop] [autoresearch] the rubric changed mid-pass (sha256 ${o.expected.slice(0, 12)} -> ${now.slice(0, 12)}): every score across the change is incomparable; pass halted`, { details: { expected: o.expected, actual: now, files: o.rubricFiles } });
-      o.report.describe(iteration, `${ideaOf(plan?.data).description} (not scored: rubric-tampered)`);
-      o.report.halt('rubric-tampered', error.message, error);
-      return { action: 'halt', status: 'rubric-tampered', note: error.message };
+      const note = `[loop] [autoresearch] the rubric changed mid-pass (sha256 ${o.expected.slice(0, 12)} -> ${now.slice(0, 12)}): every score across the change is incomparable; pass halted`;
+      return { action: 'halt', status: 'rubric-tampered', note };
     },
   };
 }
@@ -45,20 +34,18 @@ export function rubricGuard(o: { rubricFiles: readonly string[]; expected: strin
  * (issue 11 fault 5). The snapshot rollback cannot restore files outside the mutable surface, so
  * the pass halts rather than going on against a changed harness.
  */
-export function harnessFilesGuard(o: { files: readonly string[]; expected: readonly string[]; report: GuardReport }): Guard {
+export function harnessFilesGuard(o: { files: readonly string[]; expected: readonly string[] }): Guard {
   return {
     name: 'harness-files',
-    beforeRun: async ({ iteration, plan }): Promise<GuardVerdict | undefined> => {
+    beforeRun: async (): Promise<GuardVerdict | undefined> => {
       const changed: string[] = [];
       for (const [i, f] of o.files.entries()) {
         const now = await computeRubricFingerprint([f]).catch(() => 'unreadable');
         if (now !== o.expected[i]) changed.push(f);
       }
       if (changed.length === 0) return undefined;
-      const error = new LoopError('HARNESS_TAMPERED', `[loop] [autoresearch] the harness changed mid-pass (${changed.join(', ')}): seed 002 "never edit the harness"; the edit was not scored and the pass halted. Restore ${changed.join(', ')} by hand (it is outside the mutable surface, so no snapshot holds it)`, { details: { files: changed } });
-      o.report.describe(iteration, `${ideaOf(plan?.data).description} (not scored: harness-tampered: ${changed.join(', ')})`);
-      o.report.halt('harness-tampered', error.message, error);
-      return { action: 'halt', status: 'harness-tampered', note: error.message };
+      const note = `[loop] [autoresearch] the harness changed mid-pass (${changed.join(', ')}): seed 002 "never edit the harness"; the edit was not scored and the pass halted. Restore ${changed.join(', ')} by hand (it is outside the mutable surface, so no snapshot holds it)`;
+      return { action: 'halt', status: 'harness-tampered', note };
     },
   };
 }
@@ -80,15 +67,13 @@ export async function harnessFilesFingerprint(files: readonly string[]): Promise
  * `needsHuman` halts the pass before anything is snapshotted or applied, as a `needs-human` row
  * (composite and snapshot `-`) naming what it needs; the stop is not a failure (status `stopped`).
  */
-export function needsHumanGuard(o: { report: GuardReport }): Guard {
+export function needsHumanGuard(): Guard {
   return {
     name: 'needs-human',
     beforeEdit: ({ iteration, plan }): GuardVerdict | undefined => {
       const idea = ideaOf(plan?.data);
       if (!idea.needsHuman) return undefined;
       const message = `iter ${iteration} "${idea.description}" needs a ${idea.needsHuman.kind}: ${idea.needsHuman.detail} — surfaced, not added; nothing was applied`;
-      o.report.describe(iteration, `${idea.description} (needs-human: ${idea.needsHuman.kind}: ${idea.needsHuman.detail})`);
-      o.report.halt('needs-human', message);
       return { action: 'halt', status: 'needs-human', note: message };
     },
   };
@@ -102,7 +87,7 @@ export function needsHumanGuard(o: { report: GuardReport }): Guard {
  * max_consecutive_reverts, reported through `refused`. An asker that fails is a `crash` row with
  * nothing applied, never a silent edit.
  */
-export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () => readonly string[]; refused: (edit: RefusedEdit) => void; report: GuardReport }): Guard {
+export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () => readonly string[]; refused: (edit: RefusedEdit) => void}): Guard {
   return {
     name: 'ask-before-edit',
     beforeEdit: async ({ iteration, plan, signal }): Promise<GuardVerdict | undefined> => {
@@ -119,13 +104,11 @@ export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () 
         answer = await safety.asker.ask(question, signal);
       } catch (error) {
         const message = (error as Error)?.message ?? String(error);
-        o.report.describe(iteration, `${idea.description} (crash: plan or ASK failed: ${message})`);
         return { action: 'skip', status: 'crash', note: `ASK failed: ${message}` };
       }
       if (answer.approved) return undefined;
       const reason = answer.reason ?? 'refused';
       o.refused({ iter: iteration, description: idea.description, flows, files, reason });
-      o.report.describe(iteration, `${idea.description} (skipped: ASK refused for safety-critical flow ${flows.join(', ')}: ${reason})`);
       return { action: 'skip', note: `ASK refused for safety-critical flow ${flows.join(', ')}: ${reason}` };
     },
   };
@@ -135,15 +118,14 @@ export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () 
  * Seed 002 safety brakes, "Touch only the mutable surface resolved in setup": an idea planning to
  * touch a file outside the surface is a `crash` row before anything is snapshotted or applied.
  */
-export function surfaceGuard(o: { surface: () => readonly string[]; report: GuardReport }): Guard {
+export function surfaceGuard(o: { surface: () => readonly string[] }): Guard {
   return {
     name: 'mutable-surface',
-    beforeEdit: ({ iteration, plan }): GuardVerdict | undefined => {
+    beforeEdit: ({ plan }): GuardVerdict | undefined => {
       const surface = o.surface();
       const outside = (plan?.files ?? []).filter((f) => !surface.includes(normalize(f).split(sep).join('/')));
       if (outside.length === 0) return undefined;
       const note = `the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${surface.join(', ')} may change`;
-      o.report.describe(iteration, `${ideaOf(plan?.data).description} (crash: plan or ASK failed: ${note})`);
       return { action: 'skip', status: 'crash', note };
     },
   };

@@ -115,12 +115,16 @@ export interface PassStateStoreOptions {
   readonly resumed: boolean;
   readonly write: StateWriter;
   readonly resultsPath: string;
+}
+
+/** The pass's state store: a core {@link StateStore} that is told what its final write records. */
+export interface PassStateStore extends StateStore {
   /**
-   * Called once, by the stop sequence's final write (after the best version was restored): prints
-   * the stop summary and returns what state.json records, so the order stays restore, summary,
-   * state (seed 002 on-stop steps 1-3).
+   * Sets what the stop sequence's final write records (call it from `LoopOptions.onStop`, which
+   * runs after the best version was restored and before that write: seed 002 on-stop steps 1-3).
+   * Without it the final write records the engine's state only.
    */
-  readonly onStop: (state: EngineState) => Promise<FinalState> | FinalState;
+  readonly finish: (final: FinalState) => void;
 }
 
 /**
@@ -128,11 +132,14 @@ export interface PassStateStoreOptions {
  * (full-precision best, its id, counters, samples) lives under `autoresearch.<mode>.engine`, next
  * to the pass's own keys and the pipeline's. After each iteration it is merged in (best effort: the
  * pass keeps going when a mid-pass write fails; results.tsv and its twin hold the record); the stop
- * sequence's write is the pass's FINAL write, loudly checked ({@link writePipelineStateLast}).
+ * sequence's write is the pass's FINAL write of what `finish` was given, loudly checked
+ * ({@link writePipelineStateLast}).
  * `read` returns the recorded engine state only when results.tsv is being resumed for the same task.
  */
-export function createPassStateStore(o: PassStateStoreOptions): StateStore {
+export function createPassStateStore(o: PassStateStoreOptions): PassStateStore {
+  let final: FinalState | undefined;
   return {
+    finish: (f) => void (final = f),
     name: 'autoresearch-state-json',
     path: o.path,
     read: async () => {
@@ -142,14 +149,13 @@ export function createPassStateStore(o: PassStateStoreOptions): StateStore {
       return engine && typeof engine === 'object' ? (engine as EngineState) : undefined;
     },
     write: async (state) => {
-      if (state.stopReason === undefined) {
+      if (state.stopReason === undefined || !final) {
         const existing = await readObject(o.path);
         const ar = objectAt(existing, 'autoresearch');
         const entry = { ...objectAt(ar, o.mode), task_id: o.taskId, engine: state };
         await o.write(o.path, { ...existing, autoresearch: { ...ar, [o.mode]: entry } }).catch(() => {});
         return;
       }
-      const final = await o.onStop(state);
       await writePipelineStateLast({ path: o.path, mode: o.mode, entry: { ...final.entry, engine: state }, history: final.history, files: final.files, workspace: o.workspace, write: o.write, result: final.result, resultsPath: o.resultsPath });
     },
   };

@@ -25,9 +25,9 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const o = passOptions(ws, [{ to: 6 }]);
     await runPass({ ...o, config: { ...o.config, maxIterations: 1 } });
     const row0 = tsv().rows[0]!;
-    expect(row0).toMatchObject({ iter: '0', columns: { composite: '5.00', delta: '0.00', quality: '5.00' }, status: 'baseline', snapshot: '000-baseline-20261130T040000Z' });
+    expect(row0).toMatchObject({ iter: '0', columns: { composite: '5.00', delta: '0.00', quality: '5.00' }, status: 'baseline', snapshot: '000-baseline-20261130T040003Z' });
     expect(row0.utc).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    expect(readdirSync(join(ws.runDir, 'snapshots'))).toContain('000-baseline-20261130T040000Z');
+    expect(readdirSync(join(ws.runDir, 'snapshots'))).toContain('000-baseline-20261130T040003Z');
   });
 
   it('strict improvement: a higher composite is kept, stays on disk, and its row carries delta = composite - best before (seed 002 loop step 6)', async () => {

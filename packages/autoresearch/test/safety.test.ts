@@ -41,7 +41,7 @@ describe('ASK before edits touching safety-critical flows (seed 002 safety brake
       proposer: { ...proposer, plan: (ctx) => { seen.push([...ctx.recentReverted]); return proposer.plan(ctx); } },
       safety: { flows: [{ name: 'scoring', files: ['src/**'] }], profile: 'high', asker: recordingAsker((x) => x.iteration !== 1, asked) },
     });
-    expect(rows().map((x) => `${x.iter}:${x.status}:${x.columns.composite}:${x.snapshot}`)).toEqual(['0:baseline:5.00:000-baseline-20261130T040000Z', '1:reverted:-:-', expect.stringMatching(/^2:kept:6\.00:002-pre-/)]);
+    expect(rows().map((x) => `${x.iter}:${x.status}:${x.columns.composite}:${x.snapshot}`)).toEqual(['0:baseline:5.00:000-baseline-20261130T040003Z', '1:reverted:-:-', expect.stringMatching(/^2:kept:6\.00:002-pre-/)]);
     expect(readdirSync(join(ws.runDir, 'snapshots')).some((n) => n.startsWith('001-pre-'))).toBe(false);
     expect(o.lines[1]).toBe('iter 1 | reverted | - (Δ -) | rewrite the scoring core (skipped: ASK refused for safety-critical flow scoring: the on-call lead said no)');
     expect(seen[1]).toEqual(['rewrite the scoring core']);
