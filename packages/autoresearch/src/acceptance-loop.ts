@@ -195,7 +195,8 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
       results: log.path,
       updated_at: utc,
     };
-    stateStore.finish({ entry, history: { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc }, files: options.files ?? [], result: final });
+    const history = { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc };
+    stateStore.finish({ entry, history, files: options.files ?? [], result: final });
   };
 
   const loop = createLoop({
@@ -220,7 +221,8 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
           const evaluation = await options.evaluate({ round: iteration, signal });
           evaluated = { round: iteration, evaluation };
           const data: RoundData = { acceptance: { evaluation } };
-          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions: { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment }, data };
+          const dimensions = { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment };
+          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions, data };
         } catch (e) {
           return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: messageOf(e) };
         }

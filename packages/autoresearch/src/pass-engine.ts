@@ -35,13 +35,17 @@ export const ideaOf = (data: unknown): EditIdea => (data as { idea?: EditIdea } 
  * throwing is a `crash` row whose error is the seed's chat wording. The proposer is shown this
  * run's reverted ideas from the engine's rows (`recentReverted`).
  */
-export function engineProposer(p: AutoresearchProposer, o: { config: PassConfig; files: () => readonly string[]; rows: () => readonly ResultsRow[] }): Proposer {
+export function engineProposer(
+  p: AutoresearchProposer,
+  o: { config: PassConfig; files: () => readonly string[]; rows: () => readonly ResultsRow[] },
+): Proposer {
   let first: number | undefined;
   return {
     name: p.name,
     plan: async (ctx) => {
       try {
-        const idea = await p.plan({ iteration: ctx.iteration, best: ctx.best, baseline: ctx.baseline, files: o.files(), rows: o.rows(), recentReverted: recentReverted(ctx.history, (first ??= ctx.iteration)) });
+        const recent = recentReverted(ctx.history, (first ??= ctx.iteration));
+        const idea = await p.plan({ iteration: ctx.iteration, best: ctx.best, baseline: ctx.baseline, files: o.files(), rows: o.rows(), recentReverted: recent });
         return { description: idea.description, ...(idea.files ? { files: idea.files } : {}), slug: idea.slug ?? idea.description, data: { idea } };
       } catch (error) {
         throw new Error(`(no idea) (crash: plan or ASK failed: ${messageOf(error)})`, { cause: error });
@@ -87,7 +91,8 @@ export function ideaDescription(record: IterationRecord): string {
 
 /** The chat-line wording of the pass's own guards' verdicts, by guard name (the note without the guard's name). */
 const GUARD_WORDING: Record<string, (note: string) => string> = {
-  'ask-before-edit': (note) => (note.startsWith('ASK failed: ') ? `crash: plan or ASK failed: ${note.slice('ASK failed: '.length)}` : `skipped: ${note}`),
+  'ask-before-edit': (note) =>
+    note.startsWith('ASK failed: ') ? `crash: plan or ASK failed: ${note.slice('ASK failed: '.length)}` : `skipped: ${note}`,
   'mutable-surface': (note) => `crash: plan or ASK failed: ${note}`,
   'rubric-fingerprint': () => 'not scored: rubric-tampered',
   'harness-files': (note) => `not scored: harness-tampered: ${/\((.*?)\)/.exec(note)?.[1] ?? ''}`,
@@ -100,8 +105,10 @@ const GUARD_WORDING: Record<string, (note: string) => string> = {
  */
 export function describeRow(record: IterationRecord): string {
   if (record.label === 'restore-failed') return record.description;
-  const proposerCrash = record.status === 'crash' && record.error !== undefined && record.description === `proposer failed: ${record.error}`;
-  if (proposerCrash) return record.error!;
+  // A crashing plan or apply: the engine's `proposer failed: <error>`, the error in the seed's wording.
+  if (record.status === 'crash' && record.error !== undefined && record.description === `proposer failed: ${record.error}`) {
+    return record.error;
+  }
   const guard = record.note?.split(': ', 1)[0];
   const wording = guard !== undefined ? GUARD_WORDING[guard] : undefined;
   if (!wording) return record.description;
@@ -115,7 +122,10 @@ export function describeRow(record: IterationRecord): string {
  * started green, so a green-to-red candidate is `reverted-redtest` (`tier1Gates`). The engine's
  * baseline row carries no `data`, so the baseline's full score is also handed to `onBaseline`.
  */
-export function engineHarness(h: PassHarness, o: { config: PassConfig; testsGate: () => boolean; onBaseline?: (score: PassScore) => void }): { harness: Harness; scorer: Scorer } {
+export function engineHarness(
+  h: PassHarness,
+  o: { config: PassConfig; testsGate: () => boolean; onBaseline?: (score: PassScore) => void },
+): { harness: Harness; scorer: Scorer } {
   const harness: Harness = {
     name: h.name,
     run: async (ctx): Promise<RunRecord> => {
@@ -126,7 +136,8 @@ export function engineHarness(h: PassHarness, o: { config: PassConfig; testsGate
         return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: messageOf(error) };
       }
       if (ctx.iteration === 0) o.onBaseline?.(score);
-      return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: score.composite, dimensions: score.dimensions, data: { autoresearchScore: score } satisfies PassCandidateData };
+      const data: PassCandidateData = { autoresearchScore: score };
+      return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: score.composite, dimensions: score.dimensions, data };
     },
   };
   const scorer: Scorer = {

@@ -3,6 +3,7 @@ import { acquireLock, anyOf, createLoop, isLoopError, LoopError, strictImproveme
 import { createSnapshotRollback, KEPT_DIR_PATTERN, pad3, type SnapshotRollback } from '@loop/rollback-snapshot';
 import { readdir } from 'node:fs/promises';
 import { formatIterationLine, formatSummary, type PassSummary } from './format.js';
+import type { PassScore } from './pass-harness.js';
 import { describeRow, engineHarness, engineProposer } from './pass-engine.js';
 import { harnessFilesFingerprint, harnessFilesGuard, needsHumanGuard, rubricGuard, safetyGuard, surfaceGuard } from './pass-guards.js';
 import { defaultTargetMet, type PassResult, type RefusedEdit, type RunPassOptions } from './pass-options.js';
@@ -70,14 +71,18 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   const inner: SnapshotRollback = options.rollback ?? createSnapshotRollback({ workspace: options.workspace, runDir, clock, ...(options.files ? { files: options.files } : {}) });
   // Scores the engine's rows do not carry (the baseline's; the gates re-measured on resume), and
   // whether the pass (re)started green (a red test is then green-to-red: `reverted-redtest`).
-  const beyond: { baseline?: ScoresBeyondRows['baseline']; resumed?: NonNullable<ScoresBeyondRows['resumed']> & { readonly check: PassResult['resumeCheck'] } } = {};
+  const beyond: {
+    baseline?: ScoresBeyondRows['baseline'];
+    resumed?: NonNullable<ScoresBeyondRows['resumed']> & { readonly check: PassResult['resumeCheck'] };
+  } = {};
   let startedGreen = true;
   const rollback = passRollback(inner, {
     onRecovered: async (id, iteration) => {
       if (mode !== 'function') return;
       try {
         const rescored = await harness.score({ iteration, signal, resumeCheck: true });
-        beyond.resumed = { id, ...(rescored.gates ? { gates: rescored.gates } : {}), check: { ...(rescored.gates ? { gates: rescored.gates } : {}), composite: rescored.composite } };
+        const gates = rescored.gates ? { gates: rescored.gates } : {};
+        beyond.resumed = { id, ...gates, check: { ...gates, composite: rescored.composite } };
         startedGreen = rescored.gates?.testsGreen ?? startedGreen;
       } catch (error) {
         beyond.resumed = { id, check: { error: (error as Error)?.message ?? String(error) } };
@@ -105,11 +110,13 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     if (summary.halted?.code === 'RESTORE_FAILED' && log.rows().at(-1)?.status !== 'restore-failed') {
       // The stop's restore of the best failed (seed 002 on-stop step 1): the loud status is a row too,
       // before the summary and state.json.
-      const record: IterationRecord = { iteration: summary.iterations + 1, candidateId: '', score: null, status: 'halted', label: 'restore-failed', description: `restore of the best kept version ${summary.bestId || rollback.baselineId()} failed: ${summary.halted.note}` };
+      const description = `restore of the best kept version ${summary.bestId || rollback.baselineId()} failed: ${summary.halted.note}`;
+      const record: IterationRecord = { iteration: summary.iterations + 1, candidateId: '', score: null, status: 'halted', label: 'restore-failed', description };
       await log.append(record);
       out(formatIterationLine(record.iteration, 'restore-failed', null, null, record.description));
     }
-    final = buildResult({ summary, state, beyond, refusedEdits, bestId: summary.bestId || rollback.baselineId(), rubricSha256, mode, resumed: log.resumed, resultsPath: log.path, statePath });
+    const bestId = summary.bestId || rollback.baselineId();
+    final = buildResult({ summary, state, beyond, refusedEdits, bestId, rubricSha256, mode, resumed: log.resumed, resultsPath: log.path, statePath });
     out(final.summaryText);
     const utc = new Date(clock.now()).toISOString();
     const entry = {
@@ -126,10 +133,12 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
       ...(final.refusedEdits.length > 0 ? { refused_edits: final.refusedEdits } : {}),
       updated_at: utc,
     };
-    stateStore.finish({ entry, history: { step: STEP[mode]!, start_score: final.startComposite, best_score: final.bestComposite, stop_reason: final.stopReason, utc }, files: inner.files(), result: final });
+    const history = { step: STEP[mode]!, start_score: final.startComposite, best_score: final.bestComposite, stop_reason: final.stopReason, utc };
+    stateStore.finish({ entry, history, files: inner.files(), result: final });
   };
 
-  const { harness: engineH, scorer } = engineHarness(harness, { config, testsGate: () => startedGreen, onBaseline: (score) => void (beyond.baseline = score) });
+  const onBaseline = (score: PassScore) => void (beyond.baseline = score);
+  const { harness: engineH, scorer } = engineHarness(harness, { config, testsGate: () => startedGreen, onBaseline });
   const loop = createLoop({
     proposer: engineProposer(options.proposer, { config, files: inner.files, rows: log.rows }),
     harness: engineH,
@@ -197,11 +206,23 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
 const withoutGuard = (note: string) => note.replace(/^[\w-]+: /, '');
 
 /** The pass's result and stop summary from the engine's summary and rows (seed 002 on-stop step 2). */
-function buildResult(o: { summary: LoopSummary; state: LoopState; beyond: ScoresBeyondRows & { resumed?: { check: PassResult['resumeCheck'] } }; refusedEdits: readonly RefusedEdit[]; bestId: string; rubricSha256: string; mode: PassSummary['mode']; resumed: boolean; resultsPath: string; statePath: string }): PassResult {
+function buildResult(o: {
+  summary: LoopSummary;
+  state: LoopState;
+  beyond: ScoresBeyondRows & { resumed?: { check: PassResult['resumeCheck'] } };
+  refusedEdits: readonly RefusedEdit[];
+  bestId: string;
+  rubricSha256: string;
+  mode: PassSummary['mode'];
+  resumed: boolean;
+  resultsPath: string;
+  statePath: string;
+}): PassResult {
   const { summary, state } = o;
-  // The engine's counters by class; seed 002 counts a guard's `crash` label (class reverted) as a reverted-redtest within reverted.
+  // The engine's counters by class; seed 002 counts a guard's `crash` label (class reverted) as a
   // crash, a user guard's own label in neither, and reverted-redtest within reverted.
-  const labelled = (label: (l: string) => boolean) => state.history.filter((r) => r.status === 'reverted' && r.label !== undefined && label(r.label)).length;
+  const labelled = (label: (l: string) => boolean) =>
+    state.history.filter((r) => r.status === 'reverted' && r.label !== undefined && label(r.label)).length;
   const guardCrashes = labelled((l) => l === 'crash');
   const counts = {
     kept: summary.counts.kept,
@@ -222,7 +243,10 @@ function buildResult(o: { summary: LoopSummary; state: LoopState; beyond: Scores
     startComposite: summary.baseline,
     bestComposite: summary.best,
     counts,
-    topKept: summary.kept.filter((k) => k.iteration >= firstOfRun).map((k) => ({ iter: k.iteration, delta: k.improvement, description: k.description })).sort((a, b) => b.delta - a.delta),
+    topKept: summary.kept
+      .filter((k) => k.iteration >= firstOfRun)
+      .map((k) => ({ iter: k.iteration, delta: k.improvement, description: k.description }))
+      .sort((a, b) => b.delta - a.delta),
     stopReason,
     stopMessage,
     rubricSha256: o.rubricSha256,
