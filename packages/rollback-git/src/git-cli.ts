@@ -39,6 +39,8 @@ export interface RunGitOptions {
   readonly code?: LoopErrorCode;
   /** What to tell the user to do when it fails (appended to the message). */
   readonly advice?: string;
+  /** Extra environment variables for this call (e.g. `GIT_INDEX_FILE`). @default none */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const MAX_BUFFER = 64 * 1024 * 1024;
@@ -75,7 +77,7 @@ function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
  */
 export function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env: gitEnv(ctx), encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env: options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx), encoding: 'utf8' }, (error, stdout, stderr) => {
       if (!error) {
         resolve(stdout);
         return;

@@ -14,7 +14,7 @@ export interface ResumeRepair {
    * `recover(keptId)` restores it from the last keep.
    */
   readonly branchPending: boolean;
-  /** True when the index was torn and could not be rebuilt yet (the branch is pending too). */
+  /** True when the index was torn or missing and could not be rebuilt yet (the branch is pending too). */
   readonly indexPending: boolean;
 }
 
@@ -47,8 +47,9 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
  * - a torn or empty `HEAD` is pointed at the run branch again;
  * - a torn, empty or dangling run-branch ref (loose) is removed and reported pending, so that
  *   `recover(keptId)` rewrites it from the last keep of results.tsv;
- * - a torn or empty `.git/index` is rebuilt from the run branch's commit (or, when that is pending
- *   too, by `recover` from the last keep).
+ * - a torn, empty or missing `.git/index` is rebuilt from the run branch's commit (or, when that is
+ *   pending too, by `recover` from the last keep); `recover` then rescues and resets the files that
+ *   differ from the last keep, as after any kill.
  * Everything here is a no-op on an intact repository (a few reads).
  *
  * @param now - Milliseconds since the epoch (the age test for locks of unknown owner).
@@ -85,13 +86,17 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
   }
 
   let indexPending = false;
-  if ((await indexHealth(repo)) === 'torn') {
+  const health = await indexHealth(repo);
+  if (health !== 'ok') {
     if (branchPending) {
       indexPending = true;
     } else {
-      const tip = await git.resolveRef({ ...gitArgs(repo), ref: headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD' });
-      await writeIndexFromCommit(repo, tip);
-      repairs.push(`index (torn) rebuilt from ${shortId(tip)}`);
+      // A missing index on a run that committed is damage too (git would see every file as untracked).
+      const tip = await git.resolveRef({ ...gitArgs(repo), ref: headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD' }).catch(() => undefined);
+      if (tip !== undefined) {
+        await writeIndexFromCommit(repo, tip);
+        repairs.push(`index (${health}) rebuilt from ${shortId(tip)}`);
+      }
     }
   }
   return { repairs, branchPending, indexPending };
