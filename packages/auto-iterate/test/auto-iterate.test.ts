@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -236,5 +236,23 @@ describe('auto-iterate preset (real git, real processes)', () => {
     expect(r[3]!.description).toContain('(user-ban: banned by the user)');
     expect(summary.stop.reason).toBe('user-plateau');
     expect(calls.decide).toBe(2);
+  });
+});
+
+describe('auto-iterate: what a proposal created is gone after its row (issue 32 item 8)', () => {
+  it('a proposal that only creates an empty directory: the row says no change: not evaluated, and the directory is removed; one that existed before stays', async () => {
+    mkdirSync(join(dir, 'data'));
+    const proposer = createFunctionProposer('mkdir-only', ({ iteration }) => {
+      if (iteration === 1) mkdirSync(join(dir, 'scratch', 'deeper'), { recursive: true });
+      else writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 2 }));
+      return { description: iteration === 1 ? 'make a folder' : 'x -> 2' };
+    });
+    await createAutoIterate(options([0, 2], { proposer })).run();
+    const r = rows();
+    expect(r[1]!.description).toBe('make a folder (no change: not evaluated)');
+    expect(r[2]!.status).toBe('kept');
+    expect(existsSync(join(dir, 'scratch'))).toBe(false);
+    expect(existsSync(join(dir, 'data'))).toBe(true);
+    expect(git('status', '--porcelain')).toBe('');
   });
 });
