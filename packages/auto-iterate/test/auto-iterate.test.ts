@@ -256,3 +256,46 @@ describe('auto-iterate: what a proposal created is gone after its row (issue 32 
     expect(git('status', '--porcelain')).toBe('');
   });
 });
+
+describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', () => {
+  const setUps: Record<string, () => { ws: string; extra: string }> = {
+    'a linked worktree (git worktree add)': () => {
+      const extra = mkdtempSync(join(tmpdir(), 'loop-auto-iterate-linked-'));
+      git('worktree', 'add', '-q', '-b', 'experiments', join(extra, 'wt'));
+      return { ws: join(extra, 'wt'), extra };
+    },
+    'a submodule': () => {
+      const extra = mkdtempSync(join(tmpdir(), 'loop-auto-iterate-super-'));
+      const inSuper = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], { cwd: extra, encoding: 'utf8' });
+      inSuper('init', '-q', '-b', 'main');
+      inSuper('submodule', 'add', '-q', dir, 'sub');
+      inSuper('commit', '-qm', 'sub');
+      return { ws: join(extra, 'sub'), extra };
+    },
+  };
+  it.each(Object.keys(setUps))('%s: runs, keeps and reverts like a plain repository, the workspace lock in the directory its .git names, and resumes', async (kind) => {
+    const { ws, extra } = setUps[kind]!();
+    const inWs = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+    try {
+      const ownGitDir = inWs('rev-parse', '--absolute-git-dir'); // where git keeps this worktree's HEAD and index
+      const lockSeen: boolean[] = [];
+      const propose = (xs: number[]) => createFunctionProposer('scripted', ({ iteration }) => {
+        lockSeen.push(existsSync(join(ownGitDir, 'loop-workspace.lock')));
+        writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: xs[iteration - 1] }));
+        return { description: `x -> ${xs[iteration - 1]}` };
+      });
+      const summary = await createAutoIterate(options([2, 6], { dir: ws, proposer: propose([2, 6]) })).run();
+      expect(summary.iterations).toBe(2);
+      const r = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+      expect(r.map((row) => row.status)).toEqual(['baseline', 'kept', 'reverted']);
+      expect(inWs('rev-parse', '--short=7', 'HEAD')).toBe(r[1]!.candidateId);
+      expect(inWs('status', '--porcelain')).toBe('');
+      expect(lockSeen).toEqual([true, true]); // the workspace lock is held where git keeps this worktree's own files
+      const resumed = await createAutoIterate(options([2, 6, 3], { dir: ws, resume: true, proposer: propose([2, 6, 3]) })).run();
+      expect(resumed.iterations).toBe(3);
+      expect(inWs('status', '--porcelain')).toBe('');
+    } finally {
+      rmSync(extra, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,7 +6,8 @@ import type { GitAuthor } from './git-reset-rollback-options.js';
  * Where and as whom a git CLI call runs.
  *
  * Why the CLI and not isomorphic-git for these operations (measured with isomorphic-git 1.44.19,
- * git 2.39): isomorphic-git cannot open a linked worktree (`git worktree add`): it follows the
+ * git 2.39): isomorphic-git alone cannot open a linked worktree (`git worktree add`; the rollback
+ * does, through the path-mapping fs of `internal/git-dirs.ts`): it follows the
  * `.git` file to `<repo>/.git/worktrees/<name>` but ignores its `commondir`, so `resolveRef('HEAD')`
  * throws `NotFoundError: Could not find refs/heads/<branch>` and no object can be read. It also has
  * no `worktree add/remove`, no `revert`, no revision ranges (`A..B`) and no `index.lock` (FACTS.md:

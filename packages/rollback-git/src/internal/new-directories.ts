@@ -20,7 +20,7 @@ async function subdirectories(repo: Repo, dir: string): Promise<string[]> {
     }
     return out;
   }
-  let names: unknown[];
+  let names: readonly unknown[];
   try {
     names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
   } catch (error) {

@@ -56,7 +56,7 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
  */
 export async function repairOnResume(repo: Repo, branchRef: string, now: number): Promise<ResumeRepair> {
   const repairs: string[] = [];
-  for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now)) {
+  for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now, repo.realPath)) {
     repairs.push(path.endsWith('.pack') ? `pack without its index .git/${path} removed` : path.startsWith('objects/') ? `stale temp object .git/${path} removed` : `stale .git/${path} removed`);
   }
 
