@@ -225,11 +225,17 @@ async function indexUsable(ctx: GitCliContext): Promise<boolean> {
   }
 }
 
-async function listChangedSince(ctx: GitCliContext, from: string, env: Record<string, string> | undefined): Promise<GitChangedFile[]> {
+async function listChangedSince(
+  ctx: GitCliContext,
+  from: string,
+  env: Record<string, string> | undefined,
+): Promise<GitChangedFile[]> {
   const options = env ? { env } : {};
   // With a temporary index read from `from`, index and commit are equal: diff the index against the tree.
-  const tracked = parseNameStatus(await runGit(ctx, ['diff', '--relative', '--no-renames', '--name-status', '-z', ...(env ? [] : [from])], options));
-  const untracked = (await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'], options)).split('\0').filter(Boolean);
+  const diff = ['diff', '--relative', '--no-renames', '--name-status', '-z', ...(env ? [] : [from])];
+  const tracked = parseNameStatus(await runGit(ctx, diff, options));
+  const others = await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'], options);
+  const untracked = others.split('\0').filter(Boolean);
   const merged = new Map(tracked.map((f) => [f.path, f]));
   for (const path of untracked) merged.set(path, { path, status: merged.get(path)?.status === 'deleted' ? 'modified' : 'added' });
   return [...merged.values()].sort(byPath);

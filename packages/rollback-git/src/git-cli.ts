@@ -78,7 +78,8 @@ function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
  */
 export function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env: options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx), encoding: 'utf8' }, (error, stdout, stderr) => {
+    const env = options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx);
+    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (!error) {
         resolve(stdout);
         return;

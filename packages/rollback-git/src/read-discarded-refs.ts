@@ -30,7 +30,8 @@ export interface DiscardedRef {
  */
 export async function readDiscardedRefs(dir: string, fs: GitFs = nodeFs): Promise<DiscardedRef[]> {
   const gitFs = fs as unknown as FsClient;
-  const gitdir = resolveGitDirs(fs, dir.length > 1 ? dir.replace(/\/+$/, '') : dir).common; // refs are shared: a worktree's or submodule's `.git` file names the repository
+  // Refs are shared: a linked worktree's or a submodule's `.git` file names the repository.
+  const gitdir = resolveGitDirs(fs, dir.length > 1 ? dir.replace(/\/+$/, '') : dir).common;
   try {
     const names = await git.listRefs({ fs: gitFs, dir, gitdir, filepath: DISCARDED_NAMESPACE });
     const refs = await Promise.all(

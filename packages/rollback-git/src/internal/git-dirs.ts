@@ -56,8 +56,10 @@ export function resolveGitDirs(fs: GitFs, root: string): GitDirs {
   return { common, worktree, linked: common !== worktree };
 }
 
-/** The files of a linked worktree's own directory (git's per-worktree paths that this package or isomorphic-git touch). */
-const PER_WORKTREE = new Set(['HEAD', 'HEAD.lock', 'index', 'index.lock', 'ORIG_HEAD', 'FETCH_HEAD', 'MERGE_HEAD', 'logs/HEAD', 'logs/HEAD.lock']);
+/** The files of a linked worktree's own directory (git's per-worktree paths this package or isomorphic-git touch). */
+const PER_WORKTREE = new Set([
+  'HEAD', 'HEAD.lock', 'index', 'index.lock', 'ORIG_HEAD', 'FETCH_HEAD', 'MERGE_HEAD', 'logs/HEAD', 'logs/HEAD.lock',
+]);
 
 /**
  * Maps a path under the common directory to where git keeps it for this working tree: HEAD and
@@ -66,10 +68,17 @@ const PER_WORKTREE = new Set(['HEAD', 'HEAD.lock', 'index', 'index.lock', 'ORIG_
 export function gitPathMapper(dirs: GitDirs): (path: string) => string {
   if (!dirs.linked) return (path) => path;
   const prefix = `${dirs.common}/`;
-  return (path) => (path.startsWith(prefix) && PER_WORKTREE.has(path.slice(prefix.length)) ? `${dirs.worktree}/${path.slice(prefix.length)}` : path);
+  return (path) => {
+    const rel = path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
+    return rel !== undefined && PER_WORKTREE.has(rel) ? `${dirs.worktree}/${rel}` : path;
+  };
 }
 
-const ONE_PATH = new Set(['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat', 'stat', 'readlink', 'chmod', 'open', 'rm']);
+/** The fs methods whose first argument is the one path they act on. */
+const ONE_PATH = new Set([
+  'readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat',
+  'stat', 'readlink', 'chmod', 'open', 'rm',
+]);
 
 /**
  * Wraps `base` so that isomorphic-git and this package, given the common directory as `gitdir`,
@@ -88,10 +97,17 @@ export function worktreeGitFs(base: GitFs, dirs: GitDirs): GitFs {
       let fn = wrapped.get(prop);
       if (fn === undefined) {
         const call = value as (...args: unknown[]) => unknown;
-        if (prop === 'rename') fn = (from: string, to: string) => call.call(target, map(from), map(to));
-        else if (prop === 'symlink') fn = (linkTarget: string, path: string, ...rest: unknown[]) => call.call(target, linkTarget, map(path), ...rest);
-        else if (typeof prop === 'string' && ONE_PATH.has(prop)) fn = (path: unknown, ...rest: unknown[]) => call.call(target, typeof path === 'string' ? map(path) : path, ...rest);
-        else fn = call.bind(target);
+        const at = (path: unknown): unknown => (typeof path === 'string' ? map(path) : path);
+        const name = String(prop);
+        if (name === 'rename') {
+          fn = (from: string, to: string) => call.call(target, map(from), map(to));
+        } else if (name === 'symlink') {
+          fn = (link: string, to: string, ...more: unknown[]) => call.call(target, link, at(to), ...more);
+        } else if (ONE_PATH.has(name)) {
+          fn = (p: unknown, ...more: unknown[]) => call.call(target, at(p), ...more);
+        } else {
+          fn = call.bind(target);
+        }
         wrapped.set(prop, fn);
       }
       return fn;

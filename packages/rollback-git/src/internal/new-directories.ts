@@ -16,7 +16,9 @@ async function subdirectories(repo: Repo, dir: string): Promise<string[]> {
     const out: string[] = [];
     for (const entry of entries) {
       if (entry.kind === EntryKind.Directory) out.push(entry.path);
-      else if (entry.kind === EntryKind.Other && (await lstatOrUndefined(repo, entry.path))?.isDirectory()) out.push(entry.path);
+      else if (entry.kind === EntryKind.Other && (await lstatOrUndefined(repo, entry.path))?.isDirectory()) {
+        out.push(entry.path);
+      }
     }
     return out;
   }
@@ -75,8 +77,12 @@ export async function listDirectories(repo: Repo, bases: readonly string[] | und
   }
   for (const base of bases) {
     const path = base.replace(/\/+$/, '');
-    if (path === '' || path === '.') await visit('.');
-    else if ((await lstatOrUndefined(repo, path))?.isDirectory() && (tracked.worthWalking(path) || !(await isIgnored(repo, path)))) {
+    if (path === '' || path === '.') {
+      await visit('.');
+      continue;
+    }
+    const isDirectory = (await lstatOrUndefined(repo, path))?.isDirectory() ?? false;
+    if (isDirectory && (tracked.worthWalking(path) || !(await isIgnored(repo, path)))) {
       found.add(path);
       await visit(path);
     }
@@ -95,7 +101,11 @@ const depth = (path: string): number => path.split('/').length;
  * @returns the directories removed, sorted.
  * @throws the fs error of an `rmdir` that fails for another reason than "not empty" or "gone".
  */
-export async function removeNewEmptyDirectories(repo: Repo, before: ReadonlySet<string>, bases: readonly string[] | undefined): Promise<string[]> {
+export async function removeNewEmptyDirectories(
+  repo: Repo,
+  before: ReadonlySet<string>,
+  bases: readonly string[] | undefined,
+): Promise<string[]> {
   const fresh = [...(await listDirectories(repo, bases))].filter((dir) => !before.has(dir));
   fresh.sort((a, b) => depth(b) - depth(a) || (a < b ? 1 : a > b ? -1 : 0));
   const removed: string[] = [];

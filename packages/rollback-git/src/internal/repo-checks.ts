@@ -37,9 +37,11 @@ export async function headOfRepositoryRoot(repo: Repo): Promise<string> {
       exists = false;
     }
     if (!exists || named === `${repo.dir}/.git`) {
+      const why = named === `${repo.dir}/.git` ? 'no "gitdir: <path>" line' : `${named} has no HEAD`;
       throw rollbackError(
         'NOT_A_REPOSITORY',
-        `${repo.dir}/.git is a file that names no repository (${named === `${repo.dir}/.git` ? 'no "gitdir: <path>" line' : `${named} has no HEAD`}); if this is a worktree whose repository moved, run git worktree repair in the main repository, or for a submodule git submodule update --init`,
+        `${repo.dir}/.git is a file that names no repository (${why}); if this is a worktree whose repository moved, ` +
+          'run git worktree repair in the main repository, or for a submodule git submodule update --init',
         { details: { dir: repo.dir, gitdir: named } },
       );
     }

@@ -92,7 +92,8 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
       indexPending = true;
     } else {
       // A missing index on a run that committed is damage too (git would see every file as untracked).
-      const tip = await git.resolveRef({ ...gitArgs(repo), ref: headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD' }).catch(() => undefined);
+      const ref = headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD';
+      const tip = await git.resolveRef({ ...gitArgs(repo), ref }).catch(() => undefined);
       if (tip !== undefined) {
         await writeIndexFromCommit(repo, tip);
         repairs.push(`index (${health}) rebuilt from ${shortId(tip)}`);

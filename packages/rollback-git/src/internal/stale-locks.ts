@@ -117,7 +117,12 @@ export function openFilesOfLiveProcesses(): Set<string> | undefined {
  *   its own directory, see `worktreeGitFs`). @default the path itself
  * @returns the removed paths, relative to `gitdir`.
  */
-export async function removeStaleLocks(fs: GitFs, gitdir: string, now: number, realPath: (path: string) => string = (p) => p): Promise<string[]> {
+export async function removeStaleLocks(
+  fs: GitFs,
+  gitdir: string,
+  now: number,
+  realPath: (path: string) => string = (p) => p,
+): Promise<string[]> {
   const leftovers = await leftoverLockFiles(fs, gitdir);
   const orphans = new Set(await orphanPacks(fs, gitdir));
   if (leftovers.length === 0 && orphans.size === 0) return [];
