@@ -24,7 +24,7 @@ import {
   type LoopSummary,
   type StopPolicy,
 } from '@loop/core';
-import { createGitResetRollback, describeRepairs, type GitResetRollback } from '@loop/rollback-git';
+import { createGitResetRollback, describeRepairs, gitDirOf, type GitResetRollback } from '@loop/rollback-git';
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { assertHarnessCommitted } from './harness-drift.js';
@@ -182,7 +182,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     const missing: number[] = [];
     for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
     if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })));
-    const lock = await acquireLock({ path: join(o.dir, '.git', 'loop-workspace') });
+    // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
+    const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
       const rows = await createResultsTsv({ path: resultsPath }).read();
       if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));

@@ -8,6 +8,7 @@ import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
+import { gitDirOf } from '@loop/rollback-git';
 import { assertResumeKeepsFiles } from './resume-guard.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
@@ -93,7 +94,7 @@ function readResumeTag(dir: string, file: string): string {
     // fall through to the checked-out branch
   }
   try {
-    const head = readFileSync(join(dir, '.git', 'HEAD'), 'utf8').trim();
+    const head = readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim();
     const m = /^ref: refs\/heads\/auto-iterate\/(.+)$/.exec(head);
     if (m?.[1]) return m[1];
   } catch {

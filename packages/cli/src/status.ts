@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } from '@loop/auto-iterate';
 import { isLocked, readJson, type IterationRecord } from '@loop/core';
+import { gitDirOf } from '@loop/rollback-git';
 import { CLI_STATE_FILE } from './run.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
@@ -46,7 +47,7 @@ export interface RunStatus {
 
 /** The workspace lock's path (as `createAutoIterate` takes it). */
 export function lockPath(dir: string): string {
-  return join(dir, '.git', 'loop-workspace');
+  return join(gitDirOf(dir), 'loop-workspace');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { changedFilesSince, discardChanges } from '@loop/rollback-git';
+import { changedFilesSince, discardChanges, gitDirOf } from '@loop/rollback-git';
 import { McpToolError } from './errors.js';
 
 /** One file of the agent's edit: its bytes (base64), or `null` when the edit deleted it. */
@@ -21,7 +21,7 @@ export interface StashedEdit {
 
 /** Where the edit is stashed while the loop runs: inside `.git`, so it never counts as a change. */
 export function stashPath(dir: string): string {
-  return join(dir, '.git', 'loop-mcp-edit.json');
+  return join(gitDirOf(dir), 'loop-mcp-edit.json');
 }
 
 /**

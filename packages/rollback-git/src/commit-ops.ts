@@ -1,4 +1,8 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { rollbackError } from './internal/errors.js';
+import { indexBytesHealth } from './internal/index-write.js';
 import { gitLines, runGit, type GitCliContext } from './git-cli.js';
 import { byPath } from './internal/paths.js';
 
@@ -191,12 +195,47 @@ export async function changedFilesBetween(ctx: GitCliContext, from: string, to =
 /**
  * The files whose content in the working tree differs from commit `from`: committed and
  * uncommitted changes since `from` plus untracked, not ignored files (`added`), sorted by path.
+ * Read-only: nothing in the repository is written. A missing, empty or torn index (a kill or a
+ * power loss, issue 32) would make git fail (`index file smaller than expected`) or list every
+ * file as changed; the comparison then goes through a temporary index read from `from` instead
+ * (every file hashed once), so the answer is the same as with a sound index.
  *
  * @throws {LoopError} `NOT_A_REPOSITORY` when `from` is not a commit.
  */
 export async function changedFilesSince(ctx: GitCliContext, from: string): Promise<GitChangedFile[]> {
-  const tracked = parseNameStatus(await runGit(ctx, ['diff', '--relative', '--no-renames', '--name-status', '-z', from]));
-  const untracked = (await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
+  if (await indexUsable(ctx)) return listChangedSince(ctx, from, undefined);
+  const tmp = await mkdtemp(join(tmpdir(), 'loop-index-'));
+  try {
+    const env = { GIT_INDEX_FILE: join(tmp, 'index') };
+    await runGit(ctx, ['read-tree', from], { env });
+    await runGit(ctx, ['update-index', '-q', '--refresh'], { env }).catch(() => undefined); // exits 1 when files differ
+    return await listChangedSince(ctx, from, env);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** True when the working tree's index file exists and passes git's checks (signature, version, SHA-1). */
+async function indexUsable(ctx: GitCliContext): Promise<boolean> {
+  const path = resolve(ctx.cwd, (await runGit(ctx, ['rev-parse', '--git-path', 'index'])).trim());
+  try {
+    return indexBytesHealth(await readFile(path)) === 'ok';
+  } catch {
+    return false;
+  }
+}
+
+async function listChangedSince(
+  ctx: GitCliContext,
+  from: string,
+  env: Record<string, string> | undefined,
+): Promise<GitChangedFile[]> {
+  const options = env ? { env } : {};
+  // With a temporary index read from `from`, index and commit are equal: diff the index against the tree.
+  const diff = ['diff', '--relative', '--no-renames', '--name-status', '-z', ...(env ? [] : [from])];
+  const tracked = parseNameStatus(await runGit(ctx, diff, options));
+  const others = await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'], options);
+  const untracked = others.split('\0').filter(Boolean);
   const merged = new Map(tracked.map((f) => [f.path, f]));
   for (const path of untracked) merged.set(path, { path, status: merged.get(path)?.status === 'deleted' ? 'modified' : 'added' });
   return [...merged.values()].sort(byPath);

@@ -6,7 +6,8 @@ import type { GitAuthor } from './git-reset-rollback-options.js';
  * Where and as whom a git CLI call runs.
  *
  * Why the CLI and not isomorphic-git for these operations (measured with isomorphic-git 1.44.19,
- * git 2.39): isomorphic-git cannot open a linked worktree (`git worktree add`): it follows the
+ * git 2.39): isomorphic-git alone cannot open a linked worktree (`git worktree add`; the rollback
+ * does, through the path-mapping fs of `internal/git-dirs.ts`): it follows the
  * `.git` file to `<repo>/.git/worktrees/<name>` but ignores its `commondir`, so `resolveRef('HEAD')`
  * throws `NotFoundError: Could not find refs/heads/<branch>` and no object can be read. It also has
  * no `worktree add/remove`, no `revert`, no revision ranges (`A..B`) and no `index.lock` (FACTS.md:
@@ -39,6 +40,8 @@ export interface RunGitOptions {
   readonly code?: LoopErrorCode;
   /** What to tell the user to do when it fails (appended to the message). */
   readonly advice?: string;
+  /** Extra environment variables for this call (e.g. `GIT_INDEX_FILE`). @default none */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const MAX_BUFFER = 64 * 1024 * 1024;
@@ -75,7 +78,8 @@ function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
  */
 export function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env: gitEnv(ctx), encoding: 'utf8' }, (error, stdout, stderr) => {
+    const env = options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx);
+    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (!error) {
         resolve(stdout);
         return;

@@ -15,7 +15,10 @@ export interface GitAuthor {
 
 /** Options of {@link createGitResetRollback}. */
 export interface GitResetRollbackOptions {
-  /** Absolute path of the working-tree root (the directory that holds `.git`). */
+  /**
+   * Absolute path of the working-tree root (the directory that holds `.git`: a directory, or the
+   * file `gitdir: <path>` of a linked worktree or a submodule, whose repository is used).
+   */
   readonly dir: string;
   /**
    * The file system: `node:fs` or a memfs instance (`memfs().fs`). isomorphic-git uses the same one.

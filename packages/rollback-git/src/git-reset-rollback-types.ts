@@ -29,6 +29,12 @@ export interface GitRestoreReport {
   readonly paths: readonly string[];
   /** True when the fast path did not verify and the full reset (checkout force) ran. */
   readonly fallback: boolean;
+  /**
+   * `revert` only: the empty directories the candidate created (not there at its checkpoint, not
+   * ignored) that it removed; absent when none. Git keeps no empty directory, so a reset alone
+   * would leave them.
+   */
+  readonly directories?: readonly string[];
 }
 
 /**

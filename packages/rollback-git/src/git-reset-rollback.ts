@@ -16,6 +16,7 @@ import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
 import { byPath } from './internal/paths.js';
+import { listDirectories, removeNewEmptyDirectories } from './internal/new-directories.js';
 import { shortId } from './short-id.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
@@ -45,6 +46,11 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let branchPending = false;
   /** ...and the index torn with it: recover rebuilds it from the kept commit. */
   let indexPending = false;
+  /**
+   * The directories each open checkpoint saw (by iteration, with its id), so that a revert removes
+   * the empty directories the candidate created (git keeps none; issue 32). At most 64 kept.
+   */
+  const checkpointDirs = new Map<number, { id: string; dirs: Set<string> }>();
   /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
   const handOff = createScanHandOff(opts.reuseScans);
 
@@ -178,7 +184,11 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         guard('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
           await ready();
           handOff.checkpointed();
-          return { iteration, id: await tipOf() };
+          const id = await tipOf();
+          checkpointDirs.delete(iteration);
+          checkpointDirs.set(iteration, { id, dirs: await listDirectories(repo, bases) });
+          if (checkpointDirs.size > 64) checkpointDirs.delete(checkpointDirs.keys().next().value!);
+          return { iteration, id };
         }),
       ),
 
@@ -202,6 +212,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         guard('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
           handOff.drop();
           await ready();
+          checkpointDirs.delete(checkpoint.iteration);
           const tip = await tipOf();
           if (candidateId === undefined) return tip;
           if (tip !== candidateId) {
@@ -222,6 +233,11 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           const tip = await tipOf();
           const candidate = info.candidateId ?? tip;
           await saveThenReset('revert', String(info.iteration), tip, checkpoint.id, candidate !== checkpoint.id ? candidate : undefined);
+          const seen = checkpointDirs.get(checkpoint.iteration);
+          if (seen !== undefined && seen.id === checkpoint.id) {
+            const directories = await removeNewEmptyDirectories(repo, seen.dirs, bases);
+            if (lastRestore !== undefined && directories.length > 0) lastRestore = { ...lastRestore, directories };
+          }
         }),
       ),
 

@@ -26,6 +26,7 @@ export type { GitFs, GitFsPromises, GitFsStats } from './git-fs.js';
 export { shortId } from './short-id.js';
 export { describeRepairs } from './internal/resume-repair.js';
 export { readDiscardedRefs } from './read-discarded-refs.js';
+export { gitDirOf } from './git-dir-of.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
 export { runGit, gitLines } from './git-cli.js';
 export type { GitCliContext, RunGitOptions } from './git-cli.js';

@@ -3,6 +3,7 @@ import git, { type FsClient } from 'isomorphic-git';
 import type { GitFs } from './git-fs.js';
 import { DISCARDED_NAMESPACE } from './internal/discarded-refs.js';
 import { toLoopError } from './internal/errors.js';
+import { resolveGitDirs } from './internal/git-dirs.js';
 
 /** A discarded candidate kept reachable under `refs/loop/discarded/`. */
 export interface DiscardedRef {
@@ -29,12 +30,14 @@ export interface DiscardedRef {
  */
 export async function readDiscardedRefs(dir: string, fs: GitFs = nodeFs): Promise<DiscardedRef[]> {
   const gitFs = fs as unknown as FsClient;
+  // Refs are shared: a linked worktree's or a submodule's `.git` file names the repository.
+  const gitdir = resolveGitDirs(fs, dir.length > 1 ? dir.replace(/\/+$/, '') : dir).common;
   try {
-    const names = await git.listRefs({ fs: gitFs, dir, filepath: DISCARDED_NAMESPACE });
+    const names = await git.listRefs({ fs: gitFs, dir, gitdir, filepath: DISCARDED_NAMESPACE });
     const refs = await Promise.all(
       names.map(async (name): Promise<DiscardedRef> => {
         const ref = `${DISCARDED_NAMESPACE}/${name}`;
-        const oid = await git.resolveRef({ fs: gitFs, dir, ref });
+        const oid = await git.resolveRef({ fs: gitFs, dir, gitdir, ref });
         const [, base = name, suffix] = /^(.*?)(?:-(\d+))?$/.exec(name) ?? [];
         const iteration = /^\d+$/.test(base) ? Number(base) : undefined;
         return { ref, name, oid, iteration, attempt: Number(suffix ?? 0) };

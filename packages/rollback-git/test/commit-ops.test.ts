@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,32 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
     expect(await findCommitByTrailer(ctx, second!, 'Loop-Fix', 'iter-1/FIX-001')).toBeNull();
     expect(await commitsBetween(ctx, base)).toEqual([first, second]);
   });
+
+  it.each(['empty', 'truncated', 'missing'])(
+    'changedFilesSince gives the same answer with a %s .git/index as with a sound one, and writes nothing (issue 32)',
+    async (kind) => {
+      const { r, ctx } = repo();
+      const base = await headSha(ctx);
+      r.write('a.txt', 'changed\n');
+      r.git('commit', '-qam', 'a changed');
+      r.write('src/c.txt', 'c\n');
+      r.write('new.txt', 'n\n');
+      r.remove('test/t.test.ts');
+      const sound = await changedFilesSince(ctx, base);
+      expect(sound.map((f) => f.path)).toEqual(['a.txt', 'new.txt', 'src/c.txt', 'test/t.test.ts']);
+      const index = join(r.dir, '.git', 'index');
+      if (kind === 'missing') rmSync(index);
+      else truncateSync(index, kind === 'empty' ? 0 : 60);
+      const damaged = existsSync(index) ? readFileSync(index) : undefined;
+      expect(await changedFilesSince(ctx, base)).toEqual(sound);
+      expect(await changedFilesSince(ctx, 'HEAD')).toEqual([
+        { path: 'new.txt', status: 'added' },
+        { path: 'src/c.txt', status: 'added' },
+        { path: 'test/t.test.ts', status: 'deleted' },
+      ]);
+      expect(existsSync(index) ? readFileSync(index) : undefined).toEqual(damaged);
+    },
+  );
 
   it('changedFilesBetween is the net diff of a range whoever made its commits; changedFilesSince adds uncommitted and untracked files', async () => {
     const { r, ctx } = repo();

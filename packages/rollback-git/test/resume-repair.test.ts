@@ -1,7 +1,7 @@
 // Resume repairs what a kill can still leave in .git (issue 12, fault 1: "after that loop resume
 // fails every time"): a torn index, a torn or missing run-branch ref, stale lock files, an orphan
 // candidate; and reports it as one line.
-import { closeSync, copyFileSync, openSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readdirSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopError } from '@loop/core';
@@ -48,6 +48,19 @@ describe('resume repairs what a kill left in .git', () => {
     await rollback.recover(kept.slice(0, 7));
     expectCleanAt(repo, kept);
     expect(describeRepairs(rollback.repairs())).toBe(`resume repaired: index (torn) rebuilt from ${kept.slice(0, 7)}`);
+  });
+
+  it('a missing index is rebuilt from the run branch at start, and recover rescues a file that differs from the last keep (issue 32)', async () => {
+    const { repo, kept } = await runWithOneKeep();
+    unlinkSync(join(repo.dir, '.git', 'index'));
+    repo.write('a.txt', 'saved after the kill\n');
+    const rollback = open(repo, true);
+    const report = await rollback.start();
+    expect(report.repairs).toEqual([`index (missing) rebuilt from ${kept.slice(0, 7)}`]);
+    await rollback.recover(kept.slice(0, 7));
+    expectCleanAt(repo, kept);
+    expect(repo.read('a.txt')).toBe('kept\n');
+    expect(repo.git('show', 'refs/loop/discarded/recovered:a.txt')).toBe('saved after the kill');
   });
 
   it('a torn run-branch ref and a torn index are restored from the last keep by recover; before recover the rollback refuses to work (RESUME_MISMATCH)', async () => {

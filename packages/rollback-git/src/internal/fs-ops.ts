@@ -11,7 +11,7 @@ import type { Repo } from './repo.js';
  * synchronous API for small files (issue 13: a thread-pool round trip per call, 0.1-1 ms under
  * load, was most of what each changed file cost; the synchronous call is a few microseconds).
  */
-export const onNodeFs = (repo: Repo): boolean => repo.rawFs === (nodeFs as unknown);
+export const onNodeFs = (repo: Repo): boolean => repo.native;
 
 /** Working-tree files up to this size (bytes) are read with the synchronous call on `node:fs`. */
 export const SYNC_READ_LIMIT = 256 * 1024;

@@ -42,7 +42,14 @@ export async function indexHealth(repo: Repo): Promise<IndexHealth> {
     if (foreignCode(error) === 'ENOENT') return 'missing';
     throw error;
   }
-  const bytes = typeof raw === 'string' ? new TextEncoder().encode(raw) : raw;
+  return indexBytesHealth(typeof raw === 'string' ? new TextEncoder().encode(raw) : raw);
+}
+
+/**
+ * Checks the bytes of an index file as git does on read (see {@link indexHealth}): `ok`, or
+ * `torn` when they are empty, truncated, of an unknown version or fail the SHA-1 trailer.
+ */
+export function indexBytesHealth(bytes: Uint8Array): Exclude<IndexHealth, 'missing'> {
   if (bytes.byteLength < 32) return 'torn';
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buffer.toString('latin1', 0, 4) !== 'DIRC') return 'torn';

@@ -18,7 +18,7 @@ const isFullName = (ref: string): boolean => ref === 'HEAD' || (ref.startsWith('
 async function readLoose(repo: Repo, ref: string): Promise<string | undefined> {
   try {
     // A ref is a few dozen bytes: on node:fs the synchronous read skips four thread-pool round trips.
-    const path = `${repo.gitdir}/${ref}`;
+    const path = repo.realPath(`${repo.gitdir}/${ref}`); // a linked worktree's HEAD is its own
     const content = onNodeFs(repo) ? nodeFs.readFileSync(path) : await repo.fs.promises.readFile(path);
     const text = (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.length).toString('utf8')).trim();
     return text === '' ? undefined : text;

@@ -21,12 +21,32 @@ async function enclosingRepository(repo: Repo): Promise<string | undefined> {
  * The HEAD commit of the repository whose working-tree root is `repo.dir`.
  *
  * @throws {LoopError} `NOT_A_REPOSITORY` when `dir` has no `.git` (naming the enclosing repository
- *   when `dir` is inside one) or the repository has no commit yet.
+ *   when `dir` is inside one), its `.git` file (a submodule or linked worktree) names no
+ *   repository, or the repository has no commit yet.
  */
 export async function headOfRepositoryRoot(repo: Repo): Promise<string> {
   const args = () => gitArgs(repo);
   const dotGit = await lstatOrUndefined(repo, '.git');
-  if (dotGit === undefined || !dotGit.isDirectory()) {
+  if (dotGit !== undefined && dotGit.isFile()) {
+    // A `.git` file (a submodule, a linked worktree): it must name a repository that exists.
+    const named = repo.dirs.worktree;
+    let exists = true;
+    try {
+      await repo.fs.promises.lstat(`${named}/HEAD`);
+    } catch {
+      exists = false;
+    }
+    if (!exists || named === `${repo.dir}/.git`) {
+      const why = named === `${repo.dir}/.git` ? 'no "gitdir: <path>" line' : `${named} has no HEAD`;
+      throw rollbackError(
+        'NOT_A_REPOSITORY',
+        `${repo.dir}/.git is a file that names no repository (${why}); if this is a worktree whose repository moved, ` +
+          'run git worktree repair in the main repository, or for a submodule git submodule update --init',
+        { details: { dir: repo.dir, gitdir: named } },
+      );
+    }
+  }
+  if (dotGit === undefined || (!dotGit.isDirectory() && !dotGit.isFile())) {
     const repository = await enclosingRepository(repo);
     throw rollbackError(
       'NOT_A_REPOSITORY',

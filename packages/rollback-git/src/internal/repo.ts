@@ -1,5 +1,7 @@
+import nodeFs from 'node:fs';
 import type { FsClient, TreeEntry } from 'isomorphic-git';
 import type { GitFs } from '../git-fs.js';
+import { gitPathMapper, resolveGitDirs, worktreeGitFs, type GitDirs } from './git-dirs.js';
 import { DEFAULT_LOCK_WAIT, type LockWait } from './lock-file.js';
 import { lockedGitFs } from './locked-fs.js';
 
@@ -7,14 +9,26 @@ import { lockedGitFs } from './locked-fs.js';
 export interface Repo {
   /** Our own file operations go through `fs.promises`: the caller's fs wrapped by `lockedGitFs`. */
   readonly fs: GitFs;
-  /** The caller's fs, unwrapped (for lock-file clean-up and repairs). */
+  /**
+   * The caller's fs without the lock-file wrapper (for lock-file clean-up and repairs); in a linked
+   * worktree, mapped so that HEAD and the index are the worktree's own (see `worktreeGitFs`).
+   */
   readonly rawFs: GitFs;
+  /** True when the caller's fs is `node:fs`: synchronous fast paths may use it directly. */
+  readonly native: boolean;
   /** The same object, typed for isomorphic-git. */
   readonly gitFs: FsClient;
   /** Absolute working-tree root. */
   readonly dir: string;
-  /** `<dir>/.git`. */
+  /**
+   * The repository directory isomorphic-git and this package are given: `<dir>/.git`, the
+   * directory a `.git` file names (a submodule), or a linked worktree's common directory.
+   */
   readonly gitdir: string;
+  /** Where the repository lives (`gitdir` is `dirs.common`). */
+  readonly dirs: GitDirs;
+  /** Where a path under `gitdir` really is (a linked worktree's HEAD and index are its own); identity otherwise. */
+  readonly realPath: (path: string) => string;
   /** One cache object shared by every isomorphic-git call (parsed index, packs); reset on fallback. */
   cache: object;
   /** Parsed tree objects by oid (immutable, so never stale). */
@@ -29,9 +43,23 @@ export interface Repo {
  */
 export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_WAIT): Repo {
   const root = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
-  const gitdir = `${root}/.git`;
-  const locked = lockedGitFs(fs, gitdir, wait);
-  return { fs: locked, rawFs: fs, gitFs: locked as unknown as FsClient, dir: root, gitdir, cache: {}, trees: new Map(), lockWait: wait };
+  const dirs = resolveGitDirs(fs, root);
+  const gitdir = dirs.common;
+  const base = worktreeGitFs(fs, dirs);
+  const locked = lockedGitFs(base, gitdir, wait);
+  return {
+    fs: locked,
+    rawFs: base,
+    native: fs === (nodeFs as unknown),
+    gitFs: locked as unknown as FsClient,
+    dir: root,
+    gitdir,
+    dirs,
+    realPath: gitPathMapper(dirs),
+    cache: {},
+    trees: new Map(),
+    lockWait: wait,
+  };
 }
 
 /** The arguments every isomorphic-git call takes. */

@@ -14,7 +14,7 @@ export interface ResumeRepair {
    * `recover(keptId)` restores it from the last keep.
    */
   readonly branchPending: boolean;
-  /** True when the index was torn and could not be rebuilt yet (the branch is pending too). */
+  /** True when the index was torn or missing and could not be rebuilt yet (the branch is pending too). */
   readonly indexPending: boolean;
 }
 
@@ -47,15 +47,16 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
  * - a torn or empty `HEAD` is pointed at the run branch again;
  * - a torn, empty or dangling run-branch ref (loose) is removed and reported pending, so that
  *   `recover(keptId)` rewrites it from the last keep of results.tsv;
- * - a torn or empty `.git/index` is rebuilt from the run branch's commit (or, when that is pending
- *   too, by `recover` from the last keep).
+ * - a torn, empty or missing `.git/index` is rebuilt from the run branch's commit (or, when that is
+ *   pending too, by `recover` from the last keep); `recover` then rescues and resets the files that
+ *   differ from the last keep, as after any kill.
  * Everything here is a no-op on an intact repository (a few reads).
  *
  * @param now - Milliseconds since the epoch (the age test for locks of unknown owner).
  */
 export async function repairOnResume(repo: Repo, branchRef: string, now: number): Promise<ResumeRepair> {
   const repairs: string[] = [];
-  for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now)) {
+  for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now, repo.realPath)) {
     repairs.push(path.endsWith('.pack') ? `pack without its index .git/${path} removed` : path.startsWith('objects/') ? `stale temp object .git/${path} removed` : `stale .git/${path} removed`);
   }
 
@@ -85,13 +86,18 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
   }
 
   let indexPending = false;
-  if ((await indexHealth(repo)) === 'torn') {
+  const health = await indexHealth(repo);
+  if (health !== 'ok') {
     if (branchPending) {
       indexPending = true;
     } else {
-      const tip = await git.resolveRef({ ...gitArgs(repo), ref: headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD' });
-      await writeIndexFromCommit(repo, tip);
-      repairs.push(`index (torn) rebuilt from ${shortId(tip)}`);
+      // A missing index on a run that committed is damage too (git would see every file as untracked).
+      const ref = headTarget === `ref: ${branchRef}` ? branchRef : 'HEAD';
+      const tip = await git.resolveRef({ ...gitArgs(repo), ref }).catch(() => undefined);
+      if (tip !== undefined) {
+        await writeIndexFromCommit(repo, tip);
+        repairs.push(`index (${health}) rebuilt from ${shortId(tip)}`);
+      }
     }
   }
   return { repairs, branchPending, indexPending };

@@ -113,9 +113,16 @@ export function openFilesOfLiveProcesses(): Set<string> | undefined {
  * index and need not hold it open in between.
  *
  * @param now - Milliseconds since the epoch (the rollback's clock).
+ * @param realPath - Where a path under `gitdir` is on disk (a linked worktree's `index.lock` is in
+ *   its own directory, see `worktreeGitFs`). @default the path itself
  * @returns the removed paths, relative to `gitdir`.
  */
-export async function removeStaleLocks(fs: GitFs, gitdir: string, now: number): Promise<string[]> {
+export async function removeStaleLocks(
+  fs: GitFs,
+  gitdir: string,
+  now: number,
+  realPath: (path: string) => string = (p) => p,
+): Promise<string[]> {
   const leftovers = await leftoverLockFiles(fs, gitdir);
   const orphans = new Set(await orphanPacks(fs, gitdir));
   if (leftovers.length === 0 && orphans.size === 0) return [];
@@ -124,8 +131,8 @@ export async function removeStaleLocks(fs: GitFs, gitdir: string, now: number): 
   for (const path of [...leftovers, ...orphans]) {
     const stats = await fs.promises.lstat(path).catch(() => undefined);
     if (stats === undefined) continue;
-    const onDisk = open !== undefined && sameFileOnDisk(path, stats.ino);
-    const held = onDisk && open.has(path);
+    const onDisk = open !== undefined && sameFileOnDisk(realPath(path), stats.ino);
+    const held = onDisk && open.has(realPath(path));
     const young = now - Number(stats.mtimeMs) < UNKNOWN_OWNER_STALE_MS;
     // A lock: held decides where it can be told, else age. An orphan pack: both must clear.
     if (held || ((orphans.has(path) || !onDisk) && young)) continue;

@@ -49,7 +49,7 @@ export async function startRun(repo: Repo, opts: ResolvedGitResetRollbackOptions
   const repairs: string[] = [];
   let branchPending = false;
   let indexPending = false;
-  if (opts.resume && (await lstatOrUndefined(repo, '.git'))?.isDirectory()) {
+  if (opts.resume && (await lstatOrUndefined(repo, '.git')) !== undefined) {
     const repair = await repairOnResume(repo, branchRef, opts.clock.now());
     repairs.push(...repair.repairs);
     branchPending = repair.branchPending;
