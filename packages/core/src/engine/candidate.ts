@@ -6,6 +6,7 @@ import type { CandidateData, IterationStatus } from '../iteration-record.js';
 import type { KeepDecision } from '../keep-policy.js';
 import type { EditPlan, Proposal, ProposalContext } from '../proposer.js';
 import type { CandidateInfo } from '../rollback-strategy.js';
+import type { MaybePromise } from '../types.js';
 import type { WorkingCopy } from '../working-copy.js';
 import type { Engine } from './engine.js';
 import { treeDigest } from './tree-digest.js';
@@ -72,6 +73,30 @@ export interface PendingCandidate {
   readonly captured: unknown;
   /** What the proposer's context carries besides the engine's (the plan, the slot's artifact and copy). */
   readonly extra: Partial<ProposalContext>;
+}
+
+/**
+ * A parallel batch's order of proposer calls: candidate k's `propose` is called only once every
+ * candidate before it has called its own (or ended before it), whatever order their working copies
+ * were ready in, so a proposer that draws from shared state (a random stream) proposes the same K
+ * candidates on a quiet and on a loaded machine (issue 32). The calls still run concurrently.
+ */
+export interface ProposalTurn {
+  /** Resolves when this candidate may call its proposer. */
+  readonly wait: () => Promise<void>;
+  /** Lets the next candidate call its proposer (idempotent). */
+  readonly pass: () => void;
+}
+
+/** The turns of `n` candidates: candidate k waits for candidate k − 1 to pass. */
+export function proposalTurns(n: number): (k: number) => ProposalTurn {
+  const gates: { promise: Promise<void>; open: () => void }[] = Array.from({ length: n + 1 }, () => {
+    let open = () => {};
+    const promise = new Promise<void>((resolve) => (open = resolve));
+    return { promise, open };
+  });
+  gates[0]!.open();
+  return (k) => ({ wait: () => gates[k]!.promise, pass: () => gates[k + 1]!.open() });
 }
 
 /** How {@link finishCandidate} treats the edit. */
@@ -172,13 +197,28 @@ export async function runCandidate(
   k: number,
   open: (plan: EditPlan | undefined) => Promise<Slot>,
   incumbent?: Promise<IncumbentRemeasure>,
+  turn?: ProposalTurn,
 ): Promise<Outcome> {
   const proposer = e.proposer();
-  const begun = await beginCandidate(e, m, iteration, k, open, async () => (proposer.plan ? proposer.plan(e.context(m, iteration, 0)) : undefined));
+  let begun: Outcome | PendingCandidate;
+  try {
+    begun = await beginCandidate(e, m, iteration, k, open, async () => (proposer.plan ? proposer.plan(e.context(m, iteration, 0)) : undefined));
+  } finally {
+    if (!begun! || !isPending(begun)) turn?.pass();
+  }
   if (!isPending(begun)) return begun;
+  let started: MaybePromise<Proposal>;
+  await turn?.wait();
+  try {
+    started = proposer.propose(e.context(m, iteration, 0, begun.extra));
+  } catch (error) {
+    return proposerCrash(e, begun.o, error);
+  } finally {
+    turn?.pass(); // the next candidate's proposer is called once this one's has been
+  }
   let proposal: Proposal;
   try {
-    proposal = await proposer.propose(e.context(m, iteration, 0, begun.extra));
+    proposal = await started;
   } catch (error) {
     return proposerCrash(e, begun.o, error);
   }

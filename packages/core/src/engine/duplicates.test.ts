@@ -5,6 +5,7 @@ import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
 import { createMemoryWorkingCopies } from '../memory-working-copies.js';
 import { createValueScorer } from '../regex-scorer.js';
 import { createMemoryResultsLog } from '../results-log.js';
+import { createSeededRandom } from '../random.js';
 import { maxIterations } from '../stop-policy.js';
 import { createLoop } from './create-loop.js';
 
@@ -62,5 +63,47 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
     expect(batch.filter((r) => /duplicate of iteration \d: not evaluated/.test(r.description))).toHaveLength(1);
     expect(runs).toBe(2);
     expect(artifact.get()).toBe(2);
+  });
+});
+
+describe('a parallel batch calls its proposers in candidate order (issue 32: the same rows on a quiet and a loaded machine)', () => {
+  it('a proposer drawing from one shared random stream proposes the same K candidates whatever order the working copies are ready in', async () => {
+    const rowsFor = async (readyOrder: number[]) => {
+      const artifact = createMemoryArtifact(0);
+      const random = createSeededRandom(7);
+      const inner = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('v', () => copy.get()));
+      // Copy k is ready only after the copies listed before it in readyOrder (a loaded machine's order).
+      const ready = new Map<number, () => void>();
+      const gates = readyOrder.map((k) => new Promise<void>((resolve) => ready.set(k, resolve)));
+      let made = 0;
+      const workingCopies = {
+        ...inner,
+        create: async (iteration: number, k: number) => {
+          const position = readyOrder.indexOf(k % readyOrder.length);
+          if (position > 0) await gates[position - 1];
+          const copy = await inner.create(iteration, k);
+          ready.get(k % readyOrder.length)!();
+          made += 1;
+          return copy;
+        },
+      };
+      const results = createMemoryResultsLog();
+      const loop = createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        results,
+        harness: createFunctionHarness('v', () => artifact.get()),
+        scorer: createValueScorer('maximize'),
+        proposer: createContextProposer<number>((v) => v + Math.round(random.next() * 100)),
+        parallel: { candidates: 3, workingCopies },
+        stop: maxIterations(9),
+      });
+      await loop.run();
+      expect(made).toBe(9);
+      return results.rows.map((r) => [r.iteration, r.status, r.score]);
+    };
+    const inOrder = await rowsFor([0, 1, 2]);
+    expect(await rowsFor([2, 1, 0])).toEqual(inOrder);
+    expect(await rowsFor([1, 2, 0])).toEqual(inOrder);
   });
 });

@@ -5,7 +5,7 @@ import type { IterationRecord } from '../iteration-record.js';
 import type { Checkpoint } from '../rollback-strategy.js';
 import { isBetter } from '../scorer.js';
 import type { WorkingCopy } from '../working-copy.js';
-import { runCandidate, type IncumbentRemeasure, type Outcome, type Slot } from './candidate.js';
+import { proposalTurns, runCandidate, type IncumbentRemeasure, type Outcome, type Slot } from './candidate.js';
 import type { Engine } from './engine.js';
 import { pushRow, type RunState } from './run-state.js';
 
@@ -238,7 +238,8 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
       copies.push(copy);
       return { artifact: copy.artifact, harness: copy.harness, fingerprint: await copy.harness.fingerprint?.(), workingCopy: copy };
     };
-    const settled = await Promise.allSettled(Array.from({ length: candidates }, (_, k) => limit(() => runCandidate(e, m, first + k, k, open(first + k, k), incumbent))));
+    const turns = proposalTurns(candidates);
+    const settled = await Promise.allSettled(Array.from({ length: candidates }, (_, k) => limit(() => runCandidate(e, m, first + k, k, open(first + k, k), incumbent, turns(k)))));
     const fresh = incumbent ? await incumbent : undefined;
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
