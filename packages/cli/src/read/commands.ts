@@ -5,7 +5,6 @@ import type { CliIo } from '../cli.js';
 import { EXIT_CODES, LOG_STATUSES } from '../cli-constants.js';
 import type { PointKind } from '../report/results.js';
 import { UsageError } from '../usage-error.js';
-import type { LogEntry } from './log.js';
 
 /** What every read command loads when it runs (the results parser, the config loader), not at start-up. */
 const reading = async () => {
@@ -84,14 +83,17 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
         if (opts.format === 'csv') throw new UsageError('--json and --format csv ask for two formats; give one');
         opts.format = 'json';
       }
-      const { logEntries, readResultsOf, resolveResultsSource, toCsv } = await reading();
+      const { readResultsOf, resolveResultsSource } = await reading();
       const sources = await Promise.all((targets.length > 0 ? targets : [undefined]).map((t) => resolveResultsSource(t, io.cwd)));
       const out = opts.out ? resolve(io.cwd, opts.out) : undefined;
       if (opts.format !== 'svg') {
         if (opts.html) throw new UsageError('--html draws the plot; it does not go with --format csv or json');
         const labels = runLabels(sources.map((x) => x.results));
-        const runs = await Promise.all(sources.map(async (s, i) => ({ run: labels[i]!, results: s.results, rows: logEntries(await readResultsOf(s)) })));
-        const text = opts.format === 'json' ? `${JSON.stringify(runs.length === 1 ? runs[0]!.rows : runs, null, 2)}\n` : runs.length === 1 ? toCsv(runs[0]!.rows) : multiCsv(runs, toCsv);
+        // Each row with its start time, duration, metrics and parameters (issue 32 item 15).
+        const { exportCsv, exportMultiCsv, exportTable } = await import('./export-rows.js');
+        const runs = await Promise.all(sources.map(async (s, i) => ({ run: labels[i]!, results: s.results, table: await exportTable(s.dir, await readResultsOf(s)) })));
+        const json = () => JSON.stringify(runs.length === 1 ? runs[0]!.table.rows : runs.map((r) => ({ run: r.run, results: r.results, rows: r.table.rows })), null, 2);
+        const text = opts.format === 'json' ? `${json()}\n` : runs.length === 1 ? exportCsv(runs[0]!.table) : exportMultiCsv(runs);
         if (out) {
           await writeFile(out, text);
           io.stdout.write(`wrote ${out}\n`);
@@ -110,11 +112,4 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
-}
-
-/** Several runs' rows as one CSV with a leading `run` column. */
-function multiCsv(runs: ReadonlyArray<{ run: string; rows: readonly LogEntry[] }>, toCsv: (rows: readonly LogEntry[]) => string): string {
-  const q = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = runs.flatMap((r) => toCsv(r.rows).trimEnd().split('\n').slice(1).map((line) => `${q(r.run)},${line}`));
-  return ['run,iteration,status,score,id,description', ...lines].join('\n') + '\n';
 }
