@@ -49,12 +49,16 @@ try {
   await Promise.all(jobs);
   // The commit built, for bin/loop.js to say when the clone has moved on since (not in a tarball).
   try {
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] };
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], git).trim();
     writeFileSync(join(root, 'packages', 'cli', 'dist', '.build-commit'), `${head}\n`);
   } catch {
     // not a git clone
   }
-  console.log(`loop: built the loop command (${jobs.length} packages, ${((Date.now() - started) / 1000).toFixed(1)} s): node packages/cli/bin/loop.js --help`);
+  const took = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`loop: built the loop command (${jobs.length} packages, ${took} s): node packages/cli/bin/loop.js`);
 } catch (error) {
-  console.error(`loop: the loop command was not built (${error instanceof Error ? error.message : String(error)}); the sources still run (npx -y pnpm@12.4.2 loop ...). Fix it, then: npx -y pnpm@12.4.2 build:cli`);
+  const why = error instanceof Error ? error.message : String(error);
+  console.error(`loop: the loop command was not built (${why}); the sources still run (npx -y pnpm@12.4.2 loop ...).`);
+  console.error('Fix it, then: npx -y pnpm@12.4.2 build:cli');
 }

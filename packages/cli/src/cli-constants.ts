@@ -31,10 +31,17 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 export const CLI_VERSION = '0.1.0';
 
 /** The file names `loop run` looks for, in order, when no config is named. */
-export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts'] as const;
+export const DEFAULT_CONFIG_FILES = [
+  'loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts',
+] as const;
 
 /** The file names `loop collie ...` looks for, in order, when no config is named. */
-export const COLLIE_CONFIG_FILES = ['collie.config.yaml', 'collie.config.yml', 'collie.config.json', 'collie.config.ts'] as const;
+export const COLLIE_CONFIG_FILES = [
+  'collie.config.yaml',
+  'collie.config.yml',
+  'collie.config.json',
+  'collie.config.ts',
+] as const;
 
 /** The presets `loop init --preset` writes a starter config for. */
 export const PRESETS = ['auto-iterate', 'autoresearch', 'autotune', 'collie'] as const;

@@ -38,10 +38,13 @@ export const ITERATION_LOG_EVENTS: readonly LoopEventType[] = ['iteration-starte
 
 /**
  * A listener for the loop's events that appends one {@link IterationLogLine} to `path` per row
- * event (the baseline's line replaces the file: a new run). `now` is the clock (ms since the epoch). A write that fails is reported to `onError`
- * once and never stops the run.
+ * event (the baseline's line replaces the file: a new run). `now` is the clock (ms since the
+ * epoch). A write that fails is reported to `onError` once and never stops the run.
  */
-export function createIterationLogger(path: string, options: { now?: () => number; onError?: (message: string) => void } = {}): { event: (e: LoopEvent) => void } {
+export function createIterationLogger(
+  path: string,
+  options: { now?: () => number; onError?: (message: string) => void } = {},
+): { event: (e: LoopEvent) => void } {
   const now = options.now ?? Date.now;
   const started = new Map<number, number>();
   let failed = false;
@@ -70,7 +73,9 @@ export function createIterationLogger(path: string, options: { now?: () => numbe
         // A baseline row starts a run: the file starts again with it (a refused start never gets here).
         (e.type === 'baseline' ? writeFileSync : appendFileSync)(path, `${JSON.stringify(line)}\n`);
       } catch (error) {
-        if (!failed) options.onError?.(`[loop] [cli] could not write ${path}: ${(error as Error).message}; loop report will have no times for these rows`);
+        const why = (error as Error).message;
+        const message = `[loop] [cli] could not write ${path}: ${why}; loop report has no times for these rows`;
+        if (!failed) options.onError?.(message);
         failed = true;
       }
     },

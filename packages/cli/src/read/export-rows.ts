@@ -39,7 +39,10 @@ export interface ExportTable {
 export async function exportTable(dir: string, data: ResultsData): Promise<ExportTable> {
   const entries = logEntries(data);
   const noParams = { names: [], byIteration: new Map<number, Record<string, ParamValue>>() };
-  const [times, params] = await Promise.all([readIterationLog(dir), data.form === 'auto-iterate' ? readRowParams(dir, entries) : noParams]);
+  const [times, params] = await Promise.all([
+    readIterationLog(dir),
+    data.form === 'auto-iterate' ? readRowParams(dir, entries) : noParams,
+  ]);
   const metricNames = [...new Set([...times.values()].flatMap((t) => Object.keys(t.metrics ?? {})))].sort();
   const rows = entries.map((e): ExportRow => {
     const t = times.get(e.iteration);
@@ -60,22 +63,30 @@ export async function exportTable(dir: string, data: ResultsData): Promise<Expor
 const quote = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 const cell = (v: ParamValue | number | undefined) => (v === null || v === undefined ? '' : String(v));
 
-/** The CSV header of {@link exportCsv}: `iteration,status,score,id,description,started_at,duration_s,run_s,params_<p>...,metrics_<m>...`. */
+/**
+ * The CSV header of {@link exportCsv}:
+ * `iteration,status,score,id,description,started_at,duration_s,run_s,params_<p>...,metrics_<m>...`.
+ */
 export function exportHeader(paramNames: readonly string[], metricNames: readonly string[]): string[] {
-  return ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`)];
+  const fixed = ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s'];
+  return [...fixed, ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`)];
 }
 
 /** One row's CSV cells, in {@link exportHeader}'s order. */
 export function exportCells(r: ExportRow, paramNames: readonly string[], metricNames: readonly string[]): string[] {
   return [
-    String(r.iteration), r.status, cell(r.score), r.id, r.description, r.startedAt ?? '', cell(r.durationS), cell(r.runS),
-    ...paramNames.map((p) => cell(r.params[p])), ...metricNames.map((m) => cell(r.metrics[m])),
+    String(r.iteration), r.status, cell(r.score), r.id, r.description,
+    r.startedAt ?? '', cell(r.durationS), cell(r.runS),
+    ...paramNames.map((p) => cell(r.params[p])),
+    ...metricNames.map((m) => cell(r.metrics[m])),
   ];
 }
 
 /** The rows as CSV (RFC 4180 quoting), one column per parameter and metric; `''` for an unknown value. */
 export function exportCsv(table: ExportTable): string {
-  const lines = [exportHeader(table.paramNames, table.metricNames), ...table.rows.map((r) => exportCells(r, table.paramNames, table.metricNames))];
+  const { paramNames, metricNames } = table;
+  const body = table.rows.map((r) => exportCells(r, paramNames, metricNames));
+  const lines = [exportHeader(paramNames, metricNames), ...body];
   return lines.map((l) => l.map(quote).join(',')).join('\n') + '\n';
 }
 
@@ -84,6 +95,7 @@ export function exportMultiCsv(runs: readonly { readonly run: string; readonly t
   const union = (pick: (t: ExportTable) => readonly string[]) => [...new Set(runs.flatMap((r) => pick(r.table)))];
   const params = union((t) => t.paramNames);
   const metrics = union((t) => t.metricNames).sort();
-  const lines = [['run', ...exportHeader(params, metrics)], ...runs.flatMap((r) => r.table.rows.map((row) => [r.run, ...exportCells(row, params, metrics)]))];
+  const body = runs.flatMap((r) => r.table.rows.map((row) => [r.run, ...exportCells(row, params, metrics)]));
+  const lines = [['run', ...exportHeader(params, metrics)], ...body];
   return lines.map((l) => l.map(quote).join(',')).join('\n') + '\n';
 }

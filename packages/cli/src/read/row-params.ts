@@ -59,7 +59,8 @@ function readBlobs(dir: string, file: string, revs: readonly string[]): (string 
   return blobs;
 }
 
-const asValue = (v: unknown): ParamValue => (v === null || ['string', 'number', 'boolean'].includes(typeof v) ? (v as ParamValue) : JSON.stringify(v));
+const asValue = (v: unknown): ParamValue =>
+  v === null || ['string', 'number', 'boolean'].includes(typeof v) ? (v as ParamValue) : JSON.stringify(v);
 
 /**
  * The parameters each row's candidate was evaluated with, read from the config file the run's
@@ -71,7 +72,10 @@ const asValue = (v: unknown): ParamValue => (v === null || ['string', 'number', 
  * @param dir - the workspace (where results.tsv and the config are)
  * @param rows - the rows: iteration and commit id (`''` when the row has none)
  */
-export async function readRowParams(dir: string, rows: readonly { readonly iteration: number; readonly id: string }[]): Promise<RowParams> {
+export async function readRowParams(
+  dir: string,
+  rows: readonly { readonly iteration: number; readonly id: string }[],
+): Promise<RowParams> {
   const configFile = runConfigFile(dir);
   if (!configFile) return NONE;
   let proposer;
@@ -84,7 +88,8 @@ export async function readRowParams(dir: string, rows: readonly { readonly itera
   const names = Object.keys(proposer.space);
   const withId = rows.filter((r) => /^[0-9a-f]{4,40}$/i.test(r.id));
   const blobs = readBlobs(dir, proposer.file, withId.map((r) => r.id));
-  const parse = /\.ya?ml$/i.test(proposer.file) ? (t: string) => parseYaml(t) as unknown : (t: string) => JSON.parse(t) as unknown;
+  const yaml = /\.ya?ml$/i.test(proposer.file);
+  const parse = (t: string): unknown => (yaml ? parseYaml(t) : JSON.parse(t));
   const byIteration = new Map<number, Record<string, ParamValue>>();
   withId.forEach((row, i) => {
     const text = blobs[i];
