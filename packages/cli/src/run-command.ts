@@ -73,9 +73,9 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   }));
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   // Start time, duration and metrics per row, for `loop report --format csv|json`.
-  const { createIterationLogger, ITERATION_LOG_EVENTS, ITERATION_LOG_FILE } = await import('./iteration-log.js');
-  const timings = createIterationLogger(join(loaded.dir, ITERATION_LOG_FILE), { onError: (line) => io.stderr.write(`${line}\n`) });
-  for (const type of ITERATION_LOG_EVENTS) configured.run.loop.on(type, timings.event);
+  const { createIterationTimesWriter, ITERATION_TIMES_EVENTS, ITERATION_TIMES_FILE } = await import('./iteration-times.js');
+  const timings = createIterationTimesWriter(join(loaded.dir, ITERATION_TIMES_FILE), { onError: (line) => io.stderr.write(`${line}\n`) });
+  for (const type of ITERATION_TIMES_EVENTS) configured.run.loop.on(type, timings.event);
   const notifier = config.notify ? (await import('./notify.js')).createNotifier(config.notify, { cwd: loaded.dir, metricName: configured.resolved.metricName, onError: (line) => io.stderr.write(`${line}\n`) }) : undefined;
   if (notifier) for (const type of REPORTED_EVENTS) configured.run.loop.on(type, notifier.event);
   let settle: () => void = () => {};

@@ -1,4 +1,4 @@
-import { readIterationLog } from '../iteration-log.js';
+import { readIterationTimes } from '../iteration-times.js';
 import type { ResultsData } from '../report/results.js';
 import { logEntries, type LogEntry } from './log.js';
 import { readRowParams, type ParamValue } from './row-params.js';
@@ -40,7 +40,7 @@ export async function exportTable(dir: string, data: ResultsData): Promise<Expor
   const entries = logEntries(data);
   const noParams = { names: [], byIteration: new Map<number, Record<string, ParamValue>>() };
   const [times, params] = await Promise.all([
-    readIterationLog(dir),
+    readIterationTimes(dir),
     data.form === 'auto-iterate' ? readRowParams(dir, entries) : noParams,
   ]);
   const metricNames = [...new Set([...times.values()].flatMap((t) => Object.keys(t.metrics ?? {})))].sort();

@@ -10,10 +10,10 @@ import type { LoopEvent, LoopEventType } from '@loop/core';
  * metrics, for `loop report --format csv|json`. It is derived data: a missing or torn file only
  * leaves those columns empty.
  */
-export const ITERATION_LOG_FILE = '.loop/iterations.jsonl';
+export const ITERATION_TIMES_FILE = '.loop/iterations.jsonl';
 
-/** One line of {@link ITERATION_LOG_FILE}. */
-export interface IterationLogLine {
+/** One line of {@link ITERATION_TIMES_FILE}. */
+export interface IterationTimes {
   /** The row's iteration (0 is the baseline). */
   readonly iteration: number;
   /** When the iteration started (its first attempt), ISO 8601 UTC. */
@@ -33,15 +33,15 @@ export interface IterationLogLine {
 /** The events that write a row, and so a line. */
 const ROW_EVENTS = ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const;
 
-/** The events {@link createIterationLogger} listens to. */
-export const ITERATION_LOG_EVENTS: readonly LoopEventType[] = ['iteration-started', ...ROW_EVENTS];
+/** The events {@link createIterationTimesWriter} listens to. */
+export const ITERATION_TIMES_EVENTS: readonly LoopEventType[] = ['iteration-started', ...ROW_EVENTS];
 
 /**
- * A listener for the loop's events that appends one {@link IterationLogLine} to `path` per row
+ * A listener for the loop's events that appends one {@link IterationTimes} to `path` per row
  * event (the baseline's line replaces the file: a new run). `now` is the clock (ms since the
  * epoch). A write that fails is reported to `onError` once and never stops the run.
  */
-export function createIterationLogger(
+export function createIterationTimesWriter(
   path: string,
   options: { now?: () => number; onError?: (message: string) => void } = {},
 ): { event: (e: LoopEvent) => void } {
@@ -59,7 +59,7 @@ export function createIterationLogger(
       const runMs = 'durationMs' in e ? e.durationMs : undefined;
       const start = started.get(e.record.iteration) ?? end - (runMs ?? 0);
       started.delete(e.record.iteration);
-      const line: IterationLogLine = {
+      const line: IterationTimes = {
         iteration: e.record.iteration,
         startedAt: new Date(start).toISOString(),
         durationS: (end - start) / 1000,
@@ -83,17 +83,17 @@ export function createIterationLogger(
 }
 
 /**
- * The lines of a workspace's {@link ITERATION_LOG_FILE} by iteration (the last line of an
+ * The lines of a workspace's {@link ITERATION_TIMES_FILE} by iteration (the last line of an
  * iteration wins: a resumed run re-runs the interrupted one). A missing file gives an empty map;
  * a line that does not parse is skipped.
  */
-export async function readIterationLog(dir: string): Promise<Map<number, IterationLogLine>> {
-  const text = await readFile(join(dir, ITERATION_LOG_FILE), 'utf8').catch(() => '');
-  const out = new Map<number, IterationLogLine>();
+export async function readIterationTimes(dir: string): Promise<Map<number, IterationTimes>> {
+  const text = await readFile(join(dir, ITERATION_TIMES_FILE), 'utf8').catch(() => '');
+  const out = new Map<number, IterationTimes>();
   for (const raw of text.split('\n')) {
     if (!raw.trim()) continue;
     try {
-      const line = JSON.parse(raw) as IterationLogLine;
+      const line = JSON.parse(raw) as IterationTimes;
       if (Number.isInteger(line.iteration)) out.set(line.iteration, line);
     } catch {
       // a torn last line (killed mid-write): its row has no times
