@@ -1,28 +1,8 @@
 import { isLoopError, type LoopSummary } from '@loop/core';
+import { EXIT_CODES, type ExitCode } from './cli-constants.js';
 import { isUsageError } from './usage-error.js';
 
-/**
- * The exit codes of `loop`, distinct per outcome:
- *
- * - `0` STOPPED: the run stopped by its policy (max iterations, plateau, target, wall clock, no file changes), or a
- *   command other than `run`/`resume` succeeded.
- * - `1` FAILED: any other failure (not a git repository, dirty tree, baseline crashed, ...).
- * - `2` CONFIG: the config file or the command line is invalid (`CONFIG_INVALID`, or a `UsageError`).
- * - `3` LOCK_HELD: another loop holds the workspace lock (`LOCK_HELD`).
- * - `4` RESTORE_FAILED: a revert or restore did not verify; inspect the workspace (`RESTORE_FAILED`).
- * - `130` INTERRUPTED: stopped by Ctrl-C (after restoring the last kept state).
- */
-export const EXIT_CODES = {
-  STOPPED: 0,
-  FAILED: 1,
-  CONFIG: 2,
-  LOCK_HELD: 3,
-  RESTORE_FAILED: 4,
-  INTERRUPTED: 130,
-} as const;
-
-/** One of the values of {@link EXIT_CODES}. */
-export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+export { EXIT_CODES, type ExitCode } from './cli-constants.js';
 
 /** The exit code for an error thrown by a command. */
 export function exitCodeForError(error: unknown): ExitCode {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { writeFile } from 'node:fs/promises';
+import { PRESETS, type Preset } from './cli-constants.js';
 import { collieStarterConfig } from './collie/init.js';
 import { DEFAULT_CONFIG_FILES } from './load-config.js';
 import { autoresearchStarterConfig } from './presets/autoresearch-init.js';
@@ -8,11 +9,8 @@ import { autotuneStarterConfig } from './presets/autotune-config.js';
 import { schemaModeline, schemaRefFor } from './schema-ref.js';
 import { UsageError } from './usage-error.js';
 
-/** The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie (seed 000). */
-export const PRESETS = ['auto-iterate', 'autoresearch', 'autotune', 'collie'] as const;
-
-/** One of {@link PRESETS}. */
-export type Preset = (typeof PRESETS)[number];
+// The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie (seed 000).
+export { PRESETS, type Preset };
 
 /**
  * The `$schema` of {@link starterConfig} when none is given: where editors find the JSON Schema

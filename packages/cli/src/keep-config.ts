@@ -1,8 +1,9 @@
 import { createNoiseAwareKeepPolicy, createSeededRandom, minDelta, strictImprovement, type KeepPolicy } from '@loop/core';
 import { z } from 'zod';
 
-/** The keep rules a config (or `--keep`) can name. */
-export const KEEP_POLICIES = ['strict', 'min-delta', 'noise-aware'] as const;
+import { KEEP_POLICIES } from './cli-constants.js';
+
+export { KEEP_POLICIES };
 
 /**
  * zod schema of the `keep:` block: which candidates are kept. `strict` (the default): strictly

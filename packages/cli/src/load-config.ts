@@ -23,8 +23,9 @@ export interface ConfigKind<S extends z.ZodType = z.ZodType> {
 /** The `loop run` config kind (preset auto-iterate). */
 export const LOOP_CONFIG_KIND: ConfigKind<typeof loopConfigSchema> = { schema: loopConfigSchema, jsonSchema: loopConfigJsonSchema };
 
-/** The file names `loop run` looks for, in order, when no config is named. */
-export const DEFAULT_CONFIG_FILES = ['loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts'] as const;
+import { DEFAULT_CONFIG_FILES } from './cli-constants.js';
+
+export { DEFAULT_CONFIG_FILES };
 
 /** Config file extensions loaded as modules (TypeScript through jiti, or JavaScript); the default export is the config. */
 export const MODULE_CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;

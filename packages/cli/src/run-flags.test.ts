@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { starterConfig } from './init.js';
 import { keepOptions } from './keep-config.js';
 import { LOOP_CONFIG_KIND, parseConfigText } from './load-config.js';
-import { addRunFlags, applyRunFlags } from './run-flags.js';
+import { applyRunFlags } from './apply-run-flags.js';
+import { addRunFlags } from './run-flags.js';
 
 /** Parses `args` as `loop run` would and returns its options. */
 function flags(...args: string[]): Record<string, unknown> {

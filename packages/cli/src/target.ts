@@ -1,13 +1,11 @@
 import { basename, dirname, join, normalize } from 'node:path';
 import { evaluatorInvocation, type EvaluatorTarget } from '@loop/evaluators';
 import { z } from 'zod';
+import { TARGET_TYPES, type TargetType } from './cli-constants.js';
 import type { LoopConfig } from './config.js';
 
-/** The target types of seed 001's `/auto-iterate <target-type> <target-path>`. */
-export const TARGET_TYPES = ['skill', 'skill-full', 'memory', 'code'] as const;
-
-/** One of {@link TARGET_TYPES}. */
-export type TargetType = (typeof TARGET_TYPES)[number];
+// The target types of seed 001's `/auto-iterate <target-type> <target-path>`.
+export { TARGET_TYPES, type TargetType };
 
 /** zod schema of the `target: { type, path, agent?, questions? }` block. */
 export const targetSchema = z

@@ -1,7 +1,6 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { runInGroupToLog } from '@loop/core';
 import type { RunContext } from './run-block.js';
 
@@ -69,7 +68,7 @@ async function step(label: string, command: string, cwd: string, env: NodeJS.Pro
  * depends (`workspace:*`) on every `@loop/*` package under `packages/`, so a ts block saved there
  * imports `@loop/core` as a file in any workspace package that depends on it does, and links it
  * (`pnpm install --offline --no-frozen-lockfile`). Last, a `loop` executable for blocks marked
- * `installed` (the clone's CLI from its sources, with the clone's tsx).
+ * `installed` (the clone's built CLI, `packages/cli/bin/loop.js`, which the install builds).
  *
  * @throws Error naming the failed setup step with its output tail (see {@link FreshCloneOptions}).
  */
@@ -95,9 +94,9 @@ export async function freshClone(options: FreshCloneOptions): Promise<FreshClone
     await step('link the scratch package', `${PNPM} install --offline --no-frozen-lockfile || ${PNPM} install --no-frozen-lockfile`, root, env, log('scratch'), timeoutMs);
     const loopBinDir = join(tmp, 'bin');
     await mkdir(loopBinDir, { recursive: true });
-    const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-    const cli = join(root, 'packages', 'cli', 'src', 'main.ts');
-    await writeFile(join(loopBinDir, 'loop'), `#!/bin/sh\nexec node --import '${tsx}' --conditions=source '${cli}' "$@"\n`);
+    // The install built the CLI (the root prepare script): the bin a global install links.
+    const bin = join(root, 'packages', 'cli', 'bin', 'loop.js');
+    await writeFile(join(loopBinDir, 'loop'), `#!/bin/sh\nexec node '${bin}' "$@"\n`);
     await chmod(join(loopBinDir, 'loop'), 0o755);
     return { root, tmp, scratchPackage: SCRATCH_PACKAGE, env, loopBinDir, dispose };
   } catch (error) {

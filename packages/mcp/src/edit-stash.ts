@@ -1,6 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { changedFilesSince, discardChanges, gitDirOf } from '@loop/rollback-git';
 import { McpToolError } from './errors.js';
 
 /** One file of the agent's edit: its bytes (base64), or `null` when the edit deleted it. */
@@ -21,7 +20,7 @@ export interface StashedEdit {
 
 /** Where the edit is stashed while the loop runs: inside `.git`, so it never counts as a change. */
 export function stashPath(dir: string): string {
-  return join(gitDirOf(dir), 'loop-mcp-edit.json');
+  return join(dir, '.git', 'loop-mcp-edit.json');
 }
 
 /**
@@ -29,6 +28,7 @@ export function stashPath(dir: string): string {
  * ignored files do not count, nor `.loop/`).
  */
 export async function agentChanges(dir: string): Promise<{ path: string; status: 'added' | 'modified' | 'deleted' }[]> {
+  const { changedFilesSince } = await import('@loop/rollback-git'); // git is loaded by the first tool call, not at start-up
   const changed = await changedFilesSince({ cwd: dir }, 'HEAD');
   return changed.filter((f) => !f.path.startsWith('.loop/'));
 }
@@ -60,7 +60,7 @@ export async function stashAgentEdit(dir: string, description: string, targets: 
   for (const c of changes) files.push({ path: c.path, content: c.status === 'deleted' ? null : (await readFile(join(dir, c.path))).toString('base64') });
   const edit: StashedEdit = { description, files };
   await writeFile(stashPath(dir), `${JSON.stringify(edit)}\n`);
-  await discardChanges({ cwd: dir });
+  await (await import('@loop/rollback-git')).discardChanges({ cwd: dir });
   for (const c of changes) if (c.status === 'added') await rm(join(dir, c.path), { force: true });
   return edit;
 }

@@ -14,8 +14,12 @@ export const LOOP_MCP_RESOURCES = { results: 'loop://results.tsv', plot: 'loop:/
 export interface LoopMcpServerOptions {
   /** The auto-iterate workspace. */
   readonly dir: string;
-  /** The cli functions (`loop mcp` passes `@loop/cli` itself). */
-  readonly host: LoopMcpHost;
+  /**
+   * The cli functions (`@loop/cli` itself), or a function that loads them at the first tool call
+   * that needs them (`loop mcp` passes `() => import('@loop/cli')`: `initialize` is answered
+   * without loading the loop engine).
+   */
+  readonly host: LoopMcpHost | (() => Promise<LoopMcpHost>);
   /** The version the server reports. @default '0.1.0' */
   readonly version?: string;
 }

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { relative, resolve } from 'node:path';
-import { runGit } from '@loop/rollback-git';
 import type { HostConfiguredRun, HostLoadedConfig, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
 import { McpToolError } from './errors.js';
 import { agentChanges, restoreUnappliedEdit, stashAgentEdit, stashPath } from './edit-stash.js';
@@ -36,8 +35,12 @@ export interface StepResult {
 export interface LoopWorkspaceOptions {
   /** The auto-iterate workspace (a git repository root holding the config). */
   readonly dir: string;
-  /** The cli functions (see {@link LoopMcpHost}). */
-  readonly host: LoopMcpHost;
+  /**
+   * The cli functions (see {@link LoopMcpHost}), or a function that loads them: called once, at the
+   * first tool call that needs them, so that the server answers `initialize` without loading the
+   * loop engine (`loop mcp` passes `() => import('@loop/cli')`).
+   */
+  readonly host: LoopMcpHost | (() => Promise<LoopMcpHost>);
 }
 
 /** The operations the MCP tools call, on one workspace; one loop step at a time. */
@@ -80,7 +83,8 @@ const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
  */
 export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspace {
   const dir = resolve(options.dir);
-  const { host } = options;
+  let hostLoaded: Promise<LoopMcpHost> | undefined;
+  const getHost = (): Promise<LoopMcpHost> => (hostLoaded ??= typeof options.host === 'function' ? options.host() : Promise.resolve(options.host));
   let inFlight: AbortController | undefined;
   let busy = false;
   /**
@@ -99,7 +103,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     }
   };
 
-  const configFile = (): string => {
+  const configFile = (host: LoopMcpHost): string => {
     try {
       return host.findConfigFile(undefined, dir);
     } catch (error) {
@@ -107,10 +111,12 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     }
   };
   const readRows = async (): Promise<HostResultsData | undefined> => {
+    const host = await getHost();
     const source = await host.resolveResultsSource(dir, dir);
     return existsSync(source.results) ? host.readResultsOf(source) : undefined;
   };
   const step = async (loaded: HostLoadedConfig, proposer: HostLoadedConfig['config']['proposer'] | undefined, beforeRun: (run: HostConfiguredRun) => Promise<void>): Promise<StepResult> => {
+    const host = await getHost();
     const before = await readRows();
     const last = before?.points.at(-1)?.iteration;
     // The agent's edit is evaluated as it is: no crash-repair calls (the agent repairs it itself, with the crash row in front of it).
@@ -131,7 +137,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
         decision: row && !notEvaluated ? row.status : 'not-evaluated',
         iteration: row?.iteration ?? null,
         score: row?.score ?? null,
-        commit: row?.id ? (await runGit({ cwd: dir }, ['rev-parse', `${row.id}^{commit}`])).trim() : '',
+        commit: row?.id ? (await (await import('@loop/rollback-git')).runGit({ cwd: dir }, ['rev-parse', `${row.id}^{commit}`])).trim() : '',
         best: summary.best,
         bestId: summary.bestId,
         ...(baseline ? { baseline: host.logEntries({ metric: '', points: [baseline] })[0]! } : {}),
@@ -146,6 +152,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
   return {
     dir,
     readConfig: async () => {
+      const host = await getHost();
       let file: string;
       try {
         file = host.findConfigFile(undefined, dir);
@@ -157,6 +164,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     writeConfig: async ({ file = 'loop.config.yaml', text, force = false }) => {
       const path = resolve(dir, file);
       if (relative(dir, path).startsWith('..')) throw new McpToolError('NO_CONFIG', `${file} is outside the workspace ${dir}`);
+      const host = await getHost();
       if (text === undefined) await host.writeStarterConfig(path, 'auto-iterate', force);
       else {
         host.parseConfigText(text, path);
@@ -166,7 +174,8 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       return { file: path, text: await readFile(path, 'utf8') };
     },
     evaluate: (description) => exclusive(async () => {
-      const loaded = await host.loadConfig(configFile());
+      const host = await getHost();
+      const loaded = await host.loadConfig(configFile(host));
       const proposer = { type: 'agent', command: `${shellQuote(process.execPath)} ${shellQuote(APPLY_EDIT)} ${shellQuote(stashPath(dir))}`, goal: 'apply the edit the coding agent made (loop_evaluate)', timeoutS: 60, sandbox: 'none', writable: [], network: false };
       return step(loaded, proposer, async (configured) => {
         const stash = await stashAgentEdit(dir, description, configured.resolved.targetFiles);
@@ -174,25 +183,29 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       });
     }),
     runIteration: () => exclusive(async () => {
-      const file = configFile();
+      const host = await getHost();
+      const file = configFile(host);
       const changes = await agentChanges(dir);
       if (changes.length > 0) throw new McpToolError('DIRTY_EDIT', `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`);
       return step(await host.loadConfig(file), undefined, async () => {});
     }),
-    status: () => host.readStatus(dir),
+    status: async () => (await getHost()).readStatus(dir),
     rows: async (kinds = []) => {
       const data = await readRows();
-      return data ? host.logEntries(data, kinds) : [];
+      return data ? (await getHost()).logEntries(data, kinds) : [];
     },
     diff: async (iteration) => {
+      const host = await getHost();
       const data = await host.readResultsOf(await host.resolveResultsSource(dir, dir));
       return host.diffIteration(dir, data, iteration);
     },
     resultsText: async () => {
+      const host = await getHost();
       const source = await host.resolveResultsSource(dir, dir);
       return existsSync(source.results) ? readFile(source.results, 'utf8') : '';
     },
     plotSvg: async () => {
+      const host = await getHost();
       const data = await host.readResultsOf(await host.resolveResultsSource(dir, dir));
       return host.renderPlotSvg(data, { direction: data.direction ?? host.inferDirection(data.points) });
     },

@@ -1,16 +1,14 @@
 import { resolve } from 'node:path';
-import { createAutoiter, type StepOutcome } from '@loop/collie';
-import { LoopError } from '@loop/core';
+import type { StepOutcome } from '@loop/collie';
 import type { Command } from 'commander';
-import { EXIT_CODES } from '../exit-codes.js';
+import { COLLIE_CONFIG_FILES, EXIT_CODES } from '../cli-constants.js';
 import type { CliIo } from '../cli.js';
-import { writeCollieStarterConfig } from './init.js';
-import { collieAutoiterOptions, COLLIE_CONFIG_FILES, findCollieConfigFile, loadCollieConfig } from './load.js';
-import { formatCollieStatus, readCollieStatus } from './status.js';
 
 const line = (stream: NodeJS.WritableStream) => (text: string) => void stream.write(`${text}\n`);
 
 async function controller(io: CliIo, configArg: string | undefined, ticks: NodeJS.WritableStream) {
+  // @loop/collie and the config loader are loaded when a collie command runs, not at start-up.
+  const [{ createAutoiter }, { collieAutoiterOptions, findCollieConfigFile, loadCollieConfig }] = await Promise.all([import('@loop/collie'), import('./load.js')]);
   const loaded = await loadCollieConfig(findCollieConfigFile(configArg, io.cwd));
   const options = collieAutoiterOptions(loaded, { output: line(ticks), ...(io.stdin ? { input: io.stdin } : {}), prompts: ticks });
   return createAutoiter(options);
@@ -76,6 +74,7 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
     .action(async (config: string | undefined, opts: { json: boolean; maxSteps: string }) => {
       const autoiter = await controller(io, config, opts.json ? io.stderr : io.stdout);
       const maxSteps = Number.parseInt(opts.maxSteps, 10);
+      const { LoopError } = await import('@loop/core');
       if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new LoopError('CONFIG_INVALID', `[loop] [cli] --max-steps must be a positive integer, found ${JSON.stringify(opts.maxSteps)}`);
       const release = exitOnInterrupt(io);
       const outcomes: StepOutcome[] = await autoiter.run({ maxSteps }).finally(release);
@@ -96,6 +95,7 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
     .argument('[config]', 'the collie config file (YAML, JSON or TypeScript)')
     .option('--json', 'print JSON', false)
     .action(async (config: string | undefined, opts: { json: boolean }) => {
+      const [{ findCollieConfigFile, loadCollieConfig }, { formatCollieStatus, readCollieStatus }] = await Promise.all([import('./load.js'), import('./status.js')]);
       const loaded = await loadCollieConfig(findCollieConfigFile(config, io.cwd));
       const status = await readCollieStatus(loaded);
       io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatCollieStatus(status)}\n`);
@@ -109,6 +109,7 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
     .option('--force', 'overwrite an existing file', false)
     .action(async (file: string, opts: { force: boolean }) => {
       const path = resolve(io.cwd, file);
+      const { writeCollieStarterConfig } = await import('./init.js');
       await writeCollieStarterConfig(path, opts.force);
       io.stdout.write(`wrote ${path}\nedit projectId, task, agent.command and flow.testCommand (or add answers: for a queued run), then run\n  loop collie step${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}    (one unit per call)\n  loop collie run${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}     (to the end)\n`);
       setCode(EXIT_CODES.STOPPED);

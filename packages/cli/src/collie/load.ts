@@ -12,11 +12,12 @@ import {
   createReadlineAsker,
   type AutoiterOptions,
 } from '@loop/collie';
+import { COLLIE_CONFIG_FILES } from '../cli-constants.js';
 import { ConfigFileError, findConfigFile, loadConfigFileOf, type ConfigKind } from '../load-config.js';
 import { collieConfigJsonSchema, collieConfigSchema, type CollieConfig } from './config.js';
 
 /** The file names `loop collie` looks for, in order, when no config is named. */
-export const COLLIE_CONFIG_FILES = ['collie.config.yaml', 'collie.config.yml', 'collie.config.json', 'collie.config.ts'] as const;
+export { COLLIE_CONFIG_FILES };
 
 /** The `loop collie` config kind, for the shared YAML-with-line-numbers loader. */
 export const COLLIE_CONFIG_KIND: ConfigKind<typeof collieConfigSchema> = { schema: collieConfigSchema, jsonSchema: collieConfigJsonSchema };

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES } from '../cli-constants.js';
 import { UsageError } from '../usage-error.js';
 
 /** The port `loop dashboard` listens on when `--port` is not given. */

@@ -4,7 +4,7 @@ import { readJson } from '@loop/core';
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
-import { applyRunFlags } from '../run-flags.js';
+import { applyRunFlags } from '../apply-run-flags.js';
 import { parseResultsFile } from '../read/results-source.js';
 import type { PlotPoint } from '../report/results.js';
 import { AUTORESEARCH_CONFIG_KIND, type AutoresearchPresetConfig } from './autoresearch-config.js';

@@ -3,7 +3,7 @@ import { createGitCommitter, initAutotune, noSyncCheck, readLoopState, readScore
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
-import { applyRunFlags } from '../run-flags.js';
+import { applyRunFlags } from '../apply-run-flags.js';
 import { AUTOTUNE_CONFIG_KIND, type AutotunePresetConfig } from './autotune-config.js';
 import { createCommandRoundWorker, createCommandSyncCheck } from './autotune-worker.js';
 

@@ -2,11 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { CliIo } from '../cli.js';
-import { EXIT_CODES } from '../exit-codes.js';
+import { EXIT_CODES, LOG_STATUSES } from '../cli-constants.js';
 import type { PointKind } from '../report/results.js';
 import { UsageError } from '../usage-error.js';
-import { formatLog, LOG_STATUSES, logEntries, toCsv } from './log.js';
-import { readResultsOf, resolveResultsSource } from './results-source.js';
+
+/** What every read command loads when it runs (the results parser, the config loader), not at start-up. */
+const reading = async () => {
+  const [log, source] = await Promise.all([import('./log.js'), import('./results-source.js')]);
+  return { ...log, ...source };
+};
 
 type Direction = 'lower' | 'higher';
 const toDirection = (d: Direction | undefined) => (d === undefined ? {} : { direction: d === 'lower' ? ('minimize' as const) : ('maximize' as const) });
@@ -31,6 +35,7 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .option('--json', 'print JSON (an array of rows)', false)
     .option('--output <iteration>', 'print the run command\'s output (stdout and stderr) of that iteration instead: .loop/logs/<iteration>.log')
     .action(async (target: string | undefined, opts: { status?: PointKind[]; json: boolean; output?: string }) => {
+      const { formatLog, logEntries, readResultsOf, resolveResultsSource } = await reading();
       if (opts.output !== undefined) {
         const n = Number(opts.output);
         if (!Number.isInteger(n) || n < 0) throw new UsageError(`loop log --output: the iteration must be a whole number, found ${JSON.stringify(opts.output)}`);
@@ -54,6 +59,7 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .action(async (iteration: string, target: string | undefined, opts: { json: boolean }) => {
       const n = Number(iteration);
       if (!Number.isInteger(n) || n < 0) throw new UsageError(`loop diff: the iteration must be a whole number, found ${JSON.stringify(iteration)}`);
+      const { readResultsOf, resolveResultsSource } = await reading();
       const source = await resolveResultsSource(target, io.cwd);
       const { diffIteration } = await import('./diff.js');
       const diff = await diffIteration(source.dir, await readResultsOf(source), n);
@@ -77,13 +83,17 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
         if (opts.format === 'csv') throw new UsageError('--json and --format csv ask for two formats; give one');
         opts.format = 'json';
       }
+      const { readResultsOf, resolveResultsSource } = await reading();
       const sources = await Promise.all((targets.length > 0 ? targets : [undefined]).map((t) => resolveResultsSource(t, io.cwd)));
       const out = opts.out ? resolve(io.cwd, opts.out) : undefined;
       if (opts.format !== 'svg') {
         if (opts.html) throw new UsageError('--html draws the plot; it does not go with --format csv or json');
         const labels = runLabels(sources.map((x) => x.results));
-        const runs = await Promise.all(sources.map(async (s, i) => ({ run: labels[i]!, results: s.results, rows: logEntries(await readResultsOf(s)) })));
-        const text = opts.format === 'json' ? `${JSON.stringify(runs.length === 1 ? runs[0]!.rows : runs, null, 2)}\n` : runs.length === 1 ? toCsv(runs[0]!.rows) : multiCsv(runs);
+        // Each row with its start time, duration, metrics and parameters (issue 32 item 15).
+        const { exportCsv, exportMultiCsv, exportTable } = await import('./export-rows.js');
+        const runs = await Promise.all(sources.map(async (s, i) => ({ run: labels[i]!, results: s.results, table: await exportTable(s.dir, await readResultsOf(s)) })));
+        const json = () => JSON.stringify(runs.length === 1 ? runs[0]!.table.rows : runs.map((r) => ({ run: r.run, results: r.results, rows: r.table.rows })), null, 2);
+        const text = opts.format === 'json' ? `${json()}\n` : runs.length === 1 ? exportCsv(runs[0]!.table) : exportMultiCsv(runs);
         if (out) {
           await writeFile(out, text);
           io.stdout.write(`wrote ${out}\n`);
@@ -102,11 +112,4 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
-}
-
-/** Several runs' rows as one CSV with a leading `run` column. */
-function multiCsv(runs: ReadonlyArray<{ run: string; rows: ReturnType<typeof logEntries> }>): string {
-  const q = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  const lines = runs.flatMap((r) => toCsv(r.rows).trimEnd().split('\n').slice(1).map((line) => `${q(r.run)},${line}`));
-  return ['run,iteration,status,score,id,description', ...lines].join('\n') + '\n';
 }

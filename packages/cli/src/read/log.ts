@@ -1,7 +1,8 @@
+import { LOG_STATUSES } from '../cli-constants.js';
 import type { PlotPoint, PointKind, ResultsData } from '../report/results.js';
 
 /** The statuses `loop log --status` filters by (the plot's classes: kept, discarded, crashed, halted, baseline). */
-export const LOG_STATUSES = ['baseline', 'keep', 'discard', 'crash', 'halted'] as const;
+export { LOG_STATUSES };
 
 /** One line of `loop log --json`. */
 export interface LogEntry {

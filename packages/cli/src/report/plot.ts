@@ -77,12 +77,18 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
     ),
   );
   const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null, label: labelled.has(p.iteration) && (p.kind === 'keep' || p.kind === 'baseline') }));
-  // Room between the title and the plot for the labels (10 px text at -35 degrees) of kept points
-  // near the top: about 5.6 px per character, sin 35 of it upwards, plus the legend's row, less
-  // the 8% headroom of the y domain above the highest dot (the label starts there, not at the top).
-  const longestLabel = Math.max(8, ...scored.filter((p) => p.kind === 'keep' && labelled.has(p.iteration)).map((p) => Math.min(p.description.length, labelChars)));
-  const rise = longestLabel * 5.6 * Math.sin((35 * Math.PI) / 180);
-  const titleOffset = Math.min(110, Math.max(24, Math.round(24 + rise - (height * 0.08) / 1.16)));
+  // Room between the title and the plot for the drawn labels that rise above the plot's top:
+  // a label starts 6 px above its dot and climbs at 35 degrees (10 px text: about 5.6 px per character,
+  // sin 35 of it upwards, plus its own height). Only labels near the top need room, so a run whose
+  // long labels sit low gets no empty band. The dot's height is taken on the domain before Vega's
+  // nice rounding, which only widens it (the dot ends lower): the room is never too small.
+  const [yLo, yHi] = frame.yDomain;
+  const dotY = (score: number) => (yHi > yLo ? (height * (yHi - score)) / (yHi - yLo) : height / 2);
+  const labelText = (p: (typeof scored)[number]) => (p.kind === 'baseline' ? 'baseline' : p.description.slice(0, labelChars));
+  const reach = scored
+    .filter((p) => (p.kind === 'keep' || p.kind === 'baseline') && labelled.has(p.iteration))
+    .map((p) => labelText(p).length * 5.6 * Math.sin((35 * Math.PI) / 180) + 6 + 10 - dotY(p.score as number));
+  const titleOffset = Math.min(110, Math.round(12 + Math.max(0, ...reach)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${countsText(c)}`;
   const legend = ['baseline', 'kept', 'discarded', 'crash', ...(c.halted > 0 ? ['halted'] : []), 'running best'];
   const legendColors: Record<string, string> = { baseline: PLOT_COLORS.baseline, kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };

@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from './cli.js';
+import { DEFAULT_CONFIG_FILES, EXIT_CODES, type ExitCode, type Preset, type TargetType } from './cli-constants.js';
+import { cloneRootOf, initNextSteps, PRESET_NEXT_STEP, writeStarterConfig } from './init.js';
+import { writeTargetConfig } from './init-target.js';
+import { ConfigFileError } from './load-config.js';
+
+/** The options of `loop init` as commander parses them. */
+export interface InitCommandOptions {
+  readonly preset: Preset;
+  readonly force: boolean;
+  readonly target?: TargetType;
+  readonly agent?: string;
+  readonly questions?: string;
+  readonly eval?: string;
+  readonly config: string;
+}
+
+/**
+ * `loop init [file]` (a starter config for a preset) and `loop init --target <type> <path>`;
+ * prints what to do next and returns the exit code.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` when `--target` names no path or one that does not exist.
+ * @throws {UsageError} when the file exists and `force` is not set.
+ */
+export async function runInitCommand(io: CliIo, arg: string, opts: InitCommandOptions): Promise<ExitCode> {
+  const file = opts.target ? opts.config : arg;
+  const path = resolve(io.cwd, file);
+  if (opts.target) {
+    const target = resolve(io.cwd, arg);
+    if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target)) throw new ConfigFileError(path, [{ path: 'target.path', message: `${arg === DEFAULT_CONFIG_FILES[0] ? 'name the target: loop init --target <type> <path>' : `${target} does not exist`}` }]);
+    const rel = (p: string) => relative(dirname(path), resolve(io.cwd, p)) || '.';
+    await writeTargetConfig(path, { type: opts.target, path: rel(arg), ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.questions ? { questions: rel(opts.questions) } : {}), ...(opts.eval ? { evalCommand: opts.eval } : {}) }, opts.force);
+    io.stdout.write(`wrote ${path}\ncommit your files, then run\n  loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}\n`);
+    return EXIT_CODES.STOPPED;
+  }
+  await writeStarterConfig(path, opts.preset, opts.force);
+  const cloneRoot = io.fromClone === false ? undefined : cloneRootOf(fileURLToPath(import.meta.url));
+  io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, cloneRoot, PRESET_NEXT_STEP[opts.preset])}\n`);
+  return EXIT_CODES.STOPPED;
+}

@@ -1,0 +1,39 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { runCli, type CliIo } from './cli.js';
+import { EXIT_CODES } from './cli-constants.js';
+import { loadConfig } from './load-config.js';
+import { detectPreset } from './presets/detect.js';
+
+/**
+ * `loop status [dir|config]`: where a run stands, for the preset of the config named (a folder is
+ * an auto-iterate workspace); prints text or JSON and returns the exit code.
+ *
+ * @throws {LoopError} `CONFIG_INVALID` for an invalid config file.
+ */
+export async function runStatusCommand(io: CliIo, target: string, opts: { readonly rows: string; readonly json: boolean }): Promise<number> {
+  const path = resolve(io.cwd, target);
+  const isFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  const preset = isFile ? detectPreset(path) : 'auto-iterate';
+  if (preset === 'collie') return runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io);
+  if (preset === 'autotune') {
+    const { formatAutotuneStatus, loadAutotuneConfig, readAutotuneStatus } = await import('./presets/autotune-command.js');
+    const tune = await readAutotuneStatus(await loadAutotuneConfig(path));
+    io.stdout.write(`${opts.json ? JSON.stringify(tune, null, 2) : formatAutotuneStatus(tune)}\n`);
+    return EXIT_CODES.STOPPED;
+  }
+  if (preset === 'autoresearch') {
+    const { formatPassStatus, loadAutoresearchConfig, readPassStatus } = await import('./presets/autoresearch-command.js');
+    const pass = await readPassStatus(await loadAutoresearchConfig(path));
+    io.stdout.write(`${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`);
+    return EXIT_CODES.STOPPED;
+  }
+  const dir = isFile ? (await loadConfig(path)).dir : path;
+  const { formatStatus, readStatus } = await import('./status.js');
+  const status = await readStatus(dir);
+  const { formatWorkersStatus, readWorkersStatus } = await import('./workers-status.js');
+  const workers = await readWorkersStatus(isFile ? path : undefined, dir); // parallel.workers: the workers seen (issue 15)
+  io.stdout.write(`${opts.json ? JSON.stringify(workers ? { ...status, workers } : status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+  if (workers && !opts.json) io.stdout.write(`${formatWorkersStatus(workers)}\n`);
+  return EXIT_CODES.STOPPED;
+}
