@@ -53,7 +53,8 @@ describe('notify in loop run (a real command, a real run)', () => {
       git('init', '-q', '-b', 'main');
       expect(await runCli(['init'], { stdout: sink, stderr: sink, cwd: ws, tty: false, fromClone: false })).toBe(0);
       const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-      doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', space: { x: { min: 1, max: 9, integer: true } } });
+      // A wide space: three draws never repeat a config (a repeat is a duplicate row, not a crash, in auto-iterate).
+      doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', space: { x: { min: 1, max: 100000, integer: true } } });
       doc.setIn(['maxRepairAttempts'], 0);
       doc.setIn(['pauseAfterCrashes'], 10);
       doc.setIn(['notify'], { command: `{ echo "$LOOP_NOTIFY_EVENT $LOOP_ITERATION"; cat; } >> ${join(root, 'notes.txt')}`, crashStreak: 2 });
