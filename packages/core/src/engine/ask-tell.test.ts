@@ -126,12 +126,12 @@ describe('ask/tell: a host drives the engine one candidate at a time', () => {
 });
 
 describe('one record per candidate and one order of writes', () => {
-  it('the candidate record (proposal, run and score data) reaches ResultsLog.append and every row event', async () => {
+  it('the candidate record (proposal, run and score data) reaches ResultsLog.append and every row event: baseline, kept, reverted, crash, halted', async () => {
     const value = createMemoryArtifact(0);
     const appended: unknown[] = [];
     const memory = createMemoryResultsLog();
     const results = { ...memory, append: (r: Parameters<typeof memory.append>[0]) => (appended.push(r.data), memory.append(r)) };
-    const scores = [10, 9, 11, Number.NaN];
+    const scores = [10, 9, 11, Number.NaN, 1];
     const harness = createFunctionHarness('v', ({ iteration }) => ({ value: scores[iteration]!, data: { reports: [{ step: 1, value: iteration }] } }));
     const events: LoopEvent[] = [];
     const loop = createLoop({
@@ -141,19 +141,23 @@ describe('one record per candidate and one order of writes', () => {
       harness,
       scorer: createValueScorer('minimize'),
       proposer: { name: 'p', propose: ({ iteration }) => (value.set(iteration), { description: `v=${iteration}`, data: { params: { v: iteration } } }) },
-      stop: maxIterations(3),
+      guards: [{ name: 'four', beforeRun: ({ iteration }) => (iteration === 4 ? { action: 'halt', note: 'stop here' } : undefined) }],
+      stop: maxIterations(5),
     });
-    for (const type of ['kept', 'reverted', 'crash'] as const) loop.on(type, (e) => events.push(e));
+    for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const) loop.on(type, (e) => events.push(e));
     await loop.run();
     expect(appended.slice(1)).toEqual([
       { params: { v: 1 }, reports: [{ step: 1, value: 1 }] },
       { params: { v: 2 }, reports: [{ step: 1, value: 2 }] },
       { params: { v: 3 }, reports: [{ step: 1, value: 3 }] },
+      { params: { v: 4 } }, // halted before its run
     ]);
-    expect(events.map((e) => [e.type, 'record' in e ? e.record.data?.params : undefined])).toEqual([
+    expect(events.map((e) => [e.type, 'record' in e ? (e.record.data?.params ?? e.record.data?.reports) : undefined])).toEqual([
+      ['baseline', [{ step: 1, value: 0 }]],
       ['kept', { v: 1 }],
       ['reverted', { v: 2 }],
       ['crash', { v: 3 }],
+      ['halted', { v: 4 }],
     ]);
   });
 

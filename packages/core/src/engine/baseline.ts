@@ -1,5 +1,5 @@
 import { LoopError } from '../errors.js';
-import type { IterationRecord } from '../iteration-record.js';
+import type { CandidateData, IterationRecord } from '../iteration-record.js';
 import { summarizeSamples } from '../statistics.js';
 import type { Engine } from './engine.js';
 import { pushRow, type PerSample, type RunState } from './run-state.js';
@@ -20,11 +20,13 @@ export async function runBaseline(e: Engine, m: RunState, fingerprint: string | 
   const dimensions: PerSample<Record<string, number>> = [];
   let gates: Readonly<Record<string, boolean>> | undefined;
   let durationMs = 0;
+  let data: CandidateData | undefined;
   for (let repeat = 0; repeat < e.baselineRepeats; repeat++) {
     await e.checkFingerprint(fingerprint);
     const run = await e.evaluate(0, repeat);
     const { result } = run;
     durationMs += run.durationMs;
+    if (run.data) data = { ...data, ...run.data };
     if (e.signal.aborted) throw new LoopError('BASELINE_FAILED', '[loop] [engine] aborted during the baseline run; nothing was recorded', { details: { aborted: true } });
     if (!result.ok) {
       const which = e.baselineRepeats > 1 ? ` (repeat ${repeat + 1} of ${e.baselineRepeats})` : '';
@@ -36,7 +38,7 @@ export async function runBaseline(e: Engine, m: RunState, fingerprint: string | 
   }
   const spread = summarizeSamples(samples);
   const dims = dimensions.at(-1);
-  const record: IterationRecord = { iteration: 0, candidateId: id, score: spread.mean, status: 'baseline', description: 'baseline', ...(dims ? { dimensions: dims } : {}), ...(gates ? { gates } : {}) };
+  const record: IterationRecord = { iteration: 0, candidateId: id, score: spread.mean, status: 'baseline', description: 'baseline', ...(dims ? { dimensions: dims } : {}), ...(gates ? { gates } : {}), ...(data ? { data } : {}) };
   await e.results.append(record);
   m.baseline = m.best = spread.mean;
   m.bestId = id;
