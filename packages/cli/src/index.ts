@@ -52,6 +52,8 @@ export { formatScore } from './report/plot.js';
 export { logEntries, formatLog, toCsv, LOG_STATUSES } from './read/log.js';
 export type { LogEntry } from './read/log.js';
 export { diffIteration } from './read/diff.js';
+export { readIterationLog, keptRunLogs } from './read/run-log.js';
+export type { IterationLog } from './read/run-log.js';
 export type { IterationDiff } from './read/diff.js';
 export { resolveResultsSource, readResultsOf } from './read/results-source.js';
 export type { ResultsSource } from './read/results-source.js';

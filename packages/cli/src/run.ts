@@ -244,8 +244,9 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...(parallel ? { parallel } : {}),
   });
   // A resume first refuses to reset the config file or a harness file the user changed (before any repair).
+  const keepsFiles = () => assertResumeKeepsFiles({ dir, file, resultsFile: resolved.resultsFile, readOnlyFiles: resolved.readOnlyFiles, harnessFiles: resolved.harnessFiles });
   const guarded: AutoIterate = options.resume
-    ? { ...created, run: async () => (await assertResumeKeepsFiles({ dir, file, resultsFile: resolved.resultsFile, readOnlyFiles: resolved.readOnlyFiles, harnessFiles: resolved.harnessFiles }), created.run()) }
+    ? { ...created, run: async () => (await keepsFiles(), created.run()), open: async () => (await keepsFiles(), created.open()) }
     : created;
   // With workers, the queue's Redis connections are closed when the run ends.
   const run: AutoIterate = queue ? { ...guarded, run: async () => { try { return await guarded.run(); } finally { await queue.close(); } } } : guarded;

@@ -29,6 +29,23 @@ export interface LoopMcpHost {
   inferDirection(points: HostResultsData['points']): 'minimize' | 'maximize';
   /** The progress plot as SVG: `loop report`'s. */
   renderPlotSvg(data: HostResultsData, options: { direction: 'minimize' | 'maximize' }): Promise<string>;
+  /**
+   * The kept log of iteration `iteration`'s run (`.loop/logs/<n>.log`, 0 the baseline): its last
+   * `tailBytes` from a line start (`loop log --output <n>`). @throws when that log is not kept.
+   */
+  readIterationLog(dir: string, iteration: number, tailBytes?: number): Promise<HostIterationLog>;
+}
+
+/** One iteration's kept run log. */
+export interface HostIterationLog {
+  /** The iteration (0 the baseline). */
+  readonly iteration: number;
+  /** The log file (absolute). */
+  readonly path: string;
+  /** The log, or its end when `truncated`. */
+  readonly text: string;
+  /** True when `text` is only the log's end. */
+  readonly truncated: boolean;
 }
 
 /** A row's class in the plot and `loop log`. */
@@ -54,7 +71,64 @@ export interface HostConfiguredRun {
   /** What the config implies. */
   readonly resolved: { readonly targetFiles: readonly string[]; readonly metricName: string; readonly direction: 'lower' | 'higher'; readonly resultsFile: string };
   /** The auto-iterate run. */
-  readonly run: { readonly branch: string; readonly run: () => Promise<HostSummary> };
+  readonly run: {
+    readonly branch: string;
+    readonly run: () => Promise<HostSummary>;
+    /**
+     * The run's prologue (checks, workspace lock, run branch) and the loop to drive with ask/tell/step;
+     * the lock is released when the loop stops. @throws as `run()` before the loop starts.
+     */
+    readonly open: () => Promise<HostHostedLoop>;
+    /** What a resume repaired in `.git` (an orphan candidate saved, files rescued), one line each. */
+    readonly rollback: { repairs(): readonly string[] };
+  };
+}
+
+/** A candidate opened by {@link HostHostedLoop.ask} (core's `Trial`; the server only hands it back). */
+export interface HostTrial {
+  /** The iteration its row will have. */
+  readonly iteration: number;
+}
+
+/** One row the engine appended (core's `IterationRecord`, the parts the server reports). */
+export interface HostRecord {
+  /** Its iteration. */
+  readonly iteration: number;
+  /** Its commit (any length; the server reports 40 hex). */
+  readonly candidateId: string;
+  /** The engine's status (`kept`, `reverted`, `crash`, ...). */
+  readonly status: string;
+  /** Why it crashed (the harness's exit, the proposer's error). */
+  readonly error?: string;
+}
+
+/** What a step or a tell did (core's `StepOutcome`). */
+export interface HostStepOutcome {
+  /** The rows appended, none when the candidate was aborted. */
+  readonly records: readonly HostRecord[];
+  /** Set when the loop stopped after the call. */
+  readonly stopped?: HostSummary;
+}
+
+/** The events the server listens to (a subset of core's). */
+export type HostEvent =
+  | { readonly type: 'baseline'; readonly record: HostRecord & { readonly score: number | null } }
+  | { readonly type: 'resumed'; readonly best: number; readonly bestId: string }
+  | { readonly type: 'kept'; readonly record: HostRecord & { readonly score: number | null } }
+  | { readonly type: 'crash'; readonly record: HostRecord; readonly logTail: string; readonly willRepair: boolean };
+
+/** The loop a host drives (auto-iterate's `HostedLoop`, core's ask/tell/step/stop). */
+export interface HostHostedLoop {
+  /** Opens one candidate (the checkpoint): the host edits after it. The first call measures the baseline or resumes. */
+  ask(): Promise<HostTrial>;
+  /** Evaluates the open trial's edit. @throws `EDIT_OUTSIDE_ARTIFACT` (the trial stays open, nothing touched). */
+  tell(trial: HostTrial, edit: { readonly description: string }): Promise<HostStepOutcome>;
+  /** One iteration with the configured proposer. */
+  step(): Promise<HostStepOutcome>;
+  /** Rolls an open trial back and stops the loop (the lock is released). */
+  stop(message?: string): Promise<HostSummary | undefined>;
+  /** Subscribes to one event type. */
+  on<T extends HostEvent['type']>(type: T, handler: (event: Extract<HostEvent, { type: T }>) => void): () => void;
 }
 
 /** The loop summary (the parts the server reports). */

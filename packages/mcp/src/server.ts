@@ -5,7 +5,7 @@ import { ROW_KINDS, type HostPointKind, type LoopMcpHost } from './host.js';
 import { createLoopWorkspace, type LoopWorkspace } from './workspace.js';
 
 /** The tools the server registers, in the order `tools/list` shows them. */
-export const LOOP_MCP_TOOLS = ['loop_setup', 'loop_evaluate', 'loop_run_iteration', 'loop_status', 'loop_rows', 'loop_diff', 'loop_stop'] as const;
+export const LOOP_MCP_TOOLS = ['loop_setup', 'loop_evaluate', 'loop_run_iteration', 'loop_status', 'loop_rows', 'loop_diff', 'loop_log', 'loop_stop'] as const;
 
 /** The resources: results.tsv and the progress plot. */
 export const LOOP_MCP_RESOURCES = { results: 'loop://results.tsv', plot: 'loop://plot.svg' } as const;
@@ -56,7 +56,7 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     'loop_evaluate',
     {
       title: 'Evaluate my edit',
-      description: 'You are the proposer: make ONE focused edit to the target files (do not commit it), then call this. The loop runs the configured harness on it; if the score is better it is kept (committed on the run branch), otherwise it is reverted (the tree is restored to the last kept state). One row is appended to results.tsv. Returns decision (keep / discard / crash / a rejection), score, best, and the commit. The first call also measures the baseline.',
+      description: 'You are the proposer: make ONE focused edit to the target files (do not commit it), then call this. The loop runs the configured harness on it in place; if the score is better it is kept (committed on the run branch), otherwise it is reverted (the tree is restored to the last kept state). One row is appended to results.tsv. Returns decision (keep / discard / crash / a rejection), score, best, bestId and the commit; a crash also returns its reason and logTail (the end of the run log; loop_log reads all of it); stop only when the loop stopped. The first call also measures the baseline.',
       inputSchema: { description: z.string().min(1).describe('One line: what the edit tries (it becomes the row\'s description).') },
     },
     ({ description }) => tool(() => ws.evaluate(description)),
@@ -80,6 +80,15 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     'loop_diff',
     { title: 'An iteration\'s change', description: 'The change iteration N tried, kept or discarded, from git (loop diff N --json): commit, ref, and the patch.', inputSchema: { iteration: z.number().int().nonnegative().describe('The iteration number (0 is the baseline).') } },
     ({ iteration }) => tool(() => ws.diff(iteration)),
+  );
+  server.registerTool(
+    'loop_log',
+    {
+      title: 'An iteration\'s run log',
+      description: 'The output (stdout and stderr) of iteration N\'s harness run, as kept in .loop/logs/<N>.log (loop log --output N): the place to read why a run crashed. Default: the last row\'s.',
+      inputSchema: { iteration: z.number().int().nonnegative().optional().describe('The iteration number (0 is the baseline). Default the last row.'), tailBytes: z.number().int().positive().optional().describe('Only the log\'s last bytes (from a line start). Default all.') },
+    },
+    ({ iteration, tailBytes }) => tool(() => ws.log(iteration, tailBytes)),
   );
   server.registerTool('loop_stop', { title: 'Stop the step in flight', description: 'Aborts the loop step in flight: its candidate is reverted and the workspace is left at the last kept state. Returns whether a step was running.' }, () => tool(async () => ({ stopped: ws.stop() })));
 }

@@ -1,35 +1,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { relative, resolve } from 'node:path';
-import type { HostConfiguredRun, HostLoadedConfig, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
+import type { HostIterationLog, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
 import { McpToolError } from './errors.js';
-import { agentChanges, restoreUnappliedEdit, stashAgentEdit, stashPath } from './edit-stash.js';
-
-/** The proposer command that re-applies a stashed edit (`bin/apply-edit.mjs` of this package). */
-const APPLY_EDIT = fileURLToPath(new URL('../bin/apply-edit.mjs', import.meta.url));
-
-/** What one loop step (`loop_evaluate`, `loop_run_iteration`) did. */
-export interface StepResult {
-  /** Whether the iteration ran: false when the run stopped first (its policy) and the edit was left in the tree. */
-  readonly evaluated: boolean;
-  /** The iteration's row status: `keep`, `discard`, `crash` (or a rejection), or `not-evaluated`. */
-  readonly decision: string;
-  /** The iteration's number in results.tsv. */
-  readonly iteration: number | null;
-  /** Its score, `null` for a crash. */
-  readonly score: number | null;
-  /** Its commit, 40 hex (a kept one is on the run branch, a discarded one under `refs/loop/discarded/<n>`); `''` when none. */
-  readonly commit: string;
-  /** The best score after the step. */
-  readonly best: number;
-  /** The best state's commit. */
-  readonly bestId: string;
-  /** The baseline's row, when this step measured it (the first step of a workspace). */
-  readonly baseline?: HostLogEntry;
-  /** Why the run stopped after the step. */
-  readonly stop: { readonly reason: string; readonly message?: string };
-}
+import { createHostedSession, type StepResult } from './hosted-session.js';
 
 /** Options of {@link createLoopWorkspace}. */
 export interface LoopWorkspaceOptions {
@@ -65,38 +39,31 @@ export interface LoopWorkspace {
   readonly resultsText: () => Promise<string>;
   /** The progress plot (SVG). */
   readonly plotSvg: () => Promise<string>;
+  /**
+   * The kept log of iteration `iteration`'s run (`.loop/logs/<n>.log`; 0 the baseline; default the
+   * last row's), its last `tailBytes` (default all). @throws when that log is not kept.
+   */
+  readonly log: (iteration?: number, tailBytes?: number) => Promise<HostIterationLog>;
   /** Aborts the step in flight (the engine reverts its candidate and leaves the last kept state). @returns whether one was running. */
   readonly stop: () => boolean;
 }
 
-const shellQuote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
 /**
- * The workspace operations behind the MCP tools. A step goes through the cli's `prepareRun` (so
- * the config's harness, scorer, keep policy, guards and the git rollback are the ones `loop run`
- * uses) as a one-iteration run: fresh (baseline first) when results.tsv has no rows, else a resume
- * with `maxIterations` one past the last row. `evaluate` stashes the agent's edit in
- * `.git/loop-mcp-edit.json`, restores the tree to the last keep and runs the step with the
- * proposer `node bin/apply-edit.mjs <stash>`, which puts the edit back; the engine then commits,
- * runs, keeps or reverts it and appends the row. If the step never reaches the proposer (refused
- * start, a stop policy firing first), the edit is put back into the tree.
+ * The workspace operations behind the MCP tools. The loop is driven as a host (see
+ * `createHostedSession`): the cli's `prepareRun` builds the auto-iterate run (so the config's
+ * harness, scorer, keep policy, guards and git rollback are the ones `loop run` uses) and its
+ * `open()` gives the loop that `evaluate` drives with ask/tell and `runIteration` with `step()`.
  */
 export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspace {
   const dir = resolve(options.dir);
   let hostLoaded: Promise<LoopMcpHost> | undefined;
   const getHost = (): Promise<LoopMcpHost> => (hostLoaded ??= typeof options.host === 'function' ? options.host() : Promise.resolve(options.host));
-  let inFlight: AbortController | undefined;
   let busy = false;
-  /**
-   * One step at a time: a second call while one runs is refused with `BUSY`. A stash left by a
-   * server killed before its proposer ran holds the only copy of the agent's edit: it goes back
-   * into the tree first.
-   */
+  /** One step at a time: a second call while one runs is refused with `BUSY`. */
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
     if (busy) throw new McpToolError('BUSY', 'a loop step is already running in this workspace');
     busy = true;
     try {
-      await restoreUnappliedEdit(dir);
       return await fn();
     } finally {
       busy = false;
@@ -115,39 +82,7 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     const source = await host.resolveResultsSource(dir, dir);
     return existsSync(source.results) ? host.readResultsOf(source) : undefined;
   };
-  const step = async (loaded: HostLoadedConfig, proposer: HostLoadedConfig['config']['proposer'] | undefined, beforeRun: (run: HostConfiguredRun) => Promise<void>): Promise<StepResult> => {
-    const host = await getHost();
-    const before = await readRows();
-    const last = before?.points.at(-1)?.iteration;
-    // The agent's edit is evaluated as it is: no crash-repair calls (the agent repairs it itself, with the crash row in front of it).
-    const config = { ...loaded.config, maxIterations: last === undefined ? 1 : last + 1, ...(proposer ? { proposer, maxRepairAttempts: 0 } : {}) };
-    const controller = new AbortController();
-    inFlight = controller;
-    try {
-      const configured = host.prepareRun({ ...loaded, config }, { resume: last !== undefined, signal: controller.signal, onWarning: () => {} });
-      await beforeRun(configured);
-      const summary = await configured.run.run();
-      const after = (await readRows())?.points ?? [];
-      const fresh = after.filter((p) => last === undefined || p.iteration > last);
-      const row = fresh.filter((p) => p.kind !== 'baseline').at(-1);
-      const baseline = fresh.find((p) => p.kind === 'baseline');
-      const notEvaluated = proposer ? await restoreUnappliedEdit(dir) : false;
-      return {
-        evaluated: row !== undefined && !notEvaluated,
-        decision: row && !notEvaluated ? row.status : 'not-evaluated',
-        iteration: row?.iteration ?? null,
-        score: row?.score ?? null,
-        commit: row?.id ? (await (await import('@loop/rollback-git')).runGit({ cwd: dir }, ['rev-parse', `${row.id}^{commit}`])).trim() : '',
-        best: summary.best,
-        bestId: summary.bestId,
-        ...(baseline ? { baseline: host.logEntries({ metric: '', points: [baseline] })[0]! } : {}),
-        stop: summary.stop,
-      };
-    } finally {
-      inFlight = undefined;
-      if (proposer) await restoreUnappliedEdit(dir);
-    }
-  };
+  const session = createHostedSession(dir, getHost, configFile);
 
   return {
     dir,
@@ -173,22 +108,8 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       }
       return { file: path, text: await readFile(path, 'utf8') };
     },
-    evaluate: (description) => exclusive(async () => {
-      const host = await getHost();
-      const loaded = await host.loadConfig(configFile(host));
-      const proposer = { type: 'agent', command: `${shellQuote(process.execPath)} ${shellQuote(APPLY_EDIT)} ${shellQuote(stashPath(dir))}`, goal: 'apply the edit the coding agent made (loop_evaluate)', timeoutS: 60, sandbox: 'none', writable: [], network: false };
-      return step(loaded, proposer, async (configured) => {
-        const stash = await stashAgentEdit(dir, description, configured.resolved.targetFiles);
-        if (!stash) throw new McpToolError('NO_EDIT', `no uncommitted change in ${dir} to evaluate: edit the target files (${configured.resolved.targetFiles.join(', ')}) first`);
-      });
-    }),
-    runIteration: () => exclusive(async () => {
-      const host = await getHost();
-      const file = configFile(host);
-      const changes = await agentChanges(dir);
-      if (changes.length > 0) throw new McpToolError('DIRTY_EDIT', `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`);
-      return step(await host.loadConfig(file), undefined, async () => {});
-    }),
+    evaluate: (description) => exclusive(() => session.evaluate(description)),
+    runIteration: () => exclusive(() => session.runIteration()),
     status: async () => (await getHost()).readStatus(dir),
     rows: async (kinds = []) => {
       const data = await readRows();
@@ -198,6 +119,11 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       const host = await getHost();
       const data = await host.readResultsOf(await host.resolveResultsSource(dir, dir));
       return host.diffIteration(dir, data, iteration);
+    },
+    log: async (iteration, tailBytes) => {
+      const n = iteration ?? (await readRows())?.points.at(-1)?.iteration;
+      if (n === undefined) throw new McpToolError('NO_LOG', `no run in ${dir} yet: no log to read`);
+      return (await getHost()).readIterationLog(dir, n, tailBytes);
     },
     resultsText: async () => {
       const host = await getHost();
@@ -209,10 +135,6 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       const data = await host.readResultsOf(await host.resolveResultsSource(dir, dir));
       return host.renderPlotSvg(data, { direction: data.direction ?? host.inferDirection(data.points) });
     },
-    stop: () => {
-      if (!inFlight) return false;
-      inFlight.abort();
-      return true;
-    },
+    stop: () => session.stop(),
   };
 }
