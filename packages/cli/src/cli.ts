@@ -93,7 +93,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
 
   program
     .command('mcp')
-    .description('serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs (docs/mcp.md)')
+    .description('serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs, run logs (docs/mcp.md)')
     .option('--dir <workspace>', 'the auto-iterate workspace', '.')
     .action(async (opts: { dir: string }) => {
       const { serveLoopMcp } = await import('@loop/mcp');
