@@ -66,6 +66,25 @@ describe('loop mcp as a host: ids and stops as they are', () => {
   });
 });
 
+describe('loop mcp as a host: evaluations and configured steps interleaved', () => {
+  it('loop_run_iteration after an evaluation closes the trial opened for the next edit (no row) and steps with the configured proposer; the next evaluation goes on from there', async () => {
+    ws = makeWorkspace();
+    const { call } = await serve();
+    writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
+    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 4' })).toMatchObject({ decision: 'keep', iteration: 1 });
+    const step = await call<Result>('loop_run_iteration');
+    expect(step).toMatchObject({ evaluated: true, iteration: 2 });
+    expect(step).not.toHaveProperty('stop');
+    expect(git('status', '--porcelain')).toBe('');
+    writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
+    const next = await call<Result>('loop_evaluate', { description: 'x -> 0' });
+    expect(next).toMatchObject({ decision: 'keep', iteration: 3, score: 0, best: 0 });
+    expect(next.bestId).toBe(git('rev-parse', 'HEAD'));
+    const rows = await call<{ iteration: number; description: string }[]>('loop_rows');
+    expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
+  });
+});
+
 describe('loop mcp as a host: what the agent needs after a crash', () => {
   it('returns the crash reason and the end of the run log; loop_log reads any iteration\'s whole log', async () => {
     ws = makeWorkspace();
