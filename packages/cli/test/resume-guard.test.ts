@@ -6,6 +6,8 @@ import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';
+import { loadConfig } from '../src/load-config.js';
+import { prepareRun } from '../src/run.js';
 
 let ws: string;
 const git = (...args: string[]) => gitIn(ws, ...args);
@@ -54,6 +56,15 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
     } finally {
       rmSync(outside, { force: true });
     }
+  });
+
+  it('a host\'s open() with resume (loop mcp) is refused the same way before it touches anything', async () => {
+    interruptMidIteration();
+    writeFileSync(join(ws, 'loop.config.yaml'), config().replace(/^maxIterations: 1$/m, 'maxIterations: 3'));
+    const before = snapshot();
+    const configured = prepareRun(await loadConfig(join(ws, 'loop.config.yaml')), { resume: true, onWarning: () => {} });
+    await expect(configured.run.open()).rejects.toThrow('would reset the config file loop.config.yaml');
+    expect(snapshot()).toEqual(before);
   });
 
   it('an edit committed on the run branch after the last keep is refused too (the repair would reset that commit as an orphan)', async () => {
