@@ -73,4 +73,4 @@ export type { TokenUsage, ScriptedUsageReply } from './agent.js';
 export { parseUsage, replyAt } from './agent-command.js';
 export type { AuditGuard, AuditGuardInput } from './audit-guard.js';
 export { isLoopGuard, fixDescription } from './loop-policies.js';
-export type { LoopPolicies, IterationKeep } from './loop-policies.js';
+export type { LoopPolicies } from './loop-policies.js';

@@ -1,4 +1,4 @@
-import { firstVerdict, type Guard, type GuardInput, type GuardVerdict, type KeepDecision, type KeepPolicy, type LoopState, type ScoreOk, type StopPolicy } from '@loop/core';
+import { firstVerdict, type Guard, type GuardInput, type GuardVerdict, type KeepPolicy, type LoopState, type StopPolicy } from '@loop/core';
 import type { AuditGuard } from './audit-guard.js';
 import type { FixRecord } from './records.js';
 
@@ -8,18 +8,19 @@ import type { FixRecord } from './records.js';
  * take). Seed 000's rules always apply first; a user policy can only revert more, stop earlier or
  * refuse a FIX:
  *
- * - `keepPolicy` (Stage 6, after the rollback matrix): decides on the iteration, `candidate` =
+ * - `keepPolicy` (asked by the core engine at Stage 5.3, inside collie's keep policy, after the
+ *   rollback matrix; Stage 6 carries out the revert): decides on the iteration, `candidate` =
  *   `scalar_after`, `incumbent` = the best kept scalar so far (the baseline's, or a later
  *   iteration's that no rollback undid; seed 000's `scalar_before` is the last rerun's even when
  *   that iteration was reverted), direction `maximize`; `keep: false` reverts every FIX the matrix
  *   kept. Not asked when a scalar is missing (seed 000's crash rules).
- * - `stop` (Stage 6, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
+ * - `stop` (checked by the engine after the iteration's row, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
  *   the run with `userStopStatus` and `stop_reason` `<reason>: <message>`.
  * - core `Guard`s: `beforeEdit` per FIX before Stage 5.1 applies it (`description` = the FIX's
  *   line, `plan.files` = its key files); `beforeRun` after its commit (`changes` = the commit's
  *   files), before the Stage 5.3 rerun: `skip` / `reject` drop the FIX (its commit is reset), the
  *   flow.json entry and user-log say `<status or action> (<guard>: <note>)`; `halt` escalates the
- *   run. `afterScore` at Stage 6 when the keep decision keeps: `reject` reverts every FIX kept,
+ *   run. `afterScore` (asked by the engine, for an iteration that applied FIXes) when the keep decision keeps: `reject` reverts every FIX kept,
  *   `halt` reverts them and stops the run `escalated`.
  */
 export interface LoopPolicies {
@@ -70,36 +71,4 @@ export function fixVerdict(guards: readonly Guard[], hook: 'beforeEdit' | 'befor
   const plan = { description, files: hook === 'beforeEdit' ? fix.key_files : files };
   if (hook === 'beforeEdit') return firstVerdict(guards, 'beforeEdit', { ...base, plan });
   return firstVerdict(guards, 'beforeRun', { ...base, plan, description, changes: { changed: [...files].sort(), violations: [] } });
-}
-
-/** The iteration-level decision of Stage 6: the user keep policy, then `afterScore` guards. */
-export interface IterationKeep {
-  /** False when the iteration's kept FIXes are all reverted. */
-  readonly keep: boolean;
-  /** `<policy>: <reason>` or `<guard>: <note>` when a user policy decided; null when none spoke against. */
-  readonly why: string | null;
-  /** An `afterScore` halt: stop the run `escalated` with this reason. */
-  readonly halt: string | null;
-}
-
-/**
- * Asks the user keep policy and, when it keeps, the `afterScore` guards about one iteration
- * (`incumbent`: the best kept scalar; `after`: the iteration's rerun scalar; `description`: what
- * the guards see, `iter-N: FIX-001, ...`).
- *
- * @returns keep with no reason when no policy is configured or a scalar is missing.
- * @throws whatever the user's policy or guard throws (the step fails; the next `step()` asks again).
- */
-export async function decideIteration(p: LoopPolicies, base: GuardInput, incumbent: number | null, after: number | null, description: string): Promise<IterationKeep> {
-  if (incumbent === null || after === null) return { keep: true, why: null, halt: null };
-  let decision: KeepDecision = { keep: after > incumbent, reason: 'seed 000 rollback matrix' };
-  if (p.keepPolicy !== undefined) {
-    decision = await p.keepPolicy.decide({ candidate: after, incumbent, direction: 'maximize' });
-    if (!decision.keep) return { keep: false, why: `${p.keepPolicy.name}: ${decision.reason}`, halt: null };
-  }
-  const score: ScoreOk = { ok: true, value: after };
-  const hit = await firstVerdict(p.guards, 'afterScore', { ...base, score, decision, description });
-  if (hit === undefined || hit.verdict.action === 'skip') return { keep: true, why: null, halt: null };
-  const why = `${hit.guard.name}: ${hit.verdict.note}`;
-  return { keep: false, why, halt: hit.verdict.action === 'halt' ? why : null };
 }

@@ -40,6 +40,10 @@ export interface RunPaths {
   readonly pids: string;
   /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
   readonly triggerPid: string;
+  /** loop-results.jsonl: the core engine's rows (one JSON IterationRecord per Stage 5.3 candidate, baseline not stored). */
+  readonly loopResults: string;
+  /** loop-state.json: the core engine's state store (its last write says whether and why it stopped). */
+  readonly loopState: string;
   readonly iter: (n: number) => IterPaths;
 }
 
@@ -90,6 +94,8 @@ export function resolveColliePaths(stateRoot: string, projectId: string, session
         tasks: join(dir, 'tasks.json'),
         triggerPid: join(dir, 'trigger.pgid'),
         pids: join(dir, 'pids'),
+        loopResults: join(dir, 'loop-results.jsonl'),
+        loopState: join(dir, 'loop-state.json'),
         iter: (n) => {
           const d = join(dir, `iter-${n}`);
           return {

@@ -1,4 +1,4 @@
-import { createCommandHarness, createRegexScorer, readLogTail, writeTextAtomic, type Harness, type StepContext } from '@loop/core';
+import { createCommandHarness, createRegexScorer, writeTextAtomic, type Harness, type Scorer, type StepContext } from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
@@ -19,7 +19,7 @@ import type { Workspace } from '../workspace.js';
 import type { GitCliContext } from '@loop/rollback-git';
 import { COLLIE_AUTHOR } from '../trailers.js';
 import { readTokensUsed } from '../token-meter.js';
-import { monitorLog } from './monitor.js';
+import { createTriggerHarness, type TriggerFacts } from './trigger-harness.js';
 import { loopGuardsOf, type LoopPolicies } from '../loop-policies.js';
 
 /** The stage a `stage` outcome ran. */
@@ -44,6 +44,14 @@ export interface TriggerResult {
   readonly errorSignature: string | null;
   /** The log line a blocking pattern matched (the run was killed), or null. */
   readonly blockingLine: string | null;
+}
+
+/** How a trigger run is capped and watched. */
+export interface TriggerRunOptions {
+  /** Caps the run spec's trigger timeout, minutes. @default no cap */
+  readonly capMin?: number;
+  /** Kill on the blocking patterns. @default true */
+  readonly monitor?: boolean;
 }
 
 /** Everything a stage needs: the resolved options, the injected tools and shared helpers. */
@@ -81,7 +89,11 @@ export interface Ctx {
   readonly effectOnce: (key: string, effect: () => Promise<void> | void) => Promise<void>;
   /** Writes state.json with tokens_used refreshed from tokens.jsonl. */
   readonly persist: (rp: RunPaths, state: RunState) => Promise<void>;
-  readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: { capMin?: number; monitor?: boolean }) => Promise<TriggerResult>;
+  readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: TriggerRunOptions) => Promise<TriggerResult>;
+  /** The trigger as a core Harness writing `logFile` (Stage 5.3 hands it to the engine). */
+  readonly triggerHarness: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: TriggerRunOptions) => Promise<Harness>;
+  /** The run spec's `scalar_extraction` as a core regex scorer (maximize, any exit code). */
+  readonly scalarScorer: (spec: RunSpec) => Scorer;
   readonly stopFacts: (state: RunState, spec: RunSpec) => CollieStopState['collie'];
   readonly worktreeOf: (rp: RunPaths) => Promise<string>;
   /** The git context of the run's worktree: commit dates from the injected clock, author collie. */
@@ -115,28 +127,21 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     await writeRunState(rp.state, { ...state, tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)) });
   };
 
-  const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, { capMin = Number.POSITIVE_INFINITY, monitor = true } = {}) => {
+  const triggerHarness: Ctx['triggerHarness'] = async (state, spec, rp, logFile, { capMin = Number.POSITIVE_INFINITY, monitor = true } = {}) => {
     const cwd = await worktreeOf(rp);
     const timeoutMs = Math.round(Math.min(triggerTimeoutMin(spec), capMin) * 60_000);
-    const harness = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' }, pidFile: rp.triggerPid });
-    const controller = new AbortController();
-    const watch = monitor && o.blockingPatterns.length > 0 ? monitorLog({ path: logFile, patterns: o.blockingPatterns.map((p) => new RegExp(p)), intervalMs: o.monitorIntervalMs, onMatch: () => controller.abort() }) : undefined;
-    let record;
-    try {
-      record = await harness.run({ iteration: state.iter, signal: controller.signal });
-    } finally {
-      watch?.stop();
-    }
-    const blockingLine = watch?.matched() ?? null;
-    if (blockingLine !== null) await appendText(logFile, `BLOCKING: ${blockingLine}\nKILLED: trigger process group stopped (SIGTERM, SIGKILL after ${o.killGraceMs} ms)\n`);
-    const exitCode = blockingLine !== null ? (record.exitCode && record.exitCode !== 0 ? record.exitCode : 143) : record.exitCode;
-    await appendText(logFile, `EXIT_CODE:${exitCode ?? (record.timedOut ? 124 : 137)}\n`);
-    const scorer = createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
-    const score = await scorer.score({ ...record, logPath: logFile });
-    // The controller reads only the log's tail (seed 000 Section 0: it never parses > 50 log lines).
-    const lastLine = (await readLogTail(logFile, 50)).split('\n').filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
-    const errorSignature = exitCode === 0 ? null : lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
-    return { exitCode: exitCode ?? null, scalar: score.ok ? score.value : null, errorSignature, blockingLine };
+    const inner = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' }, pidFile: rp.triggerPid });
+    return createTriggerHarness(inner, { logFile, iter: state.iter, blockingPatterns: monitor ? o.blockingPatterns : [], monitorIntervalMs: o.monitorIntervalMs, killGraceMs: o.killGraceMs });
+  };
+  const scalarScorer: Ctx['scalarScorer'] = (spec) => createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
+
+  // Stage 2 and 3.2 measure the current state outside any candidate: no engine step runs them (see the report of issue 26).
+  const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, options) => {
+    const harness = await triggerHarness(state, spec, rp, logFile, options);
+    const record = await harness.run({ iteration: state.iter, signal: new AbortController().signal });
+    const score = await scalarScorer(spec).score(record);
+    const t = record.data?.trigger as TriggerFacts;
+    return { exitCode: t.exitCode, scalar: score.ok ? score.value : null, errorSignature: t.errorSignature, blockingLine: t.blockingLine };
   };
 
   const stopFacts: Ctx['stopFacts'] = (state, spec) => ({
@@ -182,6 +187,8 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     effectOnce,
     persist,
     triggerRun,
+    triggerHarness,
+    scalarScorer,
     stopFacts,
     worktreeOf,
     gitCtx: async (rp) => ({ cwd: await worktreeOf(rp), now: o.clock.now(), author: COLLIE_AUTHOR }),
