@@ -57,9 +57,11 @@ export function candidateOf(row: IterationRecord): CollieCandidate | undefined {
 export function rollbackOf(row: IterationRecord, goal: PrimaryGoal): RowRollback {
   const fixes = candidateOf(row)?.fixes ?? [];
   const matrix: MatrixDecision = (row.data?.matrix as MatrixDecision | undefined) ?? decideRollback(goal, null, fixes);
-  if (row.status === 'kept' || row.status === 'crash') return { row: matrix.row, revert: row.status === 'kept' ? matrix.revert : [], why: null, halt: null };
+  if (row.status === 'kept') return { row: matrix.row, revert: matrix.revert, why: null, halt: null };
+  if (row.status === 'crash') return { row: matrix.row, revert: [], why: null, halt: null };
   const why = matrix.why ?? row.note ?? row.status;
-  return { row: `${matrix.row} · ${why} · revert all`, revert: fixes.map((f) => f.id), why, halt: row.status === 'halted' ? why : null };
+  const halt = row.status === 'halted' ? why : null;
+  return { row: `${matrix.row} · ${why} · revert all`, revert: fixes.map((f) => f.id), why, halt };
 }
 
 /** The SC facts of the iteration rows (baseline skipped), as state.json `iterations[]` would give them. */
@@ -69,7 +71,17 @@ export function factsOfRows(rows: readonly IterationRecord[], goal: PrimaryGoal)
     if (row.status === 'baseline' || c === undefined) return [];
     const t = row.data?.trigger as TriggerFacts | undefined;
     const delta = row.score !== null && c.before !== null ? row.score - c.before : null;
-    return [{ iter: c.iter, scalar: row.score, delta, allGreen: t?.exitCode === 0, errorSignature: t?.errorSignature ?? null, filesChanged: c.filesChanged, reverted: rollbackOf(row, goal).revert.length > 0 }];
+    return [
+      {
+        iter: c.iter,
+        scalar: row.score,
+        delta,
+        allGreen: t?.exitCode === 0,
+        errorSignature: t?.errorSignature ?? null,
+        filesChanged: c.filesChanged,
+        reverted: rollbackOf(row, goal).revert.length > 0,
+      },
+    ];
   });
 }
 
@@ -94,10 +106,13 @@ export function createCollieResultsLog(path: string, baseline: number | null): R
           rows.push(JSON.parse(line) as IterationRecord);
         } catch (cause) {
           if (i === lines.length - 1) break;
-          throw new LoopError('RESULTS_CORRUPT', `[loop] [collie] ${path} line ${i + 1} is not a JSON row; restore it from a backup or remove the run`, { cause, details: { path } });
+          const message = `[loop] [collie] ${path} line ${i + 1} is not a JSON row; restore it or remove the run`;
+          throw new LoopError('RESULTS_CORRUPT', message, { cause, details: { path } });
         }
       }
-      return [{ iteration: 0, candidateId: '', score: baseline ?? Number.NaN, status: 'baseline', description: 'baseline' }, ...rows];
+      const score = baseline ?? Number.NaN;
+      const first: IterationRecord = { iteration: 0, candidateId: '', score, status: 'baseline', description: 'baseline' };
+      return [first, ...rows];
     },
     append: (row) => appendDurable(path, `${JSON.stringify(row)}\n`),
   };

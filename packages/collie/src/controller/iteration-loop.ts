@@ -1,5 +1,18 @@
-import { createJsonStateStore, createLoop, isLoopError, LoopError, type Guard, type IterationRecord, type KeepPolicy, type LoopSummary, type RollbackStrategy, type StopDecision, type StopPolicy } from '@loop/core';
-import { candidateOf, createCollieResultsLog, factsOfRows, type CollieCandidate, type MatrixDecision } from '../collie-rows.js';
+import {
+  createJsonStateStore,
+  createLoop,
+  isLoopError,
+  LoopError,
+  type Guard,
+  type IterationRecord,
+  type KeepPolicy,
+  type LoopSummary,
+  type RollbackStrategy,
+  type StopDecision,
+  type StopPolicy,
+} from '@loop/core';
+import { candidateOf, createCollieResultsLog, factsOfRows } from '../collie-rows.js';
+import type { CollieCandidate, MatrixDecision } from '../collie-rows.js';
 import type { RunPaths } from '../paths.js';
 import { decideRollback, type PrimaryGoal } from '../rollback-matrix.js';
 import type { RunState } from '../run-state.js';
@@ -15,7 +28,12 @@ import type { Ctx } from './context.js';
  * policy sees `incumbent` = the best kept scalar of collie's rows (seed 000's `scalar_before` is
  * the last rerun's, even a reverted one) and is not asked without FIXes or an incumbent.
  */
-export function collieKeepPolicy(goal: PrimaryGoal, c: CollieCandidate, incumbent: number | null, user: KeepPolicy | undefined): KeepPolicy {
+export function collieKeepPolicy(
+  goal: PrimaryGoal,
+  c: CollieCandidate,
+  incumbent: number | null,
+  user: KeepPolicy | undefined,
+): KeepPolicy {
   return {
     name: 'collie-rollback-matrix',
     decide: async ({ candidate }) => {
@@ -23,7 +41,8 @@ export function collieKeepPolicy(goal: PrimaryGoal, c: CollieCandidate, incumben
       const decided: MatrixDecision = { row: matrix.row, revert: matrix.revert };
       if (user !== undefined && incumbent !== null && c.fixes.length > 0) {
         const d = await user.decide({ candidate, incumbent, direction: 'maximize' });
-        if (!d.keep) return { keep: false, reason: `${user.name}: ${d.reason}`, data: { matrix: { ...decided, why: `${user.name}: ${d.reason}` } } };
+        const why = `${user.name}: ${d.reason}`;
+        if (!d.keep) return { keep: false, reason: why, data: { matrix: { ...decided, why } } };
       }
       return { keep: true, reason: matrix.row, data: { matrix: decided } };
     },
@@ -31,23 +50,30 @@ export function collieKeepPolicy(goal: PrimaryGoal, c: CollieCandidate, incumben
 }
 
 /**
- * The engine's rollback for a Stage 5.3 candidate: the checkpoint is the Stage 5.1 base, keep and
- * revert record nothing in git. Stage 6, a durable step of its own, carries out what the row says
+ * The engine's rollback for a Stage 5.3 candidate: the checkpoint is the Stage 5.1 base, the
+ * candidate's id its last FIX commit (`tip`; the base when none was applied), and keep and revert
+ * record nothing in git. Stage 6, a durable step of its own, carries out what the row says
  * ({@link rollbackOf}: per-FIX `git revert`, one commit with a `Collie-Revert` trailer that a
  * redone step finds), so a kill between the row and the revert never loses or repeats a revert.
  */
-export function deferredRollback(base: string | null): RollbackStrategy {
+export function deferredRollback(base: string | null, tip: string | null): RollbackStrategy {
   return {
     name: 'collie-stage6',
     checkpoint: (iteration) => ({ iteration, id: base ?? '' }),
-    keep: (cp) => cp.id,
+    commit: (cp) => tip ?? cp.id,
+    keep: (cp, candidateId) => candidateId ?? cp.id,
     revert: () => undefined,
   };
 }
 
-/** The user's `afterScore` guards (their FIX-level hooks ran at Stage 5.1), asked only when the iteration applied FIXes. */
+/** The user's `afterScore` guards (their FIX-level hooks ran at Stage 5.1), asked only when `active`. */
 function afterScoreGuards(guards: readonly Guard[], active: boolean): Guard[] {
-  return guards.flatMap((g) => (g.afterScore && active ? [{ name: g.name, afterScore: (input: Parameters<NonNullable<Guard['afterScore']>>[0]) => g.afterScore!(input) }] : []));
+  type AfterScore = NonNullable<Guard['afterScore']>;
+  return guards.flatMap((g) => {
+    const hook = g.afterScore;
+    if (!hook || !active) return [];
+    return [{ name: g.name, afterScore: (input: Parameters<AfterScore>[0]) => hook.call(g, input) }];
+  });
 }
 
 /** What the engine did with iteration `iter`: its row and, when a stop policy or a halt fired, why. */
@@ -66,28 +92,40 @@ export interface IterationVerdict {
  * state store's last write says whether the run stops. A step redone after a kill finds its row
  * and only re-checks the stop policies.
  */
-export async function evaluateIteration(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths, candidate: CollieCandidate, base: string | null): Promise<IterationVerdict> {
+export async function evaluateIteration(
+  c: Ctx,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+  candidate: CollieCandidate,
+  ledger: { readonly base: string | null; readonly tip: string | null },
+): Promise<IterationVerdict> {
   const n = state.iter;
   const results = createCollieResultsLog(rp.loopResults, state.baseline_scalar);
   const rows = await results.read();
   const existing = rows.find((r) => candidateOf(r)?.iter === n);
   const goal = spec.primary_goal;
   const tokens = Math.max(state.tokens_used, await readTokensUsed(rp.tokens));
-  const prior = collieStopState({ ...c.stopFacts(state, spec), iterations: factsOfRows(rows, goal), tokensUsed: tokens }, state.started_at, c.o.clock.now());
+  const factsOf = (history: readonly IterationRecord[]) => ({
+    ...c.stopFacts(state, spec),
+    iterations: factsOfRows(history, goal),
+    tokensUsed: tokens,
+  });
+  const prior = collieStopState(factsOf(rows), state.started_at, c.o.clock.now());
   let armed = existing !== undefined; // the stop checks belong after this iteration's row (seed 000 Stage 6)
   const stop: StopPolicy = {
     name: 'collie-stop-checks',
     check: (s) => {
       if (!armed) return undefined;
-      const facts = { ...c.stopFacts(state, spec), iterations: factsOfRows(s.history, goal), tokensUsed: tokens };
-      return evaluateStopChecks(collieStopState(facts, state.started_at, c.o.clock.now()), [...stopChecks(), ...c.policies.stop], c.o.userStopStatus)?.decision;
+      const collie = collieStopState(factsOf(s.history), state.started_at, c.o.clock.now());
+      return evaluateStopChecks(collie, [...stopChecks(), ...c.policies.stop], c.o.userStopStatus)?.decision;
     },
   };
   const incumbent = Number.isFinite(prior.best) ? prior.best : candidate.before;
   const loop = createLoop({
     harness: await c.triggerHarness(state, spec, rp, rp.iter(n).rerunLog, { monitor: false }),
     scorer: c.scalarScorer(spec),
-    rollback: deferredRollback(base),
+    rollback: deferredRollback(ledger.base, ledger.tip),
     keepPolicy: collieKeepPolicy(goal, candidate, incumbent, c.policies.keepPolicy),
     guards: afterScoreGuards(c.policies.guards, incumbent !== null && candidate.fixes.length > 0),
     stop,
@@ -112,7 +150,10 @@ export async function evaluateIteration(c: Ctx, state: RunState, spec: RunSpec, 
     if (!isLoopError(error, 'LOOP_STOPPED')) throw error;
     stopped = error.details.summary as LoopSummary;
   }
-  if (row === undefined) throw new LoopError('RESULTS_CORRUPT', `[loop] [collie] the engine wrote no row for iter-${n} to ${rp.loopResults}; rerun the step`);
+  if (row === undefined) {
+    const message = `[loop] [collie] the engine wrote no row for iter-${n} to ${rp.loopResults}; rerun the step`;
+    throw new LoopError('RESULTS_CORRUPT', message);
+  }
   return { row, stop: stopped === undefined || stopped.stop.reason === 'host' ? undefined : stopped.stop };
 }
 
@@ -126,7 +167,11 @@ export async function evaluateIteration(c: Ctx, state: RunState, spec: RunSpec, 
 export async function readVerdict(state: RunState, rp: RunPaths): Promise<IterationVerdict> {
   const rows = await createCollieResultsLog(rp.loopResults, state.baseline_scalar).read();
   const row = rows.find((r) => candidateOf(r)?.iter === state.iter);
-  if (row === undefined) throw new LoopError('RESULTS_CORRUPT', `[loop] [collie] ${rp.loopResults} has no row for iter-${state.iter}, which state.json says is done; restore it, or set state.json status "running", stage "rerun" to rerun the iteration`, { details: { path: rp.loopResults } });
+  if (row === undefined) {
+    const what = `${rp.loopResults} has no row for iter-${state.iter}, which state.json says is done`;
+    const fix = 'restore it, or set state.json status "running", stage "rerun" to rerun the iteration';
+    throw new LoopError('RESULTS_CORRUPT', `[loop] [collie] ${what}; ${fix}`, { details: { path: rp.loopResults } });
+  }
   const saved = await createJsonStateStore(rp.loopState).read();
   const stopped = saved?.status === 'stopped' && saved.iteration === row.iteration && saved.stopReason !== 'host';
   return { row, stop: stopped ? { reason: saved.stopReason!, message: saved.stopMessage ?? '' } : undefined };

@@ -42,7 +42,8 @@ export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const filesChanged = ledger.base === null ? new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size : (await changedFilesBetween(await c.gitCtx(rp), ledger.base)).length;
   const before = state.last_scalar ?? state.baseline_scalar;
   const fixes = ledger.applied.filter((a) => a.commit).map((a) => ({ id: a.id, kind: a.kind }));
-  const { row } = await evaluateIteration(c, state, spec, rp, { iter: n, before, filesChanged, fixes }, ledger.base);
+  const tip = ledger.applied.filter((a) => a.commit).at(-1)?.commit ?? ledger.base;
+  const { row } = await evaluateIteration(c, state, spec, rp, { iter: n, before, filesChanged, fixes }, { base: ledger.base, tip });
   const trigger = row.data?.trigger as TriggerFacts | undefined;
   const scalar = row.score;
   if (scalar === null) await c.logOnce(rp, `iter-${n}/rerun/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'rerun.log', c, state.runId, n));

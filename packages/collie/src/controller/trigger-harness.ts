@@ -4,7 +4,7 @@ import { monitorLog } from './monitor.js';
 
 /** What a trigger run adds to its run record (`RunRecord.data.trigger`, then the row's `data.trigger`). */
 export interface TriggerFacts {
-  /** The exit code collie records: a killed blocking run is 143 unless it exited non-zero itself; null when killed by a signal. */
+  /** The exit code collie records: a blocking kill is 143 unless the run exited non-zero itself; null: killed by a signal. */
   readonly exitCode: number | null;
   /** The last log line with digits as `N` (null for exit 0); `exit <code>` when the log is empty. */
   readonly errorSignature: string | null;
@@ -40,7 +40,9 @@ export function createTriggerHarness(inner: Harness, o: TriggerHarnessOptions): 
       const controller = new AbortController();
       const abort = () => controller.abort();
       context.signal.addEventListener('abort', abort);
-      const watch = o.blockingPatterns.length > 0 ? monitorLog({ path: o.logFile, patterns: o.blockingPatterns.map((p) => new RegExp(p)), intervalMs: o.monitorIntervalMs, onMatch: abort }) : undefined;
+      const patterns = o.blockingPatterns.map((p) => new RegExp(p));
+      const watch =
+        patterns.length > 0 ? monitorLog({ path: o.logFile, patterns, intervalMs: o.monitorIntervalMs, onMatch: abort }) : undefined;
       let record: RunRecord;
       try {
         record = await inner.run({ iteration: o.iter, signal: controller.signal });
@@ -49,11 +51,17 @@ export function createTriggerHarness(inner: Harness, o: TriggerHarnessOptions): 
         context.signal.removeEventListener('abort', abort);
       }
       const blockingLine = watch?.matched() ?? null;
-      if (blockingLine !== null) await appendText(o.logFile, `BLOCKING: ${blockingLine}\nKILLED: trigger process group stopped (SIGTERM, SIGKILL after ${o.killGraceMs} ms)\n`);
-      const exitCode = blockingLine !== null ? (record.exitCode && record.exitCode !== 0 ? record.exitCode : 143) : record.exitCode;
+      if (blockingLine !== null) {
+        const killed = `KILLED: trigger process group stopped (SIGTERM, SIGKILL after ${o.killGraceMs} ms)`;
+        await appendText(o.logFile, `BLOCKING: ${blockingLine}\n${killed}\n`);
+      }
+      const killedExit = record.exitCode && record.exitCode !== 0 ? record.exitCode : 143;
+      const exitCode = blockingLine !== null ? killedExit : record.exitCode;
       await appendText(o.logFile, `EXIT_CODE:${exitCode ?? (record.timedOut ? 124 : 137)}\n`);
-      const lastLine = (await readLogTail(o.logFile, 50)).split('\n').filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
-      const errorSignature = exitCode === 0 ? null : lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
+      const lines = (await readLogTail(o.logFile, 50)).split('\n');
+      const lastLine = lines.filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
+      const signature = lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
+      const errorSignature = exitCode === 0 ? null : signature;
       const trigger: TriggerFacts = { exitCode: exitCode ?? null, errorSignature, blockingLine };
       return { ...record, logPath: o.logFile, data: { ...record.data, trigger } };
     },
