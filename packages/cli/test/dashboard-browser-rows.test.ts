@@ -36,7 +36,7 @@ async function realRun(ws: string): Promise<void> {
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', seed: 3, space: { x: { min: -10, max: 10, integer: true } } });
+  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', seed: 3, space: { x: { min: -10, max: 10 } } }); // continuous: no draw repeats a config (a repeat is a duplicate row with no run and no log)
   doc.setIn(['maxIterations'], ITERATIONS);
   doc.setIn(['maxRepairAttempts'], 0);
   writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
