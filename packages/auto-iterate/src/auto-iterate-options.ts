@@ -178,6 +178,16 @@ const relative = z
   .min(1)
   .refine((p) => !isAbsolute(p) && !normalize(p).startsWith('..'), 'must be a path relative to dir, inside it');
 
+/**
+ * A target: never in git's own folder (an agent allowed to write `.git/config` could set
+ * `core.fsmonitor` and run commands outside its sandbox, and `.git` is never committed or rolled
+ * back) nor in the loop's `.loop/` files.
+ */
+const target = relative.refine(
+  (p) => !normalize(p).split(/[\\/]/).some((part) => part === '.git' || part === '.loop'),
+  'must not be inside .git or .loop (git\'s and the loop\'s own files are never targets)',
+);
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** Seed 003's default tag: the date as month and day, e.g. `mar21`. */
 export function dateTag(ms: number): string {
@@ -190,7 +200,7 @@ export const autoIterateOptionsSchema = z
   .object({
     dir: z.string().refine((p) => isAbsolute(p), 'dir must be an absolute path'),
     tag: z.string().regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only').optional(),
-    targetFiles: z.array(relative).min(1, 'name at least one file the loop may modify'),
+    targetFiles: z.array(target).min(1, 'name at least one file the loop may modify'),
     readOnlyFiles: z.array(relative).default([]),
     runCommand: z.string().trim().min(1, 'runCommand must not be empty'),
     metricName: z.string().trim().min(1, 'metricName must not be empty'),

@@ -299,3 +299,12 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
     }
   });
 });
+
+describe('targets never reach git\'s or the loop\'s own files', () => {
+  it('a target inside .git or .loop is CONFIG_INVALID naming targetFiles, before anything is touched (an agent writing .git/config could run commands outside its sandbox)', () => {
+    for (const bad of ['.git/config', 'sub/.git/config', '.loop/state.json', './.git/hooks/pre-commit']) {
+      expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', bad] }))).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/) }));
+    }
+    expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', 'docs/.github/x.md'] }))).not.toThrow();
+  });
+});
