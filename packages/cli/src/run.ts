@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
-import { createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
+import { acquireLock, createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
@@ -43,7 +43,12 @@ export interface ConfiguredRun {
    * sweep runs only before a run command or agent call, so a resume that adds no iteration would
    * leave them): every remaining `.loop/run.pgid` slot and `.loop/agent.pgid`, token-checked,
    * SIGTERM then SIGKILL after `graceMs`. Call it after `run()` has returned (no run of this
-   * process is in flight then). @returns the ended process groups' ids.
+   * process is in flight then).
+   *
+   * Touches nothing unless this run took the workspace lock (it got as far as `resumed` or its
+   * first iteration): a run refused with `LOCK_HELD` must not end the in-flight harness of the
+   * run that holds it (issue 32). The sweep itself takes the lock again, so it does nothing when
+   * another run has started in the meantime. @returns the ended process groups' ids.
    */
   readonly endLeftovers: (graceMs: number) => Promise<number[]>;
   /** Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid` (and `run.pgid.1`, ... of parallel candidates). */
@@ -253,6 +258,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   const writes = createWriteGate();
   const { recover } = gateRollbackWrites(run.rollback, writes);
   let bestId: string | undefined;
+  // Set once the run holds the workspace lock (its first event comes after the lock is taken).
+  let tookLock = false;
   run.loop.on('baseline', (e) => {
     bestId = e.record.candidateId;
     // .loop/ is excluded from git by now (the rollback started), so this leaves the tree clean.
@@ -261,6 +268,10 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   });
   run.loop.on('resumed', (e) => {
     bestId = e.bestId;
+    tookLock = true;
+  });
+  run.loop.on('iteration-started', () => {
+    tookLock = true;
   });
   run.loop.on('kept', (e) => {
     bestId = e.record.candidateId;
@@ -272,7 +283,16 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     run,
     bestId: () => bestId,
     leftovers: () => findLeftoverRuns(allPidFiles()),
-    endLeftovers: (graceMs) => endGroups(allPidFiles(), graceMs),
+    endLeftovers: async (graceMs) => {
+      if (!tookLock) return [];
+      const lock = await acquireLock({ path: join(gitDirOf(dir), 'loop-workspace') }).catch(() => undefined);
+      if (!lock) return []; // another run holds the workspace now: what runs there is its own
+      try {
+        return await endGroups(allPidFiles(), graceMs);
+      } finally {
+        await lock.release();
+      }
+    },
     killRunning: async () => void (await endGroups(runPidFiles(dir), 0)),
     recoverLastKept: async () => {
       if (bestId && recover) await recover(bestId);
