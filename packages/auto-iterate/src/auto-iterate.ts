@@ -31,6 +31,7 @@ import { assertHarnessCommitted } from './harness-drift.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 import { hostedLoop, type HostedLoop } from './hosted-loop.js';
 import { createResultsTsv } from './results-tsv.js';
+import { readRunRows } from './results-tail.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
@@ -185,7 +186,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
     const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
-      const rows = await createResultsTsv({ path: resultsPath }).read();
+      // A resume adds the final newline a complete row lost after state.json counted it (issue 32).
+      const { rows, repaired } = await readRunRows(resultsPath, join(o.dir, RUN_FILES.state), o.resume);
+      if (repaired !== undefined) process.stderr.write(`[loop] [auto-iterate] resume repaired: ${repaired}\n`);
       if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
       else if (rows.length > 0) await assertHarnessCommitted(o.dir, o.readOnlyFiles);
       const started = await rollback.start();
