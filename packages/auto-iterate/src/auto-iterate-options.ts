@@ -1,6 +1,7 @@
 import { isAbsolute, normalize } from 'node:path';
 import { sandboxOptionsFields, type Clock, type Guard, type Harness, type KeepPolicy, type Proposer, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
 import { z } from 'zod';
+import type { ArchivedRun } from './archive-run.js';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
 export interface AutoIterateOptions {
@@ -106,6 +107,17 @@ export interface AutoIterateOptions {
   checks?: { command: string; timeoutS?: number; onFail?: 'reject' | 'halt' };
   /** Continue an interrupted run from its last keep commit and results.tsv, without a new baseline. @default false */
   resume?: boolean;
+  /**
+   * Start a new run in a workspace that holds an earlier one (`loop run --new`; ignored with
+   * `resume`): holding the workspace lock, before anything else, the earlier run's results.tsv,
+   * run log, dimensions and metric files and `.loop/` files (not `.loop/runs/` nor the pid files)
+   * are moved into `into` (relative to `dir`, e.g. `.loop/runs/<earlier tag>`; `-2`, ... appended
+   * when taken), then the run starts as on a fresh workspace from HEAD. Nothing moves when the
+   * new branch exists (`BRANCH_EXISTS`), the earlier run's branch tip is not its last kept commit
+   * (`RESUME_MISMATCH`: resume it first) or the tree is dirty (`DIRTY_WORKTREE`). `onArchived`
+   * hears what moved (not called when there was no earlier run). @default none
+   */
+  archive?: { into: string; onArchived?: (archived: ArchivedRun) => void };
   /** Start on a dirty working tree (its changes join the first candidate). @default false */
   allowDirty?: boolean;
   /** Repair attempts for a simple crash within the same iteration (seed 003: 最多 2 次). @default 2 */
@@ -227,6 +239,10 @@ export const autoIterateOptionsSchema = z
     guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),
     checks: z.object({ command: z.string().trim().min(1, 'checks.command must not be empty'), timeoutS: z.number().positive().default(300), onFail: z.enum(['reject', 'halt']).default('reject') }).strict().optional(),
     resume: z.boolean().default(false),
+    archive: z
+      .object({ into: relative, onArchived: z.custom<(archived: ArchivedRun) => void>((f) => f === undefined || typeof f === 'function', 'onArchived must be a function').optional() })
+      .strict()
+      .optional(),
     allowDirty: z.boolean().default(false),
     maxRepairAttempts: z.number().int().nonnegative().default(2),
     pauseAfterCrashes: z.number().int().positive().default(3),

@@ -32,6 +32,7 @@ import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 import { hostedLoop, type HostedLoop } from './hosted-loop.js';
 import { createResultsTsv } from './results-tsv.js';
 import { readRunRows } from './results-tail.js';
+import { archiveEarlierRun } from './archive-run.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
@@ -186,6 +187,11 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
     const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
+      if (o.archive && !o.resume) {
+        const files = [o.logFile, ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])];
+        const archived = await archiveEarlierRun({ dir: o.dir, into: o.archive.into, resultsFile: o.resultsFile, stateFile: RUN_FILES.state, files, branch, allowDirty: o.allowDirty });
+        if (archived) o.archive.onArchived?.(archived);
+      }
       // A resume adds the final newline a complete row lost after state.json counted it (issue 32).
       const { rows, repaired } = await readRunRows(resultsPath, join(o.dir, RUN_FILES.state), o.resume);
       if (repaired !== undefined) process.stderr.write(`[loop] [auto-iterate] resume repaired: ${repaired}\n`);

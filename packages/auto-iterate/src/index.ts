@@ -22,6 +22,7 @@
 export { createAutoIterate, RUN_FILES } from './auto-iterate.js';
 export type { AutoIterate } from './auto-iterate.js';
 export type { HostedLoop } from './hosted-loop.js';
+export type { ArchivedRun } from './archive-run.js';
 export { autoIterateOptionsSchema, dateTag } from './auto-iterate-options.js';
 export type { AutoIterateOptions, AutoIterateParallel } from './auto-iterate-options.js';
 export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';

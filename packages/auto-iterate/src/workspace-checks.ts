@@ -35,21 +35,21 @@ export async function assertRepositoryRoot(dir: string): Promise<void> {
  * Refuses to start a new run in a workspace that holds an earlier run's results.tsv rows or its
  * state file, before anything is changed (no branch is created or checked out).
  *
- * @throws {LoopError} `RESUME_MISMATCH` saying to run `loop resume` (API: `resume: true`) or to
- *   move the earlier run's files away.
+ * @throws {LoopError} `RESUME_MISMATCH` saying to run `loop resume` to continue it, or `loop run
+ *   --new` to archive it and start a new run (API: the `archive` option).
  */
 export async function assertNoEarlierRun(resultsPath: string, rows: number, statePath: string): Promise<void> {
   if (rows > 0) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] ${resultsPath} already holds ${rows} ${rows === 1 ? 'row' : 'rows'} of an earlier run here; continue it with "loop resume" (API: resume: true), or move results.tsv and .loop/ away to start a new run`,
+      `[loop] [auto-iterate] ${resultsPath} already holds ${rows} ${rows === 1 ? 'row' : 'rows'} of an earlier run here; continue it with "loop resume", or start a new run with "loop run --new" (it moves the earlier run's results.tsv and .loop/ files to .loop/runs/<its tag>/ first)`,
       { details: { path: resultsPath, statePath } },
     );
   }
   if (await stat(statePath).then(() => true, () => false)) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] ${statePath} records an earlier run here but ${resultsPath} is missing or empty; restore results.tsv and run "loop resume", or move .loop/ away to start a new run`,
+      `[loop] [auto-iterate] ${statePath} records an earlier run here but ${resultsPath} is missing or empty; restore results.tsv and run "loop resume", or start a new run with "loop run --new" (it moves the earlier run's .loop/ files to .loop/runs/<its tag>/ first)`,
       { details: { path: resultsPath, statePath } },
     );
   }

@@ -70,7 +70,7 @@ describe('workspace messages', () => {
     mkdirSync(join(dir, '.loop'));
     writeFileSync(join(dir, '.loop', 'state.json'), JSON.stringify({ iteration: 3 }));
     const error = await createAutoIterate(options({ allowDirty: true })).run().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'RESUME_MISMATCH', message: expect.stringContaining('move .loop/ away to start a new run') });
+    expect(error).toMatchObject({ code: 'RESUME_MISMATCH', message: expect.stringContaining('or start a new run with "loop run --new"') });
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
   });
   it('a harness fixed in place before a resume is refused before anything runs, saying how to keep the fix; the fix is not lost', async () => {

@@ -71,7 +71,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     program
       .command('run')
       .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`)
-      .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
+      .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
+      .option('--new', 'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)'),
   ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts)));
 
   addRunFlags(

@@ -72,7 +72,7 @@ export async function assertResumeKeepsFiles(o: ResumeGuardOptions): Promise<voi
     const list = tampered.join(' ');
     lines.push(
       `[loop] [cli] loop resume would reset the harness (read-only) file(s) ${list}: ${why(tampered.length > 1 ? 'they differ' : 'it differs')} (your change lost), and scores from two harnesses cannot be compared. Nothing was changed. ` +
-        `To resume this run with its harness, put the change aside: git stash push -- ${list}; then loop resume. To judge with the changed harness, start a new run with a new baseline: commit it, move ${o.resultsFile} and .loop/state.json away, then loop run.`,
+        `To resume this run with its harness, put the change aside: git stash push -- ${list}; then loop resume. To judge with the changed harness, start a new run with a new baseline: commit it, then loop run --new (it moves ${o.resultsFile} and .loop/ files to .loop/runs/<its tag>/).`,
     );
   }
   if (lines.length > 0) throw new LoopError('CONFIG_INVALID', lines.join('\n'), { details: { files: [...(config !== undefined && changed.has(config) ? [config] : []), ...tampered], keptId: kept } });

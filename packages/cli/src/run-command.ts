@@ -21,6 +21,8 @@ const LEFTOVER_GRACE_MS = 2000;
 export async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean, flags: Record<string, unknown> = {}): Promise<number> {
   const file = findConfigFile(configArg, io.cwd);
   const preset = detectPreset(file);
+  const startNew = flags.new === true;
+  if (startNew && preset !== 'auto-iterate') throw new UsageError(`--new applies to an auto-iterate config; ${file} is a ${preset} config`);
   if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file, flags);
   if (preset === 'autotune') return (await import('./presets/autotune-command.js')).runAutotuneCommand(io, file, flags);
   // collie runs are restartable: run and resume are both "step to the end".
@@ -33,12 +35,14 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   const read = await loadConfig(file);
   const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
+  // Lines before the reporter exists go straight to stdout; the reporter's own info afterwards.
+  let info = (line: string): void => void io.stdout.write(`${line}\n`);
   const { withConfigLines } = await import('./config-error-lines.js');
   let configured: ReturnType<typeof prepareRun>;
   // The agent's "changed nothing" report goes through the reporter once it exists (above the live display).
   let notice = (message: string) => void io.stderr.write(`${message}\n`);
   try {
-    configured = prepareRun(loaded, { resume, signal: controller.signal, onNotice: (message) => notice(message) });
+    configured = prepareRun(loaded, { resume, signal: controller.signal, onNotice: (message) => notice(message), startNew, onArchived: (a) => info(`archived the earlier run to ${a.into}/ (${a.files.join(', ')}); starting a new run`) });
   } catch (error) {
     throw await withConfigLines(error, loaded);
   }
@@ -55,6 +59,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   };
   const reporter = tty ? createTtyReporter(reporterOptions) : createPlainReporter(reporterOptions);
   notice = (message) => void reporter.info(message);
+  info = (line) => reporter.info(line);
   // The banner names the run branch, so it waits until the start is accepted (lock, clean tree,
   // branch created or checked out): the first event of the run, before the reporter's own line.
   const banner = [

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
+import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
 import { acquireLock, createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
@@ -72,6 +72,14 @@ export interface PrepareRunOptions {
   signal?: AbortSignal;
   /** Now in ms, for the default tag. @default Date.now() */
   now?: number;
+  /**
+   * `loop run --new` (ignored with `resume`): an earlier run in the workspace is archived under
+   * `.loop/runs/<its tag>/` (auto-iterate's `archive` option, inside the workspace lock) and a new
+   * run starts. @default false
+   */
+  startNew?: boolean;
+  /** Hears what `startNew` moved. @default nothing */
+  onArchived?: (archived: ArchivedRun) => void;
   /** Receives the one-time "no sandbox" warning of `sandbox: auto` where bwrap does not work. @default a line on stderr */
   onWarning?: (message: string) => void;
   /**
@@ -106,6 +114,18 @@ function readResumeTag(dir: string, file: string): string {
     // no repository: createAutoIterate reports it
   }
   throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
+}
+
+/**
+ * The earlier run's tag for its archive folder: `.loop/cli.json`'s, else the checked-out
+ * `auto-iterate/<tag>` branch's, else `earlier-<now's default tag>`.
+ */
+function earlierTag(dir: string, now: number): string {
+  try {
+    return readResumeTag(dir, '');
+  } catch {
+    return `earlier-${defaultTag(now)}`;
+  }
 }
 
 /** How the TPE proposer reads and writes its config file: YAML for `.yaml`/`.yml`, else JSON. */
@@ -205,7 +225,9 @@ function runPidFiles(dir: string): string[] {
 export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): ConfiguredRun {
   const { config, dir, file } = loaded;
   const resolved = resolveRunConfig(config);
-  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : `${defaultTag(options.now ?? Date.now())}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`);
+  const now = options.now ?? Date.now();
+  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : `${defaultTag(now)}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`);
+  const archive = options.startNew && !options.resume ? { into: `.loop/runs/${earlierTag(dir, now).replace(/[^A-Za-z0-9._-]/g, '_')}`, ...(options.onArchived ? { onArchived: options.onArchived } : {}) } : undefined;
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const { parallel, queue } = parallelOptions(config, resolved, dir, tag);
   const created = createAutoIterate({
@@ -236,6 +258,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
+    ...(archive ? { archive } : {}),
     allowDirty: config.allowDirty,
     maxRepairAttempts: config.maxRepairAttempts,
     pauseAfterCrashes: config.pauseAfterCrashes,
