@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { IterationRecord, LoopEvent } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { countResultsRows, createPlainReporter, createTtyReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
+import { canShowLiveDisplay, countResultsRows, createPlainReporter, createTtyReporter, formatDuration, formatProgress, initialProgress, updateProgress } from './progress.js';
 
 /** Builds an event; the fields the display ignores (samples, spread, ...) are left out. */
 const ev = (e: Record<string, unknown>): LoopEvent => e as unknown as LoopEvent;
@@ -84,9 +84,47 @@ describe('progress display', () => {
       ev({ type: 'reverted', record: record(1, 'reverted', 12), durationMs: 1500 }),
     ];
     events.forEach(r.event);
-    expect(out.split('\n').filter(Boolean)).toEqual([
+    expect(out.split('\n').filter((l) => l.startsWith('iter '))).toEqual([
       expect.stringMatching(/^iter {3}0 {2}keep {5} +10\.000000 .*(baseline|change 0)/),
       expect.stringMatching(/^iter {3}1 {2}discard {2} +12\.000000 .*change 1 {2}\[1\.5 s\]$/),
     ]);
+  });
+
+  it('off a terminal (nohup, a pipe), each finished iteration is followed by a progress line: iteration N of M, elapsed, time left, best, counts (issue 32)', () => {
+    let out = '';
+    let t = 0;
+    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+    const r = createPlainReporter({ stream, metricName: 'val_bpc', maxIterations: 4, timeBudgetS: 60, now: () => t });
+    r.event({ type: 'iteration-started', iteration: 0, attempt: 0 });
+    t = 30_000;
+    r.event(ev({ type: 'baseline', record: record(0, 'baseline', 2.5), durationMs: 30_000 }));
+    r.event({ type: 'iteration-started', iteration: 1, attempt: 0 });
+    t = 50_000;
+    r.event(ev({ type: 'crash', record: record(1, 'crash', null), logTail: '', willRepair: true, durationMs: 1 })); // not finished: no line
+    t = 60_000;
+    r.event(ev({ type: 'kept', record: record(1, 'kept', 2.25), decision: { keep: true, reason: 'better' }, previousBest: 2.5, durationMs: 30_000 }));
+    expect(out.split('\n').filter((l) => l.startsWith('progress'))).toEqual([
+      'progress  iteration 0 of 4 | elapsed 30s | ~2m00s left | best val_bpc 2.5 | keep 0 discard 0 crash 0',
+      'progress  iteration 1 of 4 | elapsed 1m00s | ~1m30s left | best val_bpc 2.25 | keep 1 discard 0 crash 0',
+    ]);
+  });
+
+  it('a resumed run\'s progress line counts the earlier rows and takes the time left from this session\'s rows only', () => {
+    let out = '';
+    let t = 0;
+    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+    const r = createPlainReporter({ stream, metricName: 'score', maxIterations: 10, timeBudgetS: 60, now: () => t, countsBefore: () => ({ keep: 2, discard: 3, crash: 1 }) });
+    r.event({ type: 'resumed', iteration: 6, best: 1, bestId: 'abc' });
+    t = 20_000;
+    r.event(ev({ type: 'reverted', record: record(7, 'reverted', 3), durationMs: 1 }));
+    expect(out.trim().split('\n').at(-1)).toBe('progress  iteration 7 of 10 | elapsed 20s | ~1m00s left | best score 1 | keep 2 discard 4 crash 1');
+  });
+
+  it('a TTY of size 0 (columns 0, rows 0: some docker exec -t and CI ptys) gets the plain lines, not the live display that draws nothing there (issue 32)', () => {
+    expect(canShowLiveDisplay({ isTTY: true, columns: 0, rows: 0 }, {})).toBe(false);
+    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 0 }, {})).toBe(false);
+    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, {})).toBe(true);
+    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, { CI: 'true' })).toBe(false);
+    expect(canShowLiveDisplay({ isTTY: false, columns: 120, rows: 40 }, {})).toBe(false);
   });
 });

@@ -163,14 +163,49 @@ export function countResultsRows(path: string, upTo: number): ProgressCounts {
   return counts;
 }
 
-/** Off a terminal (CI, nohup, a pipe): one plain line per event, from `formatIterationLine`. */
+/**
+ * The plain progress line printed off a terminal after each finished iteration (issue 32):
+ * `progress  iteration N of M | elapsed 1m05s | ~3m20s left | best score 1.5 | keep 1 discard 2 crash 0`.
+ * Time left = the mean time per row of this session (`sessionFrom`: the last iteration before it,
+ * -1 for a new run) times the iterations still to go; none for an unlimited run.
+ */
+export function formatProgressLine(state: ProgressState, now: number, sessionFrom = -1): string {
+  const of = state.maxIterations > 0 ? ` of ${state.maxIterations}` : '';
+  const elapsed = now - state.startedAt;
+  const done = state.completed - sessionFrom;
+  const toGo = Math.max(0, state.maxIterations - state.completed);
+  const left = state.maxIterations > 0 && done > 0 ? ` | ~${formatDuration((elapsed / done) * toGo)} left` : '';
+  const c = state.counts;
+  return `progress  iteration ${Math.max(0, state.completed)}${of} | elapsed ${formatDuration(elapsed)}${left} | best ${state.metricName} ${fmt(state.best)} | keep ${c.keep} discard ${c.discard} crash ${c.crash}`;
+}
+
+/**
+ * True when `stream` can hold the live display: a TTY with a known, non-zero size, and `CI` unset
+ * in `env`. A pty of size 0 (some `docker exec -t` and CI ptys report 0 columns and rows) gets the
+ * plain lines instead: log-update draws nothing there, so nothing showed until the run ended.
+ */
+export function canShowLiveDisplay(stream: { isTTY?: boolean; columns?: number; rows?: number }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && !env.CI && (stream.columns ?? 0) > 0 && (stream.rows ?? 0) > 0;
+}
+
+/**
+ * Off a terminal (CI, nohup, a pipe): one plain line per event, from `formatIterationLine`, and
+ * after each finished iteration one {@link formatProgressLine} (elapsed, time left, best, counts).
+ */
 export function createPlainReporter(options: ReporterOptions): Reporter {
+  const now = options.now ?? Date.now;
   const write = (line: string) => options.stream.write(`${line}\n`);
+  const state = initialProgress(options.metricName, options.maxIterations, options.timeBudgetS, now());
+  let sessionFrom = -1;
   return {
     info: write,
     event: (event) => {
+      const before = state.completed;
+      if (event.type === 'resumed') sessionFrom = event.iteration;
+      updateProgress(state, event, now(), event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined);
       const line = formatIterationLine(event);
       if (line !== undefined) write(line);
+      if (event.type !== 'resumed' && state.completed !== before) write(formatProgressLine(state, now(), sessionFrom));
     },
     done: (summary) => {
       if (summary) write(`\n${formatSummary(summary, options.metricName)}`);

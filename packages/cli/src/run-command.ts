@@ -31,7 +31,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     return runCli(['collie', 'run', file], io);
   }
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
-  const [{ REPORTED_EVENTS, prepareRun }, { countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
+  const [{ REPORTED_EVENTS, prepareRun }, { canShowLiveDisplay, countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
   const read = await loadConfig(file);
   const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
@@ -47,7 +47,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     throw await withConfigLines(error, loaded);
   }
   const { config } = loaded;
-  const tty = io.tty ?? (io.stdout.isTTY === true && !process.env.CI);
+  const tty = io.tty ?? canShowLiveDisplay(io.stdout as CliIo['stdout'] & { columns?: number; rows?: number });
   const resultsPath = join(loaded.dir, configured.resolved.resultsFile);
   const reporterOptions = {
     stream: io.stdout,

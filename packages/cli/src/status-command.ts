@@ -4,6 +4,7 @@ import { runCli, type CliIo } from './cli.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { loadConfig } from './load-config.js';
 import { detectPreset } from './presets/detect.js';
+import { UsageError } from './usage-error.js';
 
 /**
  * `loop status [dir|config]`: where a run stands, for the preset of the config named (a folder is
@@ -13,7 +14,9 @@ import { detectPreset } from './presets/detect.js';
  */
 export async function runStatusCommand(io: CliIo, target: string, opts: { readonly rows: string; readonly json: boolean }): Promise<number> {
   const path = resolve(io.cwd, target);
-  const isFile = statSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) throw new UsageError(`loop status: ${path} does not exist; name a workspace folder or its config file`);
+  const isFile = stat.isFile();
   const preset = isFile ? detectPreset(path) : 'auto-iterate';
   if (preset === 'collie') return runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io);
   if (preset === 'autotune') {
