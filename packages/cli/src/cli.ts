@@ -19,7 +19,7 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
   /** The working directory config paths are resolved against. */
   cwd: string;
-  /** Use the live display; @default a TTY stdout with a non-zero size, unless `CI` is set (`canShowLiveDisplay`) */
+  /** Use the live display; @default `stdout.isTTY` unless `CI` is set */
   tty?: boolean;
   /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
   stdin?: NodeJS.ReadableStream;

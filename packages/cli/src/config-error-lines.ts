@@ -31,7 +31,7 @@ function fieldOf(path: readonly (string | number)[], inFile: (key: string) => bo
  *
  * @returns the error to throw (the original one kept as `cause`).
  */
-export async function withConfigLines(error: unknown, loaded: LoadedConfig): Promise<unknown> {
+export async function withConfigLines(error: unknown, loaded: Pick<LoadedConfig, 'file'>): Promise<unknown> {
   if (!(error instanceof ConfigError) || error instanceof ConfigFileError) return error;
   if ((MODULE_CONFIG_EXTENSIONS as readonly string[]).includes(extname(loaded.file).toLowerCase())) return error;
   let text: string;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './cli.js';
 import { DEFAULT_CONFIG_FILES, EXIT_CODES, type ExitCode, type Preset, type TargetType } from './cli-constants.js';
@@ -37,6 +37,12 @@ export async function runInitCommand(io: CliIo, arg: string, opts: InitCommandOp
     return EXIT_CODES.STOPPED;
   }
   await writeStarterConfig(path, opts.preset, opts.force);
+  if (opts.preset === 'autoresearch') {
+    // The four harness files its config names (rubric, reflection prompt, test gate, reflection tool).
+    const { written, kept } = await (await import('./presets/autoresearch-init.js')).writeAutoresearchStarterFiles(dirname(path), opts.force);
+    for (const f of written) io.stdout.write(`wrote ${join(dirname(path), f)}\n`);
+    if (kept.length > 0) io.stdout.write(`kept ${kept.join(', ')} (they exist; --force overwrites them)\n`);
+  }
   const cloneRoot = io.fromClone === false ? undefined : cloneRootOf(fileURLToPath(import.meta.url));
   io.stdout.write(`wrote ${path}\n${initNextSteps(file, path, cloneRoot, PRESET_NEXT_STEP[opts.preset])}\n`);
   return EXIT_CODES.STOPPED;

@@ -106,7 +106,7 @@ logFile: run.log
 /** What `loop init --preset <preset>` asks the user to edit before the first run. */
 export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
   'auto-iterate': 'edit targetFiles, runCommand and metricName, commit your files, then run',
-  autoresearch: 'edit files, rubricFiles, gate, reflection and proposer; commit everything but the mutable files, add .aid/ to .gitignore, then run',
+  autoresearch: 'edit files, rubricFiles, gate, reflection and proposer (and the starter harness files it wrote); commit everything but the mutable files, add .aid/ to .gitignore, then run',
   autotune: 'edit worker.improveCommand and worker.evaluateCommand, add projects/ to .gitignore, commit, then run',
   collie: 'edit projectId, task, agent.command and flow.testCommand, then run',
 };

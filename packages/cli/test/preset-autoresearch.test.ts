@@ -81,4 +81,44 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     expect(log.out).toContain('make the first var a const');
     expect(log.out).not.toMatch(/\bedit 1\b/);
   });
+
+  it('loop init --preset autoresearch writes the four harness files its config names (none hand-written), leaves existing ones as they are, and loop run works with only the module added (issue 32)', async () => {
+    const before = readFileSync(join(ws, 'tools', 'reflect.mjs'), 'utf8');
+    const kept = await loop('init', '--preset', 'autoresearch');
+    expect(kept.out).toContain('kept criteria/ar-function.yaml, .claude/agents/reflection-agent.md, test/run-tests.mjs, tools/reflect.mjs (they exist');
+    expect(readFileSync(join(ws, 'tools', 'reflect.mjs'), 'utf8')).toBe(before);
+
+    // A fresh repository holding only the module.
+    rmSync(ws, { recursive: true, force: true });
+    ws = mkdtempSync(join(tmpdir(), 'loop-preset-ar-fresh-'));
+    mkdirSync(join(ws, 'src'));
+    writeFileSync(join(ws, 'src', 'module.js'), 'var a = 1;\nvar b = 2;\nexport const sum = () => a + b;\n');
+    git('init', '-q', '-b', 'main');
+    const init = await loop('init', '--preset', 'autoresearch');
+    expect(init.code).toBe(0);
+    for (const f of ['criteria/ar-function.yaml', '.claude/agents/reflection-agent.md', 'test/run-tests.mjs', 'tools/reflect.mjs']) expect(init.out).toContain(`wrote ${join(ws, f)}`);
+    writeFileSync(join(ws, 'test', 'module.test.mjs'), "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/module.js';\ntest('sum', () => assert.equal(sum(), 3));\n");
+    writeFileSync(join(ws, '.gitignore'), '.aid/\ncoverage/\n');
+    edit({ 'proposer.command': "sed -i '0,/var /s//const /' src/module.js", maxIterations: 1, internalRounds: 1, kpiTarget: 10 });
+    git('add', '-A', '--', '.', ':!src/module.js');
+    git('commit', '-q', '-m', 'harness');
+    const run = await loop('run');
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/iter 0 \| baseline \| 7\.00/); // 10 - 1.5 per var
+    expect(run.out).toMatch(/iter 1 \| kept \| 8\.50/);
+  }, 120_000);
+
+  it('a missing harness file is reported as missing, at its line of the config (exit 2, nothing run), not as HARNESS_TAMPERED (issue 32)', async () => {
+    expect((await loop('init', '--preset', 'autoresearch')).code).toBe(0);
+    rmSync(join(ws, 'criteria', 'ar-function.yaml'));
+    rmSync(join(ws, 'tools', 'reflect.mjs'));
+    const run = await loop('run');
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/loop\.config\.yaml:\d+: rubricFiles\.0: criteria\/ar-function\.yaml is missing in /);
+    expect(run.err).toMatch(/harnessFiles\.1: tools\/reflect\.mjs is missing in /);
+    expect(run.err).toContain('loop init --preset autoresearch writes a starter one');
+    expect(run.err).not.toContain('HARNESS_TAMPERED');
+    expect(run.out).not.toContain('iter 0');
+  });
 });

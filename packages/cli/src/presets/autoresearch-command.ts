@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, dirname, isAbsolute, resolve } from 'node:path';
-import { readJson } from '@loop/core';
+import { ConfigError, readJson } from '@loop/core';
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
+import { withConfigLines } from '../config-error-lines.js';
 import { applyRunFlags } from '../apply-run-flags.js';
 import { parseResultsFile } from '../read/results-source.js';
 import type { PlotPoint } from '../report/results.js';
@@ -42,6 +44,7 @@ export async function loadAutoresearchConfig(file: string): Promise<LoadedAutore
 export async function runAutoresearchCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
   const read = await loadAutoresearchConfig(file);
   const loaded = { ...read, config: applyRunFlags(AUTORESEARCH_CONFIG_KIND, read.config, flags, file) };
+  await assertHarnessFilesExist(loaded);
   const controller = new AbortController();
   const onSigint = () => {
     io.stdout.write('interrupt: stopping the pass after restoring its best snapshot\n');
@@ -59,6 +62,23 @@ export async function runAutoresearchCommand(io: CliIo, file: string, flags: Rec
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }
+}
+
+/**
+ * Refuses a pass whose harness files are missing before anything runs, naming each one as missing
+ * (the pass itself would report a missing rubric file as `HARNESS_TAMPERED`, as if it had been
+ * edited): `rubricFiles`, `harnessFiles` and `reflection.promptFile`, relative to the workspace.
+ *
+ * @throws {ConfigFileError} `CONFIG_INVALID` (exit 2) with one issue per missing file, at its line of the config.
+ */
+export async function assertHarnessFilesExist(loaded: LoadedAutoresearchConfig): Promise<void> {
+  const c = loaded.config;
+  const named: Array<[string, string]> = [...c.rubricFiles.map((f, i): [string, string] => [`rubricFiles.${i}`, f]), ...c.harnessFiles.map((f, i): [string, string] => [`harnessFiles.${i}`, f]), ['reflection.promptFile', c.reflection.promptFile]];
+  const seen = new Set<string>();
+  const issues = named
+    .filter(([, f]) => !seen.has(f) && (seen.add(f), !existsSync(join(loaded.dir, f))))
+    .map(([path, f]) => ({ path, message: `${f} is missing in ${loaded.dir}; write it (loop init --preset autoresearch writes a starter one of each harness file that is missing) and commit it` }));
+  if (issues.length > 0) throw await withConfigLines(new ConfigError('autoresearch', issues), loaded);
 }
 
 /** Where an autoresearch pass stands, as `loop status` reports it. */
