@@ -8,12 +8,15 @@
  * The exit codes of `loop`, distinct per outcome:
  *
  * - `0` STOPPED: the run stopped by its policy (max iterations, plateau, target, wall clock, no file
- *   changes), or a command other than `run`/`resume` succeeded.
+ *   changes), or by Ctrl-C/SIGTERM once its stop sequence completed (candidate rolled back, best
+ *   restored, state written: a clean stop, the usual end of an unlimited run), or a command other
+ *   than `run`/`resume` succeeded.
  * - `1` FAILED: any other failure (not a git repository, dirty tree, baseline crashed, ...).
  * - `2` CONFIG: the config file or the command line is invalid (`CONFIG_INVALID`, or a `UsageError`).
  * - `3` LOCK_HELD: another loop holds the workspace lock (`LOCK_HELD`).
  * - `4` RESTORE_FAILED: a revert or restore did not verify; inspect the workspace (`RESTORE_FAILED`).
- * - `130` INTERRUPTED: stopped by Ctrl-C (after restoring the last kept state).
+ * - `130` INTERRUPTED: the process exited before the run's stop sequence completed (a second Ctrl-C
+ *   past the grace, after the CLI recovered the last kept commit itself; a third Ctrl-C).
  */
 export const EXIT_CODES = {
   STOPPED: 0,

@@ -35,12 +35,12 @@ export { CLI_VERSION };
 
 const EXIT_HELP = `
 Exit codes:
-  0    stopped by its policy (or the command succeeded)
+  0    stopped by its policy or cleanly by Ctrl-C (or the command succeeded)
   1    other failure
   2    invalid config or command line
   3    another loop holds the workspace lock (collie: another controller)
   4    a restore failed: inspect the workspace
-  130  interrupted (Ctrl-C)`;
+  130  exited by Ctrl-C before the stop sequence completed (see docs/cli.md)`;
 
 /** The commander program of `loop`, writing to `io`; each action stores its exit code in `setCode`. */
 export function createProgram(io: CliIo, setCode: (code: number) => void): Command {

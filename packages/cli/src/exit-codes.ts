@@ -12,11 +12,13 @@ export function exitCodeForError(error: unknown): ExitCode {
   return EXIT_CODES.FAILED;
 }
 
-/** The exit code for a run that returned a summary: its stop reason decides. */
+/**
+ * The exit code for a run that returned a summary: its stop reason decides. `aborted` (Ctrl-C or
+ * SIGTERM) is 0: the run returned, so its stop sequence completed and the workspace is at the
+ * best kept state (issue 32: 130 there made pnpm print `ELIFECYCLE Command failed` after a clean stop).
+ */
 export function exitCodeForSummary(summary: LoopSummary): ExitCode {
   switch (summary.stop.reason) {
-    case 'aborted':
-      return EXIT_CODES.INTERRUPTED;
     case 'restore-failed':
       return EXIT_CODES.RESTORE_FAILED;
     case 'error':

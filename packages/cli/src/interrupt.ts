@@ -62,9 +62,9 @@ function within(promise: Promise<unknown>, ms: number, setTimer: SetTimer): Prom
  * the rollback, never by spawning git, and the process never exits while a rollback write is in
  * flight (issue 12):
  *
- * 1. First: `abort()`; the run stops after restoring the last kept state (exit 130 from the summary).
+ * 1. First: `abort()`; the run stops after restoring the last kept state (exit 0 from the summary).
  * 2. Second: `killRunning()`, then wait up to `graceMs` for the engine's abort path. If it settles,
- *    the run's own result decides the exit code. If not, close the write gate, wait for the write
+ *    the run's own result decides the exit code (0 after a completed stop sequence). If not, close the write gate, wait for the write
  *    in flight (unbounded: a write is never cut off), `recover()`, and exit 130, or 4 when it fails.
  * 3. Third: close the gate, wait for the write in flight, exit 130; `loop resume` recovers the
  *    last kept commit from results.tsv.

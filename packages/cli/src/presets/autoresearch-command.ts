@@ -38,8 +38,8 @@ export async function loadAutoresearchConfig(file: string): Promise<LoadedAutore
 /**
  * `loop run` / `loop resume` of an autoresearch config: one pass (a second call resumes from
  * results.tsv), its chat lines and summary on stdout. Ctrl-C aborts the pass, which restores its
- * best snapshot. Exit 0 when it stopped by its rules, 1 when it halted (4 for restore-failed),
- * 130 when interrupted.
+ * best snapshot. Exit 0 when it stopped by its rules or by Ctrl-C (the pass returned: its best
+ * snapshot is restored), 1 when it halted (4 for restore-failed).
  */
 export async function runAutoresearchCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
   const read = await loadAutoresearchConfig(file);
@@ -55,7 +55,6 @@ export async function runAutoresearchCommand(io: CliIo, file: string, flags: Rec
   io.stdout.write(`config    ${loaded.file}\nworkspace ${loaded.dir}  task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} pass)\n`);
   try {
     const result = await runAutoresearchPreset({ config: loaded.config, dir: loaded.dir, output: (line) => io.stdout.write(`${line}\n`), signal: controller.signal });
-    if (controller.signal.aborted) return EXIT_CODES.INTERRUPTED;
     if (result.halted) return result.halted === 'restore-failed' ? EXIT_CODES.RESTORE_FAILED : EXIT_CODES.FAILED;
     return EXIT_CODES.STOPPED;
   } finally {

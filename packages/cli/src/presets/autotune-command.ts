@@ -35,7 +35,7 @@ export async function loadAutotuneConfig(file: string): Promise<LoadedAutotuneCo
  * (`initAutotune`), then runs `runControllerIteration` until the loop is complete or
  * `maxIterations` rounds ran, one report line per round. Every round is journalled by the
  * controller, so a killed run continues where it stopped. Exit 0 when complete or the bound was
- * reached; Ctrl-C stops after the round in flight (130).
+ * reached, or after Ctrl-C, which stops after the round in flight (a clean stop: every step journalled).
  */
 export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
   const read = await loadAutotuneConfig(file);
@@ -66,7 +66,7 @@ export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<
       if (last.outcome !== 'continue') break;
     }
     if (last) io.stdout.write(`status: ${last.state.status}${last.state.stop_reason ? ` (${last.state.stop_reason})` : ''}\n`);
-    return interrupted ? EXIT_CODES.INTERRUPTED : EXIT_CODES.STOPPED;
+    return EXIT_CODES.STOPPED;
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
