@@ -44,11 +44,12 @@ beforeEach(async () => {
   // Call 1 is the baseline; call 2 (iteration 1) says "waiting" and waits until side/go exists.
   writeFileSync(
     join(ws, 'eval.mjs'),
-    `import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+    `import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 const side = ${JSON.stringify(side)};
 appendFileSync(side + '/calls', 'x');
 if (readFileSync(side + '/calls', 'utf8').length === 2) {
-  writeFileSync(side + '/waiting', String(process.pid));
+  writeFileSync(side + '/waiting.tmp', String(process.pid));
+  renameSync(side + '/waiting.tmp', side + '/waiting'); // whole, never read half-written
   await new Promise((resolve) => { const t = setInterval(() => existsSync(side + '/go') && (clearInterval(t), resolve()), 20); });
 }
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
