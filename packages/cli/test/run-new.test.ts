@@ -43,7 +43,7 @@ describe('loop run --new (issue 32 item 13)', () => {
     const second = await loop('run', '--new', '--max-iterations', '1');
     expect(second.err).toBe('');
     expect(second.code).toBe(0);
-    expect(second.out).toContain(`archived the earlier run to .loop/runs/${first}/ (results.tsv, run.log, .loop/cli.json, .loop/state.json`);
+    expect(second.out).toMatch(new RegExp(`^archived the earlier run to \\.loop/runs/${first}/ \\(results\\.tsv, run\\.log, \\.loop/cli\\.json, .*\\.loop/state\\.json\\); starting a new run$`, 'm'));
     const archive = join(ws, '.loop', 'runs', first);
     expect(readFileSync(join(archive, 'results.tsv'), 'utf8')).toBe(firstRows);
     expect(readFileSync(join(archive, 'state.json'), 'utf8')).toBe(firstState);
