@@ -226,8 +226,12 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   const { config, dir, file } = loaded;
   const resolved = resolveRunConfig(config);
   const now = options.now ?? Date.now();
-  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : `${defaultTag(now)}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`);
-  const archive = options.startNew && !options.resume ? { into: `.loop/runs/${earlierTag(dir, now).replace(/[^A-Za-z0-9._-]/g, '_')}`, ...(options.onArchived ? { onArchived: options.onArchived } : {}) } : undefined;
+  const startNew = options.startNew === true && !options.resume;
+  const earlier = startNew ? earlierTag(dir, now) : undefined;
+  const fresh = `${defaultTag(now)}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`;
+  // The default tag has a one-second resolution: a --new run in the second the earlier one started takes `-2`.
+  const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : fresh === earlier ? `${fresh}-2` : fresh);
+  const archive = earlier !== undefined ? { into: `.loop/runs/${earlier.replace(/[^A-Za-z0-9._-]/g, '_')}`, ...(options.onArchived ? { onArchived: options.onArchived } : {}) } : undefined;
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const { parallel, queue } = parallelOptions(config, resolved, dir, tag);
   const created = createAutoIterate({

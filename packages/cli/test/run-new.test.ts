@@ -114,3 +114,18 @@ describe('loop run --new (issue 32 item 13)', () => {
     expect(usage.err).toContain('--new applies to an auto-iterate config');
   }, 60_000);
 });
+
+describe('loop run --new in the second the earlier run started', () => {
+  it('the new run\'s default tag (one-second resolution) gets -2 instead of colliding with the earlier run\'s branch', async () => {
+    const { prepareRun } = await import('../src/run.js');
+    const { loadConfig } = await import('../src/load-config.js');
+    const loaded = await loadConfig(join(ws, 'loop.config.yaml'));
+    const now = Date.UTC(2026, 11, 4, 22, 1, 44);
+    const earlier = prepareRun(loaded, { resume: false, now });
+    expect((await earlier.run.run()).iterations).toBe(2);
+    const again = prepareRun(loaded, { resume: false, now, startNew: true });
+    expect(again.tag).toBe(`${earlier.tag}-2`);
+    expect(await again.run.run()).toMatchObject({ iterations: 2 });
+    expect(existsSync(join(ws, '.loop', 'runs', earlier.tag, 'results.tsv'))).toBe(true);
+  }, 60_000);
+});
