@@ -19,7 +19,7 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
   /** The working directory config paths are resolved against. */
   cwd: string;
-  /** Use the live display; @default `stdout.isTTY` unless `CI` is set */
+  /** Use the live display; @default a TTY stdout with a non-zero size, unless `CI` is set (`canShowLiveDisplay`) */
   tty?: boolean;
   /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
   stdin?: NodeJS.ReadableStream;
@@ -71,7 +71,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     program
       .command('run')
       .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`)
-      .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
+      .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
+      .option('--new', 'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)'),
   ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts)));
 
   addRunFlags(
