@@ -4,7 +4,7 @@
 //   node --import tsx --conditions=source test/coordinator.ts <redis> <queue> <root> <scratch> <rows.jsonl> [mode]
 // mode `write` (default): baseline + K = 1 candidate of `writeParams`, iteration 1 gated.
 // mode `tpe:k0-first` / `tpe:k1-first`: baseline + one batch of K = 2 candidates of the seeded TPE
-// proposer (params.txt holds x), iteration 2 gated; the batch's working copies are made in that
+// proposer (params.txt holds x), iteration 2 gated; the batch's working copies are ready in that
 // order (candidate 0 first, or candidate 1 first: a loaded machine, injected rather than timed).
 import { existsSync, readFileSync } from 'node:fs';
 import { appendDurable, createConfigFileAdapter, createFileArtifact, createLoop, createMemoryResultsLog, createRegexScorer, createTpeProposer, maxIterations, type IterationRecord, type Proposer, type WorkingCopyProvider } from '@loop/core';
@@ -28,26 +28,21 @@ const tpeProposer = createTpeProposer({
   space: { x: { min: 1, max: 100 } },
   seed: 5,
 });
-// Candidate `first` is asked for its proposal before the other's copy is made (so before the other is asked).
+// Candidate `first`'s working copy is ready before the other's is made (a loaded machine's order).
+// The engine still calls the proposers in candidate order (candidate 0's first), whatever the order
+// the copies were ready in.
 const first = mode === 'tpe:k1-first' ? 1 : 0;
-let firstAsked: () => void = () => undefined;
-const asked = new Promise<void>((resolve) => (firstAsked = resolve));
-const proposer: Proposer = !tpe
-  ? writeParams
-  : {
-      name: tpeProposer.name,
-      propose: (context) => {
-        const proposal = tpeProposer.propose(context);
-        if (context.workingCopy?.k === first) firstAsked();
-        return proposal;
-      },
-    };
+let firstMade: () => void = () => undefined;
+const made = new Promise<void>((resolve) => (firstMade = resolve));
+const proposer: Proposer = !tpe ? writeParams : tpeProposer;
 const copies = createRemoteWorkingCopies({ ...common, root, readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'], tempDir: `${scratch}/copies` });
 const workingCopies: WorkingCopyProvider = {
   ...copies,
   create: async (iteration, k) => {
-    if (tpe && k !== first) await asked;
-    return copies.create(iteration, k);
+    if (tpe && k !== first) await made;
+    const copy = await copies.create(iteration, k);
+    if (k === first) firstMade();
+    return copy;
   },
 };
 const loop = createLoop({

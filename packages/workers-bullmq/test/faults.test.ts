@@ -186,7 +186,7 @@ describe.skipIf(missing !== undefined)(`faults a pool of BullMQ workers survives
     const rowsPath = join(ws.scratch, 'rows.jsonl');
     const args = (order: string) => [redis.url, Q.tpe, ws.root, ws.scratch, rowsPath, `tpe:${order}`];
     const rowsOf = () => readFileSync(rowsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { iteration: number; status: string; score: number });
-    // Asked in one order before the kill (candidate 0 first), in the other after it (candidate 1 first).
+    // Copies ready in one order before the kill (candidate 0 first), in the other after it (candidate 1 first).
     const first = spawnTs(COORDINATOR, args('k0-first'), 'done');
     cleanups.push(() => first.kill());
     await until('iteration 1 evaluated and iteration 2 running', () => evaluated.some((id) => id.startsWith('resumed.1.')) && ws.started().some((l) => l.startsWith('2 ')));
