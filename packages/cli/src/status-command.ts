@@ -2,9 +2,18 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runCli, type CliIo } from './cli.js';
 import { EXIT_CODES } from './cli-constants.js';
-import { loadConfig } from './load-config.js';
+import { findConfigFile, loadConfig } from './load-config.js';
 import { detectPreset } from './presets/detect.js';
 import { UsageError } from './usage-error.js';
+
+/** The config file in `dir` (loop.config.yaml, ...), or `undefined` when it has none. */
+function configIn(dir: string): string | undefined {
+  try {
+    return findConfigFile(undefined, dir);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * `loop status [dir|config]`: where a run stands, for the preset of the config named (a folder is
@@ -16,6 +25,9 @@ export async function runStatusCommand(io: CliIo, target: string, opts: { readon
   const path = resolve(io.cwd, target);
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new UsageError(`loop status: ${path} does not exist; name a workspace folder or its config file`);
+  // A folder holding another preset's config (loop init --preset autoresearch) is that config's run.
+  const config = stat.isFile() ? path : configIn(path);
+  if (config !== path && config !== undefined && detectPreset(config) !== 'auto-iterate') return runStatusCommand(io, config, opts);
   const isFile = stat.isFile();
   const preset = isFile ? detectPreset(path) : 'auto-iterate';
   if (preset === 'collie') return runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io);

@@ -56,6 +56,9 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     expect(status.out).toContain('(autoresearch task T-1)');
     expect(status.out).toContain('counts    keep 1  discard 0  crash 0');
     expect(status.out).toMatch(/^ +1 +8 +kept +edit 1$/m); // the row's description (results.jsonl), not its status again
+    const bare = await loop('status'); // no target: the config in the folder (second fresh-user trial: said "no run here yet")
+    expect(bare.code).toBe(0);
+    expect(bare.out).toContain('(autoresearch task T-1)');
 
     edit({ maxIterations: 3 });
     const resumed = await loop('resume');
