@@ -110,6 +110,8 @@ export type { DirectoryWorkingCopiesOptions } from './directory-working-copies.j
 export { createLoop } from './engine/create-loop.js';
 export type { Loop } from './engine/create-loop.js';
 export type { Trial, TrialEdit, StepOutcome } from './engine/trial.js';
+export { measure } from './engine/measure.js';
+export type { Measurement } from './engine/measure.js';
 export { loopOptionsSchema } from './engine/options.js';
 export type { LoopOptions } from './engine/options.js';
 export type { Guard, GuardVerdict, GuardInput } from './guard.js';

@@ -1,4 +1,4 @@
-import { createCommandHarness, createRegexScorer, writeTextAtomic, type Harness, type Scorer, type StepContext } from '@loop/core';
+import { createCommandHarness, createRegexScorer, measure, writeTextAtomic, type Harness, type Scorer, type StepContext } from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
@@ -135,12 +135,11 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   };
   const scalarScorer: Ctx['scalarScorer'] = (spec) => createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
 
-  // Stage 2 and 3.2 measure the current state outside any candidate: no engine step runs them (see the report of issue 26).
+  // Stage 2 and 3.2 measure the current state outside any candidate: core's one evaluation (measure), no row.
   const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, options) => {
     const harness = await triggerHarness(state, spec, rp, logFile, options);
-    const record = await harness.run({ iteration: state.iter, signal: new AbortController().signal });
-    const score = await scalarScorer(spec).score(record);
-    const t = record.data?.trigger as TriggerFacts;
+    const { run, result: score } = await measure(harness, scalarScorer(spec), { iteration: state.iter, signal: new AbortController().signal }, o.clock);
+    const t = run.data?.trigger as TriggerFacts;
     return { exitCode: t.exitCode, scalar: score.ok ? score.value : null, errorSignature: t.errorSignature, blockingLine: t.blockingLine };
   };
 

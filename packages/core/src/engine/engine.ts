@@ -13,6 +13,7 @@ import type { ScoreResult } from '../scorer.js';
 import { createJsonStateStore, type EnginePhase, type EngineState, type StateStore } from '../state-store.js';
 import { anyOf, neverStop, onAbort, type StopPolicy } from '../stop-policy.js';
 import { systemClock, type Clock, type Direction } from '../types.js';
+import { measure } from './measure.js';
 import { loopOptionsSchema, type LoopOptions } from './options.js';
 import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
 
@@ -83,11 +84,8 @@ export function createEngine(input: LoopOptions): Engine {
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
     },
     async evaluate(iteration, repeat, harness = options.harness) {
-      const started = clock.now();
-      const run = await harness.run({ iteration, signal, seed: seedForRepeat(repeat), repeat });
-      const result = await options.scorer.score(run);
-      const data = run.data || result.data ? { ...run.data, ...result.data } : undefined;
-      return { result, durationMs: clock.now() - started, data };
+      const { result, durationMs, data } = await measure(harness, options.scorer, { iteration, signal, seed: seedForRepeat(repeat), repeat }, clock);
+      return { result, durationMs, data };
     },
     proposer() {
       if (options.proposer) return options.proposer;
