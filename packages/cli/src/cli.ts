@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { CLI_VERSION, DEFAULT_CONFIG_FILES, EXIT_CODES, PRESETS, TARGET_TYPES, type Preset, type TargetType } from './cli-constants.js';
@@ -5,7 +6,7 @@ import { addCollieCommands } from './collie/command.js';
 import { addDashboardCommand } from './dashboard/command.js';
 import { addReadCommands } from './read/commands.js';
 import { addWorkerCommand } from './worker-command.js';
-import { isUsageError } from './usage-error.js';
+import { isUsageError, UsageError } from './usage-error.js';
 import { addRunFlags } from './run-flags.js';
 
 // Declaring the commands loads only commander and the modules above, which import no other package:
@@ -97,10 +98,15 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .description('serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs, run logs (docs/mcp.md)')
     .option('--dir <workspace>', 'the auto-iterate workspace', '.')
     .action(async (opts: { dir: string }) => {
+      const dir = resolve(io.cwd, opts.dir);
+      // A typo in `claude mcp add ... --dir` would otherwise give a server whose every tool fails oddly.
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+        throw new UsageError(`loop mcp: --dir ${dir} is not a folder; name the workspace (a git repository) the agent edits`);
+      }
       const { serveLoopMcp } = await import('@loop/mcp');
       // The loop engine (this package's index: auto-iterate, git, the plot) is loaded by the first
       // tool call that needs it, so `initialize` is answered without it (coding agents time out slow servers).
-      await serveLoopMcp({ dir: resolve(io.cwd, opts.dir), host: () => import('./index.js'), version: CLI_VERSION });
+      await serveLoopMcp({ dir, host: () => import('./index.js'), version: CLI_VERSION });
       setCode(EXIT_CODES.STOPPED);
     });
 
