@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { GitCliContext } from '@loop/rollback-git';
@@ -37,15 +36,9 @@ export function isUnderTargets(path: string, targets: readonly string[]): boolea
   });
 }
 
-/** Runs git with extra environment and returns stdout as bytes. */
-function gitBytes(dir: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd: dir, env: { ...process.env, ...env }, encoding: 'buffer', maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`git ${args.join(' ')} failed in ${dir}: ${stderr.toString().trim() || error.message}`));
-      else resolve(stdout);
-    });
-  });
-}
+/** git's stdout as bytes, with extra environment (rollback-git's runGitBuffer, loaded at the first call). */
+const gitBytes = async (dir: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Buffer> =>
+  (await import('@loop/rollback-git')).runGitBuffer({ cwd: dir }, args, { env });
 
 /**
  * Saves the agent's edit of `changes` as a commit on top of HEAD (built in a temporary index, so

@@ -69,31 +69,73 @@ function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
 
 /**
  * Runs `git <args>` in `ctx.cwd` (execFile, no shell; the `git` first on `PATH`) and returns its
- * stdout untrimmed. The only function of this package that spawns git (see {@link GitCliContext}
- * for why these operations use the CLI).
+ * stdout untrimmed. With {@link runGitBuffer}, the only functions of this package that spawn git
+ * (see {@link GitCliContext} for why these operations use the CLI).
  *
  * @throws {LoopError} `options.code` (default `NOT_A_REPOSITORY`) carrying git's stderr, the
  *   arguments and the directory (`details.cwd`, `details.args`), when git exits non-zero or cannot
  *   be started.
  */
-export function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
+export async function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
+  return (await spawnGit(ctx, args, options)).toString('utf8');
+}
+
+/**
+ * {@link runGit} for bytes: stdout as a Buffer (blobs, `-z` output), `input` written to git's
+ * stdin (`cat-file --batch`). @throws {LoopError} as {@link runGit}.
+ */
+export function runGitBuffer(ctx: GitCliContext, args: readonly string[], options: RunGitOptions & { readonly input?: string } = {}): Promise<Buffer> {
+  return spawnGit(ctx, args, options);
+}
+
+function spawnGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions & { readonly input?: string }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const env = options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx);
-    execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const child = execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'buffer' }, (error, stdout, stderr) => {
       if (!error) {
         resolve(stdout);
         return;
       }
-      const why = (stderr || stdout || error.message).trim();
+      const err = stderr.toString('utf8').trim();
+      const why = (err || stdout.toString('utf8') || error.message).trim();
       const advice = options.advice ?? 'check that the directory is a git working tree with at least one commit';
       reject(
         new LoopError(options.code ?? 'NOT_A_REPOSITORY', `[loop] [rollback-git] git ${args.join(' ')} failed in ${ctx.cwd}: ${why}; ${advice}`, {
           cause: error,
-          details: { cwd: ctx.cwd, args: [...args], stderr: stderr.trim() },
+          details: { cwd: ctx.cwd, args: [...args], stderr: err },
         }),
       );
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
   });
+}
+
+/**
+ * The text of `file` at each of `revs`, read with one `git cat-file --batch` (`<rev>:./<file>`);
+ * `undefined` where a rev or the file at it is missing.
+ *
+ * @throws {LoopError} as {@link runGit} when git cannot run there.
+ */
+export async function readFileAtRevs(ctx: GitCliContext, file: string, revs: readonly string[]): Promise<(string | undefined)[]> {
+  if (revs.length === 0) return [];
+  const buf = await runGitBuffer(ctx, ['cat-file', '--batch'], { input: revs.map((r) => `${r}:./${file}\n`).join('') });
+  const blobs: (string | undefined)[] = [];
+  let at = 0;
+  for (let i = 0; i < revs.length && at < buf.length; i++) {
+    const eol = buf.indexOf(0x0a, at);
+    if (eol < 0) break;
+    const header = buf.subarray(at, eol).toString('utf8').split(' ');
+    at = eol + 1;
+    if (header[1] !== 'blob') {
+      blobs.push(undefined); // "<rev> missing" or "<rev> ambiguous"
+      continue;
+    }
+    const size = Number(header[2]);
+    blobs.push(buf.subarray(at, at + size).toString('utf8'));
+    at += size + 1;
+  }
+  while (blobs.length < revs.length) blobs.push(undefined);
+  return blobs;
 }
 
 /** Splits git's line output into non-empty lines. */

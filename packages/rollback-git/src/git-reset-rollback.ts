@@ -5,7 +5,7 @@ import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
 import { listPaths } from './internal/resume-repair.js';
-import { rollbackError, toLoopError } from './internal/errors.js';
+import { guarded, rollbackError } from './internal/errors.js';
 import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { expandCommitId } from './internal/repo-checks.js';
@@ -16,7 +16,7 @@ import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
 import { byPath } from './internal/paths.js';
-import { listDirectories, removeNewEmptyDirectories } from './internal/new-directories.js';
+import { createDirectoryTracker } from './internal/new-directories.js';
 import { shortId } from './short-id.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
@@ -46,28 +46,14 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let branchPending = false;
   /** ...and the index torn with it: recover rebuilds it from the kept commit. */
   let indexPending = false;
-  /**
-   * The directories each open checkpoint saw (by iteration, with its id), so that a revert removes
-   * the empty directories the candidate created (git keeps none; issue 32). At most 64 kept.
-   */
-  const checkpointDirs = new Map<number, { id: string; dirs: Set<string> }>();
+  /** Empty directories a candidate created are removed on revert (git keeps none; issue 32). */
+  const directories = createDirectoryTracker(repo, bases);
   /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
   const handOff = createScanHandOff(opts.reuseScans);
 
   const args = () => gitArgs(repo);
 
-  const guard = async <T>(
-    fallback: LoopErrorCode,
-    doing: string,
-    advice: string,
-    task: () => Promise<T>,
-  ): Promise<T> => {
-    try {
-      return await task();
-    } catch (error) {
-      throw toLoopError(error, fallback, doing, advice);
-    }
-  };
+  const guard = guarded;
 
   /** Starts; the report's `repairs` cover every repair so far (start's, then recover's). */
   const doStart = async (): Promise<GitStartReport> => {
@@ -185,9 +171,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           await ready();
           handOff.checkpointed();
           const id = await tipOf();
-          checkpointDirs.delete(iteration);
-          checkpointDirs.set(iteration, { id, dirs: await listDirectories(repo, bases) });
-          if (checkpointDirs.size > 64) checkpointDirs.delete(checkpointDirs.keys().next().value!);
+          await directories.checkpointed(iteration, id);
           return { iteration, id };
         }),
       ),
@@ -212,7 +196,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         guard('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
           handOff.drop();
           await ready();
-          checkpointDirs.delete(checkpoint.iteration);
+          directories.kept(checkpoint.iteration);
           const tip = await tipOf();
           if (candidateId === undefined) return tip;
           if (tip !== candidateId) {
@@ -233,11 +217,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           const tip = await tipOf();
           const candidate = info.candidateId ?? tip;
           await saveThenReset('revert', String(info.iteration), tip, checkpoint.id, candidate !== checkpoint.id ? candidate : undefined);
-          const seen = checkpointDirs.get(checkpoint.iteration);
-          if (seen !== undefined && seen.id === checkpoint.id) {
-            const directories = await removeNewEmptyDirectories(repo, seen.dirs, bases);
-            if (lastRestore !== undefined && directories.length > 0) lastRestore = { ...lastRestore, directories };
-          }
+          const removed = await directories.reverted(checkpoint.iteration, checkpoint.id);
+          if (lastRestore !== undefined && removed.length > 0) lastRestore = { ...lastRestore, directories: removed };
         }),
       ),
 

@@ -28,7 +28,7 @@ export { describeRepairs } from './internal/resume-repair.js';
 export { readDiscardedRefs } from './read-discarded-refs.js';
 export { gitDirOf } from './git-dir-of.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
-export { runGit, gitLines } from './git-cli.js';
+export { runGit, runGitBuffer, readFileAtRevs, gitLines } from './git-cli.js';
 export type { GitCliContext, RunGitOptions } from './git-cli.js';
 export { headSha, isDirty, commitAll, isAncestor, squashSince, discardChanges, resetHard, trailerValue, findCommitByTrailer, commitsBetween, commitFiles, changedFilesBetween, changedFilesSince, revertCommits } from './commit-ops.js';
 export type { GitChangedFile } from './commit-ops.js';

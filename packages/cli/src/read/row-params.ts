@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -34,31 +33,6 @@ function runConfigFile(dir: string): string | undefined {
   }
 }
 
-/** Reads `<rev>:./<file>` for each rev in one `git cat-file --batch`; a missing object gives `undefined`. */
-function readBlobs(dir: string, file: string, revs: readonly string[]): (string | undefined)[] {
-  const input = revs.map((r) => `${r}:./${file}\n`).join('');
-  const out = spawnSync('git', ['cat-file', '--batch'], { cwd: dir, input, maxBuffer: 1 << 30 });
-  if (out.status !== 0 || !out.stdout) return revs.map(() => undefined);
-  const buf = out.stdout;
-  const blobs: (string | undefined)[] = [];
-  let at = 0;
-  for (let i = 0; i < revs.length && at < buf.length; i++) {
-    const eol = buf.indexOf(0x0a, at);
-    if (eol < 0) break;
-    const header = buf.subarray(at, eol).toString('utf8').split(' ');
-    at = eol + 1;
-    if (header[1] !== 'blob') {
-      blobs.push(undefined); // "<rev> missing" or "<rev> ambiguous"
-      continue;
-    }
-    const size = Number(header[2]);
-    blobs.push(buf.subarray(at, at + size).toString('utf8'));
-    at += size + 1;
-  }
-  while (blobs.length < revs.length) blobs.push(undefined);
-  return blobs;
-}
-
 const asValue = (v: unknown): ParamValue =>
   v === null || ['string', 'number', 'boolean'].includes(typeof v) ? (v as ParamValue) : JSON.stringify(v);
 
@@ -87,7 +61,8 @@ export async function readRowParams(
   if (proposer.type !== 'tpe' && proposer.type !== 'mutator') return NONE;
   const names = Object.keys(proposer.space);
   const withId = rows.filter((r) => /^[0-9a-f]{4,40}$/i.test(r.id));
-  const blobs = readBlobs(dir, proposer.file, withId.map((r) => r.id));
+  const { readFileAtRevs } = await import('@loop/rollback-git');
+  const blobs = await readFileAtRevs({ cwd: dir }, proposer.file, withId.map((r) => r.id)).catch(() => withId.map(() => undefined));
   const yaml = /\.ya?ml$/i.test(proposer.file);
   const parse = (t: string): unknown => (yaml ? parseYaml(t) : JSON.parse(t));
   const byIteration = new Map<number, Record<string, ParamValue>>();

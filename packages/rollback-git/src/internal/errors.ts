@@ -66,3 +66,12 @@ export function listFiles(files: readonly string[], max = 10): string {
   const shown = files.slice(0, max).join(', ');
   return files.length > max ? `${shown} and ${files.length - max} more` : shown;
 }
+
+/** Runs `task`, mapping whatever it throws with {@link toLoopError}. */
+export async function guarded<T>(fallback: LoopErrorCode, doing: string, advice: string, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw toLoopError(error, fallback, doing, advice);
+  }
+}

@@ -120,3 +120,26 @@ export async function removeNewEmptyDirectories(
   }
   return removed.sort();
 }
+
+/**
+ * The directories each open checkpoint saw (by iteration, with its id; at most 64 kept), so that a
+ * revert to that checkpoint removes the empty directories its candidate created (git keeps none).
+ */
+export function createDirectoryTracker(repo: Repo, bases: readonly string[] | undefined) {
+  const seen = new Map<number, { id: string; dirs: Set<string> }>();
+  return {
+    /** Records the directories at checkpoint `iteration` (commit `id`). */
+    checkpointed: async (iteration: number, id: string): Promise<void> => {
+      seen.delete(iteration);
+      seen.set(iteration, { id, dirs: await listDirectories(repo, bases) });
+      if (seen.size > 64) seen.delete(seen.keys().next().value!);
+    },
+    /** A kept checkpoint has nothing to clean. */
+    kept: (iteration: number): void => void seen.delete(iteration),
+    /** After a revert to checkpoint `iteration` (`id`): removes the new empty directories; returns them. */
+    reverted: async (iteration: number, id: string): Promise<string[]> => {
+      const at = seen.get(iteration);
+      return at !== undefined && at.id === id ? removeNewEmptyDirectories(repo, at.dirs, bases) : [];
+    },
+  };
+}
