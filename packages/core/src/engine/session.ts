@@ -8,7 +8,8 @@ import { addData, beginCandidate, finishCandidate, isPending, proposerCrash, typ
 import type { Engine } from './engine.js';
 import { checkAgainstState, resumeFrom } from './resume.js';
 import { newRunState } from './run-state.js';
-import { inPlace, revertInPlace, settleInPlace, stepBatch, stepInPlace, type StepEnd } from './step.js';
+import { stepBatch } from './batch-step.js';
+import { inPlace, revertInPlace, settleInPlace, stepInPlace, type StepEnd } from './step.js';
 import { advise, haltStop, stopSequence } from './stop-sequence.js';
 import { treeDigest } from './tree-digest.js';
 import type { StepOutcome, Trial, TrialEdit } from './trial.js';
