@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createAutoIterate, createNoNewDependenciesGuard, dateTag, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
+import { createAutoIterate, createNoNewDependenciesGuard, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
 import { acquireLock, createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
@@ -9,6 +9,9 @@ import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
 import { gitDirOf } from '@loop/rollback-git';
+import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
+
+export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
 import { assertResumeKeepsFiles } from './resume-guard.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
@@ -17,8 +20,6 @@ import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, 
 /** The agent proposer's pid file, relative to the workspace. */
 const AGENT_PID_FILE = '.loop/agent.pgid';
 
-/** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */
-export const CLI_STATE_FILE = '.loop/cli.json';
 
 /** The loop events a reporter receives. */
 export const REPORTED_EVENTS: readonly LoopEventType[] = ['iteration-started', 'baseline', 'resumed', 'kept', 'reverted', 'crash', 'advice', 'stopped'];
@@ -92,40 +93,6 @@ export interface PrepareRunOptions {
 /** A config's `writable` entry as an absolute path: `~/x` from the home folder, a relative one from `dir`. */
 function writablePath(dir: string, p: string): string {
   return p === '~' || p.startsWith('~/') ? join(homedir(), p.slice(1)) : resolve(dir, p);
-}
-
-/** The default tag: the date (seed 003) plus the UTC time, so several runs a day get their own branch. */
-export function defaultTag(now: number): string {
-  return `${dateTag(now)}-${new Date(now).toISOString().slice(11, 19).replaceAll(':', '')}`;
-}
-
-function readResumeTag(dir: string, file: string): string {
-  try {
-    const saved = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as { tag?: unknown };
-    if (typeof saved.tag === 'string') return saved.tag;
-  } catch {
-    // fall through to the checked-out branch
-  }
-  try {
-    const head = readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim();
-    const m = /^ref: refs\/heads\/auto-iterate\/(.+)$/.exec(head);
-    if (m?.[1]) return m[1];
-  } catch {
-    // no repository: createAutoIterate reports it
-  }
-  throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
-}
-
-/**
- * The earlier run's tag for its archive folder: `.loop/cli.json`'s, else the checked-out
- * `auto-iterate/<tag>` branch's, else `earlier-<now's default tag>`.
- */
-function earlierTag(dir: string, now: number): string {
-  try {
-    return readResumeTag(dir, '');
-  } catch {
-    return `earlier-${defaultTag(now)}`;
-  }
 }
 
 /** How the TPE proposer reads and writes its config file: YAML for `.yaml`/`.yml`, else JSON. */
