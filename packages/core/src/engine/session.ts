@@ -156,9 +156,7 @@ export function createSession(e: Engine) {
         try {
           begun = await beginCandidate(e, m, iteration, 0, slot.open, async () => options.plan);
         } catch (error) {
-          const cp = slot.checkpoint();
-          if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revertInPlace(e, cp, iteration);
-          throw error;
+          return slot.unwind(error);
         }
         if (isPending(begun)) {
           const trial: Trial = { iteration, ...(options.plan ? { plan: options.plan } : {}), context: e.context(m, iteration, 0, begun.extra) };
@@ -186,9 +184,7 @@ export function createSession(e: Engine) {
       } catch (error) {
         if (isLoopError(error, 'EDIT_OUTSIDE_ARTIFACT')) throw error; // the trial stays open, nothing touched
         open = undefined;
-        const cp = slot.checkpoint();
-        if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revertInPlace(e, cp, trial.iteration);
-        throw error;
+        return slot.unwind(error);
       }
       open = undefined;
       return outcome(trial.iteration, await settleInPlace(e, m, o, slot.checkpoint()));

@@ -101,7 +101,15 @@ export function inPlace(e: Engine, iteration: number, fingerprint: string | unde
     const at = cp;
     return { artifact, harness, fingerprint, commit: async (info) => (await rollback.commit?.(at, info)) ?? '' };
   };
-  return { open, checkpoint: () => cp };
+  /**
+   * After an unexpected error (a harness that cannot start, a throwing keep policy): leaves the
+   * workspace at the last kept state (unless the error is a failed restore), then rethrows it.
+   */
+  const unwind = async (error: unknown): Promise<never> => {
+    if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revertInPlace(e, cp, iteration);
+    throw error;
+  };
+  return { open, checkpoint: () => cp, unwind };
 }
 
 /** Rolls the in-place candidate at `cp` back (an unexpected error, an abort, a host's stop). */
@@ -149,11 +157,7 @@ export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | 
   try {
     o = await runCandidate(e, m, iteration, 0, slot.open);
   } catch (error) {
-    // Anything unexpected (a harness that cannot start, a throwing keep policy) leaves the
-    // workspace at the last kept state before the error propagates.
-    const cp = slot.checkpoint();
-    if (cp && !isLoopError(error, 'RESTORE_FAILED')) await revertInPlace(e, cp, iteration);
-    throw error;
+    return slot.unwind(error);
   }
   return settleInPlace(e, m, o, slot.checkpoint());
 }
