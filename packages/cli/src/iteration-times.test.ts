@@ -34,6 +34,18 @@ describe('the iteration timing sidecar (.loop/iterations.jsonl)', () => {
     expect(readFileSync(join(dir, ITERATION_TIMES_FILE), 'utf8').trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it('carries the candidate record (IterationRecord.data) and its metrics beside the dimensions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loop-iterlog-'));
+    dirs.push(dir);
+    const log = createIterationTimesWriter(join(dir, ITERATION_TIMES_FILE), { now: () => 0 });
+    const data = { metrics: { rss_mb: 40 }, reports: [{ step: 100, value: 3.2 }], cost: { usd: 0.5, tokens: 900 } };
+    const rec = { ...record(2, 'reverted', 3, { accuracy: 0.8 }), data };
+    log.event({ type: 'reverted', record: rec, durationMs: 0, samples: [3], seedOnly: false } as unknown as LoopEvent);
+    const line = (await readIterationTimes(dir)).get(2);
+    expect(line?.metrics).toEqual({ accuracy: 0.8, rss_mb: 40 });
+    expect(line?.data).toEqual(data);
+  });
+
   it('reads a torn last line as no timing for that row, and a missing file as none', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-iterlog-'));
     dirs.push(dir);

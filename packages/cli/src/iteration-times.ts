@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { LoopEvent, LoopEventType } from '@loop/core';
+import type { CandidateData, LoopEvent, LoopEventType } from '@loop/core';
 
 /**
  * The CLI's per-iteration timing sidecar, relative to the workspace: one JSON line per row the
@@ -26,8 +26,13 @@ export interface IterationTimes {
   readonly status: string;
   /** The score, `null` for none. */
   readonly score: number | null;
-  /** Named sub-scores of the run (the record's `dimensions`), `{}` when the scorer gives none. */
+  /**
+   * Named metrics of the run: the record's `dimensions` and its `data.metrics` (the latter win on a
+   * shared name), `{}` when the scorer gives none.
+   */
   readonly metrics: Readonly<Record<string, number>>;
+  /** The candidate's whole record (`IterationRecord.data`: metrics, reports, params, cost, preset keys). @default none */
+  readonly data?: CandidateData;
 }
 
 /** The events that write a row, and so a line. */
@@ -66,7 +71,8 @@ export function createIterationTimesWriter(
         ...(runMs !== undefined ? { runS: runMs / 1000 } : {}),
         status: e.record.status,
         score: e.record.score,
-        metrics: { ...(e.record.dimensions ?? {}) },
+        metrics: { ...(e.record.dimensions ?? {}), ...(e.record.data?.metrics ?? {}) },
+        ...(e.record.data && Object.keys(e.record.data).length > 0 ? { data: e.record.data } : {}),
       };
       try {
         mkdirSync(dirname(path), { recursive: true });
