@@ -85,6 +85,20 @@ export interface KeepInput {
   readonly candidateGates?: readonly (Readonly<Record<string, boolean>> | undefined)[];
   /** The incumbent's Tier-1 gates, when known. @default none */
   readonly incumbentGates?: Readonly<Record<string, boolean>>;
+  /**
+   * The candidate's record so far (what its proposal, run and first score added: `metrics`,
+   * `reports`, `params`, `cost`, preset keys). @default none
+   */
+  readonly candidateData?: CandidateData;
+  /**
+   * The named metrics (`ScoreOk.data.metrics`) of each candidate sample, parallel to
+   * `candidateSamples` (`undefined` where a run had none). A live view like `candidateSamples`.
+   */
+  readonly candidateMetrics?: readonly (Readonly<Record<string, number>> | undefined)[];
+  /** The incumbent's record (its row's `data`: the last kept row, else the baseline's). @default none */
+  readonly incumbentData?: CandidateData;
+  /** The baseline's record (row 0's `data`), for bounds relative to the baseline. @default none */
+  readonly baselineData?: CandidateData;
 }
 
 /** Decides whether a scored candidate replaces the incumbent. */

@@ -1,10 +1,16 @@
 import { firstVerdict } from '../guard.js';
+import type { CandidateData, IterationRecord } from '../iteration-record.js';
 import type { EditPlan, Proposal } from '../proposer.js';
 import type { ScoreOk } from '../scorer.js';
 import { summarizeSamples } from '../statistics.js';
 import type { Engine } from './engine.js';
 import { addData, applyVerdict, type FinishOptions, type Outcome, type Slot } from './candidate.js';
 import type { RunState } from './run-state.js';
+
+/** `{ [key]: row.data }` when the row has a record, else `{}`. */
+function rowData<K extends string>(key: K, row: IterationRecord | undefined): { [P in K]?: CandidateData } {
+  return (row?.data ? { [key]: row.data } : {}) as { [P in K]?: CandidateData };
+}
 
 /**
  * Decides a candidate whose first run scored `result`: the keep policy (which may re-sample it
@@ -26,6 +32,7 @@ export async function decide(
   o.samples = [result.value];
   o.dimensions = [result.dimensions];
   o.gates = [result.gates];
+  const metrics: (Readonly<Record<string, number>> | undefined)[] = [o.data.metrics];
   let repeat = 0;
   const sample = async (): Promise<number | undefined> => {
     if (e.signal.aborted) return undefined;
@@ -36,6 +43,7 @@ export async function decide(
     o.samples.push(again.result.value);
     o.dimensions.push(again.result.dimensions);
     o.gates.push(again.result.gates);
+    metrics.push(again.data?.metrics);
     return again.result.value;
   };
   const fresh = options.incumbent ? await options.incumbent : undefined;
@@ -52,6 +60,10 @@ export async function decide(
     ...(m.incumbentGates ? { incumbentGates: m.incumbentGates } : {}),
     sample,
     seedOnly: o.seedOnly,
+    candidateData: o.data,
+    candidateMetrics: metrics,
+    ...rowData('incumbentData', m.history.findLast((r) => r.status === 'kept' || r.status === 'baseline')),
+    ...rowData('baselineData', m.history[0]),
   });
   // A seed-only change is never kept, whatever the policy (issue 17).
   const decision = o.seedOnly && proposed.keep ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` } : proposed;

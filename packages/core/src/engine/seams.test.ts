@@ -132,3 +132,33 @@ describe('counters', () => {
     expect(countersOf(rows.slice(0, 3)).consecutiveSameError).toBe(2);
   });
 });
+
+describe('the keep policy sees the candidate record', () => {
+  it('KeepInput carries the candidate data, each sample\'s metrics, the incumbent\'s row data and the baseline\'s (issue 28 constraints)', async () => {
+    const { artifact, rollback } = base();
+    const memory = [100, 90, 300, 95, 96];
+    let run = 0;
+    const harness = {
+      name: 'metrics',
+      run: () => {
+        const i = run++;
+        return { exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: 10 - i, data: { metrics: { memory_mb: memory[i] ?? 0 } } };
+      },
+    };
+    const seen: import('../keep-policy.js').KeepInput[] = [];
+    const keepPolicy = {
+      name: 'spy',
+      decide: async (input: import('../keep-policy.js').KeepInput) => {
+        if (input.candidate === 8) await input.sample?.();
+        seen.push({ ...input, candidateMetrics: [...(input.candidateMetrics ?? [])] });
+        return { keep: input.candidate !== 8, reason: 'spy' };
+      },
+    };
+    await createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), harness, keepPolicy, stop: maxIterations(3) }).run();
+    expect(seen.map((s) => s.candidateData?.metrics)).toEqual([{ memory_mb: 90 }, { memory_mb: 300 }, { memory_mb: 96 }]);
+    expect(seen[1]?.candidateMetrics).toEqual([{ memory_mb: 300 }, { memory_mb: 95 }]);
+    expect(seen.map((s) => s.baselineData?.metrics?.memory_mb)).toEqual([100, 100, 100]);
+    // The incumbent is the last kept row (iteration 1), also after a reverted one.
+    expect(seen.map((s) => s.incumbentData?.metrics?.memory_mb)).toEqual([100, 90, 90]);
+  });
+});
