@@ -6,6 +6,8 @@ import { LoopError, parseOptions } from './errors.js';
 import type { Harness, RunRecord } from './harness.js';
 import { runInGroupToLog } from './internal/process-group.js';
 import { claimPidFileSlot } from './internal/pid-file-slots.js';
+import { followLogLines, type LogFollower } from './internal/log-follow.js';
+import { compileIntermediatePattern, type IntermediatePattern } from './intermediate-pattern.js';
 import { hashTreeStats } from './fingerprint-paths.js';
 import { keepRunLog, type KeepLogsOptions } from './run-logs.js';
 import { planSandbox, sandboxOptionsFields, type SandboxOptions } from './sandbox.js';
@@ -69,6 +71,12 @@ export interface CommandHarnessOptions extends SandboxOptions {
    * copy. A copy that fails (disk full) does not fail the run. @default none (only `logFile`)
    */
   keepLogs?: KeepLogsOptions;
+  /**
+   * Intermediate reports from the log (issue 27): each new log line matching `pattern` is
+   * reported live as `(step, value)` through `RunContext.report`, so the loop's pruners can stop a
+   * doomed run; the run's reports also become the candidate's `data.reports`. @default none
+   */
+  intermediate?: IntermediatePattern;
 }
 
 /** zod schema of {@link CommandHarnessOptions}. */
@@ -91,6 +99,7 @@ export const commandHarnessOptionsSchema = z
       })
       .strict()
       .optional(),
+    intermediate: z.object({ pattern: z.string().min(1), pollMs: z.number().int().positive().default(200) }).strict().optional(),
     ...sandboxOptionsFields,
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
@@ -121,10 +130,16 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const logPath = resolve(o.cwd, o.logFile);
   const killTimeoutMs = o.killTimeoutMs ?? o.timeBudgetMs * 2;
   const sandbox = planSandbox(o, 'command-harness', { mode: 'none', network: false })([o.cwd]);
+  const matcher = o.intermediate ? compileIntermediatePattern(o.intermediate.pattern, 'command-harness') : undefined;
   return {
     name: `command(${o.command})`,
-    run: async ({ iteration, signal, seed, repeat }): Promise<RunRecord> => {
+    run: async ({ iteration, signal, seed, repeat, report }): Promise<RunRecord> => {
       const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, o.graceMs) : undefined; // sweeps orphans, never a live sibling's run
+      let follower: LogFollower | undefined;
+      const onLine = (line: string) => {
+        const found = matcher?.(line);
+        if (found) report?.(found.step, found.value);
+      };
       let result;
       try {
         result = await runInGroupToLog({
@@ -143,12 +158,15 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           killTimeoutMs,
           graceMs: o.graceMs,
           signal,
+          // The log was truncated for this run once the command started: follow it from there.
+          ...(matcher && o.intermediate ? { onSpawn: () => void (follower = followLogLines(logPath, onLine, { intervalMs: o.intermediate!.pollMs ?? 200 })) } : {}),
           ...(slot ? { pidFile: slot.path } : {}),
           ...(sandbox ? { sandbox } : {}),
         });
       } catch (error) {
         throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
       } finally {
+        await follower?.stop();
         slot?.release();
       }
       // The log outlives the next run's truncation (and a working copy's removal); best effort.

@@ -14,6 +14,9 @@ import type { SampleSummary } from './statistics.js';
  * - `kept` / `reverted`: `decision.evidence` holds the statistics of a noise-aware decision;
  *   `samples` the candidate's scores (its first run plus any repeats); `seedOnly` is true when the
  *   proposal only changed a seed.
+ * - `report`: a running evaluation reported an intermediate value (`RunContext.report`), live;
+ *   `pruned`: a pruner stopped the iteration's run at that report (its `reverted` row follows).
+ *   Both come while the run goes on, before the row is written (issue 27).
  */
 export type LoopEvent =
   | { readonly type: 'iteration-started'; readonly iteration: number; readonly attempt: number }
@@ -24,6 +27,8 @@ export type LoopEvent =
   | { readonly type: 'crash'; readonly record: IterationRecord; readonly logTail: string; readonly willRepair: boolean; readonly durationMs: number }
   | { readonly type: 'halted'; readonly record: IterationRecord; readonly status: string; readonly note: string }
   | { readonly type: 'advice'; readonly iteration: number; readonly advice: Advice }
+  | { readonly type: 'report'; readonly iteration: number; readonly repeat: number; readonly step: number; readonly value: number }
+  | { readonly type: 'pruned'; readonly iteration: number; readonly step: number; readonly value: number; readonly reason: string; readonly pruner: string }
   | { readonly type: 'stopped'; readonly summary: LoopSummary };
 
 /** The `type` strings of {@link LoopEvent}. */

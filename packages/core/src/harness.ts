@@ -5,7 +5,10 @@ import type { MaybePromise } from './types.js';
 export interface RunContext {
   /** The iteration being evaluated (0 = baseline). */
   readonly iteration: number;
-  /** Aborted when the loop is stopped (Ctrl-C): the harness must kill its run and return. */
+  /**
+   * Aborted when the loop is stopped (Ctrl-C) or a pruner stops this run early: the harness must
+   * kill its run and return.
+   */
   readonly signal: AbortSignal;
   /**
    * The random seed the run should use (the loop's `seedForRepeat(repeat)`; a fixed seed by
@@ -17,6 +20,14 @@ export interface RunContext {
    * re-runs a noise-aware keep policy or `baselineRepeats` ask for. Always set by the engine.
    */
   readonly repeat?: number;
+  /**
+   * Reports an intermediate value while the run goes on (a training curve's point: `step` in the
+   * run's own progress unit, increasing; `value` in the objective's units). The reports become the
+   * candidate's `data.reports`, a `report` event each, and what the loop's pruners look at: one may
+   * abort `signal` to stop a doomed run early (issue 27). Always set by the engine; a no-op where no
+   * one listens.
+   */
+  readonly report?: (step: number, value: number) => void;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface CandidateData {
   readonly reports?: readonly IntermediateReport[];
   /** The proposer's parameters for this candidate (a hyperparameter proposer's point). @default none */
   readonly params?: Readonly<Record<string, unknown>>;
+  /** Set when a pruner stopped the run early (issue 27): the step, the value and why. @default none */
+  readonly pruned?: { readonly step: number; readonly value: number | null; readonly reason: string; readonly pruner: string };
   /** What producing this candidate cost (an agent proposer's spend). @default none */
   readonly cost?: { readonly usd?: number; readonly tokens?: number };
   /** A preset's or host's own facts, each under a key of its own. */

@@ -33,7 +33,8 @@ export function variance(xs: readonly number[]): number {
   return s / (xs.length - 1);
 }
 
-function median(xs: readonly number[]): number {
+/** The median of `xs` (the mean of the two middle values for an even count). `xs` must not be empty. */
+export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;

@@ -11,6 +11,7 @@ import type { WorkingCopy } from '../working-copy.js';
 import type { Engine } from './engine.js';
 import { treeDigest } from './tree-digest.js';
 import { decide } from './decide.js';
+import { prunedClause } from './run-reporting.js';
 import type { ProposalTurn } from './proposal-turns.js';
 import type { HaltInfo, PerSample, RunState } from './run-state.js';
 
@@ -260,10 +261,15 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
       const label = e.statusNames.harnessTampered;
       return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
     }
-    const evaluated = await e.evaluate(iteration, 0, slot.harness);
+    const evaluated = await e.evaluate(iteration, 0, slot.harness, m.history);
     const { result } = evaluated;
     addData(o, evaluated.data);
     if (e.signal.aborted) return { ...o, aborted: true };
+    if (evaluated.pruned) {
+      // A pruned run is a discard, never a crash (issue 27): its score is its last report.
+      const clause = prunedClause(evaluated.pruned, e.options.prune?.steps);
+      return Object.assign(o, { status: 'reverted' as const, score: evaluated.pruned.value, description: `${proposal.description} (${clause})`, note: clause, decision: { keep: false, reason: clause } });
+    }
     if (result.ok) return decide(e, m, o, slot, plan, proposal, result, options);
     o.logTail = result.logTail ?? '';
     if (options.repair && attempt < e.maxRepairs && e.options.proposer?.repair !== undefined) {

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError, LoopError, parseOptions } from '../errors.js';
-import type { CandidateData } from '../iteration-record.js';
+import type { CandidateData, IterationRecord } from '../iteration-record.js';
 import type { Guard, GuardInput } from '../guard.js';
 import type { Harness } from '../harness.js';
 import { EventHub } from '../internal/event-hub.js';
@@ -13,9 +13,20 @@ import type { ScoreResult } from '../scorer.js';
 import { createJsonStateStore, type EnginePhase, type EngineState, type StateStore } from '../state-store.js';
 import { anyOf, neverStop, onAbort, type StopPolicy } from '../stop-policy.js';
 import { systemClock, type Clock, type Direction } from '../types.js';
+import type { PrunedFact } from '../pruner.js';
 import { measure } from './measure.js';
+import { startReporting } from './run-reporting.js';
 import { loopOptionsSchema, type LoopOptions } from './options.js';
 import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
+
+/** One evaluation's outcome (see {@link Engine.evaluate}). */
+export interface Evaluation {
+  readonly result: ScoreResult;
+  readonly durationMs: number;
+  readonly data: CandidateData | undefined;
+  /** Set when a pruner stopped the run early. */
+  readonly pruned?: PrunedFact;
+}
 
 /** The resolved options and shared helpers of one `createLoop` (internal to the engine). */
 export interface Engine {
@@ -33,8 +44,12 @@ export interface Engine {
   readonly maxProposerFailures: number;
   readonly baselineRepeats: number;
   readonly statusNames: { readonly restoreFailed: string; readonly harnessTampered: string };
-  /** Runs `harness` once and scores it; `data` merges the run record's and the score's. */
-  evaluate(iteration: number, repeat: number, harness?: Harness): Promise<{ result: ScoreResult; durationMs: number; data: CandidateData | undefined }>;
+  /**
+   * Runs `harness` once and scores it; `data` merges the run record's and the score's, plus the
+   * run's intermediate `reports`. With `history` (a candidate's first run) the loop's pruners watch
+   * the reports; `pruned` is set when one stopped the run.
+   */
+  evaluate(iteration: number, repeat: number, harness?: Harness, history?: readonly IterationRecord[]): Promise<Evaluation>;
   /** The configured proposer. @throws {ConfigError} `CONFIG_INVALID` (`engine.proposer`) when there is none. */
   proposer(): Proposer;
   /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
@@ -83,9 +98,19 @@ export function createEngine(input: LoopOptions): Engine {
       restoreFailed: options.statusNames?.restoreFailed ?? 'restore-failed',
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
     },
-    async evaluate(iteration, repeat, harness = options.harness) {
-      const { result, durationMs, data } = await measure(harness, options.scorer, { iteration, signal, seed: seedForRepeat(repeat), repeat }, clock);
-      return { result, durationMs, data };
+    async evaluate(iteration, repeat, harness = options.harness, history) {
+      const prune = options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, history } : undefined;
+      const reporting = startReporting({ iteration, repeat, loopSignal: signal, hub: engine.hub, direction, ...(prune ? { prune } : {}) });
+      try {
+        const context = { iteration, signal: reporting.signal, seed: seedForRepeat(repeat), repeat, report: reporting.report };
+        const measured = await measure(harness, options.scorer, context, clock);
+        const reports = reporting.reports.length > 0 ? { reports: [...reporting.reports] } : {};
+        const pruned = reporting.pruned ? { pruned: reporting.pruned } : {};
+        const data = measured.data || reporting.reports.length > 0 || reporting.pruned ? { ...measured.data, ...reports, ...pruned } : undefined;
+        return { result: measured.result, durationMs: measured.durationMs, data, ...pruned };
+      } finally {
+        reporting.dispose();
+      }
     },
     proposer() {
       if (options.proposer) return options.proposer;

@@ -7,6 +7,8 @@ import type { KeepPolicy } from '../keep-policy.js';
 import type { CostReading } from '../loop-state.js';
 import { parallelOptionsSchema, type ParallelOptions } from '../parallel.js';
 import type { Proposer } from '../proposer.js';
+import type { Pruner } from '../pruner.js';
+import type { PruneOptions } from './run-reporting.js';
 import type { ResultsLog } from '../results-log.js';
 import type { RollbackStrategy } from '../rollback-strategy.js';
 import type { Scorer } from '../scorer.js';
@@ -51,6 +53,14 @@ export interface LoopOptions {
    * {@link Guard}. Run in order; the first verdict wins. @default []
    */
   guards?: Guard[];
+  /**
+   * Stops doomed runs early (issue 27): `pruners` look at each intermediate report
+   * (`RunContext.report`) of a candidate's first evaluation; the first verdict aborts the run, and
+   * the candidate is reverted as a discard (status `reverted`, score = the last reported value,
+   * `data.pruned`), never a crash. The baseline and a keep policy's re-samples are never pruned.
+   * @default none (every run goes to its end)
+   */
+  prune?: PruneOptions;
   /** Reads the run's spend so far (USD, tokens) for `LoopState.cost` and `costBudget`. @default none */
   cost?: () => CostReading;
   /**
@@ -157,6 +167,13 @@ export const loopOptionsSchema = z
     lockPath: z.string().min(1).optional(),
     guards: z.array(contract<Guard>('Guard', [], ['beforeEdit', 'beforeRun', 'afterScore'])).optional(),
     cost: fn.optional(),
+    prune: z
+      .object({
+        pruners: z.array(contract<Pruner>('Pruner', ['check'])),
+        steps: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
     statusNames: z.object({ restoreFailed: z.string().min(1).optional(), harnessTampered: z.string().min(1).optional() }).strict().optional(),
     advisors: z.array(contract<Advisor>('Advisor', ['advise'])).optional(),
     maxRepairAttempts: z.number().int().min(0).optional(),
