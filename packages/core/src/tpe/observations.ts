@@ -23,8 +23,9 @@ export interface Observation {
  * baseline's config; then forward, each row's config is its incumbent with its changes applied, and
  * a kept row's config becomes the incumbent. Rows that are not ours (another proposer's, a proposer
  * failure) are skipped; a kept row that is not ours ends the walk back (older rows are not used).
- * Rows without a score (rejected, not evaluated, halted) are skipped except crashes, which are
- * returned without a loss (the model avoids their region).
+ * Rows without a score (rejected, not evaluated, halted) are skipped except crashes and runs pruned
+ * on a non-finite report, which are returned without a loss (the model avoids their region). A
+ * pruned run's score is its last intermediate report (issue 27): it ranks by that.
  *
  * @param history - the run's rows, baseline first (`ProposalContext.history`)
  * @param current - the config as it is now (the incumbent)
@@ -57,7 +58,10 @@ export function rebuildObservations(history: readonly IterationRecord[], current
     }
     if (!changes) continue;
     const evaluated = applyChanges(incumbent, changes);
-    if (row.status === 'crash') out.push({ iteration: row.iteration, config: evaluated });
+    // A pruned run ranks by its last report (issue 27, as Optuna's TPE does); one pruned on a
+    // non-finite report has no score and counts as a crash would: the model avoids its region.
+    const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
+    if (row.status === 'crash' || prunedNonFinite) out.push({ iteration: row.iteration, config: evaluated });
     else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
       out.push({ iteration: row.iteration, config: evaluated, loss: loss(row.score) });
     }
