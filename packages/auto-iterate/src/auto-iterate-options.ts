@@ -1,5 +1,5 @@
 import { isAbsolute, normalize } from 'node:path';
-import { sandboxOptionsFields, type Clock, type Guard, type Harness, type KeepPolicy, type Proposer, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
+import { sandboxOptionsFields, type Clock, type Guard, type Harness, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
 
@@ -145,6 +145,19 @@ export interface AutoIterateOptions {
    * (see core `CommandHarnessOptions` for why the harness is unconfined unless asked)
    */
   harnessSandbox?: SandboxOptions;
+  /**
+   * Intermediate reports (issue 27): a pattern matched live on each new line of the run's log,
+   * whose groups are the step and the value (e.g. `^step (\d+) .*val_bpc ([\d.]+)`); each match is
+   * reported to the loop and the run's curve is kept in its row's `data.reports`. @default none
+   */
+  intermediate?: IntermediatePattern;
+  /**
+   * Stop doomed runs early (issue 27, core `LoopOptions.prune`): pruners that look at each
+   * intermediate report; a pruned run is killed, reverted as a `discard` row whose description says
+   * `(pruned at step <s> of <steps>: ...)`, and never counts as a crash. Needs `intermediate`
+   * (or a harness that calls `RunContext.report`). @default none
+   */
+  prune?: PruneOptions;
   /** Parallel candidates (issue 15): K per batch, in local working copies or on remote workers. @default none (one candidate at a time, in place) */
   parallel?: AutoIterateParallel;
   /** Aborting (Ctrl-C) stops after restoring the last kept commit. */
@@ -252,6 +265,14 @@ export const autoIterateOptionsSchema = z
     keepLogs: z.number().int().nonnegative().default(100),
     env: z.record(z.string(), z.string()).default({}),
     harnessSandbox: z.object(sandboxOptionsFields).strict().optional(),
+    intermediate: z.object({ pattern: z.string().min(1), pollMs: z.number().int().positive().optional() }).strict().optional(),
+    prune: z
+      .object({
+        pruners: z.array(z.custom<Pruner>((p) => typeof (p as Pruner)?.check === 'function', 'a pruner must have check()')),
+        steps: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
     parallel: z
       .object({
         candidates: z.number().int().min(1).max(256),

@@ -5,6 +5,7 @@ import {
   anyOf,
   ConfigError,
   createCommandHarness,
+  withRecordData,
   createDirectoryWorkingCopies,
   createFileArtifact,
   createLoop,
@@ -37,7 +38,7 @@ import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
-export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid', logs: '.loop/logs' } as const;
+export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid', logs: '.loop/logs', records: '.loop/records.jsonl' } as const;
 
 /** A configured auto-iterate run. */
 export interface AutoIterate {
@@ -143,6 +144,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       pidFile: join(o.dir, RUN_FILES.runPid),
       // Each run's log, a working copy's included, is kept as .loop/logs/<iteration>.log (issue 32 item 16).
       keepLogs: { dir: join(o.dir, RUN_FILES.logs), count: o.keepLogs },
+      ...(o.intermediate ? { intermediate: o.intermediate } : {}),
       ...o.harnessSandbox,
     });
   const harness = o.parallel?.harness ?? commandHarness(o.dir);
@@ -164,7 +166,11 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     // Seed 001: a discarded change is never retried verbatim (a tree already evaluated is not run again).
     skipDuplicates: true,
     scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
-    results: o.dimensionsFile ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) }) : createResultsTsv({ path: resultsPath }),
+    // Each row's candidate record (curves, metrics, params, cost) survives a resume in .loop/records.jsonl.
+    results: withRecordData(o.dimensionsFile ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) }) : createResultsTsv({ path: resultsPath }), {
+      path: join(o.dir, RUN_FILES.records),
+      onError: (message) => process.stderr.write(`${message}\n`),
+    }),
     statePath: join(o.dir, RUN_FILES.state),
     stop: anyOf(...stops),
     advisors: [createCircuitBreaker({ pauseAfterCrashes: o.pauseAfterCrashes, cooldownAfterDiscards: o.cooldownAfterDiscards, notifyAfterDiscards: o.notifyAfterDiscards })],
@@ -176,6 +182,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     ...(o.seedOnly ? { seedOnlyDetector: createSeedOnlyDetector({ root: o.dir, files: o.targetFiles, seedKeys: o.seedOnly.seedKeys }) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
+    ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
   });
 
   /** run()'s prologue: the checks, the workspace lock, the run branch; the lock is the caller's to release. */

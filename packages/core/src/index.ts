@@ -89,6 +89,8 @@ export type { Observation } from './tpe/observations.js';
 export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
 export type { ResultsLog } from './results-log.js';
 export { writeJsonAtomic, writeTextAtomic, readJson, appendDurable, syncDirectory } from './state-file.js';
+export { withRecordData, readRecordData } from './record-data-log.js';
+export type { RecordDataOptions } from './record-data-log.js';
 export { acquireLock, isLocked } from './lock.js';
 export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
 export { createSeededRandom } from './random.js';
