@@ -2,6 +2,7 @@ import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSch
 import { z } from 'zod';
 import { keepSchema } from './keep-config.js';
 import { notifySchema } from './notify.js';
+import { intermediateSchema, pruneSchema } from './prune-config.js';
 import { targetSchema } from './target.js';
 
 /** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
@@ -174,6 +175,8 @@ export const loopConfigSchema = z
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
     harness: harnessSandboxSchema.optional().describe('The sandbox of the run command and the checks command: { sandbox: auto | bwrap | none, writable, network }. Default unconfined.'),
     parallel: parallelSchema.optional().describe('Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, link, workers: { redis, queue, remote } }. Default none (one candidate at a time, in place).'),
+    intermediate: intermediateSchema.optional().describe('Intermediate reports: { pattern, pollMs }: each new run-log line matching pattern reports (step, value) live; the curve is kept with the row (.loop/records.jsonl) for pruning, loop report and the dashboard.'),
+    prune: pruneSchema.optional().describe('Stop doomed runs early: { pruners: [{ type: incumbent | median | patience | non-finite, ... }], steps, enabled }. Needs intermediate. A pruned run is killed and logged as a discard "(pruned at step s of n: ...)", never a crash. docs/pruning.md.'),
     checks: z
       .object({
         command: z.string().trim().min(1, 'checks.command must not be empty').describe('The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.'),
@@ -186,6 +189,7 @@ export const loopConfigSchema = z
   })
   .strict()
   .refine((c) => c.killTimeoutS >= c.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
+  .refine((c) => !c.prune?.enabled || c.intermediate, { message: 'prune needs intermediate: { pattern } (the reports a pruner looks at)', path: ['prune'] })
   .superRefine((c, ctx) => {
     const builtIn = c.target !== undefined && c.target.type !== 'code';
     if (!c.target && c.targetFiles === undefined) ctx.addIssue({ code: 'custom', path: ['targetFiles'], message: 'missing required field (expected array)' });

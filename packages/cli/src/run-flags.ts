@@ -31,6 +31,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { flag: '--min-delta <x>', field: 'keep.minDelta', kind: 'number', help: 'min-delta: the improvement a keep needs' },
   { flag: '--baseline-repeats <n>', field: 'keep.baselineRepeats', kind: 'int', help: 'baseline runs to measure the noise floor' },
   { flag: '--allow-dirty', field: 'allowDirty', kind: 'boolean', help: 'start on a dirty working tree' },
+  { flag: '--no-prune', field: 'prune.enabled', kind: 'boolean', help: 'run every candidate to its end (reports are still recorded)' },
 ];
 
 /** Commander's attribute name of a flag (`--max-iterations <n>` → `maxIterations`). */
@@ -59,6 +60,8 @@ export function flagOverrides(opts: Record<string, unknown>): { values: Record<s
   for (const f of RUN_FLAGS) {
     const raw = opts[attributeOf(f)];
     if (raw === undefined) continue;
+    // Commander gives a negated flag (`--no-prune`) the value true when it is absent.
+    if (f.flag.startsWith('--no-') && raw !== false) continue;
     const name = f.flag.split(' ')[0]!;
     let value: unknown = raw;
     if (f.kind === 'int' || f.kind === 'number') {

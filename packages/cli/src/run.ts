@@ -13,6 +13,7 @@ import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag
 
 export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
 import { assertResumeKeepsFiles } from './resume-guard.js';
+import { pruneOptionsOf } from './prune-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies, type EvaluationQueue } from '@loop/workers-bullmq';
@@ -239,6 +240,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     keepLogs: config.keepLogs,
     env: config.env,
     ...(config.checks ? { checks: config.checks } : {}),
+    ...pruneOptionsOf(config),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(parallel ? { parallel } : {}),
   });
