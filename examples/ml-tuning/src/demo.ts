@@ -58,6 +58,8 @@ export interface DemoOptions {
   workers?: string;
   /** With `workers`: the BullMQ queue, as the workers' `--queue`. @default 'loop-candidates' */
   queue?: string;
+  /** Stop doomed trainings early (issue 27; with a step budget): `--no-prune` sets false. @default true */
+  prune?: boolean;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
@@ -125,7 +127,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
   const keep = options.keep ?? 'strict';
-  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}) });
+  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true });
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);

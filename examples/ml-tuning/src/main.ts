@@ -25,6 +25,8 @@ Tunes a character-level language model on English first names with a keep/revert
   --workers URL    evaluate the candidates on "loop worker --redis URL" processes
                    (BullMQ on Redis, docs/many-machines.md) instead of locally
   --queue NAME     with --workers: the queue, as the workers' --queue  [default loop-candidates]
+  --no-prune       run every training to its end (default: a training worse than the
+                   incumbent's curve at the same step, past 30% of the steps, is stopped)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
 /** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
@@ -71,6 +73,7 @@ async function main(): Promise<number> {
       parallel: { type: 'string' },
       workers: { type: 'string' },
       queue: { type: 'string' },
+      'no-prune': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -131,6 +134,7 @@ async function main(): Promise<number> {
     ...(parallel === undefined ? {} : { parallel }),
     ...(values.workers ? { workers: values.workers } : {}),
     ...(values.queue ? { queue: values.queue } : {}),
+    prune: !values['no-prune'],
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

@@ -28,6 +28,34 @@ export interface DemoRunSettings {
   readonly workers?: string;
   /** With `workers`: the BullMQ queue name (the workers' `--queue`). @default 'loop-candidates' */
   readonly queue?: string;
+  /**
+   * Stop doomed trainings early (issue 27; needs `steps`): train.mjs reports val_bpc on a slice of
+   * the validation set every `steps / 10` steps and the loop prunes a run worse than the incumbent's
+   * curve at the same step (margin and warm-up in {@link pruneConfigOf}). @default true
+   */
+  readonly prune?: boolean;
+}
+
+/** Every how many steps train.mjs reports a slice val_bpc (`LOOP_REPORT_EVERY`): a tenth of the run, in hundreds. */
+export function reportEveryOf(steps: number): number {
+  return Math.max(100, Math.round(steps / 10 / 100) * 100);
+}
+
+/**
+ * The demo's `intermediate` and `prune` blocks for a run of `steps` steps: the slice val_bpc
+ * reports, then the non-finite pruner and the incumbent-curve pruner with a 5% margin after a
+ * warm-up of 30% of the steps (early curves cross: a slow starter can still win).
+ */
+export function pruneConfigOf(steps: number, prune: boolean): Record<string, unknown> {
+  if (steps <= 0) return {};
+  return {
+    intermediate: { pattern: '^report step (\\d+) val_bpc ([\\w.+-]+)$' },
+    prune: {
+      enabled: prune,
+      steps,
+      pruners: [{ type: 'non-finite' }, { type: 'incumbent', margin: 0.05, warmupSteps: Math.round(steps * 0.3) }],
+    },
+  };
 }
 
 /** The goal an agent proposer is given. */
@@ -64,7 +92,8 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     direction: 'lower',
     timeBudgetS: s.budgetS,
     killTimeoutS: killTimeoutOf(s.steps, s.budgetS),
-    ...(s.steps > 0 ? { env: { LOOP_STEP_BUDGET: String(s.steps) } } : {}),
+    ...(s.steps > 0 ? { env: { LOOP_STEP_BUDGET: String(s.steps), LOOP_REPORT_EVERY: String(reportEveryOf(s.steps)) } } : {}),
+    ...pruneConfigOf(s.steps, s.prune ?? true),
     maxIterations: s.iterations,
     proposer,
     ...(keep ? { keep } : {}),

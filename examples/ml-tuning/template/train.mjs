@@ -11,6 +11,10 @@
 //                     across repeats of one config).
 //   LOOP_TF_BACKEND   wasm (default when @tensorflow/tfjs-backend-wasm is
 //                     installed: 2-4x the steps of cpu) or cpu.
+//   LOOP_REPORT_EVERY every this many steps, print an intermediate score on a
+//                     fixed slice of the validation set (the first 400 names):
+//                     "report step <n> val_bpc <x>" (the loop's pruners read it;
+//                     the final val_bpc is always the whole validation set).
 //
 // Hyperparameters come from config.json next to this file. The final four
 // lines on stdout are the machine-readable result:
@@ -50,6 +54,8 @@ function positiveInt(name) {
 const STEP_BUDGET = positiveInt('LOOP_STEP_BUDGET');
 const LOOP_SEED = process.env.LOOP_SEED === undefined || process.env.LOOP_SEED === '' ? undefined : Number(process.env.LOOP_SEED);
 const LOG_EVERY_STEPS = 1000;
+const REPORT_EVERY = positiveInt('LOOP_REPORT_EVERY');
+const REPORT_NAMES = 400;
 
 class ConfigError extends Error {}
 class TrainingError extends Error {}
@@ -295,6 +301,15 @@ async function main() {
     }
     lossEma = lossEma === null ? loss : 0.98 * lossEma + 0.02 * loss;
     elapsedMs = performance.now() - started;
+    if (REPORT_EVERY !== undefined && step % REPORT_EVERY === 0 && !done()) {
+      const sliceBpc = await evaluateBitsPerChar(
+        (contexts, count, contextLength) =>
+          tf.tidy(() => model.forward(tf.tensor2d(contexts, [count, contextLength], 'int32')).dataSync()),
+        val.slice(0, REPORT_NAMES),
+        ctxLen,
+      );
+      console.log(`report step ${step} val_bpc ${Number.isFinite(sliceBpc) ? sliceBpc.toFixed(6) : String(sliceBpc).toLowerCase()}`);
+    }
     if (step === 1 || step % LOG_EVERY_STEPS === 0) {
       console.log(
         `step ${String(step).padStart(6)} | loss ${loss.toFixed(4)} | ema ${lossEma.toFixed(4)} nats` +

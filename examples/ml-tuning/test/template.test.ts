@@ -182,6 +182,17 @@ describe('train.mjs in a workspace copy', () => {
     expect(valBpcOf(c)).not.toBe(valBpcOf(a));
   });
 
+  it('LOOP_REPORT_EVERY prints a slice val_bpc every n steps before the end, and reporting does not change the final score (issue 27)', async () => {
+    await writeConfig(defaultConfig);
+    const plain = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1' });
+    const reported = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1', LOOP_REPORT_EVERY: '20' });
+    expect(reported.code, reported.stderr).toBe(0);
+    const reports = [...reported.stdout.matchAll(/^report step (\d+) val_bpc (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(reports.map(([step]) => step)).toEqual([20, 40]);
+    for (const [, v] of reports) expect(v).toBeLessThan(LOG2_27 + 1);
+    expect(valBpcOf(reported)).toBe(valBpcOf(plain));
+  });
+
   for (const backend of ['wasm', 'cpu']) {
     it(`the ${backend} backend learns (one-hot cast to float32: the wasm oneHot dtype argument gave zeros and a uniform guess)`, async () => {
       await writeConfig(defaultConfig);
