@@ -31,6 +31,20 @@ export interface ParallelOptions {
    * verified reset per non-winner; nothing is done when the rollback has no `commit`. @default true
    */
   saveNonWinners?: boolean;
+  /**
+   * How candidates are scheduled (issue 27: no idle core).
+   * - `batch`: K candidates, then the batch waits for its slowest one; the best passing one is
+   *   kept. Rows do not depend on timing: two runs with the same seed give the same rows.
+   * - `async`: a new candidate starts as soon as one of the `concurrency` slots frees (a pruned
+   *   or fast run does not leave its core idle until the batch's slowest ends). Keep decisions and
+   *   rows still go in iteration order: candidate n is decided once every earlier one is, kept
+   *   only when better than the incumbent at that moment (a candidate proposed before an earlier
+   *   keep is compared with it), and its row is written then. Proposals see the rows recorded when
+   *   they are made, so rows depend on timing. `candidates` is then the pool's width when
+   *   `concurrency` is not given. Not with `remeasureIncumbent`.
+   * @default 'batch'
+   */
+  schedule?: 'batch' | 'async';
 }
 
 /** zod schema of {@link ParallelOptions}. */
@@ -44,5 +58,10 @@ export const parallelOptionsSchema = z
     ),
     remeasureIncumbent: z.number().int().min(0).default(0),
     saveNonWinners: z.boolean().default(true),
+    schedule: z.enum(['batch', 'async']).default('batch'),
   })
-  .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] });
+  .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
+  .refine((o) => !(o.schedule === 'async' && o.remeasureIncumbent > 0), {
+    message: 'remeasureIncumbent needs schedule "batch" (an async pool has no batch to re-measure the incumbent for)',
+    path: ['remeasureIncumbent'],
+  });

@@ -42,7 +42,7 @@ async function remeasure(e: Engine, m: RunState, fingerprint: string | undefined
  * @returns the candidate id (`rollback.commit`'s return) per saved outcome, for its results row.
  * @throws {LoopError} `RESTORE_FAILED` when a revert does not verify (the batch stops there).
  */
-async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: Outcome | undefined): Promise<Map<Outcome, string>> {
+export async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: Outcome | undefined): Promise<Map<Outcome, string>> {
   const { rollback } = e.options;
   const b = e.options.parallel!;
   const ids = new Map<Outcome, string>();
@@ -65,6 +65,36 @@ async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: O
 }
 
 /**
+ * Adopts `winner`'s working copy into the main workspace (verified against the copy when there is
+ * an artifact) and records it with `rollback.commit`; on any failure the main workspace is
+ * reverted to the incumbent and the error rethrown.
+ *
+ * @returns the checkpoint to keep and the candidate id.
+ * @throws {LoopError} `RESTORE_FAILED` when the adopted files differ from the copy.
+ */
+export async function adoptWinner(e: Engine, winner: Outcome): Promise<{ cp: Checkpoint; candidateId: string }> {
+  const { rollback, artifact } = e.options;
+  const b = e.options.parallel!;
+  const cp = await rollback.checkpoint(winner.iteration, winner.plan);
+  let candidateId = '';
+  try {
+    const copy = winner.slot!.workingCopy!;
+    const changedFiles = await b.workingCopies.adopt(copy);
+    if (artifact) {
+      const left = compareSnapshots(artifact, await artifact.inspect(), await copy.artifact.inspect()).changed;
+      if (left.length > 0) {
+        throw new LoopError('RESTORE_FAILED', `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`, { details: { copy: copy.name, paths: left } });
+      }
+    }
+    candidateId = (await rollback.commit?.(cp, { iteration: winner.iteration, attempt: 0, description: winner.description, changedFiles })) ?? '';
+  } catch (error) {
+    await rollback.revert(cp, { iteration: winner.iteration, ...(candidateId ? { candidateId } : {}) });
+    throw error;
+  }
+  return { cp, candidateId };
+}
+
+/**
  * One parallel batch: K candidates through the same path as an in-place one, each in its own
  * working copy; the others are saved first (see `saveNonWinners`), then the best passing one is
  * adopted into the main workspace (verified), recorded with `rollback.commit` and kept; one row
@@ -72,7 +102,7 @@ async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: O
  */
 export async function stepBatch(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
   const b = e.options.parallel!;
-  const { rollback, artifact } = e.options;
+  const { rollback } = e.options;
   const candidates = b.candidates ?? 1;
   const first = m.history.length;
   const limit = pLimit(b.concurrency ?? candidates);
@@ -109,25 +139,9 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     }
 
     const saved = await saveNonWinners(e, outcomes, halting ? undefined : winner);
-    let cp: Checkpoint | undefined;
-    let candidateId = '';
-    if (winner) {
-      cp = await rollback.checkpoint(winner.iteration, winner.plan);
-      try {
-        const copy = winner.slot!.workingCopy!;
-        const changedFiles = await b.workingCopies.adopt(copy);
-        if (artifact) {
-          const left = compareSnapshots(artifact, await artifact.inspect(), await copy.artifact.inspect()).changed;
-          if (left.length > 0) {
-            throw new LoopError('RESTORE_FAILED', `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`, { details: { copy: copy.name, paths: left } });
-          }
-        }
-        candidateId = (await rollback.commit?.(cp, { iteration: winner.iteration, attempt: 0, description: winner.description, changedFiles })) ?? '';
-      } catch (error) {
-        await rollback.revert(cp, { iteration: winner.iteration, ...(candidateId ? { candidateId } : {}) });
-        throw error;
-      }
-    }
+    const adopted = winner ? await adoptWinner(e, winner) : undefined;
+    const cp = adopted?.cp;
+    const candidateId = adopted?.candidateId ?? '';
 
     const records = outcomes.map((o) => recordOf(o, o === winner ? candidateId : (saved.get(o) ?? '')));
     for (const [i, o] of outcomes.entries()) {

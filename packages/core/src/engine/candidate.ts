@@ -22,6 +22,11 @@ export interface Slot {
   /** The harness fingerprint taken at the start (main) or when the copy was made. */
   readonly fingerprint: string | undefined;
   readonly workingCopy?: WorkingCopy;
+  /**
+   * The candidate's own signal when it may be abandoned without stopping the loop (an async
+   * pool's candidates at the stop): aborted with the loop's, and when the pool is closed. @default the loop's
+   */
+  readonly signal?: AbortSignal;
   /** In place: records the candidate before its evaluation (`rollback.commit`); returns its id. */
   readonly commit?: (info: CandidateInfo) => Promise<string>;
 }
@@ -156,7 +161,7 @@ export async function beginCandidate(
   const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
   const detector = e.options.seedOnlyDetector;
   const captured = detector?.capture ? await detector.capture(slot.artifact) : undefined;
-  const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}) };
+  const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), ...(slot.signal ? { signal: slot.signal } : {}) };
   return { o, slot, plan, snapshotBefore, captured, extra };
 }
 
@@ -261,7 +266,7 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
       const label = e.statusNames.harnessTampered;
       return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
     }
-    const evaluated = await e.evaluate(iteration, 0, slot.harness, m.history);
+    const evaluated = await e.evaluate(iteration, 0, slot.harness, m.history, slot.signal);
     const { result } = evaluated;
     addData(o, evaluated.data);
     if (e.signal.aborted) return { ...o, aborted: true };

@@ -38,7 +38,7 @@ export async function decide(
     if (e.signal.aborted) return undefined;
     repeat += 1;
     await e.checkFingerprint(slot.fingerprint, slot.harness);
-    const again = await e.evaluate(iteration, repeat, slot.harness);
+    const again = await e.evaluate(iteration, repeat, slot.harness, undefined, slot.signal);
     if (e.signal.aborted || !again.result.ok) return undefined;
     o.samples.push(again.result.value);
     o.dimensions.push(again.result.dimensions);

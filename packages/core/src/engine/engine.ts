@@ -47,9 +47,10 @@ export interface Engine {
   /**
    * Runs `harness` once and scores it; `data` merges the run record's and the score's, plus the
    * run's intermediate `reports`. With `history` (a candidate's first run) the loop's pruners watch
-   * the reports; `pruned` is set when one stopped the run.
+   * the reports; `pruned` is set when one stopped the run. `runSignal` replaces the loop's signal
+   * for this run (a candidate an async pool may abandon: `Slot.signal`).
    */
-  evaluate(iteration: number, repeat: number, harness?: Harness, history?: readonly IterationRecord[]): Promise<Evaluation>;
+  evaluate(iteration: number, repeat: number, harness?: Harness, history?: readonly IterationRecord[], runSignal?: AbortSignal): Promise<Evaluation>;
   /** The configured proposer. @throws {ConfigError} `CONFIG_INVALID` (`engine.proposer`) when there is none. */
   proposer(): Proposer;
   /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
@@ -98,9 +99,9 @@ export function createEngine(input: LoopOptions): Engine {
       restoreFailed: options.statusNames?.restoreFailed ?? 'restore-failed',
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
     },
-    async evaluate(iteration, repeat, harness = options.harness, history) {
+    async evaluate(iteration, repeat, harness = options.harness, history, runSignal) {
       const prune = options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, history } : undefined;
-      const reporting = startReporting({ iteration, repeat, loopSignal: signal, hub: engine.hub, direction, ...(prune ? { prune } : {}) });
+      const reporting = startReporting({ iteration, repeat, loopSignal: runSignal ?? signal, hub: engine.hub, direction, ...(prune ? { prune } : {}) });
       try {
         const context = { iteration, signal: reporting.signal, seed: seedForRepeat(repeat), repeat, report: reporting.report };
         const measured = await measure(harness, options.scorer, context, clock);

@@ -8,6 +8,7 @@ import { addData, beginCandidate, finishCandidate, isPending, proposerCrash, typ
 import type { Engine } from './engine.js';
 import { checkAgainstState, resumeFrom } from './resume.js';
 import { newRunState } from './run-state.js';
+import { createAsyncPool } from './async-step.js';
 import { stepBatch } from './batch-step.js';
 import { inPlace, revertInPlace, settleInPlace, stepInPlace, type StepEnd } from './step.js';
 import { advise, haltStop, stopSequence } from './stop-sequence.js';
@@ -27,7 +28,8 @@ export function createSession(e: Engine) {
   let m = newRunState(e.clock.now());
   /** Errors of a start that recorded nothing: the loop may be started again (a lock held by another run). */
   const retryable = new WeakSet<object>();
-  const step = e.options.parallel ? stepBatch : stepInPlace;
+  const pool = e.options.parallel?.schedule === 'async' ? createAsyncPool(e) : undefined;
+  const step = pool ? pool.step : e.options.parallel ? stepBatch : stepInPlace;
   let lock: WorkspaceLock | undefined;
   let fingerprint: string | undefined;
   let started = false;
@@ -39,6 +41,7 @@ export function createSession(e: Engine) {
   const close = async () => {
     if (closed) return;
     closed = true;
+    await pool?.close().catch(() => undefined);
     e.hub.close();
     await lock?.release();
     lock = undefined;
@@ -66,6 +69,7 @@ export function createSession(e: Engine) {
 
   /** The stop sequence, then the lock is released; a fatal halt throws with `details.summary`. */
   const finish = async (stop: StopDecision): Promise<LoopSummary> => {
+    await pool?.close(); // candidates in flight are abandoned before the workspace is restored
     summary = await stopSequence(e, m, stop);
     await close();
     if (m.fatal) {

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { createContextProposer, createDeferred, type Deferred } from '@loop/test-utils';
+import { createFunctionHarness } from '../function-harness.js';
+import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
+import { createMemoryWorkingCopies } from '../memory-working-copies.js';
+import { createValueScorer } from '../regex-scorer.js';
+import { createMemoryResultsLog } from '../results-log.js';
+import { anyOf, maxIterations, targetScore } from '../stop-policy.js';
+import type { StopPolicy } from '../stop-policy.js';
+import { createLoop } from './create-loop.js';
+
+/**
+ * A loop over a number (minimize) with an async pool of `width` memory copies. Candidate n proposes
+ * `values[n - 1]`; its run resolves when `gates[n]` does (immediately when there is none).
+ */
+function setup(values: number[], options: { width?: number; gates?: Record<number, Deferred<void>>; stop?: StopPolicy } = {}) {
+  const artifact = createMemoryArtifact(10);
+  const results = createMemoryResultsLog();
+  const started: number[] = [];
+  const aborted: number[] = [];
+  const workingCopies = createMemoryWorkingCopies(artifact, (copy, { iteration }) =>
+    createFunctionHarness('value', async ({ signal }) => {
+      started.push(iteration);
+      const gate = options.gates?.[iteration];
+      if (gate) {
+        await Promise.race([gate.promise, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        if (signal.aborted) aborted.push(iteration);
+      }
+      return copy.get();
+    }),
+  );
+  const loop = createLoop({
+    artifact, rollback: createMemoryRollback(artifact), results,
+    proposer: createContextProposer<number>((_v, c) => values[c.iteration - 1]!),
+    harness: createFunctionHarness('value', () => artifact.get()),
+    scorer: createValueScorer('minimize'),
+    stop: options.stop ?? maxIterations(values.length),
+    parallel: { candidates: options.width ?? 2, workingCopies, schedule: 'async' },
+  });
+  return { artifact, results, loop, started, aborted };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the async schedule of parallel candidates (issue 27: no idle core)', () => {
+  it('a freed slot starts the next candidate at once, while an earlier slow one still runs', async () => {
+    const slow = createDeferred();
+    const { loop, started, results } = setup([5, 9, 8, 7], { gates: { 1: slow } });
+    const done = loop.run();
+    for (let i = 0; i < 50 && !started.includes(4); i++) await tick();
+    // Iterations 2, 3 and 4 ran one after another in the second slot while iteration 1 waited.
+    expect(started).toEqual([1, 2, 3, 4]);
+    expect(results.rows).toHaveLength(1); // only the baseline: rows wait for iteration 1
+    slow.resolve();
+    await done;
+    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'kept'], [2, 'reverted'], [3, 'reverted'], [4, 'reverted']]);
+  });
+
+  it('rows go in iteration order and a candidate decided against an older incumbent is kept only if it beats the one kept meanwhile', async () => {
+    const slow = createDeferred();
+    const { loop, results, artifact } = setup([5, 7], { gates: { 1: slow } });
+    const done = loop.run();
+    for (let i = 0; i < 50 && results.rows.length === 0; i++) await tick();
+    await tick();
+    slow.resolve();
+    await done;
+    // 7 passed against the baseline (10) but 5 was kept first: 7 is not kept.
+    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+    expect(results.rows[2]?.description).toBe('value 10 -> 7 (not better than the incumbent kept meanwhile)');
+    expect(artifact.get()).toBe(5);
+
+    const again = setup([7, 5], { gates: { 1: createDeferredResolvedLater() } });
+    await again.loop.run();
+    expect(again.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'kept']);
+    expect(again.artifact.get()).toBe(5);
+  });
+
+  it('no candidate starts beyond maxIterations, and at the stop the ones in flight are abandoned without a row', async () => {
+    const { loop, started } = setup([9, 8, 7, 6, 5, 4], { width: 3 });
+    await loop.run();
+    expect([...started].sort()).toEqual([1, 2, 3, 4, 5, 6]);
+
+    const never = createDeferred();
+    const stopping = setup([5, 9], { gates: { 2: never }, stop: anyOf(maxIterations(10), targetScore(5)) });
+    const summary = await stopping.loop.run();
+    expect(summary.stop.reason).toBe('target-reached');
+    expect(stopping.results.rows.map((r) => r.iteration)).toEqual([0, 1]);
+    expect(stopping.aborted).toContain(2);
+    expect(stopping.artifact.get()).toBe(5);
+  });
+
+  it('remeasureIncumbent with the async schedule is a CONFIG_INVALID naming the field', () => {
+    const artifact = createMemoryArtifact(10);
+    expect(() => createLoop({
+      artifact, rollback: createMemoryRollback(artifact), harness: createFunctionHarness('v', () => 1), scorer: createValueScorer('minimize'),
+      parallel: { candidates: 2, workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('v', () => 1)), schedule: 'async', remeasureIncumbent: 2 },
+    })).toThrow(/parallel\.remeasureIncumbent: remeasureIncumbent needs schedule "batch"/);
+  });
+});
+
+/** A gate that opens a few event-loop turns later (iteration 2 then ends first). */
+function createDeferredResolvedLater(): Deferred<void> {
+  const d = createDeferred();
+  void (async () => {
+    for (let i = 0; i < 20; i++) await tick();
+    d.resolve();
+  })();
+  return d;
+}
