@@ -180,6 +180,12 @@ export interface AutoIterateParallel {
   /** Re-measure the incumbent this many times per batch, alongside the candidates (timing metrics). @default 0 */
   remeasureIncumbent?: number;
   /**
+   * `batch` (K candidates, then wait for the slowest; rows do not depend on timing) or `async`
+   * (a freed slot starts the next candidate at once; decisions still in iteration order; see core
+   * `ParallelOptions.schedule`). @default 'batch'
+   */
+  schedule?: 'batch' | 'async';
+  /**
    * Relative paths symlinked into each local copy instead of copied (large read-only inputs such
    * as `node_modules` or a data set). Only for the local copies. @default []
    */
@@ -278,6 +284,7 @@ export const autoIterateOptionsSchema = z
         candidates: z.number().int().min(1).max(256),
         concurrency: z.number().int().min(1).optional(),
         remeasureIncumbent: z.number().int().min(0).optional(),
+        schedule: z.enum(['batch', 'async']).optional(),
         link: z.array(relative).default([]),
         workingCopies: z.custom<WorkingCopyProvider>((p) => p === undefined || (typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function'), 'workingCopies must be a WorkingCopyProvider (create and adopt)').optional(),
         harness: z.custom<Harness>((h) => h === undefined || typeof (h as Harness)?.run === 'function', 'harness must have run()').optional(),

@@ -87,7 +87,7 @@ function parallelOf(o: ReturnType<typeof autoIterateOptionsSchema.parse>, comman
       link: p.link,
       harness: (dir) => commandHarness(dir),
     });
-  return { candidates: p.candidates, workingCopies, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}) };
+  return { candidates: p.candidates, workingCopies, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}), ...(p.schedule ? { schedule: p.schedule } : {}) };
 }
 
 /**

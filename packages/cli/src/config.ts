@@ -107,6 +107,7 @@ export const parallelSchema = z
     candidates: z.number().int().min(1).max(256).describe('K: candidates proposed and evaluated per batch, each in its own working copy; the best one that passes is kept, the others are discards (refs/loop/discarded/<n>).'),
     concurrency: z.number().int().min(1).optional().describe('Candidates evaluated at once, at most candidates. Default candidates.'),
     remeasureIncumbent: z.number().int().min(0).optional().describe('Re-run the incumbent this many times per batch alongside the candidates and decide against those samples (timing metrics). Default 0.'),
+    schedule: z.enum(['batch', 'async']).optional().describe('batch: K candidates, then wait for the slowest (rows do not depend on timing); async: a freed slot starts the next candidate at once, decisions still in iteration order (no idle core while a slow or pruned run ends). Default batch.'),
     link: z.array(relativePath).default([]).describe('Paths (relative to dir) symlinked into each working copy instead of copied, e.g. node_modules or a data set; on workers, the same names must be given with loop worker --link.'),
     workers: z
       .object({
@@ -119,7 +120,8 @@ export const parallelSchema = z
       .describe('Evaluate candidates on a worker pool over BullMQ and Redis (docs/many-machines.md) instead of in local copies; the baseline and re-measures run on the pool too.'),
   })
   .strict()
-  .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] });
+  .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
+  .refine((p) => !(p.schedule === 'async' && (p.remeasureIncumbent ?? 0) > 0), { message: 'remeasureIncumbent needs schedule batch', path: ['remeasureIncumbent'] });
 
 /**
  * zod schema of a `loop` config file (preset `auto-iterate`). Fields map one to one onto

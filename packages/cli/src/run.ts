@@ -130,7 +130,7 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) 
 function parallelOptions(config: LoopConfig, resolved: ResolvedRunConfig, dir: string, tag: string): { parallel?: AutoIterateOptions['parallel']; queue?: EvaluationQueue } {
   const p = config.parallel;
   if (!p) return {};
-  const base = { candidates: p.candidates, link: p.link, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}) };
+  const base = { candidates: p.candidates, link: p.link, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}), ...(p.schedule ? { schedule: p.schedule } : {}) };
   if (!p.workers) return { parallel: base };
   const queue = createEvaluationQueue({ redis: p.workers.redis, ...(p.workers.queue ? { queue: p.workers.queue } : {}) });
   const common = {
