@@ -60,6 +60,8 @@ export interface DemoOptions {
   queue?: string;
   /** Stop doomed trainings early (issue 27; with a step budget): `--no-prune` sets false. @default true */
   prune?: boolean;
+  /** `async` (a freed core starts the next training at once) or `batch` (rows independent of timing). @default 'async' */
+  schedule?: 'batch' | 'async';
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
@@ -127,7 +129,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
   const keep = options.keep ?? 'strict';
-  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true });
+  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async' });
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);

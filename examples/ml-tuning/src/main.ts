@@ -25,9 +25,17 @@ Tunes a character-level language model on English first names with a keep/revert
   --workers URL    evaluate the candidates on "loop worker --redis URL" processes
                    (BullMQ on Redis, docs/many-machines.md) instead of locally
   --queue NAME     with --workers: the queue, as the workers' --queue  [default loop-candidates]
+  --schedule S     async (a freed core starts the next training at once) or batch (wait for
+                   the batch's slowest: two runs with one seed give the same rows) [default async]
   --no-prune       run every training to its end (default: a training worse than the
                    incumbent's curve at the same step, past 30% of the steps, is stopped)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
+
+/** The --schedule value. */
+function parseSchedule(text: string): 'batch' | 'async' {
+  if (text !== 'batch' && text !== 'async') throw new TypeError(`--schedule must be batch or async, got "${text}"`);
+  return text;
+}
 
 /** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
 function parseNumber(name: string, text: string, integer: boolean, allowZero: boolean): number {
@@ -38,7 +46,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue']);
+const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue', '--schedule']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -74,6 +82,7 @@ async function main(): Promise<number> {
       workers: { type: 'string' },
       queue: { type: 'string' },
       'no-prune': { type: 'boolean', default: false },
+      schedule: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -135,6 +144,7 @@ async function main(): Promise<number> {
     ...(values.workers ? { workers: values.workers } : {}),
     ...(values.queue ? { queue: values.queue } : {}),
     prune: !values['no-prune'],
+    ...(values.schedule === undefined ? {} : { schedule: parseSchedule(values.schedule) }),
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

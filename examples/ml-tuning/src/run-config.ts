@@ -34,6 +34,12 @@ export interface DemoRunSettings {
    * curve at the same step (margin and warm-up in {@link pruneConfigOf}). @default true
    */
   readonly prune?: boolean;
+  /**
+   * How the `parallel` candidates are scheduled: `async` starts the next training as soon as one
+   * ends (both cores busy while a slow or pruned one runs), `batch` waits for the batch's slowest
+   * (rows then do not depend on timing: two runs with one seed give the same rows). @default 'async'
+   */
+  readonly schedule?: 'batch' | 'async';
 }
 
 /** Every how many steps train.mjs reports a slice val_bpc (`LOOP_REPORT_EVERY`): a tenth of the run, in hundreds. */
@@ -97,6 +103,6 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     maxIterations: s.iterations,
     proposer,
     ...(keep ? { keep } : {}),
-    ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),
+    ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, schedule: s.schedule ?? 'async', link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),
   });
 }
