@@ -1,0 +1,162 @@
+/**
+ * Pruning benchmark (issue 27), on the demo's own training script: per seed, a pair of runs in
+ * the same process, A then B on odd seeds and B then A on even ones (never blocks of one variant):
+ *
+ * - A: no pruning, batch schedule (the demo before issue 27), `--iterations` iterations;
+ * - B: pruning and the async schedule (the demo's default now), run until its best reaches A's
+ *   final best or twice A's wall time has passed.
+ *
+ * Printed per pair and as min / median / max over pairs: the wall-time ratio B / A to reach A's
+ * best, B's best at A's wall time minus A's best (negative = B better), B's share of training time
+ * with both cores busy (sampled every 250 ms from /proc: `node train.mjs` processes whose working
+ * directory is this run's), and the false-prune rate: A's candidates that were kept but that the
+ * incumbent-curve pruner would have stopped (A's curves are recorded with pruning off, so this is
+ * replayed exactly on them). The load average is printed before and after.
+ *
+ * Flags: --seeds N (5), --iterations N (12), --steps N (3000), --parallel K (2), --out DIR (a temp dir).
+ * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { incumbentCurvePruner, readRecordData, type IntermediateReport } from '@loop/core';
+import { runDemo } from '../src/demo.js';
+import { pruneConfigOf } from '../src/run-config.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const SEEDS = flag('seeds', 5);
+const ITERATIONS = flag('iterations', 12);
+const STEPS = flag('steps', 3000);
+const PARALLEL = flag('parallel', 2);
+const outIndex = args.indexOf('--out');
+const ROOT = outIndex >= 0 ? args[outIndex + 1]! : mkdtempSync(join(tmpdir(), 'loop-prune-bench-'));
+
+interface Row { readonly iteration: number; readonly status: string; readonly score: number | null; readonly at: number }
+interface Run { readonly rows: Row[]; readonly started: number; readonly best: number; readonly busy: number[] }
+
+/** Training processes (`node train.mjs`) whose working directory is under one of `roots`. */
+function trainings(roots: readonly string[]): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('train.mjs')) continue;
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      if (roots.some((r) => cwd.startsWith(r))) n += 1;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return n;
+}
+
+async function once(variant: 'A' | 'B', seed: number, target?: { best: number; ms: number }): Promise<Run> {
+  const out = join(ROOT, `${variant}-${seed}`);
+  const copies = join(ROOT, `${variant}-${seed}-copies`);
+  mkdirSync(copies, { recursive: true });
+  process.env.TMPDIR = copies; // the working copies go here, so the sampler can tell this run's trainings
+  const rows: Row[] = [];
+  const busy: number[] = [];
+  const controller = new AbortController();
+  const started = Date.now();
+  let best = Number.POSITIVE_INFINITY;
+  const sampler = setInterval(() => {
+    const n = trainings([out, copies]);
+    if (n > 0 && rows.length > 0) busy.push(n); // after the baseline: candidates only
+  }, 250);
+  const print = (line: string) => {
+    const m = /^iter +(\d+) +(keep|discard|crash) +(\S+)/.exec(line);
+    if (!m) return;
+    const score = Number(m[3]);
+    const row = { iteration: Number(m[1]), status: m[2]!, score: Number.isFinite(score) ? score : null, at: Date.now() - started };
+    rows.push(row);
+    if (row.status === 'keep' && row.score !== null) best = Math.min(best, row.score);
+    if (target && (best <= target.best || row.at > 2 * target.ms)) controller.abort();
+  };
+  try {
+    await runDemo({
+      out, seed, steps: STEPS, parallel: PARALLEL, resume: false, print, signal: controller.signal,
+      // B with a target stops when it is reached (or at 2x A's time); B first runs 2x A's iterations.
+      iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 2,
+      prune: variant === 'B', schedule: variant === 'B' ? 'async' : 'batch',
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  return { rows, started, best, busy };
+}
+
+/** A's kept candidates the default incumbent-curve pruner would have stopped, replayed on A's curves. */
+async function falsePrunes(seed: number, runA: Run): Promise<{ kept: number; wouldPrune: number; candidates: number; pruned: number }> {
+  const data = await readRecordData(join(ROOT, `A-${seed}`, '.loop', 'records.jsonl'));
+  const config = pruneConfigOf(STEPS, true) as { prune: { pruners: { type: string; margin?: number; warmupSteps?: number }[] } };
+  const spec = config.prune.pruners.find((p) => p.type === 'incumbent')!;
+  const pruner = incumbentCurvePruner({ margin: spec.margin!, warmupSteps: spec.warmupSteps! });
+  let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
+  let batchIncumbent = incumbent;
+  const out = { kept: 0, wouldPrune: 0, candidates: 0, pruned: 0 };
+  for (const row of runA.rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration)) {
+    if ((row.iteration - 1) % PARALLEL === 0) batchIncumbent = incumbent; // a batch decides against the incumbent at its start
+    const curve = data.get(row.iteration)?.reports ?? [];
+    const prunedAt = curve.findIndex((_, i) => pruner.check({ iteration: row.iteration, step: curve[i]!.step, value: curve[i]!.value, reports: curve.slice(0, i + 1), direction: 'minimize', incumbent: batchIncumbent, history: [] }) !== undefined);
+    out.candidates += 1;
+    if (prunedAt >= 0) out.pruned += 1;
+    if (row.status === 'keep') {
+      out.kept += 1;
+      if (prunedAt >= 0) out.wouldPrune += 1;
+      incumbent = curve.length > 0 ? curve : incumbent;
+    }
+  }
+  return out;
+}
+
+const q = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return `min ${s[0]!.toFixed(3)}  median ${mid.toFixed(3)}  max ${s.at(-1)!.toFixed(3)}`;
+};
+
+console.log(`pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; runs in ${ROOT}`);
+const ratios: number[] = [];
+const gaps: number[] = [];
+const busyShares: number[] = [];
+let kept = 0;
+let wouldPrune = 0;
+for (let seed = 1; seed <= SEEDS; seed++) {
+  const order: ('A' | 'B')[] = seed % 2 ? ['A', 'B'] : ['B', 'A'];
+  const runs: Partial<Record<'A' | 'B', Run>> = {};
+  for (const v of order) {
+    if (v === 'B' && !runs.A) {
+      // B first: A's target is unknown, so B runs A's iteration count then is judged on its rows.
+      runs.B = await once('B', seed);
+    } else runs[v] = await once(v, seed, v === 'B' ? { best: runs.A!.best, ms: runs.A!.rows.at(-1)!.at } : undefined);
+  }
+  const a = runs.A!;
+  const b = runs.B!;
+  const aMs = a.rows.at(-1)!.at;
+  const reached = b.rows.find((r, i) => b.rows.slice(0, i + 1).some((x) => x.status === 'keep' && x.score !== null && x.score <= a.best));
+  const ratio = reached ? reached.at / aMs : Number.NaN;
+  const bestAtA = Math.min(...b.rows.filter((r) => r.at <= aMs && r.status === 'keep' && r.score !== null).map((r) => r.score!));
+  const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
+  const fp = await falsePrunes(seed, a);
+  kept += fp.kept;
+  wouldPrune += fp.wouldPrune;
+  if (Number.isFinite(ratio)) ratios.push(ratio);
+  gaps.push(bestAtA - a.best);
+  if (Number.isFinite(busy)) busyShares.push(busy);
+  console.log(
+    `seed ${seed} (${order.join(' then ')}): A best ${a.best.toFixed(4)} in ${(aMs / 1000).toFixed(0)} s | B reached it at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
+      `B best at A's time ${bestAtA.toFixed(4)} | both cores busy ${(busy * 100).toFixed(0)}% of B's candidate time | ` +
+      `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | load ${loadavg()[0]!.toFixed(1)}`,
+  );
+}
+console.log(`time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} (${ratios.length} of ${SEEDS} pairs reached it)`);
+console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
+if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
+console.log(`false-prune rate (A's keeps the pruner would have stopped): ${wouldPrune} of ${kept} (${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`);
+console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+process.exit(0);
