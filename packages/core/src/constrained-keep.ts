@@ -1,0 +1,127 @@
+import { checkConstraints, constraintMetrics, describeViolation, parseConstraint, type Constraint, type ConstraintCheck } from './constraints.js';
+import type { KeepDecision, KeepInput, KeepPolicy } from './keep-policy.js';
+import { readLogTail } from './log-tail.js';
+import type { Scorer, ScoreResult } from './scorer.js';
+
+/** A constraint as parsed, or its expression (blocking). */
+export type ConstraintInput = Constraint | string;
+
+/** What {@link withConstraints} records under `data.constraints` of every candidate it decides. */
+export interface ConstraintVerdict {
+  /** The metric values the constraints were checked on: the mean over the candidate's samples. */
+  readonly values: Readonly<Record<string, number>>;
+  /** Samples the values are the mean of. */
+  readonly samples: number;
+  /** Each broken constraint: its expression, mode, value, bound and violation (metric units). */
+  readonly violations: readonly { readonly constraint: string; readonly mode: Constraint['mode']; readonly value: number | null; readonly bound: number | null; readonly violation: number | null }[];
+}
+
+/** The constraints of a list of inputs, parsed. @throws {LoopError} `CONFIG_INVALID` for a bad expression. */
+export function toConstraints(inputs: readonly ConstraintInput[]): Constraint[] {
+  return inputs.map((c) => (typeof c === 'string' ? parseConstraint(c) : c));
+}
+
+/** The per-metric mean over the samples that have each metric (the first sample's record when none). */
+function meanMetrics(input: KeepInput, names: readonly string[]): { values: Record<string, number>; samples: number } {
+  const perSample = (input.candidateMetrics ?? []).filter((m): m is Readonly<Record<string, number>> => m !== undefined);
+  const samples = perSample.length > 0 ? perSample : input.candidateData?.metrics ? [input.candidateData.metrics] : [];
+  const values: Record<string, number> = {};
+  for (const name of names) {
+    const xs = samples.map((m) => m[name]).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+    if (xs.length > 0) values[name] = xs.reduce((a, b) => a + b, 0) / xs.length;
+  }
+  return { values, samples: samples.length };
+}
+
+/** The values a reference row's constraints were judged on (its mean), else its metrics. */
+function referenceMetrics(data: KeepInput['baselineData']): Readonly<Record<string, number>> | undefined {
+  const judged = (data?.constraints as ConstraintVerdict | undefined)?.values;
+  return judged ? { ...data?.metrics, ...judged } : data?.metrics;
+}
+
+/**
+ * A keep policy that checks constraints on named metrics before `inner` decides (issue 28):
+ *
+ * - The candidate's metrics are the mean, per metric, of its samples (`KeepInput.candidateMetrics`;
+ *   with a noise-aware inner policy, of every repeat it ran); bounds relative to `baseline` use the
+ *   baseline row's metrics, relative to `incumbent` the last kept row's (the means it was judged on).
+ * - A broken `blocking` constraint reverts the candidate without asking `inner` (no re-runs are
+ *   spent on it); when `inner` re-sampled a candidate that met them on its first run, they are
+ *   checked again on the mean of all its samples and a blocking one broken then reverts it too.
+ *   The row's note (and description) says which constraint and by how much.
+ * - A broken `advisory` constraint never changes the decision; a kept row's note warns.
+ * - A missing metric is a violation (`+Infinity`); pair the policy with {@link requireMetrics} so
+ *   a run without a declared metric is a crash instead.
+ *
+ * Every decision records `data.constraints` ({@link ConstraintVerdict}). The policy's name is
+ * `constrained(<inner>)`.
+ *
+ * @throws {LoopError} `CONFIG_INVALID` for an expression that does not parse.
+ * @example
+ * const keepPolicy = withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05', parseConstraint('latency_ms <= 200', 'advisory')]);
+ */
+export function withConstraints(inner: KeepPolicy, constraints: readonly ConstraintInput[]): KeepPolicy {
+  const parsed = toConstraints(constraints);
+  const names = constraintMetrics(parsed);
+  const judge = (input: KeepInput) => {
+    const { values, samples } = meanMetrics(input, names);
+    const checks = checkConstraints(parsed, values, referenceMetrics(input.baselineData), referenceMetrics(input.incumbentData));
+    const broken = checks.filter((c) => c.violation > 0);
+    const verdict: ConstraintVerdict = { values, samples, violations: broken.map(toViolation) };
+    return { samples, verdict, blocking: broken.filter((c) => c.constraint.mode === 'blocking'), advisory: broken.filter((c) => c.constraint.mode === 'advisory') };
+  };
+  const blocked = (reason: string, j: ReturnType<typeof judge>): KeepDecision => {
+    const note = `blocked by constraint ${j.blocking.map(describeViolation).join('; ')}`;
+    return { keep: false, reason: `${note}${reason}`, note, data: { constraints: j.verdict } };
+  };
+  return {
+    name: `constrained(${inner.name})`,
+    decide: async (input) => {
+      const first = judge(input);
+      if (first.blocking.length > 0) return blocked('', first);
+      const decision = await inner.decide(input);
+      const last = judge(input); // again: the inner policy may have added samples
+      const data = { ...decision.data, constraints: last.verdict };
+      if (last.blocking.length > 0 && decision.keep) return { ...blocked(` (on the mean of ${last.samples} samples; the keep policy said: ${decision.reason})`, last), ...(decision.evidence ? { evidence: decision.evidence } : {}) };
+      if (last.advisory.length === 0 || !decision.keep) return { ...decision, data };
+      const warning = `advisory constraint ${last.advisory.map(describeViolation).join('; ')}`;
+      return { ...decision, data, note: decision.note ? `${decision.note}; ${warning}` : warning };
+    },
+  };
+}
+
+function toViolation(c: ConstraintCheck): ConstraintVerdict['violations'][number] {
+  const finite = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : x);
+  return { constraint: c.constraint.text, mode: c.constraint.mode, value: finite(c.value), bound: finite(c.bound), violation: finite(c.violation) };
+}
+
+/**
+ * A scorer that makes each named metric mandatory (issue 28: a missing metric on a run is a crash
+ * for that candidate, not a pass): a successful score whose run record and score together lack one
+ * of `names` (or hold a non-finite value) becomes a `metric-not-found` crash naming the metrics,
+ * with the log's last 50 lines. On the baseline this fails the run before any candidate
+ * (`BASELINE_FAILED`). `onMissing` hears the names each time (a config layer maps them to lines).
+ *
+ * @example const scorer = requireMetrics(createRegexScorer({ pattern: '^ops_per_s:', direction: 'maximize', metrics: { rss_mb: '^rss_mb:' } }), ['rss_mb']);
+ */
+export function requireMetrics(scorer: Scorer, names: readonly string[], onMissing?: (missing: readonly string[]) => void): Scorer {
+  return {
+    ...scorer,
+    score: async (run): Promise<ScoreResult> => {
+      const result = await scorer.score(run);
+      if (!result.ok) return result;
+      const metrics: Record<string, unknown> = { ...run.data?.metrics, ...result.data?.metrics };
+      const missing = names.filter((n) => typeof metrics[n] !== 'number' || !Number.isFinite(metrics[n]));
+      if (missing.length === 0) return result;
+      onMissing?.(missing);
+      const which = missing.length === 1 ? `metric ${missing[0]}` : `metrics ${missing.join(', ')}`;
+      return {
+        ok: false,
+        reason: 'metric-not-found',
+        message: `${which} missing from the run (a constraint needs ${missing.length === 1 ? 'it' : 'them'}; the run must print every metric a constraint names)`,
+        logTail: run.logPath ? await readLogTail(run.logPath, 50) : '',
+        ...(result.data ? { data: result.data } : {}),
+      };
+    },
+  };
+}
