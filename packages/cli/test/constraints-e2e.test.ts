@@ -84,6 +84,16 @@ describe('constraints on a real command (issue 28, end to end)', () => {
     expect(rss[1]).toBeGreaterThan(rss[0]! * 1.25);
     expect(sidecar[1]?.data?.constraints?.violations).toHaveLength(1);
     expect(sidecar[2]?.data?.constraints?.violations).toEqual([]);
+    // loop log shows each row's metrics; loop report's CSV has a column per metric and the broken constraints.
+    const log = await loop('log');
+    expect(log.out.split('\n')[1]).toMatch(/^1 +discard +7000 .*blocked by constraint.*\[rss_mb=[\d.]+\]$/);
+    const logJson = JSON.parse((await loop('log', '--json')).out) as { metrics?: Record<string, number>; violations?: { constraint: string; mode: string }[] }[];
+    expect(logJson[1]?.violations).toEqual([expect.objectContaining({ constraint: 'rss_mb <= baseline * 1.25', mode: 'blocking' })]);
+    expect(logJson[2]?.metrics?.rss_mb).toBeLessThan(logJson[1]!.metrics!.rss_mb!);
+    const csv = (await loop('report', '--format', 'csv')).out.trim().split('\n');
+    expect(csv[0]!.split(',').slice(-2)).toEqual(['metrics_rss_mb', 'violations']);
+    expect(csv[2]).toMatch(/^1,discard,7000,.*,[\d.]+,rss_mb <= baseline \* 1\.25 by [\d.]+$/);
+    expect(csv[3]).toMatch(/^2,keep,3000,.*,[\d.]+,$/);
   });
 
   it('a bad constraint expression and a constraint on an unknown metric are config errors at file:line; nothing runs', async () => {
