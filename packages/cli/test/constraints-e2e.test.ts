@@ -96,6 +96,16 @@ describe('constraints on a real command (issue 28, end to end)', () => {
     expect(csv[3]).toMatch(/^2,keep,3000,.*,[\d.]+,$/);
   });
 
+  it('an advisory constraint keeps the faster-but-bigger edit, and its row and the stop summary warn', async () => {
+    workspace(withPropose(configText('metrics: [rss_mb]\nconstraints:\n  - { rule: "rss_mb <= baseline * 1.25", mode: advisory }\n')));
+    const run = await loop('run');
+    expect(run.code).toBe(0);
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+    expect(rows[1]?.description).toMatch(/^add a 200 MiB cache \(advisory constraint rss_mb <= baseline \* 1\.25 broken: /);
+    expect(run.out).toMatch(/warning: 1 kept change broke an advisory constraint:\n {2}iter 1 {2}rss_mb <= baseline \* 1\.25 \(by [\d.]+\)\n/);
+  });
+
   it('a bad constraint expression and a constraint on an unknown metric are config errors at file:line; nothing runs', async () => {
     workspace(withPropose(configText('metrics: [rss_mb]\nconstraints:\n  - rss_mb < 100\n  - heap_mb <= baseline\n')));
     const run = await loop('run');
