@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
+const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline, rounded up to whole
@@ -27,6 +27,8 @@ Tunes a character-level language model on English first names with a keep/revert
   --queue NAME     with --workers: the queue, as the workers' --queue  [default loop-candidates]
   --no-prune       run every training to its end (default: a training worse than the
                    incumbent's curve at the same step, past 30% of the steps, is stopped)
+  --max-params N   a blocking constraint: a candidate whose model has more than N
+                   parameters is never kept (params <= N; docs/metrics.md)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
 /** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
@@ -38,7 +40,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue']);
+const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue', '--max-params']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -74,6 +76,7 @@ async function main(): Promise<number> {
       workers: { type: 'string' },
       queue: { type: 'string' },
       'no-prune': { type: 'boolean', default: false },
+      'max-params': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -135,6 +138,7 @@ async function main(): Promise<number> {
     ...(values.workers ? { workers: values.workers } : {}),
     ...(values.queue ? { queue: values.queue } : {}),
     prune: !values['no-prune'],
+    ...(values['max-params'] === undefined ? {} : { maxParams: parseNumber('max-params', values['max-params'], true, false) }),
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;
