@@ -164,7 +164,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const guards = [...o.guards];
   if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
   const regexScorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}), ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}) });
-  const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints);
+  const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints, o.metrics);
   const scorer = wired.scorer;
   const loop = createLoop({
     artifact,

@@ -74,7 +74,15 @@ export interface ConstraintWiring {
  * `CONFIG_INVALID` at `constraints.<i>` (or `metrics.<name>`), with the pattern that matched
  * nothing; later a run lacking a constrained metric is a crash row for that candidate.
  */
-export function wireConstraints(scorer: Scorer, inner: KeepPolicy | undefined, patterns: Readonly<Record<string, string>>, constraints: readonly Constraint[]): ConstraintWiring {
+export function wireConstraints(
+  scorer: Scorer,
+  inner: KeepPolicy | undefined,
+  patterns: Readonly<Record<string, string>>,
+  constraints: readonly Constraint[],
+  declaredAs?: readonly string[] | Readonly<Record<string, string>>,
+): ConstraintWiring {
+  // Where a metric is declared in the options: metrics.<index> of a list, metrics.<name> of a map.
+  const pathOf = (name: string) => (Array.isArray(declaredAs) ? `metrics.${declaredAs.indexOf(name)}` : `metrics.${name}`);
   const declared = Object.keys(patterns);
   const constrained = constraintMetrics(constraints);
   if (declared.length === 0) return { scorer, keepPolicy: inner, watch: () => {}, explain: (e) => e };
@@ -101,7 +109,7 @@ export function wireConstraints(scorer: Scorer, inner: KeepPolicy | undefined, p
       const issues = missing.map((name) => {
         const at = constraints.findIndex((c) => c.metric === name);
         const why = `metric ${name} is missing in the baseline run: no line of its log matches /${patterns[name]}/; the baseline must print every declared metric (check the pattern and that the run prints "${name}: <number>")`;
-        return { path: at >= 0 ? `constraints.${at}` : `metrics.${name}`, message: at >= 0 ? `${why}, as constraint "${constraints[at]!.text}" needs it` : why };
+        return { path: at >= 0 ? `constraints.${at}` : pathOf(name), message: at >= 0 ? `${why}, as constraint "${constraints[at]!.text}" needs it` : why };
       });
       return new ConfigError('auto-iterate', issues, error);
     },

@@ -96,6 +96,17 @@ describe('constraints on a real command (issue 28, end to end)', () => {
     expect(csv[3]).toMatch(/^2,keep,3000,.*,[\d.]+,$/);
   });
 
+  it('after a resume the baseline-relative bound still holds: the resumed run keeps the faster-and-small edit (the baseline row\'s metrics survive the restart)', async () => {
+    workspace(withPropose(configText('metrics: [rss_mb]\nconstraints: ["rss_mb <= baseline * 1.25"]\n')));
+    const first = await loop('run', '--max-iterations', '1');
+    expect(first.code).toBe(0);
+    const resumed = await loop('resume', '--max-iterations', '2');
+    expect(resumed.err).toBe('');
+    expect(resumed.code).toBe(0);
+    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+    expect(rows.map((r) => [r.score, r.status])).toEqual([[1000, 'baseline'], [7000, 'reverted'], [3000, 'kept']]);
+  });
+
   it('an advisory constraint keeps the faster-but-bigger edit, and its row and the stop summary warn', async () => {
     workspace(withPropose(configText('metrics: [rss_mb]\nconstraints:\n  - { rule: "rss_mb <= baseline * 1.25", mode: advisory }\n')));
     const run = await loop('run');
@@ -124,5 +135,13 @@ describe('constraints on a real command (issue 28, end to end)', () => {
     expect(run.err).toContain(`${join(ws, 'loop.config.yaml')}:9: constraints.0: metric rss_mb is missing in the baseline run: no line of its log matches /^resident:\\s*(\\S+)/`);
     expect(existsSync(calls)).toBe(false);
     expect(gitIn(ws, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  });
+
+  it('a declared metric no constraint names is checked on the baseline too: a config error at its entry in metrics', async () => {
+    workspace(withPropose(configText('metrics: [rss_mb, heap_mb]\n')));
+    const run = await loop('run');
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(`${join(ws, 'loop.config.yaml')}:6: metrics.1: metric heap_mb is missing in the baseline run: no line of its log matches /^heap_mb:\\s*(\\S+)/`);
+    expect(existsSync(calls)).toBe(false);
   });
 });
