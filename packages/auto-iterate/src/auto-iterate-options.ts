@@ -2,7 +2,7 @@ import { isAbsolute, normalize } from 'node:path';
 import { sandboxOptionsFields, type Clock, type Guard, type Harness, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
-import { constraintOptionSchema, metricsOptionSchema, type AutoIterateConstraint } from './metric-constraints.js';
+import { constraintOptionSchema, metricsOptionSchema, type AutoIterateConstraint, type MetricsOption } from './metric-constraints.js';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
 export interface AutoIterateOptions {
@@ -91,7 +91,7 @@ export interface AutoIterateOptions {
    * pattern `^<name>:\s*(\S+)`) or name → pattern. Recorded in each row's `data.metrics`; the
    * baseline must print every one (else `CONFIG_INVALID` before any candidate). @default none
    */
-  metrics?: readonly string[] | Record<string, string>;
+  metrics?: MetricsOption;
   /**
    * Constraints on the metrics (issue 28, core's `withConstraints`): an expression such as
    * `rss_mb <= baseline * 1.05` (blocking), or `{ rule, mode: 'advisory' }`. Each must name a

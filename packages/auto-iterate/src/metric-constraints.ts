@@ -19,19 +19,34 @@ import { z } from 'zod';
 /** A constraint of the options: its expression (blocking), or `{ rule, mode }`. */
 export type AutoIterateConstraint = string | { readonly rule: string; readonly mode?: ConstraintMode };
 
+/** The `metrics` option: names, or name → pattern. */
+export type MetricsOption = readonly string[] | Readonly<Record<string, string>>;
+
+/** One issue of the options, at a dotted path. */
+interface Issue {
+  readonly path: string;
+  readonly message: string;
+}
+
 /** The default pattern of a metric name: `^<name>:\s*(\S+)` (the objective's default too). */
 export function defaultMetricPattern(name: string): string {
   return `^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S+)`;
 }
 
 /** zod schema of the `metrics` option: names (default patterns) or name → pattern. */
-export const metricsOptionSchema = z.union([z.array(z.string().trim().min(1, 'a metric name must not be empty')), z.record(z.string().trim().min(1), z.string().min(1, 'a metric pattern must not be empty'))]);
+export const metricsOptionSchema = z.union([
+  z.array(z.string().trim().min(1, 'a metric name must not be empty')),
+  z.record(z.string().trim().min(1), z.string().min(1, 'a metric pattern must not be empty')),
+]);
 
 /** zod schema of one entry of the `constraints` option. */
-export const constraintOptionSchema = z.union([z.string(), z.object({ rule: z.string(), mode: z.enum(['blocking', 'advisory']).default('blocking') }).strict()]);
+export const constraintOptionSchema = z.union([
+  z.string(),
+  z.object({ rule: z.string(), mode: z.enum(['blocking', 'advisory']).default('blocking') }).strict(),
+]);
 
 /** The metrics option as name → pattern (a listed name gets {@link defaultMetricPattern}). */
-export function metricPatterns(metrics: readonly string[] | Readonly<Record<string, string>> | undefined): Record<string, string> {
+export function metricPatterns(metrics: MetricsOption | undefined): Record<string, string> {
   if (!metrics) return {};
   if (Array.isArray(metrics)) return Object.fromEntries(metrics.map((n: string) => [n, defaultMetricPattern(n)]));
   return { ...(metrics as Record<string, string>) };
@@ -41,15 +56,21 @@ export function metricPatterns(metrics: readonly string[] | Readonly<Record<stri
  * The constraints parsed, each checked against the metrics: a bad expression, or a metric no
  * pattern defines (the objective `metricName` counts as defined), is an issue at `constraints.<i>`.
  */
-export function checkConstraintOptions(constraints: readonly AutoIterateConstraint[], defined: readonly string[]): { constraints: Constraint[]; issues: { path: string; message: string }[] } {
+export function checkConstraintOptions(
+  constraints: readonly AutoIterateConstraint[],
+  defined: readonly string[],
+): { constraints: Constraint[]; issues: Issue[] } {
   const parsed: Constraint[] = [];
-  const issues: { path: string; message: string }[] = [];
+  const issues: Issue[] = [];
   constraints.forEach((c, i) => {
-    const check = typeof c === 'string' ? checkConstraintExpression(c) : checkConstraintExpression(c.rule, c.mode ?? 'blocking');
+    const check = typeof c === 'string' ? checkConstraintExpression(c) : checkConstraintExpression(c.rule, c.mode);
     if (!check.ok) return void issues.push({ path: `constraints.${i}`, message: check.reason });
-    if (!defined.includes(check.constraint.metric)) {
+    const { metric, text } = check.constraint;
+    if (!defined.includes(metric)) {
       const known = defined.length > 0 ? `the metrics are ${defined.join(', ')}` : 'no metrics are declared';
-      return void issues.push({ path: `constraints.${i}`, message: `constraint "${check.constraint.text}" names the unknown metric ${check.constraint.metric} (${known}); declare it under metrics (e.g. metrics: [${check.constraint.metric}]) or fix the name` });
+      const fix = `declare it under metrics (e.g. metrics: [${metric}]) or fix the name`;
+      const message = `constraint "${text}" names the unknown metric ${metric} (${known}); ${fix}`;
+      return void issues.push({ path: `constraints.${i}`, message });
     }
     parsed.push(check.constraint);
   });
@@ -64,7 +85,7 @@ export interface ConstraintWiring {
   readonly keepPolicy: KeepPolicy | undefined;
   /** Call once the loop exists: the baseline's requirement ends at its `baseline` or `resumed` event. */
   readonly watch: (loop: Loop) => void;
-  /** A `BASELINE_FAILED` for a missing metric as a `ConfigError` naming the constraint or metric; other errors unchanged. */
+  /** A `BASELINE_FAILED` for a missing metric as a `ConfigError` at the constraint or metric; others unchanged. */
   readonly explain: (error: unknown) => unknown;
 }
 
@@ -79,10 +100,10 @@ export function wireConstraints(
   inner: KeepPolicy | undefined,
   patterns: Readonly<Record<string, string>>,
   constraints: readonly Constraint[],
-  declaredAs?: readonly string[] | Readonly<Record<string, string>>,
+  declaredAs?: MetricsOption,
 ): ConstraintWiring {
   // Where a metric is declared in the options: metrics.<index> of a list, metrics.<name> of a map.
-  const pathOf = (name: string) => (Array.isArray(declaredAs) ? `metrics.${declaredAs.indexOf(name)}` : `metrics.${name}`);
+  const pathOf = (name: string) => `metrics.${Array.isArray(declaredAs) ? declaredAs.indexOf(name) : name}`;
   const declared = Object.keys(patterns);
   const constrained = constraintMetrics(constraints);
   if (declared.length === 0) return { scorer, keepPolicy: inner, watch: () => {}, explain: (e) => e };
@@ -99,7 +120,7 @@ export function wireConstraints(
   };
   return {
     scorer: wrapped,
-    keepPolicy: constraints.length > 0 ? withConstraints(inner ?? strictImprovement(), constraints) : inner,
+    keepPolicy: constraints.length === 0 ? inner : withConstraints(inner ?? strictImprovement(), constraints),
     watch: (loop) => {
       loop.on('baseline', () => void (baselineDone = true));
       loop.on('resumed', () => void (baselineDone = true));
@@ -108,8 +129,12 @@ export function wireConstraints(
       if (!isLoopError(error, 'BASELINE_FAILED') || missing.length === 0 || baselineDone) return error;
       const issues = missing.map((name) => {
         const at = constraints.findIndex((c) => c.metric === name);
-        const why = `metric ${name} is missing in the baseline run: no line of its log matches /${patterns[name]}/; the baseline must print every declared metric (check the pattern and that the run prints "${name}: <number>")`;
-        return { path: at >= 0 ? `constraints.${at}` : pathOf(name), message: at >= 0 ? `${why}, as constraint "${constraints[at]!.text}" needs it` : why };
+        const why =
+          `metric ${name} is missing in the baseline run: no line of its log matches /${patterns[name]}/; ` +
+          'the baseline must print every declared metric ' +
+          `(check the pattern and that the run prints "${name}: <number>")`;
+        if (at < 0) return { path: pathOf(name), message: why };
+        return { path: `constraints.${at}`, message: `${why}, as constraint "${constraints[at]!.text}" needs it` };
       });
       return new ConfigError('auto-iterate', issues, error);
     },

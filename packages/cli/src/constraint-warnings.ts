@@ -7,6 +7,11 @@ interface Violation {
   readonly violation: number | null;
 }
 
+const describe = (v: Violation) => {
+  const by = v.violation === null ? 'missing' : Number(v.violation.toPrecision(6));
+  return `${v.constraint} (by ${by})`;
+};
+
 /**
  * Collects the kept rows that broke an advisory constraint (issue 28) from the loop's `kept`
  * events, for a warning under the stop summary: `lines()` is empty when none did.
@@ -16,7 +21,8 @@ export function createConstraintWarnings(): { event: (e: LoopEvent) => void; lin
   return {
     event: (e) => {
       if (e.type !== 'kept') return;
-      const broken = ((e.record.data?.constraints as { violations?: Violation[] } | undefined)?.violations ?? []).filter((v) => v.mode === 'advisory');
+      const all = (e.record.data?.constraints as { violations?: Violation[] } | undefined)?.violations ?? [];
+      const broken = all.filter((v) => v.mode === 'advisory');
       if (broken.length > 0) kept.push({ iteration: e.record.iteration, broken });
     },
     lines: () => {
@@ -24,7 +30,7 @@ export function createConstraintWarnings(): { event: (e: LoopEvent) => void; lin
       const n = kept.length;
       return [
         `warning: ${n} kept change${n === 1 ? '' : 's'} broke an advisory constraint:`,
-        ...kept.map((k) => `  iter ${k.iteration}  ${k.broken.map((v) => `${v.constraint} (by ${v.violation === null ? 'missing' : Number(v.violation.toPrecision(6))})`).join('; ')}`),
+        ...kept.map((k) => `  iter ${k.iteration}  ${k.broken.map(describe).join('; ')}`),
       ];
     },
   };

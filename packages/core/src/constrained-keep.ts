@@ -1,4 +1,11 @@
-import { checkConstraints, constraintMetrics, describeViolation, parseConstraint, type Constraint, type ConstraintCheck } from './constraints.js';
+import {
+  checkConstraints,
+  constraintMetrics,
+  describeViolation,
+  parseConstraint,
+  type Constraint,
+  type ConstraintCheck,
+} from './constraints.js';
 import type { KeepDecision, KeepInput, KeepPolicy } from './keep-policy.js';
 import { readLogTail } from './log-tail.js';
 import type { Scorer, ScoreResult } from './scorer.js';
@@ -13,7 +20,21 @@ export interface ConstraintVerdict {
   /** Samples the values are the mean of. */
   readonly samples: number;
   /** Each broken constraint: its expression, mode, value, bound and violation (metric units). */
-  readonly violations: readonly { readonly constraint: string; readonly mode: Constraint['mode']; readonly value: number | null; readonly bound: number | null; readonly violation: number | null }[];
+  readonly violations: readonly ConstraintViolationRecord[];
+}
+
+/** One broken constraint as a row records it (JSON: a missing value, bound or amount is `null`). */
+export interface ConstraintViolationRecord {
+  /** The expression as written. */
+  readonly constraint: string;
+  /** blocking or advisory. */
+  readonly mode: Constraint['mode'];
+  /** The value checked, `null` when the metric was missing. */
+  readonly value: number | null;
+  /** The bound, `null` when the reference had no value. */
+  readonly bound: number | null;
+  /** By how much (`> 0`, metric units), `null` when unknown. */
+  readonly violation: number | null;
 }
 
 /** The constraints of a list of inputs, parsed. @throws {LoopError} `CONFIG_INVALID` for a bad expression. */
@@ -23,7 +44,9 @@ export function toConstraints(inputs: readonly ConstraintInput[]): Constraint[] 
 
 /** The per-metric mean over the samples that have each metric (the first sample's record when none). */
 function meanMetrics(input: KeepInput, names: readonly string[]): { values: Record<string, number>; samples: number } {
-  const perSample = (input.candidateMetrics ?? []).filter((m): m is Readonly<Record<string, number>> => m !== undefined);
+  type Metrics = Readonly<Record<string, number>>;
+  const defined = (m: Metrics | undefined): m is Metrics => m !== undefined;
+  const perSample = (input.candidateMetrics ?? []).filter(defined);
   const samples = perSample.length > 0 ? perSample : input.candidateData?.metrics ? [input.candidateData.metrics] : [];
   const values: Record<string, number> = {};
   for (const name of names) {
@@ -58,17 +81,22 @@ function referenceMetrics(data: KeepInput['baselineData']): Readonly<Record<stri
  *
  * @throws {LoopError} `CONFIG_INVALID` for an expression that does not parse.
  * @example
- * const keepPolicy = withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05', parseConstraint('latency_ms <= 200', 'advisory')]);
+ * const keepPolicy = withConstraints(strictImprovement(), [
+ *   'rss_mb <= baseline * 1.05',
+ *   parseConstraint('latency_ms <= 200', 'advisory'),
+ * ]);
  */
 export function withConstraints(inner: KeepPolicy, constraints: readonly ConstraintInput[]): KeepPolicy {
   const parsed = toConstraints(constraints);
   const names = constraintMetrics(parsed);
   const judge = (input: KeepInput) => {
     const { values, samples } = meanMetrics(input, names);
-    const checks = checkConstraints(parsed, values, referenceMetrics(input.baselineData), referenceMetrics(input.incumbentData));
+    const baseline = referenceMetrics(input.baselineData);
+    const checks = checkConstraints(parsed, values, baseline, referenceMetrics(input.incumbentData));
     const broken = checks.filter((c) => c.violation > 0);
     const verdict: ConstraintVerdict = { values, samples, violations: broken.map(toViolation) };
-    return { samples, verdict, blocking: broken.filter((c) => c.constraint.mode === 'blocking'), advisory: broken.filter((c) => c.constraint.mode === 'advisory') };
+    const of = (mode: Constraint['mode']) => broken.filter((c) => c.constraint.mode === mode);
+    return { samples, verdict, blocking: of('blocking'), advisory: of('advisory') };
   };
   const blocked = (reason: string, j: ReturnType<typeof judge>): KeepDecision => {
     const note = `blocked by constraint ${j.blocking.map(describeViolation).join('; ')}`;
@@ -82,7 +110,10 @@ export function withConstraints(inner: KeepPolicy, constraints: readonly Constra
       const decision = await inner.decide(input);
       const last = judge(input); // again: the inner policy may have added samples
       const data = { ...decision.data, constraints: last.verdict };
-      if (last.blocking.length > 0 && decision.keep) return { ...blocked(` (on the mean of ${last.samples} samples; the keep policy said: ${decision.reason})`, last), ...(decision.evidence ? { evidence: decision.evidence } : {}) };
+      if (last.blocking.length > 0 && decision.keep) {
+        const said = ` (on the mean of ${last.samples} samples; the keep policy said: ${decision.reason})`;
+        return { ...blocked(said, last), ...(decision.evidence ? { evidence: decision.evidence } : {}) };
+      }
       if (last.advisory.length === 0 || !decision.keep) return { ...decision, data };
       const warning = `advisory constraint ${last.advisory.map(describeViolation).join('; ')}`;
       return { ...decision, data, note: decision.note ? `${decision.note}; ${warning}` : warning };
@@ -90,9 +121,10 @@ export function withConstraints(inner: KeepPolicy, constraints: readonly Constra
   };
 }
 
-function toViolation(c: ConstraintCheck): ConstraintVerdict['violations'][number] {
+function toViolation(c: ConstraintCheck): ConstraintViolationRecord {
   const finite = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : x);
-  return { constraint: c.constraint.text, mode: c.constraint.mode, value: finite(c.value), bound: finite(c.bound), violation: finite(c.violation) };
+  const { text: constraint, mode } = c.constraint;
+  return { constraint, mode, value: finite(c.value), bound: finite(c.bound), violation: finite(c.violation) };
 }
 
 /**
@@ -102,9 +134,15 @@ function toViolation(c: ConstraintCheck): ConstraintVerdict['violations'][number
  * with the log's last 50 lines. On the baseline this fails the run before any candidate
  * (`BASELINE_FAILED`). `onMissing` hears the names each time (a config layer maps them to lines).
  *
- * @example const scorer = requireMetrics(createRegexScorer({ pattern: '^ops_per_s:', direction: 'maximize', metrics: { rss_mb: '^rss_mb:' } }), ['rss_mb']);
+ * @example
+ * const regex = createRegexScorer({ pattern: '^ops_per_s:', direction: 'maximize', metrics: { rss_mb: '^rss_mb:' } });
+ * const scorer = requireMetrics(regex, ['rss_mb']);
  */
-export function requireMetrics(scorer: Scorer, names: readonly string[], onMissing?: (missing: readonly string[]) => void): Scorer {
+export function requireMetrics(
+  scorer: Scorer,
+  names: readonly string[],
+  onMissing?: (missing: readonly string[]) => void,
+): Scorer {
   return {
     ...scorer,
     score: async (run): Promise<ScoreResult> => {
@@ -118,7 +156,8 @@ export function requireMetrics(scorer: Scorer, names: readonly string[], onMissi
       return {
         ok: false,
         reason: 'metric-not-found',
-        message: `${which} missing from the run (a constraint needs ${missing.length === 1 ? 'it' : 'them'}; the run must print every metric a constraint names)`,
+        message: `${which} missing from the run (a constraint needs ${missing.length === 1 ? 'it' : 'them'}; ` +
+          'the run must print every metric a constraint names)',
         logTail: run.logPath ? await readLogTail(run.logPath, 50) : '',
         ...(result.data ? { data: result.data } : {}),
       };

@@ -38,7 +38,9 @@ export interface Constraint {
 }
 
 /** The result of {@link checkConstraintExpression}. */
-export type ConstraintExpressionCheck = { readonly ok: true; readonly constraint: Constraint } | { readonly ok: false; readonly reason: string };
+export type ConstraintExpressionCheck =
+  | { readonly ok: true; readonly constraint: Constraint }
+  | { readonly ok: false; readonly reason: string };
 
 const NAME = '[A-Za-z_][A-Za-z0-9_.-]*';
 const NUMBER = '[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?';
@@ -56,11 +58,14 @@ const REF_BEFORE = new RegExp(`^(${NUMBER})\\s*\\*\\s*(baseline|incumbent)$`);
 export function checkConstraintExpression(text: string, mode: ConstraintMode = 'blocking'): ConstraintExpressionCheck {
   const source = text.trim();
   const shape = SHAPE.exec(source);
-  const example = 'write it as "<metric> <= <bound>" or "<metric> >= <bound>", the bound a number, baseline or incumbent (optionally * or + a number), e.g. "rss_mb <= baseline * 1.05"';
+  const example =
+    'write it as "<metric> <= <bound>" or "<metric> >= <bound>", the bound a number, baseline or incumbent ' +
+    '(optionally * or + a number), e.g. "rss_mb <= baseline * 1.05"';
   if (!shape) return { ok: false, reason: `constraint "${source}" is not an expression a loop can check; ${example}` };
   const [, metric, op, rhs] = shape as unknown as [string, string, string, string];
-  if (op === '<' || op === '>') return { ok: false, reason: `constraint "${source}": bounds are inclusive; write ${op}= instead of ${op}` };
-  if (op !== '<=' && op !== '>=') return { ok: false, reason: `constraint "${source}": ${op} is not a bound; ${example}` };
+  const refuse = (why: string): ConstraintExpressionCheck => ({ ok: false, reason: `constraint "${source}": ${why}` });
+  if (op === '<' || op === '>') return refuse(`bounds are inclusive; write ${op}= instead of ${op}`);
+  if (op !== '<=' && op !== '>=') return refuse(`${op} is not a bound; ${example}`);
   const bound = rhs.trim();
   const base = { metric, op, mode, text: source } as const;
   const abs = ABSOLUTE.exec(bound);
@@ -74,12 +79,17 @@ export function checkConstraintExpression(text: string, mode: ConstraintMode = '
     return finite(source, { ...base, reference, factor: 1, offset: after[2] === '-' ? -n : n });
   }
   const before = REF_BEFORE.exec(bound);
-  if (before) return finite(source, { ...base, reference: before[2] as ConstraintReference, factor: Number(before[1]), offset: 0 });
-  return { ok: false, reason: `constraint "${source}": the bound "${bound}" is not a number, baseline or incumbent (optionally * or + a number); ${example}` };
+  if (before) {
+    const reference = before[2] as ConstraintReference;
+    return finite(source, { ...base, reference, factor: Number(before[1]), offset: 0 });
+  }
+  return refuse(`the bound "${bound}" is not a number, baseline or incumbent (optionally * or + a number); ${example}`);
 }
 
 function finite(source: string, constraint: Constraint): ConstraintExpressionCheck {
-  if (!Number.isFinite(constraint.factor) || !Number.isFinite(constraint.offset)) return { ok: false, reason: `constraint "${source}": its number is not finite` };
+  if (!Number.isFinite(constraint.factor) || !Number.isFinite(constraint.offset)) {
+    return { ok: false, reason: `constraint "${source}": its number is not finite` };
+  }
   return { ok: true, constraint };
 }
 
@@ -87,11 +97,15 @@ function finite(source: string, constraint: Constraint): ConstraintExpressionChe
  * Parses a constraint expression (see the grammar in this module's comment).
  *
  * @throws {LoopError} `CONFIG_INVALID` naming the expression and what to write instead.
- * @example parseConstraint('memory_mb <= baseline * 1.05') // { metric: 'memory_mb', op: '<=', reference: 'baseline', factor: 1.05, offset: 0, ... }
+ * @example
+ * parseConstraint('memory_mb <= baseline * 1.05')
+ * // { metric: 'memory_mb', op: '<=', reference: 'baseline', factor: 1.05, offset: 0, mode: 'blocking', ... }
  */
 export function parseConstraint(text: string, mode: ConstraintMode = 'blocking'): Constraint {
   const check = checkConstraintExpression(text, mode);
-  if (!check.ok) throw new LoopError('CONFIG_INVALID', `[loop] [constraints] ${check.reason}`, { details: { expression: text } });
+  if (!check.ok) {
+    throw new LoopError('CONFIG_INVALID', `[loop] [constraints] ${check.reason}`, { details: { expression: text } });
+  }
   return check.constraint;
 }
 
@@ -105,7 +119,9 @@ export type MetricsSource = Readonly<Record<string, number>> | CandidateData | I
 export function metricsOf(source: MetricsSource): Readonly<Record<string, number>> {
   if (source === undefined || source === null) return {};
   const s = source as Record<string, unknown>;
-  if (typeof s.iteration === 'number' && typeof s.status === 'string') return ((s.data as CandidateData | undefined)?.metrics ?? {}) as Record<string, number>;
+  if (typeof s.iteration === 'number' && typeof s.status === 'string') {
+    return ((s.data as CandidateData | undefined)?.metrics ?? {}) as Record<string, number>;
+  }
   if (s.metrics !== null && typeof s.metrics === 'object') return s.metrics as Record<string, number>;
   return source as Readonly<Record<string, number>>;
 }
@@ -134,13 +150,19 @@ export function boundOf(constraint: Constraint, baseline: MetricsSource, incumbe
 }
 
 /** Each constraint checked on `candidate`'s metrics, in order (see {@link ConstraintCheck}). */
-export function checkConstraints(constraints: readonly Constraint[], candidate: MetricsSource, baseline?: MetricsSource, incumbent?: MetricsSource): ConstraintCheck[] {
+export function checkConstraints(
+  constraints: readonly Constraint[],
+  candidate: MetricsSource,
+  baseline?: MetricsSource,
+  incumbent?: MetricsSource,
+): ConstraintCheck[] {
   const metrics = metricsOf(candidate);
   return constraints.map((constraint) => {
     const raw = metrics[constraint.metric];
     const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : undefined;
     const bound = boundOf(constraint, baseline, incumbent);
-    const violation = value === undefined || bound === undefined ? Number.POSITIVE_INFINITY : constraint.op === '<=' ? value - bound : bound - value;
+    const missing = value === undefined || bound === undefined;
+    const violation = missing ? Number.POSITIVE_INFINITY : constraint.op === '<=' ? value - bound : bound - value;
     return { constraint, value, bound, violation };
   });
 }
@@ -158,7 +180,12 @@ export function checkConstraints(constraints: readonly Constraint[], candidate: 
  * @param incumbent - the incumbent's (last kept row's) metrics, for `incumbent`-relative bounds.
  * @example constraintViolations([parseConstraint('rss_mb <= 100')], { rss_mb: 130 }) // [30]
  */
-export function constraintViolations(constraints: readonly Constraint[], candidate: MetricsSource, baseline?: MetricsSource, incumbent?: MetricsSource): number[] {
+export function constraintViolations(
+  constraints: readonly Constraint[],
+  candidate: MetricsSource,
+  baseline?: MetricsSource,
+  incumbent?: MetricsSource,
+): number[] {
   return checkConstraints(constraints, candidate, baseline, incumbent).map((c) => c.violation);
 }
 

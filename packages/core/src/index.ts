@@ -60,7 +60,7 @@ export { strictImprovement, minDelta } from './keep-policy.js';
 export { checkConstraintExpression, parseConstraint, checkConstraints, constraintViolations, constraintMetrics, boundOf, metricsOf, describeViolation } from './constraints.js';
 export type { Constraint, ConstraintMode, ConstraintReference, ConstraintCheck, ConstraintExpressionCheck, MetricsSource } from './constraints.js';
 export { withConstraints, requireMetrics, toConstraints } from './constrained-keep.js';
-export type { ConstraintInput, ConstraintVerdict } from './constrained-keep.js';
+export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './constrained-keep.js';
 export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './json-scorer.js';
 export type { JsonScorerOptions } from './json-scorer.js';
 export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './keep-policy.js';

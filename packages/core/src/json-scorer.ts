@@ -38,6 +38,8 @@ export const jsonScorerOptionsSchema = z.object({
   requireZeroExit: z.boolean().default(true),
 });
 
+const DECIMAL = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
+
 /** The value at a dotted path (`a.b.0`), or `undefined`. A number given as a decimal string counts. */
 export function valueAtPath(root: unknown, path: string): number | undefined {
   let node: unknown = root;
@@ -46,7 +48,7 @@ export function valueAtPath(root: unknown, path: string): number | undefined {
     node = (node as Record<string, unknown>)[key];
   }
   if (typeof node === 'number') return node;
-  if (typeof node === 'string' && /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/.test(node)) return Number(node);
+  if (typeof node === 'string' && DECIMAL.test(node)) return Number(node);
   return undefined;
 }
 
@@ -58,7 +60,8 @@ export function lastJsonLine(text: string): Record<string, unknown> | undefined 
     if (!line.startsWith('{')) continue;
     try {
       const parsed: unknown = JSON.parse(line);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      const isObject = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+      if (isObject) return parsed as Record<string, unknown>;
     } catch {
       // not JSON: keep looking
     }
@@ -79,7 +82,13 @@ export function lastJsonLine(text: string): Record<string, unknown> | undefined 
  */
 export function createJsonScorer(options: JsonScorerOptions): Scorer {
   const o = parseOptions(jsonScorerOptionsSchema, options, 'json-scorer');
-  const crash = async (logPath: string | undefined, reason: ScoreCrash['reason'], message: string): Promise<ScoreCrash> => ({ ok: false, reason, message, logTail: logPath ? await readLogTail(logPath, 50) : '' });
+  type Reason = ScoreCrash['reason'];
+  const crash = async (logPath: string | undefined, reason: Reason, message: string): Promise<ScoreCrash> => ({
+    ok: false,
+    reason,
+    message,
+    logTail: logPath ? await readLogTail(logPath, 50) : '',
+  });
   return {
     name: `json(${o.path})`,
     direction: o.direction,
@@ -102,7 +111,9 @@ export function createJsonScorer(options: JsonScorerOptions): Scorer {
       if (json === undefined) return crash(run.logPath, 'metric-not-found', `no line of ${where} is a JSON object`);
       const value = valueAtPath(json, o.path);
       if (value === undefined) return crash(run.logPath, 'metric-not-found', `${where} has no number at ${o.path}`);
-      if (!Number.isFinite(value)) return crash(run.logPath, 'metric-not-finite', `the value at ${o.path} is not finite: ${value}`);
+      if (!Number.isFinite(value)) {
+        return crash(run.logPath, 'metric-not-finite', `the value at ${o.path} is not finite: ${value}`);
+      }
       const metrics: Record<string, number> = {};
       for (const [name, path] of Object.entries(o.metrics ?? {})) {
         const m = valueAtPath(json, path);

@@ -28,7 +28,10 @@ export interface RowMetrics {
  * `loop_rows`. A sidecar line describes a row only when its score matches (a resumed run re-ran
  * that iteration); a missing sidecar leaves the rows as they are. Never throws.
  */
-export async function withRowMetrics<E extends { readonly iteration: number; readonly score: number | null }>(dir: string, entries: readonly E[]): Promise<(E & RowMetrics)[]> {
+export async function withRowMetrics<E extends { readonly iteration: number; readonly score: number | null }>(
+  dir: string,
+  entries: readonly E[],
+): Promise<(E & RowMetrics)[]> {
   const times = await readIterationTimes(dir).catch(() => new Map());
   return entries.map((e) => {
     const t = times.get(e.iteration);
