@@ -1,4 +1,7 @@
-import { readIterationTimes } from '../iteration-times.js';
+import { join } from 'node:path';
+import { RUN_FILES } from '@loop/auto-iterate';
+import { readRecordData, type CandidateData } from '@loop/core';
+import { readIterationTimes, type IterationTimes } from '../iteration-times.js';
 
 /** A broken constraint of a row (core's `ConstraintVerdict` violation as the sidecar holds it). */
 export interface RowViolation {
@@ -23,21 +26,28 @@ export interface RowMetrics {
 }
 
 /**
- * Rows (`loop log` entries) with their named metrics and broken constraints from the workspace's
- * sidecar `.loop/iterations.jsonl` (issue 28): for `loop log`, the dashboard and the MCP server's
- * `loop_rows`. A sidecar line describes a row only when its score matches (a resumed run re-ran
- * that iteration); a missing sidecar leaves the rows as they are. Never throws.
+ * Rows (`loop log` entries) with their named metrics and broken constraints (issue 28), for
+ * `loop log`, the dashboard and the MCP server's `loop_rows`, from the workspace's sidecars: each
+ * row's candidate record in `.loop/records.jsonl` (auto-iterate writes it for every host, the MCP
+ * server's steps included) and `.loop/iterations.jsonl` (`loop run`: the scorer's dimensions too;
+ * a line there describes a row only when its score matches, as a resumed run re-ran that
+ * iteration). Missing sidecars leave the rows as they are. Never throws.
  */
 export async function withRowMetrics<E extends { readonly iteration: number; readonly score: number | null }>(
   dir: string,
   entries: readonly E[],
 ): Promise<(E & RowMetrics)[]> {
-  const times = await readIterationTimes(dir).catch(() => new Map());
+  const [times, records] = await Promise.all([
+    readIterationTimes(dir).catch(() => new Map<number, IterationTimes>()),
+    readRecordData(join(dir, RUN_FILES.records)).catch(() => new Map<number, CandidateData>()),
+  ]);
   return entries.map((e) => {
     const t = times.get(e.iteration);
-    if (!t || !(t.score === e.score || (t.score === null && e.score === null))) return e;
-    const metrics = t.metrics && Object.keys(t.metrics).length > 0 ? { metrics: { ...t.metrics } } : {};
-    const broken = (t.data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? [];
+    const same = t !== undefined && (t.score === e.score || (t.score === null && e.score === null));
+    const data = records.get(e.iteration) ?? (same ? t.data : undefined);
+    const all = { ...(same ? t.metrics : {}), ...data?.metrics };
+    const metrics = Object.keys(all).length > 0 ? { metrics: all } : {};
+    const broken = (data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? [];
     return { ...e, ...metrics, ...(broken.length > 0 ? { violations: broken } : {}) };
   });
 }
