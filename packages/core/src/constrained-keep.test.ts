@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer } from '@loop/test-utils';
-import { withConstraints, requireMetrics, type ConstraintVerdict } from './constrained-keep.js';
+import { recordedViolations, withConstraints, requireMetrics, type ConstraintVerdict } from './constrained-keep.js';
 import { parseConstraint } from './constraints.js';
 import { createLoop } from './engine/create-loop.js';
 import { createFunctionHarness } from './function-harness.js';
@@ -33,7 +33,8 @@ describe('constrained keep (issue 28)', () => {
     const { policy, calls } = spy();
     const d = await withConstraints(policy, ['rss_mb <= incumbent * 1.1']).decide(input({ rss_mb: 99 }));
     expect(calls).toHaveLength(1);
-    expect(d).toEqual({ keep: true, reason: 'inner', data: { constraints: { values: { rss_mb: 99 }, samples: 1, violations: [] } } });
+    expect(d).toMatchObject({ keep: true, reason: 'inner', data: { constraints: { values: { rss_mb: 99 }, samples: 1, violations: [] } } });
+    expect(recordedViolations(d)![0]).toBeLessThanOrEqual(0);
   });
 
   it('a broken advisory constraint keeps what the inner policy keeps, and the kept row warns', async () => {
@@ -92,5 +93,7 @@ describe('constraints in a loop (engine, function harness with metrics)', () => 
     expect(results.rows[1]?.note).toMatch(/^blocked by constraint/);
     expect(results.rows[2]?.data?.metrics).toEqual({ rss_mb: 104 });
     expect(results.rows[3]?.description).toMatch(/metric rss_mb missing from the run/);
+    // What a proposer reads back: the Optuna-style vector the decision was made on; none for the baseline and a crash.
+    expect(results.rows.map((r) => recordedViolations(r)?.map((v) => Number(v.toFixed(6))))).toEqual([undefined, [45], [-1], undefined]);
   });
 });

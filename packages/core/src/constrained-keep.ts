@@ -6,6 +6,7 @@ import {
   type Constraint,
   type ConstraintCheck,
 } from './constraints.js';
+import type { CandidateData } from './iteration-record.js';
 import type { KeepDecision, KeepInput, KeepPolicy } from './keep-policy.js';
 import { readLogTail } from './log-tail.js';
 import type { Scorer, ScoreResult } from './scorer.js';
@@ -21,6 +22,25 @@ export interface ConstraintVerdict {
   readonly samples: number;
   /** Each broken constraint: its expression, mode, value, bound and violation (metric units). */
   readonly violations: readonly ConstraintViolationRecord[];
+  /**
+   * Every constraint's violation in order, Optuna-style (`<= 0` met, `> 0` by how much; `null` for
+   * a missing metric or reference, i.e. infeasible): what {@link recordedViolations} reads back.
+   */
+  readonly feasibility: readonly (number | null)[];
+}
+
+/**
+ * The constraint violations the keep policy recorded for a row (`data.constraints.feasibility` of
+ * {@link withConstraints}), Optuna-style: one value per constraint in order, `<= 0` met, `> 0` broken
+ * by that much, `+Infinity` for a missing metric; `undefined` when the row has none (the baseline, a
+ * crash, a run without constraints). Usable as a proposer's constraints function: it gives the
+ * values the keep decision itself was made on (bounds relative to the baseline and the incumbent of
+ * that moment).
+ */
+export function recordedViolations(record: { readonly data?: CandidateData }): number[] | undefined {
+  const verdict = record.data?.constraints as Partial<ConstraintVerdict> | undefined;
+  if (!verdict || !Array.isArray(verdict.feasibility)) return undefined;
+  return verdict.feasibility.map((v) => (typeof v === 'number' ? v : Number.POSITIVE_INFINITY));
 }
 
 /** One broken constraint as a row records it (JSON: a missing value, bound or amount is `null`). */
@@ -94,7 +114,8 @@ export function withConstraints(inner: KeepPolicy, constraints: readonly Constra
     const baseline = referenceMetrics(input.baselineData);
     const checks = checkConstraints(parsed, values, baseline, referenceMetrics(input.incumbentData));
     const broken = checks.filter((c) => c.violation > 0);
-    const verdict: ConstraintVerdict = { values, samples, violations: broken.map(toViolation) };
+    const feasibility = checks.map((c) => (Number.isFinite(c.violation) ? c.violation : null));
+    const verdict: ConstraintVerdict = { values, samples, violations: broken.map(toViolation), feasibility };
     const of = (mode: Constraint['mode']) => broken.filter((c) => c.constraint.mode === mode);
     return { samples, verdict, blocking: of('blocking'), advisory: of('advisory') };
   };

@@ -59,7 +59,7 @@ export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js'
 export { strictImprovement, minDelta } from './keep-policy.js';
 export { checkConstraintExpression, parseConstraint, checkConstraints, constraintViolations, constraintMetrics, boundOf, metricsOf, describeViolation } from './constraints.js';
 export type { Constraint, ConstraintMode, ConstraintReference, ConstraintCheck, ConstraintExpressionCheck, MetricsSource } from './constraints.js';
-export { withConstraints, requireMetrics, toConstraints } from './constrained-keep.js';
+export { withConstraints, requireMetrics, toConstraints, recordedViolations } from './constrained-keep.js';
 export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './constrained-keep.js';
 export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './json-scorer.js';
 export type { JsonScorerOptions } from './json-scorer.js';
