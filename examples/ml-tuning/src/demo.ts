@@ -62,6 +62,8 @@ export interface DemoOptions {
   prune?: boolean;
   /** `async` (a freed core starts the next training at once) or `batch` (rows independent of timing). @default 'async' */
   schedule?: 'batch' | 'async';
+  /** A blocking constraint on the model's parameter count: a candidate with more than this many is never kept. On resume, the run's own. @default none */
+  maxParams?: number;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
@@ -103,9 +105,10 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   let iterations = options.iterations ?? 12;
   let steps = options.steps ?? 3000;
   let parallel = options.parallel ?? DEFAULT_PARALLEL;
+  let maxParams = options.maxParams;
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number; parallel?: number };
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number; parallel?: number; maxParams?: number };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
     // A resumed run must measure like the run it continues: same budget, same proposer seed.
     // A run from before step budgets trained on wall clock (steps 0).
@@ -118,24 +121,25 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     steps = state.steps ?? 0;
     iterations = options.iterations ?? state.iterations ?? iterations;
     parallel = options.parallel ?? state.parallel ?? 1; // a run from before --parallel ran one at a time
+    maxParams ??= state.maxParams;
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
     // A batch trains K candidates, so the run ends on a whole batch: round up, so "iteration N of M" ends at M.
     if (parallel > 1 && iterations > 0) iterations = Math.ceil(iterations / parallel) * parallel;
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel, ...(maxParams !== undefined ? { maxParams } : {}) });
   }
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
   const keep = options.keep ?? 'strict';
-  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async' });
+  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async', ...(maxParams !== undefined ? { maxParams } : {}) });
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);
   print(`branch    ${run.branch}   (results.tsv at the workspace root, each run's training log in .loop/logs/<iteration>.log)`);
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
-  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}`);
+  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`);
   if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);
   else if (parallel > 1) print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });

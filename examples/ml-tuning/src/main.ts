@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N]
+const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline, rounded up to whole
@@ -29,6 +29,8 @@ Tunes a character-level language model on English first names with a keep/revert
                    the batch's slowest: two runs with one seed give the same rows) [default async]
   --no-prune       run every training to its end (default: a training worse than the
                    incumbent's curve at the same step, past 30% of the steps, is stopped)
+  --max-params N   a blocking constraint: a candidate whose model has more than N
+                   parameters is never kept (params <= N; docs/metrics.md)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
 
 /** The --schedule value. */
@@ -46,7 +48,7 @@ function parseNumber(name: string, text: string, integer: boolean, allowZero: bo
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue', '--schedule']);
+const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue', '--schedule', '--max-params']);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
       queue: { type: 'string' },
       'no-prune': { type: 'boolean', default: false },
       schedule: { type: 'string' },
+      'max-params': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -145,6 +148,7 @@ async function main(): Promise<number> {
     ...(values.queue ? { queue: values.queue } : {}),
     prune: !values['no-prune'],
     ...(values.schedule === undefined ? {} : { schedule: parseSchedule(values.schedule) }),
+    ...(values['max-params'] === undefined ? {} : { maxParams: parseNumber('max-params', values['max-params'], true, false) }),
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

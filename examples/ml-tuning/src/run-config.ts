@@ -40,6 +40,8 @@ export interface DemoRunSettings {
    * (rows then do not depend on timing: two runs with one seed give the same rows). @default 'async'
    */
   readonly schedule?: 'batch' | 'async';
+  /** A blocking constraint `params <= maxParams` on the model's parameter count (issue 28). @default none */
+  readonly maxParams?: number;
 }
 
 /** Every how many steps train.mjs reports a slice val_bpc (`LOOP_REPORT_EVERY`): a tenth of the run, in hundreds. */
@@ -101,6 +103,9 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     ...(s.steps > 0 ? { env: { LOOP_STEP_BUDGET: String(s.steps), LOOP_REPORT_EVERY: String(reportEveryOf(s.steps)) } } : {}),
     ...pruneConfigOf(s.steps, s.prune ?? true),
     maxIterations: s.iterations,
+    // Issue 28: the parameter count and the training time are recorded as metrics of every row.
+    metrics: ['params', 'training_seconds'],
+    ...(s.maxParams !== undefined ? { constraints: [`params <= ${s.maxParams}`] } : {}),
     proposer,
     ...(keep ? { keep } : {}),
     ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, schedule: s.schedule ?? 'async', link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),

@@ -2,6 +2,7 @@ import { isAbsolute, normalize } from 'node:path';
 import { sandboxOptionsFields, type Clock, type Guard, type Harness, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
+import { constraintOptionSchema, metricsOptionSchema, type AutoIterateConstraint, type MetricsOption } from './metric-constraints.js';
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
 export interface AutoIterateOptions {
@@ -85,6 +86,18 @@ export interface AutoIterateOptions {
   proposer?: Proposer;
   /** The keep rule. @default strict improvement (equal reverts) */
   keepPolicy?: KeepPolicy;
+  /**
+   * Named metrics besides the objective (issue 28), read from the same log: names (each with the
+   * pattern `^<name>:\s*(\S+)`) or name → pattern. Recorded in each row's `data.metrics`; the
+   * baseline must print every one (else `CONFIG_INVALID` before any candidate). @default none
+   */
+  metrics?: MetricsOption;
+  /**
+   * Constraints on the metrics (issue 28, core's `withConstraints`): an expression such as
+   * `rss_mb <= baseline * 1.05` (blocking), or `{ rule, mode: 'advisory' }`. Each must name a
+   * declared metric (or `metricName`); a run lacking a constrained metric is a crash. @default none
+   */
+  constraints?: readonly AutoIterateConstraint[];
   /** Baseline re-runs to measure the noise floor (for a noise-aware keep policy). @default 1 */
   baselineRepeats?: number;
   /**
@@ -253,6 +266,8 @@ export const autoIterateOptionsSchema = z
     proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function').optional(),
     keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
     baselineRepeats: z.number().int().min(1).optional(),
+    metrics: metricsOptionSchema.optional(),
+    constraints: z.array(constraintOptionSchema).default([]),
     seedOnly: z.union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()]).default({ seedKeys: [] }),
     stop: z.custom<StopPolicy>((p) => p === undefined || typeof (p as StopPolicy)?.check === 'function', 'stop must have check()').optional(),
     guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),

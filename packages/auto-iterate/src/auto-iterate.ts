@@ -29,6 +29,7 @@ import { createGitResetRollback, describeRepairs, gitDirOf, type GitResetRollbac
 import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { assertHarnessCommitted } from './harness-drift.js';
+import { checkConstraintOptions, defaultMetricPattern, metricPatterns, wireConstraints } from './metric-constraints.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 import { hostedLoop, type HostedLoop } from './hosted-loop.js';
 import { createResultsTsv } from './results-tsv.js';
@@ -113,7 +114,12 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const tag = o.tag ?? dateTag(clock.now());
   const branch = `auto-iterate/${tag}`;
   const direction = o.direction === 'lower' ? 'minimize' : 'maximize';
-  const pattern = o.pattern ?? `^${o.metricName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S+)`;
+  const pattern = o.pattern ?? defaultMetricPattern(o.metricName);
+  // Issue 28: named metrics and constraints on them; the objective counts as a metric by its name.
+  const patterns = metricPatterns(o.metrics);
+  const checked = checkConstraintOptions(o.constraints, [...Object.keys(patterns), o.metricName]);
+  if (checked.issues.length > 0) throw new ConfigError('auto-iterate', checked.issues);
+  for (const c of checked.constraints) if (!(c.metric in patterns)) patterns[c.metric] = pattern;
   const resultsPath = join(o.dir, o.resultsFile);
   const rollback = createGitResetRollback({
     dir: o.dir,
@@ -157,7 +163,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
   if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
-  const scorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}) });
+  const regexScorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}), ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}) });
+  const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints, o.metrics);
+  const scorer = wired.scorer;
   const loop = createLoop({
     artifact,
     rollback,
@@ -177,13 +185,15 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     maxRepairAttempts: o.maxRepairAttempts,
     guards,
     clock,
-    ...(o.keepPolicy ? { keepPolicy: o.keepPolicy } : {}),
+    ...(wired.keepPolicy ? { keepPolicy: wired.keepPolicy } : {}),
     ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
     ...(o.seedOnly ? { seedOnlyDetector: createSeedOnlyDetector({ root: o.dir, files: o.targetFiles, seedKeys: o.seedOnly.seedKeys }) } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
   });
+
+  wired.watch(loop);
 
   /** run()'s prologue: the checks, the workspace lock, the run branch; the lock is the caller's to release. */
   const prepare = async () => {
@@ -216,11 +226,12 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     }
   };
   /** A failed baseline committed nothing: take the new run branch away so the next run starts afresh (not BRANCH_EXISTS). */
-  const afterFailure = async (error: unknown, started: Awaited<ReturnType<typeof rollback.start>>) => {
+  const afterFailure = async (error: unknown, started: Awaited<ReturnType<typeof rollback.start>>): Promise<unknown> => {
     if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
       const next = o.signal?.aborted ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again' : 'fix the harness, then run "loop run" again';
       error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
     }
+    return wired.explain(error);
   };
 
   const run = async (): Promise<LoopSummary> => {
@@ -228,8 +239,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     try {
       return await loop.run();
     } catch (error) {
-      await afterFailure(error, started);
-      throw error;
+      throw await afterFailure(error, started);
     } finally {
       offResumed();
       await lock.release();

@@ -25,6 +25,8 @@ export type { HostedLoop } from './hosted-loop.js';
 export type { ArchivedRun } from './archive-run.js';
 export { autoIterateOptionsSchema, dateTag } from './auto-iterate-options.js';
 export type { AutoIterateOptions, AutoIterateParallel } from './auto-iterate-options.js';
+export { defaultMetricPattern, metricPatterns, checkConstraintOptions } from './metric-constraints.js';
+export type { AutoIterateConstraint, MetricsOption } from './metric-constraints.js';
 export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { formatIterationLine, formatSummary } from './format.js';

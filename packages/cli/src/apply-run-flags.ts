@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ConfigFileError, type ConfigKind } from './load-config.js';
-import { flagOverrides } from './run-flags.js';
+import { flagOverrides, LIST_FIELDS } from './run-flags.js';
 
 /** Deep-merges plain objects (`over` wins; arrays and scalars are replaced). */
 function merge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
@@ -23,14 +23,28 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
 export function applyRunFlags<S extends z.ZodType>(kind: ConfigKind<S>, config: z.output<S>, opts: Record<string, unknown>, file: string): z.output<S> {
   const { values, fields } = flagOverrides(opts);
   if (fields.size === 0) return config;
+  // A list flag (--constraint) adds to the file's list.
+  for (const field of LIST_FIELDS) {
+    const more = values[field];
+    const base = (config as Record<string, unknown>)[field];
+    if (Array.isArray(more) && Array.isArray(base)) values[field] = [...base, ...more];
+  }
   const result = kind.schema.safeParse(merge(config as Record<string, unknown>, values));
   if (result.success) return result.data;
   const issues = result.error.issues.map((i) => {
     const path = i.path.map(String).join('.');
     // The flag of the field, else one that set a field of the same block (--keep for keep.minDelta).
-    const flag = fields.get(path) ?? [...fields.entries()].find(([field]) => field.split('.')[0] === path.split('.')[0])?.[1];
+    const flag = fields.get(path) ?? listFlag(path, config as Record<string, unknown>, fields) ?? [...fields.entries()].find(([field]) => field.split('.')[0] === path.split('.')[0])?.[1];
     const message = i.code === 'unrecognized_keys' ? `${i.keys.map((k) => fields.get(k) ?? k).join(', ')} does not apply to this config's preset` : i.message;
     return { path: flag ? `${flag} (${path || 'config'})` : path, message };
   });
   throw new ConfigFileError(file, issues, result.error);
+}
+
+/** `--constraint` for `constraints.3` when entry 3 came from a flag (the file's list has fewer entries); `undefined` for the file's own entries. */
+function listFlag(path: string, config: Record<string, unknown>, fields: Map<string, string>): string | undefined {
+  const [field, index] = path.split('.');
+  if (field === undefined || !LIST_FIELDS.has(field) || index === undefined) return undefined;
+  const inFile = Array.isArray(config[field]) ? (config[field] as unknown[]).length : 0;
+  return Number(index) >= inFile ? fields.get(field) : undefined;
 }

@@ -1,6 +1,7 @@
 import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
 import { z } from 'zod';
 import { keepSchema } from './keep-config.js';
+import { constraintIssues, constraintsSchema, metricsSchema } from './metrics-config.js';
 import { notifySchema } from './notify.js';
 import { intermediateSchema, pruneSchema } from './prune-config.js';
 import { targetSchema } from './target.js';
@@ -179,6 +180,8 @@ export const loopConfigSchema = z
     parallel: parallelSchema.optional().describe('Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, link, workers: { redis, queue, remote } }. Default none (one candidate at a time, in place).'),
     intermediate: intermediateSchema.optional().describe('Intermediate reports: { pattern, pollMs }: each new run-log line matching pattern reports (step, value) live; the curve is kept with the row (.loop/records.jsonl) for pruning, loop report and the dashboard.'),
     prune: pruneSchema.optional().describe('Stop doomed runs early: { pruners: [{ type: incumbent | median | patience | non-finite, ... }], steps, enabled }. Needs intermediate. A pruned run is killed and logged as a discard "(pruned at step s of n: ...)", never a crash. docs/pruning.md.'),
+    metrics: metricsSchema.optional(),
+    constraints: constraintsSchema,
     checks: z
       .object({
         command: z.string().trim().min(1, 'checks.command must not be empty').describe('The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.'),
@@ -208,6 +211,9 @@ export const loopConfigSchema = z
   .superRefine((c, ctx) => {
     if (c.proposer.type === 'agent' || (c.targetFiles ?? (c.target ? [c.target.path] : [])).includes(c.proposer.file)) return;
     ctx.addIssue({ code: 'custom', message: `the ${c.proposer.type} file must be one of targetFiles`, path: ['proposer', 'file'] });
+  })
+  .superRefine((c, ctx) => {
+    for (const issue of constraintIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .superRefine((c, ctx) => {
     c.readOnlyFiles.forEach((file, i) => {

@@ -50,6 +50,8 @@ export { multiRunPlotSpec, renderMultiRunPlotSvg } from './report/multi-plot.js'
 export type { PlotRun, MultiRunPlotOptions } from './report/multi-plot.js';
 export { formatScore } from './report/plot.js';
 export { logEntries, formatLog, toCsv, LOG_STATUSES } from './read/log.js';
+export { withRowMetrics, formatMetrics } from './read/row-metrics.js';
+export type { RowMetrics, RowViolation } from './read/row-metrics.js';
 export type { LogEntry } from './read/log.js';
 export { diffIteration } from './read/diff.js';
 export { readIterationLog, keptRunLogs } from './read/run-log.js';

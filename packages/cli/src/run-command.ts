@@ -77,6 +77,9 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     if (leftovers) reporter.info(leftovers);
   }));
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
+  // Kept rows that broke an advisory constraint are listed under the stop summary (issue 28).
+  const warnings = (await import('./constraint-warnings.js')).createConstraintWarnings();
+  configured.run.loop.on('kept', warnings.event);
   // Start time, duration and metrics per row, for `loop report --format csv|json`.
   const { createIterationTimesWriter, ITERATION_TIMES_EVENTS, ITERATION_TIMES_FILE } = await import('./iteration-times.js');
   const timings = createIterationTimesWriter(join(loaded.dir, ITERATION_TIMES_FILE), { onError: (line) => io.stderr.write(`${line}\n`) });
@@ -106,6 +109,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     const summary = await configured.run.run().finally(settle);
     await notifier?.flush();
     reporter.done(summary);
+    for (const line of warnings.lines()) io.stdout.write(`${line}\n`);
     return exitCodeForSummary(summary);
   } catch (error) {
     reporter.done();

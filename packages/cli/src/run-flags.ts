@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { KEEP_POLICIES } from './cli-constants.js';
 import { UsageError } from './usage-error.js';
 
-type Kind = 'int' | 'number' | 'string' | 'boolean';
+type Kind = 'int' | 'number' | 'string' | 'boolean' | 'list';
 
 /** One command-line flag of `loop run` / `loop resume` and the config field it overrides (dotted for nested). */
 export interface RunFlag {
@@ -16,6 +16,8 @@ export interface RunFlag {
   readonly help: string;
   /** Allowed values, when there is a fixed set. */
   readonly choices?: readonly string[];
+  /** A `list` flag's entry as written into the config's list (repeatable; appended to the file's list). @default the value itself */
+  readonly entry?: (value: string) => unknown;
 }
 
 /** The flags that override a config's fields for one run; each takes `--x=y` and `--x y`. */
@@ -32,7 +34,12 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { flag: '--baseline-repeats <n>', field: 'keep.baselineRepeats', kind: 'int', help: 'baseline runs to measure the noise floor' },
   { flag: '--allow-dirty', field: 'allowDirty', kind: 'boolean', help: 'start on a dirty working tree' },
   { flag: '--no-prune', field: 'prune.enabled', kind: 'boolean', help: 'run every candidate to its end (reports are still recorded)' },
+  { flag: '--constraint <rule>', field: 'constraints', kind: 'list', help: 'a blocking constraint, e.g. \'rss_mb <= baseline * 1.05\' (repeatable; added to the config\'s)' },
+  { flag: '--advisory-constraint <rule>', field: 'constraints', kind: 'list', help: 'an advisory constraint: kept, with a warning (repeatable)', entry: (rule) => ({ rule, mode: 'advisory' }) },
 ];
+
+/** The config fields set by `list` flags: their values are appended to the file's list, not put in its place. */
+export const LIST_FIELDS: ReadonlySet<string> = new Set(RUN_FLAGS.filter((f) => f.kind === 'list').map((f) => f.field));
 
 /** Commander's attribute name of a flag (`--max-iterations <n>` → `maxIterations`). */
 function attributeOf(flag: RunFlag): string {
@@ -42,7 +49,8 @@ function attributeOf(flag: RunFlag): string {
 /** Adds {@link RUN_FLAGS} to a command. */
 export function addRunFlags(command: Command): Command {
   for (const f of RUN_FLAGS) {
-    const option = new Option(f.flag, `${f.help} (overrides ${f.field})`);
+    const option = new Option(f.flag, `${f.help} (${f.kind === 'list' ? 'adds to' : 'overrides'} ${f.field})`);
+    if (f.kind === 'list') option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     command.addOption(f.choices ? option.choices(f.choices) : option);
   }
   return command;
@@ -64,6 +72,10 @@ export function flagOverrides(opts: Record<string, unknown>): { values: Record<s
     if (f.flag.startsWith('--no-') && raw !== false) continue;
     const name = f.flag.split(' ')[0]!;
     let value: unknown = raw;
+    if (f.kind === 'list') {
+      const entries = (raw as string[]).map((v) => (f.entry ? f.entry(v) : v));
+      value = [...((values[f.field] as unknown[] | undefined) ?? []), ...entries];
+    }
     if (f.kind === 'int' || f.kind === 'number') {
       const n = Number(raw);
       if (String(raw).trim() === '' || !Number.isFinite(n) || (f.kind === 'int' && !Number.isInteger(n))) throw new UsageError(`${name}: ${JSON.stringify(raw)} is not ${f.kind === 'int' ? 'a whole number' : 'a number'}`);

@@ -223,6 +223,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     killTimeoutS: config.killTimeoutS,
     maxIterations: config.maxIterations,
     ...keepOptions(config.keep),
+    ...(config.metrics ? { metrics: config.metrics } : {}),
+    ...(config.constraints.length > 0 ? { constraints: config.constraints } : {}),
     ...(config.plateau !== undefined ? { plateau: config.plateau } : {}),
     stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),

@@ -3,10 +3,12 @@ import type { CandidateData } from './iteration-record.js';
 import type { MaybePromise } from './types.js';
 
 /**
- * What a function harness's evaluation returns: a number, or a number with named dimensions and
- * facts for the candidate's record (`data`: named metrics, intermediate reports).
+ * What a function harness's evaluation returns: a number, or a number with named dimensions,
+ * named metrics (`metrics`: run measurements besides the objective, the same as `data.metrics`;
+ * both given, they are merged and `metrics` wins) and facts for the candidate's record (`data`:
+ * named metrics, intermediate reports).
  */
-export type FunctionHarnessResult = number | { value: number; dimensions?: Record<string, number>; data?: CandidateData };
+export type FunctionHarnessResult = number | { value: number; dimensions?: Record<string, number>; metrics?: Record<string, number>; data?: CandidateData };
 
 /**
  * A harness from an async function that returns the score itself: the few-lines way to write a
@@ -29,7 +31,8 @@ export function createFunctionHarness(
         const result = await evaluate(context);
         const value = typeof result === 'number' ? result : result.value;
         const dimensions = typeof result === 'number' ? undefined : result.dimensions;
-        const data = typeof result === 'number' ? undefined : result.data;
+        const metrics = typeof result === 'number' || !result.metrics ? undefined : { ...result.data?.metrics, ...result.metrics };
+        const data = typeof result === 'number' ? undefined : metrics ? { ...result.data, metrics } : result.data;
         const record: RunRecord = { exitCode: 0, signal: null, timedOut: false, durationMs: performanceNow() - started, value };
         return { ...record, ...(dimensions ? { dimensions } : {}), ...(data ? { data } : {}) };
       } catch (error) {

@@ -57,6 +57,12 @@ export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './
 export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './stop-policy.js';
 export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js';
 export { strictImprovement, minDelta } from './keep-policy.js';
+export { checkConstraintExpression, parseConstraint, checkConstraints, constraintViolations, constraintMetrics, boundOf, metricsOf, describeViolation } from './constraints.js';
+export type { Constraint, ConstraintMode, ConstraintReference, ConstraintCheck, ConstraintExpressionCheck, MetricsSource } from './constraints.js';
+export { withConstraints, requireMetrics, toConstraints, recordedViolations } from './constrained-keep.js';
+export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './constrained-keep.js';
+export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './json-scorer.js';
+export type { JsonScorerOptions } from './json-scorer.js';
 export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './keep-policy.js';
 export { createNoiseAwareKeepPolicy, noiseAwareKeepPolicyOptionsSchema } from './noise-aware-keep-policy.js';
 export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest, AlphaSpending } from './noise-aware-keep-policy.js';

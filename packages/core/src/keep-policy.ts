@@ -46,6 +46,11 @@ export interface KeepDecision {
   readonly status?: string;
   /** Facts for the candidate's record (a preset's verdict details). @default none */
   readonly data?: CandidateData;
+  /**
+   * A note for the candidate's row (what blocked or qualified the decision, e.g. a constraint it
+   * broke): the engine sets the row's `note` and appends ` (<note>)` to its description. @default none
+   */
+  readonly note?: string;
 }
 
 /**

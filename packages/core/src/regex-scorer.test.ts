@@ -130,3 +130,15 @@ describe('regex scorer', () => {
     expect(createValueScorer('maximize').score({ ...base, value: 3 })).toEqual({ ok: true, value: 3 });
   });
 });
+
+describe('regex scorer: named metrics (issue 28)', () => {
+  it('one pattern per named metric: found values go in data.metrics, an absent or non-numeric one is left out', async () => {
+    const s = createRegexScorer({ pattern: '^ops_per_s:', direction: 'maximize', metrics: { rss_mb: '^rss_mb:\\s*(\\S+)', secs: /^took (\d+)s/, absent: '^nope:', bad: '^bad:' } });
+    const result = await s.score(await okRun('ops_per_s: 1200\nrss_mb: 80\nrss_mb: 84.5\ntook 3s\nbad: nan\n'));
+    expect(result).toEqual({ ok: true, value: 1200, data: { metrics: { rss_mb: 84.5, secs: 3 } } });
+  });
+
+  it('a metric pattern is checked like the objective\'s (two groups refused at construction)', () => {
+    expect(() => createRegexScorer({ pattern: '^x:', direction: 'minimize', metrics: { m: '^(a)(b)' } })).toThrow(/metrics\.m.*2 capture groups/);
+  });
+});

@@ -51,6 +51,14 @@ export interface RegexScorerOptions {
    * `harness-error`), so no pattern can hang the loop or block Ctrl-C. @default 2000
    */
   extractTimeoutMs?: number;
+  /**
+   * Named metrics besides the objective (issue 28): one pattern per name, read from the same log
+   * (or metric file) with the same rules as `pattern` (a capture group, else the first number after
+   * the match; `match` picks the line). Found values go in the score's `data.metrics`; a metric no
+   * line matches, or whose token is not a finite number, is left out (wrap the scorer with
+   * `requireMetrics` to make one mandatory). @default none
+   */
+  metrics?: Record<string, string | RegExp>;
 }
 
 const patternField = z.union([z.string().min(1, 'pattern must not be empty'), z.instanceof(RegExp)]).superRefine((p, ctx) => {
@@ -68,6 +76,7 @@ export const regexScorerOptionsSchema = z.object({
   metricFile: z.string().refine((p) => isAbsolute(p), 'metricFile must be an absolute path').optional(),
   maxLineLength: z.number().int().positive().default(4096),
   extractTimeoutMs: z.number().int().positive().default(2000),
+  metrics: z.record(z.string().min(1, 'a metric name must not be empty'), patternField).optional(),
 });
 
 /** The zod refinement of a pattern field: a config loader reuses it to report `file:line`. */
@@ -101,6 +110,7 @@ export function extractMetric(text: string, pattern: RegExp, options: { match?: 
 export function createRegexScorer(options: RegexScorerOptions): Scorer {
   const o = parseOptions(regexScorerOptionsSchema, options, 'regex-scorer');
   const pattern = typeof o.pattern === 'string' ? new RegExp(o.pattern) : o.pattern;
+  const metrics = Object.entries(o.metrics ?? {}).map(([name, p]) => [name, typeof p === 'string' ? new RegExp(p) : p] as const);
   const crash = async (run: RunRecord, reason: ScoreCrash['reason'], message: string): Promise<ScoreCrash> => ({
     ok: false,
     reason,
@@ -119,8 +129,13 @@ export function createRegexScorer(options: RegexScorerOptions): Scorer {
       const path = o.metricFile ?? run.logPath;
       if (path === undefined) return crash(run, 'metric-not-found', 'the run has no log to read the metric from');
       const source = o.metricFile ? `metric file ${o.metricFile}` : 'the log';
-      const result = await extractInWorker({ path, pattern, match: o.match, maxLineLength: o.maxLineLength, timeoutMs: o.extractTimeoutMs });
+      const extract = (p: RegExp) => extractInWorker({ path, pattern: p, match: o.match, maxLineLength: o.maxLineLength, timeoutMs: o.extractTimeoutMs });
+      const result = await extract(pattern);
+      const named = result.kind === 'done' && result.found && Number.isFinite(result.found.value) ? await extractNamed(metrics, extract) : undefined;
       if (o.metricFile) await rm(o.metricFile, { force: true });
+      if (named && 'timedOut' in named) {
+        return crash(run, 'harness-error', `metric extraction with /${named.timedOut}/ took over ${o.extractTimeoutMs} ms and was stopped (a pattern that backtracks?)`);
+      }
       if (result.kind === 'timeout') {
         return crash(run, 'harness-error', `metric extraction with /${pattern.source}/ took over ${result.timeoutMs} ms and was stopped (a pattern that backtracks?)`);
       }
@@ -134,9 +149,20 @@ export function createRegexScorer(options: RegexScorerOptions): Scorer {
       if (!Number.isFinite(found.value)) {
         return crash(run, 'metric-not-finite', `metric is not a finite decimal number: "${found.token}"`);
       }
-      return { ok: true, value: found.value };
+      return { ok: true, value: found.value, ...(named && Object.keys(named.values).length > 0 ? { data: { metrics: named.values } } : {}) };
     },
   };
+}
+
+/** Extracts each named metric; the finite ones found, or the first pattern that timed out. */
+async function extractNamed(metrics: readonly (readonly [string, RegExp])[], extract: (p: RegExp) => ReturnType<typeof extractInWorker>): Promise<{ values: Record<string, number> } | { timedOut: string }> {
+  const values: Record<string, number> = {};
+  for (const [name, p] of metrics) {
+    const r = await extract(p);
+    if (r.kind === 'timeout') return { timedOut: p.source };
+    if (r.kind === 'done' && r.found && r.found.token !== '' && Number.isFinite(r.found.value)) values[name] = r.found.value;
+  }
+  return { values };
 }
 
 /**

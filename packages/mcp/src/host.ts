@@ -23,6 +23,8 @@ export interface LoopMcpHost {
   readResultsOf(source: { readonly results: string; readonly dir: string }): Promise<HostResultsData>;
   /** The rows of `data` whose class is one of `statuses` (all when empty): `loop log --json`. */
   logEntries(data: HostResultsData, statuses?: readonly HostPointKind[]): readonly HostLogEntry[];
+  /** The rows with their named metrics and broken constraints from the workspace's `.loop/iterations.jsonl` (issue 28). @default rows unchanged */
+  withRowMetrics?(dir: string, entries: readonly HostLogEntry[]): Promise<readonly HostLogEntry[]>;
   /** The change iteration `iteration` tried, from git: `loop diff --json`. */
   diffIteration(dir: string, data: HostResultsData, iteration: number): Promise<unknown>;
   /** Which way scores improve, inferred from the rows. */
@@ -165,4 +167,8 @@ export interface HostLogEntry {
   readonly id: string;
   /** The description. */
   readonly description: string;
+  /** The row's named metrics (run measurements besides the score), when it has any. */
+  readonly metrics?: Readonly<Record<string, number>>;
+  /** The constraints the row broke (`constraint`, `mode`, `value`, `bound`, `violation`), when any. */
+  readonly violations?: readonly { readonly constraint: string; readonly mode: string; readonly value: number | null; readonly bound: number | null; readonly violation: number | null }[];
 }

@@ -71,7 +71,7 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     'loop_rows',
     {
       title: 'Results rows',
-      description: 'The rows of results.tsv (iteration, kind, status, score, commit id, description), optionally only some classes.',
+      description: 'The rows of results.tsv (iteration, kind, status, score, commit id, description, named metrics, broken constraints), optionally only some classes.',
       inputSchema: { status: z.array(z.enum(ROW_KINDS as [HostPointKind, ...HostPointKind[]])).optional().describe('Only rows of these classes: baseline, keep, discard, crash, halted.') },
     },
     ({ status }) => tool(() => ws.rows(status ?? [])),

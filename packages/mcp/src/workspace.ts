@@ -113,7 +113,10 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     status: async () => (await getHost()).readStatus(dir),
     rows: async (kinds = []) => {
       const data = await readRows();
-      return data ? (await getHost()).logEntries(data, kinds) : [];
+      if (!data) return [];
+      const host = await getHost();
+      const entries = host.logEntries(data, kinds);
+      return host.withRowMetrics ? host.withRowMetrics(dir, entries) : entries;
     },
     diff: async (iteration) => {
       const host = await getHost();

@@ -71,6 +71,24 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
   });
 
+  it('an agent\'s edit that breaks a constraint is discarded, and loop_rows carries each row\'s metrics and the broken constraint (issue 28)', async () => {
+    await client.close();
+    rmSync(ws, { recursive: true, force: true });
+    ws = makeWorkspace("metrics:\n  x_value: '^score:\\s*(\\S+)'\nconstraints: ['x_value >= 1']\n");
+    ({ client } = await startServer(ws));
+    writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
+    expect(await call('loop_evaluate', { description: 'x 5 -> 0' })).toMatchObject({ decision: 'discard', score: 0 });
+    writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
+    expect(await call('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({ decision: 'keep', score: 3 });
+    const rows = await call<{ iteration: number; description: string; metrics?: Record<string, number>; violations?: { constraint: string }[] }[]>('loop_rows');
+    expect(rows.map((r) => [r.iteration, r.metrics, r.violations?.map((v) => v.constraint)])).toEqual([
+      [0, { x_value: 5 }, undefined],
+      [1, { x_value: 0 }, ['x_value >= 1']],
+      [2, { x_value: 3 }, undefined],
+    ]);
+    expect(rows[1]?.description).toBe('x 5 -> 0 (blocked by constraint x_value >= 1 broken: 0 < 1 (by 1, 100%))');
+  });
+
   it('reads and writes the config (loop_setup), runs one iteration with the configured proposer (the mutator), then serves status and the plot', async () => {
     expect(await call('loop_setup')).toEqual({ file: join(ws, 'loop.config.yaml'), text: CONFIG });
     await expect(call('loop_setup', { write: true, file: 'bad.yaml', text: 'maxIterations: -1\n' })).rejects.toThrow(/CONFIG_INVALID[\s\S]*maxIterations/);

@@ -104,6 +104,8 @@ function renderRows(c) {
     const tr = el('tr', r.kind);
     tr.dataset.iteration = String(r.iteration);
     tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)), el('td', '', r.description));
+    // Named metrics (issue 28), after the description: rss_mb=84.5 ops_per_s=3000.
+    if (r.metrics) tr.lastChild.append(el('span', 'metrics', '  [' + Object.keys(r.metrics).sort().map((k) => k + '=' + fmt(r.metrics[k])).join(' ') + ']'));
     const td = el('td');
     if (v.form === 'auto-iterate') {
       const b = el('button', 'show-diff', 'diff');

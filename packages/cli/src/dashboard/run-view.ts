@@ -5,6 +5,8 @@ import { isLocked, readJson, type Direction } from '@loop/core';
 import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
 import { keptRunLogs } from '../read/run-log.js';
+import { withRowMetrics, type RowMetrics } from '../read/row-metrics.js';
+import { ITERATION_TIMES_FILE } from '../iteration-times.js';
 import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
 import { recordedMetricName, resolveDirection } from '../report/report.js';
@@ -51,8 +53,8 @@ export interface RunView {
   readonly stopMessage?: string;
   /** state.json's error, when failed. */
   readonly error?: string;
-  /** Every row (`loop log --json`'s entries), baseline first. */
-  readonly rows: readonly LogEntry[];
+  /** Every row (`loop log --json`'s entries, with their metrics and broken constraints), baseline first. */
+  readonly rows: readonly (LogEntry & RowMetrics)[];
   /** The best score so far, `null` before one. */
   readonly best: number | null;
   /** Experiments (baseline excluded), kept, discarded, crashed, halted. */
@@ -92,7 +94,7 @@ export async function tailFile(path: string, bytes = LOG_TAIL_BYTES): Promise<st
  * lock. The server re-reads a run only when this string changes.
  */
 export async function runSignature(run: RunRef): Promise<string> {
-  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l)), join(run.dir, RUN_FILES.logs)];
+  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l)), join(run.dir, RUN_FILES.logs), join(run.dir, ITERATION_TIMES_FILE)];
   const parts = await Promise.all(files.map(async (f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
   const locked = await isLocked(run.lock).catch(() => false);
   return `${parts.join('|')}|${locked}`;
@@ -141,7 +143,9 @@ export async function readRunView(run: RunRef): Promise<RunView> {
     const direction = await resolveDirection(run.results, data);
     const best = runningBest(data.points, direction).at(-1) ?? null;
     const spec = plotSpec(data, { direction, width: 760, height: 300 });
-    return { ...common, form: data.form, metric: data.metric, direction, rows: logEntries(data), best, counts: countPoints(data.points), spec };
+    // Each row's named metrics and broken constraints from the sidecar (issue 28).
+    const rows = await withRowMetrics(run.dir, logEntries(data));
+    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec };
   } catch (error) {
     return { ...common, ...empty, problem: (error as Error).message };
   }

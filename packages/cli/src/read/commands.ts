@@ -45,7 +45,10 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
         setCode(EXIT_CODES.STOPPED);
         return;
       }
-      const entries = logEntries(await readResultsOf(await resolveResultsSource(target, io.cwd)), opts.status ?? []);
+      const source = await resolveResultsSource(target, io.cwd);
+      // Each row's named metrics and broken constraints from the sidecar (issue 28).
+      const { withRowMetrics } = await import('./row-metrics.js');
+      const entries = await withRowMetrics(source.dir, logEntries(await readResultsOf(source), opts.status ?? []));
       io.stdout.write(`${opts.json ? JSON.stringify(entries, null, 2) : formatLog(entries)}\n`);
       setCode(EXIT_CODES.STOPPED);
     });

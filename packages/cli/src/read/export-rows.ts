@@ -2,6 +2,7 @@ import { readIterationTimes } from '../iteration-times.js';
 import type { ResultsData } from '../report/results.js';
 import { logEntries, type LogEntry } from './log.js';
 import { readRowParams, type ParamValue } from './row-params.js';
+import type { RowViolation } from './row-metrics.js';
 
 /**
  * One row of `loop report --format json`: the `loop log --json` row plus when it started, how long
@@ -17,8 +18,10 @@ export interface ExportRow extends LogEntry {
   readonly runS: number | null;
   /** The candidate's parameters (`proposer.space` keys of a tpe or mutator proposer), `{}` for none. */
   readonly params: Readonly<Record<string, ParamValue>>;
-  /** Named metrics of the run (the scorer's dimensions), `{}` for none. */
+  /** Named metrics of the run (the scorer's dimensions and its `data.metrics`), `{}` for none. */
   readonly metrics: Readonly<Record<string, number>>;
+  /** The constraints the row broke (issue 28; CSV column `violations`), `[]` for none. */
+  readonly violations: readonly RowViolation[];
 }
 
 /** The rows of one run with their columns: parameter and metric names in column order. */
@@ -55,6 +58,7 @@ export async function exportTable(dir: string, data: ResultsData): Promise<Expor
       runS: same ? (t.runS ?? null) : null,
       params: params.byIteration.get(e.iteration) ?? {},
       metrics: same ? { ...t.metrics } : {},
+      violations: same ? ((t.data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? []) : [],
     };
   });
   return { rows, paramNames: params.names, metricNames };
@@ -65,28 +69,31 @@ const cell = (v: ParamValue | number | undefined) => (v === null || v === undefi
 
 /**
  * The CSV header of {@link exportCsv}:
- * `iteration,status,score,id,description,started_at,duration_s,run_s,params_<p>...,metrics_<m>...`.
+ * `iteration,status,score,id,description,started_at,duration_s,run_s,params_<p>...,metrics_<m>...[,violations]`
+ * (`violations`, only when a row broke a constraint: `; `-separated, each `<constraint> by <amount>`).
  */
-export function exportHeader(paramNames: readonly string[], metricNames: readonly string[]): string[] {
+export function exportHeader(paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
   const fixed = ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s'];
-  return [...fixed, ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`)];
+  return [...fixed, ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`), ...(violations ? ['violations'] : [])];
 }
 
 /** One row's CSV cells, in {@link exportHeader}'s order. */
-export function exportCells(r: ExportRow, paramNames: readonly string[], metricNames: readonly string[]): string[] {
+export function exportCells(r: ExportRow, paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
   return [
     String(r.iteration), r.status, cell(r.score), r.id, r.description,
     r.startedAt ?? '', cell(r.durationS), cell(r.runS),
     ...paramNames.map((p) => cell(r.params[p])),
     ...metricNames.map((m) => cell(r.metrics[m])),
+    ...(violations ? [r.violations.map((v) => `${v.mode === 'advisory' ? 'advisory: ' : ''}${v.constraint} by ${v.violation ?? 'missing'}`).join('; ')] : []),
   ];
 }
 
 /** The rows as CSV (RFC 4180 quoting), one column per parameter and metric; `''` for an unknown value. */
 export function exportCsv(table: ExportTable): string {
   const { paramNames, metricNames } = table;
-  const body = table.rows.map((r) => exportCells(r, paramNames, metricNames));
-  const lines = [exportHeader(paramNames, metricNames), ...body];
+  const v = table.rows.some((r) => r.violations.length > 0);
+  const body = table.rows.map((r) => exportCells(r, paramNames, metricNames, v));
+  const lines = [exportHeader(paramNames, metricNames, v), ...body];
   return lines.map((l) => l.map(quote).join(',')).join('\n') + '\n';
 }
 
@@ -95,7 +102,8 @@ export function exportMultiCsv(runs: readonly { readonly run: string; readonly t
   const union = (pick: (t: ExportTable) => readonly string[]) => [...new Set(runs.flatMap((r) => pick(r.table)))];
   const params = union((t) => t.paramNames);
   const metrics = union((t) => t.metricNames).sort();
-  const body = runs.flatMap((r) => r.table.rows.map((row) => [r.run, ...exportCells(row, params, metrics)]));
-  const lines = [['run', ...exportHeader(params, metrics)], ...body];
+  const v = runs.some((r) => r.table.rows.some((row) => row.violations.length > 0));
+  const body = runs.flatMap((r) => r.table.rows.map((row) => [r.run, ...exportCells(row, params, metrics, v)]));
+  const lines = [['run', ...exportHeader(params, metrics, v)], ...body];
   return lines.map((l) => l.map(quote).join(',')).join('\n') + '\n';
 }

@@ -1,5 +1,6 @@
 import { LOG_STATUSES } from '../cli-constants.js';
 import type { PlotPoint, PointKind, ResultsData } from '../report/results.js';
+import { formatMetrics } from './row-metrics.js';
 
 /** The statuses `loop log --status` filters by (the plot's classes: kept, discarded, crashed, halted, baseline). */
 export { LOG_STATUSES };
@@ -26,10 +27,17 @@ export function logEntries(data: ResultsData, statuses: readonly PointKind[] = [
   return data.points.filter(keep).map((p) => ({ iteration: p.iteration, kind: p.kind, status: p.status, score: p.score, id: p.id, description: p.description }));
 }
 
-/** `loop log` text: one aligned line per row: iteration, status, score, id, description. */
-export function formatLog(entries: readonly LogEntry[]): string {
+/**
+ * `loop log` text: one aligned line per row: iteration, status, score, id, description, then the
+ * row's named metrics (`[rss_mb=84.5 ops_per_s=3000]`) when it has any.
+ */
+export function formatLog(entries: readonly (LogEntry & { readonly metrics?: Readonly<Record<string, number>> })[]): string {
   if (entries.length === 0) return '(no rows)';
-  const cells = entries.map((e) => [String(e.iteration), e.status, e.score === null ? '-' : String(Number(e.score.toPrecision(8))), e.id.slice(0, 12) || '-', e.description.replace(/[\t\r\n]+/g, ' ')]);
+  const withMetrics = (e: (typeof entries)[number]) => {
+    const m = formatMetrics(e.metrics);
+    return m ? `${e.description.replace(/[\t\r\n]+/g, ' ')}  [${m}]` : e.description.replace(/[\t\r\n]+/g, ' ');
+  };
+  const cells = entries.map((e) => [String(e.iteration), e.status, e.score === null ? '-' : String(Number(e.score.toPrecision(8))), e.id.slice(0, 12) || '-', withMetrics(e)]);
   const width = (i: number) => Math.max(...cells.map((c) => c[i]!.length));
   const [wi, wt, ws, wc] = [width(0), width(1), width(2), width(3)];
   return cells.map(([it, st, sc, id, d]) => `${it!.padStart(wi)}  ${st!.padEnd(wt)}  ${sc!.padStart(ws)}  ${id!.padEnd(wc)}  ${d}`.trimEnd()).join('\n');

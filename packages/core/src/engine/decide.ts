@@ -74,6 +74,10 @@ export async function decide(
   o.status = decision.keep ? 'kept' : 'reverted';
   if (decision.status) o.label = decision.status;
   o.description = o.seedOnly ? `${proposal.description} (seed-only change)` : proposal.description;
+  if (proposed.note) {
+    o.note = proposed.note;
+    o.description = `${o.description} (${proposed.note})`;
+  }
   if (decision.keep) {
     const after = await firstVerdict(e.guards, 'afterScore', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), score: result, decision, description: o.description });
     if (after) applyVerdict(o, after.guard.name, after.verdict, 'reverted');

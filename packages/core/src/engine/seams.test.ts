@@ -162,3 +162,19 @@ describe('the keep policy sees the candidate record', () => {
     expect(seen.map((s) => s.incumbentData?.metrics?.memory_mb)).toEqual([100, 90, 90]);
   });
 });
+
+describe('the keep decision\'s note', () => {
+  it('a keep policy\'s note becomes the row\'s note and is appended to its description, kept or reverted (issue 28)', async () => {
+    const { artifact, rollback } = base();
+    const results = createMemoryResultsLog();
+    const keepPolicy = {
+      name: 'noted',
+      decide: (input: import('../keep-policy.js').KeepInput) => ({ keep: input.candidate < 9.5, reason: 'r', note: `note ${input.candidate}` }),
+    };
+    await createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), results, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [10, 9, 9.8] }), keepPolicy, stop: maxIterations(2) }).run();
+    expect(results.rows.slice(1).map((r) => [r.status, r.note, r.description.endsWith(` (note ${r.score})`)])).toEqual([
+      ['kept', 'note 9', true],
+      ['reverted', 'note 9.8', true],
+    ]);
+  });
+});
