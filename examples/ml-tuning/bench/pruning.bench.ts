@@ -3,8 +3,8 @@
  * the same process, A then B on odd seeds and B then A on even ones (never blocks of one variant):
  *
  * - A: no pruning, batch schedule (the demo before issue 27), `--iterations` iterations;
- * - B: pruning and the async schedule (the demo's default now), run until its best reaches A's
- *   final best or twice A's wall time has passed.
+ * - B: pruning and the async schedule (the demo's default now), run at least A's wall time, then
+ *   until its best reaches A's final best or twice A's wall time has passed.
  *
  * Printed per pair and as min / median / max over pairs: the wall-time ratio B / A to reach A's
  * best, B's best at A's wall time minus A's best (negative = B better), B's share of training time
@@ -75,7 +75,8 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
     const row = { iteration: Number(m[1]), status: m[2]!, score: Number.isFinite(score) ? score : null, at: Date.now() - started };
     rows.push(row);
     if (row.status === 'keep' && row.score !== null) best = Math.min(best, row.score);
-    if (target && (best <= target.best || row.at > 2 * target.ms)) controller.abort();
+    // B goes on to A's wall time at least (its best at equal time), then stops once it has reached A's best.
+    if (target && ((best <= target.best && row.at >= target.ms) || row.at > 2 * target.ms)) controller.abort();
   };
   try {
     await runDemo({
