@@ -1,4 +1,4 @@
-import { incumbentCurvePruner, medianPruner, nonFinitePruner, patiencePruner, type IntermediatePattern, type PruneOptions, type Pruner } from '@loop/core';
+import { hyperbandPruner, incumbentCurvePruner, medianPruner, nonFinitePruner, patiencePruner, successiveHalvingPruner, type IntermediatePattern, type PruneOptions, type Pruner } from '@loop/core';
 import { z } from 'zod';
 
 /** zod schema of the `intermediate: { pattern, pollMs }` block (issue 27). */
@@ -48,6 +48,23 @@ const prunerSchema = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('non-finite').describe('Prune a run as soon as it reports NaN or an infinite value.') }).strict(),
+  z
+    .object({
+      type: z.literal('successive-halving').describe('ASHA: a run goes on past a rung (minStep x eta^k) only in the top 1/eta of the runs that reached it.'),
+      minStep: z.number().positive().describe('The first rung, in report steps.'),
+      reductionFactor: z.number().min(2).default(3).describe('eta. Default 3.'),
+      minEarlyStoppingRate: z.number().int().nonnegative().default(0).describe('s: the first rung is at minStep x eta^s. Default 0.'),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('hyperband').describe('Hyperband: brackets of successive halving with first rungs minStep x eta^b; iteration n runs in bracket n mod brackets.'),
+      minStep: z.number().positive().describe('The smallest budget, in report steps.'),
+      maxStep: z.number().positive().describe('The full budget, in report steps.'),
+      reductionFactor: z.number().min(2).default(3).describe('eta. Default 3.'),
+    })
+    .strict()
+    .refine((p) => p.maxStep > p.minStep, { message: 'maxStep must be above minStep', path: ['maxStep'] }),
 ]);
 
 /** zod schema of the `prune: { pruners, steps, enabled }` block (issue 27). */
@@ -58,7 +75,7 @@ export const pruneSchema = z
       .array(prunerSchema)
       .min(1, 'name at least one pruner')
       .default([{ type: 'non-finite' }, { type: 'incumbent', margin: 0.05, warmupSteps: 0 }])
-      .describe('Checked in order on each report; the first that says prune stops the run: { type: incumbent | median | patience | non-finite, ... }. Default non-finite, then incumbent with margin 0.05.'),
+      .describe('Checked in order on each report; the first that says prune stops the run: { type: incumbent | median | patience | non-finite | successive-halving | hyperband, ... }. Default non-finite, then incumbent with margin 0.05.'),
     steps: z.number().positive().optional().describe('The last step of a full run, for the row\'s description ("pruned at step 800 of 3000").'),
   })
   .strict();
@@ -74,6 +91,10 @@ function prunerOf(p: z.output<typeof prunerSchema>): Pruner {
       return patiencePruner({ patience: p.patience, minDelta: p.minDelta, warmupSteps: p.warmupSteps });
     case 'non-finite':
       return nonFinitePruner();
+    case 'successive-halving':
+      return successiveHalvingPruner({ minStep: p.minStep, reductionFactor: p.reductionFactor, minEarlyStoppingRate: p.minEarlyStoppingRate });
+    case 'hyperband':
+      return hyperbandPruner({ minStep: p.minStep, maxStep: p.maxStep, reductionFactor: p.reductionFactor });
   }
 }
 

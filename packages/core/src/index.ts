@@ -131,6 +131,8 @@ export type { StateStore, EngineState, EnginePhase } from './state-store.js';
 export { costBudget, convergence, repeatedError, noFileChanges } from './stop-conditions.js';
 export { incumbentCurvePruner, medianPruner, patiencePruner, nonFinitePruner } from './pruners.js';
 export type { IncumbentCurvePrunerOptions, MedianPrunerOptions, PatiencePrunerOptions } from './pruners.js';
+export { successiveHalvingPruner, hyperbandPruner } from './successive-halving.js';
+export type { SuccessiveHalvingPrunerOptions, HyperbandPrunerOptions } from './successive-halving.js';
 export { valueAtStep } from './pruner.js';
 export type { Pruner, PruneInput, PruneVerdict, PrunedFact } from './pruner.js';
 export type { PruneOptions } from './engine/run-reporting.js';
