@@ -13,15 +13,42 @@
  * incumbent-curve pruner would have stopped (A's curves are recorded with pruning off, so this is
  * replayed exactly on them). The load average is printed before and after.
  *
+ * - C: Optuna 3.1 (Debian's python3-optuna, /usr/bin/python3) TPE with HyperbandPruner driving the
+ *   same train.mjs through the same reports (bench/optuna_demo.py), n_jobs = K, for A's wall time.
+ *   B's best at A's wall time minus C's is printed per pair (negative: ours better). --no-optuna
+ *   leaves C out.
+ *
  * Flags: --seeds N (5), --iterations N (12), --steps N (3000), --parallel K (2), --out DIR (a temp dir).
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { incumbentCurvePruner, readRecordData, type IntermediateReport } from '@loop/core';
 import { runDemo } from '../src/demo.js';
-import { pruneConfigOf } from '../src/run-config.js';
+import { pruneConfigOf, reportEveryOf } from '../src/run-config.js';
+
+const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OPTUNA = !process.argv.includes('--no-optuna') && existsSync('/usr/bin/python3');
+
+/** Optuna TPE + HyperbandPruner on train.mjs for `seconds`: its best val_bpc among trials finished by then. */
+function optunaBest(seed: number, seconds: number): Promise<number> {
+  const out = join(ROOT, `C-${seed}`);
+  mkdirSync(out, { recursive: true });
+  const child = spawn('/usr/bin/python3', [join(EXAMPLE, 'bench', 'optuna_demo.py'), '--template', join(EXAMPLE, 'template'), '--node-modules', join(EXAMPLE, 'node_modules'),
+    '--out', out, '--steps', String(STEPS), '--report-every', String(reportEveryOf(STEPS)), '--seconds', String(seconds), '--seed', String(seed), '--jobs', String(PARALLEL)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', () => {
+      const values = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: number; value: number | null }).filter((r) => r.t <= seconds && r.value !== null);
+      resolve(Math.min(...values.map((r) => r.value!)));
+    });
+  });
+}
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number) => {
@@ -125,6 +152,7 @@ console.log(`pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS}
 const ratios: number[] = [];
 const gaps: number[] = [];
 const busyShares: number[] = [];
+const versusOptuna: number[] = [];
 let kept = 0;
 let wouldPrune = 0;
 for (let seed = 1; seed <= SEEDS; seed++) {
@@ -144,6 +172,8 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   const bestAtA = Math.min(...b.rows.filter((r) => r.at <= aMs && r.status === 'keep' && r.score !== null).map((r) => r.score!));
   const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
   const fp = await falsePrunes(seed, a);
+  const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
+  if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
   kept += fp.kept;
   wouldPrune += fp.wouldPrune;
   if (Number.isFinite(ratio)) ratios.push(ratio);
@@ -152,12 +182,14 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   console.log(
     `seed ${seed} (${order.join(' then ')}): A best ${a.best.toFixed(4)} in ${(aMs / 1000).toFixed(0)} s | B reached it at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
       `B best at A's time ${bestAtA.toFixed(4)} | both cores busy ${(busy * 100).toFixed(0)}% of B's candidate time | ` +
-      `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | load ${loadavg()[0]!.toFixed(1)}`,
+      `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
+      `Optuna TPE+Hyperband best at A's time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
 console.log(`time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} (${ratios.length} of ${SEEDS} pairs reached it)`);
 console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
+if (versusOptuna.length) console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
 console.log(`false-prune rate (A's keeps the pruner would have stopped): ${wouldPrune} of ${kept} (${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`);
 console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 process.exit(0);
