@@ -29,6 +29,8 @@ export interface ReportHtmlOptions {
   title?: string;
   /** Where the data came from, shown under the title. */
   source?: string;
+  /** The curves plot (issue 27: each run's intermediate reports), shown under the progress plot. @default none */
+  curvesSvg?: string;
 }
 
 /**
@@ -55,7 +57,7 @@ export function renderReportHtml(data: ResultsData, svg: string, options: Report
 <style>
 body { font-family: system-ui, sans-serif; margin: 2rem; color: #222; }
 figure { margin: 0 0 1.5rem 0; }
-figure#plot > svg { display: block; width: 100%; height: auto; }
+figure#plot > svg, figure#curves > svg { display: block; width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { padding: 0.2rem 0.6rem; text-align: left; border-bottom: 1px solid #eee; }
 td:nth-child(3), td:nth-child(5) { text-align: right; font-variant-numeric: tabular-nums; }
@@ -70,7 +72,7 @@ tr.halted td:nth-child(4) { color: ${PLOT_COLORS.halted}; font-weight: 600; }
 <p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${countsText(c)}; ${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
 <figure id="plot">
 ${responsiveSvg(svg)}
-</figure>
+</figure>${options.curvesSvg ? `\n<figure id="curves">\n${responsiveSvg(options.curvesSvg)}\n</figure>` : ''}
 <table id="results">
 <thead><tr><th>iteration</th><th>${data.form === 'auto-iterate' ? 'commit' : 'snapshot'}</th><th>${escapeHtml(data.metric)}</th><th>status</th><th>best so far</th><th>description</th></tr></thead>
 <tbody>

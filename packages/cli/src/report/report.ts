@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readJson, type Direction } from '@loop/core';
+import { readJson, readRecordData, type Direction } from '@loop/core';
+import { curveSeriesOf, renderCurvesSvg } from './curves-plot.js';
 import { renderReportHtml } from './html.js';
 import { renderMultiRunPlotSvg } from './multi-plot.js';
 import { renderPlotSvg } from './plot.js';
@@ -77,15 +78,23 @@ export async function writeReport(options: WriteReportOptions): Promise<WrittenR
   const data: ResultsData = { ...parsed, metric };
   const direction = await resolveDirection(options.results, data, options.direction);
   const svg = await renderPlotSvg(data, { direction, ...(options.title ? { title: options.title } : {}) });
+  // Each run's intermediate curve (issue 27), when the run recorded reports.
+  const series = curveSeriesOf(data.points, await readRecordData(join(runDir, '.loop', 'records.jsonl')));
+  const curves = series.length > 0 ? await renderCurvesSvg(series, { direction, metric }) : undefined;
   const files: string[] = [];
   const out = options.out ?? (options.html ? undefined : join(runDir, '.loop', 'progress.svg'));
   if (out) {
     await mkdir(dirname(out), { recursive: true });
     await writeFile(out, svg);
     files.push(out);
+    if (curves) {
+      const curvesOut = out.replace(/(\.svg)?$/, '-curves.svg');
+      await writeFile(curvesOut, curves);
+      files.push(curvesOut);
+    }
   }
   if (options.html) {
-    await writeFile(options.html, renderReportHtml(data, svg, { direction, source: options.results, ...(options.title ? { title: options.title } : {}) }));
+    await writeFile(options.html, renderReportHtml(data, svg, { direction, source: options.results, ...(options.title ? { title: options.title } : {}), ...(curves ? { curvesSvg: curves } : {}) }));
     files.push(options.html);
   }
   return { data, direction, files };
