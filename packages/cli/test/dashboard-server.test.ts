@@ -108,6 +108,24 @@ describe('the runs of a folder', () => {
   });
 });
 
+describe('the curves of a run (issue 27)', () => {
+  it('a run whose rows carry intermediate reports gets the curves plot (kept, discarded, pruned); one without gets none', async () => {
+    const dir = workspace('curves', [row(0, 3, 'baseline', 'baseline'), row(1, 3.4, 'reverted', 'lr up (pruned at step 200: 3.4 vs incumbent 3.1)')], { status: 'stopped', direction: 'minimize' });
+    const reports = (values: number[]) => values.map((value, i) => ({ step: (i + 1) * 100, value }));
+    writeFileSync(join(dir, '.loop', 'records.jsonl'), [
+      JSON.stringify({ iteration: 0, data: { reports: reports([3.5, 3.1, 3]) } }),
+      JSON.stringify({ iteration: 1, data: { reports: reports([3.6, 3.4]), pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' } } }),
+    ].join('\n'));
+    const runs = await discoverRuns(root);
+    const view = await readRunView(runs.find((r) => r.dir === dir)!);
+    const values = (view.curves?.data as { name: string; values?: { kind: string }[] }[] | undefined)?.find((d) => d.name === 'points')?.values ?? [];
+    expect(new Set(values.map((v) => v.kind))).toEqual(new Set(['kept', 'pruned']));
+    const plain = await readRunView(runs.find((r) => r.dir.endsWith('finished'))!);
+    expect(plain.curves).toBeUndefined();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe('the dashboard server', () => {
   it('sends a run again on its event stream when the loop appends a row; refuses other Hosts; the diff endpoint explains what it cannot show', async () => {
     const dashboard = await startDashboard({ root, pollMs: 60_000 }); // polls only when the test asks (refresh)

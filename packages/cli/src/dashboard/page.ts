@@ -31,7 +31,7 @@ function card(id) {
   if (c) return c;
   const root = el('section', 'run');
   root.dataset.id = id;
-  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), controls: el('div', 'row-controls'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, v: undefined, drawn: Promise.resolve(), openLogs: new Map(), filter: 'all', top: null };
+  c = { root, title: el('h2'), phase: el('p', 'phase'), summary: el('p', 'summary'), plot: el('div', 'plot'), curves: el('div', 'plot curves'), curvesView: undefined, controls: el('div', 'row-controls'), table: el('table', 'rows'), diff: el('pre', 'diff'), logs: el('div', 'logs'), view: undefined, v: undefined, drawn: Promise.resolve(), openLogs: new Map(), filter: 'all', top: null };
   c.diff.hidden = true;
   // The rows are paged (newest first), filtered by class, and any iteration's diff or log is one input away.
   c.filterEl = el('select', 'row-filter');
@@ -50,7 +50,7 @@ function card(id) {
   c.pickDiff.onclick = () => { const n = picked(); if (n !== undefined) showDiff(c, c.v, n); };
   c.pickLog.onclick = () => { const n = picked(); if (n !== undefined) showLog(c, c.v, n); };
   c.controls.append(c.filterEl, c.newer, c.older, c.position, el('span', 'sep', ' \u00b7 iteration '), c.pick, c.pickDiff, c.pickLog);
-  root.append(c.title, c.phase, c.summary, c.plot, c.controls, c.table, c.diff, c.logs);
+  root.append(c.title, c.phase, c.summary, c.plot, c.curves, c.controls, c.table, c.diff, c.logs);
   // Cards in path order (as discovery lists the runs), whatever order their first events came in.
   const next = [...cards.keys()].filter((k) => k.localeCompare(id) > 0).sort((a, b) => a.localeCompare(b))[0];
   runsEl.insertBefore(root, next === undefined ? null : cards.get(next).root);
@@ -139,6 +139,14 @@ function update(v) {
     c.view = new vega.View(vega.parse(v.spec), { renderer: 'svg', container: c.plot, hover: true });
     await c.view.runAsync();
     c.plot.dataset.marks = String(c.plot.querySelectorAll('g.keptDots > path, g.discardDots > path, g.crashMarks > path, g.haltedMarks > path').length);
+    // Each run's intermediate curve against the kept ones (issue 27), when the run reports them.
+    if (c.curvesView) c.curvesView.finalize();
+    c.curvesView = undefined;
+    c.curves.textContent = '';
+    c.curves.hidden = !v.curves;
+    if (!v.curves) return;
+    c.curvesView = new vega.View(vega.parse(v.curves), { renderer: 'svg', container: c.curves, hover: true });
+    await c.curvesView.runAsync();
   }).catch((e) => { c.plot.textContent = String(e); });
   c.v = v;
   renderRows(c);

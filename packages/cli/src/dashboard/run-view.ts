@@ -1,7 +1,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { isLocked, readJson, type Direction } from '@loop/core';
+import { isLocked, readJson, readRecordData, type Direction } from '@loop/core';
 import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
 import { keptRunLogs } from '../read/run-log.js';
@@ -9,6 +9,7 @@ import { withRowMetrics, type RowMetrics } from '../read/row-metrics.js';
 import { ITERATION_TIMES_FILE } from '../iteration-times.js';
 import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
+import { curveSeriesOf, curvesPlotSpec } from '../report/curves-plot.js';
 import { recordedMetricName, resolveDirection } from '../report/report.js';
 import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
 import type { RunStateFile } from '../status.js';
@@ -61,6 +62,8 @@ export interface RunView {
   readonly counts: ReturnType<typeof countPoints>;
   /** The progress plot's Vega spec (`loop report`'s {@link plotSpec}), `undefined` before the first row. */
   readonly spec: Spec | undefined;
+  /** The curves plot's Vega spec (`loop report`'s `curvesPlotSpec`: each run's intermediate reports), when the run has any. @default none */
+  readonly curves?: Spec;
   /**
    * The last {@link LOG_TAIL_BYTES} of each log in {@link TAILED_LOGS} that exists, then of the
    * newest kept iteration log (`.loop/logs/<n>.log`: with parallel candidates run.log holds only
@@ -145,7 +148,9 @@ export async function readRunView(run: RunRef): Promise<RunView> {
     const spec = plotSpec(data, { direction, width: 760, height: 300 });
     // Each row's named metrics and broken constraints from the sidecar (issue 28).
     const rows = await withRowMetrics(run.dir, logEntries(data));
-    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec };
+    const series = curveSeriesOf(data.points, await readRecordData(join(run.dir, '.loop', 'records.jsonl')));
+    const curves = series.length > 0 ? curvesPlotSpec(series, { direction, metric: data.metric, width: 760, height: 260 }) : undefined;
+    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec, ...(curves ? { curves } : {}) };
   } catch (error) {
     return { ...common, ...empty, problem: (error as Error).message };
   }
