@@ -91,6 +91,12 @@ export type { ConfigAdapter, ConfigCodec, ConfigFileAdapterOptions } from './tpe
 export { describeChanges, parseChanges, formatValue } from './tpe/description.js';
 export type { ParameterChange } from './tpe/description.js';
 export { rebuildObservations } from './tpe/observations.js';
+export { paretoKeep, paretoKeepOptionsSchema } from './pareto/pareto-keep-policy.js';
+export type { ParetoKeepOptions, ParetoRecord } from './pareto/pareto-keep-policy.js';
+export { paretoFront } from './pareto/pareto-front.js';
+export type { ParetoPoint, ParetoFrontOptions } from './pareto/pareto-front.js';
+export { dominates, hypervolume, nonDominationRanks, objectiveLosses, totalViolation } from './pareto/pareto-math.js';
+export type { ConstraintsFunction, ObjectiveSpec } from './pareto/pareto-math.js';
 export type { Observation } from './tpe/observations.js';
 export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
 export type { ResultsLog } from './results-log.js';
