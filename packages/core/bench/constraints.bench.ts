@@ -18,7 +18,9 @@
  * values of the reported front (ours `paretoFront` of the rows, Optuna's `best_trials`) against the
  * reference point (loss 1, 40 s), at 100 calls. Medians with 95% seeded-bootstrap intervals.
  *
- * Flags: --seeds N (30), --noises 0,0.02, --only constrained,pareto, --optuna-cache FILE.
+ * Flags: --seeds N (30), --noises 0,0.02, --budgets 30,100, --only constrained,pareto, --problems
+ * branin-disk,mixed-budget, --optuna-cache FILE, --tpe JSON (extra createTpeProposer options),
+ * --model-constraints false (the proposer does not see the constraints; the keep still blocks).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,9 +40,13 @@ const SEEDS = Array.from({ length: Number(flag('seeds') ?? 30) }, (_, i) => i + 
 const NOISES = (flag('noises') ?? '0,0.02').split(',').map(Number);
 const ONLY = (flag('only') ?? 'constrained,pareto').split(',');
 const CACHE = flag('optuna-cache');
-const BUDGETS = [30, 100];
+const BUDGETS = (flag('budgets') ?? '30,100').split(',').map(Number);
+const ONLY_PROBLEMS = flag('problems')?.split(',');
+const TPE_OPTIONS = JSON.parse(flag('tpe') ?? '{}') as Record<string, unknown>;
+/** `--model-constraints false`: the proposer does not see the constraints (the keep policy still blocks). */
+const MODEL_CONSTRAINTS = flag('model-constraints') !== 'false';
 const HERE = dirname(fileURLToPath(import.meta.url));
-const PROBLEMS = [braninConstrained, mixedConstrained];
+const PROBLEMS = [braninConstrained, mixedConstrained].filter((o) => !ONLY_PROBLEMS || ONLY_PROBLEMS.includes(o.name));
 const OBJECTIVES = [
   { metric: 'loss', direction: 'minimize' },
   { metric: 'train_s', direction: 'minimize' },
@@ -115,7 +121,7 @@ async function oursConstrained(o: ConstrainedObjective, seed: number, sigma: num
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
-    proposer: createTpeProposer({ config: createMemoryConfigAdapter(artifact), space: o.space, seed, constraints: (r) => (r.data?.metrics ? o.constraints(r.data.metrics) : undefined) }),
+    proposer: createTpeProposer({ config: createMemoryConfigAdapter(artifact), space: o.space, seed, ...(MODEL_CONSTRAINTS ? { constraints: (r: IterationRecord) => (r.data?.metrics ? o.constraints(r.data.metrics) : undefined) } : {}), ...TPE_OPTIONS }),
     harness: createFunctionHarness(o.name, (context) => {
       const c = artifact.get();
       evaluated.set(context.iteration, { ...c });
@@ -181,7 +187,7 @@ async function optuna(optimum: Record<string, number>): Promise<{ version: strin
   if (missing.length > 0) {
     const spaces = Object.fromEntries([...PROBLEMS, mixedTwoObjective].map((o) => [o.name, o.space]));
     const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter((h) => h.length > 0);
-    const parts = await Promise.all(halves.map((h) => python({ mode: 'run', jobs: h, optimum, budget: 100, checkpoints: BUDGETS, spaces })));
+    const parts = await Promise.all(halves.map((h) => python({ mode: 'run', jobs: h, optimum, budget: 100, checkpoints: [30, 100], spaces })));
     cache.version = parts[0]!.optuna!;
     for (const r of parts.flatMap((p) => p.results! as OptunaRow[])) (cache.runs[key(r)] ??= []).push(r);
     if (CACHE) writeFileSync(CACHE, JSON.stringify(cache));

@@ -65,7 +65,7 @@ export function paretoSpec(dots: readonly Dot[], objectives: readonly ObjectiveS
       { orient: 'left', scale: 'y', title: axis(objectives[1]!), grid: true, gridOpacity: 0.25 },
     ],
     marks: [
-      { type: 'line', name: 'frontLine', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, stroke: { value: PLOT_COLORS.keep }, strokeWidth: { value: 1.5 }, interpolate: { value: objectives[1]!.direction === 'minimize' ? 'step-after' : 'step-before' } } } },
+      { type: 'line', name: 'frontLine', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, stroke: { value: PLOT_COLORS.keep }, strokeWidth: { value: 1.5 }, interpolate: { value: objectives[0]!.direction === 'minimize' ? 'step-after' : 'step-before' } } } },
       { type: 'symbol', name: 'dominatedDots', from: { data: 'dots' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, size: { value: 40 }, fill: { value: PLOT_COLORS.discard }, tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" } } } },
       { type: 'symbol', name: 'frontDots', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, size: { value: 70 }, fill: { value: PLOT_COLORS.keep }, stroke: { value: 'white' }, tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" } } } },
       { type: 'text', name: 'frontLabels', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x', offset: 5 }, y: { scale: 'y', field: 'y', offset: -5 }, text: { signal: "'#' + datum.iteration" }, fontSize: { value: 10 }, fill: { value: '#333333' } } } },
