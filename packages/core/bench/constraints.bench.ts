@@ -26,8 +26,32 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFunctionHarness, createLoop, createMemoryArtifact, createMemoryConfigAdapter, createMemoryRollback, createSeededRandom, createTpeProposer, createValueScorer, hypervolume, maxIterations, paretoFront, paretoKeep, strictImprovement, totalViolation, type IterationRecord, type KeepPolicy, type RandomSource } from '../src/index.js';
-import { braninConstrained, constrainedOptimum, mixedConstrained, mixedTwoObjective, type ConstrainedObjective } from './optuna/constrained.js';
+import {
+  createFunctionHarness,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryConfigAdapter,
+  createMemoryRollback,
+  createSeededRandom,
+  createTpeProposer,
+  createValueScorer,
+  hypervolume,
+  maxIterations,
+  paretoFront,
+  paretoKeep,
+  strictImprovement,
+  totalViolation,
+  type IterationRecord,
+  type KeepPolicy,
+  type RandomSource,
+} from '../src/index.js';
+import {
+  braninConstrained,
+  constrainedOptimum,
+  mixedConstrained,
+  mixedTwoObjective,
+  type ConstrainedObjective,
+} from './optuna/constrained.js';
 import type { Config } from './optuna/objectives.js';
 import { bootstrapMedian, bootstrapRatio, fmt, median } from './optuna/stats.js';
 
@@ -57,13 +81,20 @@ function gaussian(random: RandomSource): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.next());
 }
 
-function python(request: unknown): Promise<{ optuna?: string; results?: Record<string, unknown>[]; values?: number[][] }> {
+function python(
+  request: unknown,
+): Promise<{ optuna?: string; results?: Record<string, unknown>[]; values?: number[][] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/python3', [join(HERE, 'optuna', 'run_constrained.py')], { cwd: join(HERE, 'optuna'), stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn('/usr/bin/python3', [join(HERE, 'optuna', 'run_constrained.py')], {
+      cwd: join(HERE, 'optuna'),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`run_constrained.py exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`run_constrained.py exited ${code}`)),
+    );
     child.stdin.end(JSON.stringify(request));
   });
 }
@@ -76,17 +107,26 @@ async function checkDefinitions(): Promise<void> {
       Object.entries(space).map(([k, p]) => {
         const s = p as { values?: unknown[]; min?: number; max?: number; scale?: string; integer?: boolean };
         if (s.values) return [k, s.values[Math.floor(r.next() * s.values.length)]];
-        const v = s.scale === 'log' ? Math.exp(Math.log(s.min!) + r.next() * (Math.log(s.max!) - Math.log(s.min!))) : s.min! + r.next() * (s.max! - s.min!);
+        const v =
+          s.scale === 'log'
+            ? Math.exp(Math.log(s.min!) + r.next() * (Math.log(s.max!) - Math.log(s.min!)))
+            : s.min! + r.next() * (s.max! - s.min!);
         return [k, s.integer ? Math.round(v) : v];
       }),
     );
-  const points = [...PROBLEMS.map((o) => ({ problem: o.name, space: o.space })), { problem: mixedTwoObjective.name, space: mixedTwoObjective.space }].flatMap((p) => Array.from({ length: 5 }, () => ({ problem: p.problem, config: draw(p.space) })));
+  const points = [
+    ...PROBLEMS.map((o) => ({ problem: o.name, space: o.space })),
+    { problem: mixedTwoObjective.name, space: mixedTwoObjective.space },
+  ].flatMap((p) => Array.from({ length: 5 }, () => ({ problem: p.problem, config: draw(p.space) })));
   const { values } = await python({ mode: 'check', points });
   points.forEach((p, i) => {
     const o = PROBLEMS.find((x) => x.name === p.problem);
     const ours = o ? [o.f(p.config), ...o.constraints(o.metrics(p.config))] : mixedTwoObjective.objectives(p.config);
     ours.forEach((v, j) => {
-      if (Math.abs(v - values![i]![j]!) > 1e-9 * Math.max(1, Math.abs(v))) throw new Error(`${p.problem} differs between TS (${v}) and Python (${values![i]![j]}) at ${JSON.stringify(p.config)}`);
+      if (Math.abs(v - values![i]![j]!) > 1e-9 * Math.max(1, Math.abs(v)))
+        throw new Error(
+          `${p.problem} differs between TS (${v}) and Python (${values![i]![j]}) at ${JSON.stringify(p.config)}`,
+        );
     });
   });
 }
@@ -112,7 +152,12 @@ interface ConstrainedRun {
 }
 
 /** One run of ours to 100 harness calls; the figures at each budget. */
-async function oursConstrained(o: ConstrainedObjective, seed: number, sigma: number, optimum: number): Promise<ConstrainedRun[]> {
+async function oursConstrained(
+  o: ConstrainedObjective,
+  seed: number,
+  sigma: number,
+  optimum: number,
+): Promise<ConstrainedRun[]> {
   const artifact = createMemoryArtifact<Config>(o.start);
   const noise = createSeededRandom(seed * 7919 + 17);
   const evaluated = new Map<number, Config>();
@@ -121,7 +166,15 @@ async function oursConstrained(o: ConstrainedObjective, seed: number, sigma: num
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
-    proposer: createTpeProposer({ config: createMemoryConfigAdapter(artifact), space: o.space, seed, ...(MODEL_CONSTRAINTS ? { constraints: (r: IterationRecord) => (r.data?.metrics ? o.constraints(r.data.metrics) : undefined) } : {}), ...TPE_OPTIONS }),
+    proposer: createTpeProposer({
+      config: createMemoryConfigAdapter(artifact),
+      space: o.space,
+      seed,
+      ...(MODEL_CONSTRAINTS
+        ? { constraints: (r: IterationRecord) => (r.data?.metrics ? o.constraints(r.data.metrics) : undefined) }
+        : {}),
+      ...TPE_OPTIONS,
+    }),
     harness: createFunctionHarness(o.name, (context) => {
       const c = artifact.get();
       evaluated.set(context.iteration, { ...c });
@@ -131,12 +184,15 @@ async function oursConstrained(o: ConstrainedObjective, seed: number, sigma: num
     keepPolicy: blocking(o, strictImprovement()),
     stop: maxIterations(Math.max(...BUDGETS) - 1),
   });
-  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const) loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
+  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
+    loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
   await loop.run();
   return BUDGETS.map((budget) => {
     const upTo = rows.filter((r) => r.iteration < budget);
     const incumbent = evaluated.get(upTo.findLast((r) => r.status === 'kept' || r.status === 'baseline')!.iteration)!;
-    const kept = upTo.filter((r) => r.status === 'kept' || r.status === 'baseline').map((r) => evaluated.get(r.iteration)!);
+    const kept = upTo
+      .filter((r) => r.status === 'kept' || r.status === 'baseline')
+      .map((r) => evaluated.get(r.iteration)!);
     return {
       budget,
       regret: feasible(incumbent) ? o.f(incumbent) - optimum : Infinity,
@@ -157,7 +213,12 @@ async function oursPareto(seed: number, sigma: number): Promise<number> {
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
-    proposer: createTpeProposer({ config: createMemoryConfigAdapter(artifact), space: p.space, seed, objectives: OBJECTIVES }),
+    proposer: createTpeProposer({
+      config: createMemoryConfigAdapter(artifact),
+      space: p.space,
+      seed,
+      objectives: OBJECTIVES,
+    }),
     harness: createFunctionHarness(p.name, (context) => {
       const c = artifact.get();
       evaluated.set(context.iteration, { ...c });
@@ -169,25 +230,49 @@ async function oursPareto(seed: number, sigma: number): Promise<number> {
     keepPolicy: paretoKeep({ objectives: OBJECTIVES }),
     stop: maxIterations(99),
   });
-  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const) loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
+  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
+    loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
   await loop.run();
-  return hypervolume(paretoFront(rows, OBJECTIVES).map((q) => p.objectives(evaluated.get(q.iteration)!)), p.reference);
+  return hypervolume(
+    paretoFront(rows, OBJECTIVES).map((q) => p.objectives(evaluated.get(q.iteration)!)),
+    p.reference,
+  );
 }
 
-type OptunaRow = Record<string, unknown> & { problem: string; sampler: string; seed: number; noise: number; budget: number };
+type OptunaRow = Record<string, unknown> & {
+  problem: string;
+  sampler: string;
+  seed: number;
+  noise: number;
+  budget: number;
+};
 
 async function optuna(optimum: Record<string, number>): Promise<{ version: string; rows: OptunaRow[] }> {
-  const key = (j: { problem: string; sampler: string; seed: number; noise: number }) => `${j.problem}|${j.sampler}|${j.seed}|${j.noise}`;
-  const cache: { version: string; runs: Record<string, OptunaRow[]> } = CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : { version: '', runs: {} };
+  const key = (j: { problem: string; sampler: string; seed: number; noise: number }) =>
+    `${j.problem}|${j.sampler}|${j.seed}|${j.noise}`;
+  const cache: { version: string; runs: Record<string, OptunaRow[]> } =
+    CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : { version: '', runs: {} };
   const jobs = [
-    ...(ONLY.includes('constrained') ? PROBLEMS.flatMap((o) => NOISES.flatMap((noise) => SEEDS.map((seed) => ({ problem: o.name, sampler: 'tpe', seed, noise })))) : []),
-    ...(ONLY.includes('pareto') ? ['motpe', 'nsga2'].flatMap((sampler) => NOISES.flatMap((noise) => SEEDS.map((seed) => ({ problem: mixedTwoObjective.name, sampler, seed, noise })))) : []),
+    ...(ONLY.includes('constrained')
+      ? PROBLEMS.flatMap((o) =>
+          NOISES.flatMap((noise) => SEEDS.map((seed) => ({ problem: o.name, sampler: 'tpe', seed, noise }))),
+        )
+      : []),
+    ...(ONLY.includes('pareto')
+      ? ['motpe', 'nsga2'].flatMap((sampler) =>
+          NOISES.flatMap((noise) => SEEDS.map((seed) => ({ problem: mixedTwoObjective.name, sampler, seed, noise }))),
+        )
+      : []),
   ];
   const missing = jobs.filter((j) => !cache.runs[key(j)]);
   if (missing.length > 0) {
     const spaces = Object.fromEntries([...PROBLEMS, mixedTwoObjective].map((o) => [o.name, o.space]));
-    const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter((h) => h.length > 0);
-    const parts = await Promise.all(halves.map((h) => python({ mode: 'run', jobs: h, optimum, budget: 100, checkpoints: [30, 100], spaces })));
+    const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter(
+      (h) => h.length > 0,
+    );
+    const parts = await Promise.all(
+      halves.map((h) => python({ mode: 'run', jobs: h, optimum, budget: 100, checkpoints: [30, 100], spaces })),
+    );
     cache.version = parts[0]!.optuna!;
     for (const r of parts.flatMap((p) => p.results! as OptunaRow[])) (cache.runs[key(r)] ??= []).push(r);
     if (CACHE) writeFileSync(CACHE, JSON.stringify(cache));
@@ -206,9 +291,17 @@ const started = performance.now();
 await checkDefinitions();
 const optimum = Object.fromEntries(PROBLEMS.map((o) => [o.name, constrainedOptimum(o)]));
 const { version, rows: optunaRows } = await optuna(optimum);
-console.log(`\n@loop/core: constraints and two objectives vs Optuna ${version} (seeds 1-${SEEDS.length}; constrained optimum ${Object.entries(optimum).map(([k, v]) => `${k} ${v.toPrecision(6)}`).join(', ')})`);
+console.log(
+  `\n@loop/core: constraints and two objectives vs Optuna ${version} (seeds 1-${SEEDS.length}; constrained optimum ${Object.entries(
+    optimum,
+  )
+    .map(([k, v]) => `${k} ${v.toPrecision(6)}`)
+    .join(', ')})`,
+);
 if (ONLY.includes('constrained')) {
-  console.log('| problem | noise σ | budget | ours: feasible regret median [95% CI] | Optuna TPE: feasible regret median [95% CI] | ours / Optuna [95% CI] | infeasible incumbent ours / Optuna | runs of ours that kept an infeasible state | infeasible evaluations per run, ours / Optuna |');
+  console.log(
+    '| problem | noise σ | budget | ours: feasible regret median [95% CI] | Optuna TPE: feasible regret median [95% CI] | ours / Optuna [95% CI] | infeasible incumbent ours / Optuna | runs of ours that kept an infeasible state | infeasible evaluations per run, ours / Optuna |',
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const o of PROBLEMS) {
     for (const noise of NOISES) {
@@ -220,26 +313,40 @@ if (ONLY.includes('constrained')) {
         const ra = a.map((r) => r.regret);
         const rb = b.map((r) => (r.regret === null ? Infinity : (r.regret as number)));
         const [lo, hi] = bootstrapRatio(ra, rb);
-        console.log(`| ${o.name} | ${noise} | ${budget} | ${withCi(ra)} | ${withCi(rb)} | ${(median(ra) / median(rb)).toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${share(a.map((r) => r.infeasibleIncumbent))} / ${share(b.map((r) => r.infeasibleIncumbent as boolean))} | ${a.filter((r) => r.keptInfeasible > 0).length}/${a.length} | ${mean(a.map((r) => r.infeasibleEvaluated))} / ${mean(b.map((r) => r.infeasibleEvaluated as number))} |`);
+        console.log(
+          `| ${o.name} | ${noise} | ${budget} | ${withCi(ra)} | ${withCi(rb)} | ${(median(ra) / median(rb)).toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${share(a.map((r) => r.infeasibleIncumbent))} / ${share(b.map((r) => r.infeasibleIncumbent as boolean))} | ${a.filter((r) => r.keptInfeasible > 0).length}/${a.length} | ${mean(a.map((r) => r.infeasibleEvaluated))} / ${mean(b.map((r) => r.infeasibleEvaluated as number))} |`,
+        );
       }
     }
   }
 }
 if (ONLY.includes('pareto')) {
-  console.log(`\n| problem | noise σ | budget | ours: hypervolume median [95% CI] | Optuna MOTPE | Optuna NSGA-II | ours / MOTPE [95% CI] | ours / NSGA-II [95% CI] |`);
+  console.log(
+    `\n| problem | noise σ | budget | ours: hypervolume median [95% CI] | Optuna MOTPE | Optuna NSGA-II | ours / MOTPE [95% CI] | ours / NSGA-II [95% CI] |`,
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const ref = mixedTwoObjective.reference;
   for (const noise of NOISES) {
     const ours: number[] = [];
     for (const seed of SEEDS) ours.push(await oursPareto(seed, noise));
-    const hv = (sampler: string) => optunaRows.filter((r) => r.problem === mixedTwoObjective.name && r.sampler === sampler && r.noise === noise).map((r) => hypervolume(r.front as number[][], ref));
+    const hv = (sampler: string) =>
+      optunaRows
+        .filter((r) => r.problem === mixedTwoObjective.name && r.sampler === sampler && r.noise === noise)
+        .map((r) => hypervolume(r.front as number[][], ref));
     const motpe = hv('motpe');
     const nsga = hv('nsga2');
     const ratio = (b: number[]) => {
       const [lo, hi] = bootstrapRatio(ours, b);
       return `${(median(ours) / median(b)).toFixed(3)}x [${lo.toFixed(3)}, ${hi.toFixed(3)}]`;
     };
-    console.log(`| ${mixedTwoObjective.name} | ${noise} | 100 | ${withCi(ours)} | ${withCi(motpe)} | ${withCi(nsga)} | ${ratio(motpe)} | ${ratio(nsga)} |`);
+    console.log(
+      `| ${mixedTwoObjective.name} | ${noise} | 100 | ${withCi(ours)} | ${withCi(motpe)} | ${withCi(nsga)} | ${ratio(motpe)} | ${ratio(nsga)} |`,
+    );
   }
 }
-console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')})`);
+console.log(
+  `(${((performance.now() - started) / 1000).toFixed(0)} s, load ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')})`,
+);

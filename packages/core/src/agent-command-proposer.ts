@@ -120,8 +120,12 @@ function sweepLines(swept: SandboxSweep, cwd: string): string {
   ].map((l) => `${l}\n`).join('');
 }
 
-/** `format` followed by the history's constraint violations (`formatViolations`), when there are constraints and violations. */
-function withViolations(format: HistoryFormatter, constraints: ConstraintsFunction | undefined, names: readonly string[] | undefined): HistoryFormatter {
+/** `format` followed by the history's constraint violations (`formatViolations`), when there are any. */
+function withViolations(
+  format: HistoryFormatter,
+  constraints: ConstraintsFunction | undefined,
+  names: readonly string[] | undefined,
+): HistoryFormatter {
   if (!constraints) return format;
   return (history) => {
     const block = formatViolations(history, constraints, names);
@@ -202,7 +206,8 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const cwd = context.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
-    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames));
+    const history = withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames);
+    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, history);
     const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).

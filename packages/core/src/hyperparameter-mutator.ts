@@ -117,13 +117,16 @@ export function failedMoves(history: readonly IterationRecord[]): Set<string> {
   return out;
 }
 
+/** Values at or above `above` and at or below `below` are barred. */
+type Limit = { above?: number; below?: number };
+
 /**
  * The numeric limits learnt from infeasible candidates since the last kept row: for each move
  * `key from -> to` whose row violated a constraint, values at or beyond `to` (in the move's
  * direction) are barred. A keep clears them (the incumbent moved; the limit may no longer hold).
  */
-export function infeasibleLimits(history: readonly IterationRecord[], constraints: ConstraintsFunction): Map<string, { above?: number; below?: number }> {
-  const out = new Map<string, { above?: number; below?: number }>();
+export function infeasibleLimits(history: readonly IterationRecord[], constraints: ConstraintsFunction): Map<string, Limit> {
+  const out = new Map<string, Limit>();
   for (let i = history.length - 1; i >= 0; i--) {
     const r = history[i]!;
     if (r.status === 'kept' || r.status === 'baseline') break;
@@ -168,7 +171,7 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
       const bold = hints.length > 0;
       const step = stepScale(history);
       const failed = failedMoves(history);
-      const limits = o.constraints ? infeasibleLimits(history, o.constraints) : new Map<string, { above?: number; below?: number }>();
+      const limits = o.constraints ? infeasibleLimits(history, o.constraints) : new Map<string, Limit>();
       const barred = (k: string, v: unknown) => {
         const l = limits.get(k);
         return l !== undefined && typeof v === 'number' && (v >= (l.above ?? Infinity) || v <= (l.below ?? -Infinity));
@@ -179,7 +182,8 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
         key = keys[Math.floor(o.random.next() * keys.length)]!;
         value = mutateValue(config[key], o.space[key]!, o.random, bold, step);
         const move = `${key} ${formatValue(config[key])} -> ${formatValue(value)}`;
-        if (value !== config[key] && !tried.has(JSON.stringify({ ...config, [key]: value })) && !failed.has(move) && !barred(key, value)) break;
+        const fresh = !tried.has(JSON.stringify({ ...config, [key]: value }));
+        if (value !== config[key] && fresh && !failed.has(move) && !barred(key, value)) break;
       }
       const previous = config[key];
       const next = { ...config, [key]: value };

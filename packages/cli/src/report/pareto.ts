@@ -17,10 +17,14 @@ import { parseResults, type PlotPoint } from './results.js';
 export function parseObjectives(text: string): ObjectiveSpec[] {
   const out = text.split(',').map((part) => {
     const m = /^\s*([^:\s]+)\s*:\s*(min|max|minimize|maximize)\s*$/.exec(part);
-    if (!m) throw new UsageError(`--pareto: "${part}" is not metric:min or metric:max (e.g. --pareto latency_ms:min,accuracy:max)`);
+    if (!m)
+      throw new UsageError(
+        `--pareto: "${part}" is not metric:min or metric:max (e.g. --pareto latency_ms:min,accuracy:max)`,
+      );
     return { metric: m[1]!, direction: m[2]!.startsWith('min') ? ('minimize' as const) : ('maximize' as const) };
   });
-  if (out.length < 2) throw new UsageError('--pareto needs at least two objectives (e.g. --pareto latency_ms:min,accuracy:max)');
+  if (out.length < 2)
+    throw new UsageError('--pareto needs at least two objectives (e.g. --pareto latency_ms:min,accuracy:max)');
   return out;
 }
 
@@ -35,12 +39,25 @@ interface Dot {
 }
 
 /** The rows of a results.tsv with their sidecar metrics (`.loop/iterations.jsonl`), as the engine's records. */
-function recordsOf(points: readonly PlotPoint[], metrics: Map<number, Readonly<Record<string, number>>>): IterationRecord[] {
+function recordsOf(
+  points: readonly PlotPoint[],
+  metrics: Map<number, Readonly<Record<string, number>>>,
+): IterationRecord[] {
   const status = { baseline: 'baseline', keep: 'kept', discard: 'reverted', crash: 'crash', halted: 'halted' } as const;
-  return points.map((p) => ({ iteration: p.iteration, candidateId: p.id, score: p.score, status: status[p.kind], description: p.description, data: { metrics: metrics.get(p.iteration) ?? {} } }));
+  return points.map((p) => ({
+    iteration: p.iteration,
+    candidateId: p.id,
+    score: p.score,
+    status: status[p.kind],
+    description: p.description,
+    data: { metrics: metrics.get(p.iteration) ?? {} },
+  }));
 }
 
-/** The Vega spec of the front: every evaluated state a grey dot, the front's states green and joined by a step line, the incumbent ringed. */
+/**
+ * The Vega spec of the front: every evaluated state a grey dot, the front's states green and joined
+ * by a step line, the incumbent ringed.
+ */
 export function paretoSpec(dots: readonly Dot[], objectives: readonly ObjectiveSpec[], title: string): Spec {
   const axis = (o: ObjectiveSpec) => `${o.metric} (${o.direction === 'minimize' ? 'lower' : 'higher'} is better)`;
   const front = dots.filter((d) => d.front).sort((a, b) => a.x - b.x);
@@ -57,22 +74,121 @@ export function paretoSpec(dots: readonly Dot[], objectives: readonly ObjectiveS
       { name: 'incumbent', values: dots.filter((d) => d.incumbent) as never },
     ],
     scales: [
-      { name: 'x', type: 'linear', domain: { fields: [{ data: 'dots', field: 'x' }, { data: 'front', field: 'x' }] }, range: 'width', nice: true, zero: false },
-      { name: 'y', type: 'linear', domain: { fields: [{ data: 'dots', field: 'y' }, { data: 'front', field: 'y' }] }, range: 'height', nice: true, zero: false },
+      {
+        name: 'x',
+        type: 'linear',
+        domain: {
+          fields: [
+            { data: 'dots', field: 'x' },
+            { data: 'front', field: 'x' },
+          ],
+        },
+        range: 'width',
+        nice: true,
+        zero: false,
+      },
+      {
+        name: 'y',
+        type: 'linear',
+        domain: {
+          fields: [
+            { data: 'dots', field: 'y' },
+            { data: 'front', field: 'y' },
+          ],
+        },
+        range: 'height',
+        nice: true,
+        zero: false,
+      },
     ],
     axes: [
       { orient: 'bottom', scale: 'x', title: axis(objectives[0]!), grid: true, gridOpacity: 0.25 },
       { orient: 'left', scale: 'y', title: axis(objectives[1]!), grid: true, gridOpacity: 0.25 },
     ],
     marks: [
-      { type: 'line', name: 'frontLine', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, stroke: { value: PLOT_COLORS.keep }, strokeWidth: { value: 1.5 }, interpolate: { value: objectives[0]!.direction === 'minimize' ? 'step-after' : 'step-before' } } } },
-      { type: 'symbol', name: 'dominatedDots', from: { data: 'dots' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, size: { value: 40 }, fill: { value: PLOT_COLORS.discard }, tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" } } } },
-      { type: 'symbol', name: 'frontDots', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, size: { value: 70 }, fill: { value: PLOT_COLORS.keep }, stroke: { value: 'white' }, tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" } } } },
-      { type: 'text', name: 'frontLabels', from: { data: 'front' }, encode: { enter: { x: { scale: 'x', field: 'x', offset: 5 }, y: { scale: 'y', field: 'y', offset: -5 }, text: { signal: "'#' + datum.iteration" }, fontSize: { value: 10 }, fill: { value: '#333333' } } } },
-      { type: 'symbol', name: 'incumbentRing', from: { data: 'incumbent' }, encode: { enter: { x: { scale: 'x', field: 'x' }, y: { scale: 'y', field: 'y' }, size: { value: 220 }, fill: { value: 'transparent' }, stroke: { value: PLOT_COLORS.baseline }, strokeWidth: { value: 2 } } } },
+      {
+        type: 'line',
+        name: 'frontLine',
+        from: { data: 'front' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'x' },
+            y: { scale: 'y', field: 'y' },
+            stroke: { value: PLOT_COLORS.keep },
+            strokeWidth: { value: 1.5 },
+            interpolate: { value: objectives[0]!.direction === 'minimize' ? 'step-after' : 'step-before' },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        name: 'dominatedDots',
+        from: { data: 'dots' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'x' },
+            y: { scale: 'y', field: 'y' },
+            size: { value: 40 },
+            fill: { value: PLOT_COLORS.discard },
+            tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        name: 'frontDots',
+        from: { data: 'front' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'x' },
+            y: { scale: 'y', field: 'y' },
+            size: { value: 70 },
+            fill: { value: PLOT_COLORS.keep },
+            stroke: { value: 'white' },
+            tooltip: { signal: "'#' + datum.iteration + ' ' + datum.description" },
+          },
+        },
+      },
+      {
+        type: 'text',
+        name: 'frontLabels',
+        from: { data: 'front' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'x', offset: 5 },
+            y: { scale: 'y', field: 'y', offset: -5 },
+            text: { signal: "'#' + datum.iteration" },
+            fontSize: { value: 10 },
+            fill: { value: '#333333' },
+          },
+        },
+      },
+      {
+        type: 'symbol',
+        name: 'incumbentRing',
+        from: { data: 'incumbent' },
+        encode: {
+          enter: {
+            x: { scale: 'x', field: 'x' },
+            y: { scale: 'y', field: 'y' },
+            size: { value: 220 },
+            fill: { value: 'transparent' },
+            stroke: { value: PLOT_COLORS.baseline },
+            strokeWidth: { value: 2 },
+          },
+        },
+      },
     ],
   };
 }
+
+/** A front state as `.loop/pareto.json` lists it. */
+const frontEntry = (p: ParetoPoint) => ({
+  iteration: p.iteration,
+  commit: p.candidateId,
+  status: p.status,
+  values: p.values,
+});
 
 /** Options of {@link writeParetoReport}. */
 export interface WriteParetoReportOptions {
@@ -90,7 +206,9 @@ export interface WriteParetoReportOptions {
  * values: a reverted state's commit stays reachable as `refs/loop/discarded/<iteration>` with the
  * git rollback) and as an SVG scatter (the first two objectives).
  */
-export async function writeParetoReport(options: WriteParetoReportOptions): Promise<{ readonly files: readonly string[]; readonly front: readonly ParetoPoint[] }> {
+export async function writeParetoReport(
+  options: WriteParetoReportOptions,
+): Promise<{ readonly files: readonly string[]; readonly front: readonly ParetoPoint[] }> {
   const dir = runDirOf(options.results);
   const data = parseResults(await readFile(options.results, 'utf8'), options.results);
   const times = await readIterationTimes(dir);
@@ -102,9 +220,22 @@ export async function writeParetoReport(options: WriteParetoReportOptions): Prom
   const dots: Dot[] = records
     .filter((r) => r.status === 'baseline' || r.status === 'kept' || r.status === 'reverted')
     .filter((r) => typeof r.data?.metrics?.[a!.metric] === 'number' && typeof r.data?.metrics?.[b!.metric] === 'number')
-    .map((r) => ({ iteration: r.iteration, x: r.data!.metrics![a!.metric]!, y: r.data!.metrics![b!.metric]!, front: onFront.has(r.iteration), incumbent: r.iteration === incumbent, description: r.description }));
-  const extra = options.objectives.length > 2 ? ` (front over ${options.objectives.length} objectives; the first two drawn)` : '';
-  const view = new View(parse(paretoSpec(dots, options.objectives, `Pareto front: ${front.length} of ${dots.length} evaluated states${extra}`)), { renderer: 'none' });
+    .map((r) => ({
+      iteration: r.iteration,
+      x: r.data!.metrics![a!.metric]!,
+      y: r.data!.metrics![b!.metric]!,
+      front: onFront.has(r.iteration),
+      incumbent: r.iteration === incumbent,
+      description: r.description,
+    }));
+  const extra =
+    options.objectives.length > 2 ? ` (front over ${options.objectives.length} objectives; the first two drawn)` : '';
+  const view = new View(
+    parse(
+      paretoSpec(dots, options.objectives, `Pareto front: ${front.length} of ${dots.length} evaluated states${extra}`),
+    ),
+    { renderer: 'none' },
+  );
   let svg: string;
   try {
     svg = await view.toSVG();
@@ -115,6 +246,7 @@ export async function writeParetoReport(options: WriteParetoReportOptions): Prom
   const json = join(dirname(out), 'pareto.json');
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, svg);
-  await writeFile(json, `${JSON.stringify({ objectives: options.objectives, evaluated: dots.length, front: front.map((p) => ({ iteration: p.iteration, commit: p.candidateId, status: p.status, values: p.values })) }, null, 2)}\n`);
+  const listed = { objectives: options.objectives, evaluated: dots.length, front: front.map(frontEntry) };
+  await writeFile(json, `${JSON.stringify(listed, null, 2)}\n`);
   return { files: [out, json], front };
 }

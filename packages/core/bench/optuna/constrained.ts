@@ -32,7 +32,11 @@ const FLOPS_GELU = 1.5;
 
 /** Training seconds of the mixed demo's model: layers x width / 64, gelu 1.5x slower, larger batches faster. */
 export function trainSeconds(c: Config): number {
-  return (num(c, 'n_layers') * num(c, 'n_hidden')) / 64 * (c.activation === 'gelu' ? FLOPS_GELU : 1) * Math.sqrt(64 / num(c, 'batch_size'));
+  return (
+    ((num(c, 'n_layers') * num(c, 'n_hidden')) / 64) *
+    (c.activation === 'gelu' ? FLOPS_GELU : 1) *
+    Math.sqrt(64 / num(c, 'batch_size'))
+  );
 }
 
 /**
@@ -91,7 +95,15 @@ export function constrainedOptimum(o: ConstrainedObjective): number {
     for (let l = 1; l <= 6; l++) {
       for (const batch_size of [16, 32, 64, 128, 256]) {
         for (const optimizer of ['sgd', 'adam', 'rmsprop']) {
-          for (const activation of ['relu', 'tanh', 'gelu']) consider({ n_hidden: h, n_layers: l, batch_size, optimizer, activation, lr: OPT_LR[optimizer]! * Math.sqrt(batch_size / 64) });
+          for (const activation of ['relu', 'tanh', 'gelu'])
+            consider({
+              n_hidden: h,
+              n_layers: l,
+              batch_size,
+              optimizer,
+              activation,
+              lr: OPT_LR[optimizer]! * Math.sqrt(batch_size / 64),
+            });
         }
       }
     }

@@ -11,7 +11,10 @@ describe('the keep policy sees the run so far', () => {
     const artifact = createMemoryArtifact(0);
     const rollback = createMemoryRollback(artifact);
     let run = 0;
-    const harness = { name: 'h', run: () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: [10, 9, 12, 8][run++] ?? 0 }) };
+    const harness = {
+      name: 'h',
+      run: () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: [10, 9, 12, 8][run++] ?? 0 }),
+    };
     const seen: { iteration: number; status: string }[][] = [];
     const keepPolicy = {
       name: 'spy',
@@ -20,11 +23,26 @@ describe('the keep policy sees the run so far', () => {
         return { keep: input.candidate < input.incumbent, reason: 'spy' };
       },
     };
-    await createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), harness, keepPolicy, stop: maxIterations(3) }).run();
+    await createLoop({
+      artifact,
+      rollback,
+      proposer: createCounterProposer(artifact),
+      scorer: createValueScorer('minimize'),
+      harness,
+      keepPolicy,
+      stop: maxIterations(3),
+    }).run();
     expect(seen).toEqual([
       [{ iteration: 0, status: 'baseline' }],
-      [{ iteration: 0, status: 'baseline' }, { iteration: 1, status: 'kept' }],
-      [{ iteration: 0, status: 'baseline' }, { iteration: 1, status: 'kept' }, { iteration: 2, status: 'reverted' }],
+      [
+        { iteration: 0, status: 'baseline' },
+        { iteration: 1, status: 'kept' },
+      ],
+      [
+        { iteration: 0, status: 'baseline' },
+        { iteration: 1, status: 'kept' },
+        { iteration: 2, status: 'reverted' },
+      ],
     ]);
   });
 });

@@ -1,5 +1,11 @@
 import type { IterationRecord } from '../iteration-record.js';
-import { dominates, objectiveLosses, totalViolation, type ConstraintsFunction, type ObjectiveSpec } from './pareto-math.js';
+import {
+  dominates,
+  objectiveLosses,
+  totalViolation,
+  type ConstraintsFunction,
+  type ObjectiveSpec,
+} from './pareto-math.js';
 
 /** One state on a run's Pareto front. */
 export interface ParetoPoint {
@@ -30,7 +36,11 @@ export interface ParetoFrontOptions {
  * Of equal points the earliest stays. Ordered by the first objective's loss. A pure function of the
  * rows, so a resumed run, `loop report` and the keep policy all see the same front.
  */
-export function paretoFront(history: readonly IterationRecord[], objectives: readonly ObjectiveSpec[], options: ParetoFrontOptions = {}): ParetoPoint[] {
+export function paretoFront(
+  history: readonly IterationRecord[],
+  objectives: readonly ObjectiveSpec[],
+  options: ParetoFrontOptions = {},
+): ParetoPoint[] {
   const points: ParetoPoint[] = [];
   for (const row of history) {
     if (row.status !== 'baseline' && row.status !== 'kept' && row.status !== 'reverted') continue;
@@ -40,7 +50,9 @@ export function paretoFront(history: readonly IterationRecord[], objectives: rea
     const values = Object.fromEntries(objectives.map((o) => [o.metric, row.data!.metrics![o.metric]!]));
     points.push({ iteration: row.iteration, candidateId: row.candidateId, status: row.status, values, losses });
   }
-  const front = points.filter((p, i) => !points.some((q, j) => dominates(q.losses, p.losses) || (j < i && sameLosses(p.losses, q.losses))));
+  const front = points.filter(
+    (p, i) => !points.some((q, j) => dominates(q.losses, p.losses) || (j < i && sameLosses(p.losses, q.losses))),
+  );
   return front.sort((a, b) => a.losses[0]! - b.losses[0]! || a.iteration - b.iteration);
 }
 

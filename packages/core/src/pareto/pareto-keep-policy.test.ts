@@ -33,16 +33,26 @@ async function run(options: Partial<ParetoKeepOptions> = {}, states: readonly [n
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
-    proposer: { name: 'scripted', propose: () => { artifact.set(++next); return { description: `state ${next}` }; } },
+    proposer: {
+      name: 'scripted',
+      propose: () => {
+        artifact.set(++next);
+        return { description: `state ${next}` };
+      },
+    },
     harness: createFunctionHarness('two', () => {
       const [latency_ms, accuracy] = states[artifact.get()]!;
-      return { value: latency_ms, data: { metrics: { latency_ms, accuracy, memory_mb: memoryOf(artifact.get(), states) } } };
+      return {
+        value: latency_ms,
+        data: { metrics: { latency_ms, accuracy, memory_mb: memoryOf(artifact.get(), states) } },
+      };
     }),
     scorer: createValueScorer('minimize'),
     keepPolicy: paretoKeep({ objectives, ...options }),
     stop: maxIterations(STATES.length - 1),
   });
-  for (const type of ['baseline', 'kept', 'reverted'] as const) loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
+  for (const type of ['baseline', 'kept', 'reverted'] as const)
+    loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
   await loop.run();
   return { rows, final: artifact.get() };
 }
@@ -58,19 +68,36 @@ describe('Pareto keep policy', () => {
     expect(pareto(rows[5]!)?.frontSize).toBe(2);
   });
 
-  it('the front is the non-dominated evaluated states (kept or reverted), each with its row\'s candidate id; rebuilt from rows alone', async () => {
+  it("the front is the non-dominated evaluated states (kept or reverted), each with its row's candidate id; rebuilt from rows alone", async () => {
     const { rows } = await run();
     const front = paretoFront(rows, objectives);
     expect(front.map((p) => p.iteration)).toEqual([4, 5]);
-    expect(front.map((p) => p.values)).toEqual([{ latency_ms: 80, accuracy: 0.7 }, { latency_ms: 85, accuracy: 0.95 }]);
+    expect(front.map((p) => p.values)).toEqual([
+      { latency_ms: 80, accuracy: 0.7 },
+      { latency_ms: 85, accuracy: 0.95 },
+    ]);
     expect(front.every((p) => p.candidateId === rows[p.iteration]!.candidateId)).toBe(true);
   });
 
   it('default incumbent rule: a weighted scalarisation normalised by the baseline (equal weights) must strictly improve', async () => {
     const { rows, final } = await run();
     // scalarised = latency/100 - accuracy/0.8: 0 (baseline), -0.125 (kept), 0.075, -0.0625, -0.075 (not below -0.125), -0.3375 (kept), 1.375.
-    expect(rows.slice(1).map((r) => r.status)).toEqual(['kept', 'reverted', 'reverted', 'reverted', 'kept', 'reverted']);
-    expect(rows.slice(1).map((r) => pareto(r)?.scalarised)).toEqual([0.9 - 0.82 / 0.8, 1.2 - 0.9 / 0.8, 0.95 - 0.81 / 0.8, 0.8 - 0.7 / 0.8, 0.85 - 0.95 / 0.8, 2 - 0.5 / 0.8]);
+    expect(rows.slice(1).map((r) => r.status)).toEqual([
+      'kept',
+      'reverted',
+      'reverted',
+      'reverted',
+      'kept',
+      'reverted',
+    ]);
+    expect(rows.slice(1).map((r) => pareto(r)?.scalarised)).toEqual([
+      0.9 - 0.82 / 0.8,
+      1.2 - 0.9 / 0.8,
+      0.95 - 0.81 / 0.8,
+      0.8 - 0.7 / 0.8,
+      0.85 - 0.95 / 0.8,
+      2 - 0.5 / 0.8,
+    ]);
     expect(final).toBe(5);
   });
 
@@ -92,10 +119,36 @@ describe('Pareto keep policy', () => {
   });
 
   it('non-domination ranks and hypervolume (2-D and 3-D) are exact on small cases', () => {
-    expect(nonDominationRanks([[1, 3], [2, 2], [3, 1], [2, 3], [3, 3]])).toEqual([0, 0, 0, 1, 2]);
-    expect(hypervolume([[1, 3], [2, 2], [3, 1]], [4, 4])).toBe(6);
+    expect(
+      nonDominationRanks([
+        [1, 3],
+        [2, 2],
+        [3, 1],
+        [2, 3],
+        [3, 3],
+      ]),
+    ).toEqual([0, 0, 0, 1, 2]);
+    expect(
+      hypervolume(
+        [
+          [1, 3],
+          [2, 2],
+          [3, 1],
+        ],
+        [4, 4],
+      ),
+    ).toBe(6);
     expect(hypervolume([[5, 5]], [4, 4])).toBe(0);
     expect(hypervolume([[0, 0, 0]], [1, 2, 3])).toBe(6);
-    expect(hypervolume([[0, 1, 1], [1, 0, 1], [1, 1, 0]], [2, 2, 2])).toBe(4);
+    expect(
+      hypervolume(
+        [
+          [0, 1, 1],
+          [1, 0, 1],
+          [1, 1, 0],
+        ],
+        [2, 2, 2],
+      ),
+    ).toBe(4);
   });
 });

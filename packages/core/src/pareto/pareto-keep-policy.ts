@@ -3,7 +3,13 @@ import { parseOptions } from '../errors.js';
 import type { CandidateData } from '../iteration-record.js';
 import type { KeepDecision, KeepInput, KeepPolicy } from '../keep-policy.js';
 import { paretoFront, sameLosses } from './pareto-front.js';
-import { dominates, objectiveLosses, totalViolation, type ConstraintsFunction, type ObjectiveSpec } from './pareto-math.js';
+import {
+  dominates,
+  objectiveLosses,
+  totalViolation,
+  type ConstraintsFunction,
+  type ObjectiveSpec,
+} from './pareto-math.js';
 
 /** Options of {@link paretoKeep}. */
 export interface ParetoKeepOptions {
@@ -27,12 +33,19 @@ export interface ParetoKeepOptions {
 /** zod schema of {@link ParetoKeepOptions}. */
 export const paretoKeepOptionsSchema = z
   .object({
-    objectives: z.array(z.object({ metric: z.string().min(1), direction: z.enum(['minimize', 'maximize']) })).min(2, 'objectives needs at least 2 metrics'),
+    objectives: z
+      .array(z.object({ metric: z.string().min(1), direction: z.enum(['minimize', 'maximize']) }))
+      .min(2, 'objectives needs at least 2 metrics'),
     incumbent: z.enum(['scalarised', 'non-dominated']).default('scalarised'),
     weights: z.array(z.number().min(0)).optional(),
-    constraints: z.custom<ConstraintsFunction>((f) => typeof f === 'function', 'constraints must be a function').optional(),
+    constraints: z
+      .custom<ConstraintsFunction>((f) => typeof f === 'function', 'constraints must be a function')
+      .optional(),
   })
-  .refine((o) => !o.weights || o.weights.length === o.objectives.length, { message: 'weights needs one number per objective', path: ['weights'] });
+  .refine((o) => !o.weights || o.weights.length === o.objectives.length, {
+    message: 'weights needs one number per objective',
+    path: ['weights'],
+  });
 
 /** What {@link paretoKeep} records in the candidate's row under `data.pareto`. */
 export interface ParetoRecord {
@@ -64,26 +77,64 @@ export function paretoKeep(options: ParetoKeepOptions): KeepPolicy {
   const decide = (input: KeepInput): KeepDecision => {
     const losses = objectiveLosses(input.candidateData?.metrics, o.objectives);
     if (!losses) {
-      const missing = o.objectives.filter((x) => typeof input.candidateData?.metrics?.[x.metric] !== 'number').map((x) => x.metric);
-      return { keep: false, reason: `objective metric ${missing.join(', ')} missing in the candidate's record: not kept` };
+      const missing = o.objectives
+        .filter((x) => typeof input.candidateData?.metrics?.[x.metric] !== 'number')
+        .map((x) => x.metric);
+      return {
+        keep: false,
+        reason: `objective metric ${missing.join(', ')} missing in the candidate's record: not kept`,
+      };
     }
     const baseline = objectiveLosses(input.baselineData?.metrics, o.objectives);
     const scale = (j: number) => (baseline && baseline[j] !== 0 ? Math.abs(baseline[j]!) : 1);
     const scalarise = (l: readonly number[]) => l.reduce((a, v, j) => a + (weights[j]! * v) / scale(j), 0);
     const scalarised = scalarise(losses);
-    const violation = o.constraints ? totalViolation(o.constraints({ iteration: -1, candidateId: '', score: input.candidate, status: 'reverted', description: '', ...(input.candidateData ? { data: input.candidateData } : {}) })) : 0;
+    const violation = o.constraints
+      ? totalViolation(
+          o.constraints({
+            iteration: -1,
+            candidateId: '',
+            score: input.candidate,
+            status: 'reverted',
+            description: '',
+            ...(input.candidateData ? { data: input.candidateData } : {}),
+          }),
+        )
+      : 0;
     if (violation > 0) {
-      return { keep: false, reason: `infeasible (total violation ${fmt(violation)}): not kept, not on the front`, data: { pareto: { nonDominated: false, dominates: [], scalarised, frontSize: paretoFront(input.history ?? [], o.objectives, o).length } } };
+      return {
+        keep: false,
+        reason: `infeasible (total violation ${fmt(violation)}): not kept, not on the front`,
+        data: {
+          pareto: {
+            nonDominated: false,
+            dominates: [],
+            scalarised,
+            frontSize: paretoFront(input.history ?? [], o.objectives, o).length,
+          },
+        },
+      };
     }
     const front = paretoFront(input.history ?? [], o.objectives, o);
     const nonDominated = !front.some((p) => dominates(p.losses, losses) || sameLosses(p.losses, losses));
     const pushed = front.filter((p) => dominates(losses, p.losses)).map((p) => p.iteration);
-    const record: ParetoRecord = { nonDominated, dominates: pushed, scalarised, frontSize: nonDominated ? front.length - pushed.length + 1 : front.length };
+    const record: ParetoRecord = {
+      nonDominated,
+      dominates: pushed,
+      scalarised,
+      frontSize: nonDominated ? front.length - pushed.length + 1 : front.length,
+    };
     const incumbent = objectiveLosses(input.incumbentData?.metrics, o.objectives);
     const incumbentScalar = incumbent ? scalarise(incumbent) : Infinity;
     const keep = o.incumbent === 'non-dominated' ? nonDominated : scalarised < incumbentScalar;
-    const onFront = nonDominated ? `adds a non-dominated point (front ${record.frontSize}${pushed.length ? `, dominates ${pushed.join(', ')}` : ''})` : 'dominated by the front';
-    const rule = o.incumbent === 'non-dominated' ? '' : `; scalarised ${fmt(scalarised)} ${keep ? '<' : '>='} incumbent ${fmt(incumbentScalar)}`;
+    const dominated = pushed.length ? `, dominates ${pushed.join(', ')}` : '';
+    const onFront = nonDominated
+      ? `adds a non-dominated point (front ${record.frontSize}${dominated})`
+      : 'dominated by the front';
+    const rule =
+      o.incumbent === 'non-dominated'
+        ? ''
+        : `; scalarised ${fmt(scalarised)} ${keep ? '<' : '>='} incumbent ${fmt(incumbentScalar)}`;
     const data: CandidateData = { pareto: record };
     return { keep, reason: `${onFront}${rule}`, data };
   };

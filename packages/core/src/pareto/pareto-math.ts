@@ -64,8 +64,14 @@ export function nonDominationRanks(losses: readonly (readonly number[])[]): numb
   return rank;
 }
 
-/** The loss vector (lower is better) of a record's metrics for `objectives`; `undefined` when a metric is missing or not finite. */
-export function objectiveLosses(metrics: Readonly<Record<string, number>> | undefined, objectives: readonly ObjectiveSpec[]): number[] | undefined {
+/**
+ * The loss vector (lower is better) of a record's metrics for `objectives`; `undefined` when a
+ * metric is missing or not finite.
+ */
+export function objectiveLosses(
+  metrics: Readonly<Record<string, number>> | undefined,
+  objectives: readonly ObjectiveSpec[],
+): number[] | undefined {
   if (!metrics) return undefined;
   const out: number[] = [];
   for (const o of objectives) {

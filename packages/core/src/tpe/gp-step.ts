@@ -84,7 +84,15 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   const f = input.feasibility;
   const constraints = f?.constraints.slice(0, MAX_GP_ROWS);
   // Constant liar for the constraint too: a pending point counts as the least feasible seen.
-  const cgp = f && constraints ? fitGaussianProcess(axes, [...points, ...lies], [...constraints, ...lies.map(() => Math.max(...constraints))], hyperparameters(input, f.history, 'constraint')) : undefined;
+  const cgp =
+    f && constraints
+      ? fitGaussianProcess(
+          axes,
+          [...points, ...lies],
+          [...constraints, ...lies.map(() => Math.max(...constraints))],
+          hyperparameters(input, f.history, 'constraint'),
+        )
+      : undefined;
   const feasible = (i: number) => !constraints || constraints[i]! <= 0;
   const anyFeasible = points.some((_, i) => feasible(i));
   let centre = 0;

@@ -26,7 +26,9 @@ export interface ObservationFacts {
   readonly objectives?: readonly ObjectiveSpec[];
 }
 
-function factsOf(row: IterationRecord, facts: ObservationFacts): Pick<Observation, 'violation' | 'constraint' | 'objectives'> {
+type Facts = Pick<Observation, 'violation' | 'constraint' | 'objectives'>;
+
+function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
   const out: { violation?: number; constraint?: number; objectives?: readonly number[] } = {};
   if (facts.constraints) {
     const values = facts.constraints(row);
@@ -61,7 +63,13 @@ function factsOf(row: IterationRecord, facts: ObservationFacts): Pick<Observatio
  * @param keys - the space's parameter names
  * @param facts - constraint values and objectives read from each scored row's record
  */
-export function rebuildObservations(history: readonly IterationRecord[], current: ParameterConfig, keys: ReadonlySet<string>, direction: Direction, facts: ObservationFacts = {}): Observation[] {
+export function rebuildObservations(
+  history: readonly IterationRecord[],
+  current: ParameterConfig,
+  keys: ReadonlySet<string>,
+  direction: Direction,
+  facts: ObservationFacts = {},
+): Observation[] {
   const parsed = history.map((r) => (r.status === 'baseline' ? [] : parseChanges(r.description, keys)));
   // Walk back through kept rows to the oldest config we can reconstruct.
   let start = 0;

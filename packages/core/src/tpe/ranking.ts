@@ -41,6 +41,10 @@ export function rankObservations(rows: readonly Observation[], random: RandomSou
     nonDominationRanks(feasible.map((o) => o.objectives!)).forEach((r, i) => rank.set(feasible[i]!, r));
   }
   const violation = (o: Observation) => o.violation ?? 0;
-  const byViolation = (a: Observation, b: Observation) => (violation(a) === violation(b) ? 0 : violation(a) < violation(b) ? -1 : 1);
-  return ranked.sort((a, b) => byViolation(a, b) || (rank.get(a) ?? 0) - (rank.get(b) ?? 0) || a.loss! - b.loss! || a.iteration - b.iteration);
+  const byViolation = (a: Observation, b: Observation) =>
+    violation(a) === violation(b) ? 0 : violation(a) < violation(b) ? -1 : 1;
+  return ranked.sort(
+    (a, b) =>
+      byViolation(a, b) || (rank.get(a) ?? 0) - (rank.get(b) ?? 0) || a.loss! - b.loss! || a.iteration - b.iteration,
+  );
 }

@@ -38,7 +38,13 @@ async function run(seed: number, withConstraints: boolean, surrogate: 'gp' | 'pa
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
-    proposer: createTpeProposer({ config: createMemoryConfigAdapter(artifact), space, seed, surrogate, ...(withConstraints ? { constraints } : {}) }),
+    proposer: createTpeProposer({
+      config: createMemoryConfigAdapter(artifact),
+      space,
+      seed,
+      surrogate,
+      ...(withConstraints ? { constraints } : {}),
+    }),
     harness: createFunctionHarness('f', () => {
       const c = artifact.get();
       evaluated.push({ ...c });
