@@ -39,11 +39,13 @@ import {
   maxIterations,
   paretoFront,
   paretoKeep,
+  recordedViolations,
   strictImprovement,
   totalViolation,
   type IterationRecord,
   type KeepPolicy,
   type RandomSource,
+  withConstraints,
 } from '../src/index.js';
 import {
   braninConstrained,
@@ -69,6 +71,8 @@ const ONLY_PROBLEMS = flag('problems')?.split(',');
 const TPE_OPTIONS = JSON.parse(flag('tpe') ?? '{}') as Record<string, unknown>;
 /** `--model-constraints false`: the proposer does not see the constraints (the keep policy still blocks). */
 const MODEL_CONSTRAINTS = flag('model-constraints') !== 'false';
+/** `--local-keep`: the bench's own blocking keep policy (the first measurements) instead of core's `withConstraints`. */
+const LOCAL_KEEP = args.includes('--local-keep');
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PROBLEMS = [braninConstrained, mixedConstrained].filter((o) => !ONLY_PROBLEMS || ONLY_PROBLEMS.includes(o.name));
 const OBJECTIVES = [
@@ -170,9 +174,8 @@ async function oursConstrained(
       config: createMemoryConfigAdapter(artifact),
       space: o.space,
       seed,
-      ...(MODEL_CONSTRAINTS
-        ? { constraints: (r: IterationRecord) => (r.data?.metrics ? o.constraints(r.data.metrics) : undefined) }
-        : {}),
+      // The product's wiring: the violations withConstraints recorded in each row (`recordedViolations`).
+      ...(MODEL_CONSTRAINTS ? { constraints: recordedViolations } : {}),
       ...TPE_OPTIONS,
     }),
     harness: createFunctionHarness(o.name, (context) => {
@@ -181,7 +184,7 @@ async function oursConstrained(
       return { value: o.f(c) + (sigma > 0 ? sigma * gaussian(noise) : 0), data: { metrics: o.metrics(c) } };
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy: blocking(o, strictImprovement()),
+    keepPolicy: LOCAL_KEEP ? blocking(o, strictImprovement()) : withConstraints(strictImprovement(), o.expressions),
     stop: maxIterations(Math.max(...BUDGETS) - 1),
   });
   for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)

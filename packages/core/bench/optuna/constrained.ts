@@ -11,6 +11,8 @@ export interface ConstrainedObjective extends Objective {
   readonly metrics: (c: Config) => Record<string, number>;
   /** Constraint values from those metrics, `<= 0` feasible. */
   readonly constraints: (m: Readonly<Record<string, number>>) => number[];
+  /** The same constraints as `withConstraints` expressions (blocking). */
+  readonly expressions: readonly string[];
 }
 
 const num = (c: Config, k: string) => c[k] as number;
@@ -26,6 +28,7 @@ export const braninConstrained: ConstrainedObjective = {
   optimum: 0, // computed by `constrainedOptimum` at start-up
   metrics: (c) => ({ disk: (num(c, 'x1') - 2.5) ** 2 + (num(c, 'x2') - 7.5) ** 2 }),
   constraints: (m) => [m.disk! - 20],
+  expressions: ['disk <= 20'],
 };
 
 const FLOPS_GELU = 1.5;
@@ -51,6 +54,7 @@ export const mixedConstrained: ConstrainedObjective = {
   optimum: 0, // computed by `constrainedOptimum` at start-up
   metrics: (c) => ({ params_k: (num(c, 'n_hidden') ** 2 * num(c, 'n_layers')) / 1000, train_s: trainSeconds(c) }),
   constraints: (m) => [m.params_k! - 100, m.train_s! - 12],
+  expressions: ['params_k <= 100', 'train_s <= 12'],
 };
 
 /** The two-objective problem: the mixed demo's loss against its training seconds (both minimised), no constraints. */
