@@ -32,7 +32,12 @@ export interface GpStepInput {
    * candidate's expected improvement is multiplied by its probability of feasibility (constrained
    * EI, Gardner et al. 2014); the incumbent target is taken over feasible points only.
    */
-  readonly feasibility?: { readonly constraints: readonly number[]; readonly history: readonly number[] };
+  readonly feasibility?: {
+    /** Parallel to `points`; `undefined` where a row has no constraint values (the baseline): left out of that GP. */
+    readonly constraints: readonly (number | undefined)[];
+    /** Parallel to `history.points`. */
+    readonly history: readonly (number | undefined)[];
+  };
 }
 
 /**
@@ -54,10 +59,14 @@ export function hyperparameterPrefix(n: number): number {
  */
 export const MAX_GP_ROWS = 256;
 
-function hyperparameters(input: GpStepInput, values: readonly number[] = input.history.losses, tag = ''): GpHyperparameters {
-  const m = hyperparameterPrefix(input.history.points.length);
-  const points = input.history.points.slice(0, m);
-  const losses = values.slice(0, m);
+function hyperparameters(
+  input: GpStepInput,
+  series: { readonly points: readonly Point[]; readonly losses: readonly number[] } = input.history,
+  tag = '',
+): GpHyperparameters {
+  const m = hyperparameterPrefix(series.points.length);
+  const points = series.points.slice(0, m);
+  const losses = series.losses.slice(0, m);
   const key = JSON.stringify([tag, points, losses]);
   let hyper = input.fitted.get(key);
   if (!hyper) {
@@ -83,17 +92,21 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   const gp = fitGaussianProcess(axes, [...points, ...lies], [...losses, ...lies.map(() => worst)], hyperparameters(input));
   const f = input.feasibility;
   const constraints = f?.constraints.slice(0, MAX_GP_ROWS);
+  const known = points.map((_, i) => i).filter((i) => constraints?.[i] !== undefined);
+  const values = known.map((i) => constraints![i]!);
+  const knownHistory = f ? input.history.points.map((_, i) => i).filter((i) => f.history[i] !== undefined) : [];
+  const series = { points: knownHistory.map((i) => input.history.points[i]!), losses: knownHistory.map((i) => f!.history[i]!) };
   // Constant liar for the constraint too: a pending point counts as the least feasible seen.
   const cgp =
-    f && constraints
+    f && known.length >= 2
       ? fitGaussianProcess(
           axes,
-          [...points, ...lies],
-          [...constraints, ...lies.map(() => Math.max(...constraints))],
-          hyperparameters(input, f.history, 'constraint'),
+          [...known.map((i) => points[i]!), ...lies],
+          [...values, ...lies.map(() => Math.max(...values))],
+          hyperparameters(input, series, 'constraint'),
         )
       : undefined;
-  const feasible = (i: number) => !constraints || constraints[i]! <= 0;
+  const feasible = (i: number) => constraints?.[i] === undefined || constraints[i]! <= 0;
   const anyFeasible = points.some((_, i) => feasible(i));
   let centre = 0;
   let target = Infinity;

@@ -189,7 +189,7 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
       const constrained = evaluated.some((o) => o.constraint !== undefined);
       const finite = evaluated.map((o) => o.constraint ?? 0).filter(Number.isFinite);
       const cap = Math.max(1, ...finite.map(Math.abs)) * 2;
-      const valueOf = (o: Observation) => Math.min(cap, o.constraint ?? 0);
+      const valueOf = (o: Observation) => (o.constraint === undefined ? undefined : Math.min(cap, o.constraint));
       const feasibility = constrained ? { constraints: evaluated.map(valueOf), history: inOrder.map((i) => valueOf(evaluated[i]!)) } : undefined;
       const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted, ...(feasibility ? { feasibility } : {}) });
       if (c) return c;
