@@ -1,7 +1,8 @@
 /**
  * Constraints and multi-objective benchmark (pnpm bench; issue 28): our TPE proposer with
- * `constraints` through the real engine (createLoop, in-memory artifact and rollback, a keep policy
- * that blocks an infeasible candidate before strict improvement) against Debian's Optuna 3.1
+ * `constraints: recordedViolations` through the real engine (createLoop, in-memory artifact and
+ * rollback, core's `withConstraints(strictImprovement(), expressions)` blocking an infeasible
+ * candidate and recording each row's violations) against Debian's Optuna 3.1
  * `TPESampler(constraints_func=...)` on a Branin whose disk constraint cuts away all three minima
  * and on the ML demo's mixed space under a parameter and a time budget (both cut away the
  * unconstrained optimum); and `paretoKeep` + the TPE proposer with `objectives` against Optuna's
