@@ -66,6 +66,8 @@ describe('Pareto keep policy', () => {
     expect(pareto(rows[1]!)?.dominates).toEqual([0]);
     expect(pareto(rows[5]!)?.dominates).toEqual([1, 2]);
     expect(pareto(rows[5]!)?.frontSize).toBe(2);
+    expect(rows[5]!.description).toBe('state 5 (Pareto: non-dominated, front 2, dominates 1, 2)');
+    expect(rows[3]!.description).toBe('state 3');
   });
 
   it("the front is the non-dominated evaluated states (kept or reverted), each with its row's candidate id; rebuilt from rows alone", async () => {

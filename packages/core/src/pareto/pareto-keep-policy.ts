@@ -136,7 +136,9 @@ export function paretoKeep(options: ParetoKeepOptions): KeepPolicy {
         ? ''
         : `; scalarised ${fmt(scalarised)} ${keep ? '<' : '>='} incumbent ${fmt(incumbentScalar)}`;
     const data: CandidateData = { pareto: record };
-    return { keep, reason: `${onFront}${rule}`, data };
+    // The row's description says so too (the engine appends a decision's note): `... (Pareto: non-dominated, front 3)`.
+    const note = nonDominated ? `Pareto: non-dominated, front ${record.frontSize}${dominated}` : undefined;
+    return { keep, reason: `${onFront}${rule}`, data, ...(note ? { note } : {}) };
   };
   return { name: `pareto(${o.objectives.map((x) => x.metric).join(',')})`, decide };
 }
