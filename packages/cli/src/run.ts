@@ -1,4 +1,5 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { proposerConstraints } from './proposer-constraints.js';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createAutoIterate, createNoNewDependenciesGuard, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
@@ -103,9 +104,10 @@ export function configCodecFor(file: string): ConfigCodec {
 
 function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void): Proposer {
   const p = config.proposer;
-  if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed });
+  const seen = proposerConstraints(config.constraints); // issue 28: the proposers see the constraints' violations
+  if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed, ...seen.model });
   // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
-  if (p.type === 'mutator') return createHyperparameterMutator({ config: createConfigFileAdapter({ dir, file: p.file }), space: p.space, random: createSeededRandom(p.seed) });
+  if (p.type === 'mutator') return createHyperparameterMutator({ config: createConfigFileAdapter({ dir, file: p.file }), space: p.space, random: createSeededRandom(p.seed), ...seen.model });
   return createAgentCommandProposer({
     command: p.command,
     cwd: dir,
@@ -118,6 +120,7 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) 
     network: p.network,
     onSandboxWarning: onWarning,
     onNoChange: onNotice,
+    ...seen.prompt,
   });
 }
 

@@ -2,7 +2,9 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
+import { formatViolations } from './constraint-violations.js';
 import { LoopError, parseOptions } from './errors.js';
+import type { ConstraintsFunction } from './pareto/pareto-math.js';
 import { claimPidFileSlot } from './internal/pid-file-slots.js';
 import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { IterationRecord } from './iteration-record.js';
@@ -44,6 +46,14 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
   buildPrompt?: (context: ProposalContext) => string;
   /** Renders the history in the default prompt. @default {@link formatHistoryTable} */
   formatHistory?: HistoryFormatter;
+  /**
+   * Constraints, Optuna-style (one value per constraint, `<= 0` feasible; read `record.data.metrics`):
+   * the default prompt then lists, after the history, one line per violated constraint of each
+   * row (see `formatViolations`), so the agent sees which edits broke which bound. @default none
+   */
+  constraints?: ConstraintsFunction;
+  /** Names of the constraints, in the order `constraints` returns them. @default `constraint 1`, ... */
+  constraintNames?: readonly string[];
   /** Extra environment variables. */
   env?: Record<string, string>;
   /**
@@ -71,6 +81,8 @@ export const agentCommandProposerOptionsSchema = z.object({
   goal: z.string().min(1, 'goal must not be empty'),
   buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
   formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
+  constraints: z.custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function').optional(),
+  constraintNames: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).default({}),
   pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
   onNoChange: z
@@ -106,6 +118,19 @@ function sweepLines(swept: SandboxSweep, cwd: string): string {
     ...(swept.removed.length > 0 ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`] : []),
     ...(swept.restored.length > 0 ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`] : []),
   ].map((l) => `${l}\n`).join('');
+}
+
+/** `format` followed by the history's constraint violations (`formatViolations`), when there are any. */
+function withViolations(
+  format: HistoryFormatter,
+  constraints: ConstraintsFunction | undefined,
+  names: readonly string[] | undefined,
+): HistoryFormatter {
+  if (!constraints) return format;
+  return (history) => {
+    const block = formatViolations(history, constraints, names);
+    return block ? `${format(history)}\n\n${block}` : format(history);
+  };
 }
 
 /**
@@ -181,7 +206,8 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const cwd = context.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
-    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, o.formatHistory);
+    const history = withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames);
+    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, history);
     const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).

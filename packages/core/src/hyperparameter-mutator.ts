@@ -2,6 +2,7 @@ import { basename, dirname, isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { parseOptions } from './errors.js';
 import type { IterationRecord } from './iteration-record.js';
+import { totalViolation, type ConstraintsFunction } from './pareto/pareto-math.js';
 import type { Proposer } from './proposer.js';
 import { createConfigFileAdapter, type ConfigAdapter } from './tpe/config-adapter.js';
 import type { RandomSource } from './types.js';
@@ -26,6 +27,13 @@ export interface HyperparameterMutatorOptions {
   random: RandomSource;
   /** Attempts to find a config not tried before in this run. @default 20 */
   maxTries?: number;
+  /**
+   * Constraints, Optuna-style (one value per constraint, `<= 0` feasible; read `record.data.metrics`).
+   * A numeric move since the last kept row that made the candidate infeasible (`lr 0.01 -> 0.1`)
+   * also bars every value at or beyond its target in that direction (`lr >= 0.1`) until the next
+   * keep: the mutator sees the violation and stops walking into the infeasible side. @default none
+   */
+  constraints?: ConstraintsFunction;
 }
 
 const spaceSchema = z.union([
@@ -44,6 +52,7 @@ export const hyperparameterMutatorOptionsSchema = z.object({
   space: z.record(z.string(), spaceSchema).refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter'),
   random: z.custom<RandomSource>((r) => typeof (r as RandomSource)?.next === 'function', 'random must have next()'),
   maxTries: z.number().int().positive().default(20),
+  constraints: z.custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function').optional(),
 }).refine((o) => (o.file === undefined) !== (o.config === undefined), { message: 'give exactly one of file and config', path: ['file'] });
 
 type Space = z.output<typeof spaceSchema>;
@@ -108,6 +117,32 @@ export function failedMoves(history: readonly IterationRecord[]): Set<string> {
   return out;
 }
 
+/** Values at or above `above` and at or below `below` are barred. */
+type Limit = { above?: number; below?: number };
+
+/**
+ * The numeric limits learnt from infeasible candidates since the last kept row: for each move
+ * `key from -> to` whose row violated a constraint, values at or beyond `to` (in the move's
+ * direction) are barred. A keep clears them (the incumbent moved; the limit may no longer hold).
+ */
+export function infeasibleLimits(history: readonly IterationRecord[], constraints: ConstraintsFunction): Map<string, Limit> {
+  const out = new Map<string, Limit>();
+  for (let i = history.length - 1; i >= 0; i--) {
+    const r = history[i]!;
+    if (r.status === 'kept' || r.status === 'baseline') break;
+    if (r.score === null || totalViolation(constraints(r)) <= 0) continue;
+    const m = /^(\S+) (\S+) -> (\S+)$/.exec(r.description.split(' (')[0]!);
+    const from = Number(m?.[2]);
+    const to = Number(m?.[3]);
+    if (!m || !Number.isFinite(from) || !Number.isFinite(to) || from === to) continue;
+    const limit = { ...out.get(m[1]!) };
+    if (to > from) limit.above = Math.min(limit.above ?? Infinity, to);
+    else limit.below = Math.max(limit.below ?? -Infinity, to);
+    out.set(m[1]!, limit);
+  }
+  return out;
+}
+
 /**
  * A proposer that changes ONE hyperparameter of a flat config per iteration (seed 003:
  * "一次一变量", one variable at a time), chosen with a seeded random source: the simple option
@@ -136,13 +171,19 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
       const bold = hints.length > 0;
       const step = stepScale(history);
       const failed = failedMoves(history);
+      const limits = o.constraints ? infeasibleLimits(history, o.constraints) : new Map<string, Limit>();
+      const barred = (k: string, v: unknown) => {
+        const l = limits.get(k);
+        return l !== undefined && typeof v === 'number' && (v >= (l.above ?? Infinity) || v <= (l.below ?? -Infinity));
+      };
       let key = keys[0]!;
       let value: unknown = config[key];
       for (let attempt = 0; attempt < o.maxTries; attempt++) {
         key = keys[Math.floor(o.random.next() * keys.length)]!;
         value = mutateValue(config[key], o.space[key]!, o.random, bold, step);
         const move = `${key} ${formatValue(config[key])} -> ${formatValue(value)}`;
-        if (value !== config[key] && !tried.has(JSON.stringify({ ...config, [key]: value })) && !failed.has(move)) break;
+        const fresh = !tried.has(JSON.stringify({ ...config, [key]: value }));
+        if (value !== config[key] && fresh && !failed.has(move) && !barred(key, value)) break;
       }
       const previous = config[key];
       const next = { ...config, [key]: value };

@@ -1,4 +1,4 @@
-import type { CandidateData } from './iteration-record.js';
+import type { CandidateData, IterationRecord } from './iteration-record.js';
 import type { Direction, MaybePromise } from './types.js';
 import { improvement } from './scorer.js';
 import type { SampleSummary } from './statistics.js';
@@ -104,6 +104,11 @@ export interface KeepInput {
   readonly incumbentData?: CandidateData;
   /** The baseline's record (row 0's `data`), for bounds relative to the baseline. @default none */
   readonly baselineData?: CandidateData;
+  /**
+   * Every row written before this candidate's, baseline first (what a policy that looks at the
+   * whole run needs: a Pareto keep policy's front). Rebuilt from the results log on a resume. @default none
+   */
+  readonly history?: readonly IterationRecord[];
 }
 
 /** Decides whether a scored candidate replaces the incumbent. */

@@ -69,6 +69,21 @@ describe('agent-command proposer (scripted fake agent)', () => {
     expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline'); // core's neutral history table (auto-iterate passes its own)
   });
 
+  it('with constraints the prompt lists one line per violated constraint of the history, after the results (issue 28)', async () => {
+    const constraints = (r: { data?: { metrics?: Record<string, number> } }) => (r.data?.metrics ? [r.data.metrics.rss_mb! - 100, r.data.metrics.latency_ms! - 50] : undefined);
+    const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', constraints, constraintNames: ['rss_mb <= 100', 'latency_ms <= 50'] });
+    const history = [
+      { iteration: 0, candidateId: 'a', score: 3.2, status: 'baseline' as const, description: 'baseline', data: { metrics: { rss_mb: 90, latency_ms: 40 } } },
+      { iteration: 1, candidateId: 'b', score: 3.0, status: 'reverted' as const, description: 'cache everything', data: { metrics: { rss_mb: 180, latency_ms: 60 } } },
+      { iteration: 2, candidateId: 'c', score: 3.1, status: 'kept' as const, description: 'inline the loop', data: { metrics: { rss_mb: 95, latency_ms: 45 } } },
+    ];
+    await proposer.propose(context(3, { history }));
+    const prompt = await readFile(join(dir, 'prompts.log'), 'utf8');
+    expect(prompt).toContain('## Constraint violations (a candidate that violates a constraint is not kept)\niteration 1 (cache everything): rss_mb <= 100 violated by 80\niteration 1 (cache everything): latency_ms <= 50 violated by 10\n');
+    expect(prompt.indexOf('## Results so far')).toBeLessThan(prompt.indexOf('## Constraint violations'));
+    expect(prompt).not.toContain('iteration 2 (inline the loop)');
+  });
+
   it('a failing agent is PROPOSER_FAILED naming its log and quoting its last lines', async () => {
     const proposer = createAgentCommandProposer({ command: 'node fake-agent.mjs', cwd: dir, writable: [join(dir, 'prompts.log')], goal: 'x', env: { FAKE_AGENT_MODE: 'fail' } });
     await expect(proposer.propose(context(1))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining(`exited with code 2; see ${join(dir, '.loop', 'agent.log')}, which ends: agent: API error.`) });

@@ -81,7 +81,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .addOption(new Option('--direction <direction>', 'which way is better (default: from .loop/state.json, else guessed)').choices(['lower', 'higher']))
     .option('--title <title>', 'the plot title')
     .option('--json', 'the rows as JSON (the same as --format json, like the other read commands)', false)
-    .action(async (targets: string[], opts: { out?: string; html?: string; format: 'svg' | 'csv' | 'json'; metric?: string; direction?: Direction; title?: string; json: boolean }) => {
+    .option('--pareto <objectives>', 'also draw the Pareto front of two or more metrics (e.g. latency_ms:min,accuracy:max): .loop/pareto.svg and .loop/pareto.json')
+    .action(async (targets: string[], opts: { out?: string; html?: string; format: 'svg' | 'csv' | 'json'; metric?: string; direction?: Direction; title?: string; json: boolean; pareto?: string }) => {
       if (opts.json) {
         if (opts.format === 'csv') throw new UsageError('--json and --format csv ask for two formats; give one');
         opts.format = 'json';
@@ -111,8 +112,14 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
         for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
         return setCode(EXIT_CODES.STOPPED);
       }
+      const paretoReport = opts.pareto ? await import('../report/pareto.js') : undefined;
+      const objectives = opts.pareto ? paretoReport!.parseObjectives(opts.pareto) : undefined; // a bad --pareto is a usage error before anything is written
       const written = await writeReport({ results: sources[0]!.results, ...(out ? { out } : {}), ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}), ...common });
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
+      if (paretoReport && objectives) {
+        const pareto = await paretoReport.writeParetoReport({ results: sources[0]!.results, objectives });
+        for (const f of pareto.files) io.stdout.write(`wrote ${f} (Pareto front: ${pareto.front.length} states)\n`);
+      }
       setCode(EXIT_CODES.STOPPED);
     });
 }

@@ -35,3 +35,10 @@ export function bootstrapRatio(a: readonly number[], b: readonly number[], resam
 
 /** A regret for the table: 3 significant digits, exponent form below 1e-3. */
 export const fmt = (x: number): string => (x === 0 ? '0' : x < 1e-3 ? x.toExponential(2) : x.toPrecision(3));
+
+/** A 95% percentile-bootstrap interval of the median of `xs` (seeded, like {@link bootstrapRatio}). */
+export function bootstrapMedian(xs: readonly number[], resamples = 2000, seed = 54321): [number, number] {
+  const random = createSeededRandom(seed);
+  const medians = Array.from({ length: resamples }, () => median(Array.from(xs, () => xs[Math.floor(random.next() * xs.length)]!)));
+  return [quantile(medians, 0.025), quantile(medians, 0.975)];
+}

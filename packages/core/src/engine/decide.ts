@@ -64,6 +64,7 @@ export async function decide(
     candidateMetrics: metrics,
     ...rowData('incumbentData', m.history.findLast((r) => r.status === 'kept' || r.status === 'baseline')),
     ...rowData('baselineData', m.history[0]),
+    history: m.history,
   });
   // A seed-only change is never kept, whatever the policy (issue 17).
   const decision = o.seedOnly && proposed.keep ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` } : proposed;

@@ -1,4 +1,5 @@
 import type { RandomSource } from '../types.js';
+import { normalCdf } from '../distributions.js';
 import { expectedImprovement, fitGaussianProcess, fitHyperparameters, type GpHyperparameters } from './gp.js';
 import { localMove, refineMove, uniformPoint } from './moves.js';
 import type { Axis, ParzenEstimator, Point } from './parzen.js';
@@ -25,6 +26,18 @@ export interface GpStepInput {
   readonly history: { readonly points: readonly Point[]; readonly losses: readonly number[] };
   /** Hyperparameters already fitted, by prefix key (a cache: the fit is a pure function of the prefix). */
   readonly fitted: Map<string, GpHyperparameters>;
+  /**
+   * With constraints: each evaluated point's largest constraint value (`<= 0` feasible), parallel to
+   * `points`, and in iteration order parallel to `history.points`. A second GP models it, and each
+   * candidate's expected improvement is multiplied by its probability of feasibility (constrained
+   * EI, Gardner et al. 2014); the incumbent target is taken over feasible points only.
+   */
+  readonly feasibility?: {
+    /** Parallel to `points`; `undefined` where a row has no constraint values (the baseline): left out of that GP. */
+    readonly constraints: readonly (number | undefined)[];
+    /** Parallel to `history.points`. */
+    readonly history: readonly (number | undefined)[];
+  };
 }
 
 /**
@@ -46,11 +59,15 @@ export function hyperparameterPrefix(n: number): number {
  */
 export const MAX_GP_ROWS = 256;
 
-function hyperparameters(input: GpStepInput): GpHyperparameters {
-  const m = hyperparameterPrefix(input.history.points.length);
-  const points = input.history.points.slice(0, m);
-  const losses = input.history.losses.slice(0, m);
-  const key = JSON.stringify([points, losses]);
+function hyperparameters(
+  input: GpStepInput,
+  series: { readonly points: readonly Point[]; readonly losses: readonly number[] } = input.history,
+  tag = '',
+): GpHyperparameters {
+  const m = hyperparameterPrefix(series.points.length);
+  const points = series.points.slice(0, m);
+  const losses = series.losses.slice(0, m);
+  const key = JSON.stringify([tag, points, losses]);
   let hyper = input.fitted.get(key);
   if (!hyper) {
     hyper = fitHyperparameters(input.axes, points, losses);
@@ -73,9 +90,28 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   const losses = input.losses.slice(0, MAX_GP_ROWS);
   const worst = Math.max(...losses);
   const gp = fitGaussianProcess(axes, [...points, ...lies], [...losses, ...lies.map(() => worst)], hyperparameters(input));
+  const f = input.feasibility;
+  const constraints = f?.constraints.slice(0, MAX_GP_ROWS);
+  const known = points.map((_, i) => i).filter((i) => constraints?.[i] !== undefined);
+  const values = known.map((i) => constraints![i]!);
+  const knownHistory = f ? input.history.points.map((_, i) => i).filter((i) => f.history[i] !== undefined) : [];
+  const series = { points: knownHistory.map((i) => input.history.points[i]!), losses: knownHistory.map((i) => f!.history[i]!) };
+  // Constant liar for the constraint too: a pending point counts as the least feasible seen.
+  const cgp =
+    f && known.length >= 2
+      ? fitGaussianProcess(
+          axes,
+          [...known.map((i) => points[i]!), ...lies],
+          [...values, ...lies.map(() => Math.max(...values))],
+          hyperparameters(input, series, 'constraint'),
+        )
+      : undefined;
+  const feasible = (i: number) => constraints?.[i] === undefined || constraints[i]! <= 0;
+  const anyFeasible = points.some((_, i) => feasible(i));
   let centre = 0;
   let target = Infinity;
   points.forEach((p, i) => {
+    if (anyFeasible && !feasible(i)) return;
     const { mean } = gp.predict(p);
     if (mean < target) {
       target = mean;
@@ -92,8 +128,13 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   for (const u of draws) {
     const c = fresh(u);
     if (!c) continue;
-    const { mean, sd } = gp.predict(pointOf(c));
-    const ei = expectedImprovement(mean, sd, target);
+    const x = pointOf(c);
+    const { mean, sd } = gp.predict(x);
+    let ei = anyFeasible ? expectedImprovement(mean, sd, target) : 1;
+    if (cgp) {
+      const g = cgp.predict(x);
+      ei *= g.sd > 1e-12 ? normalCdf(-g.mean / g.sd) : g.mean <= 0 ? 1 : 0;
+    }
     if (!chosen || ei > chosen.ei) chosen = { c, ei };
   }
   return chosen?.c;

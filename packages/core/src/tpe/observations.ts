@@ -1,4 +1,5 @@
 import type { IterationRecord } from '../iteration-record.js';
+import { objectiveLosses, totalViolation, type ConstraintsFunction, type ObjectiveSpec } from '../pareto/pareto-math.js';
 import type { Direction } from '../types.js';
 import { applyChanges, parseChanges, type ParameterChange } from './description.js';
 import type { ParameterConfig } from './space.js';
@@ -11,6 +12,36 @@ export interface Observation {
   readonly config: ParameterConfig;
   /** The score as a loss (lower is better: `-score` when maximizing); `undefined` for a crash. */
   readonly loss?: number;
+  /** Total constraint violation (0 = feasible; see `totalViolation`), when the proposer has `constraints`. */
+  readonly violation?: number;
+  /** The largest constraint value (`<= 0` feasible): what a feasibility model fits. */
+  readonly constraint?: number;
+  /** The loss vector of a multi-objective proposer's `objectives` (lower is better), when every metric is there. */
+  readonly objectives?: readonly number[];
+}
+
+/** What the proposer reads from a row besides its score: constraint values and several objectives. */
+export interface ObservationFacts {
+  readonly constraints?: ConstraintsFunction;
+  readonly objectives?: readonly ObjectiveSpec[];
+}
+
+type Facts = Pick<Observation, 'violation' | 'constraint' | 'objectives'>;
+
+function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
+  const out: { violation?: number; constraint?: number; objectives?: readonly number[] } = {};
+  if (facts.constraints) {
+    const values = facts.constraints(row);
+    if (values && values.length > 0) {
+      out.violation = totalViolation(values);
+      out.constraint = Math.max(...values.map((v) => (Number.isNaN(v) ? Infinity : v)));
+    }
+  }
+  if (facts.objectives) {
+    const losses = objectiveLosses(row.data?.metrics, facts.objectives);
+    if (losses) out.objectives = losses;
+  }
+  return out;
 }
 
 /**
@@ -30,8 +61,15 @@ export interface Observation {
  * @param history - the run's rows, baseline first (`ProposalContext.history`)
  * @param current - the config as it is now (the incumbent)
  * @param keys - the space's parameter names
+ * @param facts - constraint values and objectives read from each scored row's record
  */
-export function rebuildObservations(history: readonly IterationRecord[], current: ParameterConfig, keys: ReadonlySet<string>, direction: Direction): Observation[] {
+export function rebuildObservations(
+  history: readonly IterationRecord[],
+  current: ParameterConfig,
+  keys: ReadonlySet<string>,
+  direction: Direction,
+  facts: ObservationFacts = {},
+): Observation[] {
   const parsed = history.map((r) => (r.status === 'baseline' ? [] : parseChanges(r.description, keys)));
   // Walk back through kept rows to the oldest config we can reconstruct.
   let start = 0;
@@ -53,7 +91,7 @@ export function rebuildObservations(history: readonly IterationRecord[], current
     const row = history[i]!;
     const changes: ParameterChange[] | undefined = parsed[i];
     if (row.status === 'baseline') {
-      if (row.score !== null && Number.isFinite(row.score) && start === 0) out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score) });
+      if (row.score !== null && Number.isFinite(row.score) && start === 0) out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score), ...factsOf(row, facts) });
       continue;
     }
     if (!changes) continue;
@@ -63,7 +101,7 @@ export function rebuildObservations(history: readonly IterationRecord[], current
     const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
     if (row.status === 'crash' || prunedNonFinite) out.push({ iteration: row.iteration, config: evaluated });
     else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
-      out.push({ iteration: row.iteration, config: evaluated, loss: loss(row.score) });
+      out.push({ iteration: row.iteration, config: evaluated, loss: loss(row.score), ...factsOf(row, facts) });
     }
     if (row.status === 'kept') incumbent = evaluated;
   }

@@ -4,7 +4,8 @@ import type { Proposal, ProposalContext, Proposer } from '../proposer.js';
 import type { ConfigAdapter } from './config-adapter.js';
 import { describeChanges, type ParameterChange } from './description.js';
 import type { GpHyperparameters } from './gp.js';
-import { rebuildObservations } from './observations.js';
+import type { ConstraintsFunction, ObjectiveSpec } from '../pareto/pareto-math.js';
+import { rebuildObservations, type ObservationFacts } from './observations.js';
 import { sameValue, tpeParameterSchema, toDimensions, type TpeParameter } from './space.js';
 import { chooseConfig, type TpeSettings } from './tpe-step.js';
 
@@ -91,6 +92,25 @@ export interface TpeProposerOptions {
   readonly surrogate?: 'parzen' | 'gp';
   /** With `surrogate: 'gp'`: evaluated rows before the GP ranks candidates; TPE steps until then. @default 0 */
   readonly gpStart?: number;
+  /**
+   * Constraints, Optuna-style (`TPESampler(constraints_func=...)`): for a scored row, one value per
+   * constraint (`<= 0` feasible; read the metrics from `record.data.metrics`), or `undefined` when
+   * the row has none (counted feasible). The model then ranks every feasible row before every
+   * infeasible one (infeasible rows by total violation, so they are "bad"), the GP surrogate
+   * multiplies expected improvement by a second GP's probability of feasibility (constrained EI),
+   * and refinement centres on the best feasible row: proposals leave the infeasible region. The
+   * proposer never decides a keep: pair it with a keep policy that blocks infeasible candidates.
+   * @default none
+   */
+  readonly constraints?: ConstraintsFunction;
+  /**
+   * Several objectives (two or more named metrics of `record.data.metrics` with directions): the
+   * model ranks rows by non-domination rank, ties by a random-weight augmented Chebyshev
+   * scalarisation drawn per proposal (MOTPE's split; ParEGO's scalarisation for the GP), so the
+   * proposals spread along the Pareto front and raise its hypervolume. The row's score is not
+   * used by the model; rows missing a metric are left out. @default none (the score is the objective)
+   */
+  readonly objectives?: readonly ObjectiveSpec[];
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -111,6 +131,8 @@ export const tpeProposerOptionsSchema = z.object({
   robustRadius: z.number().min(0).max(1).optional(),
   surrogate: z.enum(['parzen', 'gp']).default('gp'),
   gpStart: z.number().int().min(0).default(0),
+  constraints: z.custom<ConstraintsFunction>((f) => typeof f === 'function', 'constraints must be a function (record) => number[] | undefined').optional(),
+  objectives: z.array(z.object({ metric: z.string().min(1), direction: z.enum(['minimize', 'maximize']) })).min(2, 'objectives needs at least 2 metrics').optional(),
 });
 
 /** The most earlier candidates of its batch a proposal counts as pending (a batch holds at most 256). */
@@ -159,9 +181,10 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   let previous: Promise<unknown> = Promise.resolve();
   // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
   const fitted = new Map<string, GpHyperparameters>();
+  const facts: ObservationFacts = { ...(o.constraints ? { constraints: o.constraints } : {}), ...(o.objectives ? { objectives: o.objectives } : {}) };
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
     const current = await o.config.read(context);
-    const observations = rebuildObservations(context.history, current, keys, context.direction);
+    const observations = rebuildObservations(context.history, current, keys, context.direction, facts);
     // The batch: every iteration after the last row. Those before this one are its pending candidates.
     const last = Math.max(0, ...context.history.map((r) => r.iteration));
     const end = context.history.at(-1);

@@ -2,6 +2,7 @@ import { createSeededRandom } from '../random.js';
 import type { RandomSource } from '../types.js';
 import type { Observation } from './observations.js';
 import { gpChoice } from './gp-step.js';
+import { rankObservations } from './ranking.js';
 import type { GpHyperparameters } from './gp.js';
 import { localMove, refineMove, uniformPoint } from './moves.js';
 import { fitParzen, type Axis, type Point } from './parzen.js';
@@ -148,7 +149,9 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
   const lies = pending.map((c) => pointOf(searched, c));
   const crashes = settings.avoidCrashes ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config)) : [];
   // The baseline is the user's hand-picked config, not a draw: see `useBaseline`.
-  const evaluated = observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)).sort((a, b) => a.loss! - b.loss! || a.iteration - b.iteration);
+  // Best first: feasible rows before infeasible ones (by total violation), then by non-domination
+  // rank and a random-weight scalarisation with several objectives, else by loss (see `rankObservations`).
+  const evaluated = rankObservations(observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)), random);
   const points = evaluated.map((o) => pointOf(searched, o.config));
   const nearCrash = (x: Point) => {
     if (crashes.length === 0) return false;
@@ -161,7 +164,12 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     return !seen.has(key(c)) && !nearCrash(pointOf(searched, c)) ? c : undefined;
   };
 
-  if (evaluated.length < settings.startup) {
+  // With constraints an infeasible design row tells the model where not to go but not where the
+  // good region is: the design goes on until `startup` rows are feasible, for at most twice as many
+  // rows (constraints bench, mixed space, σ 0.02, 30 calls: 0.68x Optuna's regret against 1.01x).
+  const feasibleRows = evaluated.filter((o) => !(o.violation! > 0)).length;
+  const designed = evaluated.some((o) => o.violation !== undefined) ? Math.max(feasibleRows, evaluated.length / 2) : evaluated.length;
+  if (designed < settings.startup) {
     for (let i = 0; i < 50; i++) {
       const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : uniformPoint(axes, random);
       const c = fresh(u);
@@ -178,7 +186,12 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
     if (settings.surrogate === 'gp' && points.length >= Math.max(3, settings.gpStart)) {
       const inOrder = evaluated.map((_, i) => i).sort((a, b) => evaluated[a]!.iteration - evaluated[b]!.iteration);
       const history = { points: inOrder.map((i) => points[i]!), losses: inOrder.map((i) => evaluated[i]!.loss!) };
-      const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted });
+      const constrained = evaluated.some((o) => o.constraint !== undefined);
+      const finite = evaluated.map((o) => o.constraint ?? 0).filter(Number.isFinite);
+      const cap = Math.max(1, ...finite.map(Math.abs)) * 2;
+      const valueOf = (o: Observation) => (o.constraint === undefined ? undefined : Math.min(cap, o.constraint));
+      const feasibility = constrained ? { constraints: evaluated.map(valueOf), history: inOrder.map((i) => valueOf(evaluated[i]!)) } : undefined;
+      const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted, ...(feasibility ? { feasibility } : {}) });
       if (c) return c;
     }
     const g = fitParzen(axes, bad);
