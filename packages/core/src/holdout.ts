@@ -176,7 +176,7 @@ export function createHoldout(options: HoldoutOptions): Holdout {
             incumbent = u.score;
             return undefined;
           }
-          return { action: 'reject', status: 'discard', note: `kept back by the sealed holdout (gate use ${u.gateUse} of ${o.gate!.budget})` };
+          return { action: 'reject', note: `kept back by the sealed holdout (gate use ${u.gateUse} of ${o.gate!.budget})` };
         },
       }
     : undefined;
