@@ -75,6 +75,12 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
     expect(loot).toContain('== git cat-file every object');
     expect(loot).not.toContain(f.mark);
     expect(loot).not.toMatch(/\d\.\d54321/);
+    const report = loop('report', cfg); // the default plot goes into the workspace's .loop/: without the holdout
+    expect(report.out).toMatch(/holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/);
+    expect(report.out).toContain(join(f.state, 'holdout-gap.svg'));
+    const page = join(f.base, 'report.html');
+    loop('report', cfg, '--html', page);
+    expect(readFileSync(page, 'utf8')).toMatch(/<h2>Sealed holdout<\/h2>[^]*8\.654321/);
     expect(workspaceText()).not.toMatch(/\d\.\d54321|SEALED-MARK-[0-9a-f]{12}/);
 
     const status = loop('status', cfg);

@@ -113,6 +113,9 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
       }
       const written = await writeReport({ results: sources[0]!.results, ...(out ? { out } : {}), ...(opts.html ? { html: resolve(io.cwd, opts.html) } : {}), ...common });
       for (const f of written.files) io.stdout.write(`wrote ${f}\n`);
+      // The sealed holdout's gap (issue 33): printed, plotted in its state folder, never into the workspace.
+      const { writeHoldoutReport } = await import('../report/holdout-report.js');
+      for (const line of await writeHoldoutReport(sources[0]!.dir, opts.html ? resolve(io.cwd, opts.html) : undefined)) io.stdout.write(`${line}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 }
