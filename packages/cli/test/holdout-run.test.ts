@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bwrapStatus } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdoutFixture, hostileAgent } from '../../auto-iterate/test/holdout-fixture.js';
+import { startDashboard } from '../src/dashboard/server.js';
 
 // Issue 33 through the real CLI: `holdout:` in a config, a hostile agent in bwrap, loop status and loop holdout.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -82,6 +83,19 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
     loop('report', cfg, '--html', page);
     expect(readFileSync(page, 'utf8')).toMatch(/<h2>Sealed holdout<\/h2>[^]*8\.654321/);
     expect(workspaceText()).not.toMatch(/\d\.\d54321|SEALED-MARK-[0-9a-f]{12}/);
+    // The dashboard shows the holdout only when asked (--holdout): an agent with network on can reach 127.0.0.1.
+    for (const holdout of [false, true]) {
+      const dashboard = await startDashboard({ root: f.base, port: 0, holdout });
+      try {
+        await dashboard.refresh();
+        const views = dashboard.runs();
+        expect(views).toHaveLength(1);
+        if (holdout) expect(views[0]!.holdout?.lines.join('\n')).toMatch(/visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/);
+        else expect(JSON.stringify(views[0])).not.toMatch(/54321/);
+      } finally {
+        await dashboard.close();
+      }
+    }
 
     const status = loop('status', cfg);
     expect(status.out).toMatch(/holdout {3}sealed scores in .*state/);
