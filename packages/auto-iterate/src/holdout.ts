@@ -32,7 +32,10 @@ export interface AutoIterateSealedHoldout {
   readonly prepare: () => Promise<void>;
 }
 
-/** Builds the holdout of `o.holdout` (issue 33): a command harness in `o.dir`, read-only there under bwrap, logging to its state folder. */
+/**
+ * Builds the holdout of `o.holdout` (issue 33): a command harness in `o.dir`, read-only there under bwrap, logging to
+ * its state folder.
+ */
 export function autoIterateHoldout(o: Parsed, run: string, clock: Clock): AutoIterateSealedHoldout | undefined {
   const h = o.holdout;
   if (!h) return undefined;
@@ -65,10 +68,20 @@ export function autoIterateHoldout(o: Parsed, run: string, clock: Clock): AutoIt
     ...(h.onNotice ? { onNotice: h.onNotice } : {}),
   });
   const prepare = async () => {
-    const { files } = checkHoldoutSeal({ workspace: o.dir, files: h.files, stateDir, sandboxed: h.sandboxed, sealed: h.sealed });
+    const { files } = checkHoldoutSeal({
+      workspace: o.dir,
+      files: h.files,
+      stateDir,
+      sandboxed: h.sandboxed,
+      sealed: h.sealed,
+    });
     const leaked = await findBlobs({ cwd: o.dir }, files);
     if (leaked.length > 0) {
-      throw new LoopError('HOLDOUT_NOT_SEALED', `[loop] [holdout] the bytes of ${leaked.join(', ')} are stored in the git objects of ${o.dir} (committed or staged once): the proposer could read them with git cat-file; use a holdout that never entered this repository, or rewrite its history and prune (git gc --prune=now)`, { details: { leaked } });
+      throw new LoopError(
+        'HOLDOUT_NOT_SEALED',
+        `[loop] [holdout] the bytes of ${leaked.join(', ')} are stored in the git objects of ${o.dir} (committed or staged once): the proposer could read them with git cat-file; use a holdout that never entered this repository, or rewrite its history and prune (git gc --prune=now)`,
+        { details: { leaked } },
+      );
     }
     await holdout.start();
   };

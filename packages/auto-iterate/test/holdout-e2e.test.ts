@@ -12,7 +12,16 @@ const skipped = bwrap.available ? '' : ` — skipped: ${bwrap.reason} (CI instal
 let f: ReturnType<typeof holdoutFixture>;
 afterEach(() => rmSync(f.base, { recursive: true, force: true }));
 
-function options(agentScript: string, over: { sealed?: boolean; gate?: { budget: number; margin?: number }; iterations?: number; holdoutSandbox?: 'auto' | 'none'; holdoutCommand?: string } = {}): AutoIterateOptions {
+function options(
+  agentScript: string,
+  over: {
+    sealed?: boolean;
+    gate?: { budget: number; margin?: number };
+    iterations?: number;
+    holdoutSandbox?: 'auto' | 'none';
+    holdoutCommand?: string;
+  } = {},
+): AutoIterateOptions {
   writeFileSync(join(f.base, 'agent.sh'), agentScript);
   const sealed = over.sealed ?? true;
   const proposer = createAgentCommandProposer({
@@ -61,7 +70,13 @@ function readableFromTheSandbox(dir: string): string {
     }
   };
   walk(dir);
-  parts.push(execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: dir, encoding: 'latin1', maxBuffer: 1 << 28 }));
+  parts.push(
+    execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      cwd: dir,
+      encoding: 'latin1',
+      maxBuffer: 1 << 28,
+    }),
+  );
   return parts.join('\n');
 }
 
@@ -97,7 +112,9 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
     const counter = join(f.base, 'holdout-runs.txt');
     writeFileSync(counter, '');
     const command = `echo run >> ${counter} && node ${join(f.holdout, 'eval-test.mjs')}`;
-    const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 3, margin: 1000 }, holdoutSandbox: 'none', holdoutCommand: command }));
+    const run = createAutoIterate(
+      options(CHEATING_AGENT, { gate: { budget: 3, margin: 1000 }, holdoutSandbox: 'none', holdoutCommand: command }),
+    );
     await run.run();
     expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(3 + 1);
     expect((await readHoldoutUses(f.state, run.branch)).map((u) => [u.use, u.kind, u.gateUse])).toEqual([
@@ -131,7 +148,9 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
 
   it('the same hostile agent without the seal (sealed: false, nothing masked) reads the holdout and its scores: the test can fail', async () => {
     f = holdoutFixture();
-    const run = createAutoIterate(options(hostileAgent(f).script, { sealed: false, gate: { budget: 5 }, iterations: 1 }));
+    const run = createAutoIterate(
+      options(hostileAgent(f).script, { sealed: false, gate: { budget: 5 }, iterations: 1 }),
+    );
     await run.run();
     const loot = f.git('show', `${run.branch}:loot.txt`);
     if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- unsealed loot ---\n${loot}\n`);
@@ -141,10 +160,17 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
 });
 
 describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)', () => {
-  const refusal = async (over: Partial<NonNullable<AutoIterateOptions['holdout']>>, prepare?: () => void, files?: () => string[]) => {
+  const refusal = async (
+    over: Partial<NonNullable<AutoIterateOptions['holdout']>>,
+    prepare?: () => void,
+    files?: () => string[],
+  ) => {
     f = holdoutFixture();
     prepare?.();
-    const proposer = createFunctionProposer('p', () => (writeFileSync(join(f.ws, 'model.json'), '{"s":3,"memo":[]}'), { description: 's 3' }));
+    const proposer = createFunctionProposer(
+      'p',
+      () => (writeFileSync(join(f.ws, 'model.json'), '{"s":3,"memo":[]}'), { description: 's 3' }),
+    );
     const run = createAutoIterate({
       dir: f.ws,
       tag: 't',
@@ -153,7 +179,15 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
       metricName: 'val_loss',
       maxIterations: 1,
       proposer,
-      holdout: { command: `node ${join(f.holdout, 'eval-test.mjs')}`, metricName: 'test_loss', files: files ? files() : [f.holdout], stateDir: f.state, sandboxed: true, sandbox: 'none', ...over },
+      holdout: {
+        command: `node ${join(f.holdout, 'eval-test.mjs')}`,
+        metricName: 'test_loss',
+        files: files ? files() : [f.holdout],
+        stateDir: f.state,
+        sandboxed: true,
+        sandbox: 'none',
+        ...over,
+      },
     });
     return run.run().then(
       () => undefined,
@@ -163,7 +197,10 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
 
   it('an in-process proposer (no sandbox) with sealed: true is HOLDOUT_NOT_SEALED, naming the opt-out; sealed: false runs', async () => {
     const error = await refusal({ sandboxed: false });
-    expect(error).toMatchObject({ code: 'HOLDOUT_NOT_SEALED', message: expect.stringMatching(/no working sandbox.*holdout\.sealed: false/) });
+    expect(error).toMatchObject({
+      code: 'HOLDOUT_NOT_SEALED',
+      message: expect.stringMatching(/no working sandbox.*holdout\.sealed: false/),
+    });
     expect(await refusal({ sandboxed: false, sealed: false })).toBeUndefined();
   });
 
@@ -175,11 +212,18 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
       f.git('rm', '-q', 'copy.txt');
       f.git('commit', '-qm', 'undo');
     });
-    expect(error).toMatchObject({ code: 'HOLDOUT_NOT_SEALED', message: expect.stringContaining(join(f.holdout, 'test.txt')) });
+    expect(error).toMatchObject({
+      code: 'HOLDOUT_NOT_SEALED',
+      message: expect.stringContaining(join(f.holdout, 'test.txt')),
+    });
   });
 
   it('a holdout file inside the workspace is HOLDOUT_NOT_SEALED (the proposer reads the workspace)', async () => {
-    const error = await refusal({}, () => writeFileSync(join(f.ws, 'secret.txt'), 'x'), () => [join(f.ws, 'secret.txt')]);
+    const error = await refusal(
+      {},
+      () => writeFileSync(join(f.ws, 'secret.txt'), 'x'),
+      () => [join(f.ws, 'secret.txt')],
+    );
     expect(error).toMatchObject({ code: 'HOLDOUT_NOT_SEALED', message: expect.stringMatching(/inside the workspace/) });
   });
 

@@ -38,7 +38,8 @@ export function holdoutFixture() {
       `const test = readFileSync(${JSON.stringify(join(holdout, 'test.txt'))}, 'utf8').split('\\n').filter(Boolean);\n` +
       "console.log('test_loss: ' + ((s - 3) ** 2 / 10 + 1 + 0.1 * memo.length + 7.654321 + 0 * test.length).toFixed(6));\n",
   );
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-q', '-m', 'init');
@@ -51,15 +52,32 @@ export function holdoutFixture() {
  */
 export const CHEATING_AGENT = [
   'cat > /dev/null',
-  'node -e "const fs=require(\'fs\');const i=Number(process.env.LOOP_ITERATION);' +
+  "node -e \"const fs=require('fs');const i=Number(process.env.LOOP_ITERATION);" +
     "const val=fs.readFileSync('val.txt','utf8').split('\\n').filter(Boolean);" +
     "fs.writeFileSync('model.json',JSON.stringify({s:3,memo:val.slice(0,Math.max(0,i-1))}))\"",
   'echo "DESCRIPTION: memorise $((LOOP_ITERATION - 1)) names"',
   '',
 ].join('\n');
 
-/** Top-level folders the hostile agent's `grep -r /` skips for time (system trees and this machine's large checkouts). */
-const GREP_SKIP = ['proc', 'sys', 'dev', 'usr', 'work', 'farm', 'old_root', 'var', 'lib', 'lib64', 'opt', 'root', 'node_modules', '.git'];
+/**
+ * Top-level folders the hostile agent's `grep -r /` skips for time (system trees and this machine's large checkouts).
+ */
+const GREP_SKIP = [
+  'proc',
+  'sys',
+  'dev',
+  'usr',
+  'work',
+  'farm',
+  'old_root',
+  'var',
+  'lib',
+  'lib64',
+  'opt',
+  'root',
+  'node_modules',
+  '.git',
+];
 
 /**
  * A hostile agent (issue 33): it knows where the holdout and its state folder are (the worst
@@ -82,7 +100,10 @@ export function hostileAgent(f: { ws: string; holdout: string; state: string }):
     ['git cat-file every object', `git cat-file --batch-all-objects --batch`],
     ['environment', `env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'`],
     ['process command lines', `cat /proc/*/cmdline 2>/dev/null | tr '\\0' ' '`],
-    ['loop state and logs', `cat results.tsv run.log .loop/*.json .loop/*.jsonl .loop/*.log .loop/logs/* 2>/dev/null; grep -rs '4321' . --exclude-dir=.git`],
+    [
+      'loop state and logs',
+      `cat results.tsv run.log .loop/*.json .loop/*.jsonl .loop/*.log .loop/logs/* 2>/dev/null; grep -rs '4321' . --exclude-dir=.git`,
+    ],
     ['holdout state folder', `ls -la ${S}; cat ${S}/* ${S}/logs/* 2>/dev/null; find ${S} -type f -exec cat {} +`],
     ['mount table', `grep -s holdout /proc/self/mountinfo >/dev/null && echo mounts-name-the-holdout-path`],
   ];

@@ -17,7 +17,8 @@ import { UsageError } from './usage-error.js';
 export async function runHoldoutCommand(io: CliIo, target: string | undefined): Promise<number> {
   const file = findConfigFile(target, io.cwd);
   const loaded = await loadConfig(file);
-  if (!loaded.config.holdout) throw new UsageError(`loop holdout: ${file} has no holdout: block; add one (docs/holdout.md)`);
+  if (!loaded.config.holdout)
+    throw new UsageError(`loop holdout: ${file} has no holdout: block; add one (docs/holdout.md)`);
   let configured;
   try {
     configured = prepareRun(loaded, { resume: true });
@@ -28,13 +29,21 @@ export async function runHoldoutCommand(io: CliIo, target: string | undefined): 
   const lock = await acquireLock({ path: resolve(gitDirOf(loaded.dir), 'loop-workspace') });
   try {
     await sealed.prepare();
-    const state = (await readJson(resolve(loaded.dir, RUN_FILES.state)).catch(() => undefined)) as { iteration?: number; best?: number; bestId?: string } | undefined;
+    const state = (await readJson(resolve(loaded.dir, RUN_FILES.state)).catch(() => undefined)) as
+      { iteration?: number; best?: number; bestId?: string } | undefined;
     const head = (await runGit({ cwd: loaded.dir }, ['rev-parse', 'HEAD'])).trim();
     const atBest = state?.bestId !== undefined && head.startsWith(state.bestId.slice(0, 7));
-    const use = await sealed.holdout.evaluate('on-demand', { iteration: state?.iteration ?? 0, id: head, ...(atBest && state?.best !== undefined ? { visible: state.best } : {}) });
+    const use = await sealed.holdout.evaluate('on-demand', {
+      iteration: state?.iteration ?? 0,
+      id: head,
+      ...(atBest && state?.best !== undefined ? { visible: state.best } : {}),
+    });
     const score = use.score === undefined ? `crashed (${use.error ?? 'no score'})` : use.score.toFixed(6);
-    io.stdout.write(`holdout   ${loaded.config.holdout.metricName} ${score} at ${head.slice(0, 7)} (use ${use.use} of run ${use.run}; recorded in ${sealed.holdout.stateDir})\n`);
-    if (use.visible !== undefined && use.score !== undefined) io.stdout.write(`visible   ${use.visible.toFixed(6)}  gap ${(use.score - use.visible).toFixed(6)}\n`);
+    io.stdout.write(
+      `holdout   ${loaded.config.holdout.metricName} ${score} at ${head.slice(0, 7)} (use ${use.use} of run ${use.run}; recorded in ${sealed.holdout.stateDir})\n`,
+    );
+    if (use.visible !== undefined && use.score !== undefined)
+      io.stdout.write(`visible   ${use.visible.toFixed(6)}  gap ${(use.score - use.visible).toFixed(6)}\n`);
     return use.score === undefined ? EXIT_CODES.FAILED : EXIT_CODES.STOPPED;
   } finally {
     await lock.release();

@@ -20,7 +20,10 @@ export function holdoutStateDirOf(dir: string, holdout: HoldoutConfig | undefine
 }
 
 /** Reads the holdout uses of `dir`; `undefined` when there is no holdout config and no state folder. */
-export async function readHoldoutStatus(dir: string, holdout: HoldoutConfig | undefined): Promise<HoldoutStatus | undefined> {
+export async function readHoldoutStatus(
+  dir: string,
+  holdout: HoldoutConfig | undefined,
+): Promise<HoldoutStatus | undefined> {
   const stateDir = holdoutStateDirOf(dir, holdout);
   if (!holdout && !existsSync(stateDir)) return undefined;
   return { stateDir, uses: await readHoldoutUses(stateDir) };
@@ -36,24 +39,31 @@ export function holdoutGap(u: HoldoutUse): number | undefined {
 /** `loop status`'s holdout lines: the last final score with its gap, the gate's count, the last uses. */
 export function formatHoldoutStatus(s: HoldoutStatus, last = 5): string {
   const lines = [`holdout   sealed scores in ${s.stateDir} (outside the workspace; the agent never sees them)`];
-  if (s.uses.length === 0) return [...lines, '  no holdout use yet (scored when a run stops, or by "loop holdout")'].join('\n');
+  if (s.uses.length === 0)
+    return [...lines, '  no holdout use yet (scored when a run stops, or by "loop holdout")'].join('\n');
   const run = s.uses.at(-1)!.run;
   const ofRun = s.uses.filter((u) => u.run === run);
   const final = ofRun.findLast((u) => u.kind === 'final' || u.kind === 'on-demand');
   if (final) {
     const where = `iteration ${final.iteration}${final.id ? ` (${final.id.slice(0, 7)})` : ''}`;
     const score = final.score === undefined ? `crashed: ${final.error ?? '?'}` : fmt(final.score);
-    lines.push(`  ${final.kind === 'final' ? 'final' : 'latest'}   ${where}: holdout ${score}  visible ${fmt(final.visible)}  gap ${fmt(holdoutGap(final))}`);
+    lines.push(
+      `  ${final.kind === 'final' ? 'final' : 'latest'}   ${where}: holdout ${score}  visible ${fmt(final.visible)}  gap ${fmt(holdoutGap(final))}`,
+    );
   }
   const gate = ofRun.filter((u) => u.kind === 'gate' || u.kind === 'gate-incumbent');
   if (gate.length > 0) {
     const budget = gate.at(-1)!.gateBudget;
-    lines.push(`  gate    ${gate.length} of ${budget ?? '?'} uses; ${gate.filter((u) => u.blocked).length} keep(s) kept back`);
+    lines.push(
+      `  gate    ${gate.length} of ${budget ?? '?'} uses; ${gate.filter((u) => u.blocked).length} keep(s) kept back`,
+    );
   }
   lines.push(`  uses of run ${run} (${ofRun.length}; last ${Math.min(last, ofRun.length)}):`);
   for (const u of ofRun.slice(-last)) {
     const verdict = u.blocked === undefined ? '' : u.blocked ? '  kept back' : '  passed';
-    lines.push(`  ${String(u.use).padStart(4)}  ${u.kind.padEnd(14)}  it ${String(u.iteration).padStart(3)}  holdout ${fmt(u.score)}  visible ${fmt(u.visible)}${verdict}`);
+    lines.push(
+      `  ${String(u.use).padStart(4)}  ${u.kind.padEnd(14)}  it ${String(u.iteration).padStart(3)}  holdout ${fmt(u.score)}  visible ${fmt(u.visible)}${verdict}`,
+    );
   }
   return lines.join('\n');
 }

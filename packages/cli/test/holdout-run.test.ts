@@ -18,7 +18,12 @@ let f: ReturnType<typeof holdoutFixture>;
 afterEach(() => rmSync(f.base, { recursive: true, force: true }));
 
 const loop = (...args: string[]) => {
-  const r = spawnSync(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: f.base, env: { ...process.env, CI: '1' }, encoding: 'utf8', timeout: 240_000 });
+  const r = spawnSync(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], {
+    cwd: f.base,
+    env: { ...process.env, CI: '1' },
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
@@ -59,7 +64,13 @@ function workspaceText(): string {
     }
   };
   walk(f.ws);
-  parts.push(execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: f.ws, encoding: 'latin1', maxBuffer: 1 << 28 }));
+  parts.push(
+    execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      cwd: f.ws,
+      encoding: 'latin1',
+      maxBuffer: 1 << 28,
+    }),
+  );
   return parts.join('\n');
 }
 
@@ -69,7 +80,9 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
     const cfg = configFile();
     const run = loop('run', cfg);
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(/holdout {3}sealed: its files and scores are masked in the agent's bwrap sandbox; gate on keeps, 5 uses, margin 0/);
+    expect(run.out).toMatch(
+      /holdout {3}sealed: its files and scores are masked in the agent's bwrap sandbox; gate on keeps, 5 uses, margin 0/,
+    );
     expect(`${run.out}${run.err}`).not.toMatch(/\d\.\d54321/); // the terminal may be a file the agent reads: no score there
     expect(`${run.out}${run.err}`).toMatch(/gate use 2 of 5: iteration 1 passed/);
     const loot = f.git('show', 'HEAD:loot.txt');
@@ -77,7 +90,9 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
     expect(loot).not.toContain(f.mark);
     expect(loot).not.toMatch(/\d\.\d54321/);
     const report = loop('report', cfg); // the default plot goes into the workspace's .loop/: without the holdout
-    expect(report.out).toMatch(/holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/);
+    expect(report.out).toMatch(
+      /holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
+    );
     expect(report.out).toContain(join(f.state, 'holdout-gap.svg'));
     const page = join(f.base, 'report.html');
     loop('report', cfg, '--html', page);
@@ -90,7 +105,10 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
         await dashboard.refresh();
         const views = dashboard.runs();
         expect(views).toHaveLength(1);
-        if (holdout) expect(views[0]!.holdout?.lines.join('\n')).toMatch(/visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/);
+        if (holdout)
+          expect(views[0]!.holdout?.lines.join('\n')).toMatch(
+            /visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
+          );
         else expect(JSON.stringify(views[0])).not.toMatch(/54321/);
       } finally {
         await dashboard.close();
@@ -99,12 +117,16 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
 
     const status = loop('status', cfg);
     expect(status.out).toMatch(/holdout {3}sealed scores in .*state/);
-    expect(status.out).toMatch(/final {3}iteration 1 \([0-9a-f]{7}\): holdout 8\.654321 {2}visible 1\.000000 {2}gap 7\.654321/);
+    expect(status.out).toMatch(
+      /final {3}iteration 1 \([0-9a-f]{7}\): holdout 8\.654321 {2}visible 1\.000000 {2}gap 7\.654321/,
+    );
     expect(status.out).toMatch(/gate {4}2 of 5 uses; 0 keep\(s\) kept back/);
 
     const onDemand = loop('holdout', cfg);
     expect(onDemand.code, onDemand.err).toBe(0);
-    expect(onDemand.out).toMatch(/holdout {3}test_loss 8\.654321 at [0-9a-f]{7} \(use 4 of run auto-iterate\/\S+; recorded in /);
+    expect(onDemand.out).toMatch(
+      /holdout {3}test_loss 8\.654321 at [0-9a-f]{7} \(use 4 of run auto-iterate\/\S+; recorded in /,
+    );
   }, 300_000);
 
   it('an agent without a working sandbox (sandbox: none) with a sealed holdout: loop run refuses to start (exit 2, HOLDOUT_NOT_SEALED); sealed: false runs and the banner says NOT sealed', async () => {
@@ -116,7 +138,10 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
     expect(refused.err).toMatch(/HOLDOUT_NOT_SEALED.*no working sandbox.*holdout\.sealed: false/s);
     writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}  sealed: false\n`);
     // Unconfined, a plain reader (the hostile script would write to the host's /tmp).
-    writeFileSync(join(f.base, 'agent.sh'), `cat > /dev/null\ncat ${join(f.holdout, 'test.txt')} > loot.txt\necho '{"s":3,"memo":[]}' > model.json\n`);
+    writeFileSync(
+      join(f.base, 'agent.sh'),
+      `cat > /dev/null\ncat ${join(f.holdout, 'test.txt')} > loot.txt\necho '{"s":3,"memo":[]}' > model.json\n`,
+    );
     const unsealed = loop('run', cfg);
     expect(unsealed.code, unsealed.err).toBe(0);
     expect(unsealed.out).toMatch(/holdout {3}NOT sealed/);

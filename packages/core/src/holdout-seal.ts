@@ -41,17 +41,26 @@ export function checkHoldoutSeal(input: HoldoutSealInput): { files: string[] } {
     if (!isAbsolute(f)) fail(`holdout file ${f} must be an absolute path`);
     if (!existsSync(f)) fail(`holdout file ${f} does not exist`);
     const real = realpathSync(f);
-    if (inside(real, ws) || inside(ws, real)) fail(`holdout file ${f} is inside the workspace ${ws}, which the proposer reads (and git may store); move it outside the workspace`);
+    if (inside(real, ws) || inside(ws, real))
+      fail(
+        `holdout file ${f} is inside the workspace ${ws}, which the proposer reads (and git may store); move it outside the workspace`,
+      );
   }
   const state = existsSync(input.stateDir) ? realpathSync(input.stateDir) : input.stateDir;
-  if (inside(state, ws)) fail(`the holdout's state folder ${input.stateDir} is inside the workspace ${ws}; choose one outside it`);
+  if (inside(state, ws))
+    fail(`the holdout's state folder ${input.stateDir} is inside the workspace ${ws}; choose one outside it`);
   const files = holdoutFileList(input.files);
   for (const f of files) {
     const links = lstatSync(f).nlink;
-    if (links > 1) fail(`holdout file ${f} has ${links} hard links: another name of it may be readable by the proposer; copy it (cp, not ln) so it has one`);
+    if (links > 1)
+      fail(
+        `holdout file ${f} has ${links} hard links: another name of it may be readable by the proposer; copy it (cp, not ln) so it has one`,
+      );
   }
   if (input.sealed !== false && !input.sandboxed) {
-    fail('the proposer has no working sandbox to seal the holdout from (bubblewrap, sandbox: auto | bwrap); install bubblewrap, or set holdout.sealed: false to run with a holdout that is NOT sealed');
+    fail(
+      'the proposer has no working sandbox to seal the holdout from (bubblewrap, sandbox: auto | bwrap); install bubblewrap, or set holdout.sealed: false to run with a holdout that is NOT sealed',
+    );
   }
   return { files };
 }

@@ -53,7 +53,10 @@ export const HOLDOUT_USES_FILE = 'holdout.jsonl';
  */
 export function holdoutStateDir(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
   const real = existsSync(workspace) ? realpathSync(workspace) : resolve(workspace);
-  const base = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(env.HOME ?? homedir(), '.local', 'state');
+  const base =
+    env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME)
+      ? env.XDG_STATE_HOME
+      : join(env.HOME ?? homedir(), '.local', 'state');
   const hash = createHash('sha256').update(real).digest('hex').slice(0, 12);
   return join(base, 'loop', 'holdout', `${basename(real).replace(/[^A-Za-z0-9._-]/g, '_')}-${hash}`);
 }
@@ -69,7 +72,10 @@ export async function appendHoldoutUse(dir: string, use: HoldoutUse): Promise<vo
   await appendDurable(join(dir, HOLDOUT_USES_FILE), `${JSON.stringify(use)}\n`);
 }
 
-/** Every use recorded in `<dir>/holdout.jsonl` (optionally one run's), oldest first; [] when none. A torn last line is skipped. */
+/**
+ * Every use recorded in `<dir>/holdout.jsonl` (optionally one run's), oldest first; [] when none. A torn last line is
+ * skipped.
+ */
 export async function readHoldoutUses(dir: string, run?: string): Promise<HoldoutUse[]> {
   let text: string;
   try {
@@ -90,7 +96,10 @@ export async function readHoldoutUses(dir: string, run?: string): Promise<Holdou
   return uses;
 }
 
-/** Every regular file under `paths` (a file itself, a folder walked, symlinks followed once at the top), absolute and sorted. */
+/**
+ * Every regular file under `paths` (a file itself, a folder walked, symlinks followed once at the top), absolute and
+ * sorted.
+ */
 export function holdoutFileList(paths: readonly string[]): string[] {
   const out = new Set<string>();
   const walk = (p: string): void => {

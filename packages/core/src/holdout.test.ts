@@ -48,7 +48,10 @@ function overfitting(gate?: { budget: number; margin?: number }, iterations = 6,
     results,
     harness: createFunctionHarness('visible', () => 100 - artifact.get()),
     scorer: createValueScorer('minimize'),
-    proposer: createFunctionProposer('memorise', () => (artifact.set(artifact.get() + 1), { description: `memorise ${artifact.get()}` })),
+    proposer: createFunctionProposer(
+      'memorise',
+      () => (artifact.set(artifact.get() + 1), { description: `memorise ${artifact.get()}` }),
+    ),
     stop: maxIterations(iterations),
     guards: holdout.guard ? [holdout.guard] : [],
     onStop: holdout.onStop,
@@ -68,7 +71,7 @@ describe('a sealed holdout (issue 33)', () => {
     expect(uses).toEqual([expect.objectContaining({ use: 1, kind: 'final', iteration: 6, visible: 94, score: 530 })]);
   });
 
-  it('the gate blocks a keep whose holdout score is worse than the incumbent\'s by more than the margin; the visible score alone would keep it', async () => {
+  it("the gate blocks a keep whose holdout score is worse than the incumbent's by more than the margin; the visible score alone would keep it", async () => {
     const { loop, holdout, results } = overfitting({ budget: 20 }, 6);
     await holdout.start();
     const summary = await loop.run();
@@ -88,7 +91,12 @@ describe('a sealed holdout (issue 33)', () => {
     expect(summary.best).toBe(94); // ungated after the budget: the overfit keeps go through
     expect(runs()).toBe(3 + 1); // three gate uses and the final score
     const uses = await readHoldoutUses(join(dir, 'state'), 'r1');
-    expect(uses.map((u) => [u.use, u.kind, u.gateUse])).toEqual([[1, 'gate-incumbent', 1], [2, 'gate', 2], [3, 'gate', 3], [4, 'final', undefined]]);
+    expect(uses.map((u) => [u.use, u.kind, u.gateUse])).toEqual([
+      [1, 'gate-incumbent', 1],
+      [2, 'gate', 2],
+      [3, 'gate', 3],
+      [4, 'final', undefined],
+    ]);
     expect(notices.filter((n) => /budget of 3 uses is spent/.test(n))).toHaveLength(1);
     expect(notices.join('\n')).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/); // the lines the user's terminal shows hold no holdout score
   });

@@ -18,9 +18,13 @@ import { systemClock, type Clock, type Direction } from './types.js';
 
 /** The optional gate of a sealed holdout: each keep is checked on the holdout, `budget` times at most. */
 export interface HoldoutGateOptions {
-  /** Holdout evaluations the gate may make in a run (the incumbent's first measurement included); then it stops gating. */
+  /**
+   * Holdout evaluations the gate may make in a run (the incumbent's first measurement included); then it stops gating.
+   */
   budget: number;
-  /** A keep is blocked when its holdout score is worse than the incumbent's by more than this (score units). @default 0 */
+  /**
+   * A keep is blocked when its holdout score is worse than the incumbent's by more than this (score units). @default 0
+   */
   margin?: number;
 }
 
@@ -34,7 +38,10 @@ export interface HoldoutOptions {
   direction: Direction;
   /** What defines the holdout, for its fingerprint: its command (or a function's name). */
   command: string;
-  /** Absolute paths of its files (data, expected outputs, scripts): fingerprinted, and masked from the proposer by the caller. */
+  /**
+   * Absolute paths of its files (data, expected outputs, scripts): fingerprinted, and masked from the proposer by the
+   * caller.
+   */
   files: string[];
   /** Absolute folder of its results (`holdout.jsonl`, logs): outside the workspace (see `holdoutStateDir`). */
   stateDir: string;
@@ -42,7 +49,10 @@ export interface HoldoutOptions {
   run: string;
   /** The gate on keeps. @default none (only the final score and on-demand uses) */
   gate?: HoldoutGateOptions;
-  /** Hears one line per use, without any holdout score (the user's terminal may be a file the proposer reads). @default nothing */
+  /**
+   * Hears one line per use, without any holdout score (the user's terminal may be a file the proposer reads). @default
+   * nothing
+   */
   onNotice?: (message: string) => void;
   /** For the use times. @default systemClock */
   clock?: Clock;
@@ -52,13 +62,20 @@ export interface HoldoutOptions {
 export interface Holdout {
   /** Where its results go. */
   readonly stateDir: string;
-  /** Creates the state folder, takes the fingerprint and reads this run's earlier uses (a resume). Call once before the loop. */
+  /**
+   * Creates the state folder, takes the fingerprint and reads this run's earlier uses (a resume). Call once before the
+   * loop.
+   */
   readonly start: () => Promise<void>;
   /**
    * Evaluates the holdout on the workspace's current state and records the use (count, kind,
    * score) in `holdout.jsonl`. @throws {LoopError} `HARNESS_TAMPERED` when the fingerprint changed since `start`.
    */
-  readonly evaluate: (kind: HoldoutUseKind, at: { iteration: number; id?: string; visible?: number }, signal?: AbortSignal) => Promise<HoldoutUse>;
+  readonly evaluate: (
+    kind: HoldoutUseKind,
+    at: { iteration: number; id?: string; visible?: number },
+    signal?: AbortSignal,
+  ) => Promise<HoldoutUse>;
   /**
    * The gate as a core `Guard` (put it last among the guards: it assumes a pass is a keep):
    * `beforeEdit` measures the incumbent once (the workspace is at the incumbent then),
@@ -80,9 +97,15 @@ export const holdoutOptionsSchema = z
     direction: z.enum(['minimize', 'maximize']),
     command: z.string().min(1),
     files: z.array(z.string().min(1)).min(1, 'name at least one holdout file'),
-    stateDir: z.string().min(1).refine((p) => p.startsWith('/'), 'stateDir must be absolute'),
+    stateDir: z
+      .string()
+      .min(1)
+      .refine((p) => p.startsWith('/'), 'stateDir must be absolute'),
     run: z.string().min(1),
-    gate: z.object({ budget: z.number().int().positive(), margin: z.number().nonnegative().default(0) }).strict().optional(),
+    gate: z
+      .object({ budget: z.number().int().positive(), margin: z.number().nonnegative().default(0) })
+      .strict()
+      .optional(),
     onNotice: z.custom<(m: string) => void>((f) => f === undefined || typeof f === 'function').optional(),
     clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function').optional(),
   })
@@ -107,7 +130,8 @@ export function createHoldout(options: HoldoutOptions): Holdout {
   let spentSaid = false;
 
   const gateUses = () => uses.filter((u) => u.kind === 'gate' || u.kind === 'gate-incumbent').length;
-  const worse = (candidate: number, inc: number) => (o.direction === 'minimize' ? candidate - inc : inc - candidate) > (o.gate?.margin ?? 0);
+  const worse = (candidate: number, inc: number) =>
+    (o.direction === 'minimize' ? candidate - inc : inc - candidate) > (o.gate?.margin ?? 0);
 
   const evaluateWith = async (
     kind: HoldoutUseKind,
@@ -118,11 +142,20 @@ export function createHoldout(options: HoldoutOptions): Holdout {
     if (fingerprint === undefined) await start();
     const now = await holdoutFingerprint(o.command, o.files);
     if (now !== fingerprint) {
-      throw new LoopError('HARNESS_TAMPERED', `[loop] [holdout] the holdout's command or files changed since the run started (${o.files.join(', ')}); restore them, or start a new run`);
+      throw new LoopError(
+        'HARNESS_TAMPERED',
+        `[loop] [holdout] the holdout's command or files changed since the run started (${o.files.join(', ')}); restore them, or start a new run`,
+      );
     }
     const use = uses.length + 1;
-    const m = await measure(o.harness, o.scorer, { iteration: at.iteration, signal: signal ?? new AbortController().signal, seed: 0, repeat: 0 }, clock);
-    const gate = kind === 'gate' || kind === 'gate-incumbent' ? { gateUse: gateUses() + 1, gateBudget: o.gate?.budget } : {};
+    const m = await measure(
+      o.harness,
+      o.scorer,
+      { iteration: at.iteration, signal: signal ?? new AbortController().signal, seed: 0, repeat: 0 },
+      clock,
+    );
+    const gate =
+      kind === 'gate' || kind === 'gate-incumbent' ? { gateUse: gateUses() + 1, gateBudget: o.gate?.budget } : {};
     const record: HoldoutUse = {
       run: o.run,
       use,
@@ -145,13 +178,18 @@ export function createHoldout(options: HoldoutOptions): Holdout {
     await ensureHoldoutStateDir(o.stateDir);
     fingerprint = await holdoutFingerprint(o.command, o.files);
     uses = await readHoldoutUses(o.stateDir, o.run);
-    const lastGate = uses.findLast((u) => (u.kind === 'gate-incumbent' || (u.kind === 'gate' && !u.blocked)) && u.score !== undefined);
+    const lastGate = uses.findLast(
+      (u) => (u.kind === 'gate-incumbent' || (u.kind === 'gate' && !u.blocked)) && u.score !== undefined,
+    );
     incumbent = lastGate?.score;
   };
 
   const spent = (): boolean => {
     if (!o.gate || gateUses() < o.gate.budget) return false;
-    if (!spentSaid) notice(`[loop] [holdout] gate: its budget of ${o.gate.budget} uses is spent; keeps are no longer gated by the holdout`);
+    if (!spentSaid)
+      notice(
+        `[loop] [holdout] gate: its budget of ${o.gate.budget} uses is spent; keeps are no longer gated by the holdout`,
+      );
     spentSaid = true;
     return true;
   };
@@ -163,30 +201,50 @@ export function createHoldout(options: HoldoutOptions): Holdout {
           if (incumbent !== undefined || spent()) return undefined;
           const u = await evaluate('gate-incumbent', { iteration: iteration - 1 }, signal);
           incumbent = u.score;
-          notice(`[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: the incumbent measured (score in ${o.stateDir})`);
+          notice(
+            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: the incumbent measured (score in ${o.stateDir})`,
+          );
           return undefined;
         },
         afterScore: async ({ iteration, score, signal }): Promise<GuardVerdict | undefined> => {
           if (spent()) return undefined;
-          const blockedBy = (u: HoldoutUse) => u.score === undefined || (incumbent !== undefined && worse(u.score, incumbent));
-          const u = await evaluateWith('gate', { iteration, visible: score.value }, signal, (r) => ({ ...r, blocked: blockedBy(r), ...(incumbent !== undefined ? { incumbent } : {}) }));
+          const blockedBy = (u: HoldoutUse) =>
+            u.score === undefined || (incumbent !== undefined && worse(u.score, incumbent));
+          const u = await evaluateWith('gate', { iteration, visible: score.value }, signal, (r) => ({
+            ...r,
+            blocked: blockedBy(r),
+            ...(incumbent !== undefined ? { incumbent } : {}),
+          }));
           const blocked = u.blocked === true;
-          notice(`[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: iteration ${iteration} ${blocked ? 'kept back' : 'passed'}`);
+          notice(
+            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: iteration ${iteration} ${blocked ? 'kept back' : 'passed'}`,
+          );
           if (!blocked) {
             incumbent = u.score;
             return undefined;
           }
-          return { action: 'reject', note: `kept back by the sealed holdout (gate use ${u.gateUse} of ${o.gate!.budget})` };
+          return {
+            action: 'reject',
+            note: `kept back by the sealed holdout (gate use ${u.gateUse} of ${o.gate!.budget})`,
+          };
         },
       }
     : undefined;
 
   const onStop: Holdout['onStop'] = async (summary, state) => {
     if (state.history.length === 0) return;
-    const best = state.history.findLast((r) => r.candidateId === summary.bestId && (r.status === 'kept' || r.status === 'baseline'));
-    const at = { iteration: best?.iteration ?? 0, ...(summary.bestId ? { id: summary.bestId } : {}), visible: summary.best };
+    const best = state.history.findLast(
+      (r) => r.candidateId === summary.bestId && (r.status === 'kept' || r.status === 'baseline'),
+    );
+    const at = {
+      iteration: best?.iteration ?? 0,
+      ...(summary.bestId ? { id: summary.bestId } : {}),
+      visible: summary.best,
+    };
     const u = await evaluate('final', at);
-    notice(`[loop] [holdout] final sealed score of the best state written to ${o.stateDir} (use ${u.use}; loop status shows it)`);
+    notice(
+      `[loop] [holdout] final sealed score of the best state written to ${o.stateDir} (use ${u.use}; loop status shows it)`,
+    );
   };
 
   return { stateDir: o.stateDir, start, evaluate, guard, onStop, uses: () => uses };

@@ -6,7 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findBlobs, gitBlobId } from './find-blobs.js';
 
 let root: string;
-const git = (...args: string[]) => execFileSync('git', args, { cwd: join(root, 'ws'), env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).toString();
+const git = (...args: string[]) =>
+  execFileSync('git', args, {
+    cwd: join(root, 'ws'),
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).toString();
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'loop-find-blobs-'));
   execFileSync('git', ['init', '-q', join(root, 'ws')]);
@@ -16,10 +26,14 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-describe('finding a file\'s bytes among a repository\'s objects (sealed holdout, issue 33)', () => {
-  it('gitBlobId is git hash-object\'s id', () => {
+describe("finding a file's bytes among a repository's objects (sealed holdout, issue 33)", () => {
+  it("gitBlobId is git hash-object's id", () => {
     writeFileSync(join(root, 'x'), 'hello\n');
-    expect(gitBlobId(Buffer.from('hello\n'))).toBe(execFileSync('git', ['hash-object', join(root, 'x')]).toString().trim());
+    expect(gitBlobId(Buffer.from('hello\n'))).toBe(
+      execFileSync('git', ['hash-object', join(root, 'x')])
+        .toString()
+        .trim(),
+    );
   });
 
   it('finds a file whose copy was committed and then deleted, and one only staged once, but not one never added', async () => {

@@ -19,7 +19,14 @@ export function gitBlobId(bytes: Uint8Array): string {
 export async function findBlobs(ctx: GitCliContext, files: readonly string[]): Promise<string[]> {
   if (files.length === 0) return [];
   const ids = await Promise.all(files.map(async (f) => gitBlobId(await readFile(f))));
-  const out = (await runGitBuffer(ctx, ['cat-file', '--batch-check'], { input: ids.map((id) => `${id}\n`).join('') })).toString('utf8');
-  const present = new Set(out.split('\n').filter((l) => / blob \d+$/.test(l)).map((l) => l.split(' ')[0]));
+  const out = (
+    await runGitBuffer(ctx, ['cat-file', '--batch-check'], { input: ids.map((id) => `${id}\n`).join('') })
+  ).toString('utf8');
+  const present = new Set(
+    out
+      .split('\n')
+      .filter((l) => / blob \d+$/.test(l))
+      .map((l) => l.split(' ')[0]),
+  );
   return files.filter((_, i) => present.has(ids[i]!));
 }

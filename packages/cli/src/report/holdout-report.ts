@@ -10,7 +10,8 @@ export const HOLDOUT_GAP_SVG = 'holdout-gap.svg';
 
 /** The holdout status of the workspace `dir`: its config (named in `.loop/cli.json`) says where the scores are. */
 export async function holdoutStatusOf(dir: string): Promise<HoldoutStatus | undefined> {
-  const cli = (await readJson(join(dir, '.loop', 'cli.json')).catch(() => undefined)) as { config?: unknown } | undefined;
+  const cli = (await readJson(join(dir, '.loop', 'cli.json')).catch(() => undefined)) as
+    { config?: unknown } | undefined;
   const config = typeof cli?.config === 'string' ? await loadConfig(cli.config).catch(() => undefined) : undefined;
   return readHoldoutStatus(dir, config?.config.holdout);
 }
@@ -38,7 +39,9 @@ export function renderHoldoutGapSvg(points: readonly HoldoutUse[], metric = 'sco
   const sy = (y: number) => H - pad.b - ((y - y0) / (y1 - y0)) * (H - pad.t - pad.b);
   const line = (get: (p: HoldoutUse) => number, color: string) =>
     `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${sx(p.iteration).toFixed(1)},${sy(get(p)).toFixed(1)}`).join(' ')}"/>` +
-    points.map((p) => `<circle cx="${sx(p.iteration).toFixed(1)}" cy="${sy(get(p)).toFixed(1)}" r="3" fill="${color}"/>`).join('');
+    points
+      .map((p) => `<circle cx="${sx(p.iteration).toFixed(1)}" cy="${sy(get(p)).toFixed(1)}" r="3" fill="${color}"/>`)
+      .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">
 <text x="${pad.l}" y="18" font-size="14">${escapeHtml(metric)}: visible vs sealed holdout (the gap is overfitting)</text>
 <line x1="${pad.l}" y1="${H - pad.b}" x2="${W - pad.r}" y2="${H - pad.b}" stroke="#999"/><line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${H - pad.b}" stroke="#999"/>
@@ -55,7 +58,10 @@ ${line((p) => p.score!, '#d62728')}
 /** The text table of the gap: one line per use with both scores. */
 export function holdoutGapLines(points: readonly HoldoutUse[]): string[] {
   const f = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(6));
-  return points.map((u) => `  it ${String(u.iteration).padStart(3)}  ${u.kind.padEnd(14)}  visible ${f(u.visible)}  holdout ${f(u.score)}  gap ${f(holdoutGap(u))}${u.blocked ? '  kept back' : ''}`);
+  return points.map(
+    (u) =>
+      `  it ${String(u.iteration).padStart(3)}  ${u.kind.padEnd(14)}  visible ${f(u.visible)}  holdout ${f(u.score)}  gap ${f(holdoutGap(u))}${u.blocked ? '  kept back' : ''}`,
+  );
 }
 
 const inside = (path: string, dir: string) => {
@@ -76,11 +82,23 @@ export async function writeHoldoutReport(dir: string, html: string | undefined):
   const svg = renderHoldoutGapSvg(points);
   const svgPath = join(status.stateDir, HOLDOUT_GAP_SVG);
   await writeFile(svgPath, svg, { mode: 0o600 });
-  const lines = ['holdout   visible vs sealed holdout (the gap is overfitting):', ...holdoutGapLines(points), `wrote ${svgPath}`];
+  const lines = [
+    'holdout   visible vs sealed holdout (the gap is overfitting):',
+    ...holdoutGapLines(points),
+    `wrote ${svgPath}`,
+  ];
   if (html && !inside(html, dir)) {
     const page = await readFile(html, 'utf8');
-    const table = holdoutGapLines(points).map((l) => escapeHtml(l.trim())).join('\n');
-    await writeFile(html, page.replace('</body>', `<h2>Sealed holdout</h2>\n<figure id="holdout">\n${svg}</figure>\n<pre id="holdout-gap">${table}</pre>\n</body>`));
+    const table = holdoutGapLines(points)
+      .map((l) => escapeHtml(l.trim()))
+      .join('\n');
+    await writeFile(
+      html,
+      page.replace(
+        '</body>',
+        `<h2>Sealed holdout</h2>\n<figure id="holdout">\n${svg}</figure>\n<pre id="holdout-gap">${table}</pre>\n</body>`,
+      ),
+    );
   } else if (html) lines.push(`(the holdout is left out of ${html}: it lies in the workspace, which the agent reads)`);
   return lines;
 }
