@@ -135,6 +135,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
     const loot = f.git('show', `${run.branch}:loot.txt`);
     if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- sealed loot ---\n${loot}\n`);
     for (const way of hostile.ways) expect(loot).toContain(`== ${way}`);
+    expect(loot).toContain('lower val_loss'); // its prompt was read (and holds no holdout score: checked below)
     expect(loot).not.toContain(f.mark);
     expect(loot).not.toContain('test_loss');
     expect(loot).not.toMatch(/\d\.\d54321/); // no holdout score (they all end in ...54321 here)

@@ -89,6 +89,7 @@ export function hostileAgent(f: { ws: string; holdout: string; state: string }):
   const H = f.holdout;
   const S = f.state;
   const tries: [string, string][] = [
+    ['its own prompt (stdin)', 'cat /tmp/prompt.txt'],
     ['cat', `cat ${H}/test.txt ${H}/eval-test.mjs`],
     ['find /', `find / -path /proc -prune -o -name test.txt -print 2>/dev/null | while read p; do cat "$p"; done`],
     ['grep -r /', `grep -rsI 'SEALED-MARK' / ${GREP_SKIP.map((d) => `--exclude-dir=${d}`).join(' ')}`],
@@ -107,7 +108,7 @@ export function hostileAgent(f: { ws: string; holdout: string; state: string }):
     ['holdout state folder', `ls -la ${S}; cat ${S}/* ${S}/logs/* 2>/dev/null; find ${S} -type f -exec cat {} +`],
     ['mount table', `grep -s holdout /proc/self/mountinfo >/dev/null && echo mounts-name-the-holdout-path`],
   ];
-  const lines = ['cat > /dev/null', ': > loot.txt'];
+  const lines = ['cat > /tmp/prompt.txt', ': > loot.txt'];
   for (const [way, cmd] of tries) lines.push(`echo "== ${way}" >> loot.txt`, `( ${cmd} ) >> loot.txt 2>/dev/null`);
   lines.push(`echo '{"s":3,"memo":[]}' > model.json`, 'echo "DESCRIPTION: s 3 (and a look around)"', '');
   return { script: lines.join('\n'), ways: tries.map(([w]) => w) };

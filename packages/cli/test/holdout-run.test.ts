@@ -7,6 +7,7 @@ import { bwrapStatus } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdoutFixture, hostileAgent } from '../../auto-iterate/test/holdout-fixture.js';
 import { startDashboard } from '../src/dashboard/server.js';
+import { readStatus } from '../src/status.js';
 
 // Issue 33 through the real CLI: `holdout:` in a config, a hostile agent in bwrap, loop status and loop holdout.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -115,6 +116,8 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
       }
     }
 
+    // What the MCP server's loop_status replies with (readStatus) holds no holdout score.
+    expect(JSON.stringify(await readStatus(f.ws))).not.toMatch(/\d\.\d54321/);
     const status = loop('status', cfg);
     expect(status.out).toMatch(/holdout {3}sealed scores in .*state/);
     expect(status.out).toMatch(
