@@ -63,7 +63,7 @@ export function holdoutStateDir(workspace: string, env: NodeJS.ProcessEnv = proc
 
 /** Creates the state folder (mode 0700: the holdout's scores are for the user only). */
 export async function ensureHoldoutStateDir(dir: string): Promise<void> {
-  await mkdir(join(dir, 'logs'), { recursive: true, mode: 0o700 });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
 }
 
