@@ -10,7 +10,16 @@ import { CHEATING_AGENT, holdoutFixture, hostileAgent } from './holdout-fixture.
 const bwrap = bwrapStatus();
 const skipped = bwrap.available ? '' : ` — skipped: ${bwrap.reason} (CI installs bubblewrap)`;
 let f: ReturnType<typeof holdoutFixture>;
-afterEach(() => rmSync(f.base, { recursive: true, force: true }));
+const bases: string[] = [];
+afterEach(() => {
+  for (const base of bases.splice(0)) rmSync(base, { recursive: true, force: true });
+});
+/** A new fixture, removed after the test (a test may make several). */
+function fixture(): ReturnType<typeof holdoutFixture> {
+  f = holdoutFixture();
+  bases.push(f.base);
+  return f;
+}
 
 function options(
   agentScript: string,
@@ -84,7 +93,7 @@ const rows = () => parseAutoIterateTsv(readFileSync(join(f.ws, 'results.tsv'), '
 
 describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skipped}`, () => {
   it('a cheating agent that memorises the visible validation set: the visible score improves, the holdout worsens, the gap widens use by use', async () => {
-    f = holdoutFixture();
+    fixture();
     const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10, margin: 1000 } }));
     await run.run();
     expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'kept']);
@@ -97,7 +106,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
   });
 
   it('with the gate on (margin 0), the memorising keeps are not kept: the run stays at the genuine improvement', async () => {
-    f = holdoutFixture();
+    fixture();
     const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10 } }));
     const summary = await run.run();
     expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
@@ -108,7 +117,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
   });
 
   it('the holdout is evaluated exactly the counted number of times: the gate budget, then the final score', async () => {
-    f = holdoutFixture();
+    fixture();
     const counter = join(f.base, 'holdout-runs.txt');
     writeFileSync(counter, '');
     const command = `echo run >> ${counter} && node ${join(f.holdout, 'eval-test.mjs')}`;
@@ -126,7 +135,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
   });
 
   it('a hostile agent tries at least ten ways (cat, find, grep -r, /proc roots, ../, links, git objects, env, state and logs) to read the holdout and its scores and gets nothing; no file it can read holds a holdout score', async () => {
-    f = holdoutFixture();
+    fixture();
     const hostile = hostileAgent(f);
     expect(hostile.ways.length).toBeGreaterThanOrEqual(10);
     const run = createAutoIterate(options(hostile.script, { gate: { budget: 5 }, iterations: 1 }));
@@ -148,7 +157,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
   });
 
   it('the same hostile agent without the seal (sealed: false, nothing masked) reads the holdout and its scores: the test can fail', async () => {
-    f = holdoutFixture();
+    fixture();
     const run = createAutoIterate(
       options(hostileAgent(f).script, { sealed: false, gate: { budget: 5 }, iterations: 1 }),
     );
@@ -166,7 +175,7 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
     prepare?: () => void,
     files?: () => string[],
   ) => {
-    f = holdoutFixture();
+    fixture();
     prepare?.();
     const proposer = createFunctionProposer(
       'p',
