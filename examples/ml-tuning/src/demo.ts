@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
@@ -6,6 +7,7 @@ import { systemClock, writeJsonAtomic, type LoopSummary } from '@loop/core';
 import { createProgress } from './progress.js';
 import { demoLoopConfig, killTimeoutOf } from './run-config.js';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
+import { holdoutDirOf, testLine, writeTestSplit } from './holdout.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
 export interface DemoOptions {
@@ -126,6 +128,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
     await createWorkspace(dir);
+    await writeTestSplit(dir); // the test split, outside the workspace: the sealed holdout
     // A batch trains K candidates, so the run ends on a whole batch: round up, so "iteration N of M" ends at M.
     if (parallel > 1 && iterations > 0) iterations = Math.ceil(iterations / parallel) * parallel;
     await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel, ...(maxParams !== undefined ? { maxParams } : {}) });
@@ -133,7 +136,9 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
   const keep = options.keep ?? 'strict';
-  const config = demoLoopConfig({ tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async', ...(maxParams !== undefined ? { maxParams } : {}) });
+  // A run from before the holdout has no test split: it resumes without one.
+  const holdout = existsSync(holdoutDirOf(dir)) ? { dir: holdoutDirOf(dir), stateDir: `${holdoutDirOf(dir)}-state` } : undefined;
+  const config = demoLoopConfig({ ...(holdout ? { holdout } : {}), tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async', ...(maxParams !== undefined ? { maxParams } : {}) });
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
   print(`workspace ${dir}`);
@@ -155,6 +160,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   const summary = await run.run();
   print('');
   print(formatSummary(summary, 'val_bpc'));
+  if (holdout) print(await testLine(holdout.stateDir, run.branch));
   print(`inspect: cd ${dir} && git log --oneline ${run.branch} && cat results.tsv`);
   if (summary.stop.reason === 'aborted') print(`resume:  npx -y pnpm@12.4.2 demo --resume --out ${dir}`);
   return { summary, dir, branch: run.branch };

@@ -42,6 +42,8 @@ export interface DemoRunSettings {
   readonly schedule?: 'batch' | 'async';
   /** A blocking constraint `params <= maxParams` on the model's parameter count (issue 28). @default none */
   readonly maxParams?: number;
+  /** The sealed holdout: the test split's folder (`writeTestSplit`) and its state folder. @default none */
+  readonly holdout?: { readonly dir: string; readonly stateDir: string };
 }
 
 /** Every how many steps train.mjs reports a slice val_bpc (`LOOP_REPORT_EVERY`): a tenth of the run, in hundreds. */
@@ -108,6 +110,11 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     ...(s.maxParams !== undefined ? { constraints: [`params <= ${s.maxParams}`] } : {}),
     proposer,
     ...(keep ? { keep } : {}),
+    // The test split as a sealed holdout, scored on the best state when the run stops. The demo's
+    // agent runs unconfined (sandbox: none), so with --agent the holdout is NOT sealed (the banner says so).
+    ...(s.holdout
+      ? { holdout: { command: `LOOP_EVAL_NAMES=${s.holdout.dir}/test-names.txt node train.mjs`, metricName: 'test_bpc', files: [s.holdout.dir], stateDir: s.holdout.stateDir, sealed: !s.agent } }
+      : {}),
     ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, schedule: s.schedule ?? 'async', link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),
   });
 }

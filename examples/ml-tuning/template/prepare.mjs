@@ -18,6 +18,12 @@ export const STOI = Object.freeze(Object.fromEntries(VOCAB.map((ch, i) => [ch, i
 
 /** Fraction of names held out for validation. */
 export const VAL_FRACTION = 0.1;
+/**
+ * Fraction of names held out as the test split: outside train and validation, never trained on
+ * nor seen in a score by the proposer. The demo writes it to a sealed holdout folder outside the
+ * workspace (docs/holdout.md); train.mjs scores it only when LOOP_EVAL_NAMES names that file.
+ */
+export const TEST_FRACTION = 0.05;
 /** Constant seed of the split shuffle. Changing it changes the ground truth. */
 export const SPLIT_SEED = 0x5eed1e55;
 
@@ -53,9 +59,9 @@ let cachedSplits = null;
 /**
  * All names (female + male lists), lowercased, restricted to a-z only
  * (hyphenated names are dropped), deduplicated, sorted, then shuffled with a
- * constant-seed PRNG and split 90/10 into train/val.
+ * constant-seed PRNG and split into val (the first 10%), test (the next 5%) and train (the rest).
  *
- * @returns {{ train: string[], val: string[], vocab: readonly string[] }}
+ * @returns {{ train: string[], val: string[], test: string[], vocab: readonly string[] }}
  */
 export function loadSplits() {
   if (cachedSplits) return cachedSplits;
@@ -74,9 +80,11 @@ export function loadSplits() {
     names[j] = tmp;
   }
   const nVal = Math.round(names.length * VAL_FRACTION);
+  const nTest = Math.round(names.length * TEST_FRACTION);
   cachedSplits = Object.freeze({
-    train: Object.freeze(names.slice(nVal)),
+    train: Object.freeze(names.slice(nVal + nTest)),
     val: Object.freeze(names.slice(0, nVal)),
+    test: Object.freeze(names.slice(nVal, nVal + nTest)),
     vocab: VOCAB,
   });
   return cachedSplits;

@@ -337,6 +337,17 @@ async function main() {
   console.log(`train_steps: ${step}`);
   console.log(`training_seconds: ${trainingSeconds.toFixed(2)}`);
   console.log(`params: ${model.paramCount}`);
+  // The sealed holdout (docs/holdout.md): the test names' file, outside the workspace, given only to the holdout's run.
+  if (process.env.LOOP_EVAL_NAMES) {
+    const names = readFileSync(process.env.LOOP_EVAL_NAMES, 'utf8').split('\n').filter((n) => /^[a-z]+$/.test(n));
+    const testBpc = await evaluateBitsPerChar(
+      (contexts, count, contextLength) =>
+        tf.tidy(() => model.forward(tf.tensor2d(contexts, [count, contextLength], 'int32')).dataSync()),
+      names,
+      ctxLen,
+    );
+    console.log(`test_bpc: ${testBpc.toFixed(6)}`);
+  }
 }
 
 main().catch((err) => {

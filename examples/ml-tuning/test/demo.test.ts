@@ -39,6 +39,9 @@ describe('ml-tuning demo end to end (real training, real git)', () => {
     expect(summary.iterations).toBe(3);
     expect(lines.filter((l) => /^iter +\d/.test(l))).toHaveLength(4); // one line per iteration
     expect(lines.join('\n')).toContain('val_bpc: baseline');
+    // The test split is the sealed holdout: outside the workspace, scored on the best state at the end (issue 33).
+    expect(lines).toContainEqual(expect.stringMatching(/^test {6}best state: val_bpc \d\.\d{6} \(validation\) vs test_bpc \d\.\d{6} \(sealed holdout, .*\); gap [+-]\d\.\d{6}$/));
+    expect(readFileSync(join(`${out}.holdout`, 'test-names.txt'), 'utf8').split('\n').filter(Boolean)).toHaveLength(420);
     expect(lines.filter((l) => /^progress  iteration \d of 3 \| elapsed \d+s/.test(l))).toHaveLength(4); // the live line after each run
     expect(lines.at(-1 - lines.slice().reverse().findIndex((l) => l.startsWith('progress')))).toMatch(/iteration 3 of 3 .* best val_bpc \d\.\d{6}$/);
   });

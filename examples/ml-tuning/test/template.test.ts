@@ -21,7 +21,7 @@ interface PrepareModule {
   VOCAB: readonly string[];
   VOCAB_SIZE: number;
   TIME_BUDGET_S: number;
-  loadSplits(): { train: readonly string[]; val: readonly string[]; vocab: readonly string[] };
+  loadSplits(): { train: readonly string[]; val: readonly string[]; test: readonly string[]; vocab: readonly string[] };
   buildExamples(names: readonly string[], contextLength: number): Examples;
   evaluateBitsPerChar(predict: PredictLogits, valNames: readonly string[], contextLength: number, options?: { batchSize?: number }): Promise<number>;
 }
@@ -60,17 +60,19 @@ describe('prepare.mjs: data split', () => {
     expect(a.val).toEqual(b.val);
   });
 
-  it('is disjoint, duplicate-free, a-z only and roughly 90/10', async () => {
-    const { train, val } = (await loadPrepare('c')).loadSplits();
+  it('is disjoint, duplicate-free, a-z only and roughly 85/10/5 (train, validation, the sealed test split)', async () => {
+    const { train, val, test } = (await loadPrepare('c')).loadSplits();
     const trainSet = new Set(train);
     const valSet = new Set(val);
     expect(trainSet.size).toBe(train.length);
     expect(valSet.size).toBe(val.length);
     expect(val.filter((n) => trainSet.has(n))).toEqual([]);
-    for (const name of [...train, ...val]) expect(name).toMatch(/^[a-z]+$/);
-    const total = train.length + val.length;
+    expect(test.filter((n) => trainSet.has(n) || valSet.has(n))).toEqual([]);
+    for (const name of [...train, ...val, ...test]) expect(name).toMatch(/^[a-z]+$/);
+    const total = train.length + val.length + test.length;
     expect(total).toBeGreaterThan(8000);
     expect(val.length).toBe(Math.round(total * 0.1));
+    expect(test.length).toBe(Math.round(total * 0.05));
   });
 });
 

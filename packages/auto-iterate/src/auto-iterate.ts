@@ -36,6 +36,7 @@ import { createResultsTsv } from './results-tsv.js';
 import { readRunRows } from './results-tail.js';
 import { archiveEarlierRun } from './archive-run.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
+import { autoIterateHoldout, type AutoIterateSealedHoldout } from './holdout.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
@@ -73,6 +74,8 @@ export interface AutoIterate {
    * @throws {LoopError} as `run()` before the loop starts; the loop's own as {@link HostedLoop}.
    */
   readonly open: () => Promise<HostedLoop>;
+  /** The sealed holdout (issue 33), when `holdout` is set: its final score is taken on stop, its gate is the last guard. */
+  readonly holdout?: AutoIterateSealedHoldout;
 }
 
 /** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
@@ -163,6 +166,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
   if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
+  const sealedHoldout = autoIterateHoldout(o, branch, clock);
+  // Last: the gate assumes that a candidate it passes is kept.
+  if (sealedHoldout?.holdout.guard) guards.push(sealedHoldout.holdout.guard);
   const regexScorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}), ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}) });
   const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints, o.metrics);
   const scorer = wired.scorer;
@@ -191,6 +197,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
+    ...(sealedHoldout ? { onStop: sealedHoldout.holdout.onStop } : {}),
   });
 
   wired.watch(loop);
@@ -201,6 +208,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     const missing: number[] = [];
     for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
     if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })));
+    await sealedHoldout?.prepare();
     // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
     const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
@@ -254,5 +262,5 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       await lock.release();
     });
   };
-  return { branch, resultsPath, loop, rollback, run, open };
+  return { branch, resultsPath, loop, rollback, run, open, ...(sealedHoldout ? { holdout: sealedHoldout } : {}) };
 }

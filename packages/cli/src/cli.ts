@@ -114,6 +114,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   addCollieCommands(program, io, setCode);
   addDashboardCommand(program, io, setCode);
   addWorkerCommand(program, io, setCode);
+  program.command('holdout').description("score the current state on the config's sealed holdout, once (docs/holdout.md)").argument('[config]', 'the config file')
+    .action(async (config: string | undefined) => setCode(await (await import('./holdout-command.js')).runHoldoutCommand(io, config)));
   return program;
 }
 

@@ -1,5 +1,6 @@
 import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
 import { z } from 'zod';
+import { holdoutConfigSchema } from './holdout-config.js';
 import { keepSchema } from './keep-config.js';
 import { constraintIssues, constraintsSchema, metricsSchema } from './metrics-config.js';
 import { notifySchema } from './notify.js';
@@ -191,6 +192,7 @@ export const loopConfigSchema = z
       .strict()
       .optional()
       .describe('The checks gate: a keep only stands when this command passes. Output in .loop/checks.log.'),
+    holdout: holdoutConfigSchema.optional().describe('A sealed holdout (docs/holdout.md): { command, metricName, files, gate: { budget, margin }, sealed, stateDir }: scored on the best state when the run stops (and by loop holdout), optionally gating each keep; its files and scores are hidden from the agent.'),
   })
   .strict()
   .refine((c) => c.killTimeoutS >= c.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
@@ -204,6 +206,7 @@ export const loopConfigSchema = z
       if (builtIn && c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `target type ${c.target?.type} brings its own evaluator; remove ${field}` });
     }
   })
+  .refine((c) => !(c.holdout?.gate && c.parallel), { message: 'the holdout gate runs in the workspace and does not work with parallel candidates; drop holdout.gate or parallel', path: ['holdout', 'gate'] })
   .refine((c) => !(c.parallel?.workers && c.metricFile !== undefined), {
     message: 'metricFile is written on the worker and not shipped back to the coordinator; with parallel.workers the metric must come from the run log (remove metricFile)',
     path: ['parallel', 'workers'],

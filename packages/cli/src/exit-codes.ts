@@ -7,6 +7,7 @@ export { EXIT_CODES, type ExitCode } from './cli-constants.js';
 /** The exit code for an error thrown by a command. */
 export function exitCodeForError(error: unknown): ExitCode {
   if (isLoopError(error, 'CONFIG_INVALID') || isUsageError(error)) return EXIT_CODES.CONFIG;
+  if (isLoopError(error, 'HOLDOUT_NOT_SEALED')) return EXIT_CODES.CONFIG; // a setup to fix before a run (issue 33)
   if (isLoopError(error, 'LOCK_HELD')) return EXIT_CODES.LOCK_HELD;
   if (isLoopError(error, 'RESTORE_FAILED')) return EXIT_CODES.RESTORE_FAILED;
   return EXIT_CODES.FAILED;

@@ -67,6 +67,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     `workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`,
     `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
     ...(await import('./sandbox-banner.js')).sandboxBannerLines(config, configured.resolved),
+    ...(config.holdout ? [(await import('./holdout-config.js')).holdoutSeal(config.holdout, config.proposer).banner] : []),
   ];
   const offBanner = (['resumed', 'iteration-started'] as const).map((type) => configured.run.loop.on(type, () => {
     for (const off of offBanner) off();

@@ -8,6 +8,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
+import { holdoutOptions, holdoutSeal } from './holdout-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
 import { gitDirOf } from '@loop/rollback-git';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
@@ -102,7 +103,7 @@ export function configCodecFor(file: string): ConfigCodec {
   return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
 }
 
-function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void): Proposer {
+function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void, hidden: string[] = []): Proposer {
   const p = config.proposer;
   const seen = proposerConstraints(config.constraints); // issue 28: the proposers see the constraints' violations
   if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed, ...seen.model });
@@ -121,6 +122,8 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) 
     onSandboxWarning: onWarning,
     onNoChange: onNotice,
     ...seen.prompt,
+    // A sealed holdout's files and its scores' folder are masked in the agent's sandbox (issue 33).
+    hidden,
   });
 }
 
@@ -205,6 +208,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   const archive = earlier !== undefined ? { into: `.loop/runs/${earlier.replace(/[^A-Za-z0-9._-]/g, '_')}`, ...(options.onArchived ? { onArchived: options.onArchived } : {}) } : undefined;
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const { parallel, queue } = parallelOptions(config, resolved, dir, tag);
+  const holdout = config.holdout ? holdoutOptions(config.holdout, dir, holdoutSeal(config.holdout, config.proposer), onWarning) : undefined;
   const created = createAutoIterate({
     dir,
     tag,
@@ -232,7 +236,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning),
+    proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning, holdout ? [...holdout.files, holdout.stateDir] : []),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     ...(archive ? { archive } : {}),
@@ -248,6 +252,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...pruneOptionsOf(config),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(parallel ? { parallel } : {}),
+    ...(holdout ? { holdout } : {}),
   });
   // A resume first refuses to reset the config file or a harness file the user changed (before any repair).
   const keepsFiles = () => assertResumeKeepsFiles({ dir, file, resultsFile: resolved.resultsFile, readOnlyFiles: resolved.readOnlyFiles, harnessFiles: resolved.harnessFiles });

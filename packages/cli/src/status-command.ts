@@ -43,12 +43,18 @@ export async function runStatusCommand(io: CliIo, target: string, opts: { readon
     io.stdout.write(`${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`);
     return EXIT_CODES.STOPPED;
   }
-  const dir = isFile ? (await loadConfig(path)).dir : path;
+  const loaded = isFile ? await loadConfig(path) : config !== undefined ? await loadConfig(config).catch(() => undefined) : undefined;
+  const dir = isFile ? loaded!.dir : path;
   const { formatStatus, readStatus } = await import('./status.js');
   const status = await readStatus(dir);
   const { formatWorkersStatus, readWorkersStatus } = await import('./workers-status.js');
   const workers = await readWorkersStatus(isFile ? path : undefined, dir); // parallel.workers: the workers seen (issue 15)
-  io.stdout.write(`${opts.json ? JSON.stringify(workers ? { ...status, workers } : status, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+  // The sealed holdout's scores: for the user only, never in readStatus (the MCP server's reply; issue 33).
+  const { formatHoldoutStatus, readHoldoutStatus } = await import('./holdout-status.js');
+  const holdout = await readHoldoutStatus(dir, loaded?.config.holdout);
+  const json = { ...status, ...(workers ? { workers } : {}), ...(holdout ? { holdout } : {}) };
+  io.stdout.write(`${opts.json ? JSON.stringify(json, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
   if (workers && !opts.json) io.stdout.write(`${formatWorkersStatus(workers)}\n`);
+  if (holdout && !opts.json) io.stdout.write(`${formatHoldoutStatus(holdout, Number.parseInt(opts.rows, 10) || 5)}\n`);
   return EXIT_CODES.STOPPED;
 }

@@ -77,6 +77,12 @@ export interface CommandHarnessOptions extends SandboxOptions {
    * doomed run; the run's reports also become the candidate's `data.reports`. @default none
    */
   intermediate?: IntermediatePattern;
+  /**
+   * Under a sandbox, leave `cwd` read-only too (only `writable` and the private `/tmp` are
+   * writable): a sealed holdout runs the candidate's code this way, so the code cannot copy the
+   * holdout's files into the workspace the proposer reads (issue 33). @default false
+   */
+  readOnlyCwd?: boolean;
 }
 
 /** zod schema of {@link CommandHarnessOptions}. */
@@ -100,6 +106,7 @@ export const commandHarnessOptionsSchema = z
       .strict()
       .optional(),
     intermediate: z.object({ pattern: z.string().min(1), pollMs: z.number().int().positive().default(200) }).strict().optional(),
+    readOnlyCwd: z.boolean().default(false),
     ...sandboxOptionsFields,
   })
   .refine((o) => o.killTimeoutMs === undefined || o.killTimeoutMs >= o.timeBudgetMs, {
@@ -129,7 +136,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const o = parseOptions(commandHarnessOptionsSchema, options, 'command-harness');
   const logPath = resolve(o.cwd, o.logFile);
   const killTimeoutMs = o.killTimeoutMs ?? o.timeBudgetMs * 2;
-  const sandbox = planSandbox(o, 'command-harness', { mode: 'none', network: false })([o.cwd]);
+  const sandbox = planSandbox(o, 'command-harness', { mode: 'none', network: false })(o.readOnlyCwd ? [] : [o.cwd]);
   const matcher = o.intermediate ? compileIntermediatePattern(o.intermediate.pattern, 'command-harness') : undefined;
   return {
     name: `command(${o.command})`,

@@ -22,6 +22,7 @@ import type { z } from 'zod';
  * - `TRIAL_UNKNOWN`: `Loop.tell` of a trial that is not the open one (never asked, already told, another loop's).
  * - `LOOP_STOPPED`: `Loop.ask`, `tell` or `step` after the loop stopped (its summary is in `details.summary`).
  * - `EDIT_OUTSIDE_ARTIFACT`: `Loop.tell` of an edit that changed a path outside the artifact's mutable surface; nothing was touched and the trial stays open.
+ * - `HOLDOUT_NOT_SEALED`: a sealed holdout cannot be sealed (its files inside the workspace, in its git objects, hard-linked, or no working sandbox for the proposer); the run refuses to start.
  */
 export const LOOP_ERROR_CODES = [
   'CONFIG_INVALID',
@@ -43,6 +44,7 @@ export const LOOP_ERROR_CODES = [
   'TRIAL_UNKNOWN',
   'LOOP_STOPPED',
   'EDIT_OUTSIDE_ARTIFACT',
+  'HOLDOUT_NOT_SEALED',
 ] as const;
 
 /** One of {@link LOOP_ERROR_CODES}. */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, realpathSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
@@ -30,6 +30,13 @@ export interface SandboxOptions {
   network?: boolean;
   /** Receives the one-time warning when `auto` finds no working bwrap (the library never writes to the console). */
   onSandboxWarning?: (message: string) => void;
+  /**
+   * Absolute paths masked inside the sandbox (issue 33: a sealed holdout's files and its state
+   * folder): a directory shows as an empty tmpfs, a file as an empty read-only file, a symlink is
+   * masked at its target. Applied after every bind, so a writable parent does not uncover one.
+   * Missing paths are skipped. Under `none` nothing is masked. @default []
+   */
+  hidden?: string[];
 }
 
 /** zod fields of {@link SandboxOptions}, spread into each factory's schema. */
@@ -38,6 +45,7 @@ export const sandboxOptionsFields = {
   writable: z.array(z.string().refine((p) => isAbsolute(p), 'writable paths must be absolute')).default([]),
   network: z.boolean().optional(),
   onSandboxWarning: z.custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onSandboxWarning must be a function').optional(),
+  hidden: z.array(z.string().refine((p) => isAbsolute(p), 'hidden paths must be absolute')).default([]),
 };
 
 /** What {@link runInGroup} needs to confine one command with bwrap. */
@@ -61,6 +69,8 @@ export interface SandboxSpec {
   readonly extraWritable?: readonly string[];
   /** Allow the network. @default false */
   readonly network?: boolean;
+  /** Absolute paths masked inside the sandbox (see `SandboxOptions.hidden` and {@link sandboxMaskArgs}). @default [] */
+  readonly hidden?: readonly string[];
 }
 
 /** Whether bwrap works on this machine, and why not. */
@@ -168,8 +178,35 @@ export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string
     argv.push('--ro-bind', top, top);
   }
   argv.push(...sandboxBindArgs(plan));
+  argv.push(...sandboxMaskArgs(spec.hidden ?? []));
   argv.push('--setenv', 'TMPDIR', '/tmp', '--chdir', inside, '--');
   return argv;
+}
+
+/**
+ * The bwrap arguments that mask `hidden` paths (issue 33): an existing directory becomes an empty
+ * tmpfs (`--tmpfs`), any other existing entry is covered by `/dev/null` read-only (`--ro-bind`).
+ * The real path is masked (symlinks resolved), so every name that leads to it (a symlink, `../`,
+ * `/proc/self/root/...`) reaches the mask. Missing paths give no argument; a path inside an
+ * already masked folder is skipped.
+ */
+export function sandboxMaskArgs(hidden: readonly string[]): string[] {
+  const targets = new Map<string, boolean>();
+  for (const h of hidden) {
+    if (!existsSync(h)) continue;
+    // The real path: every name of it (a symlink, `../`, /proc/<pid>/root) leads to the same mount.
+    const real = realpathSync(h);
+    targets.set(real, statSync(real).isDirectory());
+  }
+  const sorted = [...targets].sort((a, b) => a[0].length - b[0].length);
+  const masked: string[] = [];
+  const args: string[] = [];
+  for (const [path, isDir] of sorted) {
+    if (masked.some((m) => path === m || isInside(path, m))) continue;
+    if (isDir) masked.push(path);
+    args.push(...(isDir ? ['--tmpfs', path] : ['--ro-bind', '/dev/null', path]));
+  }
+  return args;
 }
 
 /** A factory's resolved sandbox: the spec for one command, or undefined when it runs unconfined. */
@@ -183,12 +220,19 @@ export type SandboxPlan = (writable: readonly string[]) => SandboxSpec | undefin
  * @throws {ConfigError} `CONFIG_INVALID` when `bwrap` is asked for and does not work here.
  */
 export function planSandbox(
-  options: { sandbox?: SandboxMode | undefined; writable: readonly string[]; network?: boolean | undefined; onSandboxWarning?: ((message: string) => void) | undefined },
+  options: {
+    sandbox?: SandboxMode | undefined;
+    writable: readonly string[];
+    network?: boolean | undefined;
+    onSandboxWarning?: ((message: string) => void) | undefined;
+    hidden?: readonly string[] | undefined;
+  },
   where: string,
   defaults: { mode: SandboxMode; network: boolean },
 ): SandboxPlan {
   const mode = resolveSandboxMode(options.sandbox ?? defaults.mode, where, options.onSandboxWarning);
   if (mode === 'none') return () => undefined;
   const network = options.network ?? defaults.network;
-  return (writable) => ({ writable, extraWritable: options.writable, network });
+  const hidden = options.hidden ?? [];
+  return (writable) => ({ writable, extraWritable: options.writable, network, ...(hidden.length > 0 ? { hidden } : {}) });
 }

@@ -29,6 +29,7 @@ export { readDiscardedRefs } from './read-discarded-refs.js';
 export { gitDirOf } from './git-dir-of.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
 export { runGit, runGitBuffer, readFileAtRevs, gitLines } from './git-cli.js';
+export { findBlobs, gitBlobId } from './find-blobs.js';
 export type { GitCliContext, RunGitOptions } from './git-cli.js';
 export { headSha, isDirty, commitAll, isAncestor, squashSince, discardChanges, resetHard, trailerValue, findCommitByTrailer, commitsBetween, commitFiles, changedFilesBetween, changedFilesSince, revertCommits } from './commit-ops.js';
 export type { GitChangedFile } from './commit-ops.js';

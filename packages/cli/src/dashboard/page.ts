@@ -160,6 +160,8 @@ function update(v) {
     d.append(el('summary', '', l.name + ' (last lines)'), el('pre', 'log', l.tail));
     c.logs.append(d);
   }
+  // loop dashboard --holdout: the sealed holdout's visible-vs-holdout gap (issue 33).
+  if (v.holdout) c.logs.append(el('pre', 'holdout', 'sealed holdout (' + v.holdout.stateDir + '): visible vs holdout\n' + (v.holdout.lines.join('\n') || '  no use yet')));
 }
 const events = new EventSource('/events');
 events.addEventListener('run', (e) => update(JSON.parse(e.data)));

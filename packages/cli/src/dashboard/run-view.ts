@@ -74,6 +74,11 @@ export interface RunView {
   readonly keptLogs: readonly number[];
   /** A problem reading the run (a malformed results.tsv), shown instead of the plot. */
   readonly problem?: string;
+  /**
+   * The sealed holdout's visible-vs-holdout lines (issue 33), only when the dashboard was started
+   * with `--holdout` (an agent with network access can reach 127.0.0.1). @default none
+   */
+  readonly holdout?: { readonly stateDir: string; readonly lines: readonly string[] };
 }
 
 /** The end of a file: its last `bytes` bytes, starting at a line, `undefined` when it does not exist. */
@@ -108,7 +113,15 @@ export async function runSignature(run: RunRef): Promise<string> {
  * each preset's own parser), the plot spec `loop report` draws, `.loop/state.json` (stop reason,
  * status; auto-iterate only), the run's lock ({@link RunRef.lock}) and the logs' tails. A malformed results.tsv becomes `problem`.
  */
-export async function readRunView(run: RunRef): Promise<RunView> {
+export async function readRunView(run: RunRef, options: { readonly holdout?: boolean } = {}): Promise<RunView> {
+  const view = await readRunViewOf(run);
+  if (!options.holdout) return view;
+  const { gapPoints, holdoutGapLines, holdoutStatusOf } = await import('../report/holdout-report.js');
+  const status = await holdoutStatusOf(run.dir).catch(() => undefined);
+  return status ? { ...view, holdout: { stateDir: status.stateDir, lines: holdoutGapLines(gapPoints(status)) } } : view;
+}
+
+async function readRunViewOf(run: RunRef): Promise<RunView> {
   const state = run.state ? ((await readJson(run.state).catch(() => undefined)) as RunStateFile | undefined) : undefined;
   const locked = await isLocked(run.lock).catch(() => false);
   const logs: Array<{ name: string; tail: string }> = [];

@@ -14,6 +14,8 @@ import { readRunView, runSignature, type RunView } from './run-view.js';
 
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {
+  /** Show each run's sealed-holdout scores (issue 33; `loop dashboard --holdout`): only where no agent with network access runs. @default false */
+  holdout?: boolean;
   /** The folder whose runs are shown ({@link discoverRuns}). */
   root: string;
   /** The port; 0 picks a free one. @default 0 */
@@ -87,7 +89,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       refs.set(ref.id, ref);
       const sig = await runSignature(ref);
       if (signatures.get(ref.id) === sig) continue;
-      const view = await readRunView(ref);
+      const view = await readRunView(ref, { holdout: options.holdout === true });
       signatures.set(ref.id, sig);
       views.set(ref.id, view);
       await broadcast('run', view);

@@ -120,6 +120,9 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
         const pareto = await paretoReport.writeParetoReport({ results: sources[0]!.results, objectives });
         for (const f of pareto.files) io.stdout.write(`wrote ${f} (Pareto front: ${pareto.front.length} states)\n`);
       }
+      // The sealed holdout's gap (issue 33): printed, plotted in its state folder, never into the workspace.
+      const { writeHoldoutReport } = await import('../report/holdout-report.js');
+      for (const line of await writeHoldoutReport(sources[0]!.dir, opts.html ? resolve(io.cwd, opts.html) : undefined)) io.stdout.write(`${line}\n`);
       setCode(EXIT_CODES.STOPPED);
     });
 }
