@@ -2,6 +2,9 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
+import { addUsage, memoryLines, prepareCallFiles, readCallUsage, usageData } from './agent-call-files.js';
+import { NOTES_LIMITS, type DiscardedDiff, type NotesLimits } from './agent-memory.js';
+import { agentAnswerText, type AgentUsage } from './agent-usage.js';
 import { formatViolations } from './constraint-violations.js';
 import { LoopError, parseOptions } from './errors.js';
 import type { ConstraintsFunction } from './pareto/pareto-math.js';
@@ -70,6 +73,26 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
    * @default none
    */
   onNoChange?: (message: string) => void;
+  /**
+   * The agent's own folder, relative to `cwd` (the main workspace, also in a parallel batch):
+   * writable inside the sandbox, kept by `loop run --new`. It holds `notes.md`, the notes the agent
+   * may append to (path in `LOOP_NOTES_FILE`; carried into every next prompt, newest first, bounded
+   * by `notesLimits`), and `usage.json`, where an agent CLI (or its wrapper) may write what the call
+   * cost (path in `LOOP_USAGE_FILE`; removed before each call; see `parseUsageFile`). `false`: no
+   * folder, no notes, no usage file. @default '.loop/memory'
+   */
+  memoryDir?: string | false;
+  /** How much of the notes goes into a prompt. @default {@link NOTES_LIMITS} (40 lines, 4096 bytes) */
+  notesLimits?: NotesLimits;
+  /**
+   * The last discarded candidates' diffs for the prompt: `read` gets the iterations (the last
+   * `count` reverted or crashed rows that were committed) and returns their diffs (rollback-git's
+   * `readDiscardedDiffs`); each diff is cut to `maxBytes`. A read that throws leaves the section
+   * out. @default none (count 3, maxBytes 4000)
+   */
+  discardedDiffs?: { read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>; count?: number; maxBytes?: number };
+  /** Lines about earlier runs in the workspace for the prompt (where their rows and notes are). @default none */
+  earlierRuns?: () => Promise<readonly string[]> | readonly string[];
 }
 
 /** zod schema of {@link AgentCommandProposerOptions}. */
@@ -88,6 +111,17 @@ export const agentCommandProposerOptionsSchema = z.object({
   onNoChange: z
     .custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function')
     .optional(),
+  memoryDir: z.union([z.literal(false), z.string().min(1)]).default('.loop/memory'),
+  notesLimits: z.object({ maxLines: z.number().int().positive(), maxBytes: z.number().int().positive() }).strict().default(NOTES_LIMITS),
+  discardedDiffs: z
+    .object({
+      read: z.custom<(i: readonly number[]) => Promise<readonly DiscardedDiff[]>>((f) => typeof f === 'function', 'discardedDiffs.read must be a function'),
+      count: z.number().int().positive().default(3),
+      maxBytes: z.number().int().positive().default(4000),
+    })
+    .strict()
+    .optional(),
+  earlierRuns: z.custom<() => readonly string[]>((f) => f === undefined || typeof f === 'function', 'earlierRuns must be a function').optional(),
   ...sandboxOptionsFields,
 });
 
@@ -146,9 +180,10 @@ export function formatHistoryTable(history: readonly IterationRecord[]): string 
 /**
  * The default prompt (seed 001's isolation rule: each iteration is a fresh process that gets the
  * target, the results so far and the iteration number, and nothing else). The history block comes
- * from `formatHistory`. @default formatHistory {@link formatHistoryTable}
+ * from `formatHistory`; `memory` (lines from `buildMemorySections`: duplicates, notes, discarded
+ * diffs, revisits, earlier runs) follows it. @default formatHistory {@link formatHistoryTable}
  */
-export function buildAgentPrompt(goal: string, context: ProposalContext, formatHistory: HistoryFormatter = formatHistoryTable): string {
+export function buildAgentPrompt(goal: string, context: ProposalContext, formatHistory: HistoryFormatter = formatHistoryTable, memory: readonly string[] = []): string {
   const a = context.artifact;
   const lines = [
     `# Iteration ${context.iteration}${context.attempt > 0 ? ` (repair attempt ${context.attempt})` : ''}`,
@@ -161,6 +196,7 @@ export function buildAgentPrompt(goal: string, context: ProposalContext, formatH
     '',
     formatHistory(context.history),
     '',
+    ...memory,
   ];
   if (context.crash) {
     lines.push('## The last candidate crashed', context.crash.message, '```', context.crash.logTail, '```', 'If this is a simple bug (typo, missing import), fix it with a minimal edit. If not, change nothing.', '');
@@ -201,13 +237,17 @@ export function descriptionFromOutput(output: string): string {
 export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
   const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
   const sandbox = planSandbox(o, 'agent-command-proposer', { mode: 'auto', network: true });
+  /** What each recent iteration's calls cost so far (a repair adds to its proposal's). */
+  const spentOn = new Map<number, AgentUsage>();
   const call = async (context: ProposalContext): Promise<{ proposal: Proposal; changed: readonly string[] }> => {
     // In a parallel batch the agent works in the candidate's working copy, never in the main workspace.
     const cwd = context.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const before = context.artifact ? await context.artifact.inspect() : undefined;
     const history = withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames);
-    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, history);
+    // The memory folder is the main workspace's, also for a parallel candidate's call.
+    const files = await prepareCallFiles(o, o.cwd);
+    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, history, await memoryLines(o, context, files));
     const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).
@@ -219,14 +259,14 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       // The log exists before the binds are planned: the sweep spares what was there (issue 32).
       await mkdir(dirname(logPath), { recursive: true });
       await writeFile(logPath, '');
-      const planned = sandbox(targets);
+      const planned = sandbox(files.dir ? [...targets, files.dir] : targets);
       const binds = planned && planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries);
       spec = planned && binds ? { ...planned, binds } : undefined;
       result = await runInGroupToLog({
         logPath,
         command: o.command,
         cwd,
-        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt) },
+        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt), ...files.env },
         input: prompt,
         killTimeoutMs: o.timeoutMs,
         graceMs: 5000,
@@ -258,7 +298,12 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     }
     const after = context.artifact && (await context.artifact.inspect());
     const changed = before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
-    let description = descriptionFromOutput(output);
+    // A repair's call adds to what the iteration's earlier calls cost: the candidate's record holds the sum.
+    const usage = addUsage(context.attempt > 0 ? spentOn.get(context.iteration) : undefined, await readCallUsage(files, output));
+    if (usage) spentOn.set(context.iteration, usage);
+    for (const i of spentOn.keys()) if (i < context.iteration - 64) spentOn.delete(i);
+    const data = usageData(usage);
+    let description = descriptionFromOutput(agentAnswerText(output));
     if (context.artifact && changed.length === 0) {
       const refused = spec !== undefined && REFUSED.test(output);
       const ends = lastLines(output, 3).join(' | ') || '(empty)';
@@ -275,7 +320,7 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
         ].join('\n'),
       );
     }
-    return { proposal: { description, changedFiles: changed }, changed };
+    return { proposal: { description, changedFiles: changed, ...(data ? { data } : {}) }, changed };
   };
   return {
     name: `agent(${o.command})`,

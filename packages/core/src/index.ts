@@ -83,6 +83,12 @@ export type { AgentCommandProposerOptions, HistoryFormatter } from './agent-comm
 export { createHyperparameterMutator, hyperparameterMutatorOptionsSchema, infeasibleLimits } from './hyperparameter-mutator.js';
 export { formatViolations, rowViolations } from './constraint-violations.js';
 export type { RowViolation } from './constraint-violations.js';
+export { parseAgentUsage, parseUsageFile, agentAnswerText, USAGE_LINE } from './agent-usage.js';
+export type { AgentUsage } from './agent-usage.js';
+export { buildMemorySections, readNotes, NOTES_LIMITS, DUPLICATE_ROW } from './agent-memory.js';
+export type { AgentMemoryOptions, DiscardedDiff, NotesLimits } from './agent-memory.js';
+export { spendOf, describeSpend, formatUsd } from './spend.js';
+export type { Spend, SpendPart } from './spend.js';
 export type { HyperparameterMutatorOptions, ParameterSpace } from './hyperparameter-mutator.js';
 export { createTpeProposer, tpeProposerOptionsSchema } from './tpe/tpe-proposer.js';
 export type { TpeProposerOptions } from './tpe/tpe-proposer.js';

@@ -1,32 +1,65 @@
 import type { StopPolicy } from './stop-policy.js';
 import { improvement } from './scorer.js';
+import { describeSpend, formatUsd, spendOf } from './spend.js';
 
 /** Options of {@link costBudget}; at least one limit. */
 export interface CostBudgetOptions {
-  /** Stop once `state.cost.usd` reaches this many US dollars (seed 002 `cost_limits.max_per_run_usd`). */
+  /** Stop once the spend reaches this many US dollars (seed 002 `cost_limits.max_per_run_usd`). */
   readonly maxUsd?: number;
-  /** Stop once `state.cost.tokens` reaches this many tokens (seed 000 SC4: tokens_used >= max_tokens). */
+  /** Stop once the spend reaches this many tokens (seed 000 SC4: tokens_used >= max_tokens). */
   readonly maxTokens?: number;
+  /**
+   * Where the spend is read: `meter` is `state.cost` (`LoopOptions.cost`); `history` is the sum of
+   * the rows' `data.cost` ({@link spendOf}: an agent proposer's usage), which a resume whose rows
+   * carry their data keeps. @default 'meter'
+   */
+  readonly source?: 'meter' | 'history';
+  /**
+   * Also stop before a proposal the run cannot afford: when the spend plus the mean cost of one
+   * proposal so far (spend / rows that carry a cost; with `meter`, / iterations) would go over a
+   * limit. Ending exactly on the limit is allowed. @default false
+   */
+  readonly predictive?: boolean;
 }
 
 /**
- * Stops once the spend reported by `LoopOptions.cost` reaches a budget (equal counts as reached).
- * Reason `cost-budget`. A state without `cost` never stops.
+ * Stops once the spend reaches a budget (equal counts as reached), and with `predictive` before a
+ * proposal whose expected cost (the mean so far) would take it over. Reason `cost-budget`; the
+ * message says what was spent and, with `source: 'history'`, on what (kept / discarded / crashed
+ * rows). A state without a spend never stops.
  *
  * @throws {RangeError} when neither limit is given or a limit is not a positive finite number.
  */
 export function costBudget(options: CostBudgetOptions): StopPolicy {
-  const { maxUsd, maxTokens } = options;
+  const { maxUsd, maxTokens, predictive = false, source = 'meter' } = options;
   if (maxUsd === undefined && maxTokens === undefined) throw new RangeError('costBudget needs maxUsd or maxTokens');
   for (const v of [maxUsd, maxTokens]) if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`costBudget limits must be positive finite numbers, got ${v}`);
+  const limits = [maxUsd !== undefined ? `$${maxUsd}` : '', maxTokens !== undefined ? `${maxTokens} tokens` : ''].filter(Boolean).join(', ');
   return {
-    name: `cost-budget(${[maxUsd !== undefined ? `$${maxUsd}` : '', maxTokens !== undefined ? `${maxTokens} tokens` : ''].filter(Boolean).join(', ')})`,
+    name: `cost-budget(${limits}${predictive ? ', predictive' : ''})`,
     check: (s) => {
-      const usd = s.cost?.usd;
-      const tokens = s.cost?.tokens;
-      if (maxUsd !== undefined && usd !== undefined && usd >= maxUsd) return { reason: 'cost-budget', message: `spent $${usd.toFixed(2)} of a $${maxUsd} budget` };
-      if (maxTokens !== undefined && tokens !== undefined && tokens >= maxTokens) return { reason: 'cost-budget', message: `used ${tokens} of a ${maxTokens}-token budget` };
-      return undefined;
+      const spend = source === 'history' ? spendOf(s.history) : undefined;
+      const usd = spend ? (spend.hasUsd ? spend.total.usd : undefined) : s.cost?.usd;
+      const tokens = spend ? (spend.hasTokens ? spend.total.tokens : undefined) : s.cost?.tokens;
+      const proposals = spend ? spend.total.rows : s.history.filter((r) => r.iteration > 0).length;
+      const onWhat = spend ? describeSpend(spend) : undefined;
+      const tail = onWhat ? `; ${onWhat}` : '';
+      const check = (spent: number | undefined, max: number | undefined, show: (n: number) => string) => {
+        if (max === undefined || spent === undefined) return undefined;
+        if (spent >= max) return `spent ${show(spent)} of a ${show(max)} budget${tail}`;
+        if (!predictive || proposals === 0) return undefined;
+        const mean = spent / proposals;
+        if (spent + mean <= max) return undefined;
+        return `spent ${show(spent)} of a ${show(max)} budget over ${proposals} proposals; the next one (mean ${show(mean)}) would go over it${tail}`;
+      };
+      if (!spend && !predictive) {
+        // The meter's words, as collie's and autoresearch's stop messages have always read.
+        if (maxUsd !== undefined && usd !== undefined && usd >= maxUsd) return { reason: 'cost-budget', message: `spent $${usd.toFixed(2)} of a $${maxUsd} budget` };
+        if (maxTokens !== undefined && tokens !== undefined && tokens >= maxTokens) return { reason: 'cost-budget', message: `used ${tokens} of a ${maxTokens}-token budget` };
+        return undefined;
+      }
+      const message = check(usd, maxUsd, formatUsd) ?? check(tokens, maxTokens, (n) => `${Math.round(n).toLocaleString('en-US')} tokens`);
+      return message ? { reason: 'cost-budget', message } : undefined;
     },
   };
 }
