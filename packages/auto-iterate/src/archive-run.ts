@@ -30,8 +30,11 @@ export interface ArchiveRunOptions {
   readonly allowDirty: boolean;
 }
 
-/** Entries of `.loop/` that stay: the archives and the pid files through which a leftover process is ended. */
-const STAYS = /^(runs|agent\.pgid|run\.pgid(\.\d+)?)$/;
+/**
+ * Entries of `.loop/` that stay: the archives, the pid files through which a leftover process is
+ * ended, and the agent's memory folder (its notes carry over to the next run).
+ */
+const STAYS = /^(runs|memory|agent\.pgid|run\.pgid(\.\d+)?)$/;
 
 const exists = (p: string) => stat(p).then(() => true, () => false);
 
@@ -59,7 +62,8 @@ async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | und
 /**
  * Moves an earlier run's files out of the way so a new run can start in the same workspace
  * (`loop run --new`): results.tsv, the other run files named in `files` and every entry of
- * `.loop/` (state.json, cli.json, agent.log, checks.log, ...) except `runs/` and the pid files,
+ * `.loop/` (state.json, cli.json, agent.log, checks.log, ...) except `runs/`, `memory/` (the agent's
+ * notes) and the pid files,
  * into `into` (a free name: `<into>-2`, ... when taken). Call it holding the workspace lock. The
  * earlier run's branch and its `refs/loop/discarded/*` stay in git.
  *

@@ -107,6 +107,16 @@ export interface AutoIterateOptions {
    * `(seed-only change)`. `false` turns it off. @default on over `targetFiles`, no extra keys
    */
   seedOnly?: false | { readonly seedKeys?: readonly string[] };
+  /**
+   * Stop before a proposal that would take the proposals' spend over this many US dollars: the sum
+   * of the rows' `data.cost.usd` (an agent proposer's usage; rows from before a resume count, their
+   * records kept in `.loop/records.jsonl`) plus the mean cost of one proposal so far (core `costBudget` with
+   * `source: 'history'`, `predictive: true`). Reason `cost-budget`; the message says what was spent
+   * on kept, discarded and crashed rows. @default none
+   */
+  costBudget?: number;
+  /** The same for tokens (`data.cost.tokens`). @default none */
+  tokenBudget?: number;
   /** A stop policy of your own, checked with the built-in ones (any of them stops the run). @default none */
   stop?: StopPolicy;
   /** Guards of your own (core's `Guard`), run before `checks`. @default [] */
@@ -313,6 +323,8 @@ export const autoIterateOptionsSchema = z
     metrics: metricsOptionSchema.optional(),
     constraints: z.array(constraintOptionSchema).default([]),
     seedOnly: z.union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()]).default({ seedKeys: [] }),
+    costBudget: z.number().positive().finite().optional(),
+    tokenBudget: z.number().int().positive().optional(),
     stop: z.custom<StopPolicy>((p) => p === undefined || typeof (p as StopPolicy)?.check === 'function', 'stop must have check()').optional(),
     guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),
     checks: z.object({ command: z.string().trim().min(1, 'checks.command must not be empty'), timeoutS: z.number().positive().default(300), onFail: z.enum(['reject', 'halt']).default('reject') }).strict().optional(),

@@ -4,6 +4,7 @@ import {
   acquireLock,
   anyOf,
   ConfigError,
+  costBudget,
   createCommandHarness,
   withRecordData,
   createDirectoryWorkingCopies,
@@ -163,6 +164,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.stopAfterNoChange > 0) stops.push(noFileChanges(o.stopAfterNoChange));
   if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
+  if (o.costBudget !== undefined || o.tokenBudget !== undefined) {
+    stops.push(costBudget({ ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}), ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}), source: 'history', predictive: true }));
+  }
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
   if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));

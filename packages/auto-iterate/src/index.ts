@@ -23,6 +23,7 @@ export { createAutoIterate, RUN_FILES } from './auto-iterate.js';
 export type { AutoIterate } from './auto-iterate.js';
 export type { HostedLoop } from './hosted-loop.js';
 export type { ArchivedRun } from './archive-run.js';
+export { describeEarlierRuns, EARLIER_RUNS_DIR } from './agent-memory.js';
 export { autoIterateOptionsSchema, dateTag } from './auto-iterate-options.js';
 export type { AutoIterateOptions, AutoIterateParallel, AutoIterateHoldout } from './auto-iterate-options.js';
 export { defaultMetricPattern, metricPatterns, checkConstraintOptions } from './metric-constraints.js';

@@ -306,7 +306,8 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     let description = descriptionFromOutput(agentAnswerText(output));
     if (context.artifact && changed.length === 0) {
       const refused = spec !== undefined && REFUSED.test(output);
-      const ends = lastLines(output, 3).join(' | ') || '(empty)';
+      const answer = agentAnswerText(output); // a JSON-printing CLI's answer, not its one long JSON line
+      const ends = lastLines(answer, 3).join(' | ') || '(empty)';
       const refusal = refused ? '; a write was refused by the sandbox' : '';
       description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${ends}${refusal}]`;
       const repair = context.attempt > 0 ? ` (repair ${context.attempt})` : '';
@@ -314,7 +315,7 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
         [
           `[loop] [agent-command-proposer] iteration ${context.iteration}${repair}: the agent exited 0 and changed none of ` +
             `${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
-          ...lastLines(output, 10).map((l) => `    ${l}`),
+          ...lastLines(answer, 10).map((l) => `    ${l}`),
           ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),
           ...(refused ? [`    a write was refused.${confined}`] : []),
         ].join('\n'),

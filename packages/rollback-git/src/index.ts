@@ -28,6 +28,8 @@ export { describeRepairs } from './internal/resume-repair.js';
 export { readDiscardedRefs } from './read-discarded-refs.js';
 export { gitDirOf } from './git-dir-of.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
+export { readDiscardedDiffs } from './read-discarded-diffs.js';
+export type { DiscardedDiffText } from './read-discarded-diffs.js';
 export { runGit, runGitBuffer, readFileAtRevs, gitLines } from './git-cli.js';
 export { findBlobs, gitBlobId } from './find-blobs.js';
 export type { GitCliContext, RunGitOptions } from './git-cli.js';
