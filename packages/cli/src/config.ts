@@ -98,6 +98,9 @@ export const agentProposerSchema = z
       .describe('Confine the agent with bubblewrap so it can write only targetFiles, a private /tmp and writable: auto (when bwrap works here, else a warning), bwrap (required: an error where it does not work), none. Default auto. Its /tmp is an empty tmpfs: the host /tmp is hidden from it (but for the workspace and writable paths under it).'),
     writable: writablePaths,
     network: z.boolean().default(true).describe('Allow network inside the sandbox (an agent CLI calls its model API). Default true.'),
+    notesMaxLines: z.number().int().positive().default(40).describe('Notes from .loop/memory/notes.md ($LOOP_NOTES_FILE, which the agent may append to) carried into each prompt, newest first. Default 40.'),
+    notesMaxBytes: z.number().int().positive().default(4096).describe('Bytes of notes carried into each prompt; older whole lines beyond it are left out. Default 4096.'),
+    discardedDiffs: z.number().int().nonnegative().default(3).describe('The last n discarded (or crashed) candidates whose diffs go into each prompt, from refs/loop/discarded/<n>; 0 for none. Default 3.'),
   })
   .strict();
 
@@ -164,6 +167,8 @@ export const loopConfigSchema = z
     stopAfterNoChange: z.number().int().nonnegative().default(5).describe('Stop after this many iterations in a row that changed no target file (no change: not evaluated): the proposer has nothing left to try or cannot write its targets. 0 never stops for this. Default 5.'),
     targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
     wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
+    costBudget: z.number().positive().finite().optional().describe('Stop before a proposal that would take the agent\'s spend over this many US dollars: the rows\' cost (what the agent CLI reported) plus the mean cost of one proposal so far. See docs/agents-overnight.md.'),
+    tokenBudget: z.number().int().positive().optional().describe('The same for tokens.'),
     proposer: z
       .discriminatedUnion('type', [tpeProposerSchema, mutatorProposerSchema, agentProposerSchema])
       .describe('Who makes the edits: { type: tpe, file, space, seed } (model-based, the default for a parameter space), { type: mutator, file, space, seed } (one value per iteration) or { type: agent, command, goal }.'),

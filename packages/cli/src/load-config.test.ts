@@ -128,6 +128,17 @@ describe('config files', () => {
     expect(issuesOf(`${minimal}match: final\n`).issues[0]).toMatchObject({ path: 'match', line: 8 });
   });
 
+  it('costBudget and tokenBudget (issue 29) are checked at load with file:line: a budget must be positive, tokens whole', () => {
+    const text = `${minimal}costBudget: -2\ntokenBudget: 1.5\n`;
+    const error = issuesOf(text);
+    const lines = text.split('\n');
+    expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('costBudget: -2') + 1}: costBudget:`);
+    expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('tokenBudget: 1.5') + 1}: tokenBudget:`);
+    expect(parseConfigText(`${minimal}costBudget: 2.5\ntokenBudget: 500000\n`, 'x.yaml')).toMatchObject({ costBudget: 2.5, tokenBudget: 500000 });
+    const agent = parseConfigText(minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  type: agent\n  command: claude -p\n  goal: g\n'), 'x.yaml');
+    expect(agent.proposer).toMatchObject({ notesMaxLines: 40, notesMaxBytes: 4096, discardedDiffs: 3 });
+  });
+
   it('a YAML syntax error names the line', () => {
     const e = issuesOf('targetFiles: [a\nrunCommand: x\n');
     expect(e.issues[0]!.message).toMatch(/^not valid YAML/);

@@ -28,6 +28,8 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { flag: '--plateau <n>', field: 'plateau', kind: 'int', help: 'stop after n iterations in a row without a keep' },
   { flag: '--target-score <x>', field: 'targetScore', kind: 'number', help: 'stop once the best score reaches x' },
   { flag: '--wall-clock-s <s>', field: 'wallClockS', kind: 'number', help: 'stop after s seconds in total' },
+  { flag: '--cost-budget <usd>', field: 'costBudget', kind: 'number', help: 'stop before a proposal that would take the agent spend over usd dollars' },
+  { flag: '--token-budget <n>', field: 'tokenBudget', kind: 'int', help: 'stop before a proposal that would take the agent spend over n tokens' },
   { flag: '--tag <tag>', field: 'tag', kind: 'string', help: 'the run tag (branch auto-iterate/<tag>)' },
   { flag: '--keep <policy>', field: 'keep.policy', kind: 'string', help: 'the keep rule', choices: KEEP_POLICIES },
   { flag: '--min-delta <x>', field: 'keep.minDelta', kind: 'number', help: 'min-delta: the improvement a keep needs' },

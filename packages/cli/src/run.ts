@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { proposerConstraints } from './proposer-constraints.js';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createAutoIterate, createNoNewDependenciesGuard, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
+import { createAutoIterate, createNoNewDependenciesGuard, describeEarlierRuns, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
 import { acquireLock, createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
@@ -10,7 +10,8 @@ import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { holdoutOptions, holdoutSeal } from './holdout-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
-import { gitDirOf } from '@loop/rollback-git';
+import { gitDirOf, readDiscardedDiffs } from '@loop/rollback-git';
+import { readIterationTimes } from './iteration-times.js';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
 
 export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
@@ -103,7 +104,7 @@ export function configCodecFor(file: string): ConfigCodec {
   return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
 }
 
-function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) => void, onNotice: (m: string) => void, hidden: string[] = []): Proposer {
+function createProposer(config: LoopConfig, dir: string, resultsFile: string, onWarning: (m: string) => void, onNotice: (m: string) => void, hidden: string[] = []): Proposer {
   const p = config.proposer;
   const seen = proposerConstraints(config.constraints); // issue 28: the proposers see the constraints' violations
   if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed, ...seen.model });
@@ -124,6 +125,10 @@ function createProposer(config: LoopConfig, dir: string, onWarning: (m: string) 
     ...seen.prompt,
     // A sealed holdout's files and its scores' folder are masked in the agent's sandbox (issue 33).
     hidden,
+    // Memory over a night (issue 29): notes in .loop/memory, the last discarded diffs, earlier runs' rows.
+    notesLimits: { maxLines: p.notesMaxLines, maxBytes: p.notesMaxBytes },
+    ...(p.discardedDiffs > 0 ? { discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations), count: p.discardedDiffs } } : {}),
+    earlierRuns: () => describeEarlierRuns(dir, resultsFile),
   });
 }
 
@@ -236,7 +241,11 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir, onWarning, options.onNotice ?? onWarning, holdout ? [...holdout.files, holdout.stateDir] : []),
+    proposer: createProposer(config, dir, resolved.resultsFile, onWarning, options.onNotice ?? onWarning, holdout ? [...holdout.files, holdout.stateDir] : []),
+    ...(config.costBudget !== undefined ? { costBudget: config.costBudget } : {}),
+    ...(config.tokenBudget !== undefined ? { tokenBudget: config.tokenBudget } : {}),
+    // A resume's rows get their records (cost, metrics) back from the sidecar: budgets count the spend before it.
+    rowData: async () => readIterationTimes(dir),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     ...(archive ? { archive } : {}),
