@@ -110,6 +110,9 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     const summary = await configured.run.run().finally(settle);
     await notifier?.flush();
     reporter.done(summary);
+    // What the agent's proposals cost, on kept, discarded and crashed rows (issue 29), when they reported it.
+    const spent = await (await import('./spend-line.js')).readSpendLine(loaded.dir).catch(() => undefined);
+    if (spent) io.stdout.write(`${spent}\n`);
     for (const line of warnings.lines()) io.stdout.write(`${line}\n`);
     return exitCodeForSummary(summary);
   } catch (error) {

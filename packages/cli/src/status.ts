@@ -4,6 +4,7 @@ import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } 
 import { isLocked, readJson, type IterationRecord } from '@loop/core';
 import { gitDirOf } from '@loop/rollback-git';
 import { CLI_STATE_FILE } from './run.js';
+import { readSpendLine } from './spend-line.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
 export interface RunStateFile {
@@ -43,6 +44,8 @@ export interface RunStatus {
   readonly rows: readonly IterationRecord[];
   /** True when a live process holds the workspace lock. */
   readonly locked: boolean;
+  /** What the agent proposer's rows cost (see `readSpendLine`), when they reported it. @default none */
+  readonly spent?: string;
 }
 
 /** The workspace lock's path (as `createAutoIterate` takes it). */
@@ -63,7 +66,8 @@ export async function readStatus(dir: string): Promise<RunStatus> {
   const text = await readFile(resultsPath, 'utf8').catch(() => undefined);
   const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
   const locked = await isLocked(lockPath(dir)).catch(() => false);
-  return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked };
+  const spent = await readSpendLine(dir).catch(() => undefined);
+  return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked, ...(spent ? { spent } : {}) };
 }
 
 /** Decimals of every score `loop status` prints, so the columns line up. */
@@ -110,6 +114,7 @@ export function formatStatus(status: RunStatus, last = 5): string {
         crash: rows.filter((r) => r.status === 'crash' && r.iteration > 0).length,
       };
   lines.push(`counts    keep ${counts.keep}  discard ${counts.discard}  crash ${counts.crash}`);
+  if (status.spent) lines.push(`cost      ${status.spent}`);
   if (state?.stopReason) lines.push(`stopped   ${state.stopReason}${state.stopMessage ? ` (${state.stopMessage})` : ''}`);
   if (state?.error) lines.push(`error     ${state.error.code ?? ''} ${state.error.message ?? ''}`.trimEnd());
   lines.push(`lock      ${status.locked ? 'held by a running loop' : 'free'}`);

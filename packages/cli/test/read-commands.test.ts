@@ -94,14 +94,14 @@ describe('looking at experiments', () => {
 
   it('loop report --format csv|json exports the rows; several runs go on one plot, one colour and best line per run', async () => {
     const csv = await loop(a, 'report', '--format', 'csv');
-    expect(csv.out.split('\n')[0]).toBe('iteration,status,score,id,description,started_at,duration_s,run_s,params_x');
+    expect(csv.out.split('\n')[0]).toBe('iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x');
     expect(csv.out.trimEnd().split('\n')).toHaveLength(8);
     const json = JSON.parse((await loop(a, 'report', '--format=json')).out) as unknown[];
     expect(json).toHaveLength(7);
     // --json is accepted like on the other read commands (the same rows as --format json)
     expect(JSON.parse((await loop(a, 'report', '--json')).out)).toEqual(json);
     const both = await loop(root, 'report', 'run-a', 'run-b/results.tsv', '--format', 'csv');
-    expect(both.out.split('\n')[0]).toBe('run,iteration,status,score,id,description,started_at,duration_s,run_s,params_x');
+    expect(both.out.split('\n')[0]).toBe('run,iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x');
     expect(both.out.trimEnd().split('\n')).toHaveLength(15);
 
     const plot = await loop(root, 'report', 'run-a', 'run-b', '--out', 'runs.svg');

@@ -60,7 +60,7 @@ describe('loop report --format csv|json: results as data', () => {
     const csv = await loop(ws, 'report', '--format', 'csv');
     expect(csv.code, csv.err).toBe(0);
     const [header, ...rows] = parseCsv(csv.out);
-    expect(header).toEqual(['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', 'params_lr', 'params_layers', 'params_activation']);
+    expect(header).toEqual(['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', 'cost_usd', 'tokens', 'params_lr', 'params_layers', 'params_activation']);
     expect(rows).toHaveLength(6);
     const col = (name: string) => header!.indexOf(name);
     expect(rows[0]!.slice(col('params_lr'))).toEqual(['0.01', '2', 'relu']); // the baseline's config

@@ -98,12 +98,15 @@ function renderRows(c) {
   c.pickDiff.hidden = v.form !== 'auto-iterate';
   c.table.textContent = '';
   const head = el('tr');
-  for (const h of ['iteration', 'status', v.metric, 'description', '']) head.append(el('th', '', h));
+  const costs = v.rows.some((r) => r.costUsd !== undefined || r.tokens !== undefined);
+  for (const h of ['iteration', 'status', v.metric, ...(costs ? ['cost'] : []), 'description', '']) head.append(el('th', '', h));
   c.table.append(head);
   for (const r of list.slice(start, end).reverse()) {
     const tr = el('tr', r.kind);
     tr.dataset.iteration = String(r.iteration);
-    tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)), el('td', '', r.description));
+    tr.append(el('td', '', String(r.iteration)), el('td', '', r.status), el('td', 'num', r.score === null ? '-' : fmt(r.score)));
+    if (costs) tr.append(el('td', 'num cost', [r.costUsd !== undefined ? '$' + r.costUsd.toFixed(4) : '', r.tokens !== undefined ? r.tokens.toLocaleString('en-US') + ' tok' : ''].filter(Boolean).join(' ') || '-'));
+    tr.append(el('td', '', r.description));
     // Named metrics (issue 28), after the description: rss_mb=84.5 ops_per_s=3000.
     if (r.metrics) tr.lastChild.append(el('span', 'metrics', '  [' + Object.keys(r.metrics).sort().map((k) => k + '=' + fmt(r.metrics[k])).join(' ') + ']'));
     const td = el('td');
@@ -129,7 +132,7 @@ function update(v) {
   c.phase.textContent = phaseText(v);
   c.phase.className = 'phase ' + v.phase;
   const n = v.counts;
-  c.summary.textContent = v.problem ? v.problem : n.experiments + ' experiments: ' + n.keep + ' kept, ' + n.discard + ' discarded, ' + n.crash + ' crashed; best ' + v.metric + ' ' + fmt(v.best) + ' (' + (v.direction === 'minimize' ? 'lower' : 'higher') + ' is better)';
+  c.summary.textContent = v.problem ? v.problem : n.experiments + ' experiments: ' + n.keep + ' kept, ' + n.discard + ' discarded, ' + n.crash + ' crashed; best ' + v.metric + ' ' + fmt(v.best) + ' (' + (v.direction === 'minimize' ? 'lower' : 'higher') + ' is better)' + (v.spent ? '; ' + v.spent : '');
   // Redraw the plot after the previous draw, so updates never interleave.
   c.drawn = c.drawn.then(async () => {
     if (c.view) c.view.finalize();

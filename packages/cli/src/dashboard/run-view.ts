@@ -6,7 +6,6 @@ import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
 import { keptRunLogs } from '../read/run-log.js';
 import { withRowMetrics, type RowMetrics } from '../read/row-metrics.js';
-import { ITERATION_TIMES_FILE } from '../iteration-times.js';
 import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
 import { curveSeriesOf, curvesPlotSpec } from '../report/curves-plot.js';
@@ -14,6 +13,18 @@ import { recordedMetricName, resolveDirection } from '../report/report.js';
 import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
 import type { RunStateFile } from '../status.js';
 import type { RunRef } from './discover.js';
+import { ITERATION_TIMES_FILE, readIterationTimes } from '../iteration-times.js';
+import { readSpendLine } from '../spend-line.js';
+
+/** The rows with the cost `.loop/iterations.jsonl` records for them (issue 29), where the line is the row's (same score). */
+async function withCosts<T extends LogEntry>(dir: string, rows: readonly T[]): Promise<(T & { readonly costUsd?: number; readonly tokens?: number })[]> {
+  const times = await readIterationTimes(dir);
+  return rows.map((r) => {
+    const t = times.get(r.iteration);
+    const cost = t !== undefined && (t.score ?? null) === (r.score ?? null) ? t.data?.cost : undefined;
+    return cost ? { ...r, ...(cost.usd !== undefined ? { costUsd: cost.usd } : {}), ...(cost.tokens !== undefined ? { tokens: cost.tokens } : {}) } : r;
+  });
+}
 
 /** The logs whose tails the dashboard shows, relative to the workspace (the harness's run.log, seed 003; the agent's and the checks' logs). */
 export const TAILED_LOGS = ['run.log', RUN_FILES.agentLog, '.loop/checks.log'] as const;
@@ -54,8 +65,10 @@ export interface RunView {
   readonly stopMessage?: string;
   /** state.json's error, when failed. */
   readonly error?: string;
-  /** Every row (`loop log --json`'s entries, with their metrics and broken constraints), baseline first. */
-  readonly rows: readonly (LogEntry & RowMetrics)[];
+  /** Every row (`loop log --json`'s entries, with their metrics and broken constraints, and what its agent proposal cost when it reported it), baseline first. */
+  readonly rows: readonly (LogEntry & RowMetrics & { readonly costUsd?: number; readonly tokens?: number })[];
+  /** What the agent's proposals cost, on kept, discarded and crashed rows (`loop status`'s cost line). @default none */
+  readonly spent?: string;
   /** The best score so far, `null` before one. */
   readonly best: number | null;
   /** Experiments (baseline excluded), kept, discarded, crashed, halted. */
@@ -159,11 +172,12 @@ async function readRunViewOf(run: RunRef): Promise<RunView> {
     const direction = await resolveDirection(run.results, data);
     const best = runningBest(data.points, direction).at(-1) ?? null;
     const spec = plotSpec(data, { direction, width: 760, height: 300 });
-    // Each row's named metrics and broken constraints from the sidecar (issue 28).
-    const rows = await withRowMetrics(run.dir, logEntries(data));
+    // Each row's named metrics and broken constraints (issue 28) and its cost (issue 29) from the sidecar.
+    const rows = await withCosts(run.dir, await withRowMetrics(run.dir, logEntries(data)));
+    const spent = await readSpendLine(run.dir).catch(() => undefined);
     const series = curveSeriesOf(data.points, await readRecordData(join(run.dir, '.loop', 'records.jsonl')));
     const curves = series.length > 0 ? curvesPlotSpec(series, { direction, metric: data.metric, width: 760, height: 260 }) : undefined;
-    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec, ...(curves ? { curves } : {}) };
+    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec, ...(curves ? { curves } : {}), ...(spent ? { spent } : {}) };
   } catch (error) {
     return { ...common, ...empty, problem: (error as Error).message };
   }

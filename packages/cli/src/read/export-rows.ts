@@ -16,6 +16,10 @@ export interface ExportRow extends LogEntry {
   readonly durationS: number | null;
   /** The evaluation's run time, seconds; `null` when unknown. */
   readonly runS: number | null;
+  /** What the agent proposer reported this candidate cost, US dollars (`data.cost.usd`); `null` when unknown. */
+  readonly costUsd: number | null;
+  /** The tokens it reported (`data.cost.tokens`); `null` when unknown. */
+  readonly tokens: number | null;
   /** The candidate's parameters (`proposer.space` keys of a tpe or mutator proposer), `{}` for none. */
   readonly params: Readonly<Record<string, ParamValue>>;
   /** Named metrics of the run (the scorer's dimensions and its `data.metrics`), `{}` for none. */
@@ -56,6 +60,8 @@ export async function exportTable(dir: string, data: ResultsData): Promise<Expor
       startedAt: same ? t.startedAt : null,
       durationS: same ? t.durationS : null,
       runS: same ? (t.runS ?? null) : null,
+      costUsd: same ? (t.data?.cost?.usd ?? null) : null,
+      tokens: same ? (t.data?.cost?.tokens ?? null) : null,
       params: params.byIteration.get(e.iteration) ?? {},
       metrics: same ? { ...t.metrics } : {},
       violations: same ? ((t.data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? []) : [],
@@ -69,11 +75,12 @@ const cell = (v: ParamValue | number | undefined) => (v === null || v === undefi
 
 /**
  * The CSV header of {@link exportCsv}:
- * `iteration,status,score,id,description,started_at,duration_s,run_s,params_<p>...,metrics_<m>...[,violations]`
- * (`violations`, only when a row broke a constraint: `; `-separated, each `<constraint> by <amount>`).
+ * `iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_<p>...,metrics_<m>...[,violations]`
+ * (`cost_usd` and `tokens`: what an agent proposer reported the candidate cost, empty when unknown;
+ * `violations`, only when a row broke a constraint: `; `-separated, each `<constraint> by <amount>`).
  */
 export function exportHeader(paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
-  const fixed = ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s'];
+  const fixed = ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', 'cost_usd', 'tokens'];
   return [...fixed, ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`), ...(violations ? ['violations'] : [])];
 }
 
@@ -81,7 +88,7 @@ export function exportHeader(paramNames: readonly string[], metricNames: readonl
 export function exportCells(r: ExportRow, paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
   return [
     String(r.iteration), r.status, cell(r.score), r.id, r.description,
-    r.startedAt ?? '', cell(r.durationS), cell(r.runS),
+    r.startedAt ?? '', cell(r.durationS), cell(r.runS), cell(r.costUsd ?? undefined), cell(r.tokens ?? undefined),
     ...paramNames.map((p) => cell(r.params[p])),
     ...metricNames.map((m) => cell(r.metrics[m])),
     ...(violations ? [r.violations.map((v) => `${v.mode === 'advisory' ? 'advisory: ' : ''}${v.constraint} by ${v.violation ?? 'missing'}`).join('; ')] : []),
