@@ -68,3 +68,35 @@ describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
     expect(rows).toHaveLength(1 + 7);
   }, 120_000);
 });
+
+// The agent saves each prompt beside its notes (its memory folder is writable in the sandbox) and appends a note.
+const NOTING_AGENT = `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+const prompt = readFileSync(0, 'utf8');
+const n = Number(process.env.LOOP_ITERATION);
+writeFileSync(process.env.LOOP_NOTES_FILE + '.prompt-' + process.env.RUN_NAME + '-' + n, prompt);
+appendFileSync(process.env.LOOP_NOTES_FILE, process.env.RUN_NAME + ' iteration ' + n + ': x=' + (n + 3) + '\\n');
+writeFileSync('config.json', JSON.stringify({ x: n + 3 }));
+console.log('DESCRIPTION: x -> ' + (n + 3));
+`;
+
+describe('loop run --new keeps the agent\'s memory (issue 29)', () => {
+  let ws2: string;
+  afterAll(() => rmSync(ws2, { recursive: true, force: true }));
+  it('the notes and the earlier run\'s rows stay readable to the agent of the next run', async () => {
+    ws2 = await createMutatorWorkspace('loop-agent-memory-', { maxIterations: 2, proposer: { type: 'agent', command: 'RUN_NAME=$RUN_NAME node agent.mjs', goal: 'lower the score' } });
+    writeFileSync(join(ws2, 'agent.mjs'), NOTING_AGENT);
+    gitIn(ws2, 'add', 'agent.mjs');
+    gitIn(ws2, 'commit', '-q', '-m', 'agent');
+    process.env.RUN_NAME = 'first';
+    const first = await runCliCaptured(ws2, ['run']);
+    expect(first.code, first.err).toBe(0);
+    process.env.RUN_NAME = 'second';
+    const second = await runCliCaptured(ws2, ['run', '--new', '--max-iterations', '1']);
+    delete process.env.RUN_NAME;
+    expect(second.code, second.err).toBe(0);
+    const memory = join(ws2, '.loop', 'memory');
+    const prompt = readFileSync(join(memory, 'notes.md.prompt-second-1'), 'utf8');
+    expect(prompt).toContain('## Notes (newest first)\n- first iteration 2: x=5\n- first iteration 1: x=4\n');
+    expect(prompt).toMatch(/## Earlier runs in this workspace \(read their rows if useful\)\n- \.loop\/runs\/[^/]+\/results\.tsv: 2 iterations, baseline 10, best 2 \(iteration 1: x -> 4\)/);
+  }, 120_000);
+});
