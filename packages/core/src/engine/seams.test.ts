@@ -178,3 +178,15 @@ describe('the keep decision\'s note', () => {
     ]);
   });
 });
+
+describe('a failed proposal keeps its record', () => {
+  it("a proposer's LoopError with details.data (an agent call's cost) puts it in the crash row's data", async () => {
+    const { artifact, rollback } = base();
+    const results = createMemoryResultsLog();
+    const { LoopError } = await import('../errors.js');
+    const proposer: Proposer = { name: 'p', propose: () => { throw new LoopError('PROPOSER_FAILED', 'agent exited 2', { details: { data: { cost: { usd: 0.3, tokens: 900 } } } }); } };
+    await createLoop({ artifact, rollback, proposer, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [10] }), results, stop: maxIterations(1) }).run();
+    const rows = await results.read();
+    expect(rows[1]).toMatchObject({ status: 'crash', data: { cost: { usd: 0.3, tokens: 900 } } });
+  });
+});
