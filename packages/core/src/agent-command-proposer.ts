@@ -287,22 +287,23 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     }
     const output = await readFile(logPath, 'utf8').catch(() => '');
     if (swept) await appendFile(logPath, sweepLines(swept, cwd));
+    // A repair's call adds to what the iteration's earlier calls cost: the candidate's record holds the sum
+    // (a failed call's cost goes with its PROPOSER_FAILED as details.data, into the crash row).
+    const usage = addUsage(context.attempt > 0 ? spentOn.get(context.iteration) : undefined, await readCallUsage(files, output));
+    if (usage) spentOn.set(context.iteration, usage);
+    for (const i of spentOn.keys()) if (i < context.iteration - 64) spentOn.delete(i);
+    const data = usageData(usage);
     const confined = spec ? confinedHint(spec) : '';
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
       const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
       const tail = lastLines(output, 3);
       const ends = tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : '';
-      const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined };
+      const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined, ...(data ? { data } : {}) };
       const message = `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${ends}.${confined}`;
       throw new LoopError('PROPOSER_FAILED', message, { details });
     }
     const after = context.artifact && (await context.artifact.inspect());
     const changed = before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
-    // A repair's call adds to what the iteration's earlier calls cost: the candidate's record holds the sum.
-    const usage = addUsage(context.attempt > 0 ? spentOn.get(context.iteration) : undefined, await readCallUsage(files, output));
-    if (usage) spentOn.set(context.iteration, usage);
-    for (const i of spentOn.keys()) if (i < context.iteration - 64) spentOn.delete(i);
-    const data = usageData(usage);
     let description = descriptionFromOutput(agentAnswerText(output));
     if (context.artifact && changed.length === 0) {
       const refused = spec !== undefined && REFUSED.test(output);

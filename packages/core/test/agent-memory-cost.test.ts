@@ -16,6 +16,7 @@ appendFileSync(process.env.LOOP_NOTES_FILE, 'note from iteration ' + n + ': lr '
 const format = process.env.FAKE_FORMAT;
 if (format === 'claude') console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'DESCRIPTION: lr ' + n, total_cost_usd: 0.01 * n, usage: { input_tokens: 10 * n, cache_creation_input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 } }));
 else if (format === 'file') { writeFileSync(process.env.LOOP_USAGE_FILE, JSON.stringify({ usd: 0.5, tokens: 777 })); console.log('DESCRIPTION: lr ' + n); }
+else if (format === 'claude-error') { console.log(JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, total_cost_usd: 0.2, usage: { input_tokens: 50, output_tokens: 5 } })); process.exit(1); }
 else console.log('DESCRIPTION: lr ' + n);
 `;
 
@@ -44,6 +45,10 @@ describe('agent proposer: cost and notes', () => {
     expect(p.description).toBe('lr 3');
     expect(p.data?.cost).toEqual({ usd: 0.03, tokens: 36 });
     expect(p.data?.agentUsage).toMatchObject({ source: 'claude-json', outputTokens: 3, cachedInputTokens: 2 });
+  });
+  it('an agent call that fails still reports its cost: PROPOSER_FAILED carries it as details.data (the crash row keeps it)', async () => {
+    const error = await proposer('claude-error').propose(context(1)).then(() => undefined, (e: unknown) => e);
+    expect(error).toMatchObject({ code: 'PROPOSER_FAILED', details: { data: { cost: { usd: 0.2, tokens: 55 } } } });
   });
   it('prefers the usage file the agent wrote to $LOOP_USAGE_FILE, and removes it before the next call', async () => {
     expect((await proposer('file').propose(context(1))).data?.cost).toEqual({ usd: 0.5, tokens: 777 });
