@@ -47,7 +47,7 @@ describe('agent proposer: cost and notes', () => {
     expect(p.data?.agentUsage).toMatchObject({ source: 'claude-json', outputTokens: 3, cachedInputTokens: 2 });
   });
   it('an agent call that fails still reports its cost: PROPOSER_FAILED carries it as details.data (the crash row keeps it)', async () => {
-    const error = await proposer('claude-error').propose(context(1)).then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(proposer('claude-error').propose(context(1))).then(() => undefined, (e: unknown) => e);
     expect(error).toMatchObject({ code: 'PROPOSER_FAILED', details: { data: { cost: { usd: 0.2, tokens: 55 } } } });
   });
   it('prefers the usage file the agent wrote to $LOOP_USAGE_FILE, and removes it before the next call', async () => {
