@@ -11,7 +11,6 @@ import { keepOptions } from './keep-config.js';
 import { holdoutOptions, holdoutSeal } from './holdout-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
 import { gitDirOf, readDiscardedDiffs } from '@loop/rollback-git';
-import { readIterationTimes } from './iteration-times.js';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
 
 export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
@@ -244,8 +243,6 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     proposer: createProposer(config, dir, resolved.resultsFile, onWarning, options.onNotice ?? onWarning, holdout ? [...holdout.files, holdout.stateDir] : []),
     ...(config.costBudget !== undefined ? { costBudget: config.costBudget } : {}),
     ...(config.tokenBudget !== undefined ? { tokenBudget: config.tokenBudget } : {}),
-    // A resume's rows get their records (cost, metrics) back from the sidecar: budgets count the spend before it.
-    rowData: async () => readIterationTimes(dir),
     ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
     resume: options.resume,
     ...(archive ? { archive } : {}),

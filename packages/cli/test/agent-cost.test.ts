@@ -62,7 +62,7 @@ describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
     expect(view.rows.map((r) => r.costUsd ?? null)).toEqual([null, 0.01, 0.02, 0.03, 0.04]);
     expect(view.spent).toContain('spent $0.1000 and 4,010 tokens on 4 proposals');
   });
-  it('a resumed run counts what the earlier rows spent (.loop/iterations.jsonl gives them back)', async () => {
+  it('a resumed run counts what the earlier rows spent (their records come back from .loop/records.jsonl)', async () => {
     // 0.10 spent; budget 0.2: iteration 5 (mean 0.025) fits -> 0.15; 6 (mean 0.03) fits -> 0.21 >= 0.2: stop.
     const resumed = await loop('resume', '--cost-budget', '0.2');
     expect(resumed.code, resumed.err).toBe(0);
