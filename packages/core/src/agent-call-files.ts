@@ -1,9 +1,25 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { buildMemorySections, discardedRowsForPrompt, type DiscardedDiff, type NotesLimits } from './agent-memory.js';
+import { z } from 'zod';
+import { buildMemorySections, discardedRowsForPrompt, NOTES_LIMITS, type DiscardedDiff, type NotesLimits } from './agent-memory.js';
 import { parseAgentUsage, parseUsageFile, type AgentUsage } from './agent-usage.js';
 import type { CandidateData } from './iteration-record.js';
 import type { ProposalContext } from './proposer.js';
+
+/** zod fields of the agent proposer's memory options (`memoryDir`, `notesLimits`, `discardedDiffs`, `earlierRuns`). */
+export const agentMemoryOptionsFields = {
+  memoryDir: z.union([z.literal(false), z.string().min(1)]).default('.loop/memory'),
+  notesLimits: z.object({ maxLines: z.number().int().positive(), maxBytes: z.number().int().positive() }).strict().default(NOTES_LIMITS),
+  discardedDiffs: z
+    .object({
+      read: z.custom<(i: readonly number[]) => Promise<readonly DiscardedDiff[]>>((f) => typeof f === 'function', 'discardedDiffs.read must be a function'),
+      count: z.number().int().positive().default(3),
+      maxBytes: z.number().int().positive().default(4000),
+    })
+    .strict()
+    .optional(),
+  earlierRuns: z.custom<() => readonly string[]>((f) => f === undefined || typeof f === 'function', 'earlierRuns must be a function').optional(),
+};
 
 /** The memory options of the agent proposer, resolved (see `AgentCommandProposerOptions`). */
 export interface AgentMemoryFiles {

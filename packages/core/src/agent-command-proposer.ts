@@ -2,8 +2,8 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
-import { addUsage, memoryLines, prepareCallFiles, readCallUsage, usageData } from './agent-call-files.js';
-import { NOTES_LIMITS, type DiscardedDiff, type NotesLimits } from './agent-memory.js';
+import { addUsage, agentMemoryOptionsFields, memoryLines, prepareCallFiles, readCallUsage, usageData } from './agent-call-files.js';
+import type { DiscardedDiff, NotesLimits } from './agent-memory.js';
 import { agentAnswerText, type AgentUsage } from './agent-usage.js';
 import { formatViolations } from './constraint-violations.js';
 import { LoopError, parseOptions } from './errors.js';
@@ -111,17 +111,7 @@ export const agentCommandProposerOptionsSchema = z.object({
   onNoChange: z
     .custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function')
     .optional(),
-  memoryDir: z.union([z.literal(false), z.string().min(1)]).default('.loop/memory'),
-  notesLimits: z.object({ maxLines: z.number().int().positive(), maxBytes: z.number().int().positive() }).strict().default(NOTES_LIMITS),
-  discardedDiffs: z
-    .object({
-      read: z.custom<(i: readonly number[]) => Promise<readonly DiscardedDiff[]>>((f) => typeof f === 'function', 'discardedDiffs.read must be a function'),
-      count: z.number().int().positive().default(3),
-      maxBytes: z.number().int().positive().default(4000),
-    })
-    .strict()
-    .optional(),
-  earlierRuns: z.custom<() => readonly string[]>((f) => f === undefined || typeof f === 'function', 'earlierRuns must be a function').optional(),
+  ...agentMemoryOptionsFields,
   ...sandboxOptionsFields,
 });
 
