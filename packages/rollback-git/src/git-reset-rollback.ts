@@ -52,7 +52,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
   const handOff = createScanHandOff(opts.reuseScans);
   /** With `watch`: the paths the OS reported touched (internal/change-journal.ts). */
-  const journal = opts.watch ? enableJournal(repo, opts.watchLimits) : undefined;
+  let journal = opts.watch ? enableJournal(repo, opts.watchLimits) : undefined;
 
   const args = () => gitArgs(repo);
 
@@ -291,6 +291,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     watchReport: () => (journal?.usable ? { ...journal.counts, lastFallback: journal.lastFallback } : undefined),
     stopWatching: () => {
       if (journal !== undefined) disableJournal(repo);
+      journal = undefined;
     },
 
     repairs: () => [...repairs],
