@@ -47,7 +47,9 @@ async function trackedPaths(repo: Repo): Promise<PathSet> {
   const index = await readIndexFile(repo);
   if (index === undefined) return new PathSet([]);
   const kept = trackedOf(repo);
-  if (kept.state !== index || kept.version !== index.pathsVersion) {
+  // A new index state with the same paths (a content or stat update) keeps its version (issue 31:
+  // rebuilding the set per state was 100,000 entries twice per iteration).
+  if (kept.version !== index.pathsVersion) {
     kept.state = index;
     kept.version = index.pathsVersion;
     kept.set = new PathSet(index.entries.keys());
