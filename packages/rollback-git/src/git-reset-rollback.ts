@@ -47,12 +47,12 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let branchPending = false;
   /** ...and the index torn with it: recover rebuilds it from the kept commit. */
   let indexPending = false;
-  /** Empty directories a candidate created are removed on revert (git keeps none; issue 32). */
-  const directories = createDirectoryTracker(repo, bases);
-  /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
-  const handOff = createScanHandOff(opts.reuseScans);
   /** With `watch`: the paths the OS reported touched (internal/change-journal.ts). */
   let journal = opts.watch ? enableJournal(repo, opts.watchLimits) : undefined;
+  /** Empty directories a candidate created are removed on revert (git keeps none; issue 32). */
+  const directories = createDirectoryTracker(repo, bases, () => (journal?.usable ? journal : undefined));
+  /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
+  const handOff = createScanHandOff(opts.reuseScans);
 
   const args = () => gitArgs(repo);
 

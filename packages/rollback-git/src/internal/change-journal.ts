@@ -44,6 +44,12 @@ function unsupported(dir: string): string | undefined {
 /** Scans by kind over every journal of the process (tests check the watch was really used). */
 export const journalTotals = { full: 0, partial: 0 };
 
+/** A position in a journal's log of created, removed and renamed paths. */
+export interface StructureMark {
+  readonly generation: number;
+  readonly at: number;
+}
+
 /** What a scan may use instead of walking: every path touched since the previous take. */
 export interface JournalTake {
   /** Relative paths (files, directories, or gone) to examine; a directory's whole subtree is examined. */
@@ -72,6 +78,10 @@ export class ChangeJournal {
   private markers = 0;
   private excludeKey: string | undefined;
   private indexReads = -1;
+  /** Paths of the entries created, removed or renamed since {@link generation} began (fs.watch's `rename`). */
+  private structure: string[] = [];
+  /** Bumped whenever the journal may have missed something, restarts, or its structure log is cut. */
+  generation = 0;
   /** Scans by kind since the journal was made (tests and benchmarks read them). */
   readonly counts = { full: 0, partial: 0 };
   /** Why the last whole-tree walk was needed (tests and benchmarks read it). */
@@ -100,6 +110,8 @@ export class ChangeJournal {
   invalidate(reason: string): void {
     if (this.valid) this.lost = reason;
     this.valid = false;
+    this.generation += 1;
+    this.structure = [];
   }
 
   /**
@@ -112,6 +124,8 @@ export class ChangeJournal {
     this.events = 0;
     this.lost = undefined;
     this.valid = this.usable && this.ensureMarker();
+    this.generation += 1;
+    this.structure = [];
     this.excludeKey = this.readExcludeKey();
     this.counts.full += 1;
     journalTotals.full += 1;
@@ -125,7 +139,7 @@ export class ChangeJournal {
     if (!this.valid || this.watchers.has(rel)) return;
     let watcher: FSWatcher;
     try {
-      watcher = nodeFs.watch(abs, { persistent: false }, (_type, name) => this.onEvent(rel, name));
+      watcher = nodeFs.watch(abs, { persistent: false }, (type, name) => this.onEvent(rel, name, type));
     } catch (error) {
       // ENOSPC: the max_user_watches limit; ENOENT: removed while walked (its parent saw that).
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.invalidate(`watch on ${rel} failed`);
@@ -178,7 +192,27 @@ export class ChangeJournal {
     this.invalidate('closed');
   }
 
-  private onEvent(dir: string, name: string | Buffer | null): void {
+  /**
+   * A position in the structure log: {@link structureSince} with it gives every path created,
+   * removed or renamed after it, while the journal stays valid. Waits for the queue like `take`.
+   */
+  async structureMark(): Promise<StructureMark | undefined> {
+    if (!this.valid || !(await this.sync())) return undefined;
+    return { generation: this.generation, at: this.structure.length };
+  }
+
+  /**
+   * The paths created, removed or renamed since `mark` (the queue read up to now), with the mark
+   * of now, or `undefined` if the journal may have missed one since `mark`.
+   */
+  async structureSince(mark: StructureMark | undefined): Promise<{ readonly paths: string[]; readonly mark: StructureMark } | undefined> {
+    if (mark === undefined || !this.valid || mark.generation !== this.generation) return undefined;
+    if (!(await this.sync()) || mark.generation !== this.generation) return undefined;
+    const at = this.structure.length;
+    return { paths: this.structure.slice(mark.at, at), mark: { generation: this.generation, at } };
+  }
+
+  private onEvent(dir: string, name: string | Buffer | null, type?: string): void {
     this.events += 1;
     if (name === null) {
       this.invalidate(`an event without a name in ${dir}`);
@@ -188,6 +222,13 @@ export class ChangeJournal {
     if (dir === '.' && file === '.git') return;
     const path = dir === '.' ? file : `${dir}/${file}`;
     this.touched.add(path);
+    if (type === 'rename') {
+      if (this.structure.length >= 100_000) {
+        this.generation += 1; // the log is cut: its readers list again
+        this.structure = [];
+      }
+      this.structure.push(path);
+    }
     // A directory renamed or removed: its watches may now report under another name (a watch
     // follows the inode). Close them; the scan walks the path's subtree and watches it again.
     // A walk watches a directory before its subdirectories, so only a watched one has watched ones below.
