@@ -187,7 +187,14 @@ export class ChangeJournal {
   /** Closes every watcher (the journal is invalid afterwards). */
   close(): void {
     for (const rel of [...this.watchers.keys()]) this.unwatch(rel);
-    this.marker?.watcher.close();
+    if (this.marker !== undefined) {
+      this.marker.watcher.close();
+      try {
+        nodeFs.rmdirSync(this.marker.dir); // only when empty: another process's marker may be there
+      } catch {
+        // not empty, or gone
+      }
+    }
     this.marker = undefined;
     this.invalidate('closed');
   }
