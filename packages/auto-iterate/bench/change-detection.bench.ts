@@ -185,6 +185,9 @@ if (FILES.length > 1) {
       const per10x = (medians.get(`${f}|${count}`)! / medians.get(`${prev}|${count}`)!) ** (1 / Math.log10(f / prev));
       return `${prev}->${f}: ${per10x.toFixed(2)}x`;
     });
-    console.log(`\nwatch, ${count}-file edit, cost growth per 10x files (medians): ${steps.join(', ')}`);
+    const first = FILES[0]!;
+    const last = FILES[FILES.length - 1]!;
+    const overall = (medians.get(`${last}|${count}`)! / medians.get(`${first}|${count}`)!) ** (1 / Math.log10(last / first));
+    console.log(`\nwatch, ${count}-file edit, cost growth per 10x files (medians): ${steps.join(', ')}; ${first}->${last}: ${overall.toFixed(2)}x`);
   }
 }
