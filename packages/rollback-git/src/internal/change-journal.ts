@@ -70,7 +70,7 @@ export class ChangeJournal {
   private events = 0;
   private valid = false;
   private lost: string | undefined;
-  private readonly disabled: string | undefined;
+  private disabled: string | undefined;
   private readonly overflowAt: number;
   private readonly syncTimeoutMs: number;
   private marker: { readonly dir: string; readonly watcher: FSWatcher } | undefined;
@@ -141,8 +141,10 @@ export class ChangeJournal {
     try {
       watcher = nodeFs.watch(abs, { persistent: false }, (type, name) => this.onEvent(rel, name, type));
     } catch (error) {
-      // ENOSPC: the max_user_watches limit; ENOENT: removed while walked (its parent saw that).
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.invalidate(`watch on ${rel} failed`);
+      // ENOENT: removed while walked (its parent saw that). ENOSPC (the max_user_watches limit) and
+      // anything else: give up watching for good (a walk per scan, as without watch), not retry per scan.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') this.giveUp(`watch on ${rel} failed (${code ?? 'error'})`);
       return;
     }
     watcher.on('error', () => {
@@ -182,6 +184,13 @@ export class ChangeJournal {
   /** Adds paths to the next take (what our own writes touched, or a scan's changes still pending). */
   note(paths: Iterable<string>): void {
     for (const path of paths) this.touched.add(path);
+  }
+
+  /** Stops for good: closes the watchers and every later scan walks (the reason is `lastFallback`). */
+  private giveUp(reason: string): void {
+    this.close();
+    this.disabled = reason;
+    this.lost = reason;
   }
 
   /** Closes every watcher (the journal is invalid afterwards). */
