@@ -143,6 +143,13 @@ export interface AutoIterateOptions {
   archive?: { into: string; onArchived?: (archived: ArchivedRun) => void };
   /** Start on a dirty working tree (its changes join the first candidate). @default false */
   allowDirty?: boolean;
+  /**
+   * Learn what the proposer and the harness changed from the OS (inotify, Linux) instead of
+   * stat-ing every file of the workspace twice per iteration (issue 31); any doubt falls back to
+   * a whole-tree scan (see `@loop/rollback-git`'s `watch`). Off with `parallel`.
+   * @default true
+   */
+  watch?: boolean;
   /** Repair attempts for a simple crash within the same iteration (seed 003: 最多 2 次). @default 2 */
   maxRepairAttempts?: number;
   /** Crashes in a row that pause with a strategy-review hint (seed 001). @default 3 */
@@ -334,6 +341,7 @@ export const autoIterateOptionsSchema = z
       .strict()
       .optional(),
     allowDirty: z.boolean().default(false),
+    watch: z.boolean().default(true),
     maxRepairAttempts: z.number().int().nonnegative().default(2),
     pauseAfterCrashes: z.number().int().positive().default(3),
     cooldownAfterDiscards: z.number().int().positive().default(5),

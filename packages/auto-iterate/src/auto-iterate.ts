@@ -136,6 +136,8 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     // and a revert's clean tree the next inspection's (issue 13). Parallel copies adopt files into
     // the workspace between a checkpoint and the commit, so they scan each time.
     reuseScans: o.parallel === undefined,
+    // The OS says what changed: scans stat only that (issue 31). Parallel copies scan each time.
+    watch: o.watch && o.parallel === undefined,
     excludes: [o.resultsFile, o.logFile, '.loop/', 'node_modules', ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
   });
   const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
@@ -254,6 +256,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       throw await afterFailure(error, started);
     } finally {
       offResumed();
+      rollback.stopWatching();
       await lock.release();
     }
   };
@@ -263,6 +266,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     return hostedLoop(loop, async (error) => {
       if (error !== undefined) await afterFailure(error, started);
       offResumed();
+      rollback.stopWatching();
       await lock.release();
     });
   };

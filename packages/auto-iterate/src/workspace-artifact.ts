@@ -43,7 +43,9 @@ async function findSymlinks(root: string, rel = '', out: string[] = []): Promise
  * `changedEntries()` is a `git status`-like scan (`readdir` + `lstat`, hashing only files whose
  * index stats changed); with the rollback's `reuseScans` (auto-iterate without `parallel`) the
  * inspection right after a revert reuses the revert's clean tree, and the commit after the
- * after-edit inspection commits what that inspection found (issue 13).
+ * after-edit inspection commits what that inspection found (issue 13). With the rollback's
+ * `watch` (auto-iterate's default) a scan after the first one `lstat`s only what inotify
+ * reported touched since the previous scan, and walks the whole tree again on any doubt (issue 31).
  */
 export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitResetRollback, 'changedEntries'>): Artifact {
   const root = files.root ?? '';

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer, type Proposer } from '@loop/core';
 import { userPolicies } from '@loop/test-utils';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { watchSetting } from './watch-setting.js';
 
 let dir: string;
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
@@ -58,6 +59,7 @@ function options(xs: number[], over: Partial<AutoIterateOptions> = {}): AutoIter
     killTimeoutS: 1.5,
     maxIterations: xs.length,
     proposer: scripted(xs),
+    watch: watchSetting.watch,
     ...over,
   };
 }

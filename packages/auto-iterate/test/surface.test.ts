@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { watchSetting } from './watch-setting.js';
 
 // The hostile proposer of issue 12 (fault 4) without a sandbox: what the surface check catches.
 let base: string; // holds the workspace and an "outside" folder next to it
@@ -46,7 +47,7 @@ function hostile(acts: Array<() => void>) {
 }
 
 function options(acts: Array<() => void>, over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return { dir, tag: 't', targetFiles: ['src'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: acts.length, proposer: hostile(acts), ...over };
+  return { dir, tag: 't', targetFiles: ['src'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: acts.length, proposer: hostile(acts), watch: watchSetting.watch, ...over };
 }
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 

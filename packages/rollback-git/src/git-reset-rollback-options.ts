@@ -84,6 +84,21 @@ export interface GitResetRollbackOptions {
    * @default false
    */
   readonly reuseScans?: boolean;
+  /**
+   * Learn what changed from the OS instead of stat-ing every file (issue 31; Linux, `node:fs`, a
+   * local file system): the first whole-tree scan puts an inotify watch (`fs.watch`) on every
+   * directory it enters, and later scans `lstat` only the paths the kernel reported touched since
+   * the previous scan, plus what that scan found changed and what a reset wrote. Whenever a
+   * change could have been missed (a possible queue overflow, a watcher error, a late marker
+   * event, the watch limit, a `.gitignore` or `.git/info/exclude` change, an index written by
+   * another program, a new process after a restart) the next scan walks the whole tree again.
+   * Where inotify cannot work (another OS, memfs, NFS/FUSE) every scan walks. See
+   * docs/rollback.md, "How changes are found". `stopWatching()` closes the watches.
+   * @default false
+   */
+  readonly watch?: boolean;
+  /** Limits of the watch (tests inject small ones). See `JournalLimits`. */
+  readonly watchLimits?: { readonly overflowAt?: number; readonly syncTimeoutMs?: number };
 }
 
 const FORBIDDEN_IN_REF = /[\x00-\x20\x7f~^:?*[\\]/;
@@ -152,6 +167,10 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
     .default(() => systemClock),
   messagePrefix: z.string().default('auto-iterate: '),
   reuseScans: z.boolean().default(false),
+  watch: z.boolean().default(false),
+  watchLimits: z
+    .strictObject({ overflowAt: z.number().int().positive().optional(), syncTimeoutMs: z.number().int().positive().optional() })
+    .optional(),
 });
 
 /** {@link GitResetRollbackOptions} after validation, with every default applied. */

@@ -146,6 +146,10 @@ export interface GitResetRollback extends RollbackStrategy {
   readonly repairs: () => readonly string[];
   /** What the last `revert`, `restoreBest` or `recover` reset did, for logs and tests. */
   readonly lastRestore: () => GitRestoreReport | undefined;
+  /** With `watch`: how the scans went so far; `undefined` without it or where it cannot work. */
+  readonly watchReport: () => GitWatchReport | undefined;
+  /** Closes the watches of `watch` (the rollback goes on with whole-tree scans). Idempotent. */
+  readonly stopWatching: () => void;
   /**
    * The paths that differ from the run branch's tip (added, modified, deleted, mode changes,
    * untracked and not ignored; within `paths` when given), sorted. What a `commit` would record;
@@ -164,6 +168,16 @@ export interface GitResetRollback extends RollbackStrategy {
 }
 
 /** One path that differs from the run branch's tip (see `GitResetRollback.changedEntries`). */
+/** How the scans of a rollback with `watch` went (see `GitResetRollbackOptions.watch`). */
+export interface GitWatchReport {
+  /** Whole-tree walks (the first one, and every fallback). */
+  readonly full: number;
+  /** Scans that stat-ed only what the OS reported touched. */
+  readonly partial: number;
+  /** Why the last whole-tree walk was needed (`'not watching yet'` for the first), if any was. */
+  readonly lastFallback: string | undefined;
+}
+
 export interface ChangedEntry {
   /** Relative path, `/`-separated. */
   readonly path: string;

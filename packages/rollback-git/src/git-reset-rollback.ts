@@ -17,11 +17,12 @@ import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
 import { byPath } from './internal/paths.js';
 import { createDirectoryTracker } from './internal/new-directories.js';
+import { disableJournal, enableJournal } from './internal/journals.js';
 import { shortId } from './short-id.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
-export type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
+export type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport, GitWatchReport } from './git-reset-rollback-types.js';
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -46,8 +47,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let branchPending = false;
   /** ...and the index torn with it: recover rebuilds it from the kept commit. */
   let indexPending = false;
+  /** With `watch`: the paths the OS reported touched (internal/change-journal.ts). */
+  let journal = opts.watch ? enableJournal(repo, opts.watchLimits) : undefined;
   /** Empty directories a candidate created are removed on revert (git keeps none; issue 32). */
-  const directories = createDirectoryTracker(repo, bases);
+  const directories = createDirectoryTracker(repo, bases, () => (journal?.usable ? journal : undefined));
   /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
   const handOff = createScanHandOff(opts.reuseScans);
 
@@ -124,6 +127,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     const keep = rescue?.oid ?? save;
     const ref = keep === undefined ? undefined : await saveDiscarded(repo, name, keep);
     const report = await resetBranch(repo, branchRef, targetOid, bases, { fromOid: tip, changes });
+    journal?.note(report.paths); // its own writes are events too; its index entries are examined again
     lastRestore = { ...report, operation };
     // Every change the scan found was reset (and verified) or saved: the tree is the target's.
     if (operation === 'revert') handOff.reverted(targetOid);
@@ -283,6 +287,12 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
       ),
 
     lastRestore: () => lastRestore,
+
+    watchReport: () => (journal?.usable ? { ...journal.counts, lastFallback: journal.lastFallback } : undefined),
+    stopWatching: () => {
+      if (journal !== undefined) disableJournal(repo);
+      journal = undefined;
+    },
 
     repairs: () => [...repairs],
 

@@ -19,7 +19,7 @@
  * @packageDocumentation
  */
 export { createGitResetRollback } from './git-reset-rollback.js';
-export type { ChangedEntry, GitResetRollback, GitStartReport, GitRestoreReport } from './git-reset-rollback.js';
+export type { ChangedEntry, GitResetRollback, GitStartReport, GitRestoreReport, GitWatchReport } from './git-reset-rollback.js';
 export { gitResetRollbackOptionsSchema, branchNameProblem } from './git-reset-rollback-options.js';
 export type { GitResetRollbackOptions, ResolvedGitResetRollbackOptions, GitAuthor } from './git-reset-rollback-options.js';
 export type { GitFs, GitFsPromises, GitFsStats } from './git-fs.js';

@@ -4,7 +4,7 @@ import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
+import { makeRepo, testSettings, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -20,7 +20,7 @@ describe('a directory rename reverts on the fast path', () => {
     for (let i = 0; i < 40; i += 1) files[pathOf(i)] = `file ${i}\n`;
     const repo = makeRepo(files);
     repos.push(repo);
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
+    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     renameSync(join(repo.dir, 'lib'), join(repo.dir, 'lib2'));
@@ -35,7 +35,7 @@ describe('a directory rename reverts on the fast path', () => {
   it('a file replaced by a directory of the same name (and back) reverts on the fast path', async () => {
     const repo = makeRepo({ 'x/a.txt': 'a\n', 'x/b.txt': 'b\n', y: 'plain file\n' });
     repos.push(repo);
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
+    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     repo.remove('x');

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -14,7 +14,7 @@ afterEach(() => {
 function setUp(paths?: string[]) {
   const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n', '.gitignore': 'build/\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/dirs', clock: steppingClock(), ...(paths ? { paths } : {}) });
+  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/dirs', clock: steppingClock(), ...(paths ? { paths } : {}) });
   const mkdir = (path: string) => mkdirSync(join(repo.dir, path), { recursive: true });
   return { repo, rollback, mkdir, exists: (path: string) => existsSync(join(repo.dir, path)) };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isLoopError, type LoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback, readDiscardedRefs, shortId, type GitFs, type GitResetRollbackOptions } from '../src/index.js';
-import { makeRepo, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
+import { makeRepo, testSettings, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
 
 const BRANCH = 'auto-iterate/nov30';
 const repos: TempRepo[] = [];
@@ -25,7 +25,7 @@ const FILES: Record<string, FileSpec> = {
 function setup(options: Partial<GitResetRollbackOptions> = {}, files: Record<string, FileSpec> = FILES) {
   const repo = makeRepo(files);
   repos.push(repo);
-  const rollback = createGitResetRollback({ dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...options });
+  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...options });
   return { repo, rollback };
 }
 
@@ -323,7 +323,7 @@ describe('createGitResetRollback: start', () => {
     expect(repo.git('branch', '--list', BRANCH)).toBe('');
     expect(repo.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
 
-    const dirtyOk = createGitResetRollback({ dir: repo.dir, branch: BRANCH, allowDirty: true });
+    const dirtyOk = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, allowDirty: true });
     await dirtyOk.start();
     expect(repo.git('symbolic-ref', 'HEAD')).toBe(`refs/heads/${BRANCH}`);
     expect(repo.read('train.py')).toBe('lr = 0.9\n');
@@ -342,7 +342,7 @@ describe('createGitResetRollback: start', () => {
     expect(error.message).toContain('pass resume: true');
     expect(repo.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
 
-    const resumed = createGitResetRollback({ dir: repo.dir, branch: BRANCH, resume: true });
+    const resumed = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true });
     const report = await resumed.start();
     expect(report).toMatchObject({ created: false, previousBranch: 'refs/heads/main', headId: tip });
     expect(repo.git('symbolic-ref', 'HEAD')).toBe(`refs/heads/${BRANCH}`);
@@ -362,7 +362,7 @@ describe('createGitResetRollback: start', () => {
     await rollback.commit(cp2, info(2));
     repo.write('prepare.py', 'half written');
     // The machine reboots here; results.tsv recorded `kept` as the last kept commit.
-    const resumed = createGitResetRollback({ dir: repo.dir, branch: BRANCH, resume: true });
+    const resumed = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true });
     await resumed.start();
     await resumed.recover(shortId(kept));
     expect(repo.git('rev-parse', 'HEAD')).toBe(kept);
@@ -375,13 +375,13 @@ describe('createGitResetRollback: start', () => {
   it('start fails with NOT_A_REPOSITORY outside a repository or before the first commit', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'loop-no-repo-'));
     try {
-      const error = await rejection(createGitResetRollback({ dir: empty, branch: BRANCH }).start());
+      const error = await rejection(createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).start());
       expect(error.code).toBe('NOT_A_REPOSITORY');
       expect(error.message).toContain('no git repository at');
       mkdirSync(join(empty, '.git'));
       const { execFileSync } = await import('node:child_process');
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: empty });
-      const unborn = await rejection(createGitResetRollback({ dir: empty, branch: BRANCH }).checkpoint(1));
+      const unborn = await rejection(createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).checkpoint(1));
       expect(unborn.code).toBe('NOT_A_REPOSITORY');
       expect(unborn.message).toContain('has no commit yet');
     } finally {
@@ -393,7 +393,7 @@ describe('createGitResetRollback: start', () => {
     const { repo, rollback } = setup({ excludes: ['results.tsv', 'run.log', '.loop/', 'checkpoints/'] });
     const report = await rollback.start();
     expect(report.excludesAdded).toEqual(['results.tsv', 'run.log', '.loop/', 'checkpoints/']);
-    const again = createGitResetRollback({ dir: repo.dir, branch: BRANCH, resume: true, excludes: ['results.tsv', 'checkpoints/'] });
+    const again = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true, excludes: ['results.tsv', 'checkpoints/'] });
     expect((await again.start()).excludesAdded).toEqual([]);
     const exclude = readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8');
     expect(exclude.split('\n').filter((line) => line === 'results.tsv')).toHaveLength(1);
@@ -511,7 +511,7 @@ describe('createGitResetRollback: verification', () => {
       }
       return data;
     });
-    const rollback = createGitResetRollback({ dir: repo.dir, fs, branch: BRANCH });
+    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, fs, branch: BRANCH });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     writeFileSync(join(repo.dir, 'train.py'), 'lr = 0.2\n');
@@ -528,7 +528,7 @@ describe('createGitResetRollback: verification', () => {
     repos.push(repo);
     let corrupt = false;
     const fs = hookedFs((path, data) => (corrupt && path.endsWith('/train.py') ? new TextEncoder().encode('garbage\n') : data));
-    const rollback = createGitResetRollback({ dir: repo.dir, fs, branch: BRANCH });
+    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, fs, branch: BRANCH });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     writeFileSync(join(repo.dir, 'train.py'), 'lr = 0.2\n');
@@ -544,7 +544,7 @@ describe('createGitResetRollback: verification', () => {
 
 describe('createGitResetRollback: paths (the fast path)', () => {
   async function scenario(repo: TempRepo, paths: string[] | undefined): Promise<void> {
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...(paths ? { paths } : {}) });
+    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...(paths ? { paths } : {}) });
     await rollback.start();
     // 1: modify + add + delete + mode change, kept
     let cp = await rollback.checkpoint(1);

@@ -56,3 +56,9 @@ export function steppingClock(startMs = Date.UTC(2025, 10, 30, 3, 0, 0)): { now:
   let t = startMs;
   return { now: () => (t += 60_000) };
 }
+
+/**
+ * Settings a test file reads when it builds a rollback: `watch` is the rollback's `watch` option,
+ * so watch-on.test.ts can run the same tests with the change journal on (issue 31).
+ */
+export const testSettings = { watch: false };

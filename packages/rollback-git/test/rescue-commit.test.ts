@@ -3,7 +3,7 @@
 // ref points at a rescue commit on top of the candidate that holds every such file.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback, readDiscardedRefs } from '../src/index.js';
-import { makeRepo, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -13,7 +13,7 @@ afterEach(() => {
 function setup(paths?: string[]) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/rescue', clock: steppingClock(), ...(paths ? { paths } : {}) });
+  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rescue', clock: steppingClock(), ...(paths ? { paths } : {}) });
   return { repo, rollback };
 }
 

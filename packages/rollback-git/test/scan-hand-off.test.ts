@@ -3,7 +3,7 @@
 // is what the surface check saw, and a change made in a gap is caught by the next scan.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -13,7 +13,7 @@ afterEach(() => {
 function setup(reuseScans: boolean) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/scan', clock: steppingClock(), reuseScans });
+  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/scan', clock: steppingClock(), reuseScans });
   return { repo, rollback };
 }
 

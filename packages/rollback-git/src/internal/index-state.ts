@@ -132,11 +132,22 @@ export async function loadIndexState(repo: Repo): Promise<IndexState | undefined
     states.set(repo, empty);
     return empty;
   }
+  reads.set(repo, (reads.get(repo) ?? 0) + 1);
   const bytes = typeof raw === 'string' ? Buffer.from(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   const state = parseIndexBytes(bytes, key, fileMtimeMs);
   if (state === undefined) states.delete(repo);
   else states.set(repo, state);
   return state;
+}
+
+const reads = new WeakMap<Repo, number>();
+
+/**
+ * How often `.git/index` was read from disk for `repo` (a file whose stat key was not the one
+ * kept: the first read, or another program wrote it; our own writes are kept without a read).
+ */
+export function indexReads(repo: Repo): number {
+  return reads.get(repo) ?? 0;
 }
 
 /** Records `state` as what `.git/index` now holds (after our own write). */

@@ -29,8 +29,15 @@ export class WalkResult {
     else this.cleanPaths.add(path);
   }
 
+  /**
+   * For a walk narrowed to the touched paths (`walkTouched`): a path not `examined` is clean when
+   * it is `indexed` (nothing touched it since the last scan found its stats matching).
+   */
+  assume: { readonly examined: (path: string) => boolean; readonly indexed: (path: string) => boolean } | undefined;
+
   /** Whether the walk found `path` with stats matching its index entry. */
   isClean(path: string): boolean {
+    if (this.assume !== undefined && !this.assume.examined(path)) return this.assume.indexed(path);
     if (this.seen !== undefined) {
       const at = this.positions!.get(path);
       if (at !== undefined && this.seen[at] === 1) return true;

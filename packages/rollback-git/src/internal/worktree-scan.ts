@@ -1,14 +1,17 @@
 import git, { STAGE, TREE, WORKDIR, type WalkerEntry } from 'isomorphic-git';
 import type { GitFsStats } from '../git-fs.js';
 import { inChunks } from './chunks.js';
-import { gitMode, readWorktreeBlob } from './fs-ops.js';
+import { gitMode, onNodeFs, readWorktreeBlob } from './fs-ops.js';
 import { readIndexFile, type IndexEntry, type IndexSnapshot } from './index-file.js';
 import { keptIndexKey } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
 import { PathSet } from './path-set.js';
 import { gitArgs, type Repo } from './repo.js';
 import { headBlobs } from './head-blobs.js';
-import { isIgnored, walkWorktree, type WalkScope } from './worktree-walk.js';
+import { isIgnored, walkTouched, walkWorktree, type WalkScope } from './worktree-walk.js';
+import type { WalkResult } from './walk-result.js';
+import { journalOf } from './journals.js';
+import { indexReads } from './index-state.js';
 import { blobOf, sameBlob, type BlobEntry } from './tree-diff.js';
 import { scanPaths } from './path-scan.js';
 
@@ -145,10 +148,21 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
   const head = matched ? undefined : await headBlobs(repo, headOid);
   const scope = walkScope(repo, index, headOid, head);
   const { gitlinks } = scope;
-  const work = await walkWorktree(repo, scope, (path, stats) => {
+  const classify = (path: string, stats: GitFsStats): boolean => {
     const entry = index.entries.get(path);
     return entry !== undefined && entry.mode === gitMode(stats) && statsMatch(entry, stats, index.fileMtimeMs);
-  });
+  };
+  const journal = onNodeFs(repo) ? journalOf(repo) : undefined;
+  const taken = journal === undefined ? undefined : await journal.take(indexReads(repo));
+  let work: WalkResult;
+  if (journal !== undefined && taken !== undefined) {
+    const has = (path: string): boolean => index.entries.has(path) && !(gitlinks.size > 0 && gitlinks.has(path));
+    const counted = { has, count: index.entries.size - gitlinks.size, paths: () => index.entries.keys() };
+    work = await walkTouched(repo, scope, classify, taken.paths, counted, journal);
+  } else {
+    journal?.beginWalk(indexReads(repo));
+    work = await walkWorktree(repo, scope, classify, journal);
+  }
   const headOf = (path: string): BlobEntry | undefined => {
     if (head !== undefined) return head.get(path);
     const entry = index.entries.get(path);
@@ -218,6 +232,8 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
     } else basis = keptIndexKey(repo);
   }
   const sorted = changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // What differs now is examined again by the next scan even if no event touches it.
+  journal?.note(sorted.map((change) => change.path));
   if (basis !== undefined) basisOf.set(sorted, basis);
   return sorted;
 }

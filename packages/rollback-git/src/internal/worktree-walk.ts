@@ -6,7 +6,8 @@ import { foreignCode } from './errors.js';
 import { IgnoreCache } from './ignore-cache.js';
 import { gitMode, lstatOrUndefined, onNodeFs } from './fs-ops.js';
 import type { PathSet } from './path-set.js';
-import { absolute } from './paths.js';
+import { absolute, parentOf } from './paths.js';
+import type { ChangeJournal } from './change-journal.js';
 import { perRepo, type Repo } from './repo.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
 import { WalkResult } from './walk-result.js';
@@ -120,7 +121,7 @@ export type StatClassifier = (path: string, stats: GitFsStats) => boolean;
  * and dentry caches costs less than the promise and thread-pool hop around it), directories in
  * order; only the ignore check of an untracked path awaits. No file is read.
  */
-async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult): Promise<void> {
+async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult, journal?: ChangeJournal): Promise<void> {
   const pre = scope.prefetch;
   const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
   const started = performance.now();
@@ -133,6 +134,7 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
   const deferredAt: number[] = [];
   const visit = async (dir: string): Promise<void> => {
     const absDir = absolute(repo.dir, dir);
+    journal?.watch(dir, absDir); // before the listing: a change after it is an event, one before it is seen
     const entries = listings.list(dir, absDir);
     if (entries === undefined) return; // removed while walked
     const subdirs: string[] = [];
@@ -224,8 +226,84 @@ async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | u
  * {@link WalkResult}'s `dirty`; a file `classify` accepts is only counted and marked as clean
  * instead. Nothing is hashed: the caller compares the stats with the index (git's stat cache).
  */
-export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier): Promise<WalkResult> {
+export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier, journal?: ChangeJournal): Promise<WalkResult> {
   const out = new WalkResult(scope.prefetch?.position);
-  await (onNodeFs(repo) ? walkNode(repo, scope, classify, out) : walkFs(repo, scope, classify, out));
+  await (onNodeFs(repo) ? walkNode(repo, scope, classify, out, journal) : walkFs(repo, scope, classify, out));
+  return out;
+}
+
+/**
+ * The walk narrowed to what the change journal reported (issue 31): an `lstat` of each touched
+ * path, and a walk (with watches) of each touched path that is a directory now; every other file
+ * of the index counts as clean without being looked at (its stats matched at the last scan and
+ * no event touched it since). Paths inside `.git`, submodules and ignored untracked paths are
+ * left out as in {@link walkWorktree}.
+ *
+ * @param indexed Whether a path has an index entry (not a submodule): what an unexamined path is.
+ * @param indexCount How many index entries are not submodules.
+ */
+export async function walkTouched(
+  repo: Repo,
+  scope: WalkScope,
+  classify: StatClassifier,
+  touched: ReadonlySet<string>,
+  index: { readonly has: (path: string) => boolean; readonly count: number; readonly paths: () => Iterable<string> },
+  journal: ChangeJournal,
+): Promise<WalkResult> {
+  const out = new WalkResult(undefined);
+  const listings = listingsOf(repo);
+  /** Touched paths that are directories on the way to tracked paths: every index path under one is examined. */
+  const prefixes = new Set<string>();
+  for (const path of touched) if (scope.tracked.worthWalking(path) && !scope.tracked.has(path)) prefixes.add(path);
+  const examined = (path: string): boolean => {
+    if (touched.has(path)) return true;
+    if (prefixes.size === 0) return false;
+    for (let dir = parentOf(path); dir !== '.'; dir = parentOf(dir)) if (prefixes.has(dir)) return true;
+    return false;
+  };
+  const addFile = async (path: string, stats: GitFsStats): Promise<void> => {
+    if (gitMode(stats) === undefined) return;
+    if (classify(path, stats)) out.addClean(path, undefined);
+    else if (scope.tracked.has(path) || !(await isIgnored(repo, path))) out.dirty.set(path, stats);
+  };
+  const visit = async (dir: string): Promise<void> => {
+    const absDir = absolute(repo.dir, dir);
+    journal.watch(dir, absDir);
+    const entries = listings.list(dir, absDir);
+    if (entries === undefined) return;
+    for (const entry of entries) {
+      if (scope.gitlinks.size > 0 && scope.gitlinks.has(entry.path)) continue;
+      const stats = lstatNode(`${absDir}/${entry.name}`);
+      if (stats === undefined) continue;
+      if (stats.isDirectory()) {
+        if (scope.tracked.worthWalking(entry.path) || !(await isIgnored(repo, entry.path))) await visit(entry.path);
+      } else await addFile(entry.path, stats);
+    }
+  };
+  // Directories first (a touched path under a touched directory is examined by its walk, once).
+  const files = new Map<string, GitFsStats>();
+  const dirs: string[] = [];
+  for (const path of touched) {
+    if (path === '.git' || path.startsWith('.git/') || path.includes('/.git/') || path.endsWith('/.git')) continue;
+    if (scope.gitlinks.size > 0 && scope.gitlinks.has(path)) continue;
+    const stats = lstatNode(absolute(repo.dir, path));
+    if (stats === undefined) continue; // gone: an index path not found counts as deleted
+    if (!stats.isDirectory()) files.set(path, stats);
+    else if (scope.tracked.worthWalking(path) || !(await isIgnored(repo, path))) dirs.push(path);
+  }
+  const walked = new Set(dirs);
+  const under = (path: string): boolean => {
+    for (let dir = parentOf(path); dir !== '.'; dir = parentOf(dir)) if (walked.has(dir)) return true;
+    return false;
+  };
+  for (const dir of dirs) if (!under(dir)) await visit(dir);
+  for (const [path, stats] of files) if (walked.size === 0 || !under(path)) await addFile(path, stats);
+  // Index entries examined but not clean are what a full walk would not have counted.
+  let examinedIndexed = 0;
+  if (prefixes.size === 0) {
+    for (const path of touched) if (index.has(path)) examinedIndexed += 1;
+  } else for (const path of index.paths()) if (examined(path) && index.has(path)) examinedIndexed += 1;
+  out.cleanCount += index.count - examinedIndexed;
+  out.assume = { examined, indexed: index.has };
   return out;
 }
