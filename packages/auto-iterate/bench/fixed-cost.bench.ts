@@ -4,6 +4,9 @@
  *
  * - `bare spawn`: `spawn('sh', ['-c', 'echo "score: 1"'])`, stdout and stderr to a log file,
  *   waiting for `exit` (no process group, no fsync);
+ * - `bare + durable row and state`: the bare spawn, then what the guarantees need at least, written
+ *   by hand on sync `node:fs`: the row appended and fsynced, state.json as a temp file written,
+ *   fsynced, renamed, the directory fsynced (three fsyncs, the floor of "durable rows and state");
  * - `runInGroupToLog`: core's process layer alone (process group, cgroup, run token, pid file,
  *   the log synced), the way the command harness calls it;
  * - `command harness`: `createCommandHarness(...).run()` with auto-iterate's options (pid file slot
@@ -13,12 +16,12 @@
  *   fsync, re-read), events, with an in-memory artifact and rollback (the git side is the
  *   iteration bench's): timed from releasing the held proposer to the next `propose` call.
  *
- * Prints median/min/max of each variant's time and of the per-cycle ratios to the bare spawn, and
- * the load. `LOOP_CGROUP=off` measures without per-run cgroups. It measures, it does not assert.
+ * Prints median/min/max of each variant's time and of the per-cycle ratios to the bare spawn and to
+ * the bare spawn with the durable writes, and the load. `LOOP_CGROUP=off` measures without per-run cgroups. It measures, it does not assert.
  * `npx tsx --conditions=source bench/fixed-cost.bench.ts [cycles]` (default 60).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, rmSync, mkdirSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCommandHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryRollback, createRegexScorer, runInGroupToLog } from '@loop/core';
@@ -45,6 +48,27 @@ const bare = () =>
       resolve();
     });
   });
+
+const floorDir = dirOf('floor');
+let floorRows = 0;
+const syncFile = (path: string, flags: string, text?: string) => {
+  const fd = openSync(path, flags);
+  try {
+    if (text !== undefined) writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+};
+const floor = async () => {
+  await bare();
+  floorRows += 1;
+  syncFile(join(floorDir, 'results.tsv'), 'a', `-\t1\tdiscard\tbump n ${floorRows}\n`);
+  const state = join(floorDir, '.loop/state.json');
+  syncFile(`${state}.tmp`, 'w', `${JSON.stringify({ version: 1, iteration: floorRows, best: 1 }, null, 2)}\n`);
+  renameSync(`${state}.tmp`, state);
+  syncFile(join(floorDir, '.loop'), 'r');
+};
 
 const groupDir = dirOf('group');
 const signal = new AbortController().signal;
@@ -98,13 +122,15 @@ async function startHeldEngine(dir: string) {
 }
 
 const engine = await startHeldEngine(dirOf('engine'));
-const variants = { 'bare spawn': bare, runInGroupToLog: grouped, 'command harness': harnessRun, 'engine iteration': engine.step };
+const variants = { 'bare spawn': bare, 'bare + durable row and state': floor, runInGroupToLog: grouped, 'command harness': harnessRun, 'engine iteration': engine.step };
 const result = await interleave(variants, { cycles: CYCLES, warmup: 3 });
 await engine.stop();
 rmSync(root, { recursive: true, force: true });
 
 console.log(`\n@loop/auto-iterate: fixed cost of an iteration on \`${COMMAND}\` (${CYCLES} interleaved cycles; ${process.version}; LOOP_CGROUP=${process.env.LOOP_CGROUP ?? 'default'})`);
 console.log(loadLine(result.load));
-console.log('| variant | ms median (min-max) | / bare spawn, per cycle: median (min-max) |');
-console.log('| --- | ---: | ---: |');
-for (const name of Object.keys(variants)) console.log(`| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn'))} |`);
+console.log('| variant | ms median (min-max) | / bare spawn, per cycle | / bare + durable row and state, per cycle |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const name of Object.keys(variants)) {
+  console.log(`| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn'))} | ${formatRatio(pairRatios(result, name, 'bare + durable row and state'))} |`);
+}

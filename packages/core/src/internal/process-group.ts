@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bwrapArgv, bwrapStatus, type SandboxSpec } from '../sandbox.js';
 import { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './pid-file.js';
@@ -189,20 +188,30 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
 
 /**
  * {@link runInGroup} with stdout and stderr going to `logPath` (its directory is created, the file
- * truncated, synced and closed when the command ends). The one way the harness, the agent proposers
- * and collie's commands run a logged command.
+ * truncated, synced unless `sync: false`, and closed when the command ends). The one way the
+ * harness, the agent proposers and collie's commands run a logged command.
+ *
+ * `sync: false` skips the log's fsync: a log is a diagnostic no durability rule names (the row and
+ * state.json are the durable record), and under disk load each fsync costs milliseconds (issue 31).
+ * The file is complete for every reader either way (the page cache serves it).
  *
  * @throws the file-system error when the log cannot be created (callers map it to their error code);
  *   a failing command is a result, never a throw.
  */
-export async function runInGroupToLog(options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string }): Promise<GroupRunResult> {
-  const { logPath, ...run } = options;
-  await mkdir(dirname(logPath), { recursive: true });
-  const handle = await open(logPath, 'w');
+export async function runInGroupToLog(options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string; sync?: boolean }): Promise<GroupRunResult> {
+  const { logPath, sync = true, ...run } = options;
+  // Synchronous node:fs around the run (issue 31): mkdir, open, fsync and close are small calls,
+  // each an event-loop round trip through the thread pool when asynchronous.
+  mkdirSync(dirname(logPath), { recursive: true });
+  const fd = openSync(logPath, 'w');
   try {
-    return await runInGroup({ ...run, outputFd: handle.fd });
+    return await runInGroup({ ...run, outputFd: fd });
   } finally {
-    await handle.sync().catch(() => {});
-    await handle.close();
+    try {
+      if (sync) fsyncSync(fd);
+    } catch {
+      // a log that cannot be synced is still the log
+    }
+    closeSync(fd);
   }
 }
