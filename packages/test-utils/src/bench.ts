@@ -16,8 +16,19 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
-/** A variant: one sample of it (sync or async); its wall time in ms is one sample. */
+/**
+ * A variant: one sample of it (sync or async); its wall time in ms is one sample, unless it returns
+ * (or resolves to) `{ measuredMs }`, the time of the part it measured itself (its set-up excluded).
+ */
 export type BenchVariant = () => unknown;
+
+/** What a variant returns to report its own time instead of its wall time. */
+export interface MeasuredSample {
+  readonly measuredMs: number;
+}
+
+const measuredOf = (value: unknown): number | undefined =>
+  typeof value === 'object' && value !== null && typeof (value as MeasuredSample).measuredMs === 'number' ? (value as MeasuredSample).measuredMs : undefined;
 
 /** Options of {@link interleave}. */
 export interface InterleaveOptions {
@@ -74,8 +85,8 @@ export async function interleave(variants: Readonly<Record<string, BenchVariant>
     for (let k = 0; k < names.length; k += 1) {
       const name = names[(k + shift) % names.length]!;
       const start = performance.now();
-      await variants[name]!();
-      const ms = performance.now() - start;
+      const value: unknown = await variants[name]!();
+      const ms = measuredOf(value) ?? performance.now() - start;
       if (cycle >= 0) samples.get(name)!.push(ms);
     }
   }
