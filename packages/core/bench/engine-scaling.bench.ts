@@ -57,7 +57,7 @@ for (const n of sizes) {
   variants[`engine ${n}`] = () => engine(n);
   variants[`bare ${n}`] = () => bare(n);
 }
-const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 7), warmup: 1 });
+const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 3), warmup: 1 });
 const perIteration = (name: string, n: number) => timeOf(result, name).median / n;
 /** Per cycle: (engine at n per iteration) / (engine at 200 per iteration). */
 const vs200 = (n: number) => {
