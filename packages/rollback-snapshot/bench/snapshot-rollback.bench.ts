@@ -184,10 +184,10 @@ try {
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms; variants interleaved, ratios per cycle: median (min-max)\n`);
-  console.log('First scan (the git-status surface: 10 changed + 10 untracked files):\n');
+  for (const r of rows) console.log(`${r.files} files: ${r.load}`);
+  console.log('\nFirst scan (the git-status surface: 10 changed + 10 untracked files):\n');
   console.log('| files | first scan | `git status --porcelain` | scan / git | isomorphic-git scan (/ git) |');
   console.log('| ---: | ---: | ---: | ---: | ---: |');
-  for (const r of rows) console.log(`${r.files} files: ${r.load}`);
   const x = (r: Spread | undefined) => (r === undefined ? '-' : formatRatio(r));
   for (const r of rows) console.log(`| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${x(r.ratios.scan)} | ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`);
   console.log('\nOne iteration (checkpoint + edit + revert) against a plain copy of the touched files (fs.cp there and back, preserved timestamps):\n');
