@@ -17,14 +17,23 @@
  *   iteration bench's): timed from releasing the held proposer to the next `propose` call.
  *
  * Prints median/min/max of each variant's time and of the per-cycle ratios to the bare spawn and to
- * the bare spawn with the durable writes, and the load. `LOOP_CGROUP=off` measures without per-run cgroups. It measures, it does not assert.
+ * the bare spawn with the durable writes, and the load. `LOOP_CGROUP=off` measures without per-run
+ * cgroups. It measures, it does not assert.
  * `npx tsx --conditions=source bench/fixed-cost.bench.ts [cycles]` (default 60).
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCommandHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryRollback, createRegexScorer, runInGroupToLog } from '@loop/core';
+import {
+  createCommandHarness,
+  createFunctionProposer,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryRollback,
+  createRegexScorer,
+  runInGroupToLog,
+} from '@loop/core';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { createResultsTsv } from '../src/index.js';
 
@@ -72,9 +81,26 @@ const floor = async () => {
 
 const groupDir = dirOf('group');
 const signal = new AbortController().signal;
-const grouped = () => runInGroupToLog({ logPath: join(groupDir, 'run.log'), command: COMMAND, cwd: groupDir, env: process.env, killTimeoutMs: 60_000, graceMs: 5000, pidFile: join(groupDir, '.loop/run.pgid') });
+const grouped = () =>
+  runInGroupToLog({
+    logPath: join(groupDir, 'run.log'),
+    command: COMMAND,
+    cwd: groupDir,
+    env: process.env,
+    killTimeoutMs: 60_000,
+    graceMs: 5000,
+    pidFile: join(groupDir, '.loop/run.pgid'),
+  });
 
-const harnessOptions = (dir: string) => ({ command: COMMAND, cwd: dir, logFile: 'run.log', timeBudgetMs: 60_000, killTimeoutMs: 90_000, pidFile: join(dir, '.loop/run.pgid'), keepLogs: { dir: join(dir, '.loop/logs'), count: 20 } });
+const harnessOptions = (dir: string) => ({
+  command: COMMAND,
+  cwd: dir,
+  logFile: 'run.log',
+  timeBudgetMs: 60_000,
+  killTimeoutMs: 90_000,
+  pidFile: join(dir, '.loop/run.pgid'),
+  keepLogs: { dir: join(dir, '.loop/logs'), count: 20 },
+});
 const harnessDir = dirOf('harness');
 const harness = createCommandHarness(harnessOptions(harnessDir));
 let harnessIteration = 0;
@@ -122,15 +148,24 @@ async function startHeldEngine(dir: string) {
 }
 
 const engine = await startHeldEngine(dirOf('engine'));
-const variants = { 'bare spawn': bare, 'bare + durable row and state': floor, runInGroupToLog: grouped, 'command harness': harnessRun, 'engine iteration': engine.step };
+const variants = {
+  'bare spawn': bare,
+  'bare + durable row and state': floor,
+  runInGroupToLog: grouped,
+  'command harness': harnessRun,
+  'engine iteration': engine.step,
+};
 const result = await interleave(variants, { cycles: CYCLES, warmup: 3 });
 await engine.stop();
 rmSync(root, { recursive: true, force: true });
 
-console.log(`\n@loop/auto-iterate: fixed cost of an iteration on \`${COMMAND}\` (${CYCLES} interleaved cycles; ${process.version}; LOOP_CGROUP=${process.env.LOOP_CGROUP ?? 'default'})`);
+const cgroup = process.env.LOOP_CGROUP ?? 'default';
+console.log(`\n@loop/auto-iterate: fixed cost of an iteration on \`${COMMAND}\` (${CYCLES} interleaved cycles; ${process.version}; LOOP_CGROUP=${cgroup})`);
 console.log(loadLine(result.load));
 console.log('| variant | ms median (min-max) | / bare spawn, per cycle | / bare + durable row and state, per cycle |');
 console.log('| --- | ---: | ---: | ---: |');
 for (const name of Object.keys(variants)) {
-  console.log(`| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn'))} | ${formatRatio(pairRatios(result, name, 'bare + durable row and state'))} |`);
+  const toBare = formatRatio(pairRatios(result, name, 'bare spawn'));
+  const toFloor = formatRatio(pairRatios(result, name, 'bare + durable row and state'));
+  console.log(`| ${name} | ${formatTime(timeOf(result, name), 2)} | ${toBare} | ${toFloor} |`);
 }

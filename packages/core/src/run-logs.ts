@@ -71,5 +71,6 @@ export async function keepRunLog(logPath: string, options: KeepLogsOptions, iter
     throw error;
   }
   const logs = listKeptLogsSync(options.dir);
-  for (const l of logs.slice(0, Math.max(0, logs.length - options.count))) rmSync(join(options.dir, l.name), { force: true });
+  const excess = logs.slice(0, Math.max(0, logs.length - options.count));
+  for (const l of excess) rmSync(join(options.dir, l.name), { force: true });
 }

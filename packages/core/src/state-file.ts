@@ -1,6 +1,16 @@
 import { open, readFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { LoopError } from './errors.js';
 
 let tempCounter = 0;

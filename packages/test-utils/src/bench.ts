@@ -27,8 +27,11 @@ export interface MeasuredSample {
   readonly measuredMs: number;
 }
 
-const measuredOf = (value: unknown): number | undefined =>
-  typeof value === 'object' && value !== null && typeof (value as MeasuredSample).measuredMs === 'number' ? (value as MeasuredSample).measuredMs : undefined;
+const measuredOf = (value: unknown): number | undefined => {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const ms = (value as MeasuredSample).measuredMs;
+  return typeof ms === 'number' ? ms : undefined;
+};
 
 /** Options of {@link interleave}. */
 export interface InterleaveOptions {
@@ -74,7 +77,10 @@ export function readLoad(): LoadReading {
  *
  * @throws whatever a variant throws (a bench that fails must not print a ratio).
  */
-export async function interleave(variants: Readonly<Record<string, BenchVariant>>, options: InterleaveOptions): Promise<Interleaved> {
+export async function interleave(
+  variants: Readonly<Record<string, BenchVariant>>,
+  options: InterleaveOptions,
+): Promise<Interleaved> {
   const names = Object.keys(variants);
   const samples = new Map<string, number[]>(names.map((n) => [n, []]));
   const warmup = options.warmup ?? 1;
@@ -133,6 +139,8 @@ export function formatTime(t: Spread, digits = 1): string {
 /** `load 1.22 / 1.37 / 1.71 (1, 5, 15 min; 2 cores)`, or the readings before and after a run. */
 export function loadLine(load: LoadReading | Interleaved['load'] = readLoad()): string {
   const one = (l: LoadReading) => `${l.one.toFixed(2)} / ${l.five.toFixed(2)} / ${l.fifteen.toFixed(2)}`;
-  if ('before' in load) return `load ${one(load.before)} before, ${one(load.after)} after (1, 5, 15 min; ${load.before.cores} cores)`;
+  if ('before' in load) {
+    return `load ${one(load.before)} before, ${one(load.after)} after (1, 5, 15 min; ${load.before.cores} cores)`;
+  }
   return `load ${one(load)} (1, 5, 15 min; ${load.cores} cores)`;
 }

@@ -170,8 +170,9 @@ describe('one record per candidate and one order of writes', () => {
       const { loop, set } = setup({ statePath });
       // Read when the event fires (synchronously): an asynchronous read lands whenever the thread
       // pool gets to it, possibly after the next state write, and proves nothing about the order.
-      loop.on('kept', (e) => void seen.push([e.record.iteration, JSON.parse(readFileSync(statePath, 'utf8')).iteration]));
-      loop.on('reverted', (e) => void seen.push([e.record.iteration, JSON.parse(readFileSync(statePath, 'utf8')).iteration]));
+      const stateIteration = () => (JSON.parse(readFileSync(statePath, 'utf8')) as { iteration: number }).iteration;
+      loop.on('kept', (e) => void seen.push([e.record.iteration, stateIteration()]));
+      loop.on('reverted', (e) => void seen.push([e.record.iteration, stateIteration()]));
       for (const x of [8, 9, 7]) {
         const t = await loop.ask();
         set(x);

@@ -35,7 +35,8 @@ export async function claimPidFileSlot(pidFile: string, graceMs: number): Promis
   const numbered = names.filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))).map((name) => join(dirname(pidFile), name));
   const free = [pidFile, ...numbered].filter((p) => p === path || !held.has(p));
   // Only a slot file that exists can name an orphan (the usual run finds none and waits for nothing).
-  await Promise.all(free.filter((p) => existsSync(p)).map((p) => killOrphanGroup(p, graceMs))); // before the log is truncated: an orphan writes to it
+  // Before the log is truncated: an orphan writes to it.
+  await Promise.all(free.filter((p) => existsSync(p)).map((p) => killOrphanGroup(p, graceMs)));
   let released = false;
   return {
     path,

@@ -27,7 +27,9 @@ function installExitHook(): void {
  * run's cgroup (`$1`: its `cgroup.procs`, or empty) and writes the pid file (`$2`, or empty; `$3` is
  * the record after its pgid), so both hold before anything runs.
  */
-const PROLOGUE_STEPS = '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; [ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null;';
+const PROLOGUE_STEPS =
+  '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; ' +
+  '[ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null;';
 /** The prologue, then `exec` of the argv after `$3` (a sandboxed command: bwrap must replace the shell). */
 const PROLOGUE = `${PROLOGUE_STEPS} shift 3; exec "$@"`;
 /**
@@ -122,7 +124,11 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   }
   const record = JSON.stringify({ token, ...(cgroup ? { cgroup } : {}) }).slice(1);
   const prologueArgs = [cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record];
-  const argv = !cgroup && !pidFile ? commandArgv : bwrap ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', ...prologueArgs, ...commandArgv] : ['/bin/sh', '-c', FOLDED_PROLOGUE, '/bin/sh', ...prologueArgs, options.command];
+  const argv = !cgroup && !pidFile
+    ? commandArgv
+    : bwrap
+      ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', ...prologueArgs, ...commandArgv]
+      : ['/bin/sh', '-c', FOLDED_PROLOGUE, '/bin/sh', ...prologueArgs, options.command];
   const started = performance.now();
   return new Promise((resolve) => {
     let child: ChildProcess | undefined;
@@ -198,7 +204,9 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
  * @throws the file-system error when the log cannot be created (callers map it to their error code);
  *   a failing command is a result, never a throw.
  */
-export async function runInGroupToLog(options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string; sync?: boolean }): Promise<GroupRunResult> {
+export async function runInGroupToLog(
+  options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string; sync?: boolean },
+): Promise<GroupRunResult> {
   const { logPath, sync = true, ...run } = options;
   // Synchronous node:fs around the run (issue 31): mkdir, open, fsync and close are small calls,
   // each an event-loop round trip through the thread pool when asynchronous.
