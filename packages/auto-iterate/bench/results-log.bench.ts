@@ -1,13 +1,13 @@
 /**
  * What durable logging costs the engine: iterations per second with a function harness, an
  * in-memory artifact and rollback, and three logs (in memory; auto-iterate's results.tsv, fsynced
- * per row; results.tsv plus state.json written atomically). Ratios are against the in-memory log
- * measured in the same run (pnpm bench).
+ * per row; results.tsv plus state.json written atomically). Ratios are per cycle against the
+ * in-memory log, the variants interleaved (pnpm bench).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, createFunctionHarness, createFunctionProposer, maxIterations } from '@loop/core';
 import { createResultsTsv } from '../src/results-tsv.js';
 
@@ -33,29 +33,27 @@ function makeLoop(results: ReturnType<typeof createMemoryResultsLog> | ReturnTyp
 
 const dir = await mkdtemp(join(tmpdir(), 'loop-bench-'));
 let n = 0;
-const bench = new Bench({ time: 2000, warmupTime: 300 });
-bench
-  .add('engine, in-memory results log', async () => {
+// Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
+const variants = {
+  'engine, in-memory results log': async () => {
     await makeLoop(createMemoryResultsLog()).run();
-  })
-  .add('engine + results.tsv (fsync per row)', async () => {
+  },
+  'engine + results.tsv (fsync per row)': async () => {
     await makeLoop(createResultsTsv({ path: join(dir, `r${n++}.tsv`) })).run();
-  })
-  .add('engine + results.tsv + state.json (atomic, fsync)', async () => {
+  },
+  'engine + results.tsv + state.json (atomic, fsync)': async () => {
     const i = n++;
     await makeLoop(createResultsTsv({ path: join(dir, `r${i}.tsv`) }), join(dir, `s${i}`, 'state.json')).run();
-  });
-await bench.run();
+  },
+};
+const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 15), warmup: 1 });
 await rm(dir, { recursive: true, force: true });
 
-const base = bench.tasks[0]!.result!;
-console.log(`\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} iterations per sample, fake harness)`);
-console.log('| task | iterations/s | ms per iteration | relative to in-memory |');
+console.log(`\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} iterations per sample, fake harness, interleaved)`);
+console.log(loadLine(result.load));
+console.log('| task | iterations/s (median) | ms per iteration (median) | relative to in-memory, per cycle |');
 console.log('| --- | ---: | ---: | ---: |');
-for (const task of bench.tasks) {
-  const r = task.result as { latency?: { mean: number } } | undefined;
-  const meanMs = r?.latency?.mean ?? Number.NaN;
-  const baseMs = (base as { latency?: { mean: number } }).latency?.mean ?? Number.NaN;
-  const perIter = meanMs / ITERATIONS;
-  console.log(`| ${task.name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} | ${(meanMs / baseMs).toFixed(1)}x |`);
+for (const name of Object.keys(variants)) {
+  const perIter = timeOf(result, name).median / ITERATIONS;
+  console.log(`| ${name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} | ${formatRatio(pairRatios(result, name, 'engine, in-memory results log'), 1)} |`);
 }

@@ -1,4 +1,5 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LoopError, sanitizeCell, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
 
@@ -131,21 +132,23 @@ export function createResultsTsv(options: ResultsTsvOptions): ResultsLog {
   return {
     name: 'results-tsv',
     path,
+    // Synchronous node:fs (issue 31): one open, stat, read, write, fsync and close without six
+    // thread-pool round trips; the row is on disk when the returned promise settles, as before.
     append: async (record) => {
-      await mkdir(dirname(path), { recursive: true });
-      const handle = await open(path, 'a+');
+      mkdirSync(dirname(path), { recursive: true });
+      const fd = openSync(path, 'a+');
       try {
-        const { size } = await handle.stat();
+        const { size } = fstatSync(fd);
         let prefix = size === 0 ? `${AUTO_ITERATE_TSV_HEADER}\n` : '';
         if (size > 0) {
           const last = Buffer.alloc(1);
-          await handle.read(last, 0, 1, size - 1);
+          readSync(fd, last, 0, 1, size - 1);
           if (last[0] !== 0x0a) prefix = '\n';
         }
-        await handle.appendFile(`${prefix}${formatAutoIterateRow(record, commitLength)}\n`, 'utf8');
-        await handle.sync();
+        writeFileSync(fd, `${prefix}${formatAutoIterateRow(record, commitLength)}\n`, 'utf8');
+        fsyncSync(fd);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     },
     read: async () => {

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createCommandHarness } from '@loop/core';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, samplesOf, spread, timeOf, type Spread } from '@loop/test-utils/bench';
 import { createAutoiter, createScriptedAgent, type StepOutcome } from '../src/index.js';
 import { createTreeSnapshotStore, diffTreeSnapshots as diffSnapshots, type TreeSnapshot } from '@loop/rollback-snapshot';
 import { SNAPSHOT_EXCLUDED } from '../src/index.js';
@@ -51,13 +51,6 @@ function temp(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   temps.push(dir);
   return dir;
-}
-
-function meanOf(bench: Bench, name: string): { meanMs: number; samples: number } {
-  const task = bench.getTask(name);
-  const result = task?.result;
-  if (!result || result.state !== 'completed') throw new Error(`${name}: ${result?.state ?? 'missing'}`);
-  return { meanMs: result.latency.mean, samples: result.latency.samplesCount };
 }
 
 // ---------------------------------------------------------------- 1. snapshot / restore
@@ -100,6 +93,9 @@ interface SnapshotRow {
   readonly entries: number;
   readonly heldMb: number;
   readonly ms: Record<'snapshot' | 'diff' | 'cycle' | 'git', number>;
+  /** cycle / git, per cycle (interleaved, issue 31). */
+  readonly ratio: Spread;
+  readonly load: string;
   readonly samples: number;
 }
 
@@ -116,36 +112,41 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
   const base = await snapshotWorktree(ours);
   const heldMb = (await heldBytes(() => snapshotWorktree(ours))) / 1024 / 1024;
   const again = await snapshotWorktree(ours);
-  const bench = new Bench({ iterations, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
-  bench
-    .add('snapshot', async () => {
-      await snapshotWorktree(ours);
-    })
-    .add('diff', () => {
-      if (diffSnapshots(base, again).length !== 0) throw new Error('unexpected change');
-    })
-    .add('cycle', async () => {
-      const snap = await snapshotWorktree(ours);
-      edit(ours);
-      await restoreWorktree(snap);
-    })
-    .add('git', () => {
-      edit(theirs);
-      execFileSync('git', ['checkout', '--', '.'], { cwd: theirs, stdio: 'ignore' });
-      execFileSync('git', ['clean', '-fdq'], { cwd: theirs, stdio: 'ignore' });
-    });
-  await bench.run();
+  // Interleaved (issue 31): each cycle runs every variant once; the ratio is per cycle.
+  const result = await interleave(
+    {
+      snapshot: async () => {
+        await snapshotWorktree(ours);
+      },
+      diff: () => {
+        if (diffSnapshots(base, again).length !== 0) throw new Error('unexpected change');
+      },
+      cycle: async () => {
+        const snap = await snapshotWorktree(ours);
+        edit(ours);
+        await restoreWorktree(snap);
+      },
+      git: () => {
+        edit(theirs);
+        execFileSync('git', ['checkout', '--', '.'], { cwd: theirs, stdio: 'ignore' });
+        execFileSync('git', ['clean', '-fdq'], { cwd: theirs, stdio: 'ignore' });
+      },
+    },
+    { cycles: iterations, warmup: 1 },
+  );
   const git = execFileSync('git', ['status', '--porcelain'], { cwd: theirs, encoding: 'utf8' });
   if (git !== '' || diffSnapshots(base, await snapshotWorktree(ours)).length !== 0) throw new Error('a worktree was not restored');
   rmSync(ours, { recursive: true, force: true });
   rmSync(theirs, { recursive: true, force: true });
-  const ms = (name: string) => meanOf(bench, name).meanMs;
+  const ms = (name: string) => timeOf(result, name).median;
   return {
     tree,
     entries: base.entries.size,
     heldMb,
     ms: { snapshot: ms('snapshot'), diff: ms('diff'), cycle: ms('cycle'), git: ms('git') },
-    samples: meanOf(bench, 'cycle').samples,
+    ratio: pairRatios(result, 'cycle', 'git'),
+    load: loadLine(result.load),
+    samples: iterations,
   };
 }
 
@@ -154,86 +155,92 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
 const stageOf = (o: StepOutcome): string => (o.kind === 'stage' ? o.stage : o.kind);
 const ITER_STAGES = ['stage1', 'stage2', 'stage3', 'stage4a', 'stage4b', 'stage5.0', 'stage5.1', 'stage5.2', 'stage5.3', 'stage6'];
 
-async function measureController(runs: number, harnessRuns: number) {
-  let root = '';
-  let phase: 'run' | 'warmup' | undefined;
+async function measureController(runs: number) {
   const byStage = new Map<string, number[]>();
+  /** Per measured run: its iterations and the ms of its iteration steps. */
+  const perRun: { iterations: number; iterMs: number; steps: number }[] = [];
   let iterations = 0;
   let stepsInIterations = 0;
   let lastOutcome: StepOutcome | undefined;
+  let warm = 0;
 
-  const fresh = () => {
-    root = temp('collie-bench-ctl-');
+  const autoiterRun = async () => {
+    const root = temp('collie-bench-ctl-');
     mkdirSync(join(root, 'project'));
-  };
-  const drop = () => rmSync(root, { recursive: true, force: true });
-
-  const bench = new Bench({ iterations: runs, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
-  bench.add(
-    'autoiter run',
-    async () => {
-      const agent = createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
-      const a = createAutoiter({
-        stateRoot: join(root, 'collie'),
-        projectId: 'bench',
-        sessionId: 'bench',
-        projectDir: join(root, 'project'),
-        task: 'benchmark the controller',
-        maxIterations: 10,
-        agent,
-        asker: { name: 'fixed', ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }) },
-        env: {},
-        output: () => {},
-        notifier: { name: 'none', notify: () => {} },
-        escalate: () => {},
-      });
-      const seen = new Set<number>();
-      for (let step = 0; step < 100; step += 1) {
-        const t0 = performance.now();
-        const outcome = await a.step();
-        const ms = performance.now() - t0;
-        lastOutcome = outcome;
-        if (phase === 'run') {
-          const key = stageOf(outcome);
-          byStage.set(key, [...(byStage.get(key) ?? []), ms]);
-          if (outcome.kind === 'stage') {
-            seen.add(outcome.iter);
-            stepsInIterations += 1;
-          }
+    const measured = (warm += 1) > 1; // the first run warms up
+    const agent = createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
+    const a = createAutoiter({
+      stateRoot: join(root, 'collie'),
+      projectId: 'bench',
+      sessionId: 'bench',
+      projectDir: join(root, 'project'),
+      task: 'benchmark the controller',
+      maxIterations: 10,
+      agent,
+      asker: { name: 'fixed', ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }) },
+      env: {},
+      output: () => {},
+      notifier: { name: 'none', notify: () => {} },
+      escalate: () => {},
+    });
+    const seen = new Set<number>();
+    let iterMs = 0;
+    let steps = 0;
+    for (let step = 0; step < 100; step += 1) {
+      const t0 = performance.now();
+      const outcome = await a.step();
+      const ms = performance.now() - t0;
+      lastOutcome = outcome;
+      if (measured) {
+        const key = stageOf(outcome);
+        byStage.set(key, [...(byStage.get(key) ?? []), ms]);
+        if (outcome.kind === 'stage') {
+          seen.add(outcome.iter);
+          stepsInIterations += 1;
+          steps += 1;
         }
-        if (outcome.kind === 'done' || outcome.kind === 'nested-refused') break;
+        if (ITER_STAGES.includes(key)) iterMs += ms;
       }
-      if (phase === 'run') iterations += seen.size;
-    },
-    { beforeEach: fresh, afterEach: drop, beforeAll: (mode) => void (phase = mode) },
-  );
+      if (outcome.kind === 'done' || outcome.kind === 'nested-refused') break;
+    }
+    if (measured) {
+      iterations += seen.size;
+      perRun.push({ iterations: seen.size, iterMs, steps });
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
 
   // Baseline: the same trigger through core's command harness, with the options collie passes it.
-  let base = '';
+  const base = temp('collie-bench-harness-');
+  mkdirSync(join(base, 'project'));
   let n = 0;
-  const baseline = new Bench({ iterations: harnessRuns, time: 1, warmupIterations: 3, warmupTime: 1, throws: true });
-  baseline.add(
-    'command harness',
-    async () => {
-      n += 1;
-      const harness = createCommandHarness({ command: TRIGGER, cwd: join(base, 'project'), logFile: join(base, `raw-${n}.log`), timeBudgetMs: 1_800_000, killTimeoutMs: 1_800_000, graceMs: 5000, env: { COLLIE_AUTOITER_ACTIVE: '1' }, pidFile: join(base, 'trigger.pid') });
-      const record = await harness.run({ iteration: 1, signal: new AbortController().signal });
-      if (record.exitCode !== 0) throw new Error(`trigger exit ${record.exitCode}`);
-    },
-    {
-      beforeAll: () => {
-        base = temp('collie-bench-harness-');
-        mkdirSync(join(base, 'project'));
-      },
-      afterAll: () => rmSync(base, { recursive: true, force: true }),
-    },
-  );
-  await baseline.run();
-  await bench.run();
-  const run = meanOf(bench, 'autoiter run');
-  const harness = meanOf(baseline, 'command harness');
+  const harnessRun = async () => {
+    n += 1;
+    const harness = createCommandHarness({ command: TRIGGER, cwd: join(base, 'project'), logFile: join(base, `raw-${n}.log`), timeBudgetMs: 1_800_000, killTimeoutMs: 1_800_000, graceMs: 5000, env: { COLLIE_AUTOITER_ACTIVE: '1' }, pidFile: join(base, 'trigger.pid') });
+    const record = await harness.run({ iteration: 1, signal: new AbortController().signal });
+    if (record.exitCode !== 0) throw new Error(`trigger exit ${record.exitCode}`);
+  };
+  // Interleaved (issue 31): each cycle runs one whole autoiter run and one harness run.
+  const result = await interleave({ 'autoiter run': autoiterRun, 'command harness': harnessRun }, { cycles: runs, warmup: 1 });
+  rmSync(base, { recursive: true, force: true });
   if (lastOutcome?.kind !== 'done') throw new Error(`the run did not finish: ${JSON.stringify(lastOutcome)}`);
-  return { run, harness, byStage, iterations, stepsInIterations, status: lastOutcome.status };
+  const h = samplesOf(result, 'command harness');
+  const perCycle = (f: (r: (typeof perRun)[number], h: number) => number) => spread(perRun.map((r, i) => f(r, h[i]!)));
+  return {
+    result,
+    harness: timeOf(result, 'command harness'),
+    ratios: {
+      run: pairRatios(result, 'autoiter run', 'command harness'),
+      iteration: perCycle((r, hm) => r.iterMs / r.iterations / hm),
+      step: perCycle((r, hm) => r.iterMs / r.steps / hm),
+      machine: perCycle((r, hm) => (r.iterMs / r.iterations - 2 * hm) / hm),
+    },
+    byStage,
+    iterations,
+    stepsInIterations,
+    runs,
+    status: lastOutcome.status,
+  };
 }
 
 // ---------------------------------------------------------------- main
@@ -252,30 +259,32 @@ try {
   for (const { tree, iterations } of trees) rows.push(await measureSnapshot(tree, iterations));
 
   console.log(`\n@loop/collie: flow worktree snapshot / restore, one file edited (${environment})`);
-  console.log('mean ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`\n');
+  console.log('median ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`; interleaved, cycle / git per cycle: median (min-max)\n');
+  for (const r of rows) console.log(`${r.tree.label}: ${r.load}`);
   console.log('| worktree | entries | held MB | snapshot | diff | restore (cycle - snapshot) | cycle | git | cycle / git | samples |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     const f = (v: number) => v.toFixed(1);
-    console.log(`| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} | ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} | ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} | ${(r.ms.cycle / r.ms.git).toFixed(2)}x | ${r.samples} |`);
+    console.log(`| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} | ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} | ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`);
   }
 
-  const c = await measureController(8, 30);
+  const c = await measureController(8);
   const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const sum = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0);
   const iterMs = sum(ITER_STAGES.flatMap((s) => c.byStage.get(s) ?? [])) / c.iterations;
   const stepMs = (iterMs * c.iterations) / c.stepsInIterations;
-  const h = c.harness.meanMs;
+  const h = c.harness.median;
   console.log(`\n@loop/collie: controller overhead, trigger \`${TRIGGER}\`, scripted agent, no FIX (${environment})`);
-  console.log(`one run = Stage 0 + recovery + ${c.iterations / c.run.samples} iterations (${c.status}, SC3) + terminal step; ${c.run.samples} runs, ${c.stepsInIterations / c.iterations} steps per iteration\n`);
-  console.log('| measure | mean ms | x one harness run |');
+  console.log(loadLine(c.result.load));
+  console.log(`one run = Stage 0 + recovery + ${c.iterations / c.runs} iterations (${c.status}, SC3) + terminal step; ${c.runs} runs interleaved with ${c.runs} harness runs, ${c.stepsInIterations / c.iterations} steps per iteration\n`);
+  console.log('| measure | ms | x one harness run, per cycle: median (min-max) |');
   console.log('| --- | ---: | ---: |');
-  console.log(`| command harness, one trigger run (baseline, ${c.harness.samples} runs) | ${h.toFixed(1)} | 1.00x |`);
-  console.log(`| autoiter, whole run | ${c.run.meanMs.toFixed(1)} | ${(c.run.meanMs / h).toFixed(2)}x |`);
-  console.log(`| autoiter, per iteration (2 trigger runs) | ${iterMs.toFixed(1)} | ${(iterMs / h).toFixed(2)}x |`);
-  console.log(`| autoiter, per step inside an iteration | ${stepMs.toFixed(1)} | ${(stepMs / h).toFixed(2)}x |`);
-  console.log(`| state machine per iteration (iteration - 2 harness runs) | ${(iterMs - 2 * h).toFixed(1)} | ${((iterMs - 2 * h) / h).toFixed(2)}x |`);
-  console.log('\n| step | calls | mean ms | x one harness run |');
+  console.log(`| command harness, one trigger run (baseline) | ${formatTime(c.harness)} | 1.00x |`);
+  console.log(`| autoiter, whole run | ${formatTime(timeOf(c.result, 'autoiter run'))} | ${formatRatio(c.ratios.run)} |`);
+  console.log(`| autoiter, per iteration (2 trigger runs) | ${iterMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.iteration)} |`);
+  console.log(`| autoiter, per step inside an iteration | ${stepMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.step)} |`);
+  console.log(`| state machine per iteration (iteration - 2 harness runs) | ${(iterMs - 2 * h).toFixed(1)} (mean - 2 x median) | ${formatRatio(c.ratios.machine)} |`);
+  console.log('\n| step | calls | mean ms | x median harness run |');
   console.log('| --- | ---: | ---: | ---: |');
   for (const key of ['stage0', 'recovered', ...ITER_STAGES, 'done']) {
     const xs = c.byStage.get(key);

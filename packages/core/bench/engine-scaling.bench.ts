@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Bench } from 'tinybench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, maxIterations } from '../src/index.js';
 
 function parts(seed: number) {
@@ -51,22 +51,26 @@ async function bare(n: number) {
 }
 
 const sizes = [200, 2000, 20000, 100000];
-const bench = new Bench({ time: 1000, warmupTime: 200, iterations: 3 });
+// Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
+const variants: Record<string, () => Promise<unknown>> = {};
 for (const n of sizes) {
-  bench.add(`engine ${n}`, () => engine(n));
-  bench.add(`bare ${n}`, () => bare(n));
+  variants[`engine ${n}`] = () => engine(n);
+  variants[`bare ${n}`] = () => bare(n);
 }
-await bench.run();
-const mean = (name: string) => (bench.tasks.find((t) => t.name === name)!.result as { latency: { mean: number } }).latency.mean;
+const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 3), warmup: 1 });
+const perIteration = (name: string, n: number) => timeOf(result, name).median / n;
+/** Per cycle: (engine at n per iteration) / (engine at 200 per iteration). */
+const vs200 = (n: number) => {
+  const r = pairRatios(result, `engine ${n}`, 'engine 200');
+  return { ...r, min: (r.min * 200) / n, median: (r.median * 200) / n, max: (r.max * 200) / n };
+};
 
-console.log('\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, same run)');
-console.log('| iterations | engine ms/iteration | bare ms/iteration | engine / bare | vs 200 |');
+console.log('\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, interleaved)');
+console.log(loadLine(result.load));
+console.log('| iterations | engine ms/iteration (median) | bare ms/iteration (median) | engine / bare, per cycle | vs 200, per cycle |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');
-const at200 = mean('engine 200') / 200;
 for (const n of sizes) {
-  const e = mean(`engine ${n}`) / n;
-  const b = mean(`bare ${n}`) / n;
-  console.log(`| ${n} | ${e.toFixed(4)} | ${b.toFixed(4)} | ${(e / b).toFixed(1)}x | ${(e / at200).toFixed(2)}x |`);
+  console.log(`| ${n} | ${perIteration(`engine ${n}`, n).toFixed(4)} | ${perIteration(`bare ${n}`, n).toFixed(4)} | ${formatRatio(pairRatios(result, `engine ${n}`, `bare ${n}`), 1)} | ${formatRatio(vs200(n))} |`);
 }
 
 // First vs last tenth of one long run.

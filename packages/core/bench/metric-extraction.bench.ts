@@ -3,12 +3,12 @@
  * worker thread under a time limit, against extracting on the calling thread (`extractMetric` on
  * the text already in memory: the old scorer's work), at 1,000 and 100,000 log lines; and the
  * command harness fingerprint with `fingerprintPaths: ['node_modules']` (the repository's own,
- * metadata only) against one without, measured in the same run.
+ * metadata only) against one without, interleaved cycle by cycle (issue 31).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { createCommandHarness, createRegexScorer, extractMetric } from '../src/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loop-bench-metric-'));
@@ -28,31 +28,30 @@ const root = resolve(import.meta.dirname, '../../..');
 const plain = createCommandHarness({ command: 'node train.mjs', cwd: root, fingerprintFiles: ['package.json'] });
 const withPaths = createCommandHarness({ command: 'node train.mjs', cwd: root, fingerprintFiles: ['package.json'], fingerprintPaths: ['node_modules'] });
 
-const bench = new Bench({ time: 1500, warmupTime: 200, iterations: 5 });
+// Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
+const variants: Record<string, () => unknown> = {};
 for (const n of sizes) {
   const path = logs.get(n)!;
-  bench.add(`worker ${n}`, async () => {
+  variants[`worker ${n}`] = async () => {
     const r = await scorer.score(run(path));
     if (!r.ok) throw new Error(r.message);
-  });
-  bench.add(`in-thread ${n}`, () => {
+  };
+  variants[`in-thread ${n}`] = () => {
     if (!extractMetric(readFileSync(path, 'utf8'), new RegExp(pattern))) throw new Error('no match');
-  });
+  };
 }
-bench.add('fingerprint files', () => plain.fingerprint!());
-bench.add('fingerprint files + node_modules', () => withPaths.fingerprint!());
-await bench.run();
+variants['fingerprint files'] = () => plain.fingerprint!();
+variants['fingerprint files + node_modules'] = () => withPaths.fingerprint!();
+const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 40), warmup: 3 });
 rmSync(dir, { recursive: true, force: true });
-const mean = (name: string) => (bench.tasks.find((t) => t.name === name)!.result as { latency: { mean: number } }).latency.mean;
 
-console.log('\n@loop/core: metric extraction in a worker with a time limit vs on the calling thread (same run)');
-console.log('| log lines | worker ms | in-thread ms | worker / in-thread |');
+console.log('\n@loop/core: metric extraction in a worker with a time limit vs on the calling thread (interleaved)');
+console.log(loadLine(result.load));
+console.log('| log lines | worker ms | in-thread ms | worker / in-thread, per cycle |');
 console.log('| ---: | ---: | ---: | ---: |');
 for (const n of sizes) {
-  const w = mean(`worker ${n}`);
-  const t = mean(`in-thread ${n}`);
-  console.log(`| ${n} | ${w.toFixed(2)} | ${t.toFixed(2)} | ${(w / t).toFixed(1)}x |`);
+  console.log(`| ${n} | ${formatTime(timeOf(result, `worker ${n}`), 2)} | ${formatTime(timeOf(result, `in-thread ${n}`), 2)} | ${formatRatio(pairRatios(result, `worker ${n}`, `in-thread ${n}`), 1)} |`);
 }
-const f = mean('fingerprint files');
-const p = mean('fingerprint files + node_modules');
-console.log(`\nharness fingerprint: files only ${f.toFixed(2)} ms, with fingerprintPaths [node_modules] ${p.toFixed(2)} ms (${(p / f).toFixed(1)}x)`);
+const f = timeOf(result, 'fingerprint files');
+const p = timeOf(result, 'fingerprint files + node_modules');
+console.log(`\nharness fingerprint: files only ${formatTime(f, 2)}, with fingerprintPaths [node_modules] ${formatTime(p, 2)} (per cycle ${formatRatio(pairRatios(result, 'fingerprint files + node_modules', 'fingerprint files'), 1)})`);

@@ -13,7 +13,7 @@
  *
  * Environment overrides: PARALLEL_SLEEP_MS (default 20), PARALLEL_RUNS (seeded runs per K, default 12).
  */
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { anyOf, createFunctionHarness, createLoop, createMemoryArtifact, createMemoryRollback, createMemoryWorkingCopies, createSeededRandom, createValueScorer, maxIterations, targetScore, type MemoryArtifact, type Proposer } from '../src/index.js';
 
 const SLEEP_MS = Number(process.env.PARALLEL_SLEEP_MS ?? 20);
@@ -69,21 +69,18 @@ async function reachTarget(seed: number, k: number): Promise<Outcome> {
 }
 
 const outcomes = new Map<number, Outcome[]>(KS.map((k) => [k, []]));
-const bench = new Bench({ iterations: RUNS, time: 0, warmup: false });
-for (const k of KS) {
-  let seed = 0;
-  bench.add(`K = ${k}`, async () => {
-    outcomes.get(k)!.push(await reachTarget(++seed, k));
-  });
-}
-await bench.run();
+// Interleaved (issue 31): cycle c runs every K on seed c + 1, so a ratio compares the same seeded
+// search measured back to back.
+const variants = Object.fromEntries(KS.map((k) => [`K = ${k}`, async () => void outcomes.get(k)!.push(await reachTarget(outcomes.get(k)!.length + 1, k))]));
+const result = await interleave(variants, { cycles: RUNS, warmup: 0 });
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-const meanMs = (i: number) => (bench.tasks[i]!.result as { latency?: { mean: number } } | undefined)?.latency?.mean ?? Number.NaN;
-console.log(`\n@loop/core: parallel candidates, wall time to reach the target (${RUNS} seeded runs per K, ${SLEEP_MS} ms sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`);
-console.log('| K | wall ms to target (mean) | ratio vs K = 1 | evaluations | rows (candidates) | runs reaching target |');
+console.log(`\n@loop/core: parallel candidates, wall time to reach the target (${RUNS} seeded runs per K, interleaved per seed, ${SLEEP_MS} ms sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`);
+console.log(loadLine(result.load));
+console.log('| K | wall ms to target, median (min-max) | ratio vs K = 1, per seed: median (min-max) | evaluations | rows (candidates) | runs reaching target |');
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
-for (const [i, k] of KS.entries()) {
-  const o = outcomes.get(k)!.slice(-RUNS);
-  console.log(`| ${k} | ${meanMs(i).toFixed(0)} | ${(meanMs(i) / meanMs(0)).toFixed(2)} | ${mean(o.map((x) => x.evaluations)).toFixed(1)} | ${mean(o.map((x) => x.rows)).toFixed(1)} | ${o.filter((x) => x.reached).length}/${o.length} |`);
+for (const k of KS) {
+  const o = outcomes.get(k)!;
+  const name = `K = ${k}`;
+  console.log(`| ${k} | ${formatTime(timeOf(result, name), 0)} | ${formatRatio(pairRatios(result, name, 'K = 1'))} | ${mean(o.map((x) => x.evaluations)).toFixed(1)} | ${mean(o.map((x) => x.rows)).toFixed(1)} | ${o.filter((x) => x.reached).length}/${o.length} |`);
 }

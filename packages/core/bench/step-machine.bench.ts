@@ -6,13 +6,14 @@
  * - machine: the same writes as effects of a `createStepMachine` run (plus the lock, the journal
  *   reset, an fsynced intent and done line per effect and a cursor write per transition).
  *
- * Reported: mean time per pipeline and the machine / baseline ratio. Run:
+ * Reported: median (min-max) time per pipeline and the machine / baseline ratio per cycle (the two
+ * interleaved), with the load. Run:
  * `tsx --conditions=source packages/core/bench/step-machine.bench.ts` (BENCH_DIR picks the disk).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { createStepMachine, writeTextAtomic } from '../src/index.js';
 
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'loop-step-bench-'));
@@ -30,25 +31,22 @@ const machine = createStepMachine<{ n: number }>({
   },
 });
 
-const bench = new Bench({ iterations: 50, warmupIterations: 5 });
-bench
-  .add('baseline: 3 atomic writes', async () => {
-    n += 1;
-    for (const f of files) await writeTextAtomic(f, `${n}\n`);
-  })
-  .add('machine: 3 steps, 1 effect each', async () => {
-    n += 1;
-    await machine.run(() => ({ n }));
-  });
-await bench.run();
-
-const mean = (name: string) => {
-  const task = bench.getTask(name);
-  const result = task?.result as { latency?: { mean: number } } | undefined;
-  return result?.latency?.mean ?? Number.NaN;
-};
-const base = mean('baseline: 3 atomic writes');
-const sm = mean('machine: 3 steps, 1 effect each');
-console.table(bench.table());
-console.log(`baseline ${base.toFixed(2)} ms, machine ${sm.toFixed(2)} ms per pipeline: ratio ${(sm / base).toFixed(2)}x`);
+// Interleaved (issue 31): each cycle runs both once; the ratio is per cycle.
+const result = await interleave(
+  {
+    'baseline: 3 atomic writes': async () => {
+      n += 1;
+      for (const f of files) await writeTextAtomic(f, `${n}\n`);
+    },
+    'machine: 3 steps, 1 effect each': async () => {
+      n += 1;
+      await machine.run(() => ({ n }));
+    },
+  },
+  { cycles: 50, warmup: 5 },
+);
+console.log(loadLine(result.load));
+console.log(
+  `baseline ${formatTime(timeOf(result, 'baseline: 3 atomic writes'), 2)}, machine ${formatTime(timeOf(result, 'machine: 3 steps, 1 effect each'), 2)} per pipeline: ratio per cycle ${formatRatio(pairRatios(result, 'machine: 3 steps, 1 effect each', 'baseline: 3 atomic writes'))}`,
+);
 rmSync(root, { recursive: true, force: true });

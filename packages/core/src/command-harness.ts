@@ -26,7 +26,10 @@ export interface CommandHarnessOptions extends SandboxOptions {
   command: string;
   /** Absolute working directory (the workspace). */
   cwd: string;
-  /** Log file for stdout and stderr, truncated each run; relative to `cwd`. @default 'run.log' */
+  /**
+   * Log file for stdout and stderr, truncated each run (not fsynced: a diagnostic); relative to `cwd`.
+   * @default 'run.log'
+   */
   logFile?: string;
   /**
    * The time budget of one run in ms (seed 003 时间预算, e.g. 300 s). Passed to the command as
@@ -151,6 +154,7 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
       try {
         result = await runInGroupToLog({
           logPath,
+          sync: false, // the row and state.json are the durable record; the log needs no fsync (issue 31)
           command: o.command,
           cwd: o.cwd,
           env: {

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFileSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -30,7 +30,16 @@ export function keptLogName(iteration: number, repeat = 0): string {
 
 /** The kept logs in `dir`, oldest first (by iteration, then repeat); `[]` when `dir` does not exist. Other files are ignored. */
 export async function listKeptLogs(dir: string): Promise<KeptLog[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+  return listKeptLogsSync(dir);
+}
+
+function listKeptLogsSync(dir: string): KeptLog[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    names = [];
+  }
   const logs: KeptLog[] = [];
   for (const name of names) {
     const m = KEPT_LOG.exec(name);
@@ -48,17 +57,20 @@ export async function listKeptLogs(dir: string): Promise<KeptLog[]> {
  * @throws the fs error when the log cannot be copied (the caller decides whether that matters).
  */
 export async function keepRunLog(logPath: string, options: KeepLogsOptions, iteration: number, repeat = 0): Promise<void> {
+  // Synchronous node:fs (issue 31): a handful of small metadata calls, each an event-loop round
+  // trip through the thread pool when asynchronous (about 0.5 ms per run on an instant harness).
   if (options.count <= 0) return;
-  await mkdir(options.dir, { recursive: true });
+  mkdirSync(options.dir, { recursive: true });
   const target = join(options.dir, keptLogName(iteration, repeat));
   const temp = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    await copyFile(logPath, temp);
-    await rename(temp, target);
+    copyFileSync(logPath, temp);
+    renameSync(temp, target);
   } catch (error) {
-    await rm(temp, { force: true });
+    rmSync(temp, { force: true });
     throw error;
   }
-  const logs = await listKeptLogs(options.dir);
-  await Promise.all(logs.slice(0, Math.max(0, logs.length - options.count)).map((l) => rm(join(options.dir, l.name), { force: true })));
+  const logs = listKeptLogsSync(options.dir);
+  const excess = logs.slice(0, Math.max(0, logs.length - options.count));
+  for (const l of excess) rmSync(join(options.dir, l.name), { force: true });
 }

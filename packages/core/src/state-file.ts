@@ -1,23 +1,66 @@
 import { open, readFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { LoopError } from './errors.js';
 
+let tempCounter = 0;
+
 /**
- * Writes `text` to `path` atomically: a temp file in the same directory is written, fsynced and
- * renamed over `path` (write-file-atomic), then the directory is fsynced (FACTS.md "Atomic
+ * Writes `text` to `path` atomically: a temp file in the same directory (`<path>.<pid>.<n>.tmp`)
+ * is written, fsynced and renamed over `path`, then the directory is fsynced (FACTS.md "Atomic
  * replace"). The file gets mode 0o644. For every control and log file a loop rewrites whole.
+ *
+ * The steps run on synchronous `node:fs` (issue 31): the same two fsyncs and one rename as
+ * write-file-atomic, without its nine thread-pool round trips (1.9 ms against 0.6 ms per write
+ * here). A call therefore finishes before the next one starts, so writes to one path land in call
+ * order.
  *
  * @throws {LoopError} `STATE_WRITE_FAILED` naming the path when any step fails; the previous
  *   file, if any, is left intact and no temp file remains.
  */
 export async function writeTextAtomic(path: string, text: string): Promise<void> {
+  writeTextAtomicSync(path, text);
+}
+
+function writeTextAtomicSync(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.${(tempCounter += 1)}.tmp`;
+  let created = false;
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, text, { fsync: true, mode: 0o644 });
-    await syncDirectory(dirname(path));
+    mkdirSync(dirname(path), { recursive: true });
+    const fd = openSync(temp, 'wx', 0o644);
+    created = true;
+    try {
+      fchmodSync(fd, 0o644); // the umask may have narrowed it
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+    created = false;
+    syncDirectorySync(dirname(path));
   } catch (error) {
+    if (created) rmSync(temp, { force: true });
     throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`, { cause: error, details: { path } });
+  }
+}
+
+function syncDirectorySync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -29,9 +72,9 @@ export async function writeTextAtomic(path: string, text: string): Promise<void>
  *   file, if any, is left intact.
  */
 export async function writeJsonAtomic(path: string, data: unknown): Promise<void> {
-  await writeTextAtomic(path, `${JSON.stringify(data, null, 2)}\n`);
+  writeTextAtomicSync(path, `${JSON.stringify(data, null, 2)}\n`);
   try {
-    JSON.parse(await readFile(path, 'utf8'));
+    JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] ${path} did not read back as JSON: ${(error as Error).message}`, { cause: error, details: { path } });
   }

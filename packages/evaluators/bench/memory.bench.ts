@@ -2,13 +2,13 @@
  * The memory evaluator on a 200-file memory folder (issue 16: under a second): the in-process
  * evaluation against reading the same folder (its I/O floor), and the whole `loop-evaluate
  * memory` process (what the loop runs) against starting the same node + tsx with nothing to do.
- * Ratios are against baselines measured in the same run.
+ * Ratios are per cycle against baselines interleaved with them (issue 31).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
 import { evaluatorInvocation } from '../src/command.js';
 import { evaluateMemory } from '../src/memory.js';
 import { readMemoryStore } from '../src/memory-store.js';
@@ -36,18 +36,21 @@ writeFileSync(`${store}.questions.json`, JSON.stringify(questions));
 const { command } = evaluatorInvocation('memory', store);
 const startup = command.replace(/ \S+main\.ts .*$/, ' -e 0');
 
-const bench = new Bench({ time: 2000, warmupTime: 300, iterations: 5 });
-bench
-  .add('read the 200 files (I/O floor)', async () => void (await readMemoryStore(store)))
-  .add('evaluateMemory, 200 files, 50 questions', async () => void (await evaluateMemory(store, { now: '2026-12-01' })))
-  .add('node + tsx start, nothing to do (process floor)', () => void execFileSync('/bin/sh', ['-c', startup]))
-  .add('loop-evaluate memory (the harness process)', () => void execFileSync('/bin/sh', ['-c', command]));
-await bench.run();
-console.table(bench.table());
-const mean = (name: string) => (bench.tasks.find((t) => t.name.startsWith(name))!.result as { latency?: { mean: number } } | undefined)?.latency?.mean ?? Number.NaN;
-const evalMs = mean('evaluateMemory');
-const procMs = mean('loop-evaluate');
-console.log(`evaluateMemory: ${evalMs.toFixed(1)} ms = ${(evalMs / mean('read the')).toFixed(1)}x reading the files; ${evalMs < 1000 ? 'under' : 'OVER'} 1 s`);
-console.log(`loop-evaluate process: ${procMs.toFixed(1)} ms = ${(procMs / mean('node + tsx')).toFixed(2)}x an empty node + tsx start; ${procMs < 1000 ? 'under' : 'OVER'} 1 s`);
+// Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
+const result = await interleave(
+  {
+    read: async () => void (await readMemoryStore(store)),
+    evaluate: async () => void (await evaluateMemory(store, { now: '2026-12-01' })),
+    startup: () => void execFileSync('/bin/sh', ['-c', startup]),
+    process: () => void execFileSync('/bin/sh', ['-c', command]),
+  },
+  { cycles: Number(process.env.BENCH_CYCLES ?? 10), warmup: 1 },
+);
+console.log(loadLine(result.load));
+const evalMs = timeOf(result, 'evaluate');
+const procMs = timeOf(result, 'process');
+console.log(`read the 200 files (I/O floor): ${formatTime(timeOf(result, 'read'))}; node + tsx start, nothing to do (process floor): ${formatTime(timeOf(result, 'startup'))}`);
+console.log(`evaluateMemory (200 files, 50 questions): ${formatTime(evalMs)} = ${formatRatio(pairRatios(result, 'evaluate', 'read'), 1)} reading the files, per cycle; ${evalMs.max < 1000 ? 'under' : 'OVER'} 1 s`);
+console.log(`loop-evaluate memory process: ${formatTime(procMs)} = ${formatRatio(pairRatios(result, 'process', 'startup'))} an empty node + tsx start, per cycle; ${procMs.max < 1000 ? 'under' : 'OVER'} 1 s`);
 rmSync(root, { recursive: true, force: true });
 rmSync(`${store}.questions.json`, { force: true });

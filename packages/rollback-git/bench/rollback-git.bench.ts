@@ -10,8 +10,9 @@
  *   file (issue 12: its revert used to fall back to a full checkout); the git CLI twin is `mv`,
  *   `git add -A`, `git commit -qm`, `git reset -q --hard HEAD~1`.
  *
- * Prints mean milliseconds per cycle and the ratio to the git CLI measured in the same run. It
- * measures, it does not assert. Run from the package directory:
+ * The variants are interleaved (issue 31): each cycle runs every variant once, in an order that
+ * rotates per cycle. Prints the median (min-max) milliseconds per cycle, the per-cycle ratio to the
+ * git CLI (median, min, max) and the load. It measures, it does not assert. Run from the package directory:
  * `npx tsx --conditions=source bench/rollback-git.bench.ts` (about a minute and a half).
  */
 import { execFileSync } from 'node:child_process';
@@ -20,7 +21,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf, type Spread } from '@loop/test-utils/bench';
 import { createGitResetRollback } from '../src/index.js';
 
 const DIRECTORIES = 50;
@@ -44,12 +45,13 @@ function makeRepo(files: number): string {
 interface Row {
   readonly variant: string;
   readonly files: number;
-  readonly meanMs: number;
+  readonly time: Spread;
+  readonly ratio: Spread;
   readonly cycles: number;
-  fallbacks: number;
+  readonly fallbacks: number;
 }
 
-async function measure(files: number, iterations: number): Promise<Row[]> {
+async function measure(files: number, cycles: number): Promise<Row[]> {
   const dirs: string[] = [];
   const repo = () => {
     const dir = makeRepo(files);
@@ -119,39 +121,29 @@ async function measure(files: number, iterations: number): Promise<Row[]> {
     execFileSync('git', ['reset', '-q', '--hard', 'HEAD~1'], { cwd: cliRenameDir, stdio: 'ignore' });
   };
 
-  const bench = new Bench({ iterations, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
-  bench
-    .add('rollback-git (paths)', await adapter('rollback-git (paths)', ['d00']))
-    .add('rollback-git (whole tree)', await adapter('rollback-git (whole tree)', undefined))
-    .add('git CLI', cli)
-    .add('naive isomorphic-git', naive)
-    .add('rollback-git dir rename (whole tree)', await renameAdapter())
-    .add('git CLI dir rename', cliRename);
-  await bench.run();
+  const variants = {
+    'rollback-git (paths)': await adapter('rollback-git (paths)', ['d00']),
+    'rollback-git (whole tree)': await adapter('rollback-git (whole tree)', undefined),
+    'git CLI': cli,
+    'naive isomorphic-git': naive,
+    'rollback-git dir rename (whole tree)': await renameAdapter(),
+    'git CLI dir rename': cliRename,
+  };
+  // Interleaved (issue 31): each cycle runs every variant once, so a ratio compares a pair measured
+  // back to back, not two blocks that met different loads.
+  const result = await interleave(variants, { cycles, warmup: 1 });
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-
-  return bench.tasks.map((task) => {
-    const result = task.result;
-    if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
-    return {
-      variant: task.name,
-      files,
-      meanMs: result.latency.mean,
-      cycles: result.latency.samplesCount,
-      fallbacks: fallbacks.get(task.name) ?? 0,
-    };
+  console.log(`${files} files: ${loadLine(result.load)}`);
+  return Object.keys(variants).map((variant) => {
+    const base = variant.includes('dir rename') ? 'git CLI dir rename' : 'git CLI';
+    return { variant, files, time: timeOf(result, variant), ratio: pairRatios(result, variant, base), cycles, fallbacks: fallbacks.get(variant) ?? 0 };
   });
 }
 
 const started = Date.now();
 const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
-console.log(`one cycle = edit ${EDITED}, commit, revert (mean of the measured cycles; ${process.version}, isomorphic-git ${git.version()})\n`);
-console.log('| files | variant | mean ms/cycle | x git CLI (same cycle) | cycles | fallbacks |');
+console.log(`\none cycle = edit ${EDITED}, commit, revert (${process.version}, isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`);
+console.log('| files | variant | ms/cycle median (min-max) | x git CLI, per cycle: median (min-max) | cycles | fallbacks |');
 console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
-for (const row of rows) {
-  const base = row.variant.includes('dir rename') ? 'git CLI dir rename' : 'git CLI';
-  const cli = rows.find((r) => r.files === row.files && r.variant === base);
-  const ratio = cli === undefined ? NaN : row.meanMs / cli.meanMs;
-  console.log(`| ${row.files} | ${row.variant} | ${row.meanMs.toFixed(1)} | ${ratio.toFixed(2)} | ${row.cycles} | ${row.fallbacks} |`);
-}
+for (const row of rows) console.log(`| ${row.files} | ${row.variant} | ${formatTime(row.time)} | ${formatRatio(row.ratio)} | ${row.cycles} | ${row.fallbacks} |`);
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -24,7 +24,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf, type Interleaved, type Spread } from '@loop/test-utils/bench';
 import { createSnapshotRollback, resolveMutableSurface } from '../src/index.js';
 
 const PER_DIR = 100;
@@ -56,13 +56,6 @@ function makeRepo(files: number): { dir: string; paths: string[] } {
   return { dir, paths };
 }
 
-/** The median (p50) latency in ms: steadier than the mean on a shared, loaded machine. */
-const meanMs = (bench: Bench, name: string): number => {
-  const r = bench.getTask(name)?.result;
-  if (!r || r.state !== 'completed') throw new Error(`${name}: ${r?.state ?? 'missing'}`);
-  return r.latency.p50;
-};
-
 interface Row {
   files: number;
   scan: number;
@@ -76,26 +69,30 @@ interface Row {
   /** The git-status surface (20 files) in the same tree: 1 planned file, and no plan. */
   gitPlan1: number;
   gitNoPlan: number;
+  /** Per-cycle ratios (variants interleaved, issue 31). */
+  ratios: Record<'scan' | 'iso' | 'gitPlan1' | 'plan1' | 'plan10' | 'gitNoPlan' | 'noPlan', Spread | undefined>;
+  load: string;
 }
 
 async function measure(files: number): Promise<Row> {
   const { dir, paths } = makeRepo(files);
   const heavy = files >= 50_000;
-  const scanBench = new Bench({ iterations: heavy ? 5 : 10, time: 1, warmupIterations: 1, warmupTime: 1, throws: true });
-  scanBench
-    .add('scan', async () => {
+  // Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
+  const scanVariants: Record<string, () => unknown> = {
+    scan: async () => {
       const s = await resolveMutableSurface({ workspace: dir });
       if (s.files.length !== 20 || s.via !== 'cli') throw new Error(`surface ${s.files.length} via ${s.via}`);
-    })
-    .add('git', () => {
+    },
+    git: () => {
       execFileSync('git', ['status', '--porcelain'], { cwd: dir, maxBuffer: 1 << 28 });
-    });
+    },
+  };
   if (files <= 5000) {
-    scanBench.add('iso', async () => {
+    scanVariants.iso = async () => {
       await resolveMutableSurface({ workspace: dir, git: 'isomorphic-git' });
-    });
+    };
   }
-  await scanBench.run();
+  const scans = await interleave(scanVariants, { cycles: heavy ? 5 : 10, warmup: 1 });
 
   // The per-iteration cost on a surface of every file in the tree.
   // detectUnplanned: false trusts the plan (no stat of the other mutable files); without a plan the
@@ -119,16 +116,6 @@ async function measure(files: number): Promise<Row> {
     edit(k);
     for (const p of touched(k)) await cp(join(scratch, p), join(dir, p), { preserveTimestamps: true, force: true });
   };
-  const iterBench = new Bench({ iterations: 30, time: 1, warmupIterations: 3, warmupTime: 1, throws: true });
-  // (async functions: tinybench calls a plain function once to see whether it returns a promise, unawaited)
-  iterBench
-    .add('plan1', async () => await cycle(1))
-    .add('copy1', async () => await plain(1))
-    .add('plan10', async () => await cycle(10))
-    .add('copy10', async () => await plain(10))
-    .add('noPlan', async () => await cycle(undefined));
-  await iterBench.run();
-
   // The usual case: the surface from git status (the 20 changed files), in the same tree.
   const usual = createSnapshotRollback({ workspace: dir, runDir: temp('snapshot-rollback-run-'), retainIterations: 5 });
   const usualFiles = (await usual.start()).files;
@@ -137,22 +124,43 @@ async function measure(files: number): Promise<Row> {
     writeFileSync(join(dir, usualFiles[0]!), `edit ${n}\n`);
     await usual.revert(cp1, { iteration: n });
   };
-  const usualBench = new Bench({ iterations: 30, time: 1, warmupIterations: 3, warmupTime: 1, throws: true });
-  usualBench.add('gitPlan1', async () => await usualCycle(true)).add('gitNoPlan', async () => await usualCycle(false));
-  await usualBench.run();
+  // Every variant restores the tree it found, so the two rollbacks can alternate in one tree.
+  const iterations = await interleave(
+    {
+      plan1: () => cycle(1),
+      copy1: () => plain(1),
+      plan10: () => cycle(10),
+      copy10: () => plain(10),
+      noPlan: () => cycle(undefined),
+      gitPlan1: () => usualCycle(true),
+      gitNoPlan: () => usualCycle(false),
+    },
+    { cycles: 30, warmup: 3 },
+  );
   rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  const m = (r: Interleaved, name: string) => timeOf(r, name).median;
   return {
     files,
-    scan: meanMs(scanBench, 'scan'),
-    git: meanMs(scanBench, 'git'),
-    ...(files <= 5000 ? { iso: meanMs(scanBench, 'iso') } : {}),
-    plan1: meanMs(iterBench, 'plan1'),
-    plan10: meanMs(iterBench, 'plan10'),
-    noPlan: meanMs(iterBench, 'noPlan'),
-    copy1: meanMs(iterBench, 'copy1'),
-    copy10: meanMs(iterBench, 'copy10'),
-    gitPlan1: meanMs(usualBench, 'gitPlan1'),
-    gitNoPlan: meanMs(usualBench, 'gitNoPlan'),
+    scan: m(scans, 'scan'),
+    git: m(scans, 'git'),
+    ...(files <= 5000 ? { iso: m(scans, 'iso') } : {}),
+    plan1: m(iterations, 'plan1'),
+    plan10: m(iterations, 'plan10'),
+    noPlan: m(iterations, 'noPlan'),
+    copy1: m(iterations, 'copy1'),
+    copy10: m(iterations, 'copy10'),
+    gitPlan1: m(iterations, 'gitPlan1'),
+    gitNoPlan: m(iterations, 'gitNoPlan'),
+    ratios: {
+      scan: pairRatios(scans, 'scan', 'git'),
+      iso: files <= 5000 ? pairRatios(scans, 'iso', 'git') : undefined,
+      gitPlan1: pairRatios(iterations, 'gitPlan1', 'copy1'),
+      plan1: pairRatios(iterations, 'plan1', 'copy1'),
+      plan10: pairRatios(iterations, 'plan10', 'copy10'),
+      gitNoPlan: pairRatios(iterations, 'gitNoPlan', 'copy1'),
+      noPlan: pairRatios(iterations, 'noPlan', 'copy1'),
+    },
+    load: `scans ${loadLine(scans.load)}; iterations ${loadLine(iterations.load)}`,
   };
 }
 
@@ -175,17 +183,19 @@ try {
     console.error(`measured: ${JSON.stringify(rows.at(-1))}`); // kept if a later size fails
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-  console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms\n`);
-  console.log('First scan (the git-status surface: 10 changed + 10 untracked files):\n');
+  console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms; variants interleaved, ratios per cycle: median (min-max)\n`);
+  for (const r of rows) console.log(`${r.files} files: ${r.load}`);
+  console.log('\nFirst scan (the git-status surface: 10 changed + 10 untracked files):\n');
   console.log('| files | first scan | `git status --porcelain` | scan / git | isomorphic-git scan (/ git) |');
   console.log('| ---: | ---: | ---: | ---: | ---: |');
-  for (const r of rows) console.log(`| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${(r.scan / r.git).toFixed(2)}x | ${r.iso === undefined ? '-' : `${f(r.iso)} (${(r.iso / r.git).toFixed(0)}x)`} |`);
+  const x = (r: Spread | undefined) => (r === undefined ? '-' : formatRatio(r));
+  for (const r of rows) console.log(`| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${x(r.ratios.scan)} | ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`);
   console.log('\nOne iteration (checkpoint + edit + revert) against a plain copy of the touched files (fs.cp there and back, preserved timestamps):\n');
   console.log('| files | git surface (20 files): 1 planned | no plan | every file mutable, plan trusted: 1 planned | 10 planned | no plan (stat of every file) | plain copy: 1 file | 10 files | ratios to the plain copy (1 planned, git / every file; 10 planned; no plan, git / every file) |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of rows) {
-    const x = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-    console.log(`| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} | ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} | ${f(r.copy1)} | ${f(r.copy10)} | ${x(r.gitPlan1, r.copy1)} / ${x(r.plan1, r.copy1)}; ${x(r.plan10, r.copy10)}; ${x(r.gitNoPlan, r.copy1)} / ${x(r.noPlan, r.copy1)} |`);
+    const q = r.ratios;
+    console.log(`| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} | ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} | ${f(r.copy1)} | ${f(r.copy10)} | ${x(q.gitPlan1)} / ${x(q.plan1)}; ${x(q.plan10)}; ${x(q.gitNoPlan)} / ${x(q.noPlan)} |`);
   }
   if (rows.length > 1) {
     const e = (pick: (r: Row) => number) => exponent(rows, pick).toFixed(2);

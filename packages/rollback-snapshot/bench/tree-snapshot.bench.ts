@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Bench } from 'tinybench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf, type Interleaved, type Spread } from '@loop/test-utils/bench';
 import { createTreeSnapshotStore, diffTreeSnapshots } from '../src/index.js';
 
 const DIRECTORIES = 50;
@@ -45,19 +45,15 @@ function makeRepo(files: number): string {
   return dir;
 }
 
-function meanMs(bench: Bench, name: string): { mean: number; samples: number } {
-  const r = bench.getTask(name)?.result;
-  if (!r || r.state !== 'completed') throw new Error(`${name}: ${r?.state ?? 'missing'}`);
-  return { mean: r.latency.mean, samples: r.latency.samplesCount };
-}
-
 interface Row {
   files: number;
   first: number;
-  snapshot: number;
-  cycle: number;
-  git: number;
+  snapshot: Spread;
+  cycle: Spread;
+  git: Spread;
+  ratio: Spread;
   samples: number;
+  load: Interleaved['load'];
 }
 
 async function measure(files: number, iterations: number): Promise<Row> {
@@ -73,26 +69,29 @@ async function measure(files: number, iterations: number): Promise<Row> {
     writeFileSync(join(dir, EDITED), `edit ${n}\n`);
     writeFileSync(join(dir, ADDED), `new ${n}\n`);
   };
-  const bench = new Bench({ iterations, time: 1, warmupIterations: 2, warmupTime: 1, throws: true });
-  bench
-    .add('snapshot', async () => {
-      await store.snapshot();
-    })
-    .add('cycle', async () => {
-      const snap = await store.snapshot();
-      edit(ours);
-      await store.restore(snap);
-    })
-    .add('git', () => {
-      edit(theirs);
-      execFileSync('git', ['checkout', '--', '.'], { cwd: theirs, stdio: 'ignore' });
-      execFileSync('git', ['clean', '-fdq'], { cwd: theirs, stdio: 'ignore' });
-    });
-  await bench.run();
+  // Interleaved (issue 31): each cycle runs every variant once; the ratio is per cycle.
+  const result = await interleave(
+    {
+      snapshot: async () => {
+        await store.snapshot();
+      },
+      cycle: async () => {
+        const snap = await store.snapshot();
+        edit(ours);
+        await store.restore(snap);
+      },
+      git: () => {
+        edit(theirs);
+        execFileSync('git', ['checkout', '--', '.'], { cwd: theirs, stdio: 'ignore' });
+        execFileSync('git', ['clean', '-fdq'], { cwd: theirs, stdio: 'ignore' });
+      },
+    },
+    { cycles: iterations, warmup: 2 },
+  );
   const status = execFileSync('git', ['status', '--porcelain'], { cwd: theirs, encoding: 'utf8' });
   if (status !== '' || diffTreeSnapshots(base, await store.snapshot()).length !== 0) throw new Error('a tree was not restored');
-  const cycle = meanMs(bench, 'cycle');
-  return { files, first, snapshot: meanMs(bench, 'snapshot').mean, cycle: cycle.mean, git: meanMs(bench, 'git').mean, samples: cycle.samples };
+  const t = (name: string) => timeOf(result, name);
+  return { files, first, snapshot: t('snapshot'), cycle: t('cycle'), git: t('git'), ratio: pairRatios(result, 'cycle', 'git'), samples: iterations, load: result.load };
 }
 
 const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
@@ -106,11 +105,12 @@ try {
     rows.push(await measure(files, iterations));
   }
   console.log(`\n@loop/rollback-snapshot: whole-tree snapshot + restore, one file edited and one added (${environment})`);
-  console.log('mean ms; cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq` (same run)\n');
-  console.log('| files | first snapshot (cold store) | snapshot | cycle | git | cycle / git | samples |');
+  console.log('median ms (min-max); cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq`; interleaved, ratio per cycle\n');
+  for (const r of rows) console.log(`${r.files} files: ${loadLine(r.load)}`);
+  console.log('| files | first snapshot (cold store) | snapshot | cycle | git | cycle / git, per cycle | cycles |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
-    console.log(`| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${r.snapshot.toFixed(1)} | ${r.cycle.toFixed(1)} | ${r.git.toFixed(1)} | ${(r.cycle / r.git).toFixed(2)}x | ${r.samples} |`);
+    console.log(`| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${formatTime(r.snapshot)} | ${formatTime(r.cycle)} | ${formatTime(r.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`);
   }
 } finally {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });

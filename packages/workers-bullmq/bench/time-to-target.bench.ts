@@ -3,7 +3,7 @@
 // package's remote working copies and harness), with the same sleep-bound harness and the same
 // deterministic proposer (params = 10 * iteration + k, maximize), stopped by the target score the
 // second batch reaches. Reports wall seconds from the loop's start (baseline included) and the
-// ratio remote / local measured in the same run. Needs redis-server on PATH (a private one is started).
+// ratio remote / local per cycle, the two interleaved (BENCH_CYCLES, default 3), with the load. Needs redis-server on PATH (a private one is started).
 //   pnpm --filter @loop/workers-bullmq exec tsx --conditions=source bench/time-to-target.bench.ts
 //   (BENCH_SLEEP_S=1 BENCH_K=2,4 by default)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,9 +15,11 @@ import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies }
 import { makeWorkspace, spawnWorker, type WorkerProcess } from '../test/fixture.js';
 import { writeParams } from '../test/helpers.js';
 import { redisMissing, startRedis } from '../test/redis-server.js';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf, type Spread } from '@loop/test-utils/bench';
 
 const SLEEP_S = Number(process.env.BENCH_SLEEP_S ?? 1);
 const KS = (process.env.BENCH_K ?? '2,4').split(',').map(Number);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 3);
 
 /** Runs one loop to the target of the second batch (10·2K + K − 1) and returns its wall seconds. */
 async function timeToTarget(k: number, branch: string, root: string, wire: { harness: Harness; workingCopies: WorkingCopyProvider }): Promise<number> {
@@ -48,44 +50,57 @@ async function main() {
     return;
   }
   const redis = await startRedis();
-  const rows: Array<{ k: number; local: number; remote: number }> = [];
+  const rows: Array<{ k: number; local: Spread; remote: Spread; ratio: Spread; load: string }> = [];
   try {
     for (const k of KS) {
       const env = { LOOP_TEST_SLEEP: String(SLEEP_S) };
       const spec = { command: './train.sh', timeBudgetMs: 60_000, fingerprintFiles: ['train.sh'] };
       // Local: K directory copies, each evaluated by the command harness in the copy.
-      const local = makeWorkspace('1');
-      const localS = await timeToTarget(k, 'loop/local', local.root, {
-        harness: createCommandHarness({ ...spec, cwd: local.root, env: { ...env, LOOP_TEST_DIR: local.scratch } }),
-        workingCopies: createDirectoryWorkingCopies({ root: local.root, mutable: ['params.txt'], readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'], harness: (cwd) => createCommandHarness({ ...spec, cwd, env: { ...env, LOOP_TEST_DIR: local.scratch } }) }),
-      });
-      local.cleanup();
+      const local = async () => {
+        const ws = makeWorkspace('1');
+        try {
+          const s = await timeToTarget(k, 'loop/local', ws.root, {
+            harness: createCommandHarness({ ...spec, cwd: ws.root, env: { ...env, LOOP_TEST_DIR: ws.scratch } }),
+            workingCopies: createDirectoryWorkingCopies({ root: ws.root, mutable: ['params.txt'], readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'], harness: (cwd) => createCommandHarness({ ...spec, cwd, env: { ...env, LOOP_TEST_DIR: ws.scratch } }) }),
+          });
+          return { measuredMs: s * 1000 };
+        } finally {
+          ws.cleanup();
+        }
+      };
       // Remote: K worker processes (each its own workdir and clone), the baseline on the pool too.
-      const remote = makeWorkspace('1');
-      const queueName = `ttt-${k}-${Date.now()}`;
-      const dirs = Array.from({ length: k }, () => mkdtempSync(join(tmpdir(), 'loop-bench-worker-')));
-      const workers: WorkerProcess[] = dirs.map((dir) => spawnWorker(['--redis', redis.url, '--queue', queueName, '--workdir', dir]));
-      try {
-        await Promise.all(workers.map((w) => w.ready));
-        const queue = createEvaluationQueue({ redis: redis.url, queue: queueName });
-        const common = { queue, mutable: ['params.txt'], runId: queueName, harness: { ...spec, env: { ...env, LOOP_TEST_DIR: remote.scratch } } };
-        const remoteS = await timeToTarget(k, 'loop/remote', remote.root, {
-          harness: createRemoteHarness({ ...common, root: remote.root, repository: remote.root }),
-          workingCopies: createRemoteWorkingCopies({ ...common, root: remote.root, readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'] }),
-        });
-        await queue.close();
-        rows.push({ k, local: localS, remote: remoteS });
-      } finally {
-        await Promise.all(workers.map((w) => w.kill('SIGTERM')));
-        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-        remote.cleanup();
-      }
+      const remote = async () => {
+        const ws = makeWorkspace('1');
+        const queueName = `ttt-${k}-${Date.now()}`;
+        const dirs = Array.from({ length: k }, () => mkdtempSync(join(tmpdir(), 'loop-bench-worker-')));
+        const workers: WorkerProcess[] = dirs.map((dir) => spawnWorker(['--redis', redis.url, '--queue', queueName, '--workdir', dir]));
+        try {
+          await Promise.all(workers.map((w) => w.ready));
+          const queue = createEvaluationQueue({ redis: redis.url, queue: queueName });
+          const common = { queue, mutable: ['params.txt'], runId: queueName, harness: { ...spec, env: { ...env, LOOP_TEST_DIR: ws.scratch } } };
+          const s = await timeToTarget(k, 'loop/remote', ws.root, {
+            harness: createRemoteHarness({ ...common, root: ws.root, repository: ws.root }),
+            workingCopies: createRemoteWorkingCopies({ ...common, root: ws.root, readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'] }),
+          });
+          await queue.close();
+          return { measuredMs: s * 1000 };
+        } finally {
+          await Promise.all(workers.map((w) => w.kill('SIGTERM')));
+          for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+          ws.cleanup();
+        }
+      };
+      // Interleaved (issue 31): local and remote alternate per cycle; the ratio is per cycle.
+      const result = await interleave({ local, remote }, { cycles: CYCLES, warmup: 0 });
+      rows.push({ k, local: timeOf(result, 'local'), remote: timeOf(result, 'remote'), ratio: pairRatios(result, 'remote', 'local'), load: loadLine(result.load) });
     }
   } finally {
     await redis.stop();
   }
-  console.log(`time-to-target bench: sleep-bound harness (${SLEEP_S} s per evaluation), baseline + 2 batches of K; ideal ${(3 * SLEEP_S).toFixed(0)} s`);
-  console.table(rows.map((r) => ({ K: r.k, 'local copies s': r.local.toFixed(2), 'K workers s': r.remote.toFixed(2), 'workers / local': (r.remote / r.local).toFixed(2) })));
+  console.log(`time-to-target bench: sleep-bound harness (${SLEEP_S} s per evaluation), baseline + 2 batches of K; ideal ${(3 * SLEEP_S).toFixed(0)} s; ${CYCLES} interleaved cycles per K`);
+  for (const r of rows) console.log(`K = ${r.k}: ${r.load}`);
+  const s = (t: Spread) => `${(t.median / 1000).toFixed(2)} (${(t.min / 1000).toFixed(2)}-${(t.max / 1000).toFixed(2)})`;
+  console.table(rows.map((r) => ({ K: r.k, 'local copies s': s(r.local), 'K workers s': s(r.remote), 'workers / local, per cycle': formatRatio(r.ratio) })));
 }
 
 main().then(

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,8 +168,11 @@ describe('one record per candidate and one order of writes', () => {
       const statePath = join(dir, 'state.json');
       const seen: [number, number][] = [];
       const { loop, set } = setup({ statePath });
-      loop.on('kept', async (e) => seen.push([e.record.iteration, JSON.parse(await readFile(statePath, 'utf8')).iteration]));
-      loop.on('reverted', async (e) => seen.push([e.record.iteration, JSON.parse(await readFile(statePath, 'utf8')).iteration]));
+      // Read when the event fires (synchronously): an asynchronous read lands whenever the thread
+      // pool gets to it, possibly after the next state write, and proves nothing about the order.
+      const stateIteration = () => (JSON.parse(readFileSync(statePath, 'utf8')) as { iteration: number }).iteration;
+      loop.on('kept', (e) => void seen.push([e.record.iteration, stateIteration()]));
+      loop.on('reverted', (e) => void seen.push([e.record.iteration, stateIteration()]));
       for (const x of [8, 9, 7]) {
         const t = await loop.ask();
         set(x);

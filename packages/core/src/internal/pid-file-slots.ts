@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { killOrphanGroup } from './orphan-group.js';
 
@@ -26,10 +26,17 @@ export async function claimPidFileSlot(pidFile: string, graceMs: number): Promis
   const path = slotPath(pidFile, n);
   held.add(path); // synchronously after the search: a sibling starting now takes the next slot
   const prefix = `${basename(pidFile)}.`;
-  const names = await readdir(dirname(pidFile)).catch(() => [] as string[]);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(pidFile)); // synchronous: one small listing per run (issue 31)
+  } catch {
+    names = [];
+  }
   const numbered = names.filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))).map((name) => join(dirname(pidFile), name));
   const free = [pidFile, ...numbered].filter((p) => p === path || !held.has(p));
-  await Promise.all(free.map((p) => killOrphanGroup(p, graceMs))); // before the log is truncated: an orphan writes to it
+  // Only a slot file that exists can name an orphan (the usual run finds none and waits for nothing).
+  // Before the log is truncated: an orphan writes to it.
+  await Promise.all(free.filter((p) => existsSync(p)).map((p) => killOrphanGroup(p, graceMs)));
   let released = false;
   return {
     path,

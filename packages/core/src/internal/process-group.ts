@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bwrapArgv, bwrapStatus, type SandboxSpec } from '../sandbox.js';
-import { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV, writePidFile } from './pid-file.js';
+import { newRunToken, removePidFile, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './pid-file.js';
 import { createRunCgroup } from './run-cgroup.js';
 import { endRun, endRunSync, signalRun, type RunProcesses } from './run-reaper.js';
 
@@ -24,11 +23,24 @@ function installExitHook(): void {
 }
 
 /**
- * The shell prologue that runs before the command, in the command's own process (it `exec`s the
- * command): it enters the run's cgroup (`$1`: its `cgroup.procs`, or empty) and writes the pid file
- * (`$2`, or empty; `$3` is the record after its pgid), so both hold before anything runs.
+ * The shell prologue that runs before the command, in the command's own process: it enters the
+ * run's cgroup (`$1`: its `cgroup.procs`, or empty) and writes the pid file (`$2`, or empty; `$3` is
+ * the record after its pgid), so both hold before anything runs.
  */
-const PROLOGUE = '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; [ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null; shift 3; exec "$@"';
+const PROLOGUE_STEPS =
+  '[ -z "$1" ] || { echo $$ > "$1"; } 2>/dev/null; ' +
+  '[ -z "$2" ] || printf \'{"pgid":%s,%s\\n\' "$$" "$3" > "$2" 2>/dev/null;';
+/** The prologue, then `exec` of the argv after `$3` (a sandboxed command: bwrap must replace the shell). */
+const PROLOGUE = `${PROLOGUE_STEPS} shift 3; exec "$@"`;
+/**
+ * The prologue, then the command (`$4`) in the same shell (issue 31): `/bin/sh -c <command>` would
+ * be a second exec of a shell, about 0.7 ms of a 2.5 ms instant run here. The command sees what it
+ * would see under `/bin/sh -c`: no positional parameters, `$0` is `/bin/sh`, `$$` is the group
+ * leader; it runs with `eval`, so a command that ends in an external program forks it instead of
+ * replacing the shell (its death by a signal is then the shell's exit code 128 + n, which
+ * `describeExit` reports as that signal).
+ */
+const FOLDED_PROLOGUE = `${PROLOGUE_STEPS} __loop_command=$4; shift 4; eval "$__loop_command"`;
 
 /** Options of {@link runInGroup}. */
 export interface GroupRunOptions {
@@ -111,7 +123,12 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     }
   }
   const record = JSON.stringify({ token, ...(cgroup ? { cgroup } : {}) }).slice(1);
-  const argv = cgroup || pidFile ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record, ...commandArgv] : commandArgv;
+  const prologueArgs = [cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record];
+  const argv = !cgroup && !pidFile
+    ? commandArgv
+    : bwrap
+      ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', ...prologueArgs, ...commandArgv]
+      : ['/bin/sh', '-c', FOLDED_PROLOGUE, '/bin/sh', ...prologueArgs, options.command];
   const started = performance.now();
   return new Promise((resolve) => {
     let child: ChildProcess | undefined;
@@ -156,7 +173,8 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
     }
     if (child.pid !== undefined) {
       live.set(token, run());
-      if (pidFile) writePidFile(pidFile, child.pid, token, cgroup ?? undefined);
+      // The pid file is the prologue's to write, before the command runs (it was also written here,
+      // the same record a second time).
       options.onSpawn?.(child.pid);
     }
     child.once('error', (error) => finish({ exitCode: null, signal: null, spawnError: error }));
@@ -176,20 +194,32 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
 
 /**
  * {@link runInGroup} with stdout and stderr going to `logPath` (its directory is created, the file
- * truncated, synced and closed when the command ends). The one way the harness, the agent proposers
- * and collie's commands run a logged command.
+ * truncated, synced unless `sync: false`, and closed when the command ends). The one way the
+ * harness, the agent proposers and collie's commands run a logged command.
+ *
+ * `sync: false` skips the log's fsync: a log is a diagnostic no durability rule names (the row and
+ * state.json are the durable record), and under disk load each fsync costs milliseconds (issue 31).
+ * The file is complete for every reader either way (the page cache serves it).
  *
  * @throws the file-system error when the log cannot be created (callers map it to their error code);
  *   a failing command is a result, never a throw.
  */
-export async function runInGroupToLog(options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string }): Promise<GroupRunResult> {
-  const { logPath, ...run } = options;
-  await mkdir(dirname(logPath), { recursive: true });
-  const handle = await open(logPath, 'w');
+export async function runInGroupToLog(
+  options: Omit<GroupRunOptions, 'outputFd'> & { logPath: string; sync?: boolean },
+): Promise<GroupRunResult> {
+  const { logPath, sync = true, ...run } = options;
+  // Synchronous node:fs around the run (issue 31): mkdir, open, fsync and close are small calls,
+  // each an event-loop round trip through the thread pool when asynchronous.
+  mkdirSync(dirname(logPath), { recursive: true });
+  const fd = openSync(logPath, 'w');
   try {
-    return await runInGroup({ ...run, outputFd: handle.fd });
+    return await runInGroup({ ...run, outputFd: fd });
   } finally {
-    await handle.sync().catch(() => {});
-    await handle.close();
+    try {
+      if (sync) fsyncSync(fd);
+    } catch {
+      // a log that cannot be synced is still the log
+    }
+    closeSync(fd);
   }
 }
