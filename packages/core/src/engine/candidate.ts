@@ -271,7 +271,7 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
       const label = e.statusNames.harnessTampered;
       return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
     }
-    const evaluated = await e.evaluate(iteration, 0, slot.harness, m.history, slot.signal);
+    const evaluated = await e.evaluate(iteration, 0, slot.harness, { history: m.history, incumbent: m.counters.incumbent }, slot.signal);
     const { result } = evaluated;
     addData(o, evaluated.data);
     if (e.signal.aborted) return { ...o, aborted: true };

@@ -62,7 +62,7 @@ export async function decide(
     seedOnly: o.seedOnly,
     candidateData: o.data,
     candidateMetrics: metrics,
-    ...rowData('incumbentData', m.history.findLast((r) => r.status === 'kept' || r.status === 'baseline')),
+    ...rowData('incumbentData', m.counters.incumbent),
     ...rowData('baselineData', m.history[0]),
     history: m.history,
   });

@@ -19,6 +19,12 @@ import { startReporting } from './run-reporting.js';
 import { loopOptionsSchema, type LoopOptions } from './options.js';
 import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
 
+/** What the pruners of a candidate's first run look at: every row so far and the incumbent's row (see {@link Engine.evaluate}). */
+export interface PruneHistory {
+  readonly history: readonly IterationRecord[];
+  readonly incumbent: IterationRecord | undefined;
+}
+
 /** One evaluation's outcome (see {@link Engine.evaluate}). */
 export interface Evaluation {
   readonly result: ScoreResult;
@@ -50,7 +56,7 @@ export interface Engine {
    * the reports; `pruned` is set when one stopped the run. `runSignal` replaces the loop's signal
    * for this run (a candidate an async pool may abandon: `Slot.signal`).
    */
-  evaluate(iteration: number, repeat: number, harness?: Harness, history?: readonly IterationRecord[], runSignal?: AbortSignal): Promise<Evaluation>;
+  evaluate(iteration: number, repeat: number, harness?: Harness, history?: PruneHistory, runSignal?: AbortSignal): Promise<Evaluation>;
   /** The configured proposer. @throws {ConfigError} `CONFIG_INVALID` (`engine.proposer`) when there is none. */
   proposer(): Proposer;
   /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
@@ -100,7 +106,7 @@ export function createEngine(input: LoopOptions): Engine {
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
     },
     async evaluate(iteration, repeat, harness = options.harness, history, runSignal) {
-      const prune = options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, history } : undefined;
+      const prune = options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, ...history } : undefined;
       const reporting = startReporting({ iteration, repeat, loopSignal: runSignal ?? signal, hub: engine.hub, direction, ...(prune ? { prune } : {}) });
       try {
         const context = { iteration, signal: reporting.signal, seed: seedForRepeat(repeat), repeat, report: reporting.report };

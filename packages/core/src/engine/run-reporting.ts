@@ -33,8 +33,8 @@ export interface ReportingInput {
   readonly loopSignal: AbortSignal;
   readonly hub: EventHub;
   readonly direction: Direction;
-  /** The pruning, when this evaluation may be pruned (a candidate's first run): the history so far. */
-  readonly prune?: { readonly options: PruneOptions; readonly history: readonly IterationRecord[] };
+  /** The pruning, when this evaluation may be pruned (a candidate's first run): the history so far and the incumbent's row. */
+  readonly prune?: { readonly options: PruneOptions; readonly history: readonly IterationRecord[]; readonly incumbent: IterationRecord | undefined };
 }
 
 /**
@@ -49,7 +49,7 @@ export function startReporting(input: ReportingInput): RunReporting {
   const onLoopAbort = () => own.abort(loopSignal.reason);
   if (loopSignal.aborted) own.abort(loopSignal.reason);
   else loopSignal.addEventListener('abort', onLoopAbort, { once: true });
-  const incumbent = prune ? prune.history.findLast((r) => r.status === 'kept' || r.status === 'baseline')?.data?.reports : undefined;
+  const incumbent = prune?.incumbent?.data?.reports;
   const state: RunReporting = {
     signal: own.signal,
     reports: [],
