@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFixture, runChild } from '@loop/test-utils';
+import { bundleFixture, runChild, isAlive } from '@loop/test-utils';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'loop-prune-kill-'));
@@ -31,14 +31,6 @@ console.log('score: ' + v);
 child.kill();
 `;
 
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('a kill -9 mid-pruning (issue 27, real processes and git)', () => {
   it('resume kills the pruned run\'s orphaned tree, redoes that iteration and ends with rows and git in agreement', async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAlive } from '@loop/test-utils';
 import { createFunctionProposer, incumbentCurvePruner, nonFinitePruner } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 
@@ -43,14 +44,6 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
   it('a doomed run is killed with its grandchild at the step a pruner says, its row is a discard saying so, and the tree is the last keep', async () => {

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAlive } from '@loop/test-utils';
 import { createCommandHarness } from '../src/index.js';
 
 let dir: string;
@@ -13,14 +14,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const pattern = '^step (\\d+) val ([\\w.+-]+)$';
 

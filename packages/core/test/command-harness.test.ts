@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { isAlive } from '@loop/test-utils';
 import { createCommandHarness, createRegexScorer, killOrphanGroups, runInGroup } from '../src/index.js';
 
 let dir: string;
@@ -14,15 +15,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A process is gone when /proc has no entry for it or it is a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const signal = () => new AbortController().signal;
 

@@ -12,7 +12,7 @@
 export * from '@loop/testing';
 export { userPolicies } from './user-policies.js';
 export type { UserPolicies, UserPoliciesOptions } from './user-policies.js';
-export { pidsWithEnv } from './processes.js';
+export { pidsWithEnv, isAlive } from './processes.js';
 export { bundleFixture } from './bundle-fixture.js';
 export { undocumentedExports } from './tsdoc.js';
 export { runChild, inPool } from './child-run.js';

@@ -17,3 +17,13 @@ export function pidsWithEnv(entry: string): number[] {
   }
   return pids;
 }
+
+/** True while `pid` runs: it has a `/proc` entry and is not a zombie waiting to be reaped (Linux). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
