@@ -287,7 +287,16 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
       e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: true, durationMs: e.clock.now() - o.started });
       attempt += 1;
       e.hub.emit({ type: 'iteration-started', iteration, attempt });
-      const repaired = await e.options.proposer.repair(e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }));
+      let repaired: Proposal | undefined;
+      try {
+        repaired = await e.options.proposer.repair(e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }));
+      } catch (error) {
+        // A repair that fails leaves the crash as it was (its cost, if it says one, in the row), never the run.
+        const failed = proposerCrash(e, o, error);
+        if (failed.aborted) return failed;
+        const clause = `crash: ${result.message}; repair ${attempt} failed: ${messageOf(error)}`;
+        return Object.assign(o, { description: `${proposal.description} (${clause})`, error: result.message, proposerFailed: false });
+      }
       if (repaired) {
         proposal = { ...repaired, description: `${proposal.description}; repair ${attempt}: ${repaired.description}` };
         addData(o, repaired.data);

@@ -134,6 +134,30 @@ describe('createLoop', () => {
     expect(artifact.get()).toBe(1); // the in-flight candidate (2) was rolled back
   });
 
+  it('a repair that throws leaves the crash row as it was and the loop goes on (it never ends the run)', async () => {
+    const artifact = createMemoryArtifact(0);
+    const results = createMemoryResultsLog();
+    const proposer = createFunctionProposer(
+      'broken',
+      ({ iteration }) => {
+        artifact.set(iteration === 1 ? -1 : 3);
+        return { description: `try ${iteration}` };
+      },
+      () => {
+        throw new Error('agent exited 1');
+      },
+    );
+    const loop = createLoop({
+      artifact, results, proposer, rollback: createMemoryRollback(artifact),
+      harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10 - artifact.get()) }),
+      scorer: createValueScorer('minimize'), stop: maxIterations(2), maxRepairAttempts: 2,
+    });
+    const summary = await loop.run();
+    expect(summary.stop.reason).toBe('max-iterations');
+    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'crash', 'kept']);
+    expect(results.rows[1]?.description).toMatch(/^try 1 \(crash: .*; repair 1 failed: agent exited 1\)$/);
+  });
+
   it('a repair attempt fixes a crash within the same iteration', async () => {
     const artifact = createMemoryArtifact(0);
     const results = createMemoryResultsLog();
