@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { HOLDOUT_LOG } from '@loop/auto-iterate';
 import { readHoldoutUses, type HoldoutUse } from '@loop/core';
 
 /**
@@ -32,7 +33,7 @@ export async function writeTestSplit(dir: string): Promise<string> {
 export async function testLine(stateDir: string, run: string): Promise<string> {
   const final: HoldoutUse | undefined = (await readHoldoutUses(stateDir, run)).findLast((u) => u.kind === 'final');
   if (!final) return 'test      no sealed holdout score (the run stopped before the baseline)';
-  if (final.score === undefined) return `test      the holdout run failed: ${final.error ?? 'no score'}`;
+  if (final.score === undefined) return `test      the holdout run failed: ${final.error ?? 'no score'} (its output: ${join(stateDir, HOLDOUT_LOG)})`;
   const gap =
     final.visible === undefined
       ? ''

@@ -46,6 +46,16 @@ describe('the iteration timing sidecar (.loop/iterations.jsonl)', () => {
     expect(line?.data).toEqual(data);
   });
 
+  it('a crash that will be repaired is not a row: no line (its repaired row comes later; an abandoned one never)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loop-iterlog-'));
+    dirs.push(dir);
+    const log = createIterationTimesWriter(join(dir, ITERATION_TIMES_FILE), { now: () => 0 });
+    log.event({ type: 'crash', record: record(7, 'crash', null), logTail: '', willRepair: true, durationMs: 0 } as unknown as LoopEvent);
+    expect((await readIterationTimes(dir)).size).toBe(0);
+    log.event({ type: 'crash', record: record(7, 'crash', null), logTail: '', willRepair: false, durationMs: 0 } as unknown as LoopEvent);
+    expect([...(await readIterationTimes(dir)).keys()]).toEqual([7]);
+  });
+
   it('reads a torn last line as no timing for that row, and a missing file as none', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-iterlog-'));
     dirs.push(dir);

@@ -60,6 +60,7 @@ export function createIterationTimesWriter(
         return;
       }
       if (!(ROW_EVENTS as readonly string[]).includes(e.type) || !('record' in e)) return;
+      if (e.type === 'crash' && e.willRepair) return; // a repair attempt follows: its row comes later
       const end = now();
       const runMs = 'durationMs' in e ? e.durationMs : undefined;
       const start = started.get(e.record.iteration) ?? end - (runMs ?? 0);

@@ -45,6 +45,11 @@ export interface LoopState {
    * Kept incrementally; `convergence` reads two entries of it. Optional so tests can build states by hand.
    */
   readonly bestTrail?: readonly number[];
+  /**
+   * Candidates started and not yet recorded (an async pool's, asking whether to start one more):
+   * a predictive `costBudget` counts their expected cost too. @default 0
+   */
+  readonly pending?: number;
   /** Money and tokens spent so far, from `LoopOptions.cost` (USD, tokens). @default none */
   readonly cost?: CostReading;
   /** Iterations run in this process (excludes rows from before a resume). */

@@ -63,6 +63,22 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
     expect(await readFile(join(ws, 'run.log'), 'utf8')).toMatch(/Read-only file system[\s\S]*outside write failed/);
   });
 
+  it.skipIf(!bwrap.available)('a workspace link into the host /tmp (node_modules of a clone there) stays readable, read-only, under the private /tmp', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'loop-linked-'));
+    try {
+      await mkdir(join(other, 'pkg'));
+      await writeFile(join(other, 'pkg', 'index.txt'), 'linked');
+      await symlink(join(other, 'pkg'), join(ws, 'node_modules'));
+      const harness = createCommandHarness({ command: 'cat node_modules/index.txt; echo x > node_modules/new.txt || echo "write refused"', cwd: ws, sandbox: 'bwrap', readOnlyCwd: true, logFile: join(root, 'h.log') });
+      const run = await harness.run({ iteration: 1, signal: signal() });
+      expect(run.exitCode).toBe(0);
+      expect(await readFile(join(root, 'h.log'), 'utf8')).toMatch(/^linked[\s\S]*write refused/);
+      expect(existsSync(join(other, 'pkg', 'new.txt'))).toBe(false);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
   it('the rest of the system is read-only, /tmp is private, and the network is off unless allowed', async () => {
     const name = `loop-sandbox-probe-${randomBytes(4).toString('hex')}`;
     const command = `echo x > /tmp/${name} && echo tmp-ok; echo x > /etc/${name} || echo etc-refused; cat /proc/net/dev`;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
@@ -170,7 +170,7 @@ export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string
   const plan = spec.binds ?? planSandboxBinds(spec.writable, spec.extraWritable, spec.maxFolderEntries);
   const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const roTops = new Set<string>();
-  for (const w of [inside, ...plan.paths, ...plan.folders.map((f) => f.dir)]) {
+  for (const w of [inside, ...linkedFrom(inside), ...plan.paths, ...plan.folders.map((f) => f.dir)]) {
     if (!isInside(w, '/tmp')) continue;
     const top = join('/tmp', relative('/tmp', w).split(sep)[0] ?? '');
     if (roTops.has(top)) continue;
@@ -181,6 +181,27 @@ export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string
   argv.push(...sandboxMaskArgs(spec.hidden ?? []));
   argv.push('--setenv', 'TMPDIR', '/tmp', '--chdir', inside, '--');
   return argv;
+}
+
+/**
+ * The real targets of the symlinks directly in `dir` (a workspace's `node_modules` linked to a
+ * clone elsewhere): under the private `/tmp` they stay readable when they lie in the host's `/tmp`.
+ */
+function linkedFrom(dir: string): string[] {
+  const out: string[] = [];
+  try {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isSymbolicLink()) continue;
+      try {
+        out.push(realpathSync(join(dir, entry.name)));
+      } catch {
+        // a dangling link
+      }
+    }
+  } catch {
+    // cwd not readable: nothing linked
+  }
+  return out;
 }
 
 /**

@@ -35,6 +35,14 @@ describe('seed stop conditions', () => {
     expect(p.check(state({ history: [row(0, 10)] }))).toBeUndefined(); // no mean before the first proposal
     expect(costBudget({ maxTokens: 100, predictive: true }).check(state({ history: rows, cost: { tokens: 80 } }))?.message).toContain('the next one');
   });
+  it('costBudget predictive counts the candidates still running (LoopState.pending, an async pool) before one more is started', () => {
+    const rows = [row(0, 10), ...[1, 2].map((i) => ({ ...row(i, 9), data: { cost: { usd: 0.25 } } }))];
+    const p = costBudget({ maxUsd: 1, source: 'history', predictive: true });
+    expect(p.check(state({ history: rows }))).toBeUndefined(); // 0.5 spent, one more fits
+    expect(p.check(state({ history: rows, pending: 1 }))).toBeUndefined(); // 0.5 + 0.25 running + 0.25 = 1
+    expect(p.check(state({ history: rows, pending: 2 }))?.message).toContain('the next one (mean $0.2500) with 2 more running would go over it');
+  });
+
   it('convergence on the best stops when it improved by no more than minDelta over the window', () => {
     const p = convergence({ window: 2, minDelta: 0.5 });
     expect(p.check(state({ iteration: 1, bestTrail: [10, 9] }))).toBeUndefined();

@@ -49,8 +49,10 @@ export function costBudget(options: CostBudgetOptions): StopPolicy {
         if (spent >= max) return `spent ${show(spent)} of a ${show(max)} budget${tail}`;
         if (!predictive || proposals === 0) return undefined;
         const mean = spent / proposals;
-        if (spent + mean <= max) return undefined;
-        return `spent ${show(spent)} of a ${show(max)} budget over ${proposals} proposals; the next one (mean ${show(mean)}) would go over it${tail}`;
+        const pending = s.pending ?? 0; // started, not yet recorded: their cost is coming too
+        if (spent + mean * (1 + pending) <= max) return undefined;
+        const running = pending > 0 ? ` with ${pending} more running` : '';
+        return `spent ${show(spent)} of a ${show(max)} budget over ${proposals} proposals; the next one (mean ${show(mean)})${running} would go over it${tail}`;
       };
       if (!spend && !predictive) {
         // The meter's words, as collie's and autoresearch's stop messages have always read.

@@ -59,7 +59,8 @@ export function createAsyncPool(e: Engine): AsyncPool {
   const usedSlots = () => new Set([...entries.values()].filter((x) => x.running).map((x) => x.copy?.k));
   const wouldStop = (m: RunState, iteration: number): boolean => {
     try {
-      return e.stopPolicy.check({ ...e.loopState(m), iteration: iteration - 1 }) !== undefined;
+      // As if every earlier iteration were recorded; the ones not yet are pending (a predictive budget counts them).
+      return e.stopPolicy.check({ ...e.loopState(m), iteration: iteration - 1, pending: entries.size }) !== undefined;
     } catch {
       return false;
     }

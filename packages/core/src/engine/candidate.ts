@@ -274,7 +274,8 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
     const evaluated = await e.evaluate(iteration, 0, slot.harness, { history: m.history, incumbent: m.counters.incumbent }, slot.signal);
     const { result } = evaluated;
     addData(o, evaluated.data);
-    if (e.signal.aborted) return { ...o, aborted: true };
+    // The loop stopped, or an async pool abandoned this candidate: no repair, no row.
+    if (e.signal.aborted || slot.signal?.aborted) return { ...o, aborted: true };
     if (evaluated.pruned) {
       // A pruned run is a discard, never a crash (issue 27): its score is its last report.
       const clause = prunedClause(evaluated.pruned, e.options.prune?.steps);
