@@ -146,9 +146,11 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
   print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`);
   if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);
+  else if (parallel > 1 && (options.schedule ?? 'async') === 'async') print(`parallel  ${parallel} candidates at once, each in its own working copy; a freed core starts the next at once (--schedule async); keeps decided in iteration order`);
   else if (parallel > 1) print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
+  if (steps > 0 && (options.prune ?? true)) print('pruning   a training more than 5% worse than the incumbent\'s curve past 30% of its steps is stopped (--no-prune: run each to its end)');
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
-  print(`training the baseline (${each})...`);
+  print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {
       const line = formatIterationLine(event);

@@ -10,6 +10,7 @@ export const intermediateSchema = z
       .superRefine((p, ctx) => {
         let groups = 0;
         try {
+          new RegExp(p); // the error names the pattern as written
           groups = new RegExp(`${p}|`).exec('')!.length - 1;
         } catch (error) {
           ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(error as Error).message}` });

@@ -7,8 +7,8 @@ import type { PlotPoint } from './results.js';
 export interface CurveSeries {
   /** The row's iteration. */
   readonly iteration: number;
-  /** kept (or the baseline), pruned (stopped early: its curve ends with a cross), or discard (ran to its end, not kept). */
-  readonly kind: 'kept' | 'pruned' | 'discard';
+  /** kept (or the baseline), pruned (stopped early: its curve ends with a square), or discarded (ran to its end, not kept). */
+  readonly kind: 'kept' | 'pruned' | 'discarded';
   /** The reports, in step order; non-finite values are left out. */
   readonly points: readonly { readonly step: number; readonly value: number }[];
 }
@@ -24,7 +24,7 @@ export function curveSeriesOf(points: readonly PlotPoint[], records: ReadonlyMap
     const data = records.get(p.iteration);
     const reports = (data?.reports ?? []).filter((r) => Number.isFinite(r.value) && Number.isFinite(r.step));
     if (reports.length === 0) continue;
-    const kind = p.kind === 'keep' || p.kind === 'baseline' ? 'kept' : data?.pruned ? 'pruned' : 'discard';
+    const kind = p.kind === 'keep' || p.kind === 'baseline' ? 'kept' : data?.pruned ? 'pruned' : 'discarded';
     out.push({ iteration: p.iteration, kind, points: reports.map((r) => ({ step: r.step, value: r.value })) });
   }
   return out;
@@ -33,12 +33,13 @@ export function curveSeriesOf(points: readonly PlotPoint[], records: ReadonlyMap
 /**
  * The Vega spec of the curves plot: every run's intermediate value against its step, kept runs
  * (the incumbents' curves, the ones a pruner compares with) in green, runs that went to their end
- * and were discarded in grey, pruned runs in red ending with a cross where they were stopped.
+ * and were discarded in grey, pruned runs in orange ending with a square where they were stopped.
  */
 export function curvesPlotSpec(series: readonly CurveSeries[], options: { direction: Direction; metric: string; width?: number; height?: number }): Spec {
   const values = series.flatMap((s) => s.points.map((p, i) => ({ iteration: s.iteration, kind: s.kind, step: p.step, value: p.value, last: i === s.points.length - 1 })));
   const pruned = series.filter((s) => s.kind === 'pruned').length;
-  const colors = { kept: PLOT_COLORS.keep, discard: PLOT_COLORS.discard, pruned: PLOT_COLORS.crash };
+  // Pruned is not a crash: its own colour, and a square where the run was stopped.
+  const colors = { kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, pruned: '#e08214' };
   const better = options.direction === 'minimize' ? 'lower is better' : 'higher is better';
   return {
     $schema: 'https://vega.github.io/schema/vega/v5.json',
@@ -54,7 +55,7 @@ export function curvesPlotSpec(series: readonly CurveSeries[], options: { direct
     scales: [
       { name: 'x', type: 'linear', domain: { data: 'points', field: 'step' }, range: 'width', nice: true, zero: false },
       { name: 'y', type: 'linear', domain: { data: 'points', field: 'value' }, range: 'height', nice: true, zero: false },
-      { name: 'color', type: 'ordinal', domain: ['kept', 'discard', 'pruned'], range: [colors.kept, colors.discard, colors.pruned] },
+      { name: 'color', type: 'ordinal', domain: ['kept', 'discarded', 'pruned'], range: [colors.kept, colors.discarded, colors.pruned] },
     ],
     axes: [
       { orient: 'bottom', scale: 'x', title: 'step' },
@@ -76,7 +77,7 @@ export function curvesPlotSpec(series: readonly CurveSeries[], options: { direct
                 y: { scale: 'y', field: 'value' },
                 stroke: { scale: 'color', field: 'kind' },
                 strokeWidth: { signal: "datum.kind === 'kept' ? 2 : 1" },
-                strokeOpacity: { signal: "datum.kind === 'discard' ? 0.6 : 0.9" },
+                strokeOpacity: { signal: "datum.kind === 'discarded' ? 0.6 : 0.9" },
               },
             },
           },
@@ -89,9 +90,8 @@ export function curvesPlotSpec(series: readonly CurveSeries[], options: { direct
           enter: {
             x: { scale: 'x', field: 'step' },
             y: { scale: 'y', field: 'value' },
-            shape: { value: 'cross' },
-            angle: { value: 45 },
-            size: { value: 60 },
+            shape: { value: 'square' },
+            size: { value: 40 },
             fill: { value: colors.pruned },
             tooltip: { signal: "'iteration ' + datum.iteration + ': pruned at step ' + datum.step" },
           },
