@@ -80,6 +80,8 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   // Kept rows that broke an advisory constraint are listed under the stop summary (issue 28).
   const warnings = (await import('./constraint-warnings.js')).createConstraintWarnings();
+  // Loaded before the run: after a Ctrl-C to the process group, tsx's transform service is gone.
+  const { readSpendLine } = await import('./spend-line.js');
   configured.run.loop.on('kept', warnings.event);
   // Start time, duration and metrics per row, for `loop report --format csv|json`.
   const { createIterationTimesWriter, ITERATION_TIMES_EVENTS, ITERATION_TIMES_FILE } = await import('./iteration-times.js');
@@ -111,7 +113,7 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     await notifier?.flush();
     reporter.done(summary);
     // What the agent's proposals cost, on kept, discarded and crashed rows (issue 29), when they reported it.
-    const spent = await (await import('./spend-line.js')).readSpendLine(loaded.dir).catch(() => undefined);
+    const spent = await readSpendLine(loaded.dir).catch(() => undefined);
     if (spent) io.stdout.write(`${spent}\n`);
     for (const line of warnings.lines()) io.stdout.write(`${line}\n`);
     return exitCodeForSummary(summary);
