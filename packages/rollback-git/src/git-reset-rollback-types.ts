@@ -167,7 +167,6 @@ export interface GitResetRollback extends RollbackStrategy {
   readonly changedEntries: () => Promise<readonly ChangedEntry[]>;
 }
 
-/** One path that differs from the run branch's tip (see `GitResetRollback.changedEntries`). */
 /** How the scans of a rollback with `watch` went (see `GitResetRollbackOptions.watch`). */
 export interface GitWatchReport {
   /** Whole-tree walks (the first one, and every fallback). */
@@ -178,6 +177,7 @@ export interface GitWatchReport {
   readonly lastFallback: string | undefined;
 }
 
+/** One path that differs from the run branch's tip (see `GitResetRollback.changedEntries`). */
 export interface ChangedEntry {
   /** Relative path, `/`-separated. */
   readonly path: string;
