@@ -1,8 +1,12 @@
 import { isAbsolute, normalize } from 'node:path';
-import { sandboxOptionsFields, type Clock, type Guard, type Harness, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy, type WorkingCopyProvider } from '@loop/core';
+import { sandboxOptionsFields, type Clock, type Guard, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy } from '@loop/core';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
+import { autoIterateHoldoutSchema, type AutoIterateHoldout } from './holdout-options.js';
 import { constraintOptionSchema, metricsOptionSchema, type AutoIterateConstraint, type MetricsOption } from './metric-constraints.js';
+import { autoIterateParallelSchema, relativePath, type AutoIterateParallel } from './parallel-options.js';
+
+export type { AutoIterateHoldout, AutoIterateParallel };
 
 /** Options of {@link createAutoIterate}: seed 003's parameters plus the run's wiring. */
 export interface AutoIterateOptions {
@@ -198,90 +202,7 @@ export interface AutoIterateOptions {
   clock?: Clock;
 }
 
-/**
- * `parallel` of {@link AutoIterateOptions}: core's parallel candidates (`LoopOptions.parallel`).
- * Each batch proposes `candidates` edits, each in its own working copy, evaluates them at once,
- * keeps at most the best one (committed on the run branch) and saves the others under
- * `refs/loop/discarded/<n>` like any discard; every candidate is a results.tsv row.
- */
-export interface AutoIterateParallel {
-  /** K: candidates per batch, 1..256. */
-  candidates: number;
-  /** Candidates evaluated at once, at most `candidates`. @default candidates */
-  concurrency?: number;
-  /** Re-measure the incumbent this many times per batch, alongside the candidates (timing metrics). @default 0 */
-  remeasureIncumbent?: number;
-  /**
-   * `batch` (K candidates, then wait for the slowest; rows do not depend on timing) or `async`
-   * (a freed slot starts the next candidate at once; decisions still in iteration order; see core
-   * `ParallelOptions.schedule`). @default 'batch'
-   */
-  schedule?: 'batch' | 'async';
-  /**
-   * Relative paths symlinked into each local copy instead of copied (large read-only inputs such
-   * as `node_modules` or a data set). Only for the local copies. @default []
-   */
-  link?: string[];
-  /**
-   * The working copies, injected: for example `createRemoteWorkingCopies` of
-   * `@loop/workers-bullmq` (each candidate a job for a worker pool). @default local directory copies
-   * of `dir` under the OS temp folder, each evaluated by the run command in the copy (its own pid
-   * file slot, see core's `CommandHarnessOptions.pidFile`)
-   */
-  workingCopies?: WorkingCopyProvider;
-  /**
-   * The harness of the baseline and of `remeasureIncumbent` (the main workspace's runs): for
-   * remote workers, `createRemoteHarness` so the incumbent is measured on the same pool. @default the run command in `dir`
-   */
-  harness?: Harness;
-}
-
-/**
- * `holdout` of {@link AutoIterateOptions}: a second evaluation the proposer cannot read (issue 33,
- * docs/holdout.md). Its command runs in `dir` on the state to score, under bwrap where it works
- * with the workspace read-only (the candidate's code cannot copy the holdout into the workspace),
- * its log and scores in `stateDir`; it is scored on the best state when the run stops and, with
- * `gate`, on each keep (a counted budget). Its files must lie outside `dir` and their bytes must not
- * be among the repository's objects: `run()` refuses to start with `HOLDOUT_NOT_SEALED` otherwise.
- */
-export interface AutoIterateHoldout {
-  /** The holdout's shell command, e.g. `node /data/holdout/eval.mjs`. */
-  command: string;
-  /** Its metric's name (`<name>: <value>` in its log). */
-  metricName: string;
-  /** Its extraction pattern. @default `^<metricName>:\s*(\S+)` */
-  pattern?: string;
-  /** Which way its score improves. @default the run's `direction` */
-  direction?: 'lower' | 'higher';
-  /** Absolute paths of its files and folders (data, expected outputs, scripts): outside `dir`, fingerprinted, masked from the proposer. */
-  files: string[];
-  /** Absolute folder of its scores and logs. @default core `holdoutStateDir(dir)` (under `$XDG_STATE_HOME/loop/holdout/`) */
-  stateDir?: string;
-  /** The keep gate: a keep whose holdout score is worse than the incumbent's by more than `margin` is not kept, `budget` uses at most. @default none */
-  gate?: { budget: number; margin?: number };
-  /**
-   * `false` runs without the seal's sandbox requirement (the run's banner must say NOT sealed).
-   * The other checks (outside `dir`, not in git, one hard link) always apply. @default true
-   */
-  sealed?: boolean;
-  /**
-   * Whether the proposer runs in a working sandbox that masks `files` and `stateDir` (the CLI's
-   * agent proposer under bwrap with `hidden`). An in-process proposer cannot be sealed: with
-   * `sealed` true and this false the run refuses to start. @default false
-   */
-  sandboxed?: boolean;
-  /** Time budget of one holdout run in seconds. @default the run's `timeBudgetS` */
-  timeBudgetS?: number;
-  /** Where the holdout command runs: `auto` (bwrap where it works, the workspace read-only, no network), `bwrap` or `none`. @default 'auto' */
-  sandbox?: 'auto' | 'bwrap' | 'none';
-  /** Hears one line per holdout use, without its score (e.g. stderr). @default nothing */
-  onNotice?: (message: string) => void;
-}
-
-const relative = z
-  .string()
-  .min(1)
-  .refine((p) => !isAbsolute(p) && !normalize(p).startsWith('..'), 'must be a path relative to dir, inside it');
+const relative = relativePath;
 
 /**
  * A target: never in git's own folder (an agent allowed to write `.git/config` could set
@@ -358,36 +279,8 @@ export const autoIterateOptionsSchema = z
       })
       .strict()
       .optional(),
-    parallel: z
-      .object({
-        candidates: z.number().int().min(1).max(256),
-        concurrency: z.number().int().min(1).optional(),
-        remeasureIncumbent: z.number().int().min(0).optional(),
-        schedule: z.enum(['batch', 'async']).optional(),
-        link: z.array(relative).default([]),
-        workingCopies: z.custom<WorkingCopyProvider>((p) => p === undefined || (typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function'), 'workingCopies must be a WorkingCopyProvider (create and adopt)').optional(),
-        harness: z.custom<Harness>((h) => h === undefined || typeof (h as Harness)?.run === 'function', 'harness must have run()').optional(),
-      })
-      .strict()
-      .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
-      .optional(),
-    holdout: z
-      .object({
-        command: z.string().trim().min(1, 'holdout.command must not be empty'),
-        metricName: z.string().trim().min(1),
-        pattern: z.string().min(1).optional(),
-        direction: z.enum(['lower', 'higher']).optional(),
-        files: z.array(z.string().refine((p) => isAbsolute(p), 'holdout files must be absolute paths (outside dir)')).min(1, 'name the holdout\'s files'),
-        stateDir: z.string().refine((p) => isAbsolute(p), 'holdout.stateDir must be absolute').optional(),
-        gate: z.object({ budget: z.number().int().positive(), margin: z.number().nonnegative().default(0) }).strict().optional(),
-        sealed: z.boolean().default(true),
-        sandboxed: z.boolean().default(false),
-        timeBudgetS: z.number().positive().optional(),
-        sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
-        onNotice: z.custom<(m: string) => void>((f) => f === undefined || typeof f === 'function', 'onNotice must be a function').optional(),
-      })
-      .strict()
-      .optional(),
+    parallel: autoIterateParallelSchema.optional(),
+    holdout: autoIterateHoldoutSchema.optional(),
     signal: z.instanceof(AbortSignal).optional(),
     clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()').optional(),
   })

@@ -1,7 +1,8 @@
 import { isBetter } from '../scorer.js';
 import type { WorkingCopy } from '../working-copy.js';
 import { adoptWinner, saveNonWinners } from './batch-step.js';
-import { runCandidate, type Outcome, type Slot } from './candidate.js';
+import { runCandidate } from './candidate.js';
+import type { Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';
 import type { ProposalTurn } from './proposal-turns.js';
 import { pushRow, type RunState } from './run-state.js';

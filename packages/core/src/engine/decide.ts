@@ -4,7 +4,7 @@ import type { EditPlan, Proposal } from '../proposer.js';
 import type { ScoreOk } from '../scorer.js';
 import { summarizeSamples } from '../statistics.js';
 import type { Engine } from './engine.js';
-import { addData, applyVerdict, type FinishOptions, type Outcome, type Slot } from './candidate.js';
+import { addData, applyVerdict, type FinishOptions, type Outcome, type Slot } from './outcome.js';
 import type { RunState } from './run-state.js';
 
 /** `{ [key]: row.data }` when the row has a record, else `{}`. */

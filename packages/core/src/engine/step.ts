@@ -1,7 +1,8 @@
 import { isLoopError } from '../errors.js';
 import type { IterationRecord } from '../iteration-record.js';
 import type { Checkpoint } from '../rollback-strategy.js';
-import { runCandidate, type Outcome, type Slot } from './candidate.js';
+import { runCandidate } from './candidate.js';
+import type { Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';
 import { pushRow, type RunState } from './run-state.js';
 
