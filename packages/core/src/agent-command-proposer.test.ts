@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildAgentPrompt, createAgentCommandProposer, formatHistoryTable } from './agent-command-proposer.js';
+import { createAgentCommandProposer } from './agent-command-proposer.js';
+import { buildAgentPrompt, formatHistoryTable } from './agent-prompt.js';
 import type { IterationRecord } from './iteration-record.js';
 import type { ProposalContext } from './proposer.js';
 
