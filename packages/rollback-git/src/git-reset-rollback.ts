@@ -19,6 +19,7 @@ import { byPath } from './internal/paths.js';
 import { createDirectoryTracker } from './internal/new-directories.js';
 import { disableJournal, enableJournal } from './internal/journals.js';
 import { shortId } from './short-id.js';
+import { assertOnRunBranch } from './internal/run-branch-check.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
@@ -56,8 +57,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
   const args = () => gitArgs(repo);
 
-  const guard = guarded;
-
   /** Starts; the report's `repairs` cover every repair so far (start's, then recover's). */
   const doStart = async (): Promise<GitStartReport> => {
     const run = await startRun(repo, opts, branchRef);
@@ -69,7 +68,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
   const ensureStarted = (): Promise<GitStartReport> => {
     if (started === undefined) {
-      started = guard('NOT_A_REPOSITORY', `start in ${repo.dir}`, 'check that dir is a git working tree', doStart);
+      started = guarded('NOT_A_REPOSITORY', `start in ${repo.dir}`, 'check that dir is a git working tree', doStart);
       started.catch(() => {
         started = undefined; // let the caller fix the cause and retry
       });
@@ -82,21 +81,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   /** Starts if needed, then checks HEAD is still the run branch (nothing else checked out another one). */
   const ready = async (): Promise<void> => {
     await ensureStarted();
-    if (branchPending) {
-      throw rollbackError(
-        'RESUME_MISMATCH',
-        `the run branch ${branch} lost its ref (a kill while it was written); resume restores it from the last keep in results.tsv: call recover(keptId) first (the engine does on resume), or point it by hand with git branch -f ${branch} <last kept commit>`,
-        { details: { branch } },
-      );
-    }
-    const head = await resolveRefFast(repo, 'HEAD', 2);
-    if (head !== branchRef) {
-      throw rollbackError(
-        'RESTORE_FAILED',
-        `HEAD is ${head.startsWith('refs/') ? `on ${head}` : `detached at ${shortId(head)}`}, not on the run branch ${branch}; something else checked out another branch during the run. Run git checkout ${branch} (after saving any work), then resume`,
-        { details: { head, branch } },
-      );
-    }
+    await assertOnRunBranch(repo, branch, branchPending);
   };
 
   const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> => expandCommitId(repo, id, code, what, branch);
@@ -138,7 +123,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
   const changedEntries = (operation: string): Promise<ChangedEntry[]> =>
     serial(() =>
-      guard('NOT_A_REPOSITORY', operation, inspect, async () => {
+      guarded('NOT_A_REPOSITORY', operation, inspect, async () => {
         await ready();
         const tip = await tipOf();
         const changes = handOff.forChangedPaths(tip) ?? (await scanWorktree(repo, tip, bases));
@@ -159,7 +144,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
         const previous = report?.previousBranch;
         if (report === undefined || !report.created || previous === undefined) return false;
         handOff.drop();
-        return guard('RESTORE_FAILED', 'abandon', inspect, async () => {
+        return guarded('RESTORE_FAILED', 'abandon', inspect, async () => {
           const head = await resolveRefFast(repo, 'HEAD', 2);
           if (head !== branchRef || (await tipOf()) !== report.headId) return false;
           await git.writeRef({ ...args(), ref: 'HEAD', value: previous, symbolic: true, force: true });
@@ -171,7 +156,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     checkpoint: (iteration) =>
       serial(() =>
-        guard('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
+        guarded('NOT_A_REPOSITORY', `checkpoint ${iteration}`, inspect, async () => {
           await ready();
           handOff.checkpointed();
           const id = await tipOf();
@@ -182,7 +167,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     commit: (checkpoint, info) =>
       serial(() =>
-        guard('RESTORE_FAILED', `commit of iteration ${info.iteration}`, `the candidate was not recorded; ${inspect}`, async () => {
+        guarded('RESTORE_FAILED', `commit of iteration ${info.iteration}`, `the candidate was not recorded; ${inspect}`, async () => {
           await ready();
           return commitCandidate(repo, {
             branchRef,
@@ -197,7 +182,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     keep: (checkpoint, candidateId) =>
       serial(() =>
-        guard('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
+        guarded('RESTORE_FAILED', `keep of iteration ${checkpoint.iteration}`, inspect, async () => {
           handOff.drop();
           await ready();
           directories.kept(checkpoint.iteration);
@@ -216,7 +201,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     revert: (checkpoint, info) =>
       serial(() =>
-        guard('RESTORE_FAILED', `revert of iteration ${info.iteration}`, inspect, async () => {
+        guarded('RESTORE_FAILED', `revert of iteration ${info.iteration}`, inspect, async () => {
           await ready();
           const tip = await tipOf();
           const candidate = info.candidateId ?? tip;
@@ -228,7 +213,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     restoreBest: (bestId) =>
       serial(() =>
-        guard('RESTORE_FAILED', `restoreBest(${bestId})`, inspect, async () => {
+        guarded('RESTORE_FAILED', `restoreBest(${bestId})`, inspect, async () => {
           await ready();
           const best = await expandCommit(bestId, 'RESTORE_FAILED', 'restoreBest: best id');
           const tip = await tipOf();
@@ -238,7 +223,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     recover: (keptId) =>
       serial(() =>
-        guard('RESUME_MISMATCH', `recover(${keptId})`, inspect, async () => {
+        guarded('RESUME_MISMATCH', `recover(${keptId})`, inspect, async () => {
           handOff.drop();
           await ensureStarted();
           const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
@@ -280,7 +265,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     currentId: () =>
       serial(() =>
-        guard('NOT_A_REPOSITORY', 'currentId', inspect, async () => {
+        guarded('NOT_A_REPOSITORY', 'currentId', inspect, async () => {
           await ready();
           return resolveRefFast(repo, 'HEAD');
         }),

@@ -4,6 +4,7 @@
 // directory, events delivered on the next turn of the event loop, no debounce).
 import nodeFs, { type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { maxQueuedEvents, unsupported } from './watch-support.js';
 
 /** Limits of a {@link ChangeJournal}; tests inject small ones. */
 export interface JournalLimits {
@@ -15,30 +16,6 @@ export interface JournalLimits {
   readonly overflowAt?: number;
   /** How long a scan waits for the journal's own marker event (ms) before walking the whole tree. @default 5000 */
   readonly syncTimeoutMs?: number;
-}
-
-/** File systems whose changes inotify reports (statfs magic numbers): ext2-4, xfs, btrfs, tmpfs, f2fs, zfs, overlay, bcachefs. */
-const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x2fc12fc1, 0x794c7630, 0xca451a4e]);
-
-function maxQueuedEvents(): number {
-  try {
-    const n = Number(nodeFs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
-    return Number.isFinite(n) && n > 0 ? n : 16384;
-  } catch {
-    return 16384;
-  }
-}
-
-/** Why the journal cannot work here at all (then every scan walks the whole tree), or `undefined`. */
-function unsupported(dir: string): string | undefined {
-  if (process.platform !== 'linux') return `no inotify on ${process.platform}`;
-  try {
-    const type = nodeFs.statfsSync(dir).type;
-    if (!LOCAL_FILE_SYSTEMS.has(type)) return `file system 0x${type.toString(16)} may not report changes`;
-  } catch {
-    return 'statfs failed';
-  }
-  return undefined;
 }
 
 /** Scans by kind over every journal of the process (tests check the watch was really used). */

@@ -9,6 +9,7 @@ import type { PathSet } from './path-set.js';
 import { absolute, parentOf } from './paths.js';
 import type { ChangeJournal } from './change-journal.js';
 import { perRepo, type Repo } from './repo.js';
+import { RawStats } from './raw-stats.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
 import { WalkResult } from './walk-result.js';
 
@@ -58,43 +59,6 @@ export function nextWorkerShare(share: number, mainMs: number, workerMs: number)
   const perWorker = workerMs / share;
   const balanced = perMain / (perMain + perWorker);
   return Math.min(0.9, Math.max(0.2, (share + balanced) / 2));
-}
-
-const S_IFMT = 0o170000;
-const S_IFDIR = 0o040000;
-
-/** A {@link GitFsStats} over the worker's numbers at `k` (see `STAT_FIELDS`); `at` moves a reused view. */
-class RawStats implements GitFsStats {
-  mode = 0;
-  size = 0;
-  ino = 0;
-  mtimeMs = 0;
-  ctimeMs = 0;
-
-  constructor(raw?: Float64Array, k?: number) {
-    if (raw !== undefined && k !== undefined) this.at(raw, k);
-  }
-
-  at(raw: Float64Array, k: number): this {
-    this.mode = raw[k]!;
-    this.size = raw[k + 1]!;
-    this.ino = raw[k + 2]!;
-    this.mtimeMs = raw[k + 3]!;
-    this.ctimeMs = raw[k + 4]!;
-    return this;
-  }
-
-  isFile(): boolean {
-    return (this.mode & S_IFMT) === 0o100000;
-  }
-
-  isDirectory(): boolean {
-    return (this.mode & S_IFMT) === S_IFDIR;
-  }
-
-  isSymbolicLink(): boolean {
-    return (this.mode & S_IFMT) === 0o120000;
-  }
 }
 
 function lstatNode(abs: string): nodeFs.Stats | undefined {
