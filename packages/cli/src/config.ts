@@ -1,8 +1,8 @@
-import { checkMetricPattern, hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
+import { hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
 import { z } from 'zod';
 import { holdoutConfigSchema } from './holdout-config.js';
 import { keepSchema } from './keep-config.js';
-import { constraintIssues, constraintsSchema, metricsSchema } from './metrics-config.js';
+import { constraintIssues, constraintsSchema, metricPatternSchema, metricsSchema } from './metrics-config.js';
 import { notifySchema } from './notify.js';
 import { intermediateSchema, pruneSchema } from './prune-config.js';
 import { targetSchema } from './target.js';
@@ -148,13 +148,7 @@ export const loopConfigSchema = z
     runCommand: z.string().trim().min(1, 'runCommand must not be empty').optional().describe('The shell command that runs one experiment, e.g. "node train.mjs". Required without a target or for target type code; not allowed with a built-in evaluator.'),
     metricName: z.string().trim().min(1, 'metricName must not be empty').optional().describe('The metric printed by the run as "<name>: <value>". Required without a target; score with one.'),
     direction: z.enum(['lower', 'higher']).default('lower').describe('Whether lower or higher is better. Default lower.'),
-    pattern: z
-      .string()
-      .min(1)
-      .superRefine((p, ctx) => {
-        const check = checkMetricPattern(p);
-        if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
-      })
+    pattern: metricPatternSchema
       .optional()
       .describe('A regex with at most one group that extracts the metric, matched one log line at a time. Refused when it does not compile, has two groups, or nests a repeat inside a repeat (e.g. (a+)+). Default ^<metricName>:\\s*(\\S+).'),
     match: z.enum(['first', 'last']).default('last').describe('Which matching log line counts when several match: last (default) or first. The program under edit writes to the same log; use metricFile for a channel it cannot forge.'),

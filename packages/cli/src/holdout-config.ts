@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AutoIterateHoldout } from '@loop/auto-iterate';
-import { bwrapStatus, checkMetricPattern, holdoutStateDir, type BwrapStatus } from '@loop/core';
+import { bwrapStatus, holdoutStateDir, type BwrapStatus } from '@loop/core';
 import { z } from 'zod';
+import { metricPatternSchema } from './metrics-config.js';
 
 /** zod schema of the `holdout:` block (issue 33, docs/holdout.md): a sealed second evaluation. */
 export const holdoutConfigSchema = z
@@ -19,13 +20,7 @@ export const holdoutConfigSchema = z
       .trim()
       .min(1, 'holdout.metricName must not be empty')
       .describe('The holdout\'s metric, printed by its command as "<name>: <value>".'),
-    pattern: z
-      .string()
-      .min(1)
-      .superRefine((p, ctx) => {
-        const check = checkMetricPattern(p);
-        if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
-      })
+    pattern: metricPatternSchema
       .optional()
       .describe("The holdout metric's extraction regex. Default ^<metricName>:\\s*(\\S+)."),
     direction: z

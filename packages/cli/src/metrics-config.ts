@@ -8,7 +8,8 @@ const metricName = z
   .string()
   .trim()
   .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'a metric name holds letters, digits, _, . and -, starting with a letter or _');
-const metricPattern = z
+/** A metric's extraction regex, refused when core's `checkMetricPattern` refuses it (too many groups, a nested repeat). */
+export const metricPatternSchema = z
   .string()
   .min(1)
   .superRefine((p, ctx) => {
@@ -18,7 +19,7 @@ const metricPattern = z
 
 /** zod schema of `metrics:`: a list of names (each printed as `<name>: <value>`) or name → pattern. */
 export const metricsSchema = z
-  .union([z.array(metricName).min(1, 'name at least one metric'), z.record(metricName, metricPattern)])
+  .union([z.array(metricName).min(1, 'name at least one metric'), z.record(metricName, metricPatternSchema)])
   .describe(
     'Named metrics besides the objective, read from the same log into each row\'s metrics: a list of names ' +
       '(each printed as "<name>: <value>") or { name: pattern }. The baseline must print every one.',

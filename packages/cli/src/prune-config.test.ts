@@ -1,9 +1,8 @@
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { parseRunFlags } from '../test/fixtures/run-flags.js';
 import { applyRunFlags } from './apply-run-flags.js';
 import { ConfigFileError, LOOP_CONFIG_KIND, parseConfigText } from './load-config.js';
 import { pruneOptionsOf } from './prune-config.js';
-import { addRunFlags } from './run-flags.js';
 
 const minimal = `targetFiles: [config.json]
 runCommand: node train.mjs
@@ -34,13 +33,7 @@ function errorOf(text: string): ConfigFileError {
   throw new Error('expected a ConfigFileError');
 }
 
-function flags(...args: string[]): Record<string, unknown> {
-  let got: Record<string, unknown> = {};
-  const program = new Command('loop').exitOverride();
-  addRunFlags(program.command('run').argument('[config]')).action((_c: unknown, opts: Record<string, unknown>) => void (got = opts));
-  program.parse(['run', ...args], { from: 'user' });
-  return got;
-}
+const flags = parseRunFlags;
 
 describe('the intermediate and prune blocks of a config (issue 27)', () => {
   it('map onto the command harness\'s pattern and core\'s pruners, in order', () => {

@@ -1,4 +1,4 @@
-import { hyperbandPruner, incumbentCurvePruner, medianPruner, nonFinitePruner, patiencePruner, successiveHalvingPruner, type IntermediatePattern, type PruneOptions, type Pruner } from '@loop/core';
+import { hyperbandPruner, incumbentCurvePruner, intermediatePatternProblem, medianPruner, nonFinitePruner, patiencePruner, successiveHalvingPruner, type IntermediatePattern, type PruneOptions, type Pruner } from '@loop/core';
 import { z } from 'zod';
 
 /** zod schema of the `intermediate: { pattern, pollMs }` block (issue 27). */
@@ -8,16 +8,8 @@ export const intermediateSchema = z
       .string()
       .min(1)
       .superRefine((p, ctx) => {
-        let groups = 0;
-        try {
-          new RegExp(p); // the error names the pattern as written
-          groups = new RegExp(`${p}|`).exec('')!.length - 1;
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${(error as Error).message}` });
-          return;
-        }
-        const named = /\(\?<step>/.test(p) && /\(\?<value>/.test(p);
-        if (!named && groups < 2) ctx.addIssue({ code: 'custom', message: `needs two groups (the step, then the value) or named groups (?<step>...) and (?<value>...); it has ${groups}` });
+        const problem = intermediatePatternProblem(p);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
       .describe('A regex matched on each new line of the run log while the run goes on; group 1 is the step, group 2 the value (nan and inf allowed), e.g. "^step (\\\\d+) .*val_bpc ([\\\\w.+-]+)".'),
     pollMs: z.number().int().positive().default(200).describe('How often the log is read for new lines, in ms. Default 200.'),

@@ -1,19 +1,11 @@
-import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { parseRunFlags } from '../test/fixtures/run-flags.js';
 import { starterConfig } from './init.js';
 import { keepOptions } from './keep-config.js';
 import { LOOP_CONFIG_KIND, parseConfigText } from './load-config.js';
 import { applyRunFlags } from './apply-run-flags.js';
-import { addRunFlags } from './run-flags.js';
 
-/** Parses `args` as `loop run` would and returns its options. */
-function flags(...args: string[]): Record<string, unknown> {
-  let got: Record<string, unknown> = {};
-  const program = new Command('loop').exitOverride();
-  addRunFlags(program.command('run').argument('[config]')).action((_c: unknown, opts: Record<string, unknown>) => void (got = opts));
-  program.parse(['run', ...args], { from: 'user' });
-  return got;
-}
+const flags = parseRunFlags;
 
 const base = () => parseConfigText(starterConfig(), 'loop.config.yaml');
 

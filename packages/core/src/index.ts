@@ -152,6 +152,7 @@ export type { SuccessiveHalvingPrunerOptions, HyperbandPrunerOptions } from './s
 export { valueAtStep } from './pruner.js';
 export type { Pruner, PruneInput, PruneVerdict, PrunedFact } from './pruner.js';
 export type { PruneOptions } from './engine/run-reporting.js';
+export { intermediatePatternProblem } from './intermediate-pattern.js';
 export type { IntermediatePattern } from './intermediate-pattern.js';
 export { createCommandGuard, commandGuardOptionsSchema } from './command-guard.js';
 export type { CommandGuardOptions } from './command-guard.js';

@@ -19,23 +19,34 @@ export interface IntermediatePattern {
 export type IntermediateMatcher = (line: string) => { step: number; value: number } | undefined;
 
 /**
+ * Why `pattern` cannot be an {@link IntermediatePattern} (it does not compile, or has fewer than
+ * two groups and not the named groups `step` and `value`), or `undefined` when it can. Config
+ * loaders call it to report the problem at the field's line.
+ */
+export function intermediatePatternProblem(pattern: string): string | undefined {
+  let groups: number;
+  try {
+    new RegExp(pattern); // the error quotes the pattern as written
+    groups = new RegExp(`${pattern}|`).exec('')!.length - 1;
+  } catch (error) {
+    return `not a valid regular expression: ${(error as Error).message}`;
+  }
+  const named = /\(\?<step>/.test(pattern) && /\(\?<value>/.test(pattern);
+  if (named || groups >= 2) return undefined;
+  return `needs two groups (the step, then the value) or named groups (?<step>...) and (?<value>...); "${pattern}" has ${groups}`;
+}
+
+/**
  * Compiles an {@link IntermediatePattern}.
  *
  * @param where - the component for the error (`command-harness`); the field is `intermediate.pattern`.
  * @throws {ConfigError} `CONFIG_INVALID` when the pattern does not compile or has fewer than two groups.
  */
 export function compileIntermediatePattern(pattern: string, where: string): IntermediateMatcher {
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern);
-  } catch (error) {
-    throw new ConfigError(where, [{ path: 'intermediate.pattern', message: `not a valid regular expression: ${(error as Error).message}` }]);
-  }
-  const groups = new RegExp(`${pattern}|`).exec('')!.length - 1;
+  const problem = intermediatePatternProblem(pattern);
+  if (problem) throw new ConfigError(where, [{ path: 'intermediate.pattern', message: problem }]);
+  const re = new RegExp(pattern);
   const named = /\(\?<step>/.test(pattern) && /\(\?<value>/.test(pattern);
-  if (!named && groups < 2) {
-    throw new ConfigError(where, [{ path: 'intermediate.pattern', message: `needs two groups (the step, then the value) or named groups (?<step>...) and (?<value>...); "${pattern}" has ${groups}` }]);
-  }
   return (line) => {
     const m = re.exec(line);
     if (!m) return undefined;
