@@ -167,7 +167,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
   if (o.costBudget !== undefined || o.tokenBudget !== undefined) {
-    stops.push(costBudget({ ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}), ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}), source: 'history', predictive: true }));
+    stops.push(costBudget({ ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}), ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}), source: 'history', predictive: true, requireCost: true }));
   }
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];

@@ -43,6 +43,15 @@ describe('seed stop conditions', () => {
     expect(p.check(state({ history: rows, pending: 2 }))?.message).toContain('the next one (mean $0.2500) with 2 more running would go over it');
   });
 
+  it('costBudget requireCost stops when an evaluated proposal carries no cost (the budget cannot be enforced), not for a crash', () => {
+    const p = costBudget({ maxUsd: 1, source: 'history', predictive: true, requireCost: true });
+    const paid = { ...row(1, 9), data: { cost: { usd: 0.1 } } };
+    expect(p.check(state({ history: [row(0, 10), paid] }))).toBeUndefined();
+    expect(p.check(state({ history: [row(0, 10), paid, { ...row(2, 8), status: 'crash' as const }] }))).toBeUndefined();
+    expect(p.check(state({ history: [row(0, 10), paid, row(2, 8)] }))?.message).toMatch(/^iteration 2's proposal reported no cost .* the run stops/);
+    expect(costBudget({ maxUsd: 1, source: 'history' }).check(state({ history: [row(0, 10), row(1, 9)] }))).toBeUndefined();
+  });
+
   it('convergence on the best stops when it improved by no more than minDelta over the window', () => {
     const p = convergence({ window: 2, minDelta: 0.5 });
     expect(p.check(state({ iteration: 1, bestTrail: [10, 9] }))).toBeUndefined();

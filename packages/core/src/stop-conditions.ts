@@ -20,6 +20,12 @@ export interface CostBudgetOptions {
    * limit. Ending exactly on the limit is allowed. @default false
    */
   readonly predictive?: boolean;
+  /**
+   * With `source: 'history'`: stop when the last row (a proposal that was evaluated, not a crash)
+   * carries no cost: a budget whose spend cannot be read is not enforced, so the run stops rather
+   * than spend without limit (an agent whose usage output was not recognised). @default false
+   */
+  readonly requireCost?: boolean;
 }
 
 /**
@@ -31,13 +37,18 @@ export interface CostBudgetOptions {
  * @throws {RangeError} when neither limit is given or a limit is not a positive finite number.
  */
 export function costBudget(options: CostBudgetOptions): StopPolicy {
-  const { maxUsd, maxTokens, predictive = false, source = 'meter' } = options;
+  const { maxUsd, maxTokens, predictive = false, source = 'meter', requireCost = false } = options;
   if (maxUsd === undefined && maxTokens === undefined) throw new RangeError('costBudget needs maxUsd or maxTokens');
   for (const v of [maxUsd, maxTokens]) if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`costBudget limits must be positive finite numbers, got ${v}`);
   const limits = [maxUsd !== undefined ? `$${maxUsd}` : '', maxTokens !== undefined ? `${maxTokens} tokens` : ''].filter(Boolean).join(', ');
   return {
     name: `cost-budget(${limits}${predictive ? ', predictive' : ''})`,
     check: (s) => {
+      const last = s.history.at(-1);
+      if (requireCost && source === 'history' && last && last.iteration > 0 && last.status !== 'crash' && last.data?.cost === undefined) {
+        const message = `iteration ${last.iteration}'s proposal reported no cost (USD or tokens): the budget cannot be enforced, so the run stops; make the proposer report its usage (docs/agents-overnight.md)`;
+        return { reason: 'cost-budget', message };
+      }
       const spend = source === 'history' ? spendOf(s.history) : undefined;
       const usd = spend ? (spend.hasUsd ? spend.total.usd : undefined) : s.cost?.usd;
       const tokens = spend ? (spend.hasTokens ? spend.total.tokens : undefined) : s.cost?.tokens;

@@ -102,6 +102,8 @@ export interface HostRecord {
   readonly status: string;
   /** Why it crashed (the harness's exit, the proposer's error). */
   readonly error?: string;
+  /** Why a keep was blocked or the run stopped early (a constraint, a guard, a pruner). */
+  readonly note?: string;
 }
 
 /** What a step or a tell did (core's `StepOutcome`). */

@@ -27,6 +27,8 @@ export interface StepResult {
   readonly baseline?: HostLogEntry;
   /** Why a crash row crashed: the harness's exit, or the configured proposer's error. */
   readonly reason?: string;
+  /** Why a row that was not a crash went as it did: a constraint that blocked the keep, a guard, a pruned run. */
+  readonly note?: string;
   /** A crash: the last lines of its run log (at most {@link LOG_TAIL_BYTES}); `loop_log` reads the whole log. */
   readonly logTail?: string;
   /** The iteration's kept run log, relative to the workspace (`.loop/logs/<n>.log`), when there is one. */
@@ -145,6 +147,7 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
       bestId: await fullId(best?.id ?? ''),
       ...(baseline ? { baseline: host.logEntries({ metric: '', points: [baseline] })[0]! } : {}),
       ...(record?.error ? { reason: record.error } : {}),
+      ...(record?.note && !record.error ? { note: record.note } : {}),
       ...(logTail !== undefined ? { logTail } : {}),
       ...(log ? { log } : {}),
       ...(out.stopped ? { stop: out.stopped.stop } : {}),

@@ -77,7 +77,10 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     ws = makeWorkspace("metrics:\n  x_value: '^score:\\s*(\\S+)'\nconstraints: ['x_value >= 1']\n");
     ({ client } = await startServer(ws));
     writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
-    expect(await call('loop_evaluate', { description: 'x 5 -> 0' })).toMatchObject({ decision: 'discard', score: 0 });
+    const blocked = await call<{ decision: string; note?: string }>('loop_evaluate', { description: 'x 5 -> 0' });
+    expect(blocked).toMatchObject({ decision: 'discard', score: 0 });
+    // The agent is told why: the reply names the broken constraint.
+    expect(blocked.note).toMatch(/constraint x_value >= 1 broken/);
     writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
     expect(await call('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({ decision: 'keep', score: 3 });
     const rows = await call<{ iteration: number; description: string; metrics?: Record<string, number>; violations?: { constraint: string }[] }[]>('loop_rows');
