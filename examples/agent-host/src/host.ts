@@ -6,7 +6,11 @@ import type { LoopSummary } from '@loop/core';
  * `params.json`, harness `node score.mjs` (read-only), metric `score`, lower is better, run branch
  * `auto-iterate/host`, `iterations` iterations. `extra` overrides any of them (`resume`, `proposer`).
  */
-export function hostOptions(dir: string, iterations: number, extra: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
+export function hostOptions(
+  dir: string,
+  iterations: number,
+  extra: Partial<AutoIterateOptions> = {},
+): AutoIterateOptions {
   return {
     dir,
     tag: 'host',
@@ -41,10 +45,12 @@ export async function hostLoop(
   const loop = await createAutoIterate(hostOptions(dir, iterations, { resume })).open();
   for (;;) {
     const trial = await loop.ask();
-    const edit = await Promise.resolve(trial.iteration).then(agent).then(
-      (description) => ({ description }),
-      (error: unknown) => ({ error: String(error) }),
-    );
+    const edit = await Promise.resolve(trial.iteration)
+      .then(agent)
+      .then(
+        (description) => ({ description }),
+        (error: unknown) => ({ error: String(error) }),
+      );
     const { records, stopped } = await loop.tell(trial, edit);
     for (const r of records) onRow(`${r.iteration} ${r.status} ${r.score ?? '-'} ${r.description}`);
     if (stopped) return stopped;

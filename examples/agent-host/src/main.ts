@@ -10,4 +10,6 @@ import { createWorkspace } from './workspace.js';
 const iterations = Number(process.argv[2] ?? 20);
 const dir = createWorkspace(mkdtempSync(join(tmpdir(), 'loop-agent-host-')));
 const summary = await hostLoop(dir, iterations, (iteration) => edit(dir, iteration));
-console.log(`stopped: ${summary.stop.reason}; best ${summary.best} after ${summary.iterations} iterations; workspace ${dir}`);
+console.log(
+  `stopped: ${summary.stop.reason}; best ${summary.best} after ${summary.iterations} iterations; workspace ${dir}`,
+);

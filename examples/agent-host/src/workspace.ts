@@ -19,7 +19,11 @@ console.log('score: ' + Math.abs(x - 13));
 export function createWorkspace(dir: string): string {
   writeFileSync(join(dir, 'params.json'), `${JSON.stringify({ x: 0 })}\n`);
   writeFileSync(join(dir, 'score.mjs'), SCORE);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=host', '-c', 'user.email=host@example.com', ...args], { cwd: dir, stdio: 'ignore' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=host', '-c', 'user.email=host@example.com', ...args], {
+      cwd: dir,
+      stdio: 'ignore',
+    });
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-q', '-m', 'target params.json, harness score.mjs');

@@ -5,11 +5,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** `git <args>` in `dir`, its trimmed stdout. */
-export const git = (dir: string, ...args: string[]): string => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+export const git = (dir: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 
 /** results.tsv without its header, as `[commit, score, status, description]`. */
 export const rowsOf = (dir: string): string[][] =>
-  readFileSync(join(dir, 'results.tsv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split('\t'));
+  readFileSync(join(dir, 'results.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split('\t'));
 
 /** What two runs of the same edits must agree on, with no commit id (their timestamps differ). */
 export function runShape(dir: string) {
@@ -28,4 +33,10 @@ export function runShape(dir: string) {
 
 /** Lock and temp files left in `.git` (a lock of the workspace or of git itself). */
 export const leftLocks = (dir: string): string[] =>
-  ['loop-workspace.lock', 'loop-workspace.lock.owner.json', 'index.lock', 'HEAD.lock', 'refs/heads/auto-iterate/host.lock'].filter((f) => existsSync(join(dir, '.git', f)));
+  [
+    'loop-workspace.lock',
+    'loop-workspace.lock.owner.json',
+    'index.lock',
+    'HEAD.lock',
+    'refs/heads/auto-iterate/host.lock',
+  ].filter((f) => existsSync(join(dir, '.git', f)));

@@ -6,9 +6,14 @@ import { hostLoop } from '../src/host.js';
 
 const [dir, at] = [process.argv[2]!, Number(process.argv[3])];
 setInterval(() => {}, 60_000); // stay alive while the trial is open
-await hostLoop(dir, 20, (iteration) => {
-  const description = edit(dir, iteration);
-  if (iteration < at) return description;
-  process.stdout.write(`READY ${iteration}\n`);
-  return new Promise<string>(() => {});
-}, { onRow: () => {} });
+await hostLoop(
+  dir,
+  20,
+  (iteration) => {
+    const description = edit(dir, iteration);
+    if (iteration < at) return description;
+    process.stdout.write(`READY ${iteration}\n`);
+    return new Promise<string>(() => {});
+  },
+  { onRow: () => {} },
+);

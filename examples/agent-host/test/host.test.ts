@@ -39,7 +39,11 @@ describe('an outside host (ask/tell) and run() of the same edits leave the same 
     expect(host.rows.filter((r) => r.includes('not evaluated'))).toHaveLength(4);
     expect(host.keptTrees.length).toBe(host.branchCommits); // baseline + each keep: one commit each
     expect(Object.keys(host.discarded).length).toBeGreaterThanOrEqual(8);
-    expect({ best: summary.best, iterations: summary.iterations, stop: summary.stop.reason }).toEqual({ best: runSummary.best, iterations: runSummary.iterations, stop: runSummary.stop.reason });
+    expect({ best: summary.best, iterations: summary.iterations, stop: summary.stop.reason }).toEqual({
+      best: runSummary.best,
+      iterations: runSummary.iterations,
+      stop: runSummary.stop.reason,
+    });
     expect(summary).toMatchObject({ best: 0, iterations: 20 });
     expect(JSON.parse(readFileSync(join(hosted, 'params.json'), 'utf8'))).toEqual({ x: 13 });
     for (const dir of [hosted, ran]) {
@@ -55,9 +59,13 @@ describe('misuse on a real workspace is a coded error that touches nothing', () 
     const first = await createAutoIterate(hostOptions(dir, 2)).open();
     const trial = await first.ask();
     const before = { rows: rowsOf(dir), head: git(dir, 'rev-parse', 'HEAD') };
-    await expect(createAutoIterate(hostOptions(dir, 2, { resume: true })).open()).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    await expect(createAutoIterate(hostOptions(dir, 2, { resume: true })).open()).rejects.toMatchObject({
+      code: 'LOCK_HELD',
+    });
     expect({ rows: rowsOf(dir), head: git(dir, 'rev-parse', 'HEAD') }).toEqual(before);
-    expect((await first.tell(trial, { description: edit(dir, trial.iteration) })).records).toMatchObject([{ iteration: 1, status: 'kept' }]);
+    expect((await first.tell(trial, { description: edit(dir, trial.iteration) })).records).toMatchObject([
+      { iteration: 1, status: 'kept' },
+    ]);
     const t2 = await first.ask();
     const out = await first.tell(t2, { description: edit(dir, t2.iteration) });
     expect(out.stopped?.stop.reason).toBe('max-iterations');
@@ -86,7 +94,9 @@ describe('misuse on a real workspace is a coded error that touches nothing', () 
     const loop = await createAutoIterate(hostOptions(dir, 5)).open();
     const trial = await loop.ask();
     writeFileSync(join(dir, 'score.mjs'), 'console.log("score: 0")\n');
-    await expect(loop.tell(trial, { description: 'rewrote the harness' })).rejects.toMatchObject({ code: 'EDIT_OUTSIDE_ARTIFACT' });
+    await expect(loop.tell(trial, { description: 'rewrote the harness' })).rejects.toMatchObject({
+      code: 'EDIT_OUTSIDE_ARTIFACT',
+    });
     expect(rowsOf(dir)).toHaveLength(1);
     git(dir, 'checkout', '--', 'score.mjs');
     edit(dir, trial.iteration);

@@ -25,13 +25,19 @@ const workspace = (name: string) => {
 
 /** Starts the host child on `dir`; resolves once it printed READY (its trial `at` asked and edited). */
 function startHost(dir: string, at: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'test/host-child.ts', dir, String(at)], {
-    cwd: exampleDir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=source', 'test/host-child.ts', dir, String(at)],
+    {
+      cwd: exampleDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('close', (code, signal) => resolve(signal ?? code)),
+  );
   const ready = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d;
@@ -50,7 +56,9 @@ describe('a host killed between ask and tell', () => {
     const host = startHost(dir, AT);
     expect(await host.ready).toBe(`READY ${AT}`);
     // While the child holds its trial open, a second host (another process) is refused.
-    await expect(createAutoIterate(hostOptions(dir, 20, { resume: true })).open()).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    await expect(createAutoIterate(hostOptions(dir, 20, { resume: true })).open()).rejects.toMatchObject({
+      code: 'LOCK_HELD',
+    });
     const tipAtKill = git(dir, 'rev-parse', 'HEAD');
     host.child.kill('SIGKILL');
     expect(await host.exited).toBe('SIGKILL');
@@ -60,7 +68,10 @@ describe('a host killed between ask and tell', () => {
     expect(leftLocks(dir)).toContain('loop-workspace.lock');
 
     const lines: string[] = [];
-    const summary = await hostLoop(dir, 20, (iteration) => edit(dir, iteration), { resume: true, onRow: (l) => lines.push(l) });
+    const summary = await hostLoop(dir, 20, (iteration) => edit(dir, iteration), {
+      resume: true,
+      onRow: (l) => lines.push(l),
+    });
     // The open trial's edit is kept reachable (a rescue commit on the tip it was made on), then the iteration runs again.
     const rescued = 'refs/loop/discarded/recovered';
     expect(git(dir, 'rev-parse', `${rescued}^`)).toBe(tipAtKill);

@@ -49,7 +49,11 @@ interface StepIdea extends EditIdea {
  * of `file`), and `apply` makes it in round 0 and its `refine` edits in round 1 (function mode's
  * internal apply/refine rounds). It keeps no state besides the step index.
  */
-export function createScriptedProposer(workspace: string, steps: readonly ScriptedStep[], file = 'src/slug.js'): AutoresearchProposer {
+export function createScriptedProposer(
+  workspace: string,
+  steps: readonly ScriptedStep[],
+  file = 'src/slug.js',
+): AutoresearchProposer {
   let next = 0;
   return {
     name: 'scripted',
@@ -64,7 +68,13 @@ export function createScriptedProposer(workspace: string, steps: readonly Script
       const edits = round === 0 ? step.apply : round === 1 ? (step.refine ?? []) : [];
       for (const target of new Set(edits.map((e) => e.file ?? file))) {
         const path = join(workspace, target);
-        writeFileSync(path, applyReplacements(readFileSync(path, 'utf8'), edits.filter((e) => (e.file ?? file) === target)));
+        writeFileSync(
+          path,
+          applyReplacements(
+            readFileSync(path, 'utf8'),
+            edits.filter((e) => (e.file ?? file) === target),
+          ),
+        );
       }
     },
   };

@@ -1,7 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFunctionHarness, createReflectionScorer, createTestGate, resolvePassConfig, runPass, type PassResult } from '@loop/autoresearch';
+import {
+  createFunctionHarness,
+  createReflectionScorer,
+  createTestGate,
+  resolvePassConfig,
+  runPass,
+  type PassResult,
+} from '@loop/autoresearch';
 import type { Clock } from '@loop/core';
 import { createSnapshotRollback } from '@loop/rollback-snapshot';
 import { createScriptedProposer, loadSteps, type ScriptedStep } from './proposer.js';
@@ -17,10 +24,24 @@ export const HARNESS_FILES = ['test/run-tests.mjs', 'tools/reflect.mjs'];
 /** {{MIN_COVERAGE}}: line coverage of src/slug.js below this makes the composite 0. */
 export const MIN_COVERAGE_PCT = 90;
 /** `config.autoresearch` of the example (kpi_target: the default 9.5). */
-export const AUTORESEARCH_CONFIG = { ar_function: { max_iterations: 8, max_consecutive_reverts: 4, internal_rounds: 2 } };
+export const AUTORESEARCH_CONFIG = {
+  ar_function: { max_iterations: 8, max_consecutive_reverts: 4, internal_rounds: 2 },
+};
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=autoresearch-example', '-c', 'user.email=autoresearch@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
+  execFileSync(
+    'git',
+    [
+      '-c',
+      'user.name=autoresearch-example',
+      '-c',
+      'user.email=autoresearch@example.invalid',
+      '-c',
+      'commit.gpgsign=false',
+      ...args,
+    ],
+    { cwd, encoding: 'utf8' },
+  );
 
 /**
  * Copies the template into `workspace` (which must be absent or empty) and makes it a git
@@ -28,7 +49,8 @@ const git = (cwd: string, ...args: string[]) =>
  * is the mutable surface that @loop/rollback-snapshot reads from git status.
  */
 export function setUpWorkspace(workspace: string): void {
-  if (existsSync(workspace) && readdirSync(workspace).length > 0) throw new Error(`${workspace} is not empty: the example needs a fresh workspace`);
+  if (existsSync(workspace) && readdirSync(workspace).length > 0)
+    throw new Error(`${workspace} is not empty: the example needs a fresh workspace`);
   cpSync(TEMPLATE, workspace, { recursive: true });
   writeFileSync(join(workspace, '.gitignore'), '.aid/\ncoverage/\n');
   git(workspace, 'init', '-q', '-b', 'main');
@@ -49,7 +71,10 @@ export interface ExampleRun {
  * `runPass` (Tier-1 gates: `node test/run-tests.mjs` green and line coverage ≥ 90%; reflection:
  * `node tools/reflect.mjs`), the scripted proposer and the snapshot rollback.
  */
-export async function runExample(workspace: string, options: { output?: (line: string) => void; steps?: ScriptedStep[]; clock?: Clock } = {}): Promise<ExampleRun> {
+export async function runExample(
+  workspace: string,
+  options: { output?: (line: string) => void; steps?: ScriptedStep[]; clock?: Clock } = {},
+): Promise<ExampleRun> {
   setUpWorkspace(workspace);
   const lines: string[] = [];
   const output = (line: string) => {
@@ -62,8 +87,16 @@ export async function runExample(workspace: string, options: { output?: (line: s
     taskId: TASK_ID,
     config: resolvePassConfig('function', AUTORESEARCH_CONFIG),
     harness: createFunctionHarness({
-      gates: createTestGate({ workspace, command: [process.execPath, 'test/run-tests.mjs'], minCoveragePct: MIN_COVERAGE_PCT }),
-      reflection: createReflectionScorer({ workspace, command: [process.execPath, 'tools/reflect.mjs'], dimensions: ['quality'] }),
+      gates: createTestGate({
+        workspace,
+        command: [process.execPath, 'test/run-tests.mjs'],
+        minCoveragePct: MIN_COVERAGE_PCT,
+      }),
+      reflection: createReflectionScorer({
+        workspace,
+        command: [process.execPath, 'tools/reflect.mjs'],
+        dimensions: ['quality'],
+      }),
     }),
     proposer: createScriptedProposer(workspace, options.steps ?? loadSteps(), MODULE),
     rollback: createSnapshotRollback({ workspace, runDir, ...(options.clock ? { clock: options.clock } : {}) }),

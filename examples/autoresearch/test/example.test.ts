@@ -61,26 +61,44 @@ describe('examples/autoresearch: AR-2 function pass on src/slug.js (real run)', 
 
   it('writes results.tsv under .aid/pipeline/autoresearch/T-7 with the exact AR-2 header', () => {
     expect(run.result.resultsPath).toBe(join(run.workspace, '.aid/pipeline/autoresearch', TASK_ID, 'results.tsv'));
-    expect(readFileSync(run.result.resultsPath, 'utf8').split('\n')[0]).toBe('iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc');
+    expect(readFileSync(run.result.resultsPath, 'utf8').split('\n')[0]).toBe(
+      'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc',
+    );
   });
 
   it('leaves the workspace at the best kept version (iter 5), byte-equal to its kept snapshot', () => {
     const steps = loadSteps();
     const template = readFileSync(join(TEMPLATE, MODULE), 'utf8');
-    const expected = applyReplacements(applyReplacements(applyReplacements(template, steps[0]!.apply), steps[4]!.apply), steps[4]!.refine ?? []);
+    const expected = applyReplacements(
+      applyReplacements(applyReplacements(template, steps[0]!.apply), steps[4]!.apply),
+      steps[4]!.refine ?? [],
+    );
     const onDisk = readFileSync(join(run.workspace, MODULE), 'utf8');
     expect(onDisk).toBe(expected);
     expect(onDisk).toContain('const trimmed');
     expect(onDisk).not.toMatch(/\bvar\b/);
     expect(run.result.bestId).toMatch(/^005-kept-split-chain-/);
-    const snapshot = readFileSync(join(run.workspace, '.aid/pipeline/autoresearch', TASK_ID, 'snapshots', run.result.bestId, MODULE), 'utf8');
+    const snapshot = readFileSync(
+      join(run.workspace, '.aid/pipeline/autoresearch', TASK_ID, 'snapshots', run.result.bestId, MODULE),
+      'utf8',
+    );
     expect(onDisk).toBe(snapshot);
   });
 
   it('writes state.json last with the pass scores, commits nothing and never modifies the template', () => {
-    const state = JSON.parse(readFileSync(run.result.statePath, 'utf8')) as { autoresearch: { function: Record<string, unknown> }; step_history: unknown[] };
-    expect(state.autoresearch.function).toMatchObject({ start_score: 6, best_score: 10, stop_reason: 'target-met', rubric_sha256: run.result.rubricSha256 });
-    expect(state.step_history).toEqual([expect.objectContaining({ step: 'AR_FUNCTION', start_score: 6, best_score: 10 })]);
+    const state = JSON.parse(readFileSync(run.result.statePath, 'utf8')) as {
+      autoresearch: { function: Record<string, unknown> };
+      step_history: unknown[];
+    };
+    expect(state.autoresearch.function).toMatchObject({
+      start_score: 6,
+      best_score: 10,
+      stop_reason: 'target-met',
+      rubric_sha256: run.result.rubricSha256,
+    });
+    expect(state.step_history).toEqual([
+      expect.objectContaining({ step: 'AR_FUNCTION', start_score: 6, best_score: 10 }),
+    ]);
     const git = (...a: string[]) => execFileSync('git', a, { cwd: run.workspace, encoding: 'utf8' });
     expect(git('rev-list', '--count', 'HEAD').trim()).toBe('1');
     expect(git('status', '--porcelain', '--untracked-files=all')).toBe(`?? ${MODULE}\n`);
@@ -92,10 +110,20 @@ describe('examples/autoresearch: never edit the harness (seed 002 safety brakes)
   it('an idea that raises the reflection score by editing tools/reflect.mjs halts the pass as harness-tampered: never scored, never kept, the module restored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-autoresearch-harness-'));
     try {
-      const gaming = { description: 'make the reflection tool lenient', slug: 'lenient-reflect', apply: [{ file: 'tools/reflect.mjs', find: '10 - 1.5 * vars - long', replace: '10' }, { find: 'var lower', replace: 'let lower' }] };
+      const gaming = {
+        description: 'make the reflection tool lenient',
+        slug: 'lenient-reflect',
+        apply: [
+          { file: 'tools/reflect.mjs', find: '10 - 1.5 * vars - long', replace: '10' },
+          { find: 'var lower', replace: 'let lower' },
+        ],
+      };
       const { result } = await runExample(join(dir, 'ws'), { steps: [gaming] });
       const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
-      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual(['0 baseline 6.00', '1 harness-tampered -']);
+      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
+        '0 baseline 6.00',
+        '1 harness-tampered -',
+      ]);
       expect(result).toMatchObject({ stopReason: 'harness-tampered', halted: 'harness-tampered', bestComposite: 6 });
       expect(result.error?.message).toMatch(/tools\/reflect\.mjs/);
       expect(readFileSync(join(dir, 'ws', MODULE), 'utf8')).toBe(readFileSync(join(TEMPLATE, MODULE), 'utf8'));

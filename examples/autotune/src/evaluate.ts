@@ -23,7 +23,9 @@ export async function evaluateTasks(tasksDir: string, vectorsPath: string): Prom
     const hash = createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12);
     let detail: string | undefined;
     try {
-      const fn = ((await import(`${pathToFileURL(file).href}?v=${hash}`)) as { default: (...args: unknown[]) => unknown }).default;
+      const fn = (
+        (await import(`${pathToFileURL(file).href}?v=${hash}`)) as { default: (...args: unknown[]) => unknown }
+      ).default;
       for (const [args, expected] of vectors[id] ?? []) {
         let actual: unknown;
         try {
@@ -39,7 +41,11 @@ export async function evaluateTasks(tasksDir: string, vectorsPath: string): Prom
     } catch (error) {
       detail = `could not load: ${(error as Error).message}`;
     }
-    results.push(detail === undefined ? { id, passed: true } : { id, passed: false, detail, priority: id === 'left-pad' ? 'medium' : 'high' });
+    results.push(
+      detail === undefined
+        ? { id, passed: true }
+        : { id, passed: false, detail, priority: id === 'left-pad' ? 'medium' : 'high' },
+    );
   }
   return results;
 }

@@ -6,7 +6,10 @@ import { resolveAutotunePaths } from '@loop/autotune';
 import { git, runExample } from './run-example.js';
 
 const at = process.argv.indexOf('--dir');
-const root = at >= 0 && process.argv[at + 1] ? resolve(process.argv[at + 1]!) : mkdtempSync(join(tmpdir(), 'loop-autotune-example-'));
+const root =
+  at >= 0 && process.argv[at + 1]
+    ? resolve(process.argv[at + 1]!)
+    : mkdtempSync(join(tmpdir(), 'loop-autotune-example-'));
 console.log(`workspace: ${root}`);
 
 const { dir, artifactDir, results } = await runExample(root, (r) => console.log(`[iteration] ${r.report}`));

@@ -1,7 +1,14 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createGitCommitter, initAutotune, runControllerIteration, type AutotuneControllerOptions, type IterationResult, type SyncCheck } from '@loop/autotune';
+import {
+  createGitCommitter,
+  initAutotune,
+  runControllerIteration,
+  type AutotuneControllerOptions,
+  type IterationResult,
+  type SyncCheck,
+} from '@loop/autotune';
 import type { Clock } from '@loop/core';
 import { runGit } from '@loop/rollback-git';
 import { createScriptedWorker } from './scripted-worker.js';
@@ -9,7 +16,8 @@ import { createScriptedWorker } from './scripted-worker.js';
 const template = join(dirname(dirname(fileURLToPath(import.meta.url))), 'template');
 const author = { name: 'autotune-example', email: 'autotune@example.invalid' };
 /** git through @loop/rollback-git (the one place that spawns it), trimmed stdout. */
-export const git = async (cwd: string, ...args: string[]): Promise<string> => (await runGit({ cwd, author }, args)).trim();
+export const git = async (cwd: string, ...args: string[]): Promise<string> =>
+  (await runGit({ cwd, author }, args)).trim();
 
 /**
  * The sync check (seed 004 "Verify sync"): rebuild the evaluation target (`build/tasks`) from the
@@ -24,7 +32,8 @@ export function createRebuildSyncCheck(): SyncCheck {
       for (const file of readdirSync(join(dir, 'tasks'))) {
         const committed = await git(dir, 'show', `HEAD:tasks/${file}`);
         writeFileSync(join(build, file), `${committed}\n`);
-        if (committed !== readFileSync(join(dir, 'tasks', file), 'utf8').trim()) return { ok: false, reason: `tasks/${file} differs from HEAD: commit before evaluating` };
+        if (committed !== readFileSync(join(dir, 'tasks', file), 'utf8').trim())
+          return { ok: false, reason: `tasks/${file} differs from HEAD: commit before evaluating` };
       }
       return { ok: true };
     },
@@ -56,17 +65,29 @@ export async function setUpWorkspace(root: string): Promise<{ dir: string; artif
  * Runs the example: one controller iteration after another (each could be its own process), until
  * loop_state.json says complete. `onIteration` receives each iteration's result.
  */
-export async function runExample(root: string, onIteration: (result: IterationResult) => void = () => {}, clock?: Clock): Promise<{ dir: string; artifactDir: string; results: IterationResult[] }> {
+export async function runExample(
+  root: string,
+  onIteration: (result: IterationResult) => void = () => {},
+  clock?: Clock,
+): Promise<{ dir: string; artifactDir: string; results: IterationResult[] }> {
   const { dir, artifactDir } = await setUpWorkspace(root);
   return { dir, artifactDir, results: await runIterations(dir, artifactDir, onIteration, clock) };
 }
 
 /** The options of one iteration of the example (`over` replaces any of them). */
-export function exampleOptions(dir: string, artifactDir: string, clock?: Clock, over: Partial<AutotuneControllerOptions> = {}): AutotuneControllerOptions {
+export function exampleOptions(
+  dir: string,
+  artifactDir: string,
+  clock?: Clock,
+  over: Partial<AutotuneControllerOptions> = {},
+): AutotuneControllerOptions {
   return {
     dir,
     artifactDir,
-    worker: createScriptedWorker((d) => join(d, 'eval', 'vectors.json'), (d) => join(d, 'build', 'tasks')),
+    worker: createScriptedWorker(
+      (d) => join(d, 'eval', 'vectors.json'),
+      (d) => join(d, 'build', 'tasks'),
+    ),
     syncCheck: createRebuildSyncCheck(),
     committer: createGitCommitter({ dir, artifactDir, author, ...(clock ? { clock } : {}) }),
     ...(clock ? { clock } : {}),
@@ -75,7 +96,12 @@ export function exampleOptions(dir: string, artifactDir: string, clock?: Clock, 
 }
 
 /** Runs iterations of an existing workspace until one does not continue (at most 20). */
-export async function runIterations(dir: string, artifactDir: string, onIteration: (result: IterationResult) => void = () => {}, clock?: Clock): Promise<IterationResult[]> {
+export async function runIterations(
+  dir: string,
+  artifactDir: string,
+  onIteration: (result: IterationResult) => void = () => {},
+  clock?: Clock,
+): Promise<IterationResult[]> {
   const results: IterationResult[] = [];
   for (let i = 0; i < 20; i += 1) {
     const result = await runControllerIteration(exampleOptions(dir, artifactDir, clock));

@@ -10,7 +10,9 @@ import { evaluateTasks } from './evaluate.js';
  */
 const PATCHES: Record<string, string[]> = {
   clamp: ['export default function clamp(x, lo, hi) {\n  return Math.min(hi, Math.max(lo, x));\n}\n'],
-  slugify: ["export default function slugify(text) {\n  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');\n}\n"],
+  slugify: [
+    "export default function slugify(text) {\n  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');\n}\n",
+  ],
   median: [
     'export default function median(xs) {\n  const s = [...xs].sort((a, b) => a - b);\n  return s[Math.floor(s.length / 2)];\n}\n',
     'export default function median(xs) {\n  const s = [...xs].sort((a, b) => a - b);\n  const m = Math.floor(s.length / 2);\n  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;\n}\n',
@@ -33,11 +35,16 @@ const PATCHES: Record<string, string[]> = {
  * number = failed attempts on the scoreboard + 1). `evaluate` checks the build directory the sync
  * check rebuilt from the latest commit. It keeps no state: a new process behaves the same.
  */
-export function createScriptedWorker(vectorsPath: (dir: string) => string, buildDir: (dir: string) => string): RoundWorker {
+export function createScriptedWorker(
+  vectorsPath: (dir: string) => string,
+  buildDir: (dir: string) => string,
+): RoundWorker {
   return {
     name: 'scripted-agent',
     improve: async ({ dir, scoreboard, excluded }) => {
-      const failing = (await evaluateTasks(join(dir, 'tasks'), vectorsPath(dir))).filter((t) => !t.passed && !excluded.includes(t.id)).map((t) => t.id);
+      const failing = (await evaluateTasks(join(dir, 'tasks'), vectorsPath(dir)))
+        .filter((t) => !t.passed && !excluded.includes(t.id))
+        .map((t) => t.id);
       const done: string[] = [];
       for (const id of failing) {
         const attempt = failedAttempts(scoreboard, id) + 1;
@@ -47,13 +54,19 @@ export function createScriptedWorker(vectorsPath: (dir: string) => string, build
         writeFileSync(join(dir, 'tasks', `${id}.mjs`), patch);
         done.push(`${id} #${attempt}`);
       }
-      return { summary: done.length > 0 ? `patch ${done.join(', ')}` : 'no patch left to try', targets: failing, changed: done.length > 0 };
+      return {
+        summary: done.length > 0 ? `patch ${done.join(', ')}` : 'no patch left to try',
+        targets: failing,
+        changed: done.length > 0,
+      };
     },
     evaluate: async ({ dir }) => ({
       tasks: await evaluateTasks(buildDir(dir), vectorsPath(dir)),
       rationales: {
-        roman: 'subtractive pairs (XL, XC, CD) keep slipping through the patches; needs a table-driven rewrite out of scope for this agent',
-        'parse-duration': 'the grammar (optional units, order, whitespace) is unspecified; needs a product decision first',
+        roman:
+          'subtractive pairs (XL, XC, CD) keep slipping through the patches; needs a table-driven rewrite out of scope for this agent',
+        'parse-duration':
+          'the grammar (optional units, order, whitespace) is unspecified; needs a product decision first',
       },
     }),
   };

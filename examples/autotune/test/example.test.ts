@@ -24,11 +24,16 @@ it('seed 004: the scripted run fixes clamp, slugify and median, then ends stop_e
   const { dir, artifactDir, results } = await runExample(root, () => {}, { now: () => Date.UTC(2025, 0, 1) });
   expect(results.map((r) => r.outcome)).toEqual(['continue', 'continue', 'completed']);
   const last = results[2]!;
-  expect(last.state).toMatchObject({ status: 'complete', last_round: { round: 3, recommended_action: 'stop_exhausted', parked: ['parse-duration', 'roman'] } });
+  expect(last.state).toMatchObject({
+    status: 'complete',
+    last_round: { round: 3, recommended_action: 'stop_exhausted', parked: ['parse-duration', 'roman'] },
+  });
   const paths = resolveAutotunePaths(dir, artifactDir);
   expect(readFileSync(paths.exclusions, 'utf8')).toBe('parse-duration\nroman\n');
   expect(readFileSync(paths.issues, 'utf8')).toContain('- roman: failed 3 targeted attempt(s) (rounds 1, 2, 3)');
-  const passing = (await evaluateTasks(join(dir, 'tasks'), join(dir, 'eval', 'vectors.json'))).filter((r) => r.passed).map((r) => r.id);
+  const passing = (await evaluateTasks(join(dir, 'tasks'), join(dir, 'eval', 'vectors.json')))
+    .filter((r) => r.passed)
+    .map((r) => r.id);
   expect(passing).toEqual(['clamp', 'slugify', 'median', 'left-pad']);
 });
 
@@ -40,14 +45,21 @@ it('issue 11: an iteration stopped just before its artifacts commit (as a kill w
   roots.push(rootA, rootB);
   const clean = await runExample(rootA, () => {}, clock);
   const ws = await setUpWorkspace(rootB);
-  const stop = { beforeWrite: (p: { kind: string; step: string | null; effect?: string }) => { if (p.kind === 'intent' && p.effect === 'artifacts-commit') throw new Error('killed'); } };
-  await expect(runControllerIteration(exampleOptions(ws.dir, ws.artifactDir, clock, { stepHooks: stop }))).rejects.toThrow('killed');
+  const stop = {
+    beforeWrite: (p: { kind: string; step: string | null; effect?: string }) => {
+      if (p.kind === 'intent' && p.effect === 'artifacts-commit') throw new Error('killed');
+    },
+  };
+  await expect(
+    runControllerIteration(exampleOptions(ws.dir, ws.artifactDir, clock, { stepHooks: stop })),
+  ).rejects.toThrow('killed');
   const results = await runIterations(ws.dir, ws.artifactDir, () => {}, clock);
   expect(results.map((r) => r.outcome)).toEqual(['continue', 'continue', 'completed']);
   expect(results.map((r) => r.round)).toEqual([1, 2, 3]);
   const a = resolveAutotunePaths(clean.dir, clean.artifactDir);
   const b = resolveAutotunePaths(ws.dir, ws.artifactDir);
-  for (const key of Object.keys(a) as Array<keyof typeof a>) expect(readFileSync(b[key], 'utf8')).toBe(readFileSync(a[key], 'utf8'));
+  for (const key of Object.keys(a) as Array<keyof typeof a>)
+    expect(readFileSync(b[key], 'utf8')).toBe(readFileSync(a[key], 'utf8'));
   expect(await log(ws.artifactDir)).toEqual(await log(clean.artifactDir));
   expect(await log(ws.dir)).toEqual(await log(clean.dir));
 });

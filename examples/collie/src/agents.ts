@@ -7,16 +7,37 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { createScriptedAgent, DEFAULT_TEST_FILE, parseFixRecord, type AgentRequest, type FixRecord, type ScriptedAgent } from '@loop/collie';
+import {
+  createScriptedAgent,
+  DEFAULT_TEST_FILE,
+  parseFixRecord,
+  type AgentRequest,
+  type FixRecord,
+  type ScriptedAgent,
+} from '@loop/collie';
 
 /**
  * What the scripted maintainer knows about each buggy function: the buggy expression `from` and
  * the fix `to`. `draft`, when set, is the implementer's first attempt: it fixes the failing check
  * but has a flaw the reviewer catches, so that FIX goes through a changes_requested review round.
  */
-export const FIXES: Record<string, { root_cause: string; fix_outline: string; from: string; to: string; draft?: string }> = {
-  mean: { root_cause: 'mean() divides the sum by xs.length - 1 (the sample-variance denominator) instead of xs.length', fix_outline: 'mean: divide by xs.length in src/stats.js', from: 's / (xs.length - 1)', to: 's / xs.length' },
-  median: { root_cause: 'median() sorts with the default comparator, which orders numbers as strings (10 before 9)', fix_outline: 'median: sort numerically with (a, b) => a - b in src/stats.js', from: '[...xs].sort()', to: '[...xs].sort((a, b) => a - b)', draft: 'xs.sort((a, b) => a - b)' },
+export const FIXES: Record<
+  string,
+  { root_cause: string; fix_outline: string; from: string; to: string; draft?: string }
+> = {
+  mean: {
+    root_cause: 'mean() divides the sum by xs.length - 1 (the sample-variance denominator) instead of xs.length',
+    fix_outline: 'mean: divide by xs.length in src/stats.js',
+    from: 's / (xs.length - 1)',
+    to: 's / xs.length',
+  },
+  median: {
+    root_cause: 'median() sorts with the default comparator, which orders numbers as strings (10 before 9)',
+    fix_outline: 'median: sort numerically with (a, b) => a - b in src/stats.js',
+    from: '[...xs].sort()',
+    to: '[...xs].sort((a, b) => a - b)',
+    draft: 'xs.sort((a, b) => a - b)',
+  },
 };
 
 /** Stage 3 observer: one ISSUE per FAIL line of the real log, a severity-1 ISSUE per WARN line. */
@@ -26,7 +47,16 @@ export function observe(r: AgentRequest): string {
   for (const line of log.split('\n')) {
     if (!line.startsWith('FAIL ') && !line.startsWith('WARN ')) continue;
     const n = String(sections.length + 1).padStart(3, '0');
-    sections.push([`## ISSUE-${n}`, `title: ${JSON.stringify(line.replace(/^(FAIL|WARN) /, ''))}`, `evidence: ${JSON.stringify(line)}`, `severity: ${line.startsWith('FAIL') ? 3 : 1}`, `first_seen_ts: "${n}"`, 'blocking: false'].join('\n'));
+    sections.push(
+      [
+        `## ISSUE-${n}`,
+        `title: ${JSON.stringify(line.replace(/^(FAIL|WARN) /, ''))}`,
+        `evidence: ${JSON.stringify(line)}`,
+        `severity: ${line.startsWith('FAIL') ? 3 : 1}`,
+        `first_seen_ts: "${n}"`,
+        'blocking: false',
+      ].join('\n'),
+    );
   }
   return sections.length > 0 ? sections.join('\n\n') : 'NO ISSUES';
 }
@@ -66,24 +96,43 @@ export function deepVerify(worktree: () => string) {
     if (!m) throw new Error(`deep verify cannot read ${text}`);
     const [, fn, args, expected] = m as unknown as [string, string, string, string];
     const src = `import * as s from './src/stats.js'; console.log(JSON.stringify(s.${fn}(${args})));`;
-    const actual = execFileSync(process.execPath, ['--input-type=module', '-e', src], { cwd: worktree(), encoding: 'utf8' }).trim();
+    const actual = execFileSync(process.execPath, ['--input-type=module', '-e', src], {
+      cwd: worktree(),
+      encoding: 'utf8',
+    }).trim();
     const falsified = actual === expected;
     const known = FIXES[fn!];
     const reproTest = `test/repro-${fixId}.test.js`;
     // JSON is YAML: the record parses with collie's parseFixRecord.
-    return JSON.stringify({
-      id: fixId,
-      kind: 'correctness',
-      severity: 3,
-      fix_confidence: falsified || !known ? 1 : 4,
-      root_cause: known?.root_cause ?? '',
-      reproduction_test: [`// ${fixId}: ${text}`, `import assert from 'node:assert/strict';`, `import { test } from 'node:test';`, `import { ${fn} } from '../src/stats.js';`, '', `test(${JSON.stringify(`${fn}(${args}) is ${expected}`)}, () => {`, `  assert.deepEqual(${fn}(${args}), ${expected}); // ${actual} before the fix`, '});', ''].join('\n'),
-      fix_outline: known?.fix_outline ?? '',
-      why_root_cause: falsified ? `could not reproduce: ${fn}(${args}) = ${actual}` : `reproduced in the worktree: ${fn}(${args}) = ${actual}, expected ${expected}`,
-      dependencies: [],
-      uncertainty_tag: 'none',
-      key_files: ['src/stats.js', reproTest],
-    }, null, 2);
+    return JSON.stringify(
+      {
+        id: fixId,
+        kind: 'correctness',
+        severity: 3,
+        fix_confidence: falsified || !known ? 1 : 4,
+        root_cause: known?.root_cause ?? '',
+        reproduction_test: [
+          `// ${fixId}: ${text}`,
+          `import assert from 'node:assert/strict';`,
+          `import { test } from 'node:test';`,
+          `import { ${fn} } from '../src/stats.js';`,
+          '',
+          `test(${JSON.stringify(`${fn}(${args}) is ${expected}`)}, () => {`,
+          `  assert.deepEqual(${fn}(${args}), ${expected}); // ${actual} before the fix`,
+          '});',
+          '',
+        ].join('\n'),
+        fix_outline: known?.fix_outline ?? '',
+        why_root_cause: falsified
+          ? `could not reproduce: ${fn}(${args}) = ${actual}`
+          : `reproduced in the worktree: ${fn}(${args}) = ${actual}, expected ${expected}`,
+        dependencies: [],
+        uncertainty_tag: 'none',
+        key_files: ['src/stats.js', reproTest],
+      },
+      null,
+      2,
+    );
   };
 }
 
@@ -149,7 +198,8 @@ function probe(wt: string, expr: string): unknown {
 }
 
 /** The `path (status)` entries of a changed-files.md input. */
-const changedList = (changed: string) => [...changed.matchAll(/^### (\S+) \((\w+)[,)]/gm)].map((m) => `${m[1]} (${m[2]})`);
+const changedList = (changed: string) =>
+  [...changed.matchAll(/^### (\S+) \((\w+)[,)]/gm)].map((m) => `${m[1]} (${m[2]})`);
 
 /** What the reviewers find wrong with the change of `fix` in the working copy (empty = nothing). */
 function findings(wt: string, fix: FixRecord, changed: string): string[] {
@@ -159,10 +209,15 @@ function findings(wt: string, fix: FixRecord, changed: string): string[] {
   // The function must not modify its argument: call it on a list and compare the list afterwards.
   const arg = [10, 9, 1];
   const after = probe(wt, `(() => { const a = ${JSON.stringify(arg)}; s.${fn}(a); return a; })()`);
-  if (JSON.stringify(after) !== JSON.stringify(arg)) out.push(`${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) the caller's list is ${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`);
+  if (JSON.stringify(after) !== JSON.stringify(arg))
+    out.push(
+      `${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) the caller's list is ${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`,
+    );
   const files = changedList(changed);
-  for (const t of fix.key_files.filter((f) => DEFAULT_TEST_FILE.test(f))) if (!files.includes(`${t} (added)`)) out.push(`the reproduction test ${t} is not among the added files`);
-  for (const f of files) if (!fix.key_files.includes(f.replace(/ \(\w+\)$/, ''))) out.push(`${f} is outside the key files of ${fix.id}`);
+  for (const t of fix.key_files.filter((f) => DEFAULT_TEST_FILE.test(f)))
+    if (!files.includes(`${t} (added)`)) out.push(`the reproduction test ${t} is not among the added files`);
+  for (const f of files)
+    if (!fix.key_files.includes(f.replace(/ \(\w+\)$/, ''))) out.push(`${f} is outside the key files of ${fix.id}`);
   return out;
 }
 
@@ -170,8 +225,13 @@ function findings(wt: string, fix: FixRecord, changed: string): string[] {
 export function flowReview(r: AgentRequest): string {
   const fix = fixOf(r);
   const problems = findings(worktreeOf(r), fix, r.inputs['changed-files.md'] ?? '');
-  if (problems.length > 0) return [`Review of ${fix.id}:`, ...problems.map((p) => `- ${p}`), '', 'verdict: changes_requested'].join('\n');
-  return [`Review of ${fix.id}: the root cause is gone, ${knownFix(fix).fn}() leaves its argument alone, changed files ${changedList(r.inputs['changed-files.md'] ?? '').join(', ')}: all key files.`, '', 'verdict: approve'].join('\n');
+  if (problems.length > 0)
+    return [`Review of ${fix.id}:`, ...problems.map((p) => `- ${p}`), '', 'verdict: changes_requested'].join('\n');
+  return [
+    `Review of ${fix.id}: the root cause is gone, ${knownFix(fix).fn}() leaves its argument alone, changed files ${changedList(r.inputs['changed-files.md'] ?? '').join(', ')}: all key files.`,
+    '',
+    'verdict: approve',
+  ].join('\n');
 }
 
 /** flow-simplify: the fixes are one expression each; nothing to simplify (it says what it looked at). */
@@ -184,18 +244,28 @@ export function flowFinalReview(r: AgentRequest): string {
   const fix = fixOf(r);
   const regression = r.inputs['regression.md'] ?? '';
   const problems = findings(worktreeOf(r), fix, r.inputs['changed-files.md'] ?? '');
-  if (!/^result: exit 0$/m.test(regression) || !/^# fail 0$/m.test(regression)) problems.push('the regression log is not green');
-  if (problems.length > 0) return [`Final review of ${fix.id}:`, ...problems.map((p) => `- ${p}`), '', 'verdict: changes_requested'].join('\n');
+  if (!/^result: exit 0$/m.test(regression) || !/^# fail 0$/m.test(regression))
+    problems.push('the regression log is not green');
+  if (problems.length > 0)
+    return [`Final review of ${fix.id}:`, ...problems.map((p) => `- ${p}`), '', 'verdict: changes_requested'].join(
+      '\n',
+    );
   const command = /^command: (.*)$/m.exec(regression)?.[1] ?? '?';
   const pass = /^# pass (\d+)$/m.exec(regression)?.[1] ?? '?';
-  return [`Final review of ${fix.id}: root cause fixed, minimal change, the last regression command is green (\`${command}\`: ${pass} passing).`, '', 'verdict: approve'].join('\n');
+  return [
+    `Final review of ${fix.id}: root cause fixed, minimal change, the last regression command is green (\`${command}\`: ${pass} passing).`,
+    '',
+    'verdict: approve',
+  ].join('\n');
 }
 
 /** The scripted agents (discovery ranks the one trigger the project has). */
 export function scriptedAgents(worktree: () => string): ScriptedAgent {
   return createScriptedAgent(
     {
-      discovery: ['1. node scripts/scorecard.js (shell, 5): evaluates every check of test/checks.js; scalar = passed checks'],
+      discovery: [
+        '1. node scripts/scorecard.js (shell, 5): evaluates every check of test/checks.js; scalar = passed checks',
+      ],
       observe: [observe],
       triage: [triage],
       'deep-verify': [deepVerify(worktree)],

@@ -2,13 +2,23 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createAutoiter, createFileAsker, createFlowPipelineExecutor, createGitWorktree, type Agent, type FlowExecutor, type StepOutcome } from '@loop/collie';
+import {
+  createAutoiter,
+  createFileAsker,
+  createFlowPipelineExecutor,
+  createGitWorktree,
+  type Agent,
+  type FlowExecutor,
+  type StepOutcome,
+} from '@loop/collie';
 import { scriptedAgents } from './agents.js';
 
 const template = join(dirname(dirname(fileURLToPath(import.meta.url))), 'template');
 
 /** The template's own test command (`npm test`): the flow pipeline's regression suite. */
-export const TEST_COMMAND = (JSON.parse(readFileSync(join(template, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts.test;
+export const TEST_COMMAND = (
+  JSON.parse(readFileSync(join(template, 'package.json'), 'utf8')) as { scripts: { test: string } }
+).scripts.test;
 /** Runs only the reproduction test a FIX's TDD step added. */
 export const REPRO_COMMAND = 'node --test {file}';
 
@@ -19,7 +29,8 @@ export const flowLogDir = (runDir: string, iter: number) => join(runDir, `iter-$
  * Stage 5.1: collie's flow pipeline (TDD → implement → review → simplify → regression → final
  * review) driven by the metered agent; its transcripts go to `<run>/iter-N/flow/` (the default).
  */
-export const flowPipeline = (agent: Agent): FlowExecutor => createFlowPipelineExecutor({ agent, testCommand: TEST_COMMAND, reproCommand: REPRO_COMMAND });
+export const flowPipeline = (agent: Agent): FlowExecutor =>
+  createFlowPipelineExecutor({ agent, testCommand: TEST_COMMAND, reproCommand: REPRO_COMMAND });
 
 /** Where the example put things. */
 export interface ExampleResult {
@@ -33,7 +44,18 @@ export interface ExampleResult {
   readonly runId: string;
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'example', GIT_AUTHOR_EMAIL: 'example@localhost', GIT_COMMITTER_NAME: 'example', GIT_COMMITTER_EMAIL: 'example@localhost' } });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'example',
+      GIT_AUTHOR_EMAIL: 'example@localhost',
+      GIT_COMMITTER_NAME: 'example',
+      GIT_COMMITTER_EMAIL: 'example@localhost',
+    },
+  });
 
 /**
  * Copies the tiny-stats library into `<dir>/repo` (a git repository with one commit), answers
@@ -41,7 +63,10 @@ const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd,
  * scripted agents: observe → triage → deep verify → fix-plan → flow pipeline, one commit per FIX →
  * G6/G1 audit → rerun → rollback matrix + stop checks.
  */
-export async function runExample(dir: string, output: (line: string) => void = (l) => console.log(l)): Promise<ExampleResult> {
+export async function runExample(
+  dir: string,
+  output: (line: string) => void = (l) => console.log(l),
+): Promise<ExampleResult> {
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   cpSync(template, repo, { recursive: true });
@@ -49,7 +74,17 @@ export async function runExample(dir: string, output: (line: string) => void = (
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'tiny-stats 1.0.0');
   const answers = join(dir, 'answers.yaml');
-  writeFileSync(answers, ['Q1: node scripts/scorecard.js', 'Q2: scalar_threshold 6', 'Q3: correctness', 'Q4: kind_aware', 'Q5: "yes"', ''].join('\n'));
+  writeFileSync(
+    answers,
+    [
+      'Q1: node scripts/scorecard.js',
+      'Q2: scalar_threshold 6',
+      'Q3: correctness',
+      'Q4: kind_aware',
+      'Q5: "yes"',
+      '',
+    ].join('\n'),
+  );
   let worktreeFile = '';
   const autoiter = createAutoiter({
     stateRoot: join(dir, 'collie'),

@@ -37,14 +37,39 @@ const OPTUNA = !process.argv.includes('--no-optuna') && existsSync('/usr/bin/pyt
 function optunaBest(seed: number, seconds: number): Promise<number> {
   const out = join(ROOT, `C-${seed}`);
   mkdirSync(out, { recursive: true });
-  const child = spawn('/usr/bin/python3', [join(EXAMPLE, 'bench', 'optuna_demo.py'), '--template', join(EXAMPLE, 'template'), '--node-modules', join(EXAMPLE, 'node_modules'),
-    '--out', out, '--steps', String(STEPS), '--report-every', String(reportEveryOf(STEPS)), '--seconds', String(seconds), '--seed', String(seed), '--jobs', String(PARALLEL)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    '/usr/bin/python3',
+    [
+      join(EXAMPLE, 'bench', 'optuna_demo.py'),
+      '--template',
+      join(EXAMPLE, 'template'),
+      '--node-modules',
+      join(EXAMPLE, 'node_modules'),
+      '--out',
+      out,
+      '--steps',
+      String(STEPS),
+      '--report-every',
+      String(reportEveryOf(STEPS)),
+      '--seconds',
+      String(seconds),
+      '--seed',
+      String(seed),
+      '--jobs',
+      String(PARALLEL),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', () => {
-      const values = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: number; value: number | null }).filter((r) => r.t <= seconds && r.value !== null);
+      const values = text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { t: number; value: number | null })
+        .filter((r) => r.t <= seconds && r.value !== null);
       resolve(Math.min(...values.map((r) => r.value!)));
     });
   });
@@ -62,8 +87,18 @@ const PARALLEL = flag('parallel', 2);
 const outIndex = args.indexOf('--out');
 const ROOT = outIndex >= 0 ? args[outIndex + 1]! : mkdtempSync(join(tmpdir(), 'loop-prune-bench-'));
 
-interface Row { readonly iteration: number; readonly status: string; readonly score: number | null; readonly at: number }
-interface Run { readonly rows: Row[]; readonly started: number; readonly best: number; readonly busy: number[] }
+interface Row {
+  readonly iteration: number;
+  readonly status: string;
+  readonly score: number | null;
+  readonly at: number;
+}
+interface Run {
+  readonly rows: Row[];
+  readonly started: number;
+  readonly best: number;
+  readonly busy: number[];
+}
 
 /** Training processes (`node train.mjs`) whose working directory is under one of `roots`. */
 function trainings(roots: readonly string[]): number {
@@ -99,7 +134,12 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
     const m = /^iter +(\d+) +(keep|discard|crash) +(\S+)/.exec(line);
     if (!m) return;
     const score = Number(m[3]);
-    const row = { iteration: Number(m[1]), status: m[2]!, score: Number.isFinite(score) ? score : null, at: Date.now() - started };
+    const row = {
+      iteration: Number(m[1]),
+      status: m[2]!,
+      score: Number.isFinite(score) ? score : null,
+      at: Date.now() - started,
+    };
     rows.push(row);
     if (row.status === 'keep' && row.score !== null) best = Math.min(best, row.score);
     // B goes on to A's wall time at least (its best at equal time), then stops once it has reached A's best.
@@ -107,10 +147,17 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
   };
   try {
     await runDemo({
-      out, seed, steps: STEPS, parallel: PARALLEL, resume: false, print, signal: controller.signal,
+      out,
+      seed,
+      steps: STEPS,
+      parallel: PARALLEL,
+      resume: false,
+      print,
+      signal: controller.signal,
       // B with a target stops when it is reached (or at 2x A's time); B first runs 2x A's iterations.
       iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 2,
-      prune: variant === 'B', schedule: variant === 'B' ? 'async' : 'batch',
+      prune: variant === 'B',
+      schedule: variant === 'B' ? 'async' : 'batch',
     });
   } finally {
     clearInterval(sampler);
@@ -119,9 +166,14 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
 }
 
 /** A's kept candidates the default incumbent-curve pruner would have stopped, replayed on A's curves. */
-async function falsePrunes(seed: number, runA: Run): Promise<{ kept: number; wouldPrune: number; candidates: number; pruned: number }> {
+async function falsePrunes(
+  seed: number,
+  runA: Run,
+): Promise<{ kept: number; wouldPrune: number; candidates: number; pruned: number }> {
   const data = await readRecordData(join(ROOT, `A-${seed}`, '.loop', 'records.jsonl'));
-  const config = pruneConfigOf(STEPS, true) as { prune: { pruners: { type: string; margin?: number; warmupSteps?: number }[] } };
+  const config = pruneConfigOf(STEPS, true) as {
+    prune: { pruners: { type: string; margin?: number; warmupSteps?: number }[] };
+  };
   const spec = config.prune.pruners.find((p) => p.type === 'incumbent')!;
   const pruner = incumbentCurvePruner({ margin: spec.margin!, warmupSteps: spec.warmupSteps! });
   let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
@@ -130,7 +182,18 @@ async function falsePrunes(seed: number, runA: Run): Promise<{ kept: number; wou
   for (const row of runA.rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration)) {
     if ((row.iteration - 1) % PARALLEL === 0) batchIncumbent = incumbent; // a batch decides against the incumbent at its start
     const curve = data.get(row.iteration)?.reports ?? [];
-    const prunedAt = curve.findIndex((_, i) => pruner.check({ iteration: row.iteration, step: curve[i]!.step, value: curve[i]!.value, reports: curve.slice(0, i + 1), direction: 'minimize', incumbent: batchIncumbent, history: [] }) !== undefined);
+    const prunedAt = curve.findIndex(
+      (_, i) =>
+        pruner.check({
+          iteration: row.iteration,
+          step: curve[i]!.step,
+          value: curve[i]!.value,
+          reports: curve.slice(0, i + 1),
+          direction: 'minimize',
+          incumbent: batchIncumbent,
+          history: [],
+        }) !== undefined,
+    );
     out.candidates += 1;
     if (prunedAt >= 0) out.pruned += 1;
     if (row.status === 'keep') {
@@ -148,7 +211,11 @@ const q = (xs: number[]) => {
   return `min ${s[0]!.toFixed(3)}  median ${mid.toFixed(3)}  max ${s.at(-1)!.toFixed(3)}`;
 };
 
-console.log(`pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}; runs in ${ROOT}`);
+console.log(
+  `pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}; load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}; runs in ${ROOT}`,
+);
 const ratios: number[] = [];
 const gaps: number[] = [];
 const busyShares: number[] = [];
@@ -167,9 +234,13 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   const a = runs.A!;
   const b = runs.B!;
   const aMs = a.rows.at(-1)!.at;
-  const reached = b.rows.find((r, i) => b.rows.slice(0, i + 1).some((x) => x.status === 'keep' && x.score !== null && x.score <= a.best));
+  const reached = b.rows.find((r, i) =>
+    b.rows.slice(0, i + 1).some((x) => x.status === 'keep' && x.score !== null && x.score <= a.best),
+  );
   const ratio = reached ? reached.at / aMs : Number.NaN;
-  const bestAtA = Math.min(...b.rows.filter((r) => r.at <= aMs && r.status === 'keep' && r.score !== null).map((r) => r.score!));
+  const bestAtA = Math.min(
+    ...b.rows.filter((r) => r.at <= aMs && r.status === 'keep' && r.score !== null).map((r) => r.score!),
+  );
   const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
   const fp = await falsePrunes(seed, a);
   const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
@@ -186,10 +257,19 @@ for (let seed = 1; seed <= SEEDS; seed++) {
       `Optuna TPE+Hyperband best at A's time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | load ${loadavg()[0]!.toFixed(1)}`,
   );
 }
-console.log(`time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} (${ratios.length} of ${SEEDS} pairs reached it)`);
+console.log(
+  `time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} (${ratios.length} of ${SEEDS} pairs reached it)`,
+);
 console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
-if (versusOptuna.length) console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
-console.log(`false-prune rate (A's keeps the pruner would have stopped): ${wouldPrune} of ${kept} (${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`);
-console.log(`load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+if (versusOptuna.length)
+  console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
+console.log(
+  `false-prune rate (A's keeps the pruner would have stopped): ${wouldPrune} of ${kept} (${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`,
+);
+console.log(
+  `load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 process.exit(0);

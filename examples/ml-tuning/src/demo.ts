@@ -110,12 +110,30 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   let maxParams = options.maxParams;
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
-    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as { tag?: string; budgetS?: number; seed?: number; iterations?: number; steps?: number; parallel?: number; maxParams?: number };
-    if (!state.tag || state.budgetS === undefined || state.seed === undefined) throw new Error(`[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`);
+    const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as {
+      tag?: string;
+      budgetS?: number;
+      seed?: number;
+      iterations?: number;
+      steps?: number;
+      parallel?: number;
+      maxParams?: number;
+    };
+    if (!state.tag || state.budgetS === undefined || state.seed === undefined)
+      throw new Error(
+        `[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`,
+      );
     // A resumed run must measure like the run it continues: same budget, same proposer seed.
     // A run from before step budgets trained on wall clock (steps 0).
-    for (const [flag, given, stored] of [['--budget-s', options.budgetS, state.budgetS], ['--seed', options.seed, state.seed], ['--steps', options.steps, state.steps ?? 0]] as const) {
-      if (given !== undefined && given !== stored) throw new Error(`[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`);
+    for (const [flag, given, stored] of [
+      ['--budget-s', options.budgetS, state.budgetS],
+      ['--seed', options.seed, state.seed],
+      ['--steps', options.steps, state.steps ?? 0],
+    ] as const) {
+      if (given !== undefined && given !== stored)
+        throw new Error(
+          `[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`,
+        );
     }
     tag = state.tag;
     budgetS = state.budgetS;
@@ -131,24 +149,69 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     await writeTestSplit(dir); // the test split, outside the workspace: the sealed holdout
     // A batch trains K candidates, so the run ends on a whole batch: round up, so "iteration N of M" ends at M.
     if (parallel > 1 && iterations > 0) iterations = Math.ceil(iterations / parallel) * parallel;
-    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), { tag, seed, budgetS, iterations, steps, parallel, ...(maxParams !== undefined ? { maxParams } : {}) });
+    await writeJsonAtomic(join(dir, '.loop', 'demo.json'), {
+      tag,
+      seed,
+      budgetS,
+      iterations,
+      steps,
+      parallel,
+      ...(maxParams !== undefined ? { maxParams } : {}),
+    });
   }
   await stat(join(dir, 'train.mjs'));
   const space = JSON.parse(await readFile(join(dir, 'search-space.json'), 'utf8')) as Record<string, unknown>;
   const keep = options.keep ?? 'strict';
   // A run from before the holdout has no test split: it resumes without one.
-  const holdout = existsSync(holdoutDirOf(dir)) ? { dir: holdoutDirOf(dir), stateDir: `${holdoutDirOf(dir)}-state` } : undefined;
-  const config = demoLoopConfig({ ...(holdout ? { holdout } : {}), tag, iterations, steps, budgetS, seed, proposer: options.proposer ?? 'tpe', ...(options.agent ? { agent: options.agent } : {}), space, keep, repeats: options.repeats ?? 10, parallel, ...(options.workers ? { workers: options.workers } : {}), ...(options.queue ? { queue: options.queue } : {}), prune: options.prune ?? true, schedule: options.schedule ?? 'async', ...(maxParams !== undefined ? { maxParams } : {}) });
+  const holdout = existsSync(holdoutDirOf(dir))
+    ? { dir: holdoutDirOf(dir), stateDir: `${holdoutDirOf(dir)}-state` }
+    : undefined;
+  const config = demoLoopConfig({
+    ...(holdout ? { holdout } : {}),
+    tag,
+    iterations,
+    steps,
+    budgetS,
+    seed,
+    proposer: options.proposer ?? 'tpe',
+    ...(options.agent ? { agent: options.agent } : {}),
+    space,
+    keep,
+    repeats: options.repeats ?? 10,
+    parallel,
+    ...(options.workers ? { workers: options.workers } : {}),
+    ...(options.queue ? { queue: options.queue } : {}),
+    prune: options.prune ?? true,
+    schedule: options.schedule ?? 'async',
+    ...(maxParams !== undefined ? { maxParams } : {}),
+  });
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
-  const { run } = prepareRun({ config, dir, file: join(dir, '.loop', 'demo.json') }, { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) });
+  const { run } = prepareRun(
+    { config, dir, file: join(dir, '.loop', 'demo.json') },
+    { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) },
+  );
   print(`workspace ${dir}`);
-  print(`branch    ${run.branch}   (results.tsv at the workspace root, each run's training log in .loop/logs/<iteration>.log)`);
+  print(
+    `branch    ${run.branch}   (results.tsv at the workspace root, each run's training log in .loop/logs/<iteration>.log)`,
+  );
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
-  print(`metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`);
-  if (options.workers) print(`workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`);
-  else if (parallel > 1 && (options.schedule ?? 'async') === 'async') print(`parallel  ${parallel} candidates at once, each in its own working copy; a freed core starts the next at once (--schedule async); keeps decided in iteration order`);
-  else if (parallel > 1) print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
-  if (steps > 0 && (options.prune ?? true)) print('pruning   a training more than 5% worse than the incumbent\'s curve past 30% of its steps is stopped (--no-prune: run each to its end)');
+  print(
+    `metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`,
+  );
+  if (options.workers)
+    print(
+      `workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`,
+    );
+  else if (parallel > 1 && (options.schedule ?? 'async') === 'async')
+    print(
+      `parallel  ${parallel} candidates at once, each in its own working copy; a freed core starts the next at once (--schedule async); keeps decided in iteration order`,
+    );
+  else if (parallel > 1)
+    print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
+  if (steps > 0 && (options.prune ?? true))
+    print(
+      "pruning   a training more than 5% worse than the incumbent's curve past 30% of its steps is stopped (--no-prune: run each to its end)",
+    );
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
   print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {

@@ -33,7 +33,8 @@ export async function writeTestSplit(dir: string): Promise<string> {
 export async function testLine(stateDir: string, run: string): Promise<string> {
   const final: HoldoutUse | undefined = (await readHoldoutUses(stateDir, run)).findLast((u) => u.kind === 'final');
   if (!final) return 'test      no sealed holdout score (the run stopped before the baseline)';
-  if (final.score === undefined) return `test      the holdout run failed: ${final.error ?? 'no score'} (its output: ${join(stateDir, HOLDOUT_LOG)})`;
+  if (final.score === undefined)
+    return `test      the holdout run failed: ${final.error ?? 'no score'} (its output: ${join(stateDir, HOLDOUT_LOG)})`;
   const gap =
     final.visible === undefined
       ? ''

@@ -43,12 +43,29 @@ function parseSchedule(text: string): 'batch' | 'async' {
 function parseNumber(name: string, text: string, integer: boolean, allowZero: boolean): number {
   const n = Number(text);
   if (!(integer ? /^\d+$/ : /^\d+(\.\d+)?$/).test(text) || (!allowZero && n === 0)) {
-    throw new TypeError(`--${name} must be a ${integer ? 'whole number' : 'number'} ${allowZero ? '>= 0' : '> 0'}, got "${text}"`);
+    throw new TypeError(
+      `--${name} must be a ${integer ? 'whole number' : 'number'} ${allowZero ? '>= 0' : '> 0'}, got "${text}"`,
+    );
   }
   return n;
 }
 
-const VALUE_FLAGS = new Set(['--iterations', '--steps', '--budget-s', '--seed', '--proposer', '--out', '--agent', '--keep', '--repeats', '--parallel', '--workers', '--queue', '--schedule', '--max-params']);
+const VALUE_FLAGS = new Set([
+  '--iterations',
+  '--steps',
+  '--budget-s',
+  '--seed',
+  '--proposer',
+  '--out',
+  '--agent',
+  '--keep',
+  '--repeats',
+  '--parallel',
+  '--workers',
+  '--queue',
+  '--schedule',
+  '--max-params',
+]);
 
 /** `--iterations -1` reads as two flags to parseArgs: join a value flag with a value that starts with "-". */
 function joinNegativeValues(args: string[]): string[] {
@@ -68,28 +85,28 @@ async function main(): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-    args: joinNegativeValues(process.argv.slice(2).filter((a) => a !== '--')),
-    options: {
-      iterations: { type: 'string' },
-      steps: { type: 'string' },
-      'budget-s': { type: 'string' },
-      seed: { type: 'string' },
-      proposer: { type: 'string' },
-      out: { type: 'string' },
-      agent: { type: 'string' },
-      resume: { type: 'boolean', default: false },
-      keep: { type: 'string' },
-      repeats: { type: 'string' },
-      parallel: { type: 'string' },
-      workers: { type: 'string' },
-      queue: { type: 'string' },
-      'no-prune': { type: 'boolean', default: false },
-      schedule: { type: 'string' },
-      'max-params': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
+      args: joinNegativeValues(process.argv.slice(2).filter((a) => a !== '--')),
+      options: {
+        iterations: { type: 'string' },
+        steps: { type: 'string' },
+        'budget-s': { type: 'string' },
+        seed: { type: 'string' },
+        proposer: { type: 'string' },
+        out: { type: 'string' },
+        agent: { type: 'string' },
+        resume: { type: 'boolean', default: false },
+        keep: { type: 'string' },
+        repeats: { type: 'string' },
+        parallel: { type: 'string' },
+        workers: { type: 'string' },
+        queue: { type: 'string' },
+        'no-prune': { type: 'boolean', default: false },
+        schedule: { type: 'string' },
+        'max-params': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    });
   } catch (error) {
     throw new TypeError(`${(error as Error).message.split('\n')[0]} (see --help)`);
   }
@@ -99,15 +116,18 @@ async function main(): Promise<number> {
     return 0;
   }
   const proposer = values.proposer ?? 'tpe';
-  if (proposer !== 'tpe' && proposer !== 'mutator') throw new TypeError(`--proposer must be tpe or mutator, got "${proposer}"`);
+  if (proposer !== 'tpe' && proposer !== 'mutator')
+    throw new TypeError(`--proposer must be tpe or mutator, got "${proposer}"`);
   const keep = values.keep ?? 'strict';
-  if (keep !== 'strict' && keep !== 'noise-aware') throw new TypeError(`--keep must be strict or noise-aware, got "${keep}"`);
+  if (keep !== 'strict' && keep !== 'noise-aware')
+    throw new TypeError(`--keep must be strict or noise-aware, got "${keep}"`);
   if (values.repeats !== undefined && keep !== 'noise-aware') throw new TypeError('--repeats needs --keep noise-aware');
   const repeats = values.repeats === undefined ? 10 : parseNumber('repeats', values.repeats, true, false);
   if (repeats < 2) throw new TypeError(`--repeats must be at least 2, got ${repeats}`);
   const parallel = values.parallel === undefined ? undefined : parseNumber('parallel', values.parallel, true, false);
   if (parallel !== undefined && parallel > 256) throw new TypeError(`--parallel must be at most 256, got ${parallel}`);
-  if (values.workers !== undefined && !/^rediss?:\/\/\S+$/.test(values.workers)) throw new TypeError(`--workers must be a redis:// or rediss:// URL, got "${values.workers}"`);
+  if (values.workers !== undefined && !/^rediss?:\/\/\S+$/.test(values.workers))
+    throw new TypeError(`--workers must be a redis:// or rediss:// URL, got "${values.workers}"`);
   if (values.queue !== undefined && values.workers === undefined) throw new TypeError('--queue needs --workers');
   const controller = new AbortController();
   let interrupts = 0;
@@ -133,7 +153,9 @@ async function main(): Promise<number> {
     if (error.code === 'EPIPE') controller.abort();
   });
   const { summary } = await runDemo({
-    ...(values.iterations === undefined ? {} : { iterations: parseNumber('iterations', values.iterations, true, true) }),
+    ...(values.iterations === undefined
+      ? {}
+      : { iterations: parseNumber('iterations', values.iterations, true, true) }),
     ...(values.steps === undefined ? {} : { steps: parseNumber('steps', values.steps, true, true) }),
     ...(values['budget-s'] === undefined ? {} : { budgetS: parseNumber('budget-s', values['budget-s'], false, false) }),
     ...(values.seed === undefined ? {} : { seed: parseNumber('seed', values.seed, true, true) }),
@@ -148,7 +170,9 @@ async function main(): Promise<number> {
     ...(values.queue ? { queue: values.queue } : {}),
     prune: !values['no-prune'],
     ...(values.schedule === undefined ? {} : { schedule: parseSchedule(values.schedule) }),
-    ...(values['max-params'] === undefined ? {} : { maxParams: parseNumber('max-params', values['max-params'], true, false) }),
+    ...(values['max-params'] === undefined
+      ? {}
+      : { maxParams: parseNumber('max-params', values['max-params'], true, false) }),
     signal: controller.signal,
   });
   return summary.stop.reason === 'aborted' ? 130 : 0;

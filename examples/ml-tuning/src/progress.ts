@@ -47,14 +47,16 @@ export function createProgress(options: ProgressOptions): { update: (event: Loop
         if (event.record.score !== null) best = event.record.score;
       } else if (event.type === 'kept' || event.type === 'reverted' || event.type === 'crash') {
         done = Math.max(done, event.record.iteration);
-        if (event.type === 'kept' && event.record.score !== null && (best === undefined || event.record.score < best)) best = event.record.score;
+        if (event.type === 'kept' && event.record.score !== null && (best === undefined || event.record.score < best))
+          best = event.record.score;
       } else return undefined;
       const elapsed = options.now() - started;
       const k = Math.max(1, options.parallel ?? 1);
       const batches = Math.ceil((done - resumedAt) / k) + (baselineDone && resumedAt === 0 ? 1 : 0);
       const total = options.iterations > 0 ? ` of ${options.iterations}` : '';
       const toGo = Math.max(0, Math.ceil(options.iterations / k) - Math.ceil(done / k));
-      const left = options.iterations > 0 && batches > 0 ? ` | ~${formatDuration((elapsed / batches) * toGo)} left` : '';
+      const left =
+        options.iterations > 0 && batches > 0 ? ` | ~${formatDuration((elapsed / batches) * toGo)} left` : '';
       return `progress  iteration ${done}${total} | elapsed ${formatDuration(elapsed)}${left} | best val_bpc ${best === undefined ? '-' : best.toFixed(6)}`;
     },
   };

@@ -91,7 +91,15 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
   const proposer = s.agent
     ? { type: 'agent', command: s.agent, goal: AGENT_GOAL, timeoutS: 15 * 60, sandbox: 'none' }
     : { type: s.proposer, file: 'config.json', space: s.space, seed: s.seed };
-  const keep = s.keep === 'noise-aware' ? { policy: 'noise-aware', maxSamples: s.repeats, minSamples: Math.min(4, s.repeats), baselineRepeats: Math.min(5, s.repeats) } : undefined;
+  const keep =
+    s.keep === 'noise-aware'
+      ? {
+          policy: 'noise-aware',
+          maxSamples: s.repeats,
+          minSamples: Math.min(4, s.repeats),
+          baselineRepeats: Math.min(5, s.repeats),
+        }
+      : undefined;
   return loopConfigSchema.parse({
     tag: s.tag,
     targetFiles: ['config.json'],
@@ -102,7 +110,9 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     direction: 'lower',
     timeBudgetS: s.budgetS,
     killTimeoutS: killTimeoutOf(s.steps, s.budgetS),
-    ...(s.steps > 0 ? { env: { LOOP_STEP_BUDGET: String(s.steps), LOOP_REPORT_EVERY: String(reportEveryOf(s.steps)) } } : {}),
+    ...(s.steps > 0
+      ? { env: { LOOP_STEP_BUDGET: String(s.steps), LOOP_REPORT_EVERY: String(reportEveryOf(s.steps)) } }
+      : {}),
     ...pruneConfigOf(s.steps, s.prune ?? true),
     maxIterations: s.iterations,
     // Issue 28: the parameter count and the training time are recorded as metrics of every row.
@@ -113,8 +123,25 @@ export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
     // The test split as a sealed holdout, scored on the best state when the run stops. The demo's
     // agent runs unconfined (sandbox: none), so with --agent the holdout is NOT sealed (the banner says so).
     ...(s.holdout
-      ? { holdout: { command: `LOOP_EVAL_NAMES=${s.holdout.dir}/test-names.txt node train.mjs`, metricName: 'test_bpc', files: [s.holdout.dir], stateDir: s.holdout.stateDir, sealed: !s.agent } }
+      ? {
+          holdout: {
+            command: `LOOP_EVAL_NAMES=${s.holdout.dir}/test-names.txt node train.mjs`,
+            metricName: 'test_bpc',
+            files: [s.holdout.dir],
+            stateDir: s.holdout.stateDir,
+            sealed: !s.agent,
+          },
+        }
       : {}),
-    ...(s.parallel > 1 || s.workers ? { parallel: { candidates: s.parallel, schedule: s.schedule ?? 'async', link: ['node_modules'], ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}) } } : {}),
+    ...(s.parallel > 1 || s.workers
+      ? {
+          parallel: {
+            candidates: s.parallel,
+            schedule: s.schedule ?? 'async',
+            link: ['node_modules'],
+            ...(s.workers ? { workers: { redis: s.workers, ...(s.queue ? { queue: s.queue } : {}) } } : {}),
+          },
+        }
+      : {}),
   });
 }

@@ -20,14 +20,23 @@ export const TEMPLATE_FILES = ['README.md', 'config.json', 'prepare.mjs', 'searc
  */
 export async function createWorkspace(dir: string): Promise<void> {
   const info = await stat(dir).catch(() => undefined);
-  if (info && !info.isDirectory()) throw new Error(`[loop] [ml-tuning] --out ${dir} is a file, not a directory; choose another --out`);
+  if (info && !info.isDirectory())
+    throw new Error(`[loop] [ml-tuning] --out ${dir} is a file, not a directory; choose another --out`);
   await mkdir(dir, { recursive: true });
   const existing = await readdir(dir);
-  if (existing.length > 0) throw new Error(`[loop] [ml-tuning] ${dir} is not empty; pass --resume to continue a run there, or choose another --out`);
+  if (existing.length > 0)
+    throw new Error(
+      `[loop] [ml-tuning] ${dir} is not empty; pass --resume to continue a run there, or choose another --out`,
+    );
   for (const f of TEMPLATE_FILES) await cp(join(TEMPLATE_DIR, f), join(dir, f));
   await writeFile(join(dir, '.gitignore'), 'node_modules\n.loop/\n');
   await symlink(join(EXAMPLE_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await git.init({ fs, dir, defaultBranch: 'main' });
   await git.add({ fs, dir, filepath: ['.gitignore', ...TEMPLATE_FILES] });
-  await git.commit({ fs, dir, message: 'ml-tuning: training template', author: { name: 'loop', email: 'loop@localhost' } });
+  await git.commit({
+    fs,
+    dir,
+    message: 'ml-tuning: training template',
+    author: { name: 'loop', email: 'loop@localhost' },
+  });
 }

@@ -26,7 +26,11 @@ function isAncestor(dir: string, commit: string, of: string): boolean {
  * keep with a clean tree whose config.json is that commit's; the K candidates of each batch are
  * distinct proposals. Returns the rows.
  */
-export function expectRunAgreement(dir: string, branch: string, options: { readonly iterations: number; readonly candidates: number }) {
+export function expectRunAgreement(
+  dir: string,
+  branch: string,
+  options: { readonly iterations: number; readonly candidates: number },
+) {
   const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
   expect(rows).toHaveLength(1 + options.iterations);
   expect(rows[0]!.status).toBe('baseline');
@@ -37,7 +41,9 @@ export function expectRunAgreement(dir: string, branch: string, options: { reado
     expect(r.candidateId).toMatch(/^[0-9a-f]{7}$/);
   }
   const kept = rows.filter((r) => r.status === 'baseline' || r.status === 'kept');
-  const discarded = new Set(gitIn(dir, 'for-each-ref', '--format=%(objectname:short=7)', 'refs/loop/discarded/').split('\n').filter(Boolean));
+  const discarded = new Set(
+    gitIn(dir, 'for-each-ref', '--format=%(objectname:short=7)', 'refs/loop/discarded/').split('\n').filter(Boolean),
+  );
   for (const r of rows) {
     const isKept = kept.includes(r);
     expect(isAncestor(dir, r.candidateId, branch), `${r.candidateId} on ${branch}`).toBe(isKept);
@@ -47,9 +53,13 @@ export function expectRunAgreement(dir: string, branch: string, options: { reado
   expect(gitIn(dir, 'rev-parse', '--short=7', 'HEAD')).toBe(kept.at(-1)!.candidateId);
   expect(gitIn(dir, 'status', '--porcelain')).toBe('');
   expect(gitIn(dir, 'rev-list', '--count', branch)).toBe(String(kept.length)); // the template commit + one per keep
-  expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(gitIn(dir, 'show', `${kept.at(-1)!.candidateId}:config.json`) + '\n');
+  expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(
+    gitIn(dir, 'show', `${kept.at(-1)!.candidateId}:config.json`) + '\n',
+  );
   for (let first = 1; first <= options.iterations; first += options.candidates) {
-    const batch = rows.slice(first, first + options.candidates).map((r) => gitIn(dir, 'show', `${r.candidateId}:config.json`));
+    const batch = rows
+      .slice(first, first + options.candidates)
+      .map((r) => gitIn(dir, 'show', `${r.candidateId}:config.json`));
     expect(new Set(batch).size, `batch from iteration ${first}: distinct configs`).toBe(batch.length);
   }
   return rows;

@@ -16,14 +16,23 @@ interface Examples {
   count: number;
   contextLength: number;
 }
-type PredictLogits = (contexts: Int32Array, count: number, contextLength: number) => ArrayLike<number> | Promise<ArrayLike<number>>;
+type PredictLogits = (
+  contexts: Int32Array,
+  count: number,
+  contextLength: number,
+) => ArrayLike<number> | Promise<ArrayLike<number>>;
 interface PrepareModule {
   VOCAB: readonly string[];
   VOCAB_SIZE: number;
   TIME_BUDGET_S: number;
   loadSplits(): { train: readonly string[]; val: readonly string[]; test: readonly string[]; vocab: readonly string[] };
   buildExamples(names: readonly string[], contextLength: number): Examples;
-  evaluateBitsPerChar(predict: PredictLogits, valNames: readonly string[], contextLength: number, options?: { batchSize?: number }): Promise<number>;
+  evaluateBitsPerChar(
+    predict: PredictLogits,
+    valNames: readonly string[],
+    contextLength: number,
+    options?: { batchSize?: number },
+  ): Promise<number>;
 }
 
 /** A fresh module instance (own split cache), so two loads really recompute. */
@@ -109,11 +118,14 @@ describe('prepare.mjs: evaluateBitsPerChar', () => {
     const { evaluateBitsPerChar, loadSplits, VOCAB_SIZE } = await loadPrepare('g');
     const { val } = loadSplits();
     // A context-dependent predictor: favours the symbol after the last context symbol.
-    const predictor = (shift: number): PredictLogits => (contexts, n, len) => {
-      const logits = new Float64Array(n * VOCAB_SIZE).fill(shift);
-      for (let r = 0; r < n; r++) logits[r * VOCAB_SIZE + (((contexts[r * len + len - 1] ?? 0) + 1) % VOCAB_SIZE)] = shift + 2;
-      return logits;
-    };
+    const predictor =
+      (shift: number): PredictLogits =>
+      (contexts, n, len) => {
+        const logits = new Float64Array(n * VOCAB_SIZE).fill(shift);
+        for (let r = 0; r < n; r++)
+          logits[r * VOCAB_SIZE + (((contexts[r * len + len - 1] ?? 0) + 1) % VOCAB_SIZE)] = shift + 2;
+        return logits;
+      };
     const base = await evaluateBitsPerChar(predictor(0), val, 3);
     expect(base).not.toBeCloseTo(LOG2_27, 3);
     expect(await evaluateBitsPerChar(predictor(1000), val, 3)).toBeCloseTo(base, 9);
@@ -128,7 +140,11 @@ describe('search-space.json', () => {
       string,
       { values?: unknown[]; min?: number; max?: number }
     >;
-    expect(Object.keys(space).sort()).toEqual(Object.keys(config).filter((k) => k !== 'seed').sort());
+    expect(Object.keys(space).sort()).toEqual(
+      Object.keys(config)
+        .filter((k) => k !== 'seed')
+        .sort(),
+    );
     for (const [key, s] of Object.entries(space)) {
       if (s.values) expect(s.values, key).toContain(config[key]);
       else {
@@ -189,7 +205,10 @@ describe('train.mjs in a workspace copy', () => {
     const plain = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1' });
     const reported = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1', LOOP_REPORT_EVERY: '20' });
     expect(reported.code, reported.stderr).toBe(0);
-    const reports = [...reported.stdout.matchAll(/^report step (\d+) val_bpc (\S+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]);
+    const reports = [...reported.stdout.matchAll(/^report step (\d+) val_bpc (\S+)$/gm)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
     expect(reports.map(([step]) => step)).toEqual([20, 40]);
     for (const [, v] of reports) expect(v).toBeLessThan(LOG2_27 + 1);
     expect(valBpcOf(reported)).toBe(valBpcOf(plain));

@@ -1,4 +1,13 @@
-import { anyOf, createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createValueScorer, maxIterations, wallClock } from '@loop/core';
+import {
+  anyOf,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryResultsLog,
+  createMemoryRollback,
+  createValueScorer,
+  maxIterations,
+  wallClock,
+} from '@loop/core';
 import { createCounterProposer, createFakeHarness, createManualClock } from '@loop/testing';
 import { describe, expect, it } from 'vitest';
 import { converged } from './convergence-policy.js';

@@ -17,7 +17,9 @@ export function converged(window: number, minGain: number): StopPolicy {
         if ((row.status === 'kept' || row.status === 'baseline') && row.score !== null) bestThen = row.score;
       }
       const gain = improvement(s.best, bestThen, s.direction);
-      return gain < minGain ? { reason: 'converged', message: `gained ${gain} < ${minGain} over the last ${window} iterations` } : undefined;
+      return gain < minGain
+        ? { reason: 'converged', message: `gained ${gain} < ${minGain} over the last ${window} iterations` }
+        : undefined;
     },
   };
 }

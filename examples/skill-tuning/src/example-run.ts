@@ -29,7 +29,11 @@ export async function runExample(exampleDir: string, files: readonly string[]): 
   doc.setIn(['proposer', 'command'], `node ${join(dir, 'scripted-agent.mjs')}`);
   doc.setIn(['proposer', 'sandbox'], 'none');
   writeFileSync(join(dir, 'loop.config.yaml'), doc.toString());
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=example', '-c', 'user.email=example@example', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=example', '-c', 'user.email=example@example', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-qm', 'example');

@@ -20,7 +20,8 @@ describe('examples/skill-tuning', () => {
       expect(rows[0]!.score).toBe(before.score);
       expect(rows.at(-1)!.score).toBe(after.score);
       expect(after.score).toBeGreaterThan(before.score + 1.5);
-      for (const d of after.dimensions) expect(d.score).toBeGreaterThanOrEqual(before.dimensions.find((b) => b.name === d.name)!.score);
+      for (const d of after.dimensions)
+        expect(d.score).toBeGreaterThanOrEqual(before.dimensions.find((b) => b.name === d.name)!.score);
       expect(run.git('log', '--format=%s', 'main..HEAD').split('\n')).toHaveLength(4);
     } finally {
       rmSync(run.dir, { recursive: true, force: true });

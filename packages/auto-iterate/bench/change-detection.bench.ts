@@ -27,14 +27,19 @@ const CYCLES = Number(process.env.BENCH_CYCLES ?? 12);
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
 /** The 10 target files, in 10 directories spread over the tree. */
-const targets = (files: number) => Array.from({ length: 10 }, (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`);
+const targets = (files: number) =>
+  Array.from(
+    { length: 10 },
+    (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`,
+  );
 
 function makeRepo(root: string, files: number): string {
   const dir = join(root, 'repo');
   for (let d = 0; d * PER_DIRECTORY < files; d += 1) {
     const sub = join(dir, `d${String(d).padStart(4, '0')}`);
     mkdirSync(sub, { recursive: true });
-    for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1) writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
+    for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1)
+      writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
   }
   for (const t of targets(files)) writeFileSync(join(dir, t), 'target\n');
   git(dir, 'init', '-q', '-b', 'main');
@@ -111,7 +116,10 @@ const quantiles = (xs: number[]) => {
   const m = s.length >> 1;
   return { min: s[0]!, median: s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2, max: s[s.length - 1]! };
 };
-const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 type Variant = 'watch' | 'walk' | 'git add <files>' | 'git add -A';
 const VARIANTS: Variant[] = ['watch', 'walk', 'git add <files>', 'git add -A'];
@@ -158,13 +166,23 @@ async function measure(files: number) {
   return { times, loadBefore, loadAfter: load() };
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const FILES = sizes.length > 0 ? sizes : [1000, 5000, 20000, 100000];
-console.log(`one iteration = proposer edit (1 or 10 files), inspect, commit, echo harness, revert, row; ${CYCLES} cycles, ratios per cycle (min / median / max); ${process.version}`);
-console.log('watch: auto-iterate with the change journal (default); walk: watch: false (every scan stats every file, as before issue 31)\n');
-console.log('| files | edit | watch ms | walk ms | git add <files> ms | git add -A ms | watch / git add <files> | watch / git add -A | walk / git add <files> | watch / walk | load before / after |');
+console.log(
+  `one iteration = proposer edit (1 or 10 files), inspect, commit, echo harness, revert, row; ${CYCLES} cycles, ratios per cycle (min / median / max); ${process.version}`,
+);
+console.log(
+  'watch: auto-iterate with the change journal (default); walk: watch: false (every scan stats every file, as before issue 31)\n',
+);
+console.log(
+  '| files | edit | watch ms | walk ms | git add <files> ms | git add -A ms | watch / git add <files> | watch / git add -A | walk / git add <files> | watch / walk | load before / after |',
+);
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
-const fmt = (q: { min: number; median: number; max: number }) => `${q.median.toFixed(2)} (${q.min.toFixed(2)}-${q.max.toFixed(2)})`;
+const fmt = (q: { min: number; median: number; max: number }) =>
+  `${q.median.toFixed(2)} (${q.min.toFixed(2)}-${q.max.toFixed(2)})`;
 const medians = new Map<string, number>();
 for (const files of FILES) {
   const { times, loadBefore, loadAfter } = await measure(files);
@@ -187,7 +205,10 @@ if (FILES.length > 1) {
     });
     const first = FILES[0]!;
     const last = FILES[FILES.length - 1]!;
-    const overall = (medians.get(`${last}|${count}`)! / medians.get(`${first}|${count}`)!) ** (1 / Math.log10(last / first));
-    console.log(`\nwatch, ${count}-file edit, cost growth per 10x files (medians): ${steps.join(', ')}; ${first}->${last}: ${overall.toFixed(2)}x`);
+    const overall =
+      (medians.get(`${last}|${count}`)! / medians.get(`${first}|${count}`)!) ** (1 / Math.log10(last / first));
+    console.log(
+      `\nwatch, ${count}-file edit, cost growth per 10x files (medians): ${steps.join(', ')}; ${first}->${last}: ${overall.toFixed(2)}x`,
+    );
   }
 }

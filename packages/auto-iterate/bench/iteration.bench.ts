@@ -29,7 +29,11 @@ const SAMPLES_PER_ROUND = 3;
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
 /** The 10 target files, in 10 directories spread over the tree. */
-const targets = (files: number) => Array.from({ length: 10 }, (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`);
+const targets = (files: number) =>
+  Array.from(
+    { length: 10 },
+    (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`,
+  );
 
 function makeRepos(files: number): { dir: string; twin: string; root: string } {
   const root = mkdtempSync(join(tmpdir(), `loop-ai-bench-${files}-`));
@@ -37,7 +41,8 @@ function makeRepos(files: number): { dir: string; twin: string; root: string } {
   for (let d = 0; d * PER_DIRECTORY < files; d += 1) {
     const sub = join(dir, `d${String(d).padStart(4, '0')}`);
     mkdirSync(sub, { recursive: true });
-    for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1) writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
+    for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1)
+      writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
   }
   for (const t of targets(files)) writeFileSync(join(dir, t), 'target\n');
   git(dir, 'init', '-q', '-b', 'main');
@@ -132,7 +137,14 @@ async function measure(files: number): Promise<Map<string, number>> {
   };
   const samples = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round += 1) {
-    const bench = new Bench({ iterations: SAMPLES_PER_ROUND, time: 0, warmupIterations: round === 0 ? 1 : 0, warmupTime: 0, throws: true, retainSamples: true });
+    const bench = new Bench({
+      iterations: SAMPLES_PER_ROUND,
+      time: 0,
+      warmupIterations: round === 0 ? 1 : 0,
+      warmupTime: 0,
+      throws: true,
+      retainSamples: true,
+    });
     bench
       .add('auto-iterate, 1 file', () => held.step(1))
       .add('git CLI, 1 file', cli(1))
@@ -147,11 +159,16 @@ async function measure(files: number): Promise<Map<string, number>> {
   }
   await held.stop();
   rmSync(root, { recursive: true, force: true });
-  console.error(`${files} files: fixture ${buildS.toFixed(0)} s, ${samples.get('git CLI, 1 file')?.length} samples per variant`);
+  console.error(
+    `${files} files: fixture ${buildS.toFixed(0)} s, ${samples.get('git CLI, 1 file')?.length} samples per variant`,
+  );
   return new Map([...samples].map(([name, xs]) => [name, median(xs)]));
 }
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const FILES = sizes.length > 0 ? sizes : [5000, 20000, 100000];
 const started = Date.now();
 const results = new Map<number, Map<string, number>>();
@@ -188,23 +205,37 @@ function fileCreationUs(): number {
   return times.sort((a, b) => a - b)[100] as number;
 }
 console.log(`run command cgroup: ${cgroupMode()}`);
-console.log(`file creation in ${tmpdir()}: ${fileCreationUs().toFixed(0)} us median (create + 200-byte write + rename)`);
-console.log(`one iteration = proposer edit (1 or 10 of 10 target files), inspect, commit, echo harness, revert, row (median of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved samples; ${process.version})\n`);
-console.log('| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / 1-file |');
+console.log(
+  `file creation in ${tmpdir()}: ${fileCreationUs().toFixed(0)} us median (create + 200-byte write + rename)`,
+);
+console.log(
+  `one iteration = proposer edit (1 or 10 of 10 target files), inspect, commit, echo harness, revert, row (median of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved samples; ${process.version})\n`,
+);
+console.log(
+  '| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / 1-file |',
+);
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [files, m] of results) {
   const a1 = m.get('auto-iterate, 1 file')!;
   const c1 = m.get('git CLI, 1 file')!;
   const a10 = m.get('auto-iterate, 10 files')!;
   const c10 = m.get('git CLI, 10 files')!;
-  console.log(`| ${files} | ${a1.toFixed(1)} | ${c1.toFixed(1)} | ${(a1 / c1).toFixed(2)} | ${a10.toFixed(1)} | ${c10.toFixed(1)} | ${(a10 / c10).toFixed(2)} | ${(a10 / a1).toFixed(2)} |`);
+  console.log(
+    `| ${files} | ${a1.toFixed(1)} | ${c1.toFixed(1)} | ${(a1 / c1).toFixed(2)} | ${a10.toFixed(1)} | ${c10.toFixed(1)} | ${(a10 / c10).toFixed(2)} | ${(a10 / a1).toFixed(2)} |`,
+  );
 }
 if (FILES.length > 1) {
   const lo = results.get(FILES[0]!)!;
   const hi = results.get(FILES[FILES.length - 1]!)!;
   const span = Math.log(FILES[FILES.length - 1]! / FILES[0]!);
   const exponent = (name: string) => (Math.log(hi.get(name)! / lo.get(name)!) / span).toFixed(2);
-  console.log(`\ngrowth exponent against files (${FILES[0]} -> ${FILES[FILES.length - 1]}): auto-iterate 1 file ${exponent('auto-iterate, 1 file')}, 10 files ${exponent('auto-iterate, 10 files')}; git CLI 1 file ${exponent('git CLI, 1 file')}, 10 files ${exponent('git CLI, 10 files')}`);
+  console.log(
+    `\ngrowth exponent against files (${FILES[0]} -> ${FILES[FILES.length - 1]}): auto-iterate 1 file ${exponent('auto-iterate, 1 file')}, 10 files ${exponent('auto-iterate, 10 files')}; git CLI 1 file ${exponent('git CLI, 1 file')}, 10 files ${exponent('git CLI, 10 files')}`,
+  );
 }
-if (process.env.BENCH_PROFILE) console.error('rollback ms by method (all samples):', Object.fromEntries([...spent].map(([k, v]) => [k, Math.round(v)])));
+if (process.env.BENCH_PROFILE)
+  console.error(
+    'rollback ms by method (all samples):',
+    Object.fromEntries([...spent].map(([k, v]) => [k, Math.round(v)])),
+  );
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

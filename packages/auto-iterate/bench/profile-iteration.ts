@@ -51,49 +51,84 @@ const count = (op: string, path: unknown, bytes = 0) => {
   c.bytes += bytes;
   counts.set(key, c);
 };
-const sizeOf = (data: unknown) => (typeof data === 'string' ? Buffer.byteLength(data) : (data as Uint8Array | undefined)?.byteLength ?? 0);
+const sizeOf = (data: unknown) =>
+  typeof data === 'string' ? Buffer.byteLength(data) : ((data as Uint8Array | undefined)?.byteLength ?? 0);
 
 const fsAny = nodeFs as unknown as Record<string, (...a: unknown[]) => unknown>;
 const patch = process.env.PROFILE_COUNT !== '0';
-if (patch) for (const name of ['lstatSync', 'statSync', 'readdirSync', 'readFileSync', 'writeFileSync', 'openSync', 'fsyncSync', 'renameSync', 'unlinkSync']) {
-  const original = fsAny[name]!;
-  fsAny[name] = function (this: unknown, ...a: unknown[]) {
-    count(name, a[0], name === 'writeFileSync' ? sizeOf(a[1]) : 0);
-    return original.apply(this, a);
-  };
-}
+if (patch)
+  for (const name of [
+    'lstatSync',
+    'statSync',
+    'readdirSync',
+    'readFileSync',
+    'writeFileSync',
+    'openSync',
+    'fsyncSync',
+    'renameSync',
+    'unlinkSync',
+  ]) {
+    const original = fsAny[name]!;
+    fsAny[name] = function (this: unknown, ...a: unknown[]) {
+      count(name, a[0], name === 'writeFileSync' ? sizeOf(a[1]) : 0);
+      return original.apply(this, a);
+    };
+  }
 const promisesAny = nodeFs.promises as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-if (patch) for (const name of ['lstat', 'stat', 'readdir', 'readFile', 'writeFile', 'open', 'rename', 'unlink', 'mkdir', 'rmdir', 'appendFile']) {
-  const original = promisesAny[name]!;
-  promisesAny[name] = async function (this: unknown, ...a: unknown[]) {
-    const result = await original.apply(this, a);
-    const bytes = name === 'writeFile' || name === 'appendFile' ? sizeOf(a[1]) : name === 'readFile' ? sizeOf(result) : 0;
-    count(`${name}${name === 'open' ? `(${String(a[1])})` : ''}`, a[0], bytes);
-    if (name === 'open') (result as { __path?: unknown }).__path = a[0];
-    return result;
-  };
-}
+if (patch)
+  for (const name of [
+    'lstat',
+    'stat',
+    'readdir',
+    'readFile',
+    'writeFile',
+    'open',
+    'rename',
+    'unlink',
+    'mkdir',
+    'rmdir',
+    'appendFile',
+  ]) {
+    const original = promisesAny[name]!;
+    promisesAny[name] = async function (this: unknown, ...a: unknown[]) {
+      const result = await original.apply(this, a);
+      const bytes =
+        name === 'writeFile' || name === 'appendFile' ? sizeOf(a[1]) : name === 'readFile' ? sizeOf(result) : 0;
+      count(`${name}${name === 'open' ? `(${String(a[1])})` : ''}`, a[0], bytes);
+      if (name === 'open') (result as { __path?: unknown }).__path = a[0];
+      return result;
+    };
+  }
 const handle = await nodeFs.promises.open(tmpdir(), 'r');
 const proto = Object.getPrototypeOf(handle) as Record<string, (...a: unknown[]) => Promise<unknown>>;
 await handle.close();
-if (patch) for (const name of ['writeFile', 'write', 'sync', 'datasync', 'readFile', 'appendFile']) {
-  const original = proto[name]!;
-  proto[name] = async function (this: { __path?: unknown }, ...a: unknown[]) {
-    count(`handle.${name}`, this.__path, name === 'writeFile' || name === 'write' || name === 'appendFile' ? sizeOf(a[0]) : 0);
-    return original.apply(this, a);
-  };
-}
+if (patch)
+  for (const name of ['writeFile', 'write', 'sync', 'datasync', 'readFile', 'appendFile']) {
+    const original = proto[name]!;
+    proto[name] = async function (this: { __path?: unknown }, ...a: unknown[]) {
+      count(
+        `handle.${name}`,
+        this.__path,
+        name === 'writeFile' || name === 'write' || name === 'appendFile' ? sizeOf(a[0]) : 0,
+      );
+      return original.apply(this, a);
+    };
+  }
 syncBuiltinESMExports();
 
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
-const targets = Array.from({ length: 10 }, (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`);
+const targets = Array.from(
+  { length: 10 },
+  (_, i) => `d${String(Math.floor((i * files) / 10 / PER_DIRECTORY)).padStart(4, '0')}/t${i}.txt`,
+);
 const root = mkdtempSync(join(tmpdir(), `loop-ai-profile-${files}-`));
 const dir = join(root, 'repo');
 for (let d = 0; d * PER_DIRECTORY < files; d += 1) {
   const sub = join(dir, `d${String(d).padStart(4, '0')}`);
   mkdirSync(sub, { recursive: true });
-  for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1) writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
+  for (let i = 0; i < PER_DIRECTORY && d * PER_DIRECTORY + i < files; i += 1)
+    writeFileSync(join(sub, `f${i}.txt`), `file ${d}/${i}\n`);
 }
 for (const t of targets) writeFileSync(join(dir, t), 'target\n');
 git(dir, 'init', '-q', '-b', 'main');
@@ -115,14 +150,27 @@ const proposer = createFunctionProposer('profile', async () => {
   mark('proposed');
   return { description: `edit ${n}` };
 });
-const run = createAutoIterate({ dir, tag: 'profile', targetFiles: targets, runCommand: 'echo score: 1', metricName: 'score', direction: 'lower', timeBudgetS: 60, killTimeoutS: 90, maxIterations: 0, proposer, signal: controller.signal });
+const run = createAutoIterate({
+  dir,
+  tag: 'profile',
+  targetFiles: targets,
+  runCommand: 'echo score: 1',
+  metricName: 'score',
+  direction: 'lower',
+  timeBudgetS: 60,
+  killTimeoutS: 90,
+  maxIterations: 0,
+  proposer,
+  signal: controller.signal,
+});
 const spent = new Map<string, number>();
 /** Time from one mark to the next, summed by (from, to) pair: where an iteration's wall time goes. */
 const gaps = new Map<string, number>();
 let lastMark: { name: string; at: number } | undefined;
 const mark = (name: string) => {
   const at = performance.now();
-  if (counting && lastMark !== undefined) gaps.set(`${lastMark.name} -> ${name}`, (gaps.get(`${lastMark.name} -> ${name}`) ?? 0) + at - lastMark.at);
+  if (counting && lastMark !== undefined)
+    gaps.set(`${lastMark.name} -> ${name}`, (gaps.get(`${lastMark.name} -> ${name}`) ?? 0) + at - lastMark.at);
   lastMark = { name, at };
 };
 const r = run.rollback as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
@@ -171,9 +219,20 @@ go!(0);
 await done.catch(() => undefined);
 rmSync(root, { recursive: true, force: true });
 
-console.log(`${files} files, ${edited} file(s) edited: ${ms.toFixed(1)} ms per iteration (counted, so slower than the bench)`);
-console.log('rollback ms per iteration:', Object.fromEntries([...spent].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])));
-console.log('wall ms per iteration between marks:', Object.fromEntries([...gaps].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])));
+console.log(
+  `${files} files, ${edited} file(s) edited: ${ms.toFixed(1)} ms per iteration (counted, so slower than the bench)`,
+);
+console.log(
+  'rollback ms per iteration:',
+  Object.fromEntries([...spent].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])),
+);
+console.log(
+  'wall ms per iteration between marks:',
+  Object.fromEntries([...gaps].map(([k, v]) => [k, Number((v / iterations).toFixed(1))])),
+);
 console.log('| fs call, target | per iteration | bytes per iteration |');
 console.log('| --- | ---: | ---: |');
-for (const [key, c] of [...counts].sort((a, b) => b[1].n - a[1].n)) console.log(`| ${key} | ${(c.n / iterations).toFixed(1)} | ${c.bytes === 0 ? '' : Math.round(c.bytes / iterations)} |`);
+for (const [key, c] of [...counts].sort((a, b) => b[1].n - a[1].n))
+  console.log(
+    `| ${key} | ${(c.n / iterations).toFixed(1)} | ${c.bytes === 0 ? '' : Math.round(c.bytes / iterations)} |`,
+  );

@@ -8,12 +8,25 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
-import { createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, createFunctionHarness, createFunctionProposer, maxIterations } from '@loop/core';
+import {
+  createLoop,
+  createMemoryArtifact,
+  createMemoryResultsLog,
+  createMemoryRollback,
+  createSeededRandom,
+  createValueScorer,
+  createFunctionHarness,
+  createFunctionProposer,
+  maxIterations,
+} from '@loop/core';
 import { createResultsTsv } from '../src/results-tsv.js';
 
 const ITERATIONS = 200;
 
-function makeLoop(results: ReturnType<typeof createMemoryResultsLog> | ReturnType<typeof createResultsTsv>, statePath?: string) {
+function makeLoop(
+  results: ReturnType<typeof createMemoryResultsLog> | ReturnType<typeof createResultsTsv>,
+  statePath?: string,
+) {
   const random = createSeededRandom(1);
   const artifact = createMemoryArtifact({ x: 5 });
   return createLoop({
@@ -49,11 +62,15 @@ const variants = {
 const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 15), warmup: 1 });
 await rm(dir, { recursive: true, force: true });
 
-console.log(`\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} iterations per sample, fake harness, interleaved)`);
+console.log(
+  `\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} iterations per sample, fake harness, interleaved)`,
+);
 console.log(loadLine(result.load));
 console.log('| task | iterations/s (median) | ms per iteration (median) | relative to in-memory, per cycle |');
 console.log('| --- | ---: | ---: | ---: |');
 for (const name of Object.keys(variants)) {
   const perIter = timeOf(result, name).median / ITERATIONS;
-  console.log(`| ${name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} | ${formatRatio(pairRatios(result, name, 'engine, in-memory results log'), 1)} |`);
+  console.log(
+    `| ${name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} | ${formatRatio(pairRatios(result, name, 'engine, in-memory results log'), 1)} |`,
+  );
 }

@@ -27,7 +27,9 @@ export async function describeEarlierRuns(dir: string, resultsFile = 'results.ts
     const base = rows[0];
     if (!base) continue;
     const kept = rows.filter((r) => r.status === 'kept').at(-1);
-    const best = kept ? `best ${kept.score} (iteration ${kept.iteration}: ${sanitizeCell(kept.description).slice(0, 120)})` : 'nothing kept';
+    const best = kept
+      ? `best ${kept.score} (iteration ${kept.iteration}: ${sanitizeCell(kept.description).slice(0, 120)})`
+      : 'nothing kept';
     out.push(`${rel}: ${rows.length - 1} iterations, baseline ${base.score}, ${best}`);
   }
   return out;

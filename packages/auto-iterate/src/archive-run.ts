@@ -36,16 +36,30 @@ export interface ArchiveRunOptions {
  */
 const STAYS = /^(runs|memory|agent\.pgid|run\.pgid(\.\d+)?)$/;
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** Refuses before anything moves: the new branch exists, the earlier run stopped mid-candidate, or the tree is dirty. */
 async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | undefined): Promise<void> {
   const ctx = { cwd: o.dir };
-  const branchExists = await runGit(ctx, ['show-ref', '--verify', '--quiet', `refs/heads/${o.branch}`]).then(() => true, () => false);
+  const branchExists = await runGit(ctx, ['show-ref', '--verify', '--quiet', `refs/heads/${o.branch}`]).then(
+    () => true,
+    () => false,
+  );
   if (branchExists) {
-    throw new LoopError('BRANCH_EXISTS', `[loop] [auto-iterate] the new run's branch ${o.branch} already exists; give the new run another tag (loop run --new --tag <tag>, or the config's tag:). Nothing was moved`, { details: { branch: o.branch } });
+    throw new LoopError(
+      'BRANCH_EXISTS',
+      `[loop] [auto-iterate] the new run's branch ${o.branch} already exists; give the new run another tag (loop run --new --tag <tag>, or the config's tag:). Nothing was moved`,
+      { details: { branch: o.branch } },
+    );
   }
-  const head = await runGit(ctx, ['symbolic-ref', '-q', 'HEAD']).then((s) => s.trim(), () => '');
+  const head = await runGit(ctx, ['symbolic-ref', '-q', 'HEAD']).then(
+    (s) => s.trim(),
+    () => '',
+  );
   const sha = await headSha(ctx);
   if (lastKept && head.startsWith('refs/heads/auto-iterate/') && !sha.startsWith(lastKept)) {
     throw new LoopError(
@@ -55,7 +69,11 @@ async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | und
     );
   }
   if (!o.allowDirty && (await isDirty(ctx))) {
-    throw new LoopError('DIRTY_WORKTREE', `[loop] [auto-iterate] the working tree has uncommitted changes (git status); commit or stash them, or pass --allow-dirty, then loop run --new. Nothing was moved`, { details: {} });
+    throw new LoopError(
+      'DIRTY_WORKTREE',
+      `[loop] [auto-iterate] the working tree has uncommitted changes (git status); commit or stash them, or pass --allow-dirty, then loop run --new. Nothing was moved`,
+      { details: {} },
+    );
   }
 }
 

@@ -1,9 +1,25 @@
 import { isAbsolute, normalize } from 'node:path';
-import { sandboxOptionsFields, type Clock, type Guard, type IntermediatePattern, type KeepPolicy, type Proposer, type PruneOptions, type Pruner, type SandboxOptions, type StopPolicy } from '@loop/core';
+import {
+  sandboxOptionsFields,
+  type Clock,
+  type Guard,
+  type IntermediatePattern,
+  type KeepPolicy,
+  type Proposer,
+  type PruneOptions,
+  type Pruner,
+  type SandboxOptions,
+  type StopPolicy,
+} from '@loop/core';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
 import { autoIterateHoldoutSchema, type AutoIterateHoldout } from './holdout-options.js';
-import { constraintOptionSchema, metricsOptionSchema, type AutoIterateConstraint, type MetricsOption } from './metric-constraints.js';
+import {
+  constraintOptionSchema,
+  metricsOptionSchema,
+  type AutoIterateConstraint,
+  type MetricsOption,
+} from './metric-constraints.js';
 import { autoIterateParallelSchema, relativePath, type AutoIterateParallel } from './parallel-options.js';
 
 export type { AutoIterateHoldout, AutoIterateParallel };
@@ -210,8 +226,11 @@ const relative = relativePath;
  * back) nor in the loop's `.loop/` files.
  */
 const target = relative.refine(
-  (p) => !normalize(p).split(/[\\/]/).some((part) => part === '.git' || part === '.loop'),
-  'must not be inside .git or .loop (git\'s and the loop\'s own files are never targets)',
+  (p) =>
+    !normalize(p)
+      .split(/[\\/]/)
+      .some((part) => part === '.git' || part === '.loop'),
+  "must not be inside .git or .loop (git's and the loop's own files are never targets)",
 );
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -225,7 +244,10 @@ export function dateTag(ms: number): string {
 export const autoIterateOptionsSchema = z
   .object({
     dir: z.string().refine((p) => isAbsolute(p), 'dir must be an absolute path'),
-    tag: z.string().regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only').optional(),
+    tag: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only')
+      .optional(),
     targetFiles: z.array(target).min(1, 'name at least one file the loop may modify'),
     readOnlyFiles: z.array(relative).default([]),
     runCommand: z.string().trim().min(1, 'runCommand must not be empty'),
@@ -245,20 +267,59 @@ export const autoIterateOptionsSchema = z
     stopAfterNoChange: z.number().int().nonnegative().default(5),
     targetScore: z.number().optional(),
     wallClockS: z.number().positive().optional(),
-    proposer: z.custom<Proposer>((p) => typeof (p as Proposer)?.propose === 'function', 'proposer must have a propose() function').optional(),
-    keepPolicy: z.custom<KeepPolicy>((p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function', 'keepPolicy must have decide()').optional(),
+    proposer: z
+      .custom<Proposer>(
+        (p) => typeof (p as Proposer)?.propose === 'function',
+        'proposer must have a propose() function',
+      )
+      .optional(),
+    keepPolicy: z
+      .custom<KeepPolicy>(
+        (p) => p === undefined || typeof (p as KeepPolicy)?.decide === 'function',
+        'keepPolicy must have decide()',
+      )
+      .optional(),
     baselineRepeats: z.number().int().min(1).optional(),
     metrics: metricsOptionSchema.optional(),
     constraints: z.array(constraintOptionSchema).default([]),
-    seedOnly: z.union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()]).default({ seedKeys: [] }),
+    seedOnly: z
+      .union([z.literal(false), z.object({ seedKeys: z.array(z.string().min(1)).default([]) }).strict()])
+      .default({ seedKeys: [] }),
     costBudget: z.number().positive().finite().optional(),
     tokenBudget: z.number().int().positive().optional(),
-    stop: z.custom<StopPolicy>((p) => p === undefined || typeof (p as StopPolicy)?.check === 'function', 'stop must have check()').optional(),
-    guards: z.array(z.custom<Guard>((g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string', 'a guard must be an object with a name and hooks')).default([]),
-    checks: z.object({ command: z.string().trim().min(1, 'checks.command must not be empty'), timeoutS: z.number().positive().default(300), onFail: z.enum(['reject', 'halt']).default('reject') }).strict().optional(),
+    stop: z
+      .custom<StopPolicy>(
+        (p) => p === undefined || typeof (p as StopPolicy)?.check === 'function',
+        'stop must have check()',
+      )
+      .optional(),
+    guards: z
+      .array(
+        z.custom<Guard>(
+          (g) => typeof g === 'object' && g !== null && typeof (g as Guard).name === 'string',
+          'a guard must be an object with a name and hooks',
+        ),
+      )
+      .default([]),
+    checks: z
+      .object({
+        command: z.string().trim().min(1, 'checks.command must not be empty'),
+        timeoutS: z.number().positive().default(300),
+        onFail: z.enum(['reject', 'halt']).default('reject'),
+      })
+      .strict()
+      .optional(),
     resume: z.boolean().default(false),
     archive: z
-      .object({ into: relative, onArchived: z.custom<(archived: ArchivedRun) => void>((f) => f === undefined || typeof f === 'function', 'onArchived must be a function').optional() })
+      .object({
+        into: relative,
+        onArchived: z
+          .custom<(archived: ArchivedRun) => void>(
+            (f) => f === undefined || typeof f === 'function',
+            'onArchived must be a function',
+          )
+          .optional(),
+      })
       .strict()
       .optional(),
     allowDirty: z.boolean().default(false),
@@ -271,10 +332,15 @@ export const autoIterateOptionsSchema = z
     keepLogs: z.number().int().nonnegative().default(100),
     env: z.record(z.string(), z.string()).default({}),
     harnessSandbox: z.object(sandboxOptionsFields).strict().optional(),
-    intermediate: z.object({ pattern: z.string().min(1), pollMs: z.number().int().positive().optional() }).strict().optional(),
+    intermediate: z
+      .object({ pattern: z.string().min(1), pollMs: z.number().int().positive().optional() })
+      .strict()
+      .optional(),
     prune: z
       .object({
-        pruners: z.array(z.custom<Pruner>((p) => typeof (p as Pruner)?.check === 'function', 'a pruner must have check()')),
+        pruners: z.array(
+          z.custom<Pruner>((p) => typeof (p as Pruner)?.check === 'function', 'a pruner must have check()'),
+        ),
         steps: z.number().positive().optional(),
       })
       .strict()
@@ -282,8 +348,20 @@ export const autoIterateOptionsSchema = z
     parallel: autoIterateParallelSchema.optional(),
     holdout: autoIterateHoldoutSchema.optional(),
     signal: z.instanceof(AbortSignal).optional(),
-    clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()').optional(),
+    clock: z
+      .custom<Clock>((c) => c === undefined || typeof (c as Clock)?.now === 'function', 'clock must have now()')
+      .optional(),
   })
-  .refine((o) => o.killTimeoutS >= o.timeBudgetS, { message: 'killTimeoutS must be at least timeBudgetS', path: ['killTimeoutS'] })
-  .refine((o) => !o.targetFiles.some((t) => o.readOnlyFiles.includes(t)), { message: 'a file cannot be both a target and read-only', path: ['readOnlyFiles'] })
-  .refine((o) => !(o.holdout?.gate && o.parallel), { message: 'the holdout gate runs in the workspace and does not work with parallel candidates; drop holdout.gate or parallel', path: ['holdout', 'gate'] });
+  .refine((o) => o.killTimeoutS >= o.timeBudgetS, {
+    message: 'killTimeoutS must be at least timeBudgetS',
+    path: ['killTimeoutS'],
+  })
+  .refine((o) => !o.targetFiles.some((t) => o.readOnlyFiles.includes(t)), {
+    message: 'a file cannot be both a target and read-only',
+    path: ['readOnlyFiles'],
+  })
+  .refine((o) => !(o.holdout?.gate && o.parallel), {
+    message:
+      'the holdout gate runs in the workspace and does not work with parallel candidates; drop holdout.gate or parallel',
+    path: ['holdout', 'gate'],
+  });

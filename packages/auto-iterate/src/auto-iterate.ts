@@ -41,7 +41,14 @@ import { autoIterateHoldout, type AutoIterateSealedHoldout } from './holdout.js'
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
 
 /** Files of a run, all excluded from git via `.git/info/exclude`. */
-export const RUN_FILES = { results: 'results.tsv', state: '.loop/state.json', agentLog: '.loop/agent.log', runPid: '.loop/run.pgid', logs: '.loop/logs', records: '.loop/records.jsonl' } as const;
+export const RUN_FILES = {
+  results: 'results.tsv',
+  state: '.loop/state.json',
+  agentLog: '.loop/agent.log',
+  runPid: '.loop/run.pgid',
+  logs: '.loop/logs',
+  records: '.loop/records.jsonl',
+} as const;
 
 /** A configured auto-iterate run. */
 export interface AutoIterate {
@@ -88,11 +95,24 @@ function parallelOf(o: ReturnType<typeof autoIterateOptionsSchema.parse>, comman
       root: o.dir,
       mutable: o.targetFiles,
       readOnly: o.readOnlyFiles,
-      exclude: ['.git', '.loop', o.resultsFile, o.logFile, ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
+      exclude: [
+        '.git',
+        '.loop',
+        o.resultsFile,
+        o.logFile,
+        ...(o.dimensionsFile ? [o.dimensionsFile] : []),
+        ...(o.metricFile ? [o.metricFile] : []),
+      ],
       link: p.link,
       harness: (dir) => commandHarness(dir),
     });
-  return { candidates: p.candidates, workingCopies, ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}), ...(p.schedule ? { schedule: p.schedule } : {}) };
+  return {
+    candidates: p.candidates,
+    workingCopies,
+    ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
+    ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}),
+    ...(p.schedule ? { schedule: p.schedule } : {}),
+  };
 }
 
 /**
@@ -138,9 +158,19 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     reuseScans: o.parallel === undefined,
     // The OS says what changed: scans stat only that (issue 31). Parallel copies scan each time.
     watch: o.watch && o.parallel === undefined,
-    excludes: [o.resultsFile, o.logFile, '.loop/', 'node_modules', ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])],
+    excludes: [
+      o.resultsFile,
+      o.logFile,
+      '.loop/',
+      'node_modules',
+      ...(o.dimensionsFile ? [o.dimensionsFile] : []),
+      ...(o.metricFile ? [o.metricFile] : []),
+    ],
   });
-  const artifact = createWorkspaceArtifact(createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }), rollback);
+  const artifact = createWorkspaceArtifact(
+    createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }),
+    rollback,
+  );
   const commandHarness = (cwd: string) =>
     createCommandHarness({
       command: o.runCommand,
@@ -167,15 +197,40 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
   if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
   if (o.costBudget !== undefined || o.tokenBudget !== undefined) {
-    stops.push(costBudget({ ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}), ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}), source: 'history', predictive: true, requireCost: true }));
+    stops.push(
+      costBudget({
+        ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}),
+        ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}),
+        source: 'history',
+        predictive: true,
+        requireCost: true,
+      }),
+    );
   }
   if (o.stop) stops.push(o.stop);
   const guards = [...o.guards];
-  if (o.checks) guards.push(createCommandGuard({ command: o.checks.command, cwd: o.dir, timeoutMs: Math.round(o.checks.timeoutS * 1000), onFail: o.checks.onFail, logFile: '.loop/checks.log', env: o.env, ...o.harnessSandbox }));
+  if (o.checks)
+    guards.push(
+      createCommandGuard({
+        command: o.checks.command,
+        cwd: o.dir,
+        timeoutMs: Math.round(o.checks.timeoutS * 1000),
+        onFail: o.checks.onFail,
+        logFile: '.loop/checks.log',
+        env: o.env,
+        ...o.harnessSandbox,
+      }),
+    );
   const sealedHoldout = autoIterateHoldout(o, branch, clock);
   // Last: the gate assumes that a candidate it passes is kept.
   if (sealedHoldout?.holdout.guard) guards.push(sealedHoldout.holdout.guard);
-  const regexScorer = createRegexScorer({ pattern, direction, match: o.match, ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}), ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}) });
+  const regexScorer = createRegexScorer({
+    pattern,
+    direction,
+    match: o.match,
+    ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}),
+    ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}),
+  });
   const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints, o.metrics);
   const scorer = wired.scorer;
   const loop = createLoop({
@@ -187,19 +242,38 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     skipDuplicates: true,
     scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
     // Each row's candidate record (curves, metrics, params, cost) survives a resume in .loop/records.jsonl.
-    results: withRecordData(o.dimensionsFile ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) }) : createResultsTsv({ path: resultsPath }), {
-      path: join(o.dir, RUN_FILES.records),
-      onError: (message) => process.stderr.write(`${message}\n`),
-    }),
+    results: withRecordData(
+      o.dimensionsFile
+        ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) })
+        : createResultsTsv({ path: resultsPath }),
+      {
+        path: join(o.dir, RUN_FILES.records),
+        onError: (message) => process.stderr.write(`${message}\n`),
+      },
+    ),
     statePath: join(o.dir, RUN_FILES.state),
     stop: anyOf(...stops),
-    advisors: [createCircuitBreaker({ pauseAfterCrashes: o.pauseAfterCrashes, cooldownAfterDiscards: o.cooldownAfterDiscards, notifyAfterDiscards: o.notifyAfterDiscards })],
+    advisors: [
+      createCircuitBreaker({
+        pauseAfterCrashes: o.pauseAfterCrashes,
+        cooldownAfterDiscards: o.cooldownAfterDiscards,
+        notifyAfterDiscards: o.notifyAfterDiscards,
+      }),
+    ],
     maxRepairAttempts: o.maxRepairAttempts,
     guards,
     clock,
     ...(wired.keepPolicy ? { keepPolicy: wired.keepPolicy } : {}),
     ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
-    ...(o.seedOnly ? { seedOnlyDetector: createSeedOnlyDetector({ root: o.dir, files: o.targetFiles, seedKeys: o.seedOnly.seedKeys }) } : {}),
+    ...(o.seedOnly
+      ? {
+          seedOnlyDetector: createSeedOnlyDetector({
+            root: o.dir,
+            files: o.targetFiles,
+            seedKeys: o.seedOnly.seedKeys,
+          }),
+        }
+      : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
@@ -213,14 +287,30 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     await assertRepositoryRoot(o.dir);
     const missing: number[] = [];
     for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
-    if (missing.length > 0) throw new ConfigError('auto-iterate', missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })));
+    if (missing.length > 0)
+      throw new ConfigError(
+        'auto-iterate',
+        missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })),
+      );
     await sealedHoldout?.prepare();
     // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
     const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
       if (o.archive && !o.resume) {
-        const files = [o.logFile, ...(o.dimensionsFile ? [o.dimensionsFile] : []), ...(o.metricFile ? [o.metricFile] : [])];
-        const archived = await archiveEarlierRun({ dir: o.dir, into: o.archive.into, resultsFile: o.resultsFile, stateFile: RUN_FILES.state, files, branch, allowDirty: o.allowDirty });
+        const files = [
+          o.logFile,
+          ...(o.dimensionsFile ? [o.dimensionsFile] : []),
+          ...(o.metricFile ? [o.metricFile] : []),
+        ];
+        const archived = await archiveEarlierRun({
+          dir: o.dir,
+          into: o.archive.into,
+          resultsFile: o.resultsFile,
+          stateFile: RUN_FILES.state,
+          files,
+          branch,
+          allowDirty: o.allowDirty,
+        });
         if (archived) o.archive.onArchived?.(archived);
       }
       // A resume adds the final newline a complete row lost after state.json counted it (issue 32).
@@ -240,9 +330,14 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     }
   };
   /** A failed baseline committed nothing: take the new run branch away so the next run starts afresh (not BRANCH_EXISTS). */
-  const afterFailure = async (error: unknown, started: Awaited<ReturnType<typeof rollback.start>>): Promise<unknown> => {
+  const afterFailure = async (
+    error: unknown,
+    started: Awaited<ReturnType<typeof rollback.start>>,
+  ): Promise<unknown> => {
     if (isLoopError(error, 'BASELINE_FAILED') && started.created && (await rollback.abandon())) {
-      const next = o.signal?.aborted ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again' : 'fix the harness, then run "loop run" again';
+      const next = o.signal?.aborted
+        ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again'
+        : 'fix the harness, then run "loop run" again';
       error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
     }
     return wired.explain(error);

@@ -1,4 +1,12 @@
-import { createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createLoop, createValueScorer, maxIterations, type Advice } from '@loop/core';
+import {
+  createMemoryArtifact,
+  createMemoryResultsLog,
+  createMemoryRollback,
+  createLoop,
+  createValueScorer,
+  maxIterations,
+  type Advice,
+} from '@loop/core';
 import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';

@@ -35,14 +35,26 @@ export function createCircuitBreaker(options: CircuitBreakerOptions = {}): Advis
     advise: (s) => {
       const out: Advice[] = [];
       if (s.consecutiveCrashes > 0 && s.consecutiveCrashes % pause === 0) {
-        out.push({ kind: 'pause', message: `${s.consecutiveCrashes} crashes in a row: pausing to review the strategy`, hints: [STRATEGY_REVIEW_HINT] });
+        out.push({
+          kind: 'pause',
+          message: `${s.consecutiveCrashes} crashes in a row: pausing to review the strategy`,
+          hints: [STRATEGY_REVIEW_HINT],
+        });
       }
       const n = s.consecutiveNonImprovements;
       if (n > 0 && n % cooldown === 0) {
-        out.push({ kind: 'cooldown', message: `${n} iterations in a row without improvement: one cool-down round, then structural changes`, hints: [STRUCTURAL_CHANGE_HINT] });
+        out.push({
+          kind: 'cooldown',
+          message: `${n} iterations in a row without improvement: one cool-down round, then structural changes`,
+          hints: [STRUCTURAL_CHANGE_HINT],
+        });
       }
       if (n === notify) {
-        out.push({ kind: 'notify', message: `${n} iterations in a row without improvement: the metric may have no room left; consider stopping`, hints: [] });
+        out.push({
+          kind: 'notify',
+          message: `${n} iterations in a row without improvement: the metric may have no room left; consider stopping`,
+          hints: [],
+        });
       }
       return out;
     },

@@ -6,9 +6,25 @@ import type { Guard } from '@loop/core';
  * seed 001's "CANNOT 安装新依赖或修改 pyproject.toml" protects.
  */
 export const DEPENDENCY_MANIFESTS: ReadonlySet<string> = new Set([
-  'package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb',
-  'pyproject.toml', 'setup.py', 'setup.cfg', 'Pipfile', 'Pipfile.lock', 'poetry.lock', 'uv.lock',
-  'go.mod', 'go.sum', 'Cargo.toml', 'Cargo.lock', 'Gemfile', 'Gemfile.lock',
+  'package.json',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'bun.lockb',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'Pipfile',
+  'Pipfile.lock',
+  'poetry.lock',
+  'uv.lock',
+  'go.mod',
+  'go.sum',
+  'Cargo.toml',
+  'Cargo.lock',
+  'Gemfile',
+  'Gemfile.lock',
 ]);
 
 /** True for a dependency manifest by its file name (also `requirements*.txt`). */
@@ -30,7 +46,9 @@ export function createNoNewDependenciesGuard(allow: readonly string[] = []): Gua
     name: 'no-new-dependencies',
     beforeRun: ({ changes }) => {
       const hit = (changes?.changed ?? []).filter((p) => isDependencyManifest(p) && !allowed.has(posix.normalize(p)));
-      return hit.length > 0 ? { action: 'reject', note: `changed ${hit.join(', ')}; installing dependencies is not allowed (seed 001)` } : undefined;
+      return hit.length > 0
+        ? { action: 'reject', note: `changed ${hit.join(', ')}; installing dependencies is not allowed (seed 001)` }
+        : undefined;
     },
   };
 }

@@ -67,7 +67,12 @@ export function withDimensionsTsv(results: ResultsLog, options: DimensionsTsvOpt
     }
     const commit = sanitizeCell(record.candidateId).slice(0, commitLength) || '-';
     const score = record.score === null ? (record.status === 'crash' ? 'crash' : '-') : String(record.score);
-    const row = [commit, score, toAutoIterateStatus(record.status), ...columns.map((c) => (dims[c] === undefined ? '-' : String(dims[c])))].join('\t');
+    const row = [
+      commit,
+      score,
+      toAutoIterateStatus(record.status),
+      ...columns.map((c) => (dims[c] === undefined ? '-' : String(dims[c]))),
+    ].join('\t');
     await appendDurable(path, `${header}${row}\n`);
   };
   return { ...results, name: `${results.name}+dimensions-tsv`, append };

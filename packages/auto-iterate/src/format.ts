@@ -16,14 +16,21 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
     case 'kept':
     case 'reverted':
     case 'crash': {
-      if (event.type === 'crash' && event.willRepair) return `iter ${String(event.record.iteration).padStart(3)}  crash    -> repairing: ${event.record.description}`;
+      if (event.type === 'crash' && event.willRepair)
+        return `iter ${String(event.record.iteration).padStart(3)}  crash    -> repairing: ${event.record.description}`;
       const r = event.record;
       const status = toAutoIterateStatus(r.status).padEnd(7);
-      const change = event.type === 'kept' ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)}` : '';
+      const change =
+        event.type === 'kept'
+          ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)}`
+          : '';
       const seconds = `[${(event.durationMs / 1000).toFixed(1)} s]`;
       // A rejected row has no score but is no crash (results.tsv: `-` and `rejected: ...`).
       const score = r.score === null && r.status !== 'crash' ? '-' : fmt(r.score);
-      const description = r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX) ? `${REJECTED_PREFIX}${r.description}` : r.description;
+      const description =
+        r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX)
+          ? `${REJECTED_PREFIX}${r.description}`
+          : r.description;
       return `iter ${String(r.iteration).padStart(3)}  ${status}  ${score.padStart(12)}  ${change.padStart(10)}  ${r.candidateId.slice(0, 7) || '-'}  ${description}  ${seconds}`;
     }
     case 'advice':
@@ -37,7 +44,9 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
 
 /** After a resume, how much of the run the time covers: ` (this session: 0 of 12 iterations)`. */
 function resumedPart(summary: LoopSummary): string {
-  return summary.iterationsThisRun < summary.iterations ? ` (this session: ${summary.iterationsThisRun} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})` : '';
+  return summary.iterationsThisRun < summary.iterations
+    ? ` (this session: ${summary.iterationsThisRun} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})`
+    : '';
 }
 
 /**
@@ -53,7 +62,10 @@ export function formatSummary(summary: LoopSummary, metricName = 'score', top = 
   ];
   if (summary.kept.length > 0) {
     lines.push('top kept changes:');
-    for (const k of summary.kept.slice(0, top)) lines.push(`  ${fmt(k.improvement).padStart(10)}  iter ${k.iteration}  ${k.candidateId.slice(0, 7)}  ${k.description}`);
+    for (const k of summary.kept.slice(0, top))
+      lines.push(
+        `  ${fmt(k.improvement).padStart(10)}  iter ${k.iteration}  ${k.candidateId.slice(0, 7)}  ${k.description}`,
+      );
   }
   return lines.join('\n');
 }

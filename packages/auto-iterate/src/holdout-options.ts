@@ -50,14 +50,23 @@ export const autoIterateHoldoutSchema = z
     metricName: z.string().trim().min(1),
     pattern: z.string().min(1).optional(),
     direction: z.enum(['lower', 'higher']).optional(),
-    files: z.array(z.string().refine((p) => isAbsolute(p), 'holdout files must be absolute paths (outside dir)')).min(1, 'name the holdout\'s files'),
-    stateDir: z.string().refine((p) => isAbsolute(p), 'holdout.stateDir must be absolute').optional(),
-    gate: z.object({ budget: z.number().int().positive(), margin: z.number().nonnegative().default(0) }).strict().optional(),
+    files: z
+      .array(z.string().refine((p) => isAbsolute(p), 'holdout files must be absolute paths (outside dir)'))
+      .min(1, "name the holdout's files"),
+    stateDir: z
+      .string()
+      .refine((p) => isAbsolute(p), 'holdout.stateDir must be absolute')
+      .optional(),
+    gate: z
+      .object({ budget: z.number().int().positive(), margin: z.number().nonnegative().default(0) })
+      .strict()
+      .optional(),
     sealed: z.boolean().default(true),
     sandboxed: z.boolean().default(false),
     timeBudgetS: z.number().positive().optional(),
     sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
-    onNotice: z.custom<(m: string) => void>((f) => f === undefined || typeof f === 'function', 'onNotice must be a function').optional(),
+    onNotice: z
+      .custom<(m: string) => void>((f) => f === undefined || typeof f === 'function', 'onNotice must be a function')
+      .optional(),
   })
-  .strict()
-  ;
+  .strict();

@@ -33,7 +33,15 @@ export type { AutoIterateSealedHoldout } from './holdout.js';
 export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { formatIterationLine, formatSummary } from './format.js';
-export { createResultsTsv, parseAutoIterateTsv, formatAutoIterateRow, formatAutoIterateHistory, toAutoIterateStatus, AUTO_ITERATE_TSV_HEADER, REJECTED_PREFIX } from './results-tsv.js';
+export {
+  createResultsTsv,
+  parseAutoIterateTsv,
+  formatAutoIterateRow,
+  formatAutoIterateHistory,
+  toAutoIterateStatus,
+  AUTO_ITERATE_TSV_HEADER,
+  REJECTED_PREFIX,
+} from './results-tsv.js';
 export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
 export { DIMENSION_LINE, parseDimensionLines, withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
 export type { DimensionsTsvOptions } from './dimensions-tsv.js';

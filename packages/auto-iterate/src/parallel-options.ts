@@ -54,9 +54,21 @@ export const autoIterateParallelSchema = z
     remeasureIncumbent: z.number().int().min(0).optional(),
     schedule: z.enum(['batch', 'async']).optional(),
     link: z.array(relativePath).default([]),
-    workingCopies: z.custom<WorkingCopyProvider>((p) => p === undefined || (typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function'), 'workingCopies must be a WorkingCopyProvider (create and adopt)').optional(),
-    harness: z.custom<Harness>((h) => h === undefined || typeof (h as Harness)?.run === 'function', 'harness must have run()').optional(),
+    workingCopies: z
+      .custom<WorkingCopyProvider>(
+        (p) =>
+          p === undefined ||
+          (typeof (p as WorkingCopyProvider)?.create === 'function' &&
+            typeof (p as WorkingCopyProvider)?.adopt === 'function'),
+        'workingCopies must be a WorkingCopyProvider (create and adopt)',
+      )
+      .optional(),
+    harness: z
+      .custom<Harness>((h) => h === undefined || typeof (h as Harness)?.run === 'function', 'harness must have run()')
+      .optional(),
   })
   .strict()
-  .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
-  ;
+  .refine((p) => p.concurrency === undefined || p.concurrency <= p.candidates, {
+    message: 'concurrency must be at most candidates',
+    path: ['concurrency'],
+  });

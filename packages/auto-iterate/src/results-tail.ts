@@ -72,5 +72,8 @@ export async function readRunRows(resultsPath: string, statePath: string, repair
   } finally {
     await handle.close();
   }
-  return { rows, repaired: `results.tsv line ${line} (iteration ${iteration}, counted by state.json) had lost its final newline; the row is complete, the newline was added` };
+  return {
+    rows,
+    repaired: `results.tsv line ${line} (iteration ${iteration}, counted by state.json) had lost its final newline; the row is complete, the newline was added`,
+  };
 }

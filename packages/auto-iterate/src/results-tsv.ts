@@ -33,8 +33,7 @@ export const REJECTED_PREFIX = 'rejected: ';
  * row's is `-`.
  */
 export function formatAutoIterateRow(record: IterationRecord, commitLength = 7): string {
-  const score =
-    record.score === null ? (record.status === 'crash' ? 'crash' : '-') : String(record.score);
+  const score = record.score === null ? (record.status === 'crash' ? 'crash' : '-') : String(record.score);
   let description = sanitizeCell(record.description);
   if (record.status === 'rejected' && !description.startsWith(REJECTED_PREFIX)) {
     description = REJECTED_PREFIX + description;
@@ -50,7 +49,11 @@ export function formatAutoIterateRow(record: IterationRecord, commitLength = 7):
  * results so far).
  */
 export function formatAutoIterateHistory(history: readonly IterationRecord[]): string {
-  return ['## Results so far (results.tsv)', AUTO_ITERATE_TSV_HEADER, ...history.map((r) => formatAutoIterateRow(r))].join('\n');
+  return [
+    '## Results so far (results.tsv)',
+    AUTO_ITERATE_TSV_HEADER,
+    ...history.map((r) => formatAutoIterateRow(r)),
+  ].join('\n');
 }
 
 /**
@@ -84,7 +87,11 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
   if (lines.length === 0) return [];
   const header = lines[0]?.replace(/\r$/, '') ?? '';
   if (header !== AUTO_ITERATE_TSV_HEADER && header !== 'commit\tmetric\tstatus\tdescription') {
-    throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:1: expected the auto-iterate header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', ' ')}"; ${foreignHeader(header)}`, { details: { path, line: 1, header } });
+    throw new LoopError(
+      'RESULTS_CORRUPT',
+      `[loop] [results-tsv] ${path}:1: expected the auto-iterate header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', ' ')}"; ${foreignHeader(header)}`,
+      { details: { path, line: 1, header } },
+    );
   }
   if (!terminated && lines.length > 1) {
     const line = lines.length;
@@ -99,10 +106,18 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
     const cells = line.split('\t');
     const [commit, scoreText, status, ...rest] = cells;
     if (cells.length !== 4 || commit === undefined || scoreText === undefined || status === undefined) {
-      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: expected 4 tab-separated columns, found ${cells.length}`, { details: { path, line: index + 2 } });
+      throw new LoopError(
+        'RESULTS_CORRUPT',
+        `[loop] [results-tsv] ${path}:${index + 2}: expected 4 tab-separated columns, found ${cells.length}`,
+        { details: { path, line: index + 2 } },
+      );
     }
     if (status !== 'keep' && status !== 'discard' && status !== 'crash') {
-      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: status "${status}" is not keep, discard or crash`, { details: { path, line: index + 2 } });
+      throw new LoopError(
+        'RESULTS_CORRUPT',
+        `[loop] [results-tsv] ${path}:${index + 2}: status "${status}" is not keep, discard or crash`,
+        { details: { path, line: index + 2 } },
+      );
     }
     const description = rest.join('\t');
     const parsed = Number(scoreText);
@@ -113,7 +128,11 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
     else if (status === 'crash') engineStatus = 'crash';
     else engineStatus = description.startsWith(REJECTED_PREFIX) ? 'rejected' : 'reverted';
     if ((engineStatus === 'kept' || engineStatus === 'baseline') && score === null) {
-      throw new LoopError('RESULTS_CORRUPT', `[loop] [results-tsv] ${path}:${index + 2}: a keep row needs a numeric score, found "${scoreText}"`, { details: { path, line: index + 2 } });
+      throw new LoopError(
+        'RESULTS_CORRUPT',
+        `[loop] [results-tsv] ${path}:${index + 2}: a keep row needs a numeric score, found "${scoreText}"`,
+        { details: { path, line: index + 2 } },
+      );
     }
     return { iteration: index, candidateId: commit === '-' ? '' : commit, score, status: engineStatus, description };
   });

@@ -74,6 +74,7 @@ export function createWorkspaceArtifact(files: Artifact, rollback: Pick<GitReset
       return snapshot;
     },
     // A tracked file absent from the before snapshot existed: label it as an edit (or what replaced it), not as new.
-    describeChange: (path, before, after) => (before === null && tracked.has(path) ? changeReason('tracked', after) : undefined),
+    describeChange: (path, before, after) =>
+      before === null && tracked.has(path) ? changeReason('tracked', after) : undefined,
   };
 }

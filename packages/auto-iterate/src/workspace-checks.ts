@@ -5,7 +5,13 @@ import { LoopError } from '@loop/core';
 /** The nearest folder above `dir` holding a `.git` (file or directory), or `undefined`. */
 async function enclosingRepository(dir: string): Promise<string | undefined> {
   for (let d = dirname(dir); ; d = dirname(d)) {
-    if (await stat(join(d, '.git')).then(() => true, () => false)) return d;
+    if (
+      await stat(join(d, '.git')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return d;
     if (dirname(d) === d) return undefined;
   }
 }
@@ -19,7 +25,13 @@ async function enclosingRepository(dir: string): Promise<string | undefined> {
  *   is inside one).
  */
 export async function assertRepositoryRoot(dir: string): Promise<void> {
-  if (await stat(join(dir, '.git')).then(() => true, () => false)) return;
+  if (
+    await stat(join(dir, '.git')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   const repository = await enclosingRepository(dir);
   if (repository !== undefined) {
     throw new LoopError(
@@ -28,7 +40,11 @@ export async function assertRepositoryRoot(dir: string): Promise<void> {
       { details: { dir, repository } },
     );
   }
-  throw new LoopError('NOT_A_REPOSITORY', `[loop] [auto-iterate] ${dir} is not in a git repository; run "git init" there and commit the files first`, { details: { dir } });
+  throw new LoopError(
+    'NOT_A_REPOSITORY',
+    `[loop] [auto-iterate] ${dir} is not in a git repository; run "git init" there and commit the files first`,
+    { details: { dir } },
+  );
 }
 
 /**
@@ -46,7 +62,12 @@ export async function assertNoEarlierRun(resultsPath: string, rows: number, stat
       { details: { path: resultsPath, statePath } },
     );
   }
-  if (await stat(statePath).then(() => true, () => false)) {
+  if (
+    await stat(statePath).then(
+      () => true,
+      () => false,
+    )
+  ) {
     throw new LoopError(
       'RESUME_MISMATCH',
       `[loop] [auto-iterate] ${statePath} records an earlier run here but ${resultsPath} is missing or empty; restore results.tsv and run "loop resume", or start a new run with "loop run --new" (it moves the earlier run's .loop/ files to .loop/runs/<its tag>/ first)`,

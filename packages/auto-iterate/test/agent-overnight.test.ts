@@ -8,7 +8,8 @@ import { readDiscardedDiffs } from '@loop/rollback-git';
 import { createAutoIterate, formatAutoIterateHistory, type AutoIterateOptions } from '../src/index.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 // score = (x - 3)^2 + 1, lower is better.
 const EVAL = `import { readFileSync } from 'node:fs';
@@ -68,15 +69,29 @@ function run(xs: number[], env: Record<string, string>, over: Partial<AutoIterat
     discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations, 2000), count: 3 },
   });
   const options: AutoIterateOptions = {
-    dir, tag: 'night', targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs', 'agent.mjs'], runCommand: 'node eval.mjs',
-    metricName: 'score', direction: 'lower', timeBudgetS: 20, killTimeoutS: 30, maxIterations: xs.length, proposer, ...over,
+    dir,
+    tag: 'night',
+    targetFiles: ['config.json'],
+    readOnlyFiles: ['eval.mjs', 'agent.mjs'],
+    runCommand: 'node eval.mjs',
+    metricName: 'score',
+    direction: 'lower',
+    timeBudgetS: 20,
+    killTimeoutS: 30,
+    maxIterations: xs.length,
+    proposer,
+    ...over,
   };
   const created = createAutoIterate(options);
   const rows: IterationRecord[] = [];
-  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const) created.loop.on(type, (e) => void rows.push(e.record));
+  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
+    created.loop.on(type, (e) => void rows.push(e.record));
   return { created, rows };
 }
-const prompts = () => readFileSync(join(dir, '.prompts/log'), 'utf8').split(/^=== \d+$/m).slice(1);
+const prompts = () =>
+  readFileSync(join(dir, '.prompts/log'), 'utf8')
+    .split(/^=== \d+$/m)
+    .slice(1);
 const XS = [1, 2, 5, 3, 4, 6, 2, 7, 0, 3.5];
 
 describe('an agent proposer over a night (scripted agents, real git)', () => {
@@ -84,14 +99,20 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
     const { created, rows } = run(XS, { FORMAT: 'claude' });
     const summary = await created.run();
     expect(summary.iterations).toBe(10);
-    const costs = rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration).map((r) => r.data?.cost);
+    const costs = rows
+      .filter((r) => r.iteration > 0)
+      .sort((a, b) => a.iteration - b.iteration)
+      .map((r) => r.data?.cost);
     expect(costs).toEqual(XS.map((_, i) => ({ usd: Number((0.01 * (i + 1)).toFixed(2)), tokens: 1000 + i + 1 })));
   }, 120_000);
 
   it("a Codex agent's 10 iterations each record the tokens its exec --json turn.completed events printed (no USD)", async () => {
     const { created, rows } = run(XS, { FORMAT: 'codex' });
     await created.run();
-    const costs = rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration).map((r) => r.data?.cost);
+    const costs = rows
+      .filter((r) => r.iteration > 0)
+      .sort((a, b) => a.iteration - b.iteration)
+      .map((r) => r.data?.cost);
     expect(costs).toEqual(XS.map((_, i) => ({ tokens: 1000 + i + 1 })));
     expect(rows.find((r) => r.iteration === 1)?.description).toBe('x -> 1');
   }, 120_000);
@@ -104,8 +125,12 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
     expect(summary.stop.reason).toBe('cost-budget');
     expect(summary.iterations).toBe(4);
     expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3, 4]);
-    expect(summary.stop.message).toContain('spent $0.1000 of a $0.1200 budget over 4 proposals; the next one (mean $0.0250) would go over it');
-    expect(summary.stop.message).toMatch(/on 4 proposals: \$0\.\d+ and [\d,]+ tokens on \d kept, \$0\.\d+ and [\d,]+ tokens on \d discarded/);
+    expect(summary.stop.message).toContain(
+      'spent $0.1000 of a $0.1200 budget over 4 proposals; the next one (mean $0.0250) would go over it',
+    );
+    expect(summary.stop.message).toMatch(
+      /on 4 proposals: \$0\.\d+ and [\d,]+ tokens on \d kept, \$0\.\d+ and [\d,]+ tokens on \d discarded/,
+    );
     expect(prompts()).toHaveLength(4);
   }, 120_000);
 
@@ -137,7 +162,9 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
     expect(second).toContain('## Notes (newest first)\n- iteration 1: x=1 tried\n');
     expect(fourth).toContain('- iteration 3: x=5 tried\n- iteration 2: x=0 tried\n- iteration 1: x=1 tried\n');
     expect(third).toContain('### iteration 2 (reverted, score 10): x -> 0\n```diff\n');
-    expect(fourth).toMatch(/### iteration 2 \(reverted, score 10\): x -> 0\n```diff\n[^`]*-\{"x":1\}\n\+\{"x":0\}\n```\n### iteration 3 \(reverted, score 5\): x -> 5\n```diff\n/);
+    expect(fourth).toMatch(
+      /### iteration 2 \(reverted, score 10\): x -> 0\n```diff\n[^`]*-\{"x":1\}\n\+\{"x":0\}\n```\n### iteration 3 \(reverted, score 5\): x -> 5\n```diff\n/,
+    );
     expect(readFileSync(join(dir, '.loop/memory/notes.md'), 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
   }, 120_000);
 
@@ -146,7 +173,9 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
     const { created, rows } = run([5, 6, 6, 2], { FORMAT: 'claude' });
     await created.run();
     expect(rows.find((r) => r.iteration === 3)?.description).toContain('(duplicate of iteration 2: not evaluated)');
-    expect(prompts()[3]).toContain('## Your last proposal was a duplicate\n- iteration 3 produced exactly the files of iteration 2, which was already evaluated');
+    expect(prompts()[3]).toContain(
+      '## Your last proposal was a duplicate\n- iteration 3 produced exactly the files of iteration 2, which was already evaluated',
+    );
     expect(prompts()[2]).not.toContain('duplicate');
   }, 120_000);
 });

@@ -9,7 +9,8 @@ import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from 
 import { watchSetting } from './watch-setting.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 // The experiment: score = (x - 3)^2 + 1 printed as "score: <n>"; x = 7 sleeps (a timeout),
 // x = 8 prints no metric, x = 9 exits non-zero. Each run appends to .loop/runs.log (excluded).
@@ -117,7 +118,11 @@ describe('auto-iterate preset (real git, real processes)', () => {
     await createAutoIterate(options([0], { proposer, maxIterations: 1 })).run();
     expect(tails).toEqual(['evaluating x=8\nno metric today', 'evaluating x=9\nboom']);
     const [, row] = rows();
-    expect(row).toMatchObject({ status: 'kept', score: 2, description: 'x -> 8; repair 1: repair 1; repair 2: repair 2' });
+    expect(row).toMatchObject({
+      status: 'kept',
+      score: 2,
+      description: 'x -> 8; repair 1: repair 1; repair 2: repair 2',
+    });
     expect(git('log', '--format=%s', '-1')).toBe('auto-iterate: x -> 8; repair 1: repair 1; repair 2: repair 2');
   });
 
@@ -146,7 +151,9 @@ describe('auto-iterate preset (real git, real processes)', () => {
     writeFileSync(join(dir, 'notes.md'), 'tracked\n');
     git('add', 'notes.md');
     git('commit', '-q', '-m', 'notes');
-    const proposer = scripted([1, 2], (iteration) => writeFileSync(join(dir, iteration === 1 ? 'notes.md' : 'scratch.txt'), 'edited by the agent\n'));
+    const proposer = scripted([1, 2], (iteration) =>
+      writeFileSync(join(dir, iteration === 1 ? 'notes.md' : 'scratch.txt'), 'edited by the agent\n'),
+    );
     await createAutoIterate(options([1, 2], { proposer })).run();
     const [, edited, created] = rows();
     expect(edited!.description).toMatch(/\(changed outside the targets notes\.md\)$/);
@@ -175,7 +182,9 @@ describe('auto-iterate preset (real git, real processes)', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 99 }));
     const s2 = await createAutoIterate(options([1, 2, 3, 5], { resume: true })).run();
     expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'reverted']);
-    const runs = readFileSync(join(dir, '.loop', 'runs.log'), 'utf8').trim().split('\n');
+    const runs = readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')
+      .trim()
+      .split('\n');
     expect(runs.filter((l) => l === 'run x=0')).toHaveLength(1); // one baseline in total
     expect(s2).toMatchObject({ baseline: 10, best: 1, iterations: 4 });
     expect(git('status', '--porcelain')).toBe('');
@@ -183,7 +192,9 @@ describe('auto-iterate preset (real git, real processes)', () => {
 
   it('refuses to start over an existing results.tsv unless resuming', async () => {
     await createAutoIterate(options([1])).run();
-    await expect(createAutoIterate(options([1], { tag: 'other' })).run()).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
+    await expect(createAutoIterate(options([1], { tag: 'other' })).run()).rejects.toMatchObject({
+      code: 'RESUME_MISMATCH',
+    });
   });
 
   it('an existing run branch is BRANCH_EXISTS unless resuming', async () => {
@@ -193,7 +204,10 @@ describe('auto-iterate preset (real git, real processes)', () => {
 
   it('refuses a dirty working tree and lists the files', async () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 42 }));
-    await expect(createAutoIterate(options([1])).run()).rejects.toMatchObject({ code: 'DIRTY_WORKTREE', message: expect.stringContaining('config.json') });
+    await expect(createAutoIterate(options([1])).run()).rejects.toMatchObject({
+      code: 'DIRTY_WORKTREE',
+      message: expect.stringContaining('config.json'),
+    });
   });
 
   it('a second loop on the same workspace fails with LOCK_HELD', async () => {
@@ -208,20 +222,32 @@ describe('auto-iterate preset (real git, real processes)', () => {
   it('invalid options fail with CONFIG_INVALID naming the field', () => {
     expect(() => createAutoIterate(options([1], { targetFiles: [] }))).toThrow(/targetFiles: name at least one file/);
     expect(() => createAutoIterate(options([1], { direction: 'down' as never }))).toThrow(/direction/);
-    expect(() => createAutoIterate(options([1], { timeBudgetS: 10, killTimeoutS: 5 }))).toThrow(/killTimeoutS: killTimeoutS must be at least timeBudgetS/);
-    expect(() => createAutoIterate(options([1], { readOnlyFiles: ['config.json'] }))).toThrow(/readOnlyFiles: a file cannot be both/);
+    expect(() => createAutoIterate(options([1], { timeBudgetS: 10, killTimeoutS: 5 }))).toThrow(
+      /killTimeoutS: killTimeoutS must be at least timeBudgetS/,
+    );
+    expect(() => createAutoIterate(options([1], { readOnlyFiles: ['config.json'] }))).toThrow(
+      /readOnlyFiles: a file cannot be both/,
+    );
   });
 
   it('a missing target file is CONFIG_INVALID naming it', async () => {
-    await expect(createAutoIterate(options([1], { targetFiles: ['nope.json'] })).run()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('nope.json does not exist') });
+    await expect(createAutoIterate(options([1], { targetFiles: ['nope.json'] })).run()).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('nope.json does not exist'),
+    });
   });
 
   it('the checks gate: a failing correctness command blocks the keep of a better candidate (discard, the reason in the description), a passing one lets it through', async () => {
     // the "test suite" fails while x is 1
-    writeFileSync(join(dir, 'check.mjs'), "import { readFileSync } from 'node:fs'; const { x } = JSON.parse(readFileSync('config.json', 'utf8')); if (x === 1) { console.log('test x=1 is forbidden'); process.exit(2); }");
+    writeFileSync(
+      join(dir, 'check.mjs'),
+      "import { readFileSync } from 'node:fs'; const { x } = JSON.parse(readFileSync('config.json', 'utf8')); if (x === 1) { console.log('test x=1 is forbidden'); process.exit(2); }",
+    );
     git('add', '.');
     git('commit', '-q', '-m', 'checks');
-    await createAutoIterate(options([1, 2], { readOnlyFiles: ['eval.mjs', 'check.mjs'], checks: { command: 'node check.mjs' } })).run();
+    await createAutoIterate(
+      options([1, 2], { readOnlyFiles: ['eval.mjs', 'check.mjs'], checks: { command: 'node check.mjs' } }),
+    ).run();
     const r = rows();
     expect(r.map((x) => x.status)).toEqual(['baseline', 'reverted', 'kept']);
     expect(r[1]!.description).toBe('x -> 1 (checks: `node check.mjs` exited 2: test x=1 is forbidden)');
@@ -268,44 +294,64 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
     },
     'a submodule': () => {
       const extra = mkdtempSync(join(tmpdir(), 'loop-auto-iterate-super-'));
-      const inSuper = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], { cwd: extra, encoding: 'utf8' });
+      const inSuper = (...args: string[]) =>
+        execFileSync(
+          'git',
+          ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args],
+          { cwd: extra, encoding: 'utf8' },
+        );
       inSuper('init', '-q', '-b', 'main');
       inSuper('submodule', 'add', '-q', dir, 'sub');
       inSuper('commit', '-qm', 'sub');
       return { ws: join(extra, 'sub'), extra };
     },
   };
-  it.each(Object.keys(setUps))('%s: runs, keeps and reverts like a plain repository, the workspace lock in the directory its .git names, and resumes', async (kind) => {
-    const { ws, extra } = setUps[kind]!();
-    const inWs = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
-    try {
-      const ownGitDir = inWs('rev-parse', '--absolute-git-dir'); // where git keeps this worktree's HEAD and index
-      const lockSeen: boolean[] = [];
-      const propose = (xs: number[]) => createFunctionProposer('scripted', ({ iteration }) => {
-        lockSeen.push(existsSync(join(ownGitDir, 'loop-workspace.lock')));
-        writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: xs[iteration - 1] }));
-        return { description: `x -> ${xs[iteration - 1]}` };
-      });
-      const summary = await createAutoIterate(options([2, 6], { dir: ws, proposer: propose([2, 6]) })).run();
-      expect(summary.iterations).toBe(2);
-      const r = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-      expect(r.map((row) => row.status)).toEqual(['baseline', 'kept', 'reverted']);
-      expect(inWs('rev-parse', '--short=7', 'HEAD')).toBe(r[1]!.candidateId);
-      expect(inWs('status', '--porcelain')).toBe('');
-      expect(lockSeen).toEqual([true, true]); // the workspace lock is held where git keeps this worktree's own files
-      const resumed = await createAutoIterate(options([2, 6, 3], { dir: ws, resume: true, proposer: propose([2, 6, 3]) })).run();
-      expect(resumed.iterations).toBe(3);
-      expect(inWs('status', '--porcelain')).toBe('');
-    } finally {
-      rmSync(extra, { recursive: true, force: true });
-    }
-  });
+  it.each(Object.keys(setUps))(
+    '%s: runs, keeps and reverts like a plain repository, the workspace lock in the directory its .git names, and resumes',
+    async (kind) => {
+      const { ws, extra } = setUps[kind]!();
+      const inWs = (...args: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+          cwd: ws,
+          encoding: 'utf8',
+        }).trim();
+      try {
+        const ownGitDir = inWs('rev-parse', '--absolute-git-dir'); // where git keeps this worktree's HEAD and index
+        const lockSeen: boolean[] = [];
+        const propose = (xs: number[]) =>
+          createFunctionProposer('scripted', ({ iteration }) => {
+            lockSeen.push(existsSync(join(ownGitDir, 'loop-workspace.lock')));
+            writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: xs[iteration - 1] }));
+            return { description: `x -> ${xs[iteration - 1]}` };
+          });
+        const summary = await createAutoIterate(options([2, 6], { dir: ws, proposer: propose([2, 6]) })).run();
+        expect(summary.iterations).toBe(2);
+        const r = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+        expect(r.map((row) => row.status)).toEqual(['baseline', 'kept', 'reverted']);
+        expect(inWs('rev-parse', '--short=7', 'HEAD')).toBe(r[1]!.candidateId);
+        expect(inWs('status', '--porcelain')).toBe('');
+        expect(lockSeen).toEqual([true, true]); // the workspace lock is held where git keeps this worktree's own files
+        const resumed = await createAutoIterate(
+          options([2, 6, 3], { dir: ws, resume: true, proposer: propose([2, 6, 3]) }),
+        ).run();
+        expect(resumed.iterations).toBe(3);
+        expect(inWs('status', '--porcelain')).toBe('');
+      } finally {
+        rmSync(extra, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
-describe('targets never reach git\'s or the loop\'s own files', () => {
+describe("targets never reach git's or the loop's own files", () => {
   it('a target inside .git or .loop is CONFIG_INVALID naming targetFiles, before anything is touched (an agent writing .git/config could run commands outside its sandbox)', () => {
     for (const bad of ['.git/config', 'sub/.git/config', '.loop/state.json', './.git/hooks/pre-commit']) {
-      expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', bad] }))).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/) }));
+      expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', bad] }))).toThrow(
+        expect.objectContaining({
+          code: 'CONFIG_INVALID',
+          message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/),
+        }),
+      );
     }
     expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', 'docs/.github/x.md'] }))).not.toThrow();
   });

@@ -27,7 +27,8 @@ let bundle = '';
 let template = '';
 afterAll(() => rmSync(root, { recursive: true, force: true }), 60_000);
 
-const git = async (dir: string, ...args: string[]): Promise<string> => (await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir })).stdout.trim();
+const git = async (dir: string, ...args: string[]): Promise<string> =>
+  (await run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir })).stdout.trim();
 
 const EVAL = `import { readFileSync, writeFileSync } from 'node:fs';
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
@@ -54,10 +55,15 @@ const workspace = (): string => {
   return dir;
 };
 
-const node = (args: string[]): Promise<ChildResult> => runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
+const node = (args: string[]): Promise<ChildResult> =>
+  runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
 
 const rowsOf = (dir: string): string[][] =>
-  readFileSync(join(dir, 'results.tsv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split('\t'));
+  readFileSync(join(dir, 'results.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.split('\t'));
 
 function locksIn(dir: string): string[] {
   const out: string[] = [];
@@ -80,7 +86,10 @@ async function problems(dir: string, expected: string[][]): Promise<string[]> {
   if (branch !== 'refs/heads/auto-iterate/fault') wrong.push(`HEAD on ${branch}`);
   const status = await git(dir, 'status', '--porcelain', '--untracked-files=all');
   if (status !== '') wrong.push(`git status: ${status}`);
-  const fsck = await run('git', ['fsck', '--no-progress', '--no-dangling'], { cwd: dir }).then((r) => r.stdout.trim() + r.stderr.trim(), (e: Error) => `fsck: ${e.message}`);
+  const fsck = await run('git', ['fsck', '--no-progress', '--no-dangling'], { cwd: dir }).then(
+    (r) => r.stdout.trim() + r.stderr.trim(),
+    (e: Error) => `fsck: ${e.message}`,
+  );
   if (fsck !== '') wrong.push(fsck);
   const locks = locksIn(join(dir, '.git'));
   if (locks.length > 0) wrong.push(`left in .git: ${locks.join(', ')}`);
@@ -100,25 +109,42 @@ describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a 
     expect(await problems(cleanDir, expected)).toEqual([]);
 
     const stride = Math.max(1, Math.ceil(total / (POINTS - 1)));
-    const ats = [...new Set([...Array.from({ length: POINTS - 1 }, (_, i) => 1 + i * stride).filter((at) => at <= total), total])];
+    const ats = [
+      ...new Set([...Array.from({ length: POINTS - 1 }, (_, i) => 1 + i * stride).filter((at) => at <= total), total]),
+    ];
     const points = ats.map((at) => ({ at, dir: workspace() }));
-    const outcomes = await inPool(3, points.map((p) => () => node(['kill', p.dir, String(p.at)])));
+    const outcomes = await inPool(
+      3,
+      points.map((p) => () => node(['kill', p.dir, String(p.at)])),
+    );
     const killed = outcomes.filter((o) => o.signal === 'SIGKILL').length;
     // Not killed: the run made fewer writes than its point (the count varies by a few between runs).
-    const shorter = outcomes.filter((o, i) => o.signal !== 'SIGKILL' && o.code === 0 && (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at).length;
+    const shorter = outcomes.filter(
+      (o, i) =>
+        o.signal !== 'SIGKILL' &&
+        o.code === 0 &&
+        (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at,
+    ).length;
     const dirs = points.map((p) => p.dir);
-    const resumed = (await Promise.all([0, 1, 2].map((k) => node(['resume', ...dirs.filter((_, i) => i % 3 === k)])))).flatMap(
+    const resumed = (
+      await Promise.all([0, 1, 2].map((k) => node(['resume', ...dirs.filter((_, i) => i % 3 === k)])))
+    ).flatMap(
       (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repaired: string }>,
     );
     expect(resumed).toHaveLength(dirs.length);
     const byDir = new Map(resumed.map((r) => [r.dir, r]));
-    const checks = await inPool(6, dirs.map((dir) => async () => {
-      const r = byDir.get(dir)!;
-      return r.ok ? problems(dir, expected) : [`resume failed: ${r.error}`];
-    }));
+    const checks = await inPool(
+      6,
+      dirs.map((dir) => async () => {
+        const r = byDir.get(dir)!;
+        return r.ok ? problems(dir, expected) : [`resume failed: ${r.error}`];
+      }),
+    );
     const unrecoverable = points.map((p, i) => ({ at: p.at, wrong: checks[i]! })).filter((r) => r.wrong.length > 0);
     const repaired = resumed.filter((r) => r.repaired.includes('resume repaired:')).length;
-    console.info(`[fault-injection] auto-iterate: ${total} git writes per run; SIGKILL at ${killed} of them (every ${stride}th: ${ats.join(', ')}); ${unrecoverable.length} unrecoverable; ${repaired} resumes printed a repair line`);
+    console.info(
+      `[fault-injection] auto-iterate: ${total} git writes per run; SIGKILL at ${killed} of them (every ${stride}th: ${ats.join(', ')}); ${unrecoverable.length} unrecoverable; ${repaired} resumes printed a repair line`,
+    );
     expect(unrecoverable).toEqual([]);
     expect(killed + shorter).toBe(points.length);
     expect(killed).toBeGreaterThanOrEqual(points.length - 2);

@@ -9,11 +9,14 @@ import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from 
 // Issue 12 fault 8: a candidate that forges its own score. The program under edit is train.mjs
 // (the target); it writes model.json. The read-only evaluator scores model.json itself.
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 const train = (x: number, forge: boolean) =>
   `import { writeFileSync } from 'node:fs';\nwriteFileSync('model.json', JSON.stringify({ x: ${x} }));\n` +
-  (forge ? `process.on('exit', () => { console.log('score: 0'); try { writeFileSync('metric.txt', 'score: 0\\n'); } catch {} });\n` : '');
+  (forge
+    ? `process.on('exit', () => { console.log('score: 0'); try { writeFileSync('metric.txt', 'score: 0\\n'); } catch {} });\n`
+    : '');
 
 // In-process evaluator: imports the candidate, so the candidate's exit trap runs after its line.
 const EVAL_IN_PROCESS = `import { readFileSync } from 'node:fs';
@@ -32,7 +35,7 @@ const score = (x - 3) ** 2 + 1;
 console.log('evaluator: score ' + score);
 writeFileSync('metric.txt', 'score: ' + score + '\\n');
 `;
-const SCORELIB = "export const score = (x) => (x - 3) ** 2 + 1;\n";
+const SCORELIB = 'export const score = (x) => (x - 3) ** 2 + 1;\n';
 const EVAL_LIB = `import { readFileSync } from 'node:fs';
 import { score } from 'scorelib';
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
@@ -58,7 +61,17 @@ const proposer = createFunctionProposer('forger', ({ iteration }) => {
 });
 
 const options = (over: Partial<AutoIterateOptions>): AutoIterateOptions => ({
-  dir, tag: 't', targetFiles: ['train.mjs'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 10, killTimeoutS: 20, maxIterations: 2, proposer, ...over,
+  dir,
+  tag: 't',
+  targetFiles: ['train.mjs'],
+  readOnlyFiles: ['eval.mjs'],
+  runCommand: 'node eval.mjs',
+  metricName: 'score',
+  timeBudgetS: 10,
+  killTimeoutS: 20,
+  maxIterations: 2,
+  proposer,
+  ...over,
 });
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 
@@ -66,19 +79,31 @@ describe('a candidate cannot forge its own score through the metric file', () =>
   it("with the metric in the log, an exit-trap line printed after the evaluator's is what match 'last' reads (why metricFile exists)", async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
     await createAutoIterate(options({})).run();
-    expect(rows().map((r) => [r.status, r.score])).toEqual([['baseline', 10], ['kept', 2], ['kept', 0]]);
+    expect(rows().map((r) => [r.status, r.score])).toEqual([
+      ['baseline', 10],
+      ['kept', 2],
+      ['kept', 0],
+    ]);
   });
 
   it("match: 'first' reads the evaluator's line when it prints before the candidate's exit trap", async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
     await createAutoIterate(options({ match: 'first' })).run();
-    expect(rows().map((r) => [r.status, r.score])).toEqual([['baseline', 10], ['kept', 2], ['reverted', 37]]);
+    expect(rows().map((r) => [r.status, r.score])).toEqual([
+      ['baseline', 10],
+      ['kept', 2],
+      ['reverted', 37],
+    ]);
   });
 
   it('with metricFile written by the evaluator after the candidate ended, the forged log line and the forged file write are not kept', async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_CHILD });
     await createAutoIterate(options({ metricFile: 'metric.txt' })).run();
-    expect(rows().map((r) => [r.status, r.score])).toEqual([['baseline', 10], ['kept', 2], ['reverted', 37]]);
+    expect(rows().map((r) => [r.status, r.score])).toEqual([
+      ['baseline', 10],
+      ['kept', 2],
+      ['reverted', 37],
+    ]);
     expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain('score: 0'); // the forgery ran, in the log
     expect(git('status', '--porcelain')).toBe(''); // metric.txt is a run file, kept out of git
   });
@@ -86,14 +111,19 @@ describe('a candidate cannot forge its own score through the metric file', () =>
   it('replacing a module in the git-excluded node_modules listed in fingerprintPaths is HARNESS_TAMPERED, not kept', async () => {
     repo({ 'config.json': JSON.stringify({ x: 0 }), 'eval.mjs': EVAL_LIB });
     mkdirSync(join(dir, 'node_modules', 'scorelib'), { recursive: true });
-    writeFileSync(join(dir, 'node_modules', 'scorelib', 'package.json'), JSON.stringify({ name: 'scorelib', type: 'module', exports: './index.js' }));
+    writeFileSync(
+      join(dir, 'node_modules', 'scorelib', 'package.json'),
+      JSON.stringify({ name: 'scorelib', type: 'module', exports: './index.js' }),
+    );
     writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), SCORELIB);
     const shim = createFunctionProposer('shim', () => {
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 9 }));
       writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), 'export const score = () => 0.000001;\n');
       return { description: 'x=9 and a score shim' };
     });
-    const run = createAutoIterate(options({ targetFiles: ['config.json'], proposer: shim, maxIterations: 1, fingerprintPaths: ['node_modules'] }));
+    const run = createAutoIterate(
+      options({ targetFiles: ['config.json'], proposer: shim, maxIterations: 1, fingerprintPaths: ['node_modules'] }),
+    );
     await expect(run.run()).rejects.toMatchObject({ code: 'HARNESS_TAMPERED' });
     expect(rows().every((r) => r.status !== 'kept')).toBe(true);
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ x: 0 });

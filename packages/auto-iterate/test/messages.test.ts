@@ -8,7 +8,8 @@ import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
 
 // Issue 12 item 9: messages that say what is wrong and what to run.
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'loop-messages-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 0 }));
@@ -17,8 +18,16 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const options = (over: Partial<AutoIterateOptions> = {}): AutoIterateOptions => ({
-  dir, tag: 't', targetFiles: ['config.json'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 1,
-  proposer: createFunctionProposer('p', () => ({ description: 'nothing' })), ...over,
+  dir,
+  tag: 't',
+  targetFiles: ['config.json'],
+  runCommand: 'node eval.mjs',
+  metricName: 'score',
+  timeBudgetS: 5,
+  killTimeoutS: 10,
+  maxIterations: 1,
+  proposer: createFunctionProposer('p', () => ({ description: 'nothing' })),
+  ...over,
 });
 const commit = () => {
   git('init', '-q', '-b', 'main');
@@ -32,20 +41,27 @@ describe('workspace messages', () => {
     const sub = join(dir, 'experiments', 'a');
     mkdirSync(sub, { recursive: true });
     writeFileSync(join(sub, 'config.json'), '{}');
-    const error = await createAutoIterate(options({ dir: sub })).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(options({ dir: sub }))
+      .run()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'NOT_A_REPOSITORY', details: { dir: sub, repository: dir } });
     expect((error as Error).message).toContain(`${sub} is inside the git repository ${dir}, not its root`);
     expect((error as Error).message).toContain('Do not run git init here');
   });
 
   it('a folder in no repository is told to run git init', async () => {
-    await expect(createAutoIterate(options()).run()).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringContaining('is not in a git repository; run "git init"') });
+    await expect(createAutoIterate(options()).run()).rejects.toMatchObject({
+      code: 'NOT_A_REPOSITORY',
+      message: expect.stringContaining('is not in a git repository; run "git init"'),
+    });
   });
 
   it('a new run in a used workspace names "loop resume" and leaves no run branch behind', async () => {
     commit();
     writeFileSync(join(dir, 'results.tsv'), 'commit\tscore\tstatus\tdescription\nabc1234\t1\tkeep\tbaseline\n');
-    const error = await createAutoIterate(options()).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(options())
+      .run()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'RESUME_MISMATCH' });
     expect((error as Error).message).toContain('continue it with "loop resume"');
     expect((error as Error).message).not.toContain('pass resume: true');
@@ -56,8 +72,13 @@ describe('workspace messages', () => {
   it('a failed baseline leaves no run branch behind: the previous branch is checked out again and "loop run" can start afresh', async () => {
     writeFileSync(join(dir, 'eval.mjs'), 'process.exit(3);\n');
     commit();
-    const error = await createAutoIterate(options()).run().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'BASELINE_FAILED', message: expect.stringContaining('the run branch auto-iterate/t was removed and main checked out again') });
+    const error = await createAutoIterate(options())
+      .run()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'BASELINE_FAILED',
+      message: expect.stringContaining('the run branch auto-iterate/t was removed and main checked out again'),
+    });
     expect(git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
     writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 1');\n");
@@ -69,36 +90,63 @@ describe('workspace messages', () => {
     commit();
     mkdirSync(join(dir, '.loop'));
     writeFileSync(join(dir, '.loop', 'state.json'), JSON.stringify({ iteration: 3 }));
-    const error = await createAutoIterate(options({ allowDirty: true })).run().catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'RESUME_MISMATCH', message: expect.stringContaining('or start a new run with "loop run --new"') });
+    const error = await createAutoIterate(options({ allowDirty: true }))
+      .run()
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'RESUME_MISMATCH',
+      message: expect.stringContaining('or start a new run with "loop run --new"'),
+    });
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
   });
   it('a harness fixed in place before a resume is refused before anything runs, saying how to keep the fix; the fix is not lost', async () => {
     commit();
     let x = 0;
-    const edits = createFunctionProposer('p', () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }));
+    const edits = createFunctionProposer(
+      'p',
+      () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }),
+    );
     await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits })).run();
     writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 0.5');\n");
-    const error = await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 })).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(
+      options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 }),
+    )
+      .run()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'HARNESS_TAMPERED', details: { files: ['eval.mjs'] } });
     expect((error as Error).message).toContain('git stash push -- eval.mjs; then loop resume');
     expect((error as Error).message).toContain('start a new run with a new baseline');
     expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe("console.log('score: 0.5');\n");
     git('stash', 'push', '-q', '--', 'eval.mjs');
-    const summary = await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 })).run();
+    const summary = await createAutoIterate(
+      options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 }),
+    ).run();
     expect(summary.stop.reason).toBe('max-iterations');
     expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");
   });
   it('Ctrl-C during the baseline says it was interrupted, not to fix the harness', async () => {
-    writeFileSync(join(dir, 'eval.mjs'), "require('node:fs').writeFileSync('.git/started', ''); setTimeout(() => {}, 60000);\n".replace("require('node:fs')", "(await import('node:fs'))"));
+    writeFileSync(
+      join(dir, 'eval.mjs'),
+      "require('node:fs').writeFileSync('.git/started', ''); setTimeout(() => {}, 60000);\n".replace(
+        "require('node:fs')",
+        "(await import('node:fs'))",
+      ),
+    );
     commit();
     const controller = new AbortController();
-    const running = createAutoIterate(options({ signal: controller.signal })).run().catch((e: unknown) => e);
-    await vi.waitFor(() => expect(existsSync(join(dir, '.git', 'started'))).toBe(true), { timeout: 20_000, interval: 20 });
+    const running = createAutoIterate(options({ signal: controller.signal }))
+      .run()
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(existsSync(join(dir, '.git', 'started'))).toBe(true), {
+      timeout: 20_000,
+      interval: 20,
+    });
     controller.abort();
     const error = (await running) as Error;
     expect(error).toMatchObject({ code: 'BASELINE_FAILED' });
-    expect(error.message).toContain('the baseline was interrupted (nothing is wrong with the harness); run "loop run" again');
+    expect(error.message).toContain(
+      'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again',
+    );
     expect(error.message).not.toContain('fix the harness');
   });
 });

@@ -8,7 +8,8 @@ import { createFunctionProposer, incumbentCurvePruner, nonFinitePruner } from '@
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 // A training: the curve is loss(step) = 5 / (1 + step * rate); it prints "step <s> val <v>" every
 // step (10 steps) and starts a grandchild that would outlive it.
@@ -44,7 +45,6 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
   it('a doomed run is killed with its grandchild at the step a pruner says, its row is a discard saying so, and the tree is the last keep', async () => {
     const rates: (number | string)[] = [2, 0.1, 'nan', 3];
@@ -53,8 +53,17 @@ describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
       return { description: `rate -> ${rates[iteration - 1]}` };
     });
     const run = createAutoIterate({
-      dir, tag: 'prune', targetFiles: ['config.json'], readOnlyFiles: ['train.mjs'], runCommand: 'node train.mjs', metricName: 'score',
-      direction: 'lower', timeBudgetS: 30, killTimeoutS: 60, maxIterations: rates.length, proposer,
+      dir,
+      tag: 'prune',
+      targetFiles: ['config.json'],
+      readOnlyFiles: ['train.mjs'],
+      runCommand: 'node train.mjs',
+      metricName: 'score',
+      direction: 'lower',
+      timeBudgetS: 30,
+      killTimeoutS: 60,
+      maxIterations: rates.length,
+      proposer,
       intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
       prune: { pruners: [nonFinitePruner(), incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 })], steps: 1000 },
     });
@@ -67,7 +76,8 @@ describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
     expect(rows[3]?.description).toBe('rate -> nan (pruned at step 100 of 1000: value NaN)');
     expect(summary.counts.crash).toBe(0);
     // Every run's grandchild is gone, the pruned runs' included.
-    for (const i of [2, 3]) expect(isAlive(Number(readFileSync(join(dir, `.loop/grandchild-${i}.pid`), 'utf8')))).toBe(false);
+    for (const i of [2, 3])
+      expect(isAlive(Number(readFileSync(join(dir, `.loop/grandchild-${i}.pid`), 'utf8')))).toBe(false);
     // The workspace is the last keep's tree, clean.
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ rate: 3 });
     expect(git('status', '--porcelain')).toBe('');

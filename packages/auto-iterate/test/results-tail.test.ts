@@ -9,7 +9,8 @@ import { createFunctionProposer, isLoopError } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 const results = () => join(dir, 'results.tsv');
 const state = () => join(dir, '.loop', 'state.json');
 const XS = [5, 2, 4, 1];
@@ -17,7 +18,10 @@ const XS = [5, 2, 4, 1];
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'loop-results-tail-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(dir, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  writeFileSync(
+    join(dir, 'eval.mjs'),
+    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+  );
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-q', '-m', 'init');
@@ -61,7 +65,9 @@ describe('a results.tsv whose last row has no final newline (issue 32 item 9)', 
     truncateSync(results(), Buffer.byteLength(text) - 1);
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const summary = await createAutoIterate(options(3, true)).run();
-    expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain('resume repaired: results.tsv line 4 (iteration 2, counted by state.json) had lost its final newline');
+    expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain(
+      'resume repaired: results.tsv line 4 (iteration 2, counted by state.json) had lost its final newline',
+    );
     expect(summary.iterations).toBe(3);
     const rows = parseAutoIterateTsv(readFileSync(results(), 'utf8'));
     expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
@@ -71,7 +77,9 @@ describe('a results.tsv whose last row has no final newline (issue 32 item 9)', 
   it('a start without resume only reads: the lost newline is not added and the refusal is RESUME_MISMATCH (continue with loop resume), not a torn row', async () => {
     const text = await twoIterations();
     truncateSync(results(), Buffer.byteLength(text) - 1);
-    const error = await createAutoIterate(options(3)).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(options(3))
+      .run()
+      .catch((e: unknown) => e);
     expect(isLoopError(error, 'RESUME_MISMATCH')).toBe(true);
     expect(readFileSync(results(), 'utf8')).toBe(text.slice(0, -1));
   }, 60_000);
@@ -80,7 +88,9 @@ describe('a results.tsv whose last row has no final newline (issue 32 item 9)', 
     const text = await twoIterations();
     const lines = text.split('\n');
     writeFileSync(results(), `${lines.slice(0, 3).join('\n')}\n${lines[3]!.split('\t')[0]}\t`); // line 4 cut after its commit
-    const error = await createAutoIterate(options(3, true)).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(options(3, true))
+      .run()
+      .catch((e: unknown) => e);
     expect(isLoopError(error, 'RESULTS_CORRUPT')).toBe(true);
     const message = (error as Error).message;
     expect(message).toContain(`results.tsv:4: the last row (iteration 2) is cut`);
@@ -98,7 +108,9 @@ describe('a results.tsv whose last row has no final newline (issue 32 item 9)', 
   it('a row torn by a kill before state.json counted it: deleting the line, as the error says, lets resume go on', async () => {
     const text = await twoIterations();
     writeFileSync(results(), `${text}abc1234\t3`); // iteration 3's append cut by a kill
-    const error = await createAutoIterate(options(3, true)).run().catch((e: unknown) => e);
+    const error = await createAutoIterate(options(3, true))
+      .run()
+      .catch((e: unknown) => e);
     expect(isLoopError(error, 'RESULTS_CORRUPT')).toBe(true);
     expect((error as Error).message).toContain('delete line 5; then resume');
     writeFileSync(results(), text);

@@ -7,7 +7,8 @@ import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 // A pure-noise objective: the score depends only on the seed (a hash of it), never on lr.
 const EVAL = `import { readFileSync, appendFileSync } from 'node:fs';
@@ -33,7 +34,20 @@ const reseed = createFunctionProposer('reseed', ({ iteration }) => {
 });
 
 function options(over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return { dir, tag: 'seed', targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', direction: 'lower', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 50, proposer: reseed, ...over };
+  return {
+    dir,
+    tag: 'seed',
+    targetFiles: ['config.json'],
+    readOnlyFiles: ['eval.mjs'],
+    runCommand: 'node eval.mjs',
+    metricName: 'score',
+    direction: 'lower',
+    timeBudgetS: 5,
+    killTimeoutS: 10,
+    maxIterations: 50,
+    proposer: reseed,
+    ...over,
+  };
 }
 
 describe('seed-only changes under the default auto-iterate settings (issue 17)', () => {
@@ -42,8 +56,14 @@ describe('seed-only changes under the default auto-iterate settings (issue 17)',
     const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
     expect(summary.counts.kept).toBe(0);
     expect(rows.slice(1)).toHaveLength(50);
-    expect(rows.slice(1).every((r) => r.status === 'reverted' && r.description.includes('(seed-only change)'))).toBe(true);
-    expect(readFileSync(join(dir, '.git', 'evals.log'), 'utf8').trim().split('\n')).toHaveLength(51); // baseline + one per proposal
+    expect(rows.slice(1).every((r) => r.status === 'reverted' && r.description.includes('(seed-only change)'))).toBe(
+      true,
+    );
+    expect(
+      readFileSync(join(dir, '.git', 'evals.log'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(51); // baseline + one per proposal
     expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ lr: 0.1, seed: 0 });
   }, 240_000);
 

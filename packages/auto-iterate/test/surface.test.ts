@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +22,8 @@ import { watchSetting } from './watch-setting.js';
 let base: string; // holds the workspace and an "outside" folder next to it
 let dir: string;
 let outside: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 
 const EVAL = `import { readFileSync } from 'node:fs';
 const { x } = JSON.parse(readFileSync('src/config.json', 'utf8'));
@@ -47,7 +59,20 @@ function hostile(acts: Array<() => void>) {
 }
 
 function options(acts: Array<() => void>, over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return { dir, tag: 't', targetFiles: ['src'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', timeBudgetS: 5, killTimeoutS: 10, maxIterations: acts.length, proposer: hostile(acts), watch: watchSetting.watch, ...over };
+  return {
+    dir,
+    tag: 't',
+    targetFiles: ['src'],
+    readOnlyFiles: ['eval.mjs'],
+    runCommand: 'node eval.mjs',
+    metricName: 'score',
+    timeBudgetS: 5,
+    killTimeoutS: 10,
+    maxIterations: acts.length,
+    proposer: hostile(acts),
+    watch: watchSetting.watch,
+    ...over,
+  };
 }
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 
@@ -70,7 +95,8 @@ describe('writes outside the allowed surface are detected and undone (no sandbox
     expect(r[5]!.description).toContain('docs/guide.md (deleted)');
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('keep me\n');
     expect(readFileSync(join(dir, 'docs', 'guide.md'), 'utf8')).toBe('a guide\n');
-    for (const p of ['docs-link', 'dangling', 'src/etc']) expect(existsSync(join(dir, p)) || lstatOrNull(join(dir, p)) !== null).toBe(false);
+    for (const p of ['docs-link', 'dangling', 'src/etc'])
+      expect(existsSync(join(dir, p)) || lstatOrNull(join(dir, p)) !== null).toBe(false);
     expect(git('status', '--porcelain')).toBe('');
     expect(git('log', '--format=%s', 'auto-iterate/t')).toBe('init'); // nothing kept
   });
@@ -79,7 +105,9 @@ describe('writes outside the allowed surface are detected and undone (no sandbox
     await createAutoIterate(options([() => writeFileSync(join(dir, 'src', 'secret-link'), 'forged\n')])).run();
     const [, row] = rows();
     expect(row).toMatchObject({ status: 'rejected' });
-    expect(row!.description).toContain(`src/secret-link (written through its symlink to ${join(outside, 'secret.txt')}, outside the workspace: not undone)`);
+    expect(row!.description).toContain(
+      `src/secret-link (written through its symlink to ${join(outside, 'secret.txt')}, outside the workspace: not undone)`,
+    );
     expect(readlinkSync(join(dir, 'src', 'secret-link'))).toBe(join(outside, 'secret.txt')); // the link itself is intact
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('forged\n'); // documented: an outside write is detected, not restored
   });

@@ -10,7 +10,8 @@ import type { GitWatchReport } from '@loop/rollback-git';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 // The harness scores x and, hostile (x > 0), also writes a tracked file and new nested folders outside the targets.
 const EVAL = `import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
@@ -45,7 +46,19 @@ describe('auto-iterate with watch (issue 31)', () => {
       return { description: `x = ${iteration}` };
     });
     // direction lower: every candidate (score x > 0) is worse than the baseline (0) and reverted.
-    run = createAutoIterate({ dir, tag: 'w', targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'], runCommand: 'node eval.mjs', metricName: 'score', direction: 'lower', timeBudgetS: 5, killTimeoutS: 10, maxIterations: 4, proposer });
+    run = createAutoIterate({
+      dir,
+      tag: 'w',
+      targetFiles: ['config.json'],
+      readOnlyFiles: ['eval.mjs'],
+      runCommand: 'node eval.mjs',
+      metricName: 'score',
+      direction: 'lower',
+      timeBudgetS: 5,
+      killTimeoutS: 10,
+      maxIterations: 4,
+      proposer,
+    });
     await run.run();
     const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
     expect(rows.map((row) => row.status)).toEqual(['baseline', 'reverted', 'reverted', 'reverted', 'reverted']);

@@ -1,6 +1,27 @@
 import { join } from 'node:path';
-import { createLoop, LoopError, systemClock, writeJsonAtomic, type CandidateData, type Clock, type IterationRecord, type KeepPolicy, type LoopState, type LoopSummary, type MaybePromise, type RollbackStrategy, type StopPolicy } from '@loop/core';
-import { decideAcceptance, formatRoundLine, type AcceptanceDecision, type AcceptanceEscalation, type AcceptanceEvaluation, type DevelopRequest } from './acceptance.js';
+import {
+  createLoop,
+  LoopError,
+  systemClock,
+  writeJsonAtomic,
+  type CandidateData,
+  type Clock,
+  type IterationRecord,
+  type KeepPolicy,
+  type LoopState,
+  type LoopSummary,
+  type MaybePromise,
+  type RollbackStrategy,
+  type StopPolicy,
+} from '@loop/core';
+import {
+  decideAcceptance,
+  formatRoundLine,
+  type AcceptanceDecision,
+  type AcceptanceEscalation,
+  type AcceptanceEvaluation,
+  type DevelopRequest,
+} from './acceptance.js';
 import type { PassConfig } from './config.js';
 import { formatScore } from './format.js';
 import { rubricGuard } from './pass-guards.js';
@@ -70,7 +91,12 @@ interface RoundData extends CandidateData {
 }
 
 /** AR-3 never rolls anything back: DEVELOP's edits are the pipeline's, and a round only evaluates. */
-const noRollback: RollbackStrategy = { name: 'none', checkpoint: (iteration) => ({ iteration, id: '' }), keep: () => '', revert: () => {} };
+const noRollback: RollbackStrategy = {
+  name: 'none',
+  checkpoint: (iteration) => ({ iteration, id: '' }),
+  keep: () => '',
+  revert: () => {},
+};
 
 const messageOf = (error: unknown) => (error as Error)?.message ?? String(error);
 
@@ -100,7 +126,11 @@ const DECISIONS = new Set<string>(['done', 'develop', 'escalate']);
  */
 export async function runAcceptance(options: RunAcceptanceOptions): Promise<AcceptanceResult> {
   const { config } = options;
-  if (config.mode !== 'acceptance') throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] runAcceptance needs resolvePassConfig('acceptance', ...), got mode ${config.mode}`);
+  if (config.mode !== 'acceptance')
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [autoresearch] runAcceptance needs resolvePassConfig('acceptance', ...), got mode ${config.mode}`,
+    );
   const clock = options.clock ?? systemClock;
   const out = options.output ?? (() => {});
   const statePath = options.statePath ?? join(options.workspace, '.aid/pipeline/state.json');
@@ -128,13 +158,15 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
   let evaluated: { round: number; evaluation: AcceptanceEvaluation } | undefined;
 
   /** A round's evaluation: its record's, else (a row read back on resume) its cells and the twin's blockers. */
-  const evaluationOf = (record: IterationRecord): AcceptanceEvaluation => roundData(record)?.evaluation ?? {
-    passRate: record.dimensions?.pass_rate ?? 0,
-    whyAlignment: record.dimensions?.why_alignment ?? 0,
-    blockers: ((log.extra(record.iteration) as { blockers?: string[] } | undefined)?.blockers) ?? [],
-  };
+  const evaluationOf = (record: IterationRecord): AcceptanceEvaluation =>
+    roundData(record)?.evaluation ?? {
+      passRate: record.dimensions?.pass_rate ?? 0,
+      whyAlignment: record.dimensions?.why_alignment ?? 0,
+      blockers: (log.extra(record.iteration) as { blockers?: string[] } | undefined)?.blockers ?? [],
+    };
   /** What failed in a crash round: the DEVELOP re-entry (the proposer) or the evaluation. */
-  const failure = (record: IterationRecord) => record.description.startsWith('proposer failed: ') ? 'DEVELOP failed' : 'evaluation failed';
+  const failure = (record: IterationRecord) =>
+    record.description.startsWith('proposer failed: ') ? 'DEVELOP failed' : 'evaluation failed';
   const keepPolicy: KeepPolicy = {
     name: 'ar3-decision',
     decide: () => {
@@ -146,27 +178,51 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     name: 'ar3-stop',
     check: (s) => {
       const row = s.history.at(-1);
-      if (row?.label === 'done') return { reason: 'target-met', message: 'DONE: pass_rate, blockers and why_alignment meet their targets' };
-      if (row?.label === 'escalate') return { reason: 'escalated', message: `max_acceptance_rounds ${config.maxAcceptanceRounds} reached without DONE` };
+      if (row?.label === 'done')
+        return { reason: 'target-met', message: 'DONE: pass_rate, blockers and why_alignment meet their targets' };
+      if (row?.label === 'escalate')
+        return {
+          reason: 'escalated',
+          message: `max_acceptance_rounds ${config.maxAcceptanceRounds} reached without DONE`,
+        };
       if (row?.status === 'crash') return { reason: 'crash', message: row.description };
-      if (braked()) return { reason: 'cost-brake', message: `spent ${spent().toFixed(2)} USD of max_per_run_usd ${options.cost!.maxPerRunUsd}` };
+      if (braked())
+        return {
+          reason: 'cost-brake',
+          message: `spent ${spent().toFixed(2)} USD of max_per_run_usd ${options.cost!.maxPerRunUsd}`,
+        };
       return undefined;
     },
   };
 
-  const stateStore = createPassStateStore({ path: statePath, workspace: options.workspace, mode: 'acceptance', taskId: options.taskId, resumed: log.resumed, write: options.writeState ?? writeJsonAtomic, resultsPath: log.path });
+  const stateStore = createPassStateStore({
+    path: statePath,
+    workspace: options.workspace,
+    mode: 'acceptance',
+    taskId: options.taskId,
+    resumed: log.resumed,
+    write: options.writeState ?? writeJsonAtomic,
+    resultsPath: log.path,
+  });
   let final: AcceptanceResult | undefined;
   const onStop = async (summary: LoopSummary, state: LoopState) => {
     const tampered = summary.halted?.status === 'rubric-tampered';
-    const stopReason = (brake.signal.aborted ? 'cost-brake' : tampered ? 'rubric-tampered' : summary.stop.reason) as AcceptanceResult['stopReason'];
+    const stopReason = (
+      brake.signal.aborted ? 'cost-brake' : tampered ? 'rubric-tampered' : summary.stop.reason
+    ) as AcceptanceResult['stopReason'];
     const lastRow = state.history.at(-1);
     const lastRound = lastRow?.iteration ?? 0;
     const thisRun = state.history.slice(state.history.length - summary.iterationsThisRun);
     const decided = [...state.history].reverse().find((r) => r.label !== undefined && DECISIONS.has(r.label));
-    const last = decided && thisRun.includes(decided) ? { decision: decided.label as AcceptanceDecision, evaluation: evaluationOf(decided) } : undefined;
+    const last =
+      decided && thisRun.includes(decided)
+        ? { decision: decided.label as AcceptanceDecision, evaluation: evaluationOf(decided) }
+        : undefined;
     const error = tampered
       ? new LoopError('HARNESS_TAMPERED', summary.halted!.note.replace(/^[\w-]+: /, ''))
-      : lastRow?.status === 'crash' && lastRow.error !== undefined ? new Error(lastRow.error) : undefined;
+      : lastRow?.status === 'crash' && lastRow.error !== undefined
+        ? new Error(lastRow.error)
+        : undefined;
     const roundsThisRun = thisRun.filter((r) => r.label !== undefined && DECISIONS.has(r.label)).length;
     const evaluation = last?.evaluation;
     if (stopReason === 'escalated' && evaluation) {
@@ -180,7 +236,17 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
       'validated — your call: nothing was committed',
     ].join('\n');
     out(summaryText);
-    final = { stopReason, ...(last ? { decision: last.decision } : {}), roundsThisRun, lastRound, developReentries, ...(evaluation ? { evaluation } : {}), ...(rubricSha256 ? { rubricSha256 } : {}), ...(error ? { error } : {}), summaryText };
+    final = {
+      stopReason,
+      ...(last ? { decision: last.decision } : {}),
+      roundsThisRun,
+      lastRound,
+      developReentries,
+      ...(evaluation ? { evaluation } : {}),
+      ...(rubricSha256 ? { rubricSha256 } : {}),
+      ...(error ? { error } : {}),
+      summaryText,
+    };
     const utc = new Date(clock.now()).toISOString();
     const entry = {
       task_id: options.taskId,
@@ -195,7 +261,13 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
       results: log.path,
       updated_at: utc,
     };
-    const history = { step: 'AR_ACCEPTANCE', stop_reason: stopReason, decision: last?.decision ?? null, last_round: lastRound, utc };
+    const history = {
+      step: 'AR_ACCEPTANCE',
+      stop_reason: stopReason,
+      decision: last?.decision ?? null,
+      last_round: lastRound,
+      utc,
+    };
     stateStore.finish({ entry, history, files: options.files ?? [], result: final });
   };
 
@@ -222,7 +294,15 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
           evaluated = { round: iteration, evaluation };
           const data: RoundData = { acceptance: { evaluation } };
           const dimensions = { pass_rate: evaluation.passRate, why_alignment: evaluation.whyAlignment };
-          return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: evaluation.passRate, dimensions, data };
+          return {
+            exitCode: 0,
+            signal: null,
+            timedOut: false,
+            durationMs: 0,
+            value: evaluation.passRate,
+            dimensions,
+            data,
+          };
         } catch (e) {
           return { exitCode: null, signal: null, timedOut: false, durationMs: 0, error: messageOf(e) };
         }
@@ -231,7 +311,10 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     scorer: {
       name: 'ar3-pass-rate',
       direction: 'maximize',
-      score: (r) => (r.value === undefined ? { ok: false, reason: 'harness-error', message: r.error ?? 'no evaluation' } : { ok: true, value: r.value, ...(r.dimensions ? { dimensions: r.dimensions } : {}) }),
+      score: (r) =>
+        r.value === undefined
+          ? { ok: false, reason: 'harness-error', message: r.error ?? 'no evaluation' }
+          : { ok: true, value: r.value, ...(r.dimensions ? { dimensions: r.dimensions } : {}) },
     },
     rollback: noRollback,
     keepPolicy,
@@ -239,7 +322,10 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     results: log,
     stateStore,
     onStop,
-    guards: options.rubricFiles && rubricSha256 ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 })] : [],
+    guards:
+      options.rubricFiles && rubricSha256
+        ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 })]
+        : [],
     clock,
     signal,
     maxProposerFailures: Number.MAX_SAFE_INTEGER,
@@ -248,9 +334,12 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
   const line = (record: IterationRecord) => {
     if (record.status === 'baseline') return;
     const round = record.iteration;
-    if (record.label !== undefined && DECISIONS.has(record.label)) out(formatRoundLine(round, record.label as AcceptanceDecision, evaluationOf(record)));
-    else if (record.label === 'rubric-tampered') out(`iter ar3-r${round} | rubric-tampered | - | not evaluated: ${(record.note ?? '').replace(/^[\w-]+: /, '')}`);
-    else if (record.status === 'crash') out(`iter ar3-r${round} | crash | - | ${failure(record)}: ${record.error ?? record.description}`);
+    if (record.label !== undefined && DECISIONS.has(record.label))
+      out(formatRoundLine(round, record.label as AcceptanceDecision, evaluationOf(record)));
+    else if (record.label === 'rubric-tampered')
+      out(`iter ar3-r${round} | rubric-tampered | - | not evaluated: ${(record.note ?? '').replace(/^[\w-]+: /, '')}`);
+    else if (record.status === 'crash')
+      out(`iter ar3-r${round} | crash | - | ${failure(record)}: ${record.error ?? record.description}`);
   };
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const) loop.on(type, (e) => line(e.record));
   await loop.run();

@@ -6,7 +6,10 @@ import { decideAcceptance, runAcceptanceRound } from './acceptance.js';
 import { resolvePassConfig } from './config.js';
 import { parseResultsTsv } from './results-tsv.js';
 
-const config = resolvePassConfig('acceptance', { kpi_target: 9, ar_acceptance: { max_acceptance_rounds: 2, pass_rate_target: 0.95 } });
+const config = resolvePassConfig('acceptance', {
+  kpi_target: 9,
+  ar_acceptance: { max_acceptance_rounds: 2, pass_rate_target: 0.95 },
+});
 
 describe('acceptance mode AR-3 (seed 002)', () => {
   it('DONE when pass_rate ≥ pass_rate_target, no blockers and why_alignment ≥ target', () => {
@@ -23,12 +26,22 @@ describe('acceptance mode AR-3 (seed 002)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-ar3-'));
     try {
       const lines: string[] = [];
-      const r = await runAcceptanceRound({ workspace: dir, taskId: 'T-1', config, round: 2, evaluate: async () => ({ passRate: 0.5, whyAlignment: 7, blockers: ['checkout 500s'] }), clock: { now: () => 0 }, output: (l) => lines.push(l) });
+      const r = await runAcceptanceRound({
+        workspace: dir,
+        taskId: 'T-1',
+        config,
+        round: 2,
+        evaluate: async () => ({ passRate: 0.5, whyAlignment: 7, blockers: ['checkout 500s'] }),
+        clock: { now: () => 0 },
+        output: (l) => lines.push(l),
+      });
       expect(r.decision).toBe('escalate');
       const text = readFileSync(join(dir, '.aid/pipeline/autoresearch/T-1/results.tsv'), 'utf8');
       expect(text.split('\n')[1]).toBe('ar3-r2\t0.50\t7.00\tescalate\t-\t1970-01-01T00:00:00.000Z');
       expect(parseResultsTsv(text).rows[0]!.snapshot).toBe('-');
-      expect(lines).toEqual(['iter ar3-r2 | escalate | pass_rate 0.50 why_alignment 7.00 | open blockers: checkout 500s — escalating to the user (max_acceptance_rounds reached)']);
+      expect(lines).toEqual([
+        'iter ar3-r2 | escalate | pass_rate 0.50 why_alignment 7.00 | open blockers: checkout 500s — escalating to the user (max_acceptance_rounds reached)',
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

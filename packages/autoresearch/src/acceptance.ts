@@ -23,7 +23,8 @@ export type AcceptanceDecision = 'done' | 'develop' | 'escalate';
  * max_acceptance_rounds (never loop the pipeline again), else `develop` (re-enter DEVELOP).
  */
 export function decideAcceptance(round: number, e: AcceptanceEvaluation, config: PassConfig): AcceptanceDecision {
-  if (e.passRate >= config.passRateTarget && e.blockers.length === 0 && e.whyAlignment >= config.kpiTarget) return 'done';
+  if (e.passRate >= config.passRateTarget && e.blockers.length === 0 && e.whyAlignment >= config.kpiTarget)
+    return 'done';
   return round >= config.maxAcceptanceRounds ? 'escalate' : 'develop';
 }
 
@@ -52,10 +53,15 @@ export interface AcceptanceRoundOptions {
  *
  * @throws {LoopError} `RESULTS_CORRUPT` when results.tsv has another pass's header.
  */
-export async function runAcceptanceRound(options: AcceptanceRoundOptions): Promise<{ decision: AcceptanceDecision; evaluation: AcceptanceEvaluation; row: ResultsRow }> {
+export async function runAcceptanceRound(
+  options: AcceptanceRoundOptions,
+): Promise<{ decision: AcceptanceDecision; evaluation: AcceptanceEvaluation; row: ResultsRow }> {
   const clock = options.clock ?? systemClock;
   const header = resultsHeader('acceptance');
-  const results = await openResultsFile(join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'results.tsv'), header);
+  const results = await openResultsFile(
+    join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'results.tsv'),
+    header,
+  );
   const evaluation = await options.evaluate();
   const decision = decideAcceptance(options.round, evaluation, options.config);
   const row: ResultsRow = {
@@ -91,7 +97,6 @@ export interface AcceptanceEscalation {
   /** One line for the user. */
   readonly message: string;
 }
-
 
 /**
  * AR-3's one chat line for an evaluated round: `iter ar3-r<R> | <decision> | pass_rate <p>

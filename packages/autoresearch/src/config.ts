@@ -32,7 +32,10 @@ export const autoresearchConfigSchema = z.strictObject({
     .strictObject({
       ...caps,
       internal_rounds: z
-        .never({ error: 'internal_rounds is an ar_function key only: AR-1 design does a single apply per iteration; remove it from ar_design' })
+        .never({
+          error:
+            'internal_rounds is an ar_function key only: AR-1 design does a single apply per iteration; remove it from ar_design',
+        })
         .optional(),
     })
     .optional(),
@@ -92,7 +95,11 @@ export function resolvePassConfig(mode: AutoresearchMode, config: unknown = {}):
       maxIterations: 1,
       maxConsecutiveReverts: 1,
       internalRounds: 1,
-      maxAcceptanceRounds: pick(a.max_acceptance_rounds, DEFAULT_MAX_ACCEPTANCE_ROUNDS, 'ar_acceptance.max_acceptance_rounds'),
+      maxAcceptanceRounds: pick(
+        a.max_acceptance_rounds,
+        DEFAULT_MAX_ACCEPTANCE_ROUNDS,
+        'ar_acceptance.max_acceptance_rounds',
+      ),
       passRateTarget: pick(a.pass_rate_target, DEFAULT_PASS_RATE_TARGET, 'ar_acceptance.pass_rate_target'),
       assumptions,
     };
@@ -103,8 +110,15 @@ export function resolvePassConfig(mode: AutoresearchMode, config: unknown = {}):
     mode,
     kpiTarget,
     maxIterations: pick(p.max_iterations, DEFAULT_MAX_ITERATIONS, `${key}.max_iterations`),
-    maxConsecutiveReverts: pick(p.max_consecutive_reverts, DEFAULT_MAX_CONSECUTIVE_REVERTS, `${key}.max_consecutive_reverts`),
-    internalRounds: mode === 'function' ? pick(c.ar_function?.internal_rounds, DEFAULT_INTERNAL_ROUNDS, 'ar_function.internal_rounds') : 1,
+    maxConsecutiveReverts: pick(
+      p.max_consecutive_reverts,
+      DEFAULT_MAX_CONSECUTIVE_REVERTS,
+      `${key}.max_consecutive_reverts`,
+    ),
+    internalRounds:
+      mode === 'function'
+        ? pick(c.ar_function?.internal_rounds, DEFAULT_INTERNAL_ROUNDS, 'ar_function.internal_rounds')
+        : 1,
     maxAcceptanceRounds: DEFAULT_MAX_ACCEPTANCE_ROUNDS,
     passRateTarget: DEFAULT_PASS_RATE_TARGET,
     assumptions,

@@ -11,7 +11,13 @@ export function formatScore(value: number | null | undefined): string {
  *
  * @example formatIterationLine(3, 'kept', 7.5, 0.25, 'inline parseHeader') // 'iter 3 | kept | 7.50 (Δ 0.25) | inline parseHeader'
  */
-export function formatIterationLine(iter: number | string, status: string, composite: number | null, delta: number | null, description: string): string {
+export function formatIterationLine(
+  iter: number | string,
+  status: string,
+  composite: number | null,
+  delta: number | null,
+  description: string,
+): string {
   return `iter ${iter} | ${status} | ${formatScore(composite)} (Δ ${formatScore(delta)}) | ${description.replace(/\s+/g, ' ').trim()}`;
 }
 
@@ -34,7 +40,12 @@ export interface PassSummary {
   /** The final best composite (the baseline when nothing was kept). */
   readonly bestComposite: number;
   /** Counts: kept; reverted (including reverted-redtest); of which reverted-redtest; crash. */
-  readonly counts: { readonly kept: number; readonly reverted: number; readonly revertedRedtest: number; readonly crash: number };
+  readonly counts: {
+    readonly kept: number;
+    readonly reverted: number;
+    readonly revertedRedtest: number;
+    readonly crash: number;
+  };
   /** Every kept change this pass, largest delta first. */
   readonly topKept: readonly KeptChangeSummary[];
   /** Which stop condition fired (`target-met`, `plateau`, `max-iterations`, `cost-brake`, `aborted`, `needs-human`, `restore-failed`, `rubric-tampered`). */
@@ -59,7 +70,8 @@ export function formatSummary(s: PassSummary, top = 3): string {
     `kept ${s.counts.kept} | reverted ${s.counts.reverted}${s.counts.revertedRedtest ? ` (${s.counts.revertedRedtest} reverted-redtest)` : ''} | crash ${s.counts.crash}`,
   ];
   const kept = s.topKept.slice(0, top);
-  if (kept.length > 0) lines.push(`top kept: ${kept.map((k) => `iter ${k.iter} +${formatScore(k.delta)} ${k.description}`).join('; ')}`);
+  if (kept.length > 0)
+    lines.push(`top kept: ${kept.map((k) => `iter ${k.iter} +${formatScore(k.delta)} ${k.description}`).join('; ')}`);
   lines.push(`rubric sha256 ${s.rubricSha256}`);
   lines.push('validated — your call: nothing was committed');
   return lines.join('\n');

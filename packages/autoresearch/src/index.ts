@@ -23,7 +23,18 @@
  */
 export type { AutoresearchMode, AutoresearchStatus } from './statuses.js';
 export { AUTORESEARCH_STATUSES, countsAsRevert, consecutiveReverts } from './statuses.js';
-export { AR1_DIMENSIONS, AR2_DIMENSIONS, AR3_DIMENSIONS, PASS_DIMENSIONS, TRAILING_COLUMNS, resultsHeader, parseResultsTsv, formatResultsRow, openResultsFile, resultsStatusClass } from './results-tsv.js';
+export {
+  AR1_DIMENSIONS,
+  AR2_DIMENSIONS,
+  AR3_DIMENSIONS,
+  PASS_DIMENSIONS,
+  TRAILING_COLUMNS,
+  resultsHeader,
+  parseResultsTsv,
+  formatResultsRow,
+  openResultsFile,
+  resultsStatusClass,
+} from './results-tsv.js';
 export type { ResultsRow, ParsedResults, ResultsFile, ResultsStatusClass } from './results-tsv.js';
 export { computeRubricFingerprint } from './rubric-fingerprint.js';
 export {
@@ -47,12 +58,30 @@ export { formatIterationLine, formatSummary, formatScore } from './format.js';
 export type { PassSummary, KeptChangeSummary } from './format.js';
 export { runPass } from './run-pass.js';
 export { defaultTargetMet } from './pass-options.js';
-export type { RunPassOptions, PassResult, AutoresearchProposer, EditIdea, PlanContext, ApplyContext, AppliedEdit, CostMeter, RefusedEdit, ResumeCheck } from './pass-options.js';
+export type {
+  RunPassOptions,
+  PassResult,
+  AutoresearchProposer,
+  EditIdea,
+  PlanContext,
+  ApplyContext,
+  AppliedEdit,
+  CostMeter,
+  RefusedEdit,
+  ResumeCheck,
+} from './pass-options.js';
 export { writePipelineStateLast, createPassStateStore } from './pass-state-store.js';
 export type { PassStateStoreOptions, PassStateStore, FinalState, StateWriter } from './pass-state-store.js';
 export { createPassResultsLog } from './pass-results-log.js';
 export type { PassResultsLog, PassResultsLogOptions } from './pass-results-log.js';
-export { rubricGuard, harnessFilesGuard, harnessFilesFingerprint, needsHumanGuard, safetyGuard, surfaceGuard } from './pass-guards.js';
+export {
+  rubricGuard,
+  harnessFilesGuard,
+  harnessFilesFingerprint,
+  needsHumanGuard,
+  safetyGuard,
+  surfaceGuard,
+} from './pass-guards.js';
 export { passStopPolicy, bestScoreOf } from './pass-stop.js';
 export type { ScoresBeyondRows } from './pass-stop.js';
 export { describeRow, engineHarness, engineProposer } from './pass-engine.js';
@@ -60,7 +89,13 @@ export type { PassCandidateData } from './pass-engine.js';
 export { passRollback } from './pass-rollback.js';
 export type { PassRollback } from './pass-rollback.js';
 export { decideAcceptance, runAcceptanceRound, formatRoundLine } from './acceptance.js';
-export type { AcceptanceEvaluation, AcceptanceDecision, AcceptanceRoundOptions, DevelopRequest, AcceptanceEscalation } from './acceptance.js';
+export type {
+  AcceptanceEvaluation,
+  AcceptanceDecision,
+  AcceptanceRoundOptions,
+  DevelopRequest,
+  AcceptanceEscalation,
+} from './acceptance.js';
 export { runAcceptance } from './acceptance-loop.js';
 export type { RunAcceptanceOptions, AcceptanceResult } from './acceptance-loop.js';
 export { flowsTouched, formatSafetyQuestion, createInteractiveAsker, createFileAsker } from './safety.js';

@@ -25,7 +25,8 @@ export interface PassCandidateData extends CandidateData {
 export const passData = (record: IterationRecord): PassCandidateData => (record.data ?? {}) as PassCandidateData;
 
 /** The idea `plan` picked for the iteration (carried in `EditPlan.data`). */
-export const ideaOf = (data: unknown): EditIdea => (data as { idea?: EditIdea } | undefined)?.idea ?? { description: '(no idea)' };
+export const ideaOf = (data: unknown): EditIdea =>
+  (data as { idea?: EditIdea } | undefined)?.idea ?? { description: '(no idea)' };
 
 /**
  * The pass's proposer as the engine's: `plan` picks the idea (seed 002 loop steps 1-2, before the
@@ -45,8 +46,20 @@ export function engineProposer(
     plan: async (ctx) => {
       try {
         const recent = recentReverted(ctx.history, (first ??= ctx.iteration));
-        const idea = await p.plan({ iteration: ctx.iteration, best: ctx.best, baseline: ctx.baseline, files: o.files(), rows: o.rows(), recentReverted: recent });
-        return { description: idea.description, ...(idea.files ? { files: idea.files } : {}), slug: idea.slug ?? idea.description, data: { idea } };
+        const idea = await p.plan({
+          iteration: ctx.iteration,
+          best: ctx.best,
+          baseline: ctx.baseline,
+          files: o.files(),
+          rows: o.rows(),
+          recentReverted: recent,
+        });
+        return {
+          description: idea.description,
+          ...(idea.files ? { files: idea.files } : {}),
+          slug: idea.slug ?? idea.description,
+          data: { idea },
+        };
       } catch (error) {
         throw new Error(`(no idea) (crash: plan or ASK failed: ${messageOf(error)})`, { cause: error });
       }
@@ -75,13 +88,17 @@ export function engineProposer(
  * iteration `from` on (this run's), newest last: do not repeat them.
  */
 export function recentReverted(history: readonly IterationRecord[], from: number): string[] {
-  return history.filter((r) => r.iteration >= from && r.status !== 'baseline' && countsAsRevert(statusOf(r))).map(ideaDescription);
+  return history
+    .filter((r) => r.iteration >= from && r.status !== 'baseline' && countsAsRevert(statusOf(r)))
+    .map(ideaDescription);
 }
 
 /** What a guard's verdict appended to the description (` (<guard>: <note>)`), taken off again. */
 function withoutNote(record: IterationRecord): string {
   const suffix = record.note ? ` (${record.note})` : '';
-  return suffix && record.description.endsWith(suffix) ? record.description.slice(0, -suffix.length) : record.description;
+  return suffix && record.description.endsWith(suffix)
+    ? record.description.slice(0, -suffix.length)
+    : record.description;
 }
 
 /** The idea of a row: the applied idea's description, else the planned one (a guard stopped it before the edit). */
@@ -92,7 +109,9 @@ export function ideaDescription(record: IterationRecord): string {
 /** The chat-line wording of the pass's own guards' verdicts, by guard name (the note without the guard's name). */
 const GUARD_WORDING: Record<string, (note: string) => string> = {
   'ask-before-edit': (note) =>
-    note.startsWith('ASK failed: ') ? `crash: plan or ASK failed: ${note.slice('ASK failed: '.length)}` : `skipped: ${note}`,
+    note.startsWith('ASK failed: ')
+      ? `crash: plan or ASK failed: ${note.slice('ASK failed: '.length)}`
+      : `skipped: ${note}`,
   'mutable-surface': (note) => `crash: plan or ASK failed: ${note}`,
   'rubric-fingerprint': () => 'not scored: rubric-tampered',
   'harness-files': (note) => `not scored: harness-tampered: ${/\((.*?)\)/.exec(note)?.[1] ?? ''}`,
@@ -106,7 +125,11 @@ const GUARD_WORDING: Record<string, (note: string) => string> = {
 export function describeRow(record: IterationRecord): string {
   if (record.label === 'restore-failed') return record.description;
   // A crashing plan or apply: the engine's `proposer failed: <error>`, the error in the seed's wording.
-  if (record.status === 'crash' && record.error !== undefined && record.description === `proposer failed: ${record.error}`) {
+  if (
+    record.status === 'crash' &&
+    record.error !== undefined &&
+    record.description === `proposer failed: ${record.error}`
+  ) {
     return record.error;
   }
   const guard = record.note?.split(': ', 1)[0];
@@ -137,7 +160,15 @@ export function engineHarness(
       }
       if (ctx.iteration === 0) o.onBaseline?.(score);
       const data: PassCandidateData = { autoresearchScore: score };
-      return { exitCode: 0, signal: null, timedOut: false, durationMs: 0, value: score.composite, dimensions: score.dimensions, data };
+      return {
+        exitCode: 0,
+        signal: null,
+        timedOut: false,
+        durationMs: 0,
+        value: score.composite,
+        dimensions: score.dimensions,
+        data,
+      };
     },
   };
   const scorer: Scorer = {
@@ -145,8 +176,10 @@ export function engineHarness(
     direction: 'maximize',
     score: (record): ScoreResult => {
       const score = (record.data as PassCandidateData | undefined)?.autoresearchScore;
-      if (!score) return { ok: false, reason: 'harness-error', message: record.error ?? 'the harness returned no score' };
-      const gates = o.config.mode === 'function' && o.testsGate() && score.gates ? { tests: score.gates.testsGreen } : undefined;
+      if (!score)
+        return { ok: false, reason: 'harness-error', message: record.error ?? 'the harness returned no score' };
+      const gates =
+        o.config.mode === 'function' && o.testsGate() && score.gates ? { tests: score.gates.testsGreen } : undefined;
       return { ok: true, value: score.composite, dimensions: score.dimensions, ...(gates ? { gates } : {}) };
     },
   };

@@ -6,7 +6,6 @@ import type { RefusedEdit } from './pass-options.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
 import { flowsTouched, type SafetyOptions, type SafetyQuestion } from './safety.js';
 
-
 /**
  * Seed 002 loop step 5: before every scoring, the rubric SHA-256 (criteria YAML + reflection agent
  * prompt, setup step 7's recipe) is recomputed; a mismatch halts the pass as `rubric-tampered`: the
@@ -87,7 +86,11 @@ export function needsHumanGuard(): Guard {
  * max_consecutive_reverts, reported through `refused`. An asker that fails is a `crash` row with
  * nothing applied, never a silent edit.
  */
-export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () => readonly string[]; refused: (edit: RefusedEdit) => void}): Guard {
+export function safetyGuard(o: {
+  safety: SafetyOptions | undefined;
+  surface: () => readonly string[];
+  refused: (edit: RefusedEdit) => void;
+}): Guard {
   return {
     name: 'ask-before-edit',
     beforeEdit: async ({ iteration, plan, signal }): Promise<GuardVerdict | undefined> => {
@@ -98,7 +101,14 @@ export function safetyGuard(o: { safety: SafetyOptions | undefined; surface: () 
       const files = idea.files ?? o.surface();
       const flows = flowsTouched(safety.flows, files, idea.flows ?? []);
       if (flows.length === 0) return undefined;
-      const question: SafetyQuestion = { iteration, description: idea.description, files, flows, slug: slugify(idea.slug ?? idea.description), ...(safety.profile !== undefined ? { profile: safety.profile } : {}) };
+      const question: SafetyQuestion = {
+        iteration,
+        description: idea.description,
+        files,
+        flows,
+        slug: slugify(idea.slug ?? idea.description),
+        ...(safety.profile !== undefined ? { profile: safety.profile } : {}),
+      };
       let answer;
       try {
         answer = await safety.asker.ask(question, signal);

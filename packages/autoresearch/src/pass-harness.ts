@@ -73,13 +73,21 @@ export function createDesignHarness(options: {
   dimensions?: readonly string[];
   composite?: (dimensions: Readonly<Record<string, number>>) => number;
 }): PassHarness {
-  const ids = options.dimensions ?? ['structural_health', 'loudness_of_failures', 'naming_clarity', 'docs_traceability'];
+  const ids = options.dimensions ?? [
+    'structural_health',
+    'loudness_of_failures',
+    'naming_clarity',
+    'docs_traceability',
+  ];
   return {
     name: `design(${options.reflection.name})`,
     dimensions: ids,
     score: async (context) => {
       const d = await options.reflection.score(context);
-      return { composite: options.composite ? options.composite(d) : meanComposite(d, ids), dimensions: pickDimensions(d, ids) };
+      return {
+        composite: options.composite ? options.composite(d) : meanComposite(d, ids),
+        dimensions: pickDimensions(d, ids),
+      };
     },
   };
 }
@@ -97,7 +105,11 @@ export function createFunctionHarness(options: { reflection: DimensionScorer; ga
       const { gates, passRate } = await options.gates.run(context);
       const { quality } = pickDimensions(await options.reflection.score(context), ['quality']);
       const green = gates.testsGreen && gates.coverageOk;
-      return { composite: green ? quality! : 0, dimensions: { quality: quality!, pass_rate: passRate, coverage: gates.coveragePct ?? -1 }, gates };
+      return {
+        composite: green ? quality! : 0,
+        dimensions: { quality: quality!, pass_rate: passRate, coverage: gates.coveragePct ?? -1 },
+        gates,
+      };
     },
   };
 }

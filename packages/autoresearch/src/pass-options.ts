@@ -201,8 +201,8 @@ export interface PassResult extends PassSummary {
 
 /** The default per-pass success condition (seed 002 Stop conditions: target met). */
 export function defaultTargetMet(best: PassScore, config: PassConfig): boolean {
-  if (config.mode === 'function') return best.composite >= config.kpiTarget && !!best.gates?.testsGreen && !!best.gates.coverageOk;
+  if (config.mode === 'function')
+    return best.composite >= config.kpiTarget && !!best.gates?.testsGreen && !!best.gates.coverageOk;
   const values = Object.values(best.dimensions);
   return values.length > 0 && values.every((v) => v >= config.kpiTarget);
 }
-

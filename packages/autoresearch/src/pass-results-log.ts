@@ -1,5 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { appendDurable, writeTextAtomic, type Clock, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
+import {
+  appendDurable,
+  writeTextAtomic,
+  type Clock,
+  type IterationRecord,
+  type IterationStatus,
+  type ResultsLog,
+} from '@loop/core';
 import { formatScore } from './format.js';
 import { formatResultsRow, openResultsFile, resultsStatusClass, type ResultsRow } from './results-tsv.js';
 
@@ -92,12 +99,17 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
   const utc = () => new Date(o.clock.now()).toISOString();
   const extras = new Map<number, unknown>();
 
-  const dimensionCells = (r: IterationRecord) => Object.fromEntries(o.dimensions.map((d) => [d, formatScore(r.dimensions?.[d])]));
+  const dimensionCells = (r: IterationRecord) =>
+    Object.fromEntries(o.dimensions.map((d) => [d, formatScore(r.dimensions?.[d])]));
   const toRow = (r: IterationRecord, before: number): ResultsRow => ({
     iter: o.rounds ? `ar3-r${r.iteration}` : String(r.iteration),
     columns: o.rounds
       ? dimensionCells(r)
-      : { composite: formatScore(r.score), delta: r.status === 'baseline' ? '0.00' : formatScore(r.score === null ? null : r.score - before), ...dimensionCells(r) },
+      : {
+          composite: formatScore(r.score),
+          delta: r.status === 'baseline' ? '0.00' : formatScore(r.score === null ? null : r.score - before),
+          ...dimensionCells(r),
+        },
     status: statusOf(r),
     snapshot: o.snapshotOf(r) || '-',
     utc: utc(),
@@ -116,9 +128,15 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
       const iteration = Number.parseInt(o.rounds ? row.iter.replace(/^ar3-r/, '') : row.iter, 10);
       const cell = o.rounds ? row.columns[o.dimensions[0]!] : row.columns.composite;
       const logged = cell === '-' || cell === undefined ? null : Number(cell);
-      const twin = [...exact].reverse().find((t) => t.iteration === iteration && t.status === row.status && formatScore(t.score) === formatScore(logged));
+      const twin = [...exact]
+        .reverse()
+        .find(
+          (t) => t.iteration === iteration && t.status === row.status && formatScore(t.score) === formatScore(logged),
+        );
       const status = twin?.class ?? (resultsStatusClass(row.status) as IterationStatus);
-      const dims = Object.fromEntries(o.dimensions.map((d) => [d, Number(row.columns[d])]).filter(([, v]) => Number.isFinite(v as number)));
+      const dims = Object.fromEntries(
+        o.dimensions.map((d) => [d, Number(row.columns[d])]).filter(([, v]) => Number.isFinite(v as number)),
+      );
       let candidateId = twin?.candidateId ?? '';
       if (status === 'baseline') candidateId = row.snapshot;
       else if (status === 'kept' && !candidateId) candidateId = (await o.keptIdOf?.(iteration)) ?? '';
@@ -130,7 +148,11 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
         description: twin?.description ?? '',
         ...(twin?.note ? { note: twin.note } : {}),
         ...(row.status !== status ? { label: row.status } : {}),
-        ...(twin?.dimensions ? { dimensions: twin.dimensions } : Object.keys(dims).length > 0 ? { dimensions: dims } : {}),
+        ...(twin?.dimensions
+          ? { dimensions: twin.dimensions }
+          : Object.keys(dims).length > 0
+            ? { dimensions: dims }
+            : {}),
         ...(twin?.gates ? { gates: twin.gates } : {}),
       };
       advance(record);
@@ -160,7 +182,10 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
       const row = toRow(record, bestBeforeLast);
       await appendDurable(twinPath, twinLine(record));
       rows[rows.length - 1] = row;
-      await writeTextAtomic(o.path, `${[o.header.join('\t'), ...rows.map((r) => formatResultsRow(o.header, r))].join('\n')}\n`);
+      await writeTextAtomic(
+        o.path,
+        `${[o.header.join('\t'), ...rows.map((r) => formatResultsRow(o.header, r))].join('\n')}\n`,
+      );
       bestBefore = bestBeforeLast;
       advance(record);
     },
@@ -168,7 +193,13 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
 }
 
 /** The engine's baseline row of AR-3's rounds (never written: AR-3 has no baseline). */
-const ROUNDS_BASELINE: IterationRecord = { iteration: 0, candidateId: '', score: 0, status: 'baseline', description: 'AR-3 has no baseline' };
+const ROUNDS_BASELINE: IterationRecord = {
+  iteration: 0,
+  candidateId: '',
+  score: 0,
+  status: 'baseline',
+  description: 'AR-3 has no baseline',
+};
 
 async function readTwin(path: string): Promise<PreciseRow[]> {
   let text = '';

@@ -1,4 +1,9 @@
-import { KEPT_DIR_PATTERN, type SnapshotCheckpoint, type SnapshotRollback, type SnapshotStartReport } from '@loop/rollback-snapshot';
+import {
+  KEPT_DIR_PATTERN,
+  type SnapshotCheckpoint,
+  type SnapshotRollback,
+  type SnapshotStartReport,
+} from '@loop/rollback-snapshot';
 
 /** The pass's snapshot rollback as the engine's, with what the pass reads back from it. */
 export interface PassRollback extends SnapshotRollback {
@@ -23,7 +28,10 @@ export const iterationOfKeptId = (id: string): number => Number(KEPT_DIR_PATTERN
  * the incumbent restored (function mode re-measures its Tier-1 gates there, before the first stop
  * check). The snapshot cell of a row comes from the iteration's checkpoint (one is open at a time).
  */
-export function passRollback(inner: SnapshotRollback, o: { onRecovered?: (id: string, iteration: number) => Promise<void> }): PassRollback {
+export function passRollback(
+  inner: SnapshotRollback,
+  o: { onRecovered?: (id: string, iteration: number) => Promise<void> },
+): PassRollback {
   let started: Promise<SnapshotStartReport> | undefined;
   let last: SnapshotCheckpoint | undefined;
   let report: SnapshotStartReport | undefined;

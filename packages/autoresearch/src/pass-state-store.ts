@@ -48,7 +48,11 @@ export async function writePipelineStateLast(o: {
   const { path } = o;
   const write = o.write ?? writeJsonAtomic;
   const fail = (why: string, cause?: unknown) =>
-    new LoopError('STATE_WRITE_FAILED', `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's results are in ${o.resultsPath}: write state.json again before re-running the pipeline`, { cause, details: { path, result: o.result } });
+    new LoopError(
+      'STATE_WRITE_FAILED',
+      `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's results are in ${o.resultsPath}: write state.json again before re-running the pipeline`,
+      { cause, details: { path, result: o.result } },
+    );
   const existing = await readObject(path);
   const ar = objectAt(existing, 'autoresearch');
   const history = Array.isArray(existing.step_history) ? existing.step_history : [];
@@ -58,12 +62,24 @@ export async function writePipelineStateLast(o: {
     const reread = await readJson(path);
     if (!reread || typeof reread !== 'object') throw new Error('re-read did not parse');
   } catch (error) {
-    throw isLoopError(error, 'STATE_WRITE_FAILED') ? fail(error.message, error) : fail((error as Error)?.message ?? String(error), error);
+    throw isLoopError(error, 'STATE_WRITE_FAILED')
+      ? fail(error.message, error)
+      : fail((error as Error)?.message ?? String(error), error);
   }
   const stateMtime = (await stat(path)).mtimeMs;
   let newest = 0;
-  for (const f of o.files) newest = Math.max(newest, await stat(join(o.workspace, f)).then((st) => st.mtimeMs, () => 0));
-  if (stateMtime < newest) throw fail(`its mtime ${new Date(stateMtime).toISOString()} is older than the newest source file ${new Date(newest).toISOString()}`);
+  for (const f of o.files)
+    newest = Math.max(
+      newest,
+      await stat(join(o.workspace, f)).then(
+        (st) => st.mtimeMs,
+        () => 0,
+      ),
+    );
+  if (stateMtime < newest)
+    throw fail(
+      `its mtime ${new Date(stateMtime).toISOString()} is older than the newest source file ${new Date(newest).toISOString()}`,
+    );
 }
 
 /**
@@ -74,18 +90,35 @@ export async function writePipelineStateLast(o: {
  *
  * @throws {LoopError} `HARNESS_TAMPERED` when a resumed pass's recorded rubric_sha256 differs.
  */
-export async function recordRubricAtStart(o: { statePath: string; mode: string; taskId: string; rubricSha256: string; resumed: boolean; write: StateWriter; resultsPath: string }): Promise<void> {
+export async function recordRubricAtStart(o: {
+  statePath: string;
+  mode: string;
+  taskId: string;
+  rubricSha256: string;
+  resumed: boolean;
+  write: StateWriter;
+  resultsPath: string;
+}): Promise<void> {
   const existing = await readObject(o.statePath);
   const ar = objectAt(existing, 'autoresearch');
   const prev = objectAt(ar, o.mode);
-  if (o.resumed && prev.task_id === o.taskId && typeof prev.rubric_sha256 === 'string' && prev.rubric_sha256 !== o.rubricSha256) {
+  if (
+    o.resumed &&
+    prev.task_id === o.taskId &&
+    typeof prev.rubric_sha256 === 'string' &&
+    prev.rubric_sha256 !== o.rubricSha256
+  ) {
     throw new LoopError(
       'HARNESS_TAMPERED',
       `[loop] [autoresearch] the rubric changed since this pass started (recorded sha256 ${prev.rubric_sha256.slice(0, 12)}, now ${o.rubricSha256.slice(0, 12)}): the scores in ${o.resultsPath} are incomparable with new ones; restore the rubric or move results.tsv away to start a new pass`,
       { details: { expected: prev.rubric_sha256, actual: o.rubricSha256 } },
     );
   }
-  const entry = { ...(o.resumed && prev.task_id === o.taskId ? prev : {}), task_id: o.taskId, rubric_sha256: o.rubricSha256 };
+  const entry = {
+    ...(o.resumed && prev.task_id === o.taskId ? prev : {}),
+    task_id: o.taskId,
+    rubric_sha256: o.rubricSha256,
+  };
   try {
     await o.write(o.statePath, { ...existing, autoresearch: { ...ar, [o.mode]: entry } });
   } catch {
@@ -156,7 +189,17 @@ export function createPassStateStore(o: PassStateStoreOptions): PassStateStore {
         await o.write(o.path, { ...existing, autoresearch: { ...ar, [o.mode]: entry } }).catch(() => {});
         return;
       }
-      await writePipelineStateLast({ path: o.path, mode: o.mode, entry: { ...final.entry, engine: state }, history: final.history, files: final.files, workspace: o.workspace, write: o.write, result: final.result, resultsPath: o.resultsPath });
+      await writePipelineStateLast({
+        path: o.path,
+        mode: o.mode,
+        entry: { ...final.entry, engine: state },
+        history: final.history,
+        files: final.files,
+        workspace: o.workspace,
+        write: o.write,
+        result: final.result,
+        resultsPath: o.resultsPath,
+      });
     },
   };
 }

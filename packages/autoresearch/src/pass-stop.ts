@@ -6,7 +6,8 @@ import { passData } from './pass-engine.js';
 
 /** The incumbent row of `state`: the last baseline or kept row. */
 function incumbentOf(history: readonly IterationRecord[]): IterationRecord | undefined {
-  for (let i = history.length - 1; i >= 0; i--) if (history[i]!.status === 'kept' || history[i]!.status === 'baseline') return history[i];
+  for (let i = history.length - 1; i >= 0; i--)
+    if (history[i]!.status === 'kept' || history[i]!.status === 'baseline') return history[i];
   return undefined;
 }
 
@@ -23,14 +24,21 @@ export interface ScoresBeyondRows {
  * the baseline's, else (a row read back on resume) the row's composite and dimensions with the
  * Tier-1 gates re-measured on resume (never assumed green).
  */
-export function bestScoreOf(state: Pick<LoopState, 'history' | 'best'>, beyond: () => ScoresBeyondRows): PassScore | undefined {
+export function bestScoreOf(
+  state: Pick<LoopState, 'history' | 'best'>,
+  beyond: () => ScoresBeyondRows,
+): PassScore | undefined {
   const row = incumbentOf(state.history);
   if (!row) return undefined;
   const own = passData(row).autoresearchScore;
   if (own) return own;
   const { baseline, resumed } = beyond();
   if (resumed !== undefined && resumed.id === row.candidateId) {
-    return { composite: state.best, dimensions: row.dimensions ?? {}, ...(resumed.gates ? { gates: resumed.gates } : {}) };
+    return {
+      composite: state.best,
+      dimensions: row.dimensions ?? {},
+      ...(resumed.gates ? { gates: resumed.gates } : {}),
+    };
   }
   if (row.status === 'baseline' && baseline) return baseline;
   return { composite: state.best, dimensions: row.dimensions ?? {} };
@@ -45,18 +53,32 @@ export function bestScoreOf(state: Pick<LoopState, 'history' | 'best'>, beyond: 
  * and the iteration cap (`max_iterations`, counting rows from before a resume; reason
  * `max-iterations`).
  */
-export function passStopPolicy(o: { config: PassConfig; beyond: () => ScoresBeyondRows; targetMet: (best: PassScore, config: PassConfig) => boolean; maxPerRunUsd?: number }): StopPolicy {
+export function passStopPolicy(o: {
+  config: PassConfig;
+  beyond: () => ScoresBeyondRows;
+  targetMet: (best: PassScore, config: PassConfig) => boolean;
+  maxPerRunUsd?: number;
+}): StopPolicy {
   const { config } = o;
   const budget = o.maxPerRunUsd !== undefined ? costBudget({ maxUsd: o.maxPerRunUsd }) : undefined;
   const cap = maxIterations(config.maxIterations);
   return {
     name: `autoresearch-${config.mode}-stop`,
     check: (s) => {
-      if (budget?.check(s)) return { reason: 'cost-brake', message: `spent ${(s.cost?.usd ?? 0).toFixed(2)} USD of max_per_run_usd ${o.maxPerRunUsd}` };
+      if (budget?.check(s))
+        return {
+          reason: 'cost-brake',
+          message: `spent ${(s.cost?.usd ?? 0).toFixed(2)} USD of max_per_run_usd ${o.maxPerRunUsd}`,
+        };
       const best = bestScoreOf(s, o.beyond);
-      if (best && o.targetMet(best, config)) return { reason: 'target-met', message: `best ${formatScore(s.best)} meets kpi_target ${config.kpiTarget}` };
+      if (best && o.targetMet(best, config))
+        return { reason: 'target-met', message: `best ${formatScore(s.best)} meets kpi_target ${config.kpiTarget}` };
       const reverts = s.consecutiveNonImprovements;
-      if (reverts >= config.maxConsecutiveReverts) return { reason: 'plateau', message: `${reverts} consecutive reverts (max_consecutive_reverts ${config.maxConsecutiveReverts})` };
+      if (reverts >= config.maxConsecutiveReverts)
+        return {
+          reason: 'plateau',
+          message: `${reverts} consecutive reverts (max_consecutive_reverts ${config.maxConsecutiveReverts})`,
+        };
       const d = cap.check(s);
       return d ? { reason: 'max-iterations', message: `reached max_iterations ${config.maxIterations}` } : undefined;
     },

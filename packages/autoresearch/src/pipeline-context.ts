@@ -36,21 +36,33 @@ export interface PipelineContext {
  * @throws {LoopError} `CONFIG_INVALID` when no task id is known (context.json `task_id`, or `taskId` given);
  *   {@link ConfigError} for an invalid `config.autoresearch`; `STATE_CORRUPT` for a file that is not JSON.
  */
-export async function loadPipelineContext(workspace: string, mode: AutoresearchMode, overrides: { taskId?: string } = {}): Promise<PipelineContext> {
+export async function loadPipelineContext(
+  workspace: string,
+  mode: AutoresearchMode,
+  overrides: { taskId?: string } = {},
+): Promise<PipelineContext> {
   const ctx = ((await readJson(join(workspace, '.aid/context.json'))) ?? {}) as Record<string, unknown>;
   const cfg = ((await readJson(join(workspace, '.aid/pipeline/config.json'))) ?? {}) as Record<string, unknown>;
   const assumptions: string[] = [];
   const taskId = overrides.taskId ?? (typeof ctx.task_id === 'string' ? ctx.task_id : undefined);
   if (!taskId) {
-    throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] no task id: set task_id in ${join(workspace, '.aid/context.json')} or pass taskId`, { details: { field: 'task_id' } });
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [autoresearch] no task id: set task_id in ${join(workspace, '.aid/context.json')} or pass taskId`,
+      { details: { field: 'task_id' } },
+    );
   }
   const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
   const pass = resolvePassConfig(mode, cfg.autoresearch ?? {});
   assumptions.push(...pass.assumptions);
   const testCommand = obj(cfg.test_commands).unit;
-  if (mode === 'function' && typeof testCommand !== 'string') assumptions.push('config.test_commands.unit is absent: function mode needs a test command; pass one to createTestGate');
+  if (mode === 'function' && typeof testCommand !== 'string')
+    assumptions.push(
+      'config.test_commands.unit is absent: function mode needs a test command; pass one to createTestGate',
+    );
   const minCov = obj(cfg.thresholds).min_coverage_percent;
-  if (typeof minCov !== 'number') assumptions.push('config.thresholds.min_coverage_percent is absent: using the default 0 (no coverage minimum)');
+  if (typeof minCov !== 'number')
+    assumptions.push('config.thresholds.min_coverage_percent is absent: using the default 0 (no coverage minimum)');
   const maxUsd = obj(cfg.cost_limits).max_per_run_usd;
   if (typeof maxUsd !== 'number') assumptions.push('config.cost_limits.max_per_run_usd is absent: no cost brake');
   const flows: SafetyCriticalFlow[] = [];
@@ -58,11 +70,20 @@ export async function loadPipelineContext(workspace: string, mode: AutoresearchM
     if (typeof f === 'string') flows.push(f);
     else if (f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string') {
       const files = (f as { files?: unknown }).files;
-      flows.push({ name: (f as { name: string }).name, ...(Array.isArray(files) ? { files: files.filter((x): x is string => typeof x === 'string') } : {}) });
+      flows.push({
+        name: (f as { name: string }).name,
+        ...(Array.isArray(files) ? { files: files.filter((x): x is string => typeof x === 'string') } : {}),
+      });
     }
   }
-  if (!Array.isArray(ctx.safety_critical_flows)) assumptions.push('context.json safety_critical_flows is absent: no edit is asked before it is applied');
-  const profile = typeof ctx.criticality_profile === 'string' ? ctx.criticality_profile : typeof cfg.criticality_profile === 'string' ? cfg.criticality_profile : undefined;
+  if (!Array.isArray(ctx.safety_critical_flows))
+    assumptions.push('context.json safety_critical_flows is absent: no edit is asked before it is applied');
+  const profile =
+    typeof ctx.criticality_profile === 'string'
+      ? ctx.criticality_profile
+      : typeof cfg.criticality_profile === 'string'
+        ? cfg.criticality_profile
+        : undefined;
   return {
     workspace: typeof ctx.workspace === 'string' ? ctx.workspace : workspace,
     taskId,

@@ -24,11 +24,17 @@ export interface ReflectionScorerOptions {
 /** zod schema of {@link ReflectionScorerOptions}. */
 export const reflectionScorerOptionsSchema = z.object({
   workspace: z.string().min(1),
-  command: z.array(z.string()).min(1).refine((a) => (a[0] ?? '').length > 0, 'command[0] must be the program to run'),
+  command: z
+    .array(z.string())
+    .min(1)
+    .refine((a) => (a[0] ?? '').length > 0, 'command[0] must be the program to run'),
   dimensions: z.array(z.string().min(2)).min(1),
   promptFile: z
     .string()
-    .refine((p) => !p.startsWith('/') && !p.startsWith('~'), 'promptFile must be relative to the workspace (never a user-level path)')
+    .refine(
+      (p) => !p.startsWith('/') && !p.startsWith('~'),
+      'promptFile must be relative to the workspace (never a user-level path)',
+    )
     .default('.claude/agents/reflection-agent.md'),
   timeoutMs: z.number().int().positive().default(600_000),
   range: z.tuple([z.number(), z.number()]).default([0, 10]),
@@ -40,7 +46,11 @@ export const reflectionScorerOptionsSchema = z.object({
  *
  * @throws {Error} naming the missing or invalid dimension (the runner records a `crash`).
  */
-export function parseReflectionOutput(stdout: string, dimensions: readonly string[], range: readonly [number, number] = [0, 10]): Record<string, number> {
+export function parseReflectionOutput(
+  stdout: string,
+  dimensions: readonly string[],
+  range: readonly [number, number] = [0, 10],
+): Record<string, number> {
   const line = stdout
     .split('\n')
     .map((l) => l.trim())
@@ -58,7 +68,9 @@ export function parseReflectionOutput(stdout: string, dimensions: readonly strin
   for (const id of dimensions) {
     const v = (obj as Record<string, unknown>)[id];
     if (typeof v !== 'number' || !Number.isFinite(v) || v < range[0] || v > range[1]) {
-      throw new Error(`the reflection agent gave no valid score for ${id} (got ${JSON.stringify(v)}; expected a number in ${range[0]}-${range[1]})`);
+      throw new Error(
+        `the reflection agent gave no valid score for ${id} (got ${JSON.stringify(v)}; expected a number in ${range[0]}-${range[1]})`,
+      );
     }
     out[id] = v;
   }
@@ -80,8 +92,18 @@ export function createReflectionScorer(options: ReflectionScorerOptions): Dimens
     score: async ({ signal }) => {
       const prompt = await readFile(join(o.workspace, o.promptFile), 'utf8');
       const request = `${prompt}\n\nReturn one JSON line {"scores": {${o.dimensions.map((d) => `"${d}": <${o.range[0]}-${o.range[1]}>`).join(', ')}}}.\n`;
-      const run = await runCaptured({ command: o.command, cwd: o.workspace, timeoutMs: o.timeoutMs, signal, input: request, env: { AUTORESEARCH_DIMENSIONS: o.dimensions.join(',') } });
-      if (run.code !== 0) throw new Error(`reflection command exited ${run.code ?? run.ended}: ${run.output.trim().split('\n').slice(-3).join(' ')}`);
+      const run = await runCaptured({
+        command: o.command,
+        cwd: o.workspace,
+        timeoutMs: o.timeoutMs,
+        signal,
+        input: request,
+        env: { AUTORESEARCH_DIMENSIONS: o.dimensions.join(',') },
+      });
+      if (run.code !== 0)
+        throw new Error(
+          `reflection command exited ${run.code ?? run.ended}: ${run.output.trim().split('\n').slice(-3).join(' ')}`,
+        );
       const stdout = run.output;
       return parseReflectionOutput(stdout, o.dimensions, o.range);
     },

@@ -4,7 +4,12 @@ import { appendDurable, LoopError, sanitizeCell } from '@loop/core';
 import type { AutoresearchMode } from './statuses.js';
 
 /** AR-1's dimension ids, the exact criterion ids used as results.tsv columns (seed 002). */
-export const AR1_DIMENSIONS = ['structural_health', 'loudness_of_failures', 'naming_clarity', 'docs_traceability'] as const;
+export const AR1_DIMENSIONS = [
+  'structural_health',
+  'loudness_of_failures',
+  'naming_clarity',
+  'docs_traceability',
+] as const;
 /** AR-2's dimension ids (seed 002). */
 export const AR2_DIMENSIONS = ['quality', 'pass_rate', 'coverage'] as const;
 /** AR-3's dimension ids: its only in-between columns (no composite or delta, seed 002). */
@@ -29,11 +34,16 @@ export const TRAILING_COLUMNS = ['status', 'snapshot', 'utc'] as const;
 export function resultsHeader(mode: AutoresearchMode, dimensions: readonly string[] = PASS_DIMENSIONS[mode]): string[] {
   const bad = dimensions.filter((d) => d.length < 2 || /\s/.test(d));
   if (bad.length > 0) {
-    throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] dimension ids ${bad.join(', ')} cannot be results.tsv columns: use the exact criterion ids (single-letter abbreviations are for the chat line only)`, { details: { bad } });
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [autoresearch] dimension ids ${bad.join(', ')} cannot be results.tsv columns: use the exact criterion ids (single-letter abbreviations are for the chat line only)`,
+      { details: { bad } },
+    );
   }
   const middle = mode === 'acceptance' ? [...dimensions] : ['composite', 'delta', ...dimensions];
   const header = ['iter', ...middle, ...TRAILING_COLUMNS];
-  if (new Set(header).size !== header.length) throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] duplicate results.tsv column in ${header.join(' ')}`);
+  if (new Set(header).size !== header.length)
+    throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] duplicate results.tsv column in ${header.join(' ')}`);
   return header;
 }
 
@@ -72,20 +82,29 @@ export interface ParsedResults {
 export function parseResultsTsv(text: string, path = 'results.tsv'): ParsedResults {
   const lines = text.split('\n').filter((l, i, all) => !(l === '' && i === all.length - 1));
   const corrupt = (line: number, why: string) =>
-    new LoopError('RESULTS_CORRUPT', `[loop] [autoresearch] ${path} line ${line}: ${why}; fix or move the file away to start a new pass`, { details: { path, line } });
+    new LoopError(
+      'RESULTS_CORRUPT',
+      `[loop] [autoresearch] ${path} line ${line}: ${why}; fix or move the file away to start a new pass`,
+      { details: { path, line } },
+    );
   const header = (lines[0] ?? '').split('\t');
   if (header[0] !== 'iter' || header.slice(-3).join('\t') !== TRAILING_COLUMNS.join('\t') || header.length < 4) {
     throw corrupt(1, `the header must be iter ... status snapshot utc, found "${header.join(' ')}"`);
   }
   const short = header.filter((h) => h.length < 2);
-  if (short.length > 0) throw corrupt(1, `single-letter column names (${short.join(', ')}) are not allowed; use the exact criterion ids`);
+  if (short.length > 0)
+    throw corrupt(1, `single-letter column names (${short.join(', ')}) are not allowed; use the exact criterion ids`);
   const middle = header.slice(1, -3);
   const rows: ResultsRow[] = [];
   for (let i = 1; i < lines.length; i += 1) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
     const cells = line.split('\t');
-    if (cells.length !== header.length) throw corrupt(i + 1, `expected ${header.length} tab-separated cells, found ${cells.length} (no free text after utc)`);
+    if (cells.length !== header.length)
+      throw corrupt(
+        i + 1,
+        `expected ${header.length} tab-separated cells, found ${cells.length} (no free text after utc)`,
+      );
     const columns: Record<string, string> = {};
     middle.forEach((name, j) => {
       columns[name] = cells[j + 1]!;
@@ -132,11 +151,20 @@ export async function openResultsFile(path: string, header: readonly string[]): 
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   let existing: readonly ResultsRow[] = [];
-  const hasData = text !== undefined && text.split('\n').slice(1).some((l) => l.trim() !== '');
+  const hasData =
+    text !== undefined &&
+    text
+      .split('\n')
+      .slice(1)
+      .some((l) => l.trim() !== '');
   if (hasData) {
     const parsed = parseResultsTsv(text!, path);
     if (parsed.header.join('\t') !== header.join('\t')) {
-      throw new LoopError('RESULTS_CORRUPT', `[loop] [autoresearch] ${path} has data rows under another header ("${parsed.header.join(' ')}", expected "${header.join(' ')}"); it belongs to another pass: move it away`, { details: { path, found: parsed.header, expected: header } });
+      throw new LoopError(
+        'RESULTS_CORRUPT',
+        `[loop] [autoresearch] ${path} has data rows under another header ("${parsed.header.join(' ')}", expected "${header.join(' ')}"); it belongs to another pass: move it away`,
+        { details: { path, found: parsed.header, expected: header } },
+      );
     }
     existing = parsed.rows;
   } else {

@@ -16,7 +16,11 @@ export async function computeRubricFingerprint(files: readonly string[]): Promis
     try {
       hash.update(await readFile(file));
     } catch (error) {
-      throw new LoopError('HARNESS_TAMPERED', `[loop] [autoresearch] rubric file ${file} is missing or unreadable; the harness must stay fixed for the whole pass`, { cause: error, details: { file } });
+      throw new LoopError(
+        'HARNESS_TAMPERED',
+        `[loop] [autoresearch] rubric file ${file} is missing or unreadable; the harness must stay fixed for the whole pass`,
+        { cause: error, details: { file } },
+      );
     }
   }
   return hash.digest('hex');

@@ -24,7 +24,14 @@ const shellWord = (w: string) => (/^[A-Za-z0-9_./=:@%+-]+$/.test(w) ? w : `'${w.
  *
  * @throws the spawn error when the command cannot start (the pass records a `crash`).
  */
-export async function runCaptured(options: { command: readonly string[]; cwd: string; timeoutMs: number; signal: AbortSignal; input?: string; env?: Record<string, string> }): Promise<CapturedRun> {
+export async function runCaptured(options: {
+  command: readonly string[];
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  input?: string;
+  env?: Record<string, string>;
+}): Promise<CapturedRun> {
   const dir = await mkdtemp(join(tmpdir(), 'loop-autoresearch-cmd-'));
   try {
     const logPath = join(dir, 'output.log');
@@ -40,7 +47,9 @@ export async function runCaptured(options: { command: readonly string[]; cwd: st
     });
     if (result.spawnError) throw result.spawnError;
     const output = await readFile(logPath, 'utf8');
-    const ended = result.timedOut ? `timed out after ${options.timeoutMs} ms` : describeExit(result.exitCode, result.signal);
+    const ended = result.timedOut
+      ? `timed out after ${options.timeoutMs} ms`
+      : describeExit(result.exitCode, result.signal);
     return { code: result.timedOut ? null : result.exitCode, output, ended };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -1,11 +1,31 @@
 import { join } from 'node:path';
-import { acquireLock, anyOf, createLoop, isLoopError, LoopError, strictImprovement, systemClock, tier1Gates, writeJsonAtomic, type IterationRecord, type LoopState, type LoopSummary } from '@loop/core';
+import {
+  acquireLock,
+  anyOf,
+  createLoop,
+  isLoopError,
+  LoopError,
+  strictImprovement,
+  systemClock,
+  tier1Gates,
+  writeJsonAtomic,
+  type IterationRecord,
+  type LoopState,
+  type LoopSummary,
+} from '@loop/core';
 import { createSnapshotRollback, KEPT_DIR_PATTERN, pad3, type SnapshotRollback } from '@loop/rollback-snapshot';
 import { readdir } from 'node:fs/promises';
 import { formatIterationLine, formatSummary, type PassSummary } from './format.js';
 import type { PassScore } from './pass-harness.js';
 import { describeRow, engineHarness, engineProposer } from './pass-engine.js';
-import { harnessFilesFingerprint, harnessFilesGuard, needsHumanGuard, rubricGuard, safetyGuard, surfaceGuard } from './pass-guards.js';
+import {
+  harnessFilesFingerprint,
+  harnessFilesGuard,
+  needsHumanGuard,
+  rubricGuard,
+  safetyGuard,
+  surfaceGuard,
+} from './pass-guards.js';
 import { defaultTargetMet, type PassResult, type RefusedEdit, type RunPassOptions } from './pass-options.js';
 import { createPassResultsLog, statusOf } from './pass-results-log.js';
 import { passRollback } from './pass-rollback.js';
@@ -48,9 +68,14 @@ const LOUD = new Set(['restore-failed', 'rubric-tampered', 'harness-tampered']);
  */
 export async function runPass(options: RunPassOptions): Promise<PassResult> {
   if (options.config.mode === 'acceptance') {
-    throw new LoopError('CONFIG_INVALID', '[loop] [autoresearch] runPass runs the design and function passes; acceptance mode is runAcceptance');
+    throw new LoopError(
+      'CONFIG_INVALID',
+      '[loop] [autoresearch] runPass runs the design and function passes; acceptance mode is runAcceptance',
+    );
   }
-  const lock = await acquireLock({ path: join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'pass') });
+  const lock = await acquireLock({
+    path: join(options.workspace, '.aid/pipeline/autoresearch', options.taskId, 'pass'),
+  });
   try {
     return await runPassLocked(options);
   } finally {
@@ -68,7 +93,14 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   const statePath = options.statePath ?? join(options.workspace, '.aid/pipeline/state.json');
   const writeState = options.writeState ?? writeJsonAtomic;
   const targetMet = options.targetMet ?? defaultTargetMet;
-  const inner: SnapshotRollback = options.rollback ?? createSnapshotRollback({ workspace: options.workspace, runDir, clock, ...(options.files ? { files: options.files } : {}) });
+  const inner: SnapshotRollback =
+    options.rollback ??
+    createSnapshotRollback({
+      workspace: options.workspace,
+      runDir,
+      clock,
+      ...(options.files ? { files: options.files } : {}),
+    });
   // Scores the engine's rows do not carry (the baseline's; the gates re-measured on resume), and
   // whether the pass (re)started green (a red test is then green-to-red: `reverted-redtest`).
   const beyond: {
@@ -95,28 +127,67 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     header: resultsHeader(mode, harness.dimensions),
     dimensions: harness.dimensions,
     clock,
-    snapshotOf: (r) => (r.status === 'baseline' ? r.candidateId || rollback.baselineId() : rollback.preEditCopies(r.iteration)),
-    keptIdOf: async (iteration) => (await readdir(inner.snapshotsDir).catch(() => [] as string[])).filter((n) => KEPT_DIR_PATTERN.test(n) && n.startsWith(`${pad3(iteration)}-kept-`)).sort().at(-1) ?? '',
+    snapshotOf: (r) =>
+      r.status === 'baseline' ? r.candidateId || rollback.baselineId() : rollback.preEditCopies(r.iteration),
+    keptIdOf: async (iteration) =>
+      (await readdir(inner.snapshotsDir).catch(() => [] as string[]))
+        .filter((n) => KEPT_DIR_PATTERN.test(n) && n.startsWith(`${pad3(iteration)}-kept-`))
+        .sort()
+        .at(-1) ?? '',
   });
   const rubricSha256 = await computeRubricFingerprint(options.rubricFiles);
   const harnessFiles = options.harnessFiles ?? [];
   const harnessSha256 = await harnessFilesFingerprint(harnessFiles);
-  await recordRubricAtStart({ statePath, mode, taskId: options.taskId, rubricSha256, resumed: log.resumed, write: writeState, resultsPath: log.path });
+  await recordRubricAtStart({
+    statePath,
+    mode,
+    taskId: options.taskId,
+    rubricSha256,
+    resumed: log.resumed,
+    write: writeState,
+    resultsPath: log.path,
+  });
 
   const refusedEdits: RefusedEdit[] = [];
-  const stateStore = createPassStateStore({ path: statePath, workspace: options.workspace, mode, taskId: options.taskId, resumed: log.resumed, write: writeState, resultsPath: log.path });
+  const stateStore = createPassStateStore({
+    path: statePath,
+    workspace: options.workspace,
+    mode,
+    taskId: options.taskId,
+    resumed: log.resumed,
+    write: writeState,
+    resultsPath: log.path,
+  });
   let final: PassResult | undefined;
   const onStop = async (summary: LoopSummary, state: LoopState) => {
     if (summary.halted?.code === 'RESTORE_FAILED' && log.rows().at(-1)?.status !== 'restore-failed') {
       // The stop's restore of the best failed (seed 002 on-stop step 1): the loud status is a row too,
       // before the summary and state.json.
       const description = `restore of the best kept version ${summary.bestId || rollback.baselineId()} failed: ${summary.halted.note}`;
-      const record: IterationRecord = { iteration: summary.iterations + 1, candidateId: '', score: null, status: 'halted', label: 'restore-failed', description };
+      const record: IterationRecord = {
+        iteration: summary.iterations + 1,
+        candidateId: '',
+        score: null,
+        status: 'halted',
+        label: 'restore-failed',
+        description,
+      };
       await log.append(record);
       out(formatIterationLine(record.iteration, 'restore-failed', null, null, record.description));
     }
     const bestId = summary.bestId || rollback.baselineId();
-    final = buildResult({ summary, state, beyond, refusedEdits, bestId, rubricSha256, mode, resumed: log.resumed, resultsPath: log.path, statePath });
+    final = buildResult({
+      summary,
+      state,
+      beyond,
+      refusedEdits,
+      bestId,
+      rubricSha256,
+      mode,
+      resumed: log.resumed,
+      resultsPath: log.path,
+      statePath,
+    });
     out(final.summaryText);
     const utc = new Date(clock.now()).toISOString();
     const entry = {
@@ -133,7 +204,13 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
       ...(final.refusedEdits.length > 0 ? { refused_edits: final.refusedEdits } : {}),
       updated_at: utc,
     };
-    const history = { step: STEP[mode]!, start_score: final.startComposite, best_score: final.bestComposite, stop_reason: final.stopReason, utc };
+    const history = {
+      step: STEP[mode]!,
+      start_score: final.startComposite,
+      best_score: final.bestComposite,
+      stop_reason: final.stopReason,
+      utc,
+    };
     stateStore.finish({ entry, history, files: inner.files(), result: final });
   };
 
@@ -145,7 +222,15 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     scorer,
     rollback,
     keepPolicy: tier1Gates(options.keepPolicy ?? strictImprovement(), { status: 'reverted-redtest' }),
-    stop: anyOf(passStopPolicy({ config, beyond: () => beyond, targetMet, ...(options.cost ? { maxPerRunUsd: options.cost.maxPerRunUsd } : {}) }), ...(options.stop ? [options.stop] : [])),
+    stop: anyOf(
+      passStopPolicy({
+        config,
+        beyond: () => beyond,
+        targetMet,
+        ...(options.cost ? { maxPerRunUsd: options.cost.maxPerRunUsd } : {}),
+      }),
+      ...(options.stop ? [options.stop] : []),
+    ),
     results: {
       ...log,
       // The engine reads results.tsv once (resume); the pass notes whether its baseline was green.
@@ -179,7 +264,15 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   let best = Number.NaN;
   const line = (record: IterationRecord, previousBest: number) => {
     const delta = record.score === null ? null : record.status === 'baseline' ? 0 : record.score - previousBest;
-    out(formatIterationLine(record.iteration, statusOf(record), record.score, delta, record.status === 'baseline' ? 'baseline' : describeRow(record)));
+    out(
+      formatIterationLine(
+        record.iteration,
+        statusOf(record),
+        record.score,
+        delta,
+        record.status === 'baseline' ? 'baseline' : describeRow(record),
+      ),
+    );
   };
   loop.on('resumed', (e) => void (best = e.best));
   loop.on('baseline', (e) => {
@@ -196,7 +289,8 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
   try {
     await loop.run();
   } catch (error) {
-    if (!final || !isLoopError(error) || !(error.code === 'RESTORE_FAILED' || error.code === 'HARNESS_TAMPERED')) throw error;
+    if (!final || !isLoopError(error) || !(error.code === 'RESTORE_FAILED' || error.code === 'HARNESS_TAMPERED'))
+      throw error;
     final = { ...final, error };
   }
   return final!;
@@ -235,8 +329,16 @@ function buildResult(o: {
   const guardHalt = h && !restoreFailed ? { status: h.status, message: withoutGuard(h.note) } : undefined;
   const stopReason = guardHalt ? guardHalt.status : summary.stop.reason;
   const stopMessage = guardHalt ? guardHalt.message : restoreFailed ? h.note : summary.stop.message;
-  const halted = restoreFailed ? 'restore-failed' : guardHalt && LOUD.has(guardHalt.status) ? guardHalt.status : undefined;
-  const error = restoreFailed ? new LoopError('RESTORE_FAILED', h.note) : halted ? new LoopError('HARNESS_TAMPERED', guardHalt!.message) : undefined;
+  const halted = restoreFailed
+    ? 'restore-failed'
+    : guardHalt && LOUD.has(guardHalt.status)
+      ? guardHalt.status
+      : undefined;
+  const error = restoreFailed
+    ? new LoopError('RESTORE_FAILED', h.note)
+    : halted
+      ? new LoopError('HARNESS_TAMPERED', guardHalt!.message)
+      : undefined;
   const firstOfRun = summary.iterations - summary.iterationsThisRun + 1;
   const passSummary: PassSummary = {
     mode: o.mode,

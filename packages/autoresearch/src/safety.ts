@@ -82,7 +82,11 @@ function globToRegExp(glob: string): RegExp {
  *
  * @example flowsTouched(['payments', { name: 'auth', files: ['src/login/**'] }], ['src/login/session.ts']) // ['auth']
  */
-export function flowsTouched(flows: readonly SafetyCriticalFlow[], files: readonly string[], declared: readonly string[] = []): string[] {
+export function flowsTouched(
+  flows: readonly SafetyCriticalFlow[],
+  files: readonly string[],
+  declared: readonly string[] = [],
+): string[] {
   const out: string[] = [];
   const declaredLower = new Set(declared.map((d) => d.toLowerCase()));
   for (const flow of flows) {
@@ -92,7 +96,9 @@ export function flowsTouched(flows: readonly SafetyCriticalFlow[], files: readon
     const hit =
       declaredLower.has(lower) ||
       files.some((f) => globs.some((g) => g.test(f))) ||
-      files.some((f) => f.split('/').some((seg) => seg.toLowerCase() === lower || seg.toLowerCase().replace(/\.[^.]*$/, '') === lower));
+      files.some((f) =>
+        f.split('/').some((seg) => seg.toLowerCase() === lower || seg.toLowerCase().replace(/\.[^.]*$/, '') === lower),
+      );
     if (hit && !out.includes(name)) out.push(name);
   }
   return out;
@@ -119,7 +125,9 @@ export function createInteractiveAsker(options: { input?: Readable; output?: Wri
         const closed = new Promise<string>((resolve) => rl.once('close', () => resolve('')));
         const answer = await Promise.race([rl.question(formatSafetyQuestion(question), { signal }), closed]);
         const approved = /^\s*y(es)?\s*$/i.test(answer);
-        return approved ? { approved } : { approved, reason: answer.trim() === '' ? 'no answer (default No)' : `answered "${answer.trim()}"` };
+        return approved
+          ? { approved }
+          : { approved, reason: answer.trim() === '' ? 'no answer (default No)' : `answered "${answer.trim()}"` };
       } finally {
         rl.close();
       }
@@ -144,17 +152,26 @@ export function createFileAsker(path: string): QuestionAsker {
         answers = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
         if (!answers || typeof answers !== 'object' || Array.isArray(answers)) throw new Error('not a JSON object');
       } catch (error) {
-        throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] safety answers file ${path} is unreadable: ${(error as Error).message}; write {"<flow>": "yes"|"no"}`, { cause: error, details: { path } });
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `[loop] [autoresearch] safety answers file ${path} is unreadable: ${(error as Error).message}; write {"<flow>": "yes"|"no"}`,
+          { cause: error, details: { path } },
+        );
       }
       const read = (key: string): boolean | undefined => {
         const v = answers[key];
         if (v === undefined) return undefined;
         if (v === 'yes' || v === true) return true;
         if (v === 'no' || v === false) return false;
-        throw new LoopError('CONFIG_INVALID', `[loop] [autoresearch] safety answers file ${path}: "${key}" must be "yes" or "no", found ${JSON.stringify(v)}`, { details: { path, key } });
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `[loop] [autoresearch] safety answers file ${path}: "${key}" must be "yes" or "no", found ${JSON.stringify(v)}`,
+          { details: { path, key } },
+        );
       };
       const bySlug = read(question.slug);
-      if (bySlug !== undefined) return bySlug ? { approved: true } : { approved: false, reason: `answered no for ${question.slug} in ${path}` };
+      if (bySlug !== undefined)
+        return bySlug ? { approved: true } : { approved: false, reason: `answered no for ${question.slug} in ${path}` };
       for (const flow of question.flows) {
         const a = read(flow);
         if (a === undefined) return { approved: false, reason: `no answer for flow ${flow} in ${path} (default No)` };

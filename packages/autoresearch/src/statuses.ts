@@ -19,10 +19,29 @@ export type AutoresearchMode = 'design' | 'function' | 'acceptance';
  * - `needs-human`: the idea needs a new dependency, a framework migration or a secret ("stop and
  *   surface it — do not add it"); nothing is applied; the pass stops (not a failure).
  */
-export type AutoresearchStatus = 'baseline' | 'kept' | 'reverted' | 'reverted-redtest' | 'crash' | 'restore-failed' | 'rubric-tampered' | 'harness-tampered' | 'needs-human';
+export type AutoresearchStatus =
+  | 'baseline'
+  | 'kept'
+  | 'reverted'
+  | 'reverted-redtest'
+  | 'crash'
+  | 'restore-failed'
+  | 'rubric-tampered'
+  | 'harness-tampered'
+  | 'needs-human';
 
 /** Every {@link AutoresearchStatus}. */
-export const AUTORESEARCH_STATUSES: readonly AutoresearchStatus[] = ['baseline', 'kept', 'reverted', 'reverted-redtest', 'crash', 'restore-failed', 'rubric-tampered', 'harness-tampered', 'needs-human'];
+export const AUTORESEARCH_STATUSES: readonly AutoresearchStatus[] = [
+  'baseline',
+  'kept',
+  'reverted',
+  'reverted-redtest',
+  'crash',
+  'restore-failed',
+  'rubric-tampered',
+  'harness-tampered',
+  'needs-human',
+];
 
 /**
  * True for the statuses that increment the consecutive-reverts counter (seed 002: "increments on

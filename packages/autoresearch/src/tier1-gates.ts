@@ -22,7 +22,10 @@ export interface TestGateOptions {
 /** zod schema of {@link TestGateOptions}. */
 export const testGateOptionsSchema = z.object({
   workspace: z.string().refine(isAbsolute, 'workspace must be absolute'),
-  command: z.array(z.string()).min(1).refine((a) => (a[0] ?? '').length > 0, 'command[0] must be the program to run'),
+  command: z
+    .array(z.string())
+    .min(1)
+    .refine((a) => (a[0] ?? '').length > 0, 'command[0] must be the program to run'),
   minCoveragePct: z.number().min(0).max(100).default(0),
   coverageSummary: z.string().default('coverage/coverage-summary.json'),
   timeoutMs: z.number().int().positive().default(600_000),
@@ -55,11 +58,18 @@ export function createTestGate(options: TestGateOptions): GateRunner {
   return {
     name: `tests(${o.command.join(' ')})`,
     run: async ({ signal }) => {
-      const { code, output } = await runCaptured({ command: o.command, cwd: o.workspace, timeoutMs: o.timeoutMs, signal });
+      const { code, output } = await runCaptured({
+        command: o.command,
+        cwd: o.workspace,
+        timeoutMs: o.timeoutMs,
+        signal,
+      });
       const testsGreen = code === 0;
       let coveragePct: number | undefined;
       try {
-        const summary = JSON.parse(await readFile(join(o.workspace, o.coverageSummary), 'utf8')) as { total?: { lines?: { pct?: unknown } } };
+        const summary = JSON.parse(await readFile(join(o.workspace, o.coverageSummary), 'utf8')) as {
+          total?: { lines?: { pct?: unknown } };
+        };
         const pct = summary.total?.lines?.pct;
         if (typeof pct === 'number') coveragePct = pct;
       } catch {

@@ -17,7 +17,11 @@ const state = () => JSON.parse(readFileSync(ws.statePath, 'utf8'));
 function byIteration(values: number[], extra: (iteration: number) => void = () => {}): AutoresearchProposer {
   return {
     name: 'by-iteration',
-    plan: ({ iteration }) => ({ description: `set value to ${values[iteration - 1]}`, files: ['src/score.ts'], slug: `to-${iteration}` }),
+    plan: ({ iteration }) => ({
+      description: `set value to ${values[iteration - 1]}`,
+      files: ['src/score.ts'],
+      slug: `to-${iteration}`,
+    }),
     apply: (_idea, { iteration, round }) => {
       if (round > 0) return;
       ws.write('src/score.ts', `export const value = ${values[iteration - 1]};\n`);
@@ -30,18 +34,37 @@ describe('issue 11 fault 3: an unreadable kept snapshot at stop (seed 002 on-sto
   it('restoreBest on an unreadable kept snapshot is the loud restore-failed halt: a restore-failed row, a summary and state.json written last, never a raw EACCES', async () => {
     ws = makeWorkspace();
     let unreadable = false;
-    const eacces = (path: string) => Object.assign(new Error(`EACCES: permission denied, scandir '${path}'`), { code: 'EACCES', errno: -13, path });
+    const eacces = (path: string) =>
+      Object.assign(new Error(`EACCES: permission denied, scandir '${path}'`), { code: 'EACCES', errno: -13, path });
     const denied = (p: string) => unreadable && p.includes('001-kept-');
     // The tests run as root, where chmod 000 does not deny reads: the fs fails exactly as an unreadable directory would.
     const fs: SnapshotFs = {
       ...nodeSnapshotFs,
-      readdir: async (p) => { if (denied(p)) throw eacces(p); return nodeSnapshotFs.readdir(p); },
-      access: async (p, m) => { if (denied(p)) throw eacces(p); return nodeSnapshotFs.access(p, m); },
-      stat: async (p) => { if (denied(p)) throw eacces(p); return nodeSnapshotFs.stat(p); },
-      readFile: async (p) => { if (denied(p)) throw eacces(p); return nodeSnapshotFs.readFile(p); },
+      readdir: async (p) => {
+        if (denied(p)) throw eacces(p);
+        return nodeSnapshotFs.readdir(p);
+      },
+      access: async (p, m) => {
+        if (denied(p)) throw eacces(p);
+        return nodeSnapshotFs.access(p, m);
+      },
+      stat: async (p) => {
+        if (denied(p)) throw eacces(p);
+        return nodeSnapshotFs.stat(p);
+      },
+      readFile: async (p) => {
+        if (denied(p)) throw eacces(p);
+        return nodeSnapshotFs.readFile(p);
+      },
     };
     const o = passOptions(ws, [{ to: 7 }]);
-    const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: ['src/score.ts'], clock: steppingClock(), fs });
+    const rollback = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      files: ['src/score.ts'],
+      clock: steppingClock(),
+      fs,
+    });
     const lines: string[] = [];
     const r = await runPass({
       ...o,
@@ -56,11 +79,14 @@ describe('issue 11 fault 3: an unreadable kept snapshot at stop (seed 002 on-sto
     expect(r.error?.code).toBe('RESTORE_FAILED');
     expect(r.error?.message).toMatch(/001-kept-.*(absent or unreadable|EACCES)/);
     expect(statuses()).toEqual(['baseline', 'kept', 'restore-failed']);
-    expect(lines.at(-2)).toMatch(/^iter 2 \| restore-failed \| - \(Δ -\) \| restore of the best kept version 001-kept-/);
+    expect(lines.at(-2)).toMatch(
+      /^iter 2 \| restore-failed \| - \(Δ -\) \| restore of the best kept version 001-kept-/,
+    );
     expect(lines.at(-1)).toMatch(/^HALTED: restore-failed/);
     expect(state().autoresearch.function).toMatchObject({ status: 'restore-failed', stop_reason: expect.any(String) });
     const stateMtime = statSync(ws.statePath).mtimeMs;
-    for (const f of ['src/score.ts', '.aid/pipeline/autoresearch/T-1/results.tsv']) expect(statSync(join(ws.dir, f)).mtimeMs).toBeLessThanOrEqual(stateMtime);
+    for (const f of ['src/score.ts', '.aid/pipeline/autoresearch/T-1/results.tsv'])
+      expect(statSync(join(ws.dir, f)).mtimeMs).toBeLessThanOrEqual(stateMtime);
   });
 });
 
@@ -80,7 +106,11 @@ describe('issue 11 fault 4: resume keeps full precision (seed 002 loop step 1: b
     await runPass({ ...first, proposer: byIteration(values), config: { ...first.config, maxIterations: 1 } });
     expect(readFileSync(ws.resultsPath, 'utf8')).toMatch(/\n1\t7\.00\t/);
     const second = passOptions(ws, [], { clock: steppingClock(Date.UTC(2026, 10, 30, 6)) });
-    const r = await runPass({ ...second, proposer: byIteration(values), config: { ...second.config, maxIterations: 2 } });
+    const r = await runPass({
+      ...second,
+      proposer: byIteration(values),
+      config: { ...second.config, maxIterations: 2 },
+    });
     expect(r.resumed).toBe(true);
     expect(statuses()).toEqual(['baseline', 'kept', 'reverted']);
     expect(r.bestComposite).toBe(7.004);
@@ -95,13 +125,21 @@ describe('issue 11 fault 5: never edit the harness (seed 002 safety brakes: "Nev
     const bonus = () => Number(/bonus = (-?[\d.]+)/.exec(ws.read('tools/reflect.mjs'))?.[1]);
     const inner = valueHarness(ws, 'function');
     // The reflection score reads the tool script: raising its bonus raises every score.
-    const harness: PassHarness = { ...inner, score: async (c) => { const s = await inner.score(c); return { ...s, composite: s.composite + bonus() }; } };
+    const harness: PassHarness = {
+      ...inner,
+      score: async (c) => {
+        const s = await inner.score(c);
+        return { ...s, composite: s.composite + bonus() };
+      },
+    };
     const o = passOptions(ws, []);
     const r = await runPass({
       ...o,
       harness,
       harnessFiles: [join(ws.dir, 'tools/reflect.mjs')],
-      proposer: byIteration([6, 7], (iteration) => { if (iteration === 1) ws.write('tools/reflect.mjs', 'export const bonus = 10;\n'); }),
+      proposer: byIteration([6, 7], (iteration) => {
+        if (iteration === 1) ws.write('tools/reflect.mjs', 'export const bonus = 10;\n');
+      }),
     } as Parameters<typeof runPass>[0]);
     expect(r.stopReason).not.toBe('target-met');
     expect(statuses()).toEqual(['baseline', 'harness-tampered']);

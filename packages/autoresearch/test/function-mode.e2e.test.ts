@@ -3,7 +3,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFunctionHarness, createReflectionScorer, createTestGate, parseResultsTsv, resolvePassConfig, runPass, type AutoresearchProposer } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createReflectionScorer,
+  createTestGate,
+  parseResultsTsv,
+  resolvePassConfig,
+  runPass,
+  type AutoresearchProposer,
+} from '../src/index.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -43,7 +51,16 @@ const EDITS: Array<{ description: string; edit: (s: string) => string }> = [
   { description: 'var to const for lower', edit: (s) => s.replace('var lower', 'const lower') },
   { description: 'drop the trim of dashes', edit: (s) => s.replace(".replace(/^-+|-+$/g, '')", '') },
   { description: 'rename dashed to slug', edit: (s) => s.replace(/dashed/g, 'slug') },
-  { description: 'split the long chain and use const', edit: (s) => s.replace(/ {2}var dashed = lower\.replace\(\/\[\^a-z0-9\]\+\/g, '-'\)\.replace\(\/\^-\+\|-\+\$\/g, ''\);/, "  const dashed = lower.replace(/[^a-z0-9]+/g, '-');\n  const trimmed = dashed.replace(/^-+|-+$/g, '');").replace('return dashed;', 'return trimmed;') },
+  {
+    description: 'split the long chain and use const',
+    edit: (s) =>
+      s
+        .replace(
+          / {2}var dashed = lower\.replace\(\/\[\^a-z0-9\]\+\/g, '-'\)\.replace\(\/\^-\+\|-\+\$\/g, ''\);/,
+          "  const dashed = lower.replace(/[^a-z0-9]+/g, '-');\n  const trimmed = dashed.replace(/^-+|-+$/g, '');",
+        )
+        .replace('return dashed;', 'return trimmed;'),
+  },
 ];
 
 describe('function mode end to end (seed 002 AR-2 on a real module)', () => {
@@ -55,7 +72,11 @@ describe('function mode end to end (seed 002 AR-2 on a real module)', () => {
     write('criteria/ar-function.yaml', 'quality: no var, short lines\n');
     write('.claude/agents/reflection-agent.md', 'Score quality 0-10.\n');
     write('.gitignore', '.aid/\ncoverage/\n');
-    const git = (...a: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...a], { cwd: dir, encoding: 'utf8' });
+    const git = (...a: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...a], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'init');
@@ -81,14 +102,24 @@ describe('function mode end to end (seed 002 AR-2 on a real module)', () => {
       config: resolvePassConfig('function', { ar_function: { max_iterations: 4, max_consecutive_reverts: 3 } }),
       harness: createFunctionHarness({
         gates: createTestGate({ workspace: dir, command: ['node', 'run-tests.mjs'], minCoveragePct: 80 }),
-        reflection: createReflectionScorer({ workspace: dir, command: ['node', 'reflect.mjs'], dimensions: ['quality'] }),
+        reflection: createReflectionScorer({
+          workspace: dir,
+          command: ['node', 'reflect.mjs'],
+          dimensions: ['quality'],
+        }),
       }),
       proposer,
       rubricFiles: [join(dir, 'criteria/ar-function.yaml'), join(dir, '.claude/agents/reflection-agent.md')],
       output: (l) => lines.push(l),
     });
     const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
-    expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual(['0 baseline 6.00', '1 kept 7.50', '2 reverted-redtest 0.00', '3 reverted 7.50', '4 kept 10.00']);
+    expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
+      '0 baseline 6.00',
+      '1 kept 7.50',
+      '2 reverted-redtest 0.00',
+      '3 reverted 7.50',
+      '4 kept 10.00',
+    ]);
     expect(result).toMatchObject({ startComposite: 6, bestComposite: 10, stopReason: 'target-met' });
     expect(readFileSync(join(dir, 'src/slug.js'), 'utf8')).toMatch(/const trimmed/);
     expect(git('status', '--porcelain')).toBe(' M src/slug.js\n'); // nothing committed, only the source changed

@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFunctionHarness, createReflectionScorer, createTestGate, parsePassRate, parseReflectionOutput } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createReflectionScorer,
+  createTestGate,
+  parsePassRate,
+  parseReflectionOutput,
+} from '../src/index.js';
 
 let dir: string;
 const signal = new AbortController().signal;
@@ -19,7 +25,9 @@ describe('reflection scorer (seed 002: the reflection-agent harness)', () => {
   it('runs the agent command with the workspace prompt on stdin and returns the pass dimension scores from its JSON', async () => {
     const scorer = createReflectionScorer({
       workspace: dir,
-      command: node(`let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');console.log(JSON.stringify({scores:{quality:s.includes('Score the code.')?8.5:0, extra:1}}))})`),
+      command: node(
+        `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');console.log(JSON.stringify({scores:{quality:s.includes('Score the code.')?8.5:0, extra:1}}))})`,
+      ),
       dimensions: ['quality'],
     });
     expect(await scorer.score({ iteration: 1, signal })).toEqual({ quality: 8.5 });
@@ -29,12 +37,23 @@ describe('reflection scorer (seed 002: the reflection-agent harness)', () => {
     expect(() => parseReflectionOutput('{"quality": 11}', ['quality'])).toThrow(/quality/);
     expect(() => parseReflectionOutput('{"naming_clarity": 7}', ['quality'])).toThrow(/no valid score for quality/);
     expect(() => parseReflectionOutput('no json', ['quality'])).toThrow(/no JSON/);
-    const failing = createReflectionScorer({ workspace: dir, command: node('process.exit(3)'), dimensions: ['quality'] });
+    const failing = createReflectionScorer({
+      workspace: dir,
+      command: node('process.exit(3)'),
+      dimensions: ['quality'],
+    });
     await expect(failing.score({ iteration: 1, signal })).rejects.toThrow(/exited 3/);
   });
 
   it('the prompt path is never a user-level path', () => {
-    expect(() => createReflectionScorer({ workspace: dir, command: ['x'], dimensions: ['quality'], promptFile: '~/.claude/skills/reflection/SKILL.md' })).toThrow(/never a user-level path/);
+    expect(() =>
+      createReflectionScorer({
+        workspace: dir,
+        command: ['x'],
+        dimensions: ['quality'],
+        promptFile: '~/.claude/skills/reflection/SKILL.md',
+      }),
+    ).toThrow(/never a user-level path/);
   });
 });
 
@@ -46,20 +65,50 @@ describe('Tier-1 gates (seed 002 function mode)', () => {
 
   it('the test command exiting 0 is green, and coverage at least the minimum passes', async () => {
     coverage(85);
-    const gate = createTestGate({ workspace: dir, command: node("console.log(' Tests  4 passed (4)')"), minCoveragePct: 80 });
-    expect(await gate.run({ iteration: 0, signal })).toEqual({ gates: { testsGreen: true, coverageOk: true, coveragePct: 85 }, passRate: 1 });
+    const gate = createTestGate({
+      workspace: dir,
+      command: node("console.log(' Tests  4 passed (4)')"),
+      minCoveragePct: 80,
+    });
+    expect(await gate.run({ iteration: 0, signal })).toEqual({
+      gates: { testsGreen: true, coverageOk: true, coveragePct: 85 },
+      passRate: 1,
+    });
   });
 
   it('coverage below the minimum zeroes the composite; red tests zero it too (the hard gate)', async () => {
     coverage(70);
     const reflection = { name: 'fixed', score: () => ({ quality: 9 }) };
-    const low = createFunctionHarness({ reflection, gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }) });
-    expect(await low.score({ iteration: 1, signal })).toMatchObject({ composite: 0, dimensions: { quality: 9, coverage: 70 } });
+    const low = createFunctionHarness({
+      reflection,
+      gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }),
+    });
+    expect(await low.score({ iteration: 1, signal })).toMatchObject({
+      composite: 0,
+      dimensions: { quality: 9, coverage: 70 },
+    });
     coverage(90);
-    const red = createFunctionHarness({ reflection, gates: createTestGate({ workspace: dir, command: node("console.log(' Tests  1 failed | 3 passed (4)');process.exit(1)"), minCoveragePct: 80 }) });
-    expect(await red.score({ iteration: 1, signal })).toMatchObject({ composite: 0, dimensions: { pass_rate: 0.75 }, gates: { testsGreen: false } });
-    const green = createFunctionHarness({ reflection, gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }) });
-    expect(await green.score({ iteration: 1, signal })).toMatchObject({ composite: 9, gates: { testsGreen: true, coverageOk: true } });
+    const red = createFunctionHarness({
+      reflection,
+      gates: createTestGate({
+        workspace: dir,
+        command: node("console.log(' Tests  1 failed | 3 passed (4)');process.exit(1)"),
+        minCoveragePct: 80,
+      }),
+    });
+    expect(await red.score({ iteration: 1, signal })).toMatchObject({
+      composite: 0,
+      dimensions: { pass_rate: 0.75 },
+      gates: { testsGreen: false },
+    });
+    const green = createFunctionHarness({
+      reflection,
+      gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }),
+    });
+    expect(await green.score({ iteration: 1, signal })).toMatchObject({
+      composite: 9,
+      gates: { testsGreen: true, coverageOk: true },
+    });
   });
 
   it('pass rate is read from vitest and jest summaries', () => {

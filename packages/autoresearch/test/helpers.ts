@@ -1,7 +1,15 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { resolvePassConfig, type AutoresearchConfig, type AutoresearchMode, type AutoresearchProposer, type PassHarness, type PassScore, type RunPassOptions } from '../src/index.js';
+import {
+  resolvePassConfig,
+  type AutoresearchConfig,
+  type AutoresearchMode,
+  type AutoresearchProposer,
+  type PassHarness,
+  type PassScore,
+  type RunPassOptions,
+} from '../src/index.js';
 
 export const OLD_MS = Date.UTC(2020, 0, 1);
 
@@ -44,7 +52,12 @@ export function scriptedProposer(ws: Workspace, steps: Step[], log: string[] = [
     name: 'scripted',
     plan: () => {
       const step = steps[i++ % steps.length]!;
-      return { description: step.description ?? `set value to ${step.to}`, files: ['src/score.ts'], slug: `to ${step.to}`, step } as never;
+      return {
+        description: step.description ?? `set value to ${step.to}`,
+        files: ['src/score.ts'],
+        slug: `to ${step.to}`,
+        step,
+      } as never;
     },
     apply: (idea, ctx) => {
       const step = (idea as unknown as { step: Step }).step;
@@ -79,7 +92,11 @@ export function valueHarness(ws: Workspace, mode: 'design' | 'function' = 'funct
       const v = ws.value();
       if (v === 666) throw new Error('could not run tests');
       const green = v >= 0;
-      return { composite: green ? v : 0, dimensions: { quality: Math.abs(v), pass_rate: green ? 1 : 0.5, coverage: 90 }, gates: { testsGreen: green, coverageOk: true, coveragePct: 90 } };
+      return {
+        composite: green ? v : 0,
+        dimensions: { quality: Math.abs(v), pass_rate: green ? 1 : 0.5, coverage: 90 },
+        gates: { testsGreen: green, coverageOk: true, coveragePct: 90 },
+      };
     },
   };
 }
@@ -91,14 +108,24 @@ export function steppingClock(startMs = Date.UTC(2026, 10, 30, 4, 0, 0)) {
 }
 
 /** Options for runPass over `ws` with the scripted proposer and value harness. */
-export function passOptions(ws: Workspace, steps: Step[], extra: Partial<RunPassOptions> & { mode?: AutoresearchMode; autoresearch?: AutoresearchConfig } = {}): RunPassOptions & { lines: string[] } {
+export function passOptions(
+  ws: Workspace,
+  steps: Step[],
+  extra: Partial<RunPassOptions> & { mode?: AutoresearchMode; autoresearch?: AutoresearchConfig } = {},
+): RunPassOptions & { lines: string[] } {
   const lines: string[] = [];
   const mode = extra.mode ?? 'function';
   const { mode: _m, autoresearch, ...rest } = extra;
   return {
     workspace: ws.dir,
     taskId: 'T-1',
-    config: resolvePassConfig(mode, autoresearch ?? { ar_function: { max_iterations: 10, max_consecutive_reverts: 3 }, ar_design: { max_iterations: 10, max_consecutive_reverts: 3 } }),
+    config: resolvePassConfig(
+      mode,
+      autoresearch ?? {
+        ar_function: { max_iterations: 10, max_consecutive_reverts: 3 },
+        ar_design: { max_iterations: 10, max_consecutive_reverts: 3 },
+      },
+    ),
     harness: valueHarness(ws, mode === 'design' ? 'design' : 'function'),
     proposer: scriptedProposer(ws, steps),
     rubricFiles: ws.rubricFiles,

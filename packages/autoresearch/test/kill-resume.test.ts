@@ -27,14 +27,28 @@ function workspace(): Workspace {
 }
 
 function pass(ws: Workspace, env: Record<string, string> = {}): Promise<ChildResult> {
-  return runChild(process.execPath, ['--import', 'tsx', '--conditions=source', fixture, ws.dir], { cwd: packageDir, env: { ...process.env, ...env } });
+  return runChild(process.execPath, ['--import', 'tsx', '--conditions=source', fixture, ws.dir], {
+    cwd: packageDir,
+    env: { ...process.env, ...env },
+  });
 }
 
 /** What must not depend on an interruption: every row but its snapshot and utc cells, the files, the best. */
 function outcome(ws: Workspace) {
-  const rows = parseResultsTsv(readFileSync(ws.resultsPath, 'utf8')).rows.map((r): Record<string, string> => ({ iter: r.iter, status: r.status, ...r.columns }));
+  const rows = parseResultsTsv(readFileSync(ws.resultsPath, 'utf8')).rows.map((r): Record<string, string> => ({
+    iter: r.iter,
+    status: r.status,
+    ...r.columns,
+  }));
   const state = JSON.parse(readFileSync(ws.statePath, 'utf8')).autoresearch.function;
-  return { rows, score: ws.read('src/score.ts'), a: ws.read('src/a.ts'), best: state.best_score, stop: state.stop_reason, counts: state.counts };
+  return {
+    rows,
+    score: ws.read('src/score.ts'),
+    a: ws.read('src/a.ts'),
+    best: state.best_score,
+    stop: state.stop_reason,
+    counts: state.counts,
+  };
 }
 
 /** One uninterrupted pass in its own process, shared by the tests. */
@@ -62,7 +76,13 @@ async function killedThenResumed(killAt: string) {
 
 describe('a pass SIGKILLed at a named point and resumed equals an uninterrupted pass (issue 11 faults 1-2; seed 002: results.tsv is the source of truth, resume never re-baselines)', () => {
   it('fault 1: a kill -9 right after a keep (files at the kept version) resumes with the true best, so later keep decisions match an uninterrupted pass', async () => {
-    expect(straight.rows.map((r) => `${r.iter}:${r.status}:${r.composite}`)).toEqual(['0:baseline:5.00', '1:kept:7.00', '2:kept:9.00', '3:reverted:8.00', '4:kept:9.25']);
+    expect(straight.rows.map((r) => `${r.iter}:${r.status}:${r.composite}`)).toEqual([
+      '0:baseline:5.00',
+      '1:kept:7.00',
+      '2:kept:9.00',
+      '3:reverted:8.00',
+      '4:kept:9.25',
+    ]);
     const { outcome: resumed } = await killedThenResumed('after-keep:2');
     expect(resumed).toEqual(straight);
   });

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseResultsTsv, runPass, type PassHarness, type ScoreContext } from '../src/index.js';
-import { makeWorkspace, passOptions, scriptedProposer, steppingClock, valueHarness, type Workspace } from './helpers.js';
+import {
+  makeWorkspace,
+  passOptions,
+  scriptedProposer,
+  steppingClock,
+  valueHarness,
+  type Workspace,
+} from './helpers.js';
 
 let ws: Workspace;
 afterEach(() => ws?.cleanup());
@@ -13,13 +20,22 @@ const state = () => JSON.parse(readFileSync(ws.statePath, 'utf8'));
 async function interruptedAfterKeep(to: number, mode: 'function' | 'design' = 'function') {
   const ac = new AbortController();
   const o = passOptions(ws, [{ to }], { mode });
-  const r = await runPass({ ...o, signal: ac.signal, output: (l) => { if (l.startsWith('iter 1 | kept')) ac.abort(); } });
+  const r = await runPass({
+    ...o,
+    signal: ac.signal,
+    output: (l) => {
+      if (l.startsWith('iter 1 | kept')) ac.abort();
+    },
+  });
   expect(r.stopReason).toBe('aborted');
   expect(statuses()).toEqual(['baseline', 'kept']);
 }
 
 /** The value harness with switchable coverage gate and a log of resume checks. */
-function gatedHarness(opts: { coverageOk: () => boolean; crashOnResume?: boolean }, calls: ScoreContext[]): PassHarness {
+function gatedHarness(
+  opts: { coverageOk: () => boolean; crashOnResume?: boolean },
+  calls: ScoreContext[],
+): PassHarness {
   const inner = valueHarness(ws, 'function');
   return {
     ...inner,
@@ -44,7 +60,10 @@ describe('target met re-checked right after a resume (seed 002 stop conditions: 
     expect(calls.map((c) => c.resumeCheck)).toEqual([true]);
     expect(r.resumeCheck?.gates).toEqual({ testsGreen: true, coverageOk: true, coveragePct: 90 });
     expect(statuses()).toEqual(['baseline', 'kept']);
-    expect(state().autoresearch.function).toMatchObject({ stop_reason: 'target-met', best_gates: { testsGreen: true, coverageOk: true } });
+    expect(state().autoresearch.function).toMatchObject({
+      stop_reason: 'target-met',
+      best_gates: { testsGreen: true, coverageOk: true },
+    });
     expect(ws.value()).toBe(9.6);
   });
 
@@ -53,7 +72,11 @@ describe('target met re-checked right after a resume (seed 002 stop conditions: 
     await interruptedAfterKeep(9.6);
     const calls: ScoreContext[] = [];
     const o = passOptions(ws, [{ to: 9.9 }], { clock: steppingClock(Date.UTC(2026, 10, 30, 6)) });
-    const r = await runPass({ ...o, config: { ...o.config, maxIterations: 2 }, harness: gatedHarness({ coverageOk: () => false }, calls) });
+    const r = await runPass({
+      ...o,
+      config: { ...o.config, maxIterations: 2 },
+      harness: gatedHarness({ coverageOk: () => false }, calls),
+    });
     expect(r.resumeCheck?.gates?.coverageOk).toBe(false);
     expect(r.stopReason).toBe('max-iterations');
     expect(r.iterationsThisRun).toBe(1);
@@ -76,7 +99,16 @@ describe('target met re-checked right after a resume (seed 002 stop conditions: 
     await interruptedAfterKeep(9.6, 'design');
     let scored = 0;
     const o = passOptions(ws, [{ to: 9.9 }], { mode: 'design', clock: steppingClock(Date.UTC(2026, 10, 30, 6)) });
-    const r = await runPass({ ...o, harness: { ...o.harness, score: (c) => { scored += 1; return o.harness.score(c); } } });
+    const r = await runPass({
+      ...o,
+      harness: {
+        ...o.harness,
+        score: (c) => {
+          scored += 1;
+          return o.harness.score(c);
+        },
+      },
+    });
     expect(r).toMatchObject({ resumed: true, stopReason: 'target-met', iterationsThisRun: 0 });
     expect(scored).toBe(0);
   });

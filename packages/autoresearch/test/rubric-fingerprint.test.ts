@@ -15,7 +15,9 @@ describe('rubric fingerprint (seed 002 setup step 7)', () => {
     const agent = join(dir, 'reflection-agent.md');
     writeFileSync(yaml, 'a: 1\n');
     writeFileSync(agent, 'prompt\n');
-    expect(await computeRubricFingerprint([yaml, agent])).toBe(createHash('sha256').update('a: 1\nprompt\n').digest('hex'));
+    expect(await computeRubricFingerprint([yaml, agent])).toBe(
+      createHash('sha256').update('a: 1\nprompt\n').digest('hex'),
+    );
     expect(await computeRubricFingerprint([agent, yaml])).not.toBe(await computeRubricFingerprint([yaml, agent]));
   });
 

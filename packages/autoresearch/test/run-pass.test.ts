@@ -17,7 +17,9 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
   it('results.tsv header is iter composite delta <the pass exact dimension ids> status snapshot utc (seed 002 setup step 4, AR-2)', async () => {
     ws = makeWorkspace();
     await runPass(passOptions(ws, [{ to: 6 }], { config: { ...passOptions(ws, []).config, maxIterations: 1 } }));
-    expect(readFileSync(ws.resultsPath, 'utf8').split('\n')[0]).toBe('iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc');
+    expect(readFileSync(ws.resultsPath, 'utf8').split('\n')[0]).toBe(
+      'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc',
+    );
   });
 
   it('row 0 is the baseline: iter 0, composite = best_score, delta 0.00, status baseline, the 000-baseline-<UTC> snapshot, UTC (seed 002 setup steps 5-6)', async () => {
@@ -25,7 +27,12 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const o = passOptions(ws, [{ to: 6 }]);
     await runPass({ ...o, config: { ...o.config, maxIterations: 1 } });
     const row0 = tsv().rows[0]!;
-    expect(row0).toMatchObject({ iter: '0', columns: { composite: '5.00', delta: '0.00', quality: '5.00' }, status: 'baseline', snapshot: '000-baseline-20261130T040003Z' });
+    expect(row0).toMatchObject({
+      iter: '0',
+      columns: { composite: '5.00', delta: '0.00', quality: '5.00' },
+      status: 'baseline',
+      snapshot: '000-baseline-20261130T040003Z',
+    });
     expect(row0.utc).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(readdirSync(join(ws.runDir, 'snapshots'))).toContain('000-baseline-20261130T040003Z');
   });
@@ -87,7 +94,10 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: -9, description: 'quality up but a test breaks' }]);
     const r = await runPass({ ...o, config: { ...o.config, maxIterations: 1 } });
-    expect(tsv().rows[1]).toMatchObject({ status: 'reverted-redtest', columns: { quality: '9.00', composite: '0.00' } });
+    expect(tsv().rows[1]).toMatchObject({
+      status: 'reverted-redtest',
+      columns: { quality: '9.00', composite: '0.00' },
+    });
     expect(ws.value()).toBe(5);
     expect(r.counts).toMatchObject({ reverted: 1, revertedRedtest: 1 });
   });
@@ -96,14 +106,24 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 4 }, { to: -1 }, { to: 6 }, { to: 4 }, { to: -1 }, { to: 666 }, { to: 9 }]);
     const r = await runPass({ ...o, config: { ...o.config, maxConsecutiveReverts: 3 } });
-    expect(statuses()).toEqual(['baseline', 'reverted', 'reverted-redtest', 'kept', 'reverted', 'reverted-redtest', 'crash']);
+    expect(statuses()).toEqual([
+      'baseline',
+      'reverted',
+      'reverted-redtest',
+      'kept',
+      'reverted',
+      'reverted-redtest',
+      'crash',
+    ]);
     expect(r.stopReason).toBe('plateau');
     expect(ws.value()).toBe(6);
   });
 
   it('stops at the iteration cap: N reaches max_iterations (seed 002 stop conditions)', async () => {
     ws = makeWorkspace();
-    const o = passOptions(ws, [{ to: 4 }], { autoresearch: { ar_function: { max_iterations: 2, max_consecutive_reverts: 10 } } });
+    const o = passOptions(ws, [{ to: 4 }], {
+      autoresearch: { ar_function: { max_iterations: 2, max_consecutive_reverts: 10 } },
+    });
     const r = await runPass(o);
     expect(r.stopReason).toBe('max-iterations');
     expect(tsv().rows.map((x) => x.iter)).toEqual(['0', '1', '2']);
@@ -123,7 +143,9 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const o = passOptions(ws, [{ to: 9.4 }, { to: 9.6 }], { mode: 'design' });
     const r = await runPass({ ...o, proposer: scriptedProposer(ws, [{ to: 9.4 }, { to: 9.6 }], log) });
     expect(r.stopReason).toBe('target-met');
-    expect(readFileSync(ws.resultsPath, 'utf8').split('\n')[0]).toBe('iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\tnaming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc');
+    expect(readFileSync(ws.resultsPath, 'utf8').split('\n')[0]).toBe(
+      'iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\tnaming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc',
+    );
     expect(log).toEqual(['apply 1 round 0/1', 'apply 2 round 0/1']);
   });
 
@@ -140,7 +162,17 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     let spent = 0;
     const o = passOptions(ws, [{ to: 4 }]);
     const proposer = scriptedProposer(ws, [{ to: 4 }]);
-    const r = await runPass({ ...o, proposer: { ...proposer, apply: (i, c) => { if (c.round === 0) spent += 0.6; return proposer.apply(i, c); } }, cost: { meter: { spentUsd: () => spent }, maxPerRunUsd: 1 } });
+    const r = await runPass({
+      ...o,
+      proposer: {
+        ...proposer,
+        apply: (i, c) => {
+          if (c.round === 0) spent += 0.6;
+          return proposer.apply(i, c);
+        },
+      },
+      cost: { meter: { spentUsd: () => spent }, maxPerRunUsd: 1 },
+    });
     expect(r.stopReason).toBe('cost-brake');
     expect(r.iterationsThisRun).toBe(2);
   });
@@ -150,7 +182,17 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const ac = new AbortController();
     const o = passOptions(ws, [{ to: 7 }]);
     const proposer = scriptedProposer(ws, [{ to: 7 }]);
-    const r = await runPass({ ...o, signal: ac.signal, proposer: { ...proposer, apply: (i, c) => { ac.abort(); return proposer.apply(i, c); } } });
+    const r = await runPass({
+      ...o,
+      signal: ac.signal,
+      proposer: {
+        ...proposer,
+        apply: (i, c) => {
+          ac.abort();
+          return proposer.apply(i, c);
+        },
+      },
+    });
     expect(r.stopReason).toBe('aborted');
     expect(state().autoresearch.function.stop_reason).toBe('aborted');
   });
@@ -159,7 +201,16 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 6 }, { to: 8 }]);
     const proposer = scriptedProposer(ws, [{ to: 6 }, { to: 8 }]);
-    const r = await runPass({ ...o, proposer: { ...proposer, apply: (i, c) => { if (c.iteration === 2) ws.write('criteria/ar-function.yaml', 'quality: anything goes\n'); return proposer.apply(i, c); } } });
+    const r = await runPass({
+      ...o,
+      proposer: {
+        ...proposer,
+        apply: (i, c) => {
+          if (c.iteration === 2) ws.write('criteria/ar-function.yaml', 'quality: anything goes\n');
+          return proposer.apply(i, c);
+        },
+      },
+    });
     expect(statuses()).toEqual(['baseline', 'kept', 'rubric-tampered']);
     expect(r).toMatchObject({ halted: 'rubric-tampered', stopReason: 'rubric-tampered', bestComposite: 6 });
     expect(r.error?.code).toBe('HARNESS_TAMPERED');
@@ -170,8 +221,18 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
   it('restore-failed: a failed restore appends the loud restore-failed row and halts the pass, and state.json is still written last (seed 002 restore robustness)', async () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 3 }, { to: 9 }]);
-    const real = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: ['src/score.ts'], clock: steppingClock() });
-    const rollback = { ...real, revert: async () => { throw new LoopError('RESTORE_FAILED', 'disk full'); } };
+    const real = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      files: ['src/score.ts'],
+      clock: steppingClock(),
+    });
+    const rollback = {
+      ...real,
+      revert: async () => {
+        throw new LoopError('RESTORE_FAILED', 'disk full');
+      },
+    };
     const r = await runPass({ ...o, rollback });
     expect(statuses()).toEqual(['baseline', 'restore-failed']);
     expect(r).toMatchObject({ halted: 'restore-failed', stopReason: 'restore-failed' });
@@ -184,14 +245,28 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     ws = makeWorkspace();
     const trace: string[] = [];
     const o = passOptions(ws, [{ to: 7 }, { to: 4 }]);
-    const real = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: ['src/score.ts'], clock: steppingClock() });
-    const rollback = { ...real, restoreBest: async (id: string) => { trace.push(`restoreBest ${id.slice(0, 8)}`); await real.restoreBest(id); } };
+    const real = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      files: ['src/score.ts'],
+      clock: steppingClock(),
+    });
+    const rollback = {
+      ...real,
+      restoreBest: async (id: string) => {
+        trace.push(`restoreBest ${id.slice(0, 8)}`);
+        await real.restoreBest(id);
+      },
+    };
     await runPass({
       ...o,
       config: { ...o.config, maxIterations: 2 },
       rollback,
       output: (l) => trace.push(l.startsWith('autoresearch') ? 'summary' : 'line'),
-      writeState: async (p, d) => { trace.push('state.json'); await writeJsonAtomic(p, d); },
+      writeState: async (p, d) => {
+        trace.push('state.json');
+        await writeJsonAtomic(p, d);
+      },
     });
     expect(trace.slice(-3)).toEqual(['restoreBest 001-kept', 'summary', 'state.json']);
   });
@@ -201,8 +276,12 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const o = passOptions(ws, [{ to: 6 }, { to: 4 }, { to: 3 }, { to: 2 }]);
     await runPass(o);
     const stateMtime = statSync(ws.statePath).mtimeMs;
-    const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
-    for (const f of walk(ws.dir).filter((p) => p !== ws.statePath)) expect(statSync(f).mtimeMs).toBeLessThanOrEqual(stateMtime);
+    const walk = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)],
+      );
+    for (const f of walk(ws.dir).filter((p) => p !== ws.statePath))
+      expect(statSync(f).mtimeMs).toBeLessThanOrEqual(stateMtime);
   });
 
   it('state.json records autoresearch.<mode>.rubric_sha256 and appends the final scores to step_history, keeping the pipeline state (seed 002 setup step 7, on-stop step 3)', async () => {
@@ -212,7 +291,12 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const r = await runPass({ ...o, config: { ...o.config, maxIterations: 1 } });
     const s = state();
     expect(s.stage).toBe('AR_FUNCTION');
-    expect(s.autoresearch.function).toMatchObject({ rubric_sha256: r.rubricSha256, start_score: 5, best_score: 6, stop_reason: 'max-iterations' });
+    expect(s.autoresearch.function).toMatchObject({
+      rubric_sha256: r.rubricSha256,
+      start_score: 5,
+      best_score: 6,
+      stop_reason: 'max-iterations',
+    });
     expect(s.step_history.map((h: { step: string }) => h.step)).toEqual(['TDD', 'AR_FUNCTION']);
     expect(r.rubricSha256).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -220,7 +304,13 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
   it('state-write-failed is surfaced loudly as STATE_WRITE_FAILED carrying the result, not left to the Stop gate (seed 002 on-stop step 3)', async () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 6 }]);
-    const error = (await runPass({ ...o, config: { ...o.config, maxIterations: 1 }, writeState: async () => { throw new Error('ENOSPC: no space left on device'); } }).catch((e: unknown) => e)) as LoopError;
+    const error = (await runPass({
+      ...o,
+      config: { ...o.config, maxIterations: 1 },
+      writeState: async () => {
+        throw new Error('ENOSPC: no space left on device');
+      },
+    }).catch((e: unknown) => e)) as LoopError;
     expect(error.code).toBe('STATE_WRITE_FAILED');
     expect(error.message).toMatch(/state-write-failed: .*ENOSPC/);
     expect(error.details.result).toMatchObject({ bestComposite: 6 });
@@ -234,7 +324,13 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     const second = passOptions(ws, [{ to: 7 }, { to: 8 }], { clock: steppingClock(Date.UTC(2026, 10, 30, 6)) });
     const r = await runPass({ ...second, config: { ...second.config, maxIterations: 4 } });
     expect(r.resumed).toBe(true);
-    expect(tsv().rows.map((x) => `${x.iter}:${x.status}`)).toEqual(['0:baseline', '1:kept', '2:reverted', '3:reverted', '4:kept']);
+    expect(tsv().rows.map((x) => `${x.iter}:${x.status}`)).toEqual([
+      '0:baseline',
+      '1:kept',
+      '2:reverted',
+      '3:reverted',
+      '4:kept',
+    ]);
     expect(tsv().rows.filter((x) => x.status === 'baseline')).toHaveLength(1);
     expect(readdirSync(join(ws.runDir, 'snapshots')).filter((n) => n.startsWith('000-baseline-'))).toHaveLength(1);
     expect(r.startComposite).toBe(5);
@@ -243,7 +339,11 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
 
   it('prints exactly one line per iteration: iter <N> | <status> | <composite> (Δ <delta>) | <desc>, then the stop summary (seed 002 Output)', async () => {
     ws = makeWorkspace();
-    const o = passOptions(ws, [{ to: 7, description: 'inline the parser' }, { to: 6, description: 'rename vars' }, { to: 8, description: 'early return' }]);
+    const o = passOptions(ws, [
+      { to: 7, description: 'inline the parser' },
+      { to: 6, description: 'rename vars' },
+      { to: 8, description: 'early return' },
+    ]);
     await runPass({ ...o, config: { ...o.config, maxIterations: 3 } });
     expect(o.lines.slice(0, 4)).toEqual([
       'iter 0 | baseline | 5.00 (Δ 0.00) | baseline',
@@ -271,7 +371,9 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
     ws = makeWorkspace();
     const o = passOptions(ws, [{ to: 1 }]);
     writeFileSync(ws.rubricFiles[0]!, '');
-    await expect(runPass({ ...o, rubricFiles: [...o.rubricFiles, join(ws.dir, 'missing.yaml')] })).rejects.toMatchObject({ code: 'HARNESS_TAMPERED', message: expect.stringMatching(/missing\.yaml/) });
+    await expect(
+      runPass({ ...o, rubricFiles: [...o.rubricFiles, join(ws.dir, 'missing.yaml')] }),
+    ).rejects.toMatchObject({ code: 'HARNESS_TAMPERED', message: expect.stringMatching(/missing\.yaml/) });
   });
 });
 
@@ -284,7 +386,14 @@ describe('one pass per run directory', () => {
     await runPass({
       ...o,
       config: { ...o.config, maxIterations: 1 },
-      proposer: { ...proposer, apply: async (i, c) => { if (c.round === 0) inner = runPass(passOptions(ws, [{ to: 7 }])).catch((e: unknown) => e); await inner; return proposer.apply(i, c); } },
+      proposer: {
+        ...proposer,
+        apply: async (i, c) => {
+          if (c.round === 0) inner = runPass(passOptions(ws, [{ to: 7 }])).catch((e: unknown) => e);
+          await inner;
+          return proposer.apply(i, c);
+        },
+      },
     });
     expect(await inner).toMatchObject({ code: 'LOCK_HELD' });
   });

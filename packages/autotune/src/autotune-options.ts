@@ -76,7 +76,9 @@ export const autotuneControllerOptionsSchema = z.object({
   clock: contract<Clock>('Clock', ['now'], false).default(systemClock),
   lockStaleMs: z.number().int().positive().default(30_000),
   stepDir: absolute('stepDir').optional(),
-  stepHooks: z.custom<StepMachineHooks>((v) => typeof v === 'object' && v !== null, 'must be an object of hook functions').optional(),
+  stepHooks: z
+    .custom<StepMachineHooks>((v) => typeof v === 'object' && v !== null, 'must be an object of hook functions')
+    .optional(),
 });
 
 /** zod schema of {@link RunControllerOptions}. */

@@ -33,9 +33,18 @@ export function changelogHeading(round: number): string {
 
 /** Formats one entry (markdown, heading `## Round N`). */
 export function formatChangelogEntry(entry: ChangelogEntry): string {
-  const lines = [changelogHeading(entry.round), '', `- at: ${entry.at}`, `- outcome: ${entry.outcome}`, `- action: ${entry.action}`, `- summary: ${entry.summary}`];
+  const lines = [
+    changelogHeading(entry.round),
+    '',
+    `- at: ${entry.at}`,
+    `- outcome: ${entry.outcome}`,
+    `- action: ${entry.action}`,
+    `- summary: ${entry.summary}`,
+  ];
   if (entry.targets.length > 0) {
-    lines.push(`- targets: ${entry.targets.map((t) => `${t.id} ${t.outcome} (failed ${t.failedAttempts}x)`).join(', ')}`);
+    lines.push(
+      `- targets: ${entry.targets.map((t) => `${t.id} ${t.outcome} (failed ${t.failedAttempts}x)`).join(', ')}`,
+    );
   }
   if (entry.passed !== undefined && entry.total !== undefined) lines.push(`- passing: ${entry.passed}/${entry.total}`);
   lines.push(`- reason: ${entry.reason}`);

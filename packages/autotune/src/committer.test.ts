@@ -1,8 +1,15 @@
 import { expect, it } from 'vitest';
-import { artifactsCommitMessage, codeCommitMessage, completionCommitMessage, createRecordingCommitter } from './index.js';
+import {
+  artifactsCommitMessage,
+  codeCommitMessage,
+  completionCommitMessage,
+  createRecordingCommitter,
+} from './index.js';
 
 it('seed 004 commit policy: code changes use "feat(agent): autotune round N — <summary>" on one line', () => {
-  expect(codeCommitMessage(3, 'retry parser\nwith  lookahead')).toBe('feat(agent): autotune round 3 — retry parser with lookahead');
+  expect(codeCommitMessage(3, 'retry parser\nwith  lookahead')).toBe(
+    'feat(agent): autotune round 3 — retry parser with lookahead',
+  );
 });
 
 it('end-of-round artifacts and completion have their own messages', () => {

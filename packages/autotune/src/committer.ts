@@ -59,7 +59,9 @@ export interface RecordingCommitter extends Committer {
 }
 
 /** Creates a {@link RecordingCommitter}. `onCommit` runs after recording (a test hook). */
-export function createRecordingCommitter(onCommit?: (request: CommitRequest) => MaybePromise<void>): RecordingCommitter {
+export function createRecordingCommitter(
+  onCommit?: (request: CommitRequest) => MaybePromise<void>,
+): RecordingCommitter {
   const commits: CommitRequest[] = [];
   return {
     name: 'recording',

@@ -38,29 +38,53 @@ const code = (id: string) => readFileSync(join(dir, 'code', id), 'utf8');
  * A stateless worker over files: task `<id>` passes when `code/<id>` is `ok`; `fixAt[id]` is the
  * attempt (1-based, counted from the scoreboard) that fixes it. `calls` records every step.
  */
-function worker(fixAt: Record<string, number>, calls: string[] = [], hooks: Partial<Pick<RoundWorker, 'improve' | 'evaluate'>> = {}): RoundWorker {
+function worker(
+  fixAt: Record<string, number>,
+  calls: string[] = [],
+  hooks: Partial<Pick<RoundWorker, 'improve' | 'evaluate'>> = {},
+): RoundWorker {
   const ids = ['a', 'b', 'c', 'd'];
   return {
     name: 'table',
-    improve: hooks.improve ?? (({ round, scoreboard, excluded }) => {
-      calls.push(`improve ${round}`);
-      const targets = ids.filter((id) => code(id) !== 'ok' && !excluded.includes(id));
-      for (const id of targets) if ((fixAt[id] ?? Infinity) <= failedAttempts(scoreboard, id) + 1) writeFileSync(join(dir, 'code', id), 'ok');
-      return { summary: `patch ${targets.join(' ') || 'nothing'}`, targets };
-    }),
-    evaluate: hooks.evaluate ?? (({ round }) => {
-      calls.push(`evaluate ${round}`);
-      return { tasks: ids.map((id) => ({ id, passed: code(id) === 'ok', detail: code(id) === 'ok' ? undefined : 'still bug' })) };
-    }),
+    improve:
+      hooks.improve ??
+      (({ round, scoreboard, excluded }) => {
+        calls.push(`improve ${round}`);
+        const targets = ids.filter((id) => code(id) !== 'ok' && !excluded.includes(id));
+        for (const id of targets)
+          if ((fixAt[id] ?? Infinity) <= failedAttempts(scoreboard, id) + 1) writeFileSync(join(dir, 'code', id), 'ok');
+        return { summary: `patch ${targets.join(' ') || 'nothing'}`, targets };
+      }),
+    evaluate:
+      hooks.evaluate ??
+      (({ round }) => {
+        calls.push(`evaluate ${round}`);
+        return {
+          tasks: ids.map((id) => ({
+            id,
+            passed: code(id) === 'ok',
+            detail: code(id) === 'ok' ? undefined : 'still bug',
+          })),
+        };
+      }),
   };
 }
 
-const options = (w: RoundWorker, over: Partial<AutotuneControllerOptions> = {}): AutotuneControllerOptions => ({ dir, worker: w, clock, ...over });
-const snapshot = () => Object.fromEntries(Object.values(paths).map((p) => [p, existsSync(p) ? readFileSync(p, 'utf8') : null]));
+const options = (w: RoundWorker, over: Partial<AutotuneControllerOptions> = {}): AutotuneControllerOptions => ({
+  dir,
+  worker: w,
+  clock,
+  ...over,
+});
+const snapshot = () =>
+  Object.fromEntries(Object.values(paths).map((p) => [p, existsSync(p) ? readFileSync(p, 'utf8') : null]));
 
 describe('seed 004 loop steps', () => {
   it('seed 004 steps 1-2: a complete loop_state.json is reported and the iteration exits without running a round or writing', async () => {
-    writeFileSync(paths.loopState, JSON.stringify({ mode: 'auto', status: 'complete', last_round: null, stop_reason: 'stop_success: done' }));
+    writeFileSync(
+      paths.loopState,
+      JSON.stringify({ mode: 'auto', status: 'complete', last_round: null, stop_reason: 'stop_success: done' }),
+    );
     const before = snapshot();
     const calls: string[] = [];
     const result = await runControllerIteration(options(worker({}, calls)));
@@ -98,7 +122,12 @@ describe('seed 004 loop steps', () => {
     const result = await runControllerIteration(options(worker({ b: 1, c: 2, d: 2 })));
     expect(result.outcome).toBe('continue');
     const state = await readLoopState(paths.loopState);
-    expect(state).toMatchObject({ mode: 'auto', status: 'running', stop_reason: null, last_round: { round: 1, recommended_action: 'continue', outcome: 'evaluated' } });
+    expect(state).toMatchObject({
+      mode: 'auto',
+      status: 'running',
+      stop_reason: null,
+      last_round: { round: 1, recommended_action: 'continue', outcome: 'evaluated' },
+    });
   });
 
   it('seed 004 step 6: stop_success sets status complete and persists stop_reason', async () => {
@@ -152,13 +181,32 @@ describe('seed 004 stop criteria and artifacts', () => {
     const board = await readScoreboard(paths.scoreboard);
     board.targets.d = { attempts: [1, 2].map((round) => ({ round, outcome: 'failed' as const, at: 'x' })) };
     writeFileSync(paths.scoreboard, JSON.stringify(board));
-    writeFileSync(paths.loopState, JSON.stringify({ mode: 'auto', status: 'running', last_round: { round: 2, recommended_action: 'continue', outcome: 'evaluated', reason: '', summary: '', targets: ['d'], parked: [], finished_at: 'x' }, stop_reason: null }));
+    writeFileSync(
+      paths.loopState,
+      JSON.stringify({
+        mode: 'auto',
+        status: 'running',
+        last_round: {
+          round: 2,
+          recommended_action: 'continue',
+          outcome: 'evaluated',
+          reason: '',
+          summary: '',
+          targets: ['d'],
+          parked: [],
+          finished_at: 'x',
+        },
+        stop_reason: null,
+      }),
+    );
     const result = await runControllerIteration(options(worker({ b: 1, c: 1 })));
     expect(result.outcome).toBe('completed');
     expect(result.round).toBe(3);
     const state = await readLoopState(paths.loopState);
     expect(state.last_round).toMatchObject({ recommended_action: 'stop_exhausted', parked: ['d'] });
-    expect(state.stop_reason).toBe('stop_exhausted: the same targeted improvement failed 3+ times: d (3 failed attempts)');
+    expect(state.stop_reason).toBe(
+      'stop_exhausted: the same targeted improvement failed 3+ times: d (3 failed attempts)',
+    );
     expect(failedAttempts(await readScoreboard(paths.scoreboard), 'd')).toBe(3);
   });
 
@@ -173,7 +221,11 @@ describe('seed 004 stop criteria and artifacts', () => {
     writeFileSync(paths.exclusions, '# out of reach\nlegacy-task');
     writeFileSync(paths.issues, '# issues\n\n## Known\n\n- flaky network\n');
     const { final } = await runController(options(worker({ b: 1 })));
-    expect(final.state.last_round).toMatchObject({ round: 3, recommended_action: 'stop_exhausted', parked: ['c', 'd'] });
+    expect(final.state.last_round).toMatchObject({
+      round: 3,
+      recommended_action: 'stop_exhausted',
+      parked: ['c', 'd'],
+    });
     expect(readFileSync(paths.exclusions, 'utf8')).toBe('# out of reach\nlegacy-task\nc\nd\n');
     const issues = readFileSync(paths.issues, 'utf8');
     expect(issues.startsWith('# issues\n\n## Known\n\n- flaky network\n')).toBe(true);
@@ -231,7 +283,10 @@ describe('seed 004 stop criteria and artifacts', () => {
 describe('seed 004 step 4: sync check and commit policy', () => {
   it('seed 004 step 4: a failed sync check aborts the round as stale: no evaluation, no attempt counted, one changelog entry', async () => {
     const calls: string[] = [];
-    const syncCheck: SyncCheck = { name: 'remote-rebuild', verify: () => ({ ok: false, reason: 'remote is at abc123, expected def456' }) };
+    const syncCheck: SyncCheck = {
+      name: 'remote-rebuild',
+      verify: () => ({ ok: false, reason: 'remote is at abc123, expected def456' }),
+    };
     const before = readFileSync(paths.scoreboard, 'utf8');
     const result = await runControllerIteration(options(worker({ b: 1 }, calls), { syncCheck }));
     expect(calls).toEqual(['improve 1']);
@@ -243,7 +298,12 @@ describe('seed 004 step 4: sync check and commit policy', () => {
   });
 
   it('seed 004 step 4: a sync check that throws is a stale round too, not a crash', async () => {
-    const syncCheck: SyncCheck = { name: 'pull', verify: () => { throw new Error('ssh: connection refused'); } };
+    const syncCheck: SyncCheck = {
+      name: 'pull',
+      verify: () => {
+        throw new Error('ssh: connection refused');
+      },
+    };
     const result = await runControllerIteration(options(worker({ b: 1 }), { syncCheck }));
     expect(result.state.last_round).toMatchObject({ outcome: 'stale' });
     expect(result.state.last_round?.reason).toContain('ssh: connection refused');
@@ -258,7 +318,12 @@ describe('seed 004 step 4: sync check and commit policy', () => {
     await runControllerIteration(options(w, { committer, syncCheck }));
     expect(order).toEqual(['commit code', 'sync', 'evaluate', 'commit artifacts', 'commit artifacts']);
     const [codeCommit, artifacts, completion] = committer.commits;
-    expect(codeCommit).toEqual({ kind: 'code', round: 1, message: 'feat(agent): autotune round 1 — patch b c d', files: [] });
+    expect(codeCommit).toEqual({
+      kind: 'code',
+      round: 1,
+      message: 'feat(agent): autotune round 1 — patch b c d',
+      files: [],
+    });
     expect(artifacts?.message).toBe('chore(autotune): round 1 artifacts — stop_success');
     expect(artifacts?.files).toEqual([paths.loopState, paths.scoreboard, paths.changelog]);
     expect(completion?.message).toMatch(/^chore\(autotune\): loop complete — stop_success: /);
@@ -274,32 +339,90 @@ describe('seed 004 step 4: sync check and commit policy', () => {
 
   it('seed 004 commit policy: a round without code changes makes no code commit', async () => {
     const committer = createRecordingCommitter();
-    await runControllerIteration(options(worker({}, [], { improve: () => ({ summary: 'nothing', targets: ['b'], changed: false }) }), { committer }));
+    await runControllerIteration(
+      options(worker({}, [], { improve: () => ({ summary: 'nothing', targets: ['b'], changed: false }) }), {
+        committer,
+      }),
+    );
     expect(committer.commits.map((c) => c.kind)).toEqual(['artifacts']);
   });
 });
 
 describe('control files: validation, atomic writes, lock', () => {
   const cases: Array<[string, (p: AutotunePaths) => void, RegExp, string]> = [
-    ['loop_state.json is not JSON', (p) => writeFileSync(p.loopState, '{ "mode": '), /loop_state\.json: field \(json\)/, '(json)'],
-    ['loop_state.json lacks mode', (p) => writeFileSync(p.loopState, JSON.stringify({ status: 'running', last_round: null, stop_reason: null })), /loop_state\.json: field mode:/, 'mode'],
-    ['last_round.recommended_action is unknown', (p) => writeFileSync(p.loopState, JSON.stringify({ mode: 'auto', status: 'running', stop_reason: null, last_round: { round: 1, recommended_action: 'stop_maybe', outcome: 'evaluated', reason: '', summary: '', targets: [], parked: [], finished_at: 'x' } })), /loop_state\.json: field last_round\.recommended_action:/, 'last_round.recommended_action'],
-    ['loop_state.json is missing', (p) => rmSync(p.loopState), /loop_state\.json: field \(file\): the file is missing/, '(file)'],
-    ['scoreboard.json has a bad attempt', (p) => writeFileSync(p.scoreboard, JSON.stringify({ version: 1, tasks: {}, targets: { x: { attempts: [{ round: 1, outcome: 'meh', at: 'x' }] } } })), /scoreboard\.json: field targets\.x\.attempts\.0\.outcome:/, 'targets.x.attempts.0.outcome'],
+    [
+      'loop_state.json is not JSON',
+      (p) => writeFileSync(p.loopState, '{ "mode": '),
+      /loop_state\.json: field \(json\)/,
+      '(json)',
+    ],
+    [
+      'loop_state.json lacks mode',
+      (p) => writeFileSync(p.loopState, JSON.stringify({ status: 'running', last_round: null, stop_reason: null })),
+      /loop_state\.json: field mode:/,
+      'mode',
+    ],
+    [
+      'last_round.recommended_action is unknown',
+      (p) =>
+        writeFileSync(
+          p.loopState,
+          JSON.stringify({
+            mode: 'auto',
+            status: 'running',
+            stop_reason: null,
+            last_round: {
+              round: 1,
+              recommended_action: 'stop_maybe',
+              outcome: 'evaluated',
+              reason: '',
+              summary: '',
+              targets: [],
+              parked: [],
+              finished_at: 'x',
+            },
+          }),
+        ),
+      /loop_state\.json: field last_round\.recommended_action:/,
+      'last_round.recommended_action',
+    ],
+    [
+      'loop_state.json is missing',
+      (p) => rmSync(p.loopState),
+      /loop_state\.json: field \(file\): the file is missing/,
+      '(file)',
+    ],
+    [
+      'scoreboard.json has a bad attempt',
+      (p) =>
+        writeFileSync(
+          p.scoreboard,
+          JSON.stringify({
+            version: 1,
+            tasks: {},
+            targets: { x: { attempts: [{ round: 1, outcome: 'meh', at: 'x' }] } },
+          }),
+        ),
+      /scoreboard\.json: field targets\.x\.attempts\.0\.outcome:/,
+      'targets.x.attempts.0.outcome',
+    ],
     ['scoreboard.json is missing', (p) => rmSync(p.scoreboard), /scoreboard\.json: field \(file\)/, '(file)'],
   ];
-  it.each(cases)('a malformed or missing control file (%s) throws STATE_CORRUPT naming the file and field, and nothing is overwritten', async (_name, breakIt, message, field) => {
-    breakIt(paths);
-    const before = snapshot();
-    const calls: string[] = [];
-    const err = await runControllerIteration(options(worker({ b: 1 }, calls))).catch((e: unknown) => e);
-    expect(isLoopError(err, 'STATE_CORRUPT')).toBe(true);
-    expect((err as LoopError).message).toMatch(message);
-    expect((err as LoopError).details.field).toBe(field);
-    expect(calls).toEqual([]);
-    expect(snapshot()).toEqual(before);
-    expect(existsSync(`${paths.loopState}.lock`)).toBe(false);
-  });
+  it.each(cases)(
+    'a malformed or missing control file (%s) throws STATE_CORRUPT naming the file and field, and nothing is overwritten',
+    async (_name, breakIt, message, field) => {
+      breakIt(paths);
+      const before = snapshot();
+      const calls: string[] = [];
+      const err = await runControllerIteration(options(worker({ b: 1 }, calls))).catch((e: unknown) => e);
+      expect(isLoopError(err, 'STATE_CORRUPT')).toBe(true);
+      expect((err as LoopError).message).toMatch(message);
+      expect((err as LoopError).details.field).toBe(field);
+      expect(calls).toEqual([]);
+      expect(snapshot()).toEqual(before);
+      expect(existsSync(`${paths.loopState}.lock`)).toBe(false);
+    },
+  );
 
   it('initAutotune refuses to overwrite a malformed loop_state.json', async () => {
     writeFileSync(paths.loopState, '{}');
@@ -326,12 +449,22 @@ describe('control files: validation, atomic writes, lock', () => {
   });
 
   it('invalid options throw CONFIG_INVALID naming the field', async () => {
-    await expect(runControllerIteration({ dir: 'relative', worker: {} as RoundWorker })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/dir: dir must be an absolute path.*worker: must be a RoundWorker/) });
+    await expect(runControllerIteration({ dir: 'relative', worker: {} as RoundWorker })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/dir: dir must be an absolute path.*worker: must be a RoundWorker/),
+    });
   });
 
   it('a worker that throws gives PROPOSER_FAILED and leaves last_round as it was, so the next iteration runs the round again', async () => {
-    const w = worker({}, [], { improve: () => { throw new Error('agent crashed'); } });
-    await expect(runControllerIteration(options(w))).rejects.toMatchObject({ code: 'PROPOSER_FAILED', message: expect.stringContaining('agent crashed') });
+    const w = worker({}, [], {
+      improve: () => {
+        throw new Error('agent crashed');
+      },
+    });
+    await expect(runControllerIteration(options(w))).rejects.toMatchObject({
+      code: 'PROPOSER_FAILED',
+      message: expect.stringContaining('agent crashed'),
+    });
     const state = await readLoopState(paths.loopState);
     expect(state).toMatchObject({ status: 'running', last_round: null });
     expect((await runControllerIteration(options(worker({ b: 1 })))).round).toBe(1);

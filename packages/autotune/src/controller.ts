@@ -1,7 +1,12 @@
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LoopError, parseOptions } from '@loop/core';
-import { autotuneControllerOptionsSchema, runControllerOptionsSchema, type AutotuneControllerOptions, type RunControllerOptions } from './autotune-options.js';
+import {
+  autotuneControllerOptionsSchema,
+  runControllerOptionsSchema,
+  type AutotuneControllerOptions,
+  type RunControllerOptions,
+} from './autotune-options.js';
 import { noCommits } from './committer.js';
 import { createIterationMachine } from './internal/iteration-machine.js';
 import { initialLoopState, readLoopState, writeLoopState, type LoopStateFile } from './loop-state.js';
@@ -142,17 +147,31 @@ export async function runControllerIteration(options: AutotuneControllerOptions)
   const cursor = await machine.cursor();
   // Complete and nothing left unfinished: report without writing anything (seed 004 step 2).
   if (state.status === 'complete' && (cursor?.step ?? null) === null) {
-    return { outcome: 'already-complete', round: null, state, report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}` };
+    return {
+      outcome: 'already-complete',
+      round: null,
+      state,
+      report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}`,
+    };
   }
   // An unfinished iteration of round N is consistent only with last_round N - 1 (not yet written) or N.
   const pending = cursor?.step === null ? null : (cursor?.data.round ?? null);
   const lastRound = state.last_round?.round ?? 0;
   if (pending !== null && lastRound !== pending - 1 && lastRound !== pending) {
-    throw new LoopError('RESUME_MISMATCH', `[loop] [autotune] ${machine.cursorPath} holds an unfinished iteration of round ${pending}, but ${paths.loopState} says the last round is ${lastRound}: the step directory belongs to another run; if no iteration is running, delete ${dirname(machine.cursorPath)} and run again`, { details: { cursor: machine.cursorPath, cursorRound: pending, lastRound } });
+    throw new LoopError(
+      'RESUME_MISMATCH',
+      `[loop] [autotune] ${machine.cursorPath} holds an unfinished iteration of round ${pending}, but ${paths.loopState} says the last round is ${lastRound}: the step directory belongs to another run; if no iteration is running, delete ${dirname(machine.cursorPath)} and run again`,
+      { details: { cursor: machine.cursorPath, cursorRound: pending, lastRound } },
+    );
   }
   const { data } = await machine.run(() => ({ at: '', round: null }));
   const end = data.end!;
-  return { outcome: end.outcome, round: end.outcome === 'already-complete' ? null : data.round, state: end.state, report: end.report };
+  return {
+    outcome: end.outcome,
+    round: end.outcome === 'already-complete' ? null : data.round,
+    state: end.state,
+    report: end.report,
+  };
 }
 
 /**

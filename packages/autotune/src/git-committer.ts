@@ -21,7 +21,12 @@ export const gitCommitterOptionsSchema = z.object({
   dir: z.string().refine(isAbsolute, 'dir must be an absolute path'),
   artifactDir: z.string().refine(isAbsolute, 'artifactDir must be an absolute path').optional(),
   author: z.object({ name: z.string().min(1), email: z.string().min(1) }).optional(),
-  clock: z.custom<Clock>((v) => typeof v === 'object' && v !== null && typeof (v as Clock).now === 'function', 'must be a Clock with a now function').optional(),
+  clock: z
+    .custom<Clock>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as Clock).now === 'function',
+      'must be a Clock with a now function',
+    )
+    .optional(),
 });
 
 function isInside(path: string, root: string): boolean {
@@ -43,13 +48,20 @@ function isInside(path: string, root: string): boolean {
  */
 export function createGitCommitter(options: GitCommitterOptions): Committer {
   const opts = parseOptions(gitCommitterOptionsSchema, options, 'autotune-git');
-  const context = (cwd: string): GitCliContext => ({ cwd, ...(opts.author ? { author: opts.author } : {}), ...(opts.clock ? { now: opts.clock.now() } : {}) });
+  const context = (cwd: string): GitCliContext => ({
+    cwd,
+    ...(opts.author ? { author: opts.author } : {}),
+    ...(opts.clock ? { now: opts.clock.now() } : {}),
+  });
   const wrap = async (what: string, fn: () => Promise<unknown>): Promise<void> => {
     try {
       await fn();
     } catch (error) {
       if (!isLoopError(error)) throw error;
-      throw new LoopError('STATE_WRITE_FAILED', `[loop] [autotune-git] ${what}: ${error.message}`, { cause: error, details: error.details });
+      throw new LoopError('STATE_WRITE_FAILED', `[loop] [autotune-git] ${what}: ${error.message}`, {
+        cause: error,
+        details: error.details,
+      });
     }
   };
   return {
@@ -69,7 +81,8 @@ export function createGitCommitter(options: GitCommitterOptions): Committer {
         const artifactDir = opts.artifactDir;
         await wrap('artifacts commit failed', () => commitPaths(context(artifactDir), inArtifacts, request.message));
       }
-      if (inApp.length > 0) await wrap('artifacts commit failed', () => commitPaths(context(opts.dir), inApp, request.message));
+      if (inApp.length > 0)
+        await wrap('artifacts commit failed', () => commitPaths(context(opts.dir), inApp, request.message));
     },
   };
 }

@@ -32,16 +32,47 @@ export { autotuneControllerOptionsSchema, runControllerOptionsSchema } from './a
 export type { AutotuneControllerOptions, RunControllerOptions } from './autotune-options.js';
 export { AUTOTUNE_PATHS, resolveAutotunePaths } from './paths.js';
 export type { AutotunePaths } from './paths.js';
-export { loopStateSchema, lastRoundSchema, RECOMMENDED_ACTIONS, initialLoopState, readLoopState, writeLoopState } from './loop-state.js';
+export {
+  loopStateSchema,
+  lastRoundSchema,
+  RECOMMENDED_ACTIONS,
+  initialLoopState,
+  readLoopState,
+  writeLoopState,
+} from './loop-state.js';
 export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state.js';
-export { scoreboardSchema, attemptSchema, taskStatusSchema, emptyScoreboard, failedAttempts, exhaustedTargets, recordRound, scoreboardBefore, readScoreboard, writeScoreboard } from './scoreboard.js';
+export {
+  scoreboardSchema,
+  attemptSchema,
+  taskStatusSchema,
+  emptyScoreboard,
+  failedAttempts,
+  exhaustedTargets,
+  recordRound,
+  scoreboardBefore,
+  readScoreboard,
+  writeScoreboard,
+} from './scoreboard.js';
 export type { Scoreboard, Attempt } from './scoreboard.js';
 export { decideRecommendedAction } from './stop-criteria.js';
 export type { StopCriteriaInput, StopCriteriaDecision } from './stop-criteria.js';
-export type { RoundWorker, RoundContext, RoundPlan, RoundEvaluation, TaskResult, TaskPriority } from './round-worker.js';
+export type {
+  RoundWorker,
+  RoundContext,
+  RoundPlan,
+  RoundEvaluation,
+  TaskResult,
+  TaskPriority,
+} from './round-worker.js';
 export { noSyncCheck } from './sync-check.js';
 export type { SyncCheck, SyncResult } from './sync-check.js';
-export { codeCommitMessage, artifactsCommitMessage, completionCommitMessage, noCommits, createRecordingCommitter } from './committer.js';
+export {
+  codeCommitMessage,
+  artifactsCommitMessage,
+  completionCommitMessage,
+  noCommits,
+  createRecordingCommitter,
+} from './committer.js';
 export type { Committer, CommitRequest, RecordingCommitter } from './committer.js';
 export { createGitCommitter, gitCommitterOptionsSchema } from './git-committer.js';
 export type { GitCommitterOptions } from './git-committer.js';

@@ -17,8 +17,19 @@ export interface ParkedTask {
  *
  * @throws {LoopError} `STATE_WRITE_FAILED` naming the path; the previous file is intact.
  */
-export async function writeParkedIssues(path: string, round: number, reason: string, parked: readonly ParkedTask[]): Promise<void> {
+export async function writeParkedIssues(
+  path: string,
+  round: number,
+  reason: string,
+  parked: readonly ParkedTask[],
+): Promise<void> {
   const text = await readText(path, '# autotune issues\n');
-  const section = [`## Parked in round ${round}`, '', `Stopped as exhausted: ${reason}.`, '', ...parked.map((p) => `- ${p.id}: ${p.rationale}`)].join('\n');
+  const section = [
+    `## Parked in round ${round}`,
+    '',
+    `Stopped as exhausted: ${reason}.`,
+    '',
+    ...parked.map((p) => `- ${p.id}: ${p.rationale}`),
+  ].join('\n');
   await writeTextAtomic(path, upsertSection(text, `## Parked in round ${round}`, section));
 }

@@ -30,7 +30,11 @@ export const AUTOTUNE_PATHS: Readonly<AutotunePaths> = Object.freeze({
  * Resolves the controller's files: relative meta paths against `artifactDir`, a relative
  * exclusions path against `dir`; absolute paths are kept.
  */
-export function resolveAutotunePaths(dir: string, artifactDir: string = dir, overrides: Partial<AutotunePaths> = {}): AutotunePaths {
+export function resolveAutotunePaths(
+  dir: string,
+  artifactDir: string = dir,
+  overrides: Partial<AutotunePaths> = {},
+): AutotunePaths {
   const merged = { ...AUTOTUNE_PATHS, ...overrides };
   const at = (base: string, p: string) => (isAbsolute(p) ? p : resolve(base, p));
   return {

@@ -84,7 +84,8 @@ export function recordRound(
   }
   const taskMap: Scoreboard['tasks'] = { ...scoreboard.tasks };
   for (const task of tasks) {
-    taskMap[task.id] = task.detail === undefined ? { passed: task.passed, round } : { passed: task.passed, round, detail: task.detail };
+    taskMap[task.id] =
+      task.detail === undefined ? { passed: task.passed, round } : { passed: task.passed, round, detail: task.detail };
   }
   return { version: 1, targets, tasks: taskMap };
 }

@@ -42,7 +42,11 @@ export function decideRecommendedAction(input: StopCriteriaInput): StopCriteriaD
   const exhausted = exhaustedTargets(input.scoreboard, threshold).filter((id) => !excluded.has(id));
   if (exhausted.length > 0) {
     const list = exhausted.map((id) => `${id} (${failedAttempts(input.scoreboard, id)} failed attempts)`).join(', ');
-    return { action: 'stop_exhausted', reason: `the same targeted improvement failed ${threshold}+ times: ${list}`, park: exhausted };
+    return {
+      action: 'stop_exhausted',
+      reason: `the same targeted improvement failed ${threshold}+ times: ${list}`,
+      park: exhausted,
+    };
   }
   const blocking = input.evaluation.tasks
     .filter((t) => (t.priority ?? 'high') !== 'low' && !t.passed && !excluded.has(t.id))
@@ -51,11 +55,23 @@ export function decideRecommendedAction(input: StopCriteriaInput): StopCriteriaD
   const total = input.evaluation.tasks.length;
   const passed = input.evaluation.tasks.filter((t) => t.passed).length;
   if (blocking.length === 0) {
-    return { action: 'stop_success', reason: `all high/medium-priority tasks are fixed or consciously parked (${passed}/${total} passing)`, park: [] };
+    return {
+      action: 'stop_success',
+      reason: `all high/medium-priority tasks are fixed or consciously parked (${passed}/${total} passing)`,
+      park: [],
+    };
   }
   const actionable = input.plan.targets.filter((id) => !excluded.has(id));
   if (actionable.length === 0) {
-    return { action: 'stop_exhausted', reason: `no actionable fixes remain; still failing: ${blocking.join(', ')}`, park: blocking };
+    return {
+      action: 'stop_exhausted',
+      reason: `no actionable fixes remain; still failing: ${blocking.join(', ')}`,
+      park: blocking,
+    };
   }
-  return { action: 'continue', reason: `more targeted work is justified; still failing: ${blocking.join(', ')} (${passed}/${total} passing)`, park: [] };
+  return {
+    action: 'continue',
+    reason: `more targeted work is justified; still failing: ${blocking.join(', ')} (${passed}/${total} passing)`,
+    park: [],
+  };
 }

@@ -12,7 +12,11 @@ export interface SyncCheck {
   /** Used in errors, logs and the changelog. */
   readonly name: string;
   /** Checks (and may rebuild) the evaluation target for `round`. Must not evaluate. */
-  readonly verify: (context: { readonly round: number; readonly dir: string; readonly codeCommitted: boolean }) => MaybePromise<SyncResult>;
+  readonly verify: (context: {
+    readonly round: number;
+    readonly dir: string;
+    readonly codeCommitted: boolean;
+  }) => MaybePromise<SyncResult>;
 }
 
 /** A sync check that always passes: for a local evaluation that reads the working tree directly. */

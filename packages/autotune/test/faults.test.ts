@@ -4,7 +4,15 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGitCommitter, resolveAutotunePaths, runControllerIteration, type AutotuneControllerOptions, type Committer, type CommitRequest, type RoundWorker } from '../src/index.js';
+import {
+  createGitCommitter,
+  resolveAutotunePaths,
+  runControllerIteration,
+  type AutotuneControllerOptions,
+  type Committer,
+  type CommitRequest,
+  type RoundWorker,
+} from '../src/index.js';
 import { createScriptedWorker, fixedClock } from './fixtures/scripted-worker.js';
 import { cleanWorkspaces, endState, runToEnd, workspace } from './fixtures/workspace.js';
 
@@ -29,11 +37,16 @@ function dyingCommitter(base: Committer, when: (r: CommitRequest) => boolean): C
 }
 
 /** Records, per improve call, the round and whether its scoreboard already held attempts of that round. */
-function watchedWorker(calls: Array<{ round: number; ownAttempts: number }>, base: RoundWorker = createScriptedWorker()): RoundWorker {
+function watchedWorker(
+  calls: Array<{ round: number; ownAttempts: number }>,
+  base: RoundWorker = createScriptedWorker(),
+): RoundWorker {
   return {
     ...base,
     improve: (ctx) => {
-      const own = Object.values(ctx.scoreboard.targets).flatMap((t) => t.attempts).filter((a) => a.round >= ctx.round).length;
+      const own = Object.values(ctx.scoreboard.targets)
+        .flatMap((t) => t.attempts)
+        .filter((a) => a.round >= ctx.round).length;
       calls.push({ round: ctx.round, ownAttempts: own });
       return base.improve(ctx);
     },
@@ -44,11 +57,15 @@ const options = (ws: Ws, over: Partial<AutotuneControllerOptions> = {}): Autotun
   dir: ws.dir,
   artifactDir: ws.artifactDir,
   worker: createScriptedWorker(),
-  committer: createGitCommitter({ dir: ws.dir, artifactDir: ws.artifactDir, author: { name: 't', email: 't@t' }, clock: fixedClock }),
+  committer: createGitCommitter({
+    dir: ws.dir,
+    artifactDir: ws.artifactDir,
+    author: { name: 't', email: 't@t' },
+    clock: fixedClock,
+  }),
   clock: fixedClock,
   ...over,
 });
-
 
 const stepDir = (ws: Ws) => join(ws.artifactDir, 'projects/autotune/run');
 const count = (log: string, line: string) => log.split('\n').filter((l) => l === line).length;
@@ -68,16 +85,32 @@ describe('issue 11 fault 8: autotune re-entry after a kill', () => {
     const variant = lostCursor ? ' (even with the step cursor lost)' : '';
     it(`a kill between last_round.recommended_action: stop_exhausted and status: complete runs no further round on re-entry: re-entry checks recommended_action first${variant}`, async () => {
       const ws = await workspace();
-      const first = options(ws, { committer: dyingCommitter(createGitCommitter({ dir: ws.dir, artifactDir: ws.artifactDir, author: { name: 't', email: 't@t' }, clock: fixedClock }), (r) => r.kind === 'artifacts' && r.round === 3) });
+      const first = options(ws, {
+        committer: dyingCommitter(
+          createGitCommitter({
+            dir: ws.dir,
+            artifactDir: ws.artifactDir,
+            author: { name: 't', email: 't@t' },
+            clock: fixedClock,
+          }),
+          (r) => r.kind === 'artifacts' && r.round === 3,
+        ),
+      });
       await expect(runToEnd(() => first)).rejects.toBeInstanceOf(Kill);
       const state = JSON.parse(readFileSync(resolveAutotunePaths(ws.dir, ws.artifactDir).loopState, 'utf8'));
-      expect(state).toMatchObject({ status: 'running', last_round: { round: 3, recommended_action: 'stop_exhausted' } });
+      expect(state).toMatchObject({
+        status: 'running',
+        last_round: { round: 3, recommended_action: 'stop_exhausted' },
+      });
       if (lostCursor) rmSync(stepDir(ws), { recursive: true, force: true });
       const calls: Array<{ round: number; ownAttempts: number }> = [];
       const again = await runControllerIteration(options(ws, { worker: watchedWorker(calls) }));
       expect(calls).toEqual([]);
       expect(again.outcome).toBe('completed');
-      expect(again.state).toMatchObject({ status: 'complete', stop_reason: expect.stringMatching(/^stop_exhausted: /) });
+      expect(again.state).toMatchObject({
+        status: 'complete',
+        stop_reason: expect.stringMatching(/^stop_exhausted: /),
+      });
       expect(endState(ws.dir, ws.artifactDir)).toEqual(await clean());
     });
 
@@ -90,8 +123,12 @@ describe('issue 11 fault 8: autotune re-entry after a kill', () => {
       const changelog = readFileSync(paths.changelog, 'utf8');
       rmSync(paths.changelog);
       mkdirSync(paths.changelog);
-      await expect(runControllerIteration(options(ws, { worker: watchedWorker(calls) }))).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
-      expect(JSON.parse(readFileSync(paths.scoreboard, 'utf8')).targets.c.attempts.map((a: { round: number }) => a.round)).toEqual([1, 2]);
+      await expect(runControllerIteration(options(ws, { worker: watchedWorker(calls) }))).rejects.toMatchObject({
+        code: 'STATE_CORRUPT',
+      });
+      expect(
+        JSON.parse(readFileSync(paths.scoreboard, 'utf8')).targets.c.attempts.map((a: { round: number }) => a.round),
+      ).toEqual([1, 2]);
       rmSync(paths.changelog, { recursive: true });
       writeFileSync(paths.changelog, changelog);
       if (lostCursor) rmSync(stepDir(ws), { recursive: true, force: true });
@@ -108,7 +145,9 @@ describe('issue 11 fault 8: autotune re-entry after a kill', () => {
     const ws = await workspace();
     const dying = dyingCommitter(options(ws).committer!, (r) => r.kind === 'artifacts' && r.round === 1);
     await expect(runControllerIteration(options(ws, { committer: dying }))).rejects.toBeInstanceOf(Kill);
-    expect(JSON.parse(readFileSync(resolveAutotunePaths(ws.dir, ws.artifactDir).loopState, 'utf8')).last_round.round).toBe(1);
+    expect(
+      JSON.parse(readFileSync(resolveAutotunePaths(ws.dir, ws.artifactDir).loopState, 'utf8')).last_round.round,
+    ).toBe(1);
     expect(await runToEnd(() => options(ws))).toEqual(['continue', 'continue', 'completed']);
     const end = endState(ws.dir, ws.artifactDir);
     expect(count(end.artifactLog, 'chore(autotune): round 1 artifacts — continue')).toBe(1);
@@ -119,11 +158,33 @@ describe('issue 11 fault 8: autotune re-entry after a kill', () => {
 it('an unfinished iteration whose round loop_state.json cannot be at (the control files were replaced) is RESUME_MISMATCH, and nothing is written', async () => {
   const ws = await workspace();
   const paths = resolveAutotunePaths(ws.dir, ws.artifactDir);
-  const stop = { beforeWrite: (p: { kind: string; effect?: string }) => { if (p.kind === 'intent' && p.effect === 'evaluate') throw new Kill('killed in round 1'); } };
+  const stop = {
+    beforeWrite: (p: { kind: string; effect?: string }) => {
+      if (p.kind === 'intent' && p.effect === 'evaluate') throw new Kill('killed in round 1');
+    },
+  };
   await expect(runControllerIteration(options(ws, { stepHooks: stop }))).rejects.toBeInstanceOf(Kill);
   const state = JSON.parse(readFileSync(paths.loopState, 'utf8'));
-  writeFileSync(paths.loopState, JSON.stringify({ ...state, last_round: { round: 5, recommended_action: 'continue', outcome: 'evaluated', reason: '', summary: '', targets: [], parked: [], finished_at: 'x' } }));
+  writeFileSync(
+    paths.loopState,
+    JSON.stringify({
+      ...state,
+      last_round: {
+        round: 5,
+        recommended_action: 'continue',
+        outcome: 'evaluated',
+        reason: '',
+        summary: '',
+        targets: [],
+        parked: [],
+        finished_at: 'x',
+      },
+    }),
+  );
   const before = endState(ws.dir, ws.artifactDir);
-  await expect(runControllerIteration(options(ws))).rejects.toMatchObject({ code: 'RESUME_MISMATCH', details: { cursorRound: 1, lastRound: 5 } });
+  await expect(runControllerIteration(options(ws))).rejects.toMatchObject({
+    code: 'RESUME_MISMATCH',
+    details: { cursorRound: 1, lastRound: 5 },
+  });
   expect(endState(ws.dir, ws.artifactDir)).toEqual(before);
 });

@@ -8,7 +8,8 @@ import { createGitCommitter } from '../src/index.js';
 let root: string;
 let app: string;
 let art: string;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 const author = { name: 'tester', email: 'tester@example.com' };
 
 beforeEach(() => {
@@ -44,9 +45,18 @@ it('seed 004 commit policy (git): artifacts under projects/autotune go only to t
   writeFileSync(state, '{}\n');
   writeFileSync(excl, 'd\n');
   writeFileSync(join(app, 'unrelated.txt'), 'not mine\n');
-  await committer.commit({ kind: 'artifacts', round: 1, message: 'chore(autotune): round 1 artifacts — stop_exhausted', files: [state, excl] });
-  expect(git(art, 'show', '--name-only', '--format=%s', 'HEAD')).toBe('chore(autotune): round 1 artifacts — stop_exhausted\n\nprojects/autotune/meta/loop_state.json');
-  expect(git(app, 'show', '--name-only', '--format=%s', 'HEAD')).toBe('chore(autotune): round 1 artifacts — stop_exhausted\n\neval/config/cannot_handle_group.txt');
+  await committer.commit({
+    kind: 'artifacts',
+    round: 1,
+    message: 'chore(autotune): round 1 artifacts — stop_exhausted',
+    files: [state, excl],
+  });
+  expect(git(art, 'show', '--name-only', '--format=%s', 'HEAD')).toBe(
+    'chore(autotune): round 1 artifacts — stop_exhausted\n\nprojects/autotune/meta/loop_state.json',
+  );
+  expect(git(app, 'show', '--name-only', '--format=%s', 'HEAD')).toBe(
+    'chore(autotune): round 1 artifacts — stop_exhausted\n\neval/config/cannot_handle_group.txt',
+  );
   expect(git(app, 'status', '--porcelain')).toBe('?? unrelated.txt');
 });
 
@@ -55,12 +65,20 @@ it('seed 004 commit policy (git): without an artifact workspace, artifacts the a
   const state = join(app, 'projects/autotune/meta/loop_state.json');
   mkdirSync(join(app, 'projects/autotune/meta'), { recursive: true });
   writeFileSync(state, '{}\n');
-  await committer.commit({ kind: 'artifacts', round: 1, message: 'chore(autotune): round 1 artifacts — continue', files: [state] });
+  await committer.commit({
+    kind: 'artifacts',
+    round: 1,
+    message: 'chore(autotune): round 1 artifacts — continue',
+    files: [state],
+  });
   expect(git(app, 'log', '-1', '--format=%s')).toBe('ignore projects');
 });
 
-it('a failing git command gives STATE_WRITE_FAILED with git\'s message', async () => {
+it("a failing git command gives STATE_WRITE_FAILED with git's message", async () => {
   const committer = createGitCommitter({ dir: join(root, 'not-a-repo-dir'), author });
   mkdirSync(join(root, 'not-a-repo-dir'));
-  await expect(committer.commit({ kind: 'code', round: 1, message: 'm', files: [] })).rejects.toMatchObject({ code: 'STATE_WRITE_FAILED', message: expect.stringMatching(/git add -A failed.*not a git repository/i) });
+  await expect(committer.commit({ kind: 'code', round: 1, message: 'm', files: [] })).rejects.toMatchObject({
+    code: 'STATE_WRITE_FAILED',
+    message: expect.stringMatching(/git add -A failed.*not a git repository/i),
+  });
 });

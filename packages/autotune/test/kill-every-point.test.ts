@@ -9,7 +9,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StepWritePoint } from '@loop/core';
-import { createGitCommitter, failedAttempts, type AutotuneControllerOptions, type IterationResult, type RoundWorker } from '../src/index.js';
+import {
+  createGitCommitter,
+  failedAttempts,
+  type AutotuneControllerOptions,
+  type IterationResult,
+  type RoundWorker,
+} from '../src/index.js';
 import { createScriptedWorker, fixedClock } from './fixtures/scripted-worker.js';
 import { cleanWorkspaces, endState, runToEnd, workspace } from './fixtures/workspace.js';
 
@@ -26,7 +32,9 @@ function worker(): RoundWorker {
   return {
     ...base,
     improve: ({ dir, scoreboard, excluded }) => {
-      const targets = (Object.keys(FIX) as Array<keyof typeof FIX>).filter((id) => scoreboard.tasks[id]?.passed !== true && !excluded.includes(id));
+      const targets = (Object.keys(FIX) as Array<keyof typeof FIX>).filter(
+        (id) => scoreboard.tasks[id]?.passed !== true && !excluded.includes(id),
+      );
       const done = targets.map((id) => {
         const attempt = failedAttempts(scoreboard, id) + 1;
         writeFileSync(join(dir, 'code', `${id}.txt`), FIX[id] <= attempt ? 'ok\n' : `bug (attempt ${attempt})\n`);
@@ -42,12 +50,16 @@ const options = (ws: Ws, beforeWrite?: (p: StepWritePoint) => void): AutotuneCon
   dir: ws.dir,
   artifactDir: ws.artifactDir,
   worker: worker(),
-  committer: createGitCommitter({ dir: ws.dir, artifactDir: ws.artifactDir, author: { name: 't', email: 't@t' }, clock: fixedClock }),
+  committer: createGitCommitter({
+    dir: ws.dir,
+    artifactDir: ws.artifactDir,
+    author: { name: 't', email: 't@t' },
+    clock: fixedClock,
+  }),
   clock: fixedClock,
   maxFailedAttempts: 2,
   ...(beforeWrite ? { stepHooks: { beforeWrite } } : {}),
 });
-
 
 // The clean run: every write point it passes, in order, and its end state.
 const cleanWs = await workspace('loop-autotune-sweep-', fastBase);
@@ -63,22 +75,37 @@ class Kill extends Error {}
 describe('autotune: a stop at every write point of a run, then re-entry', () => {
   it('the clean run completes in two rounds with each commit once', () => {
     expect(cleanOutcomes).toEqual(['continue', 'completed']);
-    expect(clean.artifactLog.split('\n').map((l) => l.replace(/ — stop_exhausted: .*/, ' — stop_exhausted: ...'))).toEqual(['chore(autotune): loop complete — stop_exhausted: ...', 'chore(autotune): round 2 artifacts — stop_exhausted', 'chore(autotune): round 1 artifacts — continue', 'init']);
-    expect(clean.appLog.split('\n')).toEqual(['chore(autotune): round 2 artifacts — stop_exhausted', 'feat(agent): autotune round 2 — patch d#2, e#2', 'feat(agent): autotune round 1 — patch b#1, c#1, d#1, e#1', 'init']);
+    expect(
+      clean.artifactLog.split('\n').map((l) => l.replace(/ — stop_exhausted: .*/, ' — stop_exhausted: ...')),
+    ).toEqual([
+      'chore(autotune): loop complete — stop_exhausted: ...',
+      'chore(autotune): round 2 artifacts — stop_exhausted',
+      'chore(autotune): round 1 artifacts — continue',
+      'init',
+    ]);
+    expect(clean.appLog.split('\n')).toEqual([
+      'chore(autotune): round 2 artifacts — stop_exhausted',
+      'feat(agent): autotune round 2 — patch d#2, e#2',
+      'feat(agent): autotune round 1 — patch b#1, c#1, d#1, e#1',
+      'init',
+    ]);
     expect(writePoints.length).toBeGreaterThan(40);
   });
 
-  it.concurrent.each(writePoints)('stopped before write point %i (%s), re-entry until complete ends as the uninterrupted run', async (index) => {
-    const ws = await workspace('loop-autotune-sweep-', fastBase);
-    let seen = 0;
-    const dying = () =>
-      options(ws, () => {
-        if (seen++ === index) throw new Kill(`stopped at ${index}`);
-      });
-    await expect(runToEnd(dying)).rejects.toBeInstanceOf(Kill);
-    await runToEnd(() => options(ws));
-    expect(endState(ws.dir, ws.artifactDir)).toEqual(clean);
-  });
+  it.concurrent.each(writePoints)(
+    'stopped before write point %i (%s), re-entry until complete ends as the uninterrupted run',
+    async (index) => {
+      const ws = await workspace('loop-autotune-sweep-', fastBase);
+      let seen = 0;
+      const dying = () =>
+        options(ws, () => {
+          if (seen++ === index) throw new Kill(`stopped at ${index}`);
+        });
+      await expect(runToEnd(dying)).rejects.toBeInstanceOf(Kill);
+      await runToEnd(() => options(ws));
+      expect(endState(ws.dir, ws.artifactDir)).toEqual(clean);
+    },
+  );
 });
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -86,7 +113,12 @@ const script = join(packageDir, 'test', 'fixtures', 'iteration.ts');
 
 describe('autotune: a real kill -9 of the iteration process', () => {
   // The child runs the three-round scripted run (FIX_AT) one process per iteration.
-  const child = (ws: Ws, killAt?: string) => spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, ws.dir, ws.artifactDir], { cwd: packageDir, encoding: 'utf8', env: { ...process.env, ...(killAt ? { LOOP_TEST_KILL_AT: killAt } : {}) } });
+  const child = (ws: Ws, killAt?: string) =>
+    spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, ws.dir, ws.artifactDir], {
+      cwd: packageDir,
+      encoding: 'utf8',
+      env: { ...process.env, ...(killAt ? { LOOP_TEST_KILL_AT: killAt } : {}) },
+    });
   let reference: ReturnType<typeof endState> | undefined;
   const runChildren = (ws: Ws): string[] => {
     const outcomes: string[] = [];
@@ -104,22 +136,29 @@ describe('autotune: a real kill -9 of the iteration process', () => {
     ['done improve code-commit', 'after the code commit, before it is journaled'],
     ['intent commit-artifacts artifacts-commit', 'after last_round is written, before the artifacts commit'],
     ['effect complete completion-commit', 'after status: complete is written, before its commit'],
-  ])('SIGKILL at "%s" (%s), then fresh processes: the same end state as an unkilled run, each commit once', async (killAt) => {
-    if (reference === undefined) {
+  ])(
+    'SIGKILL at "%s" (%s), then fresh processes: the same end state as an unkilled run, each commit once',
+    async (killAt) => {
+      if (reference === undefined) {
+        const ws = await workspace();
+        expect(runChildren(ws)).toEqual(['continue', 'continue', 'completed']);
+        reference = endState(ws.dir, ws.artifactDir);
+      }
       const ws = await workspace();
-      expect(runChildren(ws)).toEqual(['continue', 'continue', 'completed']);
-      reference = endState(ws.dir, ws.artifactDir);
-    }
-    const ws = await workspace();
-    let killed = 0;
-    for (let i = 0; i < 10 && killed === 0; i += 1) {
-      const r = child(ws, killAt);
-      if (r.signal === 'SIGKILL') killed += 1;
-      else if ((JSON.parse(r.stdout) as IterationResult).outcome !== 'continue') break;
-    }
-    expect(killed).toBe(1);
-    runChildren(ws);
-    expect(endState(ws.dir, ws.artifactDir)).toEqual(reference);
-    expect(execFileSync('git', ['log', '--format=%s'], { cwd: ws.artifactDir, encoding: 'utf8' }).split('\n').filter((l) => l.includes('loop complete'))).toHaveLength(1);
-  });
+      let killed = 0;
+      for (let i = 0; i < 10 && killed === 0; i += 1) {
+        const r = child(ws, killAt);
+        if (r.signal === 'SIGKILL') killed += 1;
+        else if ((JSON.parse(r.stdout) as IterationResult).outcome !== 'continue') break;
+      }
+      expect(killed).toBe(1);
+      runChildren(ws);
+      expect(endState(ws.dir, ws.artifactDir)).toEqual(reference);
+      expect(
+        execFileSync('git', ['log', '--format=%s'], { cwd: ws.artifactDir, encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => l.includes('loop complete')),
+      ).toHaveLength(1);
+    },
+  );
 });

@@ -15,14 +15,23 @@ it('seed 004: a run driven as one process per iteration reaches the same end sta
   const a = await workspace();
   const outcomes: string[] = [];
   for (let i = 0; i < 10; i += 1) {
-    const stdout = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, a.dir, a.artifactDir], { cwd: packageDir, encoding: 'utf8' });
+    const stdout = execFileSync(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', script, a.dir, a.artifactDir],
+      { cwd: packageDir, encoding: 'utf8' },
+    );
     const result = JSON.parse(stdout) as IterationResult;
     outcomes.push(result.outcome);
     if (result.outcome !== 'continue') break;
   }
   expect(outcomes).toEqual(['continue', 'continue', 'completed']);
   // One more process: the loop is complete, it reports and exits.
-  const again = JSON.parse(execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, a.dir, a.artifactDir], { cwd: packageDir, encoding: 'utf8' })) as IterationResult;
+  const again = JSON.parse(
+    execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', script, a.dir, a.artifactDir], {
+      cwd: packageDir,
+      encoding: 'utf8',
+    }),
+  ) as IterationResult;
   expect(again.outcome).toBe('already-complete');
 
   // The same run in this process.
@@ -31,7 +40,12 @@ it('seed 004: a run driven as one process per iteration reaches the same end sta
     dir: b.dir,
     artifactDir: b.artifactDir,
     worker: createScriptedWorker(),
-    committer: createGitCommitter({ dir: b.dir, artifactDir: b.artifactDir, author: { name: 't', email: 't@t' }, clock: fixedClock }),
+    committer: createGitCommitter({
+      dir: b.dir,
+      artifactDir: b.artifactDir,
+      author: { name: 't', email: 't@t' },
+      clock: fixedClock,
+    }),
     clock: fixedClock,
   });
   expect(iterations.map((r) => r.outcome)).toEqual(['continue', 'continue', 'completed']);

@@ -15,7 +15,10 @@ export function collieSchemaText(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [name, text] of [['loop-config.schema.json', schemaText()], ['collie-config.schema.json', collieSchemaText()]] as const) {
+  for (const [name, text] of [
+    ['loop-config.schema.json', schemaText()],
+    ['collie-config.schema.json', collieSchemaText()],
+  ] as const) {
     const path = fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
     writeFileSync(path, text);
     console.log(`wrote ${path}`);

@@ -7,7 +7,10 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     const b = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b) ? merge(b as Record<string, unknown>, v as Record<string, unknown>) : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+        ? merge(b as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
   }
   return out;
 }
@@ -20,7 +23,12 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
  * @throws {ConfigFileError} `CONFIG_INVALID` when the merged config is invalid.
  * @throws {UsageError} for a flag whose value is not a number.
  */
-export function applyRunFlags<S extends z.ZodType>(kind: ConfigKind<S>, config: z.output<S>, opts: Record<string, unknown>, file: string): z.output<S> {
+export function applyRunFlags<S extends z.ZodType>(
+  kind: ConfigKind<S>,
+  config: z.output<S>,
+  opts: Record<string, unknown>,
+  file: string,
+): z.output<S> {
   const { values, fields } = flagOverrides(opts);
   if (fields.size === 0) return config;
   // A list flag (--constraint) adds to the file's list.
@@ -34,8 +42,14 @@ export function applyRunFlags<S extends z.ZodType>(kind: ConfigKind<S>, config: 
   const issues = result.error.issues.map((i) => {
     const path = i.path.map(String).join('.');
     // The flag of the field, else one that set a field of the same block (--keep for keep.minDelta).
-    const flag = fields.get(path) ?? listFlag(path, config as Record<string, unknown>, fields) ?? [...fields.entries()].find(([field]) => field.split('.')[0] === path.split('.')[0])?.[1];
-    const message = i.code === 'unrecognized_keys' ? `${i.keys.map((k) => fields.get(k) ?? k).join(', ')} does not apply to this config's preset` : i.message;
+    const flag =
+      fields.get(path) ??
+      listFlag(path, config as Record<string, unknown>, fields) ??
+      [...fields.entries()].find(([field]) => field.split('.')[0] === path.split('.')[0])?.[1];
+    const message =
+      i.code === 'unrecognized_keys'
+        ? `${i.keys.map((k) => fields.get(k) ?? k).join(', ')} does not apply to this config's preset`
+        : i.message;
     return { path: flag ? `${flag} (${path || 'config'})` : path, message };
   });
   throw new ConfigFileError(file, issues, result.error);

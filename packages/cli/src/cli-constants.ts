@@ -35,7 +35,10 @@ export const CLI_VERSION = '0.1.0';
 
 /** The file names `loop run` looks for, in order, when no config is named. */
 export const DEFAULT_CONFIG_FILES = [
-  'loop.config.yaml', 'loop.config.yml', 'loop.config.json', 'loop.config.ts',
+  'loop.config.yaml',
+  'loop.config.yml',
+  'loop.config.json',
+  'loop.config.ts',
 ] as const;
 
 /** The file names `loop collie ...` looks for, in order, when no config is named. */

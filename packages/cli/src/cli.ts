@@ -1,7 +1,15 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { CLI_VERSION, DEFAULT_CONFIG_FILES, EXIT_CODES, PRESETS, TARGET_TYPES, type Preset, type TargetType } from './cli-constants.js';
+import {
+  CLI_VERSION,
+  DEFAULT_CONFIG_FILES,
+  EXIT_CODES,
+  PRESETS,
+  TARGET_TYPES,
+  type Preset,
+  type TargetType,
+} from './cli-constants.js';
 import { addCollieCommands } from './collie/command.js';
 import { addDashboardCommand } from './dashboard/command.js';
 import { addReadCommands } from './read/commands.js';
@@ -55,33 +63,64 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
 
   program
     .command('init')
-    .description('write a commented starter config; with --target <type> <path>, one for that target (seed 001: /auto-iterate <target-type> <target-path>)')
+    .description(
+      'write a commented starter config; with --target <type> <path>, one for that target (seed 001: /auto-iterate <target-type> <target-path>)',
+    )
     .argument('[file]', 'the config file to write, or with --target the target path', DEFAULT_CONFIG_FILES[0])
     .addOption(new Option('--preset <preset>', 'the preset').choices(PRESETS).default('auto-iterate'))
-    .addOption(new Option('--target <type>', 'the target type: skill (a SKILL.md), skill-full (a skill folder), memory (a memory folder), code (a file, with --eval)').choices(TARGET_TYPES))
-    .option('--agent <name>', 'memory: score only this agent\'s subfolder')
+    .addOption(
+      new Option(
+        '--target <type>',
+        'the target type: skill (a SKILL.md), skill-full (a skill folder), memory (a memory folder), code (a file, with --eval)',
+      ).choices(TARGET_TYPES),
+    )
+    .option('--agent <name>', "memory: score only this agent's subfolder")
     .option('--questions <file>', 'memory: the question set (default <folder>.questions.json)')
     .option('--eval <command>', 'code: the evaluation command printing "score: <n>"')
     .option('--config <file>', 'with --target: the config file to write', DEFAULT_CONFIG_FILES[0])
     .option('--force', 'overwrite an existing file', false)
-    .action(async (arg: string, opts: { preset: Preset; force: boolean; target?: TargetType; agent?: string; questions?: string; eval?: string; config: string }) => {
-      setCode(await (await import('./init-command.js')).runInitCommand(io, arg, opts));
-    });
+    .action(
+      async (
+        arg: string,
+        opts: {
+          preset: Preset;
+          force: boolean;
+          target?: TargetType;
+          agent?: string;
+          questions?: string;
+          eval?: string;
+          config: string;
+        },
+      ) => {
+        setCode(await (await import('./init-command.js')).runInitCommand(io, arg, opts));
+      },
+    );
 
   addRunFlags(
     program
       .command('run')
-      .description(`run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`)
+      .description(
+        `run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`,
+      )
       .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
-      .option('--new', 'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)'),
-  ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts)));
+      .option(
+        '--new',
+        'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)',
+      ),
+  ).action(async (config: string | undefined, opts: Record<string, unknown>) =>
+    setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts)),
+  );
 
   addRunFlags(
     program
       .command('resume')
-      .description('continue an interrupted run from its last keep commit and results.tsv; flags override the config\'s fields')
+      .description(
+        "continue an interrupted run from its last keep commit and results.tsv; flags override the config's fields",
+      )
       .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
-  ).action(async (config: string | undefined, opts: Record<string, unknown>) => setCode(await (await import('./run-command.js')).runCommand(io, config, true, opts)));
+  ).action(async (config: string | undefined, opts: Record<string, unknown>) =>
+    setCode(await (await import('./run-command.js')).runCommand(io, config, true, opts)),
+  );
 
   program
     .command('status')
@@ -95,13 +134,17 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
 
   program
     .command('mcp')
-    .description('serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs, run logs (docs/mcp.md)')
+    .description(
+      'serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs, run logs (docs/mcp.md)',
+    )
     .option('--dir <workspace>', 'the auto-iterate workspace', '.')
     .action(async (opts: { dir: string }) => {
       const dir = resolve(io.cwd, opts.dir);
       // A typo in `claude mcp add ... --dir` would otherwise give a server whose every tool fails oddly.
       if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new UsageError(`loop mcp: --dir ${dir} is not a folder; name the workspace (a git repository) the agent edits`);
+        throw new UsageError(
+          `loop mcp: --dir ${dir} is not a folder; name the workspace (a git repository) the agent edits`,
+        );
       }
       const { serveLoopMcp } = await import('@loop/mcp');
       // The loop engine (this package's index: auto-iterate, git, the plot) is loaded by the first
@@ -114,8 +157,13 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   addCollieCommands(program, io, setCode);
   addDashboardCommand(program, io, setCode);
   addWorkerCommand(program, io, setCode);
-  program.command('holdout').description("score the current state on the config's sealed holdout, once (docs/holdout.md)").argument('[config]', 'the config file')
-    .action(async (config: string | undefined) => setCode(await (await import('./holdout-command.js')).runHoldoutCommand(io, config)));
+  program
+    .command('holdout')
+    .description("score the current state on the config's sealed holdout, once (docs/holdout.md)")
+    .argument('[config]', 'the config file')
+    .action(async (config: string | undefined) =>
+      setCode(await (await import('./holdout-command.js')).runHoldoutCommand(io, config)),
+    );
   return program;
 }
 

@@ -2,7 +2,13 @@
 // "unknown field ...; allowed fields: ..." messages (load-config.ts).
 
 /** The part of a JSON Schema the "allowed fields" message walks. */
-export type JsonSchema = { properties?: Record<string, JsonSchema>; oneOf?: JsonSchema[]; anyOf?: JsonSchema[]; additionalProperties?: JsonSchema | boolean; items?: JsonSchema };
+export type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+};
 
 /** The keys the JSON Schema allows at `path` (following `data` through unions), for "unknown key" messages. */
 export function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], data: unknown): string[] {
@@ -11,7 +17,9 @@ export function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], da
   for (const key of path) {
     if (!node) return [];
     node = pickBranch(node, value);
-    node = node?.properties?.[String(key)] ?? (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined);
+    node =
+      node?.properties?.[String(key)] ??
+      (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined);
     value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
   }
   if (!node) return [];
@@ -26,7 +34,10 @@ export function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], da
 function pickBranch(node: JsonSchema, value: unknown): JsonSchema | undefined {
   const branches: JsonSchema[] = node.oneOf ?? node.anyOf ?? [node];
   const type = (value as { type?: unknown } | undefined)?.type;
-  const typed = type === undefined ? undefined : branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type);
+  const typed =
+    type === undefined
+      ? undefined
+      : branches.find((b) => (b.properties?.type as { const?: unknown } | undefined)?.const === type);
   if (typed) return typed;
   const keys = value !== null && typeof value === 'object' ? Object.keys(value) : [];
   let best = branches[0];

@@ -2,10 +2,17 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { ConfigError } from '@loop/core';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigFileError, MODULE_CONFIG_EXTENSIONS, offsetOf, type ConfigFileIssue, type LoadedConfig } from './load-config.js';
+import {
+  ConfigFileError,
+  MODULE_CONFIG_EXTENSIONS,
+  offsetOf,
+  type ConfigFileIssue,
+  type LoadedConfig,
+} from './load-config.js';
 
 /** `targetFiles.0` as `['targetFiles', 0]`: numeric segments as indexes. */
-const segments = (path: string): (string | number)[] => (path === '' ? [] : path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s)));
+const segments = (path: string): (string | number)[] =>
+  path === '' ? [] : path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 
 /**
  * The field of the config file an option path of the run (an auto-iterate option such as
@@ -13,7 +20,10 @@ const segments = (path: string): (string | number)[] => (path === '' ? [] : path
  * `targetFiles` implied by a `target:` block, `target.path`; `undefined` when the file has no
  * such field (then the issue gets no line).
  */
-function fieldOf(path: readonly (string | number)[], inFile: (key: string) => boolean): (string | number)[] | undefined {
+function fieldOf(
+  path: readonly (string | number)[],
+  inFile: (key: string) => boolean,
+): (string | number)[] | undefined {
   const [first] = path;
   if (typeof first !== 'string') return undefined;
   if (inFile(first)) return [...path];

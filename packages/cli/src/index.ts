@@ -15,18 +15,47 @@
  */
 export { loopConfigSchema, mutatorProposerSchema, agentProposerSchema, loopConfigJsonSchema } from './config.js';
 export type { LoopConfig, LoopConfigInput } from './config.js';
-export { loadConfig, loadConfigModule, parseConfigText, findConfigFile, defineConfig, ConfigFileError, DEFAULT_CONFIG_FILES, MODULE_CONFIG_EXTENSIONS } from './load-config.js';
+export {
+  loadConfig,
+  loadConfigModule,
+  parseConfigText,
+  findConfigFile,
+  defineConfig,
+  ConfigFileError,
+  DEFAULT_CONFIG_FILES,
+  MODULE_CONFIG_EXTENSIONS,
+} from './load-config.js';
 export { parseConfigTextOf, loadConfigModuleOf, loadConfigFileOf, LOOP_CONFIG_KIND } from './load-config.js';
 export type { LoadedConfig, ConfigFileIssue, ConfigKind } from './load-config.js';
-export { collieConfigSchema, collieAgentConfigSchema, collieFlowConfigSchema, collieConfigJsonSchema } from './collie/config.js';
+export {
+  collieConfigSchema,
+  collieAgentConfigSchema,
+  collieFlowConfigSchema,
+  collieConfigJsonSchema,
+} from './collie/config.js';
 export type { CollieConfig, CollieConfigInput } from './collie/config.js';
-export { loadCollieConfig, findCollieConfigFile, collieAutoiterOptions, COLLIE_CONFIG_FILES, COLLIE_CONFIG_KIND } from './collie/load.js';
+export {
+  loadCollieConfig,
+  findCollieConfigFile,
+  collieAutoiterOptions,
+  COLLIE_CONFIG_FILES,
+  COLLIE_CONFIG_KIND,
+} from './collie/load.js';
 export type { LoadedCollieConfig, CollieHost } from './collie/load.js';
 export { readCollieStatus, formatCollieStatus } from './collie/status.js';
 export type { CollieStatus } from './collie/status.js';
 export { collieStarterConfig, writeCollieStarterConfig, COLLIE_SCHEMA_HINT } from './collie/init.js';
 export { addCollieCommands } from './collie/command.js';
-export { starterConfig, writeStarterConfig, initNextSteps, isFromClone, cloneRootOf, PRESETS, PRESET_NEXT_STEP, SCHEMA_HINT } from './init.js';
+export {
+  starterConfig,
+  writeStarterConfig,
+  initNextSteps,
+  isFromClone,
+  cloneRootOf,
+  PRESETS,
+  PRESET_NEXT_STEP,
+  SCHEMA_HINT,
+} from './init.js';
 export { schemaRefFor, shippedSchemaPath, SHIPPED_SCHEMA_FILES } from './schema-ref.js';
 export type { SchemaKind } from './schema-ref.js';
 export type { Preset } from './init.js';
@@ -34,7 +63,15 @@ export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.j
 export type { ConfiguredRun, PrepareRunOptions } from './run.js';
 export { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
 export type { ExitCode } from './exit-codes.js';
-export { createPlainReporter, createTtyReporter, formatProgress, formatDuration, initialProgress, updateProgress, countResultsRows } from './progress.js';
+export {
+  createPlainReporter,
+  createTtyReporter,
+  formatProgress,
+  formatDuration,
+  initialProgress,
+  updateProgress,
+  countResultsRows,
+} from './progress.js';
 export type { ProgressState, ProgressCounts, Reporter, ReporterOptions } from './progress.js';
 export { readStatus, formatStatus, lockPath } from './status.js';
 export type { RunStatus, RunStateFile } from './status.js';
@@ -73,13 +110,22 @@ export type { WriteGate } from './write-gate.js';
 export { UsageError, isUsageError } from './usage-error.js';
 export { detectPreset } from './presets/detect.js';
 export type { ConfigPreset } from './presets/detect.js';
-export { autoresearchPresetSchema, autoresearchPresetJsonSchema, AUTORESEARCH_CONFIG_KIND } from './presets/autoresearch-config.js';
+export {
+  autoresearchPresetSchema,
+  autoresearchPresetJsonSchema,
+  AUTORESEARCH_CONFIG_KIND,
+} from './presets/autoresearch-config.js';
 export type { AutoresearchPresetConfig } from './presets/autoresearch-config.js';
 export { createCommandPassProposer, passPrompt } from './presets/autoresearch-proposer.js';
 export type { CommandPassProposerOptions } from './presets/autoresearch-proposer.js';
 export { runAutoresearchPreset, autoresearchResultsFile } from './presets/autoresearch-run.js';
 export type { RunAutoresearchPresetOptions } from './presets/autoresearch-run.js';
-export { autotunePresetSchema, autotunePresetJsonSchema, autotuneStarterConfig, AUTOTUNE_CONFIG_KIND } from './presets/autotune-config.js';
+export {
+  autotunePresetSchema,
+  autotunePresetJsonSchema,
+  autotuneStarterConfig,
+  AUTOTUNE_CONFIG_KIND,
+} from './presets/autotune-config.js';
 export type { AutotunePresetConfig } from './presets/autotune-config.js';
 export { createCommandRoundWorker, createCommandSyncCheck, parseEvaluation } from './presets/autotune-worker.js';
 export type { CommandRoundWorkerOptions } from './presets/autotune-worker.js';

@@ -30,16 +30,36 @@ export async function runInitCommand(io: CliIo, arg: string, opts: InitCommandOp
   const path = resolve(io.cwd, file);
   if (opts.target) {
     const target = resolve(io.cwd, arg);
-    if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target)) throw new ConfigFileError(path, [{ path: 'target.path', message: `${arg === DEFAULT_CONFIG_FILES[0] ? 'name the target: loop init --target <type> <path>' : `${target} does not exist`}` }]);
+    if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target))
+      throw new ConfigFileError(path, [
+        {
+          path: 'target.path',
+          message: `${arg === DEFAULT_CONFIG_FILES[0] ? 'name the target: loop init --target <type> <path>' : `${target} does not exist`}`,
+        },
+      ]);
     const rel = (p: string) => relative(dirname(path), resolve(io.cwd, p)) || '.';
-    await writeTargetConfig(path, { type: opts.target, path: rel(arg), ...(opts.agent ? { agent: opts.agent } : {}), ...(opts.questions ? { questions: rel(opts.questions) } : {}), ...(opts.eval ? { evalCommand: opts.eval } : {}) }, opts.force);
-    io.stdout.write(`wrote ${path}\ncommit your files, then run\n  loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}\n`);
+    await writeTargetConfig(
+      path,
+      {
+        type: opts.target,
+        path: rel(arg),
+        ...(opts.agent ? { agent: opts.agent } : {}),
+        ...(opts.questions ? { questions: rel(opts.questions) } : {}),
+        ...(opts.eval ? { evalCommand: opts.eval } : {}),
+      },
+      opts.force,
+    );
+    io.stdout.write(
+      `wrote ${path}\ncommit your files, then run\n  loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${file}`}\n`,
+    );
     return EXIT_CODES.STOPPED;
   }
   await writeStarterConfig(path, opts.preset, opts.force);
   if (opts.preset === 'autoresearch') {
     // The four harness files its config names (rubric, reflection prompt, test gate, reflection tool).
-    const { written, kept } = await (await import('./presets/autoresearch-init.js')).writeAutoresearchStarterFiles(dirname(path), opts.force);
+    const { written, kept } = await (
+      await import('./presets/autoresearch-init.js')
+    ).writeAutoresearchStarterFiles(dirname(path), opts.force);
     for (const f of written) io.stdout.write(`wrote ${join(dirname(path), f)}\n`);
     if (kept.length > 0) io.stdout.write(`kept ${kept.join(', ')} (they exist; --force overwrites them)\n`);
   }

@@ -21,7 +21,8 @@ export interface TargetInitOptions {
 }
 
 const WHAT: Record<TargetType, string> = {
-  skill: 'the skill evaluator (8 weighted dimensions: frontmatter, trigger_quality, workflow, constraints, io_spec, examples, clarity, size)',
+  skill:
+    'the skill evaluator (8 weighted dimensions: frontmatter, trigger_quality, workflow, constraints, io_spec, examples, clarity, size)',
   'skill-full': 'the skill-full evaluator (definition, code, conventions, consistency)',
   memory: 'the memory evaluator (retrieval hit rate on the question set, signal/noise, index health)',
   code: 'your evaluation command',
@@ -30,7 +31,8 @@ const WHAT: Record<TargetType, string> = {
 const MAY: Record<TargetType, string> = {
   skill: 'You may change the triggers, workflow, constraints and structure of that one file.',
   'skill-full': 'You may change any file in the skill folder: SKILL.md and its scripts.',
-  memory: 'You may add, delete, merge, split, rename and edit memory files and rewrite the index; keep every fact the questions ask about.',
+  memory:
+    'You may add, delete, merge, split, rename and edit memory files and rewrite the index; keep every fact the questions ask about.',
   code: 'You may change the code of the target file only.',
 };
 
@@ -54,14 +56,41 @@ const quote = (s: string) => JSON.stringify(s);
  * @param schema the first line's `$schema` (`null` leaves the line out). @default {@link SCHEMA_HINT}
  * @throws {ConfigFileError} `CONFIG_INVALID` for `code` without `evalCommand`, or `agent`/`questions` on another type.
  */
-export function targetStarterConfig(o: TargetInitOptions, file = 'loop.config.yaml', schema: string | null = SCHEMA_HINT): string {
-  if (o.type === 'code' && !o.evalCommand) throw new ConfigFileError(file, [{ path: 'runCommand', message: 'target type code needs its evaluation command: loop init --target code FILE --eval "<command>"' }]);
-  if (o.type !== 'memory' && (o.agent || o.questions)) throw new ConfigFileError(file, [{ path: 'target', message: '--agent and --questions are for --target memory only' }]);
-  const target = [`  type: ${o.type}`, `  path: ${quote(o.path)}`, ...(o.agent ? [`  agent: ${quote(o.agent)}`] : []), ...(o.questions ? [`  questions: ${quote(o.questions)}`] : [])];
+export function targetStarterConfig(
+  o: TargetInitOptions,
+  file = 'loop.config.yaml',
+  schema: string | null = SCHEMA_HINT,
+): string {
+  if (o.type === 'code' && !o.evalCommand)
+    throw new ConfigFileError(file, [
+      {
+        path: 'runCommand',
+        message: 'target type code needs its evaluation command: loop init --target code FILE --eval "<command>"',
+      },
+    ]);
+  if (o.type !== 'memory' && (o.agent || o.questions))
+    throw new ConfigFileError(file, [
+      { path: 'target', message: '--agent and --questions are for --target memory only' },
+    ]);
+  const target = [
+    `  type: ${o.type}`,
+    `  path: ${quote(o.path)}`,
+    ...(o.agent ? [`  agent: ${quote(o.agent)}`] : []),
+    ...(o.questions ? [`  questions: ${quote(o.questions)}`] : []),
+  ];
   const run =
     o.type === 'code'
-      ? [`# The evaluation: a command that prints "score: <n>" (edit metricName, direction or pattern to match yours).`, `runCommand: ${quote(o.evalCommand!)}`, 'metricName: score', 'direction: higher']
-      : [`# The built-in evaluator (@loop/evaluators, loop-evaluate ${o.type}) is the run command: it prints one`, '# "dim.<name>: <n>" line per dimension and "score: <n>"; higher is better. It ships in the package,', '# outside the workspace, and is fingerprinted: a change to it stops the run (HARNESS_TAMPERED).'];
+      ? [
+          `# The evaluation: a command that prints "score: <n>" (edit metricName, direction or pattern to match yours).`,
+          `runCommand: ${quote(o.evalCommand!)}`,
+          'metricName: score',
+          'direction: higher',
+        ]
+      : [
+          `# The built-in evaluator (@loop/evaluators, loop-evaluate ${o.type}) is the run command: it prints one`,
+          '# "dim.<name>: <n>" line per dimension and "score: <n>"; higher is better. It ships in the package,',
+          '# outside the workspace, and is fingerprinted: a change to it stops the run (HARNESS_TAMPERED).',
+        ];
   return `${schemaModeline(schema ?? undefined)}# loop config, preset auto-iterate, target ${o.type} (seed 001: /auto-iterate ${o.type} ${o.path}).
 # Run it with "loop run". Every round is committed as "auto-iterate: <change>" on the branch
 # auto-iterate/<date>-<target>; a change that does not raise the score is reset. results.tsv
@@ -103,6 +132,9 @@ cooldownAfterDiscards: 5
  * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options.
  */
 export async function writeTargetConfig(path: string, options: TargetInitOptions, force = false): Promise<void> {
-  if (existsSync(path) && !force) throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file with --config <file>`);
+  if (existsSync(path) && !force)
+    throw new UsageError(
+      `loop init: ${path} already exists; pass --force to overwrite it, or name another file with --config <file>`,
+    );
   await writeFile(path, targetStarterConfig(options, path, schemaRefFor(path) ?? null));
 }

@@ -106,7 +106,8 @@ logFile: run.log
 /** What `loop init --preset <preset>` asks the user to edit before the first run. */
 export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
   'auto-iterate': 'edit targetFiles, runCommand and metricName, commit your files, then run',
-  autoresearch: 'edit files, rubricFiles, gate, reflection and proposer (and the starter harness files it wrote); commit everything but the mutable files, add .aid/ to .gitignore, then run',
+  autoresearch:
+    'edit files, rubricFiles, gate, reflection and proposer (and the starter harness files it wrote); commit everything but the mutable files, add .aid/ to .gitignore, then run',
   autotune: 'edit worker.improveCommand and worker.evaluateCommand, add projects/ to .gitignore, commit, then run',
   collie: 'edit projectId, task, agent.command and flow.testCommand, then run',
 };
@@ -123,7 +124,8 @@ const PNPM = 'pnpm@12.4.2';
 export function cloneRootOf(file: string): string | undefined {
   if (file.split(sep).includes('node_modules')) return undefined;
   for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'pnpm-workspace.yaml')) && existsSync(join(dir, 'packages', 'cli', 'package.json'))) return dir;
+    if (existsSync(join(dir, 'pnpm-workspace.yaml')) && existsSync(join(dir, 'packages', 'cli', 'package.json')))
+      return dir;
     if (dirname(dir) === dir) return undefined;
   }
 }
@@ -145,7 +147,12 @@ export function shellWord(s: string): string {
  * folder, and since pnpm runs the script in the clone's root, the config is named by its absolute
  * `path`. Both are shell-quoted when needed. An installed CLI never prints the clone form.
  */
-export function initNextSteps(file: string, path: string, cloneRoot?: string, what = 'edit targetFiles, runCommand and metricName, commit your files, then run'): string {
+export function initNextSteps(
+  file: string,
+  path: string,
+  cloneRoot?: string,
+  what = 'edit targetFiles, runCommand and metricName, commit your files, then run',
+): string {
   const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${shellWord(file)}`}`;
   if (cloneRoot === undefined) return `${what}\n  ${installed}`;
   return `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} --dir ${shellWord(cloneRoot)} loop run ${shellWord(path)}    (from a clone of the loop repository, in any folder)`;
@@ -159,7 +166,9 @@ export function initNextSteps(file: string, path: string, cloneRoot?: string, wh
  */
 export async function writeStarterConfig(path: string, preset: Preset = 'auto-iterate', force = false): Promise<void> {
   if (existsSync(path) && !force) {
-    throw new UsageError(`loop init: ${path} already exists; pass --force to overwrite it, or name another file (loop init <file>)`);
+    throw new UsageError(
+      `loop init: ${path} already exists; pass --force to overwrite it, or name another file (loop init <file>)`,
+    );
   }
   await writeFile(path, starterConfig(preset, schemaRefFor(path, preset === 'collie' ? 'collie' : 'loop') ?? null));
 }

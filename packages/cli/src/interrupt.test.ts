@@ -75,7 +75,12 @@ describe('Ctrl-C in loop run never resets the workspace itself', () => {
     await flush();
     s.timer.fireAll();
     await flush();
-    expect(s.calls.filter((c) => !c.startsWith('info'))).toEqual(['abort', 'kill', 'recover', 'error: aborted: the run did not stop within 10 s; the workspace was reset to the last kept state through the rollback']);
+    expect(s.calls.filter((c) => !c.startsWith('info'))).toEqual([
+      'abort',
+      'kill',
+      'recover',
+      'error: aborted: the run did not stop within 10 s; the workspace was reset to the last kept state through the rollback',
+    ]);
     expect(s.exits).toEqual([130]);
   });
 

@@ -83,7 +83,9 @@ export function createInterruptHandler(options: InterruptOptions): () => void {
     await writes.idle();
   };
   const second = async (): Promise<void> => {
-    options.info(`interrupt: stopping the running command now; waiting up to ${seconds} for the rollback to restore the last kept state (Ctrl-C again to exit once the write in flight has landed)`);
+    options.info(
+      `interrupt: stopping the running command now; waiting up to ${seconds} for the rollback to restore the last kept state (Ctrl-C again to exit once the write in flight has landed)`,
+    );
     await options.killRunning().catch(() => undefined);
     if (await within(options.settled, graceMs, setTimer)) return; // the engine finished its abort path: run() returns
     if (interrupts > 2) return;
@@ -95,18 +97,26 @@ export function createInterruptHandler(options: InterruptOptions): () => void {
       () => false,
     );
     if (interrupts > 2) return;
-    options.error(ok ? `aborted: the run did not stop within ${seconds}; the workspace was reset to the last kept state through the rollback\n` : 'aborted: could not restore the last kept state; run "loop resume" (it recovers the last kept commit) or inspect the workspace\n');
+    options.error(
+      ok
+        ? `aborted: the run did not stop within ${seconds}; the workspace was reset to the last kept state through the rollback\n`
+        : 'aborted: could not restore the last kept state; run "loop resume" (it recovers the last kept commit) or inspect the workspace\n',
+    );
     options.exit(ok ? options.codes.interrupted : options.codes.restoreFailed);
   };
   const third = async (): Promise<void> => {
     await quiesce();
-    options.error('aborted: the workspace may still hold the interrupted candidate; "loop resume" resets it to the last kept commit\n');
+    options.error(
+      'aborted: the workspace may still hold the interrupted candidate; "loop resume" resets it to the last kept commit\n',
+    );
     options.exit(options.codes.interrupted);
   };
   return () => {
     interrupts += 1;
     if (interrupts === 1) {
-      options.info('interrupt: stopping after restoring the last kept state (Ctrl-C again to stop the running command now)');
+      options.info(
+        'interrupt: stopping after restoring the last kept state (Ctrl-C again to stop the running command now)',
+      );
       options.abort();
     } else if (interrupts === 2) {
       void second();

@@ -1,4 +1,10 @@
-import { createNoiseAwareKeepPolicy, createSeededRandom, minDelta, strictImprovement, type KeepPolicy } from '@loop/core';
+import {
+  createNoiseAwareKeepPolicy,
+  createSeededRandom,
+  minDelta,
+  strictImprovement,
+  type KeepPolicy,
+} from '@loop/core';
 import { z } from 'zod';
 
 import { KEEP_POLICIES } from './cli-constants.js';
@@ -15,19 +21,63 @@ export { KEEP_POLICIES };
 export const keepSchema = z
   .object({
     policy: z.enum(KEEP_POLICIES).default('strict').describe('strict (default), min-delta or noise-aware.'),
-    minDelta: z.number().nonnegative().optional().describe('min-delta: the improvement a keep needs, in metric units. Required for min-delta.'),
-    baselineRepeats: z.number().int().min(1).optional().describe('Baseline runs to measure the noise floor. Default 1 (noise-aware: minSamples).'),
-    confidence: z.number().gt(0.5).lt(1).default(0.95).describe('noise-aware: the confidence of the test. Default 0.95.'),
-    minSamples: z.number().int().min(1).default(4).describe('noise-aware: runs of a candidate before deciding. Default 4.'),
-    maxSamples: z.number().int().min(1).max(1000).default(10).describe('noise-aware: most runs of a candidate. Default 10.'),
-    test: z.enum(['welch', 'bootstrap', 'wilcoxon']).default('welch').describe('noise-aware: the statistical test. Default welch.'),
-    seed: z.number().int().nonnegative().default(1).describe('noise-aware: seed of the bootstrap resampling. Default 1.'),
+    minDelta: z
+      .number()
+      .nonnegative()
+      .optional()
+      .describe('min-delta: the improvement a keep needs, in metric units. Required for min-delta.'),
+    baselineRepeats: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('Baseline runs to measure the noise floor. Default 1 (noise-aware: minSamples).'),
+    confidence: z
+      .number()
+      .gt(0.5)
+      .lt(1)
+      .default(0.95)
+      .describe('noise-aware: the confidence of the test. Default 0.95.'),
+    minSamples: z
+      .number()
+      .int()
+      .min(1)
+      .default(4)
+      .describe('noise-aware: runs of a candidate before deciding. Default 4.'),
+    maxSamples: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(10)
+      .describe('noise-aware: most runs of a candidate. Default 10.'),
+    test: z
+      .enum(['welch', 'bootstrap', 'wilcoxon'])
+      .default('welch')
+      .describe('noise-aware: the statistical test. Default welch.'),
+    seed: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(1)
+      .describe('noise-aware: seed of the bootstrap resampling. Default 1.'),
   })
   .strict()
   .superRefine((k, ctx) => {
-    if (k.policy === 'min-delta' && k.minDelta === undefined) ctx.addIssue({ code: 'custom', path: ['minDelta'], message: 'policy min-delta needs minDelta (e.g. minDelta: 0.01)' });
-    if (k.policy !== 'min-delta' && k.minDelta !== undefined) ctx.addIssue({ code: 'custom', path: ['minDelta'], message: `minDelta is for policy min-delta, not ${k.policy}` });
-    if (k.maxSamples < k.minSamples) ctx.addIssue({ code: 'custom', path: ['maxSamples'], message: 'maxSamples must be at least minSamples' });
+    if (k.policy === 'min-delta' && k.minDelta === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minDelta'],
+        message: 'policy min-delta needs minDelta (e.g. minDelta: 0.01)',
+      });
+    if (k.policy !== 'min-delta' && k.minDelta !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minDelta'],
+        message: `minDelta is for policy min-delta, not ${k.policy}`,
+      });
+    if (k.maxSamples < k.minSamples)
+      ctx.addIssue({ code: 'custom', path: ['maxSamples'], message: 'maxSamples must be at least minSamples' });
   });
 
 /** A validated `keep:` block. */
@@ -44,7 +94,13 @@ export function keepOptions(keep: KeepConfig | undefined): { keepPolicy?: KeepPo
       return { keepPolicy: minDelta(keep.minDelta ?? 0), ...repeats };
     case 'noise-aware':
       return {
-        keepPolicy: createNoiseAwareKeepPolicy({ confidence: keep.confidence, minSamples: keep.minSamples, maxSamples: keep.maxSamples, test: keep.test, random: createSeededRandom(keep.seed) }),
+        keepPolicy: createNoiseAwareKeepPolicy({
+          confidence: keep.confidence,
+          minSamples: keep.minSamples,
+          maxSamples: keep.maxSamples,
+          test: keep.test,
+          random: createSeededRandom(keep.seed),
+        }),
         baselineRepeats: keep.baselineRepeats ?? keep.minSamples,
       };
   }

@@ -21,7 +21,10 @@ export interface ConfigKind<S extends z.ZodType = z.ZodType> {
 }
 
 /** The `loop run` config kind (preset auto-iterate). */
-export const LOOP_CONFIG_KIND: ConfigKind<typeof loopConfigSchema> = { schema: loopConfigSchema, jsonSchema: loopConfigJsonSchema };
+export const LOOP_CONFIG_KIND: ConfigKind<typeof loopConfigSchema> = {
+  schema: loopConfigSchema,
+  jsonSchema: loopConfigJsonSchema,
+};
 
 import { DEFAULT_CONFIG_FILES } from './cli-constants.js';
 
@@ -67,8 +70,12 @@ export class ConfigFileError extends ConfigError {
     super(file, issues, cause);
     this.file = file;
     this.issues = issues;
-    const byLine = [...issues].sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    const lines = byLine.map((i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`);
+    const byLine = [...issues].sort(
+      (a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER),
+    );
+    const lines = byLine.map(
+      (i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`,
+    );
     this.message = `[loop] [cli] invalid config ${file}:\n${lines.join('\n')}`;
   }
 }
@@ -100,7 +107,9 @@ export function findConfigFile(
     const path = resolve(cwd, name);
     if (existsSync(path)) return path;
   }
-  throw new ConfigFileError(resolve(cwd, names[0]), [{ path: '', message: `no config file found in ${cwd} (looked for ${names.join(', ')}); ${hint}` }]);
+  throw new ConfigFileError(resolve(cwd, names[0]), [
+    { path: '', message: `no config file found in ${cwd} (looked for ${names.join(', ')}); ${hint}` },
+  ]);
 }
 
 type Node = { range?: [number, number, number] | null | undefined } | null | undefined;
@@ -138,14 +147,20 @@ export function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey
 }
 
 /** The start of an "allowed values" message: a missing field, or the value that is not allowed. */
-const notAllowed = (value: unknown) => (value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`);
+const notAllowed = (value: unknown) =>
+  value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`;
 
 /** Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key). */
 function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Record<string, unknown>): string {
-  const value = issue.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey], data);
+  const value = issue.path.reduce<unknown>(
+    (v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey],
+    data,
+  );
   switch (issue.code) {
     case 'invalid_type':
-      return value === undefined ? `missing required field (expected ${issue.expected})` : `expected ${issue.expected}, found ${JSON.stringify(value)}`;
+      return value === undefined
+        ? `missing required field (expected ${issue.expected})`
+        : `expected ${issue.expected}, found ${JSON.stringify(value)}`;
     case 'invalid_value':
       return `${notAllowed(value)}; allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union': {
@@ -154,21 +169,28 @@ function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () =>
       // The branch the value came closest to (fewest issues, then fewest unknown keys) names the
       // field under this one and what is wrong with it, an unknown key first (a misspelled `mxa`
       // is why `max` is missing); branches tied on an issue about the value itself say nothing more.
-      const unknown = (b: z.core.$ZodIssue[]) => b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
+      const unknown = (b: z.core.$ZodIssue[]) =>
+        b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
       const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
       const fewest = Math.min(...branches.map((b) => b.length));
       const fewestUnknown = Math.min(...branches.filter((b) => b.length === fewest).map(unknown));
       const closest = branches.filter((b) => b.length === fewest && unknown(b) === fewestUnknown);
       const first = closest[0]?.find((i) => i.code === 'unrecognized_keys') ?? closest[0]?.[0];
       if (first === undefined || (closest.length > 1 && first.path.length === 0)) return issue.message;
-      const message = describeIssue({ ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue, data, jsonSchema);
+      const message = describeIssue(
+        { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue,
+        data,
+        jsonSchema,
+      );
       return first.path.length > 0 ? `${first.path.join('.')}: ${message}` : message;
     }
     case 'unrecognized_keys': {
       const allowed = allowedKeys(jsonSchema() as JsonSchema, issue.path, data);
       const named = issue.keys.map((k) => {
         const guess = closestMatch(k, allowed);
-        return guess === undefined ? JSON.stringify(k) : `${JSON.stringify(k)} (did you mean ${JSON.stringify(guess)}?)`;
+        return guess === undefined
+          ? JSON.stringify(k)
+          : `${JSON.stringify(k)} (did you mean ${JSON.stringify(guess)}?)`;
       });
       return `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}; allowed fields: ${allowed.join(', ')}`;
     }
@@ -206,7 +228,17 @@ export function parseConfigTextOf<S extends z.ZodType>(kind: ConfigKind<S>, text
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax) {
-    throw new ConfigFileError(file, [{ path: '', line: lineCounter.linePos(syntax.pos[0]).line, message: `not valid YAML: ${syntax.message.split('\n')[0]}` }], syntax);
+    throw new ConfigFileError(
+      file,
+      [
+        {
+          path: '',
+          line: lineCounter.linePos(syntax.pos[0]).line,
+          message: `not valid YAML: ${syntax.message.split('\n')[0]}`,
+        },
+      ],
+      syntax,
+    );
   }
   const data: unknown = doc.toJS() ?? {};
   return validateConfig(kind, data, file, (path, unknownKey) => {
@@ -216,7 +248,12 @@ export function parseConfigTextOf<S extends z.ZodType>(kind: ConfigKind<S>, text
 }
 
 /** Validates parsed config data; `lineOf` places an issue in the file when it can. */
-function validateConfig<S extends z.ZodType>(kind: ConfigKind<S>, data: unknown, file: string, lineOf: (path: readonly PropertyKey[], unknownKey?: string) => number | undefined = () => undefined): z.output<S> {
+function validateConfig<S extends z.ZodType>(
+  kind: ConfigKind<S>,
+  data: unknown,
+  file: string,
+  lineOf: (path: readonly PropertyKey[], unknownKey?: string) => number | undefined = () => undefined,
+): z.output<S> {
   const result = kind.schema.safeParse(data);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue): ConfigFileIssue => {
@@ -254,7 +291,12 @@ export async function loadConfigModuleOf<S extends z.ZodType>(kind: ConfigKind<S
     throw new ConfigFileError(file, [{ path: '', message: `cannot load the config module: ${message}` }], error);
   }
   if (data === null || typeof data !== 'object') {
-    throw new ConfigFileError(file, [{ path: '', message: `the config module's default export must be the config object, found ${data === undefined ? 'no default export' : typeof data}` }]);
+    throw new ConfigFileError(file, [
+      {
+        path: '',
+        message: `the config module's default export must be the config object, found ${data === undefined ? 'no default export' : typeof data}`,
+      },
+    ]);
   }
   return validateConfig(kind, data, file);
 }
@@ -267,14 +309,24 @@ export async function loadConfigModuleOf<S extends z.ZodType>(kind: ConfigKind<S
  */
 export async function loadConfigFileOf<S extends z.ZodType>(kind: ConfigKind<S>, file: string): Promise<z.output<S>> {
   if ((MODULE_CONFIG_EXTENSIONS as readonly string[]).includes(extname(file).toLowerCase())) {
-    if (!existsSync(file)) throw new ConfigFileError(file, [{ path: '', message: 'cannot read the config file: ENOENT' }]);
+    if (!existsSync(file))
+      throw new ConfigFileError(file, [{ path: '', message: 'cannot read the config file: ENOENT' }]);
     return loadConfigModuleOf(kind, file);
   }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new ConfigFileError(file, [{ path: '', message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` }], error);
+    throw new ConfigFileError(
+      file,
+      [
+        {
+          path: '',
+          message: `cannot read the config file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        },
+      ],
+      error,
+    );
   }
   return parseConfigTextOf(kind, text, file);
 }

@@ -14,5 +14,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+const code = await runCli(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+});
 process.exitCode = code;

@@ -10,7 +10,13 @@ describe('loop mcp --dir', () => {
     try {
       const out: string[] = [];
       const sink = { write: (s: string) => (out.push(s), true) } as unknown as NodeJS.WritableStream;
-      const code = await runCli(['mcp', '--dir', 'no-such-workspace'], { stdout: sink, stderr: sink, cwd: root, tty: false, fromClone: false });
+      const code = await runCli(['mcp', '--dir', 'no-such-workspace'], {
+        stdout: sink,
+        stderr: sink,
+        cwd: root,
+        tty: false,
+        fromClone: false,
+      });
       expect(code).toBe(2);
       expect(out.join('')).toContain(`--dir ${join(root, 'no-such-workspace')} is not a folder`);
     } finally {

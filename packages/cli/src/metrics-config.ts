@@ -21,7 +21,7 @@ export const metricPatternSchema = z
 export const metricsSchema = z
   .union([z.array(metricName).min(1, 'name at least one metric'), z.record(metricName, metricPatternSchema)])
   .describe(
-    'Named metrics besides the objective, read from the same log into each row\'s metrics: a list of names ' +
+    "Named metrics besides the objective, read from the same log into each row's metrics: a list of names " +
       '(each printed as "<name>: <value>") or { name: pattern }. The baseline must print every one.',
   );
 

@@ -13,10 +13,30 @@ export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 /** zod schema of the `notify:` block of a `loop run` config. */
 export const notifySchema = z
   .object({
-    command: z.string().trim().min(1, 'notify.command must not be empty').describe('A shell command (/bin/sh -c, in dir) run at each event: the message on stdin, LOOP_NOTIFY_EVENT, LOOP_NOTIFY_MESSAGE, LOOP_ITERATION and LOOP_BEST in its environment (e.g. a curl to a chat webhook, notify-send, mail).'),
-    on: z.array(z.enum(NOTIFY_EVENTS)).min(1).default(['end', 'crash-streak', 'plateau']).describe('Which events: end (the run stopped, any reason), crash-streak, plateau. Default all three.'),
-    crashStreak: z.number().int().min(1).default(3).describe('Crashes in a row that send crash-streak (once per streak). Default 3.'),
-    plateau: z.number().int().min(1).default(10).describe('Iterations in a row without a keep that send plateau (once per streak). Default 10.'),
+    command: z
+      .string()
+      .trim()
+      .min(1, 'notify.command must not be empty')
+      .describe(
+        'A shell command (/bin/sh -c, in dir) run at each event: the message on stdin, LOOP_NOTIFY_EVENT, LOOP_NOTIFY_MESSAGE, LOOP_ITERATION and LOOP_BEST in its environment (e.g. a curl to a chat webhook, notify-send, mail).',
+      ),
+    on: z
+      .array(z.enum(NOTIFY_EVENTS))
+      .min(1)
+      .default(['end', 'crash-streak', 'plateau'])
+      .describe('Which events: end (the run stopped, any reason), crash-streak, plateau. Default all three.'),
+    crashStreak: z
+      .number()
+      .int()
+      .min(1)
+      .default(3)
+      .describe('Crashes in a row that send crash-streak (once per streak). Default 3.'),
+    plateau: z
+      .number()
+      .int()
+      .min(1)
+      .default(10)
+      .describe('Iterations in a row without a keep that send plateau (once per streak). Default 10.'),
     timeoutS: z.number().positive().default(30).describe('Hard timeout of the command in seconds. Default 30.'),
   })
   .strict();
@@ -42,7 +62,10 @@ export interface Notification {
  * ended without a keep. Each streak notifies once and is reset by a keep (and a crash streak by
  * any non-crash). Pure: returns what to send, sends nothing.
  */
-export function createNotifyRules(config: Pick<NotifyConfig, 'on' | 'crashStreak' | 'plateau'>, metricName: string): (event: LoopEvent) => Notification | undefined {
+export function createNotifyRules(
+  config: Pick<NotifyConfig, 'on' | 'crashStreak' | 'plateau'>,
+  metricName: string,
+): (event: LoopEvent) => Notification | undefined {
   let crashes = 0;
   let withoutKeep = 0;
   let best: number | undefined;
@@ -66,14 +89,31 @@ export function createNotifyRules(config: Pick<NotifyConfig, 'on' | 'crashStreak
         const iteration = event.record.iteration;
         withoutKeep += 1;
         crashes = event.type === 'crash' ? crashes + 1 : 0;
-        if (event.type === 'crash' && crashes === config.crashStreak && wants('crash-streak')) return { event: 'crash-streak', message: `loop: ${crashes} crashes in a row (iteration ${iteration}: ${event.record.description})`, iteration, best };
-        if (withoutKeep === config.plateau && wants('plateau')) return { event: 'plateau', message: `loop: ${withoutKeep} iterations without a keep (best ${metricName} ${best ?? '-'})`, iteration, best };
+        if (event.type === 'crash' && crashes === config.crashStreak && wants('crash-streak'))
+          return {
+            event: 'crash-streak',
+            message: `loop: ${crashes} crashes in a row (iteration ${iteration}: ${event.record.description})`,
+            iteration,
+            best,
+          };
+        if (withoutKeep === config.plateau && wants('plateau'))
+          return {
+            event: 'plateau',
+            message: `loop: ${withoutKeep} iterations without a keep (best ${metricName} ${best ?? '-'})`,
+            iteration,
+            best,
+          };
         return undefined;
       }
       case 'stopped': {
         if (!wants('end')) return undefined;
         const s = event.summary;
-        return { event: 'end', message: `loop: stopped (${s.stop.reason}${s.stop.message ? `: ${s.stop.message}` : ''}) after ${s.iterations} iterations; ${metricName} ${s.baseline} -> best ${s.best}; keep ${s.counts.kept} discard ${s.counts.reverted + s.counts.rejected} crash ${s.counts.crash}`, iteration: s.iterations, best: s.best };
+        return {
+          event: 'end',
+          message: `loop: stopped (${s.stop.reason}${s.stop.message ? `: ${s.stop.message}` : ''}) after ${s.iterations} iterations; ${metricName} ${s.baseline} -> best ${s.best}; keep ${s.counts.kept} discard ${s.counts.reverted + s.counts.rejected} crash ${s.counts.crash}`,
+          iteration: s.iterations,
+          best: s.best,
+        };
       }
       default:
         return undefined;
@@ -94,18 +134,37 @@ export interface Notifier {
  * (own process group, killed at `timeoutS`; through core's `runInGroupToLog`). A command that
  * fails is reported through `onError` and never stops the run.
  */
-export function createNotifier(config: NotifyConfig, options: { cwd: string; metricName: string; onError: (line: string) => void }): Notifier {
+export function createNotifier(
+  config: NotifyConfig,
+  options: { cwd: string; metricName: string; onError: (line: string) => void },
+): Notifier {
   const rules = createNotifyRules(config, options.metricName);
   const pending = new Set<Promise<void>>();
   const send = async (n: Notification): Promise<void> => {
     const tmp = await mkdtemp(join(tmpdir(), 'loop-notify-'));
     try {
       const logPath = join(tmp, 'out.log');
-      const env = { ...process.env, LOOP_NOTIFY_EVENT: n.event, LOOP_NOTIFY_MESSAGE: n.message, LOOP_ITERATION: String(n.iteration), LOOP_BEST: n.best === undefined ? '' : String(n.best) };
-      const r = await runInGroupToLog({ logPath, command: config.command, cwd: options.cwd, env, input: `${n.message}\n`, killTimeoutMs: config.timeoutS * 1000, graceMs: 1000 });
+      const env = {
+        ...process.env,
+        LOOP_NOTIFY_EVENT: n.event,
+        LOOP_NOTIFY_MESSAGE: n.message,
+        LOOP_ITERATION: String(n.iteration),
+        LOOP_BEST: n.best === undefined ? '' : String(n.best),
+      };
+      const r = await runInGroupToLog({
+        logPath,
+        command: config.command,
+        cwd: options.cwd,
+        env,
+        input: `${n.message}\n`,
+        killTimeoutMs: config.timeoutS * 1000,
+        graceMs: 1000,
+      });
       if (r.spawnError || r.timedOut || r.exitCode !== 0) {
         const out = (await readFile(logPath, 'utf8').catch(() => '')).trim().split('\n').slice(-2).join(' ');
-        options.onError(`notify: the ${n.event} command ${r.spawnError ? `could not start: ${r.spawnError.message}` : r.timedOut ? `timed out after ${config.timeoutS} s` : describeExit(r.exitCode, r.signal)}${out ? `: ${out}` : ''}`);
+        options.onError(
+          `notify: the ${n.event} command ${r.spawnError ? `could not start: ${r.spawnError.message}` : r.timedOut ? `timed out after ${config.timeoutS} s` : describeExit(r.exitCode, r.signal)}${out ? `: ${out}` : ''}`,
+        );
       }
     } finally {
       await rm(tmp, { recursive: true, force: true });

@@ -26,8 +26,23 @@ export interface ProgressState {
 }
 
 /** A new {@link ProgressState} for a run starting at `now`. */
-export function initialProgress(metricName: string, maxIterations: number, timeBudgetS: number, now: number): ProgressState {
-  return { metricName, maxIterations, timeBudgetS, startedAt: now, iteration: undefined, iterationStartedAt: undefined, completed: -1, best: undefined, counts: { keep: 0, discard: 0, crash: 0 } };
+export function initialProgress(
+  metricName: string,
+  maxIterations: number,
+  timeBudgetS: number,
+  now: number,
+): ProgressState {
+  return {
+    metricName,
+    maxIterations,
+    timeBudgetS,
+    startedAt: now,
+    iteration: undefined,
+    iterationStartedAt: undefined,
+    completed: -1,
+    best: undefined,
+    counts: { keep: 0, discard: 0, crash: 0 },
+  };
 }
 
 /** Kept / discarded / crashed iterations (baseline excluded), as {@link ProgressState.counts} holds them. */
@@ -38,7 +53,12 @@ export type ProgressCounts = ProgressState['counts'];
  * counts of the rows already in results.tsv when a `resumed` event arrives, so a resumed run's
  * display counts the whole run, as its summary does, not only this session.
  */
-export function updateProgress(state: ProgressState, event: LoopEvent, now: number, priorCounts?: ProgressCounts): ProgressState {
+export function updateProgress(
+  state: ProgressState,
+  event: LoopEvent,
+  now: number,
+  priorCounts?: ProgressCounts,
+): ProgressState {
   switch (event.type) {
     case 'iteration-started':
       if (event.attempt === 0 || state.iteration !== event.iteration) state.iterationStartedAt = now;
@@ -184,7 +204,10 @@ export function formatProgressLine(state: ProgressState, now: number, sessionFro
  * in `env`. A pty of size 0 (some `docker exec -t` and CI ptys report 0 columns and rows) gets the
  * plain lines instead: log-update draws nothing there, so nothing showed until the run ended.
  */
-export function canShowLiveDisplay(stream: { isTTY?: boolean; columns?: number; rows?: number }, env: NodeJS.ProcessEnv = process.env): boolean {
+export function canShowLiveDisplay(
+  stream: { isTTY?: boolean; columns?: number; rows?: number },
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return stream.isTTY === true && !env.CI && (stream.columns ?? 0) > 0 && (stream.rows ?? 0) > 0;
 }
 
@@ -202,7 +225,12 @@ export function createPlainReporter(options: ReporterOptions): Reporter {
     event: (event) => {
       const before = state.completed;
       if (event.type === 'resumed') sessionFrom = event.iteration;
-      updateProgress(state, event, now(), event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined);
+      updateProgress(
+        state,
+        event,
+        now(),
+        event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined,
+      );
       const line = formatIterationLine(event);
       if (line !== undefined) write(line);
       if (event.type !== 'resumed' && state.completed !== before) write(formatProgressLine(state, now(), sessionFrom));
@@ -227,7 +255,12 @@ export function createTtyReporter(options: ReporterOptions): Reporter {
   return {
     info: (line) => log.persist(line),
     event: (event) => {
-      updateProgress(state, event, now(), event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined);
+      updateProgress(
+        state,
+        event,
+        now(),
+        event.type === 'resumed' ? options.countsBefore?.(event.iteration) : undefined,
+      );
       const line = formatIterationLine(event);
       if (line !== undefined) log.persist(line);
       render();

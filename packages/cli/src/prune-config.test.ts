@@ -36,7 +36,7 @@ function errorOf(text: string): ConfigFileError {
 const flags = parseRunFlags;
 
 describe('the intermediate and prune blocks of a config (issue 27)', () => {
-  it('map onto the command harness\'s pattern and core\'s pruners, in order', () => {
+  it("map onto the command harness's pattern and core's pruners, in order", () => {
     const options = pruneOptionsOf(parseConfigText(withPrune, 'c.yaml'));
     expect(options.intermediate).toEqual({ pattern: '^step (\\d+) .*val_bpc ([\\w.+-]+)', pollMs: 200 });
     expect(options.prune?.pruners.map((p) => p.name)).toEqual(['non-finite', 'incumbent-curve']);
@@ -53,19 +53,32 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
     expect(errorOf(alone).message).toContain('/w/loop.config.yaml:9: prune: prune needs intermediate');
   });
 
-  it('successive-halving and hyperband entries map onto core\'s multi-fidelity pruners; hyperband needs maxStep above minStep', () => {
-    const text = withPrune.replace('    - type: non-finite\n', '    - type: successive-halving\n      minStep: 300\n    - type: hyperband\n      minStep: 300\n      maxStep: 3000\n');
-    expect(pruneOptionsOf(parseConfigText(text, 'c.yaml')).prune?.pruners.map((p) => p.name)).toEqual(['successive-halving', 'hyperband', 'incumbent-curve']);
+  it("successive-halving and hyperband entries map onto core's multi-fidelity pruners; hyperband needs maxStep above minStep", () => {
+    const text = withPrune.replace(
+      '    - type: non-finite\n',
+      '    - type: successive-halving\n      minStep: 300\n    - type: hyperband\n      minStep: 300\n      maxStep: 3000\n',
+    );
+    expect(pruneOptionsOf(parseConfigText(text, 'c.yaml')).prune?.pruners.map((p) => p.name)).toEqual([
+      'successive-halving',
+      'hyperband',
+      'incumbent-curve',
+    ]);
     const bad = text.replace('maxStep: 3000', 'maxStep: 100');
-    expect(errorOf(bad).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.maxStep: maxStep must be above minStep/);
+    expect(errorOf(bad).message).toMatch(
+      /loop\.config\.yaml:\d+: prune\.pruners\.1\.maxStep: maxStep must be above minStep/,
+    );
   });
 
   it('--no-prune turns pruning off and keeps the reports; without it the config decides', () => {
     const config = parseConfigText(withPrune, 'c.yaml');
     const off = applyRunFlags(LOOP_CONFIG_KIND, config, flags('--no-prune'), 'c.yaml');
-    expect(pruneOptionsOf(off)).toEqual({ intermediate: { pattern: '^step (\\d+) .*val_bpc ([\\w.+-]+)', pollMs: 200 } });
+    expect(pruneOptionsOf(off)).toEqual({
+      intermediate: { pattern: '^step (\\d+) .*val_bpc ([\\w.+-]+)', pollMs: 200 },
+    });
     expect(pruneOptionsOf(applyRunFlags(LOOP_CONFIG_KIND, config, flags(), 'c.yaml')).prune?.pruners).toHaveLength(2);
     // A config without pruning is untouched by the absent flag.
-    expect(applyRunFlags(LOOP_CONFIG_KIND, parseConfigText(minimal, 'c.yaml'), flags(), 'c.yaml').prune).toBeUndefined();
+    expect(
+      applyRunFlags(LOOP_CONFIG_KIND, parseConfigText(minimal, 'c.yaml'), flags(), 'c.yaml').prune,
+    ).toBeUndefined();
   });
 });

@@ -1,4 +1,15 @@
-import { hyperbandPruner, incumbentCurvePruner, intermediatePatternProblem, medianPruner, nonFinitePruner, patiencePruner, successiveHalvingPruner, type IntermediatePattern, type PruneOptions, type Pruner } from '@loop/core';
+import {
+  hyperbandPruner,
+  incumbentCurvePruner,
+  intermediatePatternProblem,
+  medianPruner,
+  nonFinitePruner,
+  patiencePruner,
+  successiveHalvingPruner,
+  type IntermediatePattern,
+  type PruneOptions,
+  type Pruner,
+} from '@loop/core';
 import { z } from 'zod';
 
 /** zod schema of the `intermediate: { pattern, pollMs }` block (issue 27). */
@@ -11,8 +22,15 @@ export const intermediateSchema = z
         const problem = intermediatePatternProblem(p);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
-      .describe('A regex matched on each new line of the run log while the run goes on; group 1 is the step, group 2 the value (nan and inf allowed), e.g. "^step (\\\\d+) .*val_bpc ([\\\\w.+-]+)".'),
-    pollMs: z.number().int().positive().default(200).describe('How often the log is read for new lines, in ms. Default 200.'),
+      .describe(
+        'A regex matched on each new line of the run log while the run goes on; group 1 is the step, group 2 the value (nan and inf allowed), e.g. "^step (\\\\d+) .*val_bpc ([\\\\w.+-]+)".',
+      ),
+    pollMs: z
+      .number()
+      .int()
+      .positive()
+      .default(200)
+      .describe('How often the log is read for new lines, in ms. Default 200.'),
   })
   .strict();
 
@@ -20,15 +38,28 @@ const warmupSteps = z.number().nonnegative().default(0).describe('Reports before
 const prunerSchema = z.discriminatedUnion('type', [
   z
     .object({
-      type: z.literal('incumbent').describe('Prune a run worse than the incumbent\'s curve at the same step by more than margin.'),
-      margin: z.number().nonnegative().default(0.05).describe('How much worse than the incumbent a run may be, as a fraction of its value. Default 0.05.'),
+      type: z
+        .literal('incumbent')
+        .describe("Prune a run worse than the incumbent's curve at the same step by more than margin."),
+      margin: z
+        .number()
+        .nonnegative()
+        .default(0.05)
+        .describe('How much worse than the incumbent a run may be, as a fraction of its value. Default 0.05.'),
       warmupSteps,
     })
     .strict(),
   z
     .object({
-      type: z.literal('median').describe('Prune a run worse than the median of earlier runs at the same step (Optuna\'s MedianPruner).'),
-      minRuns: z.number().int().min(1).default(5).describe('Earlier runs that must have reached the step first. Default 5.'),
+      type: z
+        .literal('median')
+        .describe("Prune a run worse than the median of earlier runs at the same step (Optuna's MedianPruner)."),
+      minRuns: z
+        .number()
+        .int()
+        .min(1)
+        .default(5)
+        .describe('Earlier runs that must have reached the step first. Default 5.'),
       warmupSteps,
     })
     .strict(),
@@ -36,22 +67,41 @@ const prunerSchema = z.discriminatedUnion('type', [
     .object({
       type: z.literal('patience').describe('Prune a run whose own best did not improve in its last patience reports.'),
       patience: z.number().int().min(1).describe('Reports in a row without an improvement.'),
-      minDelta: z.number().nonnegative().default(0).describe('The least change that counts as an improvement. Default 0.'),
+      minDelta: z
+        .number()
+        .nonnegative()
+        .default(0)
+        .describe('The least change that counts as an improvement. Default 0.'),
       warmupSteps,
     })
     .strict(),
-  z.object({ type: z.literal('non-finite').describe('Prune a run as soon as it reports NaN or an infinite value.') }).strict(),
+  z
+    .object({ type: z.literal('non-finite').describe('Prune a run as soon as it reports NaN or an infinite value.') })
+    .strict(),
   z
     .object({
-      type: z.literal('successive-halving').describe('ASHA: a run goes on past a rung (minStep x eta^k) only in the top 1/eta of the runs that reached it.'),
+      type: z
+        .literal('successive-halving')
+        .describe(
+          'ASHA: a run goes on past a rung (minStep x eta^k) only in the top 1/eta of the runs that reached it.',
+        ),
       minStep: z.number().positive().describe('The first rung, in report steps.'),
       reductionFactor: z.number().min(2).default(3).describe('eta. Default 3.'),
-      minEarlyStoppingRate: z.number().int().nonnegative().default(0).describe('s: the first rung is at minStep x eta^s. Default 0.'),
+      minEarlyStoppingRate: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(0)
+        .describe('s: the first rung is at minStep x eta^s. Default 0.'),
     })
     .strict(),
   z
     .object({
-      type: z.literal('hyperband').describe('Hyperband: brackets of successive halving with first rungs minStep x eta^b; iteration n runs in bracket n mod brackets.'),
+      type: z
+        .literal('hyperband')
+        .describe(
+          'Hyperband: brackets of successive halving with first rungs minStep x eta^b; iteration n runs in bracket n mod brackets.',
+        ),
       minStep: z.number().positive().describe('The smallest budget, in report steps.'),
       maxStep: z.number().positive().describe('The full budget, in report steps.'),
       reductionFactor: z.number().min(2).default(3).describe('eta. Default 3.'),
@@ -63,13 +113,22 @@ const prunerSchema = z.discriminatedUnion('type', [
 /** zod schema of the `prune: { pruners, steps, enabled }` block (issue 27). */
 export const pruneSchema = z
   .object({
-    enabled: z.boolean().default(true).describe('Turn pruning off without removing the block (loop run --no-prune). Default true.'),
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe('Turn pruning off without removing the block (loop run --no-prune). Default true.'),
     pruners: z
       .array(prunerSchema)
       .min(1, 'name at least one pruner')
       .default([{ type: 'non-finite' }, { type: 'incumbent', margin: 0.05, warmupSteps: 0 }])
-      .describe('Checked in order on each report; the first that says prune stops the run: { type: incumbent | median | patience | non-finite | successive-halving | hyperband, ... }. Default non-finite, then incumbent with margin 0.05.'),
-    steps: z.number().positive().optional().describe('The last step of a full run, for the row\'s description ("pruned at step 800 of 3000").'),
+      .describe(
+        'Checked in order on each report; the first that says prune stops the run: { type: incumbent | median | patience | non-finite | successive-halving | hyperband, ... }. Default non-finite, then incumbent with margin 0.05.',
+      ),
+    steps: z
+      .number()
+      .positive()
+      .optional()
+      .describe('The last step of a full run, for the row\'s description ("pruned at step 800 of 3000").'),
   })
   .strict();
 
@@ -85,7 +144,11 @@ function prunerOf(p: z.output<typeof prunerSchema>): Pruner {
     case 'non-finite':
       return nonFinitePruner();
     case 'successive-halving':
-      return successiveHalvingPruner({ minStep: p.minStep, reductionFactor: p.reductionFactor, minEarlyStoppingRate: p.minEarlyStoppingRate });
+      return successiveHalvingPruner({
+        minStep: p.minStep,
+        reductionFactor: p.reductionFactor,
+        minEarlyStoppingRate: p.minEarlyStoppingRate,
+      });
     case 'hyperband':
       return hyperbandPruner({ minStep: p.minStep, maxStep: p.maxStep, reductionFactor: p.reductionFactor });
   }
@@ -102,5 +165,11 @@ export function pruneOptionsOf(config: {
   if (!config.intermediate) return {};
   const intermediate = { pattern: config.intermediate.pattern, pollMs: config.intermediate.pollMs };
   if (!config.prune || !config.prune.enabled) return { intermediate };
-  return { intermediate, prune: { pruners: config.prune.pruners.map(prunerOf), ...(config.prune.steps !== undefined ? { steps: config.prune.steps } : {}) } };
+  return {
+    intermediate,
+    prune: {
+      pruners: config.prune.pruners.map(prunerOf),
+      ...(config.prune.steps !== undefined ? { steps: config.prune.steps } : {}),
+    },
+  };
 }

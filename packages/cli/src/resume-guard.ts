@@ -50,7 +50,11 @@ export async function assertResumeKeepsFiles(o: ResumeGuardOptions): Promise<voi
   const kept = await lastKeptCommit(join(o.dir, o.resultsFile));
   if (kept === undefined) return;
   const config = inside(o.dir, o.file);
-  const harness = new Set([...o.readOnlyFiles, ...(o.harnessFiles ?? [])].map((f) => inside(o.dir, f)).filter((f): f is string => f !== undefined));
+  const harness = new Set(
+    [...o.readOnlyFiles, ...(o.harnessFiles ?? [])]
+      .map((f) => inside(o.dir, f))
+      .filter((f): f is string => f !== undefined),
+  );
   if (config === undefined && harness.size === 0) return;
   let changed: Set<string>;
   try {
@@ -58,7 +62,8 @@ export async function assertResumeKeepsFiles(o: ResumeGuardOptions): Promise<voi
   } catch {
     return;
   }
-  const why = (verb: string) => `${verb} from the last kept commit ${kept} (edited after it, committed or not), and resuming puts back that commit's files`;
+  const why = (verb: string) =>
+    `${verb} from the last kept commit ${kept} (edited after it, committed or not), and resuming puts back that commit's files`;
   const lines: string[] = [];
   if (config !== undefined && changed.has(config)) {
     lines.push(
@@ -75,5 +80,8 @@ export async function assertResumeKeepsFiles(o: ResumeGuardOptions): Promise<voi
         `To resume this run with its harness, put the change aside: git stash push -- ${list}; then loop resume. To judge with the changed harness, start a new run with a new baseline: commit it, then loop run --new (it moves ${o.resultsFile} and .loop/ files to .loop/runs/<its tag>/).`,
     );
   }
-  if (lines.length > 0) throw new LoopError('CONFIG_INVALID', lines.join('\n'), { details: { files: [...(config !== undefined && changed.has(config) ? [config] : []), ...tampered], keptId: kept } });
+  if (lines.length > 0)
+    throw new LoopError('CONFIG_INVALID', lines.join('\n'), {
+      details: { files: [...(config !== undefined && changed.has(config) ? [config] : []), ...tampered], keptId: kept },
+    });
 }

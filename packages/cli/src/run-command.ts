@@ -18,20 +18,33 @@ const LEFTOVER_GRACE_MS = 2000;
  *
  * @throws {LoopError} `CONFIG_INVALID` (with the config's lines), `LOCK_HELD`, ... as the run does.
  */
-export async function runCommand(io: CliIo, configArg: string | undefined, resume: boolean, flags: Record<string, unknown> = {}): Promise<number> {
+export async function runCommand(
+  io: CliIo,
+  configArg: string | undefined,
+  resume: boolean,
+  flags: Record<string, unknown> = {},
+): Promise<number> {
   const file = findConfigFile(configArg, io.cwd);
   const preset = detectPreset(file);
   const startNew = flags.new === true;
-  if (startNew && preset !== 'auto-iterate') throw new UsageError(`--new applies to an auto-iterate config; ${file} is a ${preset} config`);
-  if (preset === 'autoresearch') return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file, flags);
+  if (startNew && preset !== 'auto-iterate')
+    throw new UsageError(`--new applies to an auto-iterate config; ${file} is a ${preset} config`);
+  if (preset === 'autoresearch')
+    return (await import('./presets/autoresearch-command.js')).runAutoresearchCommand(io, file, flags);
   if (preset === 'autotune') return (await import('./presets/autotune-command.js')).runAutotuneCommand(io, file, flags);
   // collie runs are restartable: run and resume are both "step to the end".
   if (preset === 'collie') {
-    if (flagOverrides(flags).fields.size > 0) throw new UsageError('the run flags (--max-iterations, --keep, ...) do not apply to a collie config: set its budget in the file');
+    if (flagOverrides(flags).fields.size > 0)
+      throw new UsageError(
+        'the run flags (--max-iterations, --keep, ...) do not apply to a collie config: set its budget in the file',
+      );
     return runCli(['collie', 'run', file], io);
   }
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
-  const [{ REPORTED_EVENTS, prepareRun }, { canShowLiveDisplay, countResultsRows, createPlainReporter, createTtyReporter }] = await Promise.all([import('./run.js'), import('./progress.js')]);
+  const [
+    { REPORTED_EVENTS, prepareRun },
+    { canShowLiveDisplay, countResultsRows, createPlainReporter, createTtyReporter },
+  ] = await Promise.all([import('./run.js'), import('./progress.js')]);
   const read = await loadConfig(file);
   const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();
@@ -42,7 +55,13 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   // The agent's "changed nothing" report goes through the reporter once it exists (above the live display).
   let notice = (message: string) => void io.stderr.write(`${message}\n`);
   try {
-    configured = prepareRun(loaded, { resume, signal: controller.signal, onNotice: (message) => notice(message), startNew, onArchived: (a) => info(`archived the earlier run to ${a.into}/ (${a.files.join(', ')}); starting a new run`) });
+    configured = prepareRun(loaded, {
+      resume,
+      signal: controller.signal,
+      onNotice: (message) => notice(message),
+      startNew,
+      onArchived: (a) => info(`archived the earlier run to ${a.into}/ (${a.files.join(', ')}); starting a new run`),
+    });
   } catch (error) {
     throw await withConfigLines(error, loaded);
   }
@@ -67,16 +86,20 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
     `workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`,
     `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
     ...(await import('./sandbox-banner.js')).sandboxBannerLines(config, configured.resolved),
-    ...(config.holdout ? [(await import('./holdout-config.js')).holdoutSeal(config.holdout, config.proposer).banner] : []),
+    ...(config.holdout
+      ? [(await import('./holdout-config.js')).holdoutSeal(config.holdout, config.proposer).banner]
+      : []),
   ];
-  const offBanner = (['resumed', 'iteration-started'] as const).map((type) => configured.run.loop.on(type, () => {
-    for (const off of offBanner) off();
-    for (const line of banner) reporter.info(line);
-    // Inside the workspace lock, before the first run: what a killed loop left running, which
-    // core's pid-file sweep is about to end.
-    const leftovers = describeLeftovers(configured.leftovers());
-    if (leftovers) reporter.info(leftovers);
-  }));
+  const offBanner = (['resumed', 'iteration-started'] as const).map((type) =>
+    configured.run.loop.on(type, () => {
+      for (const off of offBanner) off();
+      for (const line of banner) reporter.info(line);
+      // Inside the workspace lock, before the first run: what a killed loop left running, which
+      // core's pid-file sweep is about to end.
+      const leftovers = describeLeftovers(configured.leftovers());
+      if (leftovers) reporter.info(leftovers);
+    }),
+  );
   for (const type of REPORTED_EVENTS) configured.run.loop.on(type, reporter.event);
   // Kept rows that broke an advisory constraint are listed under the stop summary (issue 28).
   const warnings = (await import('./constraint-warnings.js')).createConstraintWarnings();
@@ -84,10 +107,19 @@ export async function runCommand(io: CliIo, configArg: string | undefined, resum
   const { readSpendLine } = await import('./spend-line.js');
   configured.run.loop.on('kept', warnings.event);
   // Start time, duration and metrics per row, for `loop report --format csv|json`.
-  const { createIterationTimesWriter, ITERATION_TIMES_EVENTS, ITERATION_TIMES_FILE } = await import('./iteration-times.js');
-  const timings = createIterationTimesWriter(join(loaded.dir, ITERATION_TIMES_FILE), { onError: (line) => io.stderr.write(`${line}\n`) });
+  const { createIterationTimesWriter, ITERATION_TIMES_EVENTS, ITERATION_TIMES_FILE } =
+    await import('./iteration-times.js');
+  const timings = createIterationTimesWriter(join(loaded.dir, ITERATION_TIMES_FILE), {
+    onError: (line) => io.stderr.write(`${line}\n`),
+  });
   for (const type of ITERATION_TIMES_EVENTS) configured.run.loop.on(type, timings.event);
-  const notifier = config.notify ? (await import('./notify.js')).createNotifier(config.notify, { cwd: loaded.dir, metricName: configured.resolved.metricName, onError: (line) => io.stderr.write(`${line}\n`) }) : undefined;
+  const notifier = config.notify
+    ? (await import('./notify.js')).createNotifier(config.notify, {
+        cwd: loaded.dir,
+        metricName: configured.resolved.metricName,
+        onError: (line) => io.stderr.write(`${line}\n`),
+      })
+    : undefined;
   if (notifier) for (const type of REPORTED_EVENTS) configured.run.loop.on(type, notifier.event);
   let settle: () => void = () => {};
   const settled = new Promise<void>((r) => (settle = r));

@@ -22,22 +22,58 @@ export interface RunFlag {
 
 /** The flags that override a config's fields for one run; each takes `--x=y` and `--x y`. */
 export const RUN_FLAGS: readonly RunFlag[] = [
-  { flag: '--max-iterations <n>', field: 'maxIterations', kind: 'int', help: 'iterations after the baseline (0: until Ctrl-C)' },
+  {
+    flag: '--max-iterations <n>',
+    field: 'maxIterations',
+    kind: 'int',
+    help: 'iterations after the baseline (0: until Ctrl-C)',
+  },
   { flag: '--time-budget-s <s>', field: 'timeBudgetS', kind: 'number', help: 'time budget per run in seconds' },
   { flag: '--kill-timeout-s <s>', field: 'killTimeoutS', kind: 'number', help: 'hard kill timeout per run in seconds' },
   { flag: '--plateau <n>', field: 'plateau', kind: 'int', help: 'stop after n iterations in a row without a keep' },
   { flag: '--target-score <x>', field: 'targetScore', kind: 'number', help: 'stop once the best score reaches x' },
   { flag: '--wall-clock-s <s>', field: 'wallClockS', kind: 'number', help: 'stop after s seconds in total' },
-  { flag: '--cost-budget <usd>', field: 'costBudget', kind: 'number', help: 'stop before a proposal that would take the agent spend over usd dollars' },
-  { flag: '--token-budget <n>', field: 'tokenBudget', kind: 'int', help: 'stop before a proposal that would take the agent spend over n tokens' },
+  {
+    flag: '--cost-budget <usd>',
+    field: 'costBudget',
+    kind: 'number',
+    help: 'stop before a proposal that would take the agent spend over usd dollars',
+  },
+  {
+    flag: '--token-budget <n>',
+    field: 'tokenBudget',
+    kind: 'int',
+    help: 'stop before a proposal that would take the agent spend over n tokens',
+  },
   { flag: '--tag <tag>', field: 'tag', kind: 'string', help: 'the run tag (branch auto-iterate/<tag>)' },
   { flag: '--keep <policy>', field: 'keep.policy', kind: 'string', help: 'the keep rule', choices: KEEP_POLICIES },
   { flag: '--min-delta <x>', field: 'keep.minDelta', kind: 'number', help: 'min-delta: the improvement a keep needs' },
-  { flag: '--baseline-repeats <n>', field: 'keep.baselineRepeats', kind: 'int', help: 'baseline runs to measure the noise floor' },
+  {
+    flag: '--baseline-repeats <n>',
+    field: 'keep.baselineRepeats',
+    kind: 'int',
+    help: 'baseline runs to measure the noise floor',
+  },
   { flag: '--allow-dirty', field: 'allowDirty', kind: 'boolean', help: 'start on a dirty working tree' },
-  { flag: '--no-prune', field: 'prune.enabled', kind: 'boolean', help: 'run every candidate to its end (reports are still recorded)' },
-  { flag: '--constraint <rule>', field: 'constraints', kind: 'list', help: 'a blocking constraint, e.g. \'rss_mb <= baseline * 1.05\' (repeatable; added to the config\'s)' },
-  { flag: '--advisory-constraint <rule>', field: 'constraints', kind: 'list', help: 'an advisory constraint: kept, with a warning (repeatable)', entry: (rule) => ({ rule, mode: 'advisory' }) },
+  {
+    flag: '--no-prune',
+    field: 'prune.enabled',
+    kind: 'boolean',
+    help: 'run every candidate to its end (reports are still recorded)',
+  },
+  {
+    flag: '--constraint <rule>',
+    field: 'constraints',
+    kind: 'list',
+    help: "a blocking constraint, e.g. 'rss_mb <= baseline * 1.05' (repeatable; added to the config's)",
+  },
+  {
+    flag: '--advisory-constraint <rule>',
+    field: 'constraints',
+    kind: 'list',
+    help: 'an advisory constraint: kept, with a warning (repeatable)',
+    entry: (rule) => ({ rule, mode: 'advisory' }),
+  },
 ];
 
 /** The config fields set by `list` flags: their values are appended to the file's list, not put in its place. */
@@ -52,7 +88,8 @@ function attributeOf(flag: RunFlag): string {
 export function addRunFlags(command: Command): Command {
   for (const f of RUN_FLAGS) {
     const option = new Option(f.flag, `${f.help} (${f.kind === 'list' ? 'adds to' : 'overrides'} ${f.field})`);
-    if (f.kind === 'list') option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
+    if (f.kind === 'list')
+      option.argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]);
     command.addOption(f.choices ? option.choices(f.choices) : option);
   }
   return command;
@@ -64,7 +101,10 @@ export function addRunFlags(command: Command): Command {
  *
  * @throws {UsageError} for a value that is not a number (or not an integer) where one is expected.
  */
-export function flagOverrides(opts: Record<string, unknown>): { values: Record<string, unknown>; fields: Map<string, string> } {
+export function flagOverrides(opts: Record<string, unknown>): {
+  values: Record<string, unknown>;
+  fields: Map<string, string>;
+} {
   const values: Record<string, unknown> = {};
   const fields = new Map<string, string>(); // config field -> flag, for messages
   for (const f of RUN_FLAGS) {
@@ -80,7 +120,10 @@ export function flagOverrides(opts: Record<string, unknown>): { values: Record<s
     }
     if (f.kind === 'int' || f.kind === 'number') {
       const n = Number(raw);
-      if (String(raw).trim() === '' || !Number.isFinite(n) || (f.kind === 'int' && !Number.isInteger(n))) throw new UsageError(`${name}: ${JSON.stringify(raw)} is not ${f.kind === 'int' ? 'a whole number' : 'a number'}`);
+      if (String(raw).trim() === '' || !Number.isFinite(n) || (f.kind === 'int' && !Number.isInteger(n)))
+        throw new UsageError(
+          `${name}: ${JSON.stringify(raw)} is not ${f.kind === 'int' ? 'a whole number' : 'a number'}`,
+        );
       value = n;
     }
     const path = f.field.split('.');

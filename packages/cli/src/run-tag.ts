@@ -26,7 +26,12 @@ export function readResumeTag(dir: string, file: string): string {
   } catch {
     // no repository: createAutoIterate reports it
   }
-  throw new ConfigFileError(file, [{ path: 'tag', message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag` }]);
+  throw new ConfigFileError(file, [
+    {
+      path: 'tag',
+      message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag`,
+    },
+  ]);
 }
 
 /**

@@ -2,8 +2,29 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { proposerConstraints } from './proposer-constraints.js';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createAutoIterate, createNoNewDependenciesGuard, describeEarlierRuns, formatAutoIterateHistory, RUN_FILES, type ArchivedRun, type AutoIterate, type AutoIterateOptions } from '@loop/auto-iterate';
-import { acquireLock, createAgentCommandProposer, createConfigFileAdapter, createHyperparameterMutator, createSeededRandom, createTpeProposer, jsonCodec, killOrphanGroup, type ConfigCodec, type LoopEventType, type Proposer } from '@loop/core';
+import {
+  createAutoIterate,
+  createNoNewDependenciesGuard,
+  describeEarlierRuns,
+  formatAutoIterateHistory,
+  RUN_FILES,
+  type ArchivedRun,
+  type AutoIterate,
+  type AutoIterateOptions,
+} from '@loop/auto-iterate';
+import {
+  acquireLock,
+  createAgentCommandProposer,
+  createConfigFileAdapter,
+  createHyperparameterMutator,
+  createSeededRandom,
+  createTpeProposer,
+  jsonCodec,
+  killOrphanGroup,
+  type ConfigCodec,
+  type LoopEventType,
+  type Proposer,
+} from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
@@ -24,9 +45,17 @@ import { parallelOptions } from './run-parallel.js';
 /** The agent proposer's pid file, relative to the workspace. */
 const AGENT_PID_FILE = '.loop/agent.pgid';
 
-
 /** The loop events a reporter receives. */
-export const REPORTED_EVENTS: readonly LoopEventType[] = ['iteration-started', 'baseline', 'resumed', 'kept', 'reverted', 'crash', 'advice', 'stopped'];
+export const REPORTED_EVENTS: readonly LoopEventType[] = [
+  'iteration-started',
+  'baseline',
+  'resumed',
+  'kept',
+  'reverted',
+  'crash',
+  'advice',
+  'stopped',
+];
 
 /** A run built from a config file. */
 export interface ConfiguredRun {
@@ -101,15 +130,36 @@ function writablePath(dir: string, p: string): string {
 
 /** How the TPE proposer reads and writes its config file: YAML for `.yaml`/`.yml`, else JSON. */
 export function configCodecFor(file: string): ConfigCodec {
-  return /\.ya?ml$/i.test(file) ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) } : jsonCodec;
+  return /\.ya?ml$/i.test(file)
+    ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) }
+    : jsonCodec;
 }
 
-function createProposer(config: LoopConfig, dir: string, resultsFile: string, onWarning: (m: string) => void, onNotice: (m: string) => void, hidden: string[] = []): Proposer {
+function createProposer(
+  config: LoopConfig,
+  dir: string,
+  resultsFile: string,
+  onWarning: (m: string) => void,
+  onNotice: (m: string) => void,
+  hidden: string[] = [],
+): Proposer {
   const p = config.proposer;
   const seen = proposerConstraints(config.constraints); // issue 28: the proposers see the constraints' violations
-  if (p.type === 'tpe') return createTpeProposer({ config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }), space: p.space, seed: p.seed, ...seen.model });
+  if (p.type === 'tpe')
+    return createTpeProposer({
+      config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }),
+      space: p.space,
+      seed: p.seed,
+      ...seen.model,
+    });
   // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
-  if (p.type === 'mutator') return createHyperparameterMutator({ config: createConfigFileAdapter({ dir, file: p.file }), space: p.space, random: createSeededRandom(p.seed), ...seen.model });
+  if (p.type === 'mutator')
+    return createHyperparameterMutator({
+      config: createConfigFileAdapter({ dir, file: p.file }),
+      space: p.space,
+      random: createSeededRandom(p.seed),
+      ...seen.model,
+    });
   return createAgentCommandProposer({
     command: p.command,
     cwd: dir,
@@ -127,7 +177,9 @@ function createProposer(config: LoopConfig, dir: string, resultsFile: string, on
     hidden,
     // Memory over a night (issue 29): notes in .loop/memory, the last discarded diffs, earlier runs' rows.
     notesLimits: { maxLines: p.notesMaxLines, maxBytes: p.notesMaxBytes },
-    ...(p.discardedDiffs > 0 ? { discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations), count: p.discardedDiffs } } : {}),
+    ...(p.discardedDiffs > 0
+      ? { discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations), count: p.discardedDiffs } }
+      : {}),
     earlierRuns: () => describeEarlierRuns(dir, resultsFile),
   });
 }
@@ -148,7 +200,12 @@ function runPidFiles(dir: string): string[] {
       return [];
     }
   })();
-  return [main, ...names.filter((n) => n.startsWith(`${basename(main)}.`) && /^\d+$/.test(n.slice(basename(main).length + 1))).map((n) => join(dirname(main), n))];
+  return [
+    main,
+    ...names
+      .filter((n) => n.startsWith(`${basename(main)}.`) && /^\d+$/.test(n.slice(basename(main).length + 1)))
+      .map((n) => join(dirname(main), n)),
+  ];
 }
 
 /**
@@ -171,10 +228,18 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
   const fresh = `${defaultTag(now)}${resolved.targetSlug ? `-${resolved.targetSlug}` : ''}`;
   // The default tag has a one-second resolution: a --new run in the second the earlier one started takes `-2`.
   const tag = config.tag ?? (options.resume ? readResumeTag(dir, file) : fresh === earlier ? `${fresh}-2` : fresh);
-  const archive = earlier !== undefined ? { into: `.loop/runs/${earlier.replace(/[^A-Za-z0-9._-]/g, '_')}`, ...(options.onArchived ? { onArchived: options.onArchived } : {}) } : undefined;
+  const archive =
+    earlier !== undefined
+      ? {
+          into: `.loop/runs/${earlier.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+          ...(options.onArchived ? { onArchived: options.onArchived } : {}),
+        }
+      : undefined;
   const onWarning = options.onWarning ?? ((message: string) => void process.stderr.write(`${message}\n`));
   const { parallel, queue } = parallelOptions(config, resolved, dir, tag);
-  const holdout = config.holdout ? holdoutOptions(config.holdout, dir, holdoutSeal(config.holdout, config.proposer), onWarning) : undefined;
+  const holdout = config.holdout
+    ? holdoutOptions(config.holdout, dir, holdoutSeal(config.holdout, config.proposer), onWarning)
+    : undefined;
   const created = createAutoIterate({
     dir,
     tag,
@@ -202,10 +267,26 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     stopAfterNoChange: config.stopAfterNoChange,
     ...(config.targetScore !== undefined ? { targetScore: config.targetScore } : {}),
     ...(config.wallClockS !== undefined ? { wallClockS: config.wallClockS } : {}),
-    proposer: createProposer(config, dir, resolved.resultsFile, onWarning, options.onNotice ?? onWarning, holdout ? [...holdout.files, holdout.stateDir] : []),
+    proposer: createProposer(
+      config,
+      dir,
+      resolved.resultsFile,
+      onWarning,
+      options.onNotice ?? onWarning,
+      holdout ? [...holdout.files, holdout.stateDir] : [],
+    ),
     ...(config.costBudget !== undefined ? { costBudget: config.costBudget } : {}),
     ...(config.tokenBudget !== undefined ? { tokenBudget: config.tokenBudget } : {}),
-    ...(config.harness ? { harnessSandbox: { sandbox: config.harness.sandbox, writable: config.harness.writable.map((w) => writablePath(dir, w)), network: config.harness.network, onSandboxWarning: onWarning } } : {}),
+    ...(config.harness
+      ? {
+          harnessSandbox: {
+            sandbox: config.harness.sandbox,
+            writable: config.harness.writable.map((w) => writablePath(dir, w)),
+            network: config.harness.network,
+            onSandboxWarning: onWarning,
+          },
+        }
+      : {}),
     resume: options.resume,
     ...(archive ? { archive } : {}),
     allowDirty: config.allowDirty,
@@ -223,12 +304,34 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     ...(holdout ? { holdout } : {}),
   });
   // A resume first refuses to reset the config file or a harness file the user changed (before any repair).
-  const keepsFiles = () => assertResumeKeepsFiles({ dir, file, resultsFile: resolved.resultsFile, readOnlyFiles: resolved.readOnlyFiles, harnessFiles: resolved.harnessFiles });
+  const keepsFiles = () =>
+    assertResumeKeepsFiles({
+      dir,
+      file,
+      resultsFile: resolved.resultsFile,
+      readOnlyFiles: resolved.readOnlyFiles,
+      harnessFiles: resolved.harnessFiles,
+    });
   const guarded: AutoIterate = options.resume
-    ? { ...created, run: async () => (await keepsFiles(), created.run()), open: async () => (await keepsFiles(), created.open()) }
+    ? {
+        ...created,
+        run: async () => (await keepsFiles(), created.run()),
+        open: async () => (await keepsFiles(), created.open()),
+      }
     : created;
   // With workers, the queue's Redis connections are closed when the run ends.
-  const run: AutoIterate = queue ? { ...guarded, run: async () => { try { return await guarded.run(); } finally { await queue.close(); } } } : guarded;
+  const run: AutoIterate = queue
+    ? {
+        ...guarded,
+        run: async () => {
+          try {
+            return await guarded.run();
+          } finally {
+            await queue.close();
+          }
+        },
+      }
+    : guarded;
   const writes = createWriteGate();
   const { recover } = gateRollbackWrites(run.rollback, writes);
   let bestId: string | undefined;
@@ -238,7 +341,10 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     bestId = e.record.candidateId;
     // .loop/ is excluded from git by now (the rollback started), so this leaves the tree clean.
     mkdirSync(join(dir, '.loop'), { recursive: true });
-    writeFileSync(join(dir, CLI_STATE_FILE), `${JSON.stringify({ tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, CLI_STATE_FILE),
+      `${JSON.stringify({ tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName }, null, 2)}\n`,
+    );
   });
   run.loop.on('resumed', (e) => {
     bestId = e.bestId;

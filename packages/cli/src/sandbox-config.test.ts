@@ -19,7 +19,11 @@ describe('sandbox fields of a config file', () => {
   });
 
   it('sandbox, writable and network are read under proposer and harness', () => {
-    const text = agentConfig.replace('goal: lower val_bpc', 'goal: lower val_bpc\n  sandbox: bwrap\n  writable: ["~/.claude"]\n  network: false') + 'harness:\n  sandbox: auto\n  writable: [cache]\n';
+    const text =
+      agentConfig.replace(
+        'goal: lower val_bpc',
+        'goal: lower val_bpc\n  sandbox: bwrap\n  writable: ["~/.claude"]\n  network: false',
+      ) + 'harness:\n  sandbox: auto\n  writable: [cache]\n';
     const config = parseConfigText(text, '/w/loop.config.yaml');
     expect(config.proposer).toMatchObject({ sandbox: 'bwrap', writable: ['~/.claude'], network: false });
     expect(config.harness).toEqual({ sandbox: 'auto', writable: ['cache'], network: false });
@@ -33,14 +37,24 @@ describe('sandbox fields of a config file', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigFileError);
       expect((error as ConfigFileError).code).toBe('CONFIG_INVALID');
-      expect(String((error as Error).message)).toMatch(/loop\.config\.yaml:8.*proposer\.sandbox.*"auto".*"bwrap".*"none"/s);
+      expect(String((error as Error).message)).toMatch(
+        /loop\.config\.yaml:8.*proposer\.sandbox.*"auto".*"bwrap".*"none"/s,
+      );
     }
   });
 
   it('a collie agent reads sandbox, writable and network too (default auto, [], network on)', () => {
     const base = 'projectId: app\ntask: t\nagent:\n  command: sh agent.sh\n';
-    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, base, '/w/collie.config.yaml').agent).toMatchObject({ sandbox: 'auto', writable: [], network: true });
-    const set = parseConfigTextOf(COLLIE_CONFIG_KIND, `${base}  sandbox: none\n  writable: [.git]\n`, '/w/collie.config.yaml');
+    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, base, '/w/collie.config.yaml').agent).toMatchObject({
+      sandbox: 'auto',
+      writable: [],
+      network: true,
+    });
+    const set = parseConfigTextOf(
+      COLLIE_CONFIG_KIND,
+      `${base}  sandbox: none\n  writable: [.git]\n`,
+      '/w/collie.config.yaml',
+    );
     expect(set.agent).toMatchObject({ sandbox: 'none', writable: ['.git'] });
   });
 });

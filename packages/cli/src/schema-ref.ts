@@ -26,7 +26,11 @@ export function shippedSchemaPath(kind: SchemaKind = 'loop'): string {
  *
  * @param schemaPath the schema file. @default shippedSchemaPath(kind)
  */
-export function schemaRefFor(configPath: string, kind: SchemaKind = 'loop', schemaPath = shippedSchemaPath(kind)): string | undefined {
+export function schemaRefFor(
+  configPath: string,
+  kind: SchemaKind = 'loop',
+  schemaPath = shippedSchemaPath(kind),
+): string | undefined {
   if (!existsSync(schemaPath)) return undefined;
   const rel = relative(dirname(configPath), schemaPath);
   if (isAbsolute(rel)) return rel;

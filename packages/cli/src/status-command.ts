@@ -21,29 +21,42 @@ function configIn(dir: string): string | undefined {
  *
  * @throws {LoopError} `CONFIG_INVALID` for an invalid config file.
  */
-export async function runStatusCommand(io: CliIo, target: string, opts: { readonly rows: string; readonly json: boolean }): Promise<number> {
+export async function runStatusCommand(
+  io: CliIo,
+  target: string,
+  opts: { readonly rows: string; readonly json: boolean },
+): Promise<number> {
   const path = resolve(io.cwd, target);
   const stat = statSync(path, { throwIfNoEntry: false });
   if (!stat) throw new UsageError(`loop status: ${path} does not exist; name a workspace folder or its config file`);
   // A folder holding another preset's config (loop init --preset autoresearch) is that config's run.
   const config = stat.isFile() ? path : configIn(path);
-  if (config !== path && config !== undefined && detectPreset(config) !== 'auto-iterate') return runStatusCommand(io, config, opts);
+  if (config !== path && config !== undefined && detectPreset(config) !== 'auto-iterate')
+    return runStatusCommand(io, config, opts);
   const isFile = stat.isFile();
   const preset = isFile ? detectPreset(path) : 'auto-iterate';
   if (preset === 'collie') return runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io);
   if (preset === 'autotune') {
-    const { formatAutotuneStatus, loadAutotuneConfig, readAutotuneStatus } = await import('./presets/autotune-command.js');
+    const { formatAutotuneStatus, loadAutotuneConfig, readAutotuneStatus } =
+      await import('./presets/autotune-command.js');
     const tune = await readAutotuneStatus(await loadAutotuneConfig(path));
     io.stdout.write(`${opts.json ? JSON.stringify(tune, null, 2) : formatAutotuneStatus(tune)}\n`);
     return EXIT_CODES.STOPPED;
   }
   if (preset === 'autoresearch') {
-    const { formatPassStatus, loadAutoresearchConfig, readPassStatus } = await import('./presets/autoresearch-command.js');
+    const { formatPassStatus, loadAutoresearchConfig, readPassStatus } =
+      await import('./presets/autoresearch-command.js');
     const pass = await readPassStatus(await loadAutoresearchConfig(path));
-    io.stdout.write(`${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`);
+    io.stdout.write(
+      `${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`,
+    );
     return EXIT_CODES.STOPPED;
   }
-  const loaded = isFile ? await loadConfig(path) : config !== undefined ? await loadConfig(config).catch(() => undefined) : undefined;
+  const loaded = isFile
+    ? await loadConfig(path)
+    : config !== undefined
+      ? await loadConfig(config).catch(() => undefined)
+      : undefined;
   const dir = isFile ? loaded!.dir : path;
   const { formatStatus, readStatus } = await import('./status.js');
   const status = await readStatus(dir);
@@ -53,7 +66,9 @@ export async function runStatusCommand(io: CliIo, target: string, opts: { readon
   const { formatHoldoutStatus, readHoldoutStatus } = await import('./holdout-status.js');
   const holdout = await readHoldoutStatus(dir, loaded?.config.holdout);
   const json = { ...status, ...(workers ? { workers } : {}), ...(holdout ? { holdout } : {}) };
-  io.stdout.write(`${opts.json ? JSON.stringify(json, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`);
+  io.stdout.write(
+    `${opts.json ? JSON.stringify(json, null, 2) : formatStatus(status, Number.parseInt(opts.rows, 10) || 5)}\n`,
+  );
   if (workers && !opts.json) io.stdout.write(`${formatWorkersStatus(workers)}\n`);
   if (holdout && !opts.json) io.stdout.write(`${formatHoldoutStatus(holdout, Number.parseInt(opts.rows, 10) || 5)}\n`);
   return EXIT_CODES.STOPPED;

@@ -11,7 +11,15 @@ const rows: IterationRecord[] = [
 const status: RunStatus = {
   dir: '/w',
   tag: 'mar21-143005',
-  state: { status: 'stopped', iteration: 10, direction: 'minimize', baseline: 3.231962, best: 3.2, bestId: 'd4e5f6a7b8', counts: { kept: 1, reverted: 1, crash: 1 } },
+  state: {
+    status: 'stopped',
+    iteration: 10,
+    direction: 'minimize',
+    baseline: 3.231962,
+    best: 3.2,
+    bestId: 'd4e5f6a7b8',
+    counts: { kept: 1, reverted: 1, crash: 1 },
+  },
   rows,
   locked: false,
 };

@@ -60,14 +60,22 @@ export function lockPath(dir: string): string {
  */
 export async function readStatus(dir: string): Promise<RunStatus> {
   const state = (await readJson(join(dir, RUN_FILES.state))) as RunStateFile | undefined;
-  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as { tag?: unknown; results?: unknown } | undefined;
+  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as
+    { tag?: unknown; results?: unknown } | undefined;
   // A target's run keeps results.tsv in the target's folder; .loop/cli.json says where.
   const resultsPath = join(dir, typeof cli?.results === 'string' ? cli.results : RUN_FILES.results);
   const text = await readFile(resultsPath, 'utf8').catch(() => undefined);
   const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
   const locked = await isLocked(lockPath(dir)).catch(() => false);
   const spent = await readSpendLine(dir).catch(() => undefined);
-  return { dir, tag: typeof cli?.tag === 'string' ? cli.tag : undefined, state, rows, locked, ...(spent ? { spent } : {}) };
+  return {
+    dir,
+    tag: typeof cli?.tag === 'string' ? cli.tag : undefined,
+    state,
+    rows,
+    locked,
+    ...(spent ? { spent } : {}),
+  };
 }
 
 /** Decimals of every score `loop status` prints, so the columns line up. */
@@ -84,11 +92,14 @@ function formatRows(rows: readonly IterationRecord[]): string[] {
     r.candidateId.slice(0, 7) || '-',
     r.score === null ? (r.status === 'crash' ? 'crash' : '-') : fmt(r.score),
     toAutoIterateStatus(r.status),
-    (r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX) ? REJECTED_PREFIX : '') + r.description.replace(/[\t\r\n]+/g, ' '),
+    (r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX) ? REJECTED_PREFIX : '') +
+      r.description.replace(/[\t\r\n]+/g, ' '),
   ]);
   const width = (i: number) => Math.max(...cells.map((c) => c[i]!.length));
   const [wi, wc, ws, wt] = [width(0), width(1), width(2), width(3)];
-  return cells.map(([it, commit, score, status, desc]) => `  ${it!.padStart(Math.max(4, wi))}  ${commit!.padEnd(wc)}  ${score!.padStart(ws)}  ${status!.padEnd(wt)}  ${desc}`.trimEnd());
+  return cells.map(([it, commit, score, status, desc]) =>
+    `  ${it!.padStart(Math.max(4, wi))}  ${commit!.padEnd(wc)}  ${score!.padStart(ws)}  ${status!.padEnd(wt)}  ${desc}`.trimEnd(),
+  );
 }
 
 /** `loop status` as text: the run, iteration, best, counts, stop reason, lock, and the last `last` rows. */
@@ -101,10 +112,16 @@ export function formatStatus(status: RunStatus, last = 5): string {
     return lines.join('\n');
   }
   const iteration = state?.iteration ?? rows.length - 1;
-  lines.push(`status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues it)' : ''}`);
+  lines.push(
+    `status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues it)' : ''}`,
+  );
   lines.push(`iteration ${iteration}`);
-  const direction = state?.direction === 'maximize' ? 'higher is better' : state?.direction === 'minimize' ? 'lower is better' : '';
-  if (state?.best !== undefined) lines.push(`best      ${fmt(state.best)} at ${(state.bestId ?? '').slice(0, 7)} (baseline ${fmt(state.baseline)}${direction ? `, ${direction}` : ''})`);
+  const direction =
+    state?.direction === 'maximize' ? 'higher is better' : state?.direction === 'minimize' ? 'lower is better' : '';
+  if (state?.best !== undefined)
+    lines.push(
+      `best      ${fmt(state.best)} at ${(state.bestId ?? '').slice(0, 7)} (baseline ${fmt(state.baseline)}${direction ? `, ${direction}` : ''})`,
+    );
   const c = state?.counts;
   const counts = c
     ? { keep: c.kept ?? 0, discard: (c.reverted ?? 0) + (c.rejected ?? 0), crash: c.crash ?? 0 }
@@ -115,7 +132,8 @@ export function formatStatus(status: RunStatus, last = 5): string {
       };
   lines.push(`counts    keep ${counts.keep}  discard ${counts.discard}  crash ${counts.crash}`);
   if (status.spent) lines.push(`cost      ${status.spent}`);
-  if (state?.stopReason) lines.push(`stopped   ${state.stopReason}${state.stopMessage ? ` (${state.stopMessage})` : ''}`);
+  if (state?.stopReason)
+    lines.push(`stopped   ${state.stopReason}${state.stopMessage ? ` (${state.stopMessage})` : ''}`);
   if (state?.error) lines.push(`error     ${state.error.code ?? ''} ${state.error.message ?? ''}`.trimEnd());
   lines.push(`lock      ${status.locked ? 'held by a running loop' : 'free'}`);
   if (state?.updatedAt) lines.push(`updated   ${state.updatedAt}`);

@@ -10,13 +10,32 @@ export { TARGET_TYPES, type TargetType };
 /** zod schema of the `target: { type, path, agent?, questions? }` block. */
 export const targetSchema = z
   .object({
-    type: z.enum(TARGET_TYPES).describe('skill: a SKILL.md file; skill-full: a skill folder (SKILL.md and its scripts); memory: an agent memory folder; code: a code file with your own runCommand.'),
-    path: z.string().min(1).describe('The target, relative to dir: the SKILL.md, the skill folder, the memory folder or the code file.'),
-    agent: z.string().regex(/^[^/\\]+$/, 'agent is one folder name').optional().describe('memory: score only the folder <path>/<agent> (seed 001: --agent NAME).'),
-    questions: z.string().min(1).optional().describe('memory: the question set (JSON [{ query, answer }]), relative to dir; read-only. Default <memory folder>.questions.json beside the folder.'),
+    type: z
+      .enum(TARGET_TYPES)
+      .describe(
+        'skill: a SKILL.md file; skill-full: a skill folder (SKILL.md and its scripts); memory: an agent memory folder; code: a code file with your own runCommand.',
+      ),
+    path: z
+      .string()
+      .min(1)
+      .describe('The target, relative to dir: the SKILL.md, the skill folder, the memory folder or the code file.'),
+    agent: z
+      .string()
+      .regex(/^[^/\\]+$/, 'agent is one folder name')
+      .optional()
+      .describe('memory: score only the folder <path>/<agent> (seed 001: --agent NAME).'),
+    questions: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'memory: the question set (JSON [{ query, answer }]), relative to dir; read-only. Default <memory folder>.questions.json beside the folder.',
+      ),
   })
   .strict()
-  .refine((t) => (t.agent === undefined && t.questions === undefined) || t.type === 'memory', { message: 'agent and questions are for type memory only' });
+  .refine((t) => (t.agent === undefined && t.questions === undefined) || t.type === 'memory', {
+    message: 'agent and questions are for type memory only',
+  });
 
 /** A config with everything a target implies filled in: what `createAutoIterate` is given. */
 export interface ResolvedRunConfig {
@@ -35,7 +54,11 @@ export interface ResolvedRunConfig {
   readonly targetSlug?: string;
 }
 
-const slug = (s: string) => s.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'target';
+const slug = (s: string) =>
+  s
+    .replace(/\.[^.]*$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'target';
 
 /** The folder a target's results.tsv goes in, relative to dir (`''` for the root). */
 export function targetFolder(type: TargetType, path: string): string {
@@ -55,21 +78,50 @@ export function targetFolder(type: TargetType, path: string): string {
 export function resolveRunConfig(config: LoopConfig): ResolvedRunConfig {
   const t = config.target;
   if (!t) {
-    return { targetFiles: config.targetFiles ?? [], readOnlyFiles: config.readOnlyFiles, runCommand: config.runCommand ?? '', metricName: config.metricName ?? 'score', direction: config.direction, resultsFile: 'results.tsv', harnessFiles: [] };
+    return {
+      targetFiles: config.targetFiles ?? [],
+      readOnlyFiles: config.readOnlyFiles,
+      runCommand: config.runCommand ?? '',
+      metricName: config.metricName ?? 'score',
+      direction: config.direction,
+      resultsFile: 'results.tsv',
+      harnessFiles: [],
+    };
   }
   const path = normalize(t.path).replace(/\/+$/, '');
   const scope = t.type === 'memory' && t.agent ? join(path, t.agent) : path;
   const folder = targetFolder(t.type, scope);
   const resultsFile = join(folder, 'results.tsv');
-  const targetSlug = slug(t.type === 'skill' && basename(path).toLowerCase() === 'skill.md' ? basename(dirname(path)) === '.' ? 'skill' : basename(dirname(path)) : basename(scope));
+  const targetSlug = slug(
+    t.type === 'skill' && basename(path).toLowerCase() === 'skill.md'
+      ? basename(dirname(path)) === '.'
+        ? 'skill'
+        : basename(dirname(path))
+      : basename(scope),
+  );
   if (t.type === 'code') {
-    return { targetFiles: config.targetFiles ?? [path], readOnlyFiles: config.readOnlyFiles, runCommand: config.runCommand ?? '', metricName: config.metricName ?? 'score', direction: config.direction, resultsFile, harnessFiles: [], targetSlug };
+    return {
+      targetFiles: config.targetFiles ?? [path],
+      readOnlyFiles: config.readOnlyFiles,
+      runCommand: config.runCommand ?? '',
+      metricName: config.metricName ?? 'score',
+      direction: config.direction,
+      resultsFile,
+      harnessFiles: [],
+      targetSlug,
+    };
   }
   const questions = t.type === 'memory' ? (t.questions ?? `${scope}.questions.json`) : undefined;
-  const invocation = evaluatorInvocation(t.type as EvaluatorTarget, path, { ...(t.agent ? { agent: t.agent } : {}), ...(questions ? { questions } : {}) });
+  const invocation = evaluatorInvocation(t.type as EvaluatorTarget, path, {
+    ...(t.agent ? { agent: t.agent } : {}),
+    ...(questions ? { questions } : {}),
+  });
   return {
     targetFiles: [scope],
-    readOnlyFiles: [...config.readOnlyFiles, ...(questions && !config.readOnlyFiles.includes(questions) ? [questions] : [])],
+    readOnlyFiles: [
+      ...config.readOnlyFiles,
+      ...(questions && !config.readOnlyFiles.includes(questions) ? [questions] : []),
+    ],
     runCommand: invocation.command,
     metricName: 'score',
     direction: 'higher',

@@ -45,13 +45,17 @@ describe('proposer type tpe', () => {
   it('a wrong type inside a space parameter names the field and the type, not just "Invalid input"', () => {
     const error = configError('min: 0.0001, max: "0.1", scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
-    expect((error as ConfigFileError).message).toContain('loop.config.yaml:10: proposer.space.lr: max: expected number, found "0.1"');
+    expect((error as ConfigFileError).message).toContain(
+      'loop.config.yaml:10: proposer.space.lr: max: expected number, found "0.1"',
+    );
   });
 
   it('a misspelled field inside a space parameter is named as unknown with the closest field, not as the list branch\'s missing "values"', () => {
     const error = configError('min: 0.0001, mxa: 0.1, scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
-    expect((error as ConfigFileError).message).toContain('loop.config.yaml:10: proposer.space.lr: unknown field "mxa" (did you mean "max"?)');
+    expect((error as ConfigFileError).message).toContain(
+      'loop.config.yaml:10: proposer.space.lr: unknown field "mxa" (did you mean "max"?)',
+    );
   });
 
   it('edits a YAML config file in place (the codec loop run uses for .yaml), other keys kept', async () => {
@@ -60,8 +64,21 @@ describe('proposer type tpe', () => {
       await writeFile(join(dir, 'params.yaml'), 'optimizer: adam\nmomentum: 0.5\nlr: 0.01\nepochs: 1\nname: run-a\n');
       const c = parseConfigText(config, 'loop.config.yaml');
       if (c.proposer.type !== 'tpe') throw new Error('expected tpe');
-      const proposer = createTpeProposer({ config: createConfigFileAdapter({ dir, file: 'params.yaml', codec: configCodecFor('params.yaml') }), space: c.proposer.space, seed: 1 });
-      const context = { iteration: 1, attempt: 0, history: [{ iteration: 0, candidateId: '', score: 1, status: 'baseline' }], baseline: 1, best: 1, direction: 'minimize', hints: [], signal: new AbortController().signal } as unknown as ProposalContext;
+      const proposer = createTpeProposer({
+        config: createConfigFileAdapter({ dir, file: 'params.yaml', codec: configCodecFor('params.yaml') }),
+        space: c.proposer.space,
+        seed: 1,
+      });
+      const context = {
+        iteration: 1,
+        attempt: 0,
+        history: [{ iteration: 0, candidateId: '', score: 1, status: 'baseline' }],
+        baseline: 1,
+        best: 1,
+        direction: 'minimize',
+        hints: [],
+        signal: new AbortController().signal,
+      } as unknown as ProposalContext;
       const proposal = await proposer.propose(context);
       const after = parse(await readFile(join(dir, 'params.yaml'), 'utf8'));
       expect(after).toMatchObject({ epochs: 3, name: 'run-a' });

@@ -21,7 +21,11 @@ export interface WorkersStatus {
  *
  * @param timeoutMs how long to wait for Redis, ms. @default 3000
  */
-export async function readWorkersStatus(configFile: string | undefined, dir: string, timeoutMs = 3000): Promise<WorkersStatus | undefined> {
+export async function readWorkersStatus(
+  configFile: string | undefined,
+  dir: string,
+  timeoutMs = 3000,
+): Promise<WorkersStatus | undefined> {
   const file = configFile ?? DEFAULT_CONFIG_FILES.map((n) => join(dir, n)).find((p) => existsSync(p));
   if (!file) return undefined;
   let workers;
@@ -36,7 +40,10 @@ export async function readWorkersStatus(configFile: string | undefined, dir: str
   const queue = createEvaluationQueue({ redis: workers.redis, queue: name });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis at ${workers.redis} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Redis at ${workers.redis} did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
   });
   try {
     const seen = await Promise.race([queue.workers(), timeout]);

@@ -52,7 +52,16 @@ export function createWriteGate(): WriteGate {
 }
 
 /** The git rollback's operations that write (`@loop/rollback-git`'s GitResetRollback). */
-export const ROLLBACK_WRITE_METHODS = ['start', 'abandon', 'checkpoint', 'commit', 'keep', 'revert', 'restoreBest', 'recover'] as const;
+export const ROLLBACK_WRITE_METHODS = [
+  'start',
+  'abandon',
+  'checkpoint',
+  'commit',
+  'keep',
+  'revert',
+  'restoreBest',
+  'recover',
+] as const;
 
 /**
  * Routes each write method of `rollback` (an object the engine already holds, so it is rewired in
@@ -62,9 +71,16 @@ export const ROLLBACK_WRITE_METHODS = ['start', 'abandon', 'checkpoint', 'commit
  * @param rollback - The preset's rollback object (auto-iterate's `run.rollback`).
  * @param methods - The method names to gate. @default {@link ROLLBACK_WRITE_METHODS}
  */
-export function gateRollbackWrites<R extends object>(rollback: R, gate: WriteGate, methods: readonly string[] = ROLLBACK_WRITE_METHODS): { recover: ((keptId: string) => Promise<void>) | undefined } {
+export function gateRollbackWrites<R extends object>(
+  rollback: R,
+  gate: WriteGate,
+  methods: readonly string[] = ROLLBACK_WRITE_METHODS,
+): { recover: ((keptId: string) => Promise<void>) | undefined } {
   const target = rollback as Record<string, unknown>;
-  const originalRecover = typeof target['recover'] === 'function' ? (target['recover'] as (keptId: string) => Promise<void>).bind(rollback) : undefined;
+  const originalRecover =
+    typeof target['recover'] === 'function'
+      ? (target['recover'] as (keptId: string) => Promise<void>).bind(rollback)
+      : undefined;
   for (const name of methods) {
     const original = target[name];
     if (typeof original !== 'function') continue;

@@ -24,7 +24,10 @@ const loop = (...args: string[]) => runCliCaptured(ws, args);
 let run: Awaited<ReturnType<typeof loop>>;
 
 beforeAll(async () => {
-  ws = await createMutatorWorkspace('loop-agent-cost-', { maxIterations: 10, proposer: { type: 'agent', command: 'node agent.mjs', goal: 'lower the score' } });
+  ws = await createMutatorWorkspace('loop-agent-cost-', {
+    maxIterations: 10,
+    proposer: { type: 'agent', command: 'node agent.mjs', goal: 'lower the score' },
+  });
   writeFileSync(join(ws, 'agent.mjs'), AGENT);
   gitIn(ws, 'add', 'agent.mjs');
   gitIn(ws, 'commit', '-q', '-m', 'agent');
@@ -35,9 +38,12 @@ afterAll(() => rmSync(ws, { recursive: true, force: true }));
 describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
   it('--cost-budget stops before the proposal the mean cost says would go over it, and the summary says what was spent on what', () => {
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toContain('stopped: cost-budget (spent $0.1000 of a $0.1200 budget over 4 proposals; the next one (mean $0.0250) would go over it;');
+    expect(run.out).toContain(
+      'stopped: cost-budget (spent $0.1000 of a $0.1200 budget over 4 proposals; the next one (mean $0.0250) would go over it;',
+    );
     // x: 5 kept (5), 1 equal (reverted), 4 kept (2), 2 equal (reverted): the docs' example, docs/agents-overnight.md.
-    const spent = 'spent $0.1000 and 4,010 tokens on 4 proposals: $0.0400 and 2,004 tokens on 2 kept, $0.0600 and 2,006 tokens on 2 discarded';
+    const spent =
+      'spent $0.1000 and 4,010 tokens on 4 proposals: $0.0400 and 2,004 tokens on 2 kept, $0.0600 and 2,006 tokens on 2 discarded';
     expect(run.out).toContain(`the next one (mean $0.0250) would go over it; ${spent})`);
     expect(run.out.split('\n')).toContain(spent);
   });
@@ -45,18 +51,22 @@ describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
     const status = await loop('status');
     expect(status.out).toMatch(/^cost {6}spent \$0\.1000 and 4,010 tokens on 4 proposals/m);
   });
-  it('loop report --format csv and json carry each row\'s cost_usd and tokens as the agent printed them', async () => {
-    const csv = (await loop('report', '--format', 'csv')).out.trim().split('\n').map((l) => l.split(','));
+  it("loop report --format csv and json carry each row's cost_usd and tokens as the agent printed them", async () => {
+    const csv = (await loop('report', '--format', 'csv')).out
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
     const header = csv[0]!;
     const usd = csv.slice(1).map((r) => r[header.indexOf('cost_usd')]);
     const tokens = csv.slice(1).map((r) => r[header.indexOf('tokens')]);
     expect(usd).toEqual(['', '0.01', '0.02', '0.03', '0.04']);
     expect(tokens).toEqual(['', '1001', '1002', '1003', '1004']);
-    const json = JSON.parse((await loop('report', '--format', 'json')).out) as { rows?: { costUsd: number | null }[] } | { costUsd: number | null }[];
+    const json = JSON.parse((await loop('report', '--format', 'json')).out) as
+      { rows?: { costUsd: number | null }[] } | { costUsd: number | null }[];
     const rows = Array.isArray(json) ? json : json.rows!;
     expect(rows.map((r) => r.costUsd)).toEqual([null, 0.01, 0.02, 0.03, 0.04]);
   });
-  it('the dashboard shows each row\'s cost and the spend', async () => {
+  it("the dashboard shows each row's cost and the spend", async () => {
     const [ref] = await discoverRuns(ws);
     const view = await readRunView(ref!);
     expect(view.rows.map((r) => r.costUsd ?? null)).toEqual([null, 0.01, 0.02, 0.03, 0.04]);
@@ -82,11 +92,14 @@ writeFileSync('config.json', JSON.stringify({ x: n + 3 }));
 console.log('DESCRIPTION: x -> ' + (n + 3));
 `;
 
-describe('loop run --new keeps the agent\'s memory (issue 29)', () => {
+describe("loop run --new keeps the agent's memory (issue 29)", () => {
   let ws2: string;
   afterAll(() => rmSync(ws2, { recursive: true, force: true }));
-  it('the notes and the earlier run\'s rows stay readable to the agent of the next run', async () => {
-    ws2 = await createMutatorWorkspace('loop-agent-memory-', { maxIterations: 2, proposer: { type: 'agent', command: 'RUN_NAME=$RUN_NAME node agent.mjs', goal: 'lower the score' } });
+  it("the notes and the earlier run's rows stay readable to the agent of the next run", async () => {
+    ws2 = await createMutatorWorkspace('loop-agent-memory-', {
+      maxIterations: 2,
+      proposer: { type: 'agent', command: 'RUN_NAME=$RUN_NAME node agent.mjs', goal: 'lower the score' },
+    });
     writeFileSync(join(ws2, 'agent.mjs'), NOTING_AGENT);
     gitIn(ws2, 'add', 'agent.mjs');
     gitIn(ws2, 'commit', '-q', '-m', 'agent');
@@ -100,6 +113,8 @@ describe('loop run --new keeps the agent\'s memory (issue 29)', () => {
     const memory = join(ws2, '.loop', 'memory');
     const prompt = readFileSync(join(memory, 'notes.md.prompt-second-1'), 'utf8');
     expect(prompt).toContain('## Notes (newest first)\n- first iteration 2: x=5\n- first iteration 1: x=4\n');
-    expect(prompt).toMatch(/## Earlier runs in this workspace \(read their rows if useful\)\n- \.loop\/runs\/[^/]+\/results\.tsv: 2 iterations, baseline 10, best 2 \(iteration 1: x -> 4\)/);
+    expect(prompt).toMatch(
+      /## Earlier runs in this workspace \(read their rows if useful\)\n- \.loop\/runs\/[^/]+\/results\.tsv: 2 iterations, baseline 10, best 2 \(iteration 1: x -> 4\)/,
+    );
   }, 120_000);
 });

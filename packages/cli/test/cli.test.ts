@@ -24,8 +24,14 @@ interface Result {
 }
 
 /** Starts `loop <args>` in `root`; `onStdout` sees the output so far (to send Ctrl-C at the right moment). */
-function start(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): { result: Promise<Result>; kill: (signal: NodeJS.Signals) => void } {
-  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: root, env: { ...process.env, CI: '1' } });
+function start(
+  args: string[],
+  onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void,
+): { result: Promise<Result>; kill: (signal: NodeJS.Signals) => void } {
+  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], {
+    cwd: root,
+    env: { ...process.env, CI: '1' },
+  });
   const result = new Promise<Result>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -41,11 +47,15 @@ function start(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.
 }
 
 /** Runs `loop <args>` in `root` to its end. */
-function loop(args: string[], onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void): Promise<Result> {
+function loop(
+  args: string[],
+  onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void,
+): Promise<Result> {
   return start(args, onStdout).result;
 }
 
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
 // score = (x - 3)^2 + 1; SLEEP_MS slows each run down so a test can interrupt it. The run of
 // iteration HANG_AT never ends and ignores SIGTERM (only SIGKILL stops it); it creates HANG_MARK first.
@@ -88,7 +98,11 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(init).toMatchObject({ code: 0, stdout: expect.stringContaining('wrote') });
     expect(readFileSync(join(root, 'loop.config.yaml'), 'utf8')).toContain('# loop config, preset auto-iterate');
     // The two edits a new user makes: the workspace and the search space (plus a short run).
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 3 });
+    editConfig(join(root, 'loop.config.yaml'), {
+      dir: 'ws',
+      'proposer.space': { x: { min: -10, max: 10, integer: true } },
+      maxIterations: 3,
+    });
 
     const run = await loop(['run']);
     expect(run.stderr).toBe('');
@@ -108,7 +122,11 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(status.stdout).toContain('lock      free');
     expect(status.stdout).toContain('last 4 of 4 rows (results.tsv):');
     const viaConfig = await loop(['status', 'loop.config.yaml', '--json']);
-    expect(JSON.parse(viaConfig.stdout)).toMatchObject({ dir: ws, locked: false, state: { status: 'stopped', iteration: 3 } });
+    expect(JSON.parse(viaConfig.stdout)).toMatchObject({
+      dir: ws,
+      locked: false,
+      state: { status: 'stopped', iteration: 3 },
+    });
 
     const report = await loop(['report', 'ws/results.tsv', '--out', 'plot.svg', '--html', 'plot.html']);
     expect(report.code).toBe(0);
@@ -123,13 +141,22 @@ describe('loop (the real CLI on a real git repository)', () => {
 
   it('the checks gate from the config: a failing correctness command blocks every keep, each row saying why; the tree stays at the baseline', async () => {
     await loop(['init']);
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: 1, max: 5, integer: true } }, maxIterations: 2, checks: { command: 'echo "2 tests failed"; exit 1' } });
+    editConfig(join(root, 'loop.config.yaml'), {
+      dir: 'ws',
+      'proposer.space': { x: { min: 1, max: 5, integer: true } },
+      maxIterations: 2,
+      checks: { command: 'echo "2 tests failed"; exit 1' },
+    });
     const run = await loop(['run']);
     expect(run.code).toBe(0);
     const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
     const better = rows.slice(1).filter((r) => r.score !== null && r.score < 10);
     expect(better.length).toBeGreaterThan(0);
-    for (const r of better) expect(r).toMatchObject({ status: 'reverted', description: expect.stringContaining('(checks: `echo "2 tests failed"; exit 1` exited 1: 2 tests failed)') });
+    for (const r of better)
+      expect(r).toMatchObject({
+        status: 'reverted',
+        description: expect.stringContaining('(checks: `echo "2 tests failed"; exit 1` exited 1: 2 tests failed)'),
+      });
     expect(rows.some((r) => r.status === 'kept')).toBe(false);
     expect(JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8'))).toEqual({ x: 0 });
     expect(git('status', '--porcelain')).toBe('');
@@ -137,14 +164,36 @@ describe('loop (the real CLI on a real git repository)', () => {
 
   it('a bad config fails with exit 2 naming the file, the line, the field and the allowed values', async () => {
     await loop(['init']);
-    writeFileSync(join(root, 'loop.config.yaml'), readFileSync(join(root, 'loop.config.yaml'), 'utf8').replace('direction: lower', 'direction: down').replace('dir: .', 'dir: ws'));
+    writeFileSync(
+      join(root, 'loop.config.yaml'),
+      readFileSync(join(root, 'loop.config.yaml'), 'utf8')
+        .replace('direction: lower', 'direction: down')
+        .replace('dir: .', 'dir: ws'),
+    );
     const line = readFileSync(join(root, 'loop.config.yaml'), 'utf8').split('\n').indexOf('direction: down') + 1;
     const run = await loop(['run']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(root, 'loop.config.yaml')}:`);
-    expect(run.stderr).toContain(`loop.config.yaml:${line}: direction: "down" is not allowed; allowed values: "lower", "higher"`);
+    expect(run.stderr).toContain(
+      `error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(root, 'loop.config.yaml')}:`,
+    );
+    expect(run.stderr).toContain(
+      `loop.config.yaml:${line}: direction: "down" is not allowed; allowed values: "lower", "higher"`,
+    );
     const json = await (async () => {
-      writeFileSync(join(root, 'c.json'), JSON.stringify({ dir: 'ws', targetFiles: ['config.json'], runCommand: 'node eval.mjs', metricName: 'score', proposer: { type: 'agent', command: 'x' } }, null, 2));
+      writeFileSync(
+        join(root, 'c.json'),
+        JSON.stringify(
+          {
+            dir: 'ws',
+            targetFiles: ['config.json'],
+            runCommand: 'node eval.mjs',
+            metricName: 'score',
+            proposer: { type: 'agent', command: 'x' },
+          },
+          null,
+          2,
+        ),
+      );
       return loop(['run', 'c.json']);
     })();
     expect(json.code).toBe(2);
@@ -155,7 +204,11 @@ describe('loop (the real CLI on a real git repository)', () => {
 
   it('a held workspace lock exits 3 without touching the workspace', async () => {
     await loop(['init']);
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 1 });
+    editConfig(join(root, 'loop.config.yaml'), {
+      dir: 'ws',
+      'proposer.space': { x: { min: -10, max: 10, integer: true } },
+      maxIterations: 1,
+    });
     const lock = await acquireLock({ path: join(ws, '.git', 'loop-workspace') });
     try {
       const run = await loop(['run']);
@@ -171,7 +224,12 @@ describe('loop (the real CLI on a real git repository)', () => {
 
   it('Ctrl-C once stops at the last kept state with exit 0 (a clean stop: no ELIFECYCLE from pnpm; issue 32); loop resume continues without a new baseline', async () => {
     await loop(['init']);
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '300' } });
+    editConfig(join(root, 'loop.config.yaml'), {
+      dir: 'ws',
+      'proposer.space': { x: { min: -10, max: 10, integer: true } },
+      maxIterations: 0,
+      env: { SLEEP_MS: '300' },
+    });
     let sent = false;
     const first = await loop(['run'], (out, kill) => {
       if (!sent && /^iter {3}2 /m.test(out)) {
@@ -184,7 +242,9 @@ describe('loop (the real CLI on a real git repository)', () => {
     expect(first.stdout).toContain('stopped: aborted');
     expect(git('status', '--porcelain')).toBe('');
     const before = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(before.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId);
+    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(
+      before.filter((r) => r.status === 'kept' || r.status === 'baseline').at(-1)!.candidateId,
+    );
     const interrupted = await loop(['status', 'ws']);
     expect(interrupted.stdout).toContain('stopped   aborted');
 
@@ -204,9 +264,17 @@ describe('loop (the real CLI on a real git repository)', () => {
     await loop(['init']);
     const mark = join(root, 'hanging');
     // exec: the run itself leads its process group, so SIGTERM alone cannot end it.
-    editConfig(join(root, 'loop.config.yaml'), { dir: 'ws', runCommand: 'exec node eval.mjs', 'proposer.space': { x: { min: -10, max: 10, integer: true } }, maxIterations: 0, env: { SLEEP_MS: '50', HANG_AT: '3', HANG_MARK: mark } });
+    editConfig(join(root, 'loop.config.yaml'), {
+      dir: 'ws',
+      runCommand: 'exec node eval.mjs',
+      'proposer.space': { x: { min: -10, max: 10, integer: true } },
+      maxIterations: 0,
+      env: { SLEEP_MS: '50', HANG_AT: '3', HANG_MARK: mark },
+    });
     const watcher = watch(root);
-    const sendTwice = new Promise<void>((resolve) => watcher.on('change', (_event, name) => String(name) === 'hanging' && resolve()));
+    const sendTwice = new Promise<void>((resolve) =>
+      watcher.on('change', (_event, name) => String(name) === 'hanging' && resolve()),
+    );
     let second = false;
     const running = start(['run'], (out, kill) => {
       // The second Ctrl-C once the first was handled (two signals sent at once merge into one).
@@ -222,7 +290,9 @@ describe('loop (the real CLI on a real git repository)', () => {
     running.kill('SIGINT');
     const run = await running.result;
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('interrupt: stopping the running command now; waiting up to 10 s for the rollback to restore the last kept state');
+    expect(run.stdout).toContain(
+      'interrupt: stopping the running command now; waiting up to 10 s for the rollback to restore the last kept state',
+    );
     expect(run.stdout).toContain('stopped: aborted');
     expect(() => process.kill(-pid, 0)).toThrow(); // the run's whole process group is gone
     expect(git('status', '--porcelain')).toBe('');
@@ -235,7 +305,9 @@ describe('loop (the real CLI on a real git repository)', () => {
     const resumed = await loop(['resume', 'resume.yaml']);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`^resumed after iteration ${rows.length - 1}: best [\\d.]+ at ${lastKept}`, 'm'));
+    expect(resumed.stdout).toMatch(
+      new RegExp(`^resumed after iteration ${rows.length - 1}: best [\\d.]+ at ${lastKept}`, 'm'),
+    );
     const after = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
     expect(after).toHaveLength(rows.length + 2);
     expect(after.filter((r) => r.status === 'baseline')).toHaveLength(1);

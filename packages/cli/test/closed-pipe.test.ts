@@ -9,7 +9,9 @@ const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 /** Runs `loop --help` and closes its stdout after the first chunk, as `| head -1` does; returns its stderr and exit code. */
 function helpIntoClosedPipe(): Promise<{ stderr: string; code: number | null }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, '--help'], { env: { ...process.env, CI: '1' } });
+    const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, '--help'], {
+      env: { ...process.env, CI: '1' },
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     child.stdout.once('data', () => child.stdout.destroy());

@@ -22,7 +22,9 @@ import type { CollieStatus } from '../src/collie/status.js';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 // esbuild as tsx (a root devDependency) resolves it; only build() is used.
-const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx'))('esbuild') as { build: (options: Record<string, unknown>) => Promise<unknown> };
+const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx'))('esbuild') as {
+  build: (options: Record<string, unknown>) => Promise<unknown>;
+};
 
 let bundleDir: string;
 let BUNDLE: string;
@@ -80,7 +82,9 @@ function loop(args: string[]): Promise<Result> {
 /** `loop <args>` in this process (runCli with collecting streams). */
 async function loopIn(args: string[]): Promise<Result> {
   const sink = () => {
-    const s = Object.assign(new Writable({ write: (chunk, _enc, cb) => ((s.text += String(chunk)), cb()) }), { text: '' });
+    const s = Object.assign(new Writable({ write: (chunk, _enc, cb) => ((s.text += String(chunk)), cb()) }), {
+      text: '',
+    });
     return s;
   };
   const stdout = sink();
@@ -89,9 +93,16 @@ async function loopIn(args: string[]): Promise<Result> {
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 const count = (text: string, what: string) => text.split(what).length - 1;
-const ticks = (text: string) => text.split('\n').filter((l) => l.startsWith('[autoiter ')).map((l) => l.replace(/^\[autoiter \S+\]/, '[autoiter <run>]').replace(/ worktree \/\S+,/, ' worktree <worktree>,'));
+const ticks = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('[autoiter '))
+    .map((l) =>
+      l.replace(/^\[autoiter \S+\]/, '[autoiter <run>]').replace(/ worktree \/\S+,/, ' worktree <worktree>,'),
+    );
 
 /** The fake agent CLI: discovery ranks the trigger, every other role (observe) sees no issue. */
 const AGENT = `cat > /dev/null
@@ -169,7 +180,16 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
 
     const status = await loopIn(['collie', 'status', '--json']);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout) as CollieStatus).toMatchObject({ runId, active: false, locked: false, status: 'converged', iteration: 1, stopReason: 'SC2: all green', lastScalar: 1, statusLine: expect.stringMatching(/^DONE · SC2: all green/) });
+    expect(JSON.parse(status.stdout) as CollieStatus).toMatchObject({
+      runId,
+      active: false,
+      locked: false,
+      status: 'converged',
+      iteration: 1,
+      stopReason: 'SC2: all green',
+      lastScalar: 1,
+      statusLine: expect.stringMatching(/^DONE · SC2: all green/),
+    });
     expect((JSON.parse(status.stdout) as CollieStatus).tokensUsed).toBeGreaterThan(0);
     const text = await loopIn(['collie', 'status']);
     expect(text.stdout).toContain(`run       ${runId} (ended: current-run removed)`);
@@ -187,13 +207,23 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
       outputs.push(step.stdout);
       if (i === 2) {
         // Mid-run, status reads state.json without the lock.
-        expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({ active: true, locked: false, status: 'running', iteration: 1, stage: 'trigger' });
+        expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
+          active: true,
+          locked: false,
+          status: 'running',
+          iteration: 1,
+          stage: 'trigger',
+        });
       }
     }
     expect(outputs).toHaveLength(13);
     expect(outputs.map((o) => count(o, COMPLETION_SIGNAL))).toEqual([...Array(12).fill(0), 1]);
     expect(ticks(outputs.join(''))).toEqual(CONVERGED_TICKS);
-    expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({ active: false, status: 'converged', stopReason: 'SC2: all green' });
+    expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
+      active: false,
+      status: 'converged',
+      stopReason: 'SC2: all green',
+    });
   });
 
   it('a run that hits its iteration cap ends budget_exhausted with exit 0 (--json prints the outcomes, ticks go to stderr)', async () => {
@@ -226,13 +256,23 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
     expect(existsSync(paths.currentRun)).toBe(false);
   });
 
-  it('Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger\'s process group; a later run redoes the step and ends normally', async () => {
+  it("Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger's process group; a later run redoes the step and ends normally", async () => {
     // The trigger records its process group and waits; it only finishes once `release` exists. It runs
     // unconfined: it writes outside the worktree, and its `$$` must be a host pid (bwrap has its own pid namespace).
-    writeConfig({ ...GREEN, Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"` }, 'trigger:\n  sandbox: none\n');
+    writeConfig(
+      {
+        ...GREEN,
+        Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"`,
+      },
+      'trigger:\n  sandbox: none\n',
+    );
     const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
     delete env['COLLIE_AUTOITER_ACTIVE'];
-    const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -270,7 +310,9 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
     const init = await loopIn(['collie', 'init', 'starter.yaml']);
     expect(init.code).toBe(0);
     expect(init.stdout).toContain(`wrote ${join(root, 'starter.yaml')}`);
-    expect(parseConfigTextOf(COLLIE_CONFIG_KIND, readFileSync(join(root, 'starter.yaml'), 'utf8'), 'starter.yaml').projectId).toBe('my-app');
+    expect(
+      parseConfigTextOf(COLLIE_CONFIG_KIND, readFileSync(join(root, 'starter.yaml'), 'utf8'), 'starter.yaml').projectId,
+    ).toBe('my-app');
     expect((await loopIn(['collie', 'init', 'starter.yaml'])).code).toBe(2);
     expect((await loopIn(['collie', 'init', 'starter.yaml', '--force'])).code).toBe(0);
   });

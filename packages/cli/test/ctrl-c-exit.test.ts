@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SCRIPT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.loop!;
+const SCRIPT = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+  .scripts.loop!;
 
 let ws: string;
 beforeEach(async () => {
@@ -20,7 +21,12 @@ afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('a clean Ctrl-C through the root loop script (issue 32 item 14)', () => {
   it('Ctrl-C once (SIGINT to the whole process group) stops at the last kept state and the script exits 0, so pnpm reports no failure', async () => {
-    const child = spawn('/bin/sh', ['-c', `${SCRIPT} run ${join(ws, 'loop.config.yaml')}`], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
+    const child = spawn('/bin/sh', ['-c', `${SCRIPT} run ${join(ws, 'loop.config.yaml')}`], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CI: '1' },
+    });
     let out = '';
     let err = '';
     let sent = false;

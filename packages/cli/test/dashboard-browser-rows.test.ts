@@ -17,11 +17,21 @@ import { startDashboard, type Dashboard } from '../src/dashboard/server.js';
 const CHROMIUM = process.env['LOOP_CHROMIUM'] ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SKIP_REASON = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set LOOP_CHROMIUM`;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ITERATIONS = 25;
 const CRASH_AT = 2;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
 
 let tmp: string;
@@ -32,7 +42,10 @@ let dashboard: Dashboard | undefined;
 async function realRun(ws: string): Promise<void> {
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(ws, 'eval.mjs'), `import { readFileSync } from 'node:fs';\nif (process.env.LOOP_ITERATION === '${CRASH_AT}') { console.error('boom in iteration ${CRASH_AT}'); process.exit(1); }\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n`);
+  writeFileSync(
+    join(ws, 'eval.mjs'),
+    `import { readFileSync } from 'node:fs';\nif (process.env.LOOP_ITERATION === '${CRASH_AT}') { console.error('boom in iteration ${CRASH_AT}'); process.exit(1); }\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n`,
+  );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
@@ -56,7 +69,9 @@ function longResults(path: string, n: number): number {
     if (score < best) {
       best = score;
       keeps += 1;
-      rows.push(`k${String(i).padStart(6, '0')}\t${score}\tkeep\tlearning rate 0.0${i % 10} -> 0.0${(i + 3) % 10}, layers ${i % 7}`);
+      rows.push(
+        `k${String(i).padStart(6, '0')}\t${score}\tkeep\tlearning rate 0.0${i % 10} -> 0.0${(i + 3) % 10}, layers ${i % 7}`,
+      );
     } else rows.push(`d${String(i).padStart(6, '0')}\t${score}\tdiscard\ttry ${i}`);
   }
   mkdirSync(join(path, '..'), { recursive: true });
@@ -65,9 +80,17 @@ function longResults(path: string, n: number): number {
 }
 
 /** The ids of the cards, top to bottom. */
-const cardIds = (page: Page) => page.evaluate(() => [...document.querySelectorAll('section.run')].map((s) => s.getAttribute('data-id')));
+const cardIds = (page: Page) =>
+  page.evaluate(() => [...document.querySelectorAll('section.run')].map((s) => s.getAttribute('data-id')));
 /** The iterations of the rows the table of card `id` shows, top to bottom. */
-const shownRows = (page: Page, id: string) => page.evaluate((i) => [...document.querySelectorAll(`section.run[data-id="${i}"] table.rows tr[data-iteration]`)].map((tr) => Number(tr.getAttribute('data-iteration'))), id);
+const shownRows = (page: Page, id: string) =>
+  page.evaluate(
+    (i) =>
+      [...document.querySelectorAll(`section.run[data-id="${i}"] table.rows tr[data-iteration]`)].map((tr) =>
+        Number(tr.getAttribute('data-iteration')),
+      ),
+    id,
+  );
 
 describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', () => {
   let keepsInBig = 0;
@@ -77,7 +100,13 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     await realRun(join(tmp, 'runs', 'm-real'));
     keepsInBig = longResults(join(tmp, 'runs', 'z-big', 'results.tsv'), 3200);
     dashboard = await startDashboard({ root: join(tmp, 'runs'), pollMs: 100 });
-    context = await chromium.launchPersistentContext(join(tmp, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1100, height: 900 },
+      deviceScaleFactor: 1,
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -86,7 +115,7 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('a 3,200-row run\'s plot labels at most 12 kept points and no two drawn labels overlap on screen; the others keep their tooltip', async (ctx) => {
+  it("a 3,200-row run's plot labels at most 12 kept points and no two drawn labels overlap on screen; the others keep their tooltip", async (ctx) => {
     if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
     const page = await context!.newPage();
     const errors: string[] = [];
@@ -95,12 +124,21 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     const plot = 'section.run[data-id="z-big/results.tsv"] .plot';
     await page.waitForSelector(`${plot}[data-marks="3200"]`, { timeout: 60_000 });
     // Each label's box on screen: its local (unrotated) bounding box through the element's transform, as 4 corners.
-    const boxes = await page.evaluate((sel) => [...document.querySelectorAll(`${sel} g.keptLabels text`)].map((t) => {
-      const e = t as SVGTextElement;
-      const b = e.getBBox();
-      const m = e.getScreenCTM()!;
-      return [[b.x, b.y], [b.x + b.width, b.y], [b.x + b.width, b.y + b.height], [b.x, b.y + b.height]].map(([x, y]) => [m.a * x! + m.c * y! + m.e, m.b * x! + m.d * y! + m.f]);
-    }), plot);
+    const boxes = await page.evaluate(
+      (sel) =>
+        [...document.querySelectorAll(`${sel} g.keptLabels text`)].map((t) => {
+          const e = t as SVGTextElement;
+          const b = e.getBBox();
+          const m = e.getScreenCTM()!;
+          return [
+            [b.x, b.y],
+            [b.x + b.width, b.y],
+            [b.x + b.width, b.y + b.height],
+            [b.x, b.y + b.height],
+          ].map(([x, y]) => [m.a * x! + m.c * y! + m.e, m.b * x! + m.d * y! + m.f]);
+        }),
+      plot,
+    );
     expect(keepsInBig).toBeGreaterThan(20);
     expect(boxes.length).toBeGreaterThanOrEqual(3);
     expect(boxes.length).toBeLessThanOrEqual(12);
@@ -116,10 +154,14 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
       }
       return true;
     };
-    for (let i = 0; i < boxes.length; i += 1) for (let j = i + 1; j < boxes.length; j += 1) expect(overlap(boxes[i]!, boxes[j]!), `labels ${i} and ${j}`).toBe(false);
+    for (let i = 0; i < boxes.length; i += 1)
+      for (let j = i + 1; j < boxes.length; j += 1)
+        expect(overlap(boxes[i]!, boxes[j]!), `labels ${i} and ${j}`).toBe(false);
     // Every kept dot is drawn (labelled or not), so hovering any of them shows its description.
     expect(await page.locator(`${plot} g.keptDots > path`).count()).toBe(keepsInBig + 1);
-    console.log(`[dashboard labels] 3,200 rows: ${keepsInBig + 1} kept points (baseline included), ${boxes.length} labelled`);
+    console.log(
+      `[dashboard labels] 3,200 rows: ${keepsInBig + 1} kept points (baseline included), ${boxes.length} labelled`,
+    );
     const shots = process.env['LOOP_SCREENSHOT_DIR'];
     if (shots) await page.locator(plot).screenshot({ path: join(shots, 'dashboard-3200-rows.png') });
     expect(errors).toEqual([]);
@@ -133,12 +175,14 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     await page.waitForFunction(() => document.querySelectorAll('section.run').length === 2);
     expect(await cardIds(page)).toEqual(['m-real/results.tsv', 'z-big/results.tsv']);
     longResults(join(tmp, 'runs', 'a-late', 'results.tsv'), 5);
-    await page.waitForFunction(() => document.querySelectorAll('section.run').length === 3, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelectorAll('section.run').length === 3, undefined, {
+      timeout: 30_000,
+    });
     expect(await cardIds(page)).toEqual(['a-late/results.tsv', 'm-real/results.tsv', 'z-big/results.tsv']);
     await page.close();
   }, 60_000);
 
-  it('every row\'s diff and log is reachable: 20 rows a page, older pages, a crash filter, and an iteration input', async (ctx) => {
+  it("every row's diff and log is reachable: 20 rows a page, older pages, a crash filter, and an iteration input", async (ctx) => {
     if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
     const page = await context!.newPage();
     await page.goto(dashboard!.url, { waitUntil: 'load' });
@@ -154,10 +198,22 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     const crashRow = card.locator(`tr[data-iteration="${CRASH_AT}"]`);
     expect(await crashRow.getAttribute('class')).toBe('crash');
     await crashRow.locator('button.show-log').click();
-    await page.waitForFunction((i) => (document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? '').includes('boom in iteration'), id, { timeout: 30_000 });
+    await page.waitForFunction(
+      (i) =>
+        (document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? '').includes(
+          'boom in iteration',
+        ),
+      id,
+      { timeout: 30_000 },
+    );
     expect(await card.locator('pre.diff').textContent()).toMatch(new RegExp(`^iteration ${CRASH_AT} {2}run output`));
     await crashRow.locator('button.show-diff').click();
-    await page.waitForFunction((i) => (document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? '').includes('config.json'), id, { timeout: 30_000 });
+    await page.waitForFunction(
+      (i) =>
+        (document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? '').includes('config.json'),
+      id,
+      { timeout: 30_000 },
+    );
     expect(await card.locator('pre.diff').textContent()).toMatch(new RegExp(`^iteration ${CRASH_AT} {2}crash`));
     await card.locator('button.newer').click();
     expect(await shownRows(page, id)).toEqual(newest);
@@ -166,12 +222,25 @@ describe('loop dashboard in headless chromium: long runs (issue 32 item 11)', ()
     expect(await shownRows(page, id)).toEqual([CRASH_AT]);
     await card.locator('input.pick').fill('1');
     await card.locator('button.pick-diff').click();
-    await page.waitForFunction((i) => /^iteration 1 /.test(document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? ''), id, { timeout: 30_000 });
+    await page.waitForFunction(
+      (i) => /^iteration 1 /.test(document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? ''),
+      id,
+      { timeout: 30_000 },
+    );
     await card.locator('input.pick').fill('0');
     await card.locator('button.pick-log').click();
-    await page.waitForFunction((i) => /^iteration 0 {2}run output[^\n]*\nscore: 10\n$/.test(document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? ''), id, { timeout: 30_000 });
+    await page.waitForFunction(
+      (i) =>
+        /^iteration 0 {2}run output[^\n]*\nscore: 10\n$/.test(
+          document.querySelector(`section.run[data-id="${i}"] pre.diff`)?.textContent ?? '',
+        ),
+      id,
+      { timeout: 30_000 },
+    );
     // The newest iteration's log is tailed beside run.log.
-    expect(await card.locator('.logs summary').allTextContents()).toContain(`.loop/logs/${ITERATIONS}.log (last lines)`);
+    expect(await card.locator('.logs summary').allTextContents()).toContain(
+      `.loop/logs/${ITERATIONS}.log (last lines)`,
+    );
     await page.close();
   }, 60_000);
 });

@@ -10,7 +10,17 @@
 // Skipped, with the reason, when the browser is absent (`apt-get install -y chromium`).
 // LOOP_CHROMIUM names another executable; LOOP_SCREENSHOT_DIR keeps a screenshot.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,13 +34,22 @@ const CHROMIUM = process.env['LOOP_CHROMIUM'] ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const SKIP_REASON = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set LOOP_CHROMIUM`;
 /** As report-browser.test.ts: the flags that work on a closed network (no sandbox as root, no background connections). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const ITERATIONS = 4;
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
 const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
-
 
 let tmp: string;
 let ws: string;
@@ -46,11 +65,19 @@ async function makeWorkspace(): Promise<void> {
   ws = join(tmp, 'runs', 'demo');
   mkdirSync(ws, { recursive: true });
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(ws, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nreadFileSync('.loop/gate');\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('x is ' + x);\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  writeFileSync(
+    join(ws, 'eval.mjs'),
+    "import { readFileSync } from 'node:fs';\nreadFileSync('.loop/gate');\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('x is ' + x);\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+  );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', seed: 3, space: { x: { min: -10, max: 10, integer: true } } });
+  doc.setIn(['proposer'], {
+    type: 'mutator',
+    file: 'config.json',
+    seed: 3,
+    space: { x: { min: -10, max: 10, integer: true } },
+  });
   doc.setIn(['maxIterations'], ITERATIONS);
   writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
   git(ws, 'add', '-A');
@@ -64,7 +91,8 @@ async function makeWorkspace(): Promise<void> {
 const release = () => writeFile(gate, 'go\n');
 
 /** The marks the page's plot of the run shows (dots, crosses, diamonds), as the page counted them after its last draw. */
-const marksOf = (page: Page) => page.evaluate(() => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0'));
+const marksOf = (page: Page) =>
+  page.evaluate(() => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0'));
 
 describe('loop dashboard in headless chromium', () => {
   beforeAll(async () => {
@@ -72,7 +100,13 @@ describe('loop dashboard in headless chromium', () => {
     tmp = mkdtempSync(join(tmpdir(), 'loop-dashboard-'));
     await makeWorkspace();
     dashboard = await startDashboard({ root: join(tmp, 'runs'), pollMs: 100 });
-    context = await chromium.launchPersistentContext(join(tmp, 'profile'), { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1100, height: 900 }, deviceScaleFactor: 1 });
+    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1100, height: 900 },
+      deviceScaleFactor: 1,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -101,17 +135,29 @@ describe('loop dashboard in headless chromium', () => {
     const seen: number[] = [];
     for (let k = 0; k <= ITERATIONS; k += 1) {
       await release(); // the baseline, then each experiment
-      await page.waitForFunction((n) => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0') === n, k + 1, { timeout: 30_000 });
+      await page.waitForFunction(
+        (n) => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0') === n,
+        k + 1,
+        { timeout: 30_000 },
+      );
       seen.push(await marksOf(page));
       if (k < ITERATIONS) {
         // Still running: the loop holds the workspace lock while the next experiment waits on the gate.
-        await page.waitForFunction(() => document.querySelector('section.run')?.getAttribute('data-phase') === 'running', undefined, { timeout: 30_000 });
+        await page.waitForFunction(
+          () => document.querySelector('section.run')?.getAttribute('data-phase') === 'running',
+          undefined,
+          { timeout: 30_000 },
+        );
       }
     }
     const done = await run;
     expect(done.code, done.err).toBe(0);
     expect(seen).toEqual([1, 2, 3, 4, 5]);
-    await page.waitForFunction(() => document.querySelector('section.run')?.getAttribute('data-phase') === 'stopped', undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => document.querySelector('section.run')?.getAttribute('data-phase') === 'stopped',
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(await page.locator('section.run .phase').textContent()).toMatch(/^finished: /);
     expect(await page.locator('section.run .phase').textContent()).toContain(String(dashboard!.runs()[0]!.stopReason));
     // The same document all along: no reload, one navigation.
@@ -122,11 +168,17 @@ describe('loop dashboard in headless chromium', () => {
     const view = dashboard!.runs()[0]!;
     const kept = view.rows.filter((r) => r.kind === 'keep' || r.kind === 'baseline').length;
     expect(await page.locator('section.run .plot g.keptDots > path').count()).toBe(kept);
-    expect(await page.locator('section.run .plot g.role-title-text text').textContent()).toContain(`${ITERATIONS} experiments`);
+    expect(await page.locator('section.run .plot g.role-title-text text').textContent()).toContain(
+      `${ITERATIONS} experiments`,
+    );
     // The rows, newest first, and the diff of an experiment (loop diff's, from git).
     expect(await page.locator('section.run table.rows tr').count()).toBe(ITERATIONS + 2); // header + baseline + experiments
     await page.locator('section.run table.rows tr').nth(1).locator('button.show-diff').click();
-    await page.waitForFunction(() => (document.querySelector('section.run pre.diff')?.textContent ?? '').includes('config.json'), undefined, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => (document.querySelector('section.run pre.diff')?.textContent ?? '').includes('config.json'),
+      undefined,
+      { timeout: 30_000 },
+    );
     expect(await page.locator('section.run pre.diff').textContent()).toMatch(new RegExp(`^iteration ${ITERATIONS} `));
     // The log tail: the harness's run.log of the last experiment.
     const log = view.logs.find((l) => l.name === 'run.log');

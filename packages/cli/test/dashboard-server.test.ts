@@ -38,14 +38,37 @@ function workspace(name: string, rows: string[], state?: object): string {
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'loop-dashboard-server-'));
-  workspace('finished', [row(0, 10, 'baseline', 'baseline'), row(1, 9, 'kept', 'x 0 -> 1'), row(2, 12, 'reverted', 'x 1 -> 5')], { status: 'stopped', direction: 'minimize', stopReason: 'max-iterations', stopMessage: 'reached 2 iterations' });
+  workspace(
+    'finished',
+    [row(0, 10, 'baseline', 'baseline'), row(1, 9, 'kept', 'x 0 -> 1'), row(2, 12, 'reverted', 'x 1 -> 5')],
+    { status: 'stopped', direction: 'minimize', stopReason: 'max-iterations', stopMessage: 'reached 2 iterations' },
+  );
   workspace('group/interrupted', [row(0, 10, 'baseline', 'baseline')], { status: 'running', direction: 'minimize' });
   // An autoresearch pass (seed 002): its results.tsv under .aid/pipeline/autoresearch/<task>/.
   const header = resultsHeader('design');
   const ar = join(root, 'pass', '.aid', 'pipeline', 'autoresearch', 'task-1');
   mkdirSync(ar, { recursive: true });
   const cols = (c: string) => Object.fromEntries(header.slice(1, -3).map((h) => [h, h === 'composite' ? c : '1']));
-  writeFileSync(join(ar, 'results.tsv'), [header.join('\t'), formatResultsRow(header, { iter: '0', columns: cols('6'), status: 'baseline', snapshot: '-', utc: '2026-12-01T00:00:00Z' }), formatResultsRow(header, { iter: '1', columns: cols('7'), status: 'kept', snapshot: '001-snap', utc: '2026-12-01T00:01:00Z' })].join('\n') + '\n');
+  writeFileSync(
+    join(ar, 'results.tsv'),
+    [
+      header.join('\t'),
+      formatResultsRow(header, {
+        iter: '0',
+        columns: cols('6'),
+        status: 'baseline',
+        snapshot: '-',
+        utc: '2026-12-01T00:00:00Z',
+      }),
+      formatResultsRow(header, {
+        iter: '1',
+        columns: cols('7'),
+        status: 'kept',
+        snapshot: '001-snap',
+        utc: '2026-12-01T00:01:00Z',
+      }),
+    ].join('\n') + '\n',
+  );
   // Not runs: node_modules, and a folder three levels down.
   mkdirSync(join(root, 'node_modules', 'x', '.loop'), { recursive: true });
   mkdirSync(join(root, 'a', 'b', 'c', '.loop'), { recursive: true });
@@ -71,14 +94,26 @@ function get(port: number, path: string, host = `127.0.0.1:${port}`): Promise<{ 
 describe('the runs of a folder', () => {
   it('finds auto-iterate workspaces (.loop/ or results.tsv) and autoresearch tasks down to two levels, not node_modules or deeper folders', async () => {
     const runs = await discoverRuns(root);
-    expect(runs.map((r) => r.id)).toEqual(['corrupt/results.tsv', 'finished/results.tsv', 'group/interrupted/results.tsv', 'pass/.aid/pipeline/autoresearch/task-1/results.tsv']);
+    expect(runs.map((r) => r.id)).toEqual([
+      'corrupt/results.tsv',
+      'finished/results.tsv',
+      'group/interrupted/results.tsv',
+      'pass/.aid/pipeline/autoresearch/task-1/results.tsv',
+    ]);
     expect(runs.map((r) => r.label)).toEqual(['corrupt', 'finished', 'group/interrupted', 'pass (task-1)']);
   });
 
-  it('a run is finished with its stop reason, interrupted when state.json says running but nobody holds the lock, running while the lock is held (auto-iterate\'s and an autoresearch pass\'s)', async () => {
+  it("a run is finished with its stop reason, interrupted when state.json says running but nobody holds the lock, running while the lock is held (auto-iterate's and an autoresearch pass's)", async () => {
     const runs = await discoverRuns(root);
     const finished = await readRunView(runs[1]!);
-    expect(finished).toMatchObject({ phase: 'stopped', stopReason: 'max-iterations', stopMessage: 'reached 2 iterations', best: 9, direction: 'minimize', form: 'auto-iterate' });
+    expect(finished).toMatchObject({
+      phase: 'stopped',
+      stopReason: 'max-iterations',
+      stopMessage: 'reached 2 iterations',
+      best: 9,
+      direction: 'minimize',
+      form: 'auto-iterate',
+    });
     expect(finished.counts).toMatchObject({ experiments: 2, keep: 1, discard: 1 });
     expect(finished.spec).toBeDefined();
     const interrupted = runs[2]!;
@@ -90,7 +125,13 @@ describe('the runs of a folder', () => {
       await lock.release();
     }
     const pass = await readRunView(runs[3]!);
-    expect(pass).toMatchObject({ form: 'autoresearch', metric: 'composite', direction: 'maximize', best: 7, phase: 'idle' });
+    expect(pass).toMatchObject({
+      form: 'autoresearch',
+      metric: 'composite',
+      direction: 'maximize',
+      best: 7,
+      phase: 'idle',
+    });
     // An autoresearch pass holds <task folder>/pass (run-pass.ts).
     const passLock = await acquireLock({ path: runs[3]!.lock });
     try {
@@ -110,15 +151,31 @@ describe('the runs of a folder', () => {
 
 describe('the curves of a run (issue 27)', () => {
   it('a run whose rows carry intermediate reports gets the curves plot (kept, discarded, pruned); one without gets none', async () => {
-    const dir = workspace('curves', [row(0, 3, 'baseline', 'baseline'), row(1, 3.4, 'reverted', 'lr up (pruned at step 200: 3.4 vs incumbent 3.1)')], { status: 'stopped', direction: 'minimize' });
+    const dir = workspace(
+      'curves',
+      [row(0, 3, 'baseline', 'baseline'), row(1, 3.4, 'reverted', 'lr up (pruned at step 200: 3.4 vs incumbent 3.1)')],
+      { status: 'stopped', direction: 'minimize' },
+    );
     const reports = (values: number[]) => values.map((value, i) => ({ step: (i + 1) * 100, value }));
-    writeFileSync(join(dir, '.loop', 'records.jsonl'), [
-      JSON.stringify({ iteration: 0, data: { reports: reports([3.5, 3.1, 3]) } }),
-      JSON.stringify({ iteration: 1, data: { reports: reports([3.6, 3.4]), pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' } } }),
-    ].join('\n'));
+    writeFileSync(
+      join(dir, '.loop', 'records.jsonl'),
+      [
+        JSON.stringify({ iteration: 0, data: { reports: reports([3.5, 3.1, 3]) } }),
+        JSON.stringify({
+          iteration: 1,
+          data: {
+            reports: reports([3.6, 3.4]),
+            pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' },
+          },
+        }),
+      ].join('\n'),
+    );
     const runs = await discoverRuns(root);
     const view = await readRunView(runs.find((r) => r.dir === dir)!);
-    const values = (view.curves?.data as { name: string; values?: { kind: string }[] }[] | undefined)?.find((d) => d.name === 'points')?.values ?? [];
+    const values =
+      (view.curves?.data as { name: string; values?: { kind: string }[] }[] | undefined)?.find(
+        (d) => d.name === 'points',
+      )?.values ?? [];
     expect(new Set(values.map((v) => v.kind))).toEqual(new Set(['kept', 'pruned']));
     const plain = await readRunView(runs.find((r) => r.dir.endsWith('finished'))!);
     expect(plain.curves).toBeUndefined();
@@ -141,7 +198,10 @@ describe('the dashboard server', () => {
       const noIteration = await get(dashboard.port, '/api/runs/finished/results.tsv/diff/7');
       expect(noIteration.status).toBe(400);
       expect(JSON.parse(noIteration.body).error).toMatch(/no iteration 7/);
-      const snapshots = await get(dashboard.port, '/api/runs/pass/.aid/pipeline/autoresearch/task-1/results.tsv/diff/1');
+      const snapshots = await get(
+        dashboard.port,
+        '/api/runs/pass/.aid/pipeline/autoresearch/task-1/results.tsv/diff/1',
+      );
       expect(JSON.parse(snapshots.body).error).toMatch(/autoresearch pass keeps snapshots/);
       expect((await get(dashboard.port, '/api/runs/nope/diff/1')).status).toBe(404);
 
@@ -171,7 +231,11 @@ describe('the dashboard server', () => {
   });
 
   it('the log endpoint returns a kept iteration log (.loop/logs/<n>.log), 400 naming the folder for one not kept; a new kept log re-sends the run with the newest tailed (issue 32 item 16)', async () => {
-    const dir = workspace('logs', [row(0, 10, 'baseline', 'baseline'), row(1, 11, 'reverted', 'x 0 -> 4'), row(2, null, 'crash', 'x 0 -> 7')]);
+    const dir = workspace('logs', [
+      row(0, 10, 'baseline', 'baseline'),
+      row(1, 11, 'reverted', 'x 0 -> 4'),
+      row(2, null, 'crash', 'x 0 -> 7'),
+    ]);
     mkdirSync(join(dir, '.loop', 'logs'));
     writeFileSync(join(dir, '.loop', 'logs', '1.log'), 'score: 11\n');
     const dashboard = await startDashboard({ root, pollMs: 60_000 });
@@ -181,10 +245,17 @@ describe('the dashboard server', () => {
       expect(first.logs.map((l) => l.name)).toEqual(['.loop/logs/1.log']);
       const one = await get(dashboard.port, '/api/runs/logs/results.tsv/log/1');
       expect(one.status).toBe(200);
-      expect(JSON.parse(one.body)).toEqual({ iteration: 1, path: join(dir, '.loop', 'logs', '1.log'), text: 'score: 11\n', truncated: false });
+      expect(JSON.parse(one.body)).toEqual({
+        iteration: 1,
+        path: join(dir, '.loop', 'logs', '1.log'),
+        text: 'score: 11\n',
+        truncated: false,
+      });
       const missing = await get(dashboard.port, '/api/runs/logs/results.tsv/log/2');
       expect(missing.status).toBe(400);
-      expect(JSON.parse(missing.body).error).toBe(`no log of iteration 2 in ${join(dir, '.loop', 'logs')}: it holds iterations 1 to 1 (the newest keepLogs logs are kept)`);
+      expect(JSON.parse(missing.body).error).toBe(
+        `no log of iteration 2 in ${join(dir, '.loop', 'logs')}: it holds iterations 1 to 1 (the newest keepLogs logs are kept)`,
+      );
       expect((await get(dashboard.port, '/api/runs/logs/results.tsv/log/x')).status).toBe(400);
       writeFileSync(join(dir, '.loop', 'logs', '2.log'), 'Error: boom\n');
       await dashboard.refresh();
@@ -198,8 +269,14 @@ describe('the dashboard server', () => {
 
   it('loop dashboard serves the folder on 127.0.0.1 until SIGINT, then exits 0; a bad --port is a usage error (exit 2)', async () => {
     const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-    expect(await runCli(['dashboard', root, '--port', 'x'], { stdout: sink, stderr: sink, cwd: root, tty: false })).toBe(2);
-    const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, 'dashboard', '.', '--port', '0'], { cwd: root, env: { ...process.env, CI: '1' } });
+    expect(
+      await runCli(['dashboard', root, '--port', 'x'], { stdout: sink, stderr: sink, cwd: root, tty: false }),
+    ).toBe(2);
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX, '--conditions=source', MAIN, 'dashboard', '.', '--port', '0'],
+      { cwd: root, env: { ...process.env, CI: '1' } },
+    );
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {

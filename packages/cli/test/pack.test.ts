@@ -21,8 +21,26 @@ const TSC = createRequire(join(REPO, 'package.json')).resolve('typescript/bin/ts
 const PNPM = ['-y', 'pnpm@12.4.2'];
 
 /** The public packages: folder under packages/ and name. */
-const PACKAGES = ['core', 'rollback-git', 'rollback-snapshot', 'auto-iterate', 'evaluators', 'autoresearch', 'autotune', 'collie', 'workers-bullmq', 'mcp', 'testing', 'cli'] as const;
-const pkgJson = (dir: string) => JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; exports: Record<string, unknown> };
+const PACKAGES = [
+  'core',
+  'rollback-git',
+  'rollback-snapshot',
+  'auto-iterate',
+  'evaluators',
+  'autoresearch',
+  'autotune',
+  'collie',
+  'workers-bullmq',
+  'mcp',
+  'testing',
+  'cli',
+] as const;
+const pkgJson = (dir: string) =>
+  JSON.parse(readFileSync(join(REPO, 'packages', dir, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    exports: Record<string, unknown>;
+  };
 
 let tmp: string;
 let packs: string;
@@ -30,7 +48,13 @@ let project: string;
 /** Tarball path per package folder. */
 const tarballs = new Map<string, string>();
 
-const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' } });
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' },
+  });
 
 describe.skipIf(!ENABLED)('packed tarballs (LOOP_PACK_TEST=1, after pnpm build)', () => {
   beforeAll(() => {
@@ -62,14 +86,20 @@ describe.skipIf(!ENABLED)('packed tarballs (LOOP_PACK_TEST=1, after pnpm build)'
       expect(files, p).toContain('package/dist/index.js');
       expect(files, p).toContain('package/dist/index.d.ts');
       expect(files, p).toContain('package/README.md');
-      expect(files.filter((f) => f.startsWith('package/src/')), p).toEqual([]);
+      expect(
+        files.filter((f) => f.startsWith('package/src/')),
+        p,
+      ).toEqual([]);
       const manifest = run('tar', ['-xzOf', tgz, 'package/package.json'], tmp);
       const conditions = new Set<string>();
       const walk = (node: unknown): void => {
         if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) (conditions.add(k), walk(v));
       };
       walk((JSON.parse(manifest) as { exports?: unknown }).exports);
-      expect(conditions.has('source'), `${p}: the "source" export condition points at src/, which is not packed (add publishConfig.exports without it)`).toBe(false);
+      expect(
+        conditions.has('source'),
+        `${p}: the "source" export condition points at src/, which is not packed (add publishConfig.exports without it)`,
+      ).toBe(false);
       expect(manifest, p).not.toContain('workspace:');
     }
   });
@@ -89,7 +119,20 @@ describe.skipIf(!ENABLED)('packed tarballs (LOOP_PACK_TEST=1, after pnpm build)'
     // All tarballs at once, so @loop/cli's "@loop/core": "0.1.0" resolves to the packed one.
     const deps = Object.fromEntries(PACKAGES.map((p) => [`@loop/${p}`, `file:${tarballs.get(p)!}`]));
     run('mkdir', ['-p', project], tmp);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'loop-pack-smoke', private: true, type: 'module', dependencies: deps, devDependencies: { '@types/node': '20.19.43' } }, null, 2));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify(
+        {
+          name: 'loop-pack-smoke',
+          private: true,
+          type: 'module',
+          dependencies: deps,
+          devDependencies: { '@types/node': '20.19.43' },
+        },
+        null,
+        2,
+      ),
+    );
     run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], project);
 
     // Every entry point of every package, imported by Node from node_modules; its exports are the sources'.
@@ -109,28 +152,61 @@ describe.skipIf(!ENABLED)('packed tarballs (LOOP_PACK_TEST=1, after pnpm build)'
         }
       }
     }
-    writeFileSync(join(project, 'imports.mjs'), `const out = {};\n${lines.join('\n')}\nconsole.log(JSON.stringify(out));\n`);
+    writeFileSync(
+      join(project, 'imports.mjs'),
+      `const out = {};\n${lines.join('\n')}\nconsole.log(JSON.stringify(out));\n`,
+    );
     const imported = JSON.parse(run(process.execPath, ['imports.mjs'], project)) as Record<string, string[]>;
     for (const p of PACKAGES) {
       const name = pkgJson(p).name;
-      const source = (await import(/* @vite-ignore */ join(REPO, 'packages', p, 'src', 'index.ts'))) as Record<string, unknown>;
+      const source = (await import(/* @vite-ignore */ join(REPO, 'packages', p, 'src', 'index.ts'))) as Record<
+        string,
+        unknown
+      >;
       expect(imported[name], name).toEqual(Object.keys(source).sort());
     }
     expect(imported['@loop/cli/schema.json']).toContain('$schema');
 
     // The declarations, as a TypeScript user resolves them (node16 ESM), with full lib checking.
     writeFileSync(join(project, 'types.ts'), `${typeLines.join('\n')}\n`);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'node16', moduleResolution: 'node16', target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['types.ts'] }));
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+        },
+        files: ['types.ts'],
+      }),
+    );
     run(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
 
     // The bin.
     expect(run(join(project, 'node_modules', '.bin', 'loop'), ['--version'], project).trim()).toBe('0.1.0');
     run(join(project, 'node_modules', '.bin', 'loop'), ['init'], project);
-    expect(readFileSync(join(project, 'loop.config.yaml'), 'utf8')).toContain('yaml-language-server: $schema=./node_modules/@loop/cli/schema/loop-config.schema.json');
+    expect(readFileSync(join(project, 'loop.config.yaml'), 'utf8')).toContain(
+      'yaml-language-server: $schema=./node_modules/@loop/cli/schema/loop-config.schema.json',
+    );
     expect(existsSync(join(project, 'node_modules', '@loop', 'cli', 'schema', 'loop-config.schema.json'))).toBe(true);
     // A TypeScript config importing defineConfig from the installed package, loaded by the installed jiti.
-    writeFileSync(join(project, 'loop.config.ts'), `import { defineConfig } from '@loop/cli';\nconst minutes = (n: number): number => n * 60;\nexport default defineConfig({ targetFiles: ['a.json'], runCommand: 'true', metricName: 'm', timeBudgetS: minutes(1), proposer: { type: 'agent', command: 'x', goal: 'y' } });\n`);
-    const status = run(process.execPath, ['-e', "import('@loop/cli').then(async (m) => console.log(JSON.stringify((await m.loadConfig(process.argv[1])).config)))", join(project, 'loop.config.ts')], project);
+    writeFileSync(
+      join(project, 'loop.config.ts'),
+      `import { defineConfig } from '@loop/cli';\nconst minutes = (n: number): number => n * 60;\nexport default defineConfig({ targetFiles: ['a.json'], runCommand: 'true', metricName: 'm', timeBudgetS: minutes(1), proposer: { type: 'agent', command: 'x', goal: 'y' } });\n`,
+    );
+    const status = run(
+      process.execPath,
+      [
+        '-e',
+        "import('@loop/cli').then(async (m) => console.log(JSON.stringify((await m.loadConfig(process.argv[1])).config)))",
+        join(project, 'loop.config.ts'),
+      ],
+      project,
+    );
     expect(JSON.parse(status)).toMatchObject({ timeBudgetS: 60, metricName: 'm' });
   }, 300_000);
 });

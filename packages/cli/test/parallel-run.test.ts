@@ -13,16 +13,21 @@ import { redisMissing, startRedis, uniqueQueue } from '../../workers-bullmq/test
 
 let ws: string;
 const cleanups: (() => Promise<void> | void)[] = [];
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
 const loop = (...args: string[]) => runCliCaptured(ws, args);
-
 
 /** loop init, a mutator over x, maxIterations 4 and the given parallel block; committed. */
 async function setup(parallel: Record<string, unknown>) {
   await loop('init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', space: { x: { min: -10, max: 10, integer: true } }, seed: 3 });
+  doc.setIn(['proposer'], {
+    type: 'mutator',
+    file: 'config.json',
+    space: { x: { min: -10, max: 10, integer: true } },
+    seed: 3,
+  });
   doc.setIn(['maxIterations'], 4);
   doc.setIn(['timeBudgetS'], 30);
   doc.setIn(['killTimeoutS'], 60);
@@ -47,7 +52,10 @@ function expectDiscardsReachable() {
 beforeEach(() => {
   ws = mkdtempSync(join(tmpdir(), 'loop-parallel-run-'));
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(ws, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('cwd: ' + process.cwd());\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  writeFileSync(
+    join(ws, 'eval.mjs'),
+    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('cwd: ' + process.cwd());\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+  );
   git('init', '-q', '-b', 'main');
 });
 afterEach(async () => {
@@ -62,8 +70,10 @@ describe('loop run with parallel: (issue 15)', () => {
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     const rows = expectDiscardsReachable();
-    const best = Math.min(...rows.filter((r) => r.status === 'kept' || r.status === 'baseline').map((r) => r.score as number));
-    expect((((JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8')) as { x: number }).x - 3) ** 2) + 1).toBe(best);
+    const best = Math.min(
+      ...rows.filter((r) => r.status === 'kept' || r.status === 'baseline').map((r) => r.score as number),
+    );
+    expect(((JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8')) as { x: number }).x - 3) ** 2 + 1).toBe(best);
     expect(git('status', '--porcelain')).toBe('');
   });
 
@@ -81,25 +91,34 @@ describe('loop run with parallel: (issue 15)', () => {
   });
 
   const missing = redisMissing();
-  it.skipIf(missing !== undefined)(`parallel: { candidates: 2, workers: { redis, queue } } sends every evaluation (baseline included) to a worker pool on a real redis-server${missing ? ` (skipped: ${missing})` : ''}`, async () => {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const queue = uniqueQueue('cli-par');
-    const workdir = mkdtempSync(join(tmpdir(), 'loop-worker-'));
-    const events: WorkerEvent[] = [];
-    const worker = await createWorker({ redis: redis.url, queue, workdir, concurrency: 2, onEvent: (e) => void events.push(e) });
-    cleanups.push(async () => {
-      await worker.close(true);
-      rmSync(workdir, { recursive: true, force: true });
-    });
-    await worker.ready();
-    await setup({ candidates: 2, workers: { redis: redis.url, queue } });
-    const run = await loop('run');
-    expect(run.err).toBe('');
-    expect(run.code).toBe(0);
-    expectDiscardsReachable();
-    // 1 baseline + 4 candidates, each evaluated by the worker in its own worktree under workdir.
-    expect(events.filter((e) => e.type === 'evaluated')).toHaveLength(5);
-    expect(readFileSync(join(ws, 'run.log'), 'utf8')).toContain(`cwd: ${workdir}`);
-  });
+  it.skipIf(missing !== undefined)(
+    `parallel: { candidates: 2, workers: { redis, queue } } sends every evaluation (baseline included) to a worker pool on a real redis-server${missing ? ` (skipped: ${missing})` : ''}`,
+    async () => {
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      const queue = uniqueQueue('cli-par');
+      const workdir = mkdtempSync(join(tmpdir(), 'loop-worker-'));
+      const events: WorkerEvent[] = [];
+      const worker = await createWorker({
+        redis: redis.url,
+        queue,
+        workdir,
+        concurrency: 2,
+        onEvent: (e) => void events.push(e),
+      });
+      cleanups.push(async () => {
+        await worker.close(true);
+        rmSync(workdir, { recursive: true, force: true });
+      });
+      await worker.ready();
+      await setup({ candidates: 2, workers: { redis: redis.url, queue } });
+      const run = await loop('run');
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      expectDiscardsReachable();
+      // 1 baseline + 4 candidates, each evaluated by the worker in its own worktree under workdir.
+      expect(events.filter((e) => e.type === 'evaluated')).toHaveLength(5);
+      expect(readFileSync(join(ws, 'run.log'), 'utf8')).toContain(`cwd: ${workdir}`);
+    },
+  );
 });

@@ -14,8 +14,8 @@ let ws: string;
 
 const loop = (...args: string[]) => runCliCaptured(ws, args);
 
-
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
 
 function edit(edits: Record<string, unknown>): void {
   const file = join(ws, 'loop.config.yaml');
@@ -29,7 +29,10 @@ beforeEach(() => {
   for (const d of ['src', 'test', 'tools', 'criteria']) mkdirSync(join(ws, d));
   writeFileSync(join(ws, 'src', 'module.js'), 'var a = 1;\nvar b = 2;\nexport const sum = () => a + b;\n');
   writeFileSync(join(ws, 'test', 'run-tests.mjs'), "console.log(' Tests  1 passed (1)');\n");
-  writeFileSync(join(ws, 'tools', 'reflect.mjs'), "import { readFileSync } from 'node:fs';\nconst vars = (readFileSync('src/module.js', 'utf8').match(/\\bvar\\b/g) ?? []).length;\nconsole.log(JSON.stringify({ scores: { quality: 10 - 2 * vars } }));\n");
+  writeFileSync(
+    join(ws, 'tools', 'reflect.mjs'),
+    "import { readFileSync } from 'node:fs';\nconst vars = (readFileSync('src/module.js', 'utf8').match(/\\bvar\\b/g) ?? []).length;\nconsole.log(JSON.stringify({ scores: { quality: 10 - 2 * vars } }));\n",
+  );
   writeFileSync(join(ws, 'criteria', 'ar-function.yaml'), 'quality: no var\n');
   mkdirSync(join(ws, '.claude', 'agents'), { recursive: true });
   writeFileSync(join(ws, '.claude', 'agents', 'reflection-agent.md'), 'Score the module 0-10 for quality.\n');
@@ -45,7 +48,12 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     const init = await loop('init', '--preset', 'autoresearch');
     expect(init.code).toBe(0);
     expect(init.out).toContain('add .aid/ to .gitignore');
-    edit({ 'proposer.command': "sed -i '0,/var /s//const /' src/module.js", maxIterations: 1, internalRounds: 1, kpiTarget: 10 });
+    edit({
+      'proposer.command': "sed -i '0,/var /s//const /' src/module.js",
+      maxIterations: 1,
+      internalRounds: 1,
+      kpiTarget: 10,
+    });
     const first = await loop('run');
     expect(first.err).toBe('');
     expect(first.code).toBe(0);
@@ -66,8 +74,12 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     expect(resumed.out).not.toMatch(/iter 0 \| baseline/);
     expect(resumed.out).toMatch(/iter 2 \| kept \| 10\.00/);
     expect(resumed.out).toContain('target-met');
-    expect(readFileSync(join(ws, 'src', 'module.js'), 'utf8')).toBe('const a = 1;\nconst b = 2;\nexport const sum = () => a + b;\n');
-    const json = JSON.parse((await loop('status', 'loop.config.yaml', '--json')).out) as { rows: Array<{ kind: string }> };
+    expect(readFileSync(join(ws, 'src', 'module.js'), 'utf8')).toBe(
+      'const a = 1;\nconst b = 2;\nexport const sum = () => a + b;\n',
+    );
+    const json = JSON.parse((await loop('status', 'loop.config.yaml', '--json')).out) as {
+      rows: Array<{ kind: string }>;
+    };
     expect(json.rows.map((r) => r.kind)).toEqual(['baseline', 'keep', 'keep']);
 
     const report = await loop('report', '.aid/pipeline/autoresearch/T-1/results.tsv', '--out', 'plot.svg');
@@ -76,7 +88,12 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
   });
   it('logs what the proposer command says it did (its last output line) when there is no planCommand, not "edit N"', async () => {
     expect((await loop('init', '--preset', 'autoresearch')).code).toBe(0);
-    edit({ 'proposer.command': "sed -i '0,/var /s//const /' src/module.js && echo 'make the first var a const'", maxIterations: 1, internalRounds: 1, kpiTarget: 10 });
+    edit({
+      'proposer.command': "sed -i '0,/var /s//const /' src/module.js && echo 'make the first var a const'",
+      maxIterations: 1,
+      internalRounds: 1,
+      kpiTarget: 10,
+    });
     const run = await loop('run');
     expect(run.code).toBe(0);
     const log = await loop('log', 'loop.config.yaml');
@@ -88,7 +105,9 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
   it('loop init --preset autoresearch writes the four harness files its config names (none hand-written), leaves existing ones as they are, and loop run works with only the module added (issue 32)', async () => {
     const before = readFileSync(join(ws, 'tools', 'reflect.mjs'), 'utf8');
     const kept = await loop('init', '--preset', 'autoresearch');
-    expect(kept.out).toContain('kept criteria/ar-function.yaml, .claude/agents/reflection-agent.md, test/run-tests.mjs, tools/reflect.mjs (they exist');
+    expect(kept.out).toContain(
+      'kept criteria/ar-function.yaml, .claude/agents/reflection-agent.md, test/run-tests.mjs, tools/reflect.mjs (they exist',
+    );
     expect(readFileSync(join(ws, 'tools', 'reflect.mjs'), 'utf8')).toBe(before);
 
     // A fresh repository holding only the module.
@@ -99,10 +118,24 @@ describe('loop init --preset autoresearch, then loop run with no code', () => {
     git('init', '-q', '-b', 'main');
     const init = await loop('init', '--preset', 'autoresearch');
     expect(init.code).toBe(0);
-    for (const f of ['criteria/ar-function.yaml', '.claude/agents/reflection-agent.md', 'test/run-tests.mjs', 'tools/reflect.mjs']) expect(init.out).toContain(`wrote ${join(ws, f)}`);
-    writeFileSync(join(ws, 'test', 'module.test.mjs'), "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/module.js';\ntest('sum', () => assert.equal(sum(), 3));\n");
+    for (const f of [
+      'criteria/ar-function.yaml',
+      '.claude/agents/reflection-agent.md',
+      'test/run-tests.mjs',
+      'tools/reflect.mjs',
+    ])
+      expect(init.out).toContain(`wrote ${join(ws, f)}`);
+    writeFileSync(
+      join(ws, 'test', 'module.test.mjs'),
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { sum } from '../src/module.js';\ntest('sum', () => assert.equal(sum(), 3));\n",
+    );
     writeFileSync(join(ws, '.gitignore'), '.aid/\ncoverage/\n');
-    edit({ 'proposer.command': "sed -i '0,/var /s//const /' src/module.js", maxIterations: 1, internalRounds: 1, kpiTarget: 10 });
+    edit({
+      'proposer.command': "sed -i '0,/var /s//const /' src/module.js",
+      maxIterations: 1,
+      internalRounds: 1,
+      kpiTarget: 10,
+    });
     git('add', '-A', '--', '.', ':!src/module.js');
     git('commit', '-q', '-m', 'harness');
     const run = await loop('run');

@@ -14,8 +14,8 @@ let ws: string;
 
 const loop = (...args: string[]) => runCliCaptured(ws, args);
 
-
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
 
 const EVAL = `import { readFileSync } from 'node:fs';
 const load = async (id) => (await import(new URL('../tasks/' + id + '.mjs?' + Date.now(), import.meta.url).href)).default;

@@ -11,10 +11,10 @@ import { parseDocument } from 'yaml';
 import { runCliCaptured } from './fixtures/run-cli.js';
 
 let root: string;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
 const loop = (...args: string[]) => runCliCaptured(root, args);
-
 
 const AGENT = `cat > /dev/null
 case "$COLLIE_AGENT_ROLE" in
@@ -32,7 +32,10 @@ beforeEach(() => {
   git(project, 'add', '.');
   git(project, 'commit', '-q', '-m', 'init');
   writeFileSync(join(root, 'agent.sh'), AGENT);
-  writeFileSync(join(root, 'answers.json'), JSON.stringify({ Q1: 'echo "score: 1"', Q2: 'all_green', Q3: 'correctness', Q5: 'yes' }));
+  writeFileSync(
+    join(root, 'answers.json'),
+    JSON.stringify({ Q1: 'echo "score: 1"', Q2: 'all_green', Q3: 'correctness', Q5: 'yes' }),
+  );
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -44,7 +47,16 @@ describe('loop init --preset collie, then loop run with no code', () => {
       expect((await loop('init', '--preset', 'collie')).code).toBe(0);
       const file = join(root, 'loop.config.yaml');
       const doc = parseDocument(readFileSync(file, 'utf8'));
-      for (const [k, v] of Object.entries({ projectId: 'app', projectDir: 'project', stateRoot: 'state', answers: 'answers.json', 'agent.command': `sh ${join(root, 'agent.sh')}`, 'agent.timeoutS': 30, 'flow.testCommand': 'true' })) doc.setIn(k.split('.'), v);
+      for (const [k, v] of Object.entries({
+        projectId: 'app',
+        projectDir: 'project',
+        stateRoot: 'state',
+        answers: 'answers.json',
+        'agent.command': `sh ${join(root, 'agent.sh')}`,
+        'agent.timeoutS': 30,
+        'flow.testCommand': 'true',
+      }))
+        doc.setIn(k.split('.'), v);
       // The fake agent prints plain text: no JSON envelope, no usage line.
       doc.deleteIn(['agent', 'replyField']);
       doc.deleteIn(['agent', 'usagePattern']);

@@ -10,21 +10,29 @@ import { parseDocument } from 'yaml';
 import { runCliCaptured } from './fixtures/run-cli.js';
 
 let root: string;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 
 const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
-
 
 /** A workspace run for 6 iterations of a seeded mutator on score = (x - 3)^2 + 1. */
 async function runWorkspace(name: string, seed: number): Promise<string> {
   const ws = join(root, name);
   mkdirSync(ws);
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
-  writeFileSync(join(ws, 'eval.mjs'), "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n");
+  writeFileSync(
+    join(ws, 'eval.mjs'),
+    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+  );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  doc.setIn(['proposer'], { type: 'mutator', file: 'config.json', seed, space: { x: { min: -10, max: 10, integer: true } } });
+  doc.setIn(['proposer'], {
+    type: 'mutator',
+    file: 'config.json',
+    seed,
+    space: { x: { min: -10, max: 10, integer: true } },
+  });
   doc.setIn(['metricName'], 'score');
   writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
   git(ws, 'add', '-A');
@@ -52,28 +60,40 @@ describe('looking at experiments', () => {
     expect(lines[0]).toMatch(/^0 {2}keep +10 +[0-9a-f]{7} +baseline/);
     const json = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{ iteration: number; kind: string }>;
     expect(json.map((r) => r.iteration)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    const discards = JSON.parse((await loop(root, 'log', 'run-a', '--status', 'discard', '--json')).out) as Array<{ kind: string }>;
+    const discards = JSON.parse((await loop(root, 'log', 'run-a', '--status', 'discard', '--json')).out) as Array<{
+      kind: string;
+    }>;
     expect(discards.length).toBe(json.filter((r) => r.kind === 'discard').length);
     expect(discards.every((r) => r.kind === 'discard')).toBe(true);
   });
 
-  it('loop log --output <n> prints the run command\'s output of iteration n from .loop/logs (each iteration\'s, not only the last, issue 32 item 16)', async () => {
+  it("loop log --output <n> prints the run command's output of iteration n from .loop/logs (each iteration's, not only the last, issue 32 item 16)", async () => {
     for (const n of [0, 3, 6]) {
       const out = await loop(a, 'log', '--output', String(n));
       expect(out.code, out.err).toBe(0);
       expect(out.out).toMatch(/^score: \d+$/m);
       expect(out.out).toBe(readFileSync(join(a, '.loop', 'logs', `${n}.log`), 'utf8'));
     }
-    const json = JSON.parse((await loop(a, 'log', '--output', '2', '--json')).out) as { iteration: number; path: string; text: string };
+    const json = JSON.parse((await loop(a, 'log', '--output', '2', '--json')).out) as {
+      iteration: number;
+      path: string;
+      text: string;
+    };
     expect(json.iteration).toBe(2);
     expect(json.path).toBe(join(a, '.loop', 'logs', '2.log'));
     const missing = await loop(a, 'log', '--output', '99');
     expect(missing.code).toBe(2);
-    expect(missing.err).toBe(`error: no log of iteration 99 in ${join(a, '.loop', 'logs')}: it holds iterations 0 to 6 (the newest keepLogs logs are kept)\n`);
+    expect(missing.err).toBe(
+      `error: no log of iteration 99 in ${join(a, '.loop', 'logs')}: it holds iterations 0 to 6 (the newest keepLogs logs are kept)\n`,
+    );
   });
 
   it('loop diff shows what a discarded iteration tried (from refs/loop/discarded/<n>) and what a kept one changed', async () => {
-    const rows = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{ iteration: number; kind: string; id: string }>;
+    const rows = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{
+      iteration: number;
+      kind: string;
+      id: string;
+    }>;
     const discarded = rows.find((r) => r.kind === 'discard');
     const kept = rows.find((r) => r.kind === 'keep' && r.iteration > 0);
     expect(discarded && kept).toBeTruthy();
@@ -82,7 +102,11 @@ describe('looking at experiments', () => {
     expect(d.out).toContain(`(refs/loop/discarded/${discarded!.iteration}`);
     expect(d.out).toMatch(/^-\{"x":/m);
     expect(d.out).toContain('config.json');
-    const k = JSON.parse((await loop(a, 'diff', String(kept!.iteration), '--json')).out) as { commit: string; patch: string; ref: string };
+    const k = JSON.parse((await loop(a, 'diff', String(kept!.iteration), '--json')).out) as {
+      commit: string;
+      patch: string;
+      ref: string;
+    };
     expect(k.commit.startsWith(kept!.id)).toBe(true);
     expect(k.patch).toContain('diff --git a/config.json b/config.json');
     // The tree is left as it was: diff only reads.
@@ -94,14 +118,18 @@ describe('looking at experiments', () => {
 
   it('loop report --format csv|json exports the rows; several runs go on one plot, one colour and best line per run', async () => {
     const csv = await loop(a, 'report', '--format', 'csv');
-    expect(csv.out.split('\n')[0]).toBe('iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x');
+    expect(csv.out.split('\n')[0]).toBe(
+      'iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
+    );
     expect(csv.out.trimEnd().split('\n')).toHaveLength(8);
     const json = JSON.parse((await loop(a, 'report', '--format=json')).out) as unknown[];
     expect(json).toHaveLength(7);
     // --json is accepted like on the other read commands (the same rows as --format json)
     expect(JSON.parse((await loop(a, 'report', '--json')).out)).toEqual(json);
     const both = await loop(root, 'report', 'run-a', 'run-b/results.tsv', '--format', 'csv');
-    expect(both.out.split('\n')[0]).toBe('run,iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x');
+    expect(both.out.split('\n')[0]).toBe(
+      'run,iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
+    );
     expect(both.out.trimEnd().split('\n')).toHaveLength(15);
 
     const plot = await loop(root, 'report', 'run-a', 'run-b', '--out', 'runs.svg');

@@ -23,7 +23,16 @@ const SKIP_REASON = `${CHROMIUM} not found: install Debian's chromium (apt-get i
 const FIXTURE = fileURLToPath(new URL('./fixtures/ml-tuning/', import.meta.url));
 
 /** The flags that work on this machine's closed network (no sandbox as root, no background connections). */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let tmp: string;
 let context: BrowserContext | undefined;
@@ -33,7 +42,12 @@ let shots: string;
 async function report(results: string, html: string, ...extra: string[]): Promise<string> {
   const out: string[] = [];
   const sink = { write: (s: string) => (out.push(s), true) } as unknown as NodeJS.WritableStream;
-  const code = await runCli(['report', results, '--html', html, '--out', html.replace(/\.html$/, '.svg'), ...extra], { stdout: sink, stderr: sink, cwd: tmp, tty: false });
+  const code = await runCli(['report', results, '--html', html, '--out', html.replace(/\.html$/, '.svg'), ...extra], {
+    stdout: sink,
+    stderr: sink,
+    cwd: tmp,
+    tty: false,
+  });
   expect(code, out.join('')).toBe(0);
   return html;
 }
@@ -82,7 +96,12 @@ function marks(page: Page): Promise<Marks> {
 }
 
 /** Counts the pixels of a PNG (decoded by the browser) within `tolerance` of each colour. */
-async function pixelCounts(page: Page, png: Buffer, colors: Record<string, string>, tolerance = 24): Promise<Record<string, number>> {
+async function pixelCounts(
+  page: Page,
+  png: Buffer,
+  colors: Record<string, string>,
+  tolerance = 24,
+): Promise<Record<string, number>> {
   return page.evaluate(
     async ({ dataUrl, colors, tolerance }) => {
       const img = new Image();
@@ -94,11 +113,18 @@ async function pixelCounts(page: Page, png: Buffer, colors: Record<string, strin
       const ctx = canvas.getContext('2d')!;
       ctx.drawImage(img, 0, 0);
       const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-      const targets = Object.entries(colors).map(([name, hex]) => [name, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const);
+      const targets = Object.entries(colors).map(
+        ([name, hex]) => [name, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const,
+      );
       const counts: Record<string, number> = Object.fromEntries(targets.map(([n]) => [n, 0]));
       for (let i = 0; i < data.length; i += 4) {
         for (const [name, [r, g, b]] of targets) {
-          if (Math.abs(data[i]! - r!) <= tolerance && Math.abs(data[i + 1]! - g!) <= tolerance && Math.abs(data[i + 2]! - b!) <= tolerance) counts[name]! += 1;
+          if (
+            Math.abs(data[i]! - r!) <= tolerance &&
+            Math.abs(data[i + 1]! - g!) <= tolerance &&
+            Math.abs(data[i + 2]! - b!) <= tolerance
+          )
+            counts[name]! += 1;
         }
       }
       return counts;
@@ -141,7 +167,9 @@ describe('the HTML report in headless chromium', () => {
     // The page: title, summary with the counts, and loads nothing but itself.
     expect(await page.title()).toBe('score progress');
     expect(await page.locator('h1').textContent()).toBe('score progress');
-    expect(await page.locator('#summary').textContent()).toContain('12 experiments: 2 kept, 10 discarded, 0 crashed; lower is better; best 3.206479.');
+    expect(await page.locator('#summary').textContent()).toContain(
+      '12 experiments: 2 kept, 10 discarded, 0 crashed; lower is better; best 3.206479.',
+    );
     expect(requests).toEqual([pathToFileURL(html).href]);
 
     // The plot: laid out at its size, every row a mark.
@@ -177,15 +205,41 @@ describe('the HTML report in headless chromium', () => {
     expect(await page.locator('#results tbody tr.keep').count()).toBe(2);
     expect(await page.locator('#results tbody tr.baseline').count()).toBe(1);
     expect(await page.locator('#results tbody tr.discard').count()).toBe(10);
-    expect(await page.locator('#results thead th').allTextContents()).toEqual(['iteration', 'commit', 'score', 'status', 'best so far', 'description']);
-    expect(await rows.nth(7).locator('td').allTextContents()).toEqual(['7', '59628e2', '3.206479', 'keep', '3.206479', 'lr_decay 1 -> 0.707']);
-    expect(await rows.nth(12).locator('td').allTextContents()).toEqual(['12', '8a64336', '3.240213', 'discard', '3.206479', 'context_length 3 -> 4']);
+    expect(await page.locator('#results thead th').allTextContents()).toEqual([
+      'iteration',
+      'commit',
+      'score',
+      'status',
+      'best so far',
+      'description',
+    ]);
+    expect(await rows.nth(7).locator('td').allTextContents()).toEqual([
+      '7',
+      '59628e2',
+      '3.206479',
+      'keep',
+      '3.206479',
+      'lr_decay 1 -> 0.707',
+    ]);
+    expect(await rows.nth(12).locator('td').allTextContents()).toEqual([
+      '12',
+      '8a64336',
+      '3.240213',
+      'discard',
+      '3.206479',
+      'context_length 3 -> 4',
+    ]);
 
     // The screenshot: the whole page, and the plot alone, whose pixels carry the plot's colours.
     const full = await page.screenshot({ path: join(shots, 'ml-tuning-report.png'), fullPage: true });
     expect(full.subarray(1, 4).toString()).toBe('PNG');
     const plot = await page.locator('figure#plot > svg').screenshot({ path: join(shots, 'ml-tuning-plot.png') });
-    const px = await pixelCounts(page, plot, { keep: PLOT_COLORS.keep, discard: PLOT_COLORS.discard, baseline: PLOT_COLORS.baseline, crash: PLOT_COLORS.crash });
+    const px = await pixelCounts(page, plot, {
+      keep: PLOT_COLORS.keep,
+      discard: PLOT_COLORS.discard,
+      baseline: PLOT_COLORS.baseline,
+      crash: PLOT_COLORS.crash,
+    });
     expect(px['keep']).toBeGreaterThan(120); // two dots and the legend's (the step line is drawn at 0.7 opacity)
     expect(px['discard']).toBeGreaterThan(200); // ten grey dots
     expect(px['baseline']).toBeGreaterThan(20); // the baseline dot
@@ -206,7 +260,13 @@ describe('the HTML report in headless chromium', () => {
     await page.setViewportSize({ width: 1000, height: 800 });
     const svgTag = await page.evaluate(() => {
       const svg = document.querySelector('figure#plot > svg')!;
-      return { width: svg.getAttribute('width'), height: svg.getAttribute('height'), viewBox: svg.getAttribute('viewBox'), innerWidth: window.innerWidth, scrollWidth: document.documentElement.scrollWidth };
+      return {
+        width: svg.getAttribute('width'),
+        height: svg.getAttribute('height'),
+        viewBox: svg.getAttribute('viewBox'),
+        innerWidth: window.innerWidth,
+        scrollWidth: document.documentElement.scrollWidth,
+      };
     });
     expect(svgTag.width).toBe('100%');
     expect(svgTag.height).toBeNull();
@@ -226,9 +286,21 @@ describe('the HTML report in headless chromium', () => {
   it('an autoresearch log with crashes, and a log that is all crashes, render their crash marks along the bottom', async (ctx) => {
     if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
     const header = 'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc';
-    const row = (i: number, c: string, status: string) => `${i}\t${c}\t0\t${c}\t1\t100\t${status}\t00${i}-snap\t2026-11-30T04:57:1${i}.000Z`;
+    const row = (i: number, c: string, status: string) =>
+      `${i}\t${c}\t0\t${c}\t1\t100\t${status}\t00${i}-snap\t2026-11-30T04:57:1${i}.000Z`;
     const mixed = join(tmp, 'autoresearch.tsv');
-    writeFileSync(mixed, [header, row(0, '6.00', 'baseline'), row(1, '7.50', 'kept'), row(2, '', 'crash'), row(3, '7.00', 'reverted'), row(4, '', 'crash'), row(5, '8.00', 'kept')].join('\n') + '\n');
+    writeFileSync(
+      mixed,
+      [
+        header,
+        row(0, '6.00', 'baseline'),
+        row(1, '7.50', 'kept'),
+        row(2, '', 'crash'),
+        row(3, '7.00', 'reverted'),
+        row(4, '', 'crash'),
+        row(5, '8.00', 'kept'),
+      ].join('\n') + '\n',
+    );
     const a = await open(await report(mixed, join(tmp, 'autoresearch.html')));
     const am = await marks(a.page);
     expect(am.title).toBe('composite progress: 5 experiments, 2 kept, 1 discarded, 2 crashed');
@@ -236,14 +308,18 @@ describe('the HTML report in headless chromium', () => {
     expect(am.discarded).toHaveLength(1);
     expect(am.crashes).toHaveLength(2);
     // Crashes sit below every scored dot, on the x axis.
-    for (const c of am.crashes) expect(c.y).toBeGreaterThan(Math.max(...am.kept.map((k) => k.y), ...am.discarded.map((d) => d.y)));
+    for (const c of am.crashes)
+      expect(c.y).toBeGreaterThan(Math.max(...am.kept.map((k) => k.y), ...am.discarded.map((d) => d.y)));
     expect(await a.page.locator('#results tbody tr.crash').count()).toBe(2);
     expect(await a.page.locator('#results thead th').nth(1).textContent()).toBe('snapshot');
     await a.page.screenshot({ path: join(shots, 'autoresearch-report.png'), fullPage: true });
     await a.page.close();
 
     const crashes = join(tmp, 'crashes.tsv');
-    writeFileSync(crashes, 'commit\tscore\tstatus\tdescription\na1\tcrash\tcrash\tbaseline crashed\nb2\tcrash\tcrash\tboom\n');
+    writeFileSync(
+      crashes,
+      'commit\tscore\tstatus\tdescription\na1\tcrash\tcrash\tbaseline crashed\nb2\tcrash\tcrash\tboom\n',
+    );
     const c = await open(await report(crashes, join(tmp, 'crashes.html'), '--direction', 'lower'));
     const cm = await marks(c.page);
     expect(cm.subtitle).toBe('no scored experiments (every row crashed)');

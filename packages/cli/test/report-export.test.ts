@@ -11,7 +11,8 @@ import { runCliCaptured } from './fixtures/run-cli.js';
 
 let root: string;
 let ws: string;
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8' }).trim();
 const loop = (cwd: string, ...args: string[]) => runCliCaptured(cwd, args);
 
 /** RFC 4180 CSV (quoted cells with commas and doubled quotes) to rows of cells. */
@@ -23,12 +24,12 @@ function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      if (c === '"' && text[i + 1] === '"') ((cell += '"'), i++);
       else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
+    else if (c === ',') (row.push(cell), (cell = ''));
+    else if (c === '\n') (row.push(cell), rows.push(row), (row = []), (cell = ''));
     else cell += c;
   }
   return rows;
@@ -40,11 +41,18 @@ beforeAll(async () => {
   mkdirSync(ws);
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ lr: 0.01, layers: 2, activation: 'relu' }));
   const score = "(Math.log10(c.lr) + 2.5) ** 2 + (c.layers - 4) ** 2 / 10 + (c.activation === 'gelu' ? 0 : 0.3)";
-  writeFileSync(join(ws, 'eval.mjs'), `import { readFileSync } from 'node:fs';\nconst c = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + (${score}));\n`);
+  writeFileSync(
+    join(ws, 'eval.mjs'),
+    `import { readFileSync } from 'node:fs';\nconst c = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + (${score}));\n`,
+  );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
   const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-  const space = { lr: { min: 0.0001, max: 0.1, scale: 'log' }, layers: { min: 1, max: 8, integer: true }, activation: { values: ['relu', 'tanh', 'gelu'] } };
+  const space = {
+    lr: { min: 0.0001, max: 0.1, scale: 'log' },
+    layers: { min: 1, max: 8, integer: true },
+    activation: { values: ['relu', 'tanh', 'gelu'] },
+  };
   doc.setIn(['proposer'], { type: 'tpe', file: 'config.json', seed: 3, space });
   doc.setIn(['metricName'], 'score');
   writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
@@ -56,18 +64,36 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('loop report --format csv|json: results as data', () => {
-  it('has one params_<name> column per proposer parameter, with the values the row\'s commit holds', async () => {
+  it("has one params_<name> column per proposer parameter, with the values the row's commit holds", async () => {
     const csv = await loop(ws, 'report', '--format', 'csv');
     expect(csv.code, csv.err).toBe(0);
     const [header, ...rows] = parseCsv(csv.out);
-    expect(header).toEqual(['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', 'cost_usd', 'tokens', 'params_lr', 'params_layers', 'params_activation']);
+    expect(header).toEqual([
+      'iteration',
+      'status',
+      'score',
+      'id',
+      'description',
+      'started_at',
+      'duration_s',
+      'run_s',
+      'cost_usd',
+      'tokens',
+      'params_lr',
+      'params_layers',
+      'params_activation',
+    ]);
     expect(rows).toHaveLength(6);
     const col = (name: string) => header!.indexOf(name);
     expect(rows[0]!.slice(col('params_lr'))).toEqual(['0.01', '2', 'relu']); // the baseline's config
     for (const row of rows) {
       // Every candidate, discarded ones too, is a commit whose config.json holds exactly these values.
       const committed = JSON.parse(git(ws, 'show', `${row[col('id')]}:config.json`)) as Record<string, unknown>;
-      expect(row.slice(col('params_lr'))).toEqual([String(committed.lr), String(committed.layers), String(committed.activation)]);
+      expect(row.slice(col('params_lr'))).toEqual([
+        String(committed.lr),
+        String(committed.layers),
+        String(committed.activation),
+      ]);
     }
     expect(new Set(rows.map((r) => r[col('params_lr')])).size).toBeGreaterThan(1); // the TPE moved lr
   });
@@ -84,9 +110,21 @@ describe('loop report --format csv|json: results as data', () => {
       expect(runS).toBeGreaterThanOrEqual(0);
       expect(runS).toBeLessThanOrEqual(duration + 0.001);
     }
-    const json = JSON.parse((await loop(ws, 'report', '--format', 'json')).out) as Array<{ iteration: number; score: number; startedAt: string; durationS: number; params: Record<string, unknown>; metrics: Record<string, number> }>;
+    const json = JSON.parse((await loop(ws, 'report', '--format', 'json')).out) as Array<{
+      iteration: number;
+      score: number;
+      startedAt: string;
+      durationS: number;
+      params: Record<string, unknown>;
+      metrics: Record<string, number>;
+    }>;
     expect(json).toHaveLength(6);
-    expect(json[0]).toMatchObject({ iteration: 0, score: 0.95, params: { lr: 0.01, layers: 2, activation: 'relu' }, metrics: {} });
+    expect(json[0]).toMatchObject({
+      iteration: 0,
+      score: 0.95,
+      params: { lr: 0.01, layers: 2, activation: 'relu' },
+      metrics: {},
+    });
     expect(typeof json[3]!.params.layers).toBe('number');
     expect(json.map((r) => r.startedAt)).toEqual(starts.map((t) => new Date(t).toISOString()));
   });

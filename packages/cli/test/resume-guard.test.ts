@@ -22,7 +22,14 @@ function interruptMidIteration(): void {
 }
 
 /** Everything a refused resume must leave as it was: HEAD, the branch, the working tree, no rescue ref. */
-const snapshot = () => ({ head: git('rev-parse', 'HEAD'), branch: git('rev-parse', '--abbrev-ref', 'HEAD'), status: git('status', '--porcelain'), config: config(), target: readFileSync(join(ws, 'config.json'), 'utf8'), refs: git('for-each-ref', 'refs/loop/discarded/') });
+const snapshot = () => ({
+  head: git('rev-parse', 'HEAD'),
+  branch: git('rev-parse', '--abbrev-ref', 'HEAD'),
+  status: git('status', '--porcelain'),
+  config: config(),
+  target: readFileSync(join(ws, 'config.json'), 'utf8'),
+  refs: git('for-each-ref', 'refs/loop/discarded/'),
+});
 
 beforeEach(async () => {
   ws = await createMutatorWorkspace('loop-resume-guard-', { maxIterations: 1 });
@@ -37,7 +44,9 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
     const before = snapshot();
     const refused = await loop('resume');
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain('error [CONFIG_INVALID]: [loop] [cli] loop resume would reset the config file loop.config.yaml: it differs from the last kept commit');
+    expect(refused.err).toContain(
+      'error [CONFIG_INVALID]: [loop] [cli] loop resume would reset the config file loop.config.yaml: it differs from the last kept commit',
+    );
     expect(refused.err).toContain(`set its dir: to ${ws}, then loop resume <the copy>`);
     expect(refused.err).toContain('git stash push -- loop.config.yaml');
     expect(refused.out).not.toContain('(resuming)');
@@ -50,7 +59,9 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
       writeFileSync(outside, config().replace(/^dir: \.$/m, `dir: ${ws}`));
       const resumed = await runCliCaptured(dirname(ws), ['resume', outside]);
       expect(resumed.code).toBe(0);
-      expect(git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/recovered')).toBe('refs/loop/discarded/recovered'); // the candidate was repaired
+      expect(git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/recovered')).toBe(
+        'refs/loop/discarded/recovered',
+      ); // the candidate was repaired
       expect(rows()).toHaveLength(4);
       expect(readFileSync(outside, 'utf8')).toContain('maxIterations: 3');
     } finally {
@@ -58,11 +69,14 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
     }
   });
 
-  it('a host\'s open() with resume (loop mcp) is refused the same way before it touches anything', async () => {
+  it("a host's open() with resume (loop mcp) is refused the same way before it touches anything", async () => {
     interruptMidIteration();
     writeFileSync(join(ws, 'loop.config.yaml'), config().replace(/^maxIterations: 1$/m, 'maxIterations: 3'));
     const before = snapshot();
-    const configured = prepareRun(await loadConfig(join(ws, 'loop.config.yaml')), { resume: true, onWarning: () => {} });
+    const configured = prepareRun(await loadConfig(join(ws, 'loop.config.yaml')), {
+      resume: true,
+      onWarning: () => {},
+    });
     await expect(configured.run.open()).rejects.toThrow('would reset the config file loop.config.yaml');
     expect(snapshot()).toEqual(before);
   });
@@ -91,7 +105,9 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
     const before = snapshot();
     const refused = await loop('resume');
     expect(refused.code).toBe(2);
-    expect(refused.err).toContain('loop resume would reset the harness (read-only) file(s) eval.mjs: it differs from the last kept commit');
+    expect(refused.err).toContain(
+      'loop resume would reset the harness (read-only) file(s) eval.mjs: it differs from the last kept commit',
+    );
     expect(refused.err).toContain('git stash push -- eval.mjs; then loop resume');
     expect(snapshot()).toEqual(before);
     expect(readFileSync(join(ws, 'eval.mjs'), 'utf8')).toContain('// a fix');
@@ -101,7 +117,9 @@ describe('loop resume: a changed config inside the workspace is never reset', ()
     interruptMidIteration();
     const resumed = await loop('resume', '--max-iterations', '2');
     expect(resumed.code).toBe(0);
-    expect(git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/recovered')).toBe('refs/loop/discarded/recovered'); // the orphan candidate, saved
+    expect(git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/recovered')).toBe(
+      'refs/loop/discarded/recovered',
+    ); // the orphan candidate, saved
     expect(rows()).toHaveLength(3);
   });
 });

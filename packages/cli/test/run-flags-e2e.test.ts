@@ -27,9 +27,12 @@ describe('loop run flags (end to end)', () => {
     expect(readFileSync(join(ws, 'loop.config.yaml'), 'utf8')).toContain('maxIterations: 20'); // the file is not changed
   });
 
-  it('--keep noise-aware runs the baseline minSamples (4) times to measure the noise, where strict runs it once (core\'s noise-aware policy through the config)', async () => {
+  it("--keep noise-aware runs the baseline minSamples (4) times to measure the noise, where strict runs it once (core's noise-aware policy through the config)", async () => {
     const calls = join(ws, '..', `${ws.split('/').at(-1)}-calls.txt`);
-    writeFileSync(join(ws, 'eval.mjs'), `import { appendFileSync, readFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(calls)}, 'x\\n');\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconst n = readFileSync(${JSON.stringify(calls)}, 'utf8').length / 2;\nconsole.log('score: ' + ((x - 3) ** 2 + 1 + (n % 3) * 0.01));\n`);
+    writeFileSync(
+      join(ws, 'eval.mjs'),
+      `import { appendFileSync, readFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(calls)}, 'x\\n');\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconst n = readFileSync(${JSON.stringify(calls)}, 'utf8').length / 2;\nconsole.log('score: ' + ((x - 3) ** 2 + 1 + (n % 3) * 0.01));\n`,
+    );
     git('add', '-A');
     git('commit', '-q', '-m', 'noisy eval');
     try {

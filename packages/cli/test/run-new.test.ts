@@ -14,8 +14,15 @@ const loop = (...args: string[]) => runCliCaptured(ws, args);
 const tagOf = () => (JSON.parse(readFileSync(join(ws, '.loop', 'cli.json'), 'utf8')) as { tag: string }).tag;
 /** Every file under `.loop/` and the results file, with its content, for "nothing was touched". */
 const snapshot = () => {
-  const files = ['results.tsv', ...readdirSync(join(ws, '.loop'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(ws.length + 1))];
-  return Object.fromEntries(files.sort().map((f) => [f, existsSync(join(ws, f)) ? readFileSync(join(ws, f), 'utf8') : null]));
+  const files = [
+    'results.tsv',
+    ...readdirSync(join(ws, '.loop'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name).slice(ws.length + 1)),
+  ];
+  return Object.fromEntries(
+    files.sort().map((f) => [f, existsSync(join(ws, f)) ? readFileSync(join(ws, f), 'utf8') : null]),
+  );
 };
 
 beforeEach(async () => {
@@ -43,7 +50,12 @@ describe('loop run --new (issue 32 item 13)', () => {
     const second = await loop('run', '--new', '--max-iterations', '1');
     expect(second.err).toBe('');
     expect(second.code).toBe(0);
-    expect(second.out).toMatch(new RegExp(`^archived the earlier run to \\.loop/runs/${first}/ \\(results\\.tsv, run\\.log, \\.loop/cli\\.json, .*\\.loop/state\\.json\\); starting a new run$`, 'm'));
+    expect(second.out).toMatch(
+      new RegExp(
+        `^archived the earlier run to \\.loop/runs/${first}/ \\(results\\.tsv, run\\.log, \\.loop/cli\\.json, .*\\.loop/state\\.json\\); starting a new run$`,
+        'm',
+      ),
+    );
     const archive = join(ws, '.loop', 'runs', first);
     expect(readFileSync(join(archive, 'results.tsv'), 'utf8')).toBe(firstRows);
     expect(readFileSync(join(archive, 'state.json'), 'utf8')).toBe(firstState);
@@ -116,7 +128,7 @@ describe('loop run --new (issue 32 item 13)', () => {
 });
 
 describe('loop run --new in the second the earlier run started', () => {
-  it('the new run\'s default tag (one-second resolution) gets -2 instead of colliding with the earlier run\'s branch', async () => {
+  it("the new run's default tag (one-second resolution) gets -2 instead of colliding with the earlier run's branch", async () => {
     const { prepareRun } = await import('../src/run.js');
     const { loadConfig } = await import('../src/load-config.js');
     const loaded = await loadConfig(join(ws, 'loop.config.yaml'));

@@ -19,8 +19,15 @@ let side: string;
 const children: ChildProcess[] = [];
 
 /** `loop <args>` as a real process in `ws`; resolves with its exit code and output. */
-function loop(args: readonly string[]): { child: ChildProcess; done: Promise<{ code: number | null; out: string; err: string }> } {
-  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], { cwd: ws, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
+function loop(args: readonly string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; out: string; err: string }>;
+} {
+  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], {
+    cwd: ws,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, CI: '1' },
+  });
   children.push(child);
   let out = '';
   let err = '';
@@ -67,7 +74,7 @@ afterEach(() => {
 });
 
 describe('a second loop run on a busy workspace (issue 32 item 1)', () => {
-  it('a run refused with LOCK_HELD (exit 3) touches nothing: the first run\'s in-flight harness goes on and its row is not a crash', async () => {
+  it("a run refused with LOCK_HELD (exit 3) touches nothing: the first run's in-flight harness goes on and its row is not a crash", async () => {
     const first = loop(['run']);
     await whenExists(join(side, 'waiting'), side);
     const harnessPid = Number(readFileSync(join(side, 'waiting'), 'utf8'));
@@ -76,7 +83,8 @@ describe('a second loop run on a busy workspace (issue 32 item 1)', () => {
     expect(second.code).toBe(3);
     expect(second.err).toContain('[LOCK_HELD]');
     // The first run's harness is still running (not ended, not a zombie) after the second exited.
-    if (existsSync('/proc/self/stat')) expect(readFileSync(`/proc/${harnessPid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('Z');
+    if (existsSync('/proc/self/stat'))
+      expect(readFileSync(`/proc/${harnessPid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('Z');
 
     writeFileSync(join(side, 'go'), '');
     const done = await first.done;

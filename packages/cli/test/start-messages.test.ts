@@ -52,32 +52,48 @@ describe('loop run: a refused start', () => {
 });
 
 describe('loop run: a target file that does not exist', () => {
-  const lineOf = (needle: string) => readFileSync(join(ws, 'loop.config.yaml'), 'utf8').split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const lineOf = (needle: string) =>
+    readFileSync(join(ws, 'loop.config.yaml'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.includes(needle)) + 1;
 
   it('is a config error at its line in the config file, like a schema error (file:line: targetFiles.1: ... does not exist), exit 2, nothing started', async () => {
-    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(/^targetFiles: .*$/m, 'targetFiles:\n  - config.json\n  - missing.json');
+    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(
+      /^targetFiles: .*$/m,
+      'targetFiles:\n  - config.json\n  - missing.json',
+    );
     writeFileSync(join(ws, 'loop.config.yaml'), text);
     git('commit', '-qam', 'a missing target');
     const run = await loop('run');
     expect(run.code).toBe(2);
-    expect(run.err).toBe(`error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(ws, 'loop.config.yaml')}:\n  ${join(ws, 'loop.config.yaml')}:${lineOf('- missing.json')}: targetFiles.1: missing.json does not exist in ${ws}\n`);
+    expect(run.err).toBe(
+      `error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(ws, 'loop.config.yaml')}:\n  ${join(ws, 'loop.config.yaml')}:${lineOf('- missing.json')}: targetFiles.1: missing.json does not exist in ${ws}\n`,
+    );
     expect(run.out).not.toContain('workspace ');
     expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
   });
 
   it('implied by a target: block, it is reported at target.path', async () => {
-    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(/^targetFiles: .*$/m, 'target:\n  type: code\n  path: gone.py').replace(/^proposer:\n(?: {2}.*\n)+/m, 'proposer: { type: agent, command: "true", goal: g }\n');
+    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8')
+      .replace(/^targetFiles: .*$/m, 'target:\n  type: code\n  path: gone.py')
+      .replace(/^proposer:\n(?: {2}.*\n)+/m, 'proposer: { type: agent, command: "true", goal: g }\n');
     writeFileSync(join(ws, 'loop.config.yaml'), text);
     git('commit', '-qam', 'a missing code target');
     const run = await loop('run');
     expect(run.code).toBe(2);
-    expect(run.err).toContain(`  ${join(ws, 'loop.config.yaml')}:${lineOf('path: gone.py')}: target.path: gone.py does not exist in ${ws}\n`);
+    expect(run.err).toContain(
+      `  ${join(ws, 'loop.config.yaml')}:${lineOf('path: gone.py')}: target.path: gone.py does not exist in ${ws}\n`,
+    );
   });
 });
 
 /** What a SIGKILLed loop leaves: a detached run command carrying `token`, and the run.pgid file naming it. */
 async function leaveRunCommand(token: string): Promise<{ child: ChildProcess; exited: Promise<void> }> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKEN: token } });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, LOOP_RUN_TOKEN: token },
+  });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   await new Promise<void>((resolve) => child.on('spawn', () => resolve()));
   mkdirSync(join(ws, '.loop'), { recursive: true });

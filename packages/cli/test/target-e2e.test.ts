@@ -14,7 +14,8 @@ import { runCli } from '../src/cli.js';
 const FIXTURES = fileURLToPath(new URL('../../evaluators/test/fixtures/', import.meta.url));
 
 let ws: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   const out: string[] = [];
@@ -26,12 +27,15 @@ async function cli(...args: string[]): Promise<{ code: number; out: string }> {
 /** Writes the scripted agent: round n runs the n-th edit (a node snippet over the target). */
 function agent(edits: string[]): string {
   const file = join(ws, '..', `${ws.split('/').pop()}-agent.mjs`);
-  writeFileSync(file, `import { readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync, chmodSync } from 'node:fs';
+  writeFileSync(
+    file,
+    `import { readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync, chmodSync } from 'node:fs';
 process.stdin.resume(); process.stdin.on('data', () => {}); process.stdin.on('end', () => {
   const edits = ${JSON.stringify(edits)};
   const edit = edits[Number(process.env.LOOP_ITERATION) - 1];
   if (edit) new Function('fs', edit)({ readFileSync, writeFileSync, appendFileSync, rmSync, mkdirSync, chmodSync });
-});`);
+});`,
+  );
   return file;
 }
 
@@ -68,12 +72,16 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     expect(config).toContain('target:\n  type: skill\n  path: "skills/review/SKILL.md"');
     expect(config).toMatch(/Never retry verbatim a change that results.tsv shows as discarded/);
     const p = JSON.stringify('skills/review/SKILL.md');
-    useAgent(join(ws, 'loop.config.yaml'), agent([
-      `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('/review\\n', '/review\\n- Should not trigger: write a new feature, deploy to production\\n')); console.log('DESCRIPTION: add negative trigger examples');`,
-      `fs.appendFileSync(${p}, '\\nTry to handle various things properly, etc.\\n'); console.log('DESCRIPTION: add a vague paragraph');`,
-      `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('name: review-pr', 'name: [review')); console.log('DESCRIPTION: break the frontmatter');`,
-      `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('## Notes', '## Constraints')); console.log('DESCRIPTION: name the constraints section');`,
-    ]), 4);
+    useAgent(
+      join(ws, 'loop.config.yaml'),
+      agent([
+        `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('/review\\n', '/review\\n- Should not trigger: write a new feature, deploy to production\\n')); console.log('DESCRIPTION: add negative trigger examples');`,
+        `fs.appendFileSync(${p}, '\\nTry to handle various things properly, etc.\\n'); console.log('DESCRIPTION: add a vague paragraph');`,
+        `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('name: review-pr', 'name: [review')); console.log('DESCRIPTION: break the frontmatter');`,
+        `const t = fs.readFileSync(${p}, 'utf8'); fs.writeFileSync(${p}, t.replace('## Notes', '## Constraints')); console.log('DESCRIPTION: name the constraints section');`,
+      ]),
+      4,
+    );
     git('add', 'loop.config.yaml');
     git('commit', '-qm', 'config');
 
@@ -89,17 +97,37 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
       ['crash', expect.stringContaining('break the frontmatter')],
       ['kept', 'name the constraints section'],
     ]);
-    expect(readFileSync(join(ws, 'skills/review/results.tsv'), 'utf8').split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
+    expect(readFileSync(join(ws, 'skills/review/results.tsv'), 'utf8').split('\n')[0]).toBe(
+      'commit\tscore\tstatus\tdescription',
+    );
     expect(results[4]!.score!).toBeGreaterThan(results[1]!.score!);
     expect(results[1]!.score!).toBeGreaterThan(results[0]!.score!);
     // the branch holds the keeps (commits "auto-iterate: <change>"); the discard and the crash were reset
-    expect(git('log', '--format=%s', 'main..HEAD').split('\n')).toEqual(['auto-iterate: name the constraints section', 'auto-iterate: add negative trigger examples']);
+    expect(git('log', '--format=%s', 'main..HEAD').split('\n')).toEqual([
+      'auto-iterate: name the constraints section',
+      'auto-iterate: add negative trigger examples',
+    ]);
     expect(readFileSync(join(ws, 'skills/review/SKILL.md'), 'utf8')).toBe(good);
     // results.tsv and dimensions.tsv are untracked and excluded; the tree is clean
     expect(git('status', '--porcelain')).toBe('');
     expect(git('ls-files', 'skills/review')).toBe('skills/review/SKILL.md');
-    const dims = readFileSync(join(ws, 'skills/review/dimensions.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
-    expect(dims[0]).toEqual(['commit', 'score', 'status', 'frontmatter', 'trigger_quality', 'workflow', 'constraints', 'io_spec', 'examples', 'clarity', 'size']);
+    const dims = readFileSync(join(ws, 'skills/review/dimensions.tsv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(dims[0]).toEqual([
+      'commit',
+      'score',
+      'status',
+      'frontmatter',
+      'trigger_quality',
+      'workflow',
+      'constraints',
+      'io_spec',
+      'examples',
+      'clarity',
+      'size',
+    ]);
     const col = (name: string) => dims[0]!.indexOf(name);
     expect(Number(dims[2]![col('trigger_quality')])).toBeGreaterThan(Number(dims[1]![col('trigger_quality')])); // what moved in round 1
     expect(Number(dims[3]![col('clarity')])).toBeLessThan(Number(dims[2]![col('clarity')])); // what sank in round 2
@@ -116,10 +144,14 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     git('add', '.');
     git('commit', '-qm', 'memory');
     expect((await cli('init', '--target', 'memory', 'memory')).code).toBe(0);
-    useAgent(join(ws, 'loop.config.yaml'), agent([
-      `fs.writeFileSync('memory.questions.json', '[{"query":"x","answer":"y"}]'); console.log('DESCRIPTION: rewrite the questions');`,
-      `fs.rmSync('memory/db-copy.md'); console.log('DESCRIPTION: delete the duplicate');`,
-    ]), 2);
+    useAgent(
+      join(ws, 'loop.config.yaml'),
+      agent([
+        `fs.writeFileSync('memory.questions.json', '[{"query":"x","answer":"y"}]'); console.log('DESCRIPTION: rewrite the questions');`,
+        `fs.rmSync('memory/db-copy.md'); console.log('DESCRIPTION: delete the duplicate');`,
+      ]),
+      2,
+    );
     git('add', 'loop.config.yaml');
     git('commit', '-qm', 'config');
     const run = await cli('run');
@@ -137,11 +169,15 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     git('add', '.');
     git('commit', '-qm', 'skill folder');
     expect((await cli('init', '--target', 'skill-full', 'wc')).code).toBe(0);
-    useAgent(join(ws, 'loop.config.yaml'), agent([
-      `fs.chmodSync('wc/scripts/count.mjs', 0o755); console.log('DESCRIPTION: make count.mjs executable');`,
-      `fs.appendFileSync('wc/scripts/count.mjs', '\\nconst = ;\\n'); console.log('DESCRIPTION: add a broken line');`,
-      `fs.writeFileSync('wc/requirements.txt', 'requests==2.32.3\\n'); console.log('DESCRIPTION: add a requirements file');`,
-    ]), 3);
+    useAgent(
+      join(ws, 'loop.config.yaml'),
+      agent([
+        `fs.chmodSync('wc/scripts/count.mjs', 0o755); console.log('DESCRIPTION: make count.mjs executable');`,
+        `fs.appendFileSync('wc/scripts/count.mjs', '\\nconst = ;\\n'); console.log('DESCRIPTION: add a broken line');`,
+        `fs.writeFileSync('wc/requirements.txt', 'requests==2.32.3\\n'); console.log('DESCRIPTION: add a requirements file');`,
+      ]),
+      3,
+    );
     git('add', 'loop.config.yaml');
     git('commit', '-qm', 'config');
     const run = await cli('run');
@@ -151,7 +187,10 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     // seed 001: CANNOT install dependencies, even in the mutable skill folder
     expect(results[3]!.description).toContain('no-new-dependencies: changed wc/requirements.txt');
     expect(git('ls-files', '-s', 'wc/scripts/count.mjs')).toMatch(/^100755 /);
-    const dims = readFileSync(join(ws, 'wc/dimensions.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    const dims = readFileSync(join(ws, 'wc/dimensions.tsv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(dims[0]).toEqual(['commit', 'score', 'status', 'definition', 'code', 'conventions', 'consistency']);
     expect(Number(dims[2]![5])).toBeGreaterThan(Number(dims[1]![5]));
     expect(Number(dims[3]![4])).toBeLessThan(Number(dims[2]![4]));
@@ -159,12 +198,19 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
 
   it('code: --eval names the user command; init refuses code without it', async () => {
     writeFileSync(join(ws, 'x.json'), '{"x": 1}\n');
-    writeFileSync(join(ws, 'eval.mjs'), `import { readFileSync } from 'node:fs'; console.log('score: ' + JSON.parse(readFileSync('x.json', 'utf8')).x);\n`);
+    writeFileSync(
+      join(ws, 'eval.mjs'),
+      `import { readFileSync } from 'node:fs'; console.log('score: ' + JSON.parse(readFileSync('x.json', 'utf8')).x);\n`,
+    );
     git('add', '.');
     git('commit', '-qm', 'code');
     expect((await cli('init', '--target', 'code', 'x.json')).code).toBe(2);
     expect((await cli('init', '--target', 'code', 'x.json', '--eval', 'node eval.mjs')).code).toBe(0);
-    useAgent(join(ws, 'loop.config.yaml'), agent([`fs.writeFileSync('x.json', '{"x": 5}\\n'); console.log('DESCRIPTION: x to 5');`]), 1);
+    useAgent(
+      join(ws, 'loop.config.yaml'),
+      agent([`fs.writeFileSync('x.json', '{"x": 5}\\n'); console.log('DESCRIPTION: x to 5');`]),
+      1,
+    );
     const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
     doc.set('readOnlyFiles', ['eval.mjs']);
     writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
@@ -172,7 +218,10 @@ describe('loop init --target + loop run (seed 001 target types)', () => {
     git('commit', '-qm', 'config');
     const run = await cli('run');
     expect(run.code, run.out).toBe(0);
-    expect(rows('results.tsv').map((r) => [r.score, r.status])).toEqual([[1, 'baseline'], [5, 'kept']]);
+    expect(rows('results.tsv').map((r) => [r.score, r.status])).toEqual([
+      [1, 'baseline'],
+      [5, 'kept'],
+    ]);
     expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toMatch(/-x$/);
   });
 });

@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,7 +25,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 let tmp: string;
 let ws: string;
 let pkg: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
 beforeEach(() => {
   tmp = mkdtempSync(join(tmpdir(), 'loop-tamper-'));
@@ -26,11 +37,15 @@ beforeEach(() => {
   cpSync(join(real, 'package.json'), join(pkg, 'package.json'));
   mkdirSync(join(pkg, 'node_modules'));
   const req = createRequire(join(real, 'package.json'));
-  for (const m of ['minisearch', 'yaml']) symlinkSync(realpathSync(join(real, 'node_modules', m)), join(pkg, 'node_modules', m));
+  for (const m of ['minisearch', 'yaml'])
+    symlinkSync(realpathSync(join(real, 'node_modules', m)), join(pkg, 'node_modules', m));
   symlinkSync(dirname(realpathSync(req.resolve('tsx/package.json'))), join(pkg, 'node_modules', 'tsx'));
   mkdirSync(ws);
   git('init', '-q', '-b', 'main');
-  writeFileSync(join(ws, 'SKILL.md'), '---\nname: x\ndescription: A skill that does one thing for the user when asked to.\ntriggers: [x]\n---\n\n# X\n');
+  writeFileSync(
+    join(ws, 'SKILL.md'),
+    '---\nname: x\ndescription: A skill that does one thing for the user when asked to.\ntriggers: [x]\n---\n\n# X\n',
+  );
   git('add', '.');
   git('commit', '-qm', 'skill');
 });
@@ -55,12 +70,21 @@ describe('the built-in evaluator is part of the fixed harness', () => {
         propose: () => {
           appendFileSync(join(ws, 'SKILL.md'), '\nmore\n');
           const file = join(pkg, 'src', 'evaluation.ts');
-          writeFileSync(file, readFileSync(file, 'utf8').replace('return round2(dimensions.reduce((sum, d) => sum + d.weight * d.score, 0));', 'return 10;'));
+          writeFileSync(
+            file,
+            readFileSync(file, 'utf8').replace(
+              'return round2(dimensions.reduce((sum, d) => sum + d.weight * d.score, 0));',
+              'return 10;',
+            ),
+          );
           return { description: 'make the evaluator kinder' };
         },
       },
     });
-    const error = await run.run().then(() => undefined, (e: unknown) => e);
+    const error = await run.run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isLoopError(error, 'HARNESS_TAMPERED')).toBe(true);
     const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
     expect(rows.filter((r) => r.status === 'kept')).toEqual([]);

@@ -37,19 +37,39 @@ describe('.ts config files', () => {
     writeFileSync(join(dir, 'loop.config.ts'), TS_CONFIG);
     const loaded = await loadConfig(join(dir, 'loop.config.ts'));
     expect(loaded.dir).toBe(join(dir, 'ws'));
-    expect(loaded.config).toMatchObject({ timeBudgetS: 120, maxIterations: 5, direction: 'lower', metricName: 'val_loss', proposer: { type: 'mutator', seed: 1 } });
+    expect(loaded.config).toMatchObject({
+      timeBudgetS: 120,
+      maxIterations: 5,
+      direction: 'lower',
+      metricName: 'val_loss',
+      proposer: { type: 'mutator', seed: 1 },
+    });
   });
 
   it('accepts a default-exported function (async) and defineConfig', async () => {
-    writeFileSync(join(dir, 'fn.config.mts'), `export default async () => ({ targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'higher' as const, proposer: { type: 'agent', command: 'claude -p', goal: 'raise m' } });\n`);
-    expect((await loadConfig(join(dir, 'fn.config.mts'))).config).toMatchObject({ direction: 'higher', proposer: { type: 'agent', timeoutS: 600 } });
-    const input = { targetFiles: ['a'], runCommand: 'true', metricName: 'm', proposer: { type: 'agent' as const, command: 'x', goal: 'y' } };
+    writeFileSync(
+      join(dir, 'fn.config.mts'),
+      `export default async () => ({ targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'higher' as const, proposer: { type: 'agent', command: 'claude -p', goal: 'raise m' } });\n`,
+    );
+    expect((await loadConfig(join(dir, 'fn.config.mts'))).config).toMatchObject({
+      direction: 'higher',
+      proposer: { type: 'agent', timeoutS: 600 },
+    });
+    const input = {
+      targetFiles: ['a'],
+      runCommand: 'true',
+      metricName: 'm',
+      proposer: { type: 'agent' as const, command: 'x', goal: 'y' },
+    };
     expect(defineConfig(input)).toBe(input);
   });
 
   it('an invalid TypeScript config names the file and the field, with the allowed values', async () => {
     const file = join(dir, 'loop.config.ts');
-    writeFileSync(file, `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'down', colour: 1, proposer: { type: 'mutator', file: 'a', space: {} } };\n`);
+    writeFileSync(
+      file,
+      `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'down', colour: 1, proposer: { type: 'mutator', file: 'a', space: {} } };\n`,
+    );
     const error = await loadConfig(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigFileError);
     const e = error as ConfigFileError;
@@ -61,7 +81,9 @@ describe('.ts config files', () => {
   it('a TypeScript syntax error, a throwing module, and no default export are CONFIG_INVALID naming the file', async () => {
     const broken = join(dir, 'broken.config.ts');
     writeFileSync(broken, 'export default { targetFiles: [ ;\n');
-    await expect(loadConfig(broken)).rejects.toThrow(/invalid config .*broken\.config\.ts:\n.*cannot load the config module/);
+    await expect(loadConfig(broken)).rejects.toThrow(
+      /invalid config .*broken\.config\.ts:\n.*cannot load the config module/,
+    );
     const throwing = join(dir, 'throwing.config.ts');
     writeFileSync(throwing, "throw new Error('no secrets here');\n");
     await expect(loadConfig(throwing)).rejects.toThrow(/cannot load the config module: .*no secrets here/);
@@ -73,7 +95,11 @@ describe('.ts config files', () => {
 
   it('re-reads an edited config module (no module cache)', async () => {
     const file = join(dir, 'loop.config.ts');
-    const write = (n: number) => writeFileSync(file, `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', maxIterations: ${n}, proposer: { type: 'agent', command: 'x', goal: 'y' } };\n`);
+    const write = (n: number) =>
+      writeFileSync(
+        file,
+        `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', maxIterations: ${n}, proposer: { type: 'agent', command: 'x', goal: 'y' } };\n`,
+      );
     write(3);
     expect((await loadConfig(file)).config.maxIterations).toBe(3);
     write(7);
@@ -87,7 +113,12 @@ describe('.ts config files', () => {
     expect(findConfigFile(undefined, dir)).toBe(join(dir, 'loop.config.ts'));
     let out = '';
     const sink = { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream;
-    const code = await runCli(['status', 'loop.config.ts', '--json'], { stdout: sink, stderr: sink, cwd: dir, tty: false });
+    const code = await runCli(['status', 'loop.config.ts', '--json'], {
+      stdout: sink,
+      stderr: sink,
+      cwd: dir,
+      tty: false,
+    });
     expect(out).not.toContain('CONFIG_INVALID');
     expect(out).toContain(join(dir, 'ws'));
     expect([0, 1]).toContain(code);

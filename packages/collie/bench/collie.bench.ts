@@ -32,9 +32,23 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createCommandHarness } from '@loop/core';
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, samplesOf, spread, timeOf, type Spread } from '@loop/test-utils/bench';
+import {
+  formatRatio,
+  formatTime,
+  interleave,
+  loadLine,
+  pairRatios,
+  samplesOf,
+  spread,
+  timeOf,
+  type Spread,
+} from '@loop/test-utils/bench';
 import { createAutoiter, createScriptedAgent, type StepOutcome } from '../src/index.js';
-import { createTreeSnapshotStore, diffTreeSnapshots as diffSnapshots, type TreeSnapshot } from '@loop/rollback-snapshot';
+import {
+  createTreeSnapshotStore,
+  diffTreeSnapshots as diffSnapshots,
+  type TreeSnapshot,
+} from '@loop/rollback-snapshot';
 import { SNAPSHOT_EXCLUDED } from '../src/index.js';
 
 const started = Date.now();
@@ -106,7 +120,11 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
   let counter = 0;
   const edit = (dir: string) => writeFileSync(join(dir, EDITED), `edit ${(counter += 1)}\n`);
 
-  const store = createTreeSnapshotStore({ root: ours, storeDir: temp('collie-bench-store-'), exclude: SNAPSHOT_EXCLUDED });
+  const store = createTreeSnapshotStore({
+    root: ours,
+    storeDir: temp('collie-bench-store-'),
+    exclude: SNAPSHOT_EXCLUDED,
+  });
   const snapshotWorktree = (_root: string) => store.snapshot();
   const restoreWorktree = (snap: TreeSnapshot) => store.restore(snap);
   const base = await snapshotWorktree(ours);
@@ -135,7 +153,8 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
     { cycles: iterations, warmup: 1 },
   );
   const git = execFileSync('git', ['status', '--porcelain'], { cwd: theirs, encoding: 'utf8' });
-  if (git !== '' || diffSnapshots(base, await snapshotWorktree(ours)).length !== 0) throw new Error('a worktree was not restored');
+  if (git !== '' || diffSnapshots(base, await snapshotWorktree(ours)).length !== 0)
+    throw new Error('a worktree was not restored');
   rmSync(ours, { recursive: true, force: true });
   rmSync(theirs, { recursive: true, force: true });
   const ms = (name: string) => timeOf(result, name).median;
@@ -153,7 +172,18 @@ async function measureSnapshot(tree: Tree, iterations: number): Promise<Snapshot
 // ---------------------------------------------------------------- 2. controller overhead
 
 const stageOf = (o: StepOutcome): string => (o.kind === 'stage' ? o.stage : o.kind);
-const ITER_STAGES = ['stage1', 'stage2', 'stage3', 'stage4a', 'stage4b', 'stage5.0', 'stage5.1', 'stage5.2', 'stage5.3', 'stage6'];
+const ITER_STAGES = [
+  'stage1',
+  'stage2',
+  'stage3',
+  'stage4a',
+  'stage4b',
+  'stage5.0',
+  'stage5.1',
+  'stage5.2',
+  'stage5.3',
+  'stage6',
+];
 
 async function measureController(runs: number) {
   const byStage = new Map<string, number[]>();
@@ -168,7 +198,10 @@ async function measureController(runs: number) {
     const root = temp('collie-bench-ctl-');
     mkdirSync(join(root, 'project'));
     const measured = (warm += 1) > 1; // the first run warms up
-    const agent = createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
+    const agent = createScriptedAgent(
+      { discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] },
+      { repeatLast: true },
+    );
     const a = createAutoiter({
       stateRoot: join(root, 'collie'),
       projectId: 'bench',
@@ -177,7 +210,10 @@ async function measureController(runs: number) {
       task: 'benchmark the controller',
       maxIterations: 10,
       agent,
-      asker: { name: 'fixed', ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }) },
+      asker: {
+        name: 'fixed',
+        ask: () => ({ Q1: TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }),
+      },
       env: {},
       output: () => {},
       notifier: { name: 'none', notify: () => {} },
@@ -216,12 +252,24 @@ async function measureController(runs: number) {
   let n = 0;
   const harnessRun = async () => {
     n += 1;
-    const harness = createCommandHarness({ command: TRIGGER, cwd: join(base, 'project'), logFile: join(base, `raw-${n}.log`), timeBudgetMs: 1_800_000, killTimeoutMs: 1_800_000, graceMs: 5000, env: { COLLIE_AUTOITER_ACTIVE: '1' }, pidFile: join(base, 'trigger.pid') });
+    const harness = createCommandHarness({
+      command: TRIGGER,
+      cwd: join(base, 'project'),
+      logFile: join(base, `raw-${n}.log`),
+      timeBudgetMs: 1_800_000,
+      killTimeoutMs: 1_800_000,
+      graceMs: 5000,
+      env: { COLLIE_AUTOITER_ACTIVE: '1' },
+      pidFile: join(base, 'trigger.pid'),
+    });
     const record = await harness.run({ iteration: 1, signal: new AbortController().signal });
     if (record.exitCode !== 0) throw new Error(`trigger exit ${record.exitCode}`);
   };
   // Interleaved (issue 31): each cycle runs one whole autoiter run and one harness run.
-  const result = await interleave({ 'autoiter run': autoiterRun, 'command harness': harnessRun }, { cycles: runs, warmup: 1 });
+  const result = await interleave(
+    { 'autoiter run': autoiterRun, 'command harness': harnessRun },
+    { cycles: runs, warmup: 1 },
+  );
   rmSync(base, { recursive: true, force: true });
   if (lastOutcome?.kind !== 'done') throw new Error(`the run did not finish: ${JSON.stringify(lastOutcome)}`);
   const h = samplesOf(result, 'command harness');
@@ -259,13 +307,19 @@ try {
   for (const { tree, iterations } of trees) rows.push(await measureSnapshot(tree, iterations));
 
   console.log(`\n@loop/collie: flow worktree snapshot / restore, one file edited (${environment})`);
-  console.log('median ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`; interleaved, cycle / git per cycle: median (min-max)\n');
+  console.log(
+    'median ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`; interleaved, cycle / git per cycle: median (min-max)\n',
+  );
   for (const r of rows) console.log(`${r.tree.label}: ${r.load}`);
-  console.log('| worktree | entries | held MB | snapshot | diff | restore (cycle - snapshot) | cycle | git | cycle / git | samples |');
+  console.log(
+    '| worktree | entries | held MB | snapshot | diff | restore (cycle - snapshot) | cycle | git | cycle / git | samples |',
+  );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     const f = (v: number) => v.toFixed(1);
-    console.log(`| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} | ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} | ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`);
+    console.log(
+      `| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} | ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} | ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`,
+    );
   }
 
   const c = await measureController(8);
@@ -276,14 +330,24 @@ try {
   const h = c.harness.median;
   console.log(`\n@loop/collie: controller overhead, trigger \`${TRIGGER}\`, scripted agent, no FIX (${environment})`);
   console.log(loadLine(c.result.load));
-  console.log(`one run = Stage 0 + recovery + ${c.iterations / c.runs} iterations (${c.status}, SC3) + terminal step; ${c.runs} runs interleaved with ${c.runs} harness runs, ${c.stepsInIterations / c.iterations} steps per iteration\n`);
+  console.log(
+    `one run = Stage 0 + recovery + ${c.iterations / c.runs} iterations (${c.status}, SC3) + terminal step; ${c.runs} runs interleaved with ${c.runs} harness runs, ${c.stepsInIterations / c.iterations} steps per iteration\n`,
+  );
   console.log('| measure | ms | x one harness run, per cycle: median (min-max) |');
   console.log('| --- | ---: | ---: |');
   console.log(`| command harness, one trigger run (baseline) | ${formatTime(c.harness)} | 1.00x |`);
-  console.log(`| autoiter, whole run | ${formatTime(timeOf(c.result, 'autoiter run'))} | ${formatRatio(c.ratios.run)} |`);
-  console.log(`| autoiter, per iteration (2 trigger runs) | ${iterMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.iteration)} |`);
-  console.log(`| autoiter, per step inside an iteration | ${stepMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.step)} |`);
-  console.log(`| state machine per iteration (iteration - 2 harness runs) | ${(iterMs - 2 * h).toFixed(1)} (mean - 2 x median) | ${formatRatio(c.ratios.machine)} |`);
+  console.log(
+    `| autoiter, whole run | ${formatTime(timeOf(c.result, 'autoiter run'))} | ${formatRatio(c.ratios.run)} |`,
+  );
+  console.log(
+    `| autoiter, per iteration (2 trigger runs) | ${iterMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.iteration)} |`,
+  );
+  console.log(
+    `| autoiter, per step inside an iteration | ${stepMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.step)} |`,
+  );
+  console.log(
+    `| state machine per iteration (iteration - 2 harness runs) | ${(iterMs - 2 * h).toFixed(1)} (mean - 2 x median) | ${formatRatio(c.ratios.machine)} |`,
+  );
   console.log('\n| step | calls | mean ms | x median harness run |');
   console.log('| --- | ---: | ---: | ---: |');
   for (const key of ['stage0', 'recovered', ...ITER_STAGES, 'done']) {

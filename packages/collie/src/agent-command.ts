@@ -1,6 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { describeExit, LoopError, parseOptions, planSandbox, runInGroupToLog, sandboxOptionsFields, type SandboxOptions } from '@loop/core';
+import {
+  describeExit,
+  LoopError,
+  parseOptions,
+  planSandbox,
+  runInGroupToLog,
+  sandboxOptionsFields,
+  type SandboxOptions,
+} from '@loop/core';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
 
@@ -50,14 +58,20 @@ const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} m
 
 /** zod schema of {@link AgentCommandOptions}. */
 export const agentCommandOptionsSchema = z.object({
-  command: z.union([z.string().trim().min(1, 'command must not be empty'), z.object({ fast: z.string().min(1), standard: z.string().min(1), deep: z.string().min(1) })]),
+  command: z.union([
+    z.string().trim().min(1, 'command must not be empty'),
+    z.object({ fast: z.string().min(1), standard: z.string().min(1), deep: z.string().min(1) }),
+  ]),
   cwd: abs('cwd'),
   logDir: abs('logDir'),
   timeoutMs: z.number().int().positive().default(600_000),
   graceMs: z.number().int().nonnegative().default(5000),
   env: z.record(z.string(), z.string()).default({}),
   ...sandboxOptionsFields,
-  replyField: z.string().regex(/^[\w-]+(\.[\w-]+)*$/, 'replyField must be a dot-separated path such as result or message.text').optional(),
+  replyField: z
+    .string()
+    .regex(/^[\w-]+(\.[\w-]+)*$/, 'replyField must be a dot-separated path such as result or message.text')
+    .optional(),
   usagePattern: z
     .string()
     .refine((p) => {
@@ -82,7 +96,8 @@ export function replyAt(output: string, field: string): string | undefined {
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    for (const key of field.split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    for (const key of field.split('.'))
+      value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     return typeof value === 'string' ? value : undefined;
   }
   return undefined;
@@ -92,7 +107,8 @@ export function replyAt(output: string, field: string): string | undefined {
 export function parseUsage(pattern: string, output: string): { input: number; output: number } | undefined {
   const g = new RegExp(pattern).exec(output)?.groups;
   if (!g) return undefined;
-  if (g.total !== undefined) return Number.isFinite(Number(g.total)) ? { input: Number(g.total), output: 0 } : undefined;
+  if (g.total !== undefined)
+    return Number.isFinite(Number(g.total)) ? { input: Number(g.total), output: 0 } : undefined;
   const input = Number(g.input);
   const out = Number(g.output);
   return Number.isFinite(input) && Number.isFinite(out) ? { input, output: out } : undefined;
@@ -125,7 +141,14 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
         logPath,
         command,
         cwd: request.cwd ?? o.cwd,
-        env: { ...process.env, ...o.env, COLLIE_AGENT_ROLE: request.role, COLLIE_AGENT_TIER: request.tier, COLLIE_AGENT_MODEL: TIER_MODELS[request.tier], COLLIE_AUTOITER_ACTIVE: '1' },
+        env: {
+          ...process.env,
+          ...o.env,
+          COLLIE_AGENT_ROLE: request.role,
+          COLLIE_AGENT_TIER: request.tier,
+          COLLIE_AGENT_MODEL: TIER_MODELS[request.tier],
+          COLLIE_AUTOITER_ACTIVE: '1',
+        },
         input: renderAgentPrompt(request),
         killTimeoutMs: o.timeoutMs,
         graceMs: o.graceMs,
@@ -135,8 +158,20 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       });
       const output = await readFile(logPath, 'utf8').catch(() => '');
       if (result.spawnError || result.timedOut || result.aborted || result.exitCode !== 0) {
-        const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.aborted ? 'was aborted' : result.exitCode !== null && result.exitCode > 128 ? describeExit(result.exitCode, null) : `exited with ${result.exitCode ?? result.signal}`);
-        throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}, ${request.tier}) ${why}; see ${logPath}`, { details: { logPath, exitCode: result.exitCode } });
+        const why =
+          result.spawnError?.message ??
+          (result.timedOut
+            ? `timed out after ${o.timeoutMs} ms`
+            : result.aborted
+              ? 'was aborted'
+              : result.exitCode !== null && result.exitCode > 128
+                ? describeExit(result.exitCode, null)
+                : `exited with ${result.exitCode ?? result.signal}`);
+        throw new LoopError(
+          'PROPOSER_FAILED',
+          `[loop] [collie] agent "${command}" (${request.role}, ${request.tier}) ${why}; see ${logPath}`,
+          { details: { logPath, exitCode: result.exitCode } },
+        );
       }
       if (o.usagePattern) {
         const usage = parseUsage(o.usagePattern, output);
@@ -144,7 +179,12 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       }
       if (!o.replyField) return output;
       const reply = replyAt(output, o.replyField);
-      if (reply === undefined) throw new LoopError('PROPOSER_FAILED', `[loop] [collie] agent "${command}" (${request.role}) did not print a JSON object with a string at "${o.replyField}"; see ${logPath}`, { details: { logPath, replyField: o.replyField } });
+      if (reply === undefined)
+        throw new LoopError(
+          'PROPOSER_FAILED',
+          `[loop] [collie] agent "${command}" (${request.role}) did not print a JSON object with a string at "${o.replyField}"; see ${logPath}`,
+          { details: { logPath, replyField: o.replyField } },
+        );
       return reply;
     },
   };

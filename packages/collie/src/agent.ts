@@ -5,7 +5,11 @@ import type { MaybePromise } from '@loop/core';
 export type CapabilityTier = 'fast' | 'standard' | 'deep';
 
 /** The seed's model name of each tier. */
-export const TIER_MODELS: Readonly<Record<CapabilityTier, 'haiku' | 'sonnet' | 'opus'>> = Object.freeze({ fast: 'haiku', standard: 'sonnet', deep: 'opus' });
+export const TIER_MODELS: Readonly<Record<CapabilityTier, 'haiku' | 'sonnet' | 'opus'>> = Object.freeze({
+  fast: 'haiku',
+  standard: 'sonnet',
+  deep: 'opus',
+});
 
 /** One dispatch to a sub-agent. */
 export interface AgentRequest {
@@ -63,7 +67,8 @@ export function renderAgentPrompt(request: Pick<AgentRequest, 'prompt' | 'inputs
 }
 
 /** One scripted reply: a fixed text, a text with its token usage, or a function of the request returning either. */
-export type ScriptedReply = string | ScriptedUsageReply | ((request: AgentRequest) => MaybePromise<string | ScriptedUsageReply>);
+export type ScriptedReply =
+  string | ScriptedUsageReply | ((request: AgentRequest) => MaybePromise<string | ScriptedUsageReply>);
 
 /** A scripted reply that reports its token usage (through `request.reportUsage`). */
 export interface ScriptedUsageReply {
@@ -83,7 +88,10 @@ export interface ScriptedAgent extends Agent {
  *
  * @throws {LoopError} `PROPOSER_FAILED` from `run()` when a role has no reply left.
  */
-export function createScriptedAgent(script: Readonly<Record<string, readonly ScriptedReply[]>>, options: { repeatLast?: boolean } = {}): ScriptedAgent {
+export function createScriptedAgent(
+  script: Readonly<Record<string, readonly ScriptedReply[]>>,
+  options: { repeatLast?: boolean } = {},
+): ScriptedAgent {
   const calls: AgentRequest[] = [];
   const used = new Map<string, number>();
   return {
@@ -96,7 +104,11 @@ export function createScriptedAgent(script: Readonly<Record<string, readonly Scr
       used.set(request.role, n + 1);
       const reply = replies[n] ?? (options.repeatLast ? replies.at(-1) : undefined);
       if (reply === undefined) {
-        throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted agent has no reply ${n + 1} for role "${request.role}"; add one to the script`, { details: { role: request.role } });
+        throw new LoopError(
+          'PROPOSER_FAILED',
+          `[loop] [collie] scripted agent has no reply ${n + 1} for role "${request.role}"; add one to the script`,
+          { details: { role: request.role } },
+        );
       }
       const settle = (r: string | ScriptedUsageReply): string => {
         if (typeof r === 'string') return r;

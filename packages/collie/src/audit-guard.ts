@@ -11,7 +11,12 @@ export interface AuditGuardInput {
   /** The eligible FIX records of the plan. */
   readonly fixes: readonly FixRecord[];
   /** Per committed FIX: its id, kind, commit and changed files (flow.json). */
-  readonly commits: readonly { readonly id: string; readonly kind: string; readonly commit: string | null; readonly files: readonly ChangedFile[] }[];
+  readonly commits: readonly {
+    readonly id: string;
+    readonly kind: string;
+    readonly commit: string | null;
+    readonly files: readonly ChangedFile[];
+  }[];
   /** The real branch diff of the iteration: every file changed from its start sha to the worktree, whoever committed it (collie, the flow agent, the recovery ladder). */
   readonly branchFiles: readonly ChangedFile[];
 }

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { sandboxOptionsFields, systemClock, type Clock, type Guard, type Harness, type KeepPolicy, type MaybePromise, type SandboxOptions, type StopPolicy } from '@loop/core';
+import {
+  sandboxOptionsFields,
+  systemClock,
+  type Clock,
+  type Guard,
+  type Harness,
+  type KeepPolicy,
+  type MaybePromise,
+  type SandboxOptions,
+  type StopPolicy,
+} from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';
@@ -149,7 +159,11 @@ export interface AutoiterOptions {
 
 const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
 const obj = <T>(what: string) => z.custom<T>((v) => typeof v === 'object' && v !== null, `${what} must be an object`);
-const objOrFn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function' || (typeof v === 'object' && v !== null), `${what} must be an object or a function`);
+const objOrFn = <T>(what: string) =>
+  z.custom<T>(
+    (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+    `${what} must be an object or a function`,
+  );
 const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
 const limit = z.union([z.literal('unlimited'), z.number().positive()]);
 const regex = z.string().refine((s) => {
@@ -162,49 +176,82 @@ const regex = z.string().refine((s) => {
 }, 'must be a valid regular expression');
 
 /** zod schema of {@link AutoiterOptions}. */
-export const autoiterOptionsSchema = z.object({
-  stateRoot: abs('stateRoot').default(() => join(homedir(), '.collie')),
-  projectId: z.string().regex(/^[\w.-]+$/, 'projectId must be letters, digits, dot, dash or underscore'),
-  sessionId: z.string().regex(/^[\w.-]+$/, 'sessionId must be letters, digits, dot, dash or underscore'),
-  projectDir: abs('projectDir'),
-  task: z.string().min(1, 'task must not be empty'),
-  scalarExtraction: regex.default('^score:\\s*(\\S+)'),
-  maxIterations: z.number().int().positive().default(5),
-  maxTokens: limit.default('unlimited'),
-  maxWallclockMin: limit.default('unlimited'),
-  agent: obj<Agent>('agent'),
-  asker: obj<QuestionAsker>('asker'),
-  workspace: obj<Workspace>('workspace').optional(),
-  preparer: obj<Preparer>('preparer').optional(),
-  notifier: obj<Notifier>('notifier').optional(),
-  createHarness: fn<(run: TriggerRun) => Harness>('createHarness').optional(),
-  escalate: fn<(reason: string, id: string) => MaybePromise<void>>('escalate').optional(),
-  flow: objOrFn<FlowExecutor | ((agent: Agent) => FlowExecutor)>('flow').optional(),
-  deepVerifyConcurrency: z.number().int().positive().default(4),
-  blockingPatterns: z.array(regex).default([]),
-  monitorIntervalMs: z.number().int().positive().default(1000),
-  killGraceMs: z.number().int().nonnegative().default(5000),
-  tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
-  guards: z
-    .array(
-      z.union([
-        z.object({ id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'), name: z.string().min(1), check: fn<AuditGuard['check']>('check') }),
-        z.custom<Guard>((v) => typeof v === 'object' && v !== null && typeof (v as Guard).name === 'string' && ['beforeEdit', 'beforeRun', 'afterScore'].some((h) => typeof (v as Record<string, unknown>)[h] === 'function'), 'a guard is an audit guard { id, name, check } or a core Guard { name, beforeEdit / beforeRun / afterScore }'),
-      ]),
-    )
-    .default([]),
-  keepPolicy: z.custom<KeepPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as KeepPolicy).decide === 'function', 'keepPolicy must be a core KeepPolicy { name, decide }').optional(),
-  stop: z
-    .union([z.custom<StopPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function', 'stop must be a core StopPolicy { name, check } or a list of them'), z.array(z.custom<StopPolicy>((v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function', 'each stop policy must be a core StopPolicy { name, check }'))])
-    .optional(),
-  userStopStatus: z.enum(['converged', 'budget_exhausted', 'escalated']).default('converged'),
-  triggerSandbox: z.object(sandboxOptionsFields).strict().optional(),
-  lockStaleMs: z.number().int().min(2000).default(30_000),
-  clock: obj<Clock>('clock').default(systemClock),
-  randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),
-  env: z.record(z.string(), z.string().optional()).optional(),
-  output: fn<(line: string) => void>('output').default(() => (line: string) => void process.stdout.write(`${line}\n`)),
-}).strict();
+export const autoiterOptionsSchema = z
+  .object({
+    stateRoot: abs('stateRoot').default(() => join(homedir(), '.collie')),
+    projectId: z.string().regex(/^[\w.-]+$/, 'projectId must be letters, digits, dot, dash or underscore'),
+    sessionId: z.string().regex(/^[\w.-]+$/, 'sessionId must be letters, digits, dot, dash or underscore'),
+    projectDir: abs('projectDir'),
+    task: z.string().min(1, 'task must not be empty'),
+    scalarExtraction: regex.default('^score:\\s*(\\S+)'),
+    maxIterations: z.number().int().positive().default(5),
+    maxTokens: limit.default('unlimited'),
+    maxWallclockMin: limit.default('unlimited'),
+    agent: obj<Agent>('agent'),
+    asker: obj<QuestionAsker>('asker'),
+    workspace: obj<Workspace>('workspace').optional(),
+    preparer: obj<Preparer>('preparer').optional(),
+    notifier: obj<Notifier>('notifier').optional(),
+    createHarness: fn<(run: TriggerRun) => Harness>('createHarness').optional(),
+    escalate: fn<(reason: string, id: string) => MaybePromise<void>>('escalate').optional(),
+    flow: objOrFn<FlowExecutor | ((agent: Agent) => FlowExecutor)>('flow').optional(),
+    deepVerifyConcurrency: z.number().int().positive().default(4),
+    blockingPatterns: z.array(regex).default([]),
+    monitorIntervalMs: z.number().int().positive().default(1000),
+    killGraceMs: z.number().int().nonnegative().default(5000),
+    tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
+    guards: z
+      .array(
+        z.union([
+          z.object({
+            id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'),
+            name: z.string().min(1),
+            check: fn<AuditGuard['check']>('check'),
+          }),
+          z.custom<Guard>(
+            (v) =>
+              typeof v === 'object' &&
+              v !== null &&
+              typeof (v as Guard).name === 'string' &&
+              ['beforeEdit', 'beforeRun', 'afterScore'].some(
+                (h) => typeof (v as Record<string, unknown>)[h] === 'function',
+              ),
+            'a guard is an audit guard { id, name, check } or a core Guard { name, beforeEdit / beforeRun / afterScore }',
+          ),
+        ]),
+      )
+      .default([]),
+    keepPolicy: z
+      .custom<KeepPolicy>(
+        (v) => typeof v === 'object' && v !== null && typeof (v as KeepPolicy).decide === 'function',
+        'keepPolicy must be a core KeepPolicy { name, decide }',
+      )
+      .optional(),
+    stop: z
+      .union([
+        z.custom<StopPolicy>(
+          (v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function',
+          'stop must be a core StopPolicy { name, check } or a list of them',
+        ),
+        z.array(
+          z.custom<StopPolicy>(
+            (v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function',
+            'each stop policy must be a core StopPolicy { name, check }',
+          ),
+        ),
+      ])
+      .optional(),
+    userStopStatus: z.enum(['converged', 'budget_exhausted', 'escalated']).default('converged'),
+    triggerSandbox: z.object(sandboxOptionsFields).strict().optional(),
+    lockStaleMs: z.number().int().min(2000).default(30_000),
+    clock: obj<Clock>('clock').default(systemClock),
+    randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),
+    env: z.record(z.string(), z.string().optional()).optional(),
+    output: fn<(line: string) => void>('output').default(
+      () => (line: string) => void process.stdout.write(`${line}\n`),
+    ),
+  })
+  .strict();
 
 /** The parsed options (defaults filled). */
 export type ResolvedAutoiterOptions = z.output<typeof autoiterOptionsSchema>;

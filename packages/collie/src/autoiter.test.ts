@@ -28,7 +28,14 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 /** A trigger whose scalar rises by one per run, from 1 (state in a counter file). */
 const RISING = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo "score: $n"';
 const asker = (over: Partial<Answers> = {}): QuestionAsker & { asked: number } => {
-  const a = { name: 'fixed', asked: 0, ask: () => (a.asked += 1, { Q1: RISING, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes', ...over }) };
+  const a = {
+    name: 'fixed',
+    asked: 0,
+    ask: () => (
+      (a.asked += 1),
+      { Q1: RISING, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes', ...over }
+    ),
+  };
   return a;
 };
 
@@ -49,7 +56,11 @@ describe('seed 000 §3.5 entry state machine', () => {
     const last = JSON.parse(readFileSync(a.paths.lastPlan, 'utf8')) as { planFile: string; runId: string };
     expect(last.runId).toBe(RUN);
     const plan = readFileSync(last.planFile, 'utf8').split('\n');
-    expect(plan.slice(0, 3)).toEqual([`<!-- plan-source: ${last.planFile} -->`, '<!-- plan-kind: autoiter-stage0 -->', '<!-- plan-executor: collie:autoiter -->']);
+    expect(plan.slice(0, 3)).toEqual([
+      `<!-- plan-source: ${last.planFile} -->`,
+      '<!-- plan-kind: autoiter-stage0 -->',
+      '<!-- plan-executor: collie:autoiter -->',
+    ]);
     expect(plan.join('\n')).toContain('task: make it faster');
     expect(existsSync(a.paths.run(RUN).runSpec)).toBe(false); // Stage 0 never writes run-spec.md
   });
@@ -62,7 +73,16 @@ describe('seed 000 §3.5 entry state machine', () => {
     const last = JSON.parse(readFileSync(a.paths.lastPlan, 'utf8')) as { planFile: string };
     expect(readFileSync(rp.runSpec)).toEqual(readFileSync(last.planFile));
     expect(readFileSync(rp.worktreePath, 'utf8').trim()).toBe(project);
-    expect(await readRunState(rp.state)).toMatchObject({ runId: RUN, iter: 1, status: 'running', should_continue: true, stop_reason: null, last_scalar: null, baseline_scalar: null, promise_signal: 'Collie: AUTOITER DONE' });
+    expect(await readRunState(rp.state)).toMatchObject({
+      runId: RUN,
+      iter: 1,
+      status: 'running',
+      should_continue: true,
+      stop_reason: null,
+      last_scalar: null,
+      baseline_scalar: null,
+      promise_signal: 'Collie: AUTOITER DONE',
+    });
   });
 
   it('§3.5 Branch B: a failed recovery chain (last-plan.json missing) removes current-run and falls back to a fresh start', async () => {
@@ -81,7 +101,10 @@ describe('seed 000 §3.5 entry state machine', () => {
     expect(await a.step()).toMatchObject({ kind: 'stage0', recoveryFailed: `last-plan.json belongs to run ${RUN}` });
     const last = JSON.parse(readFileSync(a.paths.lastPlan, 'utf8')) as { planFile: string };
     writeFileSync(last.planFile, 'no metadata\n');
-    expect(await a.step()).toMatchObject({ kind: 'stage0', recoveryFailed: 'plan file has no plan-source line in its first 3 lines' });
+    expect(await a.step()).toMatchObject({
+      kind: 'stage0',
+      recoveryFailed: 'plan file has no plan-source line in its first 3 lines',
+    });
   });
 
   it('§3.5 Branch C: state.json missing is treated as Branch B (run-spec.md kept, state re-initialised)', async () => {
@@ -112,7 +135,7 @@ describe('seed 000 §3.5 entry state machine', () => {
 
   it('invariant 6: prepare runs once when skip_prepare is false and is skipped when prepare-report.md exists', async () => {
     let calls = 0;
-    const preparer: Preparer = { name: 'count', prepare: () => (calls += 1, { ok: true, report: '# ok\n' }) };
+    const preparer: Preparer = { name: 'count', prepare: () => ((calls += 1), { ok: true, report: '# ok\n' }) };
     const { a } = setup({ asker: asker({ Q5: 'no' }), preparer });
     await a.step();
     await a.step();
@@ -125,14 +148,20 @@ describe('seed 000 §3.5 entry state machine', () => {
 
   it('§3.5 Branch B: skip_prepare true (Q5 yes) never calls prepare', async () => {
     let calls = 0;
-    const { a } = setup({ asker: asker({ Q5: 'yes' }), preparer: { name: 'count', prepare: () => (calls += 1, { ok: true, report: '' }) } });
+    const { a } = setup({
+      asker: asker({ Q5: 'yes' }),
+      preparer: { name: 'count', prepare: () => ((calls += 1), { ok: true, report: '' }) },
+    });
     await a.step();
     await a.step();
     expect(calls).toBe(0);
   });
 
   it('§3.5 Branch B step 5 (queued): a failed prepare writes status escalated and notifies prepare_failed; the next step is the terminal branch', async () => {
-    const { a, notes } = setup({ asker: asker({ Q5: 'no' }), preparer: { name: 'fail', prepare: () => ({ ok: false, report: 'fixture data missing' }) } });
+    const { a, notes } = setup({
+      asker: asker({ Q5: 'no' }),
+      preparer: { name: 'fail', prepare: () => ({ ok: false, report: 'fixture data missing' }) },
+    });
     await a.step();
     expect(await a.step()).toEqual({ kind: 'recovered', runId: RUN, status: 'escalated' });
     expect(notes.map((n) => n.event)).toEqual(['prepare_failed']);
@@ -156,11 +185,24 @@ describe('seed 000 §3.5 entry state machine', () => {
     const { a } = setup();
     const kinds = [];
     for (let i = 0; i < 12; i += 1) kinds.push(await a.step());
-    expect(kinds.map((k) => (k.kind === 'stage' ? `${k.stage}:${k.status}` : k.kind))).toEqual(['stage0', 'recovered', 'stage1:running', 'stage2:running', 'stage3:running', 'stage4a:running', 'stage4b:running', 'stage5.0:running', 'stage5.1:running', 'stage5.2:running', 'stage5.3:iter_done', 'stage6:running']);
+    expect(kinds.map((k) => (k.kind === 'stage' ? `${k.stage}:${k.status}` : k.kind))).toEqual([
+      'stage0',
+      'recovered',
+      'stage1:running',
+      'stage2:running',
+      'stage3:running',
+      'stage4a:running',
+      'stage4b:running',
+      'stage5.0:running',
+      'stage5.1:running',
+      'stage5.2:running',
+      'stage5.3:iter_done',
+      'stage6:running',
+    ]);
     expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ iter: 2, status: 'running', stage: 'kickoff' });
   });
 
-  it('invariant 7: with COLLIE_AUTOITER_ACTIVE set, step() escalates nested_loop_call, stops, and leaves the outer run\'s current-run file', async () => {
+  it("invariant 7: with COLLIE_AUTOITER_ACTIVE set, step() escalates nested_loop_call, stops, and leaves the outer run's current-run file", async () => {
     const outer = setup();
     await outer.a.step();
     const inner = setup({ env: { COLLIE_AUTOITER_ACTIVE: '1' } });
@@ -177,7 +219,9 @@ describe('seed 000 §3.5 entry state machine', () => {
 
   it('invariants 1 and 3: the completion signal is emitted only by the terminal branch, exactly once, after current-run is removed', async () => {
     const seen: { line: string; currentRun: boolean }[] = [];
-    const { a } = setup({ output: (line) => seen.push({ line, currentRun: existsSync(join(stateRoot, 'autoiter', 'proj', 'current-run')) }) });
+    const { a } = setup({
+      output: (line) => seen.push({ line, currentRun: existsSync(join(stateRoot, 'autoiter', 'proj', 'current-run')) }),
+    });
     const outcomes = await a.run();
     const signals = seen.filter((s) => s.line.includes('AUTOITER DONE'));
     expect(signals).toEqual([{ line: COMPLETION_SIGNAL, currentRun: false }]);
@@ -189,11 +233,26 @@ describe('seed 000 §3.5 entry state machine', () => {
   it('Stage 6 SC1: a rising scalar below threshold ends budget_exhausted after max_iterations, notifying budget_exhausted; the worktree-path survives', async () => {
     const { a, notes } = setup();
     const outcomes = await a.run();
-    expect(outcomes.at(-1)).toEqual({ kind: 'done', runId: RUN, status: 'budget_exhausted', signal: COMPLETION_SIGNAL });
+    expect(outcomes.at(-1)).toEqual({
+      kind: 'done',
+      runId: RUN,
+      status: 'budget_exhausted',
+      signal: COMPLETION_SIGNAL,
+    });
     const st = await readRunState(a.paths.run(RUN).state);
-    expect(st).toMatchObject({ iter: 3, status: 'budget_exhausted', should_continue: false, baseline_scalar: 1, last_scalar: 6 });
+    expect(st).toMatchObject({
+      iter: 3,
+      status: 'budget_exhausted',
+      should_continue: false,
+      baseline_scalar: 1,
+      last_scalar: 6,
+    });
     expect(st?.stop_reason).toMatch(/^SC1: /);
-    expect(st?.iterations.map((i) => [i.scalar_before, i.scalar_after, i.scalar_delta])).toEqual([[1, 2, 1], [2, 4, 2], [4, 6, 2]]);
+    expect(st?.iterations.map((i) => [i.scalar_before, i.scalar_after, i.scalar_delta])).toEqual([
+      [1, 2, 1],
+      [2, 4, 2],
+      [4, 6, 2],
+    ]);
     expect(notes.map((n) => n.event)).toEqual(['budget_exhausted']);
     expect(existsSync(a.paths.currentRun)).toBe(false);
     expect(existsSync(a.paths.run(RUN).worktreePath)).toBe(true);
@@ -209,12 +268,17 @@ describe('seed 000 §3.5 entry state machine', () => {
 
   it('Stage 6 SC5: the same rerun error three iterations in a row escalates (notify escalated, escalate stop_steps_counter)', async () => {
     // Odd runs (Stage 2) pass, even runs (Stage 5.3 reruns) fail with the same error.
-    const flaky = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; if [ $((n % 2)) -eq 0 ]; then echo "Error: boom at line $n"; exit 2; fi; echo "score: 1"';
+    const flaky =
+      'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; if [ $((n % 2)) -eq 0 ]; then echo "Error: boom at line $n"; exit 2; fi; echo "score: 1"';
     const { a, notes, escalations } = setup({ maxIterations: 9, asker: asker({ Q1: flaky }) });
     await a.run();
     const st = await readRunState(a.paths.run(RUN).state);
     expect(st).toMatchObject({ iter: 3, status: 'escalated' });
-    expect(st?.iterations.map((i) => i.error_signature)).toEqual(['Error: boom at line N', 'Error: boom at line N', 'Error: boom at line N']);
+    expect(st?.iterations.map((i) => i.error_signature)).toEqual([
+      'Error: boom at line N',
+      'Error: boom at line N',
+      'Error: boom at line N',
+    ]);
     expect(notes.map((n) => n.event)).toEqual(['escalated']);
     expect(escalations).toEqual([`stop_steps_counter ${RUN}`]);
   });
@@ -222,7 +286,19 @@ describe('seed 000 §3.5 entry state machine', () => {
   it('Stage 5.3: summary.md records scalar_before, scalar_after, scalar_delta, convergence and decision', async () => {
     const { a } = setup();
     await a.run();
-    expect(readFileSync(a.paths.run(RUN).iter(1).summary, 'utf8')).toBe(['# Summary — iter-1', 'scalar_before: 1', 'scalar_after: 2', 'scalar_delta: 1', 'convergence: no', 'decision: continue', 'fixes_applied: []', 'files_changed: 0', ''].join('\n'));
+    expect(readFileSync(a.paths.run(RUN).iter(1).summary, 'utf8')).toBe(
+      [
+        '# Summary — iter-1',
+        'scalar_before: 1',
+        'scalar_after: 2',
+        'scalar_delta: 1',
+        'convergence: no',
+        'decision: continue',
+        'fixes_applied: []',
+        'files_changed: 0',
+        '',
+      ].join('\n'),
+    );
     expect(readFileSync(a.paths.run(RUN).iter(3).summary, 'utf8')).toContain('decision: stop_cap');
   });
 
@@ -232,7 +308,9 @@ describe('seed 000 §3.5 entry state machine', () => {
     const rp = a.paths.run(RUN);
     expect(readFileSync(rp.status, 'utf8')).toMatch(/^DONE · SC1: .* · scalar=2 \(baseline=1, Δ=1\)\n$/);
     const log = readFileSync(rp.userLog, 'utf8');
-    expect(log).toContain('## iter-1 · 2026-01-02T03:04:05.000Z\nKickoff. HEAD: none. Baseline scalar: none (first iter).');
+    expect(log).toContain(
+      '## iter-1 · 2026-01-02T03:04:05.000Z\nKickoff. HEAD: none. Baseline scalar: none (first iter).',
+    );
     expect(log).toContain('Stopped: SC1');
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 1 → Kickoff`);
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 2 → trigger running (timeout: 30min)`);
@@ -241,20 +319,30 @@ describe('seed 000 §3.5 entry state machine', () => {
   });
 
   it('Stage 3.1: the observer (fast tier) gets the last 200 lines of raw.log and the run spec; observations.md records its ISSUEs; non-blocking issues continue', async () => {
-    const observer = (r: { inputs: Readonly<Record<string, string>> }) => (r.inputs['raw.log (last 200 lines)']?.includes('score:') ? '## ISSUE-001\ntitle: slow\nseverity: 2\nblocking: false\n' : 'NO ISSUES');
-    const { a, agent, lines } = setup({ agent: createScriptedAgent({ discovery: ['x'], observe: [observer] }, { repeatLast: true }) });
+    const observer = (r: { inputs: Readonly<Record<string, string>> }) =>
+      r.inputs['raw.log (last 200 lines)']?.includes('score:')
+        ? '## ISSUE-001\ntitle: slow\nseverity: 2\nblocking: false\n'
+        : 'NO ISSUES';
+    const { a, agent, lines } = setup({
+      agent: createScriptedAgent({ discovery: ['x'], observe: [observer] }, { repeatLast: true }),
+    });
     for (let i = 0; i < 5; i += 1) await a.step();
     const obs = agent.calls.find((c) => c.role === 'observe');
     expect(obs).toMatchObject({ tier: 'fast' });
     expect(Object.keys(obs?.inputs ?? {})).toEqual(['raw.log (last 200 lines)', 'run-spec.md']);
-    expect(readFileSync(join(a.paths.run(RUN).iter(1).dir, 'observations.md'), 'utf8')).toContain('## ISSUE-001\n- title: "slow"');
+    expect(readFileSync(join(a.paths.run(RUN).iter(1).dir, 'observations.md'), 'utf8')).toContain(
+      '## ISSUE-001\n- title: "slow"',
+    );
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 3 → 1 issues recorded, 0 blocking`);
     expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ stage: 'triage', ladder: null });
   });
 
   it('Stage 3.2 ladder: a blocking issue is diagnosed and fixed in the worktree, validated by a rerun; recovery on attempt 2 after a tier upgrade continues the iteration', async () => {
     const trigger = 'test -f fixed || { echo "Error: missing config"; exit 1; }; echo "score: 5"';
-    const observer = (r: { inputs: Readonly<Record<string, string>> }) => (r.inputs['raw.log (last 200 lines)']?.includes('Error') ? '## ISSUE-001\ntitle: config missing\nseverity: 2\nblocking: true\n' : 'NO ISSUES');
+    const observer = (r: { inputs: Readonly<Record<string, string>> }) =>
+      r.inputs['raw.log (last 200 lines)']?.includes('Error')
+        ? '## ISSUE-001\ntitle: config missing\nseverity: 2\nblocking: true\n'
+        : 'NO ISSUES';
     const diagnose = [
       'root_cause: "unknown"\nfix_applied: "none"',
       () => {
@@ -262,26 +350,54 @@ describe('seed 000 §3.5 entry state machine', () => {
         return 'root_cause: "config file absent"\nfix_applied: "created fixed"';
       },
     ];
-    const { a, agent, options } = setup({ maxIterations: 1, asker: asker({ Q1: trigger }), agent: createScriptedAgent({ discovery: ['x'], observe: [observer], diagnose, triage: ['## ISSUE-001\nverdict: Discarded\nconfidence: 5\nrationale: fixed by the recovery ladder\n'] }, { repeatLast: true }) });
+    const { a, agent, options } = setup({
+      maxIterations: 1,
+      asker: asker({ Q1: trigger }),
+      agent: createScriptedAgent(
+        {
+          discovery: ['x'],
+          observe: [observer],
+          diagnose,
+          triage: ['## ISSUE-001\nverdict: Discarded\nconfidence: 5\nrationale: fixed by the recovery ladder\n'],
+        },
+        { repeatLast: true },
+      ),
+    });
     const outcomes = await a.run();
     expect(outcomes.filter((x) => x.kind === 'stage' && x.stage === 'stage3.2')).toHaveLength(2);
     expect(agent.calls.filter((c) => c.role === 'diagnose').map((c) => c.tier)).toEqual(['fast', 'standard']);
     const ip = a.paths.run(RUN).iter(1);
     expect(readFileSync(join(ip.dir, 'recovery-1.log'), 'utf8')).toContain('EXIT_CODE:1');
     expect(readFileSync(join(ip.dir, 'recovery-2.log'), 'utf8')).toBe('score: 5\nEXIT_CODE:0\n');
-    expect(readFileSync(a.paths.run(RUN).userLog, 'utf8')).toContain('Auto-recovery succeeded on attempt 2 (sonnet): config file absent');
+    expect(readFileSync(a.paths.run(RUN).userLog, 'utf8')).toContain(
+      'Auto-recovery succeeded on attempt 2 (sonnet): config file absent',
+    );
     expect(await readRunState(a.paths.run(RUN).state)).toMatchObject({ status: 'budget_exhausted', last_scalar: 5 });
     expect(options.projectDir).toBe(project);
   });
 
   it('Stage 3.2 ladder exhausted: three failed attempts (tiers upgraded, capped at opus) write blocker-report.md, escalate blocker_unrecoverable, notify, and set status escalated; the signal comes only from the terminal branch', async () => {
-    const { a, agent, notes, escalations, lines } = setup({ asker: asker({ Q1: 'echo "Error: no database"; exit 3' }), agent: createScriptedAgent({ discovery: ['x'], observe: ['## ISSUE-001\ntitle: db down\nseverity: 3\nblocking: true\n'], diagnose: ['root_cause: "db not running"\nfix_applied: "none"'] }, { repeatLast: true }) });
+    const { a, agent, notes, escalations, lines } = setup({
+      asker: asker({ Q1: 'echo "Error: no database"; exit 3' }),
+      agent: createScriptedAgent(
+        {
+          discovery: ['x'],
+          observe: ['## ISSUE-001\ntitle: db down\nseverity: 3\nblocking: true\n'],
+          diagnose: ['root_cause: "db not running"\nfix_applied: "none"'],
+        },
+        { repeatLast: true },
+      ),
+    });
     const outcomes = await a.run();
     expect(agent.calls.filter((c) => c.role === 'diagnose').map((c) => c.tier)).toEqual(['standard', 'deep', 'deep']);
     const report = readFileSync(join(a.paths.run(RUN).iter(1).dir, 'blocker-report.md'), 'utf8');
-    expect(report).toContain('## Attempt 1\n- model: sonnet\n- root_cause: db not running\n- fix_applied: none\n- result: fail');
+    expect(report).toContain(
+      '## Attempt 1\n- model: sonnet\n- root_cause: db not running\n- fix_applied: none\n- result: fail',
+    );
     expect(report).toContain('## Attempt 3\n- model: opus');
-    expect(readFileSync(a.paths.run(RUN).status, 'utf8')).toBe('iter 1/3 · Stage 3 · BLOCKED · auto-recovery ladder exhausted\n');
+    expect(readFileSync(a.paths.run(RUN).status, 'utf8')).toBe(
+      'iter 1/3 · Stage 3 · BLOCKED · auto-recovery ladder exhausted\n',
+    );
     expect(escalations).toEqual([`blocker_unrecoverable ${RUN}`]);
     expect(notes.map((n) => n.event)).toEqual(['blocker_unrecoverable']);
     expect(outcomes.at(-2)).toMatchObject({ kind: 'stage', stage: 'stage3.2', status: 'escalated' });
@@ -291,8 +407,13 @@ describe('seed 000 §3.5 entry state machine', () => {
   });
 
   it('Stage 3.2 ladder: a diagnostic agent that fails counts as a failed attempt, never as a stuck step', async () => {
-    const { a } = setup({ asker: asker({ Q1: 'exit 1' }), agent: createScriptedAgent({ discovery: ['x'], observe: ['NO ISSUES'] }, { repeatLast: true }) });
+    const { a } = setup({
+      asker: asker({ Q1: 'exit 1' }),
+      agent: createScriptedAgent({ discovery: ['x'], observe: ['NO ISSUES'] }, { repeatLast: true }),
+    });
     expect((await a.run()).at(-1)).toMatchObject({ kind: 'done', status: 'escalated' });
-    expect(readFileSync(join(a.paths.run(RUN).iter(1).dir, 'blocker-report.md'), 'utf8')).toContain('root_cause: diagnostic agent failed');
+    expect(readFileSync(join(a.paths.run(RUN).iter(1).dir, 'blocker-report.md'), 'utf8')).toContain(
+      'root_cause: diagnostic agent failed',
+    );
   });
 });

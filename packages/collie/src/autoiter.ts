@@ -2,7 +2,14 @@ import { readText } from './internal/read-text.js';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { acquireLock, killOrphanGroup, killOrphanGroups, LoopError, parseOptions, type WorkspaceLock } from '@loop/core';
+import {
+  acquireLock,
+  killOrphanGroup,
+  killOrphanGroups,
+  LoopError,
+  parseOptions,
+  type WorkspaceLock,
+} from '@loop/core';
 import { ACTIVE_FLAG, autoiterOptionsSchema, type AutoiterOptions } from './autoiter-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
 import { createCtx, type StepOutcome } from './controller/context.js';
@@ -86,10 +93,20 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
       o.agent.run({
         ...request,
         ...(request.cwd === undefined && worktree !== undefined ? { cwd: worktree } : {}),
-        ...(request.pidFile === undefined && pidDir !== undefined ? { pidFile: join(pidDir, `agent-${request.role}-${randomBytes(4).toString('hex')}.pgid`) } : {}),
+        ...(request.pidFile === undefined && pidDir !== undefined
+          ? { pidFile: join(pidDir, `agent-${request.role}-${randomBytes(4).toString('hex')}.pgid`) }
+          : {}),
       }),
   };
-  const agent = meterAgent(anchoredAgent(inWorktree, () => anchor, () => o.clock.now()), () => meterTarget, iso);
+  const agent = meterAgent(
+    anchoredAgent(
+      inWorktree,
+      () => anchor,
+      () => o.clock.now(),
+    ),
+    () => meterTarget,
+    iso,
+  );
 
   const trackers = new Map<string, TaskTracker>();
   const tasks = (rp: RunPaths, runId: string): TaskTracker => {
@@ -150,11 +167,20 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
   // One step at a time: `busy` guards this instance, the controller lock every other process/instance.
   let busy = false;
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (busy) throw new LoopError('LOCK_HELD', `[loop] [collie] a step() or run() of this controller is already in progress; await it before calling again`, { details: { path: paths.lock } });
+    if (busy)
+      throw new LoopError(
+        'LOCK_HELD',
+        `[loop] [collie] a step() or run() of this controller is already in progress; await it before calling again`,
+        { details: { path: paths.lock } },
+      );
     busy = true;
     let lock: WorkspaceLock | undefined;
     try {
-      lock = await acquireLock({ path: paths.lock, staleMs: o.lockStaleMs, holder: `another collie controller is stepping project ${o.projectId}` });
+      lock = await acquireLock({
+        path: paths.lock,
+        staleMs: o.lockStaleMs,
+        holder: `another collie controller is stepping project ${o.projectId}`,
+      });
       return await fn();
     } finally {
       busy = false;
@@ -169,7 +195,12 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     return { kind: 'nested-refused' };
   };
 
-  const machine = createCollieStepMachine({ dir: paths.steps, lockHolder: `another collie controller is stepping project ${o.projectId}`, lockStaleMs: o.lockStaleMs, unit: stepUnlocked });
+  const machine = createCollieStepMachine({
+    dir: paths.steps,
+    lockHolder: `another collie controller is stepping project ${o.projectId}`,
+    lockStaleMs: o.lockStaleMs,
+    unit: stepUnlocked,
+  });
   const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(machine.step);
 
   return {
@@ -185,7 +216,11 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
           outcomes.push(out);
           if (out.kind === 'done') return outcomes;
         }
-        throw new LoopError('STATE_CORRUPT', `[loop] [collie] the run did not reach a terminal state within ${maxSteps} steps; inspect ${paths.projectDir}`, { details: { maxSteps } });
+        throw new LoopError(
+          'STATE_CORRUPT',
+          `[loop] [collie] the run did not reach a terminal state within ${maxSteps} steps; inspect ${paths.projectDir}`,
+          { details: { maxSteps } },
+        );
       });
     },
   };

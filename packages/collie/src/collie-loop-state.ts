@@ -33,7 +33,10 @@ export interface CollieStopState extends LoopState {
     readonly maxIterations: number;
     /** `unlimited` is null. */
     readonly maxWallclockMin: number | null;
-    readonly successCriterion: { readonly type: 'all_green' | 'scalar_threshold' | 'convergence_delta' | 'custom'; readonly threshold: number | null };
+    readonly successCriterion: {
+      readonly type: 'all_green' | 'scalar_threshold' | 'convergence_delta' | 'custom';
+      readonly threshold: number | null;
+    };
     /** How SC3 picks ε: `ordinal` (integer 1-5 scalars, ε = 0) or `continuous` (ε = 0.01 × |baseline|). @default detected */
     readonly scalarKind?: 'ordinal' | 'continuous';
   };
@@ -60,22 +63,25 @@ function trailing<T>(xs: readonly T[], p: (x: T) => boolean): number {
  * no file change, crashes, non-improvements: a reverted or crashed iteration never improves), the best trail and the token cost
  * (`cost.tokens`, SC4) are computed from the rows, so core's stop policies read what happened.
  */
-export function collieStopState(collie: CollieStopState['collie'], startedAt: number, now: number, signal: AbortSignal = new AbortController().signal): CollieStopState {
+export function collieStopState(
+  collie: CollieStopState['collie'],
+  startedAt: number,
+  now: number,
+  signal: AbortSignal = new AbortController().signal,
+): CollieStopState {
   const its = collie.iterations;
   const history: IterationRecord[] = [
     { iteration: 0, candidateId: '', score: collie.baselineScalar, status: 'baseline', description: 'baseline' },
-    ...its.map(
-      (i): IterationRecord => ({
-        iteration: i.iter,
-        candidateId: '',
-        score: i.scalar,
-        status: statusOf(i),
-        description: `iter-${i.iter}`,
-        ...(i.errorSignature !== null ? { error: i.errorSignature } : {}),
-        ...(i.filesChanged === 0 ? { changedFiles: [] } : {}),
-        gates: { all_green: i.allGreen },
-      }),
-    ),
+    ...its.map((i): IterationRecord => ({
+      iteration: i.iter,
+      candidateId: '',
+      score: i.scalar,
+      status: statusOf(i),
+      description: `iter-${i.iter}`,
+      ...(i.errorSignature !== null ? { error: i.errorSignature } : {}),
+      ...(i.filesChanged === 0 ? { changedFiles: [] } : {}),
+      gates: { all_green: i.allGreen },
+    })),
   ];
   const counts: StatusCounts = { kept: 0, reverted: 0, rejected: 0, crash: 0, halted: 0 };
   for (const row of history.slice(1)) counts[row.status as keyof StatusCounts] += 1;

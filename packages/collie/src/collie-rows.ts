@@ -111,7 +111,13 @@ export function createCollieResultsLog(path: string, baseline: number | null): R
         }
       }
       const score = baseline ?? Number.NaN;
-      const first: IterationRecord = { iteration: 0, candidateId: '', score, status: 'baseline', description: 'baseline' };
+      const first: IterationRecord = {
+        iteration: 0,
+        candidateId: '',
+        score,
+        status: 'baseline',
+        description: 'baseline',
+      };
       return [first, ...rows];
     },
     append: (row) => appendDurable(path, `${JSON.stringify(row)}\n`),

@@ -10,9 +10,21 @@ describe('seed 000 G1 and G6', () => {
   });
 
   it('G1: a correctness FIX may add its reproduction test as a NEW file it lists; an optimization FIX may not', () => {
-    expect(g1TestFileGuard([{ path: 'test/repro_001.test.js', status: 'added' }], [{ kind: 'correctness', key_files: ['test/repro_001.test.js'] }])).toEqual([]);
-    expect(g1TestFileGuard([{ path: 'test/repro_001.test.js', status: 'added' }], [{ kind: 'optimization', key_files: ['test/repro_001.test.js'] }])).toHaveLength(1);
-    expect(g1TestFileGuard([{ path: 'tests/test_other.py', status: 'added' }], [{ kind: 'correctness', key_files: [] }])).toHaveLength(1);
+    expect(
+      g1TestFileGuard(
+        [{ path: 'test/repro_001.test.js', status: 'added' }],
+        [{ kind: 'correctness', key_files: ['test/repro_001.test.js'] }],
+      ),
+    ).toEqual([]);
+    expect(
+      g1TestFileGuard(
+        [{ path: 'test/repro_001.test.js', status: 'added' }],
+        [{ kind: 'optimization', key_files: ['test/repro_001.test.js'] }],
+      ),
+    ).toHaveLength(1);
+    expect(
+      g1TestFileGuard([{ path: 'tests/test_other.py', status: 'added' }], [{ kind: 'correctness', key_files: [] }]),
+    ).toHaveLength(1);
   });
 
   it('G6: every changed file must be a plan Key file or a mechanical consequence; anything else is untraceable (escalate)', () => {

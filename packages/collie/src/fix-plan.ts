@@ -12,9 +12,16 @@ export function fixBatches(fixes: readonly Pick<FixRecord, 'id' | 'dependencies'
   const pending = new Map(fixes.map((f) => [f.id, new Set(f.dependencies.filter((d) => ids.has(d) && d !== f.id))]));
   const batches: string[][] = [];
   while (pending.size > 0) {
-    const ready = [...pending].filter(([, deps]) => deps.size === 0).map(([id]) => id).sort();
+    const ready = [...pending]
+      .filter(([, deps]) => deps.size === 0)
+      .map(([id]) => id)
+      .sort();
     if (ready.length === 0) {
-      throw new LoopError('CONFIG_INVALID', `[loop] [collie] FIX dependencies form a cycle among ${[...pending.keys()].sort().join(', ')}; fix the dependencies fields of those FIX records`, { details: { fixes: [...pending.keys()] } });
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `[loop] [collie] FIX dependencies form a cycle among ${[...pending.keys()].sort().join(', ')}; fix the dependencies fields of those FIX records`,
+        { details: { fixes: [...pending.keys()] } },
+      );
     }
     for (const id of ready) pending.delete(id);
     for (const deps of pending.values()) for (const id of ready) deps.delete(id);
@@ -56,8 +63,28 @@ export function renderFixPlan(fixes: readonly FixRecord[], inputs: FixPlanInputs
   ];
   for (const id of batches.flat()) {
     const f = fixes.find((x) => x.id === id)!;
-    lines.push('', `### ${f.id} (${f.kind}, severity ${f.severity}, fix_confidence ${f.fix_confidence})`, `- Why: ${f.root_cause.trim()}`, `- How: ${f.fix_outline.trim()}`, `- Key files: ${f.key_files.join(', ') || '(none)'}`, `- Depends on: ${f.dependencies.join(', ') || '(none)'}`, '- Verify:', '```', f.reproduction_test.trimEnd(), '```');
+    lines.push(
+      '',
+      `### ${f.id} (${f.kind}, severity ${f.severity}, fix_confidence ${f.fix_confidence})`,
+      `- Why: ${f.root_cause.trim()}`,
+      `- How: ${f.fix_outline.trim()}`,
+      `- Key files: ${f.key_files.join(', ') || '(none)'}`,
+      `- Depends on: ${f.dependencies.join(', ') || '(none)'}`,
+      '- Verify:',
+      '```',
+      f.reproduction_test.trimEnd(),
+      '```',
+    );
   }
-  lines.push('', '## Impact Assessment', `- Affected files: ${files.join(', ') || '(none)'}`, '- Reverse impact: None — iter-local change', '', '## E2E Assessment', inputs.e2e.trim() || '(none in run-spec)', '');
+  lines.push(
+    '',
+    '## Impact Assessment',
+    `- Affected files: ${files.join(', ') || '(none)'}`,
+    '- Reverse impact: None — iter-local change',
+    '',
+    '## E2E Assessment',
+    inputs.e2e.trim() || '(none in run-spec)',
+    '',
+  );
   return lines.join('\n');
 }

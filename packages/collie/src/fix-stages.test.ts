@@ -1,8 +1,25 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGitWorktree, createScriptedFlowExecutor, parseDeferred, readLedger, readRunState, type StepOutcome } from './index.js';
-import { createFixWorld, FIX_RUN, FIX_TRIGGER, gitSh, gitSubjects, stagesOf, type FixSetupOptions, type FixSpec, type FixWorld } from '../test/fixtures/fix-world.js';
+import {
+  createGitWorktree,
+  createScriptedFlowExecutor,
+  parseDeferred,
+  readLedger,
+  readRunState,
+  type StepOutcome,
+} from './index.js';
+import {
+  createFixWorld,
+  FIX_RUN,
+  FIX_TRIGGER,
+  gitSh,
+  gitSubjects,
+  stagesOf,
+  type FixSetupOptions,
+  type FixSpec,
+  type FixWorld,
+} from '../test/fixtures/fix-world.js';
 
 let w: FixWorld;
 let root: string;
@@ -34,33 +51,65 @@ describe('stages 4a-6 wired into step()', () => {
     expect(calls[0]!.prompt).toContain('Start by finding reasons why each issue is NOT real before concluding it is');
     expect(calls[0]!.prompt).not.toContain('log line 1');
     expect(Object.keys(calls[0]!.inputs)).toEqual(['observations.md', 'run-spec.md', 'progress.md']);
-    expect(read(ip.triage)).toContain('## ISSUE-002\nverdict: Real\nconfidence: 4\nrationale: "tried to show it is not real"');
+    expect(read(ip.triage)).toContain(
+      '## ISSUE-002\nverdict: Real\nconfidence: 4\nrationale: "tried to show it is not real"',
+    );
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 4a → triage complete (2 → 2 to Deep Verify)`);
     expect(read(a.paths.run(RUN).status)).toBe('iter 1/1 · Stage 4a · Triage · 2 Real, 0 DEFERRED\n');
   });
 
   it('G8 (triage): Real/Unclear with confidence >= 3 go to Deep Verify, confidence <= 2 go to the progress.md DEFERRED pool tagged triage_low_confidence, Discarded is dropped silently', async () => {
     makeRepo();
-    const { a, agent, read } = setup([{ verdict: 'Real', confidence: 3 }, { verdict: 'Unclear', confidence: 2 }, { verdict: 'Discarded', confidence: 5 }, { verdict: 'Unclear', confidence: 4 }, { verdict: 'Real', confidence: 1 }]);
+    const { a, agent, read } = setup([
+      { verdict: 'Real', confidence: 3 },
+      { verdict: 'Unclear', confidence: 2 },
+      { verdict: 'Discarded', confidence: 5 },
+      { verdict: 'Unclear', confidence: 4 },
+      { verdict: 'Real', confidence: 1 },
+    ]);
     await a.run();
-    expect(agent.calls.filter((c) => c.role === 'deep-verify').map((c) => /for (ISSUE-\d+)/.exec(c.prompt)![1]).sort()).toEqual(['ISSUE-001', 'ISSUE-004']);
+    expect(
+      agent.calls
+        .filter((c) => c.role === 'deep-verify')
+        .map((c) => /for (ISSUE-\d+)/.exec(c.prompt)![1])
+        .sort(),
+    ).toEqual(['ISSUE-001', 'ISSUE-004']);
     const pool = parseDeferred(read(a.paths.run(RUN).progress));
-    expect(pool).toEqual([{ iter: 1, id: 'ISSUE-002', tag: 'triage_low_confidence' }, { iter: 1, id: 'ISSUE-005', tag: 'triage_low_confidence' }]);
+    expect(pool).toEqual([
+      { iter: 1, id: 'ISSUE-002', tag: 'triage_low_confidence' },
+      { iter: 1, id: 'ISSUE-005', tag: 'triage_low_confidence' },
+    ]);
     expect(read(a.paths.run(RUN).progress)).not.toContain('ISSUE-003');
   });
 
   it('Stage 4b: one deep-tier adversarial agent per verified issue runs in parallel with bounded concurrency (p-limit), each writing fixes/FIX-nnn.md; an Unclear triage sets uncertainty_tag triage_unclear', async () => {
     makeRepo();
     const concurrency = { max: 0, now: 0 };
-    const { a, agent, ip, read, lines } = setup([{}, {}, {}, { verdict: 'Unclear' }, {}], { concurrency, deepVerifyConcurrency: 2 });
+    const { a, agent, ip, read, lines } = setup([{}, {}, {}, { verdict: 'Unclear' }, {}], {
+      concurrency,
+      deepVerifyConcurrency: 2,
+    });
     const outs: StepOutcome[] = [];
     for (let i = 0; i < 7; i += 1) outs.push(await a.step());
     expect(outs.at(-1)).toMatchObject({ stage: 'stage4b', status: 'running' });
     const calls = agent.calls.filter((c) => c.role === 'deep-verify');
     expect(calls).toHaveLength(5);
-    expect(calls.every((c) => c.tier === 'deep' && c.prompt.includes('adversarial') && c.prompt.includes('Attempt proof of falsification before writing fix outline'))).toBe(true);
+    expect(
+      calls.every(
+        (c) =>
+          c.tier === 'deep' &&
+          c.prompt.includes('adversarial') &&
+          c.prompt.includes('Attempt proof of falsification before writing fix outline'),
+      ),
+    ).toBe(true);
     expect(concurrency.max).toBe(2);
-    expect(readdirSync(ip.fixes).sort()).toEqual(['FIX-001.md', 'FIX-002.md', 'FIX-003.md', 'FIX-004.md', 'FIX-005.md']);
+    expect(readdirSync(ip.fixes).sort()).toEqual([
+      'FIX-001.md',
+      'FIX-002.md',
+      'FIX-003.md',
+      'FIX-004.md',
+      'FIX-005.md',
+    ]);
     expect(read(ip.fix('FIX-004'))).toContain('uncertainty_tag: triage_unclear');
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 4b → 5 issues in parallel Deep Verify`);
   });
@@ -69,7 +118,9 @@ describe('stages 4a-6 wired into step()', () => {
     makeRepo();
     const { a, ip, read, flow } = setup([{ delta: 1 }, { delta: 1, fixConfidence: 2 }]);
     await a.run();
-    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([{ iter: 1, id: 'FIX-002', tag: 'deep_verify_low_confidence' }]);
+    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([
+      { iter: 1, id: 'FIX-002', tag: 'deep_verify_low_confidence' },
+    ]);
     expect(read(ip.fixPlan)).not.toContain('FIX-002');
     expect(flow.applied).toEqual(['FIX-001']);
   });
@@ -78,7 +129,10 @@ describe('stages 4a-6 wired into step()', () => {
     makeRepo();
     const { a, ip, read, flow } = setup([{ rootCause: ' ' }, { repro: '' }, {}]);
     await a.run();
-    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([{ iter: 1, id: 'FIX-001', tag: 'g2_incomplete' }, { iter: 1, id: 'FIX-002', tag: 'g2_incomplete' }]);
+    expect(parseDeferred(read(a.paths.run(RUN).progress))).toEqual([
+      { iter: 1, id: 'FIX-001', tag: 'g2_incomplete' },
+      { iter: 1, id: 'FIX-002', tag: 'g2_incomplete' },
+    ]);
     expect(read(ip.fixPlan)).not.toMatch(/FIX-00[12]/);
     expect(flow.applied).toEqual(['FIX-003']);
   });
@@ -90,11 +144,21 @@ describe('stages 4a-6 wired into step()', () => {
     for (let i = 0; i < 8; i += 1) outs.push(await a.step());
     expect(outs.at(-1)).toMatchObject({ stage: 'stage5.0', status: 'running' });
     const plan = read(ip.fixPlan);
-    expect(plan.split('\n').slice(0, 3)).toEqual([`<!-- plan-source: ${ip.fixPlan} -->`, '<!-- plan-topic: autoiter-iter-1-fixes -->', '<!-- plan-executor: collie:flow -->']);
+    expect(plan.split('\n').slice(0, 3)).toEqual([
+      `<!-- plan-source: ${ip.fixPlan} -->`,
+      '<!-- plan-topic: autoiter-iter-1-fixes -->',
+      '<!-- plan-executor: collie:flow -->',
+    ]);
     expect(plan).toContain('## Task Execution DAG\n- batch 1: FIX-001, FIX-003\n- batch 2: FIX-002\n');
-    expect(plan).toContain('- Why: cause of FIX-002\n- How: write src/FIX-002.delta for FIX-002\n- Key files: src/FIX-002.delta\n- Depends on: FIX-003');
-    expect(plan).toContain('- Affected files: src/FIX-001.delta, src/FIX-002.delta, src/FIX-003.delta\n- Reverse impact: None — iter-local change');
-    expect(plan).toContain(`## E2E Assessment\ntrigger: ${TRIGGER}\nsuccess_criterion: scalar_threshold 100\nprimary_goal: optimization`);
+    expect(plan).toContain(
+      '- Why: cause of FIX-002\n- How: write src/FIX-002.delta for FIX-002\n- Key files: src/FIX-002.delta\n- Depends on: FIX-003',
+    );
+    expect(plan).toContain(
+      '- Affected files: src/FIX-001.delta, src/FIX-002.delta, src/FIX-003.delta\n- Reverse impact: None — iter-local change',
+    );
+    expect(plan).toContain(
+      `## E2E Assessment\ntrigger: ${TRIGGER}\nsuccess_criterion: scalar_threshold 100\nprimary_goal: optimization`,
+    );
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.0 → fix-plan.md built (3 FIX)`);
   });
 
@@ -110,7 +174,10 @@ describe('stages 4a-6 wired into step()', () => {
     const rp = a.paths.run(RUN);
     mkdirSync(rp.iter(2).dir, { recursive: true });
     writeFileSync(rp.iter(2).fixPlan, read(rp.iter(1).fixPlan));
-    writeFileSync(rp.state, JSON.stringify({ ...st, iter: 3, iterations: [st.iterations[0], { ...st.iterations[0], iter: 2 }] }));
+    writeFileSync(
+      rp.state,
+      JSON.stringify({ ...st, iter: 3, iterations: [st.iterations[0], { ...st.iterations[0], iter: 2 }] }),
+    );
     const outs = await a.run();
     expect(stagesOf(outs).slice(-2)).toEqual(['stage5.0:escalated', 'done']);
     expect(read(rp.iter(3).summary)).toMatch(/g7_jaccard: 1\.000\ng7_bucket: 5\ng7_consecutive_delta0: 2\n/);
@@ -119,18 +186,29 @@ describe('stages 4a-6 wired into step()', () => {
     expect(existsSync(rp.iter(3).fixPlan)).toBe(false);
   });
 
-  it('Stage 5.1: the flow executor applies each FIX in DAG order in the run\'s git worktree as exactly one commit per FIX (trailer Collie-Fix); flow.json records commits and changed files; the user checkout is untouched', async () => {
+  it("Stage 5.1: the flow executor applies each FIX in DAG order in the run's git worktree as exactly one commit per FIX (trailer Collie-Fix); flow.json records commits and changed files; the user checkout is untouched", async () => {
     makeRepo();
-    const { a, ip, lines } = setup([{ delta: 1 }, { delta: 1, dependencies: ['FIX-003'] }, { delta: 1 }], { workspace: createGitWorktree({ repoDir: project }) });
+    const { a, ip, lines } = setup([{ delta: 1 }, { delta: 1, dependencies: ['FIX-003'] }, { delta: 1 }], {
+      workspace: createGitWorktree({ repoDir: project }),
+    });
     const outs = await a.run();
     expect(stagesOf(outs)).toContain('stage5.1:running');
     const wt = join(project, '.worktrees', `autoiter-${RUN}`);
-    expect(subjects(wt)).toEqual(['autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002', 'autoiter iter-1 FIX-003: write src/FIX-003.delta for FIX-003', 'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001', 'initial']);
+    expect(subjects(wt)).toEqual([
+      'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002',
+      'autoiter iter-1 FIX-003: write src/FIX-003.delta for FIX-003',
+      'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001',
+      'initial',
+    ]);
     expect(sh(wt, 'log', '-1', '--format=%B')).toContain('Collie-Fix: iter-1/FIX-002');
     expect(subjects(project)).toEqual(['initial']);
     expect(existsSync(join(project, 'src', 'FIX-001.delta'))).toBe(false);
     const ledger = (await readLedger(ip.flow))!;
-    expect(ledger.applied.map((x) => [x.id, x.files])).toEqual([['FIX-001', [{ path: 'src/FIX-001.delta', status: 'added' }]], ['FIX-003', [{ path: 'src/FIX-003.delta', status: 'added' }]], ['FIX-002', [{ path: 'src/FIX-002.delta', status: 'added' }]]]);
+    expect(ledger.applied.map((x) => [x.id, x.files])).toEqual([
+      ['FIX-001', [{ path: 'src/FIX-001.delta', status: 'added' }]],
+      ['FIX-003', [{ path: 'src/FIX-003.delta', status: 'added' }]],
+      ['FIX-002', [{ path: 'src/FIX-002.delta', status: 'added' }]],
+    ]);
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.1 → flow applied 3 FIX (3 commits)`);
   });
 
@@ -155,17 +233,25 @@ describe('stages 4a-6 wired into step()', () => {
     const again = setup([{ delta: 1 }, { delta: 1 }]);
     expect((await again.a.run()).at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
     expect(again.flow.applied).toEqual(['FIX-002']);
-    expect(subjects(project)).toEqual(['autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002', 'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001', 'initial']);
+    expect(subjects(project)).toEqual([
+      'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002',
+      'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001',
+      'initial',
+    ]);
     expect(readFileSync(join(project, 'src', 'FIX-002.delta'), 'utf8')).toBe('1\n');
     expect((await again.state())?.last_scalar).toBe(7);
   });
 
-  it('Stage 5.2 G6: a FIX commit that changes a file outside every FIX\'s key files escalates g6_diff_audit_failed (audit.md names the file, status escalated, notify escalated)', async () => {
+  it("Stage 5.2 G6: a FIX commit that changes a file outside every FIX's key files escalates g6_diff_audit_failed (audit.md names the file, status escalated, notify escalated)", async () => {
     makeRepo();
-    const { a, ip, read, escalations, notes, lines } = setup([{ patch: { 'src/FIX-001.delta': '1\n', 'src/lib.js': 'export const x = 2;\n' } }]);
+    const { a, ip, read, escalations, notes, lines } = setup([
+      { patch: { 'src/FIX-001.delta': '1\n', 'src/lib.js': 'export const x = 2;\n' } },
+    ]);
     const outs = await a.run();
     expect(stagesOf(outs).slice(-2)).toEqual(['stage5.2:escalated', 'done']);
-    expect(read(ip.audit)).toContain('## G6 diff audit: FAIL\n- changed files: src/FIX-001.delta, src/lib.js\n- untraceable: src/lib.js');
+    expect(read(ip.audit)).toContain(
+      '## G6 diff audit: FAIL\n- changed files: src/FIX-001.delta, src/lib.js\n- untraceable: src/lib.js',
+    );
     expect(escalations).toEqual([`g6_diff_audit_failed ${RUN}`]);
     expect(notes.map((n) => n.event)).toEqual(['escalated']);
     expect(lines).toContain(`[autoiter ${RUN}] iter-1 Stage 5.2 → G6 diff audit FAIL, G1 PASS`);
@@ -175,7 +261,14 @@ describe('stages 4a-6 wired into step()', () => {
   it('Stage 5.2 extra guards (G4/G5 plug-in): a guard that reports violations escalates <id>_guard_failed and audit.md records it; a passing guard lets the run reach the rerun', async () => {
     makeRepo();
     const seen: string[] = [];
-    const g4 = { id: 'G4', name: 'no magic constants', check: (i: { commits: readonly { id: string; files: readonly { path: string }[] }[] }) => (seen.push(...i.commits.flatMap((c) => c.files.map((f) => `${c.id}:${f.path}`))), ['FIX-001: src/FIX-001.delta hard-codes 1']) };
+    const g4 = {
+      id: 'G4',
+      name: 'no magic constants',
+      check: (i: { commits: readonly { id: string; files: readonly { path: string }[] }[] }) => (
+        seen.push(...i.commits.flatMap((c) => c.files.map((f) => `${c.id}:${f.path}`))),
+        ['FIX-001: src/FIX-001.delta hard-codes 1']
+      ),
+    };
     const { a, ip, read, escalations, notes } = setup([{ delta: 1 }], { guards: [g4] });
     const outs = await a.run();
     expect(stagesOf(outs).slice(-2)).toEqual(['stage5.2:escalated', 'done']);
@@ -192,7 +285,9 @@ describe('stages 4a-6 wired into step()', () => {
 
   it('Stage 5.2 G1: a FIX that modifies an existing test file escalates g1_test_file_guard, even when the file is in its key files', async () => {
     makeRepo({ 'test/lib.test.js': 'assert(x === 1);\n' });
-    const { a, ip, read, escalations } = setup([{ keyFiles: ['test/lib.test.js'], patch: { 'test/lib.test.js': 'assert(true);\n' } }]);
+    const { a, ip, read, escalations } = setup([
+      { keyFiles: ['test/lib.test.js'], patch: { 'test/lib.test.js': 'assert(true);\n' } },
+    ]);
     await a.run();
     expect(read(ip.audit)).toContain('## G1 test-file guard: FAIL\n- FIX-001: test/lib.test.js (modified)');
     expect(escalations).toEqual([`g1_test_file_guard ${RUN}`]);
@@ -201,13 +296,21 @@ describe('stages 4a-6 wired into step()', () => {
 
   it('Stage 5.2 G1: a correctness FIX adding its reproduction test as a new file in its key files passes the audit; an optimization FIX adding a test file does not', async () => {
     makeRepo();
-    const ok = setup([{ kind: 'correctness', keyFiles: ['src/FIX-001.delta', 'test/repro.test.js'], patch: { 'src/FIX-001.delta': '0\n', 'test/repro.test.js': 'repro\n' } }]);
+    const ok = setup([
+      {
+        kind: 'correctness',
+        keyFiles: ['src/FIX-001.delta', 'test/repro.test.js'],
+        patch: { 'src/FIX-001.delta': '0\n', 'test/repro.test.js': 'repro\n' },
+      },
+    ]);
     expect((await ok.a.run()).at(-1)).toMatchObject({ status: 'budget_exhausted' });
     expect(ok.read(ok.ip.audit)).toContain('## G6 diff audit: PASS');
     expect(ok.read(ok.ip.audit)).toContain('## G1 test-file guard: PASS');
     rmSync(root, { recursive: true, force: true });
     makeRepo();
-    const bad = setup([{ kind: 'optimization', keyFiles: ['test/repro.test.js'], patch: { 'test/repro.test.js': 'repro\n' } }]);
+    const bad = setup([
+      { kind: 'optimization', keyFiles: ['test/repro.test.js'], patch: { 'test/repro.test.js': 'repro\n' } },
+    ]);
     expect((await bad.a.run()).at(-1)).toMatchObject({ status: 'escalated' });
     expect(bad.read(bad.ip.audit)).toContain('- FIX-001: test/repro.test.js (added)');
   });
@@ -216,13 +319,31 @@ describe('stages 4a-6 wired into step()', () => {
     makeRepo();
     const { a, ip, read, state } = setup([{ delta: 2 }, { delta: 1 }]);
     await a.run();
-    expect(read(ip.summary)).toContain('scalar_before: 5\nscalar_after: 8\nscalar_delta: 3\nconvergence: no\ndecision: stop_cap\nfixes_applied: [FIX-001, FIX-002]\nfiles_changed: 2\n');
-    expect((await state())?.iterations[0]).toMatchObject({ fixes_applied: ['FIX-001', 'FIX-002'], files_changed: 2, scalar_after: 8 });
+    expect(read(ip.summary)).toContain(
+      'scalar_before: 5\nscalar_after: 8\nscalar_delta: 3\nconvergence: no\ndecision: stop_cap\nfixes_applied: [FIX-001, FIX-002]\nfiles_changed: 2\n',
+    );
+    expect((await state())?.iterations[0]).toMatchObject({
+      fixes_applied: ['FIX-001', 'FIX-002'],
+      files_changed: 2,
+      scalar_after: 8,
+    });
   });
 
   it('Stage 5.3 / SC5: five iterations whose fixes change no file escalate (no file changes x5)', async () => {
     makeRepo();
-    const { a, state, notes } = setup([{ verdict: 'Discarded' }], { maxIterations: 9, asker: { name: 'f', ask: () => ({ Q1: 'n=$(cat ../n 2>/dev/null || echo 0); n=$((n+1)); echo $n > ../n; echo "score: $n"', Q2: 'scalar_threshold 1000', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes' }) } });
+    const { a, state, notes } = setup([{ verdict: 'Discarded' }], {
+      maxIterations: 9,
+      asker: {
+        name: 'f',
+        ask: () => ({
+          Q1: 'n=$(cat ../n 2>/dev/null || echo 0); n=$((n+1)); echo $n > ../n; echo "score: $n"',
+          Q2: 'scalar_threshold 1000',
+          Q3: 'optimization',
+          Q4: 'kind_aware',
+          Q5: 'yes',
+        }),
+      },
+    });
     await a.run();
     const st = (await state())!;
     expect(st).toMatchObject({ iter: 5, status: 'escalated' });

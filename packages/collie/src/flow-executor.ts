@@ -54,11 +54,20 @@ export function flowPrompt(fix: FixRecord, worktree: string): string {
  * = sonnet, the seed's "apply fix patch → sonnet") with the plan and the FIX record as inputs.
  * The agent edits the worktree; the flow stage commits.
  */
-export function createAgentFlowExecutor(agent: Agent, options: { tier?: 'fast' | 'standard' | 'deep' } = {}): FlowExecutor {
+export function createAgentFlowExecutor(
+  agent: Agent,
+  options: { tier?: 'fast' | 'standard' | 'deep' } = {},
+): FlowExecutor {
   return {
     name: `agent-flow(${agent.name})`,
     apply: async (ctx) => {
-      const reply = await agent.run({ role: 'flow', tier: options.tier ?? 'standard', prompt: flowPrompt(ctx.fix, ctx.worktree), inputs: { 'fix-plan.md': ctx.planText, [`${ctx.fix.id}.md`]: JSON.stringify(ctx.fix, null, 2) }, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+      const reply = await agent.run({
+        role: 'flow',
+        tier: options.tier ?? 'standard',
+        prompt: flowPrompt(ctx.fix, ctx.worktree),
+        inputs: { 'fix-plan.md': ctx.planText, [`${ctx.fix.id}.md`]: JSON.stringify(ctx.fix, null, 2) },
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
       return reply.trim().split('\n')[0] ?? '';
     },
   };
@@ -73,18 +82,28 @@ export type ScriptedPatch = Readonly<Record<string, string | null>>;
  *
  * @throws {LoopError} `PROPOSER_FAILED` from `apply` when a FIX has no patch, or a path leaves the worktree.
  */
-export function createScriptedFlowExecutor(patches: Readonly<Record<string, ScriptedPatch | ((ctx: FlowFixContext) => ScriptedPatch)>>): FlowExecutor & { readonly applied: string[] } {
+export function createScriptedFlowExecutor(
+  patches: Readonly<Record<string, ScriptedPatch | ((ctx: FlowFixContext) => ScriptedPatch)>>,
+): FlowExecutor & { readonly applied: string[] } {
   const applied: string[] = [];
   return {
     name: 'scripted-flow',
     applied,
     apply: async (ctx) => {
       const entry = patches[ctx.fix.id];
-      if (entry === undefined) throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted flow executor has no patch for ${ctx.fix.id}; add one to the script`, { details: { fix: ctx.fix.id } });
+      if (entry === undefined)
+        throw new LoopError(
+          'PROPOSER_FAILED',
+          `[loop] [collie] scripted flow executor has no patch for ${ctx.fix.id}; add one to the script`,
+          { details: { fix: ctx.fix.id } },
+        );
       const patch = typeof entry === 'function' ? entry(ctx) : entry;
       for (const [path, content] of Object.entries(patch)) {
         const abs = resolve(ctx.worktree, path);
-        if (relative(ctx.worktree, abs).startsWith('..')) throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted patch path ${path} leaves the worktree`, { details: { path } });
+        if (relative(ctx.worktree, abs).startsWith('..'))
+          throw new LoopError('PROPOSER_FAILED', `[loop] [collie] scripted patch path ${path} leaves the worktree`, {
+            details: { path },
+          });
         if (content === null) await rm(abs, { force: true });
         else {
           await mkdir(dirname(abs), { recursive: true });
@@ -92,7 +111,9 @@ export function createScriptedFlowExecutor(patches: Readonly<Record<string, Scri
         }
       }
       applied.push(ctx.fix.id);
-      return `applied scripted patch (${Object.keys(patch).map((p) => join(p)).join(', ')})`;
+      return `applied scripted patch (${Object.keys(patch)
+        .map((p) => join(p))
+        .join(', ')})`;
     },
   };
 }

@@ -1,7 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import { ConfigError, parseOptions, planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxPlan } from '@loop/core';
+import {
+  ConfigError,
+  parseOptions,
+  planSandbox,
+  sandboxOptionsFields,
+  type SandboxOptions,
+  type SandboxPlan,
+} from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import { DEFAULT_TEST_FILE } from './diff-guards.js';
@@ -65,9 +72,24 @@ const absolute = (field: string) => z.string().refine((p) => isAbsolute(p), `${f
 
 /** zod schema of {@link FlowPipelineOptions}. */
 export const flowPipelineOptionsSchema = z.object({
-  agent: z.custom<Agent>((a) => typeof a === 'object' && a !== null && typeof (a as Agent).run === 'function' && typeof (a as Agent).name === 'string', 'agent must be an Agent ({ name, run })'),
+  agent: z.custom<Agent>(
+    (a) =>
+      typeof a === 'object' &&
+      a !== null &&
+      typeof (a as Agent).run === 'function' &&
+      typeof (a as Agent).name === 'string',
+    'agent must be an Agent ({ name, run })',
+  ),
   testCommand: z.string().trim().min(1, 'testCommand must not be empty'),
-  reproCommand: z.union([z.string().trim().min(1, 'reproCommand must not be empty'), z.custom<Exclude<ReproCommand, string>>((f) => typeof f === 'function', 'reproCommand must be a string or a function')]).optional(),
+  reproCommand: z
+    .union([
+      z.string().trim().min(1, 'reproCommand must not be empty'),
+      z.custom<Exclude<ReproCommand, string>>(
+        (f) => typeof f === 'function',
+        'reproCommand must be a string or a function',
+      ),
+    ])
+    .optional(),
   timeoutMs: z.number().int().positive().default(600_000),
   graceMs: z.number().int().nonnegative().default(5000),
   reviewRounds: z.number().int().min(1).default(2),
@@ -94,7 +116,12 @@ export interface FlowPipelineExecutor extends FlowExecutor {
 function assertOutside(field: 'logDir' | 'snapshotDir', dir: string, worktree: string): void {
   const rel = relative(worktree, dir);
   if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
-    throw new ConfigError('collie flow-pipeline', [{ path: field, message: `${field} ${dir} is inside the worktree ${worktree}; a skipped FIX must leave the worktree byte-identical, so put it outside` }]);
+    throw new ConfigError('collie flow-pipeline', [
+      {
+        path: field,
+        message: `${field} ${dir} is inside the worktree ${worktree}; a skipped FIX must leave the worktree byte-identical, so put it outside`,
+      },
+    ]);
   }
 }
 
@@ -113,22 +140,48 @@ function needsTdd(fix: FixRecord): boolean {
   return fix.reproduction_test.trim() !== '' && fix.kind === 'correctness'; // G1 (seed 000 invariant 5): only a correctness FIX may add a test file
 }
 
-async function applyFix(o: FlowPipelineSettings, sandbox: SandboxPlan, ctx: FlowFixContext, transcripts: Map<string, string>, stores: Map<string, TreeSnapshotStore>): Promise<string> {
+async function applyFix(
+  o: FlowPipelineSettings,
+  sandbox: SandboxPlan,
+  ctx: FlowFixContext,
+  transcripts: Map<string, string>,
+  stores: Map<string, TreeSnapshotStore>,
+): Promise<string> {
   const logDir = o.logDir ?? join(dirname(ctx.planPath), 'flow');
   const storeDir = o.snapshotDir ?? join(dirname(dirname(ctx.planPath)), 'flow-snapshots');
   assertOutside('logDir', logDir, ctx.worktree);
   assertOutside('snapshotDir', storeDir, ctx.worktree);
   const store = storeFor(stores, ctx.worktree, storeDir);
   const base = await store.snapshot();
-  const transcript = new FlowTranscript(ctx.fix.id, [`worktree: ${ctx.worktree}`, `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`, `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`, `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`]);
+  const transcript = new FlowTranscript(ctx.fix.id, [
+    `worktree: ${ctx.worktree}`,
+    `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`,
+    `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`,
+    `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`,
+  ]);
   const tmp = await mkdtemp(join(tmpdir(), 'collie-flow-'));
-  const run: FlowRun = { o, sandbox, ctx, store, base, last: base, transcript, tmp, commands: 0, reproFiles: [], reproHashes: new Map(), outside: new Set(), tdd: needsTdd(ctx.fix) };
+  const run: FlowRun = {
+    o,
+    sandbox,
+    ctx,
+    store,
+    base,
+    last: base,
+    transcript,
+    tmp,
+    commands: 0,
+    reproFiles: [],
+    reproHashes: new Map(),
+    outside: new Set(),
+    tdd: needsTdd(ctx.fix),
+  };
   try {
     const note = await runPipeline(run);
     transcript.note('result', note);
     return note;
   } catch (error) {
-    if (!(error instanceof SkipFix)) transcript.note('error', `${(error as Error).message}\n\nworktree restored to its state before the FIX`);
+    if (!(error instanceof SkipFix))
+      transcript.note('error', `${(error as Error).message}\n\nworktree restored to its state before the FIX`);
     await store.restore(base);
     if (!(error instanceof SkipFix)) throw error;
     const note = `skipped: ${error.reason}`;

@@ -34,8 +34,19 @@ export interface G3Result {
  */
 export function checkG3(prompt: string, observations: string, requirement: G3Requirement): G3Result {
   const missingPhrases = requirement.phrases.filter((p) => !prompt.includes(p));
-  const verbatimLines = [...new Set(observations.split('\n').map((l) => l.trim()).filter((l) => l.length >= 12 && prompt.includes(l)))];
-  return { ok: missingPhrases.length === 0 && verbatimLines.length <= requirement.maxVerbatimLines, missingPhrases, verbatimLines };
+  const verbatimLines = [
+    ...new Set(
+      observations
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.length >= 12 && prompt.includes(l)),
+    ),
+  ];
+  return {
+    ok: missingPhrases.length === 0 && verbatimLines.length <= requirement.maxVerbatimLines,
+    missingPhrases,
+    verbatimLines,
+  };
 }
 
 /**

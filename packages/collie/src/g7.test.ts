@@ -22,7 +22,11 @@ describe('seed 000 G7 (Stage 5.0, checked first)', () => {
     expect(g7Check(same, same, [0.5, 0, 0]).deadlock).toBe(true);
     expect(g7Check(same, same, [0, 0.1, 0]).deadlock).toBe(false); // one zero delta
     expect(g7Check(same, 'entirely different words here', [0, 0]).deadlock).toBe(false); // bucket 1
-    expect(g7Check('a b c d e', 'a b c d f', [0, 0])).toMatchObject({ bucket: 4, consecutiveDelta0: 2, deadlock: true });
+    expect(g7Check('a b c d e', 'a b c d f', [0, 0])).toMatchObject({
+      bucket: 4,
+      consecutiveDelta0: 2,
+      deadlock: true,
+    });
   });
 
   it('G7: consecutiveDelta0 counts the trailing run of zero deltas; null breaks it', () => {

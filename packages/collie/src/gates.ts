@@ -31,7 +31,8 @@ export type FixRoute =
  */
 export function deepVerifyGate(fix: Pick<FixRecord, 'fix_confidence' | 'root_cause' | 'reproduction_test'>): FixRoute {
   if (fix.fix_confidence <= 2) return { route: 'deferred', tag: 'deep_verify_low_confidence' };
-  if (fix.root_cause.trim() === '' || fix.reproduction_test.trim() === '') return { route: 'deferred', tag: 'g2_incomplete' };
+  if (fix.root_cause.trim() === '' || fix.reproduction_test.trim() === '')
+    return { route: 'deferred', tag: 'g2_incomplete' };
   return { route: 'eligible' };
 }
 

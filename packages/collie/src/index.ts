@@ -18,12 +18,27 @@
  *
  * @packageDocumentation
  */
-export { createAutoiter, autoiterOptionsSchema, formatRunId, ACTIVE_FLAG, COMPLETION_SIGNAL, AnchorDriftError } from './autoiter.js';
+export {
+  createAutoiter,
+  autoiterOptionsSchema,
+  formatRunId,
+  ACTIVE_FLAG,
+  COMPLETION_SIGNAL,
+  AnchorDriftError,
+} from './autoiter.js';
 export type { Autoiter, AutoiterOptions, StepOutcome, StageName, TriggerRun, TaskTrackerRun } from './autoiter.js';
 export { createAgentFlowExecutor, createScriptedFlowExecutor, flowPrompt } from './flow-executor.js';
 export type { FlowExecutor, FlowFixContext, ScriptedPatch } from './flow-executor.js';
 export { FIX_TRAILER, REVERT_TRAILER, NOTE_TRAILER, COLLIE_AUTHOR } from './trailers.js';
-export { renderTriage, renderFixRecord, fixIdOf, parseDeferred, flowLedgerSchema, readLedger, planTaskText } from './stage-files.js';
+export {
+  renderTriage,
+  renderFixRecord,
+  fixIdOf,
+  parseDeferred,
+  flowLedgerSchema,
+  readLedger,
+  planTaskText,
+} from './stage-files.js';
 export type { FlowLedger } from './stage-files.js';
 export { TIER_MODELS, createScriptedAgent, renderAgentPrompt } from './agent.js';
 export type { Agent, AgentRequest, CapabilityTier, ScriptedAgent, ScriptedReply } from './agent.js';
@@ -31,9 +46,27 @@ export { createAgentCommand, agentCommandOptionsSchema } from './agent-command.j
 export type { AgentCommandOptions } from './agent-command.js';
 export { createReadlineAsker, createFileAsker } from './question-asker.js';
 export type { QuestionAsker, Question, QuestionId, Answers } from './question-asker.js';
-export { runSpecSchema, stage0Questions, runSpecFromAnswers, renderPlanFile, planSourceOf, parseRunSpec, triggerTimeoutMin } from './run-spec.js';
+export {
+  runSpecSchema,
+  stage0Questions,
+  runSpecFromAnswers,
+  renderPlanFile,
+  planSourceOf,
+  parseRunSpec,
+  triggerTimeoutMin,
+} from './run-spec.js';
 export type { RunSpec, RunSpecInputs } from './run-spec.js';
-export { runStateSchema, readRunState, writeRunState, initialRunState, isTerminal, RUN_STATUSES, RUNNING_STAGES, iterationEntrySchema, PROMISE_SIGNAL } from './run-state.js';
+export {
+  runStateSchema,
+  readRunState,
+  writeRunState,
+  initialRunState,
+  isTerminal,
+  RUN_STATUSES,
+  RUNNING_STAGES,
+  iterationEntrySchema,
+  PROMISE_SIGNAL,
+} from './run-state.js';
 export type { RunState, RunStatus, IterationEntry } from './run-state.js';
 export { resolveColliePaths } from './paths.js';
 export type { ColliePaths, RunPaths, IterPaths } from './paths.js';
@@ -43,13 +76,31 @@ export { noPrepare } from './preparer.js';
 export type { Preparer, PrepareContext, PrepareResult } from './preparer.js';
 export { noNotify, createNotifyCommand } from './notifier.js';
 export type { Notifier, Notification, NotifyEvent } from './notifier.js';
-export { triageRecordSchema, fixRecordSchema, parseTriage, parseFixRecord, TRIAGE_VERDICTS, FIX_KINDS } from './records.js';
+export {
+  triageRecordSchema,
+  fixRecordSchema,
+  parseTriage,
+  parseFixRecord,
+  TRIAGE_VERDICTS,
+  FIX_KINDS,
+} from './records.js';
 export type { TriageRecord, TriageVerdict, FixRecord, FixKind } from './records.js';
 export { triageGate, deepVerifyGate, routeRecords } from './gates.js';
 export type { DeferredTag, DeferredItem, TriageRoute, FixRoute, GateResult } from './gates.js';
 export { jaccard, tokenSet, bucketize, consecutiveZeroDeltas, g7Check } from './g7.js';
 export type { G7Result } from './g7.js';
-export { sc1IterationCap, sc2Threshold, sc3Convergence, sc4Budget, sc5StuckSteps, stopChecks, evaluateStopChecks, collieStopState, convergenceEpsilon, STOP_CHECK_STATUS } from './stop-checks.js';
+export {
+  sc1IterationCap,
+  sc2Threshold,
+  sc3Convergence,
+  sc4Budget,
+  sc5StuckSteps,
+  stopChecks,
+  evaluateStopChecks,
+  collieStopState,
+  convergenceEpsilon,
+  STOP_CHECK_STATUS,
+} from './stop-checks.js';
 export type { CollieStopState, IterationFacts, TerminalStatus } from './stop-checks.js';
 export { decideRollback } from './rollback-matrix.js';
 export type { PrimaryGoal, RollbackDecision } from './rollback-matrix.js';
@@ -59,13 +110,45 @@ export { fixBatches, renderFixPlan } from './fix-plan.js';
 export type { FixPlanInputs } from './fix-plan.js';
 export { g1TestFileGuard, g6DiffAudit, DEFAULT_TEST_FILE } from './diff-guards.js';
 export type { ChangedFile } from './diff-guards.js';
-export { issueRecordSchema, parseObservations, renderObservations, ladderStartTier, upgradeTier } from './observations.js';
+export {
+  issueRecordSchema,
+  parseObservations,
+  renderObservations,
+  ladderStartTier,
+  upgradeTier,
+} from './observations.js';
 export type { IssueRecord } from './observations.js';
-export { createFlowPipelineExecutor, flowPipelineOptionsSchema, resolveReproCommand, FLOW_STEPS, parseVerdict, SNAPSHOT_EXCLUDED } from './flow-pipeline.js';
-export type { FlowPipelineOptions, FlowPipelineSettings, FlowPipelineExecutor, ReproCommand, FlowAgentStep, ReviewVerdict } from './flow-pipeline.js';
+export {
+  createFlowPipelineExecutor,
+  flowPipelineOptionsSchema,
+  resolveReproCommand,
+  FLOW_STEPS,
+  parseVerdict,
+  SNAPSHOT_EXCLUDED,
+} from './flow-pipeline.js';
+export type {
+  FlowPipelineOptions,
+  FlowPipelineSettings,
+  FlowPipelineExecutor,
+  ReproCommand,
+  FlowAgentStep,
+  ReviewVerdict,
+} from './flow-pipeline.js';
 export { createFileTaskTracker, createMemoryTaskTracker, TASK_STATUSES, taskFileSchema } from './task-tracker.js';
 export type { Task, TaskStatus, TaskTracker, TaskFile } from './task-tracker.js';
-export { STAGE_ANCHORS, anchorSubject, parseAnchorSubject, anchorStageOf, startIterationAnchors, switchAnchor, readAnchors, checkAnchor, isLongDispatch, LONG_DISPATCH_CHARS, LONG_DISPATCH_MS } from './task-anchors.js';
+export {
+  STAGE_ANCHORS,
+  anchorSubject,
+  parseAnchorSubject,
+  anchorStageOf,
+  startIterationAnchors,
+  switchAnchor,
+  readAnchors,
+  checkAnchor,
+  isLongDispatch,
+  LONG_DISPATCH_CHARS,
+  LONG_DISPATCH_MS,
+} from './task-anchors.js';
 export type { AnchorStage, StageAnchor, AnchorStageName, StartIterationOptions, AnchorCheck } from './task-anchors.js';
 export { meterAgent, readTokensUsed, estimateTokens, CHARS_PER_TOKEN, tokenEntrySchema } from './token-meter.js';
 export type { TokenEntry, MeterTarget } from './token-meter.js';

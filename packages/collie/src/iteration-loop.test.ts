@@ -11,11 +11,21 @@ beforeEach(() => {
 });
 afterEach(() => w.cleanup());
 
-const rowsOf = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as IterationRecord);
+const rowsOf = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as IterationRecord);
 
 describe('collie Stage 5.3-6 on the core engine', () => {
   it('the engine appends one row per iteration to loop-results.jsonl (collie facts, trigger facts, the matrix decision) and its state store records the SC stop Stage 6 acts on', async () => {
-    const s = w.setup([{ kind: 'optimization', delta: -1 }, { kind: 'correctness', delta: 0 }], { goal: 'optimization' });
+    const s = w.setup(
+      [
+        { kind: 'optimization', delta: -1 },
+        { kind: 'correctness', delta: 0 },
+      ],
+      { goal: 'optimization' },
+    );
     await s.a.run();
     const rp = s.a.paths.run((await s.state())!.runId);
     const rows = rowsOf(rp.loopResults);
@@ -26,9 +36,19 @@ describe('collie Stage 5.3-6 on the core engine', () => {
       status: 'kept',
       description: 'iter-1: FIX-001, FIX-002',
       data: {
-        collie: { iter: 1, before: 5, fixes: [{ id: 'FIX-001', kind: 'optimization' }, { id: 'FIX-002', kind: 'correctness' }] },
+        collie: {
+          iter: 1,
+          before: 5,
+          fixes: [
+            { id: 'FIX-001', kind: 'optimization' },
+            { id: 'FIX-002', kind: 'correctness' },
+          ],
+        },
         trigger: { exitCode: 0, errorSignature: null, blockingLine: null },
-        matrix: { row: 'optimization · degrades · per-FIX revert optimization, force-keep correctness', revert: ['FIX-001'] },
+        matrix: {
+          row: 'optimization · degrades · per-FIX revert optimization, force-keep correctness',
+          revert: ['FIX-001'],
+        },
       },
     });
     const engine = JSON.parse(readFileSync(rp.loopState, 'utf8')) as EngineState;
@@ -42,8 +62,14 @@ describe('collie Stage 5.3-6 on the core engine', () => {
     const s = w.setup([{ kind: 'correctness', delta: 1 }], { goal: 'correctness', guards: [guard] });
     await s.a.run();
     const st = (await s.state())!;
-    expect(rowsOf(s.a.paths.run(st.runId).loopResults)[0]).toMatchObject({ status: 'reverted', note: 'user-after: not this one' });
-    expect(st.iterations[0]!.rollback).toMatchObject({ row: 'correctness · flat/improves · keep all · user-after: not this one · revert all', reverted: [{ id: 'FIX-001' }] });
+    expect(rowsOf(s.a.paths.run(st.runId).loopResults)[0]).toMatchObject({
+      status: 'reverted',
+      note: 'user-after: not this one',
+    });
+    expect(st.iterations[0]!.rollback).toMatchObject({
+      row: 'correctness · flat/improves · keep all · user-after: not this one · revert all',
+      reverted: [{ id: 'FIX-001' }],
+    });
     expect(gitSubjects(w.project)[0]).toBe('chore: revert FIX(es) not kept by user-after (iter-1)');
   });
 

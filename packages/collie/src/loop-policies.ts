@@ -1,4 +1,12 @@
-import { firstVerdict, type Guard, type GuardInput, type GuardVerdict, type KeepPolicy, type LoopState, type StopPolicy } from '@loop/core';
+import {
+  firstVerdict,
+  type Guard,
+  type GuardInput,
+  type GuardVerdict,
+  type KeepPolicy,
+  type LoopState,
+  type StopPolicy,
+} from '@loop/core';
 import type { AuditGuard } from './audit-guard.js';
 import type { FixRecord } from './records.js';
 
@@ -61,14 +69,29 @@ export function verdictNote(hit: { guard: Guard; verdict: GuardVerdict }): strin
 }
 
 /** What every guard hook gets from collie's loop state: the iteration, the rows so far, the best scalar. */
-export function guardInputOf(state: LoopState, iteration: number, signal: AbortSignal = new AbortController().signal): GuardInput {
+export function guardInputOf(
+  state: LoopState,
+  iteration: number,
+  signal: AbortSignal = new AbortController().signal,
+): GuardInput {
   return { iteration, history: state.history, best: state.best, direction: 'maximize', signal };
 }
 
 /** The first verdict of the FIX-level hooks (`beforeEdit`, `beforeRun`), in guard order. */
-export function fixVerdict(guards: readonly Guard[], hook: 'beforeEdit' | 'beforeRun', base: GuardInput, fix: FixRecord, files: readonly string[]): Promise<{ guard: Guard; verdict: GuardVerdict } | undefined> {
+export function fixVerdict(
+  guards: readonly Guard[],
+  hook: 'beforeEdit' | 'beforeRun',
+  base: GuardInput,
+  fix: FixRecord,
+  files: readonly string[],
+): Promise<{ guard: Guard; verdict: GuardVerdict } | undefined> {
   const description = fixDescription(fix);
   const plan = { description, files: hook === 'beforeEdit' ? fix.key_files : files };
   if (hook === 'beforeEdit') return firstVerdict(guards, 'beforeEdit', { ...base, plan });
-  return firstVerdict(guards, 'beforeRun', { ...base, plan, description, changes: { changed: [...files].sort(), violations: [] } });
+  return firstVerdict(guards, 'beforeRun', {
+    ...base,
+    plan,
+    description,
+    changes: { changed: [...files].sort(), violations: [] },
+  });
 }

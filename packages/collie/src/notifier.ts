@@ -5,7 +5,8 @@ import type { MaybePromise } from '@loop/core';
 import { runInGroup } from '@loop/core';
 
 /** The seed's terminal events. */
-export type NotifyEvent = 'autoiter_done' | 'escalated' | 'budget_exhausted' | 'blocker_unrecoverable' | 'prepare_failed' | 'deadlock';
+export type NotifyEvent =
+  'autoiter_done' | 'escalated' | 'budget_exhausted' | 'blocker_unrecoverable' | 'prepare_failed' | 'deadlock';
 
 /** A terminal-event notification. */
 export interface Notification {
@@ -41,7 +42,13 @@ export function createNotifyCommand(command: string, options: { timeoutMs?: numb
         await runInGroup({
           command: 'bash -c "$COLLIE_AUTOITER_NOTIFY_CMD"',
           cwd: process.cwd(),
-          env: { ...process.env, COLLIE_AUTOITER_NOTIFY_CMD: command, COLLIE_AUTOITER_EVENT: n.event, COLLIE_AUTOITER_RUN_ID: n.runId, COLLIE_AUTOITER_STATUS_FILE: n.statusFile },
+          env: {
+            ...process.env,
+            COLLIE_AUTOITER_NOTIFY_CMD: command,
+            COLLIE_AUTOITER_EVENT: n.event,
+            COLLIE_AUTOITER_RUN_ID: n.runId,
+            COLLIE_AUTOITER_STATUS_FILE: n.statusFile,
+          },
           outputFd: handle.fd,
           killTimeoutMs: options.timeoutMs ?? 30_000,
           graceMs: 1000,

@@ -34,12 +34,24 @@ export function parseObservations(text: string): IssueRecord[] {
     try {
       body = parseYaml((parts[i + 1] ?? '').replace(/^```[a-z]*\s*$/gm, ''));
     } catch (error) {
-      throw new LoopError('PROPOSER_FAILED', `[loop] [collie] the observation of ${id} is not valid YAML: ${(error as Error).message}`, { cause: error });
+      throw new LoopError(
+        'PROPOSER_FAILED',
+        `[loop] [collie] the observation of ${id} is not valid YAML: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
-    const fields = Array.isArray(body) ? Object.assign({}, ...body.filter((x) => typeof x === 'object' && x !== null)) : typeof body === 'object' && body !== null ? body : {};
+    const fields = Array.isArray(body)
+      ? Object.assign({}, ...body.filter((x) => typeof x === 'object' && x !== null))
+      : typeof body === 'object' && body !== null
+        ? body
+        : {};
     const r = issueRecordSchema.safeParse({ ...fields, id });
     if (!r.success) {
-      throw new LoopError('PROPOSER_FAILED', `[loop] [collie] the observation of ${id} is not valid: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}; ask the observer again`, { details: { id } });
+      throw new LoopError(
+        'PROPOSER_FAILED',
+        `[loop] [collie] the observation of ${id} is not valid: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}; ask the observer again`,
+        { details: { id } },
+      );
     }
     out.push(r.data);
   }
@@ -50,8 +62,20 @@ export function parseObservations(text: string): IssueRecord[] {
 export function renderObservations(issues: readonly IssueRecord[]): string {
   if (issues.length === 0) return '# Observations\n\nNo issues observed.\n';
   const block = (i: IssueRecord) => {
-    const evidence = i.evidence.includes('\n') ? `|\n${i.evidence.split('\n').map((l) => `    ${l}`).join('\n')}` : JSON.stringify(i.evidence);
-    return [`## ${i.id}`, `- title: ${JSON.stringify(i.title)}`, `- evidence: ${evidence}`, `- severity: ${i.severity}`, `- first_seen_ts: ${JSON.stringify(i.first_seen_ts)}`, `- blocking: ${i.blocking}`].join('\n');
+    const evidence = i.evidence.includes('\n')
+      ? `|\n${i.evidence
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n')}`
+      : JSON.stringify(i.evidence);
+    return [
+      `## ${i.id}`,
+      `- title: ${JSON.stringify(i.title)}`,
+      `- evidence: ${evidence}`,
+      `- severity: ${i.severity}`,
+      `- first_seen_ts: ${JSON.stringify(i.first_seen_ts)}`,
+      `- blocking: ${i.blocking}`,
+    ].join('\n');
   };
   return `${issues.map(block).join('\n\n')}\n`;
 }

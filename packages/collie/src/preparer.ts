@@ -29,5 +29,8 @@ export interface Preparer {
 
 /** A prepare check that passes without checking anything (its report says so). */
 export function noPrepare(): Preparer {
-  return { name: 'none', prepare: () => ({ ok: true, report: '# Prepare report\n\nNo prepare check configured: PASS without checks.\n' }) };
+  return {
+    name: 'none',
+    prepare: () => ({ ok: true, report: '# Prepare report\n\nNo prepare check configured: PASS without checks.\n' }),
+  };
 }

@@ -18,7 +18,13 @@ describe('seed 000 Stage 0 question askers', () => {
     output.on('data', (c: Buffer) => (printed += c.toString()));
     const pending = createReadlineAsker({ input, output }).ask(qs);
     input.end('npm test\nscalar_threshold 3\n\n\nyes\n');
-    expect(await pending).toEqual({ Q1: 'npm test', Q2: 'scalar_threshold 3', Q3: 'correctness', Q4: 'kind_aware', Q5: 'yes' });
+    expect(await pending).toEqual({
+      Q1: 'npm test',
+      Q2: 'scalar_threshold 3',
+      Q3: 'correctness',
+      Q4: 'kind_aware',
+      Q5: 'yes',
+    });
     expect(printed.indexOf('Q5:')).toBeLessThan(printed.indexOf('Answer each'));
   });
 
@@ -26,15 +32,25 @@ describe('seed 000 Stage 0 question askers', () => {
     const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
     dirs.push(d);
     writeFileSync(join(d, 'a.yaml'), 'Q1: sh test.sh\nQ3: both\nQ5: true\n');
-    expect(await createFileAsker(join(d, 'a.yaml')).ask(qs)).toEqual({ Q1: 'sh test.sh', Q2: 'all_green', Q3: 'both', Q4: 'kind_aware', Q5: 'true' });
+    expect(await createFileAsker(join(d, 'a.yaml')).ask(qs)).toEqual({
+      Q1: 'sh test.sh',
+      Q2: 'all_green',
+      Q3: 'both',
+      Q4: 'kind_aware',
+      Q5: 'true',
+    });
   });
 
   it('Step 0.3 queued: a missing answer without default (Q1) or a missing file is CONFIG_INVALID', async () => {
     const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
     dirs.push(d);
     writeFileSync(join(d, 'a.yaml'), 'Q3: both\n');
-    await expect(createFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID') && String(e).includes('Q1'));
-    await expect(createFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
+    await expect(createFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy(
+      (e) => isLoopError(e, 'CONFIG_INVALID') && String(e).includes('Q1'),
+    );
+    await expect(createFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) =>
+      isLoopError(e, 'CONFIG_INVALID'),
+    );
   });
 
   it('§3.5 Branch B step 5 interactive: choose asks one question, accepts an exact answer or a prefix, re-asks on anything else; the file asker has no choose (queued)', async () => {
@@ -42,7 +58,10 @@ describe('seed 000 Stage 0 question askers', () => {
     const output = new PassThrough();
     let printed = '';
     output.on('data', (c: Buffer) => (printed += c.toString()));
-    const pending = createReadlineAsker({ input, output }).choose!('Prepare failed: x. Fix material and retry, or abort?', ['retry', 'abort']);
+    const pending = createReadlineAsker({ input, output }).choose!(
+      'Prepare failed: x. Fix material and retry, or abort?',
+      ['retry', 'abort'],
+    );
     input.write('maybe\n');
     input.write('re\n');
     expect(await pending).toBe('retry');
@@ -53,7 +72,10 @@ describe('seed 000 Stage 0 question askers', () => {
 
   it('§3.5 Branch B step 5 interactive: a closed input without an answer picks the last (safe) choice, abort', async () => {
     const input = new PassThrough();
-    const pending = createReadlineAsker({ input, output: new PassThrough() }).choose!('retry or abort?', ['retry', 'abort']);
+    const pending = createReadlineAsker({ input, output: new PassThrough() }).choose!('retry or abort?', [
+      'retry',
+      'abort',
+    ]);
     input.end();
     expect(await pending).toBe('abort');
   });

@@ -46,7 +46,11 @@ function fill(questions: readonly Question[], given: Partial<Record<QuestionId, 
     else out[q.id] = v;
   }
   if (missing.length > 0) {
-    throw new LoopError('CONFIG_INVALID', `[loop] [collie] ${where} has no answer for ${missing.join(', ')} and they have no default; answer them`, { details: { missing } });
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [collie] ${where} has no answer for ${missing.join(', ')} and they have no default; answer them`,
+      { details: { missing } },
+    );
   }
   return out as Answers;
 }
@@ -56,7 +60,9 @@ function fill(questions: readonly Question[], given: Partial<Record<QuestionId, 
  * answer line per question; an empty line takes the default. Interactive: has `choose` (a prefix
  * of a choice is accepted; a closed input picks the last choice).
  */
-export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): QuestionAsker {
+export function createReadlineAsker(
+  options: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
+): QuestionAsker {
   return {
     name: 'readline',
     ask: async (questions) => {
@@ -68,7 +74,9 @@ export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; ou
         lines.push(line);
         if (lines.length === questions.length) rl.close();
       });
-      output.write(`${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}\nAnswer each on its own line:\n`);
+      output.write(
+        `${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}\nAnswer each on its own line:\n`,
+      );
       await done;
       const given: Partial<Record<QuestionId, string>> = {};
       questions.forEach((q, i) => (given[q.id] = lines[i] ?? ''));
@@ -81,7 +89,9 @@ export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; ou
         output.write(`${question} [${choices.join('/')}]\n`);
         for await (const line of rl) {
           const a = line.trim().toLowerCase();
-          const pick = choices.find((c) => c.toLowerCase() === a) ?? choices.find((c) => a !== '' && c.toLowerCase().startsWith(a));
+          const pick =
+            choices.find((c) => c.toLowerCase() === a) ??
+            choices.find((c) => a !== '' && c.toLowerCase().startsWith(a));
           if (pick) return pick;
           output.write(`Answer one of: ${choices.join(', ')}\n`);
         }
@@ -94,7 +104,13 @@ export function createReadlineAsker(options: { input?: NodeJS.ReadableStream; ou
   };
 }
 
-const answersFileSchema = z.object({ Q1: z.string().optional(), Q2: z.string().optional(), Q3: z.string().optional(), Q4: z.string().optional(), Q5: z.string().optional() });
+const answersFileSchema = z.object({
+  Q1: z.string().optional(),
+  Q2: z.string().optional(),
+  Q3: z.string().optional(),
+  Q4: z.string().optional(),
+  Q5: z.string().optional(),
+});
 
 /**
  * Answers from a YAML or JSON file (`Q1: ...` to `Q5: ...`, numbers and booleans allowed), for
@@ -111,11 +127,25 @@ export function createFileAsker(path: string): QuestionAsker {
       try {
         raw = parseYaml(await readFile(path, 'utf8'));
       } catch (error) {
-        throw new LoopError('CONFIG_INVALID', `[loop] [collie] cannot read the answers file ${path}: ${(error as Error).message}`, { cause: error, details: { path } });
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `[loop] [collie] cannot read the answers file ${path}: ${(error as Error).message}`,
+          { cause: error, details: { path } },
+        );
       }
-      const obj = typeof raw === 'object' && raw !== null ? Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, v === null || v === undefined ? undefined : String(v)])) : {};
+      const obj =
+        typeof raw === 'object' && raw !== null
+          ? Object.fromEntries(
+              Object.entries(raw).map(([k, v]) => [k, v === null || v === undefined ? undefined : String(v)]),
+            )
+          : {};
       const r = answersFileSchema.safeParse(obj);
-      if (!r.success) throw new LoopError('CONFIG_INVALID', `[loop] [collie] the answers file ${path} is malformed: ${r.error.message}`, { details: { path } });
+      if (!r.success)
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `[loop] [collie] the answers file ${path} is malformed: ${r.error.message}`,
+          { details: { path } },
+        );
       return fill(questions, r.data, `the answers file ${path}`);
     },
   };

@@ -67,7 +67,11 @@ export const fixRecordSchema = z.object({
 export type FixRecord = z.output<typeof fixRecordSchema>;
 
 function invalid(what: string, detail: string, cause?: unknown): LoopError {
-  return new LoopError('PROPOSER_FAILED', `[loop] [collie] the agent's ${what} is not valid: ${detail}; ask the agent again or fix the file by hand`, { cause, details: { what } });
+  return new LoopError(
+    'PROPOSER_FAILED',
+    `[loop] [collie] the agent's ${what} is not valid: ${detail}; ask the agent again or fix the file by hand`,
+    { cause, details: { what } },
+  );
 }
 
 function yamlObject(text: string, what: string): unknown {
@@ -82,7 +86,11 @@ function yamlObject(text: string, what: string): unknown {
 function check<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  throw invalid(what, r.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; '), r.error);
+  throw invalid(
+    what,
+    r.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; '),
+    r.error,
+  );
 }
 
 /**
@@ -97,7 +105,13 @@ export function parseTriage(text: string): TriageRecord[] {
   for (let i = 1; i < parts.length; i += 2) {
     const issue = parts[i]!;
     const body = yamlObject(parts[i + 1] ?? '', `triage of ${issue}`);
-    out.push(check(triageRecordSchema, { ...(typeof body === 'object' && body !== null ? body : {}), issue }, `triage of ${issue}`));
+    out.push(
+      check(
+        triageRecordSchema,
+        { ...(typeof body === 'object' && body !== null ? body : {}), issue },
+        `triage of ${issue}`,
+      ),
+    );
   }
   if (out.length === 0) throw invalid('triage', 'no "## ISSUE-nnn" section found');
   return out;

@@ -3,7 +3,13 @@
 // restart-fix-stages.test.ts; separate files so the two long tests run in parallel).
 import { mkdirSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { atEveryRestartPoint, fixedAsker, fixtureAutoiter, fixtureDirs, snapshotFiles } from './internal/autoiter-fixture.js';
+import {
+  atEveryRestartPoint,
+  fixedAsker,
+  fixtureAutoiter,
+  fixtureDirs,
+  snapshotFiles,
+} from './internal/autoiter-fixture.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -21,9 +27,15 @@ describe('restartability through the §3.5 entry state machine (stages 0-6, thre
     const expected = snapshotFiles(dirs.root);
     rmSync(dirs.root, { recursive: true, force: true });
     mkdirSync(dirs.project, { recursive: true });
-    await atEveryRestartPoint(dirs.root, all.length, fixtureAutoiter(dirs, { asker: fixedAsker() }).a, () => fixtureAutoiter(dirs, { asker: fixedAsker() }).a.run(), (rest) => {
-      expect(rest.at(-1)).toEqual(all.at(-1));
-      expect(snapshotFiles(dirs.root)).toEqual(expected);
-    });
+    await atEveryRestartPoint(
+      dirs.root,
+      all.length,
+      fixtureAutoiter(dirs, { asker: fixedAsker() }).a,
+      () => fixtureAutoiter(dirs, { asker: fixedAsker() }).a.run(),
+      (rest) => {
+        expect(rest.at(-1)).toEqual(all.at(-1));
+        expect(snapshotFiles(dirs.root)).toEqual(expected);
+      },
+    );
   }, 240_000); // about 18 full runs of the controller (each prefix built once)
 });

@@ -25,16 +25,27 @@ export interface RollbackDecision {
  *   optimization, or 50-80% correctness) revert optimization, keep correctness.
  * - any goal, flat or improving: keep all.
  */
-export function decideRollback(goal: PrimaryGoal, scalarDelta: number | null, fixes: readonly { id: string; kind: FixKind }[]): RollbackDecision {
+export function decideRollback(
+  goal: PrimaryGoal,
+  scalarDelta: number | null,
+  fixes: readonly { id: string; kind: FixKind }[],
+): RollbackDecision {
   const all = fixes.map((f) => f.id);
   const degrades = scalarDelta !== null && scalarDelta < 0;
   if (!degrades) return { revert: [], keep: all, row: `${goal} · flat/improves · keep all` };
   const opt = fixes.filter((f) => f.kind === 'optimization').map((f) => f.id);
   const rest = fixes.filter((f) => f.kind !== 'optimization').map((f) => f.id);
   const revertOpt = (row: string): RollbackDecision => ({ revert: opt, keep: rest, row });
-  if (goal === 'correctness') return revertOpt('correctness · degrades · keep correctness, per-FIX revert optimization');
-  if (goal === 'optimization') return revertOpt('optimization · degrades · per-FIX revert optimization, force-keep correctness');
+  if (goal === 'correctness')
+    return revertOpt('correctness · degrades · keep correctness, per-FIX revert optimization');
+  if (goal === 'optimization')
+    return revertOpt('optimization · degrades · per-FIX revert optimization, force-keep correctness');
   const correctnessShare = fixes.length === 0 ? 0 : fixes.filter((f) => f.kind === 'correctness').length / fixes.length;
-  if (correctnessShare >= 0.8) return { revert: [], keep: all, row: 'both · degrades · >=80% correctness · keep all (crash-fix priority)' };
-  return revertOpt(correctnessShare >= 0.5 ? 'both · degrades · 50-80% correctness · per-FIX revert optimization' : 'both · degrades · >=50% optimization · per-FIX revert optimization');
+  if (correctnessShare >= 0.8)
+    return { revert: [], keep: all, row: 'both · degrades · >=80% correctness · keep all (crash-fix priority)' };
+  return revertOpt(
+    correctnessShare >= 0.5
+      ? 'both · degrades · 50-80% correctness · per-FIX revert optimization'
+      : 'both · degrades · >=50% optimization · per-FIX revert optimization',
+  );
 }

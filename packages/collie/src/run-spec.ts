@@ -35,8 +35,15 @@ export type RunSpec = z.output<typeof runSpecSchema>;
 /** Stage 0's five questions (seed 000 Step 0.3); Q1 carries the discovery ranking. */
 export function stage0Questions(discovery: string): Question[] {
   return [
-    { id: 'Q1', text: `Which trigger? (a shell command; ranked candidates from Discovery below, or your own)\n${discovery.trim()}` },
-    { id: 'Q2', text: 'Success criterion type and threshold? (all_green | scalar_threshold <n> | convergence_delta | custom)', default: 'all_green' },
+    {
+      id: 'Q1',
+      text: `Which trigger? (a shell command; ranked candidates from Discovery below, or your own)\n${discovery.trim()}`,
+    },
+    {
+      id: 'Q2',
+      text: 'Success criterion type and threshold? (all_green | scalar_threshold <n> | convergence_delta | custom)',
+      default: 'all_green',
+    },
     { id: 'Q3', text: 'primary_goal? (correctness / optimization / both)', default: 'correctness' },
     { id: 'Q4', text: 'iter_rollback_policy?', default: 'kind_aware' },
     { id: 'Q5', text: 'Skip Stage 0.5 prepare check? (yes / no)', default: 'no' },
@@ -67,23 +74,42 @@ export function runSpecFromAnswers(answers: Answers, inputs: RunSpecInputs): Run
   const raw = {
     task: inputs.task,
     primary_goal: answers.Q3.trim(),
-    trigger: { kind: 'shell', invocation: answers.Q1.trim(), expected_output: 'stdout stream', scalar_extraction: inputs.scalarExtraction },
+    trigger: {
+      kind: 'shell',
+      invocation: answers.Q1.trim(),
+      expected_output: 'stdout stream',
+      scalar_extraction: inputs.scalarExtraction,
+    },
     success_criterion: { type, threshold: thr === undefined ? null : Number(thr) },
-    budget: { max_iterations: inputs.maxIterations ?? 5, max_tokens: inputs.maxTokens ?? 'unlimited', max_wallclock_min: inputs.maxWallclockMin ?? 'unlimited' },
+    budget: {
+      max_iterations: inputs.maxIterations ?? 5,
+      max_tokens: inputs.maxTokens ?? 'unlimited',
+      max_wallclock_min: inputs.maxWallclockMin ?? 'unlimited',
+    },
     overfit_guards: ['G1', 'G2', 'G3', 'G4', 'G5', 'G6', 'G7', 'G8'],
     iter_rollback_policy: answers.Q4.trim(),
     skip_prepare: /^(y|yes|true)$/i.test(answers.Q5.trim()),
   };
   const r = runSpecSchema.safeParse(raw);
   if (!r.success) {
-    throw new LoopError('CONFIG_INVALID', `[loop] [collie] Stage 0 answers are not valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; answer again`, { details: { issues: r.error.issues } });
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [collie] Stage 0 answers are not valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; answer again`,
+      { details: { issues: r.error.issues } },
+    );
   }
   return r.data;
 }
 
 /** The plan file Stage 0 writes: the three metadata lines, then the YAML body (seed 000 Step 0.4). */
 export function renderPlanFile(planPath: string, spec: RunSpec): string {
-  return [`<!-- plan-source: ${planPath} -->`, '<!-- plan-kind: autoiter-stage0 -->', '<!-- plan-executor: collie:autoiter -->', '', stringifyYaml(spec)].join('\n');
+  return [
+    `<!-- plan-source: ${planPath} -->`,
+    '<!-- plan-kind: autoiter-stage0 -->',
+    '<!-- plan-executor: collie:autoiter -->',
+    '',
+    stringifyYaml(spec),
+  ].join('\n');
 }
 
 /** Reads `plan-source` from the first three lines of a plan file, or undefined. */
@@ -105,11 +131,18 @@ export function parseRunSpec(text: string, path: string): RunSpec {
   try {
     raw = parseYaml(text.replace(/^<!--.*-->\s*$/gm, ''));
   } catch (error) {
-    throw new LoopError('STATE_CORRUPT', `[loop] [collie] ${path} is not valid YAML: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new LoopError('STATE_CORRUPT', `[loop] [collie] ${path} is not valid YAML: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
   }
   const r = runSpecSchema.safeParse(raw);
   if (!r.success) {
-    throw new LoopError('STATE_CORRUPT', `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; it is write-once, so start a new run`, { details: { path } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; it is write-once, so start a new run`,
+      { details: { path } },
+    );
   }
   return r.data;
 }

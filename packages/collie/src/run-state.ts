@@ -12,7 +12,18 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const isTerminal = (s: RunStatus): boolean => s === 'converged' || s === 'budget_exhausted' || s === 'escalated';
 
 /** The stage a `running` iteration resumes at (our addition: finer than the seed's "re-enter Stage 1"). */
-export const RUNNING_STAGES = ['kickoff', 'trigger', 'observe', 'recover', 'triage', 'verify', 'plan', 'flow', 'audit', 'rerun'] as const;
+export const RUNNING_STAGES = [
+  'kickoff',
+  'trigger',
+  'observe',
+  'recover',
+  'triage',
+  'verify',
+  'plan',
+  'flow',
+  'audit',
+  'rerun',
+] as const;
 
 /** One finished iteration, recorded by Stage 5.3. */
 export const iterationEntrySchema = z.object({
@@ -92,7 +103,22 @@ export type LadderAttempt = z.output<typeof ladderAttemptSchema>;
 
 /** The state Branch B initialises (seed 000 §3.5 step 6). */
 export function initialRunState(runId: string, now: number): RunState {
-  return { runId, iter: 1, status: 'running', should_continue: true, stop_reason: null, last_scalar: null, baseline_scalar: null, promise_signal: PROMISE_SIGNAL, stage: 'kickoff', started_at: now, tokens_used: 0, iterations: [], ladder: null, iter_start: null };
+  return {
+    runId,
+    iter: 1,
+    status: 'running',
+    should_continue: true,
+    stop_reason: null,
+    last_scalar: null,
+    baseline_scalar: null,
+    promise_signal: PROMISE_SIGNAL,
+    stage: 'kickoff',
+    started_at: now,
+    tokens_used: 0,
+    iterations: [],
+    ladder: null,
+    iter_start: null,
+  };
 }
 
 /**
@@ -106,7 +132,11 @@ export async function readRunState(path: string): Promise<RunState | undefined> 
   if (raw === undefined) return undefined;
   const r = runStateSchema.safeParse(raw);
   if (!r.success) {
-    throw new LoopError('STATE_CORRUPT', `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, { details: { path } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      { details: { path } },
+    );
   }
   return r.data;
 }

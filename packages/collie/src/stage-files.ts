@@ -8,7 +8,13 @@ import { parseTriage, type FixRecord, type TriageRecord } from './records.js';
 /** Renders triage.md (seed 000 Stage 4a output); parseable by `parseTriage`. */
 export function renderTriage(iter: number, records: readonly TriageRecord[]): string {
   if (records.length === 0) return `# Triage — iter-${iter}\n\nNo issues to triage.\n`;
-  const block = (t: TriageRecord) => [`## ${t.issue}`, `verdict: ${t.verdict}`, `confidence: ${t.confidence}`, `rationale: ${JSON.stringify(t.rationale)}`].join('\n');
+  const block = (t: TriageRecord) =>
+    [
+      `## ${t.issue}`,
+      `verdict: ${t.verdict}`,
+      `confidence: ${t.confidence}`,
+      `rationale: ${JSON.stringify(t.rationale)}`,
+    ].join('\n');
   return `# Triage — iter-${iter}\n\n${records.map(block).join('\n\n')}\n`;
 }
 
@@ -31,7 +37,12 @@ const DEFERRED_LINE = /^- (iter-\d+) ((?:ISSUE|FIX)-\d{3,}) · (\S+)$/;
  * Adds items to progress.md's DEFERRED pool (one line per item: `- iter-N <id> · <tag>`), keeping
  * the existing lines. Idempotent: an item already in the pool is not added twice.
  */
-export async function addDeferred(path: string, runId: string, iter: number, items: readonly DeferredItem[]): Promise<void> {
+export async function addDeferred(
+  path: string,
+  runId: string,
+  iter: number,
+  items: readonly DeferredItem[],
+): Promise<void> {
   const text = (await readText(path)) ?? '';
   const lines = text.split('\n').filter((l) => DEFERRED_LINE.test(l));
   for (const item of items) {
@@ -58,7 +69,15 @@ export const flowLedgerSchema = z.object({
   /** HEAD before the first FIX commit (null when the plan had no FIX). */
   base: z.string().nullable(),
   /** One entry per FIX, in plan order; `commit` null when applying it changed nothing. */
-  applied: z.array(z.object({ id: z.string(), kind: z.enum(['correctness', 'optimization', 'mixed']), commit: z.string().nullable(), files: z.array(changedFileSchema), note: z.string().default('') })),
+  applied: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['correctness', 'optimization', 'mixed']),
+      commit: z.string().nullable(),
+      files: z.array(changedFileSchema),
+      note: z.string().default(''),
+    }),
+  ),
   /** The FIX being applied and HEAD before it (written before the executor runs; null between FIXes): a restart resets to `start`. */
   applying: z.object({ id: z.string(), start: z.string() }).nullable().default(null),
 });
@@ -74,7 +93,12 @@ export async function readLedger(path: string): Promise<FlowLedger | undefined> 
   const raw = await readJson(path);
   if (raw === undefined) return undefined;
   const r = flowLedgerSchema.safeParse(raw);
-  if (!r.success) throw new LoopError('STATE_CORRUPT', `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, { details: { path } });
+  if (!r.success)
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      { details: { path } },
+    );
   return r.data;
 }
 

@@ -1,4 +1,16 @@
-import { anyOf, convergence, costBudget, maxIterations, noFileChanges, repeatedError, targetScore, wallClock, type LoopState, type StopDecision, type StopPolicy } from '@loop/core';
+import {
+  anyOf,
+  convergence,
+  costBudget,
+  maxIterations,
+  noFileChanges,
+  repeatedError,
+  targetScore,
+  wallClock,
+  type LoopState,
+  type StopDecision,
+  type StopPolicy,
+} from '@loop/core';
 import type { CollieStopState } from './collie-loop-state.js';
 
 export { collieStopState } from './collie-loop-state.js';
@@ -17,7 +29,11 @@ type Facts = CollieStopState['collie'];
  * An SC check: core's policy decides (`check`), the decision carries the seed's SC id as its
  * reason and collie's message (state.json `stop_reason`, status.md and the CLI show it).
  */
-function asSc(id: string, check: (s: LoopState, c: Facts) => StopDecision | undefined, message: (d: StopDecision, s: LoopState, c: Facts) => string): StopPolicy {
+function asSc(
+  id: string,
+  check: (s: LoopState, c: Facts) => StopDecision | undefined,
+  message: (d: StopDecision, s: LoopState, c: Facts) => string,
+): StopPolicy {
   return {
     name: id,
     check: (s) => {
@@ -30,7 +46,11 @@ function asSc(id: string, check: (s: LoopState, c: Facts) => StopDecision | unde
 
 /** SC1 (seed 000 Stage 6): iter ≥ max_iterations → budget_exhausted. Core's `maxIterations`. */
 export function sc1IterationCap(): StopPolicy {
-  return asSc('SC1', (s, c) => maxIterations(c.maxIterations).check(s), (_d, s, c) => `iteration cap reached (${s.iteration} >= ${c.maxIterations})`);
+  return asSc(
+    'SC1',
+    (s, c) => maxIterations(c.maxIterations).check(s),
+    (_d, s, c) => `iteration cap reached (${s.iteration} >= ${c.maxIterations})`,
+  );
 }
 
 /**
@@ -44,19 +64,25 @@ export function sc2Threshold(): StopPolicy {
     (s, c) => {
       const last = s.history.at(-1);
       if (last === undefined || last.iteration === 0) return undefined;
-      if (c.successCriterion.type === 'all_green') return last.gates?.all_green === true ? { reason: 'all-green', message: 'all green' } : undefined;
+      if (c.successCriterion.type === 'all_green')
+        return last.gates?.all_green === true ? { reason: 'all-green', message: 'all green' } : undefined;
       const t = c.successCriterion.threshold;
       if (c.successCriterion.type !== 'scalar_threshold' || t === null || last.score === null) return undefined;
       return targetScore(t).check({ ...s, best: last.score });
     },
-    (d, s, c) => (d.reason === 'all-green' ? 'all green' : `scalar ${s.history.at(-1)?.score} >= threshold ${c.successCriterion.threshold}`),
+    (d, s, c) =>
+      d.reason === 'all-green'
+        ? 'all green'
+        : `scalar ${s.history.at(-1)?.score} >= threshold ${c.successCriterion.threshold}`,
   );
 }
 
 /** The SC3 ε: 0 for integer 1-5 scalars, 0.01 × |baseline| for continuous ones. */
 export function convergenceEpsilon(c: CollieStopState['collie']): number {
   const values = [c.baselineScalar, ...c.iterations.map((i) => i.scalar)].filter((v): v is number => v !== null);
-  const kind = c.scalarKind ?? (values.length > 0 && values.every((v) => Number.isInteger(v) && v >= 1 && v <= 5) ? 'ordinal' : 'continuous');
+  const kind =
+    c.scalarKind ??
+    (values.length > 0 && values.every((v) => Number.isInteger(v) && v >= 1 && v <= 5) ? 'ordinal' : 'continuous');
   return kind === 'ordinal' ? 0 : 0.01 * Math.abs(c.baselineScalar ?? 0);
 }
 
@@ -87,7 +113,10 @@ export function sc4Budget(): StopPolicy {
       if (c.maxWallclockMin !== null) parts.push(wallClock(c.maxWallclockMin * 60_000));
       return parts.length === 0 ? undefined : anyOf(...parts).check(s);
     },
-    (d, _s, c) => (d.reason === 'cost-budget' ? `token budget used (${c.tokensUsed} >= ${c.maxTokens})` : `wall-clock budget of ${c.maxWallclockMin} min used`),
+    (d, _s, c) =>
+      d.reason === 'cost-budget'
+        ? `token budget used (${c.tokensUsed} >= ${c.maxTokens})`
+        : `wall-clock budget of ${c.maxWallclockMin} min used`,
   );
 }
 
@@ -96,12 +125,21 @@ export function sc5StuckSteps(): StopPolicy {
   return asSc(
     'SC5',
     (s) => anyOf(repeatedError(3), noFileChanges(5)).check(s),
-    (d, _s, c) => (d.reason === 'repeated-error' ? `same error three times: ${c.iterations.at(-1)?.errorSignature}` : 'no file changes five times'),
+    (d, _s, c) =>
+      d.reason === 'repeated-error'
+        ? `same error three times: ${c.iterations.at(-1)?.errorSignature}`
+        : 'no file changes five times',
   );
 }
 
 /** The terminal status each SC maps to (seed 000 Stage 6). */
-export const STOP_CHECK_STATUS: Readonly<Record<string, TerminalStatus>> = { SC1: 'budget_exhausted', SC2: 'converged', SC3: 'converged', SC4: 'budget_exhausted', SC5: 'escalated' };
+export const STOP_CHECK_STATUS: Readonly<Record<string, TerminalStatus>> = {
+  SC1: 'budget_exhausted',
+  SC2: 'converged',
+  SC3: 'converged',
+  SC4: 'budget_exhausted',
+  SC5: 'escalated',
+};
 
 /**
  * SC1-SC5 as one list (hybrid OR). Order: SC2, SC3, SC5, SC4, SC1, so a run that reaches its
@@ -116,7 +154,11 @@ export function stopChecks(): StopPolicy[] {
  * Runs the checks in order; the first decision wins, mapped to its terminal status (an SC id by
  * {@link STOP_CHECK_STATUS}, any other reason, e.g. a user's own policy, to `otherStatus`).
  */
-export function evaluateStopChecks(state: CollieStopState, policies: readonly StopPolicy[] = stopChecks(), otherStatus: TerminalStatus = 'escalated'): { decision: StopDecision; status: TerminalStatus } | undefined {
+export function evaluateStopChecks(
+  state: CollieStopState,
+  policies: readonly StopPolicy[] = stopChecks(),
+  otherStatus: TerminalStatus = 'escalated',
+): { decision: StopDecision; status: TerminalStatus } | undefined {
   for (const p of policies) {
     const decision = p.check(state);
     if (decision) return { decision, status: STOP_CHECK_STATUS[decision.reason] ?? otherStatus };

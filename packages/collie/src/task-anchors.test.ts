@@ -35,7 +35,8 @@ const EXPECTED_SUBJECTS = (n: number): string[] => [
 ];
 
 const statuses = (tasks: readonly Task[]): string[] => tasks.map((t) => t.status);
-const ofIter = async (tracker: TaskTracker, n: number): Promise<Task[]> => (await tracker.list()).filter((t) => t.subject.startsWith(`[iter-${n} `));
+const ofIter = async (tracker: TaskTracker, n: number): Promise<Task[]> =>
+  (await tracker.list()).filter((t) => t.subject.startsWith(`[iter-${n} `));
 
 /** A tracker whose `create` throws after `creates` successful calls: a crash mid-Step-0. */
 const crashingAfter = (inner: TaskTracker, creates: number): TaskTracker => {
@@ -61,8 +62,25 @@ describe('anchor subjects and stage mapping', () => {
   });
 
   it('anchorStageOf maps the controller stage names onto anchors 1..6', () => {
-    const cases = { kickoff: 1, trigger: 2, observe: 3, recover: 3, triage: 4, verify: 4, plan: 5, flow: 5, audit: 5, rerun: 5, stage6: 6, stage1: 1, 'stage3.2': 3, stage4b: 4, 'stage5.3': 5 } as const;
-    for (const [name, stage] of Object.entries(cases)) expect(anchorStageOf(name as keyof typeof cases), name).toBe(stage);
+    const cases = {
+      kickoff: 1,
+      trigger: 2,
+      observe: 3,
+      recover: 3,
+      triage: 4,
+      verify: 4,
+      plan: 5,
+      flow: 5,
+      audit: 5,
+      rerun: 5,
+      stage6: 6,
+      stage1: 1,
+      'stage3.2': 3,
+      stage4b: 4,
+      'stage5.3': 5,
+    } as const;
+    for (const [name, stage] of Object.entries(cases))
+      expect(anchorStageOf(name as keyof typeof cases), name).toBe(stage);
     expect(() => anchorStageOf('nope' as never)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     expect(() => anchorStageOf('toString' as never)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
   });
@@ -89,7 +107,14 @@ describe('startIterationAnchors (Step 0 items 1-3)', () => {
     await switchAnchor(tracker, 1, 6);
     await startIterationAnchors(tracker, 2, { previousRolledBack: false });
     expect(statuses(await ofIter(tracker, 1))).toEqual(Array(6).fill('completed'));
-    expect(statuses(await ofIter(tracker, 2))).toEqual(['in_progress', 'pending', 'pending', 'pending', 'pending', 'pending']);
+    expect(statuses(await ofIter(tracker, 2))).toEqual([
+      'in_progress',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
     expect(await checkAnchor(tracker, 2, 1)).toEqual({ ok: true });
   });
 
@@ -127,8 +152,12 @@ describe('startIterationAnchors (Step 0 items 1-3)', () => {
     const path = join(dir, 'tasks.json');
     await startIterationAnchors(createFileTaskTracker(path), 1, { previousRolledBack: false });
     await switchAnchor(createFileTaskTracker(path), 1, 6);
-    await expect(startIterationAnchors(crashingAfter(createFileTaskTracker(path), 3), 2, { previousRolledBack: false })).rejects.toThrow('simulated crash');
-    expect((await ofIter(createFileTaskTracker(path), 2)).map((t) => t.subject)).toEqual(EXPECTED_SUBJECTS(2).slice(0, 3));
+    await expect(
+      startIterationAnchors(crashingAfter(createFileTaskTracker(path), 3), 2, { previousRolledBack: false }),
+    ).rejects.toThrow('simulated crash');
+    expect((await ofIter(createFileTaskTracker(path), 2)).map((t) => t.subject)).toEqual(
+      EXPECTED_SUBJECTS(2).slice(0, 3),
+    );
 
     const fresh = createFileTaskTracker(path);
     await startIterationAnchors(fresh, 2, { previousRolledBack: false });
@@ -154,8 +183,22 @@ describe('switchAnchor (stage switch)', () => {
   it('completes the earlier in_progress anchor and sets the new stage in_progress', async () => {
     const tracker = createMemoryTaskTracker();
     await startIterationAnchors(tracker, 1, { previousRolledBack: false });
-    expect(statuses(await switchAnchor(tracker, 1, 2))).toEqual(['completed', 'in_progress', 'pending', 'pending', 'pending', 'pending']);
-    expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual(['completed', 'completed', 'in_progress', 'pending', 'pending', 'pending']);
+    expect(statuses(await switchAnchor(tracker, 1, 2))).toEqual([
+      'completed',
+      'in_progress',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual([
+      'completed',
+      'completed',
+      'in_progress',
+      'pending',
+      'pending',
+      'pending',
+    ]);
     expect(await checkAnchor(tracker, 1, 3)).toEqual({ ok: true });
   });
 
@@ -171,8 +214,22 @@ describe('switchAnchor (stage switch)', () => {
   it('on a resume skipping ahead leaves skipped stages pending, and resets a later in_progress anchor to pending when going back', async () => {
     const tracker = createMemoryTaskTracker();
     await startIterationAnchors(tracker, 1, { previousRolledBack: false });
-    expect(statuses(await switchAnchor(tracker, 1, 4))).toEqual(['completed', 'pending', 'pending', 'in_progress', 'pending', 'pending']);
-    expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual(['completed', 'pending', 'in_progress', 'pending', 'pending', 'pending']);
+    expect(statuses(await switchAnchor(tracker, 1, 4))).toEqual([
+      'completed',
+      'pending',
+      'pending',
+      'in_progress',
+      'pending',
+      'pending',
+    ]);
+    expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual([
+      'completed',
+      'pending',
+      'in_progress',
+      'pending',
+      'pending',
+      'pending',
+    ]);
   });
 
   it('creates the anchors of the iteration when Step 0 was skipped', async () => {
@@ -190,13 +247,21 @@ describe('checkAnchor (self-anchor drift)', () => {
     await switchAnchor(tracker, 1, 3);
     const stage5 = (await readAnchors(tracker, 1))[4]!;
     await tracker.update(stage5.id, 'in_progress');
-    expect(await checkAnchor(tracker, 1, 3)).toEqual({ ok: false, expected: EXPECTED_SUBJECTS(1)[2], actual: [EXPECTED_SUBJECTS(1)[2], EXPECTED_SUBJECTS(1)[4]] });
+    expect(await checkAnchor(tracker, 1, 3)).toEqual({
+      ok: false,
+      expected: EXPECTED_SUBJECTS(1)[2],
+      actual: [EXPECTED_SUBJECTS(1)[2], EXPECTED_SUBJECTS(1)[4]],
+    });
   });
 
   it('detects drift when the orchestrator believes it is in another stage than the in_progress anchor', async () => {
     const tracker = createMemoryTaskTracker();
     await startIterationAnchors(tracker, 1, { previousRolledBack: false });
-    expect(await checkAnchor(tracker, 1, 2)).toEqual({ ok: false, expected: EXPECTED_SUBJECTS(1)[1], actual: [EXPECTED_SUBJECTS(1)[0]] });
+    expect(await checkAnchor(tracker, 1, 2)).toEqual({
+      ok: false,
+      expected: EXPECTED_SUBJECTS(1)[1],
+      actual: [EXPECTED_SUBJECTS(1)[0]],
+    });
   });
 
   it('detects drift when no anchor is in_progress', async () => {
@@ -246,14 +311,23 @@ describe('task trackers', () => {
 
   it('update of an unknown id throws STATE_CORRUPT (file and memory trackers)', async () => {
     const file = createFileTaskTracker(join(dir, 'tasks.json'));
-    await expect(file.update('T9', 'completed')).rejects.toSatisfy((e: unknown) => isLoopError(e, 'STATE_CORRUPT') && e.message.includes('T9'));
-    expect(() => createMemoryTaskTracker().update('T1', 'completed')).toThrow(expect.objectContaining({ code: 'STATE_CORRUPT' }));
+    await expect(file.update('T9', 'completed')).rejects.toSatisfy(
+      (e: unknown) => isLoopError(e, 'STATE_CORRUPT') && e.message.includes('T9'),
+    );
+    expect(() => createMemoryTaskTracker().update('T1', 'completed')).toThrow(
+      expect.objectContaining({ code: 'STATE_CORRUPT' }),
+    );
   });
 
   it('a malformed task file throws STATE_CORRUPT naming the file and the field', async () => {
     const path = join(dir, 'tasks.json');
-    await writeFile(path, JSON.stringify({ version: 1, nextId: 2, tasks: [{ id: 'T1', subject: 'x', status: 'done' }] }));
-    const err = await Promise.resolve().then(() => createFileTaskTracker(path).list()).catch((e: unknown) => e);
+    await writeFile(
+      path,
+      JSON.stringify({ version: 1, nextId: 2, tasks: [{ id: 'T1', subject: 'x', status: 'done' }] }),
+    );
+    const err = await Promise.resolve()
+      .then(() => createFileTaskTracker(path).list())
+      .catch((e: unknown) => e);
     expect(isLoopError(err, 'STATE_CORRUPT')).toBe(true);
     expect((err as Error).message).toContain(path);
     expect((err as Error).message).toContain('tasks.0.status');
@@ -262,6 +336,8 @@ describe('task trackers', () => {
   it('a task file that is not JSON throws STATE_CORRUPT naming the file', async () => {
     const path = join(dir, 'tasks.json');
     await writeFile(path, '{ not json');
-    await expect(startIterationAnchors(createFileTaskTracker(path), 1, { previousRolledBack: false })).rejects.toSatisfy((e: unknown) => isLoopError(e, 'STATE_CORRUPT') && e.message.includes(path));
+    await expect(
+      startIterationAnchors(createFileTaskTracker(path), 1, { previousRolledBack: false }),
+    ).rejects.toSatisfy((e: unknown) => isLoopError(e, 'STATE_CORRUPT') && e.message.includes(path));
   });
 });

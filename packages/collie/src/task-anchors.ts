@@ -13,7 +13,6 @@ import type { Task, TaskStatus, TaskTracker } from './task-tracker.js';
  * an anchor (the host's TaskUpdate `deleted` removes it from view).
  */
 
-
 /** An anchor's stage number, 1..6. */
 export type AnchorStage = 1 | 2 | 3 | 4 | 5 | 6;
 
@@ -37,10 +36,16 @@ export const STAGE_ANCHORS: readonly StageAnchor[] = Object.freeze([
 ] as const satisfies readonly StageAnchor[]);
 
 const checkIter = (iter: number): void => {
-  if (!Number.isInteger(iter) || iter < 1) throw new LoopError('CONFIG_INVALID', `[loop] [collie] iteration must be a positive integer, got ${iter}`, { details: { iter } });
+  if (!Number.isInteger(iter) || iter < 1)
+    throw new LoopError('CONFIG_INVALID', `[loop] [collie] iteration must be a positive integer, got ${iter}`, {
+      details: { iter },
+    });
 };
 const checkStage = (stage: number): void => {
-  if (!Number.isInteger(stage) || stage < 1 || stage > 6) throw new LoopError('CONFIG_INVALID', `[loop] [collie] anchor stage must be 1..6, got ${stage}`, { details: { stage } });
+  if (!Number.isInteger(stage) || stage < 1 || stage > 6)
+    throw new LoopError('CONFIG_INVALID', `[loop] [collie] anchor stage must be 1..6, got ${stage}`, {
+      details: { stage },
+    });
 };
 
 /** The `[iter-N stage-K]` prefix that identifies an anchor. */
@@ -73,7 +78,19 @@ export function parseAnchorSubject(subject: string): { iter: number; stage: Anch
  * controller's step-outcome names (`stage1`, `stage2`, `stage3`, `stage3.2`, `stage4a`, `stage4b`,
  * `stage5.0`..`stage5.3`).
  */
-export type AnchorStageName = (typeof RUNNING_STAGES)[number] | 'stage1' | 'stage2' | 'stage3' | 'stage3.2' | 'stage4a' | 'stage4b' | 'stage5.0' | 'stage5.1' | 'stage5.2' | 'stage5.3' | 'stage6';
+export type AnchorStageName =
+  | (typeof RUNNING_STAGES)[number]
+  | 'stage1'
+  | 'stage2'
+  | 'stage3'
+  | 'stage3.2'
+  | 'stage4a'
+  | 'stage4b'
+  | 'stage5.0'
+  | 'stage5.1'
+  | 'stage5.2'
+  | 'stage5.3'
+  | 'stage6';
 
 const STAGE_OF: Readonly<Record<AnchorStageName, AnchorStage>> = Object.freeze({
   kickoff: 1,
@@ -109,7 +126,12 @@ const STAGE_OF: Readonly<Record<AnchorStageName, AnchorStage>> = Object.freeze({
  */
 export function anchorStageOf(stageName: AnchorStageName): AnchorStage {
   const stage = Object.hasOwn(STAGE_OF, stageName) ? STAGE_OF[stageName] : undefined;
-  if (stage === undefined) throw new LoopError('CONFIG_INVALID', `[loop] [collie] unknown stage name "${String(stageName)}"; expected one of ${Object.keys(STAGE_OF).join(', ')}`, { details: { stageName } });
+  if (stage === undefined)
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `[loop] [collie] unknown stage name "${String(stageName)}"; expected one of ${Object.keys(STAGE_OF).join(', ')}`,
+      { details: { stageName } },
+    );
   return stage;
 }
 
@@ -180,11 +202,16 @@ export interface StartIterationOptions {
  * @throws {LoopError} `CONFIG_INVALID` when `iter` is not a positive integer; whatever the tracker
  *   throws (the built-in trackers: `STATE_CORRUPT`, `STATE_WRITE_FAILED`).
  */
-export async function startIterationAnchors(tracker: TaskTracker, iter: number, options: StartIterationOptions): Promise<Task[]> {
+export async function startIterationAnchors(
+  tracker: TaskTracker,
+  iter: number,
+  options: StartIterationOptions,
+): Promise<Task[]> {
   checkIter(iter);
   for (const a of await liveAnchors(tracker)) {
     if (a.iter === iter - 1 && options.previousRolledBack) await setStatus(tracker, a.task, 'deleted');
-    else if (a.iter < iter && (a.task.status === 'pending' || a.task.status === 'in_progress')) await setStatus(tracker, a.task, 'completed');
+    else if (a.iter < iter && (a.task.status === 'pending' || a.task.status === 'in_progress'))
+      await setStatus(tracker, a.task, 'completed');
   }
   const anchors = await ensureAnchors(tracker, iter);
   await setStatus(tracker, anchors.get(1)!, 'in_progress');
@@ -218,12 +245,14 @@ export async function switchAnchor(tracker: TaskTracker, iter: number, toStage: 
 /** The live anchors of iteration `iter`, in stage order (at most one per stage). */
 export async function readAnchors(tracker: TaskTracker, iter: number): Promise<Task[]> {
   const byStage = new Map<AnchorStage, Task>();
-  for (const a of await liveAnchors(tracker)) if (a.iter === iter && !byStage.has(a.stage)) byStage.set(a.stage, a.task);
+  for (const a of await liveAnchors(tracker))
+    if (a.iter === iter && !byStage.has(a.stage)) byStage.set(a.stage, a.task);
   return [...byStage.entries()].sort(([a], [b]) => a - b).map(([, t]) => t);
 }
 
 /** Result of {@link checkAnchor}: ok, or the expected subject and the in_progress anchor subjects. */
-export type AnchorCheck = { readonly ok: true } | { readonly ok: false; readonly expected: string; readonly actual: string[] };
+export type AnchorCheck =
+  { readonly ok: true } | { readonly ok: false; readonly expected: string; readonly actual: string[] };
 
 /**
  * The self-anchor check (seed 000 Step 0 item 4): after a long dispatch ({@link isLongDispatch})

@@ -9,7 +9,12 @@ import { z } from 'zod';
 export type TaskStatus = 'pending' | 'in_progress' | 'completed' | 'deleted';
 
 /** The statuses, in a fixed order. */
-export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'deleted'] as const satisfies readonly TaskStatus[];
+export const TASK_STATUSES = [
+  'pending',
+  'in_progress',
+  'completed',
+  'deleted',
+] as const satisfies readonly TaskStatus[];
 
 /** One task of a {@link TaskTracker}. */
 export interface Task {
@@ -45,7 +50,6 @@ export interface TaskTracker {
   readonly list: () => MaybePromise<readonly Task[]>;
 }
 
-
 const taskSchema = z.object({
   id: z.string().min(1),
   subject: z.string(),
@@ -63,7 +67,8 @@ export const taskFileSchema = z
   .superRefine((file, ctx) => {
     const seen = new Set<string>();
     file.tasks.forEach((task, i) => {
-      if (seen.has(task.id)) ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `duplicate task id ${task.id}` });
+      if (seen.has(task.id))
+        ctx.addIssue({ code: 'custom', path: ['tasks', i, 'id'], message: `duplicate task id ${task.id}` });
       seen.add(task.id);
     });
   });
@@ -72,7 +77,11 @@ export const taskFileSchema = z
 export type TaskFile = z.output<typeof taskFileSchema>;
 
 const unknownTask = (tracker: string, id: string, where: string): LoopError =>
-  new LoopError('STATE_CORRUPT', `[loop] [collie] task tracker ${tracker} has no task ${id}${where}; the task list changed under the orchestrator, re-run TaskList`, { details: { tracker, id } });
+  new LoopError(
+    'STATE_CORRUPT',
+    `[loop] [collie] task tracker ${tracker} has no task ${id}${where}; the task list changed under the orchestrator, re-run TaskList`,
+    { details: { tracker, id } },
+  );
 
 /**
  * An in-memory {@link TaskTracker} for tests and demos. Ids are `T1`, `T2`, ... in creation order;
@@ -125,7 +134,11 @@ export function createFileTaskTracker(path: string): TaskTracker {
     const r = taskFileSchema.safeParse(raw);
     if (!r.success) {
       const fields = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-      throw new LoopError('STATE_CORRUPT', `[loop] [collie] task file ${path} is malformed: ${fields}; fix or delete it`, { cause: r.error, details: { path, fields: r.error.issues.map((i) => i.path.join('.')) } });
+      throw new LoopError(
+        'STATE_CORRUPT',
+        `[loop] [collie] task file ${path} is malformed: ${fields}; fix or delete it`,
+        { cause: r.error, details: { path, fields: r.error.issues.map((i) => i.path.join('.')) } },
+      );
     }
     return r.data;
   };
@@ -135,14 +148,21 @@ export function createFileTaskTracker(path: string): TaskTracker {
       serial(async () => {
         const file = await load();
         const task: Task = { id: `T${file.nextId}`, subject, status: 'pending' };
-        await writeJsonAtomic(path, { version: 1, nextId: file.nextId + 1, tasks: [...file.tasks, task] } satisfies TaskFile);
+        await writeJsonAtomic(path, {
+          version: 1,
+          nextId: file.nextId + 1,
+          tasks: [...file.tasks, task],
+        } satisfies TaskFile);
         return { ...task };
       }),
     update: (id, status) =>
       serial(async () => {
         const file = await load();
         if (!file.tasks.some((t) => t.id === id)) throw unknownTask(`file:${path}`, id, ` in ${path}`);
-        await writeJsonAtomic(path, { ...file, tasks: file.tasks.map((t) => (t.id === id ? { ...t, status } : t)) } satisfies TaskFile);
+        await writeJsonAtomic(path, {
+          ...file,
+          tasks: file.tasks.map((t) => (t.id === id ? { ...t, status } : t)),
+        } satisfies TaskFile);
       }),
     list: () => serial(async () => (await load()).tasks.map((t) => ({ ...t }))),
   };

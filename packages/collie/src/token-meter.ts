@@ -78,8 +78,17 @@ export function meterAgent(agent: Agent, target: () => MeterTarget | null, now: 
       const text = await agent.run({ ...request, reportUsage: (u) => void (reported = u) });
       const t = target();
       if (t) {
-        const tokens = reported ? Math.max(0, Math.round(reported.input + reported.output)) : estimateTokens(renderAgentPrompt(request).length + text.length);
-        await appendTokenEntry(t.ledger, { ts: now(), iter: t.iter, role: request.role, tier: request.tier as CapabilityTier, tokens, source: reported ? 'reported' : 'estimate' });
+        const tokens = reported
+          ? Math.max(0, Math.round(reported.input + reported.output))
+          : estimateTokens(renderAgentPrompt(request).length + text.length);
+        await appendTokenEntry(t.ledger, {
+          ts: now(),
+          iter: t.iter,
+          role: request.role,
+          tier: request.tier as CapabilityTier,
+          tokens,
+          source: reported ? 'reported' : 'estimate',
+        });
       }
       return text;
     },

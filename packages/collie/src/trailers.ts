@@ -8,4 +8,7 @@ export const REVERT_TRAILER = 'Collie-Revert';
 export const NOTE_TRAILER = 'Collie-Note';
 
 /** The author and committer of collie's commits when the environment names none (`GIT_AUTHOR_NAME` etc. win). */
-export const COLLIE_AUTHOR: NonNullable<GitCliContext['author']> = Object.freeze({ name: 'collie', email: 'collie@localhost' });
+export const COLLIE_AUTHOR: NonNullable<GitCliContext['author']> = Object.freeze({
+  name: 'collie',
+  email: 'collie@localhost',
+});

@@ -35,7 +35,8 @@ export function createGitWorktree(options: { repoDir: string }): Workspace {
     prepare: async (runId) => {
       // Keep the user's `git status` clean: .worktrees/ goes to the repository's local exclude file.
       await addLocalExclude(repo, '/.worktrees/');
-      return (await addWorktree(repo, join(options.repoDir, '.worktrees', `autoiter-${runId}`), `autoiter/${runId}`)).path;
+      return (await addWorktree(repo, join(options.repoDir, '.worktrees', `autoiter-${runId}`), `autoiter/${runId}`))
+        .path;
     },
     head: (path) => headSha({ cwd: path }),
   };

@@ -44,10 +44,17 @@ function fresh(): World {
   const project = join(root, 'project');
   mkdirSync(project);
   makeRepo(project);
-  return { root, stateRoot: join(root, 'collie'), project, worktree: join(project, '.worktrees', `autoiter-${RUN}`), runDir: join(root, RUN_DIR) };
+  return {
+    root,
+    stateRoot: join(root, 'collie'),
+    project,
+    worktree: join(project, '.worktrees', `autoiter-${RUN}`),
+    runDir: join(root, RUN_DIR),
+  };
 }
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
 const read = (p: string) => readFileSync(p, 'utf8');
 
 /**
@@ -77,7 +84,16 @@ function finalOf(w: World) {
   };
 }
 
-const subjects = (log: string) => log.split('\n--\n').map((c) => c.trim().split('\n')[0]!.replace(/^[0-9a-f]{40} /, '')).filter(Boolean);
+const subjects = (log: string) =>
+  log
+    .split('\n--\n')
+    .map((c) =>
+      c
+        .trim()
+        .split('\n')[0]!
+        .replace(/^[0-9a-f]{40} /, ''),
+    )
+    .filter(Boolean);
 
 let bundle: string;
 let reference: ReturnType<typeof finalOf> & { outcomes: StepOutcome[] };
@@ -91,9 +107,17 @@ beforeAll(async () => {
   bundle = await bundling;
 });
 
-function node(w: World, mode: 'step' | 'run', env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; pid: number; stdout: string; stderr: string }> {
+function node(
+  w: World,
+  mode: 'step' | 'run',
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; pid: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bundle, w.stateRoot, w.project, mode], { cwd: packageDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, w.stateRoot, w.project, mode], {
+      cwd: packageDir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -106,9 +130,21 @@ function node(w: World, mode: 'step' | 'run', env: Record<string, string> = {}):
 describe('the uninterrupted reference run', () => {
   it('an uninterrupted run of the scenario commits each eligible FIX once in the worktree, reverts the two optimization FIXes in one commit, and leaves the user checkout untouched', () => {
     expect(reference.outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
-    expect(subjects(reference.branchLog)).toEqual([REVERT, 'autoiter iter-1 FIX-005: write src/FIX-005.delta for FIX-005', 'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002', 'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001', 'initial']);
+    expect(subjects(reference.branchLog)).toEqual([
+      REVERT,
+      'autoiter iter-1 FIX-005: write src/FIX-005.delta for FIX-005',
+      'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002',
+      'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001',
+      'initial',
+    ]);
     expect(reference.branchLog).toContain('Collie-Revert: iter-1');
-    expect(reference.state.iterations[0]).toMatchObject({ scalar_before: 5, scalar_after: 4, scalar_delta: -1, fixes_applied: ['FIX-001', 'FIX-002', 'FIX-005'], rollback: { reverted: [{ id: 'FIX-002' }, { id: 'FIX-005' }] } });
+    expect(reference.state.iterations[0]).toMatchObject({
+      scalar_before: 5,
+      scalar_after: 4,
+      scalar_delta: -1,
+      fixes_applied: ['FIX-001', 'FIX-002', 'FIX-005'],
+      rollback: { reverted: [{ id: 'FIX-002' }, { id: 'FIX-005' }] },
+    });
     expect(reference.userHead).toBe('main');
     expect(subjects(reference.userLog.split('\n').join('\n--\n'))).toEqual(['initial']);
     expect(reference.userStatus).toBe(''); // /.worktrees/ is in the repository's info/exclude
@@ -172,7 +208,9 @@ const CASES: Case[] = [
     killedIn: { status: 'running', stage: 'flow' },
     midStage: (w) => {
       expect(branchSubjects(w)[0]).toBe('autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002');
-      expect((JSON.parse(read(iter(w, 'flow.json'))) as { applied: { id: string }[] }).applied.map((a) => a.id)).toEqual(['FIX-001']);
+      expect(
+        (JSON.parse(read(iter(w, 'flow.json'))) as { applied: { id: string }[] }).applied.map((a) => a.id),
+      ).toEqual(['FIX-001']);
     },
   },
   {
@@ -272,7 +310,8 @@ async function killAndResume({ at, stage, killedIn, midStage }: Case): Promise<v
   expect(final.userStatus).toBe(reference.userStatus);
   // One commit per FIX, exactly one revert commit.
   const s = subjects(final.branchLog);
-  for (const id of ['FIX-001', 'FIX-002', 'FIX-005']) expect(s.filter((x) => x.startsWith(`autoiter iter-1 ${id}:`))).toHaveLength(1);
+  for (const id of ['FIX-001', 'FIX-002', 'FIX-005'])
+    expect(s.filter((x) => x.startsWith(`autoiter iter-1 ${id}:`))).toHaveLength(1);
   expect(s.filter((x) => x === REVERT)).toHaveLength(1);
 
   expect(final.files).toEqual(reference.files);

@@ -57,7 +57,12 @@ it('restartability: one node process per step() reaches the same files and final
   const w = fresh();
   const outcomes: StepOutcome[] = [];
   for (let i = 0; i < 40; i += 1) {
-    const out = JSON.parse(execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], { cwd: packageDir, encoding: 'utf8' })) as StepOutcome;
+    const out = JSON.parse(
+      execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], {
+        cwd: packageDir,
+        encoding: 'utf8',
+      }),
+    ) as StepOutcome;
     outcomes.push(out);
     if (out.kind === 'done') break;
   }
@@ -69,7 +74,10 @@ it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger runnin
   const expected = await inProcess();
   const w = fresh();
   writeFileSync(join(w.project, 'block'), '');
-  const child = spawn(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], {
+    cwd: packageDir,
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = join(w.project, 'started');
   for (let i = 0; i < 1500 && !existsSync(started); i += 1) await new Promise((r) => setTimeout(r, 20)); // wait for the trigger to be running
@@ -78,12 +86,18 @@ it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger runnin
   child.kill('SIGKILL');
   await exited;
   expect(groupAlive(triggerGroup)).toBe(true); // the trigger's own process group, orphaned by the kill
-  expect(JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'trigger.pgid'), 'utf8'))).toMatchObject({ pgid: triggerGroup });
-  const state = JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8')) as { stage: string; status: string };
+  expect(
+    JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'trigger.pgid'), 'utf8')),
+  ).toMatchObject({ pgid: triggerGroup });
+  const state = JSON.parse(
+    readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8'),
+  ) as { stage: string; status: string };
   expect(state).toMatchObject({ status: 'running', stage: 'trigger' });
   rmSync(join(w.project, 'block'));
   rmSync(started);
-  const rest = JSON.parse(execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' })) as StepOutcome[];
+  const rest = JSON.parse(
+    execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' }),
+  ) as StepOutcome[];
   expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
   expect(groupAlive(triggerGroup)).toBe(false); // killed by the resumed controller before its own trigger started (trigger.pgid)
   expect(snapshot(w.root)).toEqual(expected.files);

@@ -11,12 +11,25 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
-import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryResultsLog, createMemoryRollback, createSeededRandom, createValueScorer, maxIterations } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createFunctionProposer,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryResultsLog,
+  createMemoryRollback,
+  createSeededRandom,
+  createValueScorer,
+  maxIterations,
+} from '../src/index.js';
 
 function parts(seed: number) {
   const random = createSeededRandom(seed);
   const artifact = createMemoryArtifact({ x: 5 });
-  const proposer = createFunctionProposer('nudge', () => (artifact.set({ x: artifact.get().x + (random.next() - 0.5) }), { description: 'nudge x' }));
+  const proposer = createFunctionProposer(
+    'nudge',
+    () => (artifact.set({ x: artifact.get().x + (random.next() - 0.5) }), { description: 'nudge x' }),
+  );
   const harness = createFunctionHarness('square', () => artifact.get().x ** 2);
   const scorer = createValueScorer('minimize');
   return { artifact, proposer, harness, scorer };
@@ -24,7 +37,15 @@ function parts(seed: number) {
 
 async function engine(n: number, onIteration?: (i: number) => void) {
   const { artifact, proposer, harness, scorer } = parts(1);
-  const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), results: createMemoryResultsLog(), proposer, harness, scorer, stop: maxIterations(n) });
+  const loop = createLoop({
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    results: createMemoryResultsLog(),
+    proposer,
+    harness,
+    scorer,
+    stop: maxIterations(n),
+  });
   if (onIteration) loop.on('iteration-started', (e) => onIteration(e.iteration));
   await loop.run();
   return loop;
@@ -42,7 +63,16 @@ async function bare(n: number) {
   const rows: unknown[] = [];
   for (let i = 1; i <= n; i++) {
     const kept = artifact.get();
-    await proposer.propose({ iteration: i, attempt: 0, history: [], baseline: best, best, direction: 'minimize', hints: [], signal });
+    await proposer.propose({
+      iteration: i,
+      attempt: 0,
+      history: [],
+      baseline: best,
+      best,
+      direction: 'minimize',
+      hints: [],
+      signal,
+    });
     const s = await score(i);
     rows.push({ i, s });
     if (s < best) best = s;
@@ -65,12 +95,18 @@ const vs200 = (n: number) => {
   return { ...r, min: (r.min * 200) / n, median: (r.median * 200) / n, max: (r.max * 200) / n };
 };
 
-console.log('\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, interleaved)');
+console.log(
+  '\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, interleaved)',
+);
 console.log(loadLine(result.load));
-console.log('| iterations | engine ms/iteration (median) | bare ms/iteration (median) | engine / bare, per cycle | vs 200, per cycle |');
+console.log(
+  '| iterations | engine ms/iteration (median) | bare ms/iteration (median) | engine / bare, per cycle | vs 200, per cycle |',
+);
 console.log('| ---: | ---: | ---: | ---: | ---: |');
 for (const n of sizes) {
-  console.log(`| ${n} | ${perIteration(`engine ${n}`, n).toFixed(4)} | ${perIteration(`bare ${n}`, n).toFixed(4)} | ${formatRatio(pairRatios(result, `engine ${n}`, `bare ${n}`), 1)} | ${formatRatio(vs200(n))} |`);
+  console.log(
+    `| ${n} | ${perIteration(`engine ${n}`, n).toFixed(4)} | ${perIteration(`bare ${n}`, n).toFixed(4)} | ${formatRatio(pairRatios(result, `engine ${n}`, `bare ${n}`), 1)} | ${formatRatio(vs200(n))} |`,
+  );
 }
 
 // First vs last tenth of one long run.
@@ -80,7 +116,9 @@ await engine(N, (i) => (stamps[i] = performance.now()));
 const tenth = N / 10;
 const first = (stamps[tenth + 1]! - stamps[1]!) / tenth;
 const last = (stamps[N]! - stamps[N - tenth]!) / tenth;
-console.log(`\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, last tenth ${last.toFixed(4)} ms/iteration (last / first ${(last / first).toFixed(2)}x)`);
+console.log(
+  `\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, last tenth ${last.toFixed(4)} ms/iteration (last / first ${(last / first).toFixed(2)}x)`,
+);
 
 // Heap retained per iteration: the loop (history, counters, results log) is kept alive while measured.
 setFlagsFromString('--expose-gc');
@@ -97,6 +135,10 @@ for (const n of [2000, 20000, 100000]) {
   alive.push(await engine(n));
   const bytes = (heap() - before) / n;
   perRow.push(bytes);
-  console.log(`heap retained after ${n} iterations: ${((bytes * n) / 2 ** 20).toFixed(1)} MiB, ${bytes.toFixed(0)} bytes per iteration`);
+  console.log(
+    `heap retained after ${n} iterations: ${((bytes * n) / 2 ** 20).toFixed(1)} MiB, ${bytes.toFixed(0)} bytes per iteration`,
+  );
 }
-console.log(`bytes per iteration 100,000 / 20,000: ${(perRow[2]! / perRow[1]!).toFixed(2)}x (1.00x = linear in the rows kept)`);
+console.log(
+  `bytes per iteration 100,000 / 20,000: ${(perRow[2]! / perRow[1]!).toFixed(2)}x (1.00x = linear in the rows kept)`,
+);

@@ -12,7 +12,18 @@
  *
  * Environment overrides: FALSE_KEEP_RUNS (default 1000), FALSE_KEEP_ITERATIONS (default 20).
  */
-import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryRollback, createNoiseAwareKeepPolicy, createSeededRandom, createValueScorer, maxIterations, type NoiseAwareKeepPolicyOptions } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createFunctionProposer,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryRollback,
+  createNoiseAwareKeepPolicy,
+  createSeededRandom,
+  createValueScorer,
+  maxIterations,
+  type NoiseAwareKeepPolicyOptions,
+} from '../src/index.js';
 
 const RUNS = Number(process.env.FALSE_KEEP_RUNS ?? 1000);
 const ITERATIONS = Number(process.env.FALSE_KEEP_ITERATIONS ?? 20);
@@ -22,7 +33,11 @@ const HARNESSES = {
   'Uniform(0,1)': (u: number) => u,
 } as const;
 
-async function run(draw: (u: number) => number, seed: number, options: NoiseAwareKeepPolicyOptions): Promise<{ kept: number; decided: number; evaluations: number }> {
+async function run(
+  draw: (u: number) => number,
+  seed: number,
+  options: NoiseAwareKeepPolicyOptions,
+): Promise<{ kept: number; decided: number; evaluations: number }> {
   const artifact = createMemoryArtifact({ proposal: 0 });
   const noise = createSeededRandom(seed);
   let evaluations = 0;
@@ -58,8 +73,12 @@ async function run(draw: (u: number) => number, seed: number, options: NoiseAwar
 const started = performance.now();
 const confidence = 0.95;
 const alpha = (1 - confidence) / 2;
-console.log(`\n@loop/core: noise-aware false keeps on pure noise (${RUNS} seeded runs x ${ITERATIONS} decisions, baselineRepeats 5, confidence ${confidence}: alpha ${alpha.toFixed(3)} one-sided)`);
-console.log('| harness | spending | false keeps / decisions | rate | <= alpha | runs with a false keep | evaluations per decision |');
+console.log(
+  `\n@loop/core: noise-aware false keeps on pure noise (${RUNS} seeded runs x ${ITERATIONS} decisions, baselineRepeats 5, confidence ${confidence}: alpha ${alpha.toFixed(3)} one-sided)`,
+);
+console.log(
+  '| harness | spending | false keeps / decisions | rate | <= alpha | runs with a false keep | evaluations per decision |',
+);
 console.log('| --- | --- | ---: | ---: | --- | ---: | ---: |');
 for (const [name, draw] of Object.entries(HARNESSES)) {
   for (const spending of ['obrien-fleming', 'none'] as const) {
@@ -75,7 +94,9 @@ for (const [name, draw] of Object.entries(HARNESSES)) {
       if (r.kept > 0) runsWithKeep += 1;
     }
     const rate = kept / decided;
-    console.log(`| ${name} | ${spending} | ${kept} / ${decided} | ${rate.toFixed(4)} | ${rate <= alpha ? 'yes' : 'NO'} | ${((100 * runsWithKeep) / RUNS).toFixed(1)}% | ${(evaluations / decided).toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${spending} | ${kept} / ${decided} | ${rate.toFixed(4)} | ${rate <= alpha ? 'yes' : 'NO'} | ${((100 * runsWithKeep) / RUNS).toFixed(1)}% | ${(evaluations / decided).toFixed(2)} |`,
+    );
   }
 }
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -26,7 +26,12 @@ const run = (path: string) => ({ exitCode: 0, signal: null, timedOut: false, dur
 
 const root = resolve(import.meta.dirname, '../../..');
 const plain = createCommandHarness({ command: 'node train.mjs', cwd: root, fingerprintFiles: ['package.json'] });
-const withPaths = createCommandHarness({ command: 'node train.mjs', cwd: root, fingerprintFiles: ['package.json'], fingerprintPaths: ['node_modules'] });
+const withPaths = createCommandHarness({
+  command: 'node train.mjs',
+  cwd: root,
+  fingerprintFiles: ['package.json'],
+  fingerprintPaths: ['node_modules'],
+});
 
 // Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
 const variants: Record<string, () => unknown> = {};
@@ -50,8 +55,12 @@ console.log(loadLine(result.load));
 console.log('| log lines | worker ms | in-thread ms | worker / in-thread, per cycle |');
 console.log('| ---: | ---: | ---: | ---: |');
 for (const n of sizes) {
-  console.log(`| ${n} | ${formatTime(timeOf(result, `worker ${n}`), 2)} | ${formatTime(timeOf(result, `in-thread ${n}`), 2)} | ${formatRatio(pairRatios(result, `worker ${n}`, `in-thread ${n}`), 1)} |`);
+  console.log(
+    `| ${n} | ${formatTime(timeOf(result, `worker ${n}`), 2)} | ${formatTime(timeOf(result, `in-thread ${n}`), 2)} | ${formatRatio(pairRatios(result, `worker ${n}`, `in-thread ${n}`), 1)} |`,
+  );
 }
 const f = timeOf(result, 'fingerprint files');
 const p = timeOf(result, 'fingerprint files + node_modules');
-console.log(`\nharness fingerprint: files only ${formatTime(f, 2)}, with fingerprintPaths [node_modules] ${formatTime(p, 2)} (per cycle ${formatRatio(pairRatios(result, 'fingerprint files + node_modules', 'fingerprint files'), 1)})`);
+console.log(
+  `\nharness fingerprint: files only ${formatTime(f, 2)}, with fingerprintPaths [node_modules] ${formatTime(p, 2)} (per cycle ${formatRatio(pairRatios(result, 'fingerprint files + node_modules', 'fingerprint files'), 1)})`,
+);

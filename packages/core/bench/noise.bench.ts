@@ -18,7 +18,20 @@
  * Environment overrides for exploring: NOISE_SIGMA, NOISE_RUNS, NOISE_BUDGET, NOISE_P_GAIN,
  * NOISE_P_NULL, NOISE_HARM_MIN, NOISE_HARM_MAX, NOISE_BASELINE_REPEATS, NOISE_POLICY (JSON options).
  */
-import { createFunctionHarness, createFunctionProposer, createLoop, createMemoryArtifact, createMemoryRollback, createNoiseAwareKeepPolicy, createSeededRandom, createValueScorer, strictImprovement, type KeepPolicy, type RandomSource, type StopPolicy } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createFunctionProposer,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryRollback,
+  createNoiseAwareKeepPolicy,
+  createSeededRandom,
+  createValueScorer,
+  strictImprovement,
+  type KeepPolicy,
+  type RandomSource,
+  type StopPolicy,
+} from '../src/index.js';
 
 const SIGMA = Number(process.env.NOISE_SIGMA ?? 0.0005);
 const RUNS = Number(process.env.NOISE_RUNS ?? 200);
@@ -69,8 +82,14 @@ async function simulate(seed: number, policy: 'strict' | 'noise-aware'): Promise
   let evaluations = 0;
   let incumbentTruth = START;
   const trajectory: { at: number; truth: number }[] = [];
-  const keepPolicy: KeepPolicy = policy === 'strict' ? strictImprovement() : createNoiseAwareKeepPolicy({ random: createSeededRandom(seed), ...TUNE });
-  const budget: StopPolicy = { name: 'evaluation-budget', check: () => (evaluations >= BUDGET ? { reason: 'budget', message: 'evaluation budget spent' } : undefined) };
+  const keepPolicy: KeepPolicy =
+    policy === 'strict'
+      ? strictImprovement()
+      : createNoiseAwareKeepPolicy({ random: createSeededRandom(seed), ...TUNE });
+  const budget: StopPolicy = {
+    name: 'evaluation-budget',
+    check: () => (evaluations >= BUDGET ? { reason: 'budget', message: 'evaluation budget spent' } : undefined),
+  };
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
@@ -88,7 +107,15 @@ async function simulate(seed: number, policy: 'strict' | 'noise-aware'): Promise
     ...(policy === 'noise-aware' ? { baselineRepeats: BASELINE_REPEATS } : {}),
     stop: budget,
   });
-  const r: RunResult = { kept: 0, keptGains: 0, gainsEvaluated: 0, decided: 0, evaluations: 0, atCheckpoint: [], claimed: 0 };
+  const r: RunResult = {
+    kept: 0,
+    keptGains: 0,
+    gainsEvaluated: 0,
+    decided: 0,
+    evaluations: 0,
+    atCheckpoint: [],
+    claimed: 0,
+  };
   // The description names the proposal; on `kept` the artifact holds the kept state.
   loop.on('kept', (e) => {
     const p = Number(e.record.description.split(' ')[1]);
@@ -118,11 +145,26 @@ async function measure(policy: 'strict' | 'noise-aware') {
   const sum = (f: (r: RunResult) => number) => runs.reduce((s, r) => s + f(r), 0);
   return {
     policy,
-    precision: sum((r) => r.keptGains) / Math.max(1, sum((r) => r.kept)),
-    recall: sum((r) => r.keptGains) / Math.max(1, sum((r) => r.gainsEvaluated)),
+    precision:
+      sum((r) => r.keptGains) /
+      Math.max(
+        1,
+        sum((r) => r.kept),
+      ),
+    recall:
+      sum((r) => r.keptGains) /
+      Math.max(
+        1,
+        sum((r) => r.gainsEvaluated),
+      ),
     keptPerRun: sum((r) => r.kept) / RUNS,
     decidedPerRun: sum((r) => r.decided) / RUNS,
-    evalsPerDecision: sum((r) => r.evaluations) / Math.max(1, sum((r) => r.decided)),
+    evalsPerDecision:
+      sum((r) => r.evaluations) /
+      Math.max(
+        1,
+        sum((r) => r.decided),
+      ),
     atCheckpoint: CHECKPOINTS.map((_, i) => sum((r) => r.atCheckpoint[i]!) / RUNS),
     claimed: sum((r) => r.claimed) / RUNS,
   };
@@ -132,11 +174,19 @@ const started = performance.now();
 const rows = [await measure('strict'), await measure('noise-aware')];
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
-console.log(`\n@loop/core: keep decisions under noise (${RUNS} seeded runs, budget ${BUDGET} evaluations each, noise σ = ${SIGMA}; proposals: ${P_GAIN * 100}% true gains of 1-3σ, ${P_NULL * 100}% null, rest harmful of ${HARM_MIN}-${HARM_MAX}σ; noise-aware: defaults, baselineRepeats ${BASELINE_REPEATS}; ${seconds} s)`);
-console.log(`| policy | keep precision | keep recall | kept per run | proposals decided per run | evaluations per proposal | ${CHECKPOINTS.map((n) => `true gain after ${n} evals (σ)`).join(' | ')} | claimed gain at the end (σ) |`);
+console.log(
+  `\n@loop/core: keep decisions under noise (${RUNS} seeded runs, budget ${BUDGET} evaluations each, noise σ = ${SIGMA}; proposals: ${P_GAIN * 100}% true gains of 1-3σ, ${P_NULL * 100}% null, rest harmful of ${HARM_MIN}-${HARM_MAX}σ; noise-aware: defaults, baselineRepeats ${BASELINE_REPEATS}; ${seconds} s)`,
+);
+console.log(
+  `| policy | keep precision | keep recall | kept per run | proposals decided per run | evaluations per proposal | ${CHECKPOINTS.map((n) => `true gain after ${n} evals (σ)`).join(' | ')} | claimed gain at the end (σ) |`,
+);
 console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ${CHECKPOINTS.map(() => '---:').join(' | ')} | ---: |`);
 for (const r of rows) {
-  console.log(`| ${r.policy} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.keptPerRun.toFixed(1)} | ${r.decidedPerRun.toFixed(1)} | ${r.evalsPerDecision.toFixed(2)} | ${r.atCheckpoint.map((x) => (x / SIGMA).toFixed(2)).join(' | ')} | ${(r.claimed / SIGMA).toFixed(2)} |`);
+  console.log(
+    `| ${r.policy} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.keptPerRun.toFixed(1)} | ${r.decidedPerRun.toFixed(1)} | ${r.evalsPerDecision.toFixed(2)} | ${r.atCheckpoint.map((x) => (x / SIGMA).toFixed(2)).join(' | ')} | ${(r.claimed / SIGMA).toFixed(2)} |`,
+  );
 }
-const [strict, aware] = rows as [typeof rows[0], typeof rows[0]];
-console.log(`\nprecision ratio noise-aware / strict: ${(aware.precision / strict.precision).toFixed(2)}x; recall ratio: ${(aware.recall / strict.recall).toFixed(2)}; done-when (aware precision >= 0.9, strict < 0.5, recall >= 0.8 x strict): ${aware.precision >= 0.9 && strict.precision < 0.5 && aware.recall >= 0.8 * strict.recall ? 'met' : 'NOT met'}`);
+const [strict, aware] = rows as [(typeof rows)[0], (typeof rows)[0]];
+console.log(
+  `\nprecision ratio noise-aware / strict: ${(aware.precision / strict.precision).toFixed(2)}x; recall ratio: ${(aware.recall / strict.recall).toFixed(2)}; done-when (aware precision >= 0.9, strict < 0.5, recall >= 0.8 x strict): ${aware.precision >= 0.9 && strict.precision < 0.5 && aware.recall >= 0.8 * strict.recall ? 'met' : 'NOT met'}`,
+);

@@ -14,7 +14,20 @@
  * Environment overrides: PARALLEL_SLEEP_MS (default 20), PARALLEL_RUNS (seeded runs per K, default 12).
  */
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
-import { anyOf, createFunctionHarness, createLoop, createMemoryArtifact, createMemoryRollback, createMemoryWorkingCopies, createSeededRandom, createValueScorer, maxIterations, targetScore, type MemoryArtifact, type Proposer } from '../src/index.js';
+import {
+  anyOf,
+  createFunctionHarness,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryRollback,
+  createMemoryWorkingCopies,
+  createSeededRandom,
+  createValueScorer,
+  maxIterations,
+  targetScore,
+  type MemoryArtifact,
+  type Proposer,
+} from '../src/index.js';
 
 const SLEEP_MS = Number(process.env.PARALLEL_SLEEP_MS ?? 20);
 const RUNS = Number(process.env.PARALLEL_RUNS ?? 12);
@@ -62,7 +75,16 @@ async function reachTarget(seed: number, k: number): Promise<Outcome> {
     scorer: createValueScorer('minimize'),
     stop: anyOf(targetScore(TARGET), maxIterations(400)),
     // K = 1 is the default engine (no working copies): the ratios are against the loop as it ships.
-    ...(k > 1 ? { parallel: { candidates: k, workingCopies: createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('sleepy', () => evaluate(() => copy.get()))) } } : {}),
+    ...(k > 1
+      ? {
+          parallel: {
+            candidates: k,
+            workingCopies: createMemoryWorkingCopies(artifact, (copy) =>
+              createFunctionHarness('sleepy', () => evaluate(() => copy.get())),
+            ),
+          },
+        }
+      : {}),
   });
   const summary = await loop.run();
   return { evaluations, rows: summary.iterations, reached: summary.stop.reason === 'target-reached' };
@@ -71,16 +93,27 @@ async function reachTarget(seed: number, k: number): Promise<Outcome> {
 const outcomes = new Map<number, Outcome[]>(KS.map((k) => [k, []]));
 // Interleaved (issue 31): cycle c runs every K on seed c + 1, so a ratio compares the same seeded
 // search measured back to back.
-const variants = Object.fromEntries(KS.map((k) => [`K = ${k}`, async () => void outcomes.get(k)!.push(await reachTarget(outcomes.get(k)!.length + 1, k))]));
+const variants = Object.fromEntries(
+  KS.map((k) => [
+    `K = ${k}`,
+    async () => void outcomes.get(k)!.push(await reachTarget(outcomes.get(k)!.length + 1, k)),
+  ]),
+);
 const result = await interleave(variants, { cycles: RUNS, warmup: 0 });
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-console.log(`\n@loop/core: parallel candidates, wall time to reach the target (${RUNS} seeded runs per K, interleaved per seed, ${SLEEP_MS} ms sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`);
+console.log(
+  `\n@loop/core: parallel candidates, wall time to reach the target (${RUNS} seeded runs per K, interleaved per seed, ${SLEEP_MS} ms sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`,
+);
 console.log(loadLine(result.load));
-console.log('| K | wall ms to target, median (min-max) | ratio vs K = 1, per seed: median (min-max) | evaluations | rows (candidates) | runs reaching target |');
+console.log(
+  '| K | wall ms to target, median (min-max) | ratio vs K = 1, per seed: median (min-max) | evaluations | rows (candidates) | runs reaching target |',
+);
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const k of KS) {
   const o = outcomes.get(k)!;
   const name = `K = ${k}`;
-  console.log(`| ${k} | ${formatTime(timeOf(result, name), 0)} | ${formatRatio(pairRatios(result, name, 'K = 1'))} | ${mean(o.map((x) => x.evaluations)).toFixed(1)} | ${mean(o.map((x) => x.rows)).toFixed(1)} | ${o.filter((x) => x.reached).length}/${o.length} |`);
+  console.log(
+    `| ${k} | ${formatTime(timeOf(result, name), 0)} | ${formatRatio(pairRatios(result, name, 'K = 1'))} | ${mean(o.map((x) => x.evaluations)).toFixed(1)} | ${mean(o.map((x) => x.rows)).toFixed(1)} | ${o.filter((x) => x.reached).length}/${o.length} |`,
+  );
 }

@@ -25,18 +25,36 @@ const bare = () =>
       resolve();
     });
   });
-const grouped = (sandbox?: { writable: string[] }) => runInGroup({ command: 'true', cwd: dir, env: process.env, outputFd: 1, killTimeoutMs: 10_000, graceMs: 100, pidFile: join(dir, 'run.pgid'), ...(sandbox ? { sandbox } : {}) });
+const grouped = (sandbox?: { writable: string[] }) =>
+  runInGroup({
+    command: 'true',
+    cwd: dir,
+    env: process.env,
+    outputFd: 1,
+    killTimeoutMs: 10_000,
+    graceMs: 100,
+    pidFile: join(dir, 'run.pgid'),
+    ...(sandbox ? { sandbox } : {}),
+  });
 
 // Interleaved (issue 31): each cycle runs every variant once; ratios are per cycle.
-const variants: Record<string, () => Promise<unknown>> = { 'bare spawn + group kill': bare, runInGroup: () => grouped() };
+const variants: Record<string, () => Promise<unknown>> = {
+  'bare spawn + group kill': bare,
+  runInGroup: () => grouped(),
+};
 const bwrap = bwrapStatus().available;
 if (bwrap) variants['runInGroup + bwrap'] = () => grouped({ writable: [dir] });
 const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYCLES ?? 100), warmup: 5 });
 rmSync(dir, { recursive: true, force: true });
 
 const processes = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).length;
-console.log(`\n@loop/core: per-step process clean-up (cgroup ${runCgroupBase() ? 'on' : 'off'}, ${processes} processes in /proc)`);
+console.log(
+  `\n@loop/core: per-step process clean-up (cgroup ${runCgroupBase() ? 'on' : 'off'}, ${processes} processes in /proc)`,
+);
 console.log(loadLine(result.load));
 console.log('| run | ms per step, median (min-max) | vs bare, per cycle: median (min-max) |');
 console.log('| --- | ---: | ---: |');
-for (const name of Object.keys(variants)) console.log(`| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn + group kill'), 1)} |`);
+for (const name of Object.keys(variants))
+  console.log(
+    `| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn + group kill'), 1)} |`,
+  );

@@ -24,7 +24,21 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createFunctionHarness, createHyperparameterMutator, createLoop, createMemoryArtifact, createMemoryConfigAdapter, createMemoryRollback, createSeededRandom, createTpeProposer, createValueScorer, maxIterations, strictImprovement, type Proposer, type RandomSource } from '../src/index.js';
+import {
+  createFunctionHarness,
+  createHyperparameterMutator,
+  createLoop,
+  createMemoryArtifact,
+  createMemoryConfigAdapter,
+  createMemoryRollback,
+  createSeededRandom,
+  createTpeProposer,
+  createValueScorer,
+  maxIterations,
+  strictImprovement,
+  type Proposer,
+  type RandomSource,
+} from '../src/index.js';
 import { mixedHeldBack } from './optuna/heldback.js';
 import { mixedHeldBack2 } from './optuna/heldback2.js';
 import { mixedHeldBack3 } from './optuna/heldback3.js';
@@ -68,11 +82,16 @@ function gaussian(random: RandomSource): number {
 
 function python(request: unknown): Promise<{ optuna?: string; results?: Result[]; values?: number[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [join(HERE, 'optuna', 'run_optuna.py')], { cwd: join(HERE, 'optuna'), stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(PYTHON, [join(HERE, 'optuna', 'run_optuna.py')], {
+      cwd: join(HERE, 'optuna'),
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`run_optuna.py exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`run_optuna.py exited ${code}`)),
+    );
     child.stdin.end(JSON.stringify(request));
   });
 }
@@ -87,7 +106,10 @@ async function checkDefinitions(objectives: readonly Objective[]): Promise<void>
         Object.entries(o.space).map(([k, p]) => {
           if ('values' in p) return [k, p.values[Math.floor(r.next() * p.values.length)]];
           if ('min' in p) {
-            const v = p.scale === 'log' ? Math.exp(Math.log(p.min) + r.next() * (Math.log(p.max) - Math.log(p.min))) : p.min + r.next() * (p.max - p.min);
+            const v =
+              p.scale === 'log'
+                ? Math.exp(Math.log(p.min) + r.next() * (Math.log(p.max) - Math.log(p.min)))
+                : p.min + r.next() * (p.max - p.min);
             return [k, p.integer ? Math.round(v) : v];
           }
           return [k, p.fixed];
@@ -98,25 +120,45 @@ async function checkDefinitions(objectives: readonly Objective[]): Promise<void>
   const { values } = await python({ mode: 'check', points });
   points.forEach((p, i) => {
     const ours = objectives.find((o) => o.name === p.objective)!.f(p.config);
-    if (Math.abs(ours - values![i]!) > 1e-9 * Math.max(1, Math.abs(ours))) throw new Error(`objective ${p.objective} differs between TS (${ours}) and Python (${values![i]}) at ${JSON.stringify(p.config)}`);
+    if (Math.abs(ours - values![i]!) > 1e-9 * Math.max(1, Math.abs(ours)))
+      throw new Error(
+        `objective ${p.objective} differs between TS (${ours}) and Python (${values![i]}) at ${JSON.stringify(p.config)}`,
+      );
   });
 }
 
 /** Optuna's TPE and random runs for every objective, noise and seed, from the cache where it has them. */
 async function optuna(objectives: readonly Objective[]): Promise<{ version: string; results: Result[] }> {
-  const jobKey = (j: { objective: string; sampler: string; seed: number; noise: number }) => `${j.objective}|${j.sampler}|${j.seed}|${j.noise}`;
-  const cache: { version: string; runs: Record<string, Result[]> } = CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : { version: '', runs: {} };
-  const jobs = objectives.flatMap((o) => NOISES.flatMap((noise) => ['tpe', 'random'].flatMap((sampler) => SEED_LIST.map((seed) => ({ objective: o.name, sampler, seed, noise })))));
+  const jobKey = (j: { objective: string; sampler: string; seed: number; noise: number }) =>
+    `${j.objective}|${j.sampler}|${j.seed}|${j.noise}`;
+  const cache: { version: string; runs: Record<string, Result[]> } =
+    CACHE && existsSync(CACHE) ? JSON.parse(readFileSync(CACHE, 'utf8')) : { version: '', runs: {} };
+  const jobs = objectives.flatMap((o) =>
+    NOISES.flatMap((noise) =>
+      ['tpe', 'random'].flatMap((sampler) => SEED_LIST.map((seed) => ({ objective: o.name, sampler, seed, noise }))),
+    ),
+  );
   const missing = jobs.filter((j) => !cache.runs[jobKey(j)]);
   if (missing.length > 0) {
-    const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter((h) => h.length > 0);
-    const request = (part: typeof missing) => ({ mode: 'run', objectives: objectives.map((o) => ({ name: o.name, space: o.space, optimum: o.optimum })), jobs: part, budget: Math.max(...OPTUNA_BUDGETS), checkpoints: OPTUNA_BUDGETS });
+    const halves = [missing.filter((_, i) => i % 2 === 0), missing.filter((_, i) => i % 2 === 1)].filter(
+      (h) => h.length > 0,
+    );
+    const request = (part: typeof missing) => ({
+      mode: 'run',
+      objectives: objectives.map((o) => ({ name: o.name, space: o.space, optimum: o.optimum })),
+      jobs: part,
+      budget: Math.max(...OPTUNA_BUDGETS),
+      checkpoints: OPTUNA_BUDGETS,
+    });
     const parts = await Promise.all(halves.map((h) => python(request(h))));
     cache.version = parts[0]!.optuna!;
     for (const r of parts.flatMap((p) => p.results!)) (cache.runs[jobKey(r)] ??= []).push(r);
     if (CACHE) writeFileSync(CACHE, JSON.stringify(cache));
   }
-  return { version: cache.version, results: jobs.flatMap((j) => cache.runs[jobKey(j)]!).filter((r) => BUDGETS.includes(r.budget)) };
+  return {
+    version: cache.version,
+    results: jobs.flatMap((j) => cache.runs[jobKey(j)]!).filter((r) => BUDGETS.includes(r.budget)),
+  };
 }
 
 /** One run of our proposer through the engine: `budget` harness calls, the baseline included. */
@@ -132,7 +174,10 @@ async function ours(kind: string, objective: Objective, seed: number, sigma: num
     artifact,
     rollback: createMemoryRollback(artifact),
     proposer,
-    harness: createFunctionHarness(objective.name, () => objective.f(artifact.get()) + (sigma > 0 ? sigma * gaussian(noise) : 0)),
+    harness: createFunctionHarness(
+      objective.name,
+      () => objective.f(artifact.get()) + (sigma > 0 ? sigma * gaussian(noise) : 0),
+    ),
     scorer: createValueScorer('minimize'),
     keepPolicy: strictImprovement(),
     stop: maxIterations(budget - 1),
@@ -150,7 +195,15 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
     for (const o of objectives) {
       for (const noise of NOISES) {
         for (const budget of BUDGETS) {
-          for (const seed of SEED_LIST) rows.push({ objective: o.name, noise, sampler: kind, seed, budget, regret: await ours(kind, o, seed, noise, budget) });
+          for (const seed of SEED_LIST)
+            rows.push({
+              objective: o.name,
+              noise,
+              sampler: kind,
+              seed,
+              budget,
+              regret: await ours(kind, o, seed, noise, budget),
+            });
         }
       }
     }
@@ -158,11 +211,17 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
   dumped.push(...rows, ...optunaResults.map((r) => ({ ...r, sampler: `${r.sampler}-optuna` })));
   const methods = [...OURS, 'tpe-optuna', 'random-optuna'];
   const pick = (m: string, o: string, noise: number, budget: number) => {
-    const from = m.endsWith('-optuna') ? optunaResults.filter((r) => r.sampler === m.replace('-optuna', '')) : rows.filter((r) => r.sampler === m);
+    const from = m.endsWith('-optuna')
+      ? optunaResults.filter((r) => r.sampler === m.replace('-optuna', ''))
+      : rows.filter((r) => r.sampler === m);
     return from.filter((r) => r.objective === o && r.noise === noise && r.budget === budget).map((r) => r.regret);
   };
-  console.log(`| objective | noise σ | budget | ${methods.map((m) => `${m} median [IQR]`).join(' | ')} | ${OURS.map((m) => `${m} / TPE [95% CI]`).join(' | ')} |`);
-  console.log(`| --- | ---: | ---: | ${methods.map(() => '---:').join(' | ')} | ${OURS.map(() => '---:').join(' | ')} |`);
+  console.log(
+    `| objective | noise σ | budget | ${methods.map((m) => `${m} median [IQR]`).join(' | ')} | ${OURS.map((m) => `${m} / TPE [95% CI]`).join(' | ')} |`,
+  );
+  console.log(
+    `| --- | ---: | ---: | ${methods.map(() => '---:').join(' | ')} | ${OURS.map(() => '---:').join(' | ')} |`,
+  );
   const ratios: number[][] = OURS.map(() => []);
   for (const o of objectives) {
     for (const noise of NOISES) {
@@ -175,7 +234,9 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
           const [lo, hi] = bootstrapRatio(cells[i]!, tpe);
           return `${ratio.toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}]`;
         });
-        console.log(`| ${o.name} | ${noise} | ${budget} | ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} | ${shown.join(' | ')} |`);
+        console.log(
+          `| ${o.name} | ${noise} | ${budget} | ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} | ${shown.join(' | ')} |`,
+        );
       }
     }
   }
@@ -184,18 +245,35 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
 
 const started = performance.now();
 const objectives = OBJECTIVES.filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
-const heldBack = [mixedHeldBack, mixedHeldBack2, mixedHeldBack3].filter((o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name));
+const heldBack = [mixedHeldBack, mixedHeldBack2, mixedHeldBack3].filter(
+  (o) => !ONLY_OBJECTIVES || ONLY_OBJECTIVES.includes(o.name),
+);
 await checkDefinitions([...objectives, ...heldBack]);
 const { version, results } = await optuna([...objectives, ...heldBack]);
-console.log(`\n@loop/core: proposers vs Optuna ${version} (seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`);
-const geo = (label: string, rs: number[][]) => console.log(`${label}: ${OURS.map((m, i) => `${m} ${geometricMean(rs[i]!).toFixed(2)}x`).join(', ')}`);
-const tuned = objectives.length ? await measure(objectives, results.filter((r) => objectives.some((o) => o.name === r.objective))) : OURS.map(() => []);
+console.log(
+  `\n@loop/core: proposers vs Optuna ${version} (seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`,
+);
+const geo = (label: string, rs: number[][]) =>
+  console.log(`${label}: ${OURS.map((m, i) => `${m} ${geometricMean(rs[i]!).toFixed(2)}x`).join(', ')}`);
+const tuned = objectives.length
+  ? await measure(
+      objectives,
+      results.filter((r) => objectives.some((o) => o.name === r.objective)),
+    )
+  : OURS.map(() => []);
 if (objectives.length) geo('geometric mean of the ratios to Optuna TPE', tuned);
 if (heldBack.length) {
   console.log('\nheld-back objectives (not used for tuning; not in the geometric mean above):');
-  const held = await measure(heldBack, results.filter((r) => heldBack.some((o) => o.name === r.objective)));
+  const held = await measure(
+    heldBack,
+    results.filter((r) => heldBack.some((o) => o.name === r.objective)),
+  );
   geo('held-back geometric mean', held);
-  if (objectives.length) geo('geometric mean over every objective', OURS.map((_, i) => [...tuned[i]!, ...held[i]!]));
+  if (objectives.length)
+    geo(
+      'geometric mean over every objective',
+      OURS.map((_, i) => [...tuned[i]!, ...held[i]!]),
+    );
 }
 if (DUMP) writeFileSync(DUMP, JSON.stringify(dumped));
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -25,9 +25,18 @@ const machine = createStepMachine<{ n: number }>({
   dir: join(root, '.machine'),
   start: 's0',
   steps: {
-    s0: async (ctx) => (await ctx.effect('w', () => writeTextAtomic(files[0]!, `${ctx.data.n}\n`), { idempotent: true }), { next: 's1' }),
-    s1: async (ctx) => (await ctx.effect('w', () => writeTextAtomic(files[1]!, `${ctx.data.n}\n`), { idempotent: true }), { next: 's2' }),
-    s2: async (ctx) => (await ctx.effect('w', () => writeTextAtomic(files[2]!, `${ctx.data.n}\n`), { idempotent: true }), { finish: true }),
+    s0: async (ctx) => (
+      await ctx.effect('w', () => writeTextAtomic(files[0]!, `${ctx.data.n}\n`), { idempotent: true }),
+      { next: 's1' }
+    ),
+    s1: async (ctx) => (
+      await ctx.effect('w', () => writeTextAtomic(files[1]!, `${ctx.data.n}\n`), { idempotent: true }),
+      { next: 's2' }
+    ),
+    s2: async (ctx) => (
+      await ctx.effect('w', () => writeTextAtomic(files[2]!, `${ctx.data.n}\n`), { idempotent: true }),
+      { finish: true }
+    ),
   },
 });
 

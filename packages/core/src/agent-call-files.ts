@@ -1,7 +1,13 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { buildMemorySections, discardedRowsForPrompt, NOTES_LIMITS, type DiscardedDiff, type NotesLimits } from './agent-memory.js';
+import {
+  buildMemorySections,
+  discardedRowsForPrompt,
+  NOTES_LIMITS,
+  type DiscardedDiff,
+  type NotesLimits,
+} from './agent-memory.js';
 import { parseAgentUsage, parseUsageFile, type AgentUsage } from './agent-usage.js';
 import type { CandidateData } from './iteration-record.js';
 import type { ProposalContext } from './proposer.js';
@@ -9,23 +15,36 @@ import type { ProposalContext } from './proposer.js';
 /** zod fields of the agent proposer's memory options (`memoryDir`, `notesLimits`, `discardedDiffs`, `earlierRuns`). */
 export const agentMemoryOptionsFields = {
   memoryDir: z.union([z.literal(false), z.string().min(1)]).default('.loop/memory'),
-  notesLimits: z.object({ maxLines: z.number().int().positive(), maxBytes: z.number().int().positive() }).strict().default(NOTES_LIMITS),
+  notesLimits: z
+    .object({ maxLines: z.number().int().positive(), maxBytes: z.number().int().positive() })
+    .strict()
+    .default(NOTES_LIMITS),
   discardedDiffs: z
     .object({
-      read: z.custom<(i: readonly number[]) => Promise<readonly DiscardedDiff[]>>((f) => typeof f === 'function', 'discardedDiffs.read must be a function'),
+      read: z.custom<(i: readonly number[]) => Promise<readonly DiscardedDiff[]>>(
+        (f) => typeof f === 'function',
+        'discardedDiffs.read must be a function',
+      ),
       count: z.number().int().positive().default(3),
       maxBytes: z.number().int().positive().default(4000),
     })
     .strict()
     .optional(),
-  earlierRuns: z.custom<() => readonly string[]>((f) => f === undefined || typeof f === 'function', 'earlierRuns must be a function').optional(),
+  earlierRuns: z
+    .custom<() => readonly string[]>(
+      (f) => f === undefined || typeof f === 'function',
+      'earlierRuns must be a function',
+    )
+    .optional(),
 };
 
 /** The memory options of the agent proposer, resolved (see `AgentCommandProposerOptions`). */
 export interface AgentMemoryFiles {
   readonly memoryDir: string | false;
   readonly notesLimits: NotesLimits;
-  readonly discardedDiffs?: { read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>; count: number; maxBytes: number } | undefined;
+  readonly discardedDiffs?:
+    | { read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>; count: number; maxBytes: number }
+    | undefined;
   readonly earlierRuns?: (() => Promise<readonly string[]> | readonly string[]) | undefined;
 }
 
@@ -57,25 +76,37 @@ export async function prepareCallFiles(o: AgentMemoryFiles, root: string): Promi
 function cut(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  return `${bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '')}\n... (${bytes.length - maxBytes} more bytes left out)`;
+  return `${bytes
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '')}\n... (${bytes.length - maxBytes} more bytes left out)`;
 }
 
 /** The prompt's memory lines: duplicates, notes, the last discarded diffs, revisits, earlier runs. */
-export async function memoryLines(o: AgentMemoryFiles, context: ProposalContext, files: AgentCallFiles): Promise<string[]> {
+export async function memoryLines(
+  o: AgentMemoryFiles,
+  context: ProposalContext,
+  files: AgentCallFiles,
+): Promise<string[]> {
   const notesText = files.notes ? await readFile(files.notes, 'utf8').catch(() => '') : undefined;
   let diffs: readonly DiscardedDiff[] | undefined;
   const d = o.discardedDiffs;
   if (d) {
     const rows = discardedRowsForPrompt(context.history, d.count);
     try {
-      diffs = rows.length > 0 ? (await d.read(rows.map((r) => r.iteration))).map((x) => ({ ...x, diff: cut(x.diff, d.maxBytes) })) : [];
+      diffs =
+        rows.length > 0
+          ? (await d.read(rows.map((r) => r.iteration))).map((x) => ({ ...x, diff: cut(x.diff, d.maxBytes) }))
+          : [];
     } catch {
       diffs = undefined; // the diffs are a hint: a repository that cannot be read leaves them out
     }
   }
   const earlierRuns = o.earlierRuns ? await o.earlierRuns() : undefined;
   return buildMemorySections(context.history, {
-    ...(notesText !== undefined && files.notes ? { notes: { text: notesText, path: files.notes, limits: o.notesLimits } } : {}),
+    ...(notesText !== undefined && files.notes
+      ? { notes: { text: notesText, path: files.notes, limits: o.notesLimits } }
+      : {}),
     ...(diffs ? { diffs } : {}),
     ...(earlierRuns ? { earlierRuns } : {}),
   });
@@ -93,7 +124,10 @@ export async function readCallUsage(files: AgentCallFiles, output: string): Prom
 /** The candidate's record keys for a usage: `cost` ({usd, tokens}) and `agentUsage` (the whole reading). */
 export function usageData(usage: AgentUsage | undefined): CandidateData | undefined {
   if (!usage) return undefined;
-  const cost = { ...(usage.usd !== undefined ? { usd: usage.usd } : {}), ...(usage.tokens !== undefined ? { tokens: usage.tokens } : {}) };
+  const cost = {
+    ...(usage.usd !== undefined ? { usd: usage.usd } : {}),
+    ...(usage.tokens !== undefined ? { tokens: usage.tokens } : {}),
+  };
   return { cost, agentUsage: usage };
 }
 

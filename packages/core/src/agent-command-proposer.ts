@@ -2,7 +2,14 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { compareSnapshots } from './artifact.js';
-import { addUsage, agentMemoryOptionsFields, memoryLines, prepareCallFiles, readCallUsage, usageData } from './agent-call-files.js';
+import {
+  addUsage,
+  agentMemoryOptionsFields,
+  memoryLines,
+  prepareCallFiles,
+  readCallUsage,
+  usageData,
+} from './agent-call-files.js';
 import type { DiscardedDiff, NotesLimits } from './agent-memory.js';
 import { agentAnswerText, type AgentUsage } from './agent-usage.js';
 import { LoopError, parseOptions } from './errors.js';
@@ -12,7 +19,13 @@ import { describeExit, runInGroupToLog } from './internal/process-group.js';
 import type { Proposal, ProposalContext, Proposer } from './proposer.js';
 import { planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxSpec } from './sandbox.js';
 import { planSandboxBinds, sweepSandboxFolders, type SandboxSweep } from './sandbox-folders.js';
-import { buildAgentPrompt, descriptionFromOutput, formatHistoryTable, withViolations, type HistoryFormatter } from './agent-prompt.js';
+import {
+  buildAgentPrompt,
+  descriptionFromOutput,
+  formatHistoryTable,
+  withViolations,
+  type HistoryFormatter,
+} from './agent-prompt.js';
 
 /**
  * Options of {@link createAgentCommandProposer}. Sandbox (see `sandbox.ts`): `sandbox` defaults to
@@ -81,7 +94,11 @@ export interface AgentCommandProposerOptions extends SandboxOptions {
    * `readDiscardedDiffs`); each diff is cut to `maxBytes`. A read that throws leaves the section
    * out. @default none (count 3, maxBytes 4000)
    */
-  discardedDiffs?: { read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>; count?: number; maxBytes?: number };
+  discardedDiffs?: {
+    read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>;
+    count?: number;
+    maxBytes?: number;
+  };
   /** Lines about earlier runs in the workspace for the prompt (where their rows and notes are). @default none */
   earlierRuns?: () => Promise<readonly string[]> | readonly string[];
 }
@@ -94,25 +111,38 @@ export const agentCommandProposerOptionsSchema = z.object({
   logFile: z.string().min(1).default('.loop/agent.log'),
   goal: z.string().min(1, 'goal must not be empty'),
   buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
-  formatHistory: z.custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function').optional(),
-  constraints: z.custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function').optional(),
+  formatHistory: z
+    .custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function')
+    .optional(),
+  constraints: z
+    .custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function')
+    .optional(),
   constraintNames: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).default({}),
-  pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+  pidFile: z
+    .string()
+    .refine((p) => isAbsolute(p), 'pidFile must be an absolute path')
+    .optional(),
   onNoChange: z
-    .custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onNoChange must be a function')
+    .custom<(message: string) => void>(
+      (f) => f === undefined || typeof f === 'function',
+      'onNoChange must be a function',
+    )
     .optional(),
   ...agentMemoryOptionsFields,
   ...sandboxOptionsFields,
 });
-
 
 /** What a sandbox refusal looks like in a tool's output. */
 const REFUSED = /Read-only file system|Device or resource busy|\bEROFS\b|\bEBUSY\b/;
 
 /** The last `n` non-empty lines of `text`, each trimmed and cut to 160 characters. */
 function lastLines(text: string, n: number): string[] {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean).slice(-n);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-n);
   return lines.map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
 }
 
@@ -128,9 +158,15 @@ function confinedHint(spec: SandboxSpec): string {
 function sweepLines(swept: SandboxSweep, cwd: string): string {
   const rel = (paths: readonly string[]) => paths.map((p) => relative(cwd, p)).join(', ');
   return [
-    ...(swept.removed.length > 0 ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`] : []),
-    ...(swept.restored.length > 0 ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`] : []),
-  ].map((l) => `${l}\n`).join('');
+    ...(swept.removed.length > 0
+      ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`]
+      : []),
+    ...(swept.restored.length > 0
+      ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`]
+      : []),
+  ]
+    .map((l) => `${l}\n`)
+    .join('');
 }
 
 /**
@@ -164,7 +200,9 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     const history = withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames);
     // The memory folder is the main workspace's, also for a parallel candidate's call.
     const files = await prepareCallFiles(o, o.cwd);
-    const prompt = o.buildPrompt ? o.buildPrompt(context) : buildAgentPrompt(o.goal, context, history, await memoryLines(o, context, files));
+    const prompt = o.buildPrompt
+      ? o.buildPrompt(context)
+      : buildAgentPrompt(o.goal, context, history, await memoryLines(o, context, files));
     const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
     // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
     // sweep never ends a live sibling's call (issue 15).
@@ -183,7 +221,13 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
         logPath,
         command: o.command,
         cwd,
-        env: { ...process.env, ...o.env, LOOP_ITERATION: String(context.iteration), LOOP_ATTEMPT: String(context.attempt), ...files.env },
+        env: {
+          ...process.env,
+          ...o.env,
+          LOOP_ITERATION: String(context.iteration),
+          LOOP_ATTEMPT: String(context.attempt),
+          ...files.env,
+        },
         input: prompt,
         killTimeoutMs: o.timeoutMs,
         graceMs: 5000,
@@ -197,7 +241,9 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       } catch (error) {
         const message = `could not remove what the agent left beside its targets (${(error as Error).message})`;
         const where = `check the folders of ${targets.join(', ')}`;
-        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] ${message}; ${where}`, { cause: error });
+        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] ${message}; ${where}`, {
+          cause: error,
+        });
       }
     } finally {
       slot?.release();
@@ -206,13 +252,18 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
     if (swept) await appendFile(logPath, sweepLines(swept, cwd));
     // A repair's call adds to what the iteration's earlier calls cost: the candidate's record holds the sum
     // (a failed call's cost goes with its PROPOSER_FAILED as details.data, into the crash row).
-    const usage = addUsage(context.attempt > 0 ? spentOn.get(context.iteration) : undefined, await readCallUsage(files, output));
+    const usage = addUsage(
+      context.attempt > 0 ? spentOn.get(context.iteration) : undefined,
+      await readCallUsage(files, output),
+    );
     if (usage) spentOn.set(context.iteration, usage);
     for (const i of spentOn.keys()) if (i < context.iteration - 64) spentOn.delete(i);
     const data = usageData(usage);
     const confined = spec ? confinedHint(spec) : '';
     if (result.spawnError || result.timedOut || result.exitCode !== 0) {
-      const why = result.spawnError?.message ?? (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
+      const why =
+        result.spawnError?.message ??
+        (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
       const tail = lastLines(output, 3);
       const ends = tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : '';
       const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined, ...(data ? { data } : {}) };
@@ -220,7 +271,8 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       throw new LoopError('PROPOSER_FAILED', message, { details });
     }
     const after = context.artifact && (await context.artifact.inspect());
-    const changed = before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
+    const changed =
+      before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
     let description = descriptionFromOutput(agentAnswerText(output));
     if (context.artifact && changed.length === 0) {
       const refused = spec !== undefined && REFUSED.test(output);

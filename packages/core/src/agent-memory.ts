@@ -41,7 +41,11 @@ export const DUPLICATE_ROW = /\(duplicate of iteration (\d+): not evaluated\)/;
  * one). `omitted` counts the notes left out.
  */
 export function readNotes(text: string, limits: NotesLimits = NOTES_LIMITS): { lines: string[]; omitted: number } {
-  const all = text.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').reverse();
+  const all = text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .reverse();
   const lines: string[] = [];
   let bytes = 0;
   for (const line of all) {
@@ -59,7 +63,9 @@ function duplicateLines(history: readonly IterationRecord[]): string[] {
   for (let i = history.length - 1; i >= 0; i--) {
     const m = DUPLICATE_ROW.exec(history[i]!.description);
     if (!m) break;
-    out.unshift(`- iteration ${history[i]!.iteration} produced exactly the files of iteration ${m[1]}, which was already evaluated, so it was not run again.`);
+    out.unshift(
+      `- iteration ${history[i]!.iteration} produced exactly the files of iteration ${m[1]}, which was already evaluated, so it was not run again.`,
+    );
   }
   return out;
 }
@@ -71,9 +77,16 @@ function revisitLines(history: readonly IterationRecord[], count: number): strin
   for (let i = history.length - 1; i >= 0 && out.length < count; i--) {
     const r = history[i]!;
     if (r.status === 'kept') keptSince = [r.iteration, ...keptSince];
-    else if (r.status === 'reverted' && r.score !== null && keptSince.length > 0 && !DUPLICATE_ROW.test(r.description)) {
+    else if (
+      r.status === 'reverted' &&
+      r.score !== null &&
+      keptSince.length > 0 &&
+      !DUPLICATE_ROW.test(r.description)
+    ) {
       const since = keptSince.length > 3 ? `${keptSince.slice(0, 3).join(', ')}, ...` : keptSince.join(', ');
-      out.push(`- iteration ${r.iteration} (score ${r.score}): ${sanitizeCell(r.description)}; kept since: iteration ${since}`);
+      out.push(
+        `- iteration ${r.iteration} (score ${r.score}): ${sanitizeCell(r.description)}; kept since: iteration ${since}`,
+      );
     }
   }
   return out;
@@ -89,13 +102,21 @@ export function buildMemorySections(history: readonly IterationRecord[], memory:
   const lines: string[] = [];
   const dups = duplicateLines(history);
   if (dups.length > 0) {
-    lines.push('## Your last proposal was a duplicate', ...dups, 'Do not repeat an earlier candidate: make a different change.', '');
+    lines.push(
+      '## Your last proposal was a duplicate',
+      ...dups,
+      'Do not repeat an earlier candidate: make a different change.',
+      '',
+    );
   }
   if (memory.notes) {
     const { lines: notes, omitted } = readNotes(memory.notes.text, memory.notes.limits);
     const older = omitted > 0 ? `; ${omitted} older left out, the file has them all` : '';
     lines.push(`## Notes (newest first${older})`, ...(notes.length > 0 ? notes.map((n) => `- ${n}`) : ['(none yet)']));
-    lines.push(`Append one line per lesson worth keeping (what worked, what failed and why) to ${memory.notes.path}; it is carried into every next prompt.`, '');
+    lines.push(
+      `Append one line per lesson worth keeping (what worked, what failed and why) to ${memory.notes.path}; it is carried into every next prompt.`,
+      '',
+    );
   }
   if (memory.diffs && memory.diffs.length > 0) {
     lines.push('## The last discarded changes (diffs; do not retry them as they are)');
@@ -108,10 +129,19 @@ export function buildMemorySections(history: readonly IterationRecord[], memory:
   }
   const revisit = revisitLines(history, memory.revisitCount ?? 3);
   if (revisit.length > 0) {
-    lines.push('## Worth revisiting', 'These were discarded against an earlier state; kept changes since may make them win now:', ...revisit, '');
+    lines.push(
+      '## Worth revisiting',
+      'These were discarded against an earlier state; kept changes since may make them win now:',
+      ...revisit,
+      '',
+    );
   }
   if (memory.earlierRuns && memory.earlierRuns.length > 0) {
-    lines.push('## Earlier runs in this workspace (read their rows if useful)', ...memory.earlierRuns.map((l) => `- ${l}`), '');
+    lines.push(
+      '## Earlier runs in this workspace (read their rows if useful)',
+      ...memory.earlierRuns.map((l) => `- ${l}`),
+      '',
+    );
   }
   return lines;
 }
@@ -124,7 +154,13 @@ export function discardedRowsForPrompt(history: readonly IterationRecord[], coun
   const out: IterationRecord[] = [];
   for (let i = history.length - 1; i >= 0 && out.length < count; i--) {
     const r = history[i]!;
-    if ((r.status === 'reverted' || r.status === 'crash') && r.candidateId !== '' && !DUPLICATE_ROW.test(r.description) && !r.description.includes('(no change: not evaluated)')) out.unshift(r);
+    if (
+      (r.status === 'reverted' || r.status === 'crash') &&
+      r.candidateId !== '' &&
+      !DUPLICATE_ROW.test(r.description) &&
+      !r.description.includes('(no change: not evaluated)')
+    )
+      out.unshift(r);
   }
   return out;
 }

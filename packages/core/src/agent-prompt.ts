@@ -33,7 +33,9 @@ export function withViolations(
  * reverted / rejected / crash; score `-` when there is none; free text through `sanitizeCell`).
  */
 export function formatHistoryTable(history: readonly IterationRecord[]): string {
-  const rows = history.map((r) => [String(r.iteration), r.score === null ? '-' : String(r.score), r.status, sanitizeCell(r.description)].join('\t'));
+  const rows = history.map((r) =>
+    [String(r.iteration), r.score === null ? '-' : String(r.score), r.status, sanitizeCell(r.description)].join('\t'),
+  );
   return ['## Results so far', 'iteration\tscore\tstatus\tdescription', ...rows].join('\n');
 }
 
@@ -43,7 +45,12 @@ export function formatHistoryTable(history: readonly IterationRecord[]): string 
  * from `formatHistory`; `memory` (lines from `buildMemorySections`: duplicates, notes, discarded
  * diffs, revisits, earlier runs) follows it. @default formatHistory {@link formatHistoryTable}
  */
-export function buildAgentPrompt(goal: string, context: ProposalContext, formatHistory: HistoryFormatter = formatHistoryTable, memory: readonly string[] = []): string {
+export function buildAgentPrompt(
+  goal: string,
+  context: ProposalContext,
+  formatHistory: HistoryFormatter = formatHistoryTable,
+  memory: readonly string[] = [],
+): string {
   const a = context.artifact;
   const lines = [
     `# Iteration ${context.iteration}${context.attempt > 0 ? ` (repair attempt ${context.attempt})` : ''}`,
@@ -52,16 +59,30 @@ export function buildAgentPrompt(goal: string, context: ProposalContext, formatH
     '',
     `Scores: ${context.direction === 'minimize' ? 'lower' : 'higher'} is better. Baseline ${context.baseline}, best so far ${context.best}.`,
     a ? `You may modify ONLY: ${a.mutable.join(', ')}.` : '',
-    a && a.readOnly.length > 0 ? `Read but never modify: ${a.readOnly.join(', ')}. The evaluation is ground truth.` : '',
+    a && a.readOnly.length > 0
+      ? `Read but never modify: ${a.readOnly.join(', ')}. The evaluation is ground truth.`
+      : '',
     '',
     formatHistory(context.history),
     '',
     ...memory,
   ];
   if (context.crash) {
-    lines.push('## The last candidate crashed', context.crash.message, '```', context.crash.logTail, '```', 'If this is a simple bug (typo, missing import), fix it with a minimal edit. If not, change nothing.', '');
+    lines.push(
+      '## The last candidate crashed',
+      context.crash.message,
+      '```',
+      context.crash.logTail,
+      '```',
+      'If this is a simple bug (typo, missing import), fix it with a minimal edit. If not, change nothing.',
+      '',
+    );
   } else {
-    lines.push('## Your task', 'Make ONE focused change that you expect to improve the score. Do not retry a discarded idea verbatim. Prefer simple changes; removing code without losing score is the best result.', '');
+    lines.push(
+      '## Your task',
+      'Make ONE focused change that you expect to improve the score. Do not retry a discarded idea verbatim. Prefer simple changes; removing code without losing score is the best result.',
+      '',
+    );
   }
   if (context.hints.length > 0) lines.push('## Hints from the loop', ...context.hints.map((h) => `- ${h}`), '');
   lines.push('Finish by printing one line: `DESCRIPTION: <what you changed, one line>`.');
@@ -72,6 +93,11 @@ export function buildAgentPrompt(goal: string, context: ProposalContext, formatH
 export function descriptionFromOutput(output: string): string {
   let found: string | undefined;
   for (const m of output.matchAll(DESCRIPTION_LINE)) found = m[1];
-  const fallback = output.trim().split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
+  const fallback = output
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1);
   return (found ?? fallback ?? 'agent change (no description)').slice(0, 300);
 }

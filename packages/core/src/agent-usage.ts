@@ -80,7 +80,10 @@ function claudeUsage(objects: readonly Record<string, unknown>[]): AgentUsage | 
  * ones). Codex reports no dollars.
  */
 function codexUsage(objects: readonly Record<string, unknown>[]): AgentUsage | undefined {
-  const turns = objects.filter((o) => o.type === 'turn.completed').map((o) => record(o.usage)).filter((u) => u !== undefined);
+  const turns = objects
+    .filter((o) => o.type === 'turn.completed')
+    .map((o) => record(o.usage))
+    .filter((u) => u !== undefined);
   if (turns.length === 0) return undefined;
   const inputTokens = sum(...turns.map((u) => num(u.input_tokens)));
   const cached = sum(...turns.map((u) => num(u.cached_input_tokens)));
@@ -102,7 +105,9 @@ function usageLine(output: string): AgentUsage | undefined {
   let last: string | undefined;
   for (const m of output.matchAll(USAGE_LINE)) last = m[1];
   if (last === undefined) return undefined;
-  const pairs = Object.fromEntries([...last.matchAll(/(tokens|usd)=(\S+)/gi)].map((m) => [m[1]!.toLowerCase(), Number(m[2])]));
+  const pairs = Object.fromEntries(
+    [...last.matchAll(/(tokens|usd)=(\S+)/gi)].map((m) => [m[1]!.toLowerCase(), Number(m[2])]),
+  );
   const tokens = num(pairs.tokens);
   const usd = num(pairs.usd);
   if (tokens === undefined && usd === undefined) return undefined;

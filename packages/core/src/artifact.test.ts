@@ -12,8 +12,13 @@ describe('compareSnapshots', () => {
     });
   });
   it("the artifact's describeChange overrides the label (a tracked file a snapshot lists only once changed is an edit)", () => {
-    const describeChange = (path: string, before: string | null) => (path === 'README.md' && before === null ? '' : undefined);
-    const { violations } = compareSnapshots({ ...artifact, describeChange }, {}, { 'README.md': 'h1', 'scratch.txt': 'h2' });
+    const describeChange = (path: string, before: string | null) =>
+      path === 'README.md' && before === null ? '' : undefined;
+    const { violations } = compareSnapshots(
+      { ...artifact, describeChange },
+      {},
+      { 'README.md': 'h1', 'scratch.txt': 'h2' },
+    );
     expect(violations).toEqual(['README.md', 'scratch.txt (new file)']);
   });
 });

@@ -65,7 +65,8 @@ export const DELETED = '<deleted>';
 const OUTSIDE = 'outside-link:';
 const LINK = 'link:';
 const gone = (v: string | null) => v === null || v === DELETED;
-const linkTarget = (v: string) => (v.startsWith(OUTSIDE) ? v.slice(OUTSIDE.length).split('\0')[0]! : v.slice(LINK.length));
+const linkTarget = (v: string) =>
+  v.startsWith(OUTSIDE) ? v.slice(OUTSIDE.length).split('\0')[0]! : v.slice(LINK.length);
 
 /** Why `path` changed from `before` to `after`, or '' for a plain edit of a regular file. */
 export function changeReason(before: string | null, after: string | null): string {
@@ -76,7 +77,8 @@ export function changeReason(before: string | null, after: string | null): strin
     return `symlink to ${linkTarget(after)}, outside the workspace`;
   }
   if (gone(after)) return before !== null && before.startsWith(LINK) ? 'symlink deleted' : 'deleted';
-  if (after.startsWith(LINK)) return gone(before) ? `new symlink to ${linkTarget(after)}` : `replaced by a symlink to ${linkTarget(after)}`;
+  if (after.startsWith(LINK))
+    return gone(before) ? `new symlink to ${linkTarget(after)}` : `replaced by a symlink to ${linkTarget(after)}`;
   if (gone(before)) return after.startsWith('other:') ? 'new special file' : 'new file';
   if (before !== null && before.startsWith(LINK)) return 'symlink replaced by a file';
   return '';

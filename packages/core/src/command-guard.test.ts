@@ -22,7 +22,16 @@ afterEach(async () => {
 function loopWith(command: string, scores: number[], extra: Partial<Parameters<typeof createCommandGuard>[0]> = {}) {
   const artifact = createMemoryArtifact(0);
   const results = createMemoryResultsLog();
-  const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), results, proposer: createCounterProposer(artifact), harness: createFakeHarness({ scores }), scorer: createValueScorer('minimize'), stop: maxIterations(scores.length - 1), guards: [createCommandGuard({ command, cwd: dir, ...extra })] });
+  const loop = createLoop({
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    results,
+    proposer: createCounterProposer(artifact),
+    harness: createFakeHarness({ scores }),
+    scorer: createValueScorer('minimize'),
+    stop: maxIterations(scores.length - 1),
+    guards: [createCommandGuard({ command, cwd: dir, ...extra })],
+  });
   return { artifact, results, loop };
 }
 

@@ -35,19 +35,21 @@ export interface CommandGuardOptions extends SandboxOptions {
 }
 
 /** zod schema of {@link CommandGuardOptions}. */
-export const commandGuardOptionsSchema = z.object({
-  command: z.string().trim().min(1, 'command must not be empty'),
-  cwd: z.string().refine((p) => isAbsolute(p), 'cwd must be an absolute path'),
-  when: z.enum(['afterScore', 'beforeRun']).default('afterScore'),
-  onFail: z.enum(['reject', 'halt']).default('reject'),
-  status: z.string().min(1).default('checks_failed'),
-  timeoutMs: z.number().int().positive().default(300_000),
-  graceMs: z.number().int().nonnegative().default(5000),
-  logFile: z.string().min(1).default('checks.log'),
-  env: z.record(z.string(), z.string()).default({}),
-  name: z.string().min(1).default('checks'),
-  ...sandboxOptionsFields,
-}).strict();
+export const commandGuardOptionsSchema = z
+  .object({
+    command: z.string().trim().min(1, 'command must not be empty'),
+    cwd: z.string().refine((p) => isAbsolute(p), 'cwd must be an absolute path'),
+    when: z.enum(['afterScore', 'beforeRun']).default('afterScore'),
+    onFail: z.enum(['reject', 'halt']).default('reject'),
+    status: z.string().min(1).default('checks_failed'),
+    timeoutMs: z.number().int().positive().default(300_000),
+    graceMs: z.number().int().nonnegative().default(5000),
+    logFile: z.string().min(1).default('checks.log'),
+    env: z.record(z.string(), z.string()).default({}),
+    name: z.string().min(1).default('checks'),
+    ...sandboxOptionsFields,
+  })
+  .strict();
 
 /**
  * A guard that runs a correctness command (tests, a linter, a type check) and blocks the keep, or
@@ -68,9 +70,24 @@ export function createCommandGuard(options: CommandGuardOptions): Guard {
     const cwd = input.workingCopy?.dir ?? o.cwd;
     const logPath = resolve(cwd, o.logFile);
     const spec = sandbox([cwd]);
-    const result = await runInGroupToLog({ logPath, command: o.command, cwd, env: { ...process.env, ...o.env, LOOP_ITERATION: String(input.iteration) }, killTimeoutMs: o.timeoutMs, graceMs: o.graceMs, signal: input.signal, ...(spec ? { sandbox: spec } : {}) });
+    const result = await runInGroupToLog({
+      logPath,
+      command: o.command,
+      cwd,
+      env: { ...process.env, ...o.env, LOOP_ITERATION: String(input.iteration) },
+      killTimeoutMs: o.timeoutMs,
+      graceMs: o.graceMs,
+      signal: input.signal,
+      ...(spec ? { sandbox: spec } : {}),
+    });
     if (result.exitCode === 0 && !result.timedOut) return undefined;
-    const why = result.spawnError ? `could not start: ${result.spawnError.message}` : result.timedOut ? `timed out after ${o.timeoutMs} ms` : result.exitCode !== null && result.exitCode <= 128 ? `exited ${result.exitCode}` : describeExit(result.exitCode, result.signal);
+    const why = result.spawnError
+      ? `could not start: ${result.spawnError.message}`
+      : result.timedOut
+        ? `timed out after ${o.timeoutMs} ms`
+        : result.exitCode !== null && result.exitCode <= 128
+          ? `exited ${result.exitCode}`
+          : describeExit(result.exitCode, result.signal);
     const last = (await readLogTail(logPath, 1).catch(() => '')).trim();
     return { action: o.onFail, status: o.status, note: `\`${o.command}\` ${why}${last ? `: ${last}` : ''}` };
   };

@@ -100,7 +100,10 @@ export const commandHarnessOptionsSchema = z
     env: z.record(z.string(), z.string()).default({}),
     fingerprintFiles: z.array(z.string()).default([]),
     fingerprintPaths: z.array(z.string().min(1)).default([]),
-    pidFile: z.string().refine((p) => isAbsolute(p), 'pidFile must be an absolute path').optional(),
+    pidFile: z
+      .string()
+      .refine((p) => isAbsolute(p), 'pidFile must be an absolute path')
+      .optional(),
     keepLogs: z
       .object({
         dir: z.string().refine((p) => isAbsolute(p), 'keepLogs.dir must be an absolute path'),
@@ -108,7 +111,10 @@ export const commandHarnessOptionsSchema = z
       })
       .strict()
       .optional(),
-    intermediate: z.object({ pattern: z.string().min(1), pollMs: z.number().int().positive().default(200) }).strict().optional(),
+    intermediate: z
+      .object({ pattern: z.string().min(1), pollMs: z.number().int().positive().default(200) })
+      .strict()
+      .optional(),
     readOnlyCwd: z.boolean().default(false),
     ...sandboxOptionsFields,
   })
@@ -170,19 +176,32 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
           graceMs: o.graceMs,
           signal,
           // The log was truncated for this run once the command started: follow it from there.
-          ...(matcher && o.intermediate ? { onSpawn: () => void (follower = followLogLines(logPath, onLine, { intervalMs: o.intermediate!.pollMs ?? 200 })) } : {}),
+          ...(matcher && o.intermediate
+            ? {
+                onSpawn: () =>
+                  void (follower = followLogLines(logPath, onLine, { intervalMs: o.intermediate!.pollMs ?? 200 })),
+              }
+            : {}),
           ...(slot ? { pidFile: slot.path } : {}),
           ...(sandbox ? { sandbox } : {}),
         });
       } catch (error) {
-        throw new LoopError('HARNESS_FAILED', `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`, { cause: error, details: { path: logPath } });
+        throw new LoopError(
+          'HARNESS_FAILED',
+          `[loop] [command-harness] cannot open log file ${logPath}: ${(error as Error).message}`,
+          { cause: error, details: { path: logPath } },
+        );
       } finally {
         await follower?.stop();
         slot?.release();
       }
       // The log outlives the next run's truncation (and a working copy's removal); best effort.
       if (o.keepLogs) await keepRunLog(logPath, o.keepLogs, iteration, repeat ?? 0).catch(() => undefined);
-      const error = result.spawnError ? `could not start: ${result.spawnError.message}` : result.aborted ? 'aborted' : undefined;
+      const error = result.spawnError
+        ? `could not start: ${result.spawnError.message}`
+        : result.aborted
+          ? 'aborted'
+          : undefined;
       return {
         exitCode: result.exitCode,
         signal: result.signal,

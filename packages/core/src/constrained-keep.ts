@@ -177,7 +177,8 @@ export function requireMetrics(
       return {
         ok: false,
         reason: 'metric-not-found',
-        message: `${which} missing from the run (a constraint needs ${missing.length === 1 ? 'it' : 'them'}; ` +
+        message:
+          `${which} missing from the run (a constraint needs ${missing.length === 1 ? 'it' : 'them'}; ` +
           'the run must print every metric a constraint names)',
         logTail: run.logPath ? await readLogTail(run.logPath, 50) : '',
         ...(result.data ? { data: result.data } : {}),

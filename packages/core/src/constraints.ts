@@ -39,8 +39,7 @@ export interface Constraint {
 
 /** The result of {@link checkConstraintExpression}. */
 export type ConstraintExpressionCheck =
-  | { readonly ok: true; readonly constraint: Constraint }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly constraint: Constraint } | { readonly ok: false; readonly reason: string };
 
 const NAME = '[A-Za-z_][A-Za-z0-9_.-]*';
 const NUMBER = '[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?';

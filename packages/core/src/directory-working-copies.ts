@@ -35,18 +35,32 @@ const relativePath = z
   .refine((p) => !isAbsolute(p) && !normalize(p).startsWith('..'), 'must be a path relative to root, inside it');
 
 /** zod schema of {@link DirectoryWorkingCopiesOptions}. */
-export const directoryWorkingCopiesOptionsSchema = z.object({
-  root: z.string().refine((p) => isAbsolute(p), 'root must be an absolute path'),
-  mutable: z.array(relativePath).min(1, 'at least one mutable path is required'),
-  readOnly: z.array(relativePath).default([]),
-  harness: z.custom<DirectoryWorkingCopiesOptions['harness']>((f) => typeof f === 'function', 'harness must be a function (dir, info) => Harness'),
-  exclude: z.array(relativePath).default(['.git', '.loop']),
-  link: z.array(relativePath).default([]),
-  tempDir: z.string().refine((p) => isAbsolute(p), 'tempDir must be an absolute path').optional(),
-}).refine((o) => o.tempDir === undefined || relative(o.root, o.tempDir).startsWith('..') || isAbsolute(relative(o.root, o.tempDir)), {
-  message: 'tempDir must be outside root (a copy must not contain the copies)',
-  path: ['tempDir'],
-});
+export const directoryWorkingCopiesOptionsSchema = z
+  .object({
+    root: z.string().refine((p) => isAbsolute(p), 'root must be an absolute path'),
+    mutable: z.array(relativePath).min(1, 'at least one mutable path is required'),
+    readOnly: z.array(relativePath).default([]),
+    harness: z.custom<DirectoryWorkingCopiesOptions['harness']>(
+      (f) => typeof f === 'function',
+      'harness must be a function (dir, info) => Harness',
+    ),
+    exclude: z.array(relativePath).default(['.git', '.loop']),
+    link: z.array(relativePath).default([]),
+    tempDir: z
+      .string()
+      .refine((p) => isAbsolute(p), 'tempDir must be an absolute path')
+      .optional(),
+  })
+  .refine(
+    (o) =>
+      o.tempDir === undefined ||
+      relative(o.root, o.tempDir).startsWith('..') ||
+      isAbsolute(relative(o.root, o.tempDir)),
+    {
+      message: 'tempDir must be outside root (a copy must not contain the copies)',
+      path: ['tempDir'],
+    },
+  );
 
 /**
  * Working copies on disk: each candidate gets a temporary directory holding a copy of the
@@ -111,11 +125,20 @@ export function createDirectoryWorkingCopies(options: DirectoryWorkingCopiesOpti
     adopt: async (copy) => {
       const dir = copies.get(copy);
       if (dir === undefined) {
-        throw new LoopError('RESTORE_FAILED', `[loop] [directory-copies] ${copy.name} was not made by this provider or was disposed; cannot adopt it`, { details: { copy: copy.name } });
+        throw new LoopError(
+          'RESTORE_FAILED',
+          `[loop] [directory-copies] ${copy.name} was not made by this provider or was disposed; cannot adopt it`,
+          { details: { copy: copy.name } },
+        );
       }
       const theirs = await copy.artifact.inspect();
       const { changed } = compareSnapshots(main, await main.inspect(), theirs);
-      const adopted = changed.filter((path) => o.mutable.some((m) => { const p = normalize(m); return path === p || path.startsWith(`${p}/`); }));
+      const adopted = changed.filter((path) =>
+        o.mutable.some((m) => {
+          const p = normalize(m);
+          return path === p || path.startsWith(`${p}/`);
+        }),
+      );
       for (const path of adopted) {
         const target = join(root, path);
         try {
@@ -126,7 +149,11 @@ export function createDirectoryWorkingCopies(options: DirectoryWorkingCopiesOpti
             await cp(join(dir, path), target, { force: true, verbatimSymlinks: true });
           }
         } catch (error) {
-          throw new LoopError('RESTORE_FAILED', `[loop] [directory-copies] could not write ${path} from ${copy.name} back to ${root}; check permissions and disk space, then restore the workspace to the last kept state`, { cause: error, details: { path, copy: copy.name } });
+          throw new LoopError(
+            'RESTORE_FAILED',
+            `[loop] [directory-copies] could not write ${path} from ${copy.name} back to ${root}; check permissions and disk space, then restore the workspace to the last kept state`,
+            { cause: error, details: { path, copy: copy.name } },
+          );
         }
       }
       return adopted;

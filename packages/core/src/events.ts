@@ -20,15 +20,55 @@ import type { SampleSummary } from './statistics.js';
  */
 export type LoopEvent =
   | { readonly type: 'iteration-started'; readonly iteration: number; readonly attempt: number }
-  | { readonly type: 'baseline'; readonly record: IterationRecord; readonly durationMs: number; readonly samples: readonly number[]; readonly spread: SampleSummary }
+  | {
+      readonly type: 'baseline';
+      readonly record: IterationRecord;
+      readonly durationMs: number;
+      readonly samples: readonly number[];
+      readonly spread: SampleSummary;
+    }
   | { readonly type: 'resumed'; readonly iteration: number; readonly best: number; readonly bestId: string }
-  | { readonly type: 'kept'; readonly record: IterationRecord; readonly decision: KeepDecision; readonly previousBest: number; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
-  | { readonly type: 'reverted'; readonly record: IterationRecord; readonly decision?: KeepDecision; readonly durationMs: number; readonly samples: readonly number[]; readonly seedOnly: boolean }
-  | { readonly type: 'crash'; readonly record: IterationRecord; readonly logTail: string; readonly willRepair: boolean; readonly durationMs: number }
+  | {
+      readonly type: 'kept';
+      readonly record: IterationRecord;
+      readonly decision: KeepDecision;
+      readonly previousBest: number;
+      readonly durationMs: number;
+      readonly samples: readonly number[];
+      readonly seedOnly: boolean;
+    }
+  | {
+      readonly type: 'reverted';
+      readonly record: IterationRecord;
+      readonly decision?: KeepDecision;
+      readonly durationMs: number;
+      readonly samples: readonly number[];
+      readonly seedOnly: boolean;
+    }
+  | {
+      readonly type: 'crash';
+      readonly record: IterationRecord;
+      readonly logTail: string;
+      readonly willRepair: boolean;
+      readonly durationMs: number;
+    }
   | { readonly type: 'halted'; readonly record: IterationRecord; readonly status: string; readonly note: string }
   | { readonly type: 'advice'; readonly iteration: number; readonly advice: Advice }
-  | { readonly type: 'report'; readonly iteration: number; readonly repeat: number; readonly step: number; readonly value: number }
-  | { readonly type: 'pruned'; readonly iteration: number; readonly step: number; readonly value: number; readonly reason: string; readonly pruner: string }
+  | {
+      readonly type: 'report';
+      readonly iteration: number;
+      readonly repeat: number;
+      readonly step: number;
+      readonly value: number;
+    }
+  | {
+      readonly type: 'pruned';
+      readonly iteration: number;
+      readonly step: number;
+      readonly value: number;
+      readonly reason: string;
+      readonly pruner: string;
+    }
   | { readonly type: 'stopped'; readonly summary: LoopSummary };
 
 /** The `type` strings of {@link LoopEvent}. */

@@ -32,7 +32,12 @@ export const fileArtifactOptionsSchema = z.object({
   root: z.string().refine((p) => isAbsolute(p), 'root must be an absolute path'),
   mutable: z.array(relativePath).min(1, 'at least one mutable path is required'),
   readOnly: z.array(relativePath).default([]),
-  now: z.custom<() => number>((f) => f === undefined || typeof f === 'function', 'now must be a function returning ms since the epoch').optional(),
+  now: z
+    .custom<() => number>(
+      (f) => f === undefined || typeof f === 'function',
+      'now must be a function returning ms since the epoch',
+    )
+    .optional(),
 });
 
 const SKIP = new Set(['.git', 'node_modules', '.loop']);
@@ -79,8 +84,11 @@ async function fileValue(abs: string, info: Stats, cache?: HashCache): Promise<s
   const kept = cache?.get(abs, key);
   if (kept !== undefined) return kept;
   const hashedAt = cache?.now();
-  const value = `${info.mode & 0o111 ? 'x' : '-'}${createHash('sha256').update(await readFile(abs)).digest('hex')}`;
-  if (cache !== undefined && hashedAt !== undefined) cache.set(abs, key, value, info.mtimeMs < hashedAt - RACY_MS && info.ctimeMs < hashedAt - RACY_MS);
+  const value = `${info.mode & 0o111 ? 'x' : '-'}${createHash('sha256')
+    .update(await readFile(abs))
+    .digest('hex')}`;
+  if (cache !== undefined && hashedAt !== undefined)
+    cache.set(abs, key, value, info.mtimeMs < hashedAt - RACY_MS && info.ctimeMs < hashedAt - RACY_MS);
   return value;
 }
 
@@ -119,12 +127,20 @@ async function surfaceOf(root: string, rel: string, cache?: HashCache): Promise<
     const lexical = resolve(dirname(abs), target);
     const realRoot = await realpath(root).catch(() => root);
     const real = await realpath(abs).catch(() => undefined);
-    const inside = (p: string) => p === realRoot || p.startsWith(`${realRoot}${sep}`) || p === root || p.startsWith(`${root}${sep}`);
+    const inside = (p: string) =>
+      p === realRoot || p.startsWith(`${realRoot}${sep}`) || p === root || p.startsWith(`${root}${sep}`);
     if (real === undefined ? inside(lexical) : inside(real)) return `link:${target}`;
     let pointed = 'missing';
     try {
       const t = await stat(abs);
-      if (t.isFile()) pointed = `file ${t.size} ${t.mtimeMs} ${t.size <= OUTSIDE_HASH_LIMIT ? createHash('sha256').update(await readFile(abs)).digest('hex') : ''}`;
+      if (t.isFile())
+        pointed = `file ${t.size} ${t.mtimeMs} ${
+          t.size <= OUTSIDE_HASH_LIMIT
+            ? createHash('sha256')
+                .update(await readFile(abs))
+                .digest('hex')
+            : ''
+        }`;
       else pointed = `${t.isDirectory() ? 'dir' : 'other'} ${t.mtimeMs}`; // a new entry in the folder changes its mtime
     } catch {
       // dangling: 'missing'
@@ -136,7 +152,12 @@ async function surfaceOf(root: string, rel: string, cache?: HashCache): Promise<
   return fileValue(abs, info, cache);
 }
 
-async function hashTree(root: string, rel: string, out: Record<string, string | null>, cache: HashCache): Promise<void> {
+async function hashTree(
+  root: string,
+  rel: string,
+  out: Record<string, string | null>,
+  cache: HashCache,
+): Promise<void> {
   const value = await surfaceOf(root, rel, cache);
   if (value !== 'dir') {
     out[rel] = value;

@@ -13,7 +13,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const fingerprint = () => createCommandHarness({ command: 'node eval.mjs', cwd: dir, fingerprintPaths: ['node_modules'] }).fingerprint!();
+const fingerprint = () =>
+  createCommandHarness({ command: 'node eval.mjs', cwd: dir, fingerprintPaths: ['node_modules'] }).fingerprint!();
 
 describe('fingerprintPaths: git-excluded folders the harness depends on', () => {
   it('replacing the node_modules link with a shim directory changes the fingerprint', async () => {
@@ -21,7 +22,10 @@ describe('fingerprintPaths: git-excluded folders the harness depends on', () => 
     expect(await fingerprint()).toBe(before); // stable when nothing changed
     unlinkSync(join(dir, 'node_modules'));
     mkdirSync(join(dir, 'node_modules', 'lib'), { recursive: true });
-    writeFileSync(join(dir, 'node_modules', 'lib', 'index.js'), 'process.on("exit", () => console.log("val_bpc: 0.000001"));\n');
+    writeFileSync(
+      join(dir, 'node_modules', 'lib', 'index.js'),
+      'process.on("exit", () => console.log("val_bpc: 0.000001"));\n',
+    );
     expect(await fingerprint()).not.toBe(before);
   });
 

@@ -8,7 +8,9 @@ import type { MaybePromise } from './types.js';
  * both given, they are merged and `metrics` wins) and facts for the candidate's record (`data`:
  * named metrics, intermediate reports).
  */
-export type FunctionHarnessResult = number | { value: number; dimensions?: Record<string, number>; metrics?: Record<string, number>; data?: CandidateData };
+export type FunctionHarnessResult =
+  | number
+  | { value: number; dimensions?: Record<string, number>; metrics?: Record<string, number>; data?: CandidateData };
 
 /**
  * A harness from an async function that returns the score itself: the few-lines way to write a
@@ -31,12 +33,25 @@ export function createFunctionHarness(
         const result = await evaluate(context);
         const value = typeof result === 'number' ? result : result.value;
         const dimensions = typeof result === 'number' ? undefined : result.dimensions;
-        const metrics = typeof result === 'number' || !result.metrics ? undefined : { ...result.data?.metrics, ...result.metrics };
+        const metrics =
+          typeof result === 'number' || !result.metrics ? undefined : { ...result.data?.metrics, ...result.metrics };
         const data = typeof result === 'number' ? undefined : metrics ? { ...result.data, metrics } : result.data;
-        const record: RunRecord = { exitCode: 0, signal: null, timedOut: false, durationMs: performanceNow() - started, value };
+        const record: RunRecord = {
+          exitCode: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: performanceNow() - started,
+          value,
+        };
         return { ...record, ...(dimensions ? { dimensions } : {}), ...(data ? { data } : {}) };
       } catch (error) {
-        return { exitCode: 1, signal: null, timedOut: false, durationMs: performanceNow() - started, error: (error as Error)?.message ?? String(error) };
+        return {
+          exitCode: 1,
+          signal: null,
+          timedOut: false,
+          durationMs: performanceNow() - started,
+          error: (error as Error)?.message ?? String(error),
+        };
       }
     },
   };

@@ -62,9 +62,13 @@ export interface Guard {
   /** Before anything is touched: may `skip`, `reject` or `halt`. */
   readonly beforeEdit?: (input: GuardInput) => MaybePromise<GuardVerdict | undefined>;
   /** After the edit, before the run: `changes` are the paths the candidate changed. */
-  readonly beforeRun?: (input: GuardInput & { readonly changes: ArtifactChanges | undefined; readonly description: string }) => MaybePromise<GuardVerdict | undefined>;
+  readonly beforeRun?: (
+    input: GuardInput & { readonly changes: ArtifactChanges | undefined; readonly description: string },
+  ) => MaybePromise<GuardVerdict | undefined>;
   /** After a score the keep policy would keep: may block the keep (`reject`) or `halt`. */
-  readonly afterScore?: (input: GuardInput & { readonly score: ScoreOk; readonly decision: KeepDecision; readonly description: string }) => MaybePromise<GuardVerdict | undefined>;
+  readonly afterScore?: (
+    input: GuardInput & { readonly score: ScoreOk; readonly decision: KeepDecision; readonly description: string },
+  ) => MaybePromise<GuardVerdict | undefined>;
 }
 
 /**

@@ -10,7 +10,11 @@ import type { ProposalContext } from './proposer.js';
 
 let dir: string;
 const config = { lr: 0.001, hidden: 64, act: 'tanh', seed: 1 };
-const space = { lr: { min: 1e-5, max: 1, scale: 'log' as const }, hidden: { min: 8, max: 512, integer: true }, act: { values: ['relu', 'tanh', 'gelu'] } };
+const space = {
+  lr: { min: 1e-5, max: 1, scale: 'log' as const },
+  hidden: { min: 8, max: 512, integer: true },
+  act: { values: ['relu', 'tanh', 'gelu'] },
+};
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'loop-mutator-'));
   await writeFile(join(dir, 'config.json'), JSON.stringify(config));
@@ -18,12 +22,17 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-const ctx = (hints: string[] = [], history: ProposalContext['history'] = []) => ({ hints, history }) as unknown as ProposalContext;
+const ctx = (hints: string[] = [], history: ProposalContext['history'] = []) =>
+  ({ hints, history }) as unknown as ProposalContext;
 const read = async () => JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
 
 describe('hyperparameter mutator', () => {
   it('changes exactly one parameter per iteration, never one outside the space', async () => {
-    const mutator = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(7) });
+    const mutator = createHyperparameterMutator({
+      file: join(dir, 'config.json'),
+      space,
+      random: createSeededRandom(7),
+    });
     for (let i = 0; i < 20; i++) {
       const before = await read();
       const { description } = await mutator.propose(ctx());
@@ -38,7 +47,11 @@ describe('hyperparameter mutator', () => {
   it('is reproducible: the same seed proposes the same sequence', async () => {
     const run = async (seed: number) => {
       await writeFile(join(dir, 'config.json'), JSON.stringify(config));
-      const m = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(seed) });
+      const m = createHyperparameterMutator({
+        file: join(dir, 'config.json'),
+        space,
+        random: createSeededRandom(seed),
+      });
       const out: string[] = [];
       for (let i = 0; i < 5; i++) out.push((await m.propose(ctx())).description);
       return out;
@@ -48,7 +61,11 @@ describe('hyperparameter mutator', () => {
   });
 
   it('keeps values inside the space (integers stay integers, ranges are clamped)', async () => {
-    const mutator = createHyperparameterMutator({ file: join(dir, 'config.json'), space, random: createSeededRandom(3) });
+    const mutator = createHyperparameterMutator({
+      file: join(dir, 'config.json'),
+      space,
+      random: createSeededRandom(3),
+    });
     for (let i = 0; i < 50; i++) {
       await mutator.propose(ctx(i % 2 ? ['bold'] : []));
       const c = await read();
@@ -66,7 +83,11 @@ describe('hyperparameter mutator', () => {
     ];
     for (let seed = 0; seed < 10; seed++) {
       await writeFile(join(dir, 'config.json'), JSON.stringify(config));
-      const m = createHyperparameterMutator({ file: join(dir, 'config.json'), space: small, random: createSeededRandom(seed) });
+      const m = createHyperparameterMutator({
+        file: join(dir, 'config.json'),
+        space: small,
+        random: createSeededRandom(seed),
+      });
       expect((await m.propose(ctx([], history))).description).toBe('act "tanh" -> "gelu"');
     }
   });
@@ -76,14 +97,26 @@ describe('hyperparameter mutator', () => {
       { iteration: 0, candidateId: 'a', score: 1, status: 'baseline' as const, description: 'baseline' },
       { iteration: 1, candidateId: 'b', score: 2, status: 'reverted' as const, description: 'act "tanh" -> "relu"' },
       { iteration: 2, candidateId: 'c', score: 0.5, status: 'kept' as const, description: 'lr 0.001 -> 0.002' },
-      { iteration: 3, candidateId: 'd', score: null, status: 'crash' as const, description: 'hidden 64 -> 512 (crash: out of memory)' },
+      {
+        iteration: 3,
+        candidateId: 'd',
+        score: null,
+        status: 'crash' as const,
+        description: 'hidden 64 -> 512 (crash: out of memory)',
+      },
     ];
     expect([...failedMoves(rows)]).toEqual(['hidden 64 -> 512']);
     expect([...failedMoves(rows.slice(0, 2))]).toEqual(['act "tanh" -> "relu"']);
   });
 
   it('the step shrinks with every proposal since the last keep and resets on a keep (step adaptation, from the history)', () => {
-    const row = (i: number, status: 'kept' | 'reverted') => ({ iteration: i, candidateId: '', score: 1, status, description: 'x' });
+    const row = (i: number, status: 'kept' | 'reverted') => ({
+      iteration: i,
+      candidateId: '',
+      score: 1,
+      status,
+      description: 'x',
+    });
     const base = { iteration: 0, candidateId: '', score: 1, status: 'baseline' as const, description: 'baseline' };
     expect(stepScale([base])).toBe(1);
     expect(stepScale([base, row(1, 'reverted'), row(2, 'reverted')])).toBeCloseTo(0.85 ** 2);
@@ -93,7 +126,11 @@ describe('hyperparameter mutator', () => {
 
   it('edits an in-memory artifact through a config adapter', async () => {
     const artifact = createMemoryArtifact<Record<string, unknown>>({ ...config });
-    const m = createHyperparameterMutator({ config: createMemoryConfigAdapter(artifact), space, random: createSeededRandom(4) });
+    const m = createHyperparameterMutator({
+      config: createMemoryConfigAdapter(artifact),
+      space,
+      random: createSeededRandom(4),
+    });
     const { description } = await m.propose(ctx());
     const changed = Object.keys(config).filter((k) => artifact.get()[k] !== (config as Record<string, unknown>)[k]);
     expect(changed).toHaveLength(1);
@@ -101,8 +138,18 @@ describe('hyperparameter mutator', () => {
   });
 
   it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {
-    expect(() => createHyperparameterMutator({ file: join(dir, 'config.json'), space: { lr: { min: 1, max: 0 } }, random: createSeededRandom(1) })).toThrow(/space\.lr\.max: max must be greater than min/);
-    expect(() => createHyperparameterMutator({ file: 'config.json', space, random: createSeededRandom(1) })).toThrow(/file: file must be an absolute path/);
-    expect(() => createHyperparameterMutator({ space, random: createSeededRandom(1) })).toThrow(/give exactly one of file and config/);
+    expect(() =>
+      createHyperparameterMutator({
+        file: join(dir, 'config.json'),
+        space: { lr: { min: 1, max: 0 } },
+        random: createSeededRandom(1),
+      }),
+    ).toThrow(/space\.lr\.max: max must be greater than min/);
+    expect(() => createHyperparameterMutator({ file: 'config.json', space, random: createSeededRandom(1) })).toThrow(
+      /file: file must be an absolute path/,
+    );
+    expect(() => createHyperparameterMutator({ space, random: createSeededRandom(1) })).toThrow(
+      /give exactly one of file and config/,
+    );
   });
 });

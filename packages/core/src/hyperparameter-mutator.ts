@@ -37,23 +37,47 @@ export interface HyperparameterMutatorOptions {
 }
 
 const spaceSchema = z.union([
-  z.object({ values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2, 'needs at least 2 values') }).strict(),
   z
-    .object({ min: z.number(), max: z.number(), scale: z.enum(['linear', 'log']).default('linear'), integer: z.boolean().default(false) })
+    .object({ values: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2, 'needs at least 2 values') })
+    .strict(),
+  z
+    .object({
+      min: z.number(),
+      max: z.number(),
+      scale: z.enum(['linear', 'log']).default('linear'),
+      integer: z.boolean().default(false),
+    })
     .strict()
     .refine((s) => s.max > s.min, { message: 'max must be greater than min', path: ['max'] })
     .refine((s) => s.scale !== 'log' || s.min > 0, { message: 'a log scale needs min > 0', path: ['min'] }),
 ]);
 
 /** zod schema of {@link HyperparameterMutatorOptions}. */
-export const hyperparameterMutatorOptionsSchema = z.object({
-  file: z.string().refine((p) => isAbsolute(p), 'file must be an absolute path').optional(),
-  config: z.custom<ConfigAdapter>((c) => typeof (c as ConfigAdapter)?.read === 'function', 'config must be a ConfigAdapter (read, write)').optional(),
-  space: z.record(z.string(), spaceSchema).refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter'),
-  random: z.custom<RandomSource>((r) => typeof (r as RandomSource)?.next === 'function', 'random must have next()'),
-  maxTries: z.number().int().positive().default(20),
-  constraints: z.custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function').optional(),
-}).refine((o) => (o.file === undefined) !== (o.config === undefined), { message: 'give exactly one of file and config', path: ['file'] });
+export const hyperparameterMutatorOptionsSchema = z
+  .object({
+    file: z
+      .string()
+      .refine((p) => isAbsolute(p), 'file must be an absolute path')
+      .optional(),
+    config: z
+      .custom<ConfigAdapter>(
+        (c) => typeof (c as ConfigAdapter)?.read === 'function',
+        'config must be a ConfigAdapter (read, write)',
+      )
+      .optional(),
+    space: z
+      .record(z.string(), spaceSchema)
+      .refine((s) => Object.keys(s).length > 0, 'space must name at least one parameter'),
+    random: z.custom<RandomSource>((r) => typeof (r as RandomSource)?.next === 'function', 'random must have next()'),
+    maxTries: z.number().int().positive().default(20),
+    constraints: z
+      .custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function')
+      .optional(),
+  })
+  .refine((o) => (o.file === undefined) !== (o.config === undefined), {
+    message: 'give exactly one of file and config',
+    path: ['file'],
+  });
 
 type Space = z.output<typeof spaceSchema>;
 
@@ -98,7 +122,8 @@ function mutateValue(current: unknown, space: Space, random: RandomSource, bold:
  */
 export function stepScale(history: readonly IterationRecord[]): number {
   let since = 0;
-  for (let i = history.length - 1; i >= 0 && history[i]!.status !== 'kept' && history[i]!.status !== 'baseline'; i--) since++;
+  for (let i = history.length - 1; i >= 0 && history[i]!.status !== 'kept' && history[i]!.status !== 'baseline'; i--)
+    since++;
   return Math.max(0.05, 0.85 ** since);
 }
 
@@ -125,7 +150,10 @@ type Limit = { above?: number; below?: number };
  * `key from -> to` whose row violated a constraint, values at or beyond `to` (in the move's
  * direction) are barred. A keep clears them (the incumbent moved; the limit may no longer hold).
  */
-export function infeasibleLimits(history: readonly IterationRecord[], constraints: ConstraintsFunction): Map<string, Limit> {
+export function infeasibleLimits(
+  history: readonly IterationRecord[],
+  constraints: ConstraintsFunction,
+): Map<string, Limit> {
   const out = new Map<string, Limit>();
   for (let i = history.length - 1; i >= 0; i--) {
     const r = history[i]!;
@@ -159,7 +187,8 @@ export function infeasibleLimits(history: readonly IterationRecord[], constraint
  */
 export function createHyperparameterMutator(options: HyperparameterMutatorOptions): Proposer {
   const o = parseOptions(hyperparameterMutatorOptionsSchema, options, 'hyperparameter-mutator');
-  const adapter: ConfigAdapter = o.config ?? createConfigFileAdapter({ dir: dirname(o.file!), file: basename(o.file!) });
+  const adapter: ConfigAdapter =
+    o.config ?? createConfigFileAdapter({ dir: dirname(o.file!), file: basename(o.file!) });
   const tried = new Set<string>();
   const keys = Object.keys(o.space).sort();
   return {
@@ -189,7 +218,10 @@ export function createHyperparameterMutator(options: HyperparameterMutatorOption
       const next = { ...config, [key]: value };
       tried.add(JSON.stringify(next));
       await adapter.write(next, context);
-      return { description: `${key} ${formatValue(previous)} -> ${formatValue(value)}`, ...(o.config?.path ? { changedFiles: [o.config.path] } : {}) };
+      return {
+        description: `${key} ${formatValue(previous)} -> ${formatValue(value)}`,
+        ...(o.config?.path ? { changedFiles: [o.config.path] } : {}),
+      };
     },
   };
 }

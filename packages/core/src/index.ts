@@ -32,7 +32,13 @@ export { systemClock } from './types.js';
 export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } from './errors.js';
 export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './errors.js';
 export { ITERATION_STATUSES } from './iteration-record.js';
-export type { IterationStatus, IterationRecord, StatusCounts, CandidateData, IntermediateReport } from './iteration-record.js';
+export type {
+  IterationStatus,
+  IterationRecord,
+  StatusCounts,
+  CandidateData,
+  IntermediateReport,
+} from './iteration-record.js';
 export { compareSnapshots, changeReason, isUnder, DELETED } from './artifact.js';
 export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './artifact.js';
 export { createFileArtifact, fileArtifactOptionsSchema, surfaceValue } from './file-artifact.js';
@@ -48,7 +54,14 @@ export { createFunctionHarness } from './function-harness.js';
 export type { FunctionHarnessResult } from './function-harness.js';
 export { isBetter, improvement } from './scorer.js';
 export type { Scorer, ScoreResult, ScoreOk, ScoreCrash, CrashReason } from './scorer.js';
-export { createRegexScorer, createValueScorer, extractMetric, runFailure, regexScorerOptionsSchema, metricPatternSchema } from './regex-scorer.js';
+export {
+  createRegexScorer,
+  createValueScorer,
+  extractMetric,
+  runFailure,
+  regexScorerOptionsSchema,
+  metricPatternSchema,
+} from './regex-scorer.js';
 export type { RegexScorerOptions, MetricMatch } from './regex-scorer.js';
 export { checkMetricPattern, captureGroups, nestedQuantifier } from './metric-pattern.js';
 export type { MetricPatternCheck } from './metric-pattern.js';
@@ -57,8 +70,24 @@ export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './
 export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './stop-policy.js';
 export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js';
 export { strictImprovement, minDelta } from './keep-policy.js';
-export { checkConstraintExpression, parseConstraint, checkConstraints, constraintViolations, constraintMetrics, boundOf, metricsOf, describeViolation } from './constraints.js';
-export type { Constraint, ConstraintMode, ConstraintReference, ConstraintCheck, ConstraintExpressionCheck, MetricsSource } from './constraints.js';
+export {
+  checkConstraintExpression,
+  parseConstraint,
+  checkConstraints,
+  constraintViolations,
+  constraintMetrics,
+  boundOf,
+  metricsOf,
+  describeViolation,
+} from './constraints.js';
+export type {
+  Constraint,
+  ConstraintMode,
+  ConstraintReference,
+  ConstraintCheck,
+  ConstraintExpressionCheck,
+  MetricsSource,
+} from './constraints.js';
 export { withConstraints, requireMetrics, toConstraints, recordedViolations } from './constrained-keep.js';
 export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './constrained-keep.js';
 export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './json-scorer.js';
@@ -70,8 +99,22 @@ export { lookAlpha, spentAlpha } from './noise-aware-keep-policy-spending.js';
 export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './statistics.js';
 export { studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './distributions.js';
 export type { SampleSummary, ComparisonResult, WilcoxonResult } from './statistics.js';
-export { createJsonSeedOnlyDetector, createSeedOnlyDetector, createMemorySeedOnlyDetector, rejectingSeedOnly, isSeedKey, isSeedOnlyJsonChange, isSeedOnlyTextChange, diffJsonKeys } from './seed-only.js';
-export type { SeedOnlyDetector, ProposedChanges, JsonSeedOnlyDetectorOptions, SeedOnlyDetectorOptions } from './seed-only.js';
+export {
+  createJsonSeedOnlyDetector,
+  createSeedOnlyDetector,
+  createMemorySeedOnlyDetector,
+  rejectingSeedOnly,
+  isSeedKey,
+  isSeedOnlyJsonChange,
+  isSeedOnlyTextChange,
+  diffJsonKeys,
+} from './seed-only.js';
+export type {
+  SeedOnlyDetector,
+  ProposedChanges,
+  JsonSeedOnlyDetectorOptions,
+  SeedOnlyDetectorOptions,
+} from './seed-only.js';
 export type { Advisor, Advice, AdviceKind } from './advisor.js';
 export type { LoopState, CostReading } from './loop-state.js';
 export type { LoopEvent, LoopEventType, LoopEventOf } from './events.js';
@@ -82,7 +125,11 @@ export { createAgentCommandProposer, agentCommandProposerOptionsSchema } from '.
 export type { AgentCommandProposerOptions } from './agent-command-proposer.js';
 export { buildAgentPrompt, descriptionFromOutput, formatHistoryTable } from './agent-prompt.js';
 export type { HistoryFormatter } from './agent-prompt.js';
-export { createHyperparameterMutator, hyperparameterMutatorOptionsSchema, infeasibleLimits } from './hyperparameter-mutator.js';
+export {
+  createHyperparameterMutator,
+  hyperparameterMutatorOptionsSchema,
+  infeasibleLimits,
+} from './hyperparameter-mutator.js';
 export { formatViolations, rowViolations } from './constraint-violations.js';
 export type { RowViolation } from './constraint-violations.js';
 export { parseAgentUsage, parseUsageFile, agentAnswerText, USAGE_LINE } from './agent-usage.js';
@@ -119,7 +166,14 @@ export { createSeededRandom } from './random.js';
 export { runInGroup, runInGroupToLog, killGroup, describeExit } from './internal/process-group.js';
 export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './internal/orphan-group.js';
 export { pidsWithToken } from './internal/token-scan.js';
-export { bwrapArgv, bwrapStatus, planSandbox, resolveSandboxMode, sandboxMaskArgs, sandboxOptionsFields } from './sandbox.js';
+export {
+  bwrapArgv,
+  bwrapStatus,
+  planSandbox,
+  resolveSandboxMode,
+  sandboxMaskArgs,
+  sandboxOptionsFields,
+} from './sandbox.js';
 export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './sandbox.js';
 export { DEFAULT_MAX_FOLDER_ENTRIES, planSandboxBinds, sweepSandboxFolders } from './sandbox-folders.js';
 export type { SandboxBinds, SandboxFolder, SandboxSweep } from './sandbox-folders.js';
@@ -158,14 +212,31 @@ export { createCommandGuard, commandGuardOptionsSchema } from './command-guard.j
 export type { CommandGuardOptions } from './command-guard.js';
 export type { CostBudgetOptions, ConvergenceOptions } from './stop-conditions.js';
 export { createStepMachine } from './step-machine/step-machine.js';
-export type { StepMachine, StepMachineOptions, StepMachineHooks, StepContext, StepFunction, StepTransition, StepRunResult, StepWritePoint, EffectOptions } from './step-machine/step-machine.js';
+export type {
+  StepMachine,
+  StepMachineOptions,
+  StepMachineHooks,
+  StepContext,
+  StepFunction,
+  StepTransition,
+  StepRunResult,
+  StepWritePoint,
+  EffectOptions,
+} from './step-machine/step-machine.js';
 export { stepCursorSchema, readStepCursor } from './step-machine/cursor.js';
 export type { StepCursor } from './step-machine/cursor.js';
 export { journalRecordSchema, readJournal } from './step-machine/journal.js';
 export type { JournalRecord } from './step-machine/journal.js';
 export { createHoldout, holdoutOptionsSchema } from './holdout.js';
 export type { Holdout, HoldoutOptions, HoldoutGateOptions } from './holdout.js';
-export { appendHoldoutUse, holdoutFileList, holdoutFingerprint, holdoutStateDir, readHoldoutUses, HOLDOUT_USES_FILE } from './holdout-store.js';
+export {
+  appendHoldoutUse,
+  holdoutFileList,
+  holdoutFingerprint,
+  holdoutStateDir,
+  readHoldoutUses,
+  HOLDOUT_USES_FILE,
+} from './holdout-store.js';
 export type { HoldoutUse, HoldoutUseKind } from './holdout-store.js';
 export { checkHoldoutSeal } from './holdout-seal.js';
 export type { HoldoutSealInput } from './holdout-seal.js';

@@ -17,7 +17,14 @@
 export type IterationStatus = 'baseline' | 'kept' | 'reverted' | 'rejected' | 'crash' | 'halted';
 
 /** Every {@link IterationStatus}, in the order the summary lists them. */
-export const ITERATION_STATUSES: readonly IterationStatus[] = ['baseline', 'kept', 'reverted', 'rejected', 'crash', 'halted'];
+export const ITERATION_STATUSES: readonly IterationStatus[] = [
+  'baseline',
+  'kept',
+  'reverted',
+  'rejected',
+  'crash',
+  'halted',
+];
 
 /** One intermediate value a run reported while it ran (a training curve's point). */
 export interface IntermediateReport {
@@ -44,7 +51,12 @@ export interface CandidateData {
   /** The proposer's parameters for this candidate (a hyperparameter proposer's point). @default none */
   readonly params?: Readonly<Record<string, unknown>>;
   /** Set when a pruner stopped the run early (issue 27): the step, the value and why. @default none */
-  readonly pruned?: { readonly step: number; readonly value: number | null; readonly reason: string; readonly pruner: string };
+  readonly pruned?: {
+    readonly step: number;
+    readonly value: number | null;
+    readonly reason: string;
+    readonly pruner: string;
+  };
   /** What producing this candidate cost (an agent proposer's spend). @default none */
   readonly cost?: { readonly usd?: number; readonly tokens?: number };
   /** A preset's or host's own facts, each under a key of its own. */

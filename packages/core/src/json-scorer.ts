@@ -34,7 +34,10 @@ export const jsonScorerOptionsSchema = z.object({
   path: dotted,
   direction: z.enum(['minimize', 'maximize']),
   metrics: z.record(z.string().min(1), dotted).optional(),
-  file: z.string().refine((p) => isAbsolute(p), 'file must be an absolute path').optional(),
+  file: z
+    .string()
+    .refine((p) => isAbsolute(p), 'file must be an absolute path')
+    .optional(),
   requireZeroExit: z.boolean().default(true),
 });
 

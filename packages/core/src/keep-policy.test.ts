@@ -3,10 +3,14 @@ import { minDelta, strictImprovement } from './keep-policy.js';
 
 describe('keep policies', () => {
   it('strict improvement keeps a lower score when minimizing', async () => {
-    expect((await strictImprovement().decide({ candidate: 0.99, incumbent: 1, direction: 'minimize' })).keep).toBe(true);
+    expect((await strictImprovement().decide({ candidate: 0.99, incumbent: 1, direction: 'minimize' })).keep).toBe(
+      true,
+    );
   });
   it('strict improvement keeps a higher score when maximizing', async () => {
-    expect((await strictImprovement().decide({ candidate: 1.01, incumbent: 1, direction: 'maximize' })).keep).toBe(true);
+    expect((await strictImprovement().decide({ candidate: 1.01, incumbent: 1, direction: 'maximize' })).keep).toBe(
+      true,
+    );
   });
   it('equal scores revert (seed 001: 不变 → reset)', async () => {
     const d = await strictImprovement().decide({ candidate: 1, incumbent: 1, direction: 'minimize' });

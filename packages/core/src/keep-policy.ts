@@ -140,7 +140,10 @@ export function minDelta(delta: number): KeepPolicy {
       const gain = improvement(candidate, incumbent, direction);
       if (gain > delta) return { keep: true, reason: `improved by ${formatGain(gain)}` };
       if (gain === 0) return { keep: false, reason: 'equal score (equal reverts)' };
-      return { keep: false, reason: gain > 0 ? `gain ${formatGain(gain)} not above ${delta}` : `worse by ${formatGain(-gain)}` };
+      return {
+        keep: false,
+        reason: gain > 0 ? `gain ${formatGain(gain)} not above ${delta}` : `worse by ${formatGain(-gain)}`,
+      };
     },
   };
 }

@@ -25,9 +25,13 @@ function tempDir(): string {
  * (which never calls wait). Once `sh` has become `sleep`, closing fd 3 ends `head`: a zombie.
  */
 async function zombiePid(): Promise<number> {
-  const child = spawn('sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore', 'pipe'] });
+  const child = spawn('sh', ['-c', 'head -c1 <&3 >/dev/null & echo $!; exec sleep 600'], {
+    stdio: ['ignore', 'pipe', 'ignore', 'pipe'],
+  });
   children.push(child);
-  const pid = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+  const pid = await new Promise<number>((resolve) =>
+    child.stdout!.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+  );
   const comm = () => {
     try {
       return readFileSync(`/proc/${child.pid}/comm`, 'utf8').trim();
@@ -77,15 +81,18 @@ describe('acquireLock', () => {
     await lock.release();
   });
 
-  it.skipIf(!linux)('takes over at once a lock whose pid was reused by another process (start time differs)', async () => {
-    const child = spawn('sleep', ['600'], { stdio: 'ignore' });
-    children.push(child);
-    const pid = child.pid!;
-    const path = join(tempDir(), 'state.json');
-    fakeHeldLock(path, { pid, startTicks: processStartTicks(pid)! - 1 });
-    expect(await isLocked(path)).toBe(false);
-    fakeHeldLock(path, { pid, startTicks: processStartTicks(pid) });
-    expect(await isLocked(path)).toBe(true);
-    await expect(acquireLock({ path })).rejects.toMatchObject({ code: 'LOCK_HELD' });
-  });
+  it.skipIf(!linux)(
+    'takes over at once a lock whose pid was reused by another process (start time differs)',
+    async () => {
+      const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+      children.push(child);
+      const pid = child.pid!;
+      const path = join(tempDir(), 'state.json');
+      fakeHeldLock(path, { pid, startTicks: processStartTicks(pid)! - 1 });
+      expect(await isLocked(path)).toBe(false);
+      fakeHeldLock(path, { pid, startTicks: processStartTicks(pid) });
+      expect(await isLocked(path)).toBe(true);
+      await expect(acquireLock({ path })).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    },
+  );
 });

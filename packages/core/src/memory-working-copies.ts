@@ -46,7 +46,11 @@ export function createMemoryWorkingCopies<T>(
     },
     adopt: (copy) => {
       if (!made.has(copy)) {
-        throw new LoopError('RESTORE_FAILED', `[loop] [memory-copies] ${copy.name} was not made by this provider; cannot adopt it`, { details: { copy: copy.name } });
+        throw new LoopError(
+          'RESTORE_FAILED',
+          `[loop] [memory-copies] ${copy.name} was not made by this provider; cannot adopt it`,
+          { details: { copy: copy.name } },
+        );
       }
       const before = artifact.inspect() as Record<string, string | null>;
       const value = (copy as MemoryWorkingCopy<T>).artifact.get();

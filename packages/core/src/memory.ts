@@ -12,7 +12,9 @@ export interface MemoryArtifact<T> extends Artifact {
 }
 
 function fingerprint(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value) ?? 'undefined').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(value) ?? 'undefined')
+    .digest('hex');
 }
 
 /**
@@ -51,7 +53,9 @@ export function createMemoryRollback<T>(artifact: MemoryArtifact<T>): RollbackSt
     }
     artifact.set(structuredClone(value as T));
     if (fingerprint(artifact.get()) !== fingerprint(value)) {
-      throw new LoopError('RESTORE_FAILED', `[loop] [memory-rollback] restore of ${id} did not verify`, { details: { id } });
+      throw new LoopError('RESTORE_FAILED', `[loop] [memory-rollback] restore of ${id} did not verify`, {
+        details: { id },
+      });
     }
   };
   return {

@@ -16,7 +16,15 @@ describe('metric pattern checks at load', () => {
   });
 
   it('accepts the usual metric patterns (star height 1, or a small bounded repeat of a group)', () => {
-    for (const source of ['^val_bpb:', '^val_bpb:\\s*(\\S+)', '^score=([-+]?\\d+(?:\\.\\d+)?)', '(\\d+\\.){3}\\d+', '[(+)]+', '\\(a+\\)+', '^a{2}(b|c)+$']) {
+    for (const source of [
+      '^val_bpb:',
+      '^val_bpb:\\s*(\\S+)',
+      '^score=([-+]?\\d+(?:\\.\\d+)?)',
+      '(\\d+\\.){3}\\d+',
+      '[(+)]+',
+      '\\(a+\\)+',
+      '^a{2}(b|c)+$',
+    ]) {
       expect(nestedQuantifier(source)).toBeUndefined();
       expect(checkMetricPattern(source).ok).toBe(true);
     }
@@ -24,12 +32,20 @@ describe('metric pattern checks at load', () => {
 
   it("a syntax error carries the regex engine's own reason", () => {
     const check = checkMetricPattern('^val(');
-    expect(check).toMatchObject({ ok: false, reason: expect.stringMatching(/^pattern is not a valid regular expression: Invalid regular expression: .*Unterminated group/) });
+    expect(check).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /^pattern is not a valid regular expression: Invalid regular expression: .*Unterminated group/,
+      ),
+    });
   });
 
   it('counts capture groups, named ones included, and refuses more than one', () => {
     expect(captureGroups(/a/)).toBe(0);
     expect(captureGroups(/(a)(?:b)(?<c>c)/)).toBe(2);
-    expect(checkMetricPattern('(a)(b)')).toMatchObject({ ok: false, reason: expect.stringContaining('2 capture groups') });
+    expect(checkMetricPattern('(a)(b)')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('2 capture groups'),
+    });
   });
 });

@@ -93,14 +93,22 @@ export function extractInWorker(options: WorkerExtractionOptions): Promise<Worke
     };
     let timer: NodeJS.Timeout | undefined;
     const onMessage = (message: WorkerExtraction | { kind: 'started' }) => {
-      if (message.kind === 'started') timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }, false), options.timeoutMs);
+      if (message.kind === 'started')
+        timer = setTimeout(() => settle({ kind: 'timeout', timeoutMs: options.timeoutMs }, false), options.timeoutMs);
       else settle(message, true);
     };
     const onError = (error: Error) => settle({ kind: 'failed', message: error.message }, false);
-    const onExit = (code: number) => settle({ kind: 'failed', message: `the extraction worker exited with code ${code}` }, false);
+    const onExit = (code: number) =>
+      settle({ kind: 'failed', message: `the extraction worker exited with code ${code}` }, false);
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ path: options.path, source: options.pattern.source, flags: options.pattern.flags, match: options.match, maxLineLength: options.maxLineLength });
+    worker.postMessage({
+      path: options.path,
+      source: options.pattern.source,
+      flags: options.pattern.flags,
+      match: options.match,
+      maxLineLength: options.maxLineLength,
+    });
   });
 }

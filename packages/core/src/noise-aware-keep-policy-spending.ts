@@ -41,7 +41,13 @@ export function spentAlpha(spending: AlphaSpending, alpha: number, t: number): n
  * @param alpha - the one-sided error rate of one decision, in (0, 0.5)
  * @param n - the look's candidate sample count (clamped to [minSamples, maxSamples])
  */
-export function lookAlpha(spending: AlphaSpending, alpha: number, n: number, minSamples: number, maxSamples: number): number {
+export function lookAlpha(
+  spending: AlphaSpending,
+  alpha: number,
+  n: number,
+  minSamples: number,
+  maxSamples: number,
+): number {
   if (spending === 'none') return alpha;
   const k = Math.min(maxSamples, Math.max(minSamples, n));
   const before = k === minSamples ? 0 : spentAlpha(spending, alpha, (k - 1) / maxSamples);

@@ -11,7 +11,15 @@ function gaussian(random: RandomSource): number {
 }
 
 /** A keep input whose `sample()` draws N(trueValue, sd) from a seeded source, like the engine's. */
-function noisyInput(opts: { seed: number; candidateMean: number; incumbentMean: number; sd: number; incumbentN?: number; direction?: Direction; crashAt?: number }) {
+function noisyInput(opts: {
+  seed: number;
+  candidateMean: number;
+  incumbentMean: number;
+  sd: number;
+  incumbentN?: number;
+  direction?: Direction;
+  crashAt?: number;
+}) {
   const r = createSeededRandom(opts.seed);
   const draw = (m: number) => m + opts.sd * gaussian(r);
   const incumbentSamples = Array.from({ length: opts.incumbentN ?? 5 }, () => draw(opts.incumbentMean));
@@ -42,7 +50,13 @@ describe('noise-aware keep policy', () => {
     expect(candidateSamples).toHaveLength(4); // minSamples default
     // The first look (4 of at most 10 samples) tests at its O'Brien-Fleming share of alpha = 0.025.
     const level = lookAlpha('obrien-fleming', 0.025, 4, 4, 10);
-    expect(d.evidence).toMatchObject({ test: 'welch', confidence: 1 - 2 * level, stoppedEarly: true, candidate: { n: 4 }, incumbent: { n: 5 } });
+    expect(d.evidence).toMatchObject({
+      test: 'welch',
+      confidence: 1 - 2 * level,
+      stoppedEarly: true,
+      candidate: { n: 4 },
+      incumbent: { n: 5 },
+    });
     expect(d.evidence!.interval![0]).toBeGreaterThan(0);
     expect(d.evidence!.p).toBeLessThan(level);
     expect(d.reason).toMatch(/beyond the noise \(99\.9\d*% CI \[/);
@@ -127,7 +141,11 @@ describe('noise-aware keep policy', () => {
   it('without noise (all samples equal) the exact difference decides', async () => {
     const samples = [5];
     const d = await createNoiseAwareKeepPolicy({ minSamples: 2 }).decide({
-      candidate: 5, incumbent: 6, direction: 'minimize', candidateSamples: samples, incumbentSamples: [6, 6, 6],
+      candidate: 5,
+      incumbent: 6,
+      direction: 'minimize',
+      candidateSamples: samples,
+      incumbentSamples: [6, 6, 6],
       sample: async () => (samples.push(5), 5),
     });
     expect(d).toMatchObject({ keep: true, evidence: { test: 'exact', difference: 1 } });
@@ -157,7 +175,8 @@ describe('noise-aware keep policy', () => {
   });
 
   describe('paired mode (wilcoxon on per-instance dimensions)', () => {
-    const instances = (r: RandomSource, shift: number) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`q${i}`, i * 0.1 + shift + 0.05 * gaussian(r)]));
+    const instances = (r: RandomSource, shift: number) =>
+      Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`q${i}`, i * 0.1 + shift + 0.05 * gaussian(r)]));
 
     it('keeps a candidate better on most instances (seed 8)', async () => {
       const r = createSeededRandom(8);
@@ -166,9 +185,19 @@ describe('noise-aware keep policy', () => {
       const mean = (d: Record<string, number>) => Object.values(d).reduce((a, b) => a + b, 0) / 30;
       const samples = [mean(candDims[0]!)];
       const d = await createNoiseAwareKeepPolicy({ test: 'wilcoxon', minSamples: 1 }).decide({
-        candidate: samples[0]!, incumbent: 0, direction: 'minimize', candidateSamples: samples, incumbentSamples: inc.map(mean),
-        candidateDimensions: candDims, incumbentDimensions: inc,
-        sample: async () => { const x = instances(r, -0.1); candDims.push(x); samples.push(mean(x)); return mean(x); },
+        candidate: samples[0]!,
+        incumbent: 0,
+        direction: 'minimize',
+        candidateSamples: samples,
+        incumbentSamples: inc.map(mean),
+        candidateDimensions: candDims,
+        incumbentDimensions: inc,
+        sample: async () => {
+          const x = instances(r, -0.1);
+          candDims.push(x);
+          samples.push(mean(x));
+          return mean(x);
+        },
       });
       expect(d.keep).toBe(true);
       expect(d.evidence).toMatchObject({ test: 'wilcoxon', pairs: 30 });
@@ -180,9 +209,17 @@ describe('noise-aware keep policy', () => {
       const candDims = [instances(r, 0.1)];
       let calls = 0;
       const d = await createNoiseAwareKeepPolicy({ test: 'wilcoxon', futilityAfter: false }).decide({
-        candidate: 1.5, incumbent: 1.45, direction: 'minimize', candidateSamples: [1.5], incumbentSamples: [1.45, 1.45, 1.45],
-        candidateDimensions: candDims, incumbentDimensions: inc,
-        sample: async () => { calls += 1; return 1.5; },
+        candidate: 1.5,
+        incumbent: 1.45,
+        direction: 'minimize',
+        candidateSamples: [1.5],
+        incumbentSamples: [1.45, 1.45, 1.45],
+        candidateDimensions: candDims,
+        incumbentDimensions: inc,
+        sample: async () => {
+          calls += 1;
+          return 1.5;
+        },
       });
       expect(d.keep).toBe(false);
       expect(d.reason).toMatch(/^clearly worse/);
@@ -192,7 +229,7 @@ describe('noise-aware keep policy', () => {
 });
 
 describe('noise-aware keep policy: repeated looks (alpha spending)', () => {
-  it('the per-look levels sum to alpha over looks minSamples..maxSamples; O\'Brien-Fleming is strictest first, none tests every look at alpha', () => {
+  it("the per-look levels sum to alpha over looks minSamples..maxSamples; O'Brien-Fleming is strictest first, none tests every look at alpha", () => {
     for (const spending of ['obrien-fleming', 'pocock'] as const) {
       const levels = Array.from({ length: 7 }, (_, i) => lookAlpha(spending, 0.025, 4 + i, 4, 10));
       expect(levels.reduce((a, b) => a + b, 0)).toBeCloseTo(0.025, 12);
@@ -240,7 +277,18 @@ describe('noise-aware keep policy: repeated looks (alpha spending)', () => {
       for (let i = 0; i < 1000; i++) {
         const incumbentSamples = Array.from({ length: 5 }, () => r.next());
         const candidateSamples = [r.next()];
-        const d = await policy.decide({ candidate: candidateSamples[0]!, incumbent: 0, direction: 'maximize', candidateSamples, incumbentSamples, sample: async () => { const x = r.next(); candidateSamples.push(x); return x; } } as KeepInput);
+        const d = await policy.decide({
+          candidate: candidateSamples[0]!,
+          incumbent: 0,
+          direction: 'maximize',
+          candidateSamples,
+          incumbentSamples,
+          sample: async () => {
+            const x = r.next();
+            candidateSamples.push(x);
+            return x;
+          },
+        } as KeepInput);
         if (d.keep) kept++;
       }
       return kept;

@@ -3,7 +3,13 @@ import { parseOptions } from './errors.js';
 import type { KeepDecision, KeepEvidence, KeepInput, KeepPolicy } from './keep-policy.js';
 import { lookAlpha, type AlphaSpending } from './noise-aware-keep-policy-spending.js';
 import { createSeededRandom } from './random.js';
-import { bootstrapMeanDifference, summarizeSamples, welchTest, wilcoxonSignedRank, type ComparisonResult } from './statistics.js';
+import {
+  bootstrapMeanDifference,
+  summarizeSamples,
+  welchTest,
+  wilcoxonSignedRank,
+  type ComparisonResult,
+} from './statistics.js';
 import type { RandomSource } from './types.js';
 
 export type { AlphaSpending } from './noise-aware-keep-policy-spending.js';
@@ -70,9 +76,17 @@ export const noiseAwareKeepPolicyOptionsSchema = z
     spending: z.enum(['obrien-fleming', 'pocock', 'none']).default('obrien-fleming'),
     rejectSeedOnly: z.boolean().default(true),
     resamples: z.number().int().min(100).default(2000),
-    random: z.custom<RandomSource>((r) => r === undefined || typeof (r as RandomSource)?.next === 'function', 'random must have next()').optional(),
+    random: z
+      .custom<RandomSource>(
+        (r) => r === undefined || typeof (r as RandomSource)?.next === 'function',
+        'random must have next()',
+      )
+      .optional(),
   })
-  .refine((o) => o.maxSamples >= o.minSamples, { message: 'maxSamples must be at least minSamples', path: ['maxSamples'] });
+  .refine((o) => o.maxSamples >= o.minSamples, {
+    message: 'maxSamples must be at least minSamples',
+    path: ['maxSamples'],
+  });
 
 type Dimensions = Readonly<Record<string, number>> | undefined;
 
@@ -122,7 +136,8 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
   const decide = async (input: KeepInput): Promise<KeepDecision> => {
     const sign = input.direction === 'minimize' ? -1 : 1;
     const samples = [...(input.candidateSamples ?? [input.candidate])];
-    const incumbent = input.incumbentSamples && input.incumbentSamples.length > 0 ? [...input.incumbentSamples] : [input.incumbent];
+    const incumbent =
+      input.incumbentSamples && input.incumbentSamples.length > 0 ? [...input.incumbentSamples] : [input.incumbent];
     if (input.seedOnly && o.rejectSeedOnly) {
       return { keep: false, reason: 'seed-only change: a new seed is noise, not an improvement' };
     }
@@ -130,7 +145,11 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
     const maxSamples = Math.max(minSamples, o.maxSamples);
 
     // level: this look's one-sided alpha (see lookAlpha); the keep test runs at confidence 1 - 2 level.
-    const compare = (level: number): { result: ComparisonResult; test: KeepEvidence['test']; pairs?: number; pWorse: number; confidence: number } | undefined => {
+    const compare = (
+      level: number,
+    ):
+      | { result: ComparisonResult; test: KeepEvidence['test']; pairs?: number; pWorse: number; confidence: number }
+      | undefined => {
       const confidence = 1 - 2 * level;
       const c = samples.map((x) => sign * x);
       const i = incumbent.map((x) => sign * x);
@@ -142,7 +161,13 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
           if (diffs.length > 0) {
             const w = wilcoxonSignedRank(diffs);
             const difference = summarizeSamples(c).mean - summarizeSamples(i).mean;
-            return { result: { difference, interval: [Number.NaN, Number.NaN], p: w.pBetter, statistic: w.z }, test: 'wilcoxon', pairs: w.n, pWorse: w.pWorse, confidence };
+            return {
+              result: { difference, interval: [Number.NaN, Number.NaN], p: w.pBetter, statistic: w.z },
+              test: 'wilcoxon',
+              pairs: w.n,
+              pWorse: w.pWorse,
+              confidence,
+            };
           }
         }
       }
@@ -151,10 +176,16 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       const sdI = summarizeSamples(i).sd;
       if (sdC === 0 && sdI === 0) {
         const d = summarizeSamples(c).mean - summarizeSamples(i).mean;
-        return { result: { difference: d, interval: [d, d], p: d > 0 ? 0 : 1 }, test: 'exact', pWorse: d < 0 ? 0 : 1, confidence };
+        return {
+          result: { difference: d, interval: [d, d], p: d > 0 ? 0 : 1 },
+          test: 'exact',
+          pWorse: d < 0 ? 0 : 1,
+          confidence,
+        };
       }
       const boot = o.test === 'bootstrap' && i.length >= 2;
-      const at = (conf: number) => (boot ? bootstrapMeanDifference(c, i, conf, random, o.resamples) : welchTest(c, i, conf));
+      const at = (conf: number) =>
+        boot ? bootstrapMeanDifference(c, i, conf, random, o.resamples) : welchTest(c, i, conf);
       const result = at(confidence);
       // "Clearly worse" is not an error that keeps anything: its interval stays at the configured confidence.
       const worse = (confidence === o.confidence ? result : at(o.confidence)).interval[1] < 0 ? 0 : 1;
@@ -175,7 +206,10 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       stoppedEarly,
     });
     const describe = (v: NonNullable<ReturnType<typeof compare>>) => {
-      const ci = v.test === 'wilcoxon' ? `p=${fmt(v.result.p)}, ${v.pairs} pairs` : `${fmt(v.confidence * 100)}% CI [${fmt(v.result.interval[0])}, ${fmt(v.result.interval[1])}]`;
+      const ci =
+        v.test === 'wilcoxon'
+          ? `p=${fmt(v.result.p)}, ${v.pairs} pairs`
+          : `${fmt(v.confidence * 100)}% CI [${fmt(v.result.interval[0])}, ${fmt(v.result.interval[1])}]`;
       return `${ci}, ${v.test}, n=${samples.length} vs ${incumbent.length}`;
     };
 
@@ -188,25 +222,54 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
         const clearlyBetter = v.test === 'wilcoxon' ? v.result.p < level : v.result.interval[0] > 0;
         const clearlyWorse = v.test === 'wilcoxon' ? v.pWorse < alpha : v.pWorse === 0;
         if (n >= minSamples && clearlyBetter) {
-          return { keep: true, reason: `improved by ${fmt(v.result.difference)} beyond the noise (${describe(v)})`, evidence: evidence(v, early) };
+          return {
+            keep: true,
+            reason: `improved by ${fmt(v.result.difference)} beyond the noise (${describe(v)})`,
+            evidence: evidence(v, early),
+          };
         }
         if (clearlyWorse && (n >= minSamples || v.test === 'wilcoxon')) {
-          return { keep: false, reason: `clearly worse by ${fmt(-v.result.difference)} (${describe(v)})`, evidence: evidence(v, early) };
+          return {
+            keep: false,
+            reason: `clearly worse by ${fmt(-v.result.difference)} (${describe(v)})`,
+            evidence: evidence(v, early),
+          };
         }
         if (o.futilityAfter !== false && n >= o.futilityAfter && v.result.difference <= 0) {
-          return { keep: false, reason: `no gain: mean change ${fmt(v.result.difference)} (${describe(v)})`, evidence: evidence(v, early) };
+          return {
+            keep: false,
+            reason: `no gain: mean change ${fmt(v.result.difference)} (${describe(v)})`,
+            evidence: evidence(v, early),
+          };
         }
         if (n >= maxSamples || !input.sample) {
-          return { keep: false, reason: `gain ${fmt(v.result.difference)} within the noise (${describe(v)})`, evidence: evidence(v, false) };
+          return {
+            keep: false,
+            reason: `gain ${fmt(v.result.difference)} within the noise (${describe(v)})`,
+            evidence: evidence(v, false),
+          };
         }
-      } else if (o.futilityAfter !== false && n >= o.futilityAfter && sign * (samples[0]! - summarizeSamples(incumbent).mean) <= 0) {
-        return { keep: false, reason: `no gain: first run ${fmt(samples[0]!)} is not better than the incumbent's mean ${fmt(summarizeSamples(incumbent).mean)}` };
+      } else if (
+        o.futilityAfter !== false &&
+        n >= o.futilityAfter &&
+        sign * (samples[0]! - summarizeSamples(incumbent).mean) <= 0
+      ) {
+        return {
+          keep: false,
+          reason: `no gain: first run ${fmt(samples[0]!)} is not better than the incumbent's mean ${fmt(summarizeSamples(incumbent).mean)}`,
+        };
       } else if (!input.sample) {
-        return { keep: false, reason: `needs at least ${minSamples} samples to decide and cannot sample outside the loop` };
+        return {
+          keep: false,
+          reason: `needs at least ${minSamples} samples to decide and cannot sample outside the loop`,
+        };
       }
       const next = await input.sample!();
       if (next === undefined) {
-        return { keep: false, reason: `a repeat run crashed or was aborted after ${samples.length} good samples (a flaky candidate is not kept)` };
+        return {
+          keep: false,
+          reason: `a repeat run crashed or was aborted after ${samples.length} good samples (a flaky candidate is not kept)`,
+        };
       }
       samples.push(next);
     }

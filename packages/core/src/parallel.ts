@@ -53,14 +53,19 @@ export const parallelOptionsSchema = z
     candidates: z.number().int().min(1).max(256).default(1),
     concurrency: z.number().int().min(1).optional(),
     workingCopies: z.custom<WorkingCopyProvider>(
-      (p) => typeof (p as WorkingCopyProvider)?.create === 'function' && typeof (p as WorkingCopyProvider)?.adopt === 'function',
+      (p) =>
+        typeof (p as WorkingCopyProvider)?.create === 'function' &&
+        typeof (p as WorkingCopyProvider)?.adopt === 'function',
       'workingCopies must be a WorkingCopyProvider (create and adopt)',
     ),
     remeasureIncumbent: z.number().int().min(0).default(0),
     saveNonWinners: z.boolean().default(true),
     schedule: z.enum(['batch', 'async']).default('batch'),
   })
-  .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, { message: 'concurrency must be at most candidates', path: ['concurrency'] })
+  .refine((o) => o.concurrency === undefined || o.concurrency <= o.candidates, {
+    message: 'concurrency must be at most candidates',
+    path: ['concurrency'],
+  })
   .refine((o) => !(o.schedule === 'async' && o.remeasureIncumbent > 0), {
     message: 'remeasureIncumbent needs schedule "batch" (an async pool has no batch to re-measure the incumbent for)',
     path: ['remeasureIncumbent'],

@@ -77,5 +77,7 @@ export function isWorse(a: number, b: number, direction: Direction): boolean {
 
 /** Formats a number for a reason: at most 4 significant digits past the integer part. */
 export function formatValue(v: number): string {
-  return Number.isFinite(v) ? String(Number(v.toPrecision(Math.max(4, Math.ceil(Math.log10(Math.abs(v) + 1)))))) : String(v);
+  return Number.isFinite(v)
+    ? String(Number(v.toPrecision(Math.max(4, Math.ceil(Math.log10(Math.abs(v) + 1))))))
+    : String(v);
 }

@@ -5,29 +5,53 @@ import { incumbentCurvePruner, medianPruner, nonFinitePruner, patiencePruner } f
 
 const curve = (...values: number[]): IntermediateReport[] => values.map((value, i) => ({ step: (i + 1) * 100, value }));
 const row = (iteration: number, reports: IntermediateReport[], pruned = false): IterationRecord => ({
-  iteration, candidateId: '', score: reports.at(-1)?.value ?? null, status: iteration === 0 ? 'baseline' : 'reverted', description: '',
+  iteration,
+  candidateId: '',
+  score: reports.at(-1)?.value ?? null,
+  status: iteration === 0 ? 'baseline' : 'reverted',
+  description: '',
   data: { reports, ...(pruned ? { pruned: { step: 100, value: 1, reason: 'r', pruner: 'p' } } : {}) },
 });
 const input = (reports: IntermediateReport[], extra: Partial<PruneInput> = {}): PruneInput => {
   const last = reports.at(-1)!;
-  return { iteration: 5, step: last.step, value: last.value, reports, direction: 'minimize', incumbent: undefined, history: [], ...extra };
+  return {
+    iteration: 5,
+    step: last.step,
+    value: last.value,
+    reports,
+    direction: 'minimize',
+    incumbent: undefined,
+    history: [],
+    ...extra,
+  };
 };
 
 describe('valueAtStep', () => {
-  it('is the curve\'s last report at or before the step, and undefined before its first report or past its end', () => {
-    const c = [{ step: 100, value: 3 }, { step: 300, value: 2 }];
-    expect([valueAtStep(c, 50), valueAtStep(c, 100), valueAtStep(c, 250), valueAtStep(c, 300), valueAtStep(c, 301)]).toEqual([undefined, 3, 3, 2, undefined]);
+  it("is the curve's last report at or before the step, and undefined before its first report or past its end", () => {
+    const c = [
+      { step: 100, value: 3 },
+      { step: 300, value: 2 },
+    ];
+    expect([
+      valueAtStep(c, 50),
+      valueAtStep(c, 100),
+      valueAtStep(c, 250),
+      valueAtStep(c, 300),
+      valueAtStep(c, 301),
+    ]).toEqual([undefined, 3, 3, 2, undefined]);
   });
 });
 
 describe('built-in pruners', () => {
-  it('incumbentCurvePruner prunes only past the warm-up and only beyond the margin, in the loop\'s direction', () => {
+  it("incumbentCurvePruner prunes only past the warm-up and only beyond the margin, in the loop's direction", () => {
     const p = incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 });
     const incumbent = curve(4, 3, 2);
     expect(p.check(input(curve(9), { incumbent }))).toBeUndefined(); // warm-up
     expect(p.check(input(curve(9, 3.29), { incumbent }))).toBeUndefined(); // within 10%
     expect(p.check(input(curve(9, 3.31), { incumbent }))).toEqual({ reason: '3.31 vs incumbent 3' });
-    expect(p.check(input(curve(9, 2.6), { incumbent, direction: 'maximize' }))).toEqual({ reason: '2.6 vs incumbent 3' });
+    expect(p.check(input(curve(9, 2.6), { incumbent, direction: 'maximize' }))).toEqual({
+      reason: '2.6 vs incumbent 3',
+    });
     expect(p.check(input(curve(9, 3.5)))).toBeUndefined(); // no incumbent curve
   });
 

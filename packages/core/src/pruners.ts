@@ -29,7 +29,9 @@ export function incumbentCurvePruner(options: IncumbentCurvePrunerOptions = {}):
       const at = valueAtStep(incumbent, step);
       if (at === undefined) return undefined;
       const limit = direction === 'minimize' ? at + Math.abs(at) * margin : at - Math.abs(at) * margin;
-      return isWorse(value, limit, direction) ? { reason: `${formatValue(value)} vs incumbent ${formatValue(at)}` } : undefined;
+      return isWorse(value, limit, direction)
+        ? { reason: `${formatValue(value)} vs incumbent ${formatValue(at)}` }
+        : undefined;
     },
   };
 }
@@ -52,7 +54,8 @@ export interface MedianPrunerOptions {
 export function medianPruner(options: MedianPrunerOptions = {}): Pruner {
   const warmup = nonNegative(options.warmupSteps ?? 0, 'warmupSteps');
   const minRuns = options.minRuns ?? 5;
-  if (!Number.isInteger(minRuns) || minRuns < 1) throw new RangeError(`minRuns must be an integer of at least 1, got ${minRuns}`);
+  if (!Number.isInteger(minRuns) || minRuns < 1)
+    throw new RangeError(`minRuns must be an integer of at least 1, got ${minRuns}`);
   return {
     name: 'median',
     check: ({ step, value, history, direction }) => {
@@ -65,7 +68,9 @@ export function medianPruner(options: MedianPrunerOptions = {}): Pruner {
       }
       if (peers.length < minRuns) return undefined;
       const m = median(peers);
-      return isWorse(value, m, direction) ? { reason: `${formatValue(value)} vs median ${formatValue(m)} of ${peers.length} runs` } : undefined;
+      return isWorse(value, m, direction)
+        ? { reason: `${formatValue(value)} vs median ${formatValue(m)} of ${peers.length} runs` }
+        : undefined;
     },
   };
 }
@@ -88,15 +93,22 @@ export interface PatiencePrunerOptions {
  */
 export function patiencePruner(options: PatiencePrunerOptions): Pruner {
   const { patience } = options;
-  if (!Number.isInteger(patience) || patience < 1) throw new RangeError(`patience must be an integer of at least 1, got ${patience}`);
+  if (!Number.isInteger(patience) || patience < 1)
+    throw new RangeError(`patience must be an integer of at least 1, got ${patience}`);
   const minDelta = nonNegative(options.minDelta ?? 0, 'minDelta');
   const warmup = nonNegative(options.warmupSteps ?? 0, 'warmupSteps');
   return {
     name: 'patience',
     check: ({ step, reports, direction }) => {
       if (step < warmup || reports.length <= patience) return undefined;
-      const before = reports.slice(0, reports.length - patience).map((r) => r.value).filter(Number.isFinite);
-      const recent = reports.slice(reports.length - patience).map((r) => r.value).filter(Number.isFinite);
+      const before = reports
+        .slice(0, reports.length - patience)
+        .map((r) => r.value)
+        .filter(Number.isFinite);
+      const recent = reports
+        .slice(reports.length - patience)
+        .map((r) => r.value)
+        .filter(Number.isFinite);
       if (before.length === 0) return undefined;
       const best = direction === 'minimize' ? Math.min(...before) : Math.max(...before);
       const improved = recent.some((v) => (direction === 'minimize' ? v < best - minDelta : v > best + minDelta));
@@ -107,11 +119,17 @@ export function patiencePruner(options: PatiencePrunerOptions): Pruner {
 
 /** Prunes a run as soon as it reports a value that is NaN or infinite (a diverged training). */
 export function nonFinitePruner(): Pruner {
-  return { name: 'non-finite', check: ({ value }) => (Number.isFinite(value) ? undefined : { reason: `value ${value}` }) };
+  return {
+    name: 'non-finite',
+    check: ({ value }) => (Number.isFinite(value) ? undefined : { reason: `value ${value}` }),
+  };
 }
 
 /** The first verdict of `pruners`, in order, with the pruner that gave it. */
-export function firstPruneVerdict(pruners: readonly Pruner[], input: PruneInput): { pruner: Pruner; verdict: PruneVerdict } | undefined {
+export function firstPruneVerdict(
+  pruners: readonly Pruner[],
+  input: PruneInput,
+): { pruner: Pruner; verdict: PruneVerdict } | undefined {
   for (const pruner of pruners) {
     const verdict = pruner.check(input);
     if (verdict) return { pruner, verdict };

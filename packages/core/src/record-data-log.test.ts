@@ -14,11 +14,16 @@ const tmp = () => {
   return d;
 };
 const row = (iteration: number, data?: IterationRecord['data']): IterationRecord => ({
-  iteration, candidateId: `c${iteration}`, score: iteration, status: iteration === 0 ? 'baseline' : 'reverted', description: 'd', ...(data ? { data } : {}),
+  iteration,
+  candidateId: `c${iteration}`,
+  score: iteration,
+  status: iteration === 0 ? 'baseline' : 'reverted',
+  description: 'd',
+  ...(data ? { data } : {}),
 });
 
 describe('withRecordData: rows keep their candidate record across a resume', () => {
-  it('read puts each row\'s data back by iteration from the sidecar, a non-finite report value as NaN', async () => {
+  it("read puts each row's data back by iteration from the sidecar, a non-finite report value as NaN", async () => {
     const path = join(tmp(), '.loop', 'records.jsonl');
     const inner = createMemoryResultsLog();
     const log = withRecordData(inner, { path });
@@ -45,7 +50,7 @@ describe('withRecordData: rows keep their candidate record across a resume', () 
     expect(rows.map((r) => r.data)).toEqual([{ params: { a: 1 } }, { params: { a: 2 } }]);
   });
 
-  it('the baseline starts the sidecar again (an earlier run\'s lines go), and a failed write is told once without failing the row', async () => {
+  it("the baseline starts the sidecar again (an earlier run's lines go), and a failed write is told once without failing the row", async () => {
     const path = join(tmp(), 'records.jsonl');
     await withRecordData(createMemoryResultsLog(), { path }).append(row(5, { params: { old: true } }));
     await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));

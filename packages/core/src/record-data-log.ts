@@ -42,7 +42,10 @@ export function withRecordData(log: ResultsLog, options: RecordDataOptions): Res
       }
       await appendDurable(options.path, `${prefix}${line}`);
     } catch (error) {
-      if (!failed) options.onError?.(`[loop] [results] could not write ${options.path}: ${(error as Error).message}; rows go on without their data`);
+      if (!failed)
+        options.onError?.(
+          `[loop] [results] could not write ${options.path}: ${(error as Error).message}; rows go on without their data`,
+        );
       failed = true;
     }
   };
@@ -56,7 +59,9 @@ export function withRecordData(log: ResultsLog, options: RecordDataOptions): Res
     read: async () => {
       const rows = await log.read();
       const data = await readRecordData(options.path);
-      return rows.map((r) => (r.data === undefined && data.has(r.iteration) ? { ...r, data: data.get(r.iteration)! } : r));
+      return rows.map((r) =>
+        r.data === undefined && data.has(r.iteration) ? { ...r, data: data.get(r.iteration)! } : r,
+      );
     },
     ...(log.amendLast
       ? {
@@ -79,7 +84,9 @@ export async function readRecordData(path: string): Promise<Map<number, Candidat
       const parsed = JSON.parse(line) as { iteration?: unknown; data?: unknown };
       if (!Number.isInteger(parsed.iteration) || typeof parsed.data !== 'object' || parsed.data === null) continue;
       const data = parsed.data as CandidateData;
-      const reports = Array.isArray(data.reports) ? data.reports.map((r: IntermediateReport) => ({ step: r.step, value: r.value ?? Number.NaN })) : undefined;
+      const reports = Array.isArray(data.reports)
+        ? data.reports.map((r: IntermediateReport) => ({ step: r.step, value: r.value ?? Number.NaN }))
+        : undefined;
       out.set(parsed.iteration as number, reports ? { ...data, reports } : data);
     } catch {
       // a torn line (killed mid-write): that row has no data

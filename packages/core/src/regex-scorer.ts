@@ -61,10 +61,12 @@ export interface RegexScorerOptions {
   metrics?: Record<string, string | RegExp>;
 }
 
-const patternField = z.union([z.string().min(1, 'pattern must not be empty'), z.instanceof(RegExp)]).superRefine((p, ctx) => {
-  const check = checkMetricPattern(p);
-  if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
-});
+const patternField = z
+  .union([z.string().min(1, 'pattern must not be empty'), z.instanceof(RegExp)])
+  .superRefine((p, ctx) => {
+    const check = checkMetricPattern(p);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.reason });
+  });
 
 /** zod schema of {@link RegexScorerOptions}. */
 export const regexScorerOptionsSchema = z.object({
@@ -73,7 +75,10 @@ export const regexScorerOptionsSchema = z.object({
   requireZeroExit: z.boolean().default(true),
   tailLines: z.number().int().positive().default(50),
   match: z.enum(['first', 'last']).default('last'),
-  metricFile: z.string().refine((p) => isAbsolute(p), 'metricFile must be an absolute path').optional(),
+  metricFile: z
+    .string()
+    .refine((p) => isAbsolute(p), 'metricFile must be an absolute path')
+    .optional(),
   maxLineLength: z.number().int().positive().default(4096),
   extractTimeoutMs: z.number().int().positive().default(2000),
   metrics: z.record(z.string().min(1, 'a metric name must not be empty'), patternField).optional(),
@@ -90,7 +95,11 @@ export const metricPatternSchema = patternField;
  *
  * @returns the raw token and its number, or `undefined` when nothing matches.
  */
-export function extractMetric(text: string, pattern: RegExp, options: { match?: MetricMatch; maxLineLength?: number } = {}): { token: string; value: number } | undefined {
+export function extractMetric(
+  text: string,
+  pattern: RegExp,
+  options: { match?: MetricMatch; maxLineLength?: number } = {},
+): { token: string; value: number } | undefined {
   return extractFromText(text, pattern.source, pattern.flags, options.match ?? 'last', options.maxLineLength ?? 4096);
 }
 
@@ -110,7 +119,9 @@ export function extractMetric(text: string, pattern: RegExp, options: { match?: 
 export function createRegexScorer(options: RegexScorerOptions): Scorer {
   const o = parseOptions(regexScorerOptionsSchema, options, 'regex-scorer');
   const pattern = typeof o.pattern === 'string' ? new RegExp(o.pattern) : o.pattern;
-  const metrics = Object.entries(o.metrics ?? {}).map(([name, p]) => [name, typeof p === 'string' ? new RegExp(p) : p] as const);
+  const metrics = Object.entries(o.metrics ?? {}).map(
+    ([name, p]) => [name, typeof p === 'string' ? new RegExp(p) : p] as const,
+  );
   const crash = async (run: RunRecord, reason: ScoreCrash['reason'], message: string): Promise<ScoreCrash> => ({
     ok: false,
     reason,
@@ -129,38 +140,67 @@ export function createRegexScorer(options: RegexScorerOptions): Scorer {
       const path = o.metricFile ?? run.logPath;
       if (path === undefined) return crash(run, 'metric-not-found', 'the run has no log to read the metric from');
       const source = o.metricFile ? `metric file ${o.metricFile}` : 'the log';
-      const extract = (p: RegExp) => extractInWorker({ path, pattern: p, match: o.match, maxLineLength: o.maxLineLength, timeoutMs: o.extractTimeoutMs });
+      const extract = (p: RegExp) =>
+        extractInWorker({
+          path,
+          pattern: p,
+          match: o.match,
+          maxLineLength: o.maxLineLength,
+          timeoutMs: o.extractTimeoutMs,
+        });
       const result = await extract(pattern);
-      const named = result.kind === 'done' && result.found && Number.isFinite(result.found.value) ? await extractNamed(metrics, extract) : undefined;
+      const named =
+        result.kind === 'done' && result.found && Number.isFinite(result.found.value)
+          ? await extractNamed(metrics, extract)
+          : undefined;
       if (o.metricFile) await rm(o.metricFile, { force: true });
       if (named && 'timedOut' in named) {
-        return crash(run, 'harness-error', `metric extraction with /${named.timedOut}/ took over ${o.extractTimeoutMs} ms and was stopped (a pattern that backtracks?)`);
+        return crash(
+          run,
+          'harness-error',
+          `metric extraction with /${named.timedOut}/ took over ${o.extractTimeoutMs} ms and was stopped (a pattern that backtracks?)`,
+        );
       }
       if (result.kind === 'timeout') {
-        return crash(run, 'harness-error', `metric extraction with /${pattern.source}/ took over ${result.timeoutMs} ms and was stopped (a pattern that backtracks?)`);
+        return crash(
+          run,
+          'harness-error',
+          `metric extraction with /${pattern.source}/ took over ${result.timeoutMs} ms and was stopped (a pattern that backtracks?)`,
+        );
       }
       if (result.kind === 'failed') {
-        const message = o.metricFile ? `the evaluator wrote no readable ${source} (${result.message})` : `no line matches /${pattern.source}/ (no readable log: ${result.message})`;
+        const message = o.metricFile
+          ? `the evaluator wrote no readable ${source} (${result.message})`
+          : `no line matches /${pattern.source}/ (no readable log: ${result.message})`;
         return crash(run, 'metric-not-found', message);
       }
       const found = result.found;
       if (!found) return crash(run, 'metric-not-found', `no line of ${source} matches /${pattern.source}/`);
-      if (found.token === '') return crash(run, 'metric-not-found', `the line matching /${pattern.source}/ holds no number`);
+      if (found.token === '')
+        return crash(run, 'metric-not-found', `the line matching /${pattern.source}/ holds no number`);
       if (!Number.isFinite(found.value)) {
         return crash(run, 'metric-not-finite', `metric is not a finite decimal number: "${found.token}"`);
       }
-      return { ok: true, value: found.value, ...(named && Object.keys(named.values).length > 0 ? { data: { metrics: named.values } } : {}) };
+      return {
+        ok: true,
+        value: found.value,
+        ...(named && Object.keys(named.values).length > 0 ? { data: { metrics: named.values } } : {}),
+      };
     },
   };
 }
 
 /** Extracts each named metric; the finite ones found, or the first pattern that timed out. */
-async function extractNamed(metrics: readonly (readonly [string, RegExp])[], extract: (p: RegExp) => ReturnType<typeof extractInWorker>): Promise<{ values: Record<string, number> } | { timedOut: string }> {
+async function extractNamed(
+  metrics: readonly (readonly [string, RegExp])[],
+  extract: (p: RegExp) => ReturnType<typeof extractInWorker>,
+): Promise<{ values: Record<string, number> } | { timedOut: string }> {
   const values: Record<string, number> = {};
   for (const [name, p] of metrics) {
     const r = await extract(p);
     if (r.kind === 'timeout') return { timedOut: p.source };
-    if (r.kind === 'done' && r.found && r.found.token !== '' && Number.isFinite(r.found.value)) values[name] = r.found.value;
+    if (r.kind === 'done' && r.found && r.found.token !== '' && Number.isFinite(r.found.value))
+      values[name] = r.found.value;
   }
   return { values };
 }
@@ -169,13 +209,20 @@ async function extractNamed(metrics: readonly (readonly [string, RegExp])[], ext
  * The crash a run record itself shows (timeout, abort, kill, non-zero exit, harness error), or
  * `undefined` when the run completed normally.
  */
-export function runFailure(run: RunRecord, requireZeroExit = true): { reason: ScoreCrash['reason']; message: string } | undefined {
+export function runFailure(
+  run: RunRecord,
+  requireZeroExit = true,
+): { reason: ScoreCrash['reason']; message: string } | undefined {
   const seconds = (run.durationMs / 1000).toFixed(1);
   if (run.timedOut) return { reason: 'timeout', message: `timed out after ${seconds} s and was killed` };
   if (run.error === 'aborted') return { reason: 'aborted', message: 'run aborted' };
   if (run.error) return { reason: 'harness-error', message: run.error };
   if (run.signal) return { reason: 'killed', message: `killed by ${run.signal}` };
-  if (requireZeroExit && run.exitCode !== 0) return { reason: signalOfExitCode(run.exitCode) ? 'killed' : 'exit-code', message: describeExit(run.exitCode, null) };
+  if (requireZeroExit && run.exitCode !== 0)
+    return {
+      reason: signalOfExitCode(run.exitCode) ? 'killed' : 'exit-code',
+      message: describeExit(run.exitCode, null),
+    };
   return undefined;
 }
 
@@ -190,8 +237,10 @@ export function createValueScorer(direction: Direction): Scorer {
     score: (run): ScoreResult => {
       const failure = runFailure(run);
       if (failure) return { ok: false, ...failure, logTail: '' };
-      if (run.value === undefined) return { ok: false, reason: 'metric-not-found', message: 'the harness returned no value', logTail: '' };
-      if (!Number.isFinite(run.value)) return { ok: false, reason: 'metric-not-finite', message: `value is not finite: ${run.value}`, logTail: '' };
+      if (run.value === undefined)
+        return { ok: false, reason: 'metric-not-found', message: 'the harness returned no value', logTail: '' };
+      if (!Number.isFinite(run.value))
+        return { ok: false, reason: 'metric-not-finite', message: `value is not finite: ${run.value}`, logTail: '' };
       return { ok: true, value: run.value, ...(run.dimensions ? { dimensions: run.dimensions } : {}) };
     },
   };

@@ -51,5 +51,8 @@ export function createMemoryResultsLog(initial: readonly IterationRecord[] = [])
  * of whitespace collapse, and the ends are trimmed. A row then always has the right number of tabs.
  */
 export function sanitizeCell(text: string): string {
-  return text.replace(/[\t\r\n\v\f]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
+  return text
+    .replace(/[\t\r\n\v\f]+/g, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }

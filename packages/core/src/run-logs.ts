@@ -56,7 +56,12 @@ function listKeptLogsSync(dir: string): KeptLog[] {
  *
  * @throws the fs error when the log cannot be copied (the caller decides whether that matters).
  */
-export async function keepRunLog(logPath: string, options: KeepLogsOptions, iteration: number, repeat = 0): Promise<void> {
+export async function keepRunLog(
+  logPath: string,
+  options: KeepLogsOptions,
+  iteration: number,
+  repeat = 0,
+): Promise<void> {
   // Synchronous node:fs (issue 31): a handful of small metadata calls, each an event-loop round
   // trip through the thread pool when asynchronous (about 0.5 ms per run on an instant harness).
   if (options.count <= 0) return;

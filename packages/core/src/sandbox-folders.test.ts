@@ -36,7 +36,12 @@ describe('planning the binds of a sandboxed command', () => {
     const binds = planSandboxBinds([join(ws, 'config.json'), join(ws, 'new.json')], [], 2);
     expect(binds.folders).toEqual([]);
     expect(binds.paths).toEqual([join(ws, 'config.json')]);
-    expect(binds.notes).toEqual([expect.stringMatching(/config\.json: its folder has 3 other entries \(more than 2\), so only the file itself is writable, in place/), expect.stringMatching(/new\.json: .* it cannot be created/)]);
+    expect(binds.notes).toEqual([
+      expect.stringMatching(
+        /config\.json: its folder has 3 other entries \(more than 2\), so only the file itself is writable, in place/,
+      ),
+      expect.stringMatching(/new\.json: .* it cannot be created/),
+    ]);
   });
 
   it('the sweep removes new entries (not the targets, not the spared paths) and puts back a replaced symlink', () => {
@@ -46,24 +51,39 @@ describe('planning the binds of a sandboxed command', () => {
     mkdirSync(join(ws, 'build'));
     rmSync(join(ws, 'link.mjs'));
     writeFileSync(join(ws, 'link.mjs'), 'forged\n');
-    expect(sweepSandboxFolders(binds, [join(ws, 'agent.log')])).toEqual({ removed: [join(ws, 'build'), join(ws, 'config.json~')], restored: [join(ws, 'link.mjs')] });
+    expect(sweepSandboxFolders(binds, [join(ws, 'agent.log')])).toEqual({
+      removed: [join(ws, 'build'), join(ws, 'config.json~')],
+      restored: [join(ws, 'link.mjs')],
+    });
     expect(readFileSync(join(ws, 'link.mjs'), 'utf8')).toBe('x\n');
     expect(readFileSync(join(ws, 'agent.log'), 'utf8')).toBe('log\n');
   });
 });
 
 const bwrap = bwrapStatus();
-describe.skipIf(!bwrap.available)(`a folder too large for per-entry binds (real bwrap)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`, () => {
-  it('leaves the target writable in place only: echo > works, sed -i is refused, the rest stays read-only', async () => {
-    const logPath = join(tmpdir(), `loop-sandbox-folders-${process.pid}.log`);
-    const command = "sed -i 's/x/y/' config.json || echo 'sed refused'; echo z > config.json; echo w > prepare.mjs || echo 'prepare refused'";
-    const result = await runInGroupToLog({ logPath, command, cwd: ws, env: process.env, killTimeoutMs: 30_000, graceMs: 1000, sandbox: { writable: [join(ws, 'config.json')], maxFolderEntries: 2 } });
-    const log = readFileSync(logPath, 'utf8');
-    rmSync(logPath, { force: true });
-    expect(result.exitCode).toBe(0);
-    expect(log).toContain('sed refused');
-    expect(log).toContain('prepare refused');
-    expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('z\n');
-    expect(readFileSync(join(ws, 'prepare.mjs'), 'utf8')).toBe('x\n');
-  });
-});
+describe.skipIf(!bwrap.available)(
+  `a folder too large for per-entry binds (real bwrap)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
+  () => {
+    it('leaves the target writable in place only: echo > works, sed -i is refused, the rest stays read-only', async () => {
+      const logPath = join(tmpdir(), `loop-sandbox-folders-${process.pid}.log`);
+      const command =
+        "sed -i 's/x/y/' config.json || echo 'sed refused'; echo z > config.json; echo w > prepare.mjs || echo 'prepare refused'";
+      const result = await runInGroupToLog({
+        logPath,
+        command,
+        cwd: ws,
+        env: process.env,
+        killTimeoutMs: 30_000,
+        graceMs: 1000,
+        sandbox: { writable: [join(ws, 'config.json')], maxFolderEntries: 2 },
+      });
+      const log = readFileSync(logPath, 'utf8');
+      rmSync(logPath, { force: true });
+      expect(result.exitCode).toBe(0);
+      expect(log).toContain('sed refused');
+      expect(log).toContain('prepare refused');
+      expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('z\n');
+      expect(readFileSync(join(ws, 'prepare.mjs'), 'utf8')).toBe('x\n');
+    });
+  },
+);

@@ -117,9 +117,10 @@ export function planSandboxBinds(
     if (names.length > maxFolderEntries) {
       for (const t of targets) {
         if (kind(t) === 'other') paths.add(t);
-        const so = kind(t) === 'other'
-          ? 'only the file itself is writable, in place: tools that replace it by rename (sed -i, editors) fail there'
-          : 'it cannot be created';
+        const so =
+          kind(t) === 'other'
+            ? 'only the file itself is writable, in place: tools that replace it by rename (sed -i, editors) fail there'
+            : 'it cannot be created';
         const size = `its folder has ${names.length} other entries (more than ${maxFolderEntries})`;
         notes.push(`${t}: ${size}, so ${so}; move it to a smaller folder or make its folder the target`);
       }

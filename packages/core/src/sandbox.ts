@@ -44,7 +44,12 @@ export const sandboxOptionsFields = {
   sandbox: z.enum(['auto', 'bwrap', 'none']).optional(),
   writable: z.array(z.string().refine((p) => isAbsolute(p), 'writable paths must be absolute')).default([]),
   network: z.boolean().optional(),
-  onSandboxWarning: z.custom<(message: string) => void>((f) => f === undefined || typeof f === 'function', 'onSandboxWarning must be a function').optional(),
+  onSandboxWarning: z
+    .custom<(message: string) => void>(
+      (f) => f === undefined || typeof f === 'function',
+      'onSandboxWarning must be a function',
+    )
+    .optional(),
   hidden: z.array(z.string().refine((p) => isAbsolute(p), 'hidden paths must be absolute')).default([]),
 };
 
@@ -115,10 +120,29 @@ export function bwrapStatus(pathVar: string = process.env.PATH ?? '/usr/bin:/bin
 }
 
 function probeBwrap(pathVar: string): BwrapStatus {
-  if (process.platform !== 'linux') return { available: false, reason: `bwrap is Linux-only (this is ${process.platform})` };
+  if (process.platform !== 'linux')
+    return { available: false, reason: `bwrap is Linux-only (this is ${process.platform})` };
   const path = findOnPath('bwrap', pathVar);
   if (!path) return { available: false, reason: 'bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)' };
-  const trial = spawnSync(path, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-net', '--die-with-parent', '/bin/true'], { encoding: 'utf8', timeout: 10_000 });
+  const trial = spawnSync(
+    path,
+    [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--tmpfs',
+      '/tmp',
+      '--unshare-pid',
+      '--unshare-net',
+      '--die-with-parent',
+      '/bin/true',
+    ],
+    { encoding: 'utf8', timeout: 10_000 },
+  );
   if (trial.status === 0) return { available: true, path };
   const why = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim().split('\n')[0];
   return { available: false, path, reason: `bwrap is installed but cannot create a sandbox here: ${why}` };
@@ -135,17 +159,30 @@ const warned = new WeakMap<(message: string) => void, Set<string>>();
  * @param status what is known about bwrap here. @default {@link bwrapStatus}()
  * @throws {ConfigError} `CONFIG_INVALID` (field `sandbox`) when `bwrap` is asked for and does not work here.
  */
-export function resolveSandboxMode(mode: SandboxMode, where: string, warn?: (message: string) => void, status?: BwrapStatus): 'bwrap' | 'none' {
+export function resolveSandboxMode(
+  mode: SandboxMode,
+  where: string,
+  warn?: (message: string) => void,
+  status?: BwrapStatus,
+): 'bwrap' | 'none' {
   if (mode === 'none') return 'none';
   const s = status ?? bwrapStatus();
   if (s.available) return 'bwrap';
-  if (mode === 'bwrap') throw new ConfigError(where, [{ path: 'sandbox', message: `sandbox "bwrap" was asked for, but ${s.reason}; install it or set sandbox to "auto" or "none"` }]);
+  if (mode === 'bwrap')
+    throw new ConfigError(where, [
+      {
+        path: 'sandbox',
+        message: `sandbox "bwrap" was asked for, but ${s.reason}; install it or set sandbox to "auto" or "none"`,
+      },
+    ]);
   if (warn) {
     const seen = warned.get(warn) ?? new Set<string>();
     warned.set(warn, seen);
     if (!seen.has(s.reason ?? '')) {
       seen.add(s.reason ?? '');
-      warn(`[loop] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`);
+      warn(
+        `[loop] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`,
+      );
     }
   }
   return 'none';
@@ -166,7 +203,21 @@ const isInside = (path: string, dir: string): boolean => {
  * next to it fails instead of landing unseen in the private tmpfs.
  */
 export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string[] {
-  const argv = [bwrap, '--die-with-parent', '--unshare-pid', ...(spec.network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+  const argv = [
+    bwrap,
+    '--die-with-parent',
+    '--unshare-pid',
+    ...(spec.network ? [] : ['--unshare-net']),
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+  ];
   const plan = spec.binds ?? planSandboxBinds(spec.writable, spec.extraWritable, spec.maxFolderEntries);
   const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const roTops = new Set<string>();
@@ -255,5 +306,10 @@ export function planSandbox(
   if (mode === 'none') return () => undefined;
   const network = options.network ?? defaults.network;
   const hidden = options.hidden ?? [];
-  return (writable) => ({ writable, extraWritable: options.writable, network, ...(hidden.length > 0 ? { hidden } : {}) });
+  return (writable) => ({
+    writable,
+    extraWritable: options.writable,
+    network,
+    ...(hidden.length > 0 ? { hidden } : {}),
+  });
 }

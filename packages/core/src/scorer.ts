@@ -4,13 +4,7 @@ import type { Direction, MaybePromise } from './types.js';
 
 /** Why a run produced no usable score; each is a `crash` row. */
 export type CrashReason =
-  | 'timeout'
-  | 'exit-code'
-  | 'killed'
-  | 'metric-not-found'
-  | 'metric-not-finite'
-  | 'harness-error'
-  | 'aborted';
+  'timeout' | 'exit-code' | 'killed' | 'metric-not-found' | 'metric-not-finite' | 'harness-error' | 'aborted';
 
 /** A usable score. */
 export interface ScoreOk {

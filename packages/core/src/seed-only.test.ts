@@ -10,7 +10,15 @@ import { createNoiseAwareKeepPolicy } from './noise-aware-keep-policy.js';
 import { createFunctionProposer } from './proposer.js';
 import { createSeededRandom } from './random.js';
 import { createValueScorer } from './regex-scorer.js';
-import { createJsonSeedOnlyDetector, createMemorySeedOnlyDetector, createSeedOnlyDetector, isSeedKey, isSeedOnlyJsonChange, isSeedOnlyTextChange, rejectingSeedOnly } from './seed-only.js';
+import {
+  createJsonSeedOnlyDetector,
+  createMemorySeedOnlyDetector,
+  createSeedOnlyDetector,
+  isSeedKey,
+  isSeedOnlyJsonChange,
+  isSeedOnlyTextChange,
+  rejectingSeedOnly,
+} from './seed-only.js';
 import { maxIterations } from './stop-policy.js';
 import { createMemoryWorkingCopies } from './memory-working-copies.js';
 import { createContextProposer } from '@loop/test-utils';
@@ -19,8 +27,10 @@ const noChange = { violations: [], description: 'reseed' };
 
 describe('seed-only detection', () => {
   it('keys named like a seed match (seed, random_seed, *_seed, *-seed, camelCase *Seed, seed_*), others do not', () => {
-    for (const k of ['seed', 'SEED', 'random_seed', 'data_seed', 'torch-seed', 'randomSeed', 'seed_value', 'np.seed']) expect(isSeedKey(k), k).toBe(true);
-    for (const k of ['seedling', 'speed', 'lr', 'need', 'seeds_list_len', 'reseeded']) expect(isSeedKey(k), k).toBe(false);
+    for (const k of ['seed', 'SEED', 'random_seed', 'data_seed', 'torch-seed', 'randomSeed', 'seed_value', 'np.seed'])
+      expect(isSeedKey(k), k).toBe(true);
+    for (const k of ['seedling', 'speed', 'lr', 'need', 'seeds_list_len', 'reseeded'])
+      expect(isSeedKey(k), k).toBe(false);
     expect(isSeedKey('rng', ['RNG'])).toBe(true);
   });
 
@@ -68,7 +78,9 @@ describe('seed-only detection', () => {
       const before = await detector.capture!();
       await writeFile(join(dir, 'params.yaml'), 'lr: 0.1\nseed: 2\n');
       expect(await detector.isSeedOnlyChange({ changed: ['params.yaml'], ...noChange }, before)).toBe(true);
-      expect(await detector.isSeedOnlyChange({ changed: ['params.yaml', 'train.py'], ...noChange }, before)).toBe(false);
+      expect(await detector.isSeedOnlyChange({ changed: ['params.yaml', 'train.py'], ...noChange }, before)).toBe(
+        false,
+      );
       await writeFile(join(dir, 'params.yaml'), 'lr: 0.2\nseed: 2\n');
       expect(await detector.isSeedOnlyChange({ changed: ['params.yaml'], ...noChange }, before)).toBe(false);
     } finally {
@@ -115,7 +127,10 @@ describe('seed-only detection', () => {
       harness: createFunctionHarness('noise', () => noise.next()),
       scorer: createValueScorer('maximize'),
       seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get),
-      parallel: { candidates: 3, workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('noise', () => noise.next())) },
+      parallel: {
+        candidates: 3,
+        workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('noise', () => noise.next())),
+      },
       stop: maxIterations(60),
     });
     let kept = 0;

@@ -50,7 +50,10 @@ export function isSeedKey(key: string, extra: readonly string[] = []): boolean {
 }
 
 /** The keys whose values differ between two JSON objects (top level; nested values compared as JSON), sorted. */
-export function diffJsonKeys(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): string[] {
+export function diffJsonKeys(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
 }
@@ -126,7 +129,10 @@ export interface JsonSeedOnlyDetectorOptions {
  * createLoop({ ..., seedOnlyDetector: createJsonSeedOnlyDetector({ file: join(dir, 'config.json') }) });
  */
 export function createJsonSeedOnlyDetector(options: JsonSeedOnlyDetectorOptions): SeedOnlyDetector {
-  const matches = (p: string) => (options.artifactPath !== undefined ? p === options.artifactPath : options.file === p || options.file.endsWith(`/${p}`));
+  const matches = (p: string) =>
+    options.artifactPath !== undefined
+      ? p === options.artifactPath
+      : options.file === p || options.file.endsWith(`/${p}`);
   const seedKeys = options.seedKeys ?? [];
   const read = async (file = options.file): Promise<unknown> => {
     try {
@@ -140,7 +146,11 @@ export function createJsonSeedOnlyDetector(options: JsonSeedOnlyDetectorOptions)
     capture: () => read(),
     isSeedOnlyChange: async (changes, captured) => {
       if (changes.changed.length !== 1 || !matches(changes.changed[0]!)) return false;
-      return isSeedOnlyJsonChange(captured, await read(changes.root ? join(changes.root, changes.changed[0]!) : options.file), seedKeys);
+      return isSeedOnlyJsonChange(
+        captured,
+        await read(changes.root ? join(changes.root, changes.changed[0]!) : options.file),
+        seedKeys,
+      );
     },
   };
 }
@@ -167,10 +177,12 @@ export function createSeedOnlyDetector(options: SeedOnlyDetectorOptions): SeedOn
   const files = new Set(options.files);
   return {
     name: `seed-only(${options.files.join(', ')})`,
-    capture: async () => new Map(await Promise.all(options.files.map(async (f) => [f, await read(join(options.root, f))] as const))),
+    capture: async () =>
+      new Map(await Promise.all(options.files.map(async (f) => [f, await read(join(options.root, f))] as const))),
     isSeedOnlyChange: async (changes, captured) => {
       if (changes.changed.length === 0 || !changes.changed.every((p) => files.has(p))) return false;
-      const before = captured instanceof Map ? (captured as Map<string, string | undefined>) : new Map<string, string | undefined>();
+      const before =
+        captured instanceof Map ? (captured as Map<string, string | undefined>) : new Map<string, string | undefined>();
       for (const p of changes.changed) {
         const a = before.get(p);
         const b = await read(join(changes.root ?? options.root, p));
@@ -190,7 +202,8 @@ export function createSeedOnlyDetector(options: SeedOnlyDetectorOptions): SeedOn
  */
 export function createMemorySeedOnlyDetector(get: () => unknown, seedKeys: readonly string[] = []): SeedOnlyDetector {
   // In a parallel batch the candidate is edited in its copy's artifact, not the one `get` reads.
-  const valueOf = (artifact?: Artifact) => (artifact && 'get' in artifact && typeof artifact.get === 'function' ? (artifact.get as () => unknown)() : get());
+  const valueOf = (artifact?: Artifact) =>
+    artifact && 'get' in artifact && typeof artifact.get === 'function' ? (artifact.get as () => unknown)() : get();
   return {
     name: 'memory-seed-only',
     capture: (artifact) => structuredClone(valueOf(artifact)),
@@ -206,6 +219,9 @@ export function createMemorySeedOnlyDetector(get: () => unknown, seedKeys: reado
 export function rejectingSeedOnly(policy: KeepPolicy): KeepPolicy {
   return {
     name: policy.name,
-    decide: (input) => (input.seedOnly ? { keep: false, reason: 'seed-only change: a new seed is noise, not an improvement' } : policy.decide(input)),
+    decide: (input) =>
+      input.seedOnly
+        ? { keep: false, reason: 'seed-only change: a new seed is noise, not an improvement' }
+        : policy.decide(input),
   };
 }

@@ -44,7 +44,14 @@ export function spendOf(history: readonly IterationRecord[]): Spend {
   for (const row of history) {
     const cost = row.data?.cost;
     if (!cost || (!finite(cost.usd) && !finite(cost.tokens))) continue;
-    const part = row.status === 'kept' ? kept : row.status === 'crash' || row.status === 'halted' ? crashed : row.status === 'baseline' ? undefined : discarded;
+    const part =
+      row.status === 'kept'
+        ? kept
+        : row.status === 'crash' || row.status === 'halted'
+          ? crashed
+          : row.status === 'baseline'
+            ? undefined
+            : discarded;
     for (const p of part ? [total, part] : [total]) {
       p.rows += 1;
       if (finite(cost.usd)) p.usd += cost.usd;
@@ -68,7 +75,9 @@ export function formatUsd(usd: number): string {
 export function describeSpend(spend: Spend): string | undefined {
   if (spend.total.rows === 0) return undefined;
   const amount = (p: SpendPart) =>
-    [spend.hasUsd ? formatUsd(p.usd) : '', spend.hasTokens ? `${p.tokens.toLocaleString('en-US')} tokens` : ''].filter(Boolean).join(' and ');
+    [spend.hasUsd ? formatUsd(p.usd) : '', spend.hasTokens ? `${p.tokens.toLocaleString('en-US')} tokens` : '']
+      .filter(Boolean)
+      .join(' and ');
   const parts = (
     [
       ['kept', spend.kept],

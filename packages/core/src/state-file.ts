@@ -51,7 +51,11 @@ function writeTextAtomicSync(path: string, text: string): void {
     syncDirectorySync(dirname(path));
   } catch (error) {
     if (created) rmSync(temp, { force: true });
-    throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`, { cause: error, details: { path } });
+    throw new LoopError(
+      'STATE_WRITE_FAILED',
+      `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`,
+      { cause: error, details: { path } },
+    );
   }
 }
 
@@ -76,7 +80,11 @@ export async function writeJsonAtomic(path: string, data: unknown): Promise<void
   try {
     JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new LoopError('STATE_WRITE_FAILED', `[loop] [state] ${path} did not read back as JSON: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new LoopError(
+      'STATE_WRITE_FAILED',
+      `[loop] [state] ${path} did not read back as JSON: ${(error as Error).message}`,
+      { cause: error, details: { path } },
+    );
   }
 }
 
@@ -97,7 +105,10 @@ export async function readJson(path: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new LoopError('STATE_CORRUPT', `[loop] [state] ${path} is not valid JSON: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new LoopError('STATE_CORRUPT', `[loop] [state] ${path} is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
   }
 }
 

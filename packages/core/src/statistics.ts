@@ -84,10 +84,17 @@ export interface ComparisonResult {
  *
  * @throws {RangeError} when the candidate has fewer than 2 samples or the incumbent none.
  */
-export function welchTest(candidate: readonly number[], incumbent: readonly number[], confidence: number): ComparisonResult {
+export function welchTest(
+  candidate: readonly number[],
+  incumbent: readonly number[],
+  confidence: number,
+): ComparisonResult {
   const n1 = candidate.length;
   const n2 = incumbent.length;
-  if (n1 < 2 || n2 < 1) throw new RangeError(`[loop] [statistics] welchTest needs at least 2 candidate samples and 1 incumbent sample (got ${n1} and ${n2})`);
+  if (n1 < 2 || n2 < 1)
+    throw new RangeError(
+      `[loop] [statistics] welchTest needs at least 2 candidate samples and 1 incumbent sample (got ${n1} and ${n2})`,
+    );
   const v1 = variance(candidate);
   const v2 = n2 >= 2 ? variance(incumbent) : v1;
   const difference = mean(candidate) - mean(incumbent);
@@ -100,7 +107,13 @@ export function welchTest(candidate: readonly number[], incumbent: readonly numb
   const df = n2 >= 2 ? (a + b) ** 2 / ((a * a) / (n1 - 1) + (b * b) / (n2 - 1)) : n1 - 1;
   const t = difference / se;
   const q = studentTQuantile(1 - (1 - confidence) / 2, df);
-  return { difference, interval: [difference - q * se, difference + q * se], p: 1 - studentTCdf(t, df), statistic: t, df };
+  return {
+    difference,
+    interval: [difference - q * se, difference + q * se],
+    p: 1 - studentTCdf(t, df),
+    statistic: t,
+    df,
+  };
 }
 
 /**
@@ -112,8 +125,15 @@ export function welchTest(candidate: readonly number[], incumbent: readonly numb
  * @param resamples - bootstrap resamples. @default 2000
  * @throws {RangeError} when either sample is empty.
  */
-export function bootstrapMeanDifference(candidate: readonly number[], incumbent: readonly number[], confidence: number, random: RandomSource, resamples = 2000): ComparisonResult {
-  if (candidate.length === 0 || incumbent.length === 0) throw new RangeError('[loop] [statistics] bootstrapMeanDifference needs samples on both sides');
+export function bootstrapMeanDifference(
+  candidate: readonly number[],
+  incumbent: readonly number[],
+  confidence: number,
+  random: RandomSource,
+  resamples = 2000,
+): ComparisonResult {
+  if (candidate.length === 0 || incumbent.length === 0)
+    throw new RangeError('[loop] [statistics] bootstrapMeanDifference needs samples on both sides');
   const draw = (xs: readonly number[]) => {
     let s = 0;
     for (let i = 0; i < xs.length; i++) s += xs[Math.floor(random.next() * xs.length)]!;
@@ -129,7 +149,11 @@ export function bootstrapMeanDifference(candidate: readonly number[], incumbent:
   diffs.sort();
   const alpha = (1 - confidence) / 2;
   const at = (q: number) => diffs[Math.min(resamples - 1, Math.max(0, Math.floor(q * resamples)))]!;
-  return { difference: mean(candidate) - mean(incumbent), interval: [at(alpha), at(1 - alpha)], p: notBetter / resamples };
+  return {
+    difference: mean(candidate) - mean(incumbent),
+    interval: [at(alpha), at(1 - alpha)],
+    p: notBetter / resamples,
+  };
 }
 
 /** The result of a Wilcoxon signed-rank test. */
@@ -162,7 +186,7 @@ export function wilcoxonSignedRank(differences: readonly number[]): WilcoxonResu
   if (n === 0) return { n: 0, wPlus: 0, z: 0, pBetter: 1, pWorse: 1, medianDifference };
   let wPlus = 0;
   let tieTerm = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && nz[j + 1]!.abs === nz[i]!.abs) j++;
     const rank = (i + j + 2) / 2; // ranks are 1-based: (i+1 + j+1) / 2

@@ -39,13 +39,24 @@ export interface CostBudgetOptions {
 export function costBudget(options: CostBudgetOptions): StopPolicy {
   const { maxUsd, maxTokens, predictive = false, source = 'meter', requireCost = false } = options;
   if (maxUsd === undefined && maxTokens === undefined) throw new RangeError('costBudget needs maxUsd or maxTokens');
-  for (const v of [maxUsd, maxTokens]) if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`costBudget limits must be positive finite numbers, got ${v}`);
-  const limits = [maxUsd !== undefined ? `$${maxUsd}` : '', maxTokens !== undefined ? `${maxTokens} tokens` : ''].filter(Boolean).join(', ');
+  for (const v of [maxUsd, maxTokens])
+    if (v !== undefined && !(Number.isFinite(v) && v > 0))
+      throw new RangeError(`costBudget limits must be positive finite numbers, got ${v}`);
+  const limits = [maxUsd !== undefined ? `$${maxUsd}` : '', maxTokens !== undefined ? `${maxTokens} tokens` : '']
+    .filter(Boolean)
+    .join(', ');
   return {
     name: `cost-budget(${limits}${predictive ? ', predictive' : ''})`,
     check: (s) => {
       const last = s.history.at(-1);
-      if (requireCost && source === 'history' && last && last.iteration > 0 && last.status !== 'crash' && last.data?.cost === undefined) {
+      if (
+        requireCost &&
+        source === 'history' &&
+        last &&
+        last.iteration > 0 &&
+        last.status !== 'crash' &&
+        last.data?.cost === undefined
+      ) {
         const message = `iteration ${last.iteration}'s proposal reported no cost (USD or tokens): the budget cannot be enforced, so the run stops; make the proposer report its usage (docs/agents-overnight.md)`;
         return { reason: 'cost-budget', message };
       }
@@ -67,11 +78,15 @@ export function costBudget(options: CostBudgetOptions): StopPolicy {
       };
       if (!spend && !predictive) {
         // The meter's words, as collie's and autoresearch's stop messages have always read.
-        if (maxUsd !== undefined && usd !== undefined && usd >= maxUsd) return { reason: 'cost-budget', message: `spent $${usd.toFixed(2)} of a $${maxUsd} budget` };
-        if (maxTokens !== undefined && tokens !== undefined && tokens >= maxTokens) return { reason: 'cost-budget', message: `used ${tokens} of a ${maxTokens}-token budget` };
+        if (maxUsd !== undefined && usd !== undefined && usd >= maxUsd)
+          return { reason: 'cost-budget', message: `spent $${usd.toFixed(2)} of a $${maxUsd} budget` };
+        if (maxTokens !== undefined && tokens !== undefined && tokens >= maxTokens)
+          return { reason: 'cost-budget', message: `used ${tokens} of a ${maxTokens}-token budget` };
         return undefined;
       }
-      const message = check(usd, maxUsd, formatUsd) ?? check(tokens, maxTokens, (n) => `${Math.round(n).toLocaleString('en-US')} tokens`);
+      const message =
+        check(usd, maxUsd, formatUsd) ??
+        check(tokens, maxTokens, (n) => `${Math.round(n).toLocaleString('en-US')} tokens`);
       return message ? { reason: 'cost-budget', message } : undefined;
     },
   };
@@ -103,7 +118,8 @@ export interface ConvergenceOptions {
 export function convergence(options: ConvergenceOptions): StopPolicy {
   const { window } = options;
   const minDelta = options.minDelta ?? 0;
-  if (!Number.isInteger(window) || window < 1) throw new RangeError(`convergence window must be a whole number >= 1, got ${window}`);
+  if (!Number.isInteger(window) || window < 1)
+    throw new RangeError(`convergence window must be a whole number >= 1, got ${window}`);
   if (!(minDelta >= 0)) throw new RangeError(`convergence minDelta must be >= 0, got ${minDelta}`);
   return {
     name: `convergence(${window}, ${minDelta})`,
@@ -117,7 +133,12 @@ export function convergence(options: ConvergenceOptions): StopPolicy {
         if (scores.length <= window) return undefined;
         const steps = scores.slice(1).map((v, i) => Math.abs(scores[i]! - v));
         const largest = Math.max(...steps);
-        return largest <= minDelta ? { reason: 'convergence', message: `the score moved by at most ${largest} over the last ${window} scored iterations (needs > ${minDelta})` } : undefined;
+        return largest <= minDelta
+          ? {
+              reason: 'convergence',
+              message: `the score moved by at most ${largest} over the last ${window} scored iterations (needs > ${minDelta})`,
+            }
+          : undefined;
       }
       const trail = s.bestTrail;
       if (!trail || s.iteration < window) return undefined;
@@ -125,7 +146,12 @@ export function convergence(options: ConvergenceOptions): StopPolicy {
       const then = trail[s.iteration - window];
       if (now === undefined || then === undefined) return undefined;
       const gain = improvement(now, then, s.direction);
-      return gain <= minDelta ? { reason: 'convergence', message: `the best improved by ${gain} over the last ${window} iterations (needs > ${minDelta})` } : undefined;
+      return gain <= minDelta
+        ? {
+            reason: 'convergence',
+            message: `the best improved by ${gain} over the last ${window} iterations (needs > ${minDelta})`,
+          }
+        : undefined;
     },
   };
 }
@@ -143,7 +169,10 @@ export function repeatedError(n: number): StopPolicy {
     check: (s) => {
       if ((s.consecutiveSameError ?? 0) < n) return undefined;
       const last = s.history.at(-1);
-      return { reason: 'repeated-error', message: `${n} crashes in a row with the same error: ${last?.error ?? last?.description ?? ''}` };
+      return {
+        reason: 'repeated-error',
+        message: `${n} crashes in a row with the same error: ${last?.error ?? last?.description ?? ''}`,
+      };
     },
   };
 }
@@ -164,7 +193,10 @@ export function noFileChanges(n: number): StopPolicy {
       if ((s.consecutiveNoChange ?? 0) < n) return undefined;
       const last = s.history.at(-1)?.description;
       const why = 'the proposer has nothing left to try, or cannot write its targets';
-      return { reason: 'no-file-changes', message: `${n} iterations in a row changed no file: ${why}${last ? `; the last one: ${last}` : ''}` };
+      return {
+        reason: 'no-file-changes',
+        message: `${n} iterations in a row changed no file: ${why}${last ? `; the last one: ${last}` : ''}`,
+      };
     },
   };
 }

@@ -3,9 +3,20 @@ import type { LoopState } from './loop-state.js';
 import { anyOf, maxIterations, neverStop, onAbort, plateau, targetScore, wallClock } from './stop-policy.js';
 
 const state = (over: Partial<LoopState> = {}): LoopState => ({
-  iteration: 0, startedAt: 0, now: 0, direction: 'minimize', baseline: 10, best: 10, bestId: 'a', history: [],
-  counts: { kept: 0, reverted: 0, rejected: 0, crash: 0, halted: 0 }, consecutiveNonImprovements: 0, consecutiveCrashes: 0,
-  iterationsThisRun: 0, signal: new AbortController().signal, ...over,
+  iteration: 0,
+  startedAt: 0,
+  now: 0,
+  direction: 'minimize',
+  baseline: 10,
+  best: 10,
+  bestId: 'a',
+  history: [],
+  counts: { kept: 0, reverted: 0, rejected: 0, crash: 0, halted: 0 },
+  consecutiveNonImprovements: 0,
+  consecutiveCrashes: 0,
+  iterationsThisRun: 0,
+  signal: new AbortController().signal,
+  ...over,
 });
 
 describe('stop policies', () => {

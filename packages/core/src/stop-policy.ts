@@ -44,7 +44,9 @@ export function maxIterations(n: number): StopPolicy {
   return {
     name: `max-iterations(${n})`,
     check: (s) =>
-      s.iteration >= n ? { reason: 'max-iterations', message: `reached ${n} iteration${n === 1 ? '' : 's'}` } : undefined,
+      s.iteration >= n
+        ? { reason: 'max-iterations', message: `reached ${n} iteration${n === 1 ? '' : 's'}` }
+        : undefined,
   };
 }
 

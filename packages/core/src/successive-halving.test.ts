@@ -4,10 +4,25 @@ import type { PruneInput } from './pruner.js';
 import { hyperbandPruner, successiveHalvingPruner } from './successive-halving.js';
 
 const curve = (...values: number[]): IntermediateReport[] => values.map((value, i) => ({ step: (i + 1) * 100, value }));
-const row = (iteration: number, reports: IntermediateReport[]): IterationRecord => ({ iteration, candidateId: '', score: reports.at(-1)!.value, status: 'reverted', description: '', data: { reports } });
+const row = (iteration: number, reports: IntermediateReport[]): IterationRecord => ({
+  iteration,
+  candidateId: '',
+  score: reports.at(-1)!.value,
+  status: 'reverted',
+  description: '',
+  data: { reports },
+});
 const at = (reports: IntermediateReport[], history: IterationRecord[], iteration = 9): PruneInput => {
   const last = reports.at(-1)!;
-  return { iteration, step: last.step, value: last.value, reports, direction: 'minimize', incumbent: undefined, history };
+  return {
+    iteration,
+    step: last.step,
+    value: last.value,
+    reports,
+    direction: 'minimize',
+    incumbent: undefined,
+    history,
+  };
 };
 
 describe('successive halving (ASHA) and Hyperband pruners (issue 27 item 3)', () => {

@@ -26,7 +26,10 @@ export interface SuccessiveHalvingPrunerOptions {
  */
 export function successiveHalvingPruner(options: SuccessiveHalvingPrunerOptions): Pruner {
   const rung = rungsOf(options);
-  return { name: 'successive-halving', check: (input) => judgeAtRung(input, rung, options.reductionFactor ?? 3, options.bootstrapCount ?? 0, () => true) };
+  return {
+    name: 'successive-halving',
+    check: (input) => judgeAtRung(input, rung, options.reductionFactor ?? 3, options.bootstrapCount ?? 0, () => true),
+  };
 }
 
 /** Options of {@link hyperbandPruner}. */
@@ -50,9 +53,12 @@ export interface HyperbandPrunerOptions {
  */
 export function hyperbandPruner(options: HyperbandPrunerOptions): Pruner {
   const eta = options.reductionFactor ?? 3;
-  if (!(options.minStep > 0 && options.maxStep > options.minStep)) throw new RangeError(`hyperband needs 0 < minStep < maxStep, got ${options.minStep} and ${options.maxStep}`);
+  if (!(options.minStep > 0 && options.maxStep > options.minStep))
+    throw new RangeError(`hyperband needs 0 < minStep < maxStep, got ${options.minStep} and ${options.maxStep}`);
   const brackets = Math.floor(Math.log(options.maxStep / options.minStep) / Math.log(eta) + 1e-9) + 1;
-  const rungs = Array.from({ length: brackets }, (_, b) => rungsOf({ minStep: options.minStep, reductionFactor: eta, minEarlyStoppingRate: b }));
+  const rungs = Array.from({ length: brackets }, (_, b) =>
+    rungsOf({ minStep: options.minStep, reductionFactor: eta, minEarlyStoppingRate: b }),
+  );
   return {
     name: 'hyperband',
     check: (input) => {
@@ -68,7 +74,8 @@ function rungsOf(o: SuccessiveHalvingPrunerOptions): (step: number) => number | 
   const s = o.minEarlyStoppingRate ?? 0;
   if (!(o.minStep > 0)) throw new RangeError(`minStep must be above 0, got ${o.minStep}`);
   if (!(eta >= 2)) throw new RangeError(`reductionFactor must be at least 2, got ${eta}`);
-  if (!(s >= 0) || !(Number.isInteger(s))) throw new RangeError(`minEarlyStoppingRate must be a whole number of at least 0, got ${s}`);
+  if (!(s >= 0) || !Number.isInteger(s))
+    throw new RangeError(`minEarlyStoppingRate must be a whole number of at least 0, got ${s}`);
   if ((o.bootstrapCount ?? 0) < 0) throw new RangeError(`bootstrapCount must be at least 0, got ${o.bootstrapCount}`);
   return (step) => {
     let r = o.minStep * eta ** s;
@@ -79,7 +86,13 @@ function rungsOf(o: SuccessiveHalvingPrunerOptions): (step: number) => number | 
 }
 
 /** Judges a run's first report at or past a rung against the runs (of `competes`) that reached it. */
-function judgeAtRung(input: PruneInput, rungOf: (step: number) => number | undefined, eta: number, bootstrap: number, competes: (iteration: number) => boolean) {
+function judgeAtRung(
+  input: PruneInput,
+  rungOf: (step: number) => number | undefined,
+  eta: number,
+  bootstrap: number,
+  competes: (iteration: number) => boolean,
+) {
   const { step, value, reports, history, direction } = input;
   const rung = rungOf(step);
   if (rung === undefined || !Number.isFinite(value)) return undefined;
@@ -95,5 +108,7 @@ function judgeAtRung(input: PruneInput, rungOf: (step: number) => number | undef
   competing.sort((a, b) => (direction === 'minimize' ? a - b : b - a));
   const bar = competing[Math.max(0, Math.floor(competing.length / eta) - 1)]!;
   if (!isWorse(value, bar, direction)) return undefined;
-  return { reason: `${formatValue(value)} not in the top 1/${eta} at step ${rung} (bar ${formatValue(bar)} of ${competing.length} runs)` };
+  return {
+    reason: `${formatValue(value)} not in the top 1/${eta} at step ${rung} (bar ${formatValue(bar)} of ${competing.length} runs)`,
+  };
 }

@@ -25,7 +25,11 @@ export function tier1Gates(inner: KeepPolicy, options: Tier1GatesOptions = {}): 
       }
       if (red.size === 0) return inner.decide(input);
       const names = [...red].sort().join(', ');
-      return { keep: false, reason: `Tier-1 gate red: ${names}`, ...(options.status ? { status: options.status } : {}) };
+      return {
+        keep: false,
+        reason: `Tier-1 gate red: ${names}`,
+        ...(options.status ? { status: options.status } : {}),
+      };
     },
   };
 }

@@ -31,12 +31,25 @@ afterEach(async () => {
 });
 
 const context = (iteration: number): ProposalContext => ({
-  iteration, attempt: 0, baseline: 1, best: 1, direction: 'minimize', hints: [], signal: new AbortController().signal,
+  iteration,
+  attempt: 0,
+  baseline: 1,
+  best: 1,
+  direction: 'minimize',
+  hints: [],
+  signal: new AbortController().signal,
   history: [{ iteration: 0, candidateId: 'abc1234', score: 1, status: 'baseline', description: 'baseline' }],
   artifact: createFileArtifact({ root: dir, mutable: ['config.json'] }),
 });
 const proposer = (format: string, over: Record<string, unknown> = {}) =>
-  createAgentCommandProposer({ command: 'node agent.mjs', cwd: dir, goal: 'Lower it.', writable: [join(dir, 'prompts.log')], env: { FAKE_FORMAT: format }, ...over });
+  createAgentCommandProposer({
+    command: 'node agent.mjs',
+    cwd: dir,
+    goal: 'Lower it.',
+    writable: [join(dir, 'prompts.log')],
+    env: { FAKE_FORMAT: format },
+    ...over,
+  });
 const prompts = async () => (await readFile(join(dir, 'prompts.log'), 'utf8')).split(/^=== \d+$/m).slice(1);
 
 describe('agent proposer: cost and notes', () => {
@@ -47,7 +60,10 @@ describe('agent proposer: cost and notes', () => {
     expect(p.data?.agentUsage).toMatchObject({ source: 'claude-json', outputTokens: 3, cachedInputTokens: 2 });
   });
   it('an agent call that fails still reports its cost: PROPOSER_FAILED carries it as details.data (the crash row keeps it)', async () => {
-    const error = await Promise.resolve(proposer('claude-error').propose(context(1))).then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(proposer('claude-error').propose(context(1))).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'PROPOSER_FAILED', details: { data: { cost: { usd: 0.2, tokens: 55 } } } });
   });
   it('prefers the usage file the agent wrote to $LOOP_USAGE_FILE, and removes it before the next call', async () => {
@@ -60,7 +76,9 @@ describe('agent proposer: cost and notes', () => {
     const [first, second, , fourth] = await prompts();
     expect(first).toContain('## Notes (newest first)\n(none yet)');
     expect(second).toContain('- note from iteration 1: lr 1 tried');
-    expect(fourth).toContain('## Notes (newest first; 1 older left out, the file has them all)\n- note from iteration 3: lr 3 tried\n- note from iteration 2: lr 2 tried\n');
+    expect(fourth).toContain(
+      '## Notes (newest first; 1 older left out, the file has them all)\n- note from iteration 3: lr 3 tried\n- note from iteration 2: lr 2 tried\n',
+    );
     expect(fourth).not.toContain('note from iteration 1');
     expect(fourth).toContain(join(dir, '.loop/memory/notes.md'));
   });

@@ -15,7 +15,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-
 const signal = () => new AbortController().signal;
 
 describe('command harness (real processes)', () => {
@@ -29,7 +28,11 @@ describe('command harness (real processes)', () => {
   });
 
   it('passes the time budget and iteration to the command as environment variables', async () => {
-    const harness = createCommandHarness({ command: 'echo "$LOOP_TIME_BUDGET_S $LOOP_TIME_BUDGET_MS $LOOP_ITERATION"', cwd: dir, timeBudgetMs: 2500 });
+    const harness = createCommandHarness({
+      command: 'echo "$LOOP_TIME_BUDGET_S $LOOP_TIME_BUDGET_MS $LOOP_ITERATION"',
+      cwd: dir,
+      timeBudgetMs: 2500,
+    });
     await harness.run({ iteration: 7, signal: signal() });
     expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('2.5 2500 7\n');
   });
@@ -51,7 +54,13 @@ describe('command harness (real processes)', () => {
     // The grandchild ignores SIGTERM and holds the log open: only a group SIGKILL ends it.
     const script = "trap '' TERM\nsleep 60 &\necho $! > grandchild.pid\nwait\n";
     await writeFile(join(dir, 'hang.sh'), script);
-    const harness = createCommandHarness({ command: 'sh hang.sh', cwd: dir, timeBudgetMs: 200, killTimeoutMs: 400, graceMs: 200 });
+    const harness = createCommandHarness({
+      command: 'sh hang.sh',
+      cwd: dir,
+      timeBudgetMs: 200,
+      killTimeoutMs: 400,
+      graceMs: 200,
+    });
     const run = await harness.run({ iteration: 1, signal: signal() });
     expect(run.timedOut).toBe(true);
     expect(run.exitCode).toBeNull();
@@ -83,8 +92,16 @@ describe('command harness (real processes)', () => {
 
   it('a timeout is scored as a crash with the log tail attached', async () => {
     await writeFile(join(dir, 'hang.sh'), 'echo "loading"\nsleep 60\n');
-    const harness = createCommandHarness({ command: 'sh hang.sh', cwd: dir, timeBudgetMs: 100, killTimeoutMs: 300, graceMs: 100 });
-    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(await harness.run({ iteration: 1, signal: signal() }));
+    const harness = createCommandHarness({
+      command: 'sh hang.sh',
+      cwd: dir,
+      timeBudgetMs: 100,
+      killTimeoutMs: 300,
+      graceMs: 100,
+    });
+    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(
+      await harness.run({ iteration: 1, signal: signal() }),
+    );
     expect(result).toMatchObject({ ok: false, reason: 'timeout', logTail: 'loading' });
   });
 
@@ -100,21 +117,31 @@ describe('command harness (real processes)', () => {
   it('invalid options fail with CONFIG_INVALID naming the field', () => {
     expect(() => createCommandHarness({ command: '', cwd: dir })).toThrow(/command: command must not be empty/);
     expect(() => createCommandHarness({ command: 'x', cwd: 'relative' })).toThrow(/cwd: cwd must be an absolute path/);
-    expect(() => createCommandHarness({ command: 'x', cwd: dir, timeBudgetMs: 1000, killTimeoutMs: 10 })).toThrow(/killTimeoutMs/);
+    expect(() => createCommandHarness({ command: 'x', cwd: dir, timeBudgetMs: 1000, killTimeoutMs: 10 })).toThrow(
+      /killTimeoutMs/,
+    );
   });
 });
 
 describe('command harness pid file (orphaned runs of a killed controller)', () => {
   /** Starts `sleep 60` as the leader of its own process group, as an earlier run would have. */
   function orphan(env: Record<string, string>): number {
-    const child = spawn('/bin/sh', ['-c', 'exec sleep 60'], { detached: true, stdio: 'ignore', env: { ...process.env, ...env } });
+    const child = spawn('/bin/sh', ['-c', 'exec sleep 60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, ...env },
+    });
     child.unref();
     return child.pid!;
   }
 
   it('while the command runs the pid file names its process group and token; it is removed when the run ends', async () => {
     const pidFile = join(dir, 'trigger.pgid');
-    const harness = createCommandHarness({ command: 'cat trigger.pgid; echo "token=$LOOP_RUN_TOKEN"', cwd: dir, pidFile });
+    const harness = createCommandHarness({
+      command: 'cat trigger.pgid; echo "token=$LOOP_RUN_TOKEN"',
+      cwd: dir,
+      pidFile,
+    });
     await harness.run({ iteration: 1, signal: signal() });
     const log = await readFile(join(dir, 'run.log'), 'utf8');
     const written = JSON.parse(log.split('\n')[0]!) as { pgid: number; token: string };
@@ -137,7 +164,10 @@ describe('command harness pid file (orphaned runs of a killed controller)', () =
     const pgid = orphan({ LOOP_RUN_TOKEN: 'someone-else' });
     try {
       await writeFile(pidFile, JSON.stringify({ pgid, token: 'abc123' }));
-      await createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 }).run({ iteration: 1, signal: signal() });
+      await createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 }).run({
+        iteration: 1,
+        signal: signal(),
+      });
       expect(isAlive(pgid)).toBe(true);
     } finally {
       process.kill(-pgid, 'SIGKILL');
@@ -148,7 +178,15 @@ describe('command harness pid file (orphaned runs of a killed controller)', () =
     const pidFile = join(dir, 'pids', 'agent.pgid');
     const out = join(dir, 'out.log');
     const handle = await open(out, 'w');
-    await runInGroup({ command: `cat ${pidFile}; echo "token=$LOOP_RUN_TOKEN"`, cwd: dir, env: process.env, outputFd: handle.fd, killTimeoutMs: 10_000, graceMs: 100, pidFile });
+    await runInGroup({
+      command: `cat ${pidFile}; echo "token=$LOOP_RUN_TOKEN"`,
+      cwd: dir,
+      env: process.env,
+      outputFd: handle.fd,
+      killTimeoutMs: 10_000,
+      graceMs: 100,
+      pidFile,
+    });
     await handle.close();
     const [json, tokenLine] = (await readFile(out, 'utf8')).trim().split('\n');
     const recorded = JSON.parse(json!) as { pgid: number; token: string };

@@ -1,9 +1,30 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBarrier } from '@loop/test-utils';
-import { createDirectoryWorkingCopies, createFileArtifact, createFunctionHarness, createLoop, createMemoryResultsLog, createValueScorer, maxIterations, type RollbackStrategy } from '../src/index.js';
+import {
+  createDirectoryWorkingCopies,
+  createFileArtifact,
+  createFunctionHarness,
+  createLoop,
+  createMemoryResultsLog,
+  createValueScorer,
+  maxIterations,
+  type RollbackStrategy,
+} from '../src/index.js';
 
 /** A rollback for a file workspace that only needs to undo adoptions: it stores train.txt per kept id. */
 function fileRollback(root: string): RollbackStrategy {
@@ -48,17 +69,21 @@ describe('createDirectoryWorkingCopies', () => {
     await rm(base, { recursive: true, force: true });
   });
 
-  it('each candidate ran in its own copy: the copies\' files differ and the main workspace is untouched until adoption (K = 3)', async () => {
+  it("each candidate ran in its own copy: the copies' files differ and the main workspace is untouched until adoption (K = 3)", async () => {
     const barrier = createBarrier(3);
     const seen: { dir: string; copy: string; main: string }[] = [];
     const workingCopies = createDirectoryWorkingCopies({
-      root, mutable: ['train.txt'], readOnly: ['eval.txt'], tempDir: temp,
-      harness: (dir) => createFunctionHarness('file', async () => {
-        await barrier.arrive(); // all three candidates are edited and evaluated before any adoption
-        const copy = await readFile(join(dir, 'train.txt'), 'utf8');
-        seen.push({ dir, copy, main: await readFile(join(root, 'train.txt'), 'utf8') });
-        return Number(copy);
-      }),
+      root,
+      mutable: ['train.txt'],
+      readOnly: ['eval.txt'],
+      tempDir: temp,
+      harness: (dir) =>
+        createFunctionHarness('file', async () => {
+          await barrier.arrive(); // all three candidates are edited and evaluated before any adoption
+          const copy = await readFile(join(dir, 'train.txt'), 'utf8');
+          seen.push({ dir, copy, main: await readFile(join(root, 'train.txt'), 'utf8') });
+          return Number(copy);
+        }),
     });
     const results = createMemoryResultsLog();
     const loop = createLoop({
@@ -86,8 +111,14 @@ describe('createDirectoryWorkingCopies', () => {
     expect(await readdir(temp)).toEqual([]); // every copy disposed
   });
 
-  it('a copy has the workspace\'s files, keeps symlinks verbatim, skips excluded paths and symlinks linked ones', async () => {
-    const workingCopies = createDirectoryWorkingCopies({ root, mutable: ['train.txt'], tempDir: temp, link: ['data'], harness: () => createFunctionHarness('x', () => 0) });
+  it("a copy has the workspace's files, keeps symlinks verbatim, skips excluded paths and symlinks linked ones", async () => {
+    const workingCopies = createDirectoryWorkingCopies({
+      root,
+      mutable: ['train.txt'],
+      tempDir: temp,
+      link: ['data'],
+      harness: () => createFunctionHarness('x', () => 0),
+    });
     const copy = await workingCopies.create(1, 0);
     try {
       const dir = copy.dir!;
@@ -106,7 +137,13 @@ describe('createDirectoryWorkingCopies', () => {
     await mkdir(join(root, 'src'));
     await writeFile(join(root, 'src', 'a.sh'), 'echo a');
     await writeFile(join(root, 'src', 'gone.txt'), 'bye');
-    const workingCopies = createDirectoryWorkingCopies({ root, mutable: ['src', 'train.txt'], readOnly: ['eval.txt'], tempDir: temp, harness: () => createFunctionHarness('x', () => 0) });
+    const workingCopies = createDirectoryWorkingCopies({
+      root,
+      mutable: ['src', 'train.txt'],
+      readOnly: ['eval.txt'],
+      tempDir: temp,
+      harness: () => createFunctionHarness('x', () => 0),
+    });
     const copy = await workingCopies.create(1, 0);
     try {
       await writeFile(join(copy.dir!, 'src', 'a.sh'), 'echo b');
@@ -126,7 +163,14 @@ describe('createDirectoryWorkingCopies', () => {
   });
 
   it('a read-only change in a copy makes that candidate rejected and is never adopted', async () => {
-    const workingCopies = createDirectoryWorkingCopies({ root, mutable: ['train.txt'], readOnly: ['eval.txt'], tempDir: temp, harness: (dir) => createFunctionHarness('file', async () => Number(await readFile(join(dir, 'train.txt'), 'utf8'))) });
+    const workingCopies = createDirectoryWorkingCopies({
+      root,
+      mutable: ['train.txt'],
+      readOnly: ['eval.txt'],
+      tempDir: temp,
+      harness: (dir) =>
+        createFunctionHarness('file', async () => Number(await readFile(join(dir, 'train.txt'), 'utf8'))),
+    });
     const results = createMemoryResultsLog();
     const loop = createLoop({
       artifact: createFileArtifact({ root, mutable: ['train.txt'], readOnly: ['eval.txt'] }),
@@ -147,14 +191,32 @@ describe('createDirectoryWorkingCopies', () => {
       parallel: { candidates: 2, workingCopies },
     });
     await loop.run();
-    expect(results.rows.slice(1).map((r) => [r.status, r.description])).toEqual([['rejected', 'slot 0 (changed read-only eval.txt)'], ['kept', 'slot 1']]);
+    expect(results.rows.slice(1).map((r) => [r.status, r.description])).toEqual([
+      ['rejected', 'slot 0 (changed read-only eval.txt)'],
+      ['kept', 'slot 1'],
+    ]);
     expect(await readFile(join(root, 'eval.txt'), 'utf8')).toBe('fixed');
     expect(await readFile(join(root, 'train.txt'), 'utf8')).toBe('7');
   });
 
   it('invalid options are CONFIG_INVALID naming the field', () => {
-    expect(() => createDirectoryWorkingCopies({ root: 'relative', mutable: ['a'], harness: () => createFunctionHarness('x', () => 0) })).toThrow(/root: root must be an absolute path/);
-    expect(() => createDirectoryWorkingCopies({ root, mutable: ['../up'], harness: () => createFunctionHarness('x', () => 0) })).toThrow(/mutable\.0/);
-    expect(() => createDirectoryWorkingCopies({ root, mutable: ['a'], tempDir: join(root, 'tmp'), harness: () => createFunctionHarness('x', () => 0) })).toThrow(/tempDir: tempDir must be outside root/);
+    expect(() =>
+      createDirectoryWorkingCopies({
+        root: 'relative',
+        mutable: ['a'],
+        harness: () => createFunctionHarness('x', () => 0),
+      }),
+    ).toThrow(/root: root must be an absolute path/);
+    expect(() =>
+      createDirectoryWorkingCopies({ root, mutable: ['../up'], harness: () => createFunctionHarness('x', () => 0) }),
+    ).toThrow(/mutable\.0/);
+    expect(() =>
+      createDirectoryWorkingCopies({
+        root,
+        mutable: ['a'],
+        tempDir: join(root, 'tmp'),
+        harness: () => createFunctionHarness('x', () => 0),
+      }),
+    ).toThrow(/tempDir: tempDir must be outside root/);
   });
 });

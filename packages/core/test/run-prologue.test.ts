@@ -13,7 +13,15 @@ afterEach(async () => {
 });
 
 const run = (command: string) =>
-  runInGroupToLog({ logPath: join(dir, 'run.log'), command, cwd: dir, env: process.env, killTimeoutMs: 10_000, graceMs: 100, pidFile: join(dir, '.loop', 'run.pgid') });
+  runInGroupToLog({
+    logPath: join(dir, 'run.log'),
+    command,
+    cwd: dir,
+    env: process.env,
+    killTimeoutMs: 10_000,
+    graceMs: 100,
+    pidFile: join(dir, '.loop', 'run.pgid'),
+  });
 
 describe('the run prologue (issue 31: a fixed cost near a bare spawn)', () => {
   it('runs the command in the shell that wrote the pid file (and entered the cgroup), without exec-ing a second /bin/sh', async () => {
@@ -28,7 +36,7 @@ describe('the run prologue (issue 31: a fixed cost near a bare spawn)', () => {
     expect(pidFile.pgid).toBeGreaterThan(1);
   });
 
-  it('the command sees what `/bin/sh -c` gives it: no positional parameters, $0 /bin/sh, and its exit code is the run\'s', async () => {
+  it("the command sees what `/bin/sh -c` gives it: no positional parameters, $0 /bin/sh, and its exit code is the run's", async () => {
     const result = await run('echo "[$#][$0][$1]"; exit 7');
     expect(result).toMatchObject({ exitCode: 7, signal: null });
     expect(await readFile(join(dir, 'run.log'), 'utf8')).toBe('[0][/bin/sh][]\n');

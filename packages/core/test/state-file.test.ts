@@ -42,14 +42,20 @@ describe('state.json atomic write', () => {
 
   it('reading invalid JSON is STATE_CORRUPT naming the file', async () => {
     await writeFile(join(dir, 'state.json'), '{"half": ');
-    await expect(readJson(join(dir, 'state.json'))).rejects.toMatchObject({ code: 'STATE_CORRUPT', message: expect.stringContaining('state.json') });
+    await expect(readJson(join(dir, 'state.json'))).rejects.toMatchObject({
+      code: 'STATE_CORRUPT',
+      message: expect.stringContaining('state.json'),
+    });
   });
 });
 
 describe('workspace lock', () => {
   it('a second loop on the same workspace gets LOCK_HELD naming the lock', async () => {
     const lock = await acquireLock({ path: join(dir, '.loop', 'workspace') });
-    await expect(acquireLock({ path: join(dir, '.loop', 'workspace') })).rejects.toMatchObject({ code: 'LOCK_HELD', message: expect.stringContaining('workspace.lock') });
+    await expect(acquireLock({ path: join(dir, '.loop', 'workspace') })).rejects.toMatchObject({
+      code: 'LOCK_HELD',
+      message: expect.stringContaining('workspace.lock'),
+    });
     expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(true);
     await lock.release();
     expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(false);
@@ -58,8 +64,12 @@ describe('workspace lock', () => {
   it('a lock whose owner process was killed (SIGKILL) is taken over at once, without waiting for it to go stale', async () => {
     const path = join(dir, '.loop', 'workspace');
     const script = `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'lock.ts')).href}').then(async (m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: 600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve) => child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()),
+    );
     await expect(acquireLock({ path, staleMs: 600_000 })).rejects.toMatchObject({ code: 'LOCK_HELD' });
     expect(await isLocked(path, 600_000)).toBe(true);
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -82,11 +92,16 @@ describe('file artifact', () => {
     await chmod(join(dir, 'prepare.mjs'), 0o755);
     const after = await artifact.inspect();
     const { compareSnapshots } = await import('../src/index.js');
-    expect(compareSnapshots(artifact, before, after)).toEqual({ changed: ['prepare.mjs', 'train.mjs'], violations: ['prepare.mjs'] });
+    expect(compareSnapshots(artifact, before, after)).toEqual({
+      changed: ['prepare.mjs', 'train.mjs'],
+      violations: ['prepare.mjs'],
+    });
     expect(await readFile(join(dir, 'train.mjs'), 'utf8')).toBe('a2');
   });
 
   it('a path outside the root is CONFIG_INVALID', () => {
-    expect(() => createFileArtifact({ root: dir, mutable: ['../x'] })).toThrow(/mutable\.0: must be a path relative to root/);
+    expect(() => createFileArtifact({ root: dir, mutable: ['../x'] })).toThrow(
+      /mutable\.0: must be a path relative to root/,
+    );
   });
 });

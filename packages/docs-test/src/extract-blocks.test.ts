@@ -32,17 +32,27 @@ describe('extractBlocks', () => {
   });
 
   it('refuses a marker that is not directly followed by a fence, naming file:line', () => {
-    expect(() => extractBlocks('p.md', '<!-- docs-test -->\n\n```sh\ntrue\n```\n')).toThrow('p.md:1: docs-test marker is not followed by a code fence');
+    expect(() => extractBlocks('p.md', '<!-- docs-test -->\n\n```sh\ntrue\n```\n')).toThrow(
+      'p.md:1: docs-test marker is not followed by a code fence',
+    );
   });
 
   it('refuses a marker before a fence that is neither sh nor ts', () => {
-    expect(() => extractBlocks('p.md', 'x\n<!-- docs-test -->\n```yaml\na: 1\n```\n')).toThrow('p.md:2: docs-test marker before a "yaml" fence');
+    expect(() => extractBlocks('p.md', 'x\n<!-- docs-test -->\n```yaml\na: 1\n```\n')).toThrow(
+      'p.md:2: docs-test marker before a "yaml" fence',
+    );
   });
 
   it('refuses malformed marker options, naming file:line and the option', () => {
-    expect(() => extractBlocks('p.md', '<!-- docs-test: {"skp": "x"} -->\n```sh\n```\n')).toThrow('p.md:1: docs-test marker: unknown option "skp"');
-    expect(() => extractBlocks('p.md', '<!-- docs-test: {skip} -->\n```sh\n```\n')).toThrow('p.md:1: docs-test marker options are not JSON');
-    expect(() => extractBlocks('p.md', '<!-- docs-test: {"exit": "2"} -->\n```sh\n```\n')).toThrow('"exit" must be a number');
+    expect(() => extractBlocks('p.md', '<!-- docs-test: {"skp": "x"} -->\n```sh\n```\n')).toThrow(
+      'p.md:1: docs-test marker: unknown option "skp"',
+    );
+    expect(() => extractBlocks('p.md', '<!-- docs-test: {skip} -->\n```sh\n```\n')).toThrow(
+      'p.md:1: docs-test marker options are not JSON',
+    );
+    expect(() => extractBlocks('p.md', '<!-- docs-test: {"exit": "2"} -->\n```sh\n```\n')).toThrow(
+      '"exit" must be a number',
+    );
   });
 
   it('refuses a fence that is never closed', () => {
@@ -58,7 +68,14 @@ describe('markers', () => {
   });
 
   it('applies replacements in order and refuses one whose text is not in the block (a stale marker)', () => {
-    expect(applyReplacements('pnpm demo\npnpm test\n', [['demo', 'demo --iterations 1'], ['pnpm test\n', '']])).toBe('pnpm demo --iterations 1\n');
-    expect(() => applyReplacements('pnpm demo\n', [['--steps 3000', '--steps 200']])).toThrow('replace text not found in the block: "--steps 3000"');
+    expect(
+      applyReplacements('pnpm demo\npnpm test\n', [
+        ['demo', 'demo --iterations 1'],
+        ['pnpm test\n', ''],
+      ]),
+    ).toBe('pnpm demo --iterations 1\n');
+    expect(() => applyReplacements('pnpm demo\n', [['--steps 3000', '--steps 200']])).toThrow(
+      'replace text not found in the block: "--steps 3000"',
+    );
   });
 });

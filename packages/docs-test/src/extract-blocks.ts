@@ -60,7 +60,13 @@ export function extractBlocks(file: string, text: string): CodeBlock[] {
     if (pending && lang !== 'sh' && lang !== 'ts') {
       throw new Error(`${file}:${pending.line}: docs-test marker before a "${info}" fence; only sh and ts blocks run`);
     }
-    blocks.push({ file, line: i + 1, lang, code: body.length ? `${body.join('\n')}\n` : '', ...(pending ? { options: pending.options } : {}) });
+    blocks.push({
+      file,
+      line: i + 1,
+      lang,
+      code: body.length ? `${body.join('\n')}\n` : '',
+      ...(pending ? { options: pending.options } : {}),
+    });
     pending = undefined;
     i = end;
   }

@@ -36,11 +36,15 @@ export function cleanEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(env)) {
     if (/^(VITEST|npm_lifecycle_|npm_package_|PNPM_SCRIPT_)/.test(key)) continue;
-    if (['NODE_OPTIONS', 'INIT_CWD', 'TEST', 'npm_command', 'npm_execpath', 'npm_node_execpath'].includes(key)) continue;
+    if (['NODE_OPTIONS', 'INIT_CWD', 'TEST', 'npm_command', 'npm_execpath', 'npm_node_execpath'].includes(key))
+      continue;
     if (key === 'NODE_ENV' && value === 'test') continue;
     out[key] = value;
   }
-  out.PATH = (env.PATH ?? '').split(':').filter((p) => p && !p.includes('/node_modules/.bin')).join(':');
+  out.PATH = (env.PATH ?? '')
+    .split(':')
+    .filter((p) => p && !p.includes('/node_modules/.bin'))
+    .join(':');
   // A user's git has an identity; a CI container's root often has none, and the docs commit.
   for (const role of ['AUTHOR', 'COMMITTER'] as const) {
     out[`GIT_${role}_NAME`] ??= 'docs-test';
@@ -54,11 +58,20 @@ export function cleanEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  *
  * @throws Error naming the step, its exit and the last 30 lines of its output when it fails.
  */
-async function step(label: string, command: string, cwd: string, env: NodeJS.ProcessEnv, logPath: string, timeoutMs: number): Promise<void> {
+async function step(
+  label: string,
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  logPath: string,
+  timeoutMs: number,
+): Promise<void> {
   const run = await runInGroupToLog({ command, cwd, env, logPath, killTimeoutMs: timeoutMs, graceMs: 5_000 });
   if (run.exitCode === 0) return;
   const tail = (await readFile(logPath, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-30).join('\n');
-  throw new Error(`docs-test setup: ${label} (\`${command}\`) ${run.timedOut ? 'timed out' : `exited ${run.exitCode ?? run.signal}`}\n${tail}`);
+  throw new Error(
+    `docs-test setup: ${label} (\`${command}\`) ${run.timedOut ? 'timed out' : `exited ${run.exitCode ?? run.signal}`}\n${tail}`,
+  );
 }
 
 /**
@@ -81,7 +94,14 @@ export async function freshClone(options: FreshCloneOptions): Promise<FreshClone
     const root = join(tmp, 'repo');
     const log = (name: string) => join(tmp, 'logs', `setup-${name}.log`);
     await step('clone', `git clone -q '${options.repo}' '${root}'`, tmp, env, log('clone'), timeoutMs);
-    await step('install', `${PNPM} install --frozen-lockfile --offline || ${PNPM} install --frozen-lockfile`, root, env, log('install'), timeoutMs);
+    await step(
+      'install',
+      `${PNPM} install --frozen-lockfile --offline || ${PNPM} install --frozen-lockfile`,
+      root,
+      env,
+      log('install'),
+      timeoutMs,
+    );
     const dependencies: Record<string, string> = {};
     for (const dir of (await readdir(join(root, 'packages'))).sort()) {
       const manifest = await readFile(join(root, 'packages', dir, 'package.json'), 'utf8').catch(() => undefined);
@@ -91,7 +111,14 @@ export async function freshClone(options: FreshCloneOptions): Promise<FreshClone
     await mkdir(join(root, SCRATCH_PACKAGE), { recursive: true });
     const manifest = { name: '@loop/docs-scratch', private: true, type: 'module', dependencies };
     await writeFile(join(root, SCRATCH_PACKAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    await step('link the scratch package', `${PNPM} install --offline --no-frozen-lockfile || ${PNPM} install --no-frozen-lockfile`, root, env, log('scratch'), timeoutMs);
+    await step(
+      'link the scratch package',
+      `${PNPM} install --offline --no-frozen-lockfile || ${PNPM} install --no-frozen-lockfile`,
+      root,
+      env,
+      log('scratch'),
+      timeoutMs,
+    );
     const loopBinDir = join(tmp, 'bin');
     await mkdir(loopBinDir, { recursive: true });
     // The install built the CLI (the root prepare script): the bin a global install links.

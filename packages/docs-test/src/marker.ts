@@ -55,7 +55,20 @@ export interface BlockOptions {
 }
 
 const MARKER = /^\s*<!--\s*docs-test(?:\s*:\s*(.*?))?\s*-->\s*$/;
-const KEYS = new Set(['skip', 'cwd', 'env', 'replace', 'exit', 'expect', 'until', 'installed', 'file', 'prepend', 'append', 'timeoutS']);
+const KEYS = new Set([
+  'skip',
+  'cwd',
+  'env',
+  'replace',
+  'exit',
+  'expect',
+  'until',
+  'installed',
+  'file',
+  'prepend',
+  'append',
+  'timeoutS',
+]);
 
 /**
  * Parses a marker line.
@@ -75,23 +88,36 @@ export function parseMarker(line: string): BlockOptions | undefined {
   } catch (error) {
     throw new TypeError(`docs-test marker options are not JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError('docs-test marker options must be a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError('docs-test marker options must be a JSON object');
   const options = value as Record<string, unknown>;
   for (const key of Object.keys(options)) {
-    if (!KEYS.has(key)) throw new TypeError(`docs-test marker: unknown option "${key}"; allowed: ${[...KEYS].join(', ')}`);
+    if (!KEYS.has(key))
+      throw new TypeError(`docs-test marker: unknown option "${key}"; allowed: ${[...KEYS].join(', ')}`);
   }
   const want = (key: string, type: 'string' | 'number' | 'boolean') => {
-    if (options[key] !== undefined && typeof options[key] !== type) throw new TypeError(`docs-test marker: "${key}" must be a ${type}`);
+    if (options[key] !== undefined && typeof options[key] !== type)
+      throw new TypeError(`docs-test marker: "${key}" must be a ${type}`);
   };
   for (const key of ['skip', 'cwd', 'expect', 'until', 'file', 'prepend', 'append']) want(key, 'string');
   for (const key of ['exit', 'timeoutS']) want(key, 'number');
   want('installed', 'boolean');
   const env = options.env;
-  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string'))) {
+  if (
+    env !== undefined &&
+    (typeof env !== 'object' ||
+      env === null ||
+      Array.isArray(env) ||
+      Object.values(env).some((v) => typeof v !== 'string'))
+  ) {
     throw new TypeError('docs-test marker: "env" must be an object of strings');
   }
   const replace = options.replace;
-  if (replace !== undefined && (!Array.isArray(replace) || replace.some((pair) => !Array.isArray(pair) || pair.length !== 2 || pair.some((s) => typeof s !== 'string')))) {
+  if (
+    replace !== undefined &&
+    (!Array.isArray(replace) ||
+      replace.some((pair) => !Array.isArray(pair) || pair.length !== 2 || pair.some((s) => typeof s !== 'string')))
+  ) {
     throw new TypeError('docs-test marker: "replace" must be a list of [from, to] string pairs');
   }
   if (typeof options.until === 'string') new RegExp(options.until); // throws SyntaxError on a bad pattern
@@ -106,7 +132,8 @@ export function parseMarker(line: string): BlockOptions | undefined {
 export function applyReplacements(code: string, replace: readonly (readonly [string, string])[] = []): string {
   let out = code;
   for (const [from, to] of replace) {
-    if (!out.includes(from)) throw new Error(`docs-test marker: replace text not found in the block: ${JSON.stringify(from)}`);
+    if (!out.includes(from))
+      throw new Error(`docs-test marker: replace text not found in the block: ${JSON.stringify(from)}`);
     out = out.split(from).join(to);
   }
   return out;

@@ -8,10 +8,16 @@ let root: string;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'docs-test-pages-'));
   await mkdir(join(root, 'docs'));
-  await writeFile(join(root, 'README.md'), '<!-- docs-test -->\n```sh\ntrue\n```\n\n```ts\nconst unmarked = 1;\n```\n```yaml\na: 1\n```\n');
+  await writeFile(
+    join(root, 'README.md'),
+    '<!-- docs-test -->\n```sh\ntrue\n```\n\n```ts\nconst unmarked = 1;\n```\n```yaml\na: 1\n```\n',
+  );
   await writeFile(join(root, 'docs', 'zeta.md'), '```sh\nunmarked on a page that need not be fully marked\n```\n');
   await writeFile(join(root, 'docs', 'cli.md'), '```sh\nloop --help\n```\n');
-  await writeFile(join(root, 'docs', 'recipes.md'), '<!-- docs-test: {"skip": "needs claude"} -->\n```sh\nclaude\n```\n');
+  await writeFile(
+    join(root, 'docs', 'recipes.md'),
+    '<!-- docs-test: {"skip": "needs claude"} -->\n```sh\nclaude\n```\n',
+  );
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 

@@ -28,8 +28,13 @@ const FIRST = ['README.md', 'docs/getting-started.md', 'docs/cli.md', 'docs/dash
  * @throws Error naming `file:line` for a malformed marker (see `extractBlocks`)
  */
 export function readPages(root: string): { file: string; blocks: CodeBlock[] }[] {
-  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-  const files = [...FIRST.filter((f) => f === 'README.md' || docs.includes(f)), ...docs.filter((f) => !FIRST.includes(f)).sort()];
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  const files = [
+    ...FIRST.filter((f) => f === 'README.md' || docs.includes(f)),
+    ...docs.filter((f) => !FIRST.includes(f)).sort(),
+  ];
   return files.map((file) => ({ file, blocks: extractBlocks(file, readFileSync(join(root, file), 'utf8')) }));
 }
 
@@ -37,5 +42,7 @@ export function readPages(root: string): { file: string; blocks: CodeBlock[] }[]
 export function unmarkedBlocks(pages: readonly { file: string; blocks: readonly CodeBlock[] }[]): string[] {
   return pages
     .filter((p) => FULLY_MARKED.includes(p.file))
-    .flatMap((p) => p.blocks.filter((b) => (b.lang === 'sh' || b.lang === 'ts') && !b.options).map((b) => `${b.file}:${b.line}`));
+    .flatMap((p) =>
+      p.blocks.filter((b) => (b.lang === 'sh' || b.lang === 'ts') && !b.options).map((b) => `${b.file}:${b.line}`),
+    );
 }

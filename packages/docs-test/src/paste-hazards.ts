@@ -25,14 +25,23 @@ export function pasteHazards(file: string, text: string): string[] {
     if (block.lang !== 'sh') continue;
     body.forEach((line, i) => {
       const command = line.trim();
-      if (BARE_PNPM.test(command)) hazards.push(`${file}:${block.line + 1 + i}: bare \`pnpm\` (no global pnpm): use \`npx -y pnpm@12.4.2 ${command.replace(/^.*?pnpm\s+/, '')}\``);
-      if (NPX_LOOP.test(command)) hazards.push(`${file}:${block.line + 1 + i}: \`npx loop\` runs the unrelated npm package loop: see docs/cli.md#ten-minute-start`);
+      if (BARE_PNPM.test(command))
+        hazards.push(
+          `${file}:${block.line + 1 + i}: bare \`pnpm\` (no global pnpm): use \`npx -y pnpm@12.4.2 ${command.replace(/^.*?pnpm\s+/, '')}\``,
+        );
+      if (NPX_LOOP.test(command))
+        hazards.push(
+          `${file}:${block.line + 1 + i}: \`npx loop\` runs the unrelated npm package loop: see docs/cli.md#ten-minute-start`,
+        );
     });
   }
   lines.forEach((line, i) => {
     if (inBlock.has(i + 1)) return;
     for (const span of line.matchAll(/`([^`]+)`/g)) {
-      if (BARE_PNPM.test(span[1]!.trim())) hazards.push(`${file}:${i + 1}: bare \`${span[1]}\` (no global pnpm): use \`npx -y ${span[1]!.trim().replace(/^pnpm/, 'pnpm@12.4.2')}\``);
+      if (BARE_PNPM.test(span[1]!.trim()))
+        hazards.push(
+          `${file}:${i + 1}: bare \`${span[1]}\` (no global pnpm): use \`npx -y ${span[1]!.trim().replace(/^pnpm/, 'pnpm@12.4.2')}\``,
+        );
     }
   });
   return hazards;

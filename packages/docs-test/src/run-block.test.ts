@@ -89,7 +89,9 @@ describe('runBlock', () => {
   });
 
   it('refuses a block that would run the test suite inside itself (the README test line)', async () => {
-    await expect(runBlock(blocks[4]!, ctx)).rejects.toThrow('docs/fixture.md:24: the block would run the test suite inside itself');
+    await expect(runBlock(blocks[4]!, ctx)).rejects.toThrow(
+      'docs/fixture.md:24: the block would run the test suite inside itself',
+    );
   });
 
   it('puts no loop on PATH unless the block is marked installed, so a from-clone block saying a bare loop fails', async () => {

@@ -41,7 +41,10 @@ const RECURSIVE = /\bpnpm(?:@[\w.-]+)?\s+(?:run\s+)?test\b|\bvitest\b/;
 
 /** Slug of a page for file names: `docs/cli.md` -> `docs-cli`. */
 function slug(file: string): string {
-  return file.replace(/\.md$/, '').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return file
+    .replace(/\.md$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** Resolves a block's working folder: `tmp:<name>` under the scratch folder, otherwise relative to the clone. */
@@ -82,7 +85,10 @@ export function tsBlockFile(block: CodeBlock, ctx: Pick<RunContext, 'root' | 'sc
 export async function runBlock(block: CodeBlock, ctx: RunContext): Promise<BlockResult> {
   const options = block.options ?? {};
   const code = applyReplacements(block.code, options.replace);
-  if (RECURSIVE.test(code)) throw new Error(`${block.file}:${block.line}: the block would run the test suite inside itself; leave that line out with "replace"`);
+  if (RECURSIVE.test(code))
+    throw new Error(
+      `${block.file}:${block.line}: the block would run the test suite inside itself; leave that line out with "replace"`,
+    );
   const cwd = await workingDir(options, ctx);
   const name = `${slug(block.file)}-${block.line}`;
   let script: string;
@@ -112,33 +118,51 @@ export async function runBlock(block: CodeBlock, ctx: RunContext): Promise<Block
     const pattern = new RegExp(options.until);
     // A server block runs until stopped: watch its log, stop its group once the output matches.
     poll = setInterval(() => {
-      void readFile(logPath, 'utf8').then((text) => {
-        if (!matched && pattern.test(text)) {
-          matched = true;
-          controller.abort();
-        }
-      }, () => undefined);
+      void readFile(logPath, 'utf8').then(
+        (text) => {
+          if (!matched && pattern.test(text)) {
+            matched = true;
+            controller.abort();
+          }
+        },
+        () => undefined,
+      );
     }, 100);
   }
   const timeoutS = options.timeoutS ?? DEFAULT_TIMEOUT_S;
-  const run = await runInGroupToLog({ command, cwd, env, logPath, killTimeoutMs: timeoutS * 1000, graceMs: 5_000, signal: controller.signal }).finally(() => clearInterval(poll));
+  const run = await runInGroupToLog({
+    command,
+    cwd,
+    env,
+    logPath,
+    killTimeoutMs: timeoutS * 1000,
+    graceMs: 5_000,
+    signal: controller.signal,
+  }).finally(() => clearInterval(poll));
   const output = await readFile(logPath, 'utf8').catch(() => '');
   const base = { exitCode: run.exitCode, output, script, durationMs: run.durationMs };
   const expectedExit = options.exit ?? 0;
   let reason: string | undefined;
   if (options.until) {
-    if (!matched && !new RegExp(options.until).test(output)) reason = run.timedOut ? `timed out after ${timeoutS} s before its output matched /${options.until}/` : `ended (exit ${run.exitCode ?? run.signal}) before its output matched /${options.until}/`;
+    if (!matched && !new RegExp(options.until).test(output))
+      reason = run.timedOut
+        ? `timed out after ${timeoutS} s before its output matched /${options.until}/`
+        : `ended (exit ${run.exitCode ?? run.signal}) before its output matched /${options.until}/`;
   } else if (run.spawnError) reason = `could not start: ${run.spawnError.message}`;
   else if (run.timedOut) reason = `timed out after ${timeoutS} s`;
   else if (run.exitCode !== expectedExit) reason = `exited ${run.exitCode ?? run.signal}, expected ${expectedExit}`;
-  else if (options.expect !== undefined && !output.includes(options.expect)) reason = `its output does not contain ${JSON.stringify(options.expect)}`;
+  else if (options.expect !== undefined && !output.includes(options.expect))
+    reason = `its output does not contain ${JSON.stringify(options.expect)}`;
   return reason === undefined ? { ok: true, ...base } : { ok: false, reason, ...base };
 }
 
 /** For a ts block: the markdown line of the first stack frame in the block's own file, e.g. `docs/x.md:31`. */
 function tsFailureLine(block: CodeBlock, result: BlockResult): string | undefined {
   const name = options(block).file ?? `${slug(block.file)}-${block.line}.ts`;
-  const base = name.split('/').pop()!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const base = name
+    .split('/')
+    .pop()!
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const hit = new RegExp(`${base}:(\\d+)`).exec(result.output);
   if (!hit) return undefined;
   const prepended = options(block).prepend ? options(block).prepend!.split('\n').length : 0;

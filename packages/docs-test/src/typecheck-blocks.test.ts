@@ -16,7 +16,7 @@ const page = [
   '```ts', //                                               2
   "import { maxIterations } from '@loop/core';", //         3
   'const stop = maxIterations(limit);', //                  4
-  "const wrong: string = stop.name.length;", //             5
+  'const wrong: string = stop.name.length;', //             5
   '```', //                                                 6
   '<!-- docs-test -->', //                                  7
   '```ts', //                                               8

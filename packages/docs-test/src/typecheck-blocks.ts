@@ -33,14 +33,22 @@ export async function typecheckBlocks(blocks: readonly CodeBlock[], ctx: RunCont
   const scratch = resolve(ctx.root, ctx.scratchPackage);
   const tsconfig = join(scratch, 'tsconfig.docs-test.json');
   const base = relative(scratch, join(ctx.root, 'tsconfig.base.json'));
-  await writeFile(tsconfig, `${JSON.stringify({ extends: base, compilerOptions: { noEmit: true }, files: [...files.keys()] }, null, 2)}\n`);
+  await writeFile(
+    tsconfig,
+    `${JSON.stringify({ extends: base, compilerOptions: { noEmit: true }, files: [...files.keys()] }, null, 2)}\n`,
+  );
   const logPath = join(ctx.tmp, 'logs', 'typecheck.log');
   const run = await runInGroupToLog({
     command: `'${join(ctx.root, 'node_modules', '.bin', 'tsc')}' -p '${tsconfig}' --pretty false`,
-    cwd: ctx.root, env: ctx.env, logPath, killTimeoutMs: 300_000, graceMs: 5_000,
+    cwd: ctx.root,
+    env: ctx.env,
+    logPath,
+    killTimeoutMs: 300_000,
+    graceMs: 5_000,
   });
   const output = await readFile(logPath, 'utf8').catch(() => '');
-  if (run.exitCode === null && output === '') throw new Error(`docs-test: tsc did not run (${run.spawnError?.message ?? run.signal})`);
+  if (run.exitCode === null && output === '')
+    throw new Error(`docs-test: tsc did not run (${run.spawnError?.message ?? run.signal})`);
   const errors: string[] = [];
   for (const line of output.split('\n')) {
     const hit = /^(.+?)\((\d+),\d+\): (error .*)$/.exec(line);
@@ -56,8 +64,13 @@ export async function typecheckBlocks(blocks: readonly CodeBlock[], ctx: RunCont
     }
     const prepended = block.options?.prepend ? block.options.prepend.split('\n').length : 0;
     const blockLine = Number(hit[2]) - prepended;
-    errors.push(blockLine >= 1 ? `${block.file}:${block.line + blockLine}: ${hit[3]}` : `${block.file}:${block.line} (in the marker's prepend): ${hit[3]}`);
+    errors.push(
+      blockLine >= 1
+        ? `${block.file}:${block.line + blockLine}: ${hit[3]}`
+        : `${block.file}:${block.line} (in the marker's prepend): ${hit[3]}`,
+    );
   }
-  if (run.exitCode !== 0 && errors.length === 0) errors.push(`tsc exited ${run.exitCode ?? run.signal}: ${output.trim().split('\n').slice(-10).join('\n')}`);
+  if (run.exitCode !== 0 && errors.length === 0)
+    errors.push(`tsc exited ${run.exitCode ?? run.signal}: ${output.trim().split('\n').slice(-10).join('\n')}`);
   return { errors, checked: files.size };
 }

@@ -4,13 +4,25 @@ import { copyFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatFailure, freshClone, pasteHazards, readPages, runBlock, typecheckBlocks, unmarkedBlocks, type FreshClone } from '../src/index.js';
+import {
+  formatFailure,
+  freshClone,
+  pasteHazards,
+  readPages,
+  runBlock,
+  typecheckBlocks,
+  unmarkedBlocks,
+  type FreshClone,
+} from '../src/index.js';
 
 // The repository these docs belong to: the blocks are listed from its pages at collection time.
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const pages = readPages(repo);
 // Pages edited but not committed are tested as edited (copied over the clone's); the code is HEAD's.
-const edited = execFileSync('git', ['status', '--porcelain', '--', 'README.md', 'docs'], { cwd: repo, encoding: 'utf8' })
+const edited = execFileSync('git', ['status', '--porcelain', '--', 'README.md', 'docs'], {
+  cwd: repo,
+  encoding: 'utf8',
+})
   .split('\n')
   .map((l) => l.slice(3).trim())
   .filter((f) => pages.some((p) => p.file === f));
@@ -45,17 +57,24 @@ for (const page of pages) {
         it.skip(`${block.file}:${block.line} (${block.lang}) skipped: ${block.options!.skip}`, () => undefined);
         continue;
       }
-      it(title, async () => {
-        const result = await runBlock(block, clone!);
-        if (!result.ok) expect.fail(formatFailure(block, result));
-      }, ((block.options!.timeoutS ?? 120) + 30) * 1000);
+      it(
+        title,
+        async () => {
+          const result = await runBlock(block, clone!);
+          if (!result.ok) expect.fail(formatFailure(block, result));
+        },
+        ((block.options!.timeoutS ?? 120) + 30) * 1000,
+      );
     }
   });
 }
 
 // Last: tsx ran the ts blocks without checking their types; a user's editor does check them.
-it('the ts blocks type-check as saved (strict, against the packages\' sources)', async () => {
-  const { errors, checked } = await typecheckBlocks(pages.flatMap((p) => p.blocks.filter((b) => b.options)), clone!);
+it("the ts blocks type-check as saved (strict, against the packages' sources)", async () => {
+  const { errors, checked } = await typecheckBlocks(
+    pages.flatMap((p) => p.blocks.filter((b) => b.options)),
+    clone!,
+  );
   expect(checked).toBeGreaterThan(0);
   expect(errors).toEqual([]);
 }, 300_000);

@@ -33,14 +33,18 @@ export function evaluatorsPackageDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     const pkg = join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === '@loop/evaluators') return dir;
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === '@loop/evaluators')
+      return dir;
     dir = dirname(dir);
   }
   throw new Error('[loop] [evaluators] cannot find the @loop/evaluators package folder');
 }
 
 function filesIn(dir: string, keep: (name: string) => boolean): string[] {
-  return readdirSync(dir).filter(keep).sort().map((n) => join(dir, n));
+  return readdirSync(dir)
+    .filter(keep)
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 /** Every JavaScript file of the package `entry` belongs to (whichever of its builds Node loads), sorted. */
@@ -66,14 +70,28 @@ function libraryFiles(entry: string): string[] {
  * where the proposer cannot write them (its sandbox allows only its targets) and the harness
  * fingerprint covers them.
  */
-export function evaluatorInvocation(type: EvaluatorTarget, target: string, options: EvaluatorInvocationOptions = {}): EvaluatorInvocation {
+export function evaluatorInvocation(
+  type: EvaluatorTarget,
+  target: string,
+  options: EvaluatorInvocationOptions = {},
+): EvaluatorInvocation {
   const pkg = options.packageDir ?? evaluatorsPackageDir();
   const fromSource = !existsSync(join(pkg, 'dist', 'main.js')) || fileURLToPath(import.meta.url).endsWith('.ts');
   const require = createRequire(join(pkg, 'package.json'));
   const libs = ['minisearch', 'yaml'].flatMap((m) => libraryFiles(require.resolve(m)));
-  const args = [type, target, ...(options.agent ? ['--agent', options.agent] : []), ...(options.questions ? ['--questions', options.questions] : [])].map(q).join(' ');
+  const args = [
+    type,
+    target,
+    ...(options.agent ? ['--agent', options.agent] : []),
+    ...(options.questions ? ['--questions', options.questions] : []),
+  ]
+    .map(q)
+    .join(' ');
   if (!fromSource) {
-    return { command: `${q(process.execPath)} ${q(join(pkg, 'dist', 'main.js'))} ${args}`, harnessFiles: [...filesIn(join(pkg, 'dist'), (n) => n.endsWith('.js')), ...libs] };
+    return {
+      command: `${q(process.execPath)} ${q(join(pkg, 'dist', 'main.js'))} ${args}`,
+      harnessFiles: [...filesIn(join(pkg, 'dist'), (n) => n.endsWith('.js')), ...libs],
+    };
   }
   const tsx = pathToFileURL(createRequire(join(pkg, 'package.json')).resolve('tsx/esm')).href;
   return {

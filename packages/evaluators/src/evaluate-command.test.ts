@@ -9,7 +9,11 @@ const fixture = (p: string) => fileURLToPath(new URL(`../test/fixtures/${p}`, im
 async function run(...argv: string[]) {
   let out = '';
   let err = '';
-  const code = await main(argv, (s) => void (out += s), (s) => void (err += s));
+  const code = await main(
+    argv,
+    (s) => void (out += s),
+    (s) => void (err += s),
+  );
   return { code, out, err };
 }
 
@@ -25,7 +29,11 @@ describe('loop-evaluate', () => {
 
   it('--json prints the per-dimension breakdown (name, weight, score, notes)', async () => {
     const r = await run('memory', fixture('memory-bad'), '--json', '--now', '2026-12-01');
-    const e = JSON.parse(r.out) as { evaluator: string; score: number; dimensions: { name: string; weight: number; score: number; notes: string[] }[] };
+    const e = JSON.parse(r.out) as {
+      evaluator: string;
+      score: number;
+      dimensions: { name: string; weight: number; score: number; notes: string[] }[];
+    };
     expect(e.evaluator).toBe('memory');
     expect(e.dimensions.map((d) => d.name)).toEqual(['retrieval', 'signal_noise', 'index']);
     expect(e.dimensions[0]).toMatchObject({ weight: 0.5, score: 5 });
@@ -44,6 +52,8 @@ describe('loop-evaluate', () => {
     expect(execFileSync('/bin/sh', ['-c', command], { encoding: 'utf8' }).trim().split('\n').at(-1)).toBe('score: 10');
     expect(harnessFiles.some((f) => f.endsWith('/src/skill.ts'))).toBe(true);
     expect(harnessFiles.some((f) => f.includes('minisearch'))).toBe(true);
-    expect(spawnSync('/bin/sh', ['-c', evaluatorInvocation('skill', fixture('skill-badyaml/SKILL.md')).command]).status).toBe(2);
+    expect(
+      spawnSync('/bin/sh', ['-c', evaluatorInvocation('skill', fixture('skill-badyaml/SKILL.md')).command]).status,
+    ).toBe(2);
   });
 });

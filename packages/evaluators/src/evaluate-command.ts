@@ -12,10 +12,24 @@ exit codes: 0 scored, 1 bad command line, 2 the target cannot be parsed (a crash
  * The `loop-evaluate` command: runs one evaluator and prints its result. Returns the exit code.
  * Nothing the target contains reaches stdout except through the evaluator's own lines.
  */
-export async function main(argv: readonly string[], out: (s: string) => void = (s) => void process.stdout.write(s), err: (s: string) => void = (s) => void process.stderr.write(s)): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (s: string) => void = (s) => void process.stdout.write(s),
+  err: (s: string) => void = (s) => void process.stderr.write(s),
+): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, options: { agent: { type: 'string' }, questions: { type: 'string' }, now: { type: 'string' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } });
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        agent: { type: 'string' },
+        questions: { type: 'string' },
+        now: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
   } catch (error) {
     err(`${(error as Error).message}\n${USAGE}\n`);
     return 1;
@@ -31,7 +45,11 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
   }
   try {
     const { agent, questions, now } = parsed.values;
-    const e = await evaluate(type as EvaluatorTarget, resolve(path), { ...(agent ? { agent } : {}), ...(questions ? { questions: resolve(questions) } : {}), ...(now ? { now } : {}) });
+    const e = await evaluate(type as EvaluatorTarget, resolve(path), {
+      ...(agent ? { agent } : {}),
+      ...(questions ? { questions: resolve(questions) } : {}),
+      ...(now ? { now } : {}),
+    });
     out(`${parsed.values.json ? JSON.stringify(e, null, 2) : formatEvaluation(e)}\n`);
     return 0;
   } catch (error) {

@@ -29,6 +29,7 @@ export function parseFrontmatter(text: string): Frontmatter {
     throw new UnparseableTargetError(`invalid YAML frontmatter: ${(error as Error).message.split('\n')[0]}`);
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new UnparseableTargetError('the frontmatter is YAML but not a mapping of fields');
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new UnparseableTargetError('the frontmatter is YAML but not a mapping of fields');
   return { data: data as Record<string, unknown>, body: text.slice(m[0].length) };
 }

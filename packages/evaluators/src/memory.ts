@@ -1,7 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, normalize, posix } from 'node:path';
 import MiniSearch from 'minisearch';
-import { dimension, UnparseableTargetError, weightedTotal, type DimensionScore, type Evaluation } from './evaluation.js';
+import {
+  dimension,
+  UnparseableTargetError,
+  weightedTotal,
+  type DimensionScore,
+  type Evaluation,
+} from './evaluation.js';
 import { readMemoryStore, type MemoryFile, type MemoryStore } from './memory-store.js';
 
 /** The three dimensions of the memory evaluator and their weights (they sum to 1). */
@@ -48,20 +54,40 @@ export function readQuestions(path: string): MemoryQuestion[] {
     throw new UnparseableTargetError(`cannot read the question set ${path}: ${(error as Error).message}`);
   }
   const list = Array.isArray(raw) ? raw : (raw as { questions?: unknown })?.questions;
-  if (!Array.isArray(list) || list.length === 0 || !list.every((q) => typeof q?.query === 'string' && typeof q?.answer === 'string')) {
-    throw new UnparseableTargetError(`the question set ${path} must be a non-empty list of { "query": string, "answer": string }`);
+  if (
+    !Array.isArray(list) ||
+    list.length === 0 ||
+    !list.every((q) => typeof q?.query === 'string' && typeof q?.answer === 'string')
+  ) {
+    throw new UnparseableTargetError(
+      `the question set ${path} must be a non-empty list of { "query": string, "answer": string }`,
+    );
   }
   return list as MemoryQuestion[];
 }
 
 function retrievalDim(store: MemoryStore, questions: readonly MemoryQuestion[], k: number): DimensionScore {
-  const search = new MiniSearch<{ id: string; title: string; text: string }>({ fields: ['title', 'text'], tokenize: memoryTokens, processTerm: (t) => t, searchOptions: { boost: { title: 2 }, tokenize: memoryTokens, processTerm: (t) => t } });
-  search.addAll(store.files.map((f) => ({ id: f.path, title: `${f.path} ${typeof f.data.name === 'string' ? f.data.name : ''} ${/^#\s+(.*)$/m.exec(f.body)?.[1] ?? ''}`, text: f.body })));
+  const search = new MiniSearch<{ id: string; title: string; text: string }>({
+    fields: ['title', 'text'],
+    tokenize: memoryTokens,
+    processTerm: (t) => t,
+    searchOptions: { boost: { title: 2 }, tokenize: memoryTokens, processTerm: (t) => t },
+  });
+  search.addAll(
+    store.files.map((f) => ({
+      id: f.path,
+      title: `${f.path} ${typeof f.data.name === 'string' ? f.data.name : ''} ${/^#\s+(.*)$/m.exec(f.body)?.[1] ?? ''}`,
+      text: f.body,
+    })),
+  );
   const byPath = new Map(store.files.map((f) => [f.path, norm(f.text)]));
   const notes: string[] = [];
   let hits = 0;
   for (const q of questions) {
-    const top = search.search(q.query).slice(0, k).map((r) => String(r.id));
+    const top = search
+      .search(q.query)
+      .slice(0, k)
+      .map((r) => String(r.id));
     if (top.some((p) => byPath.get(p)?.includes(norm(q.answer)))) hits++;
     else notes.push(`miss: "${q.query}" (top ${k}: ${top.join(', ') || 'nothing'})`);
   }
@@ -80,7 +106,12 @@ function shingles(body: string): Set<string> {
 function isStale(f: MemoryFile, now: string): boolean {
   const status = typeof f.data.status === 'string' ? f.data.status.toLowerCase() : '';
   if (['stale', 'obsolete', 'deprecated', 'superseded'].includes(status) || f.data.stale === true) return true;
-  const expires = f.data.expires instanceof Date ? f.data.expires.toISOString().slice(0, 10) : typeof f.data.expires === 'string' ? f.data.expires : undefined;
+  const expires =
+    f.data.expires instanceof Date
+      ? f.data.expires.toISOString().slice(0, 10)
+      : typeof f.data.expires === 'string'
+        ? f.data.expires
+        : undefined;
   return expires !== undefined && expires < now;
 }
 
@@ -93,7 +124,10 @@ function signalDim(store: MemoryStore, now: string, threshold: number): Dimensio
   const postings = new Map<string, number[]>();
   let noisy = 0;
   for (const f of store.files) {
-    const content = f.body.replace(/^#+\s.*$/gm, '').replace(/\s+/g, ' ').trim();
+    const content = f.body
+      .replace(/^#+\s.*$/gm, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     const exact = norm(f.body);
     let why: string | undefined;
     if (f.badFrontmatter) why = 'invalid frontmatter';
@@ -125,20 +159,29 @@ function signalDim(store: MemoryStore, now: string, threshold: number): Dimensio
     }
   }
   notes.push(`${store.files.length - noisy}/${store.files.length} files carry signal`);
-  return dimension('signal_noise', MEMORY_WEIGHTS.signal_noise, (10 * (store.files.length - noisy)) / store.files.length, notes);
+  return dimension(
+    'signal_noise',
+    MEMORY_WEIGHTS.signal_noise,
+    (10 * (store.files.length - noisy)) / store.files.length,
+    notes,
+  );
 }
 
 function links(f: MemoryFile): string[] {
-  return [...f.body.matchAll(/\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#'));
+  return [...f.body.matchAll(/\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
+    .map((m) => m[1]!)
+    .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#'));
 }
 
 function indexDim(store: MemoryStore): DimensionScore {
-  if (!store.index) return dimension('index', MEMORY_WEIGHTS.index, 0, ['no index (MEMORY.md, INDEX.md or index.md at the root)']);
+  if (!store.index)
+    return dimension('index', MEMORY_WEIGHTS.index, 0, ['no index (MEMORY.md, INDEX.md or index.md at the root)']);
   const notes: string[] = [];
   const paths = new Set(store.files.map((f) => f.path));
   const listed = new Map<string, number>();
   let problems = 0;
-  const resolveFrom = (from: string, target: string) => posix.normalize(posix.join(posix.dirname(from), decodeURI(target.split('#')[0]!)));
+  const resolveFrom = (from: string, target: string) =>
+    posix.normalize(posix.join(posix.dirname(from), decodeURI(target.split('#')[0]!)));
   for (const t of links(store.index)) {
     const p = resolveFrom(store.index.path, t);
     if (!existsSync(join(store.root, normalize(p)))) {
@@ -184,6 +227,10 @@ export async function evaluateMemory(dir: string, options: MemoryOptions = {}): 
   const store = await readMemoryStore(root);
   const questions = readQuestions(options.questions ?? `${root.replace(/[/\\]+$/, '')}.questions.json`);
   const now = options.now ?? new Date().toISOString().slice(0, 10);
-  const dimensions = [retrievalDim(store, questions, options.topK ?? 3), signalDim(store, now, options.nearDuplicate ?? 0.8), indexDim(store)];
+  const dimensions = [
+    retrievalDim(store, questions, options.topK ?? 3),
+    signalDim(store, now, options.nearDuplicate ?? 0.8),
+    indexDim(store),
+  ];
   return { evaluator: 'memory', target: root, score: weightedTotal(dimensions), dimensions };
 }

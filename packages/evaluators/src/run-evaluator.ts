@@ -17,7 +17,11 @@ export type EvaluateOptions = MemoryOptions;
  *
  * @throws {UnparseableTargetError} `TARGET_UNPARSEABLE` when the target cannot be read or parsed.
  */
-export async function evaluate(type: EvaluatorTarget, path: string, options: EvaluateOptions = {}): Promise<Evaluation> {
+export async function evaluate(
+  type: EvaluatorTarget,
+  path: string,
+  options: EvaluateOptions = {},
+): Promise<Evaluation> {
   if (type === 'skill') return evaluateSkill(path);
   if (type === 'skill-full') return evaluateSkillFull(path);
   return evaluateMemory(path, options);

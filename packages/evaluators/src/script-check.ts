@@ -34,11 +34,25 @@ function interpreter(path: string, abs: string): string[] | undefined {
 const ENV = { ...process.env, PYTHONDONTWRITEBYTECODE: '1', NO_COLOR: '1' };
 
 function run(argv: string[], cwd: string, timeoutMs: number) {
-  return spawnSync(argv[0]!, argv.slice(1), { cwd, timeout: timeoutMs, killSignal: 'SIGKILL', encoding: 'utf8', env: ENV, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1024 * 1024 });
+  return spawnSync(argv[0]!, argv.slice(1), {
+    cwd,
+    timeout: timeoutMs,
+    killSignal: 'SIGKILL',
+    encoding: 'utf8',
+    env: ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 1024 * 1024,
+  });
 }
 
 function firstLine(s: string | null | undefined): string {
-  return (s ?? '').split('\n').map((l) => l.trim()).find((l) => l.length > 0)?.slice(0, 200) ?? '';
+  return (
+    (s ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0)
+      ?.slice(0, 200) ?? ''
+  );
 }
 
 /**
@@ -53,7 +67,14 @@ export async function checkScript(dir: string, path: string, timeoutMs: number):
   const interp = interpreter(path, abs);
   let parses: boolean | undefined;
   let parseError: string | undefined;
-  const parser = /\.(js|mjs|cjs)$/.test(path) || interp?.[0] === process.execPath ? [process.execPath, '--check', abs] : interp?.[0] === 'bash' ? ['bash', '-n', abs] : interp?.[0] === 'python3' ? ['python3', '-c', PY_PARSE, abs] : undefined;
+  const parser =
+    /\.(js|mjs|cjs)$/.test(path) || interp?.[0] === process.execPath
+      ? [process.execPath, '--check', abs]
+      : interp?.[0] === 'bash'
+        ? ['bash', '-n', abs]
+        : interp?.[0] === 'python3'
+          ? ['python3', '-c', PY_PARSE, abs]
+          : undefined;
   if (parser) {
     const r = run(parser, dir, timeoutMs);
     if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') parses = undefined;
@@ -62,12 +83,28 @@ export async function checkScript(dir: string, path: string, timeoutMs: number):
       if (!parses) parseError = firstLine(r.stderr) || firstLine(r.stdout) || `exit ${r.status ?? r.signal}`;
     }
   }
-  if (interp === undefined) return { path, parses, ...(parseError ? { parseError } : {}), helpOk: false, helpError: 'neither executable nor of a known language', helpText: '' };
+  if (interp === undefined)
+    return {
+      path,
+      parses,
+      ...(parseError ? { parseError } : {}),
+      helpOk: false,
+      helpError: 'neither executable nor of a known language',
+      helpText: '',
+    };
   const r = run([...interp, abs, '--help'], dir, timeoutMs);
   const helpText = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
   let helpError: string | undefined;
   if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') helpError = `timed out after ${timeoutMs} ms`;
   else if (r.error) helpError = (r.error as NodeJS.ErrnoException).code ?? r.error.message;
-  else if (r.status !== 0) helpError = `exit ${r.status ?? r.signal}${firstLine(r.stderr) ? `: ${firstLine(r.stderr)}` : ''}`;
-  return { path, parses, ...(parseError ? { parseError } : {}), helpOk: helpError === undefined, ...(helpError ? { helpError } : {}), helpText };
+  else if (r.status !== 0)
+    helpError = `exit ${r.status ?? r.signal}${firstLine(r.stderr) ? `: ${firstLine(r.stderr)}` : ''}`;
+  return {
+    path,
+    parses,
+    ...(parseError ? { parseError } : {}),
+    helpOk: helpError === undefined,
+    ...(helpError ? { helpError } : {}),
+    helpText,
+  };
 }

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { evaluateSkillFull, SKILL_FULL_WEIGHTS } from './skill-full.js';
 
 const fixture = (p: string) => fileURLToPath(new URL(`../test/fixtures/${p}`, import.meta.url));
-const dims = async (p: string) => Object.fromEntries((await evaluateSkillFull(fixture(p))).dimensions.map((d) => [d.name, d]));
+const dims = async (p: string) =>
+  Object.fromEntries((await evaluateSkillFull(fixture(p))).dimensions.map((d) => [d.name, d]));
 
 describe('skill-full evaluator', () => {
   it('weights: definition 0.4, code 0.25, conventions 0.15, consistency 0.2', () => {

@@ -1,6 +1,14 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { dimension, round2, RUN_FILE_NAMES, UnparseableTargetError, weightedTotal, type DimensionScore, type Evaluation } from './evaluation.js';
+import {
+  dimension,
+  round2,
+  RUN_FILE_NAMES,
+  UnparseableTargetError,
+  weightedTotal,
+  type DimensionScore,
+  type Evaluation,
+} from './evaluation.js';
 import { checkScript, type ScriptCheck } from './script-check.js';
 import { evaluateSkillText } from './skill.js';
 import { codeBlocks } from './text.js';
@@ -9,7 +17,19 @@ import { codeBlocks } from './text.js';
 export const SKILL_FULL_WEIGHTS = { definition: 0.4, code: 0.25, conventions: 0.15, consistency: 0.2 } as const;
 
 /** Entries a skill folder may hold at its root (besides its scripts folder and the run's files). */
-export const SKILL_LAYOUT: ReadonlySet<string> = new Set(['SKILL.md', 'README.md', 'LICENSE', 'LICENSE.md', 'LICENSE.txt', 'scripts', 'references', 'assets', 'templates', 'examples', 'tests']);
+export const SKILL_LAYOUT: ReadonlySet<string> = new Set([
+  'SKILL.md',
+  'README.md',
+  'LICENSE',
+  'LICENSE.md',
+  'LICENSE.txt',
+  'scripts',
+  'references',
+  'assets',
+  'templates',
+  'examples',
+  'tests',
+]);
 
 const SCRIPT_EXT = /\.(py|sh|bash|js|mjs|cjs)$/;
 
@@ -22,7 +42,9 @@ export interface SkillFullOptions {
 async function listScripts(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
-    for (const e of (await readdir(join(dir, rel), { withFileTypes: true }).catch(() => [])).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of (await readdir(join(dir, rel), { withFileTypes: true }).catch(() => [])).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       if (e.name.startsWith('.') || e.name === '__pycache__' || e.name === 'node_modules') continue;
       const path = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) await walk(path);
@@ -30,7 +52,8 @@ async function listScripts(dir: string): Promise<string[]> {
     }
   };
   await walk('scripts');
-  for (const e of await readdir(dir, { withFileTypes: true })) if (e.isFile() && SCRIPT_EXT.test(e.name)) out.push(e.name);
+  for (const e of await readdir(dir, { withFileTypes: true }))
+    if (e.isFile() && SCRIPT_EXT.test(e.name)) out.push(e.name);
   return out;
 }
 
@@ -95,7 +118,9 @@ function consistencyDim(skillText: string, scripts: readonly string[], checks: r
   }
   for (const block of codeBlocks(skillText)) {
     for (const line of block.split('\n')) {
-      const script = scripts.find((s) => line.includes(s) || new RegExp(`(^|[\\s/])${basename(s).replace(/\./g, '\\.')}(\\s|$)`).test(line));
+      const script = scripts.find(
+        (s) => line.includes(s) || new RegExp(`(^|[\\s/])${basename(s).replace(/\./g, '\\.')}(\\s|$)`).test(line),
+      );
       if (!script) continue;
       const help = checks.find((c) => c.path === script)?.helpText ?? '';
       for (const opt of new Set(line.match(/(?<=\s)--?[A-Za-z][\w-]*/g) ?? [])) {
@@ -105,7 +130,8 @@ function consistencyDim(skillText: string, scripts: readonly string[], checks: r
       }
     }
   }
-  if (total === 0) return dimension('consistency', SKILL_FULL_WEIGHTS.consistency, 10, ['no scripts named and none present']);
+  if (total === 0)
+    return dimension('consistency', SKILL_FULL_WEIGHTS.consistency, 10, ['no scripts named and none present']);
   notes.push(`${passed}/${total} consistency checks pass`);
   return dimension('consistency', SKILL_FULL_WEIGHTS.consistency, (10 * passed) / total, notes);
 }
@@ -134,7 +160,12 @@ export async function evaluateSkillFull(dir: string, options: SkillFullOptions =
   const checks: ScriptCheck[] = [];
   for (const s of scripts) checks.push(await checkScript(dir, s, options.helpTimeoutMs ?? 5000));
   const dimensions = [
-    dimension('definition', SKILL_FULL_WEIGHTS.definition, definition.score, definition.dimensions.filter((d) => d.score < 10).map((d) => `${d.name} ${d.score}: ${d.notes[0] ?? ''}`)),
+    dimension(
+      'definition',
+      SKILL_FULL_WEIGHTS.definition,
+      definition.score,
+      definition.dimensions.filter((d) => d.score < 10).map((d) => `${d.name} ${d.score}: ${d.notes[0] ?? ''}`),
+    ),
     codeDim(checks),
     await conventionsDim(dir, scripts, skillName === 'SKILL.md'),
     consistencyDim(skillText, scripts, checks),

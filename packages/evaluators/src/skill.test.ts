@@ -14,7 +14,10 @@ describe('skill evaluator: eight published dimensions', () => {
     expect(Object.keys(SKILL_WEIGHTS)).toHaveLength(8);
     expect(Object.values(SKILL_WEIGHTS).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
     const e = evaluateSkillText(vague);
-    expect(e.score).toBeCloseTo(e.dimensions.reduce((s, d) => s + d.weight * d.score, 0), 1);
+    expect(e.score).toBeCloseTo(
+      e.dimensions.reduce((s, d) => s + d.weight * d.score, 0),
+      1,
+    );
   });
 
   it.each(Object.keys(SKILL_WEIGHTS))('%s: the good skill scores high, the vague one low', (name) => {
@@ -28,17 +31,27 @@ describe('skill evaluator: eight published dimensions', () => {
   });
 
   it('trigger_quality: the lexical matcher must fire on every positive example and on no negative one', () => {
-    const broken = good.replace('Should not trigger: write a new feature', 'Should not trigger: review pull request drafts');
+    const broken = good.replace(
+      'Should not trigger: write a new feature',
+      'Should not trigger: review pull request drafts',
+    );
     expect(dim(broken, 'trigger_quality').score).toBeLessThan(dim(good, 'trigger_quality').score);
     expect(dim(broken, 'trigger_quality').notes).toContain('fires on negative "review pull request drafts"');
   });
 
   it('trigger examples come from labelled lines (inline lists or bullets) in English and Chinese', () => {
-    expect(findTriggerExamples('- 正例（should trigger）：/iterate skill ./SKILL.md、「帮我迭代改进这个 skill」\n- 负例：一次性编辑、普通代码 review')).toEqual({
+    expect(
+      findTriggerExamples(
+        '- 正例（should trigger）：/iterate skill ./SKILL.md、「帮我迭代改进这个 skill」\n- 负例：一次性编辑、普通代码 review',
+      ),
+    ).toEqual({
       positive: ['/iterate skill ./SKILL.md', '帮我迭代改进这个 skill'],
       negative: ['一次性编辑', '普通代码 review'],
     });
-    expect(findTriggerExamples('Should trigger:\n- tune my skill\n- iterate on SKILL.md\n\nnext')).toEqual({ positive: ['tune my skill', 'iterate on SKILL.md'], negative: [] });
+    expect(findTriggerExamples('Should trigger:\n- tune my skill\n- iterate on SKILL.md\n\nnext')).toEqual({
+      positive: ['tune my skill', 'iterate on SKILL.md'],
+      negative: [],
+    });
     const fires = createTriggerMatcher('Iteratively improve a skill file. Not for one-off edits.', ['自动迭代']);
     expect(fires('请自动迭代这个文件')).toBe(true);
     expect(fires('improve skill file quality')).toBe(true);
@@ -75,11 +88,16 @@ describe('skill evaluator: eight published dimensions', () => {
   });
 
   it('is deterministic: the same text gets the same evaluation', async () => {
-    expect(await evaluateSkill(fixture('skill-good/SKILL.md'))).toEqual(await evaluateSkill(fixture('skill-good/SKILL.md')));
+    expect(await evaluateSkill(fixture('skill-good/SKILL.md'))).toEqual(
+      await evaluateSkill(fixture('skill-good/SKILL.md')),
+    );
   });
 
   it('invalid YAML frontmatter is TARGET_UNPARSEABLE (seed 001: a crash row)', async () => {
-    await expect(evaluateSkill(fixture('skill-badyaml/SKILL.md'))).rejects.toMatchObject({ code: 'TARGET_UNPARSEABLE', message: expect.stringContaining('invalid YAML frontmatter') });
+    await expect(evaluateSkill(fixture('skill-badyaml/SKILL.md'))).rejects.toMatchObject({
+      code: 'TARGET_UNPARSEABLE',
+      message: expect.stringContaining('invalid YAML frontmatter'),
+    });
     expect(() => evaluateSkillText('---\nname: x\n')).toThrow(/never closed/);
   });
 });

@@ -8,4 +8,3 @@ export class McpToolError extends Error {
     this.code = code;
   }
 }
-

@@ -3,10 +3,20 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentChanges, clearEdit, dropHeldEdit, HELD_EDIT_REF, heldEdit, holdEdit, restoreEdit, treeHoldsEdit } from './held-edit.js';
+import {
+  agentChanges,
+  clearEdit,
+  dropHeldEdit,
+  HELD_EDIT_REF,
+  heldEdit,
+  holdEdit,
+  restoreEdit,
+  treeHoldsEdit,
+} from './held-edit.js';
 
 let dir: string;
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 const BINARY = Buffer.from([0, 255, 10, 13, 0, 128, 7]);
 
 beforeEach(() => {
@@ -21,8 +31,8 @@ beforeEach(() => {
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('held edit (the agent\'s edit kept in git while a trial opens)', () => {
-  it('holds an edit (modified, added in a new folder, binary, executable, deleted), clears it to HEAD and writes it back byte for byte, leaving git\'s index untouched', async () => {
+describe("held edit (the agent's edit kept in git while a trial opens)", () => {
+  it("holds an edit (modified, added in a new folder, binary, executable, deleted), clears it to HEAD and writes it back byte for byte, leaving git's index untouched", async () => {
     writeFileSync(join(dir, 'src', 'a.txt'), 'a edited\n');
     mkdirSync(join(dir, 'src', 'new'));
     writeFileSync(join(dir, 'src', 'new', 'b.bin'), BINARY);
@@ -30,7 +40,12 @@ describe('held edit (the agent\'s edit kept in git while a trial opens)', () => 
     chmodSync(join(dir, 'src', 'run.sh'), 0o755);
     rmSync(join(dir, 'src', 'gone.txt'));
     const changes = await agentChanges(dir);
-    expect(changes.map((c) => `${c.status} ${c.path}`)).toEqual(['modified src/a.txt', 'deleted src/gone.txt', 'added src/new/b.bin', 'added src/run.sh']);
+    expect(changes.map((c) => `${c.status} ${c.path}`)).toEqual([
+      'modified src/a.txt',
+      'deleted src/gone.txt',
+      'added src/new/b.bin',
+      'added src/run.sh',
+    ]);
 
     const oid = await holdEdit(dir, changes);
     expect(await heldEdit(dir)).toBe(oid);

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import type { GitCliContext } from '@loop/rollback-git';
 
 // git is loaded by the first tool call, not at start-up (`initialize` loads no engine).
-const runGit = async (ctx: GitCliContext, args: readonly string[]): Promise<string> => (await import('@loop/rollback-git')).runGit(ctx, args);
+const runGit = async (ctx: GitCliContext, args: readonly string[]): Promise<string> =>
+  (await import('@loop/rollback-git')).runGit(ctx, args);
 
 /**
  * The ref that holds an agent's edit while the server opens a trial under it (see
@@ -37,8 +38,11 @@ export function isUnderTargets(path: string, targets: readonly string[]): boolea
 }
 
 /** git's stdout as bytes, with extra environment (rollback-git's runGitBuffer, loaded at the first call). */
-const gitBytes = async (dir: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Buffer> =>
-  (await import('@loop/rollback-git')).runGitBuffer({ cwd: dir }, args, { env });
+const gitBytes = async (
+  dir: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<Buffer> => (await import('@loop/rollback-git')).runGitBuffer({ cwd: dir }, args, { env });
 
 /**
  * Saves the agent's edit of `changes` as a commit on top of HEAD (built in a temporary index, so
@@ -48,12 +52,18 @@ const gitBytes = async (dir: string, args: readonly string[], env: Readonly<Reco
  */
 export async function holdEdit(dir: string, changes: readonly AgentChange[]): Promise<string> {
   const index = join(dir, '.git', 'loop-mcp-held-edit.index');
-  const env = { GIT_INDEX_FILE: index, GIT_AUTHOR_NAME: 'loop mcp', GIT_AUTHOR_EMAIL: 'loop@localhost', GIT_COMMITTER_NAME: 'loop mcp', GIT_COMMITTER_EMAIL: 'loop@localhost' };
+  const env = {
+    GIT_INDEX_FILE: index,
+    GIT_AUTHOR_NAME: 'loop mcp',
+    GIT_AUTHOR_EMAIL: 'loop@localhost',
+    GIT_COMMITTER_NAME: 'loop mcp',
+    GIT_COMMITTER_EMAIL: 'loop@localhost',
+  };
   try {
     await gitBytes(dir, ['read-tree', 'HEAD'], env);
     await gitBytes(dir, ['add', '-A', '--', ...changes.map((c) => c.path)], env);
     const tree = (await gitBytes(dir, ['write-tree'], env)).toString().trim();
-    const message = 'loop mcp: the agent\'s edit, held while a trial opens (loop_evaluate)';
+    const message = "loop mcp: the agent's edit, held while a trial opens (loop_evaluate)";
     const oid = (await gitBytes(dir, ['commit-tree', tree, '-p', 'HEAD', '-m', message], env)).toString().trim();
     await runGit({ cwd: dir }, ['update-ref', HELD_EDIT_REF, oid]);
     return oid;
@@ -65,7 +75,9 @@ export async function holdEdit(dir: string, changes: readonly AgentChange[]): Pr
 /** The held edit's commit, or `undefined` when none is held. */
 export async function heldEdit(dir: string): Promise<string | undefined> {
   try {
-    return (await runGit({ cwd: dir }, ['rev-parse', '-q', '--verify', `${HELD_EDIT_REF}^{commit}`])).trim() || undefined;
+    return (
+      (await runGit({ cwd: dir }, ['rev-parse', '-q', '--verify', `${HELD_EDIT_REF}^{commit}`])).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -73,7 +85,9 @@ export async function heldEdit(dir: string): Promise<string | undefined> {
 
 /** The paths the held edit `oid` changes against its parent. */
 export async function heldChanges(dir: string, oid: string): Promise<AgentChange[]> {
-  const out = (await gitBytes(dir, ['diff-tree', '-r', '--no-renames', '--name-status', '-z', `${oid}^`, oid])).toString();
+  const out = (
+    await gitBytes(dir, ['diff-tree', '-r', '--no-renames', '--name-status', '-z', `${oid}^`, oid])
+  ).toString();
   const parts = out.split('\0').filter(Boolean);
   const changes: AgentChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {

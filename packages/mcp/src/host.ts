@@ -14,11 +14,17 @@ export interface LoopMcpHost {
   /** Writes the commented starter config of the auto-iterate preset. @throws when the file exists and not `force`. */
   writeStarterConfig(path: string, preset?: 'auto-iterate', force?: boolean): Promise<void>;
   /** Builds the auto-iterate run of a loaded config (the cli's `prepareRun`). */
-  prepareRun(loaded: HostLoadedConfig, options: { resume: boolean; signal?: AbortSignal; onWarning?: (message: string) => void }): HostConfiguredRun;
+  prepareRun(
+    loaded: HostLoadedConfig,
+    options: { resume: boolean; signal?: AbortSignal; onWarning?: (message: string) => void },
+  ): HostConfiguredRun;
   /** Where a run stands (`loop status --json`). */
   readStatus(dir: string): Promise<unknown>;
   /** The results.tsv of a workspace folder. */
-  resolveResultsSource(target: string | undefined, cwd: string): Promise<{ readonly results: string; readonly dir: string }>;
+  resolveResultsSource(
+    target: string | undefined,
+    cwd: string,
+  ): Promise<{ readonly results: string; readonly dir: string }>;
   /** Parses a results.tsv. @throws when there is none yet. */
   readResultsOf(source: { readonly results: string; readonly dir: string }): Promise<HostResultsData>;
   /** The rows of `data` whose class is one of `statuses` (all when empty): `loop log --json`. */
@@ -71,7 +77,12 @@ export interface HostConfiguredRun {
   /** The run tag (branch `auto-iterate/<tag>`). */
   readonly tag: string;
   /** What the config implies. */
-  readonly resolved: { readonly targetFiles: readonly string[]; readonly metricName: string; readonly direction: 'lower' | 'higher'; readonly resultsFile: string };
+  readonly resolved: {
+    readonly targetFiles: readonly string[];
+    readonly metricName: string;
+    readonly direction: 'lower' | 'higher';
+    readonly resultsFile: string;
+  };
   /** The auto-iterate run. */
   readonly run: {
     readonly branch: string;
@@ -152,7 +163,14 @@ export interface HostResultsData {
   /** Which way scores improve, when the form implies it. */
   readonly direction?: 'minimize' | 'maximize';
   /** Every row, baseline first. */
-  readonly points: readonly { readonly iteration: number; readonly score: number | null; readonly kind: HostPointKind; readonly status: string; readonly id: string; readonly description: string }[];
+  readonly points: readonly {
+    readonly iteration: number;
+    readonly score: number | null;
+    readonly kind: HostPointKind;
+    readonly status: string;
+    readonly id: string;
+    readonly description: string;
+  }[];
 }
 
 /** One results row as `loop log --json` prints it. */
@@ -172,5 +190,11 @@ export interface HostLogEntry {
   /** The row's named metrics (run measurements besides the score), when it has any. */
   readonly metrics?: Readonly<Record<string, number>>;
   /** The constraints the row broke (`constraint`, `mode`, `value`, `bound`, `violation`), when any. */
-  readonly violations?: readonly { readonly constraint: string; readonly mode: string; readonly value: number | null; readonly bound: number | null; readonly violation: number | null }[];
+  readonly violations?: readonly {
+    readonly constraint: string;
+    readonly mode: string;
+    readonly value: number | null;
+    readonly bound: number | null;
+    readonly violation: number | null;
+  }[];
 }

@@ -1,8 +1,27 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HostConfiguredRun, HostHostedLoop, HostLogEntry, HostResultsData, HostStepOutcome, HostSummary, HostTrial, LoopMcpHost } from './host.js';
+import type {
+  HostConfiguredRun,
+  HostHostedLoop,
+  HostLogEntry,
+  HostResultsData,
+  HostStepOutcome,
+  HostSummary,
+  HostTrial,
+  LoopMcpHost,
+} from './host.js';
 import { McpToolError } from './errors.js';
-import { agentChanges, clearEdit, dropHeldEdit, HELD_EDIT_REF, heldEdit, holdEdit, isUnderTargets, restoreEdit, treeHoldsEdit } from './held-edit.js';
+import {
+  agentChanges,
+  clearEdit,
+  dropHeldEdit,
+  HELD_EDIT_REF,
+  heldEdit,
+  holdEdit,
+  isUnderTargets,
+  restoreEdit,
+  treeHoldsEdit,
+} from './held-edit.js';
 
 /** The most of a crashed run's log a result carries (its end, from a line start), in bytes. */
 export const LOG_TAIL_BYTES = 4000;
@@ -61,7 +80,11 @@ const isCode = (error: unknown, code: string) => (error as { code?: unknown } | 
  * (baseline or resume first), the edit written back and the ref dropped: a kill in between
  * leaves the ref, and the next server puts the edit back first.
  */
-export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpHost>, configFile: (host: LoopMcpHost) => string) {
+export function createHostedSession(
+  dir: string,
+  getHost: () => Promise<LoopMcpHost>,
+  configFile: (host: LoopMcpHost) => string,
+) {
   let host!: LoopMcpHost;
   let hosted: Hosted | undefined;
   let inFlight: AbortController | undefined;
@@ -71,14 +94,19 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     const source = await host.resolveResultsSource(dir, dir);
     return existsSync(source.results) ? host.readResultsOf(source) : undefined;
   };
-  const runGit: typeof import('@loop/rollback-git').runGit = async (...args) => (await import('@loop/rollback-git')).runGit(...args);
+  const runGit: typeof import('@loop/rollback-git').runGit = async (...args) =>
+    (await import('@loop/rollback-git')).runGit(...args);
   const fullId = async (id: string) => (id ? (await runGit({ cwd: dir }, ['rev-parse', `${id}^{commit}`])).trim() : '');
 
   const prepare = async (): Promise<HostConfiguredRun> => {
     const loaded = await host.loadConfig(configFile(host));
     const rows = await readRows();
     const controller = new AbortController();
-    const configured = host.prepareRun(loaded, { resume: (rows?.points.length ?? 0) > 0, signal: controller.signal, onWarning: () => {} });
+    const configured = host.prepareRun(loaded, {
+      resume: (rows?.points.length ?? 0) > 0,
+      signal: controller.signal,
+      onWarning: () => {},
+    });
     controllers.set(configured, controller);
     return configured;
   };
@@ -86,8 +114,16 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
 
   const open = async (configured: HostConfiguredRun): Promise<Hosted> => {
     const loop = await configured.run.open();
-    const h: Hosted = { loop, configured, controller: controllers.get(configured)!, baseline: false, crashes: new Map() };
-    loop.on('baseline', (e) => Object.assign(h, { baseline: true, best: { score: e.record.score, id: e.record.candidateId } }));
+    const h: Hosted = {
+      loop,
+      configured,
+      controller: controllers.get(configured)!,
+      baseline: false,
+      crashes: new Map(),
+    };
+    loop.on('baseline', (e) =>
+      Object.assign(h, { baseline: true, best: { score: e.record.score, id: e.record.candidateId } }),
+    );
     loop.on('resumed', (e) => void (h.best = { score: e.best, id: e.bestId }));
     loop.on('kept', (e) => void (h.best = { score: e.record.score, id: e.record.candidateId }));
     loop.on('crash', (e) => void (e.willRepair ? undefined : h.crashes.set(e.record.iteration, e.logTail)));
@@ -103,7 +139,8 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
       if ((out as Partial<HostStepOutcome>)?.stopped) hosted = undefined;
       return out;
     } catch (error) {
-      if (!isCode(error, 'EDIT_OUTSIDE_ARTIFACT') && !isCode(error, 'TRIAL_OPEN') && !isCode(error, 'TRIAL_UNKNOWN')) hosted = undefined;
+      if (!isCode(error, 'EDIT_OUTSIDE_ARTIFACT') && !isCode(error, 'TRIAL_OPEN') && !isCode(error, 'TRIAL_UNKNOWN'))
+        hosted = undefined;
       throw error;
     } finally {
       inFlight = undefined;
@@ -123,7 +160,11 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
   };
 
   /** The result of a step: the rows it appended (as results.tsv has them), the best, the crash's log. */
-  const resultOf = async (h: Hosted | undefined, out: HostStepOutcome, repairs: readonly string[]): Promise<StepResult> => {
+  const resultOf = async (
+    h: Hosted | undefined,
+    out: HostStepOutcome,
+    repairs: readonly string[],
+  ): Promise<StepResult> => {
     const points = (await readRows())?.points ?? [];
     const record = out.records.at(-1);
     const row = record ? points.find((p) => p.iteration === record.iteration) : undefined;
@@ -131,7 +172,8 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     if (h) h.baseline = false;
     const best = out.stopped ? { score: out.stopped.best, id: out.stopped.bestId } : h?.best;
     const n = record?.iteration;
-    const log = n !== undefined && existsSync(join(dir, '.loop', 'logs', `${n}.log`)) ? `.loop/logs/${n}.log` : undefined;
+    const log =
+      n !== undefined && existsSync(join(dir, '.loop', 'logs', `${n}.log`)) ? `.loop/logs/${n}.log` : undefined;
     let logTail: string | undefined;
     if (record?.status === 'crash' && n !== undefined) {
       logTail = log ? (await host.readIterationLog(dir, n, LOG_TAIL_BYTES).catch(() => undefined))?.text : undefined;
@@ -164,7 +206,9 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     if ((await agentChanges(dir)).length === 0) {
       const paths = await restoreEdit(dir, oid);
       await dropHeldEdit(dir);
-      return [`the edit a stopped server held in ${HELD_EDIT_REF} (${paths.map((c) => c.path).join(', ')}) was put back into the tree`];
+      return [
+        `the edit a stopped server held in ${HELD_EDIT_REF} (${paths.map((c) => c.path).join(', ')}) was put back into the tree`,
+      ];
     }
     if (await treeHoldsEdit(dir, oid)) {
       await dropHeldEdit(dir);
@@ -173,7 +217,9 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     const kept = `refs/loop/mcp/held-edit-${oid.slice(0, 12)}`;
     await runGit({ cwd: dir }, ['update-ref', kept, oid]);
     await dropHeldEdit(dir);
-    return [`an edit a stopped server held (${oid}) was not put back, as the tree has other changes: it is kept as ${kept} (git diff ${oid}^ ${oid})`];
+    return [
+      `an edit a stopped server held (${oid}) was not put back, as the tree has other changes: it is kept as ${kept} (git diff ${oid}^ ${oid})`,
+    ];
   };
 
   const evaluate = async (description: string): Promise<StepResult> => {
@@ -182,9 +228,17 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     const changes = await agentChanges(dir);
     const configured = hosted?.configured ?? (await prepare());
     const targets = configured.resolved.targetFiles;
-    if (changes.length === 0) throw new McpToolError('NO_EDIT', `no uncommitted change in ${dir} to evaluate: edit the target files (${targets.join(', ')}) first`);
+    if (changes.length === 0)
+      throw new McpToolError(
+        'NO_EDIT',
+        `no uncommitted change in ${dir} to evaluate: edit the target files (${targets.join(', ')}) first`,
+      );
     const outside = changes.filter((c) => !isUnderTargets(c.path, targets)).map((c) => c.path);
-    if (outside.length > 0) throw new McpToolError('OUTSIDE_TARGETS', `uncommitted changes outside the target files (${targets.join(', ')}): ${outside.join(', ')}; nothing was touched: commit or remove them first (loop_evaluate evaluates edits to the targets only)`);
+    if (outside.length > 0)
+      throw new McpToolError(
+        'OUTSIDE_TARGETS',
+        `uncommitted changes outside the target files (${targets.join(', ')}): ${outside.join(', ')}; nothing was touched: commit or remove them first (loop_evaluate evaluates edits to the targets only)`,
+      );
     let h = hosted;
     if (!h?.trial) {
       // No trial open while the agent edited: hold the edit in git, open one on the last kept state, write the edit back.
@@ -207,7 +261,11 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     try {
       out = await drive(open_, () => open_.loop.tell(open_.trial!, { description }));
     } catch (error) {
-      if (isCode(error, 'EDIT_OUTSIDE_ARTIFACT')) throw new McpToolError('OUTSIDE_TARGETS', `${(error as Error).message} (nothing was touched; the edit is still in the tree)`);
+      if (isCode(error, 'EDIT_OUTSIDE_ARTIFACT'))
+        throw new McpToolError(
+          'OUTSIDE_TARGETS',
+          `${(error as Error).message} (nothing was touched; the edit is still in the tree)`,
+        );
       throw error;
     }
     open_.trial = undefined;
@@ -221,10 +279,14 @@ export function createHostedSession(dir: string, getHost: () => Promise<LoopMcpH
     host = await getHost();
     const repairs = await recoverHeld();
     const changes = await agentChanges(dir);
-    if (changes.length > 0) throw new McpToolError('DIRTY_EDIT', `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`);
+    if (changes.length > 0)
+      throw new McpToolError(
+        'DIRTY_EDIT',
+        `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`,
+      );
     if (hosted?.trial) {
       // The open trial holds no edit: stopping rolls nothing back; the loop is opened again (a resume) for the step.
-      await hosted.loop.stop('loop_run_iteration: the trial opened for the agent\'s next edit is closed');
+      await hosted.loop.stop("loop_run_iteration: the trial opened for the agent's next edit is closed");
       hosted = undefined;
     }
     const fresh = !hosted;

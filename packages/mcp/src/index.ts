@@ -24,5 +24,13 @@ export type { StepResult } from './hosted-session.js';
 export { agentChanges, isUnderTargets, HELD_EDIT_REF } from './held-edit.js';
 export type { AgentChange } from './held-edit.js';
 export { ROW_KINDS } from './host.js';
-export type { LoopMcpHost, HostLoadedConfig, HostConfiguredRun, HostSummary, HostResultsData, HostLogEntry, HostPointKind } from './host.js';
+export type {
+  LoopMcpHost,
+  HostLoadedConfig,
+  HostConfiguredRun,
+  HostSummary,
+  HostResultsData,
+  HostLogEntry,
+  HostPointKind,
+} from './host.js';
 export type { HostHostedLoop, HostTrial, HostStepOutcome, HostRecord, HostEvent, HostIterationLog } from './host.js';

@@ -24,7 +24,11 @@ export interface LoopWorkspace {
   /** The config file's text, or `undefined` when there is none. */
   readonly readConfig: () => Promise<{ file: string; text: string } | undefined>;
   /** Writes `text` (validated first) or the auto-iterate starter config to `file` (default loop.config.yaml). @throws when it exists and not `force`. */
-  readonly writeConfig: (options: { file?: string; text?: string; force?: boolean }) => Promise<{ file: string; text: string }>;
+  readonly writeConfig: (options: {
+    file?: string;
+    text?: string;
+    force?: boolean;
+  }) => Promise<{ file: string; text: string }>;
   /** Evaluates the agent's uncommitted edit: kept (committed) if better, else reverted (tree restored); one row appended. @throws `NO_EDIT` when nothing changed, `OUTSIDE_TARGETS` for a change outside the targets (nothing touched). */
   readonly evaluate: (description: string) => Promise<StepResult>;
   /** Runs one iteration with the configured proposer. @throws `DIRTY_EDIT` when the tree holds an unevaluated edit. */
@@ -57,7 +61,8 @@ export interface LoopWorkspace {
 export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspace {
   const dir = resolve(options.dir);
   let hostLoaded: Promise<LoopMcpHost> | undefined;
-  const getHost = (): Promise<LoopMcpHost> => (hostLoaded ??= typeof options.host === 'function' ? options.host() : Promise.resolve(options.host));
+  const getHost = (): Promise<LoopMcpHost> =>
+    (hostLoaded ??= typeof options.host === 'function' ? options.host() : Promise.resolve(options.host));
   let busy = false;
   /** One step at a time: a second call while one runs is refused with `BUSY`. */
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -74,7 +79,10 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     try {
       return host.findConfigFile(undefined, dir);
     } catch (error) {
-      throw new McpToolError('NO_CONFIG', `no loop config in ${dir}: call loop_setup first (${(error as Error).message})`);
+      throw new McpToolError(
+        'NO_CONFIG',
+        `no loop config in ${dir}: call loop_setup first (${(error as Error).message})`,
+      );
     }
   };
   const readRows = async (): Promise<HostResultsData | undefined> => {
@@ -98,12 +106,14 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
     },
     writeConfig: async ({ file = 'loop.config.yaml', text, force = false }) => {
       const path = resolve(dir, file);
-      if (relative(dir, path).startsWith('..')) throw new McpToolError('NO_CONFIG', `${file} is outside the workspace ${dir}`);
+      if (relative(dir, path).startsWith('..'))
+        throw new McpToolError('NO_CONFIG', `${file} is outside the workspace ${dir}`);
       const host = await getHost();
       if (text === undefined) await host.writeStarterConfig(path, 'auto-iterate', force);
       else {
         host.parseConfigText(text, path);
-        if (existsSync(path) && !force) throw new McpToolError('NO_CONFIG', `${path} already exists; pass force: true to overwrite it`);
+        if (existsSync(path) && !force)
+          throw new McpToolError('NO_CONFIG', `${path} already exists; pass force: true to overwrite it`);
         await writeFile(path, text.endsWith('\n') ? text : `${text}\n`);
       }
       return { file: path, text: await readFile(path, 'utf8') };

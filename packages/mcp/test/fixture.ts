@@ -61,19 +61,37 @@ export function makeWorkspace(extraConfig = ''): string {
 }
 
 /** git in `ws`, output trimmed. */
-export const gitIn = (ws: string) => (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
+export const gitIn =
+  (ws: string) =>
+  (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
 /** A connected client of a fresh `loop mcp --dir ws`; `pid` is the server's process. */
-export async function startServer(ws: string): Promise<{ client: Client; pid: number; transport: StdioClientTransport }> {
+export async function startServer(
+  ws: string,
+): Promise<{ client: Client; pid: number; transport: StdioClientTransport }> {
   const client = new Client({ name: 'loop-mcp-test', version: '0.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', TSX, '--conditions=source', CLI_MAIN, 'mcp', '--dir', ws], cwd: ws, env: { ...(process.env as Record<string, string>), CI: '1' }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', TSX, '--conditions=source', CLI_MAIN, 'mcp', '--dir', ws],
+    cwd: ws,
+    env: { ...(process.env as Record<string, string>), CI: '1' },
+    stderr: 'pipe',
+  });
   await client.connect(transport);
   return { client, pid: transport.pid!, transport };
 }
 
 /** Calls a tool; returns its JSON result, or throws with the tool's error text. */
-export async function callOn<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const result = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
+export async function callOn<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: { type: string; text: string }[];
+    isError?: boolean;
+  };
   const text = result.content[0]!.text;
   if (result.isError) throw new Error(text);
   return JSON.parse(text) as T;

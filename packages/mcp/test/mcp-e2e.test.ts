@@ -10,7 +10,8 @@ import { CONFIG, callOn, fileAppears, gitIn, makeWorkspace, startServer } from '
 let ws: string;
 let client: Client;
 const git = (...args: string[]) => gitIn(ws)(...args);
-const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}) => callOn<T>(client, name, args);
+const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}) =>
+  callOn<T>(client, name, args);
 
 beforeEach(async () => {
   ws = makeWorkspace();
@@ -34,7 +35,13 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(await call('loop_rows')).toEqual([]);
 
     writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
-    const kept = await call<{ decision: string; score: number; best: number; commit: string; baseline: { score: number } }>('loop_evaluate', { description: 'x 5 -> 2' });
+    const kept = await call<{
+      decision: string;
+      score: number;
+      best: number;
+      commit: string;
+      baseline: { score: number };
+    }>('loop_evaluate', { description: 'x 5 -> 2' });
     expect(kept).toMatchObject({ decision: 'keep', score: 2, best: 2, baseline: { score: 5 } });
     expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
     expect(git('show', '-s', '--format=%s', kept.commit)).toContain('x 5 -> 2');
@@ -42,7 +49,9 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     const keptBytes = readFileSync(join(ws, 'config.json'));
 
     writeFileSync(join(ws, 'config.json'), '{"x": 7, "note": "worse"}\n');
-    const discarded = await call<{ decision: string; score: number; best: number; commit: string }>('loop_evaluate', { description: 'x 2 -> 7' });
+    const discarded = await call<{ decision: string; score: number; best: number; commit: string }>('loop_evaluate', {
+      description: 'x 2 -> 7',
+    });
     expect(discarded).toMatchObject({ decision: 'discard', score: 7, best: 2 });
     expect(readFileSync(join(ws, 'config.json')).equals(keptBytes)).toBe(true);
     expect(git('status', '--porcelain')).toBe('');
@@ -50,11 +59,18 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
 
     // An edit that breaks the harness is a crash row, reverted the same way (no repair calls).
     writeFileSync(join(ws, 'config.json'), '{"x": ');
-    expect(await call('loop_evaluate', { description: 'broken json' })).toMatchObject({ decision: 'crash', score: null, best: 2 });
+    expect(await call('loop_evaluate', { description: 'broken json' })).toMatchObject({
+      decision: 'crash',
+      score: null,
+      best: 2,
+    });
     expect(readFileSync(join(ws, 'config.json')).equals(keptBytes)).toBe(true);
     expect(git('status', '--porcelain')).toBe('');
 
-    const rows = await call<{ iteration: number; status: string; kind: string; score: number; description: string }[]>('loop_rows');
+    const rows =
+      await call<{ iteration: number; status: string; kind: string; score: number; description: string }[]>(
+        'loop_rows',
+      );
     expect(rows.map((r) => [r.iteration, r.kind, r.status, r.score, r.description])).toEqual([
       [0, 'baseline', 'keep', 5, 'baseline'],
       [1, 'keep', 'keep', 2, 'x 5 -> 2'],
@@ -68,10 +84,12 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(diff.patch).toContain('+{"x": 7, "note": "worse"}');
 
     const results = await client.readResource({ uri: LOOP_MCP_RESOURCES.results });
-    expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe('commit\tscore\tstatus\tdescription');
+    expect(String((results.contents[0] as { text: string }).text).split('\n')[0]).toBe(
+      'commit\tscore\tstatus\tdescription',
+    );
   });
 
-  it('an agent\'s edit that breaks a constraint is discarded, and loop_rows carries each row\'s metrics and the broken constraint (issue 28)', async () => {
+  it("an agent's edit that breaks a constraint is discarded, and loop_rows carries each row's metrics and the broken constraint (issue 28)", async () => {
     await client.close();
     rmSync(ws, { recursive: true, force: true });
     ws = makeWorkspace("metrics:\n  x_value: '^score:\\s*(\\S+)'\nconstraints: ['x_value >= 1']\n");
@@ -83,7 +101,15 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(blocked.note).toMatch(/constraint x_value >= 1 broken/);
     writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
     expect(await call('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({ decision: 'keep', score: 3 });
-    const rows = await call<{ iteration: number; description: string; metrics?: Record<string, number>; violations?: { constraint: string }[] }[]>('loop_rows');
+    const rows =
+      await call<
+        {
+          iteration: number;
+          description: string;
+          metrics?: Record<string, number>;
+          violations?: { constraint: string }[];
+        }[]
+      >('loop_rows');
     expect(rows.map((r) => [r.iteration, r.metrics, r.violations?.map((v) => v.constraint)])).toEqual([
       [0, { x_value: 5 }, undefined],
       [1, { x_value: 0 }, ['x_value >= 1']],
@@ -94,7 +120,9 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
 
   it('reads and writes the config (loop_setup), runs one iteration with the configured proposer (the mutator), then serves status and the plot', async () => {
     expect(await call('loop_setup')).toEqual({ file: join(ws, 'loop.config.yaml'), text: CONFIG });
-    await expect(call('loop_setup', { write: true, file: 'bad.yaml', text: 'maxIterations: -1\n' })).rejects.toThrow(/CONFIG_INVALID[\s\S]*maxIterations/);
+    await expect(call('loop_setup', { write: true, file: 'bad.yaml', text: 'maxIterations: -1\n' })).rejects.toThrow(
+      /CONFIG_INVALID[\s\S]*maxIterations/,
+    );
     await expect(call('loop_setup', { write: true })).rejects.toThrow('already exists');
     const starter = await call<{ file: string; text: string }>('loop_setup', { write: true, file: 'other.yaml' });
     expect(starter.file).toBe(join(ws, 'other.yaml'));
@@ -123,7 +151,6 @@ describe('loop mcp: an edit the loop does not evaluate stays in the tree', () =>
     expect(step).toMatchObject({ evaluated: false, decision: 'not-evaluated' });
     expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 1}\n');
     expect((await call<unknown[]>('loop_rows')).length).toBe(2);
-
   });
 });
 
@@ -133,11 +160,16 @@ describe('loop mcp: loop_stop', () => {
     writeFileSync(join(ws, 'loop.config.yaml'), `${CONFIG}env: { MARK: ${JSON.stringify(mark)} }\n`);
     git('commit', '-q', '-am', 'marker env');
     writeFileSync(join(ws, 'config.json'), '{"x": 1, "slow": true}\n');
-    const pending = call('loop_evaluate', { description: 'never finishes' }).then((r) => ({ r }), (e: Error) => ({ e }));
+    const pending = call('loop_evaluate', { description: 'never finishes' }).then(
+      (r) => ({ r }),
+      (e: Error) => ({ e }),
+    );
     await fileAppears(mark);
     expect(await call('loop_stop')).toEqual({ stopped: true });
     const out = await pending;
-    expect(out).toMatchObject({ r: { evaluated: false, decision: 'not-evaluated', best: 5, stop: { reason: 'aborted' } } });
+    expect(out).toMatchObject({
+      r: { evaluated: false, decision: 'not-evaluated', best: 5, stop: { reason: 'aborted' } },
+    });
     expect((await call<{ status: string }[]>('loop_rows')).map((r) => r.status)).toEqual(['keep']); // the baseline only
     expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"x": 5}\n');
     expect(git('status', '--porcelain')).toBe('');

@@ -16,7 +16,11 @@ let clients: Client[] = [];
 const git = (...args: string[]) => gitIn(ws)(...args);
 const read = (file: string) => readFileSync(join(ws, file), 'utf8');
 
-async function serve(): Promise<{ client: Client; pid: number; call: <T = Record<string, unknown>>(name: string, args?: Record<string, unknown>) => Promise<T> }> {
+async function serve(): Promise<{
+  client: Client;
+  pid: number;
+  call: <T = Record<string, unknown>>(name: string, args?: Record<string, unknown>) => Promise<T>;
+}> {
   const { client, pid } = await startServer(ws);
   clients.push(client);
   return { client, pid, call: (name, args = {}) => callOn(client, name, args) };
@@ -24,9 +28,12 @@ async function serve(): Promise<{ client: Client; pid: number; call: <T = Record
 
 /** SIGKILLs the server `pid` and waits until it is gone. */
 async function killServer(client: Client, pid: number): Promise<void> {
-  const transport = client.transport as unknown as { _process?: NodeJS.EventEmitter & { exitCode: number | null; signalCode: string | null } };
+  const transport = client.transport as unknown as {
+    _process?: NodeJS.EventEmitter & { exitCode: number | null; signalCode: string | null };
+  };
   const child = transport._process;
-  const exited = child && child.exitCode === null && child.signalCode === null ? once(child, 'exit') : Promise.resolve();
+  const exited =
+    child && child.exitCode === null && child.signalCode === null ? once(child, 'exit') : Promise.resolve();
   process.kill(pid, 'SIGKILL');
   await exited;
 }
@@ -37,12 +44,28 @@ afterEach(async () => {
   rmSync(ws, { recursive: true, force: true });
 });
 
-type Result = { evaluated: boolean; decision: string; iteration: number; score: number | null; commit: string; best: number; bestId: string; stop?: { reason: string }; reason?: string; logTail?: string; log?: string; repairs?: string[] };
+type Result = {
+  evaluated: boolean;
+  decision: string;
+  iteration: number;
+  score: number | null;
+  commit: string;
+  best: number;
+  bestId: string;
+  stop?: { reason: string };
+  reason?: string;
+  logTail?: string;
+  log?: string;
+  repairs?: string[];
+};
 
 describe('loop mcp as a host: ids and stops as they are', () => {
   it('gives bestId as 40 hex on every result (first, later, after a restart) and reports stop only on the result after which the loop stopped', async () => {
     ws = makeWorkspace();
-    writeFileSync(join(ws, 'loop.config.yaml'), read('loop.config.yaml').replace('maxIterations: 0', 'maxIterations: 3'));
+    writeFileSync(
+      join(ws, 'loop.config.yaml'),
+      read('loop.config.yaml').replace('maxIterations: 0', 'maxIterations: 3'),
+    );
     git('commit', '-q', '-am', 'three iterations');
     const first = await serve();
     writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
@@ -61,7 +84,13 @@ describe('loop mcp as a host: ids and stops as they are', () => {
     const second = await serve();
     writeFileSync(join(ws, 'config.json'), '{"x": 9}\n');
     const last = await second.call<Result>('loop_evaluate', { description: 'x 2 -> 9' });
-    expect(last).toMatchObject({ decision: 'discard', iteration: 3, best: 2, bestId: kept.commit, stop: { reason: 'max-iterations' } });
+    expect(last).toMatchObject({
+      decision: 'discard',
+      iteration: 3,
+      best: 2,
+      bestId: kept.commit,
+      stop: { reason: 'max-iterations' },
+    });
     expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
   });
 });
@@ -71,7 +100,10 @@ describe('loop mcp as a host: evaluations and configured steps interleaved', () 
     ws = makeWorkspace();
     const { call } = await serve();
     writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
-    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 4' })).toMatchObject({ decision: 'keep', iteration: 1 });
+    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 4' })).toMatchObject({
+      decision: 'keep',
+      iteration: 1,
+    });
     const step = await call<Result>('loop_run_iteration');
     expect(step).toMatchObject({ evaluated: true, iteration: 2 });
     expect(step).not.toHaveProperty('stop');
@@ -86,12 +118,18 @@ describe('loop mcp as a host: evaluations and configured steps interleaved', () 
 });
 
 describe('loop mcp as a host: what the agent needs after a crash', () => {
-  it('returns the crash reason and the end of the run log; loop_log reads any iteration\'s whole log', async () => {
+  it("returns the crash reason and the end of the run log; loop_log reads any iteration's whole log", async () => {
     ws = makeWorkspace();
     const { call } = await serve();
     writeFileSync(join(ws, 'config.json'), '{"x": ');
     const crash = await call<Result>('loop_evaluate', { description: 'broken json' });
-    expect(crash).toMatchObject({ decision: 'crash', iteration: 1, score: null, reason: 'exited with code 1', log: '.loop/logs/1.log' });
+    expect(crash).toMatchObject({
+      decision: 'crash',
+      iteration: 1,
+      score: null,
+      reason: 'exited with code 1',
+      log: '.loop/logs/1.log',
+    });
     expect(crash.logTail).toContain('eval: config.json is not JSON: "{\\"x\\": "');
     expect(read('config.json')).toBe('{"x": 5}\n');
 
@@ -106,7 +144,8 @@ describe('loop mcp as a host: what the agent needs after a crash', () => {
 
   it('returns the reason a failing configured proposer gave, not a bare crash', async () => {
     ws = makeWorkspace();
-    const agent = 'proposer:\n  type: agent\n  command: "echo the agent has no credits >&2; exit 3"\n  goal: lower the score\n  sandbox: none\n';
+    const agent =
+      'proposer:\n  type: agent\n  command: "echo the agent has no credits >&2; exit 3"\n  goal: lower the score\n  sandbox: none\n';
     writeFileSync(join(ws, 'loop.config.yaml'), read('loop.config.yaml').replace(/proposer:[\s\S]*$/, agent));
     git('commit', '-q', '-am', 'agent proposer');
     const { call } = await serve();
@@ -126,31 +165,46 @@ describe('loop mcp as a host: an edit outside the targets', () => {
     writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
     writeFileSync(join(ws, 'notes.txt'), 'new\n');
     const head = git('rev-parse', 'HEAD');
-    await expect(call('loop_evaluate', { description: 'with a harness edit' })).rejects.toThrow(/\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs, notes\.txt/);
-    expect([read('config.json'), read('eval.mjs'), read('notes.txt')]).toEqual(['{"x": 3}\n', `${evalBytes}// hacked\n`, 'new\n']);
+    await expect(call('loop_evaluate', { description: 'with a harness edit' })).rejects.toThrow(
+      /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs, notes\.txt/,
+    );
+    expect([read('config.json'), read('eval.mjs'), read('notes.txt')]).toEqual([
+      '{"x": 3}\n',
+      `${evalBytes}// hacked\n`,
+      'new\n',
+    ]);
     expect(git('rev-parse', 'HEAD')).toBe(head);
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
     expect(await call('loop_rows')).toEqual([]);
 
     writeFileSync(join(ws, 'eval.mjs'), evalBytes);
     rmSync(join(ws, 'notes.txt'));
-    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({ decision: 'keep', score: 3 });
+    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({
+      decision: 'keep',
+      score: 3,
+    });
 
     // Now a trial is open (asked for after the evaluation): the same refusal, the trial still open.
     const kept = git('rev-parse', 'HEAD');
     writeFileSync(join(ws, 'config.json'), '{"x": 1}\n');
     writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
-    await expect(call('loop_evaluate', { description: 'again' })).rejects.toThrow(/\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs/);
+    await expect(call('loop_evaluate', { description: 'again' })).rejects.toThrow(
+      /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs/,
+    );
     expect([read('config.json'), read('eval.mjs')]).toEqual(['{"x": 1}\n', `${evalBytes}// hacked\n`]);
     expect(git('rev-parse', 'HEAD')).toBe(kept);
     expect((await call<unknown[]>('loop_rows')).length).toBe(2);
     writeFileSync(join(ws, 'eval.mjs'), evalBytes);
-    expect(await call<Result>('loop_evaluate', { description: 'x 3 -> 1' })).toMatchObject({ decision: 'keep', iteration: 2, score: 1 });
+    expect(await call<Result>('loop_evaluate', { description: 'x 3 -> 1' })).toMatchObject({
+      decision: 'keep',
+      iteration: 2,
+      score: 1,
+    });
   });
 });
 
-describe('loop mcp as a host: a server killed never loses the agent\'s edit', () => {
-  it('SIGKILL between the agent\'s edit (made with a trial open) and its loop_evaluate: the restarted server still has the edit and evaluates it', async () => {
+describe("loop mcp as a host: a server killed never loses the agent's edit", () => {
+  it("SIGKILL between the agent's edit (made with a trial open) and its loop_evaluate: the restarted server still has the edit and evaluates it", async () => {
     ws = makeWorkspace();
     const first = await serve();
     writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');

@@ -110,7 +110,11 @@ async function measure(files: number, cycles: number): Promise<Row[]> {
       renameDir(dir);
       const id = await rollback.commit(cp, { iteration, attempt: 0, description: `rename ${iteration}` });
       await rollback.revert(cp, { iteration, candidateId: id });
-      if (rollback.lastRestore()?.fallback) fallbacks.set('rollback-git dir rename (whole tree)', (fallbacks.get('rollback-git dir rename (whole tree)') ?? 0) + 1);
+      if (rollback.lastRestore()?.fallback)
+        fallbacks.set(
+          'rollback-git dir rename (whole tree)',
+          (fallbacks.get('rollback-git dir rename (whole tree)') ?? 0) + 1,
+        );
     };
   };
   const cliRenameDir = repo();
@@ -136,14 +140,28 @@ async function measure(files: number, cycles: number): Promise<Row[]> {
   console.log(`${files} files: ${loadLine(result.load)}`);
   return Object.keys(variants).map((variant) => {
     const base = variant.includes('dir rename') ? 'git CLI dir rename' : 'git CLI';
-    return { variant, files, time: timeOf(result, variant), ratio: pairRatios(result, variant, base), cycles, fallbacks: fallbacks.get(variant) ?? 0 };
+    return {
+      variant,
+      files,
+      time: timeOf(result, variant),
+      ratio: pairRatios(result, variant, base),
+      cycles,
+      fallbacks: fallbacks.get(variant) ?? 0,
+    };
   });
 }
 
 const started = Date.now();
 const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
-console.log(`\none cycle = edit ${EDITED}, commit, revert (${process.version}, isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`);
-console.log('| files | variant | ms/cycle median (min-max) | x git CLI, per cycle: median (min-max) | cycles | fallbacks |');
+console.log(
+  `\none cycle = edit ${EDITED}, commit, revert (${process.version}, isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`,
+);
+console.log(
+  '| files | variant | ms/cycle median (min-max) | x git CLI, per cycle: median (min-max) | cycles | fallbacks |',
+);
 console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
-for (const row of rows) console.log(`| ${row.files} | ${row.variant} | ${formatTime(row.time)} | ${formatRatio(row.ratio)} | ${row.cycles} | ${row.fallbacks} |`);
+for (const row of rows)
+  console.log(
+    `| ${row.files} | ${row.variant} | ${formatTime(row.time)} | ${formatRatio(row.ratio)} | ${row.cycles} | ${row.fallbacks} |`,
+  );
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

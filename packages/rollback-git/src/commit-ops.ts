@@ -96,7 +96,11 @@ export async function squashSince(ctx: GitCliContext, base: string, message: str
   const head = await headSha(ctx);
   if (head !== base) {
     if (!(await isAncestor(ctx, base, head))) {
-      throw rollbackError('RESTORE_FAILED', `squashSince: ${base} is not an ancestor of HEAD ${head} in ${ctx.cwd}; the branch was rewritten; inspect it with git log`, { details: { cwd: ctx.cwd, base, head } });
+      throw rollbackError(
+        'RESTORE_FAILED',
+        `squashSince: ${base} is not an ancestor of HEAD ${head} in ${ctx.cwd}; the branch was rewritten; inspect it with git log`,
+        { details: { cwd: ctx.cwd, base, head } },
+      );
     }
     await runGit(ctx, ['reset', '-q', '--soft', base]);
   }
@@ -153,8 +157,19 @@ export async function trailerValue(ctx: GitCliContext, commit: string, key: stri
  *
  * @throws {LoopError} `NOT_A_REPOSITORY` when `base` is not a commit.
  */
-export async function findCommitByTrailer(ctx: GitCliContext, base: string, key: string, value: string): Promise<string | null> {
-  const out = await runGit(ctx, ['log', '--fixed-strings', `--grep=${key}: ${value}`, '--format=%H%x1f%B%x1e', `${base}..HEAD`]);
+export async function findCommitByTrailer(
+  ctx: GitCliContext,
+  base: string,
+  key: string,
+  value: string,
+): Promise<string | null> {
+  const out = await runGit(ctx, [
+    'log',
+    '--fixed-strings',
+    `--grep=${key}: ${value}`,
+    '--format=%H%x1f%B%x1e',
+    `${base}..HEAD`,
+  ]);
   for (const record of out.split('\x1e')) {
     const [sha, message = ''] = record.trim().split('\x1f');
     if (sha && trailerLines(message, key).includes(value)) return sha;
@@ -178,7 +193,19 @@ export async function commitsBetween(ctx: GitCliContext, from: string, to = 'HEA
  * @throws {LoopError} `NOT_A_REPOSITORY` when `commit` is not a commit.
  */
 export async function commitFiles(ctx: GitCliContext, commit: string): Promise<GitChangedFile[]> {
-  return parseNameStatus(await runGit(ctx, ['diff-tree', '--root', '--relative', '--no-commit-id', '--no-renames', '-r', '--name-status', '-z', commit]));
+  return parseNameStatus(
+    await runGit(ctx, [
+      'diff-tree',
+      '--root',
+      '--relative',
+      '--no-commit-id',
+      '--no-renames',
+      '-r',
+      '--name-status',
+      '-z',
+      commit,
+    ]),
+  );
 }
 
 /**
@@ -237,7 +264,8 @@ async function listChangedSince(
   const others = await runGit(ctx, ['ls-files', '--others', '--exclude-standard', '-z'], options);
   const untracked = others.split('\0').filter(Boolean);
   const merged = new Map(tracked.map((f) => [f.path, f]));
-  for (const path of untracked) merged.set(path, { path, status: merged.get(path)?.status === 'deleted' ? 'modified' : 'added' });
+  for (const path of untracked)
+    merged.set(path, { path, status: merged.get(path)?.status === 'deleted' ? 'modified' : 'added' });
   return [...merged.values()].sort(byPath);
 }
 
@@ -256,6 +284,9 @@ export async function revertCommits(ctx: GitCliContext, commits: readonly string
   const advice = 'inspect the worktree with git status (git revert --abort drops a half-done revert)';
   await runGit(ctx, ['reset', '-q', '--merge'], { code: 'RESTORE_FAILED', advice });
   await runGit(ctx, ['revert', '--no-commit', ...[...commits].reverse()], { code: 'RESTORE_FAILED', advice });
-  await runGit(ctx, ['commit', '-q', '--no-verify', '--allow-empty', '-m', message], { code: 'RESTORE_FAILED', advice });
+  await runGit(ctx, ['commit', '-q', '--no-verify', '--allow-empty', '-m', message], {
+    code: 'RESTORE_FAILED',
+    advice,
+  });
   return headSha(ctx);
 }

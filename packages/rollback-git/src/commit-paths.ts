@@ -31,7 +31,11 @@ function inside(root: string, path: string): string | undefined {
  * @param paths absolute, or relative to `ctx.cwd`.
  * @throws {LoopError} `NOT_A_REPOSITORY` when a git command fails (its stderr is in the message).
  */
-export async function commitPaths(ctx: GitCliContext, paths: readonly string[], message: string): Promise<CommitPathsReport> {
+export async function commitPaths(
+  ctx: GitCliContext,
+  paths: readonly string[],
+  message: string,
+): Promise<CommitPathsReport> {
   const skipped: string[] = [];
   const named: string[] = [];
   for (const path of paths) {
@@ -40,7 +44,9 @@ export async function commitPaths(ctx: GitCliContext, paths: readonly string[], 
     else if (!named.includes(rel)) named.push(rel);
   }
   if (named.length === 0) return { commit: null, staged: [], skipped };
-  const ignored = new Set(gitLines(await runGit(ctx, ['ls-files', '--others', '--ignored', '--exclude-standard', '--', ...named])));
+  const ignored = new Set(
+    gitLines(await runGit(ctx, ['ls-files', '--others', '--ignored', '--exclude-standard', '--', ...named])),
+  );
   const tracked = new Set(gitLines(await runGit(ctx, ['ls-files', '--', ...named])));
   const staged: string[] = [];
   for (const rel of named) {
@@ -49,7 +55,8 @@ export async function commitPaths(ctx: GitCliContext, paths: readonly string[], 
   }
   if (staged.length === 0) return { commit: null, staged, skipped };
   await runGit(ctx, ['add', '--', ...staged]);
-  if ((await runGit(ctx, ['diff', '--cached', '--name-only', '--', ...staged])).trim() === '') return { commit: null, staged, skipped };
+  if ((await runGit(ctx, ['diff', '--cached', '--name-only', '--', ...staged])).trim() === '')
+    return { commit: null, staged, skipped };
   await runGit(ctx, ['commit', '-q', '--no-verify', '--only', '-m', message, '--', ...staged]);
   return { commit: await headSha(ctx), staged, skipped };
 }

@@ -76,7 +76,11 @@ function gitEnv(ctx: GitCliContext): NodeJS.ProcessEnv {
  *   arguments and the directory (`details.cwd`, `details.args`), when git exits non-zero or cannot
  *   be started.
  */
-export async function runGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions = {}): Promise<string> {
+export async function runGit(
+  ctx: GitCliContext,
+  args: readonly string[],
+  options: RunGitOptions = {},
+): Promise<string> {
   return (await spawnGit(ctx, args, options)).toString('utf8');
 }
 
@@ -84,28 +88,45 @@ export async function runGit(ctx: GitCliContext, args: readonly string[], option
  * {@link runGit} for bytes: stdout as a Buffer (blobs, `-z` output), `input` written to git's
  * stdin (`cat-file --batch`). @throws {LoopError} as {@link runGit}.
  */
-export function runGitBuffer(ctx: GitCliContext, args: readonly string[], options: RunGitOptions & { readonly input?: string } = {}): Promise<Buffer> {
+export function runGitBuffer(
+  ctx: GitCliContext,
+  args: readonly string[],
+  options: RunGitOptions & { readonly input?: string } = {},
+): Promise<Buffer> {
   return spawnGit(ctx, args, options);
 }
 
-function spawnGit(ctx: GitCliContext, args: readonly string[], options: RunGitOptions & { readonly input?: string }): Promise<Buffer> {
+function spawnGit(
+  ctx: GitCliContext,
+  args: readonly string[],
+  options: RunGitOptions & { readonly input?: string },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const env = options.env ? { ...gitEnv(ctx), ...options.env } : gitEnv(ctx);
-    const child = execFile('git', [...args], { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'buffer' }, (error, stdout, stderr) => {
-      if (!error) {
-        resolve(stdout);
-        return;
-      }
-      const err = stderr.toString('utf8').trim();
-      const why = (err || stdout.toString('utf8') || error.message).trim();
-      const advice = options.advice ?? 'check that the directory is a git working tree with at least one commit';
-      reject(
-        new LoopError(options.code ?? 'NOT_A_REPOSITORY', `[loop] [rollback-git] git ${args.join(' ')} failed in ${ctx.cwd}: ${why}; ${advice}`, {
-          cause: error,
-          details: { cwd: ctx.cwd, args: [...args], stderr: err },
-        }),
-      );
-    });
+    const child = execFile(
+      'git',
+      [...args],
+      { cwd: ctx.cwd, maxBuffer: MAX_BUFFER, env, encoding: 'buffer' },
+      (error, stdout, stderr) => {
+        if (!error) {
+          resolve(stdout);
+          return;
+        }
+        const err = stderr.toString('utf8').trim();
+        const why = (err || stdout.toString('utf8') || error.message).trim();
+        const advice = options.advice ?? 'check that the directory is a git working tree with at least one commit';
+        reject(
+          new LoopError(
+            options.code ?? 'NOT_A_REPOSITORY',
+            `[loop] [rollback-git] git ${args.join(' ')} failed in ${ctx.cwd}: ${why}; ${advice}`,
+            {
+              cause: error,
+              details: { cwd: ctx.cwd, args: [...args], stderr: err },
+            },
+          ),
+        );
+      },
+    );
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
@@ -116,7 +137,11 @@ function spawnGit(ctx: GitCliContext, args: readonly string[], options: RunGitOp
  *
  * @throws {LoopError} as {@link runGit} when git cannot run there.
  */
-export async function readFileAtRevs(ctx: GitCliContext, file: string, revs: readonly string[]): Promise<(string | undefined)[]> {
+export async function readFileAtRevs(
+  ctx: GitCliContext,
+  file: string,
+  revs: readonly string[],
+): Promise<(string | undefined)[]> {
   if (revs.length === 0) return [];
   const buf = await runGitBuffer(ctx, ['cat-file', '--batch'], { input: revs.map((r) => `${r}:./${file}\n`).join('') });
   const blobs: (string | undefined)[] = [];

@@ -29,7 +29,11 @@ describe('gitResetRollbackOptionsSchema', () => {
   });
 
   it('normalises paths', () => {
-    const parsed = gitResetRollbackOptionsSchema.parse({ dir: '/repo', branch: 'b', paths: ['./src/', 'train.py', 'a//b'] });
+    const parsed = gitResetRollbackOptionsSchema.parse({
+      dir: '/repo',
+      branch: 'b',
+      paths: ['./src/', 'train.py', 'a//b'],
+    });
     expect(parsed.paths).toEqual(['src', 'train.py', 'a/b']);
   });
 
@@ -42,7 +46,9 @@ describe('gitResetRollbackOptionsSchema', () => {
     const branch = configError(() => createGitResetRollback({ dir: '/repo', branch: 'has space' }));
     expect(branch.issues.map((i) => i.path)).toEqual(['branch']);
 
-    const paths = configError(() => createGitResetRollback({ dir: '/repo', branch: 'b', paths: ['../outside', '/abs', '.git/config'] }));
+    const paths = configError(() =>
+      createGitResetRollback({ dir: '/repo', branch: 'b', paths: ['../outside', '/abs', '.git/config'] }),
+    );
     expect(paths.issues.map((i) => i.path)).toEqual(['paths.0', 'paths.1', 'paths.2']);
 
     const typo = configError(() => createGitResetRollback({ dir: '/repo', branch: 'b', exclude: ['x'] } as never));

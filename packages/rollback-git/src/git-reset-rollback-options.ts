@@ -110,7 +110,8 @@ export function branchNameProblem(name: string): string | undefined {
   if (name.startsWith('-')) return 'must not start with "-"';
   if (FORBIDDEN_IN_REF.test(name)) return 'must not contain spaces, control characters or any of ~ ^ : ? * [ \\';
   if (name.includes('..') || name.includes('@{') || name === '@') return 'must not contain ".." or "@{" or be "@"';
-  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'must not start or end with "/" or contain "//"';
+  if (name.startsWith('/') || name.endsWith('/') || name.includes('//'))
+    return 'must not start or end with "/" or contain "//"';
   if (name.endsWith('.')) return 'must not end with "."';
   if (name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'))) {
     return 'no path component may start with "." or end with ".lock"';
@@ -131,9 +132,19 @@ const isFs = (value: unknown): value is GitFs => {
   const promises = (value as { promises?: unknown }).promises;
   if (typeof promises !== 'object' || promises === null) return false;
   const api = promises as Record<string, unknown>;
-  return ['readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat', 'readlink', 'symlink', 'chmod', 'rename'].every(
-    (method) => typeof api[method] === 'function',
-  );
+  return [
+    'readFile',
+    'writeFile',
+    'unlink',
+    'readdir',
+    'mkdir',
+    'rmdir',
+    'lstat',
+    'readlink',
+    'symlink',
+    'chmod',
+    'rename',
+  ].every((method) => typeof api[method] === 'function');
 };
 
 /**
@@ -156,7 +167,12 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
     .default({ name: 'loop', email: 'loop@localhost' }),
   paths: z.array(relativePath).min(1).readonly().optional(),
   excludes: z
-    .array(z.string().min(1).refine((pattern) => !/[\r\n]/.test(pattern), 'must be one line'))
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((pattern) => !/[\r\n]/.test(pattern), 'must be one line'),
+    )
     .readonly()
     .default(['results.tsv', 'run.log', '.loop/']),
   clock: z
@@ -169,7 +185,10 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
   reuseScans: z.boolean().default(false),
   watch: z.boolean().default(false),
   watchLimits: z
-    .strictObject({ overflowAt: z.number().int().positive().optional(), syncTimeoutMs: z.number().int().positive().optional() })
+    .strictObject({
+      overflowAt: z.number().int().positive().optional(),
+      syncTimeoutMs: z.number().int().positive().optional(),
+    })
     .optional(),
 });
 

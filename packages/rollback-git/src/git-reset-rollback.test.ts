@@ -16,7 +16,12 @@ async function memRepo(files: Record<string, string>) {
     fs.writeFileSync(`${dir}/${path}`, content);
   }
   await git.add({ fs, dir, filepath: Object.keys(files) });
-  const base = await git.commit({ fs, dir, message: 'initial', author: { name: 't', email: 't@example.com', timestamp: 0 } });
+  const base = await git.commit({
+    fs,
+    dir,
+    message: 'initial',
+    author: { name: 't', email: 't@example.com', timestamp: 0 },
+  });
   const read = (path: string) => String(fs.readFileSync(`${dir}/${path}`, 'utf8'));
   const exists = (path: string) => fs.existsSync(`${dir}/${path}`);
   const write = (path: string, content: string) => {
@@ -74,7 +79,14 @@ describe('createGitResetRollback on memfs', () => {
     const repo = await memRepo({ 'a.txt': 'a' });
     const rollback = createGitResetRollback({ dir: repo.dir, fs: repo.fs, branch: 'run/1', excludes: ['out/'] });
     const report = await rollback.start();
-    expect(report).toEqual({ branch: 'run/1', created: true, previousBranch: 'refs/heads/main', headId: repo.base, excludesAdded: ['out/'], repairs: [] });
+    expect(report).toEqual({
+      branch: 'run/1',
+      created: true,
+      previousBranch: 'refs/heads/main',
+      headId: repo.base,
+      excludesAdded: ['out/'],
+      repairs: [],
+    });
     expect(repo.read('.git/info/exclude')).toContain('\nout/\n');
     expect(await git.currentBranch({ fs: repo.fs, dir: repo.dir, fullname: true })).toBe('refs/heads/run/1');
     expect(await git.resolveRef({ fs: repo.fs, dir: repo.dir, ref: 'refs/heads/main' })).toBe(repo.base);

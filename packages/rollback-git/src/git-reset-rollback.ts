@@ -23,7 +23,13 @@ import { assertOnRunBranch } from './internal/run-branch-check.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
 
-export type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport, GitWatchReport } from './git-reset-rollback-types.js';
+export type {
+  ChangedEntry,
+  GitResetRollback,
+  GitRestoreReport,
+  GitStartReport,
+  GitWatchReport,
+} from './git-reset-rollback-types.js';
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -84,7 +90,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     await assertOnRunBranch(repo, branch, branchPending);
   };
 
-  const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> => expandCommitId(repo, id, code, what, branch);
+  const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> =>
+    expandCommitId(repo, id, code, what, branch);
 
   const signature = () => ({
     name: opts.author.name,
@@ -108,7 +115,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   ): Promise<{ ref: string | undefined; rescued: readonly string[] }> => {
     handOff.drop();
     const changes = await scanWorktree(repo, tip, bases);
-    const rescue = await rescueWorktree(repo, tip, changes, signature(), `${operation} of ${branch} from ${shortId(tip)} to ${shortId(targetOid)}`);
+    const rescue = await rescueWorktree(
+      repo,
+      tip,
+      changes,
+      signature(),
+      `${operation} of ${branch} from ${shortId(tip)} to ${shortId(targetOid)}`,
+    );
     const keep = rescue?.oid ?? save;
     const ref = keep === undefined ? undefined : await saveDiscarded(repo, name, keep);
     const report = await resetBranch(repo, branchRef, targetOid, bases, { fromOid: tip, changes });
@@ -167,17 +180,22 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
 
     commit: (checkpoint, info) =>
       serial(() =>
-        guarded('RESTORE_FAILED', `commit of iteration ${info.iteration}`, `the candidate was not recorded; ${inspect}`, async () => {
-          await ready();
-          return commitCandidate(repo, {
-            branchRef,
-            bases,
-            known: handOff.forCommit(await tipOf()),
-            parent: checkpoint.id,
-            message: `${opts.messagePrefix}${info.description.replace(/\n+$/, '')}\n`,
-            signature: signature(),
-          });
-        }),
+        guarded(
+          'RESTORE_FAILED',
+          `commit of iteration ${info.iteration}`,
+          `the candidate was not recorded; ${inspect}`,
+          async () => {
+            await ready();
+            return commitCandidate(repo, {
+              branchRef,
+              bases,
+              known: handOff.forCommit(await tipOf()),
+              parent: checkpoint.id,
+              message: `${opts.messagePrefix}${info.description.replace(/\n+$/, '')}\n`,
+              signature: signature(),
+            });
+          },
+        ),
       ),
 
     keep: (checkpoint, candidateId) =>
@@ -205,7 +223,13 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           await ready();
           const tip = await tipOf();
           const candidate = info.candidateId ?? tip;
-          await saveThenReset('revert', String(info.iteration), tip, checkpoint.id, candidate !== checkpoint.id ? candidate : undefined);
+          await saveThenReset(
+            'revert',
+            String(info.iteration),
+            tip,
+            checkpoint.id,
+            candidate !== checkpoint.id ? candidate : undefined,
+          );
           const removed = await directories.reverted(checkpoint.iteration, checkpoint.id);
           if (lastRestore !== undefined && removed.length > 0) lastRestore = { ...lastRestore, directories: removed };
         }),
@@ -255,11 +279,24 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
               );
             }
           }
-          const { ref, rescued } = await saveThenReset('recover', 'recovered', tip, kept, tip !== kept ? tip : undefined);
-          if (tip !== kept) repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
-          if (rescued.length > 0) repairs.push(`${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit (${listPaths(rescued)}) saved as ${ref} (\`git checkout ${ref} -- <path>\` brings one back)`);
+          const { ref, rescued } = await saveThenReset(
+            'recover',
+            'recovered',
+            tip,
+            kept,
+            tip !== kept ? tip : undefined,
+          );
+          if (tip !== kept)
+            repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
+          if (rescued.length > 0)
+            repairs.push(
+              `${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit (${listPaths(rescued)}) saved as ${ref} (\`git checkout ${ref} -- <path>\` brings one back)`,
+            );
           const touched = lastRestore?.paths.length ?? 0;
-          if (touched > 0) repairs.push(`${touched} path${touched === 1 ? '' : 's'} (${listPaths(lastRestore!.paths)}) reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`);
+          if (touched > 0)
+            repairs.push(
+              `${touched} path${touched === 1 ? '' : 's'} (${listPaths(lastRestore!.paths)}) reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`,
+            );
         }),
       ),
 

@@ -36,7 +36,11 @@ export async function addWorktree(ctx: GitCliContext, path: string, branch: stri
  * @throws {LoopError} `NOT_A_REPOSITORY` carrying git's stderr (for example uncommitted changes
  *   without `force`).
  */
-export async function removeWorktree(ctx: GitCliContext, path: string, options: { readonly force?: boolean } = {}): Promise<void> {
+export async function removeWorktree(
+  ctx: GitCliContext,
+  path: string,
+  options: { readonly force?: boolean } = {},
+): Promise<void> {
   if (existsSync(path)) await runGit(ctx, ['worktree', 'remove', ...(options.force ? ['--force'] : []), path]);
   await runGit(ctx, ['worktree', 'prune']);
 }

@@ -18,15 +18,24 @@ export interface DiscardedDiffText {
  * @param dir - Absolute working-tree root.
  * @throws {LoopError} `NOT_A_REPOSITORY` when the refs cannot be read; git's errors as `runGit`'s.
  */
-export async function readDiscardedDiffs(dir: string, iterations: readonly number[], maxBytes = 4000): Promise<DiscardedDiffText[]> {
+export async function readDiscardedDiffs(
+  dir: string,
+  iterations: readonly number[],
+  maxBytes = 4000,
+): Promise<DiscardedDiffText[]> {
   const refs = await readDiscardedRefs(dir);
   const out: DiscardedDiffText[] = [];
   for (const iteration of iterations) {
     const ref = refs.filter((r) => r.iteration === iteration).at(-1);
     if (!ref) continue;
-    const diff = await runGit({ cwd: dir }, ['diff', '--no-color', '--no-ext-diff', `${ref.oid}^`, ref.oid], { advice: `the discarded commit of iteration ${iteration} is not in ${dir}` });
+    const diff = await runGit({ cwd: dir }, ['diff', '--no-color', '--no-ext-diff', `${ref.oid}^`, ref.oid], {
+      advice: `the discarded commit of iteration ${iteration} is not in ${dir}`,
+    });
     const bytes = Buffer.from(diff, 'utf8');
-    const text = bytes.length <= maxBytes ? diff : `${bytes.subarray(0, maxBytes).toString('utf8')}\n... (${bytes.length - maxBytes} more bytes of diff left out)\n`;
+    const text =
+      bytes.length <= maxBytes
+        ? diff
+        : `${bytes.subarray(0, maxBytes).toString('utf8')}\n... (${bytes.length - maxBytes} more bytes of diff left out)\n`;
     out.push({ iteration, diff: text });
   }
   return out;

@@ -43,13 +43,22 @@ export async function readDiscardedRefs(dir: string, fs: GitFs = nodeFs): Promis
         return { ref, name, oid, iteration, attempt: Number(suffix ?? 0) };
       }),
     );
-    const key = (r: DiscardedRef): [number, string, number] => [r.iteration ?? Number.MAX_SAFE_INTEGER, r.name.replace(/-\d+$/, ''), r.attempt];
+    const key = (r: DiscardedRef): [number, string, number] => [
+      r.iteration ?? Number.MAX_SAFE_INTEGER,
+      r.name.replace(/-\d+$/, ''),
+      r.attempt,
+    ];
     return refs.sort((a, b) => {
       const [ai, an, aa] = key(a);
       const [bi, bn, ba] = key(b);
       return ai - bi || (an < bn ? -1 : an > bn ? 1 : 0) || aa - ba;
     });
   } catch (error) {
-    throw toLoopError(error, 'NOT_A_REPOSITORY', `reading discarded refs in ${dir}`, 'check that dir is a git working tree');
+    throw toLoopError(
+      error,
+      'NOT_A_REPOSITORY',
+      `reading discarded refs in ${dir}`,
+      'check that dir is a git working tree',
+    );
   }
 }

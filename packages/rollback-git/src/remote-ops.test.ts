@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../test/helpers.js';
-import { addDetachedWorktree, fetchCommit, hasCommit, initBareRepository, removeDetachedWorktree } from './remote-ops.js';
+import {
+  addDetachedWorktree,
+  fetchCommit,
+  hasCommit,
+  initBareRepository,
+  removeDetachedWorktree,
+} from './remote-ops.js';
 import { removeWorktree } from './git-worktree.js';
 
 const repos: TempRepo[] = [];
@@ -44,7 +50,9 @@ describe('remote ops', () => {
     await removeDetachedWorktree(wt);
     expect(existsSync(wt)).toBe(false);
     expect(readdirSync(join(clone, 'worktrees'))).toEqual([]); // its record is gone: git lists only the main one
-    expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: clone, encoding: 'utf8' })).not.toContain(wt);
+    expect(execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: clone, encoding: 'utf8' })).not.toContain(
+      wt,
+    );
     await addDetachedWorktree({ cwd: clone }, wt, head); // and the path can be used again
   });
 

@@ -40,11 +40,24 @@ export async function hasCommit(ctx: GitCliContext, commit: string): Promise<boo
  */
 export async function fetchCommit(ctx: GitCliContext, remote: string, commit: string): Promise<boolean> {
   if (await hasCommit(ctx, commit)) return false;
-  await runGit(ctx, ['fetch', '-q', '--no-tags', remote, '+refs/heads/*:refs/remotes/loop-source/heads/*', '+refs/loop/*:refs/remotes/loop-source/loop/*'], {
-    advice: `check that ${remote} is a git repository this machine can read`,
-  });
+  await runGit(
+    ctx,
+    [
+      'fetch',
+      '-q',
+      '--no-tags',
+      remote,
+      '+refs/heads/*:refs/remotes/loop-source/heads/*',
+      '+refs/loop/*:refs/remotes/loop-source/loop/*',
+    ],
+    {
+      advice: `check that ${remote} is a git repository this machine can read`,
+    },
+  );
   if (await hasCommit(ctx, commit)) return true;
-  await runGit(ctx, ['fetch', '-q', '--no-tags', remote, commit], { advice: `check that ${remote} has commit ${commit}` });
+  await runGit(ctx, ['fetch', '-q', '--no-tags', remote, commit], {
+    advice: `check that ${remote} has commit ${commit}`,
+  });
   if (!(await hasCommit(ctx, commit))) {
     await runGit(ctx, ['cat-file', '-e', `${commit}^{commit}`], { advice: `${remote} does not have commit ${commit}` });
   }
@@ -60,7 +73,9 @@ export async function fetchCommit(ctx: GitCliContext, remote: string, commit: st
  * @throws {LoopError} `NOT_A_REPOSITORY` carrying git's stderr (unknown commit, `path` exists).
  */
 export async function addDetachedWorktree(ctx: GitCliContext, path: string, commit: string): Promise<void> {
-  await runGit(ctx, ['worktree', 'add', '-q', '--detach', path, commit], { advice: `check that ${path} does not exist and that ${commit} is in ${ctx.cwd}` });
+  await runGit(ctx, ['worktree', 'add', '-q', '--detach', path, commit], {
+    advice: `check that ${path} does not exist and that ${commit} is in ${ctx.cwd}`,
+  });
 }
 
 /**

@@ -39,7 +39,9 @@ describe('start in a folder inside a repository', () => {
     const repo = makeRepo({ 'sub/train.py': 'lr = 0.1\n' });
     repos.push(repo);
     const sub = `${repo.dir}/sub`;
-    const error = await createGitResetRollback({ dir: sub, branch: 'auto-iterate/t' }).start().catch((e: unknown) => e);
+    const error = await createGitResetRollback({ dir: sub, branch: 'auto-iterate/t' })
+      .start()
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'NOT_A_REPOSITORY', details: { dir: sub, repository: repo.dir } });
     expect((error as Error).message).toContain(`${sub} is inside the git repository ${repo.dir}, not its root`);
   });

@@ -15,7 +15,12 @@ describe('allowDirty keeps the user untracked files out of the run', () => {
     repos.push(repo);
     repo.write('notes.txt', 'my notes\n');
     repo.write('my dir/#odd [1]*.txt', 'odd\n');
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, allowDirty: true });
+    const rollback = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: BRANCH,
+      allowDirty: true,
+    });
     const report = await rollback.start();
     expect(report.excludesAdded).toEqual(expect.arrayContaining(['/notes.txt', '/my dir/\\#odd \\[1\\]\\*.txt']));
 

@@ -19,7 +19,13 @@ const FILES = { 'a.txt': 'a\n', 'src/b.txt': 'b\n', 'src/deep/c.txt': 'c\n', '.g
 async function setup(options: Partial<GitResetRollbackOptions> = {}) {
   const repo = makeRepo(FILES);
   repos.push(repo);
-  const rollback = createGitResetRollback({ dir: repo.dir, branch: BRANCH, clock: steppingClock(), watch: true, ...options });
+  const rollback = createGitResetRollback({
+    dir: repo.dir,
+    branch: BRANCH,
+    clock: steppingClock(),
+    watch: true,
+    ...options,
+  });
   stops.push(rollback.stopWatching);
   await rollback.start(); // the first whole-tree walk puts the watches in place
   return { repo, rollback };
@@ -71,7 +77,13 @@ describe('change detection with watch (issue 31)', () => {
     expect(await rollback.changedPaths()).toEqual(['lib/b.txt', 'lib/deep/c.txt', 'src/b.txt', 'src/deep/c.txt']);
     writeFileSync(join(repo.dir, 'lib/deep/c.txt'), 'changed after the rename\n');
     writeFileSync(join(repo.dir, 'lib/deep/d.txt'), 'new\n');
-    expect(await rollback.changedPaths()).toEqual(['lib/b.txt', 'lib/deep/c.txt', 'lib/deep/d.txt', 'src/b.txt', 'src/deep/c.txt']);
+    expect(await rollback.changedPaths()).toEqual([
+      'lib/b.txt',
+      'lib/deep/c.txt',
+      'lib/deep/d.txt',
+      'src/b.txt',
+      'src/deep/c.txt',
+    ]);
     const cp = await rollback.checkpoint(1);
     await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'rename' });
     await rollback.revert(cp, { iteration: 1 });

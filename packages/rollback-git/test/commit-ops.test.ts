@@ -212,7 +212,11 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
     r.write('src/three.txt', '3\n');
     const three = await commitAll(ctx, 'three');
     // A last paragraph git would not parse as trailers ("Reverts ..." lines): still found by its line.
-    const sha = await revertCommits(ctx, [one!, three!], `revert one and three\n\nReverts FIX-001 ${one}\nReverts FIX-003 ${three}\nLoop-Revert: iter-1`);
+    const sha = await revertCommits(
+      ctx,
+      [one!, three!],
+      `revert one and three\n\nReverts FIX-001 ${one}\nReverts FIX-003 ${three}\nLoop-Revert: iter-1`,
+    );
     expect(await findCommitByTrailer(ctx, one!, 'Loop-Revert', 'iter-1')).toBe(sha);
     expect(await headSha(ctx)).toBe(sha);
     expect(r.exists('src/one.txt')).toBe(false);
@@ -237,7 +241,9 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
   it('runGit outside a repository is NOT_A_REPOSITORY with git stderr and the directory', async () => {
     const error = await headSha({ cwd: '/' }).catch((e: unknown) => e);
     expect(isLoopError(error) && error.code).toBe('NOT_A_REPOSITORY');
-    expect((error as Error).message).toMatch(/^\[loop\] \[rollback-git\] git rev-parse HEAD failed in \/: fatal: not a git repository/);
+    expect((error as Error).message).toMatch(
+      /^\[loop\] \[rollback-git\] git rev-parse HEAD failed in \/: fatal: not a git repository/,
+    );
   });
 });
 

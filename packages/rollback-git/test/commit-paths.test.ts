@@ -9,7 +9,10 @@ afterEach(() => {
 });
 
 function repo(): { r: TempRepo; ctx: GitCliContext } {
-  const r = makeRepo({ 'a.txt': 'a\n', '.gitignore': 'projects/\n', 'eval/config/list.txt': 'x\n' }, 'loop-commit-paths-');
+  const r = makeRepo(
+    { 'a.txt': 'a\n', '.gitignore': 'projects/\n', 'eval/config/list.txt': 'x\n' },
+    'loop-commit-paths-',
+  );
   repos.push(r);
   return { r, ctx: { cwd: r.dir, now: Date.UTC(2026, 0, 2), author: { name: 'loop-test', email: 'loop@test' } } };
 }
@@ -30,8 +33,16 @@ it('skips paths outside the working tree and untracked files the repository igno
   const { r, ctx } = repo();
   r.write('projects/autotune/meta/loop_state.json', '{}\n');
   const head = r.git('rev-parse', 'HEAD');
-  const report = await commitPaths(ctx, [join(r.dir, 'projects/autotune/meta/loop_state.json'), '/elsewhere/file.txt', 'missing.txt'], 'chore: state');
-  expect(report).toEqual({ commit: null, staged: [], skipped: ['/elsewhere/file.txt', 'projects/autotune/meta/loop_state.json', 'missing.txt'] });
+  const report = await commitPaths(
+    ctx,
+    [join(r.dir, 'projects/autotune/meta/loop_state.json'), '/elsewhere/file.txt', 'missing.txt'],
+    'chore: state',
+  );
+  expect(report).toEqual({
+    commit: null,
+    staged: [],
+    skipped: ['/elsewhere/file.txt', 'projects/autotune/meta/loop_state.json', 'missing.txt'],
+  });
   expect(r.git('rev-parse', 'HEAD')).toBe(head);
 });
 
@@ -52,6 +63,9 @@ it('a named tracked file that was deleted is committed as a deletion', async () 
   expect(r.git('show', '--name-status', '--format=%s', 'HEAD')).toBe('chore: drop a\n\nD\ta.txt');
 });
 
-it('a directory that is not a repository is NOT_A_REPOSITORY with git\'s message', async () => {
-  await expect(commitPaths({ cwd: '/' }, ['etc/hostname'], 'm')).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringMatching(/not a git repository/i) });
+it("a directory that is not a repository is NOT_A_REPOSITORY with git's message", async () => {
+  await expect(commitPaths({ cwd: '/' }, ['etc/hostname'], 'm')).rejects.toMatchObject({
+    code: 'NOT_A_REPOSITORY',
+    message: expect.stringMatching(/not a git repository/i),
+  });
 });

@@ -14,13 +14,21 @@ afterEach(() => {
 describe('a directory rename reverts on the fast path', () => {
   it.each([
     ['a flat directory of 40 files', (i: number) => `lib/f${i}.txt`],
-    ['a directory with nested folders (shared parents at several depths)', (i: number) => `lib/d${i % 3}/e${i % 2}/f${i}.txt`],
+    [
+      'a directory with nested folders (shared parents at several depths)',
+      (i: number) => `lib/d${i % 3}/e${i % 2}/f${i}.txt`,
+    ],
   ])('%s renamed by the candidate is restored without the full-checkout fallback', async (_label, pathOf) => {
     const files: Record<string, FileSpec> = { 'keep.txt': 'k\n' };
     for (let i = 0; i < 40; i += 1) files[pathOf(i)] = `file ${i}\n`;
     const repo = makeRepo(files);
     repos.push(repo);
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
+    const rollback = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: 'run/rename',
+      clock: steppingClock(),
+    });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     renameSync(join(repo.dir, 'lib'), join(repo.dir, 'lib2'));
@@ -35,7 +43,12 @@ describe('a directory rename reverts on the fast path', () => {
   it('a file replaced by a directory of the same name (and back) reverts on the fast path', async () => {
     const repo = makeRepo({ 'x/a.txt': 'a\n', 'x/b.txt': 'b\n', y: 'plain file\n' });
     repos.push(repo);
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rename', clock: steppingClock() });
+    const rollback = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: 'run/rename',
+      clock: steppingClock(),
+    });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     repo.remove('x');

@@ -14,7 +14,13 @@ afterEach(() => {
 function setUp(paths?: string[]) {
   const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n', '.gitignore': 'build/\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/dirs', clock: steppingClock(), ...(paths ? { paths } : {}) });
+  const rollback = createGitResetRollback({
+    watch: testSettings.watch,
+    dir: repo.dir,
+    branch: 'run/dirs',
+    clock: steppingClock(),
+    ...(paths ? { paths } : {}),
+  });
   const mkdir = (path: string) => mkdirSync(join(repo.dir, path), { recursive: true });
   return { repo, rollback, mkdir, exists: (path: string) => existsSync(join(repo.dir, path)) };
 }
@@ -36,7 +42,12 @@ describe('revert removes the empty directories a candidate created', () => {
     expect(exists('src/old/deeper')).toBe(true);
     expect(exists('kept-empty')).toBe(true);
     expect(exists('build/cache')).toBe(true);
-    expect(rollback.lastRestore()?.directories).toEqual(['new', 'new/inner', 'new/inner/deepest', 'src/old/deeper/added']);
+    expect(rollback.lastRestore()?.directories).toEqual([
+      'new',
+      'new/inner',
+      'new/inner/deepest',
+      'src/old/deeper/added',
+    ]);
     expect(repo.git('status', '--porcelain')).toBe('');
   });
 
@@ -63,7 +74,10 @@ describe('revert removes the empty directories a candidate created', () => {
     const cp2 = await rollback.checkpoint(2);
     mkdir('src/two');
     mkdir('outside'); // not under paths: neither committed nor reverted
-    await rollback.revert(cp2, { iteration: 2, candidateId: await rollback.commit(cp2, { iteration: 2, attempt: 0, description: 'two' }) });
+    await rollback.revert(cp2, {
+      iteration: 2,
+      candidateId: await rollback.commit(cp2, { iteration: 2, attempt: 0, description: 'two' }),
+    });
     expect(exists('src/one')).toBe(true);
     expect(exists('src/two')).toBe(false);
     expect(exists('outside')).toBe(true);

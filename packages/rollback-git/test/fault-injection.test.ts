@@ -26,14 +26,23 @@ let template = '';
 afterAll(() => rmSync(root, { recursive: true, force: true }), 60_000);
 
 const identity = ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false'];
-const git = async (dir: string, ...args: string[]): Promise<string> => (await run('git', [...identity, ...args], { cwd: dir })).stdout.trim();
+const git = async (dir: string, ...args: string[]): Promise<string> =>
+  (await run('git', [...identity, ...args], { cwd: dir })).stdout.trim();
 
 beforeAll(async () => {
   const out = join(root, 'bundle');
   const bundling = bundleFixture(join(packageDir, 'test/fixtures/fault-cycle.ts'), out, 'fault-cycle');
   template = join(root, 'template');
   mkdirSync(join(template, 'lib'), { recursive: true });
-  for (const [path, content] of Object.entries({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'keep.txt': 'k\n', 'lib/l0.txt': '0\n', 'lib/l1.txt': '1\n', 'lib/l2.txt': '2\n', 'run.sh': '#!/bin/sh\n' })) {
+  for (const [path, content] of Object.entries({
+    'a.txt': 'a\n',
+    'b.txt': 'b\n',
+    'keep.txt': 'k\n',
+    'lib/l0.txt': '0\n',
+    'lib/l1.txt': '1\n',
+    'lib/l2.txt': '2\n',
+    'run.sh': '#!/bin/sh\n',
+  })) {
     writeFileSync(join(template, path), content);
   }
   chmodSync(join(template, 'run.sh'), 0o755);
@@ -51,7 +60,8 @@ const workspace = (): string => {
   return dir;
 };
 
-const node = (args: string[]): Promise<ChildResult> => runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
+const node = (args: string[]): Promise<ChildResult> =>
+  runChild(process.execPath, [bundle, ...args], { cwd: packageDir });
 
 function leftovers(gitdir: string, rel = ''): string[] {
   const found: string[] = [];
@@ -71,7 +81,9 @@ async function problems(dir: string): Promise<string[]> {
   if (head !== `refs/heads/${BRANCH}`) wrong.push(`HEAD is ${head}`);
   const tip = await git(dir, 'rev-parse', 'HEAD').catch((e: Error) => `error ${e.message}`);
   if (tip !== kept) wrong.push(`HEAD at ${tip}, last keep ${kept}`);
-  const status = await git(dir, 'status', '--porcelain', '--untracked-files=all').catch((e: Error) => `error ${e.message}`);
+  const status = await git(dir, 'status', '--porcelain', '--untracked-files=all').catch(
+    (e: Error) => `error ${e.message}`,
+  );
   if (status !== '') wrong.push(`git status: ${status}`);
   const fsck = await run('git', ['fsck', '--no-progress', '--no-dangling'], { cwd: dir }).then(
     (r) => r.stdout.trim() + r.stderr.trim(),
@@ -97,26 +109,44 @@ describe('rollback-git: a kill or ENOSPC at every write of a commit/keep/revert/
     const cases = [...kills, ...fulls];
     const specs = fulls.map((c) => `${c.at}:${c.dir}`);
     const [killOutcomes, enospcOutcomes] = await Promise.all([
-      inPool(3, kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)]))),
-      Promise.all([node(['enospc', ...specs.filter((_, i) => i % 2 === 0)]), node(['enospc', ...specs.filter((_, i) => i % 2 === 1)])]),
+      inPool(
+        3,
+        kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)])),
+      ),
+      Promise.all([
+        node(['enospc', ...specs.filter((_, i) => i % 2 === 0)]),
+        node(['enospc', ...specs.filter((_, i) => i % 2 === 1)]),
+      ]),
     ]);
     const killed = killOutcomes.filter((o) => o.signal === 'SIGKILL').length;
     // A run that was not killed completed with fewer writes than its point: the sequence varies by
     // a write or two between runs (an index entry refreshed or not, by the racy-git rule).
-    const shorter = killOutcomes.filter((o, i) => o.signal !== 'SIGKILL' && (JSON.parse(o.stdout || '{}') as { writes?: number }).writes! < kills[i]!.at).length;
-    const enospc = enospcOutcomes.flatMap((o) => JSON.parse(o.stdout || '[]') as Array<{ fired: boolean; completed: boolean }>);
+    const shorter = killOutcomes.filter(
+      (o, i) => o.signal !== 'SIGKILL' && (JSON.parse(o.stdout || '{}') as { writes?: number }).writes! < kills[i]!.at,
+    ).length;
+    const enospc = enospcOutcomes.flatMap(
+      (o) => JSON.parse(o.stdout || '[]') as Array<{ fired: boolean; completed: boolean }>,
+    );
     const failed = enospc.filter((r) => r.fired).length;
     const stopped = enospc.filter((r) => r.fired && !r.completed).length;
 
     const dirs = cases.map((c) => c.dir);
     const half = Math.ceil(dirs.length / 2);
-    const resumed = (await Promise.all([node(['resume', ...dirs.slice(0, half)]), node(['resume', ...dirs.slice(half)])])).flatMap(
+    const resumed = (
+      await Promise.all([node(['resume', ...dirs.slice(0, half)]), node(['resume', ...dirs.slice(half)])])
+    ).flatMap(
       (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repairs?: string }>,
     );
     expect(resumed).toHaveLength(dirs.length);
-    const checks = await inPool(6, resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])));
+    const checks = await inPool(
+      6,
+      resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])),
+    );
     const unrecoverable = cases
-      .map((c, i) => ({ point: `${c.mode} at write ${c.at} (${writes[c.at - 1]?.replace(c.dir, '')})`, wrong: checks[i]! }))
+      .map((c, i) => ({
+        point: `${c.mode} at write ${c.at} (${writes[c.at - 1]?.replace(c.dir, '')})`,
+        wrong: checks[i]!,
+      }))
       .filter((r) => r.wrong.length > 0);
     const repairedLines = new Set(resumed.map((r) => r.repairs?.replace(/[0-9a-f]{7}/g, '<sha>')).filter((l) => l));
     console.info(

@@ -1,10 +1,26 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, readlinkSync, lstatSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  readlinkSync,
+  lstatSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import nodeFs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLoopError, type LoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGitResetRollback, readDiscardedRefs, shortId, type GitFs, type GitResetRollbackOptions } from '../src/index.js';
+import {
+  createGitResetRollback,
+  readDiscardedRefs,
+  shortId,
+  type GitFs,
+  type GitResetRollbackOptions,
+} from '../src/index.js';
 import { makeRepo, testSettings, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
 
 const BRANCH = 'auto-iterate/nov30';
@@ -25,7 +41,13 @@ const FILES: Record<string, FileSpec> = {
 function setup(options: Partial<GitResetRollbackOptions> = {}, files: Record<string, FileSpec> = FILES) {
   const repo = makeRepo(files);
   repos.push(repo);
-  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...options });
+  const rollback = createGitResetRollback({
+    watch: testSettings.watch,
+    dir: repo.dir,
+    branch: BRANCH,
+    clock: steppingClock(),
+    ...options,
+  });
   return { repo, rollback };
 }
 
@@ -39,7 +61,11 @@ async function rejection(promise: Promise<unknown>): Promise<LoopError> {
   throw new Error('expected a LoopError, got success');
 }
 
-const info = (iteration: number, description = `edit ${iteration}`, attempt = 0) => ({ iteration, attempt, description });
+const info = (iteration: number, description = `edit ${iteration}`, attempt = 0) => ({
+  iteration,
+  attempt,
+  description,
+});
 
 describe('createGitResetRollback: revert', () => {
   it('revert removes files the candidate added', async () => {
@@ -49,7 +75,10 @@ describe('createGitResetRollback: revert', () => {
     repo.write('new/deep/extra.py', 'x = 1\n');
     repo.write('top.txt', 'top\n');
     const id = await rollback.commit(cp, info(1));
-    expect(repo.git('show', '--name-only', '--format=', id).split('\n').sort()).toEqual(['new/deep/extra.py', 'top.txt']);
+    expect(repo.git('show', '--name-only', '--format=', id).split('\n').sort()).toEqual([
+      'new/deep/extra.py',
+      'top.txt',
+    ]);
     await rollback.revert(cp, { iteration: 1, candidateId: id });
     expect(repo.exists('top.txt')).toBe(false);
     expect(repo.exists('new/deep/extra.py')).toBe(false);
@@ -135,7 +164,9 @@ describe('createGitResetRollback: revert', () => {
       ['3-1', second, 3, 1],
     ]);
     // Reachable means git gc keeps it: it is listed by for-each-ref.
-    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/loop/')).toBe('refs/loop/discarded/3\nrefs/loop/discarded/3-1');
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/loop/')).toBe(
+      'refs/loop/discarded/3\nrefs/loop/discarded/3-1',
+    );
   });
 
   it('revert restores files the harness modified after the commit', async () => {
@@ -323,7 +354,12 @@ describe('createGitResetRollback: start', () => {
     expect(repo.git('branch', '--list', BRANCH)).toBe('');
     expect(repo.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
 
-    const dirtyOk = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, allowDirty: true });
+    const dirtyOk = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: BRANCH,
+      allowDirty: true,
+    });
     await dirtyOk.start();
     expect(repo.git('symbolic-ref', 'HEAD')).toBe(`refs/heads/${BRANCH}`);
     expect(repo.read('train.py')).toBe('lr = 0.9\n');
@@ -375,13 +411,17 @@ describe('createGitResetRollback: start', () => {
   it('start fails with NOT_A_REPOSITORY outside a repository or before the first commit', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'loop-no-repo-'));
     try {
-      const error = await rejection(createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).start());
+      const error = await rejection(
+        createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).start(),
+      );
       expect(error.code).toBe('NOT_A_REPOSITORY');
       expect(error.message).toContain('no git repository at');
       mkdirSync(join(empty, '.git'));
       const { execFileSync } = await import('node:child_process');
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: empty });
-      const unborn = await rejection(createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).checkpoint(1));
+      const unborn = await rejection(
+        createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).checkpoint(1),
+      );
       expect(unborn.code).toBe('NOT_A_REPOSITORY');
       expect(unborn.message).toContain('has no commit yet');
     } finally {
@@ -393,7 +433,13 @@ describe('createGitResetRollback: start', () => {
     const { repo, rollback } = setup({ excludes: ['results.tsv', 'run.log', '.loop/', 'checkpoints/'] });
     const report = await rollback.start();
     expect(report.excludesAdded).toEqual(['results.tsv', 'run.log', '.loop/', 'checkpoints/']);
-    const again = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true, excludes: ['results.tsv', 'checkpoints/'] });
+    const again = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: BRANCH,
+      resume: true,
+      excludes: ['results.tsv', 'checkpoints/'],
+    });
     expect((await again.start()).excludesAdded).toEqual([]);
     const exclude = readFileSync(join(repo.dir, '.git/info/exclude'), 'utf8');
     expect(exclude.split('\n').filter((line) => line === 'results.tsv')).toHaveLength(1);
@@ -434,7 +480,9 @@ describe('createGitResetRollback: whole cycle', () => {
     expect(repo.git('symbolic-ref', 'HEAD')).toBe(`refs/heads/${BRANCH}`);
     expect(repo.git('rev-parse', 'HEAD')).toBe(best);
     expect(repo.git('status', '--porcelain')).toBe('');
-    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/heads/')).toBe(`refs/heads/${BRANCH}\nrefs/heads/main`);
+    expect(repo.git('for-each-ref', '--format=%(refname)', 'refs/heads/')).toBe(
+      `refs/heads/${BRANCH}\nrefs/heads/main`,
+    );
   });
 
   it('restoreBest resets to the best kept commit and keeps the later tip reachable', async () => {
@@ -527,7 +575,9 @@ describe('createGitResetRollback: verification', () => {
     const repo = makeRepo(FILES);
     repos.push(repo);
     let corrupt = false;
-    const fs = hookedFs((path, data) => (corrupt && path.endsWith('/train.py') ? new TextEncoder().encode('garbage\n') : data));
+    const fs = hookedFs((path, data) =>
+      corrupt && path.endsWith('/train.py') ? new TextEncoder().encode('garbage\n') : data,
+    );
     const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, fs, branch: BRANCH });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
@@ -536,7 +586,9 @@ describe('createGitResetRollback: verification', () => {
     corrupt = true;
     const error = await rejection(rollback.revert(cp, { iteration: 1, candidateId: id }));
     expect(error.code).toBe('RESTORE_FAILED');
-    expect(error.message).toMatch(/^\[loop\] \[rollback-git\] reset of refs\/heads\/auto-iterate\/nov30 to \w{7} did not verify for train\.py/);
+    expect(error.message).toMatch(
+      /^\[loop\] \[rollback-git\] reset of refs\/heads\/auto-iterate\/nov30 to \w{7} did not verify for train\.py/,
+    );
     expect(error.message).toContain('git reset --hard');
     expect(error.details).toMatchObject({ targetId: cp.id, paths: ['train.py'] });
   });
@@ -544,7 +596,13 @@ describe('createGitResetRollback: verification', () => {
 
 describe('createGitResetRollback: paths (the fast path)', () => {
   async function scenario(repo: TempRepo, paths: string[] | undefined): Promise<void> {
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, clock: steppingClock(), ...(paths ? { paths } : {}) });
+    const rollback = createGitResetRollback({
+      watch: testSettings.watch,
+      dir: repo.dir,
+      branch: BRANCH,
+      clock: steppingClock(),
+      ...(paths ? { paths } : {}),
+    });
     await rollback.start();
     // 1: modify + add + delete + mode change, kept
     let cp = await rollback.checkpoint(1);

@@ -25,7 +25,11 @@ const identity = ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '
 export function makeRepo(files: Record<string, FileSpec>, prefix = 'loop-rollback-git-'): TempRepo {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const git = (...args: string[]): string =>
-    execFileSync('git', [...identity, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trimEnd();
+    execFileSync('git', [...identity, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trimEnd();
   const write = (path: string, content: string, executable = false): void => {
     const abs = join(dir, path);
     mkdirSync(dirname(abs), { recursive: true });

@@ -16,7 +16,12 @@ afterEach(() => {
 });
 
 const identity = ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always'];
-const gitIn = (dir: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trimEnd();
+const gitIn = (dir: string, ...args: string[]) =>
+  execFileSync('git', [...identity, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trimEnd();
 
 function mainRepo(): TempRepo {
   const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
@@ -101,6 +106,9 @@ describe('a workspace whose .git is a file', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(join(dir, '.git'), 'gitdir: /nowhere/.git/worktrees/gone\n');
     const rollback = createGitResetRollback({ dir, branch: 'run/linked' });
-    await expect(rollback.start()).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringContaining('git worktree repair') });
+    await expect(rollback.start()).rejects.toMatchObject({
+      code: 'NOT_A_REPOSITORY',
+      message: expect.stringContaining('git worktree repair'),
+    });
   });
 });

@@ -26,7 +26,10 @@ function recordingFs(log: string[], gitdir: string): GitFs {
         return (...args: unknown[]) => {
           const r = rel(String(args[0]));
           const flags = prop === 'open' ? String(args[1]) : '';
-          if (r !== undefined && (prop !== 'open' || flags.includes('w'))) log.push(`${String(prop)} ${r}${prop === 'rename' ? ` -> ${rel(String(args[1]))}` : ''}${flags ? ` ${flags}` : ''}`);
+          if (r !== undefined && (prop !== 'open' || flags.includes('w')))
+            log.push(
+              `${String(prop)} ${r}${prop === 'rename' ? ` -> ${rel(String(args[1]))}` : ''}${flags ? ` ${flags}` : ''}`,
+            );
           return value.apply(target, args);
         };
       }
@@ -42,7 +45,12 @@ describe('rollback-git writes under .git through lock files', () => {
     repos.push(repo);
     const log: string[] = [];
     const gitdir = join(repo.dir, '.git');
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/locks', fs: recordingFs(log, gitdir), clock: steppingClock() });
+    const rollback = createGitResetRollback({
+      dir: repo.dir,
+      branch: 'run/locks',
+      fs: recordingFs(log, gitdir),
+      clock: steppingClock(),
+    });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     repo.write('a.txt', 'changed\n');
@@ -56,7 +64,11 @@ describe('rollback-git writes under .git through lock files', () => {
     expect(log).toContain('open refs/heads/run/locks.lock wx');
     expect(log).toContain('rename refs/heads/run/locks.lock -> refs/heads/run/locks');
     // Objects are written to a temp file and renamed: never a torn object that "exists".
-    expect(log.filter((l) => l.startsWith('writeFile objects/')).every((l) => /objects\/([0-9a-f]{2}|pack)\/tmp_obj_/.test(l))).toBe(true);
+    expect(
+      log
+        .filter((l) => l.startsWith('writeFile objects/'))
+        .every((l) => /objects\/([0-9a-f]{2}|pack)\/tmp_obj_/.test(l)),
+    ).toBe(true);
     expect(repo.git('status', '--porcelain')).toBe('');
     expect(repo.git('fsck', '--no-progress')).toBe('');
   });
@@ -65,7 +77,12 @@ describe('rollback-git writes under .git through lock files', () => {
     const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'src/c.txt': 'c\n', 'src/d.txt': 'd\n' });
     repos.push(repo);
     const log: string[] = [];
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: 'run/once', fs: recordingFs(log, join(repo.dir, '.git')), clock: steppingClock() });
+    const rollback = createGitResetRollback({
+      dir: repo.dir,
+      branch: 'run/once',
+      fs: recordingFs(log, join(repo.dir, '.git')),
+      clock: steppingClock(),
+    });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     const indexWrites = () => log.filter((l) => l === 'rename index.lock -> index').length;
@@ -78,7 +95,9 @@ describe('rollback-git writes under .git through lock files', () => {
     const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'many changes' });
     expect(indexWrites() - before).toBe(1);
     expect(repo.git('status', '--porcelain')).toBe('');
-    expect(repo.git('ls-files', '-s')).toBe(repo.git('ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', 'HEAD'));
+    expect(repo.git('ls-files', '-s')).toBe(
+      repo.git('ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', 'HEAD'),
+    );
     const mid = indexWrites();
     await rollback.revert(cp, { iteration: 1, candidateId: id });
     expect(indexWrites() - mid).toBe(1);
@@ -122,7 +141,9 @@ describe('rollback-git writes under .git through lock files', () => {
         };
       },
     };
-    const error = await writeThroughLock(failing as never, ref, new TextEncoder().encode('0'.repeat(40))).catch((e: unknown) => e);
+    const error = await writeThroughLock(failing as never, ref, new TextEncoder().encode('0'.repeat(40))).catch(
+      (e: unknown) => e,
+    );
     expect((error as { code?: string }).code).toBe('ENOSPC');
     expect(nodeFs.readFileSync(ref, 'utf8')).toBe(before);
     expect(nodeFs.existsSync(lockPathOf(ref))).toBe(false);

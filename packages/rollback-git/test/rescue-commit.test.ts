@@ -13,7 +13,13 @@ afterEach(() => {
 function setup(paths?: string[]) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/rescue', clock: steppingClock(), ...(paths ? { paths } : {}) });
+  const rollback = createGitResetRollback({
+    watch: testSettings.watch,
+    dir: repo.dir,
+    branch: 'run/rescue',
+    clock: steppingClock(),
+    ...(paths ? { paths } : {}),
+  });
   return { repo, rollback };
 }
 
@@ -38,7 +44,9 @@ describe('a revert keeps every file it removes reachable under refs/loop/discard
     expect(repo.git('show', 'refs/loop/discarded/1:src/model.py')).toBe('layers = 3 # user edit');
     expect(repo.git('show', 'refs/loop/discarded/1:train.py')).toBe('lr = 2');
     expect(repo.git('rev-parse', 'refs/loop/discarded/1^')).toBe(candidate);
-    expect(repo.git('log', '-1', '--format=%s', 'refs/loop/discarded/1')).toMatch(/^loop: working-tree files a reset removed/);
+    expect(repo.git('log', '-1', '--format=%s', 'refs/loop/discarded/1')).toMatch(
+      /^loop: working-tree files a reset removed/,
+    );
     expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
   });
 

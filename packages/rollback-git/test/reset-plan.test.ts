@@ -32,7 +32,8 @@ function countingRepo(dir: string) {
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const path = String(args[0]);
-        if (prop === 'readFile' && path.startsWith(`${dir}/`) && !path.startsWith(`${dir}/.git/`)) reads.push(path.slice(dir.length + 1));
+        if (prop === 'readFile' && path.startsWith(`${dir}/`) && !path.startsWith(`${dir}/.git/`))
+          reads.push(path.slice(dir.length + 1));
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },

@@ -1,7 +1,16 @@
 // Resume repairs what a kill can still leave in .git (issue 12, fault 1: "after that loop resume
 // fails every time"): a torn index, a torn or missing run-branch ref, stale lock files, an orphan
 // candidate; and reports it as one line.
-import { closeSync, copyFileSync, openSync, readdirSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  openSync,
+  readdirSync,
+  truncateSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopError } from '@loop/core';
@@ -110,7 +119,10 @@ describe('resume repairs what a kill left in .git', () => {
     const held = openSync(join(gitdir, 'packed-refs.lock'), 'r');
     try {
       const rollback = open(repo, true);
-      expect((await rollback.start()).repairs).toEqual(['stale .git/index.lock removed', `stale .git/refs/heads/${BRANCH}.lock removed`]);
+      expect((await rollback.start()).repairs).toEqual([
+        'stale .git/index.lock removed',
+        `stale .git/refs/heads/${BRANCH}.lock removed`,
+      ]);
       await rollback.recover(kept);
       expect(repo.exists('.git/index.lock')).toBe(false);
       expect(repo.exists('.git/packed-refs.lock')).toBe(true);
@@ -132,7 +144,12 @@ describe('resume repairs what a kill left in .git', () => {
     utimesSync(join(packDir, old), new Date(startMs - 86_400_000), new Date(startMs - 86_400_000));
     utimesSync(join(packDir, young), new Date(startMs - 10_000), new Date(startMs - 10_000));
     let calls = 0;
-    const rollback = createGitResetRollback({ dir: repo.dir, branch: BRANCH, resume: true, clock: { now: () => startMs + 1_000 * calls++ } });
+    const rollback = createGitResetRollback({
+      dir: repo.dir,
+      branch: BRANCH,
+      resume: true,
+      clock: { now: () => startMs + 1_000 * calls++ },
+    });
     expect((await rollback.start()).repairs).toEqual([`pack without its index .git/objects/pack/${old} removed`]);
     await rollback.recover(kept);
     expect(repo.exists(`.git/objects/pack/${old}`)).toBe(false);
@@ -166,7 +183,9 @@ describe('resume repairs what a kill left in .git', () => {
     await rollback.recover(kept);
     expectCleanAt(repo, kept);
     const line = rollback.repairs().find((r) => r.includes('in no commit'));
-    expect(line).toBe('1 working-tree file in no commit (src/b.txt) saved as refs/loop/discarded/recovered (`git checkout refs/loop/discarded/recovered -- <path>` brings one back)');
+    expect(line).toBe(
+      '1 working-tree file in no commit (src/b.txt) saved as refs/loop/discarded/recovered (`git checkout refs/loop/discarded/recovered -- <path>` brings one back)',
+    );
     expect(repo.git('show', 'refs/loop/discarded/recovered:src/b.txt')).toBe('edited by hand before resume');
   });
 

@@ -13,7 +13,13 @@ afterEach(() => {
 function setup(reuseScans: boolean) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
-  const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: 'run/scan', clock: steppingClock(), reuseScans });
+  const rollback = createGitResetRollback({
+    watch: testSettings.watch,
+    dir: repo.dir,
+    branch: 'run/scan',
+    clock: steppingClock(),
+    reuseScans,
+  });
   return { repo, rollback };
 }
 
@@ -80,7 +86,10 @@ describe('reuseScans hands a scan to the next step only, and a change in a gap i
     await rollback.changedPaths();
     repo.write('late.txt', 'x\n');
     const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'lr' });
-    expect(repo.git('diff-tree', '--no-commit-id', '--name-only', '-r', id).split('\n').sort()).toEqual(['late.txt', 'train.py']);
+    expect(repo.git('diff-tree', '--no-commit-id', '--name-only', '-r', id).split('\n').sort()).toEqual([
+      'late.txt',
+      'train.py',
+    ]);
   });
 });
 

@@ -36,10 +36,19 @@ describe('scanWorktree', () => {
     const r = openRepo(nodeFs, repo.dir);
     const head = repo.git('rev-parse', 'HEAD');
     const matrix = await git.statusMatrix({ fs: nodeFs, dir: repo.dir });
-    const expected = matrix.filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1)).map(([path]) => path).sort();
+    const expected = matrix
+      .filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))
+      .map(([path]) => path)
+      .sort();
     const changes = await scanWorktree(r, head, undefined);
     expect(changes.map((c) => c.path)).toEqual(expected);
-    expect(expected).toEqual(['fresh/dir/a.txt', 'pkg0/sub0/file0.txt', 'pkg1/sub1/file1.txt', 'pkg2/new.txt', 'pkg4/sub1/file4.txt']);
+    expect(expected).toEqual([
+      'fresh/dir/a.txt',
+      'pkg0/sub0/file0.txt',
+      'pkg1/sub1/file1.txt',
+      'pkg2/new.txt',
+      'pkg4/sub1/file4.txt',
+    ]);
     const staged = changes.find((c) => c.path === 'pkg4/sub1/file4.txt');
     expect(staged?.workdir?.oid).toBe(staged?.head?.oid);
     expect(changes.find((c) => c.path === 'pkg1/sub1/file1.txt')).toMatchObject({ workdir: undefined, indexed: true });
@@ -68,7 +77,10 @@ describe('scanWorktree', () => {
     const repo = makeRepo({ 'x/y.txt': 'y\n', 'run.sh': 'echo\n' });
     repos.push(repo);
     const index = await readIndexFile(openRepo(nodeFs, repo.dir));
-    const cli = repo.git('ls-files', '-s').split('\n').map((line) => line.split(/\s+/));
+    const cli = repo
+      .git('ls-files', '-s')
+      .split('\n')
+      .map((line) => line.split(/\s+/));
     expect([...(index?.entries.values() ?? [])].map((e) => [e.mode.toString(8), e.oid, '0', e.path])).toEqual(
       cli.map(([mode, oid, stage, path]) => [mode, oid, stage, path]),
     );

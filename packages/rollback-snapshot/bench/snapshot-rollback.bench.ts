@@ -24,18 +24,38 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cp } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatRatio, interleave, loadLine, pairRatios, timeOf, type Interleaved, type Spread } from '@loop/test-utils/bench';
+import {
+  formatRatio,
+  interleave,
+  loadLine,
+  pairRatios,
+  timeOf,
+  type Interleaved,
+  type Spread,
+} from '@loop/test-utils/bench';
 import { createSnapshotRollback, resolveMutableSurface } from '../src/index.js';
 
 const PER_DIR = 100;
-const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
+const identity = [
+  '-c',
+  'user.name=bench',
+  '-c',
+  'user.email=bench@example.com',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+];
 const temps: string[] = [];
 const temp = (prefix: string) => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   temps.push(dir);
   return dir;
 };
-const fileName = (i: number) => `d${String(Math.floor(i / PER_DIR)).padStart(4, '0')}/f${String(i).padStart(6, '0')}.ts`;
+const fileName = (i: number) =>
+  `d${String(Math.floor(i / PER_DIR)).padStart(4, '0')}/f${String(i).padStart(6, '0')}.ts`;
 
 function makeRepo(files: number): { dir: string; paths: string[] } {
   const dir = temp(`snapshot-rollback-bench-${files}-`);
@@ -46,11 +66,13 @@ function makeRepo(files: number): { dir: string; paths: string[] } {
     writeFileSync(join(dir, rel), `export const v${i} = ${i};\n// ${'x'.repeat(170)}\n`);
     paths.push(rel);
   }
-  const git = (...args: string[]) => execFileSync('git', [...identity, ...args], { cwd: dir, stdio: 'ignore', maxBuffer: 1 << 28 });
+  const git = (...args: string[]) =>
+    execFileSync('git', [...identity, ...args], { cwd: dir, stdio: 'ignore', maxBuffer: 1 << 28 });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
-  for (let i = 0; i < 10; i += 1) writeFileSync(join(dir, paths[i * Math.floor(files / 10)]!), `export const changed = ${i};\n`);
+  for (let i = 0; i < 10; i += 1)
+    writeFileSync(join(dir, paths[i * Math.floor(files / 10)]!), `export const changed = ${i};\n`);
   for (let i = 0; i < 10; i += 1) writeFileSync(join(dir, `d0000/untracked-${i}.ts`), `export const added = ${i};\n`);
   git('status', '--porcelain'); // refresh git's index stat cache once, as a user's repository has it
   return { dir, paths };
@@ -97,7 +119,13 @@ async function measure(files: number): Promise<Row> {
   // The per-iteration cost on a surface of every file in the tree.
   // detectUnplanned: false trusts the plan (no stat of the other mutable files); without a plan the
   // stat detector runs over every mutable file, which is also what a planned iteration costs by default.
-  const rollback = createSnapshotRollback({ workspace: dir, runDir: temp('snapshot-rollback-run-'), files: paths, retainIterations: 5, detectUnplanned: false });
+  const rollback = createSnapshotRollback({
+    workspace: dir,
+    runDir: temp('snapshot-rollback-run-'),
+    files: paths,
+    retainIterations: 5,
+    detectUnplanned: false,
+  });
   await rollback.start();
   const scratch = temp('snapshot-rollback-plain-');
   let n = 0;
@@ -183,23 +211,36 @@ try {
     console.error(`measured: ${JSON.stringify(rows.at(-1))}`); // kept if a later size fails
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-  console.log(`\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms; variants interleaved, ratios per cycle: median (min-max)\n`);
+  console.log(
+    `\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms; variants interleaved, ratios per cycle: median (min-max)\n`,
+  );
   for (const r of rows) console.log(`${r.files} files: ${r.load}`);
   console.log('\nFirst scan (the git-status surface: 10 changed + 10 untracked files):\n');
   console.log('| files | first scan | `git status --porcelain` | scan / git | isomorphic-git scan (/ git) |');
   console.log('| ---: | ---: | ---: | ---: | ---: |');
   const x = (r: Spread | undefined) => (r === undefined ? '-' : formatRatio(r));
-  for (const r of rows) console.log(`| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${x(r.ratios.scan)} | ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`);
-  console.log('\nOne iteration (checkpoint + edit + revert) against a plain copy of the touched files (fs.cp there and back, preserved timestamps):\n');
-  console.log('| files | git surface (20 files): 1 planned | no plan | every file mutable, plan trusted: 1 planned | 10 planned | no plan (stat of every file) | plain copy: 1 file | 10 files | ratios to the plain copy (1 planned, git / every file; 10 planned; no plan, git / every file) |');
+  for (const r of rows)
+    console.log(
+      `| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${x(r.ratios.scan)} | ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`,
+    );
+  console.log(
+    '\nOne iteration (checkpoint + edit + revert) against a plain copy of the touched files (fs.cp there and back, preserved timestamps):\n',
+  );
+  console.log(
+    '| files | git surface (20 files): 1 planned | no plan | every file mutable, plan trusted: 1 planned | 10 planned | no plan (stat of every file) | plain copy: 1 file | 10 files | ratios to the plain copy (1 planned, git / every file; 10 planned; no plan, git / every file) |',
+  );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of rows) {
     const q = r.ratios;
-    console.log(`| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} | ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} | ${f(r.copy1)} | ${f(r.copy10)} | ${x(q.gitPlan1)} / ${x(q.plan1)}; ${x(q.plan10)}; ${x(q.gitNoPlan)} / ${x(q.noPlan)} |`);
+    console.log(
+      `| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} | ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} | ${f(r.copy1)} | ${f(r.copy10)} | ${x(q.gitPlan1)} / ${x(q.plan1)}; ${x(q.plan10)}; ${x(q.gitNoPlan)} / ${x(q.noPlan)} |`,
+    );
   }
   if (rows.length > 1) {
     const e = (pick: (r: Row) => number) => exponent(rows, pick).toFixed(2);
-    console.log(`\ngrowth exponent against files (t ∝ files^k): first scan ${e((r) => r.scan)}, git status ${e((r) => r.git)}; git surface: 1 planned ${e((r) => r.gitPlan1)}, no plan ${e((r) => r.gitNoPlan)}; every file mutable: 1 planned ${e((r) => r.plan1)}, 10 planned ${e((r) => r.plan10)}, no plan ${e((r) => r.noPlan)}; plain copy ${e((r) => r.copy1)}`);
+    console.log(
+      `\ngrowth exponent against files (t ∝ files^k): first scan ${e((r) => r.scan)}, git status ${e((r) => r.git)}; git surface: 1 planned ${e((r) => r.gitPlan1)}, no plan ${e((r) => r.gitNoPlan)}; every file mutable: 1 planned ${e((r) => r.plan1)}, 10 planned ${e((r) => r.plan10)}, no plan ${e((r) => r.noPlan)}; plain copy ${e((r) => r.copy1)}`,
+    );
   }
 } finally {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });

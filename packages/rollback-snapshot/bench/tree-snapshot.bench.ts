@@ -17,7 +17,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf, type Interleaved, type Spread } from '@loop/test-utils/bench';
+import {
+  formatRatio,
+  formatTime,
+  interleave,
+  loadLine,
+  pairRatios,
+  timeOf,
+  type Interleaved,
+  type Spread,
+} from '@loop/test-utils/bench';
 import { createTreeSnapshotStore, diffTreeSnapshots } from '../src/index.js';
 
 const DIRECTORIES = 50;
@@ -89,9 +98,19 @@ async function measure(files: number, iterations: number): Promise<Row> {
     { cycles: iterations, warmup: 2 },
   );
   const status = execFileSync('git', ['status', '--porcelain'], { cwd: theirs, encoding: 'utf8' });
-  if (status !== '' || diffTreeSnapshots(base, await store.snapshot()).length !== 0) throw new Error('a tree was not restored');
+  if (status !== '' || diffTreeSnapshots(base, await store.snapshot()).length !== 0)
+    throw new Error('a tree was not restored');
   const t = (name: string) => timeOf(result, name);
-  return { files, first, snapshot: t('snapshot'), cycle: t('cycle'), git: t('git'), ratio: pairRatios(result, 'cycle', 'git'), samples: iterations, load: result.load };
+  return {
+    files,
+    first,
+    snapshot: t('snapshot'),
+    cycle: t('cycle'),
+    git: t('git'),
+    ratio: pairRatios(result, 'cycle', 'git'),
+    samples: iterations,
+    load: result.load,
+  };
 }
 
 const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
@@ -104,13 +123,19 @@ try {
   ] as const) {
     rows.push(await measure(files, iterations));
   }
-  console.log(`\n@loop/rollback-snapshot: whole-tree snapshot + restore, one file edited and one added (${environment})`);
-  console.log('median ms (min-max); cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq`; interleaved, ratio per cycle\n');
+  console.log(
+    `\n@loop/rollback-snapshot: whole-tree snapshot + restore, one file edited and one added (${environment})`,
+  );
+  console.log(
+    'median ms (min-max); cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq`; interleaved, ratio per cycle\n',
+  );
   for (const r of rows) console.log(`${r.files} files: ${loadLine(r.load)}`);
   console.log('| files | first snapshot (cold store) | snapshot | cycle | git | cycle / git, per cycle | cycles |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
-    console.log(`| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${formatTime(r.snapshot)} | ${formatTime(r.cycle)} | ${formatTime(r.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`);
+    console.log(
+      `| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${formatTime(r.snapshot)} | ${formatTime(r.cycle)} | ${formatTime(r.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`,
+    );
   }
 } finally {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,8 @@ import git from 'isomorphic-git';
 import { LoopError } from '@loop/core';
 import { runGit } from '@loop/rollback-git';
 
-const SOURCE_EXTENSION = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sh|sql|vue|svelte)$/;
+const SOURCE_EXTENSION =
+  /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sh|sql|vue|svelte)$/;
 const TEST_PATH = /(^|\/)(test|tests|__tests__|spec)\/|\.(test|spec)\.[^/]+$/;
 const NON_SOURCE_DIR = /^(\.aid|\.claude|\.github|\.git|node_modules|dist|coverage)\//;
 
@@ -92,7 +93,11 @@ export async function resolveMutableSurface(options: ResolveMutableSurfaceOption
   const isSource = options.isSource ?? defaultSourceFilter;
   const which = options.git ?? 'auto';
   const notARepo = (error: unknown) =>
-    new LoopError('NOT_A_REPOSITORY', `[loop] [rollback-snapshot] cannot read the git status of ${options.workspace}: ${(error as Error).message}; run in a git repository or pass the mutable files explicitly (files: [...])`, { cause: error, details: { workspace: options.workspace } });
+    new LoopError(
+      'NOT_A_REPOSITORY',
+      `[loop] [rollback-snapshot] cannot read the git status of ${options.workspace}: ${(error as Error).message}; run in a git repository or pass the mutable files explicitly (files: [...])`,
+      { cause: error, details: { workspace: options.workspace } },
+    );
   let changed: StatusEntry[] | undefined;
   let via: MutableSurface['via'] = 'isomorphic-git';
   const suppressed: string[] = [];
@@ -145,7 +150,19 @@ function binaryMissing(error: unknown): boolean {
  * working-tree side is `D` (or staged `D` with no working-tree change) is deleted.
  */
 async function statusViaCli(workspace: string): Promise<StatusEntry[]> {
-  const out = await runGit({ cwd: workspace }, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'], { code: 'NOT_A_REPOSITORY' });
+  const out = await runGit(
+    { cwd: workspace },
+    [
+      '--no-optional-locks',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=all',
+      '--no-renames',
+      '--ignore-submodules=all',
+    ],
+    { code: 'NOT_A_REPOSITORY' },
+  );
   const entries: StatusEntry[] = [];
   for (const record of out.split('\0')) {
     if (record.length < 4) continue;
@@ -160,7 +177,9 @@ async function statusViaCli(workspace: string): Promise<StatusEntry[]> {
 
 /** The same status through isomorphic-git's `statusMatrix`, writes dropped (see {@link readOnlyGitFs}). */
 async function statusViaIsomorphicGit(workspace: string, suppressed: string[]): Promise<StatusEntry[]> {
-  const matrix = (await git.statusMatrix({ fs: readOnlyGitFs(suppressed), dir: workspace })) as Array<[string, number, number, number]>;
+  const matrix = (await git.statusMatrix({ fs: readOnlyGitFs(suppressed), dir: workspace })) as Array<
+    [string, number, number, number]
+  >;
   const entries: StatusEntry[] = [];
   for (const [path, head, workdir, stage] of matrix) {
     if (workdir === 2) entries.push({ path, deleted: false });

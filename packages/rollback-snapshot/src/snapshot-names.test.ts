@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, baselineDirName, keptDirName, preEditFileName, safeFileName, slugify, utcStamp } from './snapshot-names.js';
+import {
+  BASELINE_DIR_PATTERN,
+  KEPT_DIR_PATTERN,
+  baselineDirName,
+  keptDirName,
+  preEditFileName,
+  safeFileName,
+  slugify,
+  utcStamp,
+} from './snapshot-names.js';
 
 describe('snapshot names (seed 002)', () => {
   const t = Date.UTC(2026, 10, 30, 4, 5, 6, 789);

@@ -13,7 +13,10 @@ export const KEPT_DIR_PATTERN = /^(\d{3,})-kept-[a-z0-9-]+-\d{8}T\d{6}Z(?:-\d+)?
  * @example utcStamp(Date.UTC(2026, 10, 30, 4, 5, 6)) // '20261130T040506Z'
  */
 export function utcStamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**

@@ -58,9 +58,15 @@ export const snapshotRollbackOptionsSchema = z.object({
   workspace: z.string().refine((p) => isAbsolute(p), 'workspace must be an absolute path'),
   runDir: z.string().refine((p) => isAbsolute(p), 'runDir must be an absolute path'),
   files: z.array(relativePath).min(1, 'an explicit surface needs at least one file').optional(),
-  isSource: z.custom<(path: string) => boolean>((v) => typeof v === 'function', 'isSource must be a function').optional(),
-  clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()').optional(),
-  fsClock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'fsClock must have now()').optional(),
+  isSource: z
+    .custom<(path: string) => boolean>((v) => typeof v === 'function', 'isSource must be a function')
+    .optional(),
+  clock: z
+    .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()')
+    .optional(),
+  fsClock: z
+    .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'fsClock must have now()')
+    .optional(),
   fs: z.custom<SnapshotFs>((v) => typeof v === 'object' && v !== null, 'fs must be an object').optional(),
   mtimeToleranceMs: z.number().min(0).default(2),
   concurrency: z.number().int().min(1).max(256).default(8),

@@ -40,13 +40,21 @@ const where = '[loop] [rollback-snapshot]';
  * `rename` and `rm` come from the injected fs when it has them, else from `node:fs/promises`
  * (the {@link SnapshotFs} contract predates them).
  */
-export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snapshotsDir: string; mtimeToleranceMs: number; concurrency: number }) {
+export function createSnapshotStore(o: {
+  fs: SnapshotFs;
+  workspace: string;
+  snapshotsDir: string;
+  mtimeToleranceMs: number;
+  concurrency: number;
+}) {
   const { fs, snapshotsDir } = o;
   /** The bounded pool every per-file copy, hash and restore runs in. */
   const limit = pLimit(o.concurrency);
-  const each = <T, R>(items: Iterable<T>, f: (item: T) => Promise<R>): Promise<R[]> => Promise.all([...items].map((item) => limit(() => f(item))));
+  const each = <T, R>(items: Iterable<T>, f: (item: T) => Promise<R>): Promise<R[]> =>
+    Promise.all([...items].map((item) => limit(() => f(item))));
   const rename = (from: string, to: string) => (fs.rename ? fs.rename(from, to) : nodeFs.rename(from, to));
-  const rm = (path: string) => (fs.rm ? fs.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true }));
+  const rm = (path: string) =>
+    fs.rm ? fs.rm(path, { recursive: true, force: true }) : nodeFs.rm(path, { recursive: true, force: true });
   const abs = (rel: string) => join(o.workspace, rel);
 
   const hashOrNull = async (path: string): Promise<string | null> => {
@@ -68,7 +76,11 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
   };
 
   /** True when `name` exists in `snapshots/`. */
-  const exists = async (name: string) => fs.access(join(snapshotsDir, name)).then(() => true, () => false);
+  const exists = async (name: string) =>
+    fs.access(join(snapshotsDir, name)).then(
+      () => true,
+      () => false,
+    );
 
   /** A name not yet taken in `snapshots/`, staged or not (two copies in the same second get `-2`, `-3`, ...). */
   const freeName = async (name: string): Promise<string> => {
@@ -106,7 +118,11 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
           if ((await hashOrNull(dest)) !== null) throw new Error('still present after removal');
           restored.push({ file, from: '' });
         } catch (error) {
-          failed.push({ file, snapshot: '(deleted in the kept state)', reason: (error as Error)?.message ?? String(error) });
+          failed.push({
+            file,
+            snapshot: '(deleted in the kept state)',
+            reason: (error as Error)?.message ?? String(error),
+          });
         }
         return;
       }
@@ -114,7 +130,8 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
         const info = await copyPreserving(entry.path, dest); // (a directory the edit removed is made again)
         const after = await fs.stat(dest);
         if ((await hashOrNull(dest)) !== entry.sha256) throw new Error('content does not match the snapshot (SHA-256)');
-        if (Math.abs(after.mtimeMs - info.mtimeMs) > o.mtimeToleranceMs) throw new Error(`mtime ${after.mtime.toISOString()} not preserved (snapshot ${info.mtime.toISOString()})`);
+        if (Math.abs(after.mtimeMs - info.mtimeMs) > o.mtimeToleranceMs)
+          throw new Error(`mtime ${after.mtime.toISOString()} not preserved (snapshot ${info.mtime.toISOString()})`);
         restored.push({ file, from: entry.path });
       } catch (error) {
         failed.push({ file, snapshot: entry.path, reason: (error as Error)?.message ?? String(error) });
@@ -125,7 +142,11 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
     failed.sort(byFile);
     if (failed.length > 0) {
       const list = failed.map((f) => `${f.file} from ${f.snapshot} (${f.reason})`).join('; ');
-      throw new LoopError('RESTORE_FAILED', `${where} ${what} failed for ${list}; the workspace may be a mixed tree: halt the pass and restore those files by hand from the snapshots`, { details: { failed, restored: restored.map((r) => r.file) } });
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${where} ${what} failed for ${list}; the workspace may be a mixed tree: halt the pass and restore those files by hand from the snapshots`,
+        { details: { failed, restored: restored.map((r) => r.file) } },
+      );
     }
     return restored;
   };
@@ -134,12 +155,21 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
    * The kept state `id` rebuilt from disk: the baseline overlaid by the kept directories up to it.
    * Every failure (an absent or unreadable directory or file) is `RESTORE_FAILED`, never a raw fs error.
    */
-  const keptStateFromDisk = async (id: string, baselineId: string, files: readonly string[]): Promise<Map<string, KeptEntry>> => {
+  const keptStateFromDisk = async (
+    id: string,
+    baselineId: string,
+    files: readonly string[],
+  ): Promise<Map<string, KeptEntry>> => {
     const missing = (what: string, cause?: unknown) =>
-      new LoopError('RESTORE_FAILED', `${where} cannot restore ${id}: ${what}; nothing was restored. Check ${snapshotsDir}`, { cause, details: { id, snapshotsDir } });
+      new LoopError(
+        'RESTORE_FAILED',
+        `${where} cannot restore ${id}: ${what}; nothing was restored. Check ${snapshotsDir}`,
+        { cause, details: { id, snapshotsDir } },
+      );
     const isBaseline = id === baselineId;
     const keptMatch = KEPT_DIR_PATTERN.exec(id);
-    if (!isBaseline && !keptMatch) throw missing(`${id} is neither the baseline (${baselineId}) nor a kept snapshot directory`);
+    if (!isBaseline && !keptMatch)
+      throw missing(`${id} is neither the baseline (${baselineId}) nor a kept snapshot directory`);
     const upTo = keptMatch ? Number(keptMatch[1]) : -1;
     let entries: string[];
     try {
@@ -162,9 +192,18 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
       try {
         inDir = await listFiles(join(snapshotsDir, dir.name));
         const list = join(snapshotsDir, dir.name, DELETED_LIST);
-        if (await fs.access(list).then(() => true, () => false)) deleted = JSON.parse(Buffer.from(await fs.readFile(list)).toString('utf8')) as string[];
+        if (
+          await fs.access(list).then(
+            () => true,
+            () => false,
+          )
+        )
+          deleted = JSON.parse(Buffer.from(await fs.readFile(list)).toString('utf8')) as string[];
       } catch (error) {
-        throw missing(`the kept snapshot ${join(snapshotsDir, dir.name)} is absent or unreadable (${(error as Error)?.message})`, error);
+        throw missing(
+          `the kept snapshot ${join(snapshotsDir, dir.name)} is absent or unreadable (${(error as Error)?.message})`,
+          error,
+        );
       }
       for (const file of inDir) if (paths.has(file)) paths.set(file, join(snapshotsDir, dir.name, file));
       for (const file of deleted) if (paths.has(file)) paths.set(file, null);
@@ -182,13 +221,29 @@ export function createSnapshotStore(o: { fs: SnapshotFs; workspace: string; snap
       }
     });
     for (const c of checked) {
-      if ('error' in c) throw missing(`the snapshot ${c.path} of ${c.file} is absent or unreadable (${(c.error as Error)?.message})`, c.error);
+      if ('error' in c)
+        throw missing(
+          `the snapshot ${c.path} of ${c.file} is absent or unreadable (${(c.error as Error)?.message})`,
+          c.error,
+        );
       targets.set(c.file, c.entry);
     }
     return targets;
   };
 
-  return { abs, each, hashOrNull, copyPreserving, exists, freeName, listFiles, restoreAll, keptStateFromDisk, rename, rm };
+  return {
+    abs,
+    each,
+    hashOrNull,
+    copyPreserving,
+    exists,
+    freeName,
+    listFiles,
+    restoreAll,
+    keptStateFromDisk,
+    rename,
+    rm,
+  };
 }
 
 /** The store {@link createSnapshotStore} returns. */

@@ -4,13 +4,43 @@ import { resolveSurface } from './internal/resolve-surface.js';
 import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
 import { sameStat, statKey } from './internal/touched.js';
 import { createStatRecord } from './internal/stat-record.js';
-import { BASELINE_DIR_PATTERN, KEPT_DIR_PATTERN, PRE_EDIT_FILE_PATTERN, baselineDirName, keptDirName, preEditFileName, slugify } from './snapshot-names.js';
+import {
+  BASELINE_DIR_PATTERN,
+  KEPT_DIR_PATTERN,
+  PRE_EDIT_FILE_PATTERN,
+  baselineDirName,
+  keptDirName,
+  preEditFileName,
+  slugify,
+} from './snapshot-names.js';
 import { snapshotRollbackOptionsSchema, type SnapshotRollbackOptions } from './snapshot-rollback-options.js';
 import * as nodeFs from 'node:fs/promises';
-import { createSnapshotStore, DELETED_LIST, ORPHAN_SUFFIX, PARTIAL_SUFFIX, sha256, STAGED_SUFFIX, type KeptEntry } from './snapshot-rollback-store.js';
-import type { EditPlan, PreEditCopy, RestoredFile, SnapshotCheckpoint, SnapshotRollback, SnapshotStartReport } from './snapshot-rollback-types.js';
+import {
+  createSnapshotStore,
+  DELETED_LIST,
+  ORPHAN_SUFFIX,
+  PARTIAL_SUFFIX,
+  sha256,
+  STAGED_SUFFIX,
+  type KeptEntry,
+} from './snapshot-rollback-store.js';
+import type {
+  EditPlan,
+  PreEditCopy,
+  RestoredFile,
+  SnapshotCheckpoint,
+  SnapshotRollback,
+  SnapshotStartReport,
+} from './snapshot-rollback-types.js';
 
-export type { EditPlan, PreEditCopy, RestoredFile, SnapshotCheckpoint, SnapshotRollback, SnapshotStartReport } from './snapshot-rollback-types.js';
+export type {
+  EditPlan,
+  PreEditCopy,
+  RestoredFile,
+  SnapshotCheckpoint,
+  SnapshotRollback,
+  SnapshotStartReport,
+} from './snapshot-rollback-types.js';
 
 const where = '[loop] [rollback-snapshot]';
 const keptNumber = (name: string) => Number(KEPT_DIR_PATTERN.exec(name)?.[1] ?? Number.NaN);
@@ -37,7 +67,13 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   const clock = o.clock ?? systemClock;
   const fsClock = o.fsClock ?? systemClock;
   const snapshotsDir = join(o.runDir, 'snapshots');
-  const store = createSnapshotStore({ fs, workspace: o.workspace, snapshotsDir, mtimeToleranceMs: o.mtimeToleranceMs, concurrency: o.concurrency });
+  const store = createSnapshotStore({
+    fs,
+    workspace: o.workspace,
+    snapshotsDir,
+    mtimeToleranceMs: o.mtimeToleranceMs,
+    concurrency: o.concurrency,
+  });
   const { abs, each } = store;
   let files: string[] = [];
   let surface = new Set<string>();
@@ -77,7 +113,10 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     await fs.mkdir(snapshotsDir, { recursive: true });
     const names = await fs.readdir(snapshotsDir);
     // A baseline copy killed midway: nothing was edited yet, so drop it and copy the baseline again.
-    for (const n of names.filter((x) => x.endsWith(PARTIAL_SUFFIX) && BASELINE_DIR_PATTERN.test(x.slice(0, -PARTIAL_SUFFIX.length)))) await store.rm(dir(n));
+    for (const n of names.filter(
+      (x) => x.endsWith(PARTIAL_SUFFIX) && BASELINE_DIR_PATTERN.test(x.slice(0, -PARTIAL_SUFFIX.length)),
+    ))
+      await store.rm(dir(n));
     for (const n of names) {
       const m = PRE_EDIT_FILE_PATTERN.exec(n);
       if (m) preEdit.set(Number(m[1]), [...(preEdit.get(Number(m[1])) ?? []), n]);
@@ -87,7 +126,9 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       baselineId = existing[0]!;
       files = await store.listFiles(dir(baselineId));
       surface = new Set(files);
-      const keptDirs = names.filter((n) => KEPT_DIR_PATTERN.test(n)).sort((a, b) => keptNumber(a) - keptNumber(b) || a.localeCompare(b));
+      const keptDirs = names
+        .filter((n) => KEPT_DIR_PATTERN.test(n))
+        .sort((a, b) => keptNumber(a) - keptNumber(b) || a.localeCompare(b));
       keptId = keptDirs.at(-1) ?? baselineId;
       kept = await store.keptStateFromDisk(keptId, baselineId, files);
       stats.clear(); // unknown until recover/restoreBest puts the files back: every file counts as touched
@@ -110,7 +151,11 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   };
 
   const requireStarted = (member: string) => {
-    if (!baselineId) throw new LoopError('CONFIG_INVALID', `${where} ${member}() called before start(); call start() once per pass first`);
+    if (!baselineId)
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `${where} ${member}() called before start(); call start() once per pass first`,
+      );
   };
 
   const checkpoint = async (iteration: number, plan: EditPlan = {}): Promise<SnapshotCheckpoint> => {
@@ -120,7 +165,11 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     const planned = plan.files ? [...new Set(plan.files.map((f) => normalize(f).split(sep).join('/')))] : undefined;
     const outside = (planned ?? []).filter((f) => !surface.has(f));
     if (outside.length > 0) {
-      throw new LoopError('CONFIG_INVALID', `${where} the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`, { details: { outside } });
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `${where} the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`,
+        { details: { outside } },
+      );
     }
     if (planned === undefined) {
       // No plan: copy nothing (the workspace is at the kept state, whose copies exist); the files
@@ -202,10 +251,15 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       await store.copyPreserving(abs(file), join(tmp, file));
       entries.set(file, { path: join(dir(id), file), sha256: now });
     });
-    const deleted = [...entries].filter(([, e]) => e.sha256 === null).map(([f]) => f).sort();
+    const deleted = [...entries]
+      .filter(([, e]) => e.sha256 === null)
+      .map(([f]) => f)
+      .sort();
     if (deleted.length > 0) {
       const bytes = Buffer.from(JSON.stringify(deleted), 'utf8');
-      await (fs.writeFile ? fs.writeFile(join(tmp, DELETED_LIST), bytes) : nodeFs.writeFile(join(tmp, DELETED_LIST), bytes));
+      await (fs.writeFile
+        ? fs.writeFile(join(tmp, DELETED_LIST), bytes)
+        : nodeFs.writeFile(join(tmp, DELETED_LIST), bytes));
     }
     staged.set(iteration, { id, entries, touched: changed });
     return id;
@@ -266,7 +320,8 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     const upTo = id === baselineId ? 0 : keptNumber(id);
     for (const n of names) {
       if (n.endsWith(STAGED_SUFFIX) && n !== `${id}${STAGED_SUFFIX}`) await store.rm(dir(n));
-      else if (KEPT_DIR_PATTERN.test(n) && n !== id && keptNumber(n) >= upTo) await store.rename(dir(n), dir(await orphanName(n)));
+      else if (KEPT_DIR_PATTERN.test(n) && n !== id && keptNumber(n) >= upTo)
+        await store.rename(dir(n), dir(await orphanName(n)));
     }
     staged.clear();
     open.clear();

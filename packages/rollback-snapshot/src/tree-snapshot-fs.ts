@@ -36,7 +36,8 @@ export const nodeTreeSnapshotFs: TreeSnapshotFs = Object.freeze({
   readdirSync: (path: string) => nodeFs.readdirSync(path),
   readlinkSync: (path: string) => nodeFs.readlinkSync(path),
   readFileSync: (path: string) => nodeFs.readFileSync(path),
-  writeFileSync: (path: string, data: Uint8Array, options?: { mode?: number }) => nodeFs.writeFileSync(path, data, options),
+  writeFileSync: (path: string, data: Uint8Array, options?: { mode?: number }) =>
+    nodeFs.writeFileSync(path, data, options),
   renameSync: (from: string, to: string) => nodeFs.renameSync(from, to),
   chmodSync: (path: string, mode: number) => nodeFs.chmodSync(path, mode),
   rmSync: (path: string, options?: { recursive?: boolean; force?: boolean }) => nodeFs.rmSync(path, options),

@@ -86,14 +86,36 @@ export const treeSnapshotStoreOptionsSchema = z
   .object({
     root: z.string().refine((p) => isAbsolute(p), 'root must be an absolute path'),
     storeDir: z.string().refine((p) => isAbsolute(p), 'storeDir must be an absolute path'),
-    exclude: z.array(z.string().min(1).refine((n) => !n.includes('/'), 'an excluded name is one path segment, without /')).default(['.git']),
-    clock: z.custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()').optional(),
-    fs: z.custom<TreeSnapshotFs>((v) => typeof v === 'object' && v !== null && typeof (v as TreeSnapshotFs).lstatSync === 'function', 'fs must implement TreeSnapshotFs').optional(),
+    exclude: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .refine((n) => !n.includes('/'), 'an excluded name is one path segment, without /'),
+      )
+      .default(['.git']),
+    clock: z
+      .custom<Clock>((v) => typeof (v as Clock | undefined)?.now === 'function', 'clock must have now()')
+      .optional(),
+    fs: z
+      .custom<TreeSnapshotFs>(
+        (v) => typeof v === 'object' && v !== null && typeof (v as TreeSnapshotFs).lstatSync === 'function',
+        'fs must implement TreeSnapshotFs',
+      )
+      .optional(),
   })
-  .refine((o) => {
-    const rel = o.storeDir.startsWith(o.root.endsWith('/') ? o.root : `${o.root}/`) ? o.storeDir.slice(o.root.length).replace(/^\//, '') : undefined;
-    return rel === undefined ? o.storeDir !== o.root : o.exclude.includes(rel.split('/')[0]!);
-  }, { message: 'storeDir must be outside root (or under an excluded name): a snapshot must not contain its own store', path: ['storeDir'] });
+  .refine(
+    (o) => {
+      const rel = o.storeDir.startsWith(o.root.endsWith('/') ? o.root : `${o.root}/`)
+        ? o.storeDir.slice(o.root.length).replace(/^\//, '')
+        : undefined;
+      return rel === undefined ? o.storeDir !== o.root : o.exclude.includes(rel.split('/')[0]!);
+    },
+    {
+      message: 'storeDir must be outside root (or under an excluded name): a snapshot must not contain its own store',
+      path: ['storeDir'],
+    },
+  );
 
 /**
  * Whole-tree snapshots and verified restores whose cost follows the change, not the tree: see

@@ -4,9 +4,25 @@ import { LoopError, parseOptions, systemClock } from '@loop/core';
 import { openObjectStore } from './internal/object-store.js';
 import { listManifests, MANIFEST_NAME, readManifest, sweepTemps, writeManifest } from './internal/tree-manifest.js';
 import { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
-import { applyPlan, compareEntries, currentEntries, isEmptyPlan, planRestore, sameEntry, type TreeComparison } from './internal/tree-restore.js';
+import {
+  applyPlan,
+  compareEntries,
+  currentEntries,
+  isEmptyPlan,
+  planRestore,
+  sameEntry,
+  type TreeComparison,
+} from './internal/tree-restore.js';
 import { createTreeWalker, type WalkVisitor } from './internal/tree-walk.js';
-import { treeSnapshotStoreOptionsSchema, type TreeChange, type TreeEntry, type TreeRestoreReport, type TreeSnapshot, type TreeSnapshotStore, type TreeSnapshotStoreOptions } from './tree-snapshot-types.js';
+import {
+  treeSnapshotStoreOptionsSchema,
+  type TreeChange,
+  type TreeEntry,
+  type TreeRestoreReport,
+  type TreeSnapshot,
+  type TreeSnapshotStore,
+  type TreeSnapshotStoreOptions,
+} from './tree-snapshot-types.js';
 
 const PREFIX = '[loop] [rollback-snapshot]';
 
@@ -37,10 +53,24 @@ function racyWindowMs(stat: Stats): number {
 function statRecord(stat: Stats, hash: string, size: number, now: number): StatRecord {
   const window = racyWindowMs(stat);
   const entry = Object.freeze({ type: 'file' as const, hash, mode: stat.mode & 0o7777, size });
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, hash, entry, racy: stat.mtimeMs >= now - window || stat.ctimeMs >= now - window };
+  return {
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ctimeMs: stat.ctimeMs,
+    ino: stat.ino,
+    hash,
+    entry,
+    racy: stat.mtimeMs >= now - window || stat.ctimeMs >= now - window,
+  };
 }
 
-const unchanged = (r: StatRecord | undefined, s: Stats): r is StatRecord => r !== undefined && !r.racy && r.size === s.size && r.mtimeMs === s.mtimeMs && r.ctimeMs === s.ctimeMs && r.ino === s.ino;
+const unchanged = (r: StatRecord | undefined, s: Stats): r is StatRecord =>
+  r !== undefined &&
+  !r.racy &&
+  r.size === s.size &&
+  r.mtimeMs === s.mtimeMs &&
+  r.ctimeMs === s.ctimeMs &&
+  r.ino === s.ino;
 
 /**
  * The files and symlinks that differ between two snapshots, sorted by path (directories are not
@@ -112,7 +142,11 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     try {
       walker.walk(visit, now);
     } catch (error) {
-      throw new LoopError('RESTORE_FAILED', `${PREFIX} cannot read the tree ${root}: ${(error as Error).message}; check that it exists and is readable`, { cause: error, details: { root } });
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} cannot read the tree ${root}: ${(error as Error).message}; check that it exists and is readable`,
+        { cause: error, details: { root } },
+      );
     }
   };
 
@@ -134,7 +168,11 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
       const want = target.get(path);
       if (want?.type === 'file' && st.isFile()) {
         const known = records.get(path);
-        if (unchanged(known, st) && (known.entry === want || (known.hash === want.hash && (st.mode & 0o7777) === want.mode))) return;
+        if (
+          unchanged(known, st) &&
+          (known.entry === want || (known.hash === want.hash && (st.mode & 0o7777) === want.mode))
+        )
+          return;
       }
       const entry = entryOf(path, full, st, now); // a differing file's bytes go to the store: the way back
       if (want === undefined || !sameEntry(entry, want)) differing.set(path, entry);
@@ -156,20 +194,31 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
 
   const restore = (target: TreeSnapshot): TreeRestoreReport => {
     if (target.root !== root) {
-      throw new LoopError('RESTORE_FAILED', `${PREFIX} the snapshot is of ${target.root}, not of ${root}; restore it with its own store`, { details: { root, snapshotRoot: target.root } });
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} the snapshot is of ${target.root}, not of ${root}; restore it with its own store`,
+        { details: { root, snapshotRoot: target.root } },
+      );
     }
     const cmp = compare(target.entries);
     const plan = planRestore(cmp, target.entries);
     const report: TreeRestoreReport = {
       written: [...plan.write.map(([p]) => p), ...plan.link.map(([p]) => p)].sort(),
       removed: [...plan.remove].sort(),
-      modes: plan.chmod.map(([p]) => p).filter((p) => !plan.mkdir.includes(p)).sort(),
+      modes: plan.chmod
+        .map(([p]) => p)
+        .filter((p) => !plan.mkdir.includes(p))
+        .sort(),
       created: [...plan.mkdir].sort(),
     };
     if (isEmptyPlan(plan)) return report;
     const { blobs, missing } = load(plan.write);
     if (missing.length > 0) {
-      throw new LoopError('RESTORE_FAILED', `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has a corrupt copy of ${missing.join(', ')}; the tree was not touched`, { details: { root, missing, rolledBack: true } });
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has a corrupt copy of ${missing.join(', ')}; the tree was not touched`,
+        { details: { root, missing, rolledBack: true } },
+      );
     }
     const failure = applyPlan(root, plan, blobs, fs);
     if (failure === undefined) {
@@ -197,17 +246,31 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
   };
 
   const checkName = (name: string) => {
-    if (!MANIFEST_NAME.test(name)) throw new LoopError('CONFIG_INVALID', `${PREFIX} ${JSON.stringify(name)} is not a snapshot name: use letters, digits, '.', '_' and '-' (at most 128, not starting with '.')`, { details: { name } });
+    if (!MANIFEST_NAME.test(name))
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `${PREFIX} ${JSON.stringify(name)} is not a snapshot name: use letters, digits, '.', '_' and '-' (at most 128, not starting with '.')`,
+        { details: { name } },
+      );
   };
 
   const save = (snapshot: TreeSnapshot, name: string): void => {
     checkName(name);
-    if (snapshot.root !== root) throw new LoopError('CONFIG_INVALID', `${PREFIX} the snapshot is of ${snapshot.root}, not of ${root}; save it with its own store`, { details: { root, snapshotRoot: snapshot.root } });
+    if (snapshot.root !== root)
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `${PREFIX} the snapshot is of ${snapshot.root}, not of ${root}; save it with its own store`,
+        { details: { root, snapshotRoot: snapshot.root } },
+      );
     sweep();
     try {
       writeManifest(fs, o.storeDir, name, snapshot);
     } catch (error) {
-      throw new LoopError('STATE_WRITE_FAILED', `${PREFIX} cannot save snapshot ${name} in ${o.storeDir}: ${(error as Error).message}; free space or fix permissions and take the snapshot again (the previous one under that name, if any, is intact)`, { cause: error, details: { name, storeDir: o.storeDir } });
+      throw new LoopError(
+        'STATE_WRITE_FAILED',
+        `${PREFIX} cannot save snapshot ${name} in ${o.storeDir}: ${(error as Error).message}; free space or fix permissions and take the snapshot again (the previous one under that name, if any, is intact)`,
+        { cause: error, details: { name, storeDir: o.storeDir } },
+      );
     }
   };
 
@@ -218,12 +281,26 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     try {
       snapshot = readManifest(fs, o.storeDir, name);
     } catch (error) {
-      throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} in ${o.storeDir} is unreadable: ${(error as Error).message}`, { cause: error, details: { name, storeDir: o.storeDir } });
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} the saved snapshot ${name} in ${o.storeDir} is unreadable: ${(error as Error).message}`,
+        { cause: error, details: { name, storeDir: o.storeDir } },
+      );
     }
     if (snapshot === undefined) return undefined;
-    if (snapshot.root !== root) throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} is of ${snapshot.root}, not of ${root}`, { details: { name, root, snapshotRoot: snapshot.root } });
+    if (snapshot.root !== root)
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} the saved snapshot ${name} is of ${snapshot.root}, not of ${root}`,
+        { details: { name, root, snapshotRoot: snapshot.root } },
+      );
     const missing = [...snapshot.entries].filter(([, e]) => e.type === 'file' && !objects.has(e.hash)).map(([p]) => p);
-    if (missing.length > 0) throw new LoopError('RESTORE_FAILED', `${PREFIX} the saved snapshot ${name} names contents the store ${o.storeDir} lacks (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''})`, { details: { name, missing } });
+    if (missing.length > 0)
+      throw new LoopError(
+        'RESTORE_FAILED',
+        `${PREFIX} the saved snapshot ${name} names contents the store ${o.storeDir} lacks (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''})`,
+        { details: { name, missing } },
+      );
     return snapshot;
   };
 
@@ -240,7 +317,12 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     },
     read: (entry) => {
       const bytes = objects.get(entry.hash);
-      if (bytes === undefined) throw new LoopError('RESTORE_FAILED', `${PREFIX} the store ${o.storeDir} lacks or has a corrupt object ${entry.hash}`, { details: { hash: entry.hash } });
+      if (bytes === undefined)
+        throw new LoopError(
+          'RESTORE_FAILED',
+          `${PREFIX} the store ${o.storeDir} lacks or has a corrupt object ${entry.hash}`,
+          { details: { hash: entry.hash } },
+        );
       return bytes;
     },
   };

@@ -6,7 +6,10 @@ import { makeWorkspace, steppingClock } from './helpers.js';
 // explicit surface, once with the surface resolved from git status (artifact.ts changed vs HEAD).
 for (const fromGit of [false, true]) {
   describeRollbackStrategy(fromGit ? 'snapshot (surface from git status)' : 'snapshot (explicit files)', async () => {
-    const ws = makeWorkspace({ 'artifact.ts': fromGit ? 'committed' : 'v0', 'README.md': 'fixture\n' }, { git: fromGit });
+    const ws = makeWorkspace(
+      { 'artifact.ts': fromGit ? 'committed' : 'v0', 'README.md': 'fixture\n' },
+      { git: fromGit },
+    );
     if (fromGit) ws.write('artifact.ts', 'v0');
     const rollback = createSnapshotRollback({
       workspace: ws.dir,
@@ -15,6 +18,11 @@ for (const fromGit of [false, true]) {
       ...(fromGit ? {} : { files: ['artifact.ts'] }),
     });
     await rollback.start();
-    return { rollback, write: (c) => ws.write('artifact.ts', c), read: () => ws.read('artifact.ts'), cleanup: () => ws.cleanup() };
+    return {
+      rollback,
+      write: (c) => ws.write('artifact.ts', c),
+      read: () => ws.read('artifact.ts'),
+      cleanup: () => ws.cleanup(),
+    };
   });
 }

@@ -43,7 +43,9 @@ beforeAll(async () => {
   const out = mkdtempSync(join(tmpdir(), 'loop-fault-bundle-'));
   temps.push(out);
   // esbuild comes with the root devDependency tsx; typed here by the one call this file makes.
-  const esbuild = createRequire(createRequire(join(repoRoot, 'package.json')).resolve('tsx/package.json'))('esbuild') as { build: (options: Record<string, unknown>) => Promise<unknown> };
+  const esbuild = createRequire(createRequire(join(repoRoot, 'package.json')).resolve('tsx/package.json'))(
+    'esbuild',
+  ) as { build: (options: Record<string, unknown>) => Promise<unknown> };
   bundle = join(out, 'fault-cycle.mjs');
   await esbuild.build({
     entryPoints: [join(packageDir, 'test/fixtures/fault-cycle.ts')],
@@ -54,7 +56,9 @@ beforeAll(async () => {
     conditions: ['source'],
     outfile: bundle,
     logLevel: 'error',
-    banner: { js: "import { createRequire as __loopRequire } from 'node:module'; import { fileURLToPath as __loopPath } from 'node:url'; const require = __loopRequire(import.meta.url); const __filename = __loopPath(import.meta.url); const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));" },
+    banner: {
+      js: "import { createRequire as __loopRequire } from 'node:module'; import { fileURLToPath as __loopPath } from 'node:url'; const require = __loopRequire(import.meta.url); const __filename = __loopPath(import.meta.url); const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+    },
   });
 }, 60_000);
 afterAll(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -75,7 +79,18 @@ function child(jobs: Job[]): Promise<Exit & { reports: (Report & { ws: string; m
     c.stdout.on('data', (d) => (stdout += d));
     c.stderr.on('data', (d) => (stderr += d));
     c.on('error', reject);
-    c.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, reports: stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)) }));
+    c.on('close', (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr,
+        reports: stdout
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l)),
+      }),
+    );
   });
 }
 const only = async (job: Job): Promise<Report> => {
@@ -86,7 +101,8 @@ const only = async (job: Job): Promise<Report> => {
 
 const SNAPSHOT_START = { 'src/a.ts': 'a0', 'src/c.ts': 'c0', 'src/d.ts': 'd0', 'src/score.ts': '5' };
 const TREE_START = { 'a.txt': 'a0', 'd.txt': 'd0', 'sub/c.txt': 'c0', 'score.txt': '5' };
-const without = (o: Record<string, string>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+const without = (o: Record<string, string>, key: string) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 /** The kept state of each kept iteration of the scripted cycle (1 kept: edits, adds and deletes; 2 reverted: edits, adds, deletes). */
 const EXPECTED: Record<string, Record<number, Record<string, string>>> = {
   snapshot: {
@@ -99,7 +115,10 @@ const EXPECTED: Record<string, Record<number, Record<string, string>>> = {
   },
 };
 /** JSON with sorted keys: a tree listing compared without caring for walk order. */
-const canon = (o: Record<string, string> | undefined) => (o === undefined ? 'undefined' : JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)))));
+const canon = (o: Record<string, string> | undefined) =>
+  o === undefined
+    ? 'undefined'
+    : JSON.stringify(Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))));
 const iterationOf = (id: string) => Number(/(\d{3})/.exec(id)?.[1] ?? Number.NaN);
 
 function workspace(kind: string): string {
@@ -126,12 +145,21 @@ function check(t: Trial, r: Report | undefined, straight: Report): string[] {
   if (r.error) problems.push(`${where}: the resumed run threw ${r.error}`);
   if (r.atResume) {
     const want = EXPECTED[t.kind]![iterationOf(r.atResume.bestId)];
-    if (canon(r.atResume.surface) !== canon(want)) problems.push(`${where}: after recover(${r.atResume.bestId}) the surface is ${canon(r.atResume.surface)}, not ${canon(want)}`);
+    if (canon(r.atResume.surface) !== canon(want))
+      problems.push(
+        `${where}: after recover(${r.atResume.bestId}) the surface is ${canon(r.atResume.surface)}, not ${canon(want)}`,
+      );
   }
   const best = lastKept(r);
   const wantFinal = best ? EXPECTED[t.kind]![best.iteration] : undefined;
-  if (canon(r.final) !== canon(wantFinal)) problems.push(`${where}: the finished run's tree ${canon(r.final)} is not the kept state of its log's best row ${best?.iteration}`);
-  if (t.fault === 'kill' && outcome(r).join(' ') !== outcome(straight).join(' ')) problems.push(`${where}: the log ${outcome(r).join(' ')} differs from an uninterrupted run's ${outcome(straight).join(' ')}`);
+  if (canon(r.final) !== canon(wantFinal))
+    problems.push(
+      `${where}: the finished run's tree ${canon(r.final)} is not the kept state of its log's best row ${best?.iteration}`,
+    );
+  if (t.fault === 'kill' && outcome(r).join(' ') !== outcome(straight).join(' '))
+    problems.push(
+      `${where}: the log ${outcome(r).join(' ')} differs from an uninterrupted run's ${outcome(straight).join(' ')}`,
+    );
   const leftovers = [...(r.snapshots ?? []), ...(r.store ?? [])].filter((n) => /\.(partial|staged|tmp)(\b|$)/.test(n));
   if (leftovers.length > 0) problems.push(`${where}: partial state left in the store: ${leftovers.join(', ')}`);
   return problems;
@@ -154,7 +182,10 @@ async function chain(trials: Trial[], straight: Report): Promise<string[]> {
   const fault = (t: Trial): Job => ({ kind: t.kind, ws: t.ws, mode: t.fault, at: t.k });
   let previous: Trial | undefined;
   for (const t of [...trials, undefined]) {
-    const jobs: Job[] = [...(previous ? [{ kind: previous.kind, ws: previous.ws, mode: 'none' as const, clockStart: RESUME_CLOCK }] : []), ...(t ? [fault(t)] : [])];
+    const jobs: Job[] = [
+      ...(previous ? [{ kind: previous.kind, ws: previous.ws, mode: 'none' as const, clockStart: RESUME_CLOCK }] : []),
+      ...(t ? [fault(t)] : []),
+    ];
     const e = await child(jobs);
     if (previous) {
       const r = e.reports.find((x) => x.ws === previous!.ws);
@@ -162,7 +193,8 @@ async function chain(trials: Trial[], straight: Report): Promise<string[]> {
       if (r === undefined) problems.push(`  (${e.code ?? e.signal}) ${e.stderr.slice(0, 800)}`);
       clean(previous.ws);
     }
-    if (t && t.fault === 'kill' && e.signal !== 'SIGKILL') problems.push(`${t.kind} kill@${t.k}: the child was not killed (${e.code}) ${e.stderr.slice(0, 400)}`);
+    if (t && t.fault === 'kill' && e.signal !== 'SIGKILL')
+      problems.push(`${t.kind} kill@${t.k}: the child was not killed (${e.code}) ${e.stderr.slice(0, 400)}`);
     previous = t;
   }
   return problems;
@@ -182,10 +214,13 @@ describe('fault injection at every fs write of one checkpoint/keep/revert/resume
       const writes = (counted.writes as string[]).length;
       expect(writes).toBeGreaterThan(10);
       const trials: Trial[] = [];
-      for (let k = 1; k <= writes; k += 1) for (const fault of ['kill', 'enospc'] as const) trials.push({ kind, fault, k, ws: workspace(kind) });
+      for (let k = 1; k <= writes; k += 1)
+        for (const fault of ['kill', 'enospc'] as const) trials.push({ kind, fault, k, ws: workspace(kind) });
       const chains = [0, 1, 2].map((c) => trials.filter((_, i) => i % 3 === c));
       const problems = (await Promise.all(chains.map((c) => chain(c, straight)))).flat();
-      console.log(`[fault-injection] ${kind}: ${writes} writes per cycle, ${trials.length} fault points (${writes} SIGKILLs + ${writes} ENOSPCs), ${problems.length} problems`);
+      console.log(
+        `[fault-injection] ${kind}: ${writes} writes per cycle, ${trials.length} fault points (${writes} SIGKILLs + ${writes} ENOSPCs), ${problems.length} problems`,
+      );
       expect(problems).toEqual([]);
     }, 300_000);
   }

@@ -19,7 +19,12 @@ const identity = ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '
 /** A temp directory holding `files`; with `git: true` they are committed first on `main`. */
 export function makeWorkspace(files: Record<string, string>, opts: { git?: boolean } = {}): TempWorkspace {
   const dir = mkdtempSync(join(tmpdir(), 'loop-rollback-snapshot-'));
-  const git = (...args: string[]) => execFileSync('git', [...identity, ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trimEnd();
+  const git = (...args: string[]) =>
+    execFileSync('git', [...identity, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trimEnd();
   const write = (path: string, content: string, mtimeMs?: number) => {
     const abs = join(dir, path);
     mkdirSync(dirname(abs), { recursive: true });

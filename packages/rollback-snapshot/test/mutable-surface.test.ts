@@ -14,7 +14,14 @@ afterEach(() => {
 
 function repo() {
   ws = makeWorkspace(
-    { 'src/a.ts': 'a', 'src/b.ts': 'b', 'src/c.ts': 'c', 'src/a.test.ts': 't', 'config.json': '{}', '.gitignore': 'ignored.ts\n' },
+    {
+      'src/a.ts': 'a',
+      'src/b.ts': 'b',
+      'src/c.ts': 'c',
+      'src/a.test.ts': 't',
+      'config.json': '{}',
+      '.gitignore': 'ignored.ts\n',
+    },
     { git: true },
   );
   ws.write('src/a.ts', 'a-changed'); // tracked change, unstaged
@@ -39,7 +46,17 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
 
   it('the default source filter keeps source files and leaves tests, .aid, .claude and config read-only', () => {
     expect(['src/x.ts', 'lib/y.py', 'cmd/main.go'].every(defaultSourceFilter)).toBe(true);
-    expect(['src/x.test.ts', 'test/y.ts', '__tests__/z.js', '.aid/pipeline/config.json', '.claude/agents/r.md', 'criteria.yaml', 'package.json'].some(defaultSourceFilter)).toBe(false);
+    expect(
+      [
+        'src/x.test.ts',
+        'test/y.ts',
+        '__tests__/z.js',
+        '.aid/pipeline/config.json',
+        '.claude/agents/r.md',
+        'criteria.yaml',
+        'package.json',
+      ].some(defaultSourceFilter),
+    ).toBe(false);
   });
 
   it('git is only inspected: HEAD, refs and the index are unchanged after a whole pass (seed 002: no commit, reset, checkout, restore or clean, ever)', async () => {
@@ -48,10 +65,16 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
       head: w.git('rev-parse', 'HEAD'),
       headRef: readFileSync(join(w.dir, '.git/HEAD'), 'utf8'),
       refs: w.git('for-each-ref'),
-      index: createHash('sha256').update(readFileSync(join(w.dir, '.git/index'))).digest('hex'),
+      index: createHash('sha256')
+        .update(readFileSync(join(w.dir, '.git/index')))
+        .digest('hex'),
     });
     const before = gitState();
-    const rollback = createSnapshotRollback({ workspace: w.dir, runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'), clock: steppingClock() });
+    const rollback = createSnapshotRollback({
+      workspace: w.dir,
+      runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'),
+      clock: steppingClock(),
+    });
     await rollback.start();
     const cp1 = await rollback.checkpoint(1, { files: ['src/a.ts'], slug: 'one' });
     w.write('src/a.ts', 'a1');
@@ -70,7 +93,12 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
   it('the run directory is never part of the surface even when git sees it as untracked', async () => {
     const w = repo();
     w.write('.aid/pipeline/autoresearch/T-1/helper.ts', 'x');
-    const rollback = createSnapshotRollback({ workspace: w.dir, runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'), isSource: (p) => p.endsWith('.ts') && !p.includes('.test.'), clock: steppingClock() });
+    const rollback = createSnapshotRollback({
+      workspace: w.dir,
+      runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'),
+      isSource: (p) => p.endsWith('.ts') && !p.includes('.test.'),
+      clock: steppingClock(),
+    });
     const report = await rollback.start();
     expect(report.files).toEqual(['src/a.ts', 'src/b.ts', 'src/new.ts']);
   });
@@ -78,7 +106,10 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
   it('a workspace that is not a repository is NOT_A_REPOSITORY, with the explicit-files way out', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-no-repo-'));
     try {
-      await expect(resolveMutableSurface({ workspace: dir })).rejects.toMatchObject({ code: 'NOT_A_REPOSITORY', message: expect.stringMatching(/pass the mutable files explicitly/) });
+      await expect(resolveMutableSurface({ workspace: dir })).rejects.toMatchObject({
+        code: 'NOT_A_REPOSITORY',
+        message: expect.stringMatching(/pass the mutable files explicitly/),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -86,7 +117,13 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
 
   it('a clean working tree gives an empty surface, which start refuses with CONFIG_INVALID', async () => {
     ws = makeWorkspace({ 'src/a.ts': 'a' }, { git: true });
-    const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: join(ws.dir, '.aid/pipeline/autoresearch/T-1') });
-    await expect(rollback.start()).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/surface is empty/) });
+    const rollback = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: join(ws.dir, '.aid/pipeline/autoresearch/T-1'),
+    });
+    await expect(rollback.start()).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/surface is empty/),
+    });
   });
 });

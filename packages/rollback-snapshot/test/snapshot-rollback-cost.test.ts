@@ -3,7 +3,13 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSnapshotRollback, nodeSnapshotFs, resolveMutableSurface, type SnapshotFs, type SnapshotRollbackOptions } from '../src/index.js';
+import {
+  createSnapshotRollback,
+  nodeSnapshotFs,
+  resolveMutableSurface,
+  type SnapshotFs,
+  type SnapshotRollbackOptions,
+} from '../src/index.js';
 import { makeWorkspace, steppingClock, type TempWorkspace } from './helpers.js';
 
 const OLD = Date.UTC(2020, 0, 1, 12, 0, 0);
@@ -37,7 +43,15 @@ function setup(extra: Partial<SnapshotRollbackOptions> = {}) {
   ws = makeWorkspace(Object.fromEntries(FILES.map((f) => [f, `${f} v0`])));
   for (const f of FILES) ws.write(f, `${f} v0`, OLD);
   const c = counting();
-  const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: FILES, clock: steppingClock(), fsClock: later, fs: c.fs, ...extra });
+  const rollback = createSnapshotRollback({
+    workspace: ws.dir,
+    runDir: ws.runDir,
+    files: FILES,
+    clock: steppingClock(),
+    fsClock: later,
+    fs: c.fs,
+    ...extra,
+  });
   return { ws, rollback, ops: c.ops, snaps: join(ws.runDir, 'snapshots') };
 }
 
@@ -54,18 +68,29 @@ describe('per-iteration cost follows the touched files (issue 13)', () => {
     await rollback.revert(cp, { iteration: 1 });
     expect([ws.read('src/f03.ts'), ws.read('src/f07.ts')]).toEqual(['src/f03.ts v0', 'src/f07.ts v0']);
     expect(rollback.lastRestore().map((r) => r.file)).toEqual(['src/f03.ts', 'src/f07.ts']);
-    const touchedPaths = new Set(ops.map((o) => o.replace(/^\w+ /, '')).filter((p) => p.startsWith(join(ws.dir, 'src'))));
+    const touchedPaths = new Set(
+      ops.map((o) => o.replace(/^\w+ /, '')).filter((p) => p.startsWith(join(ws.dir, 'src'))),
+    );
     expect([...touchedPaths].sort()).toEqual([join(ws.dir, 'src/f03.ts'), join(ws.dir, 'src/f07.ts')]);
   });
 
   it('without a plan, keep stores only the touched files that changed; a same-size rewrite inside the racy window is still seen (hashed, not trusted by stat)', async () => {
     ws = makeWorkspace(Object.fromEntries(FILES.map((f) => [f, `${f} v0`])));
-    const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: FILES, clock: steppingClock() }); // real fs clock: every file is racy
+    const rollback = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      files: FILES,
+      clock: steppingClock(),
+    }); // real fs clock: every file is racy
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     ws.write('src/f01.ts', 'src/f01.ts v1'); // same size as v0
     const id = await rollback.keep(cp, undefined);
-    expect(readdirSync(join(ws.runDir, 'snapshots', id), { recursive: true }).map(String).filter((n) => n.endsWith('.ts'))).toEqual(['src/f01.ts']);
+    expect(
+      readdirSync(join(ws.runDir, 'snapshots', id), { recursive: true })
+        .map(String)
+        .filter((n) => n.endsWith('.ts')),
+    ).toEqual(['src/f01.ts']);
     const cp2 = await rollback.checkpoint(2);
     ws.write('src/f01.ts', 'src/f01.ts v2');
     await rollback.revert(cp2, { iteration: 2 });
@@ -106,7 +131,12 @@ describe('per-iteration cost follows the touched files (issue 13)', () => {
       else await rollback.revert(cp, { iteration: i });
     }
     const names = readdirSync(snaps);
-    expect(names.filter((n) => n.includes('-pre-')).map((n) => n.slice(0, 3)).sort()).toEqual(['008', '009', '010']);
+    expect(
+      names
+        .filter((n) => n.includes('-pre-'))
+        .map((n) => n.slice(0, 3))
+        .sort(),
+    ).toEqual(['008', '009', '010']);
     expect(names.filter((n) => n.startsWith('000-baseline-') || n === keptId)).toHaveLength(2);
     ws.write('src/f00.ts', 'drift');
     await rollback.restoreBest(keptId);
@@ -121,18 +151,31 @@ describe('per-iteration cost follows the touched files (issue 13)', () => {
       ws.write('src/f00.ts', `v${i}`);
       await rollback.revert(cp, { iteration: i });
     }
-    const again = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, clock: steppingClock(Date.UTC(2026, 10, 30, 9)), retainIterations: 2 });
+    const again = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      clock: steppingClock(Date.UTC(2026, 10, 30, 9)),
+      retainIterations: 2,
+    });
     await again.start();
     await again.recover(again.currentId());
     const cp = await again.checkpoint(4, { files: ['src/f00.ts'] });
     await again.revert(cp, { iteration: 4 });
-    expect(readdirSync(snaps).filter((n) => n.includes('-pre-')).map((n) => n.slice(0, 3)).sort()).toEqual(['003', '004']);
+    expect(
+      readdirSync(snaps)
+        .filter((n) => n.includes('-pre-'))
+        .map((n) => n.slice(0, 3))
+        .sort(),
+    ).toEqual(['003', '004']);
   });
 });
 
 describe('surface scan through the git CLI (issue 13)', () => {
   it('the git CLI and isomorphic-git give the same surface (tracked changes staged or not, untracked not ignored, deletions apart), and the CLI is used where git runs', async () => {
-    ws = makeWorkspace({ 'src/a.ts': 'a', 'src/b.ts': 'b', 'src/c.ts': 'c', 'src/a.test.ts': 't', '.gitignore': 'ignored.ts\n' }, { git: true });
+    ws = makeWorkspace(
+      { 'src/a.ts': 'a', 'src/b.ts': 'b', 'src/c.ts': 'c', 'src/a.test.ts': 't', '.gitignore': 'ignored.ts\n' },
+      { git: true },
+    );
     ws.write('src/a.ts', 'a-changed');
     ws.write('src/b.ts', 'b-changed');
     ws.git('add', 'src/b.ts');
@@ -144,7 +187,11 @@ describe('surface scan through the git CLI (issue 13)', () => {
     const iso = await resolveMutableSurface({ workspace: ws.dir, git: 'isomorphic-git' });
     expect(cli.via).toBe('cli');
     expect(iso.via).toBe('isomorphic-git');
-    expect({ files: cli.files, excluded: cli.excluded, deleted: cli.deleted }).toEqual({ files: iso.files, excluded: iso.excluded, deleted: iso.deleted });
+    expect({ files: cli.files, excluded: cli.excluded, deleted: cli.deleted }).toEqual({
+      files: iso.files,
+      excluded: iso.excluded,
+      deleted: iso.deleted,
+    });
     expect(cli.files).toEqual(['src/a.ts', 'src/b.ts', 'src/deep/new.ts']);
     expect((await resolveMutableSurface({ workspace: ws.dir })).via).toBe('cli');
   });
@@ -167,7 +214,11 @@ describe('a kept deletion (issue 12: no half-restored tree)', () => {
     await rollback.restoreBest(id);
     expect(existsSync(join(ws.dir, 'src/f05.ts'))).toBe(false);
     ws.write('src/f05.ts', 'left by a killed iteration');
-    const again = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, clock: steppingClock(Date.UTC(2026, 10, 30, 9)) });
+    const again = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      clock: steppingClock(Date.UTC(2026, 10, 30, 9)),
+    });
     await again.start();
     await again.recover(id);
     expect(existsSync(join(ws.dir, 'src/f05.ts'))).toBe(false);

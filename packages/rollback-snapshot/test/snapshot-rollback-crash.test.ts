@@ -15,14 +15,27 @@ afterEach(() => {
 });
 
 const FILES = ['src/a.ts', 'src/b.ts'];
-const open = (w: TempWorkspace, fs?: SnapshotFs, startMs?: number) => createSnapshotRollback({ workspace: w.dir, runDir: w.runDir, files: FILES, clock: steppingClock(startMs), ...(fs ? { fs } : {}) });
+const open = (w: TempWorkspace, fs?: SnapshotFs, startMs?: number) =>
+  createSnapshotRollback({
+    workspace: w.dir,
+    runDir: w.runDir,
+    files: FILES,
+    clock: steppingClock(startMs),
+    ...(fs ? { fs } : {}),
+  });
 const snapshots = (w: TempWorkspace) => readdirSync(join(w.runDir, 'snapshots')).sort();
 
 describe('snapshot rollback after a kill (issue 11)', () => {
   it('fault 2: a baseline copy that died after its first file leaves no baseline a later start reuses; the next start copies every mutable file again', async () => {
     ws = makeWorkspace({ 'src/a.ts': 'a0', 'src/b.ts': 'b0' });
     let copies = 0;
-    const dying: SnapshotFs = { ...nodeSnapshotFs, copyFile: async (s, d) => { if (++copies === 2) throw new Error('killed'); await nodeSnapshotFs.copyFile(s, d); } };
+    const dying: SnapshotFs = {
+      ...nodeSnapshotFs,
+      copyFile: async (s, d) => {
+        if (++copies === 2) throw new Error('killed');
+        await nodeSnapshotFs.copyFile(s, d);
+      },
+    };
     await expect(open(ws, dying).start()).rejects.toThrow('killed');
     expect(snapshots(ws).filter((n) => /^000-baseline-\d{8}T\d{6}Z$/.test(n))).toEqual([]);
     const report = await open(ws, undefined, Date.UTC(2026, 10, 30, 6)).start();
@@ -80,7 +93,8 @@ describe('snapshot rollback after a kill (issue 11)', () => {
     const fs: SnapshotFs = {
       ...nodeSnapshotFs,
       readdir: async (p) => {
-        if (deny && p.includes('-kept-')) throw Object.assign(new Error(`EACCES: permission denied, scandir '${p}'`), { code: 'EACCES' });
+        if (deny && p.includes('-kept-'))
+          throw Object.assign(new Error(`EACCES: permission denied, scandir '${p}'`), { code: 'EACCES' });
         return nodeSnapshotFs.readdir(p);
       },
     };
@@ -90,10 +104,13 @@ describe('snapshot rollback after a kill (issue 11)', () => {
     ws.write('src/a.ts', 'a1');
     const id = await rollback.keep(cp, undefined);
     deny = true;
-    await expect(rollback.restoreBest(id)).rejects.toMatchObject({ code: 'RESTORE_FAILED', message: expect.stringMatching(/kept snapshot .*-kept-.* is absent or unreadable \(EACCES/) });
+    await expect(rollback.restoreBest(id)).rejects.toMatchObject({
+      code: 'RESTORE_FAILED',
+      message: expect.stringMatching(/kept snapshot .*-kept-.* is absent or unreadable \(EACCES/),
+    });
   });
 
-  it('a revert drops the iteration\'s staged candidate, and a repair\'s second commit replaces the first', async () => {
+  it("a revert drops the iteration's staged candidate, and a repair's second commit replaces the first", async () => {
     ws = makeWorkspace({ 'src/a.ts': 'a0', 'src/b.ts': 'b0' });
     const rollback = open(ws);
     await rollback.start();

@@ -12,10 +12,19 @@ afterEach(() => {
   ws = undefined;
 });
 
-function setup(files: Record<string, string> = { 'src/a.ts': 'a0', 'src/lib/b.ts': 'b0', 'README.md': 'doc' }, extra: Partial<SnapshotRollbackOptions> = {}) {
+function setup(
+  files: Record<string, string> = { 'src/a.ts': 'a0', 'src/lib/b.ts': 'b0', 'README.md': 'doc' },
+  extra: Partial<SnapshotRollbackOptions> = {},
+) {
   ws = makeWorkspace(files);
   for (const f of Object.keys(files)) ws.write(f, files[f]!, OLD);
-  const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: ['src/a.ts', 'src/lib/b.ts'], clock: steppingClock(), ...extra });
+  const rollback = createSnapshotRollback({
+    workspace: ws.dir,
+    runDir: ws.runDir,
+    files: ['src/a.ts', 'src/lib/b.ts'],
+    clock: steppingClock(),
+    ...extra,
+  });
   return { ws, rollback, snaps: join(ws.runDir, 'snapshots') };
 }
 
@@ -45,7 +54,9 @@ describe('snapshot rollback (seed 002)', () => {
     await rollback.start();
     const cp = await rollback.checkpoint(7, { files: ['src/lib/b.ts'], slug: 'Inline the helper!' });
     expect(cp.copies.map((c) => c.snapshot)).toEqual(['007-pre-inline-the-helper-src__lib__b.ts-20261130T040001Z']);
-    expect(readdirSync(snaps).filter((n) => n.startsWith('007-'))).toEqual(['007-pre-inline-the-helper-src__lib__b.ts-20261130T040001Z']);
+    expect(readdirSync(snaps).filter((n) => n.startsWith('007-'))).toEqual([
+      '007-pre-inline-the-helper-src__lib__b.ts-20261130T040001Z',
+    ]);
     expect(statSync(join(snaps, cp.copies[0]!.snapshot)).mtimeMs).toBe(OLD);
   });
 
@@ -72,7 +83,13 @@ describe('snapshot rollback (seed 002)', () => {
   });
 
   it('every restore is verified: a copy that writes the wrong bytes is RESTORE_FAILED (seed 002 restore-failed)', async () => {
-    const fs: SnapshotFs = { ...nodeSnapshotFs, copyFile: async (s, d) => { await nodeSnapshotFs.copyFile(s, d); if (d.endsWith('a.ts') && !d.includes('snapshots')) (await import('node:fs')).writeFileSync(d, 'garbage'); } };
+    const fs: SnapshotFs = {
+      ...nodeSnapshotFs,
+      copyFile: async (s, d) => {
+        await nodeSnapshotFs.copyFile(s, d);
+        if (d.endsWith('a.ts') && !d.includes('snapshots')) (await import('node:fs')).writeFileSync(d, 'garbage');
+      },
+    };
     const { ws, rollback } = setup(undefined, { fs });
     await rollback.start();
     const cp = await rollback.checkpoint(1, { files: ['src/a.ts'] });
@@ -84,7 +101,13 @@ describe('snapshot rollback (seed 002)', () => {
 
   it('a failed restore copy is RESTORE_FAILED after every file was attempted, naming each failure (seed 002: check the exit status of EVERY restore; do not advance on a mixed tree)', async () => {
     let failA = false;
-    const fs: SnapshotFs = { ...nodeSnapshotFs, copyFile: async (s, d) => { if (failA && d.endsWith('/src/a.ts')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }); await nodeSnapshotFs.copyFile(s, d); } };
+    const fs: SnapshotFs = {
+      ...nodeSnapshotFs,
+      copyFile: async (s, d) => {
+        if (failA && d.endsWith('/src/a.ts')) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
+        await nodeSnapshotFs.copyFile(s, d);
+      },
+    };
     const { ws, rollback } = setup(undefined, { fs });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
@@ -147,7 +170,9 @@ describe('snapshot rollback (seed 002)', () => {
   it('restoreBest of an unknown id is RESTORE_FAILED, not a copy of a missing path', async () => {
     const { rollback } = setup();
     await rollback.start();
-    await expect(rollback.restoreBest('009-kept-nope-20261130T040000Z')).rejects.toMatchObject({ code: 'RESTORE_FAILED' });
+    await expect(rollback.restoreBest('009-kept-nope-20261130T040000Z')).rejects.toMatchObject({
+      code: 'RESTORE_FAILED',
+    });
     await expect(rollback.restoreBest('HEAD')).rejects.toMatchObject({ code: 'RESTORE_FAILED' });
   });
 
@@ -174,9 +199,18 @@ describe('snapshot rollback (seed 002)', () => {
     ws.write('src/a.ts', 'a1');
     const keptId = await rollback.keep(cp, undefined);
     ws.write('src/a.ts', 'interrupted');
-    const again = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, clock: steppingClock(Date.UTC(2026, 10, 30, 9)) });
+    const again = createSnapshotRollback({
+      workspace: ws.dir,
+      runDir: ws.runDir,
+      clock: steppingClock(Date.UTC(2026, 10, 30, 9)),
+    });
     const report = await again.start();
-    expect(report).toMatchObject({ resumed: true, baselineId: first.baselineId, keptId, files: ['src/a.ts', 'src/lib/b.ts'] });
+    expect(report).toMatchObject({
+      resumed: true,
+      baselineId: first.baselineId,
+      keptId,
+      files: ['src/a.ts', 'src/lib/b.ts'],
+    });
     expect(readdirSync(snaps).filter((n) => n.startsWith('000-baseline-'))).toEqual([first.baselineId]);
     await again.recover(keptId);
     expect(ws.read('src/a.ts')).toBe('a1');
@@ -189,8 +223,12 @@ describe('snapshot rollback (seed 002)', () => {
   });
 
   it('options are validated at the factory: a relative workspace or a path leaving it is CONFIG_INVALID', () => {
-    expect(() => createSnapshotRollback({ workspace: 'rel', runDir: '/tmp/x' })).toThrow(/workspace must be an absolute path/);
-    expect(() => createSnapshotRollback({ workspace: '/tmp', runDir: '/tmp/x', files: ['../etc/passwd'] })).toThrow(/files\.0/);
+    expect(() => createSnapshotRollback({ workspace: 'rel', runDir: '/tmp/x' })).toThrow(
+      /workspace must be an absolute path/,
+    );
+    expect(() => createSnapshotRollback({ workspace: '/tmp', runDir: '/tmp/x', files: ['../etc/passwd'] })).toThrow(
+      /files\.0/,
+    );
   });
 
   it('a missing explicit mutable file is CONFIG_INVALID naming it', async () => {
@@ -199,15 +237,29 @@ describe('snapshot rollback (seed 002)', () => {
     await expect(rollback.start()).rejects.toThrow(/files\.1: gone\.ts does not exist/);
   });
 
-  it('one iteration\'s file operations do not grow with the size of the repository (100 vs 10,000 files; snapshots store only the touched files)', async () => {
+  it("one iteration's file operations do not grow with the size of the repository (100 vs 10,000 files; snapshots store only the touched files)", async () => {
     const countOps = async (size: number) => {
       const files: Record<string, string> = { 'src/target.ts': 'x0' };
       for (let i = 0; i < size - 1; i += 1) files[`other/f${i}.ts`] = `f${i}`;
       const w = makeWorkspace(files);
       try {
         let ops = 0;
-        const counting = Object.fromEntries(Object.entries(nodeSnapshotFs).map(([k, fn]) => [k, (...a: unknown[]) => { ops += 1; return (fn as (...x: unknown[]) => unknown)(...a); }])) as unknown as SnapshotFs;
-        const rollback = createSnapshotRollback({ workspace: w.dir, runDir: w.runDir, files: ['src/target.ts'], clock: steppingClock(), fs: counting });
+        const counting = Object.fromEntries(
+          Object.entries(nodeSnapshotFs).map(([k, fn]) => [
+            k,
+            (...a: unknown[]) => {
+              ops += 1;
+              return (fn as (...x: unknown[]) => unknown)(...a);
+            },
+          ]),
+        ) as unknown as SnapshotFs;
+        const rollback = createSnapshotRollback({
+          workspace: w.dir,
+          runDir: w.runDir,
+          files: ['src/target.ts'],
+          clock: steppingClock(),
+          fs: counting,
+        });
         await rollback.start();
         ops = 0;
         const cp = await rollback.checkpoint(1, { files: ['src/target.ts'] });

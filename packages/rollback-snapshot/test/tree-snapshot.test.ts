@@ -1,4 +1,18 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isLoopError, type LoopError } from '@loop/core';
@@ -25,7 +39,10 @@ function listDirs(d: string): string[] {
     .map((e) => join(e.parentPath, e.name));
 }
 
-function world(files: Record<string, string> = { 'a.txt': 'a\n', 'src/b.txt': 'b\n', 'src/deep/c.txt': 'c\n' }, over: Partial<TreeSnapshotStoreOptions> = {}) {
+function world(
+  files: Record<string, string> = { 'a.txt': 'a\n', 'src/b.txt': 'b\n', 'src/deep/c.txt': 'c\n' },
+  over: Partial<TreeSnapshotStoreOptions> = {},
+) {
   const base = mkdtempSync(join(tmpdir(), 'loop-tree-snapshot-'));
   dirs.push(base);
   const root = join(base, 'tree');
@@ -61,7 +78,12 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     chmodSync(join(w.root, 'src', 'b.txt'), 0o755);
     const report = await w.store.restore(snap);
     expect(w.tree()).toEqual(before);
-    expect(report).toEqual({ written: ['a.txt', 'src/deep/c.txt'], removed: ['new'], modes: ['src/b.txt'], created: ['src/deep'] });
+    expect(report).toEqual({
+      written: ['a.txt', 'src/deep/c.txt'],
+      removed: ['new'],
+      modes: ['src/b.txt'],
+      created: ['src/deep'],
+    });
   });
 
   it('restore rewrites only the files that differ: an untouched file keeps its inode and mtime', async () => {
@@ -93,7 +115,10 @@ describe('whole-tree snapshot store (real temp directories)', () => {
   });
 
   it('the excluded names (.git by default) are never snapshotted, removed nor restored, at any depth', async () => {
-    const w = world({ 'a.txt': 'a\n', '.git/HEAD': 'ref\n', 'pkg/node_modules/m.js': 'm\n' }, { exclude: ['.git', 'node_modules'] });
+    const w = world(
+      { 'a.txt': 'a\n', '.git/HEAD': 'ref\n', 'pkg/node_modules/m.js': 'm\n' },
+      { exclude: ['.git', 'node_modules'] },
+    );
     const snap = await w.store.snapshot();
     expect([...snap.entries.keys()].sort()).toEqual(['a.txt', 'pkg']);
     w.write('.git/HEAD', 'changed\n');
@@ -107,7 +132,8 @@ describe('whole-tree snapshot store (real temp directories)', () => {
 
   it('cost follows the change: a second snapshot copies nothing new, and only a changed file adds an object to the store', async () => {
     const w = world(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, `file ${i}\n`])));
-    const objects = () => readdirSync(join(w.base, 'store', 'objects'), { recursive: true }).filter((p) => String(p).includes('/')).length;
+    const objects = () =>
+      readdirSync(join(w.base, 'store', 'objects'), { recursive: true }).filter((p) => String(p).includes('/')).length;
     const first = await w.store.snapshot();
     expect(objects()).toBe(50);
     const second = await w.store.snapshot();
@@ -179,7 +205,9 @@ describe('whole-tree snapshot store (real temp directories)', () => {
 
   it('options are validated: relative paths and a store inside the tree are CONFIG_INVALID', () => {
     expect(() => createTreeSnapshotStore({ root: 'rel', storeDir: '/tmp/s' })).toThrow(/root must be an absolute path/);
-    expect(() => createTreeSnapshotStore({ root: '/tmp/t', storeDir: '/tmp/t/store' })).toThrow(/storeDir must be outside root/);
+    expect(() => createTreeSnapshotStore({ root: '/tmp/t', storeDir: '/tmp/t/store' })).toThrow(
+      /storeDir must be outside root/,
+    );
     expect(() => createTreeSnapshotStore({ root: '/tmp/t', storeDir: '/tmp/t/.git/loop-store' })).not.toThrow();
   });
 
@@ -214,9 +242,14 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     writeFileSync(join(w.base, 'store', 'snapshots', 'kept-001.json.dead.tmp'), '{"form');
     const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
     expect(await fresh.saved()).toEqual(['kept-000']);
-    const left = readdirSync(join(w.base, 'store'), { recursive: true }).map(String).filter((n) => n.endsWith('.tmp'));
+    const left = readdirSync(join(w.base, 'store'), { recursive: true })
+      .map(String)
+      .filter((n) => n.endsWith('.tmp'));
     expect(left).toEqual([]);
     rmSync(join(objects, sub), { recursive: true });
-    await expect(fresh.load('kept-000')).rejects.toMatchObject({ code: 'RESTORE_FAILED', message: expect.stringMatching(/names contents the store .* lacks/) });
+    await expect(fresh.load('kept-000')).rejects.toMatchObject({
+      code: 'RESTORE_FAILED',
+      message: expect.stringMatching(/names contents the store .* lacks/),
+    });
   });
 });

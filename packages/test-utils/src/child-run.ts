@@ -19,7 +19,11 @@ export interface ChildResult {
  *
  * @throws the spawn error when the command cannot start (ENOENT).
  */
-export function runChild(command: string, args: readonly string[], options: Omit<SpawnOptions, 'stdio'> = {}): Promise<ChildResult> {
+export function runChild(
+  command: string,
+  args: readonly string[],
+  options: Omit<SpawnOptions, 'stdio'> = {},
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

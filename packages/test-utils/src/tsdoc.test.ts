@@ -15,9 +15,13 @@ const published = readdirSync(packages).filter((dir) => {
 });
 
 describe('TSDoc on the public API', () => {
-  it.each(published)('every export of @loop/%s has a TSDoc comment', (dir) => {
-    const { exports, undocumented } = undocumentedExports(join(packages, dir, 'src', 'index.ts'));
-    expect(exports.length).toBeGreaterThan(0);
-    expect(undocumented).toEqual([]);
-  }, 120_000);
+  it.each(published)(
+    'every export of @loop/%s has a TSDoc comment',
+    (dir) => {
+      const { exports, undocumented } = undocumentedExports(join(packages, dir, 'src', 'index.ts'));
+      expect(exports.length).toBeGreaterThan(0);
+      expect(undocumented).toEqual([]);
+    },
+    120_000,
+  );
 });

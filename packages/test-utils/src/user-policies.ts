@@ -43,11 +43,15 @@ export function userPolicies(options: UserPoliciesOptions = {}): UserPolicies {
     },
     stop: {
       name: 'user-plateau',
-      check: (s) => (s.consecutiveNonImprovements >= patience ? { reason: 'user-plateau', message: `${patience} iterations without a keep` } : undefined),
+      check: (s) =>
+        s.consecutiveNonImprovements >= patience
+          ? { reason: 'user-plateau', message: `${patience} iterations without a keep` }
+          : undefined,
     },
     guard: {
       name: 'user-ban',
-      beforeRun: ({ description }) => (banned.test(description) ? { action: 'reject', status: 'banned', note: 'banned by the user' } : undefined),
+      beforeRun: ({ description }) =>
+        banned.test(description) ? { action: 'reject', status: 'banned', note: 'banned by the user' } : undefined,
     },
   };
 }

@@ -4,7 +4,10 @@ import type { MemoryArtifact, ProposalContext, Proposer } from '@loop/core';
  * A proposer for a numeric {@link MemoryArtifact}: each iteration adds `step` (or the result of
  * `next`) to the value. For tests where the edit itself does not matter.
  */
-export function createCounterProposer(artifact: MemoryArtifact<number>, next: (value: number, iteration: number) => number = (v) => v + 1): Proposer {
+export function createCounterProposer(
+  artifact: MemoryArtifact<number>,
+  next: (value: number, iteration: number) => number = (v) => v + 1,
+): Proposer {
   return {
     name: 'counter',
     propose: ({ iteration }) => {
@@ -29,7 +32,8 @@ export function createContextProposer<T>(next: (value: T, context: ProposalConte
     name,
     propose: (context) => {
       const artifact = context.artifact as MemoryArtifact<T> | undefined;
-      if (!artifact || typeof artifact.set !== 'function') throw new Error('context proposer: context.artifact is not a memory artifact');
+      if (!artifact || typeof artifact.set !== 'function')
+        throw new Error('context proposer: context.artifact is not a memory artifact');
       const before = artifact.get();
       const after = next(before, context);
       artifact.set(after);

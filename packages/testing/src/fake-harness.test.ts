@@ -9,7 +9,10 @@ const run = (harness: FakeHarness, iteration: number) => harness.run(context(ite
 
 describe('createFakeHarness', () => {
   it('returns the scripted scores in order, then the score function, and records the iterations it ran', () => {
-    const harness = createFakeHarness({ scores: [10, { value: 9, durationMs: 500 }], score: ({ iteration }) => 100 - iteration });
+    const harness = createFakeHarness({
+      scores: [10, { value: 9, durationMs: 500 }],
+      score: ({ iteration }) => 100 - iteration,
+    });
     const records = [0, 1, 2].map((i) => run(harness, i));
     expect(records.map((r) => ('value' in r ? r.value : undefined))).toEqual([10, 9, 98]);
     expect(records[1]!.durationMs).toBe(500);
@@ -17,7 +20,9 @@ describe('createFakeHarness', () => {
   });
 
   it('maps each scripted crash to the failed run the scorer sees: timeout, non-zero exit, no value, NaN', () => {
-    const harness = createFakeHarness({ scores: [{ crash: 'timeout' }, { crash: 'exit-code' }, { crash: 'no-metric' }, { crash: 'nan' }] });
+    const harness = createFakeHarness({
+      scores: [{ crash: 'timeout' }, { crash: 'exit-code' }, { crash: 'no-metric' }, { crash: 'nan' }],
+    });
     const [timeout, exit, none, nan] = [0, 1, 2, 3].map((i) => run(harness, i));
     expect(timeout).toMatchObject({ timedOut: true, signal: 'SIGKILL', exitCode: null });
     expect(exit).toMatchObject({ exitCode: 1, timedOut: false });

@@ -1,7 +1,8 @@
 import type { Harness, RunContext, RunRecord } from '@loop/core';
 
 /** One scripted outcome: a score, or a crash of the given kind. */
-export type FakeOutcome = number | { crash: 'timeout' | 'exit-code' | 'no-metric' | 'nan' } | { value: number; durationMs?: number };
+export type FakeOutcome =
+  number | { crash: 'timeout' | 'exit-code' | 'no-metric' | 'nan' } | { value: number; durationMs?: number };
 
 /** Options of {@link createFakeHarness}. */
 export interface FakeHarnessOptions {

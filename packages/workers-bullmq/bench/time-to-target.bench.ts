@@ -9,7 +9,19 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { anyOf, createCommandHarness, createDirectoryWorkingCopies, createFileArtifact, createLoop, createMemoryResultsLog, createRegexScorer, maxIterations, targetScore, type WorkingCopyProvider, type Harness } from '@loop/core';
+import {
+  anyOf,
+  createCommandHarness,
+  createDirectoryWorkingCopies,
+  createFileArtifact,
+  createLoop,
+  createMemoryResultsLog,
+  createRegexScorer,
+  maxIterations,
+  targetScore,
+  type WorkingCopyProvider,
+  type Harness,
+} from '@loop/core';
 import { createGitResetRollback } from '@loop/rollback-git';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies } from '../src/index.js';
 import { makeWorkspace, spawnWorker, type WorkerProcess } from '../test/fixture.js';
@@ -22,7 +34,12 @@ const KS = (process.env.BENCH_K ?? '2,4').split(',').map(Number);
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 3);
 
 /** Runs one loop to the target of the second batch (10·2K + K − 1) and returns its wall seconds. */
-async function timeToTarget(k: number, branch: string, root: string, wire: { harness: Harness; workingCopies: WorkingCopyProvider }): Promise<number> {
+async function timeToTarget(
+  k: number,
+  branch: string,
+  root: string,
+  wire: { harness: Harness; workingCopies: WorkingCopyProvider },
+): Promise<number> {
   const rollback = createGitResetRollback({ dir: root, branch, paths: ['params.txt'], excludes: ['run.log'] });
   await rollback.start();
   const results = createMemoryResultsLog();
@@ -39,7 +56,8 @@ async function timeToTarget(k: number, branch: string, root: string, wire: { har
   const started = performance.now();
   const summary = await loop.run();
   const seconds = (performance.now() - started) / 1000;
-  if (summary.best !== 10 * 2 * k + k - 1) throw new Error(`K=${k} ${branch}: best ${summary.best}, expected ${10 * 2 * k + k - 1}`);
+  if (summary.best !== 10 * 2 * k + k - 1)
+    throw new Error(`K=${k} ${branch}: best ${summary.best}, expected ${10 * 2 * k + k - 1}`);
   return seconds;
 }
 
@@ -61,7 +79,13 @@ async function main() {
         try {
           const s = await timeToTarget(k, 'loop/local', ws.root, {
             harness: createCommandHarness({ ...spec, cwd: ws.root, env: { ...env, LOOP_TEST_DIR: ws.scratch } }),
-            workingCopies: createDirectoryWorkingCopies({ root: ws.root, mutable: ['params.txt'], readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'], harness: (cwd) => createCommandHarness({ ...spec, cwd, env: { ...env, LOOP_TEST_DIR: ws.scratch } }) }),
+            workingCopies: createDirectoryWorkingCopies({
+              root: ws.root,
+              mutable: ['params.txt'],
+              readOnly: ['train.sh'],
+              exclude: ['.git', '.loop', 'run.log'],
+              harness: (cwd) => createCommandHarness({ ...spec, cwd, env: { ...env, LOOP_TEST_DIR: ws.scratch } }),
+            }),
           });
           return { measuredMs: s * 1000 };
         } finally {
@@ -73,14 +97,26 @@ async function main() {
         const ws = makeWorkspace('1');
         const queueName = `ttt-${k}-${Date.now()}`;
         const dirs = Array.from({ length: k }, () => mkdtempSync(join(tmpdir(), 'loop-bench-worker-')));
-        const workers: WorkerProcess[] = dirs.map((dir) => spawnWorker(['--redis', redis.url, '--queue', queueName, '--workdir', dir]));
+        const workers: WorkerProcess[] = dirs.map((dir) =>
+          spawnWorker(['--redis', redis.url, '--queue', queueName, '--workdir', dir]),
+        );
         try {
           await Promise.all(workers.map((w) => w.ready));
           const queue = createEvaluationQueue({ redis: redis.url, queue: queueName });
-          const common = { queue, mutable: ['params.txt'], runId: queueName, harness: { ...spec, env: { ...env, LOOP_TEST_DIR: ws.scratch } } };
+          const common = {
+            queue,
+            mutable: ['params.txt'],
+            runId: queueName,
+            harness: { ...spec, env: { ...env, LOOP_TEST_DIR: ws.scratch } },
+          };
           const s = await timeToTarget(k, 'loop/remote', ws.root, {
             harness: createRemoteHarness({ ...common, root: ws.root, repository: ws.root }),
-            workingCopies: createRemoteWorkingCopies({ ...common, root: ws.root, readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'] }),
+            workingCopies: createRemoteWorkingCopies({
+              ...common,
+              root: ws.root,
+              readOnly: ['train.sh'],
+              exclude: ['.git', '.loop', 'run.log'],
+            }),
           });
           await queue.close();
           return { measuredMs: s * 1000 };
@@ -92,15 +128,31 @@ async function main() {
       };
       // Interleaved (issue 31): local and remote alternate per cycle; the ratio is per cycle.
       const result = await interleave({ local, remote }, { cycles: CYCLES, warmup: 0 });
-      rows.push({ k, local: timeOf(result, 'local'), remote: timeOf(result, 'remote'), ratio: pairRatios(result, 'remote', 'local'), load: loadLine(result.load) });
+      rows.push({
+        k,
+        local: timeOf(result, 'local'),
+        remote: timeOf(result, 'remote'),
+        ratio: pairRatios(result, 'remote', 'local'),
+        load: loadLine(result.load),
+      });
     }
   } finally {
     await redis.stop();
   }
-  console.log(`time-to-target bench: sleep-bound harness (${SLEEP_S} s per evaluation), baseline + 2 batches of K; ideal ${(3 * SLEEP_S).toFixed(0)} s; ${CYCLES} interleaved cycles per K`);
+  console.log(
+    `time-to-target bench: sleep-bound harness (${SLEEP_S} s per evaluation), baseline + 2 batches of K; ideal ${(3 * SLEEP_S).toFixed(0)} s; ${CYCLES} interleaved cycles per K`,
+  );
   for (const r of rows) console.log(`K = ${r.k}: ${r.load}`);
-  const s = (t: Spread) => `${(t.median / 1000).toFixed(2)} (${(t.min / 1000).toFixed(2)}-${(t.max / 1000).toFixed(2)})`;
-  console.table(rows.map((r) => ({ K: r.k, 'local copies s': s(r.local), 'K workers s': s(r.remote), 'workers / local, per cycle': formatRatio(r.ratio) })));
+  const s = (t: Spread) =>
+    `${(t.median / 1000).toFixed(2)} (${(t.min / 1000).toFixed(2)}-${(t.max / 1000).toFixed(2)})`;
+  console.table(
+    rows.map((r) => ({
+      K: r.k,
+      'local copies s': s(r.local),
+      'K workers s': s(r.remote),
+      'workers / local, per cycle': formatRatio(r.ratio),
+    })),
+  );
 }
 
 main().then(

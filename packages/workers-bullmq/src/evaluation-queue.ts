@@ -30,11 +30,16 @@ export interface EvaluationQueueOptions {
 /** zod schema of {@link EvaluationQueueOptions}. */
 export const evaluationQueueOptionsSchema = z.object({
   redis: redisUrlSchema,
-  queue: z.string().regex(/^[A-Za-z0-9_-]+$/).default(DEFAULT_QUEUE),
+  queue: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default(DEFAULT_QUEUE),
   attempts: z.number().int().min(1).default(3),
   pollMs: z.number().int().positive().default(1000),
   keepResultsS: z.number().int().positive().default(604_800),
-  onEvent: z.custom<(event: EvaluationQueueEvent) => void>((f) => f === undefined || typeof f === 'function').optional(),
+  onEvent: z
+    .custom<(event: EvaluationQueueEvent) => void>((f) => f === undefined || typeof f === 'function')
+    .optional(),
 });
 
 /** Something the coordinator noticed about one job. */
@@ -87,9 +92,13 @@ function onAbort(signal: AbortSignal | undefined, f: () => void): () => void {
   if (!set) {
     const fresh = new Set<() => void>();
     abortWaiters.set(signal, fresh);
-    signal.addEventListener('abort', () => {
-      for (const g of [...fresh]) g();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const g of [...fresh]) g();
+      },
+      { once: true },
+    );
     set = fresh;
   }
   set.add(f);
@@ -145,25 +154,47 @@ export function createEvaluationQueue(options: EvaluationQueueOptions): Evaluati
   let closed = false;
   const emit = (event: EvaluationQueueEvent) => o.onEvent?.(event);
   const add = (id: string, job: CandidateJob) =>
-    queue.add('evaluate', job, { jobId: id, attempts: o.attempts, removeOnComplete: { age: o.keepResultsS }, removeOnFail: { age: o.keepResultsS } });
+    queue.add('evaluate', job, {
+      jobId: id,
+      attempts: o.attempts,
+      removeOnComplete: { age: o.keepResultsS },
+      removeOnFail: { age: o.keepResultsS },
+    });
 
-  const follow = async (id: string, job: CandidateJob, signal: AbortSignal | undefined, wakers: Set<() => void>): Promise<EvaluationOutcome> => {
+  const follow = async (
+    id: string,
+    job: CandidateJob,
+    signal: AbortSignal | undefined,
+    wakers: Set<() => void>,
+  ): Promise<EvaluationOutcome> => {
     const before = await queue.getJob(id);
     if (!before) await add(id, job);
     emit({ type: 'submitted', jobId: id, existing: before !== undefined });
     for (;;) {
       if (closed) throw new Error(`[loop] [workers-bullmq] queue ${o.queue} was closed while job ${id} was pending`);
       if (signal?.aborted) {
-        await queue.getJob(id).then((j) => j?.remove()).catch(() => undefined); // fails while a worker holds it: left to finish
+        await queue
+          .getJob(id)
+          .then((j) => j?.remove())
+          .catch(() => undefined); // fails while a worker holds it: left to finish
         return { kind: 'aborted', jobId: id };
       }
       const state = await queue.getJobState(id);
       const current = state === 'completed' || state === 'failed' ? await queue.getJob(id) : undefined; // read after the state: a finished job's fields are final
       if (state === 'unknown' || ((state === 'completed' || state === 'failed') && !current)) {
-        emit({ type: 'resubmitted', jobId: id, why: 'the job is no longer in Redis (restarted without persistence, or removed)' });
+        emit({
+          type: 'resubmitted',
+          jobId: id,
+          why: 'the job is no longer in Redis (restarted without persistence, or removed)',
+        });
         await add(id, job);
       } else if (state === 'completed' && current) {
-        return { kind: 'evaluated', jobId: id, result: current.returnvalue as JobResult, attempts: current.attemptsMade };
+        return {
+          kind: 'evaluated',
+          jobId: id,
+          result: current.returnvalue as JobResult,
+          attempts: current.attemptsMade,
+        };
       } else if (state === 'failed' && current) {
         const reason = current.failedReason ?? 'unknown failure';
         emit({ type: 'failed', jobId: id, reason, attempts: current.attemptsMade });
@@ -187,7 +218,11 @@ export function createEvaluationQueue(options: EvaluationQueueOptions): Evaluati
       }
     },
     workers: async () =>
-      (await queue.getWorkers()).map((w) => ({ name: (w.rawname ?? '').replace(/^.*?:w:/, ''), addr: w.addr ?? '', ageS: Number(w.age ?? 0) })),
+      (await queue.getWorkers()).map((w) => ({
+        name: (w.rawname ?? '').replace(/^.*?:w:/, ''),
+        addr: w.addr ?? '',
+        ageS: Number(w.age ?? 0),
+      })),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,4 +1,15 @@
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -39,7 +50,9 @@ describe('file patch', () => {
 
   it('a patch file outside its mutable paths, or leaving the copy, is refused', async () => {
     const to = tmp();
-    await expect(applyFilePatch(to, { mutable: ['train.py'], files: [{ path: 'prepare.py', mode: 0o644, data: '' }] })).rejects.toThrow(/outside its mutable paths/);
+    await expect(
+      applyFilePatch(to, { mutable: ['train.py'], files: [{ path: 'prepare.py', mode: 0o644, data: '' }] }),
+    ).rejects.toThrow(/outside its mutable paths/);
     await expect(applyFilePatch(to, { mutable: ['../x'], files: [] })).rejects.toThrow(/leaves the working copy/);
   });
 });

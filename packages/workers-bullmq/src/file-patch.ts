@@ -32,7 +32,9 @@ export interface FilePatch {
 /** zod schema of {@link FilePatch}. */
 export const filePatchSchema = z.object({
   mutable: z.array(z.string().min(1)),
-  files: z.array(z.object({ path: z.string().min(1), mode: z.number().int(), data: z.string(), symlink: z.boolean().optional() })),
+  files: z.array(
+    z.object({ path: z.string().min(1), mode: z.number().int(), data: z.string(), symlink: z.boolean().optional() }),
+  ),
 });
 
 const inside = (p: string) => !normalize(p).startsWith('..') && !normalize(p).startsWith('/');
@@ -45,10 +47,12 @@ async function walk(root: string, rel: string, out: PatchFile[]): Promise<void> 
   } catch {
     return; // absent: the patch deletes it
   }
-  if (st.isSymbolicLink()) out.push({ path: rel, mode: 0o777, data: Buffer.from(await readlink(abs)).toString('base64'), symlink: true });
+  if (st.isSymbolicLink())
+    out.push({ path: rel, mode: 0o777, data: Buffer.from(await readlink(abs)).toString('base64'), symlink: true });
   else if (st.isDirectory()) {
     for (const name of (await readdir(abs)).sort()) await walk(root, `${rel}/${name}`, out);
-  } else if (st.isFile()) out.push({ path: rel, mode: st.mode & 0o777, data: (await readFile(abs)).toString('base64') });
+  } else if (st.isFile())
+    out.push({ path: rel, mode: st.mode & 0o777, data: (await readFile(abs)).toString('base64') });
 }
 
 /**
@@ -59,7 +63,8 @@ async function walk(root: string, rel: string, out: PatchFile[]): Promise<void> 
 export async function readFilePatch(root: string, mutable: readonly string[]): Promise<FilePatch> {
   const files: PatchFile[] = [];
   for (const m of mutable) {
-    if (!inside(m)) throw new Error(`[loop] [workers-bullmq] mutable path ${m} must be relative and inside the workspace`);
+    if (!inside(m))
+      throw new Error(`[loop] [workers-bullmq] mutable path ${m} must be relative and inside the workspace`);
     await walk(root, normalize(m).replace(/\/$/, ''), files);
   }
   files.sort((a, z) => (a.path < z.path ? -1 : a.path > z.path ? 1 : 0));
@@ -79,7 +84,10 @@ export async function applyFilePatch(dir: string, patch: FilePatch): Promise<voi
     await rm(join(dir, m), { recursive: true, force: true });
   }
   for (const f of patch.files) {
-    if (!inside(f.path) || !patch.mutable.some((m) => f.path === normalize(m) || f.path.startsWith(`${normalize(m).replace(/\/$/, '')}/`))) {
+    if (
+      !inside(f.path) ||
+      !patch.mutable.some((m) => f.path === normalize(m) || f.path.startsWith(`${normalize(m).replace(/\/$/, '')}/`))
+    ) {
       throw new Error(`[loop] [workers-bullmq] patch file ${f.path} is outside its mutable paths`);
     }
     const target = join(dir, f.path);

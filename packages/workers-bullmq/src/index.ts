@@ -21,7 +21,13 @@
  * @packageDocumentation
  */
 export { createEvaluationQueue, evaluationQueueOptionsSchema } from './evaluation-queue.js';
-export type { EvaluationQueue, EvaluationQueueOptions, EvaluationQueueEvent, EvaluationOutcome, WorkerSeen } from './evaluation-queue.js';
+export type {
+  EvaluationQueue,
+  EvaluationQueueOptions,
+  EvaluationQueueEvent,
+  EvaluationOutcome,
+  WorkerSeen,
+} from './evaluation-queue.js';
 export { createRemoteHarness, remoteHarnessOptionsSchema } from './remote-harness.js';
 export type { RemoteHarnessOptions } from './remote-harness.js';
 export { createRemoteWorkingCopies } from './remote-working-copies.js';

@@ -124,13 +124,22 @@ export interface JobResult {
    * (patch, fingerprint), `run` (the command harness, clean-up of its processes included),
    * `collect` (the log's end). The worktree removal after the result is not in it.
    */
-  readonly timings?: { readonly checkout: number; readonly prepare: number; readonly run: number; readonly collect: number };
+  readonly timings?: {
+    readonly checkout: number;
+    readonly prepare: number;
+    readonly run: number;
+    readonly collect: number;
+  };
 }
 
 /** sha256 (hex) over everything that defines an evaluation's outcome: base, patch, harness, fingerprint, config, seed. */
-export function candidateDigest(job: Omit<CandidateJob, 'digest' | 'iteration' | 'repeat' | 'k' | 'runId' | 'remote' | 'format'>): string {
+export function candidateDigest(
+  job: Omit<CandidateJob, 'digest' | 'iteration' | 'repeat' | 'k' | 'runId' | 'remote' | 'format'>,
+): string {
   return createHash('sha256')
-    .update(`${job.baseCommit}\0${patchDigest(job.patch)}\0${job.fingerprint}\0${job.configDigest}\0${job.seed ?? ''}\0`)
+    .update(
+      `${job.baseCommit}\0${patchDigest(job.patch)}\0${job.fingerprint}\0${job.configDigest}\0${job.seed ?? ''}\0`,
+    )
     .update(JSON.stringify(job.harness))
     .digest('hex');
 }

@@ -8,8 +8,18 @@ export const redisUrlSchema = z.string().regex(/^rediss?:\/\/[^\s]+$/, 'redis mu
  * reconnects by itself (`maxRetriesPerRequest: null`, offline queue on), so a Redis restart
  * stalls the coordinator and the workers instead of failing them.
  */
-export function connectionOf(url: string): { url: string; maxRetriesPerRequest: null; enableOfflineQueue: boolean; retryStrategy: (times: number) => number } {
-  return { url, maxRetriesPerRequest: null, enableOfflineQueue: true, retryStrategy: (times) => Math.min(100 * times, 2000) };
+export function connectionOf(url: string): {
+  url: string;
+  maxRetriesPerRequest: null;
+  enableOfflineQueue: boolean;
+  retryStrategy: (times: number) => number;
+} {
+  return {
+    url,
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    retryStrategy: (times) => Math.min(100 * times, 2000),
+  };
 }
 
 /** The default BullMQ queue name of candidate evaluations. */

@@ -1,11 +1,28 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { createCommandHarness, keepRunLog, parseOptions, systemClock, type Clock, type Harness, type KeepLogsOptions, type RunRecord } from '@loop/core';
+import {
+  createCommandHarness,
+  keepRunLog,
+  parseOptions,
+  systemClock,
+  type Clock,
+  type Harness,
+  type KeepLogsOptions,
+  type RunRecord,
+} from '@loop/core';
 import { headSha } from '@loop/rollback-git';
 import type { EvaluationQueue } from './evaluation-queue.js';
 import { readFilePatch } from './file-patch.js';
-import { JOB_FORMAT, candidateDigest, configDigestOf, harnessSpecSchema, jobIdOf, type CandidateJob, type HarnessSpec } from './job.js';
+import {
+  JOB_FORMAT,
+  candidateDigest,
+  configDigestOf,
+  harnessSpecSchema,
+  jobIdOf,
+  type CandidateJob,
+  type HarnessSpec,
+} from './job.js';
 
 /** Options of {@link createRemoteHarness}, validated by {@link remoteHarnessOptionsSchema}. */
 export interface RemoteHarnessOptions {
@@ -39,7 +56,10 @@ export interface RemoteHarnessOptions {
 
 /** zod schema of {@link RemoteHarnessOptions}. */
 export const remoteHarnessOptionsSchema = z.object({
-  queue: z.custom<EvaluationQueue>((q) => typeof (q as EvaluationQueue)?.evaluate === 'function', 'queue must be an EvaluationQueue'),
+  queue: z.custom<EvaluationQueue>(
+    (q) => typeof (q as EvaluationQueue)?.evaluate === 'function',
+    'queue must be an EvaluationQueue',
+  ),
   root: z.string().refine(isAbsolute, 'root must be absolute'),
   repository: z.string().refine(isAbsolute, 'repository must be absolute'),
   remote: z.string().min(1).optional(),
@@ -49,7 +69,13 @@ export const remoteHarnessOptionsSchema = z.object({
   configDigest: z.string().min(1).optional(),
   k: z.number().int().min(0).optional(),
   clock: z.custom<Clock>((c) => c === undefined || typeof (c as Clock).now === 'function').optional(),
-  keepLogs: z.object({ dir: z.string().refine(isAbsolute, 'keepLogs.dir must be absolute'), count: z.number().int().nonnegative() }).strict().optional(),
+  keepLogs: z
+    .object({
+      dir: z.string().refine(isAbsolute, 'keepLogs.dir must be absolute'),
+      count: z.number().int().nonnegative(),
+    })
+    .strict()
+    .optional(),
 });
 
 /**
@@ -70,7 +96,13 @@ export const remoteHarnessOptionsSchema = z.object({
 export function createRemoteHarness(options: RemoteHarnessOptions): Harness {
   const o = parseOptions(remoteHarnessOptionsSchema, options, 'workers-bullmq');
   const spec = o.harness as HarnessSpec;
-  const local = createCommandHarness({ ...spec, env: { ...spec.env }, fingerprintFiles: [...(spec.fingerprintFiles ?? [])], cwd: o.root, sandbox: 'none' });
+  const local = createCommandHarness({
+    ...spec,
+    env: { ...spec.env },
+    fingerprintFiles: [...(spec.fingerprintFiles ?? [])],
+    cwd: o.root,
+    sandbox: 'none',
+  });
   const logPath = resolve(o.root, spec.logFile ?? 'run.log');
   const configDigest = o.configDigest ?? configDigestOf(spec);
   const occurrences = new Map<string, number>();
@@ -83,22 +115,49 @@ export function createRemoteHarness(options: RemoteHarnessOptions): Harness {
       const baseCommit = await headSha({ cwd: o.repository });
       const patch = await readFilePatch(o.root, o.mutable);
       const fingerprint = await local.fingerprint!();
-      const body = { baseCommit, patch, harness: spec, fingerprint, configDigest, ...(seed !== undefined ? { seed } : {}) };
-      const job: CandidateJob = { format: JOB_FORMAT, runId: o.runId, iteration, repeat, ...(o.k !== undefined ? { k: o.k } : {}), remote: o.remote ?? o.repository, ...body, digest: candidateDigest(body) };
+      const body = {
+        baseCommit,
+        patch,
+        harness: spec,
+        fingerprint,
+        configDigest,
+        ...(seed !== undefined ? { seed } : {}),
+      };
+      const job: CandidateJob = {
+        format: JOB_FORMAT,
+        runId: o.runId,
+        iteration,
+        repeat,
+        ...(o.k !== undefined ? { k: o.k } : {}),
+        remote: o.remote ?? o.repository,
+        ...body,
+        digest: candidateDigest(body),
+      };
       const key = jobIdOf(job);
       const occurrence = occurrences.get(key) ?? 0;
       occurrences.set(key, occurrence + 1);
       const outcome = await o.queue.evaluate(job, signal, occurrence);
       await mkdir(dirname(logPath), { recursive: true });
       // The returned log is kept like a local run's (best effort: a failed copy does not fail the run).
-      const keep = async () => (o.keepLogs ? keepRunLog(logPath, o.keepLogs, iteration, repeat).catch(() => undefined) : undefined);
+      const keep = async () =>
+        o.keepLogs ? keepRunLog(logPath, o.keepLogs, iteration, repeat).catch(() => undefined) : undefined;
       if (outcome.kind === 'evaluated') {
         const r = outcome.result;
         await writeFile(logPath, r.logTail);
         await keep();
-        return { exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, durationMs: r.durationMs, logPath, ...(r.error ? { error: r.error } : {}) };
+        return {
+          exitCode: r.exitCode,
+          signal: r.signal,
+          timedOut: r.timedOut,
+          durationMs: r.durationMs,
+          logPath,
+          ...(r.error ? { error: r.error } : {}),
+        };
       }
-      const error = outcome.kind === 'aborted' ? 'aborted' : `evaluation job ${outcome.jobId} failed after ${outcome.attempts} attempt(s): ${outcome.reason}`;
+      const error =
+        outcome.kind === 'aborted'
+          ? 'aborted'
+          : `evaluation job ${outcome.jobId} failed after ${outcome.attempts} attempt(s): ${outcome.reason}`;
       await writeFile(logPath, `${error}\n`);
       await keep();
       return { exitCode: null, signal: null, timedOut: false, durationMs: clock.now() - started, logPath, error };

@@ -3,8 +3,7 @@ import { createRemoteHarness, type RemoteHarnessOptions } from './remote-harness
 
 /** Options of {@link createRemoteWorkingCopies}. */
 export interface RemoteWorkingCopiesOptions
-  extends Omit<DirectoryWorkingCopiesOptions, 'harness'>,
-    Omit<RemoteHarnessOptions, 'root' | 'k' | 'repository'> {
+  extends Omit<DirectoryWorkingCopiesOptions, 'harness'>, Omit<RemoteHarnessOptions, 'root' | 'k' | 'repository'> {
   /** Absolute path of the coordinator's git repository (HEAD = the incumbent). @default root */
   repository?: string;
 }
@@ -28,7 +27,19 @@ export function createRemoteWorkingCopies(options: RemoteWorkingCopiesOptions): 
   const provider = createDirectoryWorkingCopies({
     ...copies,
     harness: (dir, { k }) =>
-      createRemoteHarness({ queue, root: dir, repository: repository ?? copies.root, mutable: copies.mutable, harness, runId, k, ...(remote ? { remote } : {}), ...(configDigest ? { configDigest } : {}), ...(clock ? { clock } : {}), ...(keepLogs ? { keepLogs } : {}) }),
+      createRemoteHarness({
+        queue,
+        root: dir,
+        repository: repository ?? copies.root,
+        mutable: copies.mutable,
+        harness,
+        runId,
+        k,
+        ...(remote ? { remote } : {}),
+        ...(configDigest ? { configDigest } : {}),
+        ...(clock ? { clock } : {}),
+        ...(keepLogs ? { keepLogs } : {}),
+      }),
   });
   return { ...provider, name: `remote-copies(${queue.name})` };
 }

@@ -43,7 +43,10 @@ export const workerOptionsSchema = z.object({
   redis: redisUrlSchema,
   concurrency: z.number().int().min(1).max(256).default(1),
   workdir: z.string().refine(isAbsolute, 'workdir must be an absolute path'),
-  queue: z.string().regex(/^[A-Za-z0-9_-]+$/).default(DEFAULT_QUEUE),
+  queue: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default(DEFAULT_QUEUE),
   link: z.record(z.string().min(1), z.string().refine(isAbsolute, 'link targets must be absolute')).default({}),
   lockDurationMs: z.number().int().min(200).default(30_000),
   stalledIntervalMs: z.number().int().min(100).default(30_000),
@@ -86,22 +89,37 @@ let workers = 0;
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<LoopWorker> {
   const o = parseOptions(workerOptionsSchema, options, 'workers-bullmq');
-  const lock: WorkspaceLock = await acquireLock({ path: join(o.workdir, 'worker'), holder: 'another loop worker uses this workdir' });
+  const lock: WorkspaceLock = await acquireLock({
+    path: join(o.workdir, 'worker'),
+    holder: 'another loop worker uses this workdir',
+  });
   const clones = createRunClones(o.workdir);
   await clones.sweep();
   workers += 1;
-  const identity: WorkerIdentity = { id: `${hostname()}:${process.pid}:${workers}`, host: hostname(), pid: process.pid };
+  const identity: WorkerIdentity = {
+    id: `${hostname()}:${process.pid}:${workers}`,
+    host: hostname(),
+    pid: process.pid,
+  };
   const freeSlots = Array.from({ length: o.concurrency }, (_, i) => o.concurrency - 1 - i);
 
   const processJob = async (job: Job, _token?: string, signal?: AbortSignal): Promise<JobResult> => {
     const parsed = candidateJobSchema.safeParse(job.data);
     if (!parsed.success) {
       const format = (job.data as { format?: unknown })?.format;
-      throw new UnrecoverableError(`worker ${identity.id} cannot read job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      throw new UnrecoverableError(
+        `worker ${identity.id} cannot read job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     }
     const data = parsed.data as CandidateJob;
     const t0 = performance.now();
-    const copy = await clones.checkout(data.runId, data.remote, data.baseCommit, `${data.iteration}.${data.repeat}`, o.link);
+    const copy = await clones.checkout(
+      data.runId,
+      data.remote,
+      data.baseCommit,
+      `${data.iteration}.${data.repeat}`,
+      o.link,
+    );
     const slot = freeSlots.pop() ?? 0;
     const t1 = performance.now();
     try {
@@ -122,7 +140,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
         throw new Error(reason);
       }
       const t2 = performance.now();
-      const run = await harness.run({ iteration: data.iteration, signal: signal ?? new AbortController().signal, repeat: data.repeat, ...(data.seed !== undefined ? { seed: data.seed } : {}) });
+      const run = await harness.run({
+        iteration: data.iteration,
+        signal: signal ?? new AbortController().signal,
+        repeat: data.repeat,
+        ...(data.seed !== undefined ? { seed: data.seed } : {}),
+      });
       const t3 = performance.now();
       const log = await readLogEnd(resolve(copy.dir, spec.logFile ?? 'run.log'), o.maxLogBytes);
       const ms = (a: number, b: number) => Math.round(b - a);
@@ -141,7 +164,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
       o.onEvent?.({ type: 'evaluated', jobId: String(job.id), result });
       return result;
     } catch (error) {
-      if (!(error as Error).message?.startsWith('refused by worker')) o.onEvent?.({ type: 'error', jobId: String(job.id), message: (error as Error).message });
+      if (!(error as Error).message?.startsWith('refused by worker'))
+        o.onEvent?.({ type: 'error', jobId: String(job.id), message: (error as Error).message });
       throw error;
     } finally {
       freeSlots.push(slot);

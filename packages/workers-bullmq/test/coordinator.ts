@@ -7,24 +7,73 @@
 // proposer (params.txt holds x), iteration 2 gated; the batch's working copies are ready in that
 // order (candidate 0 first, or candidate 1 first: a loaded machine, injected rather than timed).
 import { existsSync, readFileSync } from 'node:fs';
-import { appendDurable, createConfigFileAdapter, createFileArtifact, createLoop, createMemoryResultsLog, createRegexScorer, createTpeProposer, maxIterations, type IterationRecord, type Proposer, type WorkingCopyProvider } from '@loop/core';
+import {
+  appendDurable,
+  createConfigFileAdapter,
+  createFileArtifact,
+  createLoop,
+  createMemoryResultsLog,
+  createRegexScorer,
+  createTpeProposer,
+  maxIterations,
+  type IterationRecord,
+  type Proposer,
+  type WorkingCopyProvider,
+} from '@loop/core';
 import { createGitResetRollback } from '@loop/rollback-git';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies } from '../src/index.js';
 import { writeParams } from './helpers.js';
 
-const [redis, queueName, root, scratch, rowsPath, mode = 'write'] = process.argv.slice(2) as [string, string, string, string, string, string?];
+const [redis, queueName, root, scratch, rowsPath, mode = 'write'] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string?,
+];
 const tpe = mode.startsWith('tpe:');
 const candidates = tpe ? 2 : 1;
-const initial = existsSync(rowsPath) ? readFileSync(rowsPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as IterationRecord) : [];
+const initial = existsSync(rowsPath)
+  ? readFileSync(rowsPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as IterationRecord)
+  : [];
 const memory = createMemoryResultsLog(initial);
-const results = { ...memory, name: 'jsonl', path: rowsPath, append: async (r: IterationRecord) => (memory.rows.push(r), appendDurable(rowsPath, `${JSON.stringify(r)}\n`)) };
-const queue = createEvaluationQueue({ redis, queue: queueName, pollMs: 100, onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`) });
-const harness = { command: './train.sh', timeBudgetMs: 20_000, fingerprintFiles: ['train.sh'], env: { LOOP_TEST_DIR: scratch, LOOP_TEST_GATE_ITERATION: tpe ? '2' : '1' } };
+const results = {
+  ...memory,
+  name: 'jsonl',
+  path: rowsPath,
+  append: async (r: IterationRecord) => (memory.rows.push(r), appendDurable(rowsPath, `${JSON.stringify(r)}\n`)),
+};
+const queue = createEvaluationQueue({
+  redis,
+  queue: queueName,
+  pollMs: 100,
+  onEvent: (e) => process.stdout.write(`${JSON.stringify(e)}\n`),
+});
+const harness = {
+  command: './train.sh',
+  timeBudgetMs: 20_000,
+  fingerprintFiles: ['train.sh'],
+  env: { LOOP_TEST_DIR: scratch, LOOP_TEST_GATE_ITERATION: tpe ? '2' : '1' },
+};
 const common = { queue, mutable: ['params.txt'], harness, runId: 'resumed' };
-const rollback = createGitResetRollback({ dir: root, branch: 'loop/resumed', paths: ['params.txt'], excludes: ['run.log'], resume: initial.length > 0 });
+const rollback = createGitResetRollback({
+  dir: root,
+  branch: 'loop/resumed',
+  paths: ['params.txt'],
+  excludes: ['run.log'],
+  resume: initial.length > 0,
+});
 await rollback.start();
 const tpeProposer = createTpeProposer({
-  config: createConfigFileAdapter({ dir: root, file: 'params.txt', codec: { parse: (t) => ({ x: Number(t) }), stringify: (c) => `${String(c.x)}\n` } }),
+  config: createConfigFileAdapter({
+    dir: root,
+    file: 'params.txt',
+    codec: { parse: (t) => ({ x: Number(t) }), stringify: (c) => `${String(c.x)}\n` },
+  }),
   space: { x: { min: 1, max: 100 } },
   seed: 5,
 });
@@ -35,7 +84,13 @@ const first = mode === 'tpe:k1-first' ? 1 : 0;
 let firstMade: () => void = () => undefined;
 const made = new Promise<void>((resolve) => (firstMade = resolve));
 const proposer: Proposer = !tpe ? writeParams : tpeProposer;
-const copies = createRemoteWorkingCopies({ ...common, root, readOnly: ['train.sh'], exclude: ['.git', '.loop', 'run.log'], tempDir: `${scratch}/copies` });
+const copies = createRemoteWorkingCopies({
+  ...common,
+  root,
+  readOnly: ['train.sh'],
+  exclude: ['.git', '.loop', 'run.log'],
+  tempDir: `${scratch}/copies`,
+});
 const workingCopies: WorkingCopyProvider = {
   ...copies,
   create: async (iteration, k) => {

@@ -46,7 +46,11 @@ export function makeWorkspace(params = '1'): Workspace {
   writeFileSync(join(root, 'train.sh'), TRAIN);
   chmodSync(join(root, 'train.sh'), 0o755);
   writeFileSync(join(root, 'params.txt'), params);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: root,
+      stdio: 'pipe',
+    });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-qm', 'start');
@@ -78,7 +82,9 @@ export function spawnWorker(args: string[]): WorkerProcess {
 
 /** A TypeScript script of this package run as a process (tsx, source condition); `ready` resolves on its first JSON line of type `readyType`. */
 export function spawnTs(file: string, args: string[], readyType: string): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', file, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: Array<Record<string, unknown>> = [];
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

@@ -9,12 +9,16 @@ const external = process.env.LOOP_REDIS_URL;
 
 /** Why the Redis tests cannot run here: neither redis-server on PATH nor LOOP_REDIS_URL; undefined when they can. */
 export function redisMissing(): string | undefined {
-  return hasBinary || external ? undefined : 'neither redis-server (apt-get install -y redis-server; .ci/run installs it) nor LOOP_REDIS_URL is available';
+  return hasBinary || external
+    ? undefined
+    : 'neither redis-server (apt-get install -y redis-server; .ci/run installs it) nor LOOP_REDIS_URL is available';
 }
 
 /** Why a test that restarts Redis cannot run here (only a server of its own can be restarted). */
 export function restartMissing(): string | undefined {
-  return hasBinary ? undefined : 'redis-server is not installed, and the shared LOOP_REDIS_URL server must not be restarted';
+  return hasBinary
+    ? undefined
+    : 'redis-server is not installed, and the shared LOOP_REDIS_URL server must not be restarted';
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -39,7 +43,11 @@ export interface TestRedis {
 }
 
 function launch(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -10,9 +10,11 @@ import { evaluateStep, improveStep, recordStaleStep, recordStep } from './round-
 type Ctx = StepContext<IterationData>;
 type Next = StepTransition<IterationData>;
 
-const isStop = (last: LastRound | null): boolean => last !== null && (last.recommended_action === 'stop_success' || last.recommended_action === 'stop_exhausted');
+const isStop = (last: LastRound | null): boolean =>
+  last !== null && (last.recommended_action === 'stop_success' || last.recommended_action === 'stop_exhausted');
 
-const readState = (env: IterationEnv, ctx: Ctx) => ctx.effect('read-state', () => readLoopState(env.paths.loopState), { idempotent: true });
+const readState = (env: IterationEnv, ctx: Ctx) =>
+  ctx.effect('read-state', () => readLoopState(env.paths.loopState), { idempotent: true });
 
 /**
  * Step `enter` (seed 004 steps 1-3): read loop_state.json; complete: report and finish; a last round
@@ -23,17 +25,33 @@ const readState = (env: IterationEnv, ctx: Ctx) => ctx.effect('read-state', () =
 async function enterStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const at = await ctx.effect('clock', () => new Date(env.clock.now()).toISOString(), { idempotent: true });
   const state = await readState(env, ctx);
-  if (state.status === 'complete') return { finish: true, data: { ...ctx.data, at, end: { outcome: 'already-complete', report: completeReport(state), state } } };
+  if (state.status === 'complete')
+    return {
+      finish: true,
+      data: { ...ctx.data, at, end: { outcome: 'already-complete', report: completeReport(state), state } },
+    };
   if (isStop(state.last_round)) return { next: 'complete', data: { ...ctx.data, at, round: null } };
   const round = (state.last_round?.round ?? 0) + 1;
-  const scoreboard = await ctx.effect('read-scoreboard', () => readScoreboard(env.paths.scoreboard), { idempotent: true });
-  const excluded = await ctx.effect('read-exclusions', () => readExclusions(env.paths.exclusions), { idempotent: true });
+  const scoreboard = await ctx.effect('read-scoreboard', () => readScoreboard(env.paths.scoreboard), {
+    idempotent: true,
+  });
+  const excluded = await ctx.effect('read-exclusions', () => readExclusions(env.paths.exclusions), {
+    idempotent: true,
+  });
   let running = state;
   if (state.mode !== 'auto' || state.status !== 'running') {
     running = { ...state, mode: 'auto', status: 'running', updated_at: at };
     await ctx.effect('mark-running', () => writeLoopState(env.paths.loopState, running), { idempotent: true });
   }
-  return { next: 'improve', data: { ...ctx.data, at, round, context: { state: running, scoreboard: scoreboardBefore(scoreboard, round), excluded } } };
+  return {
+    next: 'improve',
+    data: {
+      ...ctx.data,
+      at,
+      round,
+      context: { state: running, scoreboard: scoreboardBefore(scoreboard, round), excluded },
+    },
+  };
 }
 
 function completeReport(state: LoopStateFile): string {
@@ -43,7 +61,17 @@ function completeReport(state: LoopStateFile): string {
 /** The artifacts commit of a recorded round: loop_state.json first, then what the round wrote. */
 function artifactsCommit(env: IterationEnv, ctx: Ctx, last: LastRound, written: readonly string[]): Promise<void> {
   const files = [env.paths.loopState, ...written];
-  return ctx.effect('artifacts-commit', async () => void (await env.committer.commit({ kind: 'artifacts', round: last.round, message: artifactsCommitMessage(last.round, last.recommended_action), files })), { idempotent: true });
+  return ctx.effect(
+    'artifacts-commit',
+    async () =>
+      void (await env.committer.commit({
+        kind: 'artifacts',
+        round: last.round,
+        message: artifactsCommitMessage(last.round, last.recommended_action),
+        files,
+      })),
+    { idempotent: true },
+  );
 }
 
 /**
@@ -56,7 +84,8 @@ async function commitArtifactsStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const after = await ctx.effect('re-read-state', () => readLoopState(env.paths.loopState), { idempotent: true });
   if (isStop(after.last_round)) return { next: 'complete' };
   const last = after.last_round;
-  const report = `autotune round ${ctx.data.round} done (${last?.outcome ?? 'unknown'}): continue; ${last?.reason ?? ''}`.trim();
+  const report =
+    `autotune round ${ctx.data.round} done (${last?.outcome ?? 'unknown'}): continue; ${last?.reason ?? ''}`.trim();
   return { finish: true, data: { ...ctx.data, end: { outcome: 'continue', report, state: after } } };
 }
 
@@ -70,17 +99,51 @@ async function completeStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const now = await ctx.effect('clock', () => new Date(env.clock.now()).toISOString(), { idempotent: true });
   const state = await readState(env, ctx);
   const last = state.last_round;
-  if (last === null || !isStop(last)) return { finish: true, data: { ...ctx.data, end: { outcome: 'continue', report: `autotune: last_round no longer recommends a stop; continue`, state } } };
+  if (last === null || !isStop(last))
+    return {
+      finish: true,
+      data: {
+        ...ctx.data,
+        end: { outcome: 'continue', report: `autotune: last_round no longer recommends a stop; continue`, state },
+      },
+    };
   if (ctx.data.round === null) {
     const { paths } = env;
-    await artifactsCommit(env, ctx, last, last.parked.length > 0 ? [paths.scoreboard, paths.exclusions, paths.issues, paths.changelog] : [paths.scoreboard, paths.changelog]);
+    await artifactsCommit(
+      env,
+      ctx,
+      last,
+      last.parked.length > 0
+        ? [paths.scoreboard, paths.exclusions, paths.issues, paths.changelog]
+        : [paths.scoreboard, paths.changelog],
+    );
   }
   const stopReason = `${last.recommended_action}: ${last.reason}`;
   const done: LoopStateFile = { ...state, status: 'complete', stop_reason: stopReason, updated_at: now };
   await ctx.effect('complete', () => writeLoopState(env.paths.loopState, done), { idempotent: true });
-  await ctx.effect('completion-commit', async () => void (await env.committer.commit({ kind: 'artifacts', round: last.round, message: completionCommitMessage(stopReason), files: [env.paths.loopState] })), { idempotent: true });
+  await ctx.effect(
+    'completion-commit',
+    async () =>
+      void (await env.committer.commit({
+        kind: 'artifacts',
+        round: last.round,
+        message: completionCommitMessage(stopReason),
+        files: [env.paths.loopState],
+      })),
+    { idempotent: true },
+  );
   const parked = last.parked.length > 0 ? `; parked: ${last.parked.join(', ')}` : '';
-  return { finish: true, data: { ...ctx.data, end: { outcome: 'completed', report: `autotune loop complete after round ${last.round}: ${stopReason}${parked}`, state: done } } };
+  return {
+    finish: true,
+    data: {
+      ...ctx.data,
+      end: {
+        outcome: 'completed',
+        report: `autotune loop complete after round ${last.round}: ${stopReason}${parked}`,
+        state: done,
+      },
+    },
+  };
 }
 
 /**

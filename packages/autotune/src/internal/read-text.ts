@@ -11,6 +11,10 @@ export async function readText(path: string, initial = ''): Promise<string> {
     return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return initial;
-    throw new LoopError('STATE_CORRUPT', `[loop] [autotune] ${path}: field (file): cannot be read: ${(error as Error).message}; fix or restore the file`, { cause: error, details: { path, field: '(file)' } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [autotune] ${path}: field (file): cannot be read: ${(error as Error).message}; fix or restore the file`,
+      { cause: error, details: { path, field: '(file)' } },
+    );
   }
 }

@@ -17,13 +17,24 @@ type Next = StepTransition<IterationData>;
 
 /** The round's fields, present from the `improve` step on. */
 function roundOf(data: IterationData): { round: number; context: NonNullable<IterationData['context']> } {
-  if (data.round === null || data.context === undefined) throw new LoopError('STATE_CORRUPT', '[loop] [autotune] the step cursor is inside a round but names no round; delete the step directory to start the iteration again', { details: { field: 'data.round' } });
+  if (data.round === null || data.context === undefined)
+    throw new LoopError(
+      'STATE_CORRUPT',
+      '[loop] [autotune] the step cursor is inside a round but names no round; delete the step directory to start the iteration again',
+      { details: { field: 'data.round' } },
+    );
   return { round: data.round, context: data.context };
 }
 
 function workerContext(env: IterationEnv, data: IterationData): RoundContext {
   const { round, context } = roundOf(data);
-  return Object.freeze({ round, dir: env.dir, state: context.state, scoreboard: context.scoreboard, excluded: Object.freeze([...context.excluded]) });
+  return Object.freeze({
+    round,
+    dir: env.dir,
+    state: context.state,
+    scoreboard: context.scoreboard,
+    excluded: Object.freeze([...context.excluded]),
+  });
 }
 
 /**
@@ -35,9 +46,18 @@ function workerContext(env: IterationEnv, data: IterationData): RoundContext {
 export async function improveStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const { round } = roundOf(ctx.data);
   const context = workerContext(env, ctx.data);
-  const plan = await ctx.effect('improve', () => callWorker(() => env.worker.improve(context), planSchema, env.worker.name, 'improve', 'PROPOSER_FAILED'), { idempotent: true });
+  const plan = await ctx.effect(
+    'improve',
+    () => callWorker(() => env.worker.improve(context), planSchema, env.worker.name, 'improve', 'PROPOSER_FAILED'),
+    { idempotent: true },
+  );
   const codeCommitted = plan.changed !== false;
-  if (codeCommitted) await ctx.effect('code-commit', () => env.committer.commit({ kind: 'code', round, message: codeCommitMessage(round, plan.summary), files: [] }), { idempotent: true });
+  if (codeCommitted)
+    await ctx.effect(
+      'code-commit',
+      () => env.committer.commit({ kind: 'code', round, message: codeCommitMessage(round, plan.summary), files: [] }),
+      { idempotent: true },
+    );
   const sync = await ctx.effect(
     'sync-check',
     async (): Promise<SyncResult> => {
@@ -58,7 +78,18 @@ export async function improveStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
 export async function evaluateStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const context = workerContext(env, ctx.data);
   const plan = ctx.data.plan!;
-  const evaluation = await ctx.effect('evaluate', () => callWorker(() => env.worker.evaluate({ ...context, plan }), evaluationSchema, env.worker.name, 'evaluate', 'HARNESS_FAILED'), { idempotent: true });
+  const evaluation = await ctx.effect(
+    'evaluate',
+    () =>
+      callWorker(
+        () => env.worker.evaluate({ ...context, plan }),
+        evaluationSchema,
+        env.worker.name,
+        'evaluate',
+        'HARNESS_FAILED',
+      ),
+    { idempotent: true },
+  );
   return { next: 'record', data: { ...ctx.data, evaluation } };
 }
 
@@ -68,7 +99,11 @@ async function writeLastRound(env: IterationEnv, ctx: Ctx, lastRound: LastRound)
     'last-round',
     async () => {
       const current = await readLoopState(env.paths.loopState);
-      await writeLoopState(env.paths.loopState, { ...current, last_round: lastRound, updated_at: lastRound.finished_at });
+      await writeLoopState(env.paths.loopState, {
+        ...current,
+        last_round: lastRound,
+        updated_at: lastRound.finished_at,
+      });
     },
     { idempotent: true },
   );
@@ -87,13 +122,22 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const { paths } = env;
   const targets = [...new Set(plan.targets)].filter((id) => !context.excluded.includes(id));
   const byId = new Map(evaluation.tasks.map((t) => [t.id, t]));
-  const attempts = targets.map((target) => ({ target, outcome: byId.get(target)?.passed === true ? ('fixed' as const) : ('failed' as const) }));
+  const attempts = targets.map((target) => ({
+    target,
+    outcome: byId.get(target)?.passed === true ? ('fixed' as const) : ('failed' as const),
+  }));
   const scoreboard = recordRound(context.scoreboard, round, attempts, evaluation.tasks, at);
   const written: string[] = [];
   await ctx.effect('scoreboard', () => writeScoreboard(paths.scoreboard, scoreboard), { idempotent: true });
   written.push(paths.scoreboard);
 
-  const decision = decideRecommendedAction({ plan: { ...plan, targets }, evaluation, scoreboard, excluded: context.excluded, maxFailedAttempts: env.maxFailedAttempts });
+  const decision = decideRecommendedAction({
+    plan: { ...plan, targets },
+    evaluation,
+    scoreboard,
+    excluded: context.excluded,
+    maxFailedAttempts: env.maxFailedAttempts,
+  });
   let parked: string[] = [];
   if (decision.action === 'stop_exhausted' && decision.park.length > 0) {
     parked = [...decision.park];
@@ -101,14 +145,18 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
     written.push(paths.exclusions);
     const rationales = parked.map((id) => {
       const rounds = (scoreboard.targets[id]?.attempts ?? []).filter((a) => a.outcome === 'failed').map((a) => a.round);
-      const parts = [`failed ${failedAttempts(scoreboard, id)} targeted attempt(s)${rounds.length > 0 ? ` (rounds ${rounds.join(', ')})` : ''}`];
+      const parts = [
+        `failed ${failedAttempts(scoreboard, id)} targeted attempt(s)${rounds.length > 0 ? ` (rounds ${rounds.join(', ')})` : ''}`,
+      ];
       const detail = byId.get(id)?.detail;
       if (detail !== undefined) parts.push(`last failure: ${detail}`);
       const rationale = evaluation.rationales?.[id];
       if (rationale !== undefined) parts.push(rationale);
       return { id, rationale: `${parts.join('; ')}.` };
     });
-    await ctx.effect('issues', () => writeParkedIssues(paths.issues, round, decision.reason, rationales), { idempotent: true });
+    await ctx.effect('issues', () => writeParkedIssues(paths.issues, round, decision.reason, rationales), {
+      idempotent: true,
+    });
     written.push(paths.issues);
   }
   const entry = {
@@ -117,7 +165,11 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
     outcome: 'evaluated' as const,
     action: decision.action,
     summary: plan.summary,
-    targets: attempts.map((a) => ({ id: a.target, outcome: a.outcome, failedAttempts: failedAttempts(scoreboard, a.target) })),
+    targets: attempts.map((a) => ({
+      id: a.target,
+      outcome: a.outcome,
+      failedAttempts: failedAttempts(scoreboard, a.target),
+    })),
     passed: evaluation.tasks.filter((t) => t.passed).length,
     total: evaluation.tasks.length,
     reason: decision.reason,
@@ -125,7 +177,16 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   };
   await ctx.effect('changelog', () => writeChangelogEntry(paths.changelog, entry), { idempotent: true });
   written.push(paths.changelog);
-  const lastRound: LastRound = { round, recommended_action: decision.action, outcome: 'evaluated', reason: decision.reason, summary: plan.summary, targets, parked, finished_at: at };
+  const lastRound: LastRound = {
+    round,
+    recommended_action: decision.action,
+    outcome: 'evaluated',
+    reason: decision.reason,
+    summary: plan.summary,
+    targets,
+    parked,
+    finished_at: at,
+  };
   await writeLastRound(env, ctx, lastRound);
   return { next: 'commit-artifacts', data: { ...ctx.data, lastRound, written } };
 }
@@ -138,9 +199,32 @@ export async function recordStaleStep(env: IterationEnv, ctx: Ctx): Promise<Next
   const at = ctx.data.at;
   const why = sync !== undefined && !sync.ok ? sync.reason : 'unknown';
   const reason = `stale: sync check "${env.syncCheck.name}" failed: ${why}; evaluation skipped, no attempt counted`;
-  await ctx.effect('changelog', () => writeChangelogEntry(env.paths.changelog, { round, at, outcome: 'stale', action: 'continue', summary: plan.summary, targets: [], reason, parked: [] }), { idempotent: true });
+  await ctx.effect(
+    'changelog',
+    () =>
+      writeChangelogEntry(env.paths.changelog, {
+        round,
+        at,
+        outcome: 'stale',
+        action: 'continue',
+        summary: plan.summary,
+        targets: [],
+        reason,
+        parked: [],
+      }),
+    { idempotent: true },
+  );
   const targets = [...new Set(plan.targets)].filter((id) => !context.excluded.includes(id));
-  const lastRound: LastRound = { round, recommended_action: 'continue', outcome: 'stale', reason, summary: plan.summary, targets, parked: [], finished_at: at };
+  const lastRound: LastRound = {
+    round,
+    recommended_action: 'continue',
+    outcome: 'stale',
+    reason,
+    summary: plan.summary,
+    targets,
+    parked: [],
+    finished_at: at,
+  };
   await writeLastRound(env, ctx, lastRound);
   return { next: 'commit-artifacts', data: { ...ctx.data, lastRound, written: [env.paths.changelog] } };
 }

@@ -24,7 +24,10 @@ it('a failed atomic text write throws STATE_WRITE_FAILED naming the path, keeps 
   const path = join(dir, 'issues.md');
   mkdirSync(path);
   writeFileSync(join(path, 'keep'), 'x');
-  await expect(writeTextAtomic(path, 'text')).rejects.toMatchObject({ code: 'STATE_WRITE_FAILED', message: expect.stringContaining(path) });
+  await expect(writeTextAtomic(path, 'text')).rejects.toMatchObject({
+    code: 'STATE_WRITE_FAILED',
+    message: expect.stringContaining(path),
+  });
   expect(readdirSync(dir)).toEqual(['issues.md']);
   expect(readFileSync(join(path, 'keep'), 'utf8')).toBe('x');
 });
@@ -33,5 +36,7 @@ it('upsertSection appends a new round section and replaces an existing one in pl
   const one = upsertSection('# log\n', '## Round 1', '## Round 1\n\n- a\n');
   expect(one).toBe('# log\n\n## Round 1\n\n- a\n');
   const two = upsertSection(one, '## Round 2', '## Round 2\n\n- b\n');
-  expect(upsertSection(two, '## Round 1', '## Round 1\n\n- a2\n')).toBe('# log\n\n## Round 1\n\n- a2\n\n## Round 2\n\n- b\n');
+  expect(upsertSection(two, '## Round 1', '## Round 1\n\n- a2\n')).toBe(
+    '# log\n\n## Round 1\n\n- a2\n\n## Round 2\n\n- b\n',
+  );
 });

@@ -8,9 +8,16 @@ const line = (stream: NodeJS.WritableStream) => (text: string) => void stream.wr
 
 async function controller(io: CliIo, configArg: string | undefined, ticks: NodeJS.WritableStream) {
   // @loop/collie and the config loader are loaded when a collie command runs, not at start-up.
-  const [{ createAutoiter }, { collieAutoiterOptions, findCollieConfigFile, loadCollieConfig }] = await Promise.all([import('@loop/collie'), import('./load.js')]);
+  const [{ createAutoiter }, { collieAutoiterOptions, findCollieConfigFile, loadCollieConfig }] = await Promise.all([
+    import('@loop/collie'),
+    import('./load.js'),
+  ]);
   const loaded = await loadCollieConfig(findCollieConfigFile(configArg, io.cwd));
-  const options = collieAutoiterOptions(loaded, { output: line(ticks), ...(io.stdin ? { input: io.stdin } : {}), prompts: ticks });
+  const options = collieAutoiterOptions(loaded, {
+    output: line(ticks),
+    ...(io.stdin ? { input: io.stdin } : {}),
+    prompts: ticks,
+  });
   return createAutoiter(options);
 }
 
@@ -21,7 +28,9 @@ async function controller(io: CliIo, configArg: string | undefined, ticks: NodeJ
  */
 function exitOnInterrupt(io: CliIo): () => void {
   const onSignal = () => {
-    io.stderr.write('interrupted: the trigger and agents were stopped; `loop collie run` (or `step`) redoes the interrupted step\n');
+    io.stderr.write(
+      'interrupted: the trigger and agents were stopped; `loop collie run` (or `step`) redoes the interrupted step\n',
+    );
     process.exit(EXIT_CODES.INTERRUPTED);
   };
   process.on('SIGINT', onSignal);
@@ -49,7 +58,9 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
 
   collie
     .command('step')
-    .description('run one resumable unit (step()) and print its ticks; the terminal branch prints the completion signal')
+    .description(
+      'run one resumable unit (step()) and print its ticks; the terminal branch prints the completion signal',
+    )
     .argument('[config]', 'the collie config file (YAML, JSON or TypeScript)')
     .option('--json', 'print the step outcome as JSON on stdout (ticks go to stderr)', false)
     .action(async (config: string | undefined, opts: { json: boolean }) => {
@@ -75,7 +86,11 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
       const autoiter = await controller(io, config, opts.json ? io.stderr : io.stdout);
       const maxSteps = Number.parseInt(opts.maxSteps, 10);
       const { LoopError } = await import('@loop/core');
-      if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new LoopError('CONFIG_INVALID', `[loop] [cli] --max-steps must be a positive integer, found ${JSON.stringify(opts.maxSteps)}`);
+      if (!Number.isInteger(maxSteps) || maxSteps < 1)
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `[loop] [cli] --max-steps must be a positive integer, found ${JSON.stringify(opts.maxSteps)}`,
+        );
       const release = exitOnInterrupt(io);
       const outcomes: StepOutcome[] = await autoiter.run({ maxSteps }).finally(release);
       const last = outcomes.at(-1);
@@ -91,11 +106,16 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
 
   collie
     .command('status')
-    .description('print where the run stands: run id, status, iteration, stage, stop reason, tokens, status.md, lock (takes no lock)')
+    .description(
+      'print where the run stands: run id, status, iteration, stage, stop reason, tokens, status.md, lock (takes no lock)',
+    )
     .argument('[config]', 'the collie config file (YAML, JSON or TypeScript)')
     .option('--json', 'print JSON', false)
     .action(async (config: string | undefined, opts: { json: boolean }) => {
-      const [{ findCollieConfigFile, loadCollieConfig }, { formatCollieStatus, readCollieStatus }] = await Promise.all([import('./load.js'), import('./status.js')]);
+      const [{ findCollieConfigFile, loadCollieConfig }, { formatCollieStatus, readCollieStatus }] = await Promise.all([
+        import('./load.js'),
+        import('./status.js'),
+      ]);
       const loaded = await loadCollieConfig(findCollieConfigFile(config, io.cwd));
       const status = await readCollieStatus(loaded);
       io.stdout.write(`${opts.json ? JSON.stringify(status, null, 2) : formatCollieStatus(status)}\n`);
@@ -111,7 +131,9 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
       const path = resolve(io.cwd, file);
       const { writeCollieStarterConfig } = await import('./init.js');
       await writeCollieStarterConfig(path, opts.force);
-      io.stdout.write(`wrote ${path}\nedit projectId, task, agent.command and flow.testCommand (or add answers: for a queued run), then run\n  loop collie step${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}    (one unit per call)\n  loop collie run${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}     (to the end)\n`);
+      io.stdout.write(
+        `wrote ${path}\nedit projectId, task, agent.command and flow.testCommand (or add answers: for a queued run), then run\n  loop collie step${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}    (one unit per call)\n  loop collie run${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}     (to the end)\n`,
+      );
       setCode(EXIT_CODES.STOPPED);
     });
 }

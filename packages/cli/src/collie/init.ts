@@ -91,7 +91,9 @@ flow:
  */
 export async function writeCollieStarterConfig(path: string, force = false): Promise<void> {
   if (existsSync(path) && !force) {
-    throw new ConfigFileError(path, [{ path: '', message: 'the file already exists; pass --force to overwrite it, or name another file' }]);
+    throw new ConfigFileError(path, [
+      { path: '', message: 'the file already exists; pass --force to overwrite it, or name another file' },
+    ]);
   }
   await writeFile(path, collieStarterConfig(schemaRefFor(path, 'collie') ?? null));
 }

@@ -20,7 +20,10 @@ import { collieConfigJsonSchema, collieConfigSchema, type CollieConfig } from '.
 export { COLLIE_CONFIG_FILES };
 
 /** The `loop collie` config kind, for the shared YAML-with-line-numbers loader. */
-export const COLLIE_CONFIG_KIND: ConfigKind<typeof collieConfigSchema> = { schema: collieConfigSchema, jsonSchema: collieConfigJsonSchema };
+export const COLLIE_CONFIG_KIND: ConfigKind<typeof collieConfigSchema> = {
+  schema: collieConfigSchema,
+  jsonSchema: collieConfigJsonSchema,
+};
 
 /** A loaded collie config with its paths resolved. */
 export interface LoadedCollieConfig {
@@ -51,7 +54,12 @@ function resolvePath(base: string, p: string): string {
  * @throws {ConfigFileError} `CONFIG_INVALID` when no file is found.
  */
 export function findCollieConfigFile(file: string | undefined, cwd: string): string {
-  return findConfigFile(file, cwd, COLLIE_CONFIG_FILES, 'run "loop collie init" to write one, or name it: "loop collie run <config>"');
+  return findConfigFile(
+    file,
+    cwd,
+    COLLIE_CONFIG_FILES,
+    'run "loop collie init" to write one, or name it: "loop collie run <config>"',
+  );
 }
 
 /**
@@ -66,13 +74,17 @@ export async function loadCollieConfig(file: string): Promise<LoadedCollieConfig
   const stateRoot = config.stateRoot === undefined ? join(homedir(), '.collie') : resolvePath(base, config.stateRoot);
   const answers = config.answers === undefined ? undefined : resolvePath(base, config.answers);
   // A queued run's answers are read at Stage 0, after an agent dispatch: check the file exists now.
-  if (answers !== undefined && !existsSync(answers)) throw new ConfigFileError(file, [{ path: 'answers', message: `the answers file ${answers} does not exist` }]);
+  if (answers !== undefined && !existsSync(answers))
+    throw new ConfigFileError(file, [{ path: 'answers', message: `the answers file ${answers} does not exist` }]);
   return {
     config,
     file,
     projectDir: resolvePath(base, config.projectDir),
     stateRoot,
-    agentLogDir: config.agent.logDir === undefined ? join(stateRoot, 'autoiter', config.projectId, 'agent-logs') : resolvePath(base, config.agent.logDir),
+    agentLogDir:
+      config.agent.logDir === undefined
+        ? join(stateRoot, 'autoiter', config.projectId, 'agent-logs')
+        : resolvePath(base, config.agent.logDir),
     answers,
   };
 }
@@ -119,7 +131,13 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
       network: c.agent.network,
       onSandboxWarning: warn,
     }),
-    asker: loaded.answers === undefined ? createReadlineAsker({ ...(host.input ? { input: host.input } : {}), ...(host.prompts ? { output: host.prompts } : {}) }) : createFileAsker(loaded.answers),
+    asker:
+      loaded.answers === undefined
+        ? createReadlineAsker({
+            ...(host.input ? { input: host.input } : {}),
+            ...(host.prompts ? { output: host.prompts } : {}),
+          })
+        : createFileAsker(loaded.answers),
     workspace: c.worktree ? createGitWorktree({ repoDir: projectDir }) : createDirectoryWorkspace(projectDir),
     flow:
       flow === undefined || flow.type === 'agent'
@@ -137,7 +155,12 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
               network: flow.network,
               onSandboxWarning: warn,
             }),
-    triggerSandbox: { sandbox: c.trigger.sandbox, writable: c.trigger.writable.map((w) => resolvePath(dirname(loaded.file), w)), network: c.trigger.network, onSandboxWarning: warn },
+    triggerSandbox: {
+      sandbox: c.trigger.sandbox,
+      writable: c.trigger.writable.map((w) => resolvePath(dirname(loaded.file), w)),
+      network: c.trigger.network,
+      onSandboxWarning: warn,
+    },
     ...(c.blockingPatterns === undefined ? {} : { blockingPatterns: c.blockingPatterns }),
     ...(c.deepVerifyConcurrency === undefined ? {} : { deepVerifyConcurrency: c.deepVerifyConcurrency }),
     ...(c.notify === undefined ? {} : { notifier: createNotifyCommand(c.notify) }),

@@ -51,7 +51,12 @@ export async function readCollieStatus(loaded: LoadedCollieConfig): Promise<Coll
   const rp = runId ? paths.run(runId) : null;
   const state = rp ? await readRunState(rp.state) : undefined;
   const statusText = rp ? await readFile(rp.status, 'utf8').catch(() => '') : '';
-  const statusLine = statusText.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? null;
+  const statusLine =
+    statusText
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? null;
   return {
     config: loaded.file,
     stateDir: paths.projectDir,
@@ -77,11 +82,15 @@ export function formatCollieStatus(s: CollieStatus): string {
     lines.push('no run yet; start one with "loop collie step" (one unit) or "loop collie run" (to the end)');
   } else {
     lines.push(`run       ${s.runId}${s.active ? '' : ' (ended: current-run removed)'}`);
-    lines.push(`status    ${s.status ?? 'not started (Stage 0 done; the next step writes run-spec.md and state.json)'}`);
-    if (s.iteration !== null) lines.push(`iteration ${s.iteration}${s.status === 'running' && s.stage ? `  stage ${s.stage}` : ''}`);
+    lines.push(
+      `status    ${s.status ?? 'not started (Stage 0 done; the next step writes run-spec.md and state.json)'}`,
+    );
+    if (s.iteration !== null)
+      lines.push(`iteration ${s.iteration}${s.status === 'running' && s.stage ? `  stage ${s.stage}` : ''}`);
     if (s.stopReason) lines.push(`stopped   ${s.stopReason}`);
     if (s.tokensUsed !== null) lines.push(`tokens    ${s.tokensUsed}`);
-    if (s.baselineScalar !== null || s.lastScalar !== null) lines.push(`scalar    ${s.lastScalar ?? '-'} (baseline ${s.baselineScalar ?? '-'})`);
+    if (s.baselineScalar !== null || s.lastScalar !== null)
+      lines.push(`scalar    ${s.lastScalar ?? '-'} (baseline ${s.baselineScalar ?? '-'})`);
     if (s.statusLine) lines.push(`status.md ${s.statusLine}`);
   }
   lines.push(`lock      ${s.locked ? 'held by a running controller' : 'free'}`);

@@ -31,14 +31,29 @@ async function runsOf(root: string, dir: string): Promise<RunRef[]> {
   const label = rel === '' ? basename(root) : rel;
   if (existsSync(join(dir, '.loop')) || existsSync(join(dir, 'results.tsv'))) {
     const source = await resolveResultsSource(dir, dir);
-    found.push({ id: relative(root, source.results).split('\\').join('/'), label, dir, results: source.results, lock: lockPath(dir), state: join(dir, RUN_FILES.state) });
+    found.push({
+      id: relative(root, source.results).split('\\').join('/'),
+      label,
+      dir,
+      results: source.results,
+      lock: lockPath(dir),
+      state: join(dir, RUN_FILES.state),
+    });
   }
   // An autoresearch pass (seed 002) keeps its log under .aid/pipeline/autoresearch/<task>/.
   const aid = join(dir, '.aid', 'pipeline', 'autoresearch');
   const tasks = await readdir(aid, { withFileTypes: true }).catch(() => []);
   for (const t of tasks) {
     const results = join(aid, t.name, 'results.tsv');
-    if (t.isDirectory() && existsSync(results)) found.push({ id: relative(root, results).split('\\').join('/'), label: `${label} (${t.name})`, dir, results, lock: join(aid, t.name, 'pass'), state: undefined });
+    if (t.isDirectory() && existsSync(results))
+      found.push({
+        id: relative(root, results).split('\\').join('/'),
+        label: `${label} (${t.name})`,
+        dir,
+        results,
+        lock: join(aid, t.name, 'pass'),
+        state: undefined,
+      });
   }
   return found;
 }
@@ -56,7 +71,8 @@ export async function discoverRuns(root: string, depth = 2): Promise<RunRef[]> {
     runs.push(...(await runsOf(root, dir)));
     if (left === 0) return;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)) await walk(join(dir, e.name), left - 1);
+    for (const e of entries)
+      if (e.isDirectory() && !e.name.startsWith('.') && !SKIP.has(e.name)) await walk(join(dir, e.name), left - 1);
   };
   await walk(root, depth);
   return runs.sort((a, b) => a.id.localeCompare(b.id));

@@ -17,12 +17,21 @@ import { ITERATION_TIMES_FILE, readIterationTimes } from '../iteration-times.js'
 import { readSpendLine } from '../spend-line.js';
 
 /** The rows with the cost `.loop/iterations.jsonl` records for them (issue 29), where the line is the row's (same score). */
-async function withCosts<T extends LogEntry>(dir: string, rows: readonly T[]): Promise<(T & { readonly costUsd?: number; readonly tokens?: number })[]> {
+async function withCosts<T extends LogEntry>(
+  dir: string,
+  rows: readonly T[],
+): Promise<(T & { readonly costUsd?: number; readonly tokens?: number })[]> {
   const times = await readIterationTimes(dir);
   return rows.map((r) => {
     const t = times.get(r.iteration);
     const cost = t !== undefined && (t.score ?? null) === (r.score ?? null) ? t.data?.cost : undefined;
-    return cost ? { ...r, ...(cost.usd !== undefined ? { costUsd: cost.usd } : {}), ...(cost.tokens !== undefined ? { tokens: cost.tokens } : {}) } : r;
+    return cost
+      ? {
+          ...r,
+          ...(cost.usd !== undefined ? { costUsd: cost.usd } : {}),
+          ...(cost.tokens !== undefined ? { tokens: cost.tokens } : {}),
+        }
+      : r;
   });
 }
 
@@ -115,8 +124,21 @@ export async function tailFile(path: string, bytes = LOG_TAIL_BYTES): Promise<st
  * lock. The server re-reads a run only when this string changes.
  */
 export async function runSignature(run: RunRef): Promise<string> {
-  const files = [run.results, ...(run.state ? [run.state] : []), ...TAILED_LOGS.map((l) => join(run.dir, l)), join(run.dir, RUN_FILES.logs), join(run.dir, ITERATION_TIMES_FILE)];
-  const parts = await Promise.all(files.map(async (f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
+  const files = [
+    run.results,
+    ...(run.state ? [run.state] : []),
+    ...TAILED_LOGS.map((l) => join(run.dir, l)),
+    join(run.dir, RUN_FILES.logs),
+    join(run.dir, ITERATION_TIMES_FILE),
+  ];
+  const parts = await Promise.all(
+    files.map(async (f) =>
+      stat(f).then(
+        (s) => `${s.size}:${s.mtimeMs}`,
+        () => '-',
+      ),
+    ),
+  );
   const locked = await isLocked(run.lock).catch(() => false);
   return `${parts.join('|')}|${locked}`;
 }
@@ -135,7 +157,9 @@ export async function readRunView(run: RunRef, options: { readonly holdout?: boo
 }
 
 async function readRunViewOf(run: RunRef): Promise<RunView> {
-  const state = run.state ? ((await readJson(run.state).catch(() => undefined)) as RunStateFile | undefined) : undefined;
+  const state = run.state
+    ? ((await readJson(run.state).catch(() => undefined)) as RunStateFile | undefined)
+    : undefined;
   const locked = await isLocked(run.lock).catch(() => false);
   const logs: Array<{ name: string; tail: string }> = [];
   for (const name of TAILED_LOGS) {
@@ -149,7 +173,15 @@ async function readRunViewOf(run: RunRef): Promise<RunView> {
     const tail = await tailFile(join(run.dir, name));
     if (tail !== undefined) logs.push({ name, tail });
   }
-  const phase: RunPhase = locked ? 'running' : state?.status === 'running' ? 'interrupted' : state?.status === 'stopped' ? 'stopped' : state?.status === 'failed' ? 'failed' : 'idle';
+  const phase: RunPhase = locked
+    ? 'running'
+    : state?.status === 'running'
+      ? 'interrupted'
+      : state?.status === 'stopped'
+        ? 'stopped'
+        : state?.status === 'failed'
+          ? 'failed'
+          : 'idle';
   const common = {
     id: run.id,
     label: run.label,
@@ -163,7 +195,15 @@ async function readRunViewOf(run: RunRef): Promise<RunView> {
     logs,
     keptLogs,
   };
-  const empty = { form: undefined, metric: 'score', direction: (state?.direction === 'maximize' ? 'maximize' : 'minimize') as Direction, rows: [], best: null, counts: countPoints([]), spec: undefined };
+  const empty = {
+    form: undefined,
+    metric: 'score',
+    direction: (state?.direction === 'maximize' ? 'maximize' : 'minimize') as Direction,
+    rows: [],
+    best: null,
+    counts: countPoints([]),
+    spec: undefined,
+  };
   const text = await readFile(run.results, 'utf8').catch(() => undefined);
   if (text === undefined || text.trim() === '') return { ...common, ...empty };
   try {
@@ -176,8 +216,22 @@ async function readRunViewOf(run: RunRef): Promise<RunView> {
     const rows = await withCosts(run.dir, await withRowMetrics(run.dir, logEntries(data)));
     const spent = await readSpendLine(run.dir).catch(() => undefined);
     const series = curveSeriesOf(data.points, await readRecordData(join(run.dir, '.loop', 'records.jsonl')));
-    const curves = series.length > 0 ? curvesPlotSpec(series, { direction, metric: data.metric, width: 760, height: 260 }) : undefined;
-    return { ...common, form: data.form, metric: data.metric, direction, rows, best, counts: countPoints(data.points), spec, ...(curves ? { curves } : {}), ...(spent ? { spent } : {}) };
+    const curves =
+      series.length > 0
+        ? curvesPlotSpec(series, { direction, metric: data.metric, width: 760, height: 260 })
+        : undefined;
+    return {
+      ...common,
+      form: data.form,
+      metric: data.metric,
+      direction,
+      rows,
+      best,
+      counts: countPoints(data.points),
+      spec,
+      ...(curves ? { curves } : {}),
+      ...(spent ? { spent } : {}),
+    };
   } catch (error) {
     return { ...common, ...empty, problem: (error as Error).message };
   }

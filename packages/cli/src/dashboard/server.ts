@@ -110,7 +110,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     await next();
   });
   app.get('/', (c) => c.html(dashboardHtml(root)));
-  app.get('/vega.min.js', (c) => c.body(vega, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' }));
+  app.get('/vega.min.js', (c) =>
+    c.body(vega, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'max-age=3600' }),
+  );
   app.get('/api/runs', (c) => c.json([...views.values()]));
   app.get('/api/runs/:id{.+}/diff/:iteration', async (c) => {
     const ref = refs.get(c.req.param('id'));
@@ -127,7 +129,11 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     const ref = refs.get(c.req.param('id'));
     const n = Number(c.req.param('iteration'));
     if (!ref) return c.json({ error: `no run ${c.req.param('id')}` }, 404);
-    if (!Number.isInteger(n) || n < 0) return c.json({ error: `the iteration must be a whole number, found ${JSON.stringify(c.req.param('iteration'))}` }, 400);
+    if (!Number.isInteger(n) || n < 0)
+      return c.json(
+        { error: `the iteration must be a whole number, found ${JSON.stringify(c.req.param('iteration'))}` },
+        400,
+      );
     try {
       return c.json(await readIterationLog(ref.dir, n, ITERATION_LOG_BYTES));
     } catch (error) {

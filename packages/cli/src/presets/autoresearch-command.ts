@@ -41,7 +41,11 @@ export async function loadAutoresearchConfig(file: string): Promise<LoadedAutore
  * best snapshot. Exit 0 when it stopped by its rules or by Ctrl-C (the pass returned: its best
  * snapshot is restored), 1 when it halted (4 for restore-failed).
  */
-export async function runAutoresearchCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
+export async function runAutoresearchCommand(
+  io: CliIo,
+  file: string,
+  flags: Record<string, unknown> = {},
+): Promise<number> {
   const read = await loadAutoresearchConfig(file);
   const loaded = { ...read, config: applyRunFlags(AUTORESEARCH_CONFIG_KIND, read.config, flags, file) };
   await assertHarnessFilesExist(loaded);
@@ -52,9 +56,16 @@ export async function runAutoresearchCommand(io: CliIo, file: string, flags: Rec
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
-  io.stdout.write(`config    ${loaded.file}\nworkspace ${loaded.dir}  task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} pass)\n`);
+  io.stdout.write(
+    `config    ${loaded.file}\nworkspace ${loaded.dir}  task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} pass)\n`,
+  );
   try {
-    const result = await runAutoresearchPreset({ config: loaded.config, dir: loaded.dir, output: (line) => io.stdout.write(`${line}\n`), signal: controller.signal });
+    const result = await runAutoresearchPreset({
+      config: loaded.config,
+      dir: loaded.dir,
+      output: (line) => io.stdout.write(`${line}\n`),
+      signal: controller.signal,
+    });
     if (result.halted) return result.halted === 'restore-failed' ? EXIT_CODES.RESTORE_FAILED : EXIT_CODES.FAILED;
     return EXIT_CODES.STOPPED;
   } finally {
@@ -72,11 +83,18 @@ export async function runAutoresearchCommand(io: CliIo, file: string, flags: Rec
  */
 export async function assertHarnessFilesExist(loaded: LoadedAutoresearchConfig): Promise<void> {
   const c = loaded.config;
-  const named: Array<[string, string]> = [...c.rubricFiles.map((f, i): [string, string] => [`rubricFiles.${i}`, f]), ...c.harnessFiles.map((f, i): [string, string] => [`harnessFiles.${i}`, f]), ['reflection.promptFile', c.reflection.promptFile]];
+  const named: Array<[string, string]> = [
+    ...c.rubricFiles.map((f, i): [string, string] => [`rubricFiles.${i}`, f]),
+    ...c.harnessFiles.map((f, i): [string, string] => [`harnessFiles.${i}`, f]),
+    ['reflection.promptFile', c.reflection.promptFile],
+  ];
   const seen = new Set<string>();
   const issues = named
     .filter(([, f]) => !seen.has(f) && (seen.add(f), !existsSync(join(loaded.dir, f))))
-    .map(([path, f]) => ({ path, message: `${f} is missing in ${loaded.dir}; write it (loop init --preset autoresearch writes a starter one of each harness file that is missing) and commit it` }));
+    .map(([path, f]) => ({
+      path,
+      message: `${f} is missing in ${loaded.dir}; write it (loop init --preset autoresearch writes a starter one of each harness file that is missing) and commit it`,
+    }));
   if (issues.length > 0) throw await withConfigLines(new ConfigError('autoresearch', issues), loaded);
 }
 
@@ -101,18 +119,33 @@ export async function readPassStatus(loaded: LoadedAutoresearchConfig): Promise<
   const text = await readFile(loaded.results, 'utf8').catch(() => undefined);
   const rows = text === undefined || text === '' ? [] : (await parseResultsFile(text, loaded.results)).points;
   const state = await readJson(join(loaded.dir, '.aid', 'pipeline', 'state.json')).catch(() => undefined);
-  return { preset: 'autoresearch', dir: loaded.dir, taskId: loaded.config.taskId, results: loaded.results, rows, state };
+  return {
+    preset: 'autoresearch',
+    dir: loaded.dir,
+    taskId: loaded.config.taskId,
+    results: loaded.results,
+    rows,
+    state,
+  };
 }
 
 /** `loop status` text of an autoresearch pass: counts, best, the last `last` rows. */
 export function formatPassStatus(s: PassStatus, last = 5): string {
   const lines = [`workspace ${s.dir}  (autoresearch task ${s.taskId})`];
-  if (s.rows.length === 0) return [...lines, `no pass here yet (no ${s.results}); start one with "loop run"`].join('\n');
+  if (s.rows.length === 0)
+    return [...lines, `no pass here yet (no ${s.results}); start one with "loop run"`].join('\n');
   const scored = s.rows.filter((r) => (r.kind === 'keep' || r.kind === 'baseline') && r.score !== null);
   const best = scored.length > 0 ? Math.max(...scored.map((r) => r.score as number)) : undefined;
   const n = (k: PlotPoint['kind']) => s.rows.filter((r) => r.kind === k).length;
-  lines.push(`iteration ${s.rows.at(-1)!.iteration}`, `best      ${best ?? '-'} (baseline ${s.rows[0]?.score ?? '-'}, higher is better)`, `counts    keep ${n('keep')}  discard ${n('discard')}  crash ${n('crash')}${n('halted') > 0 ? `  halted ${n('halted')}` : ''}`);
+  lines.push(
+    `iteration ${s.rows.at(-1)!.iteration}`,
+    `best      ${best ?? '-'} (baseline ${s.rows[0]?.score ?? '-'}, higher is better)`,
+    `counts    keep ${n('keep')}  discard ${n('discard')}  crash ${n('crash')}${n('halted') > 0 ? `  halted ${n('halted')}` : ''}`,
+  );
   lines.push(`last ${Math.min(last, s.rows.length)} of ${s.rows.length} rows (${s.results}):`);
-  for (const r of s.rows.slice(-last)) lines.push(`  ${String(r.iteration).padStart(4)}  ${(r.score === null ? '-' : String(r.score)).padStart(8)}  ${r.status.padEnd(16)}  ${r.description}`.trimEnd());
+  for (const r of s.rows.slice(-last))
+    lines.push(
+      `  ${String(r.iteration).padStart(4)}  ${(r.score === null ? '-' : String(r.score)).padStart(8)}  ${r.status.padEnd(16)}  ${r.description}`.trimEnd(),
+    );
   return lines.join('\n');
 }

@@ -114,7 +114,10 @@ console.log(JSON.stringify({ scores: { quality } }));
  *
  * @returns the files written and the ones left as they were, relative to `dir`.
  */
-export async function writeAutoresearchStarterFiles(dir: string, force = false): Promise<{ written: string[]; kept: string[] }> {
+export async function writeAutoresearchStarterFiles(
+  dir: string,
+  force = false,
+): Promise<{ written: string[]; kept: string[] }> {
   const written: string[] = [];
   const kept: string[] = [];
   for (const [rel, text] of Object.entries(AUTORESEARCH_STARTER_FILES)) {

@@ -18,14 +18,27 @@ export interface CommandPassProposerOptions {
 }
 
 /** The prompt a proposer command gets on stdin. */
-export function passPrompt(goal: string, context: { iteration: number; files: readonly string[]; best?: number; recentReverted?: readonly string[]; idea?: string; round?: number; rounds?: number }): string {
+export function passPrompt(
+  goal: string,
+  context: {
+    iteration: number;
+    files: readonly string[];
+    best?: number;
+    recentReverted?: readonly string[];
+    idea?: string;
+    round?: number;
+    rounds?: number;
+  },
+): string {
   return [
     `Goal: ${goal}`,
     `Iteration ${context.iteration}${context.round !== undefined ? `, round ${context.round + 1} of ${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}` : ''}.`,
     `Mutable files: ${context.files.join(', ') || '(from git status)'}.`,
     ...(context.best !== undefined ? [`Best composite so far: ${context.best}.`] : []),
     ...(context.idea ? [`The edit to make: ${context.idea}`] : []),
-    ...(context.recentReverted && context.recentReverted.length > 0 ? [`Do not repeat these reverted ideas: ${context.recentReverted.join('; ')}`] : []),
+    ...(context.recentReverted && context.recentReverted.length > 0
+      ? [`Do not repeat these reverted ideas: ${context.recentReverted.join('; ')}`]
+      : []),
     'Make ONE focused edit of the mutable files only. Never edit the tests, the rubric or the harness.',
     '',
   ].join('\n');
@@ -46,13 +59,39 @@ export function createCommandPassProposer(options: CommandPassProposerOptions): 
       files = context.files;
       last = context;
       if (!options.planCommand) return { description: `edit ${context.iteration}` };
-      const r = await runShellCommand(options.planCommand, options.workspace, passPrompt(options.goal, { iteration: context.iteration, files, best: context.best, recentReverted: context.recentReverted }), options.timeoutMs, { LOOP_ITERATION: String(context.iteration) }, options.signal);
+      const r = await runShellCommand(
+        options.planCommand,
+        options.workspace,
+        passPrompt(options.goal, {
+          iteration: context.iteration,
+          files,
+          best: context.best,
+          recentReverted: context.recentReverted,
+        }),
+        options.timeoutMs,
+        { LOOP_ITERATION: String(context.iteration) },
+        options.signal,
+      );
       if (!r.ok) throw new Error(`proposer.planCommand ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
       return { description: lastLine(r.output) || `edit ${context.iteration}` };
     },
     apply: async (idea, { iteration, round, rounds }) => {
-      const prompt = passPrompt(options.goal, { iteration, files, ...(last ? { best: last.best, recentReverted: last.recentReverted } : {}), idea: idea.description, round, rounds });
-      const r = await runShellCommand(options.command, options.workspace, prompt, options.timeoutMs, { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) }, options.signal);
+      const prompt = passPrompt(options.goal, {
+        iteration,
+        files,
+        ...(last ? { best: last.best, recentReverted: last.recentReverted } : {}),
+        idea: idea.description,
+        round,
+        rounds,
+      });
+      const r = await runShellCommand(
+        options.command,
+        options.workspace,
+        prompt,
+        options.timeoutMs,
+        { LOOP_IDEA: idea.description, LOOP_ITERATION: String(iteration), LOOP_ROUND: String(round) },
+        options.signal,
+      );
       if (!r.ok) throw new Error(`proposer.command ${r.ended}: ${r.output.trim().split('\n').slice(-3).join(' ')}`);
       // Without a planCommand the idea is only `edit <iteration>`: the command's last output line
       // (what it says it did) becomes the row's description.

@@ -1,5 +1,13 @@
 import { join } from 'node:path';
-import { createDesignHarness, createFunctionHarness, createReflectionScorer, createTestGate, resolvePassConfig, runPass, type PassResult } from '@loop/autoresearch';
+import {
+  createDesignHarness,
+  createFunctionHarness,
+  createReflectionScorer,
+  createTestGate,
+  resolvePassConfig,
+  runPass,
+  type PassResult,
+} from '@loop/autoresearch';
 import type { AutoresearchPresetConfig } from './autoresearch-config.js';
 import { passConfigInput } from './autoresearch-config.js';
 import { createCommandPassProposer } from './autoresearch-proposer.js';
@@ -35,17 +43,38 @@ export interface RunAutoresearchPresetOptions {
 export async function runAutoresearchPreset(options: RunAutoresearchPresetOptions): Promise<PassResult> {
   const { config: c, dir } = options;
   const dimensions = c.reflection.dimensions ?? (c.mode === 'function' ? ['quality'] : undefined);
-  const reflection = createReflectionScorer({ workspace: dir, command: sh(c.reflection.command), promptFile: c.reflection.promptFile, dimensions: dimensions ?? ['structural_health', 'loudness_of_failures', 'naming_clarity', 'docs_traceability'], timeoutMs: c.reflection.timeoutS * 1000 });
+  const reflection = createReflectionScorer({
+    workspace: dir,
+    command: sh(c.reflection.command),
+    promptFile: c.reflection.promptFile,
+    dimensions: dimensions ?? ['structural_health', 'loudness_of_failures', 'naming_clarity', 'docs_traceability'],
+    timeoutMs: c.reflection.timeoutS * 1000,
+  });
   const harness =
     c.mode === 'function'
-      ? createFunctionHarness({ reflection, gates: createTestGate({ workspace: dir, command: sh(c.gate!.command), minCoveragePct: c.gate!.minCoveragePct, timeoutMs: c.gate!.timeoutS * 1000 }) })
+      ? createFunctionHarness({
+          reflection,
+          gates: createTestGate({
+            workspace: dir,
+            command: sh(c.gate!.command),
+            minCoveragePct: c.gate!.minCoveragePct,
+            timeoutMs: c.gate!.timeoutS * 1000,
+          }),
+        })
       : createDesignHarness({ reflection, ...(dimensions ? { dimensions } : {}) });
   return runPass({
     workspace: dir,
     taskId: c.taskId,
     config: resolvePassConfig(c.mode, passConfigInput(c)),
     harness,
-    proposer: createCommandPassProposer({ workspace: dir, command: c.proposer.command, ...(c.proposer.planCommand ? { planCommand: c.proposer.planCommand } : {}), goal: c.proposer.goal, timeoutMs: c.proposer.timeoutS * 1000, ...(options.signal ? { signal: options.signal } : {}) }),
+    proposer: createCommandPassProposer({
+      workspace: dir,
+      command: c.proposer.command,
+      ...(c.proposer.planCommand ? { planCommand: c.proposer.planCommand } : {}),
+      goal: c.proposer.goal,
+      timeoutMs: c.proposer.timeoutS * 1000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    }),
     rubricFiles: c.rubricFiles.map((f) => join(dir, f)),
     harnessFiles: c.harnessFiles.map((f) => join(dir, f)),
     ...(c.files ? { files: c.files } : {}),

@@ -1,5 +1,14 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { createGitCommitter, initAutotune, noSyncCheck, readLoopState, readScoreboard, resolveAutotunePaths, runControllerIteration, type IterationResult } from '@loop/autotune';
+import {
+  createGitCommitter,
+  initAutotune,
+  noSyncCheck,
+  readLoopState,
+  readScoreboard,
+  resolveAutotunePaths,
+  runControllerIteration,
+  type IterationResult,
+} from '@loop/autotune';
 import type { CliIo } from '../cli.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
@@ -27,7 +36,12 @@ export interface LoadedAutotuneConfig {
 export async function loadAutotuneConfig(file: string): Promise<LoadedAutotuneConfig> {
   const config = await loadConfigFileOf(AUTOTUNE_CONFIG_KIND, file);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(dirname(file), p));
-  return { config, file, dir: abs(config.dir), artifactDir: config.artifactDir === undefined ? undefined : abs(config.artifactDir) };
+  return {
+    config,
+    file,
+    dir: abs(config.dir),
+    artifactDir: config.artifactDir === undefined ? undefined : abs(config.artifactDir),
+  };
 }
 
 /**
@@ -37,7 +51,11 @@ export async function loadAutotuneConfig(file: string): Promise<LoadedAutotuneCo
  * controller, so a killed run continues where it stopped. Exit 0 when complete or the bound was
  * reached, or after Ctrl-C, which stops after the round in flight (a clean stop: every step journalled).
  */
-export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<string, unknown> = {}): Promise<number> {
+export async function runAutotuneCommand(
+  io: CliIo,
+  file: string,
+  flags: Record<string, unknown> = {},
+): Promise<number> {
   const read = await loadAutotuneConfig(file);
   const { dir, artifactDir } = read;
   const c = applyRunFlags(AUTOTUNE_CONFIG_KIND, read.config, flags, file);
@@ -50,14 +68,20 @@ export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<
   process.on('SIGTERM', onSigint);
   try {
     await initAutotune({ dir, ...(artifactDir ? { artifactDir } : {}) });
-    io.stdout.write(`config    ${file}\napp       ${dir}${artifactDir ? `  artifacts ${artifactDir}` : ''}  (autotune)\n`);
+    io.stdout.write(
+      `config    ${file}\napp       ${dir}${artifactDir ? `  artifacts ${artifactDir}` : ''}  (autotune)\n`,
+    );
     const timeoutMs = c.worker.timeoutS * 1000;
     let last: IterationResult | undefined;
     for (let i = 0; i < c.maxIterations && !interrupted; i += 1) {
       last = await runControllerIteration({
         dir,
         ...(artifactDir ? { artifactDir } : {}),
-        worker: createCommandRoundWorker({ improveCommand: c.worker.improveCommand, evaluateCommand: c.worker.evaluateCommand, timeoutMs }),
+        worker: createCommandRoundWorker({
+          improveCommand: c.worker.improveCommand,
+          evaluateCommand: c.worker.evaluateCommand,
+          timeoutMs,
+        }),
         syncCheck: c.syncCommand ? createCommandSyncCheck(c.syncCommand, timeoutMs) : noSyncCheck(),
         committer: createGitCommitter({ dir, ...(artifactDir ? { artifactDir } : {}), author: c.author }),
         maxFailedAttempts: c.maxFailedAttempts,
@@ -65,7 +89,8 @@ export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<
       io.stdout.write(`${last.round === null ? '' : `round ${last.round}: `}${last.report}\n`);
       if (last.outcome !== 'continue') break;
     }
-    if (last) io.stdout.write(`status: ${last.state.status}${last.state.stop_reason ? ` (${last.state.stop_reason})` : ''}\n`);
+    if (last)
+      io.stdout.write(`status: ${last.state.status}${last.state.stop_reason ? ` (${last.state.stop_reason})` : ''}\n`);
     return EXIT_CODES.STOPPED;
   } finally {
     process.off('SIGINT', onSigint);
@@ -74,7 +99,9 @@ export async function runAutotuneCommand(io: CliIo, file: string, flags: Record<
 }
 
 /** `loop status` of an autotune config: loop_state.json and the scoreboard (takes no lock). */
-export async function readAutotuneStatus(loaded: LoadedAutotuneConfig): Promise<{ preset: 'autotune'; dir: string; state: unknown; scoreboard: unknown }> {
+export async function readAutotuneStatus(
+  loaded: LoadedAutotuneConfig,
+): Promise<{ preset: 'autotune'; dir: string; state: unknown; scoreboard: unknown }> {
   const paths = resolveAutotunePaths(loaded.dir, loaded.artifactDir ?? loaded.dir);
   const state = await readLoopState(paths.loopState).catch(() => undefined);
   const scoreboard = await readScoreboard(paths.scoreboard).catch(() => undefined);
@@ -83,7 +110,16 @@ export async function readAutotuneStatus(loaded: LoadedAutotuneConfig): Promise<
 
 /** The text form of {@link readAutotuneStatus}. */
 export function formatAutotuneStatus(s: Awaited<ReturnType<typeof readAutotuneStatus>>): string {
-  const st = s.state as { status?: string; mode?: string; stop_reason?: string | null; last_round?: { round?: number; summary?: string } | null } | null;
+  const st = s.state as {
+    status?: string;
+    mode?: string;
+    stop_reason?: string | null;
+    last_round?: { round?: number; summary?: string } | null;
+  } | null;
   if (!st) return `app       ${s.dir}  (autotune)\nno run here yet (no loop_state.json); start one with "loop run"`;
-  return [`app       ${s.dir}  (autotune)`, `status    ${st.status ?? '-'}${st.stop_reason ? ` (${st.stop_reason})` : ''}  mode ${st.mode ?? '-'}`, `round     ${st.last_round?.round ?? 0}${st.last_round?.summary ? `: ${st.last_round.summary}` : ''}`].join('\n');
+  return [
+    `app       ${s.dir}  (autotune)`,
+    `status    ${st.status ?? '-'}${st.stop_reason ? ` (${st.stop_reason})` : ''}  mode ${st.mode ?? '-'}`,
+    `round     ${st.last_round?.round ?? 0}${st.last_round?.summary ? `: ${st.last_round.summary}` : ''}`,
+  ].join('\n');
 }

@@ -10,14 +10,26 @@ export function parseEvaluation(output: string): RoundEvaluation {
   try {
     data = JSON.parse(line);
   } catch {
-    throw new Error(`worker.evaluateCommand: the last output line is not JSON {"tasks": [...]}: ${JSON.stringify(line.slice(0, 200))}`);
+    throw new Error(
+      `worker.evaluateCommand: the last output line is not JSON {"tasks": [...]}: ${JSON.stringify(line.slice(0, 200))}`,
+    );
   }
   const tasks = (data as { tasks?: unknown }).tasks;
-  if (!Array.isArray(tasks) || tasks.some((t) => typeof (t as { id?: unknown }).id !== 'string' || typeof (t as { passed?: unknown }).passed !== 'boolean')) {
-    throw new Error('worker.evaluateCommand: "tasks" must be an array of {"id": string, "passed": boolean, "priority"?, "detail"?}');
+  if (
+    !Array.isArray(tasks) ||
+    tasks.some(
+      (t) => typeof (t as { id?: unknown }).id !== 'string' || typeof (t as { passed?: unknown }).passed !== 'boolean',
+    )
+  ) {
+    throw new Error(
+      'worker.evaluateCommand: "tasks" must be an array of {"id": string, "passed": boolean, "priority"?, "detail"?}',
+    );
   }
   const rationales = (data as { rationales?: unknown }).rationales;
-  return { tasks: tasks as RoundEvaluation['tasks'], ...(rationales && typeof rationales === 'object' ? { rationales: rationales as Record<string, string> } : {}) };
+  return {
+    tasks: tasks as RoundEvaluation['tasks'],
+    ...(rationales && typeof rationales === 'object' ? { rationales: rationales as Record<string, string> } : {}),
+  };
 }
 
 /** Options of {@link createCommandRoundWorker}. */
@@ -48,12 +60,22 @@ export function createCommandRoundWorker(o: CommandRoundWorkerOptions): RoundWor
     improve: async ({ round, dir, scoreboard, excluded }): Promise<RoundPlan> => {
       const failing = (await evaluate(dir)).tasks.filter((t) => !t.passed && !excluded.includes(t.id)).map((t) => t.id);
       if (failing.length === 0) return { summary: 'no failing task left', targets: [], changed: false };
-      const r = await runShellCommand(o.improveCommand, dir, `${JSON.stringify({ round, failing, excluded, scoreboard })}\n`, o.timeoutMs);
+      const r = await runShellCommand(
+        o.improveCommand,
+        dir,
+        `${JSON.stringify({ round, failing, excluded, scoreboard })}\n`,
+        o.timeoutMs,
+      );
       if (!r.ok) throw new Error(`worker.improveCommand ${r.ended}: ${tail(r.output)}`);
       const line = lastLine(r.output);
       try {
         const plan = JSON.parse(line) as Partial<RoundPlan>;
-        if (plan && typeof plan.summary === 'string') return { summary: plan.summary, targets: Array.isArray(plan.targets) ? plan.targets.map(String) : failing, ...(typeof plan.changed === 'boolean' ? { changed: plan.changed } : {}) };
+        if (plan && typeof plan.summary === 'string')
+          return {
+            summary: plan.summary,
+            targets: Array.isArray(plan.targets) ? plan.targets.map(String) : failing,
+            ...(typeof plan.changed === 'boolean' ? { changed: plan.changed } : {}),
+          };
       } catch {
         // not JSON: the line is the summary
       }

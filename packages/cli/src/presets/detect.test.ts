@@ -24,15 +24,22 @@ async function loop(...args: string[]): Promise<{ code: number; out: string }> {
 }
 
 describe('loop init --preset and the preset of a config file', () => {
-  it('every preset\'s starter validates as written, under its own schema', () => {
+  it("every preset's starter validates as written, under its own schema", () => {
     expect(parseConfigText(starterConfig('auto-iterate'), 'a.yaml').preset).toBe('auto-iterate');
-    expect(parseConfigTextOf(AUTORESEARCH_CONFIG_KIND, starterConfig('autoresearch'), 'b.yaml')).toMatchObject({ preset: 'autoresearch', mode: 'function', taskId: 'T-1' });
-    expect(parseConfigTextOf(AUTOTUNE_CONFIG_KIND, starterConfig('autotune'), 'd.yaml')).toMatchObject({ preset: 'autotune', maxFailedAttempts: 3 });
+    expect(parseConfigTextOf(AUTORESEARCH_CONFIG_KIND, starterConfig('autoresearch'), 'b.yaml')).toMatchObject({
+      preset: 'autoresearch',
+      mode: 'function',
+      taskId: 'T-1',
+    });
+    expect(parseConfigTextOf(AUTOTUNE_CONFIG_KIND, starterConfig('autotune'), 'd.yaml')).toMatchObject({
+      preset: 'autotune',
+      maxFailedAttempts: 3,
+    });
     expect(starterConfig('collie')).toBe(collieStarterConfig());
     expect(parseConfigTextOf(COLLIE_CONFIG_KIND, starterConfig('collie'), 'c.yaml')).toBeTruthy();
   });
 
-  it('a config\'s preset comes from its preset field, or for collie from its projectId and task (or its name)', () => {
+  it("a config's preset comes from its preset field, or for collie from its projectId and task (or its name)", () => {
     const write = (name: string, text: string) => (writeFileSync(join(dir, name), text), join(dir, name));
     expect(detectPreset(write('a.yaml', starterConfig('auto-iterate')))).toBe('auto-iterate');
     expect(detectPreset(write('b.yaml', starterConfig('autoresearch')))).toBe('autoresearch');
@@ -44,13 +51,19 @@ describe('loop init --preset and the preset of a config file', () => {
     expect(detectPreset(write('f.yaml', ': not yaml ['))).toBe('auto-iterate');
   });
 
-  it('loop init --preset collie writes the collie starter; loop status on it is collie\'s status', async () => {
+  it("loop init --preset collie writes the collie starter; loop status on it is collie's status", async () => {
     const init = await loop('init', '--preset', 'collie');
     expect(init.code).toBe(0);
     expect(init.out).toContain('edit projectId, task, agent.command and flow.testCommand, then run\n  loop run\n');
-    expect(readFileSync(join(dir, 'loop.config.yaml'), 'utf8')).toBe(collieStarterConfig(schemaRefFor(join(dir, 'loop.config.yaml'), 'collie')));
+    expect(readFileSync(join(dir, 'loop.config.yaml'), 'utf8')).toBe(
+      collieStarterConfig(schemaRefFor(join(dir, 'loop.config.yaml'), 'collie')),
+    );
     const status = await loop('status', 'loop.config.yaml', '--json');
     expect(status.code, status.out).toBe(0);
-    expect(JSON.parse(status.out)).toMatchObject({ config: join(dir, 'loop.config.yaml'), runId: null, stateDir: expect.stringMatching(/autoiter\/my-app$/) });
+    expect(JSON.parse(status.out)).toMatchObject({
+      config: join(dir, 'loop.config.yaml'),
+      runId: null,
+      stateDir: expect.stringMatching(/autoiter\/my-app$/),
+    });
   });
 });

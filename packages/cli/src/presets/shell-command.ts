@@ -17,14 +17,34 @@ export interface ShellCommandResult {
  *
  * @throws the spawn error when the shell cannot start.
  */
-export async function runShellCommand(command: string, cwd: string, input: string, timeoutMs: number, env: Record<string, string> = {}, signal?: AbortSignal): Promise<ShellCommandResult> {
+export async function runShellCommand(
+  command: string,
+  cwd: string,
+  input: string,
+  timeoutMs: number,
+  env: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<ShellCommandResult> {
   const dir = await mkdtemp(join(tmpdir(), 'loop-preset-cmd-'));
   try {
     const logPath = join(dir, 'output.log');
-    const r = await runInGroupToLog({ logPath, command, cwd, env: { ...process.env, ...env }, killTimeoutMs: timeoutMs, graceMs: 1000, input, ...(signal ? { signal } : {}) });
+    const r = await runInGroupToLog({
+      logPath,
+      command,
+      cwd,
+      env: { ...process.env, ...env },
+      killTimeoutMs: timeoutMs,
+      graceMs: 1000,
+      input,
+      ...(signal ? { signal } : {}),
+    });
     if (r.spawnError) throw r.spawnError;
     const output = await readFile(logPath, 'utf8');
-    return { ok: !r.timedOut && r.exitCode === 0, output, ended: r.timedOut ? `timed out after ${timeoutMs} ms` : describeExit(r.exitCode, r.signal) };
+    return {
+      ok: !r.timedOut && r.exitCode === 0,
+      output,
+      ended: r.timedOut ? `timed out after ${timeoutMs} ms` : describeExit(r.exitCode, r.signal),
+    };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -28,7 +28,10 @@ export interface IterationDiff {
  * @throws {UsageError} for an unknown iteration, an autoresearch results.tsv, or a row with no commit.
  */
 export async function diffIteration(dir: string, data: ResultsData, iteration: number): Promise<IterationDiff> {
-  if (data.form !== 'auto-iterate') throw new UsageError('loop diff reads git commits: an autoresearch pass keeps snapshots instead (see its .aid/pipeline/autoresearch/<task>/ folder)');
+  if (data.form !== 'auto-iterate')
+    throw new UsageError(
+      'loop diff reads git commits: an autoresearch pass keeps snapshots instead (see its .aid/pipeline/autoresearch/<task>/ folder)',
+    );
   const row = data.points.find((p) => p.iteration === iteration);
   if (!row) throw new UsageError(`no iteration ${iteration} in results.tsv (it has 0 to ${data.points.length - 1})`);
   const discarded = (await readDiscardedRefs(dir)).filter((r) => r.iteration === iteration).at(-1);
@@ -38,7 +41,10 @@ export async function diffIteration(dir: string, data: ResultsData, iteration: n
     commit = discarded.oid;
     ref = discarded.ref;
   } else {
-    if (!row.id) throw new UsageError(`iteration ${iteration} (${row.status}) has no commit: it was ${row.kind === 'discard' ? 'rejected before it was committed' : 'never recorded'}`);
+    if (!row.id)
+      throw new UsageError(
+        `iteration ${iteration} (${row.status}) has no commit: it was ${row.kind === 'discard' ? 'rejected before it was committed' : 'never recorded'}`,
+      );
     ref = row.id;
   }
   const show = ['show', '--stat', '--patch', '--format=commit %H%nDate:   %ad%n%n    %s%n', commit ?? row.id];

@@ -79,19 +79,58 @@ const cell = (v: ParamValue | number | undefined) => (v === null || v === undefi
  * (`cost_usd` and `tokens`: what an agent proposer reported the candidate cost, empty when unknown;
  * `violations`, only when a row broke a constraint: `; `-separated, each `<constraint> by <amount>`).
  */
-export function exportHeader(paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
-  const fixed = ['iteration', 'status', 'score', 'id', 'description', 'started_at', 'duration_s', 'run_s', 'cost_usd', 'tokens'];
-  return [...fixed, ...paramNames.map((p) => `params_${p}`), ...metricNames.map((m) => `metrics_${m}`), ...(violations ? ['violations'] : [])];
+export function exportHeader(
+  paramNames: readonly string[],
+  metricNames: readonly string[],
+  violations = false,
+): string[] {
+  const fixed = [
+    'iteration',
+    'status',
+    'score',
+    'id',
+    'description',
+    'started_at',
+    'duration_s',
+    'run_s',
+    'cost_usd',
+    'tokens',
+  ];
+  return [
+    ...fixed,
+    ...paramNames.map((p) => `params_${p}`),
+    ...metricNames.map((m) => `metrics_${m}`),
+    ...(violations ? ['violations'] : []),
+  ];
 }
 
 /** One row's CSV cells, in {@link exportHeader}'s order. */
-export function exportCells(r: ExportRow, paramNames: readonly string[], metricNames: readonly string[], violations = false): string[] {
+export function exportCells(
+  r: ExportRow,
+  paramNames: readonly string[],
+  metricNames: readonly string[],
+  violations = false,
+): string[] {
   return [
-    String(r.iteration), r.status, cell(r.score), r.id, r.description,
-    r.startedAt ?? '', cell(r.durationS), cell(r.runS), cell(r.costUsd ?? undefined), cell(r.tokens ?? undefined),
+    String(r.iteration),
+    r.status,
+    cell(r.score),
+    r.id,
+    r.description,
+    r.startedAt ?? '',
+    cell(r.durationS),
+    cell(r.runS),
+    cell(r.costUsd ?? undefined),
+    cell(r.tokens ?? undefined),
     ...paramNames.map((p) => cell(r.params[p])),
     ...metricNames.map((m) => cell(r.metrics[m])),
-    ...(violations ? [r.violations.map((v) => `${v.mode === 'advisory' ? 'advisory: ' : ''}${v.constraint} by ${v.violation ?? 'missing'}`).join('; ')] : []),
+    ...(violations
+      ? [
+          r.violations
+            .map((v) => `${v.mode === 'advisory' ? 'advisory: ' : ''}${v.constraint} by ${v.violation ?? 'missing'}`)
+            .join('; '),
+        ]
+      : []),
   ];
 }
 

@@ -24,27 +24,55 @@ export interface LogEntry {
 /** The rows of `data` whose class is one of `statuses` (all when empty). */
 export function logEntries(data: ResultsData, statuses: readonly PointKind[] = []): LogEntry[] {
   const keep = (p: PlotPoint) => statuses.length === 0 || statuses.includes(p.kind);
-  return data.points.filter(keep).map((p) => ({ iteration: p.iteration, kind: p.kind, status: p.status, score: p.score, id: p.id, description: p.description }));
+  return data.points
+    .filter(keep)
+    .map((p) => ({
+      iteration: p.iteration,
+      kind: p.kind,
+      status: p.status,
+      score: p.score,
+      id: p.id,
+      description: p.description,
+    }));
 }
 
 /**
  * `loop log` text: one aligned line per row: iteration, status, score, id, description, then the
  * row's named metrics (`[rss_mb=84.5 ops_per_s=3000]`) when it has any.
  */
-export function formatLog(entries: readonly (LogEntry & { readonly metrics?: Readonly<Record<string, number>> })[]): string {
+export function formatLog(
+  entries: readonly (LogEntry & { readonly metrics?: Readonly<Record<string, number>> })[],
+): string {
   if (entries.length === 0) return '(no rows)';
   const withMetrics = (e: (typeof entries)[number]) => {
     const m = formatMetrics(e.metrics);
     return m ? `${e.description.replace(/[\t\r\n]+/g, ' ')}  [${m}]` : e.description.replace(/[\t\r\n]+/g, ' ');
   };
-  const cells = entries.map((e) => [String(e.iteration), e.status, e.score === null ? '-' : String(Number(e.score.toPrecision(8))), e.id.slice(0, 12) || '-', withMetrics(e)]);
+  const cells = entries.map((e) => [
+    String(e.iteration),
+    e.status,
+    e.score === null ? '-' : String(Number(e.score.toPrecision(8))),
+    e.id.slice(0, 12) || '-',
+    withMetrics(e),
+  ]);
   const width = (i: number) => Math.max(...cells.map((c) => c[i]!.length));
   const [wi, wt, ws, wc] = [width(0), width(1), width(2), width(3)];
-  return cells.map(([it, st, sc, id, d]) => `${it!.padStart(wi)}  ${st!.padEnd(wt)}  ${sc!.padStart(ws)}  ${id!.padEnd(wc)}  ${d}`.trimEnd()).join('\n');
+  return cells
+    .map(([it, st, sc, id, d]) =>
+      `${it!.padStart(wi)}  ${st!.padEnd(wt)}  ${sc!.padStart(ws)}  ${id!.padEnd(wc)}  ${d}`.trimEnd(),
+    )
+    .join('\n');
 }
 
 /** The rows as CSV (RFC 4180 quoting): iteration,status,score,id,description. */
 export function toCsv(entries: readonly LogEntry[]): string {
   const q = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-  return ['iteration,status,score,id,description', ...entries.map((e) => [String(e.iteration), e.status, e.score === null ? '' : String(e.score), e.id, e.description].map(q).join(','))].join('\n') + '\n';
+  return (
+    [
+      'iteration,status,score,id,description',
+      ...entries.map((e) =>
+        [String(e.iteration), e.status, e.score === null ? '' : String(e.score), e.id, e.description].map(q).join(','),
+      ),
+    ].join('\n') + '\n'
+  );
 }

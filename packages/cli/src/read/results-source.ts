@@ -58,7 +58,13 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
     const loaded = await loadAutoresearchConfig(path);
     return { results: loaded.results, dir: loaded.dir };
   }
-  if (preset !== 'auto-iterate') throw new UsageError(`${path} is ${/^[aeiou]/.test(preset) ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(' )', ')'));
+  if (preset !== 'auto-iterate')
+    throw new UsageError(
+      `${path} is ${/^[aeiou]/.test(preset) ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(
+        ' )',
+        ')',
+      ),
+    );
   const loaded = await loadConfig(path);
   return { results: workspaceResults(loaded.dir), dir: loaded.dir };
 }
@@ -70,7 +76,8 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
  * @throws {LoopError} `RESULTS_CORRUPT` naming the line of a malformed file.
  */
 export async function readResultsOf(source: ResultsSource): Promise<ResultsData> {
-  if (!existsSync(source.results)) throw new UsageError(`no results yet: ${source.results} does not exist (start a run with "loop run")`);
+  if (!existsSync(source.results))
+    throw new UsageError(`no results yet: ${source.results} does not exist (start a run with "loop run")`);
   return parseResultsFile(await readFile(source.results, 'utf8'), source.results);
 }
 
@@ -98,7 +105,13 @@ async function twinDescriptions(results: string): Promise<Map<string, string>> {
   for (const line of text.split('\n')) {
     try {
       const row = JSON.parse(line) as { iteration?: unknown; status?: unknown; description?: unknown };
-      if (typeof row.iteration === 'number' && typeof row.status === 'string' && typeof row.description === 'string' && row.description !== '') byRow.set(`${row.iteration} ${row.status}`, row.description);
+      if (
+        typeof row.iteration === 'number' &&
+        typeof row.status === 'string' &&
+        typeof row.description === 'string' &&
+        row.description !== ''
+      )
+        byRow.set(`${row.iteration} ${row.status}`, row.description);
     } catch {
       // a blank or torn line
     }
@@ -109,5 +122,11 @@ async function twinDescriptions(results: string): Promise<Map<string, string>> {
 /** `data` with each point's description taken from `descriptions` where the twin has one (else status and snapshot). */
 function withTwinDescriptions(data: ResultsData, descriptions: ReadonlyMap<string, string>): ResultsData {
   if (descriptions.size === 0) return data;
-  return { ...data, points: data.points.map((p) => ({ ...p, description: sanitizeCell(descriptions.get(`${p.iteration} ${p.status}`) ?? p.description) })) };
+  return {
+    ...data,
+    points: data.points.map((p) => ({
+      ...p,
+      description: sanitizeCell(descriptions.get(`${p.iteration} ${p.status}`) ?? p.description),
+    })),
+  };
 }

@@ -62,7 +62,11 @@ export async function readRowParams(
   const names = Object.keys(proposer.space);
   const withId = rows.filter((r) => /^[0-9a-f]{4,40}$/i.test(r.id));
   const { readFileAtRevs } = await import('@loop/rollback-git');
-  const blobs = await readFileAtRevs({ cwd: dir }, proposer.file, withId.map((r) => r.id)).catch(() => withId.map(() => undefined));
+  const blobs = await readFileAtRevs(
+    { cwd: dir },
+    proposer.file,
+    withId.map((r) => r.id),
+  ).catch(() => withId.map(() => undefined));
   const yaml = /\.ya?ml$/i.test(proposer.file);
   const parse = (t: string): unknown => (yaml ? parseYaml(t) : JSON.parse(t));
   const byIteration = new Map<number, Record<string, ParamValue>>();

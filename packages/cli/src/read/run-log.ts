@@ -43,12 +43,19 @@ async function readEnd(path: string, tailBytes: number): Promise<{ text: string;
  * @throws {UsageError} when that log is not kept (the message names the folder and the
  *   iterations it holds: only the newest `keepLogs` are kept, and runs before the feature kept none).
  */
-export async function readIterationLog(dir: string, iteration: number, tailBytes = Number.MAX_SAFE_INTEGER): Promise<IterationLog> {
+export async function readIterationLog(
+  dir: string,
+  iteration: number,
+  tailBytes = Number.MAX_SAFE_INTEGER,
+): Promise<IterationLog> {
   const folder = join(dir, RUN_FILES.logs);
   const path = join(folder, keptLogName(iteration));
   const end = await readEnd(path, tailBytes);
   if (end !== undefined) return { iteration, path, ...end };
   const kept = (await listKeptLogs(folder)).filter((l) => l.repeat === 0);
-  const held = kept.length === 0 ? 'it holds none' : `it holds iterations ${kept[0]!.iteration} to ${kept.at(-1)!.iteration} (the newest keepLogs logs are kept)`;
+  const held =
+    kept.length === 0
+      ? 'it holds none'
+      : `it holds iterations ${kept[0]!.iteration} to ${kept.at(-1)!.iteration} (the newest keepLogs logs are kept)`;
   throw new UsageError(`no log of iteration ${iteration} in ${folder}: ${held}`);
 }

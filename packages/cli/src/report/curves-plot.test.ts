@@ -4,9 +4,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeReport } from './report.js';
 
-const TSV = 'commit\tscore\tstatus\tdescription\na1\t3\tkeep\tbaseline\nb2\t3.4\tdiscard\tlr up (pruned at step 200 of 400: 3.4 vs incumbent 3.1)\nc3\t2.5\tkeep\tlr down\nd4\t-\tcrash\tboom\n';
+const TSV =
+  'commit\tscore\tstatus\tdescription\na1\t3\tkeep\tbaseline\nb2\t3.4\tdiscard\tlr up (pruned at step 200 of 400: 3.4 vs incumbent 3.1)\nc3\t2.5\tkeep\tlr down\nd4\t-\tcrash\tboom\n';
 const line = (iteration: number, values: number[], pruned = false) =>
-  JSON.stringify({ iteration, data: { reports: values.map((value, i) => ({ step: (i + 1) * 100, value })), ...(pruned ? { pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' } } : {}) } });
+  JSON.stringify({
+    iteration,
+    data: {
+      reports: values.map((value, i) => ({ step: (i + 1) * 100, value })),
+      ...(pruned ? { pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' } } : {}),
+    },
+  });
 
 let ws: string;
 beforeEach(() => {
@@ -16,10 +23,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
-describe('loop report draws each run\'s curve against the kept ones (issue 27)', () => {
+describe("loop report draws each run's curve against the kept ones (issue 27)", () => {
   it('a run with intermediate reports gets a curves SVG beside the progress plot, the pruned run ending in a cross, and the HTML page shows it', async () => {
     writeFileSync(join(ws, 'results.tsv'), TSV);
-    writeFileSync(join(ws, '.loop', 'records.jsonl'), `${[line(0, [3.6, 3.3, 3.1, 3]), line(1, [3.8, 3.4], true), line(2, [3.2, 2.9, 2.7, 2.5])].join('\n')}\n`);
+    writeFileSync(
+      join(ws, '.loop', 'records.jsonl'),
+      `${[line(0, [3.6, 3.3, 3.1, 3]), line(1, [3.8, 3.4], true), line(2, [3.2, 2.9, 2.7, 2.5])].join('\n')}\n`,
+    );
     const written = await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize', metric: 'val_bpc' });
     expect(written.files).toEqual([join(ws, '.loop', 'progress.svg'), join(ws, '.loop', 'progress-curves.svg')]);
     const svg = readFileSync(join(ws, '.loop', 'progress-curves.svg'), 'utf8');
@@ -32,7 +42,11 @@ describe('loop report draws each run\'s curve against the kept ones (issue 27)',
 
   it('a run without reports has no curves file and no curves figure', async () => {
     writeFileSync(join(ws, 'results.tsv'), TSV);
-    const written = await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize', html: join(ws, 'r.html') });
+    const written = await writeReport({
+      results: join(ws, 'results.tsv'),
+      direction: 'minimize',
+      html: join(ws, 'r.html'),
+    });
     expect(written.files).toEqual([join(ws, 'r.html')]);
     expect(readFileSync(join(ws, 'r.html'), 'utf8')).not.toContain('id="curves"');
   });

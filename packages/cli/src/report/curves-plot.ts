@@ -18,7 +18,10 @@ export interface CurveSeries {
  * of a results.tsv and the records by iteration (`.loop/records.jsonl`); rows without reports are
  * left out, so a run without intermediate reports has no curves.
  */
-export function curveSeriesOf(points: readonly PlotPoint[], records: ReadonlyMap<number, CandidateData>): CurveSeries[] {
+export function curveSeriesOf(
+  points: readonly PlotPoint[],
+  records: ReadonlyMap<number, CandidateData>,
+): CurveSeries[] {
   const out: CurveSeries[] = [];
   for (const p of points) {
     const data = records.get(p.iteration);
@@ -35,8 +38,19 @@ export function curveSeriesOf(points: readonly PlotPoint[], records: ReadonlyMap
  * (the incumbents' curves, the ones a pruner compares with) in green, runs that went to their end
  * and were discarded in grey, pruned runs in orange ending with a square where they were stopped.
  */
-export function curvesPlotSpec(series: readonly CurveSeries[], options: { direction: Direction; metric: string; width?: number; height?: number }): Spec {
-  const values = series.flatMap((s) => s.points.map((p, i) => ({ iteration: s.iteration, kind: s.kind, step: p.step, value: p.value, last: i === s.points.length - 1 })));
+export function curvesPlotSpec(
+  series: readonly CurveSeries[],
+  options: { direction: Direction; metric: string; width?: number; height?: number },
+): Spec {
+  const values = series.flatMap((s) =>
+    s.points.map((p, i) => ({
+      iteration: s.iteration,
+      kind: s.kind,
+      step: p.step,
+      value: p.value,
+      last: i === s.points.length - 1,
+    })),
+  );
   const pruned = series.filter((s) => s.kind === 'pruned').length;
   // Pruned is not a crash: its own colour, and a square where the run was stopped.
   const colors = { kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, pruned: '#e08214' };
@@ -47,15 +61,37 @@ export function curvesPlotSpec(series: readonly CurveSeries[], options: { direct
     height: options.height ?? 360,
     padding: { left: 10, right: 20, top: 10, bottom: 10 },
     background: 'white',
-    title: { text: `${options.metric} curves: ${series.length} runs, ${pruned} pruned`, subtitle: `intermediate reports by step (${better})`, anchor: 'start', fontSize: 15, subtitleFontSize: 12 },
+    title: {
+      text: `${options.metric} curves: ${series.length} runs, ${pruned} pruned`,
+      subtitle: `intermediate reports by step (${better})`,
+      anchor: 'start',
+      fontSize: 15,
+      subtitleFontSize: 12,
+    },
     data: [
       { name: 'points', values },
-      { name: 'ends', source: 'points', transform: [{ type: 'filter', expr: "datum.last && datum.kind === 'pruned'" }] },
+      {
+        name: 'ends',
+        source: 'points',
+        transform: [{ type: 'filter', expr: "datum.last && datum.kind === 'pruned'" }],
+      },
     ],
     scales: [
       { name: 'x', type: 'linear', domain: { data: 'points', field: 'step' }, range: 'width', nice: true, zero: false },
-      { name: 'y', type: 'linear', domain: { data: 'points', field: 'value' }, range: 'height', nice: true, zero: false },
-      { name: 'color', type: 'ordinal', domain: ['kept', 'discarded', 'pruned'], range: [colors.kept, colors.discarded, colors.pruned] },
+      {
+        name: 'y',
+        type: 'linear',
+        domain: { data: 'points', field: 'value' },
+        range: 'height',
+        nice: true,
+        zero: false,
+      },
+      {
+        name: 'color',
+        type: 'ordinal',
+        domain: ['kept', 'discarded', 'pruned'],
+        range: [colors.kept, colors.discarded, colors.pruned],
+      },
     ],
     axes: [
       { orient: 'bottom', scale: 'x', title: 'step' },
@@ -102,7 +138,10 @@ export function curvesPlotSpec(series: readonly CurveSeries[], options: { direct
 }
 
 /** Renders {@link curvesPlotSpec} to an SVG string (Vega's server-side SVG renderer). */
-export async function renderCurvesSvg(series: readonly CurveSeries[], options: { direction: Direction; metric: string }): Promise<string> {
+export async function renderCurvesSvg(
+  series: readonly CurveSeries[],
+  options: { direction: Direction; metric: string },
+): Promise<string> {
   const view = new View(parse(curvesPlotSpec(series, options)), { renderer: 'none' });
   try {
     return await view.toSVG();

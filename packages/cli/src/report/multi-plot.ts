@@ -37,30 +37,40 @@ export function multiRunPlotSpec(runs: readonly PlotRun[], options: MultiRunPlot
   const metric = options.metric ?? runs[0]?.data.metric ?? 'score';
   const rows = runs.flatMap((r) => {
     const best = runningBest(r.data.points, options.direction);
-    return r.data.points.map((p, i) => ({ run: r.label, iteration: p.iteration, score: p.score, kept: p.kind === 'keep' || p.kind === 'baseline', best: best[i] ?? null }));
+    return r.data.points.map((p, i) => ({
+      run: r.label,
+      iteration: p.iteration,
+      score: p.score,
+      kept: p.kind === 'keep' || p.kind === 'baseline',
+      best: best[i] ?? null,
+    }));
   });
   const scores = rows.filter((r) => r.score !== null).map((r) => r.score as number);
   const frame = plotFrame(scores, Math.max(0, ...rows.map((r) => r.iteration)), metric, options.direction);
   const { arrow } = frame;
   const bests = runs.map((r) => {
-    const b = runningBest(r.data.points, options.direction).filter((x): x is number => x !== null).at(-1);
+    const b = runningBest(r.data.points, options.direction)
+      .filter((x): x is number => x !== null)
+      .at(-1);
     return `${r.label} ${b === undefined ? '-' : formatScore(b)}`;
   });
   return {
     ...frame.header,
     width,
     height,
-    title: { text: options.title ?? `${metric} across ${runs.length} runs`, subtitle: `${arrow}; best: ${bests.join(', ')}`, anchor: 'start', fontSize: 15, subtitleFontSize: 12 },
+    title: {
+      text: options.title ?? `${metric} across ${runs.length} runs`,
+      subtitle: `${arrow}; best: ${bests.join(', ')}`,
+      anchor: 'start',
+      fontSize: 15,
+      subtitleFontSize: 12,
+    },
     data: [
       { name: 'rows', values: rows },
       { name: 'scored', source: 'rows', transform: [{ type: 'filter', expr: 'datum.score !== null' }] },
       { name: 'best', source: 'rows', transform: [{ type: 'filter', expr: 'datum.best !== null' }] },
     ],
-    scales: [
-      frame.x,
-      frame.y,
-      { name: 'color', type: 'ordinal', domain: runs.map((r) => r.label), range: 'category' },
-    ],
+    scales: [frame.x, frame.y, { name: 'color', type: 'ordinal', domain: runs.map((r) => r.label), range: 'category' }],
     axes: [...frame.axes],
     legends: [{ fill: 'color', orient: 'top-right', direction: 'horizontal', title: 'run' }],
     marks: [
@@ -72,7 +82,15 @@ export function multiRunPlotSpec(runs: readonly PlotRun[], options: MultiRunPlot
           {
             type: 'line',
             from: { data: 'runBest' },
-            encode: { enter: { x: { scale: 'x', field: 'iteration' }, y: { scale: 'y', field: 'best' }, stroke: { scale: 'color', field: 'run' }, strokeWidth: { value: 2 }, interpolate: { value: 'step-after' } } },
+            encode: {
+              enter: {
+                x: { scale: 'x', field: 'iteration' },
+                y: { scale: 'y', field: 'best' },
+                stroke: { scale: 'color', field: 'run' },
+                strokeWidth: { value: 2 },
+                interpolate: { value: 'step-after' },
+              },
+            },
           },
         ],
       },

@@ -6,7 +6,10 @@ import { parseResults } from './results.js';
 const HEADER = 'commit\tscore\tstatus\tdescription';
 
 /** A run like the issue's: `n` rows, a slowly improving score with noise, a keep whenever the score beats the best. */
-function longRun(n: number, description = (i: number) => `lr 0.0${i % 10} -> 0.0${(i + 3) % 10}, layers ${i % 7}`): string {
+function longRun(
+  n: number,
+  description = (i: number) => `lr 0.0${i % 10} -> 0.0${(i + 3) % 10}, layers ${i % 7}`,
+): string {
   const rows = [HEADER, 'a0\t100\tkeep\tbaseline'];
   let best = 100;
   for (let i = 1; i < n; i += 1) {
@@ -22,8 +25,18 @@ function longRun(n: number, description = (i: number) => `lr 0.0${i % 10} -> 0.0
 /** The keptLabels texts of a rendered SVG: the anchor of each (`translate(x,y) rotate(-35) translate(0,-2)`) and its text. */
 function labelsOf(svg: string): Array<{ x: number; y: number; text: string }> {
   const group = /<g class="mark-text role-mark keptLabels"[^>]*>(.*?)<\/g>/s.exec(svg)?.[1] ?? '';
-  const unescape = (t: string) => t.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
-  return [...group.matchAll(/<text[^>]*transform="translate\(([-\d.e]+),([-\d.e]+)\) rotate\(-35\)[^"]*"[^>]*>(.*?)<\/text>/gs)].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescape(m[3]!) }));
+  const unescape = (t: string) =>
+    t
+      .replaceAll('&lt;', '<')
+      .replaceAll('&gt;', '>')
+      .replaceAll('&quot;', '"')
+      .replaceAll('&#39;', "'")
+      .replaceAll('&amp;', '&');
+  return [
+    ...group.matchAll(
+      /<text[^>]*transform="translate\(([-\d.e]+),([-\d.e]+)\) rotate\(-35\)[^"]*"[^>]*>(.*?)<\/text>/gs,
+    ),
+  ].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescape(m[3]!) }));
 }
 
 /** The corners on screen of a label's box (length `chars` × 6.5 px, 13 px tall), rotated 35° up from its anchor: computed independently of selectLabels's frame. */
@@ -33,7 +46,10 @@ function corners(l: { x: number; y: number; text: string }): Array<[number, numb
   const up: [number, number] = [-Math.sin(a), -Math.cos(a)];
   const len = l.text.length * 6.5 - 0.01;
   const h = 13 - 0.01;
-  const at = (s: number, t: number): [number, number] => [l.x + along[0] * s + up[0] * t, l.y + along[1] * s + up[1] * t];
+  const at = (s: number, t: number): [number, number] => [
+    l.x + along[0] * s + up[0] * t,
+    l.y + along[1] * s + up[1] * t,
+  ];
   return [at(0.005, 0.005), at(len, 0.005), at(len, h), at(0.005, h)];
 }
 
@@ -52,8 +68,21 @@ function polygonsOverlap(p: Array<[number, number]>, q: Array<[number, number]>)
   return true;
 }
 
-const layout = (over: Partial<LabelLayout> = {}): LabelLayout => ({ direction: 'minimize', width: 760, height: 300, xDomain: [0, 10], yDomain: [0, 100], labelChars: 48, ...over });
-const keep = (iteration: number, score: number, text = `change ${iteration}`): LabelCandidate => ({ iteration, score, kind: 'keep', text });
+const layout = (over: Partial<LabelLayout> = {}): LabelLayout => ({
+  direction: 'minimize',
+  width: 760,
+  height: 300,
+  xDomain: [0, 10],
+  yDomain: [0, 100],
+  labelChars: 48,
+  ...over,
+});
+const keep = (iteration: number, score: number, text = `change ${iteration}`): LabelCandidate => ({
+  iteration,
+  score,
+  kind: 'keep',
+  text,
+});
 const baseline = (score: number): LabelCandidate => ({ iteration: 0, score, kind: 'baseline', text: 'baseline' });
 
 describe('which kept points get a label (issue 32 item 11)', () => {
@@ -64,15 +93,21 @@ describe('which kept points get a label (issue 32 item 11)', () => {
   it('two labels that would overlap: the one with the larger improvement wins; the baseline and the last keep (the best) come first', () => {
     // 40 and 41 sit next to each other (7 px apart) at nearly the same height: their labels would overlap.
     const near = layout({ xDomain: [0, 100] });
-    expect(selectLabels([baseline(100), keep(40, 99.5), keep(41, 98, 'bigger gain'), keep(100, 10)], near)).toEqual([0, 41, 100]);
-    expect(selectLabels([baseline(100), keep(40, 98, 'bigger gain'), keep(41, 97.5), keep(100, 10)], near)).toEqual([0, 40, 100]);
+    expect(selectLabels([baseline(100), keep(40, 99.5), keep(41, 98, 'bigger gain'), keep(100, 10)], near)).toEqual([
+      0, 41, 100,
+    ]);
+    expect(selectLabels([baseline(100), keep(40, 98, 'bigger gain'), keep(41, 97.5), keep(100, 10)], near)).toEqual([
+      0, 40, 100,
+    ]);
     // The last keep wins over a larger improvement right before it.
     expect(selectLabels([baseline(100), keep(99, 20, 'big gain'), keep(100, 19.5)], near)).toEqual([0, 100]);
   });
 
   it('maximize: improvements are score rises', () => {
     const near = layout({ direction: 'maximize', xDomain: [0, 100] });
-    expect(selectLabels([baseline(0), keep(40, 0.5), keep(41, 2, 'bigger gain'), keep(100, 90)], near)).toEqual([0, 41, 100]);
+    expect(selectLabels([baseline(0), keep(40, 0.5), keep(41, 2, 'bigger gain'), keep(100, 90)], near)).toEqual([
+      0, 41, 100,
+    ]);
   });
 
   it('never more than maxLabels, and none with maxLabels 0', () => {
@@ -93,7 +128,11 @@ describe('which kept points get a label (issue 32 item 11)', () => {
     expect(labels.length).toBeLessThanOrEqual(12);
     expect(labels.map((l) => l.text)).toContain('baseline');
     for (let i = 0; i < labels.length; i += 1) {
-      for (let j = i + 1; j < labels.length; j += 1) expect(polygonsOverlap(corners(labels[i]!), corners(labels[j]!)), `${labels[i]!.text} / ${labels[j]!.text}`).toBe(false);
+      for (let j = i + 1; j < labels.length; j += 1)
+        expect(
+          polygonsOverlap(corners(labels[i]!), corners(labels[j]!)),
+          `${labels[i]!.text} / ${labels[j]!.text}`,
+        ).toBe(false);
     }
     // Every kept dot keeps its description as a tooltip (the labelled ones and the others).
     const spec = plotSpec(data, { direction: 'minimize', width: 760, height: 300 });
@@ -102,13 +141,22 @@ describe('which kept points get a label (issue 32 item 11)', () => {
   });
 
   it('30 rows with a keep on most of them: the drawn labels do not overlap', async () => {
-    const rows = [HEADER, 'a0\t100\tkeep\tbaseline', ...Array.from({ length: 30 }, (_, i) => `k${i + 1}\t${99 - i}\tkeep\tlearning rate 0.0${i} -> 0.0${i + 1}`)];
-    const svg = await renderPlotSvg(parseResults(`${rows.join('\n')}\n`), { direction: 'minimize', width: 760, height: 300 });
+    const rows = [
+      HEADER,
+      'a0\t100\tkeep\tbaseline',
+      ...Array.from({ length: 30 }, (_, i) => `k${i + 1}\t${99 - i}\tkeep\tlearning rate 0.0${i} -> 0.0${i + 1}`),
+    ];
+    const svg = await renderPlotSvg(parseResults(`${rows.join('\n')}\n`), {
+      direction: 'minimize',
+      width: 760,
+      height: 300,
+    });
     const labels = labelsOf(svg);
     expect(labels.length).toBeGreaterThanOrEqual(2);
     expect(labels.length).toBeLessThan(31);
     for (let i = 0; i < labels.length; i += 1) {
-      for (let j = i + 1; j < labels.length; j += 1) expect(polygonsOverlap(corners(labels[i]!), corners(labels[j]!))).toBe(false);
+      for (let j = i + 1; j < labels.length; j += 1)
+        expect(polygonsOverlap(corners(labels[i]!), corners(labels[j]!))).toBe(false);
     }
   });
 

@@ -68,7 +68,10 @@ export function selectLabels(points: readonly LabelCandidate[], layout: LabelLay
   const pad = layout.xPadding ?? 8;
   const [x0, x1] = layout.xDomain;
   const xOf = (i: number) => pad + ((i - x0) / (x1 - x0 || 1)) * Math.max(1, layout.width - 2 * pad);
-  const y = vegaScale('linear')().domain([...layout.yDomain]).nice().range([layout.height, 0]) as (v: number) => number;
+  const y = vegaScale('linear')()
+    .domain([...layout.yDomain])
+    .nice()
+    .range([layout.height, 0]) as (v: number) => number;
   // The text's frame in screen px (y down): u along the text, rising to the right; v across it, towards the glyphs' tops.
   const [du, dv] = [Math.cos(angle), -Math.sin(angle)];
   const [nu, nv] = [-Math.sin(angle), -Math.cos(angle)];
@@ -91,7 +94,10 @@ export function selectLabels(points: readonly LabelCandidate[], layout: LabelLay
     previous = p.score;
   }
   const rank = (p: LabelCandidate) => (p.kind === 'baseline' ? 0 : p === last ? 1 : 2);
-  const order = [...points].sort((a, b) => rank(a) - rank(b) || (gains.get(b.iteration) ?? 0) - (gains.get(a.iteration) ?? 0) || a.iteration - b.iteration);
+  const order = [...points].sort(
+    (a, b) =>
+      rank(a) - rank(b) || (gains.get(b.iteration) ?? 0) - (gains.get(a.iteration) ?? 0) || a.iteration - b.iteration,
+  );
   const placed: Box[] = [];
   const chosen: number[] = [];
   for (const p of order) {

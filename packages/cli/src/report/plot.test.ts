@@ -19,7 +19,9 @@ function texts(svg: string): string[] {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
-        if (k === 'text') for (const t of [v].flat()) out.push(typeof t === 'object' ? String((t as Record<string, unknown>)['#text'] ?? '') : String(t));
+        if (k === 'text')
+          for (const t of [v].flat())
+            out.push(typeof t === 'object' ? String((t as Record<string, unknown>)['#text'] ?? '') : String(t));
         walk(v);
       }
     }
@@ -30,7 +32,15 @@ function texts(svg: string): string[] {
 
 describe('progress plot', () => {
   it('labels kept points with their description, puts the counts in the title, and escapes markup', async () => {
-    const data = parseResults(tsv('a1\t10\tkeep\tbaseline', 'b2\t12\tdiscard\tlr up', 'c3\t8\tkeep\tlr <down> & "more"', 'd4\tcrash\tcrash\toom', 'e5\t7\tkeep\tlayers 3'));
+    const data = parseResults(
+      tsv(
+        'a1\t10\tkeep\tbaseline',
+        'b2\t12\tdiscard\tlr up',
+        'c3\t8\tkeep\tlr <down> & "more"',
+        'd4\tcrash\tcrash\toom',
+        'e5\t7\tkeep\tlayers 3',
+      ),
+    );
     const svg = await renderPlotSvg(data, { direction: 'minimize' });
     wellFormed(svg);
     const t = texts(svg);
@@ -43,7 +53,9 @@ describe('progress plot', () => {
   });
 
   it('a log that is all crashes still renders, with no best line and a note', async () => {
-    const data = parseResults(tsv('a1\tcrash\tcrash\tbaseline crashed', 'b2\tcrash\tcrash\tboom', 'c3\tcrash\tcrash\tboom again'));
+    const data = parseResults(
+      tsv('a1\tcrash\tcrash\tbaseline crashed', 'b2\tcrash\tcrash\tboom', 'c3\tcrash\tcrash\tboom again'),
+    );
     expect(runningBest(data.points, 'minimize')).toEqual([null, null, null]);
     const svg = await renderPlotSvg(data, { direction: 'minimize' });
     wellFormed(svg);
@@ -61,7 +73,15 @@ describe('progress plot', () => {
   });
 
   it('maximize: the running best only goes up, and the axis says higher is better', async () => {
-    const data = parseResults(tsv('a\t0.5\tkeep\tbaseline', 'b\t0.4\tdiscard\tworse', 'c\t0.7\tkeep\tbetter', 'd\t0.6\tdiscard\tworse again', 'e\t0.9\tkeep\tbest'));
+    const data = parseResults(
+      tsv(
+        'a\t0.5\tkeep\tbaseline',
+        'b\t0.4\tdiscard\tworse',
+        'c\t0.7\tkeep\tbetter',
+        'd\t0.6\tdiscard\tworse again',
+        'e\t0.9\tkeep\tbest',
+      ),
+    );
     expect(inferDirection(data.points)).toBe('maximize');
     expect(runningBest(data.points, 'maximize')).toEqual([0.5, 0.5, 0.7, 0.7, 0.9]);
     const svg = await renderPlotSvg(data, { direction: 'maximize' });
@@ -95,19 +115,29 @@ describe('progress plot', () => {
   });
 
   it('reads the autoresearch form right-anchored (iter ... status snapshot utc), higher is better', async () => {
-    const text = 'iter\tcomposite\tdelta\tstructural_health\tnaming_clarity\tstatus\tsnapshot\tutc\n0\t0.50\t0.00\t0.5\t0.5\tbaseline\ts0\t2025-01-01T00:00:00Z\n1\t0.60\t0.10\t0.6\t0.6\tkept\ts1\t2025-01-01T00:10:00Z\n2\t0.55\t-0.05\t0.5\t0.6\treverted-redtest\ts2\t2025-01-01T00:20:00Z\n3\t-\t-\t-\t-\tcrash\t-\t2025-01-01T00:30:00Z\n';
+    const text =
+      'iter\tcomposite\tdelta\tstructural_health\tnaming_clarity\tstatus\tsnapshot\tutc\n0\t0.50\t0.00\t0.5\t0.5\tbaseline\ts0\t2025-01-01T00:00:00Z\n1\t0.60\t0.10\t0.6\t0.6\tkept\ts1\t2025-01-01T00:10:00Z\n2\t0.55\t-0.05\t0.5\t0.6\treverted-redtest\ts2\t2025-01-01T00:20:00Z\n3\t-\t-\t-\t-\tcrash\t-\t2025-01-01T00:30:00Z\n';
     const data = parseResults(text);
     expect(data).toMatchObject({ form: 'autoresearch', metric: 'composite', direction: 'maximize' });
-    expect(data.points.map((p) => [p.iteration, p.kind, p.score])).toEqual([[0, 'baseline', 0.5], [1, 'keep', 0.6], [2, 'discard', 0.55], [3, 'crash', null]]);
+    expect(data.points.map((p) => [p.iteration, p.kind, p.score])).toEqual([
+      [0, 'baseline', 0.5],
+      [1, 'keep', 0.6],
+      [2, 'discard', 0.55],
+      [3, 'crash', null],
+    ]);
     wellFormed(await renderPlotSvg(data, { direction: 'maximize' }));
   });
 
   it('a malformed results.tsv is RESULTS_CORRUPT naming the line', () => {
-    expect(() => parseResults(`${HEADER}\na\t1\tkeep\n`, 'r.tsv')).toThrow(/r\.tsv:2: expected 4 tab-separated columns/);
+    expect(() => parseResults(`${HEADER}\na\t1\tkeep\n`, 'r.tsv')).toThrow(
+      /r\.tsv:2: expected 4 tab-separated columns/,
+    );
   });
 
   it('the HTML page is self-contained: the SVG inline, the table with every row, no scripts or external resources', async () => {
-    const data = parseResults(tsv('a1\t10\tkeep\tbaseline', 'b2\t12\tdiscard\t<script>x</script>', 'c3\t8\tkeep\tbetter'));
+    const data = parseResults(
+      tsv('a1\t10\tkeep\tbaseline', 'b2\t12\tdiscard\t<script>x</script>', 'c3\t8\tkeep\tbetter'),
+    );
     const svg = await renderPlotSvg(data, { direction: 'minimize' });
     const html = renderReportHtml(data, svg, { direction: 'minimize', source: 'results.tsv' });
     expect(html).toContain('<svg');

@@ -24,7 +24,14 @@ export interface PlotOptions {
 }
 
 /** The colours of the plot. */
-export const PLOT_COLORS = { discard: '#b0b0b0', keep: '#1a9850', baseline: '#2166ac', crash: '#d73027', halted: '#7b3294', best: '#1a9850' } as const;
+export const PLOT_COLORS = {
+  discard: '#b0b0b0',
+  keep: '#1a9850',
+  baseline: '#2166ac',
+  crash: '#d73027',
+  halted: '#7b3294',
+  best: '#1a9850',
+} as const;
 
 /** A score as the plot's subtitle and the HTML page print it: 8 significant digits, no trailing zeros. */
 export function formatScore(x: number): string {
@@ -32,7 +39,13 @@ export function formatScore(x: number): string {
 }
 
 /** Counts for the title: experiments (baseline excluded), kept, discarded, crashed, halted. */
-export function countPoints(points: readonly PlotPoint[]): { experiments: number; keep: number; discard: number; crash: number; halted: number } {
+export function countPoints(points: readonly PlotPoint[]): {
+  experiments: number;
+  keep: number;
+  discard: number;
+  crash: number;
+  halted: number;
+} {
   const rows = points.filter((p) => p.iteration !== 0 || p.kind !== 'baseline');
   return {
     experiments: rows.filter((p) => p.kind !== 'baseline').length,
@@ -72,11 +85,37 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   // Only the labels that stay readable (no two overlapping, at most maxLabels); the rest are on hover.
   const labelled = new Set(
     selectLabels(
-      scored.flatMap((p) => (p.kind === 'keep' || p.kind === 'baseline' ? [{ iteration: p.iteration, score: p.score as number, kind: p.kind, text: p.kind === 'baseline' ? 'baseline' : p.description }] : [])),
-      { direction: options.direction, width, height, xDomain: frame.x.domain as [number, number], yDomain: frame.y.domain as [number, number], labelChars, ...(options.maxLabels !== undefined ? { maxLabels: options.maxLabels } : {}) },
+      scored.flatMap((p) =>
+        p.kind === 'keep' || p.kind === 'baseline'
+          ? [
+              {
+                iteration: p.iteration,
+                score: p.score as number,
+                kind: p.kind,
+                text: p.kind === 'baseline' ? 'baseline' : p.description,
+              },
+            ]
+          : [],
+      ),
+      {
+        direction: options.direction,
+        width,
+        height,
+        xDomain: frame.x.domain as [number, number],
+        yDomain: frame.y.domain as [number, number],
+        labelChars,
+        ...(options.maxLabels !== undefined ? { maxLabels: options.maxLabels } : {}),
+      },
     ),
   );
-  const rows = points.map((p, i) => ({ iteration: p.iteration, score: p.score, kind: p.kind, description: p.description, best: best[i] ?? null, label: labelled.has(p.iteration) && (p.kind === 'keep' || p.kind === 'baseline') }));
+  const rows = points.map((p, i) => ({
+    iteration: p.iteration,
+    score: p.score,
+    kind: p.kind,
+    description: p.description,
+    best: best[i] ?? null,
+    label: labelled.has(p.iteration) && (p.kind === 'keep' || p.kind === 'baseline'),
+  }));
   // Room between the title and the plot for the drawn labels that rise above the plot's top:
   // a label starts 6 px above its dot and climbs at 35 degrees (10 px text: about 5.6 px per character,
   // sin 35 of it upwards, plus its own height). Only labels near the top need room, so a run whose
@@ -84,15 +123,26 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
   // nice rounding, which only widens it (the dot ends lower): the room is never too small.
   const [yLo, yHi] = frame.yDomain;
   const dotY = (score: number) => (yHi > yLo ? (height * (yHi - score)) / (yHi - yLo) : height / 2);
-  const labelText = (p: (typeof scored)[number]) => (p.kind === 'baseline' ? 'baseline' : p.description.slice(0, labelChars));
+  const labelText = (p: (typeof scored)[number]) =>
+    p.kind === 'baseline' ? 'baseline' : p.description.slice(0, labelChars);
   const reach = scored
     .filter((p) => (p.kind === 'keep' || p.kind === 'baseline') && labelled.has(p.iteration))
     .map((p) => labelText(p).length * 5.6 * Math.sin((35 * Math.PI) / 180) + 6 + 10 - dotY(p.score as number));
   const titleOffset = Math.min(110, Math.round(12 + Math.max(0, ...reach)));
   const title = `${options.title ?? `${metric} progress`}: ${c.experiments} experiments, ${countsText(c)}`;
   const legend = ['baseline', 'kept', 'discarded', 'crash', ...(c.halted > 0 ? ['halted'] : []), 'running best'];
-  const legendColors: Record<string, string> = { baseline: PLOT_COLORS.baseline, kept: PLOT_COLORS.keep, discarded: PLOT_COLORS.discard, crash: PLOT_COLORS.crash, halted: PLOT_COLORS.halted, 'running best': PLOT_COLORS.best };
-  const subtitle = scores.length === 0 ? 'no scored experiments (every row crashed)' : `${arrow}; best ${formatScore(best.at(-1) ?? 0)}`;
+  const legendColors: Record<string, string> = {
+    baseline: PLOT_COLORS.baseline,
+    kept: PLOT_COLORS.keep,
+    discarded: PLOT_COLORS.discard,
+    crash: PLOT_COLORS.crash,
+    halted: PLOT_COLORS.halted,
+    'running best': PLOT_COLORS.best,
+  };
+  const subtitle =
+    scores.length === 0
+      ? 'no scored experiments (every row crashed)'
+      : `${arrow}; best ${formatScore(best.at(-1) ?? 0)}`;
   return {
     ...frame.header,
     width,
@@ -102,7 +152,11 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
       { name: 'rows', values: rows },
       { name: 'scored', source: 'rows', transform: [{ type: 'filter', expr: 'datum.score !== null' }] },
       { name: 'discarded', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'discard'" }] },
-      { name: 'kept', source: 'scored', transform: [{ type: 'filter', expr: "datum.kind === 'keep' || datum.kind === 'baseline'" }] },
+      {
+        name: 'kept',
+        source: 'scored',
+        transform: [{ type: 'filter', expr: "datum.kind === 'keep' || datum.kind === 'baseline'" }],
+      },
       { name: 'labelled', source: 'kept', transform: [{ type: 'filter', expr: 'datum.label' }] },
       { name: 'crashes', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'crash'" }] },
       { name: 'halts', source: 'rows', transform: [{ type: 'filter', expr: "datum.kind === 'halted'" }] },
@@ -128,7 +182,10 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
         encode: {
           symbols: {
             update: {
-              shape: { signal: "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : datum.value === 'halted' ? 'diamond' : 'circle'" },
+              shape: {
+                signal:
+                  "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : datum.value === 'halted' ? 'diamond' : 'circle'",
+              },
               angle: { signal: "datum.value === 'crash' ? 45 : 0" },
               stroke: { signal: `datum.value === 'running best' ? '${PLOT_COLORS.best}' : null` },
               strokeWidth: { signal: "datum.value === 'running best' ? 2 : 0" },
@@ -223,7 +280,9 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
           enter: {
             x: { scale: 'x', field: 'iteration', offset: 4 },
             y: { scale: 'y', field: 'score', offset: -6 },
-            text: { signal: `datum.kind === 'baseline' ? 'baseline' : (length(datum.description) > ${labelChars} ? slice(datum.description, 0, ${labelChars - 1}) + '…' : datum.description)` },
+            text: {
+              signal: `datum.kind === 'baseline' ? 'baseline' : (length(datum.description) > ${labelChars} ? slice(datum.description, 0, ${labelChars - 1}) + '…' : datum.description)`,
+            },
             angle: { value: -35 },
             fontSize: { value: 10 },
             fill: { value: '#333333' },

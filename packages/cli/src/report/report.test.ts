@@ -8,7 +8,8 @@ import { renderPlotSvg } from './plot.js';
 import { runDirOf, writeReport } from './report.js';
 import { parseResults } from './results.js';
 
-const TSV = 'commit\tscore\tstatus\tdescription\na1\t2.123456789\tkeep\tbaseline\nb2\t2.5\tdiscard\tworse\nc3\t1.987654321\tkeep\tbetter\n';
+const TSV =
+  'commit\tscore\tstatus\tdescription\na1\t2.123456789\tkeep\tbaseline\nb2\t2.5\tdiscard\tworse\nc3\t1.987654321\tkeep\tbetter\n';
 
 /** Every text element's content in the SVG. */
 function texts(svg: string): string[] {
@@ -17,7 +18,9 @@ function texts(svg: string): string[] {
     if (Array.isArray(node)) node.forEach(walk);
     else if (node && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
-        if (k === 'text') for (const t of [v].flat()) out.push(typeof t === 'object' ? String((t as Record<string, unknown>)['#text'] ?? '') : String(t));
+        if (k === 'text')
+          for (const t of [v].flat())
+            out.push(typeof t === 'object' ? String((t as Record<string, unknown>)['#text'] ?? '') : String(t));
         walk(v);
       }
     }
@@ -35,14 +38,14 @@ beforeEach(() => {
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('loop report defaults', () => {
-  it('the default SVG goes to the workspace\'s .loop/ (git-excluded), never untracked into the tree a revert cleans', async () => {
+  it("the default SVG goes to the workspace's .loop/ (git-excluded), never untracked into the tree a revert cleans", async () => {
     writeFileSync(join(ws, 'results.tsv'), TSV);
     const written = await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize' });
     expect(written.files).toEqual([join(ws, '.loop', 'progress.svg')]);
     expect(existsSync(join(ws, 'progress.svg'))).toBe(false);
   });
 
-  it('a target run\'s results.tsv in a subfolder reports into the workspace root\'s .loop/', async () => {
+  it("a target run's results.tsv in a subfolder reports into the workspace root's .loop/", async () => {
     mkdirSync(join(ws, 'skills', 'x'), { recursive: true });
     writeFileSync(join(ws, 'skills', 'x', 'results.tsv'), TSV);
     expect(runDirOf(join(ws, 'skills', 'x', 'results.tsv'))).toBe(ws);
@@ -50,7 +53,7 @@ describe('loop report defaults', () => {
     expect(written.files).toEqual([join(ws, '.loop', 'progress.svg')]);
   });
 
-  it('the axis and title name the run\'s metric (from .loop/cli.json), not the score column', async () => {
+  it("the axis and title name the run's metric (from .loop/cli.json), not the score column", async () => {
     writeFileSync(join(ws, 'results.tsv'), TSV);
     writeFileSync(join(ws, '.loop', 'cli.json'), JSON.stringify({ tag: 't', metricName: 'val_bpc' }));
     await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize' });
@@ -58,7 +61,12 @@ describe('loop report defaults', () => {
     expect(t).toContain('val_bpc (lower is better)');
     expect(t).toContain('val_bpc progress: 2 experiments, 1 kept, 1 discarded, 0 crashed');
     expect(t).not.toContain('score (lower is better)');
-    await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize', metric: 'loss', out: join(ws, '.loop', 'b.svg') });
+    await writeReport({
+      results: join(ws, 'results.tsv'),
+      direction: 'minimize',
+      metric: 'loss',
+      out: join(ws, '.loop', 'b.svg'),
+    });
     expect(texts(readFileSync(join(ws, '.loop', 'b.svg'), 'utf8'))).toContain('loss (lower is better)');
   });
 

@@ -42,7 +42,8 @@ export function runDirOf(resultsPath: string): string {
 
 /** The metric name `loop run` recorded in `<dir>/.loop/cli.json`, if any. */
 export async function recordedMetricName(dir: string): Promise<string | undefined> {
-  const cli = (await readJson(join(dir, '.loop', 'cli.json')).catch(() => undefined)) as { metricName?: unknown } | undefined;
+  const cli = (await readJson(join(dir, '.loop', 'cli.json')).catch(() => undefined)) as
+    { metricName?: unknown } | undefined;
   return typeof cli?.metricName === 'string' && cli.metricName !== '' ? cli.metricName : undefined;
 }
 
@@ -57,9 +58,14 @@ export interface WrittenReport {
 }
 
 /** The direction of a run: the option, else state.json beside the results, else the form's, else a guess. */
-export async function resolveDirection(resultsPath: string, data: ResultsData, direction?: Direction): Promise<Direction> {
+export async function resolveDirection(
+  resultsPath: string,
+  data: ResultsData,
+  direction?: Direction,
+): Promise<Direction> {
   if (direction) return direction;
-  const state = (await readJson(join(runDirOf(resultsPath), '.loop', 'state.json')).catch(() => undefined)) as { direction?: unknown } | undefined;
+  const state = (await readJson(join(runDirOf(resultsPath), '.loop', 'state.json')).catch(() => undefined)) as
+    { direction?: unknown } | undefined;
   if (state?.direction === 'minimize' || state?.direction === 'maximize') return state.direction;
   return data.direction ?? inferDirection(data.points);
 }
@@ -94,7 +100,15 @@ export async function writeReport(options: WriteReportOptions): Promise<WrittenR
     }
   }
   if (options.html) {
-    await writeFile(options.html, renderReportHtml(data, svg, { direction, source: options.results, ...(options.title ? { title: options.title } : {}), ...(curves ? { curvesSvg: curves } : {}) }));
+    await writeFile(
+      options.html,
+      renderReportHtml(data, svg, {
+        direction,
+        source: options.results,
+        ...(options.title ? { title: options.title } : {}),
+        ...(curves ? { curvesSvg: curves } : {}),
+      }),
+    );
     files.push(options.html);
   }
   return { data, direction, files };
@@ -119,12 +133,24 @@ export interface WriteMultiRunReportOptions {
  *
  * @throws {LoopError} `RESULTS_CORRUPT` naming the line of a malformed file.
  */
-export async function writeMultiRunReport(options: WriteMultiRunReportOptions): Promise<{ readonly files: readonly string[]; readonly direction: Direction }> {
-  const runs = await Promise.all(options.runs.map(async (r) => ({ label: r.label, data: parseResults(await readFile(r.results, 'utf8'), r.results), results: r.results })));
+export async function writeMultiRunReport(
+  options: WriteMultiRunReportOptions,
+): Promise<{ readonly files: readonly string[]; readonly direction: Direction }> {
+  const runs = await Promise.all(
+    options.runs.map(async (r) => ({
+      label: r.label,
+      data: parseResults(await readFile(r.results, 'utf8'), r.results),
+      results: r.results,
+    })),
+  );
   const first = runs[0]!;
   const direction = await resolveDirection(first.results, first.data, options.direction);
   const metric = options.metric ?? (await recordedMetricName(runDirOf(first.results))) ?? first.data.metric;
-  const svg = await renderMultiRunPlotSvg(runs, { direction, metric, ...(options.title ? { title: options.title } : {}) });
+  const svg = await renderMultiRunPlotSvg(runs, {
+    direction,
+    metric,
+    ...(options.title ? { title: options.title } : {}),
+  });
   const out = options.out ?? join(runDirOf(first.results), '.loop', 'progress-runs.svg');
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, svg);

@@ -1,7 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatResultsRow, resolvePassConfig, resultsHeader, runAcceptance, type AcceptanceEvaluation } from '@loop/autoresearch';
+import {
+  formatResultsRow,
+  resolvePassConfig,
+  resultsHeader,
+  runAcceptance,
+  type AcceptanceEvaluation,
+} from '@loop/autoresearch';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderReportHtml } from './html.js';
@@ -43,7 +49,10 @@ async function realAr3(): Promise<string> {
   await runAcceptance({
     workspace: dir,
     taskId: 'T-3',
-    config: resolvePassConfig('acceptance', { kpi_target: 9, ar_acceptance: { max_acceptance_rounds: 5, pass_rate_target: 0.95 } }),
+    config: resolvePassConfig('acceptance', {
+      kpi_target: 9,
+      ar_acceptance: { max_acceptance_rounds: 5, pass_rate_target: 0.95 },
+    }),
     clock: { now: () => (t += 60_000) },
     evaluate: async () => evals[i++]!,
     develop: () => {},
@@ -58,7 +67,12 @@ describe('loop report reads each format with its preset’s reader', () => {
     expect(detectResultsForm('commit\tmetric\tstatus\tdescription\r\n')).toBe('auto-iterate');
     expect(detectResultsForm(`${resultsHeader('acceptance').join('\t')}\n`)).toBe('autoresearch');
     expect(detectResultsForm('')).toBe('auto-iterate');
-    expect(() => detectResultsForm('iteration\tscore\n', 'x.tsv')).toThrow(expect.objectContaining({ code: 'RESULTS_CORRUPT', message: expect.stringContaining('x.tsv:1: not a results.tsv of a known form') }));
+    expect(() => detectResultsForm('iteration\tscore\n', 'x.tsv')).toThrow(
+      expect.objectContaining({
+        code: 'RESULTS_CORRUPT',
+        message: expect.stringContaining('x.tsv:1: not a results.tsv of a known form'),
+      }),
+    );
   });
 
   it('a real AR-3 results.tsv draws develop as a non-kept round and done as kept, on pass_rate; nothing is a crash', async () => {
@@ -82,8 +96,23 @@ describe('loop report reads each format with its preset’s reader', () => {
 
   it('seed 002 halting statuses (restore-failed, rubric-tampered, state-write-failed, escalate) are halted, not crashes; reverted-redtest is a revert', async () => {
     const header = resultsHeader('function');
-    const row = (iter: string, composite: string, status: string) => formatResultsRow(header, { iter, columns: { composite, delta: '0.00', quality: composite, pass_rate: '1', coverage: '90' }, status, snapshot: `${iter.padStart(3, '0')}-pre-x`, utc: '2026-11-30T04:00:00.000Z' });
-    const text = [header.join('\t'), row('0', '6.00', 'baseline'), row('1', '7.00', 'kept'), row('2', '5.00', 'reverted-redtest'), row('3', '-', 'crash'), row('4', '6.50', 'restore-failed'), ''].join('\n');
+    const row = (iter: string, composite: string, status: string) =>
+      formatResultsRow(header, {
+        iter,
+        columns: { composite, delta: '0.00', quality: composite, pass_rate: '1', coverage: '90' },
+        status,
+        snapshot: `${iter.padStart(3, '0')}-pre-x`,
+        utc: '2026-11-30T04:00:00.000Z',
+      });
+    const text = [
+      header.join('\t'),
+      row('0', '6.00', 'baseline'),
+      row('1', '7.00', 'kept'),
+      row('2', '5.00', 'reverted-redtest'),
+      row('3', '-', 'crash'),
+      row('4', '6.50', 'restore-failed'),
+      '',
+    ].join('\n');
     const data = parseResults(text);
     expect(data.points.map((p) => [p.status, p.kind, p.score])).toEqual([
       ['baseline', 'baseline', 6],
@@ -95,12 +124,21 @@ describe('loop report reads each format with its preset’s reader', () => {
     const svg = await renderPlotSvg(data, { direction: 'maximize' });
     expect(svg).toContain('composite progress: 4 experiments, 1 kept, 1 discarded, 1 crashed, 1 halted');
     expect(markCounts(svg)).toMatchObject({ crashMarks: 1, haltedMarks: 1 });
-    const ar3 = [resultsHeader('acceptance').join('\t'), 'ar3-r1\t-\t-\trubric-tampered\t-\t2026-11-30T05:00:00.000Z', 'ar3-r2\t0.80\t8.00\tescalate\t-\t2026-11-30T05:01:00.000Z', ''].join('\n');
-    expect(parseResults(ar3).points.map((p) => [p.kind, p.score])).toEqual([['halted', null], ['halted', 0.8]]);
+    const ar3 = [
+      resultsHeader('acceptance').join('\t'),
+      'ar3-r1\t-\t-\trubric-tampered\t-\t2026-11-30T05:00:00.000Z',
+      'ar3-r2\t0.80\t8.00\tescalate\t-\t2026-11-30T05:01:00.000Z',
+      '',
+    ].join('\n');
+    expect(parseResults(ar3).points.map((p) => [p.kind, p.score])).toEqual([
+      ['halted', null],
+      ['halted', 0.8],
+    ]);
   });
 
   it('an auto-iterate results.tsv reads as before through @loop/auto-iterate’s parser (keep, discard, rejected, crash)', () => {
-    const text = 'commit\tscore\tstatus\tdescription\na1\t10\tkeep\tbaseline\nb2\t12\tdiscard\tlr up\nc3\t-\tdiscard\trejected: edited prepare.mjs\nd4\tcrash\tcrash\toom\ne5\t8\tkeep\tlr down\n';
+    const text =
+      'commit\tscore\tstatus\tdescription\na1\t10\tkeep\tbaseline\nb2\t12\tdiscard\tlr up\nc3\t-\tdiscard\trejected: edited prepare.mjs\nd4\tcrash\tcrash\toom\ne5\t8\tkeep\tlr down\n';
     const data = parseResults(text);
     expect(data).toMatchObject({ form: 'auto-iterate', metric: 'score' });
     expect(data.direction).toBeUndefined();

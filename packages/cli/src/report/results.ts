@@ -59,7 +59,14 @@ export function detectResultsForm(text: string, path = 'results.tsv'): ResultsFo
   );
 }
 
-const AUTO_ITERATE_KINDS: Readonly<Record<IterationStatus, PointKind>> = { baseline: 'baseline', kept: 'keep', reverted: 'discard', rejected: 'discard', crash: 'crash', halted: 'halted' } as Record<IterationStatus, PointKind>;
+const AUTO_ITERATE_KINDS: Readonly<Record<IterationStatus, PointKind>> = {
+  baseline: 'baseline',
+  kept: 'keep',
+  reverted: 'discard',
+  rejected: 'discard',
+  crash: 'crash',
+  halted: 'halted',
+} as Record<IterationStatus, PointKind>;
 
 function autoIterateData(text: string, path: string): ResultsData {
   const rows = parseAutoIterateTsv(text, path);
@@ -78,7 +85,13 @@ function autoIterateData(text: string, path: string): ResultsData {
   };
 }
 
-const AUTORESEARCH_KINDS: Readonly<Record<ResultsStatusClass, PointKind>> = { baseline: 'baseline', kept: 'keep', reverted: 'discard', crash: 'crash', halted: 'halted' };
+const AUTORESEARCH_KINDS: Readonly<Record<ResultsStatusClass, PointKind>> = {
+  baseline: 'baseline',
+  kept: 'keep',
+  reverted: 'discard',
+  crash: 'crash',
+  halted: 'halted',
+};
 
 function autoresearchData(text: string, path: string): ResultsData {
   const parsed = parseResultsTsv(text, path);
@@ -91,7 +104,14 @@ function autoresearchData(text: string, path: string): ResultsData {
     const score = kind !== 'crash' && cell !== '' && cell !== '-' && Number.isFinite(n) ? n : null;
     const iter = /^(?:ar3-r)?(\d+)$/.exec(row.iter)?.[1];
     const snapshot = row.snapshot === '-' ? '' : row.snapshot;
-    return { iteration: iter === undefined ? index : Number(iter), score, kind, description: `${row.status} ${snapshot}`.trim(), status: row.status, id: snapshot };
+    return {
+      iteration: iter === undefined ? index : Number(iter),
+      score,
+      kind,
+      description: `${row.status} ${snapshot}`.trim(),
+      status: row.status,
+      id: snapshot,
+    };
   });
   return { form: 'autoresearch', metric, points, direction: 'maximize' };
 }

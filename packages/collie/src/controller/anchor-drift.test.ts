@@ -18,7 +18,14 @@ describe('Stage 1 Step 0 task anchors, wired into the controller', () => {
     expect(iter1.map((t) => t.subject)).toEqual([1, 2, 3, 4, 5, 6].map((k) => anchorSubject(1, k as 1)));
     expect(iter1.map((t) => t.status)).toEqual(['in_progress', 'pending', 'pending', 'pending', 'pending', 'pending']);
     await a.step(); // Stage 2
-    expect((await readAnchors(tracker, 1)).map((t) => t.status)).toEqual(['completed', 'in_progress', 'pending', 'pending', 'pending', 'pending']);
+    expect((await readAnchors(tracker, 1)).map((t) => t.status)).toEqual([
+      'completed',
+      'in_progress',
+      'pending',
+      'pending',
+      'pending',
+      'pending',
+    ]);
     await a.run();
     expect((await readAnchors(tracker, 1)).every((t) => t.status === 'completed')).toBe(true);
     const iter2 = await readAnchors(tracker, 2);
@@ -37,13 +44,20 @@ describe('Stage 1 Step 0 task anchors, wired into the controller', () => {
       return `NO ISSUES\n${'the log was read in full. '.repeat(10)}`;
     };
     const agent = createScriptedAgent({ discovery: ['x'], observe: [observe] }, { repeatLast: true });
-    const { a, escalations, notes } = fixtureAutoiter(dirs, { agent, tasks: (run) => (tracker.current = createFileTaskTracker(`${run.dir}/tasks.json`)) });
+    const { a, escalations, notes } = fixtureAutoiter(dirs, {
+      agent,
+      tasks: (run) => (tracker.current = createFileTaskTracker(`${run.dir}/tasks.json`)),
+    });
     const outcomes = await a.run();
     expect(outcomes.find((o) => o.kind === 'stage' && o.status === 'escalated')).toBeDefined();
     expect(escalations).toEqual([`stage_anchor_drift ${FIXTURE_RUN}`]);
     expect(notes.map((n) => n.event)).toEqual(['escalated']);
     const state = await readRunState(a.paths.run(FIXTURE_RUN).state);
-    expect(state).toMatchObject({ status: 'escalated', stage: 'observe', stop_reason: expect.stringContaining(`expected ${anchorSubject(1, 3)}`) });
+    expect(state).toMatchObject({
+      status: 'escalated',
+      stage: 'observe',
+      stop_reason: expect.stringContaining(`expected ${anchorSubject(1, 3)}`),
+    });
   });
 
   it('self-anchor: a short dispatch (<= 200 characters, fast) is not checked, so a moved anchor does not stop the run', async () => {
@@ -58,7 +72,11 @@ describe('Stage 1 Step 0 task anchors, wired into the controller', () => {
       return 'NO ISSUES';
     };
     const agent = createScriptedAgent({ discovery: ['x'], observe: [observe] }, { repeatLast: true });
-    const { a, escalations } = fixtureAutoiter(dirs, { agent, maxIterations: 1, tasks: (run) => (tracker.current = createFileTaskTracker(`${run.dir}/tasks.json`)) });
+    const { a, escalations } = fixtureAutoiter(dirs, {
+      agent,
+      maxIterations: 1,
+      tasks: (run) => (tracker.current = createFileTaskTracker(`${run.dir}/tasks.json`)),
+    });
     expect((await a.run()).at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
     expect(escalations).toEqual([]);
   });

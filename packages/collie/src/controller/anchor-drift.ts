@@ -36,7 +36,12 @@ export function anchoredAgent(agent: Agent, current: () => CurrentAnchor | null,
       const at = current();
       if (at && isLongDispatch(text.length, now() - started)) {
         const check = await checkAnchor(at.tracker, at.iter, at.stage);
-        if (!check.ok) throw new AnchorDriftError(`after the ${request.role} dispatch the in_progress anchor is ${check.actual.join(', ') || 'none'}, expected ${check.expected}`, check.expected, check.actual);
+        if (!check.ok)
+          throw new AnchorDriftError(
+            `after the ${request.role} dispatch the in_progress anchor is ${check.actual.join(', ') || 'none'}, expected ${check.expected}`,
+            check.expected,
+            check.actual,
+          );
       }
       return text;
     },

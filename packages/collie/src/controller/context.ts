@@ -1,4 +1,12 @@
-import { createCommandHarness, createRegexScorer, measure, writeTextAtomic, type Harness, type Scorer, type StepContext } from '@loop/core';
+import {
+  createCommandHarness,
+  createRegexScorer,
+  measure,
+  writeTextAtomic,
+  type Harness,
+  type Scorer,
+  type StepContext,
+} from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
@@ -23,7 +31,18 @@ import { createTriggerHarness, type TriggerFacts } from './trigger-harness.js';
 import { loopGuardsOf, type LoopPolicies } from '../loop-policies.js';
 
 /** The stage a `stage` outcome ran. */
-export type StageName = 'stage1' | 'stage2' | 'stage3' | 'stage3.2' | 'stage4a' | 'stage4b' | 'stage5.0' | 'stage5.1' | 'stage5.2' | 'stage5.3' | 'stage6';
+export type StageName =
+  | 'stage1'
+  | 'stage2'
+  | 'stage3'
+  | 'stage3.2'
+  | 'stage4a'
+  | 'stage4b'
+  | 'stage5.0'
+  | 'stage5.1'
+  | 'stage5.2'
+  | 'stage5.3'
+  | 'stage6';
 
 /** The completion signal's text. */
 export { PROMISE_SIGNAL } from '../run-state.js';
@@ -34,7 +53,13 @@ export type StepOutcome =
   | { readonly kind: 'stage0'; readonly runId: string; readonly recoveryFailed?: string }
   | { readonly kind: 'recovered'; readonly runId: string; readonly status: RunState['status'] }
   | { readonly kind: 'prepare-retry'; readonly runId: string; readonly report: string }
-  | { readonly kind: 'stage'; readonly runId: string; readonly iter: number; readonly stage: StageName; readonly status: RunState['status'] }
+  | {
+      readonly kind: 'stage';
+      readonly runId: string;
+      readonly iter: number;
+      readonly stage: StageName;
+      readonly status: RunState['status'];
+    }
   | { readonly kind: 'done'; readonly runId: string; readonly status: RunState['status']; readonly signal: string };
 
 /** The result of one trigger run (Stage 2, 3.2 validation, 5.3). */
@@ -89,9 +114,21 @@ export interface Ctx {
   readonly effectOnce: (key: string, effect: () => Promise<void> | void) => Promise<void>;
   /** Writes state.json with tokens_used refreshed from tokens.jsonl. */
   readonly persist: (rp: RunPaths, state: RunState) => Promise<void>;
-  readonly triggerRun: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: TriggerRunOptions) => Promise<TriggerResult>;
+  readonly triggerRun: (
+    state: RunState,
+    spec: RunSpec,
+    rp: RunPaths,
+    logFile: string,
+    options?: TriggerRunOptions,
+  ) => Promise<TriggerResult>;
   /** The trigger as a core Harness writing `logFile` (Stage 5.3 hands it to the engine). */
-  readonly triggerHarness: (state: RunState, spec: RunSpec, rp: RunPaths, logFile: string, options?: TriggerRunOptions) => Promise<Harness>;
+  readonly triggerHarness: (
+    state: RunState,
+    spec: RunSpec,
+    rp: RunPaths,
+    logFile: string,
+    options?: TriggerRunOptions,
+  ) => Promise<Harness>;
   /** The run spec's `scalar_extraction` as a core regex scorer (maximize, any exit code). */
   readonly scalarScorer: (spec: RunSpec) => Scorer;
   readonly stopFacts: (state: RunState, spec: RunSpec) => CollieStopState['collie'];
@@ -101,13 +138,38 @@ export interface Ctx {
   readonly verifiedFixes: (ip: IterPaths) => Promise<FixRecord[]>;
   readonly eligibleFixes: (ip: IterPaths) => Promise<FixRecord[]>;
   /** Escalates from inside an iteration: status.md, user-log, escalate, notify, status escalated. */
-  readonly escalateRun: (state: RunState, rp: RunPaths, statusLine: string, reason: string, detail: string, event: NotifyEvent) => Promise<void>;
+  readonly escalateRun: (
+    state: RunState,
+    rp: RunPaths,
+    statusLine: string,
+    reason: string,
+    detail: string,
+    event: NotifyEvent,
+  ) => Promise<void>;
 }
 
 /** Builds the shared helpers of a controller. */
-export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks' | 'step'>): Ctx {
+export function createCtx(
+  base: Pick<
+    Ctx,
+    'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks' | 'step'
+  >,
+): Ctx {
   const { o } = base;
-  const createHarness = o.createHarness ?? ((r: TriggerRun): Harness => createCommandHarness({ command: r.invocation, cwd: r.cwd, logFile: r.logFile, timeBudgetMs: r.timeoutMs, killTimeoutMs: r.timeoutMs, graceMs: r.graceMs, env: r.env, pidFile: r.pidFile, ...o.triggerSandbox }));
+  const createHarness =
+    o.createHarness ??
+    ((r: TriggerRun): Harness =>
+      createCommandHarness({
+        command: r.invocation,
+        cwd: r.cwd,
+        logFile: r.logFile,
+        timeBudgetMs: r.timeoutMs,
+        killTimeoutMs: r.timeoutMs,
+        graceMs: r.graceMs,
+        env: r.env,
+        pidFile: r.pidFile,
+        ...o.triggerSandbox,
+      }));
   const iso = () => new Date(o.clock.now()).toISOString();
   const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
 
@@ -124,27 +186,69 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   };
 
   const persist = async (rp: RunPaths, state: RunState) => {
-    await writeRunState(rp.state, { ...state, tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)) });
+    await writeRunState(rp.state, {
+      ...state,
+      tokens_used: Math.max(state.tokens_used, await readTokensUsed(rp.tokens)),
+    });
   };
 
-  const triggerHarness: Ctx['triggerHarness'] = async (state, spec, rp, logFile, { capMin = Number.POSITIVE_INFINITY, monitor = true } = {}) => {
+  const triggerHarness: Ctx['triggerHarness'] = async (
+    state,
+    spec,
+    rp,
+    logFile,
+    { capMin = Number.POSITIVE_INFINITY, monitor = true } = {},
+  ) => {
     const cwd = await worktreeOf(rp);
     const timeoutMs = Math.round(Math.min(triggerTimeoutMin(spec), capMin) * 60_000);
-    const inner = createHarness({ invocation: spec.trigger.invocation, cwd, logFile, timeoutMs, graceMs: o.killGraceMs, env: { [ACTIVE_FLAG]: '1' }, pidFile: rp.triggerPid });
-    return createTriggerHarness(inner, { logFile, iter: state.iter, blockingPatterns: monitor ? o.blockingPatterns : [], monitorIntervalMs: o.monitorIntervalMs, killGraceMs: o.killGraceMs });
+    const inner = createHarness({
+      invocation: spec.trigger.invocation,
+      cwd,
+      logFile,
+      timeoutMs,
+      graceMs: o.killGraceMs,
+      env: { [ACTIVE_FLAG]: '1' },
+      pidFile: rp.triggerPid,
+    });
+    return createTriggerHarness(inner, {
+      logFile,
+      iter: state.iter,
+      blockingPatterns: monitor ? o.blockingPatterns : [],
+      monitorIntervalMs: o.monitorIntervalMs,
+      killGraceMs: o.killGraceMs,
+    });
   };
-  const scalarScorer: Ctx['scalarScorer'] = (spec) => createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
+  const scalarScorer: Ctx['scalarScorer'] = (spec) =>
+    createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
 
   // Stage 2 and 3.2 measure the current state outside any candidate: core's one evaluation (measure), no row.
   const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, options) => {
     const harness = await triggerHarness(state, spec, rp, logFile, options);
-    const { run, result: score } = await measure(harness, scalarScorer(spec), { iteration: state.iter, signal: new AbortController().signal }, o.clock);
+    const { run, result: score } = await measure(
+      harness,
+      scalarScorer(spec),
+      { iteration: state.iter, signal: new AbortController().signal },
+      o.clock,
+    );
     const t = run.data?.trigger as TriggerFacts;
-    return { exitCode: t.exitCode, scalar: score.ok ? score.value : null, errorSignature: t.errorSignature, blockingLine: t.blockingLine };
+    return {
+      exitCode: t.exitCode,
+      scalar: score.ok ? score.value : null,
+      errorSignature: t.errorSignature,
+      blockingLine: t.blockingLine,
+    };
   };
 
   const stopFacts: Ctx['stopFacts'] = (state, spec) => ({
-    iterations: state.iterations.map((i: IterationEntry) => ({ iter: i.iter, scalar: i.scalar_after, delta: i.scalar_delta, allGreen: i.exit_code === 0, errorSignature: i.error_signature, filesChanged: i.files_changed, reverted: (i.rollback?.reverted.length ?? 0) > 0 })),
+    iterations: state.iterations.map((i: IterationEntry) => ({
+      iter: i.iter,
+      scalar: i.scalar_after,
+      delta: i.scalar_delta,
+      allGreen: i.exit_code === 0,
+      errorSignature: i.error_signature,
+      filesChanged: i.files_changed,
+      reverted: (i.rollback?.reverted.length ?? 0) > 0,
+    })),
     baselineScalar: state.baseline_scalar,
     tokensUsed: state.tokens_used,
     maxTokens: spec.budget.max_tokens === 'unlimited' ? null : spec.budget.max_tokens,
@@ -164,7 +268,9 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
   };
   const eligibleFixes = async (ip: IterPaths): Promise<FixRecord[]> => {
     const eligible = (await verifiedFixes(ip)).filter((f) => deepVerifyGate(f).route === 'eligible');
-    return fixBatches(eligible).flat().map((id) => eligible.find((f) => f.id === id)!);
+    return fixBatches(eligible)
+      .flat()
+      .map((id) => eligible.find((f) => f.id === id)!);
   };
 
   const escalateRun: Ctx['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
@@ -175,7 +281,11 @@ export function createCtx(base: Pick<Ctx, 'o' | 'env' | 'paths' | 'workspace' | 
     await persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: `${reason}: ${detail}` });
   };
 
-  const policies: LoopPolicies = { keepPolicy: o.keepPolicy, stop: o.stop === undefined ? [] : Array.isArray(o.stop) ? o.stop : [o.stop], guards: loopGuardsOf(o.guards) };
+  const policies: LoopPolicies = {
+    keepPolicy: o.keepPolicy,
+    stop: o.stop === undefined ? [] : Array.isArray(o.stop) ? o.stop : [o.stop],
+    guards: loopGuardsOf(o.guards),
+  };
   return {
     ...base,
     policies,

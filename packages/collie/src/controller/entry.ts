@@ -25,16 +25,31 @@ const DISCOVERY_PROMPT = [
 ].join('\n');
 
 /** Branch A: fresh start, then Stage 0 in the same unit (the seed runs them in one session). */
-export async function freshStart(c: Ctx, setRun: (runId: string, iter: number) => void, recoveryFailed?: string): Promise<StepOutcome> {
+export async function freshStart(
+  c: Ctx,
+  setRun: (runId: string, iter: number) => void,
+  recoveryFailed?: string,
+): Promise<StepOutcome> {
   const { o, paths } = c;
   const runId = formatRunId(o.clock.now(), o.randomHex());
   await mkdir(paths.projectDir, { recursive: true });
   await writeTextAtomic(paths.currentRun, `${runId}\n`);
   setRun(runId, 0);
   c.tick(runId, 'Stage 0 → Discovery & Lock');
-  const discovery = await c.agent.run({ role: 'discovery', tier: 'fast', prompt: DISCOVERY_PROMPT, inputs: { 'project root': o.projectDir } });
+  const discovery = await c.agent.run({
+    role: 'discovery',
+    tier: 'fast',
+    prompt: DISCOVERY_PROMPT,
+    inputs: { 'project root': o.projectDir },
+  });
   const answers = await o.asker.ask(stage0Questions(discovery));
-  const spec = runSpecFromAnswers(answers, { task: o.task, scalarExtraction: o.scalarExtraction, maxIterations: o.maxIterations, maxTokens: o.maxTokens, maxWallclockMin: o.maxWallclockMin });
+  const spec = runSpecFromAnswers(answers, {
+    task: o.task,
+    scalarExtraction: o.scalarExtraction,
+    maxIterations: o.maxIterations,
+    maxTokens: o.maxTokens,
+    maxWallclockMin: o.maxWallclockMin,
+  });
   const planFile = join(paths.planDir, `autoiter-${runId}.md`);
   await writeTextAtomic(planFile, renderPlanFile(planFile, spec));
   await writeJsonAtomic(paths.lastPlan, { planFile, runId });
@@ -51,7 +66,8 @@ async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } 
     return { failed: 'last-plan.json is not valid JSON' };
   }
   const parsed = z.object({ planFile: z.string(), runId: z.string() }).safeParse(last);
-  if (!parsed.success) return { failed: last === undefined ? 'last-plan.json is missing' : 'last-plan.json is malformed' };
+  if (!parsed.success)
+    return { failed: last === undefined ? 'last-plan.json is missing' : 'last-plan.json is malformed' };
   if (parsed.data.runId !== runId) return { failed: `last-plan.json belongs to run ${parsed.data.runId}` };
   const plan = await readText(parsed.data.planFile);
   if (plan === undefined) return { failed: `plan file ${parsed.data.planFile} is missing` };
@@ -67,7 +83,11 @@ async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } 
  * prepare asks "retry or abort" when the asker is interactive (`choose`); retry leaves no state so
  * the next step runs prepare again; abort and queued runs escalate with `prepare_failed`.
  */
-export async function branchB(c: Ctx, runId: string, setRun: (runId: string, iter: number) => void): Promise<StepOutcome> {
+export async function branchB(
+  c: Ctx,
+  runId: string,
+  setRun: (runId: string, iter: number) => void,
+): Promise<StepOutcome> {
   const { o, paths } = c;
   const rp = paths.run(runId);
   if (!existsSync(rp.runSpec)) {
@@ -88,20 +108,50 @@ export async function branchB(c: Ctx, runId: string, setRun: (runId: string, ite
   const existing = await readRunState(rp.state);
   if (existing) return { kind: 'recovered', runId, status: existing.status };
   if (!spec.skip_prepare && !existsSync(rp.prepareReport)) {
-    const result = await c.preparer.prepare({ runId, projectId: o.projectId, runSpecPath: rp.runSpec, reportPath: rp.prepareReport, worktreePath: worktree, spec });
+    const result = await c.preparer.prepare({
+      runId,
+      projectId: o.projectId,
+      runSpecPath: rp.runSpec,
+      reportPath: rp.prepareReport,
+      worktreePath: worktree,
+      spec,
+    });
     if (!result.ok) {
-      const why = result.report.trim().split('\n').find((l) => l.trim() !== '' && !l.startsWith('#'))?.trim() ?? 'see the report';
-      await c.observe(rp, `iter 1/${spec.budget.max_iterations} · Stage 0.5 · PREPARE FAILED`, `## prepare · ${c.iso()}\nPrepare failed.\n${result.report.trim()}`);
+      const why =
+        result.report
+          .trim()
+          .split('\n')
+          .find((l) => l.trim() !== '' && !l.startsWith('#'))
+          ?.trim() ?? 'see the report';
+      await c.observe(
+        rp,
+        `iter 1/${spec.budget.max_iterations} · Stage 0.5 · PREPARE FAILED`,
+        `## prepare · ${c.iso()}\nPrepare failed.\n${result.report.trim()}`,
+      );
       if (o.asker.choose) {
-        const choice = await o.asker.choose(`Prepare failed: ${why}. Fix material and retry, or abort?`, ['retry', 'abort']);
+        const choice = await o.asker.choose(`Prepare failed: ${why}. Fix material and retry, or abort?`, [
+          'retry',
+          'abort',
+        ]);
         if (choice === 'retry') {
-          await c.observe(rp, `iter 1/${spec.budget.max_iterations} · Stage 0.5 · prepare retry requested`, 'Prepare: retry requested by the user.');
+          await c.observe(
+            rp,
+            `iter 1/${spec.budget.max_iterations} · Stage 0.5 · prepare retry requested`,
+            'Prepare: retry requested by the user.',
+          );
           c.tick(runId, 'Stage 0.5 → prepare failed, retry requested');
           return { kind: 'prepare-retry', runId, report: result.report };
         }
       }
-      await c.effectOnce('prepare/notify', () => c.notifier.notify({ event: 'prepare_failed', runId, statusFile: rp.status }));
-      const state: RunState = { ...initialRunState(runId, o.clock.now()), status: 'escalated', should_continue: false, stop_reason: 'prepare_failed' };
+      await c.effectOnce('prepare/notify', () =>
+        c.notifier.notify({ event: 'prepare_failed', runId, statusFile: rp.status }),
+      );
+      const state: RunState = {
+        ...initialRunState(runId, o.clock.now()),
+        status: 'escalated',
+        should_continue: false,
+        stop_reason: 'prepare_failed',
+      };
       await c.persist(rp, state);
       return { kind: 'recovered', runId, status: 'escalated' };
     }

@@ -14,7 +14,12 @@ export interface LogMonitor {
  * `path` since the last read and tests each complete line against `patterns`; on the first match
  * it calls `onMatch(line)` once and stops. A missing file is read again next time.
  */
-export function monitorLog(options: { path: string; patterns: readonly RegExp[]; intervalMs: number; onMatch: (line: string) => void }): LogMonitor {
+export function monitorLog(options: {
+  path: string;
+  patterns: readonly RegExp[];
+  intervalMs: number;
+  onMatch: (line: string) => void;
+}): LogMonitor {
   let offset = 0;
   let pending = '';
   let hit: string | null = null;

@@ -41,7 +41,14 @@ export async function runningStage(c: Ctx, state: RunState, spec: RunSpec, rp: R
   } catch (error) {
     if (!(error instanceof AnchorDriftError)) throw error;
     const n = state.iter;
-    await c.escalateRun(state, rp, `iter ${n}/${spec.budget.max_iterations} · ${state.stage} · STAGE ANCHOR DRIFT`, 'stage_anchor_drift', error.message, 'escalated');
+    await c.escalateRun(
+      state,
+      rp,
+      `iter ${n}/${spec.budget.max_iterations} · ${state.stage} · STAGE ANCHOR DRIFT`,
+      'stage_anchor_drift',
+      error.message,
+      'escalated',
+    );
     c.tick(state.runId, `iter-${n} ${state.stage} → stage anchor drift, escalated`);
     return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage1', status: 'escalated' };
   }

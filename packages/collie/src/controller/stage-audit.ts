@@ -16,7 +16,12 @@ import type { AuditGuard } from '../audit-guard.js';
  * from the iteration's start sha (`state.iter_start`, Stage 1) to the worktree. Outside git (no
  * start, no FIX) they fall back to flow.json's files.
  */
-async function branchDiffs(c: Ctx, state: RunState, rp: RunPaths, ledger: FlowLedger): Promise<{ fixes: ChangedFile[]; iteration: ChangedFile[] }> {
+async function branchDiffs(
+  c: Ctx,
+  state: RunState,
+  rp: RunPaths,
+  ledger: FlowLedger,
+): Promise<{ fixes: ChangedFile[]; iteration: ChangedFile[] }> {
   const recorded = ledger.applied.flatMap((a) => a.files);
   if (ledger.base === null && state.iter_start === null) return { fixes: recorded, iteration: recorded };
   const ctx = await c.gitCtx(rp);
@@ -30,12 +35,28 @@ async function branchDiffs(c: Ctx, state: RunState, rp: RunPaths, ledger: FlowLe
  * changed is judged by that FIX (`FIX-nnn: path (status)`); any other (changed before the fixes:
  * the Stage 3.2 recovery ladder, a trigger run) by no FIX (`iter-N: path (status)`).
  */
-function g1Violations(n: number, ledger: FlowLedger, eligible: readonly FixRecord[], iteration: readonly ChangedFile[]): string[] {
+function g1Violations(
+  n: number,
+  ledger: FlowLedger,
+  eligible: readonly FixRecord[],
+  iteration: readonly ChangedFile[],
+): string[] {
   const owner = new Map<string, FlowLedger['applied'][number]>();
   for (const a of ledger.applied) for (const f of a.files) owner.set(f.path, a);
   const out: string[] = [];
-  for (const a of ledger.applied) out.push(...g1TestFileGuard(a.files, eligible.filter((f) => f.id === a.id)).map((x) => `${a.id}: ${x.path} (${x.status})`));
-  out.push(...g1TestFileGuard(iteration.filter((f) => !owner.has(f.path)), []).map((x) => `iter-${n}: ${x.path} (${x.status})`));
+  for (const a of ledger.applied)
+    out.push(
+      ...g1TestFileGuard(
+        a.files,
+        eligible.filter((f) => f.id === a.id),
+      ).map((x) => `${a.id}: ${x.path} (${x.status})`),
+    );
+  out.push(
+    ...g1TestFileGuard(
+      iteration.filter((f) => !owner.has(f.path)),
+      [],
+    ).map((x) => `iter-${n}: ${x.path} (${x.status})`),
+  );
   return out;
 }
 
@@ -60,7 +81,18 @@ export async function stageAudit(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const g1 = g1Violations(n, ledger, eligible, diffs.iteration);
   const worktree = await c.worktreeOf(rp);
   const extra: { id: string; name: string; violations: readonly string[] }[] = [];
-  for (const guard of auditGuardsOf(c.o.guards)) extra.push({ id: guard.id, name: guard.name, violations: await guard.check({ iter: n, worktree, fixes: eligible, commits: ledger.applied, branchFiles: diffs.iteration }) });
+  for (const guard of auditGuardsOf(c.o.guards))
+    extra.push({
+      id: guard.id,
+      name: guard.name,
+      violations: await guard.check({
+        iter: n,
+        worktree,
+        fixes: eligible,
+        commits: ledger.applied,
+        branchFiles: diffs.iteration,
+      }),
+    });
   await writeTextAtomic(
     ip.audit,
     [
@@ -68,27 +100,57 @@ export async function stageAudit(c: Ctx, state: RunState, spec: RunSpec, rp: Run
       '',
       `## G6 diff audit: ${untraceable.length === 0 ? 'PASS' : 'FAIL'}`,
       `- changed files: ${changed.join(', ') || '(none)'}`,
-      ...(before.length > 0 ? [`- changed before the fixes (Stage 3.2 recovery, trigger runs; G1 audits them): ${before.join(', ')}`] : []),
+      ...(before.length > 0
+        ? [`- changed before the fixes (Stage 3.2 recovery, trigger runs; G1 audits them): ${before.join(', ')}`]
+        : []),
       ...untraceable.map((f) => `- untraceable: ${f} (not in any FIX's key files)`),
       '',
       `## G1 test-file guard: ${g1.length === 0 ? 'PASS' : 'FAIL'}`,
       ...g1.map((v) => `- ${v}`),
-      ...extra.flatMap((g) => ['', `## ${g.id} ${g.name}: ${g.violations.length === 0 ? 'PASS' : 'FAIL'}`, ...g.violations.map((v) => `- ${v}`)]),
+      ...extra.flatMap((g) => [
+        '',
+        `## ${g.id} ${g.name}: ${g.violations.length === 0 ? 'PASS' : 'FAIL'}`,
+        ...g.violations.map((v) => `- ${v}`),
+      ]),
       '',
     ].join('\n'),
   );
-  c.tick(id, `iter-${n} Stage 5.2 → G6 diff audit ${untraceable.length === 0 ? 'PASS' : 'FAIL'}, G1 ${g1.length === 0 ? 'PASS' : 'FAIL'}`);
+  c.tick(
+    id,
+    `iter-${n} Stage 5.2 → G6 diff audit ${untraceable.length === 0 ? 'PASS' : 'FAIL'}, G1 ${g1.length === 0 ? 'PASS' : 'FAIL'}`,
+  );
   if (untraceable.length > 0) {
-    await c.escalateRun(state, rp, `iter ${n}/${m} · Stage 5.2 · G6 diff audit FAIL · ${untraceable.length} untraceable files`, 'g6_diff_audit_failed', untraceable.join(', '), 'escalated');
+    await c.escalateRun(
+      state,
+      rp,
+      `iter ${n}/${m} · Stage 5.2 · G6 diff audit FAIL · ${untraceable.length} untraceable files`,
+      'g6_diff_audit_failed',
+      untraceable.join(', '),
+      'escalated',
+    );
     return { kind: 'stage', runId: id, iter: n, stage: 'stage5.2', status: 'escalated' };
   }
   if (g1.length > 0) {
-    await c.escalateRun(state, rp, `iter ${n}/${m} · Stage 5.2 · G1 test-file guard FAIL · ${g1.length} test files`, 'g1_test_file_guard', g1.join('; '), 'escalated');
+    await c.escalateRun(
+      state,
+      rp,
+      `iter ${n}/${m} · Stage 5.2 · G1 test-file guard FAIL · ${g1.length} test files`,
+      'g1_test_file_guard',
+      g1.join('; '),
+      'escalated',
+    );
     return { kind: 'stage', runId: id, iter: n, stage: 'stage5.2', status: 'escalated' };
   }
   const failedGuard = extra.find((g) => g.violations.length > 0);
   if (failedGuard) {
-    await c.escalateRun(state, rp, `iter ${n}/${m} · Stage 5.2 · ${failedGuard.id} FAIL · ${failedGuard.violations.length} violations`, `${failedGuard.id.toLowerCase()}_guard_failed`, failedGuard.violations.join('; '), 'escalated');
+    await c.escalateRun(
+      state,
+      rp,
+      `iter ${n}/${m} · Stage 5.2 · ${failedGuard.id} FAIL · ${failedGuard.violations.length} violations`,
+      `${failedGuard.id.toLowerCase()}_guard_failed`,
+      failedGuard.violations.join('; '),
+      'escalated',
+    );
     return { kind: 'stage', runId: id, iter: n, stage: 'stage5.2', status: 'escalated' };
   }
   await c.persist(rp, { ...state, stage: 'rerun' });

@@ -1,6 +1,16 @@
 import { readText } from '../internal/read-text.js';
 import type { ChangedFile } from '../diff-guards.js';
-import { commitAll, commitFiles, commitsBetween, findCommitByTrailer, headSha, isDirty, resetHard, squashSince, trailerValue } from '@loop/rollback-git';
+import {
+  commitAll,
+  commitFiles,
+  commitsBetween,
+  findCommitByTrailer,
+  headSha,
+  isDirty,
+  resetHard,
+  squashSince,
+  trailerValue,
+} from '@loop/rollback-git';
 import { FIX_TRAILER, NOTE_TRAILER } from '../trailers.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
@@ -34,7 +44,11 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
     const ctx = await c.gitCtx(rp);
     if (!ledger) {
       // Uncommitted worktree changes (Stage 3.2 fixes, trigger artifacts) get their own commit before the base.
-      if (await isDirty(ctx)) await commitAll(ctx, `chore(autoiter): iter-${n} worktree changes before the fixes\n\n${FIX_TRAILER}: iter-${n}/pre`);
+      if (await isDirty(ctx))
+        await commitAll(
+          ctx,
+          `chore(autoiter): iter-${n} worktree changes before the fixes\n\n${FIX_TRAILER}: iter-${n}/pre`,
+        );
       ledger = { base: await headSha(ctx), applied: [], applying: null };
       await writeLedger(ip.flow, ledger);
     }
@@ -55,15 +69,35 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
           ledger = { ...ledger, applying: { id: fix.id, start } };
           await writeLedger(ip.flow, ledger);
         }
-        note = ((await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText, pidDir: rp.pids })) || '').replace(/\s*\n\s*/g, ' ').trim();
+        note = (
+          (await c.flow.apply({ fix, iter: n, worktree: ctx.cwd, planPath: ip.fixPlan, planText, pidDir: rp.pids })) ||
+          ''
+        )
+          .replace(/\s*\n\s*/g, ' ')
+          .trim();
         const noteLine = note ? `${NOTE_TRAILER}: ${note}\n` : '';
-        const folded = (await commitsBetween(ctx, start)).map((sha) => `Folds ${sha} (committed during the FIX)\n`).join('');
+        const folded = (await commitsBetween(ctx, start))
+          .map((sha) => `Folds ${sha} (committed during the FIX)\n`)
+          .join('');
         // The trailers stay the message's last paragraph (git parses only that one).
-        commit = await squashSince(ctx, start, `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`);
+        commit = await squashSince(
+          ctx,
+          start,
+          `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`,
+        );
       }
       let files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];
-      refused ??= commit ? await fixVerdict(guards, 'beforeRun', guardBase, fix, files.map((f) => f.path)) : undefined;
-      if (refused && !commit && start !== undefined && ((await headSha(ctx)) !== start || (await isDirty(ctx)))) await resetHard(ctx, start);
+      refused ??= commit
+        ? await fixVerdict(
+            guards,
+            'beforeRun',
+            guardBase,
+            fix,
+            files.map((f) => f.path),
+          )
+        : undefined;
+      if (refused && !commit && start !== undefined && ((await headSha(ctx)) !== start || (await isDirty(ctx))))
+        await resetHard(ctx, start);
       if (refused && commit) {
         // A user guard refused the applied FIX: its commit (the branch's last) is dropped before the rerun.
         await resetHard(ctx, start ?? `${commit}~1`);
@@ -71,11 +105,26 @@ export async function stageFlow(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
         files = [];
       }
       if (refused) note = verdictNote(refused);
-      ledger = { ...ledger, applying: null, applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }] };
+      ledger = {
+        ...ledger,
+        applying: null,
+        applied: [...ledger.applied, { id: fix.id, kind: fix.kind, commit, files, note }],
+      };
       await writeLedger(ip.flow, ledger);
-      await c.logOnce(rp, `iter-${n}/flow/${fix.id}`, `${fix.id} (${fix.kind}): ${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`);
+      await c.logOnce(
+        rp,
+        `iter-${n}/flow/${fix.id}`,
+        `${fix.id} (${fix.kind}): ${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`,
+      );
       if (refused?.verdict.action === 'halt') {
-        await c.escalateRun(state, rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.1 · HALTED by ${refused.guard.name}`, 'guard_halted', `${fix.id}: ${note}`, 'escalated');
+        await c.escalateRun(
+          state,
+          rp,
+          `iter ${n}/${spec.budget.max_iterations} · Stage 5.1 · HALTED by ${refused.guard.name}`,
+          'guard_halted',
+          `${fix.id}: ${note}`,
+          'escalated',
+        );
         c.tick(state.runId, `iter-${n} Stage 5.1 → ${fix.id} halted by guard ${refused.guard.name}, escalated`);
         return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage5.1', status: 'escalated' };
       }

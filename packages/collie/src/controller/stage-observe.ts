@@ -53,15 +53,27 @@ export async function stageObserve(c: Ctx, state: RunState, spec: RunSpec, rp: R
   const n = state.iter;
   const ip = rp.iter(n);
   const tail = await readLogTail(ip.rawLog, 200);
-  const reply = await c.agent.run({ role: 'observe', tier: 'fast', prompt: OBSERVE_PROMPT, inputs: { 'raw.log (last 200 lines)': tail, 'run-spec.md': (await readText(rp.runSpec)) ?? '' } });
+  const reply = await c.agent.run({
+    role: 'observe',
+    tier: 'fast',
+    prompt: OBSERVE_PROMPT,
+    inputs: { 'raw.log (last 200 lines)': tail, 'run-spec.md': (await readText(rp.runSpec)) ?? '' },
+  });
   const issues = parseObservations(reply);
   await writeTextAtomic(ip.observations, renderObservations(issues));
   const exitCode = exitCodeOf((await readText(ip.rawLog)) ?? '');
   const nBlocking = issues.filter((i) => i.blocking).length;
   const blocking = nBlocking > 0 || exitCode !== 0;
   await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 3 · Observing · ${issues.length} issues found`);
-  c.tick(state.runId, `iter-${n} Stage 3 → ${issues.length} issues recorded, ${nBlocking} blocking${exitCode !== 0 ? ` (exit code ${exitCode ?? 'none'})` : ''}`);
-  await c.persist(rp, { ...state, stage: blocking ? 'recover' : 'triage', ladder: blocking ? { tier: ladderStartTier(issues), attempts: [] } : null });
+  c.tick(
+    state.runId,
+    `iter-${n} Stage 3 → ${issues.length} issues recorded, ${nBlocking} blocking${exitCode !== 0 ? ` (exit code ${exitCode ?? 'none'})` : ''}`,
+  );
+  await c.persist(rp, {
+    ...state,
+    stage: blocking ? 'recover' : 'triage',
+    ladder: blocking ? { tier: ladderStartTier(issues), attempts: [] } : null,
+  });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage3', status: 'running' };
 }
 
@@ -90,7 +102,15 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   let rootCause: string;
   let fixApplied: string;
   try {
-    const reply = await c.agent.run({ role: 'diagnose', tier: ladder.tier, prompt: diagnosePrompt(worktree), inputs: { 'raw.log (last 200 lines)': await readLogTail(lastLog, 200), 'run-spec.md': (await readText(rp.runSpec)) ?? '' } });
+    const reply = await c.agent.run({
+      role: 'diagnose',
+      tier: ladder.tier,
+      prompt: diagnosePrompt(worktree),
+      inputs: {
+        'raw.log (last 200 lines)': await readLogTail(lastLog, 200),
+        'run-spec.md': (await readText(rp.runSpec)) ?? '',
+      },
+    });
     const yaml = (() => {
       try {
         return parseYaml(reply) as unknown;
@@ -98,7 +118,9 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
         return undefined;
       }
     })();
-    const parsed = z.object({ root_cause: z.coerce.string().default(''), fix_applied: z.coerce.string().default('') }).safeParse(yaml);
+    const parsed = z
+      .object({ root_cause: z.coerce.string().default(''), fix_applied: z.coerce.string().default('') })
+      .safeParse(yaml);
     rootCause = parsed.success && parsed.data.root_cause ? parsed.data.root_cause : (reply.trim().split('\n')[0] ?? '');
     fixApplied = parsed.success ? parsed.data.fix_applied : '';
   } catch (error) {
@@ -110,15 +132,43 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
   const g1 = await ladderG1(c, state, rp);
   if (g1.length > 0) {
     const detail = `Stage 3.2 recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}) left test files changed since the iteration started: ${g1.map((f) => `${f.path} (${f.status})`).join(', ')}`;
-    await c.escalateRun({ ...state, ladder: { tier: ladder.tier, attempts: [...ladder.attempts, { attempt, tier: ladder.tier, root_cause: rootCause, fix_applied: fixApplied, result: 'fail' }] } }, rp, `iter ${n}/${m} · Stage 3 · G1 test-file guard FAIL · ${g1.length} test files`, 'g1_test_file_guard', detail, 'escalated');
+    await c.escalateRun(
+      {
+        ...state,
+        ladder: {
+          tier: ladder.tier,
+          attempts: [
+            ...ladder.attempts,
+            { attempt, tier: ladder.tier, root_cause: rootCause, fix_applied: fixApplied, result: 'fail' },
+          ],
+        },
+      },
+      rp,
+      `iter ${n}/${m} · Stage 3 · G1 test-file guard FAIL · ${g1.length} test files`,
+      'g1_test_file_guard',
+      detail,
+      'escalated',
+    );
     return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'escalated' };
   }
-  const r = await c.triggerRun(state, spec, rp, join(ip.dir, `recovery-${attempt}.log`), { capMin: VALIDATION_CAP_MIN });
-  const record: LadderAttempt = { attempt, tier: ladder.tier, root_cause: rootCause, fix_applied: fixApplied, result: r.exitCode === 0 ? 'pass' : 'fail' };
+  const r = await c.triggerRun(state, spec, rp, join(ip.dir, `recovery-${attempt}.log`), {
+    capMin: VALIDATION_CAP_MIN,
+  });
+  const record: LadderAttempt = {
+    attempt,
+    tier: ladder.tier,
+    root_cause: rootCause,
+    fix_applied: fixApplied,
+    result: r.exitCode === 0 ? 'pass' : 'fail',
+  };
   const attempts = [...ladder.attempts, record];
   c.tick(id, `iter-${n} Stage 3 → recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${record.result}`);
   if (record.result === 'pass') {
-    await c.logOnce(rp, `iter-${n}/recover-${attempt}`, `Auto-recovery succeeded on attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${rootCause}`);
+    await c.logOnce(
+      rp,
+      `iter-${n}/recover-${attempt}`,
+      `Auto-recovery succeeded on attempt ${attempt} (${TIER_MODELS[ladder.tier]}): ${rootCause}`,
+    );
     await c.persist(rp, { ...state, stage: 'triage', ladder: { tier: ladder.tier, attempts } });
     return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'running' };
   }
@@ -126,11 +176,35 @@ export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: R
     await c.persist(rp, { ...state, ladder: { tier: upgradeTier(ladder.tier), attempts } });
     return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'running' };
   }
-  const report = [`# Blocker report — iter-${n}`, '', ...attempts.flatMap((a) => [`## Attempt ${a.attempt}`, `- model: ${TIER_MODELS[a.tier]}`, `- root_cause: ${a.root_cause}`, `- fix_applied: ${a.fix_applied || 'none'}`, `- result: ${a.result}`, ''])].join('\n');
+  const report = [
+    `# Blocker report — iter-${n}`,
+    '',
+    ...attempts.flatMap((a) => [
+      `## Attempt ${a.attempt}`,
+      `- model: ${TIER_MODELS[a.tier]}`,
+      `- root_cause: ${a.root_cause}`,
+      `- fix_applied: ${a.fix_applied || 'none'}`,
+      `- result: ${a.result}`,
+      '',
+    ]),
+  ].join('\n');
   await writeTextAtomic(join(ip.dir, 'blocker-report.md'), report);
-  await c.observe(rp, `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`, `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`, `iter-${n}/blocked`);
+  await c.observe(
+    rp,
+    `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`,
+    `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`,
+    `iter-${n}/blocked`,
+  );
   await c.effectOnce(`iter-${n}/blocked/escalate`, () => c.escalate('blocker_unrecoverable', id));
-  await c.effectOnce(`iter-${n}/blocked/notify`, () => c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status }));
-  await c.persist(rp, { ...state, status: 'escalated', should_continue: false, stop_reason: 'blocker_unrecoverable', ladder: { tier: ladder.tier, attempts } });
+  await c.effectOnce(`iter-${n}/blocked/notify`, () =>
+    c.notifier.notify({ event: 'blocker_unrecoverable', runId: id, statusFile: rp.status }),
+  );
+  await c.persist(rp, {
+    ...state,
+    status: 'escalated',
+    should_continue: false,
+    stop_reason: 'blocker_unrecoverable',
+    ladder: { tier: ladder.tier, attempts },
+  });
   return { kind: 'stage', runId: id, iter: n, stage: 'stage3.2', status: 'escalated' };
 }

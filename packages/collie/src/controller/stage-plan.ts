@@ -21,14 +21,39 @@ export async function stagePlan(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
   const id = state.runId;
   const eligible = await c.eligibleFixes(ip);
   const prev = n > 1 ? planTaskText((await readText(rp.iter(n - 1).fixPlan)) ?? '') : '';
-  const g7 = g7Check(eligible.map((f) => f.fix_outline.trim()).join('\n'), prev, state.iterations.map((i) => i.scalar_delta));
+  const g7 = g7Check(
+    eligible.map((f) => f.fix_outline.trim()).join('\n'),
+    prev,
+    state.iterations.map((i) => i.scalar_delta),
+  );
   if (g7.deadlock) {
-    await writeTextAtomic(ip.summary, [`# Summary — iter-${n}`, `g7_jaccard: ${g7.ratio.toFixed(3)}`, `g7_bucket: ${g7.bucket}`, `g7_consecutive_delta0: ${g7.consecutiveDelta0}`, 'decision: stop_escalated', ''].join('\n'));
-    await c.escalateRun(state, rp, `iter ${n}/${m} · Stage 5.0 · G7 DEADLOCK · jaccard=${g7.ratio.toFixed(3)} bucket=${g7.bucket}`, 'loop_no_progress', `G7 bucket ${g7.bucket} with ${g7.consecutiveDelta0} consecutive zero deltas`, 'deadlock');
+    await writeTextAtomic(
+      ip.summary,
+      [
+        `# Summary — iter-${n}`,
+        `g7_jaccard: ${g7.ratio.toFixed(3)}`,
+        `g7_bucket: ${g7.bucket}`,
+        `g7_consecutive_delta0: ${g7.consecutiveDelta0}`,
+        'decision: stop_escalated',
+        '',
+      ].join('\n'),
+    );
+    await c.escalateRun(
+      state,
+      rp,
+      `iter ${n}/${m} · Stage 5.0 · G7 DEADLOCK · jaccard=${g7.ratio.toFixed(3)} bucket=${g7.bucket}`,
+      'loop_no_progress',
+      `G7 bucket ${g7.bucket} with ${g7.consecutiveDelta0} consecutive zero deltas`,
+      'deadlock',
+    );
     c.tick(id, `iter-${n} Stage 5.0 → G7 deadlock (bucket ${g7.bucket}), escalated`);
     return { kind: 'stage', runId: id, iter: n, stage: 'stage5.0', status: 'escalated' };
   }
-  const e2e = [`trigger: ${spec.trigger.invocation}`, `success_criterion: ${spec.success_criterion.type}${spec.success_criterion.threshold === null ? '' : ` ${spec.success_criterion.threshold}`}`, `primary_goal: ${spec.primary_goal}`].join('\n');
+  const e2e = [
+    `trigger: ${spec.trigger.invocation}`,
+    `success_criterion: ${spec.success_criterion.type}${spec.success_criterion.threshold === null ? '' : ` ${spec.success_criterion.threshold}`}`,
+    `primary_goal: ${spec.primary_goal}`,
+  ].join('\n');
   await writeTextAtomic(ip.fixPlan, renderFixPlan(eligible, { planPath: ip.fixPlan, iter: n, e2e }));
   await c.observe(rp, `iter ${n}/${m} · Stage 5.0 · Building fix-plan · ${eligible.length} FIX eligible`);
   c.tick(id, `iter-${n} Stage 5.0 → fix-plan.md built (${eligible.length} FIX)`);

@@ -21,7 +21,15 @@ export function summaryText(n: number, e: IterationEntry, convergence: boolean, 
     `decision: ${decision}`,
     `fixes_applied: [${e.fixes_applied.join(', ')}]`,
     `files_changed: ${e.files_changed ?? 'none'}`,
-    ...(e.rollback ? ['', '## rollback_log', `row: ${e.rollback.row}`, ...e.rollback.reverted.map((r) => `- ${r.id} reverted (commit ${r.commit}) in ${e.rollback?.commit}`), ...(e.rollback.reverted.length === 0 ? ['- nothing reverted'] : [])] : []),
+    ...(e.rollback
+      ? [
+          '',
+          '## rollback_log',
+          `row: ${e.rollback.row}`,
+          ...e.rollback.reverted.map((r) => `- ${r.id} reverted (commit ${r.commit}) in ${e.rollback?.commit}`),
+          ...(e.rollback.reverted.length === 0 ? ['- nothing reverted'] : []),
+        ]
+      : []),
     '',
   ].join('\n');
 }
@@ -39,20 +47,56 @@ export async function stageRerun(c: Ctx, state: RunState, spec: RunSpec, rp: Run
   const ip = rp.iter(n);
   const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [], applying: null };
   // SC5's "files changed": the real Stage 5.1 branch diff (whoever committed), measured before the rerun can write anything.
-  const filesChanged = ledger.base === null ? new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size : (await changedFilesBetween(await c.gitCtx(rp), ledger.base)).length;
+  const filesChanged =
+    ledger.base === null
+      ? new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size
+      : (await changedFilesBetween(await c.gitCtx(rp), ledger.base)).length;
   const before = state.last_scalar ?? state.baseline_scalar;
   const fixes = ledger.applied.filter((a) => a.commit).map((a) => ({ id: a.id, kind: a.kind }));
   const tip = ledger.applied.filter((a) => a.commit).at(-1)?.commit ?? ledger.base;
-  const { row } = await evaluateIteration(c, state, spec, rp, { iter: n, before, filesChanged, fixes }, { base: ledger.base, tip });
+  const { row } = await evaluateIteration(
+    c,
+    state,
+    spec,
+    rp,
+    { iter: n, before, filesChanged, fixes },
+    { base: ledger.base, tip },
+  );
   const trigger = row.data?.trigger as TriggerFacts | undefined;
   const scalar = row.score;
-  if (scalar === null) await c.logOnce(rp, `iter-${n}/rerun/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'rerun.log', c, state.runId, n));
+  if (scalar === null)
+    await c.logOnce(
+      rp,
+      `iter-${n}/rerun/no-scalar`,
+      noScalarWarning(spec.trigger.scalar_extraction, 'rerun.log', c, state.runId, n),
+    );
   const delta = scalar !== null && before !== null ? scalar - before : null;
-  const entry: IterationEntry = { iter: n, scalar_before: before, scalar_after: scalar, scalar_delta: delta, exit_code: trigger?.exitCode ?? null, error_signature: trigger?.errorSignature ?? null, files_changed: filesChanged, fixes_applied: fixes.map((f) => f.id), rollback: null };
-  const next: RunState = { ...state, last_scalar: scalar, status: 'iter_done', ladder: null, iterations: [...state.iterations.filter((i) => i.iter !== n), entry] };
+  const entry: IterationEntry = {
+    iter: n,
+    scalar_before: before,
+    scalar_after: scalar,
+    scalar_delta: delta,
+    exit_code: trigger?.exitCode ?? null,
+    error_signature: trigger?.errorSignature ?? null,
+    files_changed: filesChanged,
+    fixes_applied: fixes.map((f) => f.id),
+    rollback: null,
+  };
+  const next: RunState = {
+    ...state,
+    last_scalar: scalar,
+    status: 'iter_done',
+    ladder: null,
+    iterations: [...state.iterations.filter((i) => i.iter !== n), entry],
+  };
   const eps = convergenceEpsilon(c.stopFacts(next, spec));
   await writeTextAtomic(ip.summary, summaryText(n, entry, delta !== null && Math.abs(delta) <= eps, 'pending'));
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`, `Iter ${n}: rerun exit ${entry.exit_code}, scalar ${scalar ?? 'none'} (was ${before ?? 'none'}).`, `iter-${n}/rerun`);
+  await c.observe(
+    rp,
+    `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`,
+    `Iter ${n}: rerun exit ${entry.exit_code}, scalar ${scalar ?? 'none'} (was ${before ?? 'none'}).`,
+    `iter-${n}/rerun`,
+  );
   c.tick(state.runId, `iter-${n} Stage 5.3 → rerun done, scalar=${scalar ?? 'none'}`);
   await c.persist(rp, next);
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage5.3', status: 'iter_done' };

@@ -22,8 +22,17 @@ export async function stageTrigger(c: Ctx, state: RunState, spec: RunSpec, rp: R
   await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 2 · Running trigger · 0s elapsed`);
   c.tick(state.runId, `iter-${n} Stage 2 → trigger running (timeout: ${triggerTimeoutMin(spec)}min)`);
   const r = await c.triggerRun(state, spec, rp, rp.iter(n).rawLog);
-  if (r.blockingLine !== null) c.tick(state.runId, `iter-${n} Stage 2 → blocking issue seen while running, trigger killed: ${r.blockingLine.slice(0, 120)}`);
-  if (r.scalar === null) await c.logOnce(rp, `iter-${n}/trigger/no-scalar`, noScalarWarning(spec.trigger.scalar_extraction, 'raw.log', c, state.runId, n));
+  if (r.blockingLine !== null)
+    c.tick(
+      state.runId,
+      `iter-${n} Stage 2 → blocking issue seen while running, trigger killed: ${r.blockingLine.slice(0, 120)}`,
+    );
+  if (r.scalar === null)
+    await c.logOnce(
+      rp,
+      `iter-${n}/trigger/no-scalar`,
+      noScalarWarning(spec.trigger.scalar_extraction, 'raw.log', c, state.runId, n),
+    );
   const baseline = n === 1 && state.baseline_scalar === null ? r.scalar : state.baseline_scalar;
   await c.persist(rp, { ...state, baseline_scalar: baseline, stage: 'observe' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage2', status: 'running' };

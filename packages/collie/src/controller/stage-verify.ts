@@ -29,8 +29,21 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   if (issues.length > 0 && !existsSync(ip.triage)) {
     const prompt = triagePrompt();
     const g3 = checkG3(prompt, obsText, G3_TRIAGE);
-    if (!g3.ok) throw new LoopError('CONFIG_INVALID', `[loop] [collie] the triage prompt fails G3 (missing ${g3.missingPhrases.join(', ') || 'none'}, ${g3.verbatimLines.length} verbatim lines)`);
-    const reply = await c.agent.run({ role: 'triage', tier: 'deep', prompt, inputs: { 'observations.md': obsText, 'run-spec.md': (await readText(rp.runSpec)) ?? '', 'progress.md': (await readText(rp.progress)) ?? '' } });
+    if (!g3.ok)
+      throw new LoopError(
+        'CONFIG_INVALID',
+        `[loop] [collie] the triage prompt fails G3 (missing ${g3.missingPhrases.join(', ') || 'none'}, ${g3.verbatimLines.length} verbatim lines)`,
+      );
+    const reply = await c.agent.run({
+      role: 'triage',
+      tier: 'deep',
+      prompt,
+      inputs: {
+        'observations.md': obsText,
+        'run-spec.md': (await readText(rp.runSpec)) ?? '',
+        'progress.md': (await readText(rp.progress)) ?? '',
+      },
+    });
     const known = new Set(issues.map((i) => i.id));
     triage = parseTriage(reply).filter((t) => known.has(t.issue));
   }
@@ -38,8 +51,16 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const routed = routeRecords(triage);
   await addDeferred(rp.progress, state.runId, n, routed.deferred);
   const nReal = triage.filter((t) => t.verdict === 'Real').length;
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 4a · Triage · ${nReal} Real, ${routed.deferred.length} DEFERRED`, `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} discarded.`, `iter-${n}/triage`);
-  c.tick(state.runId, `iter-${n} Stage 4a → triage complete (${triage.length} → ${routed.toVerify.length} to Deep Verify)`);
+  await c.observe(
+    rp,
+    `iter ${n}/${spec.budget.max_iterations} · Stage 4a · Triage · ${nReal} Real, ${routed.deferred.length} DEFERRED`,
+    `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} discarded.`,
+    `iter-${n}/triage`,
+  );
+  c.tick(
+    state.runId,
+    `iter-${n} Stage 4a → triage complete (${triage.length} → ${routed.toVerify.length} to Deep Verify)`,
+  );
   await c.persist(rp, { ...state, stage: 'verify' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage4a', status: 'running' };
 }
@@ -56,7 +77,10 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const toVerify = routeRecords(triage).toVerify;
   const issues = parseObservations((await readText(ip.observations)) ?? '');
   const runSpecText = (await readText(rp.runSpec)) ?? '';
-  await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 4b · Deep Verify · ${toVerify.length} FIX in verification`);
+  await c.observe(
+    rp,
+    `iter ${n}/${spec.budget.max_iterations} · Stage 4b · Deep Verify · ${toVerify.length} FIX in verification`,
+  );
   c.tick(state.runId, `iter-${n} Stage 4b → ${toVerify.length} issues in parallel Deep Verify`);
   const limit = pLimit(c.o.deepVerifyConcurrency);
   const results = await Promise.allSettled(
@@ -68,10 +92,24 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
         const issue = issues.filter((i) => i.id === issueId);
         const t = triage.find((x) => x.issue === issueId)!;
         const g3 = checkG3(prompt, renderObservations(issue), G3_DEEP_VERIFY);
-        if (!g3.ok) throw new LoopError('CONFIG_INVALID', `[loop] [collie] the deep-verify prompt of ${issueId} fails G3`);
-        const reply = await c.agent.run({ role: 'deep-verify', tier: 'deep', prompt, inputs: { [`observations.md (${issueId})`]: renderObservations(issue), [`triage.md (${issueId})`]: renderTriage(n, [t]), 'run-spec.md': runSpecText } });
+        if (!g3.ok)
+          throw new LoopError('CONFIG_INVALID', `[loop] [collie] the deep-verify prompt of ${issueId} fails G3`);
+        const reply = await c.agent.run({
+          role: 'deep-verify',
+          tier: 'deep',
+          prompt,
+          inputs: {
+            [`observations.md (${issueId})`]: renderObservations(issue),
+            [`triage.md (${issueId})`]: renderTriage(n, [t]),
+            'run-spec.md': runSpecText,
+          },
+        });
         const parsed = parseFixRecord(reply);
-        const fix: FixRecord = { ...parsed, id: fixId, uncertainty_tag: t.verdict === 'Unclear' ? 'triage_unclear' : parsed.uncertainty_tag };
+        const fix: FixRecord = {
+          ...parsed,
+          id: fixId,
+          uncertainty_tag: t.verdict === 'Unclear' ? 'triage_unclear' : parsed.uncertainty_tag,
+        };
         await writeTextAtomic(ip.fix(fixId), renderFixRecord(fix));
       }),
     ),
@@ -81,7 +119,11 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   const fixes = await c.verifiedFixes(ip);
   const routed = routeRecords([], fixes);
   await addDeferred(rp.progress, state.runId, n, routed.deferred);
-  await c.logOnce(rp, `iter-${n}/verify`, `Deep Verify: ${fixes.length} FIX records, ${routed.eligible.length} eligible, ${routed.deferred.length} DEFERRED.`);
+  await c.logOnce(
+    rp,
+    `iter-${n}/verify`,
+    `Deep Verify: ${fixes.length} FIX records, ${routed.eligible.length} eligible, ${routed.deferred.length} DEFERRED.`,
+  );
   await c.persist(rp, { ...state, stage: 'plan' });
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage4b', status: 'running' };
 }

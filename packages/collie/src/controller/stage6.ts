@@ -14,8 +14,18 @@ import { switchAnchor } from '../task-anchors.js';
 import type { Ctx, StepOutcome } from './context.js';
 import { summaryText } from './stage-rerun.js';
 
-const DECISION: Record<string, string> = { SC1: 'stop_cap', SC2: 'stop_converged', SC3: 'stop_converged', SC4: 'stop_budget', SC5: 'stop_escalated' };
-const EVENT: Record<string, NotifyEvent> = { converged: 'autoiter_done', budget_exhausted: 'budget_exhausted', escalated: 'escalated' };
+const DECISION: Record<string, string> = {
+  SC1: 'stop_cap',
+  SC2: 'stop_converged',
+  SC3: 'stop_converged',
+  SC4: 'stop_budget',
+  SC5: 'stop_escalated',
+};
+const EVENT: Record<string, NotifyEvent> = {
+  converged: 'autoiter_done',
+  budget_exhausted: 'budget_exhausted',
+  escalated: 'escalated',
+};
 
 /**
  * Stage 6 rollback: carries out what the engine decided at Stage 5.3 (its row, {@link rollbackOf}:
@@ -26,7 +36,13 @@ const EVENT: Record<string, NotifyEvent> = { converged: 'autoiter_done', budget_
  * restarted step finds that commit by its trailer and never reverts twice. Not kept: the row says
  * `<matrix row> · <policy>: <reason> · revert all`.
  */
-async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths, verdict: IterationVerdict): Promise<{ state: RunState; halt: string | null }> {
+async function rollback(
+  c: Ctx,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+  verdict: IterationVerdict,
+): Promise<{ state: RunState; halt: string | null }> {
   const n = state.iter;
   const entry = state.iterations.find((i) => i.iter === n);
   if (!entry || entry.rollback) return { state, halt: null };
@@ -39,14 +55,28 @@ async function rollback(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths, ve
   const reverted = applied.filter((a) => revert.includes(a.id)).map((a) => ({ id: a.id, commit: a.commit }));
   if (reverted.length > 0) {
     const ctx = await c.gitCtx(rp);
-    const subject = why === null ? `chore: revert optimization FIX(es) due to scalar regression (iter-${n})` : `chore: revert FIX(es) not kept by ${why.split(':')[0]} (iter-${n})`;
+    const subject =
+      why === null
+        ? `chore: revert optimization FIX(es) due to scalar regression (iter-${n})`
+        : `chore: revert FIX(es) not kept by ${why.split(':')[0]} (iter-${n})`;
     commit = await findCommitByTrailer(ctx, ledger.base!, REVERT_TRAILER, `iter-${n}`);
     // revertCommits drops a half-done revert of an interrupted step first (git reset --merge).
-    commit ??= await revertCommits(ctx, reverted.map((r) => r.commit), `${subject}\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`);
-    await c.logOnce(rp, `iter-${n}/rollback`, `Rollback (${row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`);
+    commit ??= await revertCommits(
+      ctx,
+      reverted.map((r) => r.commit),
+      `${subject}\n\n${reverted.map((r) => `Reverts ${r.id} ${r.commit}`).join('\n')}\n${REVERT_TRAILER}: iter-${n}`,
+    );
+    await c.logOnce(
+      rp,
+      `iter-${n}/rollback`,
+      `Rollback (${row}): reverted ${reverted.map((r) => r.id).join(', ')} in ${commit.slice(0, 12)}.`,
+    );
   }
   const next: IterationEntry = { ...entry, rollback: { row, reverted, commit } };
-  return { state: { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) }, halt: decided.halt };
+  return {
+    state: { ...state, iterations: state.iterations.map((i) => (i.iter === n ? next : i)) },
+    halt: decided.halt,
+  };
 }
 
 /**
@@ -64,18 +94,40 @@ export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPath
   const rolled = await rollback(c, state, spec, rp, engine);
   state = { ...rolled.state, tokens_used: Math.max(rolled.state.tokens_used, await readTokensUsed(rp.tokens)) };
   const facts = c.stopFacts(state, spec);
-  const halted = rolled.halt === null ? undefined : { decision: { reason: 'guard-halt', message: rolled.halt }, status: 'escalated' as const };
-  const stop = engine.stop === undefined ? undefined : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.o.userStopStatus };
+  const halted =
+    rolled.halt === null
+      ? undefined
+      : { decision: { reason: 'guard-halt', message: rolled.halt }, status: 'escalated' as const };
+  const stop =
+    engine.stop === undefined
+      ? undefined
+      : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.o.userStopStatus };
   const verdict = halted ?? stop;
   const entry = state.iterations.find((i) => i.iter === n);
-  const convergence = entry?.scalar_delta !== null && entry?.scalar_delta !== undefined && Math.abs(entry.scalar_delta) <= convergenceEpsilon(facts);
+  const convergence =
+    entry?.scalar_delta !== null &&
+    entry?.scalar_delta !== undefined &&
+    Math.abs(entry.scalar_delta) <= convergenceEpsilon(facts);
   if (verdict) {
     const reason = `${verdict.decision.reason}: ${verdict.decision.message}`;
-    if (entry) await writeTextAtomic(rp.iter(n).summary, summaryText(n, entry, convergence, DECISION[verdict.decision.reason] ?? 'stop'));
-    const total = state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
-    await c.observe(rp, `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`, `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`, `iter-${n}/done`);
-    if (verdict.decision.reason === 'SC5') await c.effectOnce(`iter-${n}/done/escalate`, () => c.escalate('stop_steps_counter', id));
-    await c.effectOnce(`iter-${n}/done/notify`, () => c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status }));
+    if (entry)
+      await writeTextAtomic(
+        rp.iter(n).summary,
+        summaryText(n, entry, convergence, DECISION[verdict.decision.reason] ?? 'stop'),
+      );
+    const total =
+      state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
+    await c.observe(
+      rp,
+      `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`,
+      `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`,
+      `iter-${n}/done`,
+    );
+    if (verdict.decision.reason === 'SC5')
+      await c.effectOnce(`iter-${n}/done/escalate`, () => c.escalate('stop_steps_counter', id));
+    await c.effectOnce(`iter-${n}/done/notify`, () =>
+      c.notifier.notify({ event: EVENT[verdict.status] ?? 'escalated', runId: id, statusFile: rp.status }),
+    );
     await c.persist(rp, { ...state, status: verdict.status, should_continue: false, stop_reason: reason });
     c.tick(id, `Stage 6 → STOP (${reason})`);
     return { kind: 'stage', runId: id, iter: n, stage: 'stage6', status: verdict.status };

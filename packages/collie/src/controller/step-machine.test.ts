@@ -10,8 +10,19 @@ afterEach(() => dirs.cleanup());
 
 /** A run whose Stage 3.2 ladder is exhausted: escalate, then notify, then status escalated. */
 function blocked(notify: (n: Notification) => void) {
-  const agent = createScriptedAgent({ discovery: ['x'], observe: ['## ISSUE-001\ntitle: db down\nseverity: 3\nblocking: true\n'], diagnose: ['root_cause: "db not running"\nfix_applied: "none"'] }, { repeatLast: true });
-  return fixtureAutoiter(dirs, { asker: fixedAsker({ Q1: 'echo "Error: no database"; exit 3' }), agent, notifier: { name: 'flaky', notify } });
+  const agent = createScriptedAgent(
+    {
+      discovery: ['x'],
+      observe: ['## ISSUE-001\ntitle: db down\nseverity: 3\nblocking: true\n'],
+      diagnose: ['root_cause: "db not running"\nfix_applied: "none"'],
+    },
+    { repeatLast: true },
+  );
+  return fixtureAutoiter(dirs, {
+    asker: fixedAsker({ Q1: 'echo "Error: no database"; exit 3' }),
+    agent,
+    notifier: { name: 'flaky', notify },
+  });
 }
 
 describe("collie's step() on core's step machine (issue 11)", () => {
@@ -29,10 +40,20 @@ describe("collie's step() on core's step machine (issue 11)", () => {
     for (let i = 0; i < 20 && error === undefined; i += 1) await a.step().catch((e: unknown) => void (error = e));
     expect(String(error)).toContain('notifier down');
     expect(escalations).toHaveLength(1);
-    const cursor = JSON.parse(readFileSync(join(a.paths.steps, 'cursor.json'), 'utf8')) as { machine: string; step: string | null };
+    const cursor = JSON.parse(readFileSync(join(a.paths.steps, 'cursor.json'), 'utf8')) as {
+      machine: string;
+      step: string | null;
+    };
     expect(cursor).toMatchObject({ machine: 'collie', step: 'unit' }); // the unit is still in progress
-    const journal = readFileSync(join(a.paths.steps, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; effect: string });
-    expect(journal.map((r) => `${r.t} ${r.effect}`)).toEqual(['intent iter-1/blocked/escalate', 'done iter-1/blocked/escalate', 'intent iter-1/blocked/notify']);
+    const journal = readFileSync(join(a.paths.steps, 'journal.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { t: string; effect: string });
+    expect(journal.map((r) => `${r.t} ${r.effect}`)).toEqual([
+      'intent iter-1/blocked/escalate',
+      'done iter-1/blocked/escalate',
+      'intent iter-1/blocked/notify',
+    ]);
     const outcomes = await a.run();
     expect(outcomes[0]).toMatchObject({ kind: 'stage', stage: 'stage3.2', status: 'escalated' });
     expect(outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'escalated' });
@@ -43,7 +64,11 @@ describe("collie's step() on core's step machine (issue 11)", () => {
   it('each step() is one finished run of the machine: the cursor counts the step() calls and ends with no step in progress', async () => {
     const { a } = fixtureAutoiter(dirs, { asker: fixedAsker() });
     const outcomes = await a.run();
-    const cursor = JSON.parse(readFileSync(join(a.paths.steps, 'cursor.json'), 'utf8')) as { run: number; step: string | null; data: { outcome: unknown } };
+    const cursor = JSON.parse(readFileSync(join(a.paths.steps, 'cursor.json'), 'utf8')) as {
+      run: number;
+      step: string | null;
+      data: { outcome: unknown };
+    };
     expect(cursor).toMatchObject({ run: outcomes.length, step: null, data: { outcome: outcomes.at(-1) } });
   });
 });

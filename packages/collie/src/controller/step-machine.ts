@@ -63,7 +63,12 @@ export function createCollieStepMachine(options: CollieStepMachineOptions): Coll
   return {
     step: async () => (await machine.run(() => ({ outcome: null }))).data.outcome as StepOutcome,
     current: () => {
-      if (current === undefined) throw new LoopError('STATE_CORRUPT', '[loop] [collie] a side effect was run outside step(); stage helpers run only inside a step', { details: { path: options.dir } });
+      if (current === undefined)
+        throw new LoopError(
+          'STATE_CORRUPT',
+          '[loop] [collie] a side effect was run outside step(); stage helpers run only inside a step',
+          { details: { path: options.dir } },
+        );
       return current;
     },
   };

@@ -42,7 +42,9 @@ export function createTriggerHarness(inner: Harness, o: TriggerHarnessOptions): 
       context.signal.addEventListener('abort', abort);
       const patterns = o.blockingPatterns.map((p) => new RegExp(p));
       const watch =
-        patterns.length > 0 ? monitorLog({ path: o.logFile, patterns, intervalMs: o.monitorIntervalMs, onMatch: abort }) : undefined;
+        patterns.length > 0
+          ? monitorLog({ path: o.logFile, patterns, intervalMs: o.monitorIntervalMs, onMatch: abort })
+          : undefined;
       let record: RunRecord;
       try {
         record = await inner.run({ iteration: o.iter, signal: controller.signal });
@@ -60,7 +62,11 @@ export function createTriggerHarness(inner: Harness, o: TriggerHarnessOptions): 
       await appendText(o.logFile, `EXIT_CODE:${exitCode ?? (record.timedOut ? 124 : 137)}\n`);
       const lines = (await readLogTail(o.logFile, 50)).split('\n');
       const lastLine = lines.filter((l) => l.trim() !== '' && !/^(EXIT_CODE|KILLED):/.test(l)).at(-1) ?? '';
-      const signature = lastLine.replace(/^BLOCKING: /, '').replace(/\d+/g, 'N').trim() || `exit ${exitCode}`;
+      const signature =
+        lastLine
+          .replace(/^BLOCKING: /, '')
+          .replace(/\d+/g, 'N')
+          .trim() || `exit ${exitCode}`;
       const errorSignature = exitCode === 0 ? null : signature;
       const trigger: TriggerFacts = { exitCode: exitCode ?? null, errorSignature, blockingLine };
       return { ...record, logPath: o.logFile, data: { ...record.data, trigger } };

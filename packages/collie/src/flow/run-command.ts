@@ -49,15 +49,50 @@ export interface FlowCommandOutcome {
 export async function runFlowCommand(request: FlowCommandRequest): Promise<FlowCommandOutcome> {
   let result;
   try {
-    result = await runInGroupToLog({ logPath: request.logPath, command: request.command, cwd: request.cwd, env: request.env, killTimeoutMs: request.timeoutMs, graceMs: request.graceMs, ...(request.signal ? { signal: request.signal } : {}), ...(request.pidFile ? { pidFile: request.pidFile } : {}), ...(request.sandbox ? { sandbox: request.sandbox } : {}) });
+    result = await runInGroupToLog({
+      logPath: request.logPath,
+      command: request.command,
+      cwd: request.cwd,
+      env: request.env,
+      killTimeoutMs: request.timeoutMs,
+      graceMs: request.graceMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.pidFile ? { pidFile: request.pidFile } : {}),
+      ...(request.sandbox ? { sandbox: request.sandbox } : {}),
+    });
   } catch (error) {
-    throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot open the command log ${request.logPath}: ${(error as Error).message}`, { cause: error, details: { logPath: request.logPath } });
+    throw new LoopError(
+      'HARNESS_FAILED',
+      `[loop] [collie] flow cannot open the command log ${request.logPath}: ${(error as Error).message}`,
+      { cause: error, details: { logPath: request.logPath } },
+    );
   }
   if (result.spawnError) {
-    throw new LoopError('HARNESS_FAILED', `[loop] [collie] flow cannot start "${request.command}" in ${request.cwd}: ${result.spawnError.message}; check the command and the worktree`, { cause: result.spawnError, details: { command: request.command, cwd: request.cwd } });
+    throw new LoopError(
+      'HARNESS_FAILED',
+      `[loop] [collie] flow cannot start "${request.command}" in ${request.cwd}: ${result.spawnError.message}; check the command and the worktree`,
+      { cause: result.spawnError, details: { command: request.command, cwd: request.cwd } },
+    );
   }
-  const describe = result.timedOut ? `timed out after ${request.timeoutMs} ms` : result.aborted ? 'aborted' : result.exitCode !== null ? (result.exitCode > 128 ? describeExit(result.exitCode, null) : `exit ${result.exitCode}`) : `killed by ${result.signal ?? 'a signal'}`;
+  const describe = result.timedOut
+    ? `timed out after ${request.timeoutMs} ms`
+    : result.aborted
+      ? 'aborted'
+      : result.exitCode !== null
+        ? result.exitCode > 128
+          ? describeExit(result.exitCode, null)
+          : `exit ${result.exitCode}`
+        : `killed by ${result.signal ?? 'a signal'}`;
   const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
   const tail = await readLogTail(request.logPath, request.tailLines ?? 40);
-  return { command: request.command, exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, passed, describe, tail, logPath: request.logPath };
+  return {
+    command: request.command,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    aborted: result.aborted,
+    passed,
+    describe,
+    tail,
+    logPath: request.logPath,
+  };
 }

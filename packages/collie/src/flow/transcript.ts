@@ -8,7 +8,8 @@ import type { TreeChange as SnapshotChange } from '@loop/rollback-snapshot';
 const REPLY_LINES = 8;
 
 const fence = (text: string) => `\`\`\`\n${text.replace(/`{3,}/g, '`‵`')}\n\`\`\``;
-const changeList = (changes: readonly SnapshotChange[]) => changes.map((c) => `${c.path} (${c.status})`).join(', ') || '(none)';
+const changeList = (changes: readonly SnapshotChange[]) =>
+  changes.map((c) => `${c.path} (${c.status})`).join(', ') || '(none)';
 
 /**
  * The per-FIX transcript of the flow pipeline (`<FIX-id>.flow.md`): one section per step, with
@@ -27,14 +28,30 @@ export class FlowTranscript {
   }
 
   /** Records one agent step. */
-  agent(role: string, tier: CapabilityTier, reply: string, changes: readonly SnapshotChange[], outside: readonly string[]): void {
+  agent(
+    role: string,
+    tier: CapabilityTier,
+    reply: string,
+    changes: readonly SnapshotChange[],
+    outside: readonly string[],
+  ): void {
     const first = reply.trim().split('\n').slice(0, REPLY_LINES).join('\n') || '(empty reply)';
-    this.add(`${role} (${tier} → ${TIER_MODELS[tier]})`, [`reply (first lines):\n\n${fence(first)}`, `changes: ${changeList(changes)}`, ...(outside.length > 0 ? [`outside key_files (recorded, not blocked; G6 audits them): ${outside.join(', ')}`] : [])]);
+    this.add(`${role} (${tier} → ${TIER_MODELS[tier]})`, [
+      `reply (first lines):\n\n${fence(first)}`,
+      `changes: ${changeList(changes)}`,
+      ...(outside.length > 0
+        ? [`outside key_files (recorded, not blocked; G6 audits them): ${outside.join(', ')}`]
+        : []),
+    ]);
   }
 
   /** Records one command step. */
   command(label: string, outcome: FlowCommandOutcome, expectation: string): void {
-    this.add(label, [`command: \`${outcome.command}\``, `exit code: ${outcome.exitCode ?? 'none'} (${outcome.describe}; ${expectation})`, `log tail:\n\n${fence(outcome.tail || '(empty)')}`]);
+    this.add(label, [
+      `command: \`${outcome.command}\``,
+      `exit code: ${outcome.exitCode ?? 'none'} (${outcome.describe}; ${expectation})`,
+      `log tail:\n\n${fence(outcome.tail || '(empty)')}`,
+    ]);
   }
 
   /** Records a free-form note. */

@@ -17,21 +17,45 @@ export function fixtureDirs() {
   const root = mkdtempSync(join(tmpdir(), 'collie-fx-'));
   const project = join(root, 'project');
   mkdirSync(project);
-  return { root, project, stateRoot: join(root, 'collie'), cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return {
+    root,
+    project,
+    stateRoot: join(root, 'collie'),
+    cleanup: () => rmSync(root, { recursive: true, force: true }),
+  };
 }
 
 /** An asker with fixed answers (Q5 yes = skip prepare). */
-export function fixedAsker(over: Partial<Answers> = {}, choose?: QuestionAsker['choose']): QuestionAsker & { asked: number } {
-  const a = { name: 'fixed', asked: 0, ask: () => ((a.asked += 1), { Q1: RISING_TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes', ...over }), ...(choose ? { choose } : {}) };
+export function fixedAsker(
+  over: Partial<Answers> = {},
+  choose?: QuestionAsker['choose'],
+): QuestionAsker & { asked: number } {
+  const a = {
+    name: 'fixed',
+    asked: 0,
+    ask: () => (
+      (a.asked += 1),
+      { Q1: RISING_TRIGGER, Q2: 'scalar_threshold 100', Q3: 'optimization', Q4: 'kind_aware', Q5: 'yes', ...over }
+    ),
+    ...(choose ? { choose } : {}),
+  };
   return a;
 }
 
 /** A controller over `dirs` with a scripted agent (discovery + NO ISSUES observer) and recorders. */
-export function fixtureAutoiter(dirs: { project: string; stateRoot: string }, over: Partial<AutoiterOptions> & { agent?: ScriptedAgent } = {}) {
+export function fixtureAutoiter(
+  dirs: { project: string; stateRoot: string },
+  over: Partial<AutoiterOptions> & { agent?: ScriptedAgent } = {},
+) {
   const lines: string[] = [];
   const notes: Notification[] = [];
   const escalations: string[] = [];
-  const agent = over.agent ?? createScriptedAgent({ discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] }, { repeatLast: true });
+  const agent =
+    over.agent ??
+    createScriptedAgent(
+      { discovery: ['1. sh test.sh (shell, 5): runs the suite'], observe: ['NO ISSUES'] },
+      { repeatLast: true },
+    );
   const options: AutoiterOptions = {
     stateRoot: dirs.stateRoot,
     projectId: 'proj',
@@ -78,9 +102,16 @@ export function snapshotFiles(root: string, skip: readonly string[] = []): Recor
  * `first` takes step k + 1. What it proves equals building every prefix from scratch (k steps of
  * one controller, then a fresh one), at about half the controller steps.
  */
-export async function atEveryRestartPoint<T>(root: string, total: number, first: { step: () => Promise<unknown> }, rest: () => Promise<T>, check: (rest: T, k: number) => void): Promise<void> {
+export async function atEveryRestartPoint<T>(
+  root: string,
+  total: number,
+  first: { step: () => Promise<unknown> },
+  rest: () => Promise<T>,
+  check: (rest: T, k: number) => void,
+): Promise<void> {
   const saved = `${root}.saved`;
-  const copy = (from: string, to: string) => cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+  const copy = (from: string, to: string) =>
+    cpSync(from, to, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
   try {
     for (let k = 1; k < total; k += 1) {
       await first.step();

@@ -26,7 +26,12 @@ export function geometricMean(xs: readonly number[]): number {
  * draws both samples with replacement (independently: the seeds of two samplers are not paired),
  * seeded so that a re-run prints the same interval.
  */
-export function bootstrapRatio(a: readonly number[], b: readonly number[], resamples = 2000, seed = 12345): [number, number] {
+export function bootstrapRatio(
+  a: readonly number[],
+  b: readonly number[],
+  resamples = 2000,
+  seed = 12345,
+): [number, number] {
   const random = createSeededRandom(seed);
   const draw = (xs: readonly number[]) => median(Array.from(xs, () => xs[Math.floor(random.next() * xs.length)]!));
   const ratios = Array.from({ length: resamples }, () => draw(a) / Math.max(draw(b), 1e-300));
@@ -39,6 +44,8 @@ export const fmt = (x: number): string => (x === 0 ? '0' : x < 1e-3 ? x.toExpone
 /** A 95% percentile-bootstrap interval of the median of `xs` (seeded, like {@link bootstrapRatio}). */
 export function bootstrapMedian(xs: readonly number[], resamples = 2000, seed = 54321): [number, number] {
   const random = createSeededRandom(seed);
-  const medians = Array.from({ length: resamples }, () => median(Array.from(xs, () => xs[Math.floor(random.next() * xs.length)]!)));
+  const medians = Array.from({ length: resamples }, () =>
+    median(Array.from(xs, () => xs[Math.floor(random.next() * xs.length)]!)),
+  );
   return [quantile(medians, 0.025), quantile(medians, 0.975)];
 }

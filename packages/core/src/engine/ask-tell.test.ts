@@ -17,7 +17,11 @@ import type { LoopOptions } from './options.js';
 /** A loop over a two-key value where only `x` is mutable; the score is `x` (minimize). */
 function setup(extra: Partial<LoopOptions> = {}) {
   const value: MemoryArtifact<{ x: number; secret: number }> = createMemoryArtifact({ x: 10, secret: 0 });
-  const artifact = { ...value, mutable: ['x'], inspect: () => ({ x: String(value.get().x), secret: String(value.get().secret) }) };
+  const artifact = {
+    ...value,
+    mutable: ['x'],
+    inspect: () => ({ x: String(value.get().x), secret: String(value.get().secret) }),
+  };
   const results = createMemoryResultsLog();
   const loop = createLoop({
     artifact,
@@ -76,7 +80,10 @@ describe('ask/tell: a host drives the engine one candidate at a time', () => {
     const { loop, results, value, set } = setup();
     const t = await loop.ask();
     value.set({ x: 6, secret: 1 });
-    await expect(loop.tell(t, { description: 'touches secret' })).rejects.toMatchObject({ code: 'EDIT_OUTSIDE_ARTIFACT', details: { violations: ['secret'] } });
+    await expect(loop.tell(t, { description: 'touches secret' })).rejects.toMatchObject({
+      code: 'EDIT_OUTSIDE_ARTIFACT',
+      details: { violations: ['secret'] },
+    });
     expect(results.rows).toHaveLength(1);
     expect(value.get()).toEqual({ x: 6, secret: 1 }); // the host's edit is left as it was
     value.set({ x: 6, secret: 0 });
@@ -106,7 +113,10 @@ describe('ask/tell: a host drives the engine one candidate at a time', () => {
   });
 
   it('a candidate a beforeEdit guard skips is recorded at ask, and the next trial is opened', async () => {
-    const skipFirst: Guard = { name: 'once', beforeEdit: ({ iteration }) => (iteration === 1 ? { action: 'skip', note: 'not now' } : undefined) };
+    const skipFirst: Guard = {
+      name: 'once',
+      beforeEdit: ({ iteration }) => (iteration === 1 ? { action: 'skip', note: 'not now' } : undefined),
+    };
     const { loop, results } = setup({ guards: [skipFirst] });
     const t = await loop.ask();
     expect(t.iteration).toBe(2);
@@ -116,7 +126,13 @@ describe('ask/tell: a host drives the engine one candidate at a time', () => {
   it('step() runs one iteration with the configured proposer; run() without a proposer is CONFIG_INVALID before any baseline', async () => {
     const artifact = createMemoryArtifact(5);
     const results = createMemoryResultsLog();
-    const base = { artifact, rollback: createMemoryRollback(artifact), results, harness: createFunctionHarness('v', () => artifact.get()), scorer: createValueScorer('maximize') };
+    const base = {
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      results,
+      harness: createFunctionHarness('v', () => artifact.get()),
+      scorer: createValueScorer('maximize'),
+    };
     const loop = createLoop({ ...base, proposer: createCounterProposer(artifact), stop: maxIterations(5) });
     const out = await loop.step();
     expect(out.records).toMatchObject([{ iteration: 1, status: 'kept', score: 6 }]);
@@ -131,9 +147,15 @@ describe('one record per candidate and one order of writes', () => {
     const value = createMemoryArtifact(0);
     const appended: unknown[] = [];
     const memory = createMemoryResultsLog();
-    const results = { ...memory, append: (r: Parameters<typeof memory.append>[0]) => (appended.push(r.data), memory.append(r)) };
+    const results = {
+      ...memory,
+      append: (r: Parameters<typeof memory.append>[0]) => (appended.push(r.data), memory.append(r)),
+    };
     const scores = [10, 9, 11, Number.NaN, 1];
-    const harness = createFunctionHarness('v', ({ iteration }) => ({ value: scores[iteration]!, data: { reports: [{ step: 1, value: iteration }] } }));
+    const harness = createFunctionHarness('v', ({ iteration }) => ({
+      value: scores[iteration]!,
+      data: { reports: [{ step: 1, value: iteration }] },
+    }));
     const events: LoopEvent[] = [];
     const loop = createLoop({
       artifact: value,
@@ -141,11 +163,23 @@ describe('one record per candidate and one order of writes', () => {
       results,
       harness,
       scorer: createValueScorer('minimize'),
-      proposer: { name: 'p', propose: ({ iteration }) => (value.set(iteration), { description: `v=${iteration}`, data: { params: { v: iteration } } }) },
-      guards: [{ name: 'four', beforeRun: ({ iteration }) => (iteration === 4 ? { action: 'halt', note: 'stop here' } : undefined) }],
+      proposer: {
+        name: 'p',
+        propose: ({ iteration }) => (
+          value.set(iteration),
+          { description: `v=${iteration}`, data: { params: { v: iteration } } }
+        ),
+      },
+      guards: [
+        {
+          name: 'four',
+          beforeRun: ({ iteration }) => (iteration === 4 ? { action: 'halt', note: 'stop here' } : undefined),
+        },
+      ],
       stop: maxIterations(5),
     });
-    for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const) loop.on(type, (e) => events.push(e));
+    for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const)
+      loop.on(type, (e) => events.push(e));
     await loop.run();
     expect(appended.slice(1)).toEqual([
       { params: { v: 1 }, reports: [{ step: 1, value: 1 }] },
@@ -153,7 +187,9 @@ describe('one record per candidate and one order of writes', () => {
       { params: { v: 3 }, reports: [{ step: 1, value: 3 }] },
       { params: { v: 4 } }, // halted before its run
     ]);
-    expect(events.map((e) => [e.type, 'record' in e ? (e.record.data?.params ?? e.record.data?.reports) : undefined])).toEqual([
+    expect(
+      events.map((e) => [e.type, 'record' in e ? (e.record.data?.params ?? e.record.data?.reports) : undefined]),
+    ).toEqual([
       ['baseline', [{ step: 1, value: 0 }]],
       ['kept', { v: 1 }],
       ['reverted', { v: 2 }],
@@ -179,7 +215,11 @@ describe('one record per candidate and one order of writes', () => {
         await loop.tell(t, { description: `x = ${x}` });
       }
       await new Promise((r) => setImmediate(r));
-      expect(seen).toEqual([[1, 1], [2, 2], [3, 3]]);
+      expect(seen).toEqual([
+        [1, 1],
+        [2, 2],
+        [3, 3],
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -190,7 +230,11 @@ describe('one record per candidate and one order of writes', () => {
     const value = createMemoryArtifact(0);
     const memory = createMemoryRollback(value);
     const rollback = { ...memory, restoreBest: (id: string) => (order.push('restoreBest'), memory.restoreBest!(id)) };
-    const stateStore = { name: 'rec', read: () => undefined, write: (s: { status: string }) => void order.push(`state:${s.status}`) };
+    const stateStore = {
+      name: 'rec',
+      read: () => undefined,
+      write: (s: { status: string }) => void order.push(`state:${s.status}`),
+    };
     const loop = createLoop({
       artifact: value,
       rollback,

@@ -13,7 +13,10 @@ import { createLoop } from './create-loop.js';
  * A loop over a number (minimize) with an async pool of `width` memory copies. Candidate n proposes
  * `values[n - 1]`; its run resolves when `gates[n]` does (immediately when there is none).
  */
-function setup(values: number[], options: { width?: number; gates?: Record<number, Deferred<void>>; stop?: StopPolicy } = {}) {
+function setup(
+  values: number[],
+  options: { width?: number; gates?: Record<number, Deferred<void>>; stop?: StopPolicy } = {},
+) {
   const artifact = createMemoryArtifact(10);
   const results = createMemoryResultsLog();
   const started: number[] = [];
@@ -23,14 +26,19 @@ function setup(values: number[], options: { width?: number; gates?: Record<numbe
       started.push(iteration);
       const gate = options.gates?.[iteration];
       if (gate) {
-        await Promise.race([gate.promise, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        await Promise.race([
+          gate.promise,
+          new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
+        ]);
         if (signal.aborted) aborted.push(iteration);
       }
       return copy.get();
     }),
   );
   const loop = createLoop({
-    artifact, rollback: createMemoryRollback(artifact), results,
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    results,
     proposer: createContextProposer<number>((_v, c) => values[c.iteration - 1]!),
     harness: createFunctionHarness('value', () => artifact.get()),
     scorer: createValueScorer('minimize'),
@@ -53,7 +61,13 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     expect(results.rows).toHaveLength(1); // only the baseline: rows wait for iteration 1
     slow.resolve();
     await done;
-    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'kept'], [2, 'reverted'], [3, 'reverted'], [4, 'reverted']]);
+    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([
+      [0, 'baseline'],
+      [1, 'kept'],
+      [2, 'reverted'],
+      [3, 'reverted'],
+      [4, 'reverted'],
+    ]);
   });
 
   it('rows go in iteration order and a candidate decided against an older incumbent is kept only if it beats the one kept meanwhile', async () => {
@@ -91,10 +105,20 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
 
   it('remeasureIncumbent with the async schedule is a CONFIG_INVALID naming the field', () => {
     const artifact = createMemoryArtifact(10);
-    expect(() => createLoop({
-      artifact, rollback: createMemoryRollback(artifact), harness: createFunctionHarness('v', () => 1), scorer: createValueScorer('minimize'),
-      parallel: { candidates: 2, workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('v', () => 1)), schedule: 'async', remeasureIncumbent: 2 },
-    })).toThrow(/parallel\.remeasureIncumbent: remeasureIncumbent needs schedule "batch"/);
+    expect(() =>
+      createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        harness: createFunctionHarness('v', () => 1),
+        scorer: createValueScorer('minimize'),
+        parallel: {
+          candidates: 2,
+          workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('v', () => 1)),
+          schedule: 'async',
+          remeasureIncumbent: 2,
+        },
+      }),
+    ).toThrow(/parallel\.remeasureIncumbent: remeasureIncumbent needs schedule "batch"/);
   });
 });
 

@@ -83,7 +83,13 @@ export function createAsyncPool(e: Engine): AsyncPool {
       exclusive(async () => {
         const copy = await b.workingCopies.create(iteration, k);
         entry.copy = copy;
-        return { artifact: copy.artifact, harness: copy.harness, fingerprint: await copy.harness.fingerprint?.(), workingCopy: copy, signal: abandon.signal };
+        return {
+          artifact: copy.artifact,
+          harness: copy.harness,
+          fingerprint: await copy.harness.fingerprint?.(),
+          workingCopy: copy,
+          signal: abandon.signal,
+        };
       });
     entries.set(iteration, entry);
     entry.settled = runCandidate(e, m, iteration, k, open, undefined, turn()).then(

@@ -27,10 +27,17 @@ export async function runBaseline(e: Engine, m: RunState, fingerprint: string | 
     const { result } = run;
     durationMs += run.durationMs;
     if (run.data) data = { ...data, ...run.data };
-    if (e.signal.aborted) throw new LoopError('BASELINE_FAILED', '[loop] [engine] aborted during the baseline run; nothing was recorded', { details: { aborted: true } });
+    if (e.signal.aborted)
+      throw new LoopError('BASELINE_FAILED', '[loop] [engine] aborted during the baseline run; nothing was recorded', {
+        details: { aborted: true },
+      });
     if (!result.ok) {
       const which = e.baselineRepeats > 1 ? ` (repeat ${repeat + 1} of ${e.baselineRepeats})` : '';
-      throw new LoopError('BASELINE_FAILED', `[loop] [engine] the baseline run${which} crashed (${result.message}); fix the harness before starting the loop. Last log lines:\n${result.logTail ?? ''}`, { details: { reason: result.reason, logTail: result.logTail, repeat } });
+      throw new LoopError(
+        'BASELINE_FAILED',
+        `[loop] [engine] the baseline run${which} crashed (${result.message}); fix the harness before starting the loop. Last log lines:\n${result.logTail ?? ''}`,
+        { details: { reason: result.reason, logTail: result.logTail, repeat } },
+      );
     }
     samples.push(result.value);
     dimensions.push(result.dimensions);
@@ -38,7 +45,16 @@ export async function runBaseline(e: Engine, m: RunState, fingerprint: string | 
   }
   const spread = summarizeSamples(samples);
   const dims = dimensions.at(-1);
-  const record: IterationRecord = { iteration: 0, candidateId: id, score: spread.mean, status: 'baseline', description: 'baseline', ...(dims ? { dimensions: dims } : {}), ...(gates ? { gates } : {}), ...(data ? { data } : {}) };
+  const record: IterationRecord = {
+    iteration: 0,
+    candidateId: id,
+    score: spread.mean,
+    status: 'baseline',
+    description: 'baseline',
+    ...(dims ? { dimensions: dims } : {}),
+    ...(gates ? { gates } : {}),
+    ...(data ? { data } : {}),
+  };
   await e.results.append(record);
   m.baseline = m.best = spread.mean;
   m.bestId = id;

@@ -12,7 +12,12 @@ import { pushRow, type RunState } from './run-state.js';
 import { adoptIncumbent, afterRows, emitRow, logOutcome, recordOf, type StepEnd } from './step.js';
 
 /** Re-measures the incumbent `repeats` times in the main workspace (`parallel.remeasureIncumbent`). */
-async function remeasure(e: Engine, m: RunState, fingerprint: string | undefined, repeats: number): Promise<IncumbentRemeasure> {
+async function remeasure(
+  e: Engine,
+  m: RunState,
+  fingerprint: string | undefined,
+  repeats: number,
+): Promise<IncumbentRemeasure> {
   const out: IncumbentRemeasure = { samples: [], dimensions: [], crashed: 0 };
   const iteration = m.counters.incumbent?.iteration ?? 0;
   try {
@@ -43,7 +48,11 @@ async function remeasure(e: Engine, m: RunState, fingerprint: string | undefined
  * @returns the candidate id (`rollback.commit`'s return) per saved outcome, for its results row.
  * @throws {LoopError} `RESTORE_FAILED` when a revert does not verify (the batch stops there).
  */
-export async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], winner: Outcome | undefined): Promise<Map<Outcome, string>> {
+export async function saveNonWinners(
+  e: Engine,
+  outcomes: readonly Outcome[],
+  winner: Outcome | undefined,
+): Promise<Map<Outcome, string>> {
   const { rollback } = e.options;
   const b = e.options.parallel!;
   const ids = new Map<Outcome, string>();
@@ -56,7 +65,12 @@ export async function saveNonWinners(e: Engine, outcomes: readonly Outcome[], wi
     const changedFiles = await b.workingCopies.adopt(copy);
     if (changedFiles.length === 0) continue; // nothing of it reached the main workspace
     try {
-      candidateId = await rollback.commit(cp, { iteration: o.iteration, attempt: 0, description: o.description, changedFiles });
+      candidateId = await rollback.commit(cp, {
+        iteration: o.iteration,
+        attempt: 0,
+        description: o.description,
+        changedFiles,
+      });
     } finally {
       await rollback.revert(cp, { iteration: o.iteration, ...(candidateId ? { candidateId } : {}) });
     }
@@ -84,10 +98,20 @@ export async function adoptWinner(e: Engine, winner: Outcome): Promise<{ cp: Che
     if (artifact) {
       const left = compareSnapshots(artifact, await artifact.inspect(), await copy.artifact.inspect()).changed;
       if (left.length > 0) {
-        throw new LoopError('RESTORE_FAILED', `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`, { details: { copy: copy.name, paths: left } });
+        throw new LoopError(
+          'RESTORE_FAILED',
+          `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`,
+          { details: { copy: copy.name, paths: left } },
+        );
       }
     }
-    candidateId = (await rollback.commit?.(cp, { iteration: winner.iteration, attempt: 0, description: winner.description, changedFiles })) ?? '';
+    candidateId =
+      (await rollback.commit?.(cp, {
+        iteration: winner.iteration,
+        attempt: 0,
+        description: winner.description,
+        changedFiles,
+      })) ?? '';
   } catch (error) {
     await rollback.revert(cp, { iteration: winner.iteration, ...(candidateId ? { candidateId } : {}) });
     throw error;
@@ -115,10 +139,19 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     const open = (iteration: number, k: number) => async (): Promise<Slot> => {
       const copy = await b.workingCopies.create(iteration, k);
       copies.push(copy);
-      return { artifact: copy.artifact, harness: copy.harness, fingerprint: await copy.harness.fingerprint?.(), workingCopy: copy };
+      return {
+        artifact: copy.artifact,
+        harness: copy.harness,
+        fingerprint: await copy.harness.fingerprint?.(),
+        workingCopy: copy,
+      };
     };
     const turns = proposalTurns(candidates);
-    const settled = await Promise.allSettled(Array.from({ length: candidates }, (_, k) => limit(() => runCandidate(e, m, first + k, k, open(first + k, k), incumbent, turns(k)))));
+    const settled = await Promise.allSettled(
+      Array.from({ length: candidates }, (_, k) =>
+        limit(() => runCandidate(e, m, first + k, k, open(first + k, k), incumbent, turns(k))),
+      ),
+    );
     const fresh = incumbent ? await incumbent : undefined;
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -129,13 +162,20 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     const halting = outcomes.find((o) => o.halt);
     let winner: Outcome | undefined;
     for (const o of halting ? [] : outcomes) {
-      if (o.status === 'kept' && (!winner || isBetter(o.score as number, winner.score as number, e.direction))) winner = o;
+      if (o.status === 'kept' && (!winner || isBetter(o.score as number, winner.score as number, e.direction)))
+        winner = o;
     }
     for (const o of outcomes) {
       if (o.status !== 'kept' || o === winner) continue;
-      const why = winner ? `iteration ${winner.iteration} scored ${winner.score}` : `iteration ${halting!.iteration} halted the loop`;
+      const why = winner
+        ? `iteration ${winner.iteration} scored ${winner.score}`
+        : `iteration ${halting!.iteration} halted the loop`;
       o.status = 'reverted';
-      o.decision = { ...o.decision!, keep: false, reason: `not the best of the batch: passed (${o.decision!.reason}) but ${why}` };
+      o.decision = {
+        ...o.decision!,
+        keep: false,
+        reason: `not the best of the batch: passed (${o.decision!.reason}) but ${why}`,
+      };
       o.description = `${o.description} (not the best of the batch)`;
     }
 
@@ -147,7 +187,10 @@ export async function stepBatch(e: Engine, m: RunState, fingerprint: string | un
     const records = outcomes.map((o) => recordOf(o, o === winner ? candidateId : (saved.get(o) ?? '')));
     for (const [i, o] of outcomes.entries()) {
       await e.results.append(records[i]!); // durable before the keep
-      await logOutcome(e, o, records[i]!, { batch: { first, k: o.k, candidates }, ...(fresh ? { incumbentRemeasure: { samples: fresh.samples, crashed: fresh.crashed } } : {}) });
+      await logOutcome(e, o, records[i]!, {
+        batch: { first, k: o.k, candidates },
+        ...(fresh ? { incumbentRemeasure: { samples: fresh.samples, crashed: fresh.crashed } } : {}),
+      });
     }
     const previousBest = m.best;
     if (winner) adoptIncumbent(m, winner, await rollback.keep(cp!, candidateId || undefined));

@@ -5,7 +5,15 @@ import type { CandidateData } from '../iteration-record.js';
 import type { EditPlan, Proposal } from '../proposer.js';
 import type { MaybePromise } from '../types.js';
 import type { Engine } from './engine.js';
-import { addData, applyVerdict, type FinishOptions, type IncumbentRemeasure, type Outcome, type PendingCandidate, type Slot } from './outcome.js';
+import {
+  addData,
+  applyVerdict,
+  type FinishOptions,
+  type IncumbentRemeasure,
+  type Outcome,
+  type PendingCandidate,
+  type Slot,
+} from './outcome.js';
 import { treeDigest } from './tree-digest.js';
 import { decide } from './decide.js';
 import { prunedClause } from './run-reporting.js';
@@ -17,10 +25,16 @@ function describeViolations(artifact: Artifact, violations: readonly string[]): 
   const path = (v: string) => v.replace(/ \(.*\)$/, '');
   const readOnly = violations.filter((v) => artifact.readOnly.some((r) => isUnder(path(v), r)));
   const outside = violations.filter((v) => !readOnly.includes(v));
-  return [readOnly.length ? `changed read-only ${readOnly.join(', ')}` : '', outside.length ? `changed outside the targets ${outside.join(', ')}` : ''].filter(Boolean).join('; ');
+  return [
+    readOnly.length ? `changed read-only ${readOnly.join(', ')}` : '',
+    outside.length ? `changed outside the targets ${outside.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
-const messageOf = (error: unknown) => (isLoopError(error) ? error.message : (error as Error)?.message ?? String(error));
+const messageOf = (error: unknown) =>
+  isLoopError(error) ? error.message : ((error as Error)?.message ?? String(error));
 
 /**
  * The crash outcome of a proposer that threw (or aborted). A `LoopError` whose `details.data` is an
@@ -31,7 +45,12 @@ export function proposerCrash(e: Engine, o: Outcome, error: unknown): Outcome {
   const data = isLoopError(error) ? error.details.data : undefined;
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) addData(o, data as CandidateData);
   const message = messageOf(error);
-  return Object.assign(o, { status: 'crash' as const, description: `proposer failed: ${message}`, error: message, proposerFailed: true });
+  return Object.assign(o, {
+    status: 'crash' as const,
+    description: `proposer failed: ${message}`,
+    error: message,
+    proposerFailed: true,
+  });
 }
 
 /**
@@ -50,7 +69,23 @@ export async function beginCandidate(
   open: (plan: EditPlan | undefined) => Promise<Slot>,
   planOf: () => Promise<EditPlan | undefined>,
 ): Promise<Outcome | PendingCandidate> {
-  const o: Outcome = { iteration, k, started: e.clock.now(), status: 'reverted', score: null, description: '', candidateId: '', samples: [], dimensions: [], gates: [], logTail: '', proposerFailed: false, aborted: false, seedOnly: false, data: {} };
+  const o: Outcome = {
+    iteration,
+    k,
+    started: e.clock.now(),
+    status: 'reverted',
+    score: null,
+    description: '',
+    candidateId: '',
+    samples: [],
+    dimensions: [],
+    gates: [],
+    logTail: '',
+    proposerFailed: false,
+    aborted: false,
+    seedOnly: false,
+    data: {},
+  };
   e.hub.emit({ type: 'iteration-started', iteration, attempt: 0 });
   let plan: EditPlan | undefined;
   try {
@@ -67,12 +102,18 @@ export async function beginCandidate(
   const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
   const detector = e.options.seedOnlyDetector;
   const captured = detector?.capture ? await detector.capture(slot.artifact) : undefined;
-  const extra = { ...(plan ? { plan } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), ...(slot.signal ? { signal: slot.signal } : {}) };
+  const extra = {
+    ...(plan ? { plan } : {}),
+    ...(slot.artifact ? { artifact: slot.artifact } : {}),
+    ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}),
+    ...(slot.signal ? { signal: slot.signal } : {}),
+  };
   return { o, slot, plan, snapshotBefore, captured, extra };
 }
 
 /** True when `x` is a pending candidate (not an outcome decided before the edit). */
-export const isPending = (x: Outcome | PendingCandidate): x is PendingCandidate => 'slot' in x && 'extra' in x && 'o' in x;
+export const isPending = (x: Outcome | PendingCandidate): x is PendingCandidate =>
+  'slot' in x && 'extra' in x && 'o' in x;
 
 /**
  * Plans, edits, checks and evaluates ONE candidate with the configured proposer in the slot `open`
@@ -91,7 +132,9 @@ export async function runCandidate(
   const proposer = e.proposer();
   let begun: Outcome | PendingCandidate;
   try {
-    begun = await beginCandidate(e, m, iteration, k, open, async () => (proposer.plan ? proposer.plan(e.context(m, iteration, 0)) : undefined));
+    begun = await beginCandidate(e, m, iteration, k, open, async () =>
+      proposer.plan ? proposer.plan(e.context(m, iteration, 0)) : undefined,
+    );
   } finally {
     if (!begun! || !isPending(begun)) turn?.pass();
   }
@@ -124,55 +167,109 @@ export async function runCandidate(
  * @throws {LoopError} `EDIT_OUTSIDE_ARTIFACT` with `strict` when the edit changed a path outside
  *   the artifact (nothing recorded); whatever the harness, scorer, keep policy or a guard throws.
  */
-export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidate, first: Proposal, options: FinishOptions): Promise<Outcome> {
+export async function finishCandidate(
+  e: Engine,
+  m: RunState,
+  p: PendingCandidate,
+  first: Proposal,
+  options: FinishOptions,
+): Promise<Outcome> {
   const { o, slot, plan, snapshotBefore, captured, extra } = p;
   const { iteration } = o;
   const detector = e.options.seedOnlyDetector;
   let proposal = first;
   addData(o, proposal.data);
-  for (let attempt = 0; ; ) {
+  for (let attempt = 0; ;) {
     if (e.signal.aborted) return { ...o, aborted: true };
     o.description = proposal.description;
     const after = slot.artifact && snapshotBefore ? await slot.artifact.inspect() : undefined;
     const changes = after ? compareSnapshots(slot.artifact!, snapshotBefore!, after) : undefined;
     if (options.strict && changes && changes.violations.length > 0) {
-      throw new LoopError('EDIT_OUTSIDE_ARTIFACT', `[loop] [engine] the edit told for iteration ${iteration} ${describeViolations(slot.artifact!, changes.violations)}; nothing was recorded: undo those changes and tell again, or stop the loop (which rolls the trial back)`, { details: { iteration, violations: changes.violations } });
+      throw new LoopError(
+        'EDIT_OUTSIDE_ARTIFACT',
+        `[loop] [engine] the edit told for iteration ${iteration} ${describeViolations(slot.artifact!, changes.violations)}; nothing was recorded: undo those changes and tell again, or stop the loop (which rolls the trial back)`,
+        { details: { iteration, violations: changes.violations } },
+      );
     }
     const changedFiles = changes?.changed ?? proposal.changedFiles;
     if (changedFiles) o.changedFiles = changedFiles;
     // A candidate that changed nothing gets no record of its own (no commit, no discarded ref).
     if (changes && changes.changed.length === 0) {
-      return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (no change: not evaluated)` });
+      return Object.assign(o, {
+        status: 'reverted' as const,
+        description: `${proposal.description} (no change: not evaluated)`,
+      });
     }
-    const digest = e.options.skipDuplicates && after && changes && changes.violations.length === 0 ? treeDigest(after) : undefined;
+    const digest =
+      e.options.skipDuplicates && after && changes && changes.violations.length === 0 ? treeDigest(after) : undefined;
     const seen = digest === undefined ? undefined : m.evaluatedTrees.get(digest);
     if (seen !== undefined) {
-      return Object.assign(o, { status: 'reverted' as const, description: `${proposal.description} (duplicate of iteration ${seen}: not evaluated)` });
+      return Object.assign(o, {
+        status: 'reverted' as const,
+        description: `${proposal.description} (duplicate of iteration ${seen}: not evaluated)`,
+      });
     }
     // Registered at once, so a twin in the same parallel batch sees it; dropped again if this one is not evaluated.
     if (digest !== undefined) m.evaluatedTrees.set(digest, iteration);
-    const unregister = () => digest !== undefined && m.evaluatedTrees.get(digest) === iteration && m.evaluatedTrees.delete(digest);
-    if (slot.commit) o.candidateId = await slot.commit({ iteration, attempt, description: proposal.description, ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}) });
+    const unregister = () =>
+      digest !== undefined && m.evaluatedTrees.get(digest) === iteration && m.evaluatedTrees.delete(digest);
+    if (slot.commit)
+      o.candidateId = await slot.commit({
+        iteration,
+        attempt,
+        description: proposal.description,
+        ...(proposal.changedFiles ? { changedFiles: proposal.changedFiles } : {}),
+      });
     if (changes && changes.violations.length > 0) {
-      return Object.assign(o, { status: 'rejected' as const, description: `${proposal.description} (${describeViolations(slot.artifact!, changes.violations)})` });
+      return Object.assign(o, {
+        status: 'rejected' as const,
+        description: `${proposal.description} (${describeViolations(slot.artifact!, changes.violations)})`,
+      });
     }
-    const run = await firstVerdict(e.guards, 'beforeRun', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), changes, description: proposal.description });
+    const run = await firstVerdict(e.guards, 'beforeRun', {
+      ...e.guardInput(m, iteration, plan),
+      ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}),
+      changes,
+      description: proposal.description,
+    });
     if (run) {
       unregister();
       return applyVerdict(o, run.guard.name, run.verdict, 'rejected');
     }
-    o.seedOnly = changes !== undefined && detector !== undefined
-      ? await detector.isSeedOnlyChange({ ...changes, description: proposal.description, ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}), ...(slot.artifact ? { artifact: slot.artifact } : {}) }, captured)
-      : false;
+    o.seedOnly =
+      changes !== undefined && detector !== undefined
+        ? await detector.isSeedOnlyChange(
+            {
+              ...changes,
+              description: proposal.description,
+              ...(slot.workingCopy?.dir ? { root: slot.workingCopy.dir } : {}),
+              ...(slot.artifact ? { artifact: slot.artifact } : {}),
+            },
+            captured,
+          )
+        : false;
     try {
       await e.checkFingerprint(slot.fingerprint, slot.harness);
     } catch (error) {
       unregister();
       if (!isLoopError(error, 'HARNESS_TAMPERED')) throw error;
       const label = e.statusNames.harnessTampered;
-      return Object.assign(o, { status: 'halted' as const, label, note: error.message, description: `${proposal.description} (${label})`, halt: { status: label, note: error.message, code: error.code }, fatal: error });
+      return Object.assign(o, {
+        status: 'halted' as const,
+        label,
+        note: error.message,
+        description: `${proposal.description} (${label})`,
+        halt: { status: label, note: error.message, code: error.code },
+        fatal: error,
+      });
     }
-    const evaluated = await e.evaluate(iteration, 0, slot.harness, { history: m.history, incumbent: m.counters.incumbent }, slot.signal);
+    const evaluated = await e.evaluate(
+      iteration,
+      0,
+      slot.harness,
+      { history: m.history, incumbent: m.counters.incumbent },
+      slot.signal,
+    );
     const { result } = evaluated;
     addData(o, evaluated.data);
     // The loop stopped, or an async pool abandoned this candidate: no repair, no row.
@@ -180,24 +277,50 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
     if (evaluated.pruned) {
       // A pruned run is a discard, never a crash (issue 27): its score is its last report.
       const clause = prunedClause(evaluated.pruned, e.options.prune?.steps);
-      return Object.assign(o, { status: 'reverted' as const, score: evaluated.pruned.value, description: `${proposal.description} (${clause})`, note: clause, decision: { keep: false, reason: clause } });
+      return Object.assign(o, {
+        status: 'reverted' as const,
+        score: evaluated.pruned.value,
+        description: `${proposal.description} (${clause})`,
+        note: clause,
+        decision: { keep: false, reason: clause },
+      });
     }
     if (result.ok) return decide(e, m, o, slot, plan, proposal, result, options);
     o.logTail = result.logTail ?? '';
     if (options.repair && attempt < e.maxRepairs && e.options.proposer?.repair !== undefined) {
-      const record = { iteration, candidateId: o.candidateId, score: null, status: 'crash' as const, description: `${proposal.description} (${result.message})`, error: result.message, data: o.data };
-      e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: true, durationMs: e.clock.now() - o.started });
+      const record = {
+        iteration,
+        candidateId: o.candidateId,
+        score: null,
+        status: 'crash' as const,
+        description: `${proposal.description} (${result.message})`,
+        error: result.message,
+        data: o.data,
+      };
+      e.hub.emit({
+        type: 'crash',
+        record,
+        logTail: o.logTail,
+        willRepair: true,
+        durationMs: e.clock.now() - o.started,
+      });
       attempt += 1;
       e.hub.emit({ type: 'iteration-started', iteration, attempt });
       let repaired: Proposal | undefined;
       try {
-        repaired = await e.options.proposer.repair(e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }));
+        repaired = await e.options.proposer.repair(
+          e.context(m, iteration, attempt, { ...extra, crash: { message: result.message, logTail: o.logTail } }),
+        );
       } catch (error) {
         // A repair that fails leaves the crash as it was (its cost, if it says one, in the row), never the run.
         const failed = proposerCrash(e, o, error);
         if (failed.aborted) return failed;
         const clause = `crash: ${result.message}; repair ${attempt} failed: ${messageOf(error)}`;
-        return Object.assign(o, { description: `${proposal.description} (${clause})`, error: result.message, proposerFailed: false });
+        return Object.assign(o, {
+          description: `${proposal.description} (${clause})`,
+          error: result.message,
+          proposerFailed: false,
+        });
       }
       if (repaired) {
         proposal = { ...repaired, description: `${proposal.description}; repair ${attempt}: ${repaired.description}` };
@@ -205,6 +328,10 @@ export async function finishCandidate(e: Engine, m: RunState, p: PendingCandidat
         continue;
       }
     }
-    return Object.assign(o, { status: 'crash' as const, description: `${proposal.description} (crash: ${result.message})`, error: result.message });
+    return Object.assign(o, {
+      status: 'crash' as const,
+      description: `${proposal.description} (crash: ${result.message})`,
+      error: result.message,
+    });
   }
 }

@@ -54,7 +54,8 @@ export function advanceCounters(c: Counters, row: IterationRecord, best: number)
     c.consecutiveSameError = 0;
     c.lastError = undefined;
   }
-  if (row.changedFiles !== undefined) c.consecutiveNoChange = row.changedFiles.length === 0 ? c.consecutiveNoChange + 1 : 0;
+  if (row.changedFiles !== undefined)
+    c.consecutiveNoChange = row.changedFiles.length === 0 ? c.consecutiveNoChange + 1 : 0;
   else c.consecutiveNoChange = 0;
 }
 

@@ -24,9 +24,14 @@ describe('createLoop: noise support', () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-noise-'));
     try {
       const loop = createLoop({
-        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
-        harness: createFakeHarness({ scores: [10, 12, 11, 30, 11] }), scorer: createValueScorer('minimize'),
-        stop: maxIterations(0), baselineRepeats: 4, statePath: join(dir, 'state.json'),
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ scores: [10, 12, 11, 30, 11] }),
+        scorer: createValueScorer('minimize'),
+        stop: maxIterations(0),
+        baselineRepeats: 4,
+        statePath: join(dir, 'state.json'),
       });
       loop.on('baseline', (e) => events.push(e));
       const summary = await loop.run();
@@ -37,7 +42,11 @@ describe('createLoop: noise support', () => {
       expect(e.spread.sd).toBeCloseTo(9.5, 1);
       expect(e.spread.mad).toBeCloseTo(1.4826, 4); // the 30 outlier barely moves the MAD
       const state = JSON.parse(await readFile(join(dir, 'state.json'), 'utf8'));
-      expect(state).toMatchObject({ baselineSamples: [10, 12, 11, 30], incumbentSamples: [10, 12, 11, 30], baselineSpread: { n: 4 } });
+      expect(state).toMatchObject({
+        baselineSamples: [10, 12, 11, 30],
+        incumbentSamples: [10, 12, 11, 30],
+        baselineSpread: { n: 4 },
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -47,32 +56,56 @@ describe('createLoop: noise support', () => {
     const seen: [number | undefined, number | undefined][] = [];
     const artifact = createMemoryArtifact(0);
     const loop = createLoop({
-      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
-      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }), scorer: createValueScorer('minimize'),
-      stop: maxIterations(0), baselineRepeats: 3, seedForRepeat: (r) => 100 + r,
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }),
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(0),
+      baselineRepeats: 3,
+      seedForRepeat: (r) => 100 + r,
     });
     await loop.run();
-    expect(seen).toEqual([[100, 0], [101, 1], [102, 2]]);
+    expect(seen).toEqual([
+      [100, 0],
+      [101, 1],
+      [102, 2],
+    ]);
     seen.length = 0;
     const fixed = createLoop({
-      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
-      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }), scorer: createValueScorer('minimize'),
-      stop: maxIterations(0), baselineRepeats: 2, seed: 7,
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }),
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(0),
+      baselineRepeats: 2,
+      seed: 7,
     });
     await fixed.run();
-    expect(seen).toEqual([[7, 0], [7, 1]]);
+    expect(seen).toEqual([
+      [7, 0],
+      [7, 1],
+    ]);
   });
 
   it('the strict policy stays the default: one run per candidate and the single score decides', async () => {
     const artifact = createMemoryArtifact(0);
     const harness = createFakeHarness({ scores: [10, 9.999, 10] });
-    const loop = createLoop({ artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), harness, scorer: createValueScorer('minimize'), stop: maxIterations(2) });
+    const loop = createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      harness,
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(2),
+    });
     const summary = await loop.run();
     expect(harness.runs).toEqual([0, 1, 2]);
     expect(summary.counts.kept).toBe(1);
   });
 
-  it('the engine tracks the incumbent samples: the baseline repeats, then each kept candidate\'s samples; the row score is their mean', async () => {
+  it("the engine tracks the incumbent samples: the baseline repeats, then each kept candidate's samples; the row score is their mean", async () => {
     const inputs: { cand: number[]; inc: number[] }[] = [];
     const policy: KeepPolicy = {
       name: 'sample-twice',
@@ -85,12 +118,21 @@ describe('createLoop: noise support', () => {
     const artifact = createMemoryArtifact(0);
     const results = createMemoryResultsLog();
     const loop = createLoop({
-      artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), results,
-      harness: createFakeHarness({ scores: [10, 11, 4, 2, 3, 3.5] }), scorer: createValueScorer('minimize'),
-      keepPolicy: policy, baselineRepeats: 2, stop: maxIterations(2),
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      results,
+      harness: createFakeHarness({ scores: [10, 11, 4, 2, 3, 3.5] }),
+      scorer: createValueScorer('minimize'),
+      keepPolicy: policy,
+      baselineRepeats: 2,
+      stop: maxIterations(2),
     });
     await loop.run();
-    expect(inputs).toEqual([{ cand: [4, 2], inc: [10, 11] }, { cand: [3, 3.5], inc: [4, 2] }]);
+    expect(inputs).toEqual([
+      { cand: [4, 2], inc: [10, 11] },
+      { cand: [3, 3.5], inc: [4, 2] },
+    ]);
     expect(results.rows.map((r) => r.score)).toEqual([10.5, 3, 3.25]);
   });
 
@@ -99,9 +141,13 @@ describe('createLoop: noise support', () => {
       const noise = createSeededRandom(21);
       const artifact = createMemoryArtifact(0);
       const loop = createLoop({
-        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
-        harness: createFakeHarness({ score: () => 100 + gaussian(noise) }), scorer: createValueScorer('minimize'),
-        stop: maxIterations(30), ...(keepPolicy ? { keepPolicy, baselineRepeats: 5 } : {}),
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ score: () => 100 + gaussian(noise) }),
+        scorer: createValueScorer('minimize'),
+        stop: maxIterations(30),
+        ...(keepPolicy ? { keepPolicy, baselineRepeats: 5 } : {}),
       });
       return (await loop.run()).counts.kept;
     };
@@ -118,10 +164,15 @@ describe('createLoop: noise support', () => {
       const events: LoopEvent[] = [];
       const results = createMemoryResultsLog();
       const loop = createLoop({
-        artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact),
-        harness: createFakeHarness({ score: () => (truth[artifact.get()] ?? 100) + gaussian(noise) }), scorer: createValueScorer('minimize'),
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ score: () => (truth[artifact.get()] ?? 100) + gaussian(noise) }),
+        scorer: createValueScorer('minimize'),
         results,
-        keepPolicy: createNoiseAwareKeepPolicy({ futilityAfter: false }), baselineRepeats: 4, stop: maxIterations(2),
+        keepPolicy: createNoiseAwareKeepPolicy({ futilityAfter: false }),
+        baselineRepeats: 4,
+        stop: maxIterations(2),
         decisionsLogPath: join(dir, 'decisions.jsonl'),
       });
       loop.on('kept', (e) => events.push(e));
@@ -131,7 +182,10 @@ describe('createLoop: noise support', () => {
       const kept = events[0] as Extract<LoopEvent, { type: 'kept' }>;
       expect(kept.decision.evidence).toMatchObject({ test: 'welch', incumbent: { n: 4 } });
       expect(kept.samples.length).toBe(kept.decision.evidence!.candidate.n);
-      const lines = (await readFile(join(dir, 'decisions.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+      const lines = (await readFile(join(dir, 'decisions.jsonl'), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => l.status)).toEqual(['baseline', 'kept', 'reverted']);
       expect(lines[0]).toMatchObject({ iteration: 0, spread: { n: 4 } });
       expect(lines[1]).toMatchObject({ iteration: 1, policy: 'noise-aware(welch, 0.95)', evidence: { test: 'welch' } });
@@ -147,10 +201,22 @@ describe('createLoop: noise support', () => {
     const events: LoopEvent[] = [];
     const harness = createFakeHarness({ score: () => (artifact.get().seed === 2 ? 1 : 10) });
     const loop = createLoop({
-      artifact, rollback: createMemoryRollback(artifact), results, harness, scorer: createValueScorer('minimize'),
-      proposer: { name: 'reseed', propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }) },
-      seedOnlyDetector: { name: 'memory-json', capture: () => structuredClone(artifact.get()), isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()) },
-      keepPolicy: createNoiseAwareKeepPolicy(), stop: maxIterations(1),
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      results,
+      harness,
+      scorer: createValueScorer('minimize'),
+      proposer: {
+        name: 'reseed',
+        propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }),
+      },
+      seedOnlyDetector: {
+        name: 'memory-json',
+        capture: () => structuredClone(artifact.get()),
+        isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()),
+      },
+      keepPolicy: createNoiseAwareKeepPolicy(),
+      stop: maxIterations(1),
     });
     loop.on('reverted', (e) => events.push(e));
     await loop.run();
@@ -167,14 +233,26 @@ describe('createLoop: noise support', () => {
     // Pure noise around a baseline of 0.5: about half the reseeds score "better" by luck.
     const harness = createFakeHarness({ score: () => (runs++ === 0 ? 0.5 : random.next()) });
     const loop = createLoop({
-      artifact, rollback: createMemoryRollback(artifact), results, harness, scorer: createValueScorer('minimize'),
-      proposer: { name: 'reseed', propose: ({ iteration }) => (artifact.set({ ...artifact.get(), seed: iteration }), { description: `seed -> ${iteration}` }) },
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      results,
+      harness,
+      scorer: createValueScorer('minimize'),
+      proposer: {
+        name: 'reseed',
+        propose: ({ iteration }) => (
+          artifact.set({ ...artifact.get(), seed: iteration }),
+          { description: `seed -> ${iteration}` }
+        ),
+      },
       seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()),
       stop: maxIterations(50),
     });
     const summary = await loop.run();
     expect(summary.counts.kept).toBe(0);
-    expect(results.rows.slice(1).every((r) => r.status === 'reverted' && r.description.endsWith('(seed-only change)'))).toBe(true);
+    expect(
+      results.rows.slice(1).every((r) => r.status === 'reverted' && r.description.endsWith('(seed-only change)')),
+    ).toBe(true);
     expect(harness.runs).toHaveLength(51); // the baseline, then one evaluation per proposal
     expect(artifact.get()).toEqual({ lr: 0.1, seed: 0 });
   });
@@ -191,8 +269,15 @@ describe('createLoop: noise support', () => {
       const detector = createJsonSeedOnlyDetector({ file });
       const before = await detector.capture!();
       await writeFile(file, JSON.stringify({ lr: 0.1, seed: 9 }));
-      expect(await detector.isSeedOnlyChange({ changed: ['config.json'], violations: [], description: 'reseed' }, before)).toBe(true);
-      expect(await detector.isSeedOnlyChange({ changed: ['config.json', 'x.py'], violations: [], description: 'reseed' }, before)).toBe(false);
+      expect(
+        await detector.isSeedOnlyChange({ changed: ['config.json'], violations: [], description: 'reseed' }, before),
+      ).toBe(true);
+      expect(
+        await detector.isSeedOnlyChange(
+          { changed: ['config.json', 'x.py'], violations: [], description: 'reseed' },
+          before,
+        ),
+      ).toBe(false);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -200,6 +285,15 @@ describe('createLoop: noise support', () => {
 
   it('baselineRepeats must be a whole number >= 1 (CONFIG_INVALID)', () => {
     const artifact = createMemoryArtifact(0);
-    expect(() => createLoop({ artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), harness: createFakeHarness({ scores: [1] }), scorer: createValueScorer('minimize'), baselineRepeats: 0 })).toThrow(/baselineRepeats/);
+    expect(() =>
+      createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        proposer: createCounterProposer(artifact),
+        harness: createFakeHarness({ scores: [1] }),
+        scorer: createValueScorer('minimize'),
+        baselineRepeats: 0,
+      }),
+    ).toThrow(/baselineRepeats/);
   });
 });

@@ -34,7 +34,8 @@ function setup(options: {
     artifact,
     rollback: createMemoryRollback(artifact),
     results,
-    proposer: options.proposer ?? createContextProposer<number>((v, c) => options.propose(v, c.workingCopy!.k, c.iteration)),
+    proposer:
+      options.proposer ?? createContextProposer<number>((v, c) => options.propose(v, c.workingCopy!.k, c.iteration)),
     harness: options.mainHarness?.(artifact) ?? createFunctionHarness('value', () => artifact.get()),
     scorer: createValueScorer('minimize'),
     stop: maxIterations(options.stop ?? options.candidates),
@@ -65,12 +66,13 @@ describe('createLoop: parallel candidates', () => {
       candidates: 4,
       parallel: { concurrency: 2 },
       propose: (v, k) => v - k - 1,
-      copyHarness: (copy) => createFunctionHarness('count', async () => {
-        most = Math.max(most, ++inFlight);
-        for (let i = 0; i < 5; i++) await Promise.resolve();
-        inFlight -= 1;
-        return copy.get();
-      }),
+      copyHarness: (copy) =>
+        createFunctionHarness('count', async () => {
+          most = Math.max(most, ++inFlight);
+          for (let i = 0; i < 5; i++) await Promise.resolve();
+          inFlight -= 1;
+          return copy.get();
+        }),
     });
     await loop.run();
     expect(most).toBe(2);
@@ -92,14 +94,24 @@ describe('createLoop: parallel candidates', () => {
     expect(artifact.get()).toBe(5);
     expect(summary).toMatchObject({ best: 5, counts: { kept: 1, reverted: 2 } });
     expect(results.rows[2]!.candidateId).toBe(summary.bestId);
-    const notBest = events.find((e) => e.type === 'reverted' && e.record.iteration === 1) as Extract<LoopEvent, { type: 'reverted' }>;
-    expect(notBest.decision).toMatchObject({ keep: false, reason: expect.stringMatching(/^not the best of the batch: passed \(improved by 3\) but iteration 2 scored 5$/) });
+    const notBest = events.find((e) => e.type === 'reverted' && e.record.iteration === 1) as Extract<
+      LoopEvent,
+      { type: 'reverted' }
+    >;
+    expect(notBest.decision).toMatchObject({
+      keep: false,
+      reason: expect.stringMatching(/^not the best of the batch: passed \(improved by 3\) but iteration 2 scored 5$/),
+    });
   });
 
   it('no candidate passing keeps nothing: equal and worse candidates are reverted (each change saved through rollback.commit and revert; the unchanged one has no id) and the main workspace stays at the incumbent', async () => {
     const { artifact, results, loop } = setup({ candidates: 3, propose: (_v, k) => [11, 10, 12][k]! });
     const summary = await loop.run();
-    expect(results.rows.slice(1).map((r) => [r.status, r.candidateId])).toEqual([['reverted', 'v1'], ['reverted', ''], ['reverted', 'v2']]);
+    expect(results.rows.slice(1).map((r) => [r.status, r.candidateId])).toEqual([
+      ['reverted', 'v1'],
+      ['reverted', ''],
+      ['reverted', 'v2'],
+    ]);
     expect(summary.counts.kept).toBe(0);
     expect(artifact.get()).toBe(10);
   });
@@ -112,8 +124,19 @@ describe('createLoop: parallel candidates', () => {
       propose: (v, k, iteration) => (seen.push([iteration, v]), v - (k + 1)),
     });
     const summary = await loop.run();
-    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'reverted'], [2, 'kept'], [3, 'reverted'], [4, 'kept']]);
-    expect(seen.sort((a, b) => a[0] - b[0])).toEqual([[1, 10], [2, 10], [3, 8], [4, 8]]);
+    expect(results.rows.map((r) => [r.iteration, r.status])).toEqual([
+      [0, 'baseline'],
+      [1, 'reverted'],
+      [2, 'kept'],
+      [3, 'reverted'],
+      [4, 'kept'],
+    ]);
+    expect(seen.sort((a, b) => a[0] - b[0])).toEqual([
+      [1, 10],
+      [2, 10],
+      [3, 8],
+      [4, 8],
+    ]);
     expect(artifact.get()).toBe(6);
     expect(summary.iterations).toBe(4);
   });
@@ -131,10 +154,11 @@ describe('createLoop: parallel candidates', () => {
       candidates: 3,
       propose: (v) => v,
       proposer,
-      copyHarness: (copy) => createFunctionHarness('crashy', () => {
-        if (copy.get() < 0) throw new Error('loss is NaN');
-        return copy.get();
-      }),
+      copyHarness: (copy) =>
+        createFunctionHarness('crashy', () => {
+          if (copy.get() < 0) throw new Error('loss is NaN');
+          return copy.get();
+        }),
     });
     const summary = await loop.run();
     expect(results.rows.slice(1).map((r) => [r.status, r.description])).toEqual([
@@ -149,25 +173,35 @@ describe('createLoop: parallel candidates', () => {
   it('the incumbent is re-measured concurrently when asked (remeasureIncumbent: 2): its first re-run overlaps the K = 2 candidates and decisions use the fresh samples', async () => {
     const barrier = createBarrier(3);
     const inputs: KeepInput[] = [];
-    const recording: KeepPolicy = { name: 'record', decide: (input) => (inputs.push({ ...input, incumbentSamples: [...input.incumbentSamples!] }), { keep: false, reason: 'recorded' }) };
+    const recording: KeepPolicy = {
+      name: 'record',
+      decide: (input) => (
+        inputs.push({ ...input, incumbentSamples: [...input.incumbentSamples!] }),
+        { keep: false, reason: 'recorded' }
+      ),
+    };
     let mainRuns = 0;
     const { loop } = setup({
       candidates: 2,
       parallel: { remeasureIncumbent: 2 },
       propose: (v, k) => v - k - 1,
       copyHarness: (copy) => createFunctionHarness('barrier', async () => (await barrier.arrive(), copy.get())),
-      mainHarness: () => createFunctionHarness('incumbent', async () => {
-        mainRuns += 1;
-        if (mainRuns === 1) return 10; // the baseline
-        if (mainRuns === 2) await barrier.arrive(); // the first re-measure, under the batch's load
-        return [9.5, 9.7][mainRuns - 2]!;
-      }),
+      mainHarness: () =>
+        createFunctionHarness('incumbent', async () => {
+          mainRuns += 1;
+          if (mainRuns === 1) return 10; // the baseline
+          if (mainRuns === 2) await barrier.arrive(); // the first re-measure, under the batch's load
+          return [9.5, 9.7][mainRuns - 2]!;
+        }),
       extra: { keepPolicy: recording },
     });
     await loop.run();
     expect(barrier.maxWaiting()).toBe(3);
     expect(mainRuns).toBe(3);
-    expect(inputs.map((i) => [i.incumbent, i.incumbentSamples])).toEqual([[9.6, [9.5, 9.7]], [9.6, [9.5, 9.7]]]);
+    expect(inputs.map((i) => [i.incumbent, i.incumbentSamples])).toEqual([
+      [9.6, [9.5, 9.7]],
+      [9.6, [9.5, 9.7]],
+    ]);
   });
 
   it('without remeasureIncumbent the stored incumbent samples are used and the main harness runs only for the baseline', async () => {
@@ -177,23 +211,45 @@ describe('createLoop: parallel candidates', () => {
       candidates: 2,
       propose: (v, k) => v - k - 1,
       mainHarness: (a) => createFunctionHarness('incumbent', () => (mainRuns++, a.get())),
-      extra: { keepPolicy: { name: 'record', decide: (i) => (inputs.push([...i.incumbentSamples!]), { keep: false, reason: 'recorded' }) } },
+      extra: {
+        keepPolicy: {
+          name: 'record',
+          decide: (i) => (inputs.push([...i.incumbentSamples!]), { keep: false, reason: 'recorded' }),
+        },
+      },
     });
     await loop.run();
     expect(mainRuns).toBe(1);
     expect(inputs).toEqual([[10], [10]]);
   });
 
-  it('a keep policy\'s re-runs (input.sample) run in the candidate\'s own copy with the next repeat', async () => {
+  it("a keep policy's re-runs (input.sample) run in the candidate's own copy with the next repeat", async () => {
     const runs: [number, number | undefined, number][] = [];
     const { results, loop } = setup({
       candidates: 2,
       propose: (v, k) => v - k - 1,
-      copyHarness: (copy, k) => createFunctionHarness('value', (c) => (runs.push([k, c.repeat, copy.get()]), copy.get())),
-      extra: { keepPolicy: { name: 'resample', decide: async (i) => (await i.sample!(), await i.sample!(), { keep: i.candidateSamples!.length === 3, reason: 'three samples' }) } },
+      copyHarness: (copy, k) =>
+        createFunctionHarness('value', (c) => (runs.push([k, c.repeat, copy.get()]), copy.get())),
+      extra: {
+        keepPolicy: {
+          name: 'resample',
+          decide: async (i) => (
+            await i.sample!(),
+            await i.sample!(),
+            { keep: i.candidateSamples!.length === 3, reason: 'three samples' }
+          ),
+        },
+      },
     });
     await loop.run();
-    expect(runs.sort((a, b) => a[0] - b[0] || a[1]! - b[1]!)).toEqual([[0, 0, 9], [0, 1, 9], [0, 2, 9], [1, 0, 8], [1, 1, 8], [1, 2, 8]]);
+    expect(runs.sort((a, b) => a[0] - b[0] || a[1]! - b[1]!)).toEqual([
+      [0, 0, 9],
+      [0, 1, 9],
+      [0, 2, 9],
+      [1, 0, 8],
+      [1, 1, 8],
+      [1, 2, 8],
+    ]);
     expect(results.rows.slice(1).map((r) => r.status)).toEqual(['reverted', 'kept']);
   });
 
@@ -242,13 +298,14 @@ describe('createLoop: parallel candidates', () => {
       candidates: 2,
       propose: (v) => v,
       proposer,
-      copyHarness: (copy, k) => createFunctionHarness('crash-first', () => {
-        if (k === 1 && !crashedOnce.has(k)) {
-          crashedOnce.add(k);
-          throw new Error('typo');
-        }
-        return copy.get();
-      }),
+      copyHarness: (copy, k) =>
+        createFunctionHarness('crash-first', () => {
+          if (k === 1 && !crashedOnce.has(k)) {
+            crashedOnce.add(k);
+            throw new Error('typo');
+          }
+          return copy.get();
+        }),
       extra: { maxRepairAttempts: 1 },
     });
     await loop.run();
@@ -265,7 +322,12 @@ describe('createLoop: parallel candidates', () => {
     const { results, loop } = setup({
       candidates: 2,
       propose: (v, k) => v - k - 1,
-      extra: { seedOnlyDetector: { name: 'k1-is-seed', isSeedOnlyChange: (changes) => (seen.push(changes.description), changes.description.includes('1')) } },
+      extra: {
+        seedOnlyDetector: {
+          name: 'k1-is-seed',
+          isSeedOnlyChange: (changes) => (seen.push(changes.description), changes.description.includes('1')),
+        },
+      },
       proposer: {
         name: 'labelled',
         propose: (c) => {

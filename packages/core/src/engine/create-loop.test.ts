@@ -66,7 +66,12 @@ describe('createLoop', () => {
   it('returns a summary with counts, kept changes sorted by improvement and the stop reason', async () => {
     const { loop } = setup([10, 9.5, 7, 8, 6.5]);
     const summary = await loop.run();
-    expect(summary).toMatchObject({ baseline: 10, best: 6.5, iterations: 4, counts: { kept: 3, reverted: 1, rejected: 0, crash: 0 } });
+    expect(summary).toMatchObject({
+      baseline: 10,
+      best: 6.5,
+      iterations: 4,
+      counts: { kept: 3, reverted: 1, rejected: 0, crash: 0 },
+    });
     expect(summary.kept.map((k) => k.improvement)).toEqual([2.5, 0.5, 0.5]);
     expect(summary.kept[0]?.iteration).toBe(2);
     expect(summary.stop.reason).toBe('max-iterations');
@@ -148,9 +153,14 @@ describe('createLoop', () => {
       },
     );
     const loop = createLoop({
-      artifact, results, proposer, rollback: createMemoryRollback(artifact),
+      artifact,
+      results,
+      proposer,
+      rollback: createMemoryRollback(artifact),
       harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10 - artifact.get()) }),
-      scorer: createValueScorer('minimize'), stop: maxIterations(2), maxRepairAttempts: 2,
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(2),
+      maxRepairAttempts: 2,
     });
     const summary = await loop.run();
     expect(summary.stop.reason).toBe('max-iterations');
@@ -185,7 +195,12 @@ describe('createLoop', () => {
     });
     await loop.run();
     expect(results.rows).toHaveLength(2);
-    expect(results.rows[1]).toMatchObject({ iteration: 1, status: 'kept', score: 5, description: 'try 5; repair 1: fix typo' });
+    expect(results.rows[1]).toMatchObject({
+      iteration: 1,
+      status: 'kept',
+      score: 5,
+      description: 'try 5; repair 1: fix typo',
+    });
   });
 
   it('gives up after the maximum number of repair attempts and records one crash row', async () => {
@@ -196,11 +211,15 @@ describe('createLoop', () => {
       artifact,
       results,
       rollback: createMemoryRollback(artifact),
-      proposer: createFunctionProposer('broken', () => (artifact.set(-1), { description: 'bad' }), () => {
-        repairs += 1;
-        artifact.set(-1 - repairs);
-        return { description: `repair ${repairs}` };
-      }),
+      proposer: createFunctionProposer(
+        'broken',
+        () => (artifact.set(-1), { description: 'bad' }),
+        () => {
+          repairs += 1;
+          artifact.set(-1 - repairs);
+          return { description: `repair ${repairs}` };
+        },
+      ),
       harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(1),
@@ -256,7 +275,10 @@ describe('createLoop', () => {
     const artifact = createMemoryArtifact(0);
     const order: string[] = [];
     const memory = createMemoryRollback(artifact);
-    const rollback: RollbackStrategy = { ...memory, revert: (cp, info) => (order.push('revert'), memory.revert(cp, info)) };
+    const rollback: RollbackStrategy = {
+      ...memory,
+      revert: (cp, info) => (order.push('revert'), memory.revert(cp, info)),
+    };
     const results = createMemoryResultsLog();
     const loop = createLoop({
       artifact,
@@ -271,7 +293,7 @@ describe('createLoop', () => {
     expect(order).toEqual(['append baseline', 'append reverted', 'revert', 'append crash', 'revert']);
   });
 
-  it('resumes from the results log without re-running the baseline; the summary counts all iterations and, apart, this run\'s', async () => {
+  it("resumes from the results log without re-running the baseline; the summary counts all iterations and, apart, this run's", async () => {
     const first = setup([10, 9, 11]);
     await first.loop.run();
     const artifact = createMemoryArtifact(1);
@@ -314,7 +336,9 @@ describe('createLoop', () => {
         }).run();
       };
       await expect(again([])).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
-      const withoutBaseline = first.results.rows.slice(1).map((r, i) => ({ ...r, iteration: i, status: i === 0 ? ('baseline' as const) : r.status }));
+      const withoutBaseline = first.results.rows
+        .slice(1)
+        .map((r, i) => ({ ...r, iteration: i, status: i === 0 ? ('baseline' as const) : r.status }));
       await expect(again(withoutBaseline)).rejects.toMatchObject({ code: 'RESUME_MISMATCH' });
       await expect(again(first.results.rows)).resolves.toMatchObject({ iterations: 4 });
     } finally {
@@ -380,7 +404,17 @@ describe('createLoop', () => {
     await loop.run();
     await consume;
     expect(seen).toEqual(['kept', 'reverted', 'crash']);
-    expect(iterated).toEqual(['iteration-started', 'baseline', 'iteration-started', 'kept', 'iteration-started', 'reverted', 'iteration-started', 'crash', 'stopped']);
+    expect(iterated).toEqual([
+      'iteration-started',
+      'baseline',
+      'iteration-started',
+      'kept',
+      'iteration-started',
+      'reverted',
+      'iteration-started',
+      'crash',
+      'stopped',
+    ]);
   });
 
   it('writes state.json as the last write of each iteration and marks the stop', async () => {
@@ -390,7 +424,14 @@ describe('createLoop', () => {
       const { loop } = setup([10, 9, 11], { statePath });
       await loop.run();
       const state = JSON.parse(await readFile(statePath, 'utf8'));
-      expect(state).toMatchObject({ status: 'stopped', iteration: 2, best: 9, baseline: 10, stopReason: 'max-iterations', counts: { kept: 1, reverted: 1 } });
+      expect(state).toMatchObject({
+        status: 'stopped',
+        iteration: 2,
+        best: 9,
+        baseline: 10,
+        stopReason: 'max-iterations',
+        counts: { kept: 1, reverted: 1 },
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -408,7 +449,10 @@ describe('createLoop', () => {
         rollback: a.rollback,
         proposer: createCounterProposer(a.artifact),
         scorer: createValueScorer('minimize'),
-        harness: { name: 'slow', run: async () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: await blocker }) },
+        harness: {
+          name: 'slow',
+          run: async () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: await blocker }),
+        },
         lockPath,
         stop: maxIterations(0),
       });
@@ -440,6 +484,8 @@ describe('createLoop', () => {
     });
     const summary = await loop.run();
     expect(summary.stop.reason).toBe('proposer-failing');
-    expect(results.rows.slice(1).map((r) => r.description)).toEqual(Array(3).fill('proposer failed: agent API unavailable'));
+    expect(results.rows.slice(1).map((r) => r.description)).toEqual(
+      Array(3).fill('proposer failed: agent API unavailable'),
+    );
   });
 });

@@ -67,7 +67,10 @@ export async function decide(
     history: m.history,
   });
   // A seed-only change is never kept, whatever the policy (issue 17).
-  const decision = o.seedOnly && proposed.keep ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` } : proposed;
+  const decision =
+    o.seedOnly && proposed.keep
+      ? { keep: false, reason: `seed-only change: never kept (the policy said: ${proposed.reason})` }
+      : proposed;
   if (e.signal.aborted) return { ...o, aborted: true };
   o.decision = decision;
   addData(o, proposed.data);
@@ -80,7 +83,13 @@ export async function decide(
     o.description = `${o.description} (${proposed.note})`;
   }
   if (decision.keep) {
-    const after = await firstVerdict(e.guards, 'afterScore', { ...e.guardInput(m, iteration, plan), ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}), score: result, decision, description: o.description });
+    const after = await firstVerdict(e.guards, 'afterScore', {
+      ...e.guardInput(m, iteration, plan),
+      ...(slot.workingCopy ? { workingCopy: slot.workingCopy } : {}),
+      score: result,
+      decision,
+      description: o.description,
+    });
     if (after) applyVerdict(o, after.guard.name, after.verdict, 'reverted');
   }
   return o;

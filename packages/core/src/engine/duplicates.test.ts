@@ -21,13 +21,26 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
       results,
       harness: createFunctionHarness('v', () => (runs++, artifact.get())),
       scorer: createValueScorer('maximize'),
-      proposer: { name: 'list', propose: ({ iteration }) => (artifact.set(values[iteration - 1]!), { description: `v=${values[iteration - 1]}` }) },
+      proposer: {
+        name: 'list',
+        propose: ({ iteration }) => (
+          artifact.set(values[iteration - 1]!),
+          { description: `v=${values[iteration - 1]}` }
+        ),
+      },
       skipDuplicates: true,
       stop: maxIterations(5),
     });
     await loop.run();
     // 5 kept, 3 reverted, 5 again: the incumbent's own tree is "no change"; 0 is the baseline's tree.
-    expect(results.rows.map((r) => r.description)).toEqual(['baseline', 'v=5', 'v=3', 'v=5 (no change: not evaluated)', 'v=0 (duplicate of iteration 0: not evaluated)', 'v=7']);
+    expect(results.rows.map((r) => r.description)).toEqual([
+      'baseline',
+      'v=5',
+      'v=3',
+      'v=5 (no change: not evaluated)',
+      'v=0 (duplicate of iteration 0: not evaluated)',
+      'v=7',
+    ]);
     expect(runs).toBe(1 + 3);
     const again = createMemoryArtifact(0);
     let plainRuns = 0;
@@ -36,7 +49,10 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
       rollback: createMemoryRollback(again),
       harness: createFunctionHarness('v', () => (plainRuns++, again.get())),
       scorer: createValueScorer('maximize'),
-      proposer: { name: 'list', propose: ({ iteration }) => (again.set([5, 3, 3][iteration - 1]!), { description: 'v' }) },
+      proposer: {
+        name: 'list',
+        propose: ({ iteration }) => (again.set([5, 3, 3][iteration - 1]!), { description: 'v' }),
+      },
       stop: maxIterations(3),
     });
     await plain.run();
@@ -54,7 +70,12 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
       harness: createFunctionHarness('v', () => artifact.get()),
       scorer: createValueScorer('maximize'),
       proposer: createContextProposer<number>((v, { workingCopy }) => v + 1 + ((workingCopy?.k ?? 0) === 2 ? 1 : 0)),
-      parallel: { candidates: 3, workingCopies: createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('v', () => (runs++, copy.get()))) },
+      parallel: {
+        candidates: 3,
+        workingCopies: createMemoryWorkingCopies(artifact, (copy) =>
+          createFunctionHarness('v', () => (runs++, copy.get())),
+        ),
+      },
       skipDuplicates: true,
       stop: maxIterations(3),
     });

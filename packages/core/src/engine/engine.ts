@@ -56,7 +56,13 @@ export interface Engine {
    * the reports; `pruned` is set when one stopped the run. `runSignal` replaces the loop's signal
    * for this run (a candidate an async pool may abandon: `Slot.signal`).
    */
-  evaluate(iteration: number, repeat: number, harness?: Harness, history?: PruneHistory, runSignal?: AbortSignal): Promise<Evaluation>;
+  evaluate(
+    iteration: number,
+    repeat: number,
+    harness?: Harness,
+    history?: PruneHistory,
+    runSignal?: AbortSignal,
+  ): Promise<Evaluation>;
   /** The configured proposer. @throws {ConfigError} `CONFIG_INVALID` (`engine.proposer`) when there is none. */
   proposer(): Proposer;
   /** @throws {LoopError} `HARNESS_TAMPERED` when `harness`'s fingerprint is no longer `expected`. */
@@ -106,14 +112,31 @@ export function createEngine(input: LoopOptions): Engine {
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
     },
     async evaluate(iteration, repeat, harness = options.harness, history, runSignal) {
-      const prune = options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, ...history } : undefined;
-      const reporting = startReporting({ iteration, repeat, loopSignal: runSignal ?? signal, hub: engine.hub, direction, ...(prune ? { prune } : {}) });
+      const prune =
+        options.prune && history && repeat === 0 && iteration > 0 ? { options: options.prune, ...history } : undefined;
+      const reporting = startReporting({
+        iteration,
+        repeat,
+        loopSignal: runSignal ?? signal,
+        hub: engine.hub,
+        direction,
+        ...(prune ? { prune } : {}),
+      });
       try {
-        const context = { iteration, signal: reporting.signal, seed: seedForRepeat(repeat), repeat, report: reporting.report };
+        const context = {
+          iteration,
+          signal: reporting.signal,
+          seed: seedForRepeat(repeat),
+          repeat,
+          report: reporting.report,
+        };
         const measured = await measure(harness, options.scorer, context, clock);
         const reports = reporting.reports.length > 0 ? { reports: [...reporting.reports] } : {};
         const pruned = reporting.pruned ? { pruned: reporting.pruned } : {};
-        const data = measured.data || reporting.reports.length > 0 || reporting.pruned ? { ...measured.data, ...reports, ...pruned } : undefined;
+        const data =
+          measured.data || reporting.reports.length > 0 || reporting.pruned
+            ? { ...measured.data, ...reports, ...pruned }
+            : undefined;
         return { result: measured.result, durationMs: measured.durationMs, data, ...pruned };
       } finally {
         reporting.dispose();
@@ -121,13 +144,22 @@ export function createEngine(input: LoopOptions): Engine {
     },
     proposer() {
       if (options.proposer) return options.proposer;
-      throw new ConfigError('engine', [{ path: 'proposer', message: 'step() and run() need a proposer; a host that edits itself calls ask() and tell()' }]);
+      throw new ConfigError('engine', [
+        {
+          path: 'proposer',
+          message: 'step() and run() need a proposer; a host that edits itself calls ask() and tell()',
+        },
+      ]);
     },
     async checkFingerprint(expected, harness = options.harness) {
       if (expected === undefined || !harness.fingerprint) return;
       const now = await harness.fingerprint();
       if (now !== expected) {
-        throw new LoopError('HARNESS_TAMPERED', `[loop] [engine] the harness ${harness.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`, { details: { expected, actual: now } });
+        throw new LoopError(
+          'HARNESS_TAMPERED',
+          `[loop] [engine] the harness ${harness.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`,
+          { details: { expected, actual: now } },
+        );
       }
     },
     async logDecision(line) {
@@ -153,7 +185,14 @@ export function createEngine(input: LoopOptions): Engine {
       signal,
       ...extra,
     }),
-    guardInput: (m, iteration, plan) => ({ iteration, history: m.history, best: m.best, direction, ...(plan ? { plan } : {}), signal }),
+    guardInput: (m, iteration, plan) => ({
+      iteration,
+      history: m.history,
+      best: m.best,
+      direction,
+      ...(plan ? { plan } : {}),
+      signal,
+    }),
   };
   return engine;
 }

@@ -16,7 +16,12 @@ import type { LoopOptions } from './options.js';
 /** A store that records every write, to prove the state is the last write. */
 function recordingStore(order: string[]): StateStore & { writes: EngineState[] } {
   const writes: EngineState[] = [];
-  return { name: 'recording', writes, read: () => writes.at(-1), write: (s) => void (writes.push(s), order.push(`state:${s.status}`)) };
+  return {
+    name: 'recording',
+    writes,
+    read: () => writes.at(-1),
+    write: (s) => void (writes.push(s), order.push(`state:${s.status}`)),
+  };
 }
 
 function setup(scores: FakeOutcome[], guards: Guard[], extra: Partial<LoopOptions> = {}) {
@@ -25,29 +30,59 @@ function setup(scores: FakeOutcome[], guards: Guard[], extra: Partial<LoopOption
   const memory = createMemoryRollback(artifact);
   const rollback = {
     ...memory,
-    checkpoint: (i: number, plan?: unknown) => (order.push(`checkpoint:${i}${plan ? ':plan' : ''}`), memory.checkpoint(i)),
-    revert: (cp: Parameters<typeof memory.revert>[0], info: Parameters<typeof memory.revert>[1]) => (order.push(`revert:${info.iteration}`), memory.revert(cp, info)),
+    checkpoint: (i: number, plan?: unknown) => (
+      order.push(`checkpoint:${i}${plan ? ':plan' : ''}`),
+      memory.checkpoint(i)
+    ),
+    revert: (cp: Parameters<typeof memory.revert>[0], info: Parameters<typeof memory.revert>[1]) => (
+      order.push(`revert:${info.iteration}`),
+      memory.revert(cp, info)
+    ),
     restoreBest: (id: string) => (order.push('restoreBest'), memory.restoreBest!(id)),
   };
   const results = createMemoryResultsLog();
   const store = recordingStore(order);
   const harness = createFakeHarness({ scores });
-  const loop = createLoop({ artifact, rollback, results, harness, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), stop: maxIterations(scores.length - 1), guards, stateStore: store, ...extra });
+  const loop = createLoop({
+    artifact,
+    rollback,
+    results,
+    harness,
+    proposer: createCounterProposer(artifact),
+    scorer: createValueScorer('minimize'),
+    stop: maxIterations(scores.length - 1),
+    guards,
+    stateStore: store,
+    ...extra,
+  });
   return { artifact, results, store, order, harness, loop };
 }
 
 describe('guards', () => {
   it('a beforeEdit skip records a reverted row with the guard status and note, and touches nothing (no checkpoint, no run)', async () => {
-    const skipOdd: Guard = { name: 'ask', beforeEdit: ({ iteration }) => (iteration === 1 ? { action: 'skip', status: 'refused', note: 'the human said no' } : undefined) };
+    const skipOdd: Guard = {
+      name: 'ask',
+      beforeEdit: ({ iteration }) =>
+        iteration === 1 ? { action: 'skip', status: 'refused', note: 'the human said no' } : undefined,
+    };
     const { results, order, harness, loop } = setup([10, 9], [skipOdd], { stop: maxIterations(2) });
     await loop.run();
-    expect(results.rows[1]).toMatchObject({ iteration: 1, status: 'reverted', label: 'refused', note: 'ask: the human said no' });
+    expect(results.rows[1]).toMatchObject({
+      iteration: 1,
+      status: 'reverted',
+      label: 'refused',
+      note: 'ask: the human said no',
+    });
     expect(order.filter((o) => o.startsWith('checkpoint'))).toEqual(['checkpoint:0', 'checkpoint:2']);
     expect(harness.runs.length).toBe(2); // baseline + iteration 2 only
   });
 
   it('a beforeRun reject rolls the change back unevaluated as class rejected with its label', async () => {
-    const noBig: Guard = { name: 'files', beforeRun: ({ changes }) => (changes?.changed.length ? { action: 'reject', status: 'harness-file', note: 'edits the harness' } : undefined) };
+    const noBig: Guard = {
+      name: 'files',
+      beforeRun: ({ changes }) =>
+        changes?.changed.length ? { action: 'reject', status: 'harness-file', note: 'edits the harness' } : undefined,
+    };
     const { results, artifact, harness, loop } = setup([10, 9], [noBig], { stop: maxIterations(1) });
     await loop.run();
     expect(results.rows[1]).toMatchObject({ status: 'rejected', label: 'harness-file', score: null });
@@ -57,10 +92,18 @@ describe('guards', () => {
   });
 
   it('an afterScore reject blocks a keep (the checks gate): the better candidate is reverted and the row says why', async () => {
-    const checks: Guard = { name: 'checks', afterScore: () => ({ action: 'reject', status: 'checks_failed', note: 'npm test exited 1' }) };
+    const checks: Guard = {
+      name: 'checks',
+      afterScore: () => ({ action: 'reject', status: 'checks_failed', note: 'npm test exited 1' }),
+    };
     const { results, artifact, loop } = setup([10, 5], [checks]);
     const summary = await loop.run();
-    expect(results.rows[1]).toMatchObject({ status: 'reverted', label: 'checks_failed', score: 5, note: 'checks: npm test exited 1' });
+    expect(results.rows[1]).toMatchObject({
+      status: 'reverted',
+      label: 'checks_failed',
+      score: 5,
+      note: 'checks: npm test exited 1',
+    });
     expect(summary.best).toBe(10);
     expect(artifact.get()).toBe(0);
   });
@@ -74,7 +117,11 @@ describe('guards', () => {
   });
 
   it('a halt rolls the change back, writes a halted row, then runs the stop sequence: restoreBest, then the state store last; run() returns the summary', async () => {
-    const tamper: Guard = { name: 'rubric', beforeRun: ({ iteration }) => (iteration === 2 ? { action: 'halt', status: 'rubric-tampered', note: 'rubric sha changed' } : undefined) };
+    const tamper: Guard = {
+      name: 'rubric',
+      beforeRun: ({ iteration }) =>
+        iteration === 2 ? { action: 'halt', status: 'rubric-tampered', note: 'rubric sha changed' } : undefined,
+    };
     const events: LoopEvent['type'][] = [];
     const { results, order, artifact, loop } = setup([10, 9, 8, 7], [tamper]);
     loop.on('halted', (e) => events.push(e.type));
@@ -93,9 +140,28 @@ describe('guards', () => {
     const artifact = createMemoryArtifact(10);
     const results = createMemoryResultsLog();
     const workingCopies = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('v', () => copy.get()));
-    const proposer: Proposer = { name: 'k', propose: (c) => ((c.artifact as typeof artifact).set(9 - c.workingCopy!.k), { description: `k${c.workingCopy!.k}` }) };
-    const halt: Guard = { name: 'stop-k1', beforeRun: ({ description }) => (description === 'k1' ? { action: 'halt', note: 'no' } : undefined) };
-    const summary = await createLoop({ artifact, rollback: createMemoryRollback(artifact), results, proposer, harness: createFunctionHarness('v', () => artifact.get()), scorer: createValueScorer('minimize'), stop: maxIterations(4), guards: [halt], parallel: { candidates: 2, workingCopies } }).run();
+    const proposer: Proposer = {
+      name: 'k',
+      propose: (c) => (
+        (c.artifact as typeof artifact).set(9 - c.workingCopy!.k),
+        { description: `k${c.workingCopy!.k}` }
+      ),
+    };
+    const halt: Guard = {
+      name: 'stop-k1',
+      beforeRun: ({ description }) => (description === 'k1' ? { action: 'halt', note: 'no' } : undefined),
+    };
+    const summary = await createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      results,
+      proposer,
+      harness: createFunctionHarness('v', () => artifact.get()),
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(4),
+      guards: [halt],
+      parallel: { candidates: 2, workingCopies },
+    }).run();
     expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'halted']);
     expect(summary.stop.reason).toBe('halted');
     expect(artifact.get()).toBe(10);

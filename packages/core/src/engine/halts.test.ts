@@ -15,7 +15,11 @@ function setup(options: { failRevertAt?: number; failRestoreBest?: boolean; resu
   const artifact = createMemoryArtifact(0);
   const memory = createMemoryRollback(artifact);
   const writes: EngineState[] = [];
-  const store: StateStore = { name: 'rec', read: () => writes.at(-1), write: (s) => void (writes.push(s), order.push(`state:${s.status}`)) };
+  const store: StateStore = {
+    name: 'rec',
+    read: () => writes.at(-1),
+    write: (s) => void (writes.push(s), order.push(`state:${s.status}`)),
+  };
   const results = options.results ?? createMemoryResultsLog();
   const loop = createLoop({
     artifact,
@@ -61,7 +65,11 @@ describe('halts that are errors run the stop sequence, then throw', () => {
     const rows = await results.read();
     expect(rows[2]).toMatchObject({ iteration: 2, status: 'halted', label: 'restore-failed', score: 11 });
     expect(order.slice(-3)).toEqual(['revert:2', 'restoreBest', 'state:failed']);
-    expect(writes.at(-1)).toMatchObject({ status: 'failed', stopReason: 'restore-failed', halted: { status: 'restore-failed', code: 'RESTORE_FAILED' } });
+    expect(writes.at(-1)).toMatchObject({
+      status: 'failed',
+      stopReason: 'restore-failed',
+      halted: { status: 'restore-failed', code: 'RESTORE_FAILED' },
+    });
     const summary = error.details.summary as LoopSummary;
     expect(summary.stop.reason).toBe('restore-failed');
     expect(summary.counts.halted).toBe(1);
@@ -74,10 +82,17 @@ describe('halts that are errors run the stop sequence, then throw', () => {
     const halted: string[] = [];
     loop.on('halted', (e) => halted.push(`${e.record.iteration}:${e.status}`));
     const error = await failure(loop.run());
-    expect(memory.rows.map((r) => [r.iteration, r.status])).toEqual([[0, 'baseline'], [1, 'kept'], [2, 'reverted']]);
+    expect(memory.rows.map((r) => [r.iteration, r.status])).toEqual([
+      [0, 'baseline'],
+      [1, 'kept'],
+      [2, 'reverted'],
+    ]);
     expect(halted).toEqual(['2:restore-failed']);
     expect(writes.at(-1)).toMatchObject({ iteration: 2, status: 'failed', halted: { status: 'restore-failed' } });
-    expect((error.details.summary as LoopSummary).halted).toMatchObject({ status: 'restore-failed', code: 'RESTORE_FAILED' });
+    expect((error.details.summary as LoopSummary).halted).toMatchObject({
+      status: 'restore-failed',
+      code: 'RESTORE_FAILED',
+    });
   });
 
   it('a restoreBest that fails at stop is restore-failed too: the state is still written last and the error carries the summary', async () => {
@@ -91,7 +106,11 @@ describe('halts that are errors run the stop sequence, then throw', () => {
   it('a tampered harness mid-run is a halted harness-tampered row, the candidate rolled back, the stop sequence run, then HARNESS_TAMPERED', async () => {
     let fp = 'a';
     const inner = createFakeHarness({ scores: [10, 9, 8, 7] });
-    const harness: Harness = { ...inner, fingerprint: () => fp, run: (c) => (c.iteration === 1 && (fp = 'b'), inner.run(c)) };
+    const harness: Harness = {
+      ...inner,
+      fingerprint: () => fp,
+      run: (c) => (c.iteration === 1 && (fp = 'b'), inner.run(c)),
+    };
     const { loop, results, order } = setup({ harness });
     const error = await failure(loop.run());
     expect(error.code).toBe('HARNESS_TAMPERED');

@@ -26,7 +26,12 @@ export interface Measurement {
  * @param context - what the harness is told (`iteration`, `signal`, `seed`, `repeat`).
  * @param clock - for `durationMs`. @default systemClock
  */
-export async function measure(harness: Harness, scorer: Scorer, context: RunContext, clock: Clock = systemClock): Promise<Measurement> {
+export async function measure(
+  harness: Harness,
+  scorer: Scorer,
+  context: RunContext,
+  clock: Clock = systemClock,
+): Promise<Measurement> {
   const started = clock.now();
   const run = await harness.run(context);
   const result = await scorer.score(run);

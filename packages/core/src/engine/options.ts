@@ -142,9 +142,13 @@ const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function
 const contract = <T>(what: string, required: readonly string[], optional: readonly string[] = []) =>
   z.custom<T>(
     (v) =>
-      typeof v === 'object' && v !== null &&
+      typeof v === 'object' &&
+      v !== null &&
       required.every((k) => typeof (v as Record<string, unknown>)[k] === 'function') &&
-      optional.every((k) => (v as Record<string, unknown>)[k] === undefined || typeof (v as Record<string, unknown>)[k] === 'function'),
+      optional.every(
+        (k) =>
+          (v as Record<string, unknown>)[k] === undefined || typeof (v as Record<string, unknown>)[k] === 'function',
+      ),
     `must be a ${what} (an object with ${[...required, ...optional.map((k) => `optional ${k}`)].join(', ')} functions)`,
   );
 
@@ -156,8 +160,15 @@ export const loopOptionsSchema = z
   .object({
     proposer: contract<Proposer>('Proposer', ['propose'], ['plan', 'repair']).optional(),
     harness: contract<Harness>('Harness', ['run'], ['fingerprint']),
-    scorer: contract<Scorer>('Scorer', ['score']).refine((s) => s.direction === 'minimize' || s.direction === 'maximize', 'scorer.direction must be "minimize" or "maximize"'),
-    rollback: contract<RollbackStrategy>('RollbackStrategy', ['checkpoint', 'keep', 'revert'], ['commit', 'restoreBest', 'recover', 'currentId']),
+    scorer: contract<Scorer>('Scorer', ['score']).refine(
+      (s) => s.direction === 'minimize' || s.direction === 'maximize',
+      'scorer.direction must be "minimize" or "maximize"',
+    ),
+    rollback: contract<RollbackStrategy>(
+      'RollbackStrategy',
+      ['checkpoint', 'keep', 'revert'],
+      ['commit', 'restoreBest', 'recover', 'currentId'],
+    ),
     artifact: contract<Artifact>('Artifact', ['inspect']).optional(),
     keepPolicy: contract<KeepPolicy>('KeepPolicy', ['decide']).optional(),
     stop: contract<StopPolicy>('StopPolicy', ['check']).optional(),
@@ -174,12 +185,20 @@ export const loopOptionsSchema = z
       })
       .strict()
       .optional(),
-    statusNames: z.object({ restoreFailed: z.string().min(1).optional(), harnessTampered: z.string().min(1).optional() }).strict().optional(),
+    statusNames: z
+      .object({ restoreFailed: z.string().min(1).optional(), harnessTampered: z.string().min(1).optional() })
+      .strict()
+      .optional(),
     advisors: z.array(contract<Advisor>('Advisor', ['advise'])).optional(),
     maxRepairAttempts: z.number().int().min(0).optional(),
     maxProposerFailures: z.number().int().min(1).optional(),
     clock: contract<Clock>('Clock', ['now']).optional(),
-    signal: z.custom<AbortSignal>((v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean', 'must be an AbortSignal').optional(),
+    signal: z
+      .custom<AbortSignal>(
+        (v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean',
+        'must be an AbortSignal',
+      )
+      .optional(),
     baselineRepeats: z.number().int().min(1).optional(),
     seedForRepeat: fn.optional(),
     seed: z.number().int().optional(),
@@ -190,4 +209,7 @@ export const loopOptionsSchema = z
     skipDuplicates: z.boolean().optional(),
   })
   .strict()
-  .refine((o) => !(o.statePath && o.stateStore), { message: 'give statePath or stateStore, not both', path: ['stateStore'] });
+  .refine((o) => !(o.statePath && o.stateStore), {
+    message: 'give statePath or stateStore, not both',
+    path: ['stateStore'],
+  });

@@ -95,8 +95,14 @@ export function addData(o: Outcome, more: CandidateData | undefined): void {
 }
 
 /** Applies a guard's verdict to `o`: the row's class, label and note. */
-export function applyVerdict(o: Outcome, guard: string, verdict: GuardVerdict, rejectedClass: IterationStatus): Outcome {
-  const status: IterationStatus = verdict.action === 'halt' ? 'halted' : verdict.action === 'skip' ? 'reverted' : rejectedClass;
+export function applyVerdict(
+  o: Outcome,
+  guard: string,
+  verdict: GuardVerdict,
+  rejectedClass: IterationStatus,
+): Outcome {
+  const status: IterationStatus =
+    verdict.action === 'halt' ? 'halted' : verdict.action === 'skip' ? 'reverted' : rejectedClass;
   o.status = status;
   o.note = `${guard}: ${verdict.note}`;
   o.description = `${o.description} (${o.note})`;

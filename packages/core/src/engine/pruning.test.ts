@@ -35,25 +35,45 @@ function setup() {
   });
   const decided: number[] = [];
   const inner = strictImprovement();
-  const keepPolicy = { name: 'spy', decide: (input: KeepInput) => (decided.push(input.candidate), inner.decide(input)) };
+  const keepPolicy = {
+    name: 'spy',
+    decide: (input: KeepInput) => (decided.push(input.candidate), inner.decide(input)),
+  };
   const results = createMemoryResultsLog();
   const loop = createLoop({
-    artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact, (_v, i) => i), harness, keepPolicy, results,
-    scorer: createValueScorer('minimize'), stop: maxIterations(4),
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    proposer: createCounterProposer(artifact, (_v, i) => i),
+    harness,
+    keepPolicy,
+    results,
+    scorer: createValueScorer('minimize'),
+    stop: maxIterations(4),
     prune: { pruners: [nonFinitePruner(), incumbentCurvePruner({ margin: 0.05, warmupSteps: 200 })], steps: 500 },
   });
   return { loop, results, reported, decided, artifact };
 }
 
 describe('pruning doomed runs (issue 27)', () => {
-  it('a run worse than the incumbent\'s curve at the same step past the warm-up is stopped there, reverted as a discard with its last report as score, never a crash', async () => {
+  it("a run worse than the incumbent's curve at the same step past the warm-up is stopped there, reverted as a discard with its last report as score, never a crash", async () => {
     const { loop, results, reported, decided, artifact } = setup();
     const summary = await loop.run();
     expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
-    expect(results.rows[2]).toMatchObject({ score: 8, description: 'value 1 -> 2 (pruned at step 200 of 500: 8 vs incumbent 3.5)' });
-    expect(results.rows[2]?.data?.pruned).toEqual({ step: 200, value: 8, reason: '8 vs incumbent 3.5', pruner: 'incumbent-curve' });
+    expect(results.rows[2]).toMatchObject({
+      score: 8,
+      description: 'value 1 -> 2 (pruned at step 200 of 500: 8 vs incumbent 3.5)',
+    });
+    expect(results.rows[2]?.data?.pruned).toEqual({
+      step: 200,
+      value: 8,
+      reason: '8 vs incumbent 3.5',
+      pruner: 'incumbent-curve',
+    });
     expect(reported[2]).toEqual([9, 8]); // the run saw the abort right after the pruning report
-    expect(results.rows[3]).toMatchObject({ score: null, description: 'value 1 -> 3 (pruned at step 200 of 500: value NaN)' });
+    expect(results.rows[3]).toMatchObject({
+      score: null,
+      description: 'value 1 -> 3 (pruned at step 200 of 500: value NaN)',
+    });
     expect(summary.counts.crash).toBe(0);
     // A pruned run never reaches the keep policy; a run within the margin goes to its end and is decided.
     expect(decided).toEqual([1.5, 1.55]);
@@ -61,7 +81,7 @@ describe('pruning doomed runs (issue 27)', () => {
     expect(artifact.get()).toBe(1);
   });
 
-  it('the baseline is never pruned and every run\'s curve is in its row (data.reports), with a live report event per point', async () => {
+  it("the baseline is never pruned and every run's curve is in its row (data.reports), with a live report event per point", async () => {
     const { loop, results } = setup();
     const events: LoopEvent[] = [];
     loop.on('report', (e) => events.push(e));
@@ -69,7 +89,12 @@ describe('pruning doomed runs (issue 27)', () => {
     await loop.run();
     expect(results.rows[0]?.data?.reports).toEqual(curves[0]!.map((value, i) => ({ step: (i + 1) * 100, value })));
     expect(events.filter((e) => e.type === 'report' && e.iteration === 2)).toHaveLength(2);
-    expect(events.find((e) => e.type === 'pruned')).toMatchObject({ type: 'pruned', iteration: 2, step: 200, pruner: 'incumbent-curve' });
+    expect(events.find((e) => e.type === 'pruned')).toMatchObject({
+      type: 'pruned',
+      iteration: 2,
+      step: 200,
+      pruner: 'incumbent-curve',
+    });
   });
 
   it('without prune options every run goes to its end', async () => {
@@ -80,7 +105,15 @@ describe('pruning doomed runs (issue 27)', () => {
       curve.forEach((v, i) => report?.((i + 1) * 100, v));
       return curve.at(-1)!;
     });
-    await createLoop({ artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), harness, results, scorer: createValueScorer('minimize'), stop: maxIterations(2) }).run();
+    await createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      proposer: createCounterProposer(artifact),
+      harness,
+      results,
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(2),
+    }).run();
     expect(results.rows.map((r) => r.score)).toEqual([2, 1.5, 5]);
     expect(results.rows[2]?.data?.pruned).toBeUndefined();
   });

@@ -6,12 +6,17 @@ import { countersOf } from './counters.js';
 import type { Engine } from './engine.js';
 import type { RunState } from './run-state.js';
 
-const numbers = (v: unknown): number[] | undefined => (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x)) ? (v as number[]) : undefined);
+const numbers = (v: unknown): number[] | undefined =>
+  Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x))
+    ? (v as number[])
+    : undefined;
 
 /** True when the stored full-precision `exact` is what the log shows as `logged`. */
 function matches(exact: unknown, logged: number | null, decimals: number | undefined): exact is number {
   if (typeof exact !== 'number' || !Number.isFinite(exact) || logged === null) return false;
-  return decimals === undefined ? exact === logged : Number(exact.toFixed(decimals)) === Number(logged.toFixed(decimals));
+  return decimals === undefined
+    ? exact === logged
+    : Number(exact.toFixed(decimals)) === Number(logged.toFixed(decimals));
 }
 
 /**
@@ -26,11 +31,16 @@ export function checkAgainstState(e: Engine, rows: readonly IterationRecord[], s
   const where = e.results.path ?? 'the results log';
   const statePath = e.store?.path ?? e.store?.name ?? 'the state store';
   const fail = (why: string) => {
-    throw new LoopError('RESUME_MISMATCH', `[loop] [engine] ${statePath} records iteration ${saved.iteration} but ${why}; restore ${where}, or move ${statePath} and ${where} away to start a new run`, { details: { statePath: e.store?.path, resultsPath: e.results.path } });
+    throw new LoopError(
+      'RESUME_MISMATCH',
+      `[loop] [engine] ${statePath} records iteration ${saved.iteration} but ${why}; restore ${where}, or move ${statePath} and ${where} away to start a new run`,
+      { details: { statePath: e.store?.path, resultsPath: e.results.path } },
+    );
   };
   if (rows.length === 0) fail(`${where} is missing or empty`);
   if (saved.iteration > rows.length - 1) fail(`${where} holds only ${rows.length - 1} iterations`);
-  if (typeof saved.baseline === 'number' && !matches(saved.baseline, rows[0]?.score ?? null, e.results.decimals)) fail(`the first row of ${where} (${rows[0]?.score}) is not the recorded baseline ${saved.baseline}`);
+  if (typeof saved.baseline === 'number' && !matches(saved.baseline, rows[0]?.score ?? null, e.results.decimals))
+    fail(`the first row of ${where} (${rows[0]?.score}) is not the recorded baseline ${saved.baseline}`);
 }
 
 /**
@@ -40,10 +50,19 @@ export function checkAgainstState(e: Engine, rows: readonly IterationRecord[], s
  *
  * @throws {LoopError} `RESULTS_CORRUPT` when the log does not start with a baseline row.
  */
-export async function resumeFrom(e: Engine, m: RunState, rows: readonly IterationRecord[], saved: EngineState | undefined): Promise<void> {
+export async function resumeFrom(
+  e: Engine,
+  m: RunState,
+  rows: readonly IterationRecord[],
+  saved: EngineState | undefined,
+): Promise<void> {
   const first = rows[0]!;
   if (first.status !== 'baseline' || first.score === null) {
-    throw new LoopError('RESULTS_CORRUPT', `[loop] [engine] ${e.results.path ?? 'the results log'} does not start with a baseline row; move it away to start a new run`, { details: { path: e.results.path } });
+    throw new LoopError(
+      'RESULTS_CORRUPT',
+      `[loop] [engine] ${e.results.path ?? 'the results log'} does not start with a baseline row; move it away to start a new run`,
+      { details: { path: e.results.path } },
+    );
   }
   m.history.push(...rows);
   m.counters = countersOf(rows);
@@ -51,7 +70,10 @@ export async function resumeFrom(e: Engine, m: RunState, rows: readonly Iteratio
   m.baseline = matches(saved?.baseline, first.score, e.results.decimals) ? saved!.baseline : first.score;
   m.bestId = incumbent.candidateId;
   const sameIncumbent = saved?.bestId === m.bestId;
-  m.best = sameIncumbent && matches(saved?.best, incumbent.score, e.results.decimals) ? saved!.best : (incumbent.score as number);
+  m.best =
+    sameIncumbent && matches(saved?.best, incumbent.score, e.results.decimals)
+      ? saved!.best
+      : (incumbent.score as number);
   m.incumbentGates = incumbent.gates;
   m.incumbentSamples = [m.best];
   m.incumbentDimensions = [incumbent.dimensions];

@@ -34,7 +34,11 @@ export interface ReportingInput {
   readonly hub: EventHub;
   readonly direction: Direction;
   /** The pruning, when this evaluation may be pruned (a candidate's first run): the history so far and the incumbent's row. */
-  readonly prune?: { readonly options: PruneOptions; readonly history: readonly IterationRecord[]; readonly incumbent: IterationRecord | undefined };
+  readonly prune?: {
+    readonly options: PruneOptions;
+    readonly history: readonly IterationRecord[];
+    readonly incumbent: IterationRecord | undefined;
+  };
 }
 
 /**
@@ -60,7 +64,13 @@ export function startReporting(input: ReportingInput): RunReporting {
       hub.emit({ type: 'report', iteration, repeat, step, value });
       if (!prune || prune.options.pruners.length === 0) return;
       const found = firstPruneVerdict(prune.options.pruners, {
-        iteration, step, value, reports: state.reports, direction, incumbent, history: prune.history,
+        iteration,
+        step,
+        value,
+        reports: state.reports,
+        direction,
+        incumbent,
+        history: prune.history,
       });
       if (!found) return;
       const { reason } = found.verdict;

@@ -71,7 +71,13 @@ export function pushRow(m: RunState, row: IterationRecord, thisRun = true): void
 }
 
 /** The read-only {@link LoopState} stop policies and advisors see. */
-export function loopStateOf(m: RunState, now: number, direction: Direction, signal: AbortSignal, cost: LoopState['cost']): LoopState {
+export function loopStateOf(
+  m: RunState,
+  now: number,
+  direction: Direction,
+  signal: AbortSignal,
+  cost: LoopState['cost'],
+): LoopState {
   const c = m.counters;
   return {
     iteration: m.history.length - 1,
@@ -97,7 +103,13 @@ export function loopStateOf(m: RunState, now: number, direction: Direction, sign
 }
 
 /** The {@link EngineState} a state store writes. */
-export function engineStateOf(m: RunState, status: EnginePhase, now: number, direction: Direction, extra: Partial<EngineState> = {}): EngineState {
+export function engineStateOf(
+  m: RunState,
+  status: EnginePhase,
+  now: number,
+  direction: Direction,
+  extra: Partial<EngineState> = {},
+): EngineState {
   const last = m.history.at(-1);
   return {
     version: 1,

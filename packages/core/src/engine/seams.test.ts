@@ -14,7 +14,12 @@ import type { LoopOptions } from './options.js';
 
 const base = () => {
   const artifact = createMemoryArtifact(0);
-  return { artifact, rollback: createMemoryRollback(artifact), proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize') };
+  return {
+    artifact,
+    rollback: createMemoryRollback(artifact),
+    proposer: createCounterProposer(artifact),
+    scorer: createValueScorer('minimize'),
+  };
 };
 
 describe('the plan seam', () => {
@@ -25,10 +30,24 @@ describe('the plan seam', () => {
     const proposer: Proposer = {
       name: 'planned',
       plan: () => (order.push('plan'), plan),
-      propose: (c) => (order.push(`propose:${c.plan?.slug}`), artifact.set(artifact.get() + 1), { description: 'bump' }),
+      propose: (c) => (
+        order.push(`propose:${c.plan?.slug}`),
+        artifact.set(artifact.get() + 1),
+        { description: 'bump' }
+      ),
     };
     const seen: (EditPlan | undefined)[] = [];
-    await createLoop({ artifact, proposer, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [10, 9] }), stop: maxIterations(1), rollback: { ...rollback, checkpoint: (i, p) => (order.push(`checkpoint:${i}`), seen.push(p), rollback.checkpoint(i)) } }).run();
+    await createLoop({
+      artifact,
+      proposer,
+      scorer: createValueScorer('minimize'),
+      harness: createFakeHarness({ scores: [10, 9] }),
+      stop: maxIterations(1),
+      rollback: {
+        ...rollback,
+        checkpoint: (i, p) => (order.push(`checkpoint:${i}`), seen.push(p), rollback.checkpoint(i)),
+      },
+    }).run();
     expect(order).toEqual(['checkpoint:0', 'plan', 'checkpoint:1', 'propose:bump']);
     expect(seen[1]).toBe(plan);
   });
@@ -37,9 +56,27 @@ describe('the plan seam', () => {
     const { artifact, rollback } = base();
     const harness = createFakeHarness({ scores: [10] });
     const results = createMemoryResultsLog();
-    const proposer: Proposer = { name: 'p', plan: () => { throw new Error('no idea'); }, propose: () => ({ description: 'never' }) };
-    await createLoop({ artifact, rollback, proposer, results, scorer: createValueScorer('minimize'), harness, stop: maxIterations(1) }).run();
-    expect(results.rows[1]).toMatchObject({ status: 'crash', description: 'proposer failed: no idea', error: 'no idea' });
+    const proposer: Proposer = {
+      name: 'p',
+      plan: () => {
+        throw new Error('no idea');
+      },
+      propose: () => ({ description: 'never' }),
+    };
+    await createLoop({
+      artifact,
+      rollback,
+      proposer,
+      results,
+      scorer: createValueScorer('minimize'),
+      harness,
+      stop: maxIterations(1),
+    }).run();
+    expect(results.rows[1]).toMatchObject({
+      status: 'crash',
+      description: 'proposer failed: no idea',
+      error: 'no idea',
+    });
     expect(harness.runs).toEqual([0]);
   });
 });
@@ -48,10 +85,24 @@ describe('advisors', () => {
   it('advice is for the next proposal: none comes after the final iteration, and its hints reach that proposal only', async () => {
     const { artifact, rollback } = base();
     const hintsSeen: string[][] = [];
-    const proposer: Proposer = { name: 'p', propose: (c) => (hintsSeen.push([...c.hints]), artifact.set(artifact.get() + 1), { description: 'up' }) };
+    const proposer: Proposer = {
+      name: 'p',
+      propose: (c) => (hintsSeen.push([...c.hints]), artifact.set(artifact.get() + 1), { description: 'up' }),
+    };
     const loop = createLoop({
-      artifact, rollback, proposer, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [1, 2, 3, 4] }), stop: maxIterations(3),
-      advisors: [{ name: 'always', advise: (s) => (s.iteration === 2 ? [{ kind: 'cooldown', message: 'cool down', hints: ['try something else'] }] : []) }],
+      artifact,
+      rollback,
+      proposer,
+      scorer: createValueScorer('minimize'),
+      harness: createFakeHarness({ scores: [1, 2, 3, 4] }),
+      stop: maxIterations(3),
+      advisors: [
+        {
+          name: 'always',
+          advise: (s) =>
+            s.iteration === 2 ? [{ kind: 'cooldown', message: 'cool down', hints: ['try something else'] }] : [],
+        },
+      ],
     });
     const advised: number[] = [];
     loop.on('advice', (e) => advised.push(e.iteration));
@@ -63,7 +114,12 @@ describe('advisors', () => {
   it('no advice event after the last iteration, even when the advisor has some', async () => {
     const { artifact, rollback } = base();
     const loop = createLoop({
-      artifact, rollback, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [1, 2, 3] }), stop: maxIterations(2),
+      artifact,
+      rollback,
+      proposer: createCounterProposer(artifact),
+      scorer: createValueScorer('minimize'),
+      harness: createFakeHarness({ scores: [1, 2, 3] }),
+      stop: maxIterations(2),
       advisors: [{ name: 'always', advise: () => [{ kind: 'cooldown', message: 'cool down', hints: [] }] }],
     });
     const advised: number[] = [];
@@ -86,7 +142,9 @@ describe('the options schema', () => {
     expect(message({ scorer: { name: 's', direction: 'minimize' } })).toMatch(/scorer/);
     expect(message({ maxRepairAttempts: -1 })).toMatch(/maxRepairAttempts/);
     expect(message({ maxIteratons: 3 })).toMatch(/maxIteratons/);
-    expect(message({ statePath: '/tmp/a', stateStore: { name: 'x', read: () => undefined, write: () => {} } })).toMatch(/statePath or stateStore/);
+    expect(message({ statePath: '/tmp/a', stateStore: { name: 'x', read: () => undefined, write: () => {} } })).toMatch(
+      /statePath or stateStore/,
+    );
     expect(message({})).toBe('');
   });
 });
@@ -95,13 +153,27 @@ describe('resume', () => {
   it('a log that rounds scores resumes with the full-precision best from the state store, so decisions equal an uninterrupted run (6, 7.004, 7.003 maximize)', async () => {
     const rows: IterationRecord[] = [];
     const round = (r: IterationRecord) => ({ ...r, score: r.score === null ? null : Number(r.score.toFixed(2)) });
-    const log: ResultsLog = { name: 'two-decimals', decimals: 2, append: (r) => void rows.push(round(r)), read: () => [...rows] };
+    const log: ResultsLog = {
+      name: 'two-decimals',
+      decimals: 2,
+      append: (r) => void rows.push(round(r)),
+      read: () => [...rows],
+    };
     const saved: EngineState[] = [];
     const store: StateStore = { name: 'mem', read: () => saved.at(-1), write: (s) => void saved.push(s) };
     const artifact = createMemoryArtifact(0);
     const rollback = createMemoryRollback(artifact);
     const make = (scores: number[], n: number) => {
-      return createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), results: log, stateStore: store, scorer: createValueScorer('maximize'), harness: createFakeHarness({ scores }), stop: maxIterations(n) });
+      return createLoop({
+        artifact,
+        rollback,
+        proposer: createCounterProposer(artifact),
+        results: log,
+        stateStore: store,
+        scorer: createValueScorer('maximize'),
+        harness: createFakeHarness({ scores }),
+        stop: maxIterations(n),
+      });
     };
     await make([6, 7.004], 1).run();
     const summary = await make([7.003], 2).run();
@@ -134,7 +206,7 @@ describe('counters', () => {
 });
 
 describe('the keep policy sees the candidate record', () => {
-  it('KeepInput carries the candidate data, each sample\'s metrics, the incumbent\'s row data and the baseline\'s (issue 28 constraints)', async () => {
+  it("KeepInput carries the candidate data, each sample's metrics, the incumbent's row data and the baseline's (issue 28 constraints)", async () => {
     const { artifact, rollback } = base();
     const memory = [100, 90, 300, 95, 96];
     let run = 0;
@@ -142,7 +214,14 @@ describe('the keep policy sees the candidate record', () => {
       name: 'metrics',
       run: () => {
         const i = run++;
-        return { exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: 10 - i, data: { metrics: { memory_mb: memory[i] ?? 0 } } };
+        return {
+          exitCode: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: 1,
+          value: 10 - i,
+          data: { metrics: { memory_mb: memory[i] ?? 0 } },
+        };
       },
     };
     const seen: import('../keep-policy.js').KeepInput[] = [];
@@ -154,8 +233,20 @@ describe('the keep policy sees the candidate record', () => {
         return { keep: input.candidate !== 8, reason: 'spy' };
       },
     };
-    await createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), scorer: createValueScorer('minimize'), harness, keepPolicy, stop: maxIterations(3) }).run();
-    expect(seen.map((s) => s.candidateData?.metrics)).toEqual([{ memory_mb: 90 }, { memory_mb: 300 }, { memory_mb: 96 }]);
+    await createLoop({
+      artifact,
+      rollback,
+      proposer: createCounterProposer(artifact),
+      scorer: createValueScorer('minimize'),
+      harness,
+      keepPolicy,
+      stop: maxIterations(3),
+    }).run();
+    expect(seen.map((s) => s.candidateData?.metrics)).toEqual([
+      { memory_mb: 90 },
+      { memory_mb: 300 },
+      { memory_mb: 96 },
+    ]);
     expect(seen[1]?.candidateMetrics).toEqual([{ memory_mb: 300 }, { memory_mb: 95 }]);
     expect(seen.map((s) => s.baselineData?.metrics?.memory_mb)).toEqual([100, 100, 100]);
     // The incumbent is the last kept row (iteration 1), also after a reverted one.
@@ -163,15 +254,28 @@ describe('the keep policy sees the candidate record', () => {
   });
 });
 
-describe('the keep decision\'s note', () => {
-  it('a keep policy\'s note becomes the row\'s note and is appended to its description, kept or reverted (issue 28)', async () => {
+describe("the keep decision's note", () => {
+  it("a keep policy's note becomes the row's note and is appended to its description, kept or reverted (issue 28)", async () => {
     const { artifact, rollback } = base();
     const results = createMemoryResultsLog();
     const keepPolicy = {
       name: 'noted',
-      decide: (input: import('../keep-policy.js').KeepInput) => ({ keep: input.candidate < 9.5, reason: 'r', note: `note ${input.candidate}` }),
+      decide: (input: import('../keep-policy.js').KeepInput) => ({
+        keep: input.candidate < 9.5,
+        reason: 'r',
+        note: `note ${input.candidate}`,
+      }),
     };
-    await createLoop({ artifact, rollback, proposer: createCounterProposer(artifact), results, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [10, 9, 9.8] }), keepPolicy, stop: maxIterations(2) }).run();
+    await createLoop({
+      artifact,
+      rollback,
+      proposer: createCounterProposer(artifact),
+      results,
+      scorer: createValueScorer('minimize'),
+      harness: createFakeHarness({ scores: [10, 9, 9.8] }),
+      keepPolicy,
+      stop: maxIterations(2),
+    }).run();
     expect(results.rows.slice(1).map((r) => [r.status, r.note, r.description.endsWith(` (note ${r.score})`)])).toEqual([
       ['kept', 'note 9', true],
       ['reverted', 'note 9.8', true],
@@ -184,8 +288,23 @@ describe('a failed proposal keeps its record', () => {
     const { artifact, rollback } = base();
     const results = createMemoryResultsLog();
     const { LoopError } = await import('../errors.js');
-    const proposer: Proposer = { name: 'p', propose: () => { throw new LoopError('PROPOSER_FAILED', 'agent exited 2', { details: { data: { cost: { usd: 0.3, tokens: 900 } } } }); } };
-    await createLoop({ artifact, rollback, proposer, scorer: createValueScorer('minimize'), harness: createFakeHarness({ scores: [10] }), results, stop: maxIterations(1) }).run();
+    const proposer: Proposer = {
+      name: 'p',
+      propose: () => {
+        throw new LoopError('PROPOSER_FAILED', 'agent exited 2', {
+          details: { data: { cost: { usd: 0.3, tokens: 900 } } },
+        });
+      },
+    };
+    await createLoop({
+      artifact,
+      rollback,
+      proposer,
+      scorer: createValueScorer('minimize'),
+      harness: createFakeHarness({ scores: [10] }),
+      results,
+      stop: maxIterations(1),
+    }).run();
     const rows = await results.read();
     expect(rows[1]).toMatchObject({ status: 'crash', data: { cost: { usd: 0.3, tokens: 900 } } });
   });

@@ -47,11 +47,20 @@ export function createSession(e: Engine) {
     await lock?.release();
     lock = undefined;
   };
-  const stoppedError = () => new LoopError('LOOP_STOPPED', `[loop] [engine] the loop has stopped (${summary?.stop.reason ?? 'closed'}); create a new loop to resume the run`, { details: summary ? { summary } : {} });
+  const stoppedError = () =>
+    new LoopError(
+      'LOOP_STOPPED',
+      `[loop] [engine] the loop has stopped (${summary?.stop.reason ?? 'closed'}); create a new loop to resume the run`,
+      { details: summary ? { summary } : {} },
+    );
 
   /** Runs `fn` as the only call in flight; an unexpected error writes the `failed` state and closes the loop. */
   const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (busy) throw new LoopError('TRIAL_OPEN', '[loop] [engine] another call on this loop is in progress; await it (abort it with the signal)');
+    if (busy)
+      throw new LoopError(
+        'TRIAL_OPEN',
+        '[loop] [engine] another call on this loop is in progress; await it (abort it with the signal)',
+      );
     busy = true;
     try {
       return await fn();
@@ -104,17 +113,22 @@ export function createSession(e: Engine) {
       }
       throw error;
     }
-    if (e.options.artifact && e.options.skipDuplicates) m.evaluatedTrees.set(treeDigest(await e.options.artifact.inspect()), m.counters.incumbent?.iteration ?? 0);
+    if (e.options.artifact && e.options.skipDuplicates)
+      m.evaluatedTrees.set(treeDigest(await e.options.artifact.inspect()), m.counters.incumbent?.iteration ?? 0);
     const stop = e.stopPolicy.check(e.loopState(m));
     if (stop) await finish(stop);
   };
 
   /** After a step: the halts, the proposer-failing stop, the stop policies, then advice for the next proposal. */
   const after = async (end: StepEnd): Promise<LoopSummary | undefined> => {
-    if (end === 'aborted') return finish({ reason: 'aborted', message: 'stopped by abort signal; the in-flight candidate was rolled back' });
+    if (end === 'aborted')
+      return finish({ reason: 'aborted', message: 'stopped by abort signal; the in-flight candidate was rolled back' });
     if (end === 'halted') return finish(haltStop(m));
     if (m.proposerFailures >= e.maxProposerFailures) {
-      return finish({ reason: 'proposer-failing', message: `the proposer failed ${m.proposerFailures} times in a row` });
+      return finish({
+        reason: 'proposer-failing',
+        message: `the proposer failed ${m.proposerFailures} times in a row`,
+      });
     }
     const stop = e.stopPolicy.check(e.loopState(m));
     if (stop) return finish(stop);
@@ -130,7 +144,11 @@ export function createSession(e: Engine) {
   const ready = async () => {
     await start();
     if (summary || closed) throw stoppedError();
-    if (open) throw new LoopError('TRIAL_OPEN', `[loop] [engine] trial ${open.trial.iteration} is open: tell() it, or stop() the loop, first`);
+    if (open)
+      throw new LoopError(
+        'TRIAL_OPEN',
+        `[loop] [engine] trial ${open.trial.iteration} is open: tell() it, or stop() the loop, first`,
+      );
   };
 
   const stepOnce = async (): Promise<StepOutcome> => {
@@ -140,73 +158,89 @@ export function createSession(e: Engine) {
   };
 
   return {
-    run: () => guarded(async () => {
-      if (summary || closed) throw stoppedError();
-      if (open) throw new LoopError('TRIAL_OPEN', `[loop] [engine] trial ${open.trial.iteration} is open: tell() it, or stop() the loop, before run()`);
-      e.proposer();
-      await start();
-      while (!summary) await stepOnce();
-      return summary;
-    }),
-    step: () => guarded(async () => {
-      await ready();
-      return stepOnce();
-    }),
-    ask: (options: { plan?: EditPlan } = {}) => guarded(async (): Promise<Trial> => {
-      await ready();
-      for (;;) {
-        const iteration = m.history.length;
-        const slot = inPlace(e, iteration, fingerprint);
-        let begun: Outcome | PendingCandidate;
+    run: () =>
+      guarded(async () => {
+        if (summary || closed) throw stoppedError();
+        if (open)
+          throw new LoopError(
+            'TRIAL_OPEN',
+            `[loop] [engine] trial ${open.trial.iteration} is open: tell() it, or stop() the loop, before run()`,
+          );
+        e.proposer();
+        await start();
+        while (!summary) await stepOnce();
+        return summary;
+      }),
+    step: () =>
+      guarded(async () => {
+        await ready();
+        return stepOnce();
+      }),
+    ask: (options: { plan?: EditPlan } = {}) =>
+      guarded(async (): Promise<Trial> => {
+        await ready();
+        for (;;) {
+          const iteration = m.history.length;
+          const slot = inPlace(e, iteration, fingerprint);
+          let begun: Outcome | PendingCandidate;
+          try {
+            begun = await beginCandidate(e, m, iteration, 0, slot.open, async () => options.plan);
+          } catch (error) {
+            return slot.unwind(error);
+          }
+          if (isPending(begun)) {
+            const trial: Trial = {
+              iteration,
+              ...(options.plan ? { plan: options.plan } : {}),
+              context: e.context(m, iteration, 0, begun.extra),
+            };
+            open = { trial, pending: begun, slot };
+            return trial;
+          }
+          // Decided before any edit (a beforeEdit guard): recorded as `step()` would, then the next one.
+          const done = await outcome(iteration, await settleInPlace(e, m, begun, slot.checkpoint()));
+          if (done.stopped) throw stoppedError();
+        }
+      }),
+    tell: (trial: Trial, edit: TrialEdit) =>
+      guarded(async (): Promise<StepOutcome> => {
+        if (summary || closed) throw stoppedError();
+        if (!open || open.trial !== trial) {
+          const which = open ? `the open trial is iteration ${open.trial.iteration}` : 'no trial is open';
+          throw new LoopError(
+            'TRIAL_UNKNOWN',
+            `[loop] [engine] tell() of a trial that is not open (iteration ${trial?.iteration}; ${which}): ask() first, and tell each trial once`,
+          );
+        }
+        const { pending, slot } = open;
+        let o: Outcome;
         try {
-          begun = await beginCandidate(e, m, iteration, 0, slot.open, async () => options.plan);
+          if ('error' in edit) {
+            addData(pending.o, edit.data);
+            o = proposerCrash(e, pending.o, new Error(edit.error));
+          } else o = await finishCandidate(e, m, pending, edit, { repair: false, strict: true });
         } catch (error) {
+          if (isLoopError(error, 'EDIT_OUTSIDE_ARTIFACT')) throw error; // the trial stays open, nothing touched
+          open = undefined;
           return slot.unwind(error);
         }
-        if (isPending(begun)) {
-          const trial: Trial = { iteration, ...(options.plan ? { plan: options.plan } : {}), context: e.context(m, iteration, 0, begun.extra) };
-          open = { trial, pending: begun, slot };
-          return trial;
+        open = undefined;
+        return outcome(trial.iteration, await settleInPlace(e, m, o, slot.checkpoint()));
+      }),
+    stop: (message = 'stopped by the host') =>
+      guarded(async (): Promise<LoopSummary | undefined> => {
+        if (summary) return summary;
+        if (!started || closed) {
+          await close();
+          return undefined;
         }
-        // Decided before any edit (a beforeEdit guard): recorded as `step()` would, then the next one.
-        const done = await outcome(iteration, await settleInPlace(e, m, begun, slot.checkpoint()));
-        if (done.stopped) throw stoppedError();
-      }
-    }),
-    tell: (trial: Trial, edit: TrialEdit) => guarded(async (): Promise<StepOutcome> => {
-      if (summary || closed) throw stoppedError();
-      if (!open || open.trial !== trial) {
-        const which = open ? `the open trial is iteration ${open.trial.iteration}` : 'no trial is open';
-        throw new LoopError('TRIAL_UNKNOWN', `[loop] [engine] tell() of a trial that is not open (iteration ${trial?.iteration}; ${which}): ask() first, and tell each trial once`);
-      }
-      const { pending, slot } = open;
-      let o: Outcome;
-      try {
-        if ('error' in edit) {
-          addData(pending.o, edit.data);
-          o = proposerCrash(e, pending.o, new Error(edit.error));
-        } else o = await finishCandidate(e, m, pending, edit, { repair: false, strict: true });
-      } catch (error) {
-        if (isLoopError(error, 'EDIT_OUTSIDE_ARTIFACT')) throw error; // the trial stays open, nothing touched
-        open = undefined;
-        return slot.unwind(error);
-      }
-      open = undefined;
-      return outcome(trial.iteration, await settleInPlace(e, m, o, slot.checkpoint()));
-    }),
-    stop: (message = 'stopped by the host') => guarded(async (): Promise<LoopSummary | undefined> => {
-      if (summary) return summary;
-      if (!started || closed) {
-        await close();
-        return undefined;
-      }
-      if (open) {
-        const cp = open.slot.checkpoint();
-        const iteration = open.trial.iteration;
-        open = undefined;
-        if (cp) await revertInPlace(e, cp, iteration);
-      }
-      return finish({ reason: 'host', message });
-    }),
+        if (open) {
+          const cp = open.slot.checkpoint();
+          const iteration = open.trial.iteration;
+          open = undefined;
+          if (cp) await revertInPlace(e, cp, iteration);
+        }
+        return finish({ reason: 'host', message });
+      }),
   };
 }

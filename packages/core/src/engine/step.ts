@@ -33,16 +33,48 @@ export function recordOf(o: Outcome, candidateId = o.candidateId): IterationReco
 /** Records a decided outcome in the decisions log. */
 export async function logOutcome(e: Engine, o: Outcome, record: IterationRecord, extra: Record<string, unknown> = {}) {
   if (!o.decision) return;
-  await e.logDecision({ iteration: o.iteration, candidateId: record.candidateId, status: o.status, ...(o.label ? { label: o.label } : {}), score: o.score, description: o.description, samples: o.samples, seedOnly: o.seedOnly, policy: e.keepPolicy.name, reason: o.decision.reason, ...(o.decision.evidence ? { evidence: o.decision.evidence } : {}), ...extra });
+  await e.logDecision({
+    iteration: o.iteration,
+    candidateId: record.candidateId,
+    status: o.status,
+    ...(o.label ? { label: o.label } : {}),
+    score: o.score,
+    description: o.description,
+    samples: o.samples,
+    seedOnly: o.seedOnly,
+    policy: e.keepPolicy.name,
+    reason: o.decision.reason,
+    ...(o.decision.evidence ? { evidence: o.decision.evidence } : {}),
+    ...extra,
+  });
 }
 
 /** Emits the event of a recorded row. */
 export function emitRow(e: Engine, o: Outcome, record: IterationRecord, previousBest: number) {
   const durationMs = e.clock.now() - o.started;
-  if (record.status === 'kept') e.hub.emit({ type: 'kept', record, decision: o.decision!, previousBest, durationMs, samples: o.samples, seedOnly: o.seedOnly });
-  else if (record.status === 'crash') e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: false, durationMs });
-  else if (record.status === 'halted') e.hub.emit({ type: 'halted', record, status: record.label ?? 'halted', note: record.note ?? '' });
-  else e.hub.emit({ type: 'reverted', record, ...(o.decision ? { decision: o.decision } : {}), durationMs, samples: o.samples, seedOnly: o.seedOnly });
+  if (record.status === 'kept')
+    e.hub.emit({
+      type: 'kept',
+      record,
+      decision: o.decision!,
+      previousBest,
+      durationMs,
+      samples: o.samples,
+      seedOnly: o.seedOnly,
+    });
+  else if (record.status === 'crash')
+    e.hub.emit({ type: 'crash', record, logTail: o.logTail, willRepair: false, durationMs });
+  else if (record.status === 'halted')
+    e.hub.emit({ type: 'halted', record, status: record.label ?? 'halted', note: record.note ?? '' });
+  else
+    e.hub.emit({
+      type: 'reverted',
+      record,
+      ...(o.decision ? { decision: o.decision } : {}),
+      durationMs,
+      samples: o.samples,
+      seedOnly: o.seedOnly,
+    });
 }
 
 /**
@@ -77,16 +109,30 @@ export function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
  *
  * @returns the record the history holds and, without `amendLast`, the halted record to announce.
  */
-async function revertOrHalt(e: Engine, m: RunState, cp: Checkpoint, record: IterationRecord): Promise<{ record: IterationRecord; halted?: IterationRecord }> {
+async function revertOrHalt(
+  e: Engine,
+  m: RunState,
+  cp: Checkpoint,
+  record: IterationRecord,
+): Promise<{ record: IterationRecord; halted?: IterationRecord }> {
   try {
-    await e.options.rollback.revert(cp, { iteration: record.iteration, ...(record.candidateId ? { candidateId: record.candidateId } : {}) });
+    await e.options.rollback.revert(cp, {
+      iteration: record.iteration,
+      ...(record.candidateId ? { candidateId: record.candidateId } : {}),
+    });
     return { record };
   } catch (error) {
     if (!isLoopError(error, 'RESTORE_FAILED')) throw error;
     const label = e.statusNames.restoreFailed;
     m.halted = { status: label, note: error.message, code: error.code };
     m.fatal = error;
-    const halted: IterationRecord = { ...record, status: 'halted', label, note: error.message, description: `${record.description} (${label}: ${error.message})` };
+    const halted: IterationRecord = {
+      ...record,
+      status: 'halted',
+      label,
+      note: error.message,
+      description: `${record.description} (${label}: ${error.message})`,
+    };
     if (!e.results.amendLast) return { record, halted };
     await e.results.amendLast(halted);
     return { record: halted };
@@ -145,7 +191,8 @@ export async function settleInPlace(e: Engine, m: RunState, o: Outcome, cp: Chec
   pushRow(m, record);
   const emit = () => {
     emitRow(e, o, record, previousBest);
-    if (announce) e.hub.emit({ type: 'halted', record: announce, status: announce.label ?? 'halted', note: announce.note ?? '' });
+    if (announce)
+      e.hub.emit({ type: 'halted', record: announce, status: announce.label ?? 'halted', note: announce.note ?? '' });
   };
   return afterRows(e, m, emit);
 }

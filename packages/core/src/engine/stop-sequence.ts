@@ -8,7 +8,8 @@ import type { RunState } from './run-state.js';
 /** The stop decision of a halted step. */
 export function haltStop(m: RunState): StopDecision {
   const h = m.halted!;
-  const reason = h.code === 'RESTORE_FAILED' ? 'restore-failed' : h.code === 'HARNESS_TAMPERED' ? 'harness-tampered' : 'halted';
+  const reason =
+    h.code === 'RESTORE_FAILED' ? 'restore-failed' : h.code === 'HARNESS_TAMPERED' ? 'harness-tampered' : 'halted';
   return { reason, message: `${h.status}: ${h.note}` };
 }
 
@@ -38,7 +39,10 @@ export async function stopSequence(e: Engine, m: RunState, decision: StopDecisio
     m.halted ??= { status: e.statusNames.restoreFailed, note: error.message, code: error.code };
     m.fatal ??= error;
     if (stop.reason !== 'restore-failed') {
-      stop = { reason: 'restore-failed', message: `${e.statusNames.restoreFailed}: ${error.message} (the loop was stopping: ${stop.message})` };
+      stop = {
+        reason: 'restore-failed',
+        message: `${e.statusNames.restoreFailed}: ${error.message} (the loop was stopping: ${stop.message})`,
+      };
     }
   }
   const summary: LoopSummary = {
@@ -56,7 +60,11 @@ export async function stopSequence(e: Engine, m: RunState, decision: StopDecisio
   };
   await e.options.onStop?.(summary, e.loopState(m));
   const error = m.fatal ? { error: { code: m.fatal.code, message: m.fatal.message } } : {};
-  await e.writeState(m, m.fatal ? 'failed' : 'stopped', { stopReason: stop.reason, stopMessage: stop.message, ...error });
+  await e.writeState(m, m.fatal ? 'failed' : 'stopped', {
+    stopReason: stop.reason,
+    stopMessage: stop.message,
+    ...error,
+  });
   for (const emit of m.deferred.splice(0)) emit();
   e.hub.emit({ type: 'stopped', summary });
   return summary;

@@ -18,7 +18,11 @@ export const MAX_FOLLOWED_LINE = 4096;
  * {@link MAX_FOLLOWED_LINE} characters. Errors reading the file (it vanished) end the following
  * quietly; `onLine` must not throw.
  */
-export function followLogLines(path: string, onLine: (line: string) => void, options: { intervalMs: number }): LogFollower {
+export function followLogLines(
+  path: string,
+  onLine: (line: string) => void,
+  options: { intervalMs: number },
+): LogFollower {
   let handle: FileHandle | undefined;
   let offset = 0;
   let partial = '';

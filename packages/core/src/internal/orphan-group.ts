@@ -68,7 +68,10 @@ export async function killOrphanGroup(path: string, graceMs: number): Promise<nu
   removePidFile(path);
   const { pgid, token } = parsed;
   if (typeof pgid !== 'number' || typeof token !== 'string' || token.length < 4) return null;
-  const cgroup = typeof parsed.cgroup === 'string' && parsed.cgroup.endsWith(token) && isRunCgroup(parsed.cgroup) ? parsed.cgroup : undefined;
+  const cgroup =
+    typeof parsed.cgroup === 'string' && parsed.cgroup.endsWith(token) && isRunCgroup(parsed.cgroup)
+      ? parsed.cgroup
+      : undefined;
   let left = leftovers(pgid, token, cgroup);
   if (!left) {
     if (cgroup) await endCgroup(cgroup);
@@ -97,6 +100,8 @@ export async function killOrphanGroup(path: string, graceMs: number): Promise<nu
  */
 export async function killOrphanGroups(dir: string, graceMs: number): Promise<number[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  const killed = await Promise.all(names.filter((n) => n.endsWith('.pgid')).map((n) => killOrphanGroup(join(dir, n), graceMs)));
+  const killed = await Promise.all(
+    names.filter((n) => n.endsWith('.pgid')).map((n) => killOrphanGroup(join(dir, n), graceMs)),
+  );
   return killed.filter((k): k is number => k !== null);
 }

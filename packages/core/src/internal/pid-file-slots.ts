@@ -20,7 +20,10 @@ const slotPath = (pidFile: string, n: number): string => (n === 0 ? pidFile : `$
  * @param graceMs SIGTERM to SIGKILL grace of the sweep, milliseconds.
  * @returns the pid file this run writes, and `release`, which frees the slot (idempotent).
  */
-export async function claimPidFileSlot(pidFile: string, graceMs: number): Promise<{ path: string; release: () => void }> {
+export async function claimPidFileSlot(
+  pidFile: string,
+  graceMs: number,
+): Promise<{ path: string; release: () => void }> {
   let n = 0;
   while (held.has(slotPath(pidFile, n))) n += 1;
   const path = slotPath(pidFile, n);
@@ -32,7 +35,9 @@ export async function claimPidFileSlot(pidFile: string, graceMs: number): Promis
   } catch {
     names = [];
   }
-  const numbered = names.filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length))).map((name) => join(dirname(pidFile), name));
+  const numbered = names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => join(dirname(pidFile), name));
   const free = [pidFile, ...numbered].filter((p) => p === path || !held.has(p));
   // Only a slot file that exists can name an orphan (the usual run finds none and waits for nothing).
   // Before the log is truncated: an orphan writes to it.

@@ -113,8 +113,13 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   const inherited = options.env[RUN_TOKENS_ENV] ?? options.env[RUN_TOKEN_ENV];
   const env = { ...options.env, [RUN_TOKEN_ENV]: token, [RUN_TOKENS_ENV]: inherited ? `${inherited} ${token}` : token };
   const cgroup = createRunCgroup(token);
-  const bwrap = options.sandbox ? bwrapStatus().path ?? 'bwrap' : undefined;
-  const commandArgv = [...(bwrap && options.sandbox ? bwrapArgv(bwrap, options.cwd, options.sandbox) : []), '/bin/sh', '-c', options.command];
+  const bwrap = options.sandbox ? (bwrapStatus().path ?? 'bwrap') : undefined;
+  const commandArgv = [
+    ...(bwrap && options.sandbox ? bwrapArgv(bwrap, options.cwd, options.sandbox) : []),
+    '/bin/sh',
+    '-c',
+    options.command,
+  ];
   if (pidFile) {
     try {
       mkdirSync(dirname(pidFile), { recursive: true });
@@ -124,11 +129,12 @@ export function runInGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   }
   const record = JSON.stringify({ token, ...(cgroup ? { cgroup } : {}) }).slice(1);
   const prologueArgs = [cgroup ? `${cgroup}/cgroup.procs` : '', pidFile ?? '', record];
-  const argv = !cgroup && !pidFile
-    ? commandArgv
-    : bwrap
-      ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', ...prologueArgs, ...commandArgv]
-      : ['/bin/sh', '-c', FOLDED_PROLOGUE, '/bin/sh', ...prologueArgs, options.command];
+  const argv =
+    !cgroup && !pidFile
+      ? commandArgv
+      : bwrap
+        ? ['/bin/sh', '-c', PROLOGUE, 'loop-run', ...prologueArgs, ...commandArgv]
+        : ['/bin/sh', '-c', FOLDED_PROLOGUE, '/bin/sh', ...prologueArgs, options.command];
   const started = performance.now();
   return new Promise((resolve) => {
     let child: ChildProcess | undefined;

@@ -40,7 +40,10 @@ export function runCgroupBase(): string | null {
     const probe = join(dir, `${RUN_CGROUP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(probe);
     // A process must be able to move itself in (controllers enabled in a delegated subtree can refuse it).
-    const moved = existsSync(join(probe, 'cgroup.procs')) && spawnSync('/bin/sh', ['-c', 'echo $$ > "$0"', join(probe, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 }).status === 0;
+    const moved =
+      existsSync(join(probe, 'cgroup.procs')) &&
+      spawnSync('/bin/sh', ['-c', 'echo $$ > "$0"', join(probe, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 })
+        .status === 0;
     for (let i = 0; i < 100 && !removeCgroup(probe); i++) spawnSync('/bin/sh', ['-c', ':'], { stdio: 'ignore' }); // the exited probe leaves the cgroup within moments
     if (moved) {
       base = dir;
@@ -96,7 +99,8 @@ export function cgroupPids(dir: string): number[] {
   const pids: number[] = [];
   try {
     for (const p of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (p) pids.push(Number(p));
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) pids.push(...cgroupPids(join(dir, entry.name)));
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) pids.push(...cgroupPids(join(dir, entry.name)));
   } catch {
     // gone
   }
@@ -128,7 +132,8 @@ export function signalCgroup(dir: string, signal: NodeJS.Signals): void {
 /** Removes the cgroup and its descendant cgroups (they must be empty); false when one is still populated. */
 export function removeCgroup(dir: string): boolean {
   try {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
+    for (const entry of readdirSync(dir, { withFileTypes: true }))
+      if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
     rmdirSync(dir);
     return true;
   } catch (error) {

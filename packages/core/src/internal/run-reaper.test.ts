@@ -29,31 +29,62 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-
 const markerEnv = () => Object.fromEntries([marker.split('=') as [string, string]]);
 const signal = () => new AbortController().signal;
 
 describe('no process outlives its step (real processes, setsid escapees)', () => {
   it('a harness grandchild that calls setsid and sleeps is gone once the timeout crash row is scored', async () => {
-    await writeFile(join(dir, 'hang.sh'), "setsid sleep 60 &\necho up > daemon.up\nsleep 60\n");
-    const harness = createCommandHarness({ command: 'sh hang.sh', cwd: dir, timeBudgetMs: 100, killTimeoutMs: 300, graceMs: 100, env: markerEnv(), sandbox: 'none' });
-    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(await harness.run({ iteration: 1, signal: signal() }));
+    await writeFile(join(dir, 'hang.sh'), 'setsid sleep 60 &\necho up > daemon.up\nsleep 60\n');
+    const harness = createCommandHarness({
+      command: 'sh hang.sh',
+      cwd: dir,
+      timeBudgetMs: 100,
+      killTimeoutMs: 300,
+      graceMs: 100,
+      env: markerEnv(),
+      sandbox: 'none',
+    });
+    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(
+      await harness.run({ iteration: 1, signal: signal() }),
+    );
     expect(result).toMatchObject({ ok: false, reason: 'timeout' });
     expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n');
     expect(pidsWithEnv(marker)).toEqual([]);
   });
 
   it('a setsid daemon of a run that exits normally is gone when run() returns', async () => {
-    const harness = createCommandHarness({ command: 'setsid sleep 60 & echo "val_bpb: 1"', cwd: dir, env: markerEnv(), sandbox: 'none' });
+    const harness = createCommandHarness({
+      command: 'setsid sleep 60 & echo "val_bpb: 1"',
+      cwd: dir,
+      env: markerEnv(),
+      sandbox: 'none',
+    });
     expect((await harness.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
     expect(pidsWithEnv(marker)).toEqual([]);
   });
 
   it("an agent proposer's setsid daemon is gone when the proposal ends", async () => {
     await writeFile(join(dir, 'config.json'), '{}\n');
-    const agent = 'setsid sh -c "while :; do sleep 1; done" >/dev/null 2>&1 & echo "{\\"lr\\":2}" > config.json; echo "DESCRIPTION: lr 2"';
-    const proposer = createAgentCommandProposer({ command: agent, cwd: dir, goal: 'g', env: markerEnv(), sandbox: 'none' });
-    const context: ProposalContext = { iteration: 1, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], artifact: createFileArtifact({ root: dir, mutable: ['config.json'], readOnly: [] }), signal: signal() };
+    const agent =
+      'setsid sh -c "while :; do sleep 1; done" >/dev/null 2>&1 & echo "{\\"lr\\":2}" > config.json; echo "DESCRIPTION: lr 2"';
+    const proposer = createAgentCommandProposer({
+      command: agent,
+      cwd: dir,
+      goal: 'g',
+      env: markerEnv(),
+      sandbox: 'none',
+    });
+    const context: ProposalContext = {
+      iteration: 1,
+      attempt: 0,
+      history: [],
+      baseline: 1,
+      best: 1,
+      direction: 'minimize',
+      hints: [],
+      artifact: createFileArtifact({ root: dir, mutable: ['config.json'], readOnly: [] }),
+      signal: signal(),
+    };
     expect(await proposer.propose(context)).toEqual({ description: 'lr 2', changedFiles: ['config.json'] });
     expect(pidsWithEnv(marker)).toEqual([]);
   });
@@ -62,12 +93,24 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
     const pidFile = join(dir, '.loop', 'run.pgid');
     const controller = join(dir, 'controller.mts');
     const core = join(packageDir, 'src', 'index.ts');
-    await writeFile(controller, `import { runInGroup } from ${JSON.stringify(core)};
+    await writeFile(
+      controller,
+      `import { runInGroup } from ${JSON.stringify(core)};
 await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', cwd: ${JSON.stringify(dir)}, env: { ...process.env, ${JSON.stringify(marker.split('=')[0])}: ${JSON.stringify(marker.split('=')[1])} }, outputFd: 1, killTimeoutMs: 60_000, graceMs: 100, pidFile: ${JSON.stringify(pidFile)} });
-`);
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], { cwd: packageDir, stdio: 'ignore' });
-    await vi.waitFor(async () => expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n'), { timeout: 20_000, interval: 25 });
-    await vi.waitFor(() => expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(3), { timeout: 5000, interval: 25 }); // shell, its sleep, the setsid sleep
+`,
+    );
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], {
+      cwd: packageDir,
+      stdio: 'ignore',
+    });
+    await vi.waitFor(async () => expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n'), {
+      timeout: 20_000,
+      interval: 25,
+    });
+    await vi.waitFor(() => expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(3), {
+      timeout: 5000,
+      interval: 25,
+    }); // shell, its sleep, the setsid sleep
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGKILL');
     await exited;
@@ -84,7 +127,13 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
     process.env.LOOP_CGROUP = 'off';
     try {
       expect(runCgroupBase()).toBeNull();
-      const harness = createCommandHarness({ command: 'setsid sleep 60 & cat run.pgid', cwd: dir, env: markerEnv(), sandbox: 'none', pidFile: join(dir, 'run.pgid') });
+      const harness = createCommandHarness({
+        command: 'setsid sleep 60 & cat run.pgid',
+        cwd: dir,
+        env: markerEnv(),
+        sandbox: 'none',
+        pidFile: join(dir, 'run.pgid'),
+      });
       expect((await harness.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'run.log'), 'utf8'))).not.toHaveProperty('cgroup');
       expect(pidsWithEnv(marker)).toEqual([]);
@@ -95,7 +144,11 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
 
   it('the run-token scan alone (no cgroup) finds and kills a setsid process carrying the token', async () => {
     const token = randomBytes(8).toString('hex');
-    const daemon = spawn('setsid', ['sleep', '60'], { detached: true, stdio: 'ignore', env: { ...process.env, LOOP_RUN_TOKENS: `outer ${token}`, ...markerEnv() } });
+    const daemon = spawn('setsid', ['sleep', '60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, LOOP_RUN_TOKENS: `outer ${token}`, ...markerEnv() },
+    });
     daemon.unref();
     // setsid (a group leader here) forks, and the child execs sleep: wait for the exec'd sleep, not
     // the setsid parent or the child mid-exec, whose environ may read empty for an instant.
@@ -111,12 +164,15 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
     await vi.waitFor(() => expect(pidsWithEnv(marker)).toEqual([]), { timeout: 5000, interval: 10 });
   });
 
-  it.skipIf(runCgroupBase() === null)(`the run's cgroup ends a daemon that cleared its environment (no token to find)${runCgroupBase() === null ? ' — skipped: no writable cgroup v2 here' : ''}`, async () => {
-    await writeFile(join(dir, 'clear.sh'), `env -i ${marker} setsid sleep 60 &\necho "val_bpb: 1"\n`);
-    const harness = createCommandHarness({ command: 'sh clear.sh', cwd: dir, sandbox: 'none' });
-    await harness.run({ iteration: 1, signal: signal() });
-    expect(pidsWithEnv(marker)).toEqual([]);
-  });
+  it.skipIf(runCgroupBase() === null)(
+    `the run's cgroup ends a daemon that cleared its environment (no token to find)${runCgroupBase() === null ? ' — skipped: no writable cgroup v2 here' : ''}`,
+    async () => {
+      await writeFile(join(dir, 'clear.sh'), `env -i ${marker} setsid sleep 60 &\necho "val_bpb: 1"\n`);
+      const harness = createCommandHarness({ command: 'sh clear.sh', cwd: dir, sandbox: 'none' });
+      await harness.run({ iteration: 1, signal: signal() });
+      expect(pidsWithEnv(marker)).toEqual([]);
+    },
+  );
 });
 
 describe('exit codes above 128 name their signal', () => {

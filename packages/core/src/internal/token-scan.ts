@@ -32,7 +32,10 @@ export function pidsWithToken(token: string): number[] {
     }
     if (!environ.includes(token)) continue;
     for (const entry of environ.split('\0')) {
-      if (entry === own || (entry.startsWith(chainPrefix) && entry.slice(chainPrefix.length).split(' ').includes(token))) {
+      if (
+        entry === own ||
+        (entry.startsWith(chainPrefix) && entry.slice(chainPrefix.length).split(' ').includes(token))
+      ) {
         pids.push(pid);
         break;
       }

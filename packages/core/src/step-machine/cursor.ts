@@ -45,18 +45,30 @@ export interface StepCursor<D> {
  * @throws {LoopError} `STATE_CORRUPT` naming the path and field when it is not a cursor of
  *   `machine`, or its data does not match `dataSchema`.
  */
-export async function readStepCursor<D>(path: string, machine: string, dataSchema?: z.ZodType<D>): Promise<StepCursor<D> | undefined> {
+export async function readStepCursor<D>(
+  path: string,
+  machine: string,
+  dataSchema?: z.ZodType<D>,
+): Promise<StepCursor<D> | undefined> {
   const raw = await readJson(path);
   if (raw === undefined) return undefined;
   const result = stepCursorSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const field = issue?.path.map(String).join('.') || '(root)';
-    throw new LoopError('STATE_CORRUPT', `[loop] [step-machine] cursor ${path}: field ${field}: ${issue?.message ?? 'invalid'}; restore the file`, { cause: result.error, details: { path, field } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [step-machine] cursor ${path}: field ${field}: ${issue?.message ?? 'invalid'}; restore the file`,
+      { cause: result.error, details: { path, field } },
+    );
   }
   const cursor = result.data;
   if (cursor.machine !== machine) {
-    throw new LoopError('STATE_CORRUPT', `[loop] [step-machine] cursor ${path} belongs to machine "${cursor.machine}", not "${machine}"; give each machine its own directory`, { details: { path, field: 'machine' } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [step-machine] cursor ${path} belongs to machine "${cursor.machine}", not "${machine}"; give each machine its own directory`,
+      { details: { path, field: 'machine' } },
+    );
   }
   let data = cursor.data as D;
   if (dataSchema !== undefined) {
@@ -64,7 +76,11 @@ export async function readStepCursor<D>(path: string, machine: string, dataSchem
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const field = ['data', ...(issue?.path.map(String) ?? [])].join('.');
-      throw new LoopError('STATE_CORRUPT', `[loop] [step-machine] cursor ${path}: field ${field}: ${issue?.message ?? 'invalid'}; restore the file`, { cause: parsed.error, details: { path, field } });
+      throw new LoopError(
+        'STATE_CORRUPT',
+        `[loop] [step-machine] cursor ${path}: field ${field}: ${issue?.message ?? 'invalid'}; restore the file`,
+        { cause: parsed.error, details: { path, field } },
+      );
     }
     data = parsed.data;
   }

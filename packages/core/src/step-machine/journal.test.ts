@@ -42,5 +42,8 @@ it('a complete line that is not a record is STATE_CORRUPT naming the line, and t
 
 it('an append that cannot write is STATE_WRITE_FAILED naming the path', async () => {
   writeFileSync(join(dir, 'file'), 'x');
-  await expect(appendJournal(join(dir, 'file', 'journal.jsonl'), rec)).rejects.toMatchObject({ code: 'STATE_WRITE_FAILED', details: { path: join(dir, 'file', 'journal.jsonl') } });
+  await expect(appendJournal(join(dir, 'file', 'journal.jsonl'), rec)).rejects.toMatchObject({
+    code: 'STATE_WRITE_FAILED',
+    details: { path: join(dir, 'file', 'journal.jsonl') },
+  });
 });

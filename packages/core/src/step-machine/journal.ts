@@ -46,7 +46,11 @@ export async function readJournal(path: string): Promise<JournalRecord[]> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw new LoopError('STATE_CORRUPT', `[loop] [step-machine] journal ${path} cannot be read: ${(error as Error).message}`, { cause: error, details: { path } });
+    throw new LoopError(
+      'STATE_CORRUPT',
+      `[loop] [step-machine] journal ${path} cannot be read: ${(error as Error).message}`,
+      { cause: error, details: { path } },
+    );
   }
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) {
@@ -62,13 +66,23 @@ export async function readJournal(path: string): Promise<JournalRecord[]> {
       throw corrupt(path, i + 1, 'not JSON', error);
     }
     const result = journalRecordSchema.safeParse(parsed);
-    if (!result.success) throw corrupt(path, i + 1, result.error.issues.map((x) => `${x.path.join('.') || '(root)'}: ${x.message}`).join('; '), result.error);
+    if (!result.success)
+      throw corrupt(
+        path,
+        i + 1,
+        result.error.issues.map((x) => `${x.path.join('.') || '(root)'}: ${x.message}`).join('; '),
+        result.error,
+      );
     return result.data;
   });
 }
 
 function corrupt(path: string, line: number, why: string, cause: unknown): LoopError {
-  return new LoopError('STATE_CORRUPT', `[loop] [step-machine] journal ${path} line ${line} is not a journal record (${why}); restore the file or remove the line`, { cause, details: { path, line } });
+  return new LoopError(
+    'STATE_CORRUPT',
+    `[loop] [step-machine] journal ${path} line ${line} is not a journal record (${why}); restore the file or remove the line`,
+    { cause, details: { path, line } },
+  );
 }
 
 async function syncFile(path: string): Promise<void> {
@@ -91,6 +105,10 @@ export async function appendJournal(path: string, record: JournalRecord): Promis
   try {
     await appendDurable(path, line);
   } catch (error) {
-    throw new LoopError('STATE_WRITE_FAILED', `[loop] [step-machine] could not append to journal ${path}: ${(error as Error).message}; check the disk and permissions`, { cause: error, details: { path } });
+    throw new LoopError(
+      'STATE_WRITE_FAILED',
+      `[loop] [step-machine] could not append to journal ${path}: ${(error as Error).message}; check the disk and permissions`,
+      { cause: error, details: { path } },
+    );
   }
 }

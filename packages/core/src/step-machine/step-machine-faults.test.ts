@@ -59,40 +59,53 @@ describe('step machine: a kill at every write point, then a restart', () => {
     expect(clean.files['ledger.txt']).toBe('prepare w\ncounter\npublish 1\n');
   });
 
-  it.each(clean.points.map((p, i) => [i, p] as const))('stopped before write point %i (%s), a restart ends with the same files and each non-idempotent effect ran exactly once', async (index) => {
-    const dir = world();
-    let seen = 0;
-    const killed = createWorldMachine(dir, {
-      beforeWrite: () => {
-        if (seen++ === index) throw new SimulatedKill(`killed at ${index}`);
-      },
-    });
-    await expect(killed.run(initial)).rejects.toBeInstanceOf(SimulatedKill);
-    const restarted = createWorldMachine(dir);
-    const result = await restarted.run(initial);
-    expect(result.data).toEqual(clean.data);
-    expect(worldFiles(dir)).toEqual(clean.files);
-    expect((await restarted.cursor())?.step).toBeNull();
-  });
+  it.each(clean.points.map((p, i) => [i, p] as const))(
+    'stopped before write point %i (%s), a restart ends with the same files and each non-idempotent effect ran exactly once',
+    async (index) => {
+      const dir = world();
+      let seen = 0;
+      const killed = createWorldMachine(dir, {
+        beforeWrite: () => {
+          if (seen++ === index) throw new SimulatedKill(`killed at ${index}`);
+        },
+      });
+      await expect(killed.run(initial)).rejects.toBeInstanceOf(SimulatedKill);
+      const restarted = createWorldMachine(dir);
+      const result = await restarted.run(initial);
+      expect(result.data).toEqual(clean.data);
+      expect(worldFiles(dir)).toEqual(clean.files);
+      expect((await restarted.cursor())?.step).toBeNull();
+    },
+  );
 });
 
 const childScript = join(dirname(fileURLToPath(import.meta.url)), 'test-fixtures', 'kill-child.ts');
 const packageDir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-const runChild = (dir: string, killAt: number) => spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, dir, String(killAt)], { cwd: packageDir, encoding: 'utf8' });
+const runChild = (dir: string, killAt: number) =>
+  spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, dir, String(killAt)], {
+    cwd: packageDir,
+    encoding: 'utf8',
+  });
 
 describe('step machine: a real kill -9 of a child process at every write point', () => {
   it('an unkilled child passes the same write points as the in-process run', () => {
-    const out = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, world(), '-1'], { cwd: packageDir, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx', childScript, world(), '-1'], {
+      cwd: packageDir,
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out)).toEqual(clean.points);
   });
 
-  it.each(clean.points.map((p, i) => [i, p] as const))('a child SIGKILLed before write point %i (%s), then a fresh child, ends with the same files; the dead owner\'s lock is taken over', (index) => {
-    const dir = world();
-    const killed = runChild(dir, index);
-    expect(killed.signal).toBe('SIGKILL');
-    const restarted = runChild(dir, -1);
-    expect(restarted.stderr).toBe('');
-    expect(restarted.status).toBe(0);
-    expect(worldFiles(dir)).toEqual(clean.files);
-  });
+  it.each(clean.points.map((p, i) => [i, p] as const))(
+    "a child SIGKILLed before write point %i (%s), then a fresh child, ends with the same files; the dead owner's lock is taken over",
+    (index) => {
+      const dir = world();
+      const killed = runChild(dir, index);
+      expect(killed.signal).toBe('SIGKILL');
+      const restarted = runChild(dir, -1);
+      expect(restarted.stderr).toBe('');
+      expect(restarted.status).toBe(0);
+      expect(worldFiles(dir)).toEqual(clean.files);
+    },
+  );
 });

@@ -8,7 +8,8 @@ import { readStepCursor, writeStepCursor, type StepCursor } from './cursor.js';
 import { appendJournal, effectKey, readJournal, type JournalRecord } from './journal.js';
 
 /** What a step returns: the next step, or the end of the run; `data` replaces the carried data (omitted: unchanged). */
-export type StepTransition<D> = { readonly next: string; readonly data?: D } | { readonly finish: true; readonly data?: D };
+export type StepTransition<D> =
+  { readonly next: string; readonly data?: D } | { readonly finish: true; readonly data?: D };
 
 /** How to treat an effect found started but not done after a kill (see {@link StepContext.effect}). */
 export interface EffectOptions<R> {
@@ -19,7 +20,9 @@ export interface EffectOptions<R> {
    * result }` records it done without running it again, `{ done: false }` runs it. Takes precedence
    * over `idempotent`.
    */
-  readonly reconcile?: () => MaybePromise<{ readonly done: true; readonly result: NoInfer<R> } | { readonly done: false }>;
+  readonly reconcile?: () => MaybePromise<
+    { readonly done: true; readonly result: NoInfer<R> } | { readonly done: false }
+  >;
 }
 
 /** What a step sees. */
@@ -136,7 +139,11 @@ function checkData<D>(where: string, schema: z.ZodType<D> | undefined, value: D,
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = ['data', ...(issue?.path.map(String) ?? [])].join('.');
-  throw new LoopError('CONFIG_INVALID', `${where} ${from} produced data that does not match dataSchema: field ${field}: ${issue?.message ?? 'invalid'} (the cursor was not written)`, { cause: result.error, details: { field } });
+  throw new LoopError(
+    'CONFIG_INVALID',
+    `${where} ${from} produced data that does not match dataSchema: field ${field}: ${issue?.message ?? 'invalid'} (the cursor was not written)`,
+    { cause: result.error, details: { field } },
+  );
 }
 
 /**
@@ -154,7 +161,11 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
   const hook = options.hooks?.beforeWrite ?? (() => {});
   const where = `[loop] [step-machine] [${name}]`;
   if (!Object.hasOwn(steps, options.start)) {
-    throw new LoopError('CONFIG_INVALID', `${where} start step "${options.start}" is not one of the steps (${Object.keys(steps).join(', ')})`, { details: { start: options.start } });
+    throw new LoopError(
+      'CONFIG_INVALID',
+      `${where} start step "${options.start}" is not one of the steps (${Object.keys(steps).join(', ')})`,
+      { details: { start: options.start } },
+    );
   }
   const readCursor = () => readStepCursor<D>(cursorPath, name, options.dataSchema);
 
@@ -183,7 +194,11 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
       const step = current.step as string;
       const fn = steps[step];
       if (fn === undefined || !Object.hasOwn(steps, step)) {
-        throw new LoopError('STATE_CORRUPT', `${where} cursor ${cursorPath} names step "${step}", which this machine does not have (${Object.keys(steps).join(', ')})`, { details: { path: cursorPath, field: 'step' } });
+        throw new LoopError(
+          'STATE_CORRUPT',
+          `${where} cursor ${cursorPath} names step "${step}", which this machine does not have (${Object.keys(steps).join(', ')})`,
+          { details: { path: cursorPath, field: 'step' } },
+        );
       }
       visited.push(step);
       const used = new Set<string>();
@@ -194,7 +209,12 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
         data: current.data,
         resumed: first,
         effect: async <R>(effect: string, body: () => MaybePromise<R>, opts: EffectOptions<R> = {}): Promise<R> => {
-          if (used.has(effect)) throw new LoopError('CONFIG_INVALID', `${where} step "${step}" runs effect "${effect}" twice in one visit; give each effect its own name`, { details: { step, effect } });
+          if (used.has(effect))
+            throw new LoopError(
+              'CONFIG_INVALID',
+              `${where} step "${step}" runs effect "${effect}" twice in one visit; give each effect its own name`,
+              { details: { step, effect } },
+            );
           used.add(effect);
           const id = { run: current.run, visit: current.visit, step, effect };
           const known = journal.get(effectKey(id));
@@ -202,7 +222,8 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
           const finish = async (result: R): Promise<R> => {
             const value = toJson(result);
             await hook({ kind: 'done', run: id.run, step, effect });
-            const record: JournalRecord = value === undefined ? { t: 'done', ...id } : { t: 'done', ...id, result: value };
+            const record: JournalRecord =
+              value === undefined ? { t: 'done', ...id } : { t: 'done', ...id, result: value };
             await appendJournal(journalPath, record);
             journal.set(effectKey(id), record);
             return value;
@@ -212,7 +233,11 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
               const check = await opts.reconcile();
               if (check.done) return finish(check.result);
             } else if (opts.idempotent !== true) {
-              throw new LoopError('EFFECT_IN_DOUBT', `${where} effect "${effect}" of step "${step}" (run ${id.run}, visit ${id.visit}) was started before the last stop and never recorded as done, and it is neither idempotent nor reconcilable; check whether it happened, then append its done line to ${journalPath} (or delete its intent line to run it again)`, { details: { ...id, journal: journalPath } });
+              throw new LoopError(
+                'EFFECT_IN_DOUBT',
+                `${where} effect "${effect}" of step "${step}" (run ${id.run}, visit ${id.visit}) was started before the last stop and never recorded as done, and it is neither idempotent nor reconcilable; check whether it happened, then append its done line to ${journalPath} (or delete its intent line to run it again)`,
+                { details: { ...id, journal: journalPath } },
+              );
             }
           } else {
             await hook({ kind: 'intent', run: id.run, step, effect });
@@ -226,10 +251,17 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
       };
       const transition = await fn(ctx);
       first = false;
-      const data = 'data' in transition && transition.data !== undefined ? checkData(where, options.dataSchema, transition.data, `step "${step}"`) : current.data;
+      const data =
+        'data' in transition && transition.data !== undefined
+          ? checkData(where, options.dataSchema, transition.data, `step "${step}"`)
+          : current.data;
       const next = 'next' in transition ? transition.next : null;
       if (next !== null && !Object.hasOwn(steps, next)) {
-        throw new LoopError('CONFIG_INVALID', `${where} step "${step}" moves to "${next}", which is not a step (${Object.keys(steps).join(', ')})`, { details: { step, next } });
+        throw new LoopError(
+          'CONFIG_INVALID',
+          `${where} step "${step}" moves to "${next}", which is not a step (${Object.keys(steps).join(', ')})`,
+          { details: { step, next } },
+        );
       }
       await hook({ kind: 'cursor', run: current.run, step });
       cursor = { ...current, visit: current.visit + 1, step: next, data };
@@ -244,7 +276,11 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
     journalPath,
     cursor: readCursor,
     run: async (initial) => {
-      const lock = await acquireLock({ path: options.lockPath ?? cursorPath, staleMs: options.lockStaleMs, holder: options.lockHolder ?? `another ${name} is stepping` });
+      const lock = await acquireLock({
+        path: options.lockPath ?? cursorPath,
+        staleMs: options.lockStaleMs,
+        holder: options.lockHolder ?? `another ${name} is stepping`,
+      });
       try {
         return await runSteps(initial);
       } finally {

@@ -31,7 +31,10 @@ export interface ConfigCodec {
 }
 
 /** The JSON codec: 2-space indent and a final newline. */
-export const jsonCodec: ConfigCodec = { parse: (text) => JSON.parse(text), stringify: (v) => `${JSON.stringify(v, null, 2)}\n` };
+export const jsonCodec: ConfigCodec = {
+  parse: (text) => JSON.parse(text),
+  stringify: (v) => `${JSON.stringify(v, null, 2)}\n`,
+};
 
 /** Options of {@link createConfigFileAdapter}. */
 export interface ConfigFileAdapterOptions {
@@ -67,7 +70,9 @@ export function createConfigFileAdapter(options: ConfigFileAdapterOptions): Conf
         if (!isObject(value)) throw new Error('not an object of parameters');
         return value;
       } catch (error) {
-        throw new LoopError('PROPOSER_FAILED', `[loop] [config] cannot read ${path}: ${(error as Error).message}`, { cause: error });
+        throw new LoopError('PROPOSER_FAILED', `[loop] [config] cannot read ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
     write: (config, context) => writeTextAtomic(where(context), codec.stringify(config)),
@@ -81,12 +86,19 @@ export function createConfigFileAdapter(options: ConfigFileAdapterOptions): Conf
  * @throws {LoopError} `PROPOSER_FAILED` from `read` when the value is not an object.
  */
 export function createMemoryConfigAdapter(artifact: MemoryArtifact<Record<string, unknown>>): ConfigAdapter {
-  const target = (context: ProposalContext) => (context.artifact && 'get' in context.artifact ? (context.artifact as MemoryArtifact<Record<string, unknown>>) : artifact);
+  const target = (context: ProposalContext) =>
+    context.artifact && 'get' in context.artifact
+      ? (context.artifact as MemoryArtifact<Record<string, unknown>>)
+      : artifact;
   return {
     name: `memory(${artifact.name})`,
     read: (context) => {
       const value = target(context).get();
-      if (!isObject(value)) throw new LoopError('PROPOSER_FAILED', `[loop] [config] ${artifact.name} does not hold an object of parameters`);
+      if (!isObject(value))
+        throw new LoopError(
+          'PROPOSER_FAILED',
+          `[loop] [config] ${artifact.name} does not hold an object of parameters`,
+        );
       return { ...value };
     },
     write: (config, context) => target(context).set({ ...config }),

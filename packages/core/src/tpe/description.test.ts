@@ -12,7 +12,9 @@ describe('proposal descriptions', () => {
       { key: 'flag', from: undefined, to: true },
     ];
     const text = describeChanges(changes);
-    expect(text).toBe('lr 0.0003 -> 6.1234e-7, optimizer sgd -> adam, name "two words, comma" -> "64", flag unset -> true');
+    expect(text).toBe(
+      'lr 0.0003 -> 6.1234e-7, optimizer sgd -> adam, name "two words, comma" -> "64", flag unset -> true',
+    );
     expect(parseChanges(`${text} (crash: out of memory)`, keys)).toEqual(changes);
   });
 

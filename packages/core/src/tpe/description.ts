@@ -20,7 +20,8 @@ const PLAIN = /^[A-Za-z_][\w.\-/]*$/;
 export function formatValue(v: unknown): string {
   if (v === undefined) return 'unset';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (typeof v === 'string' && PLAIN.test(v) && !['true', 'false', 'unset', 'null', 'Infinity', 'NaN'].includes(v)) return v;
+  if (typeof v === 'string' && PLAIN.test(v) && !['true', 'false', 'unset', 'null', 'Infinity', 'NaN'].includes(v))
+    return v;
   return JSON.stringify(v) ?? 'unset';
 }
 
@@ -77,13 +78,18 @@ export function parseChanges(description: string, keys: ReadonlySet<string>): Pa
     const to = readValue(description, from.end + 4);
     if (!to) return undefined;
     out.push({ key, from: from.value, to: to.value });
-    if (description.slice(to.end, to.end + 2) !== ', ' || !keys.has(description.slice(to.end + 2).split(' ')[0]!)) return out;
+    if (description.slice(to.end, to.end + 2) !== ', ' || !keys.has(description.slice(to.end + 2).split(' ')[0]!))
+      return out;
     at = to.end + 2;
   }
 }
 
 /** `config` with `changes` applied (their `to` values). */
-export function applyChanges(config: ParameterConfig, changes: readonly ParameterChange[], direction: 'to' | 'from' = 'to'): Record<string, unknown> {
+export function applyChanges(
+  config: ParameterConfig,
+  changes: readonly ParameterChange[],
+  direction: 'to' | 'from' = 'to',
+): Record<string, unknown> {
   const next: Record<string, unknown> = { ...config };
   for (const c of changes) {
     const v = direction === 'to' ? c.to : c.from;

@@ -89,13 +89,21 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   const points = input.points.slice(0, MAX_GP_ROWS);
   const losses = input.losses.slice(0, MAX_GP_ROWS);
   const worst = Math.max(...losses);
-  const gp = fitGaussianProcess(axes, [...points, ...lies], [...losses, ...lies.map(() => worst)], hyperparameters(input));
+  const gp = fitGaussianProcess(
+    axes,
+    [...points, ...lies],
+    [...losses, ...lies.map(() => worst)],
+    hyperparameters(input),
+  );
   const f = input.feasibility;
   const constraints = f?.constraints.slice(0, MAX_GP_ROWS);
   const known = points.map((_, i) => i).filter((i) => constraints?.[i] !== undefined);
   const values = known.map((i) => constraints![i]!);
   const knownHistory = f ? input.history.points.map((_, i) => i).filter((i) => f.history[i] !== undefined) : [];
-  const series = { points: knownHistory.map((i) => input.history.points[i]!), losses: knownHistory.map((i) => f!.history[i]!) };
+  const series = {
+    points: knownHistory.map((i) => input.history.points[i]!),
+    losses: knownHistory.map((i) => f!.history[i]!),
+  };
   // Constant liar for the constraint too: a pending point counts as the least feasible seen.
   const cgp =
     f && known.length >= 2

@@ -10,7 +10,11 @@ describe('Gaussian-process surrogate', () => {
   it('without noise it interpolates: the posterior mean at a row is its loss and the sd there is near 0, while between rows the sd is larger', () => {
     const xs = [0, 0.1, 0.2, 0.45, 0.55, 0.7, 0.8, 1];
     const f = (x: number) => Math.sin(6 * x);
-    const gp = fitGaussianProcess([continuous], xs.map((x) => [x]), xs.map(f));
+    const gp = fitGaussianProcess(
+      [continuous],
+      xs.map((x) => [x]),
+      xs.map(f),
+    );
     expect(gp.noiseShare).toBeLessThanOrEqual(1e-3);
     for (const x of xs) {
       const p = gp.predict([x]);
@@ -25,11 +29,24 @@ describe('Gaussian-process surrogate', () => {
     const random = createSeededRandom(4);
     const xs = Array.from({ length: 30 }, (_, i) => i / 29);
     const f = (x: number) => (x - 0.6) ** 2;
-    const clean = fitHyperparameters([continuous], xs.map((x) => [x]), xs.map(f));
+    const clean = fitHyperparameters(
+      [continuous],
+      xs.map((x) => [x]),
+      xs.map(f),
+    );
     const noisy = xs.map((x) => f(x) + 0.05 * gaussian(random));
-    const fitted = fitHyperparameters([continuous], xs.map((x) => [x]), noisy);
+    const fitted = fitHyperparameters(
+      [continuous],
+      xs.map((x) => [x]),
+      noisy,
+    );
     expect(fitted.noiseShare).toBeGreaterThan(clean.noiseShare);
-    const gp = fitGaussianProcess([continuous], xs.map((x) => [x]), noisy, fitted);
+    const gp = fitGaussianProcess(
+      [continuous],
+      xs.map((x) => [x]),
+      noisy,
+      fitted,
+    );
     const rowError = xs.reduce((s, x, i) => s + (noisy[i]! - f(x)) ** 2, 0);
     const meanError = xs.reduce((s, x) => s + (gp.predict([x]).mean - f(x)) ** 2, 0);
     expect(meanError).toBeLessThan(rowError / 2);
@@ -38,7 +55,12 @@ describe('Gaussian-process surrogate', () => {
   it('automatic relevance: a dimension the loss ignores gets a longer lengthscale than the one it depends on; a category the loss depends on a shorter one than an ignored category', () => {
     const random = createSeededRandom(9);
     const axes: Axis[] = [continuous, continuous, { kind: 'categorical', k: 3 }, { kind: 'categorical', k: 3 }];
-    const points = Array.from({ length: 25 }, () => [random.next(), random.next(), Math.floor(random.next() * 3), Math.floor(random.next() * 3)]);
+    const points = Array.from({ length: 25 }, () => [
+      random.next(),
+      random.next(),
+      Math.floor(random.next() * 3),
+      Math.floor(random.next() * 3),
+    ]);
     const losses = points.map((p) => Math.sin(5 * p[0]!) + 0.5 * p[2]!);
     const { lengthscales } = fitHyperparameters(axes, points, losses);
     expect(lengthscales[1]!).toBeGreaterThan(lengthscales[0]!);
@@ -57,7 +79,12 @@ describe('Gaussian-process surrogate', () => {
 
   it('an inactive parameter (undefined) counts as one unit of difference from an active value and none from another inactive one', () => {
     const axes: Axis[] = [continuous, continuous];
-    const points = [[0.2, undefined], [0.8, undefined], [0.2, 0.5], [0.8, 0.5]];
+    const points = [
+      [0.2, undefined],
+      [0.8, undefined],
+      [0.2, 0.5],
+      [0.8, 0.5],
+    ];
     const gp = fitGaussianProcess(axes, points, [0, 1, 5, 6]);
     expect(Math.abs(gp.predict([0.2, undefined]).mean - 0)).toBeLessThan(0.1);
     expect(Math.abs(gp.predict([0.2, 0.5]).mean - 5)).toBeLessThan(0.1);
@@ -71,7 +98,9 @@ describe('Gaussian-process surrogate', () => {
   });
 
   it('hyperparameters are refitted on a growing prefix of the rows: every row up to 12, then about every x1.25 (12, 15, 18, 22, 27, ...)', () => {
-    expect([3, 12, 13, 14, 15, 17, 18, 22, 27, 100].map(hyperparameterPrefix)).toEqual([3, 12, 12, 12, 15, 15, 18, 22, 27, 97]);
+    expect([3, 12, 13, 14, 15, 17, 18, 22, 27, 100].map(hyperparameterPrefix)).toEqual([
+      3, 12, 12, 12, 15, 15, 18, 22, 27, 97,
+    ]);
     const distinct = new Set(Array.from({ length: 98 }, (_, i) => hyperparameterPrefix(i + 3)));
     expect(distinct.size).toBeLessThanOrEqual(25);
     expect(hyperparameterPrefix(5000)).toBeLessThanOrEqual(MAX_GP_ROWS);

@@ -106,7 +106,8 @@ function prepare(axes: readonly Axis[], points: readonly Point[], losses: readon
   const spread = Math.sqrt(losses.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(1, n - 1)) || 1;
   const squared = axes.map((axis, j) => {
     const m = new Float64Array(n * n);
-    for (let a = 0; a < n; a++) for (let b = 0; b < a; b++) m[a * n + b] = difference(axis, points[a]![j], points[b]![j]) ** 2;
+    for (let a = 0; a < n; a++)
+      for (let b = 0; b < a; b++) m[a * n + b] = difference(axis, points[a]![j], points[b]![j]) ** 2;
     return m;
   });
   return { n, mean, spread, y: losses.map((v) => (v - mean) / spread), squared };
@@ -139,7 +140,11 @@ function factor(p: Prepared, scales: readonly number[], noise: number): Factor |
  * `losses` (same length, at least 2), searched over a fixed grid one coordinate at a time, twice
  * over; the first best setting met is kept, so the result depends only on the points and losses.
  */
-export function fitHyperparameters(axes: readonly Axis[], points: readonly Point[], losses: readonly number[]): GpHyperparameters {
+export function fitHyperparameters(
+  axes: readonly Axis[],
+  points: readonly Point[],
+  losses: readonly number[],
+): GpHyperparameters {
   return searchHyperparameters(axes, prepare(axes, points, losses));
 }
 
@@ -169,7 +174,12 @@ function searchHyperparameters(axes: readonly Axis[], p: Prepared): GpHyperparam
  * Fits a GP to `points` with `losses` (same length, at least 2): with `hyper` when given, else
  * with {@link fitHyperparameters}' choice.
  */
-export function fitGaussianProcess(axes: readonly Axis[], points: readonly Point[], losses: readonly number[], hyper?: GpHyperparameters): GaussianProcess {
+export function fitGaussianProcess(
+  axes: readonly Axis[],
+  points: readonly Point[],
+  losses: readonly number[],
+  hyper?: GpHyperparameters,
+): GaussianProcess {
   const p = prepare(axes, points, losses);
   const { lengthscales, noiseShare } = hyper ?? searchHyperparameters(axes, p);
   const { n, mean, spread } = p;

@@ -5,7 +5,12 @@ import { sampleTruncated, type Axis, type Point } from './parzen.js';
 const COUPLED = 0.2;
 
 /** A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth. */
-export function localMove(axes: readonly Axis[], best: Point, bandwidths: readonly number[], random: RandomSource): number[] {
+export function localMove(
+  axes: readonly Axis[],
+  best: Point,
+  bandwidths: readonly number[],
+  random: RandomSource,
+): number[] {
   const p = Math.min(1, 2 / axes.length);
   const forced = Math.floor(random.next() * axes.length);
   return axes.map((axis, j) => {
@@ -21,11 +26,21 @@ export function localMove(axes: readonly Axis[], best: Point, bandwidths: readon
 }
 
 /** The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete step), a category to another value. */
-export function refineMove(axes: readonly Axis[], ranked: readonly Point[], step: number, random: RandomSource): number[] {
+export function refineMove(
+  axes: readonly Axis[],
+  ranked: readonly Point[],
+  step: number,
+  random: RandomSource,
+): number[] {
   const best = ranked[0]!;
-  const u = axes.map((axis, j) => best[j] ?? (axis.kind === 'categorical' ? Math.floor(random.next() * axis.k) : random.next()));
+  const u = axes.map(
+    (axis, j) => best[j] ?? (axis.kind === 'categorical' ? Math.floor(random.next() * axis.k) : random.next()),
+  );
   const count = Math.min(axes.length, random.next() < 1 / 3 ? 2 : 1);
-  const order = axes.map((_, j) => j).sort(() => random.next() - 0.5).slice(0, count);
+  const order = axes
+    .map((_, j) => j)
+    .sort(() => random.next() - 0.5)
+    .slice(0, count);
   for (const j of order) {
     const axis = axes[j]!;
     if (axis.kind === 'categorical') {

@@ -2,12 +2,22 @@ import { describe, expect, it } from 'vitest';
 import type { IterationRecord } from '../iteration-record.js';
 import { rebuildObservations } from './observations.js';
 
-const row = (iteration: number, status: IterationRecord['status'], score: number | null, description: string, pruned = false): IterationRecord => ({
-  iteration, candidateId: '', score, status, description,
+const row = (
+  iteration: number,
+  status: IterationRecord['status'],
+  score: number | null,
+  description: string,
+  pruned = false,
+): IterationRecord => ({
+  iteration,
+  candidateId: '',
+  score,
+  status,
+  description,
   ...(pruned ? { data: { pruned: { step: 200, value: score, reason: 'r', pruner: 'incumbent-curve' } } } : {}),
 });
 
-describe('the model-based proposer\'s observations of pruned runs (issue 27)', () => {
+describe("the model-based proposer's observations of pruned runs (issue 27)", () => {
   it('a pruned run is an observation ranked by its last report; one pruned on a non-finite report is avoided like a crash', () => {
     const history = [
       row(0, 'baseline', 3, 'baseline'),

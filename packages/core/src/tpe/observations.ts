@@ -1,5 +1,10 @@
 import type { IterationRecord } from '../iteration-record.js';
-import { objectiveLosses, totalViolation, type ConstraintsFunction, type ObjectiveSpec } from '../pareto/pareto-math.js';
+import {
+  objectiveLosses,
+  totalViolation,
+  type ConstraintsFunction,
+  type ObjectiveSpec,
+} from '../pareto/pareto-math.js';
 import type { Direction } from '../types.js';
 import { applyChanges, parseChanges, type ParameterChange } from './description.js';
 import type { ParameterConfig } from './space.js';
@@ -91,7 +96,8 @@ export function rebuildObservations(
     const row = history[i]!;
     const changes: ParameterChange[] | undefined = parsed[i];
     if (row.status === 'baseline') {
-      if (row.score !== null && Number.isFinite(row.score) && start === 0) out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score), ...factsOf(row, facts) });
+      if (row.score !== null && Number.isFinite(row.score) && start === 0)
+        out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score), ...factsOf(row, facts) });
       continue;
     }
     if (!changes) continue;

@@ -8,7 +8,8 @@ import type { RandomSource } from '../types.js';
 export type Point = ReadonlyArray<number | undefined>;
 
 /** The model's view of one dimension: continuous on [0, 1], or `k` categories. */
-export type Axis = { readonly kind: 'continuous'; readonly minBandwidth: number } | { readonly kind: 'categorical'; readonly k: number };
+export type Axis =
+  { readonly kind: 'continuous'; readonly minBandwidth: number } | { readonly kind: 'categorical'; readonly k: number };
 
 /**
  * A multivariate Parzen estimator (Bergstra et al. 2011, "Algorithms for Hyper-Parameter
@@ -106,7 +107,8 @@ export function fitParzen(axes: readonly Axis[], points: readonly Point[], prior
       return axes.map((axis, j) => {
         const pj = p?.[j];
         if (axis.kind === 'categorical') {
-          if (pj === undefined || random.next() < lambda[j]! * axis.k / (axis.k - 1)) return Math.floor(random.next() * axis.k);
+          if (pj === undefined || random.next() < (lambda[j]! * axis.k) / (axis.k - 1))
+            return Math.floor(random.next() * axis.k);
           return pj;
         }
         return pj === undefined ? random.next() : sampleTruncated(pj, bandwidth[j]!, random);

@@ -27,7 +27,13 @@ const when = z.record(z.string(), z.array(value).min(1)).optional();
 export const tpeParameterSchema = z.union([
   z.object({ values: z.array(value).min(2, 'needs at least 2 values'), when }).strict(),
   z
-    .object({ min: z.number(), max: z.number(), scale: z.enum(['linear', 'log']).default('linear'), integer: z.boolean().default(false), when })
+    .object({
+      min: z.number(),
+      max: z.number(),
+      scale: z.enum(['linear', 'log']).default('linear'),
+      integer: z.boolean().default(false),
+      when,
+    })
     .strict()
     .refine((s) => s.max > s.min, { message: 'max must be greater than min', path: ['max'] })
     .refine((s) => s.scale !== 'log' || s.min > 0, { message: 'a log scale needs min > 0', path: ['min'] }),
@@ -36,10 +42,33 @@ export const tpeParameterSchema = z.union([
 
 /** A parsed search space dimension: how a value maps to the model's coordinates. */
 export type Dimension =
-  | { readonly kind: 'numeric'; readonly name: string; readonly lo: number; readonly hi: number; readonly log: boolean; readonly integer: boolean; readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>> }
-  | { readonly kind: 'ordinal'; readonly name: string; readonly values: readonly number[]; readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>> }
-  | { readonly kind: 'categorical'; readonly name: string; readonly values: readonly ParameterValue[]; readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>> }
-  | { readonly kind: 'fixed'; readonly name: string; readonly value: ParameterValue; readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>> };
+  | {
+      readonly kind: 'numeric';
+      readonly name: string;
+      readonly lo: number;
+      readonly hi: number;
+      readonly log: boolean;
+      readonly integer: boolean;
+      readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>>;
+    }
+  | {
+      readonly kind: 'ordinal';
+      readonly name: string;
+      readonly values: readonly number[];
+      readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>>;
+    }
+  | {
+      readonly kind: 'categorical';
+      readonly name: string;
+      readonly values: readonly ParameterValue[];
+      readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>>;
+    }
+  | {
+      readonly kind: 'fixed';
+      readonly name: string;
+      readonly value: ParameterValue;
+      readonly when?: Readonly<Record<string, ReadonlyArray<ParameterValue>>>;
+    };
 
 /** A flat config: parameter name to value. */
 export type ParameterConfig = Readonly<Record<string, unknown>>;
@@ -53,8 +82,12 @@ export function toDimensions(space: Readonly<Record<string, z.output<typeof tpeP
       const extra = s.when ? { when: s.when } : {};
       if ('fixed' in s) return { kind: 'fixed', name, value: s.fixed, ...extra };
       if ('values' in s) {
-        const nums = s.values.every((v) => typeof v === 'number') && s.values.every((v, i) => i === 0 || (v as number) > (s.values[i - 1] as number));
-        return nums ? { kind: 'ordinal', name, values: s.values as number[], ...extra } : { kind: 'categorical', name, values: s.values, ...extra };
+        const nums =
+          s.values.every((v) => typeof v === 'number') &&
+          s.values.every((v, i) => i === 0 || (v as number) > (s.values[i - 1] as number));
+        return nums
+          ? { kind: 'ordinal', name, values: s.values as number[], ...extra }
+          : { kind: 'categorical', name, values: s.values, ...extra };
       }
       return { kind: 'numeric', name, lo: s.min, hi: s.max, log: s.scale === 'log', integer: s.integer, ...extra };
     });

@@ -80,7 +80,7 @@ describe('TPE proposer with constraints', () => {
     });
   }
 
-  it('wired through core (withConstraints records each row\'s violations, recordedViolations reads them; the baseline has none and is left out of the feasibility model): as good as the direct function', async () => {
+  it("wired through core (withConstraints records each row's violations, recordedViolations reads them; the baseline has none and is left out of the feasibility model): as good as the direct function", async () => {
     let core = 0;
     let direct = 0;
     for (const seed of [1, 2, 3, 4]) {

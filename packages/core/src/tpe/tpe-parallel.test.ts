@@ -19,13 +19,16 @@ const space: Record<string, TpeParameter> = {
   activation: { values: ['relu', 'tanh', 'gelu'] },
 };
 const start: Config = { optimizer: 'sgd', layers: 1, activation: 'relu' };
-const f = (c: Config) => (c.optimizer === 'adam' ? 0 : 1) + Math.abs((c.layers as number) - 3) / 4 + (c.activation === 'gelu' ? 0 : 0.5);
+const f = (c: Config) =>
+  (c.optimizer === 'adam' ? 0 : 1) + Math.abs((c.layers as number) - 3) / 4 + (c.activation === 'gelu' ? 0 : 0.5);
 
 /** The real engine with K candidates per batch in memory working copies; returns each batch's evaluated configs. */
 async function runBatches(candidates: number, batches: number, seed: number): Promise<Config[][]> {
   const artifact = createMemoryArtifact<Config>(start);
   const rows: IterationRecord[] = [];
-  const workingCopies = createMemoryWorkingCopies(artifact, (copy: MemoryArtifact<Config>, { k }) => createFunctionHarness(`copy-${k}`, () => f(copy.get())));
+  const workingCopies = createMemoryWorkingCopies(artifact, (copy: MemoryArtifact<Config>, { k }) =>
+    createFunctionHarness(`copy-${k}`, () => f(copy.get())),
+  );
   const loop = createLoop({
     artifact,
     rollback: createMemoryRollback(artifact),
@@ -35,13 +38,16 @@ async function runBatches(candidates: number, batches: number, seed: number): Pr
     stop: maxIterations(candidates * batches),
     parallel: { candidates, workingCopies },
   });
-  for (const type of ['kept', 'reverted'] as const) loop.on(type, (e: { record: IterationRecord }) => rows.push(e.record));
+  for (const type of ['kept', 'reverted'] as const)
+    loop.on(type, (e: { record: IterationRecord }) => rows.push(e.record));
   await loop.run();
   // Each row's description names the changes from the batch's incumbent; rebuild the configs in batch order.
   let incumbent = { ...start };
   const out: Config[][] = [];
   for (let b = 0; b < batches; b++) {
-    const batch = rows.filter((r) => r.iteration > b * candidates && r.iteration <= (b + 1) * candidates).sort((x, y) => x.iteration - y.iteration);
+    const batch = rows
+      .filter((r) => r.iteration > b * candidates && r.iteration <= (b + 1) * candidates)
+      .sort((x, y) => x.iteration - y.iteration);
     const configs = batch.map((r) => {
       const c: Config = { ...incumbent };
       for (const part of r.description.split(', ')) {
@@ -68,7 +74,16 @@ describe('TPE proposer: parallel batches', () => {
     }
   });
   it('proposals asked at once follow the order of asking, not the order their config reads finish: a batch is reproducible from the seed', async () => {
-    const ctx = (iteration: number): ProposalContext => ({ iteration, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], signal: new AbortController().signal });
+    const ctx = (iteration: number): ProposalContext => ({
+      iteration,
+      attempt: 0,
+      history: [],
+      baseline: 1,
+      best: 1,
+      direction: 'minimize',
+      hints: [],
+      signal: new AbortController().signal,
+    });
     /** K proposals of one batch; `reverse` makes the later-asked proposal's config read finish first. */
     async function batch(reverse: boolean): Promise<string[]> {
       const releases: Array<() => void> = [];

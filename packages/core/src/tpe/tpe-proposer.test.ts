@@ -42,14 +42,42 @@ interface Run {
 }
 
 /** Runs the real engine on an in-memory config; `crashWhen` makes the harness throw (a crash row). */
-async function run(options: { seed?: number; iterations?: number; history?: Config; spaceOverride?: Record<string, TpeParameter>; crashWhen?: (c: Config) => boolean; f?: (c: Config) => number; proposer?: 'tpe' | 'mutator'; avoidCrashes?: boolean; tpe?: { useBaseline?: boolean; univariate?: number; refine?: number; refineCandidates?: number; surrogate?: 'parzen' | 'gp' } } = {}): Promise<Run> {
+async function run(
+  options: {
+    seed?: number;
+    iterations?: number;
+    history?: Config;
+    spaceOverride?: Record<string, TpeParameter>;
+    crashWhen?: (c: Config) => boolean;
+    f?: (c: Config) => number;
+    proposer?: 'tpe' | 'mutator';
+    avoidCrashes?: boolean;
+    tpe?: {
+      useBaseline?: boolean;
+      univariate?: number;
+      refine?: number;
+      refineCandidates?: number;
+      surrogate?: 'parzen' | 'gp';
+    };
+  } = {},
+): Promise<Run> {
   const artifact = createMemoryArtifact<Config>(options.history ?? start);
   const config = createMemoryConfigAdapter(artifact);
   const f = options.f ?? loss;
   const proposer =
     options.proposer === 'mutator'
-      ? createHyperparameterMutator({ config, space: (options.spaceOverride ?? space) as never, random: createSeededRandom(options.seed ?? 1) })
-      : createTpeProposer({ config, space: options.spaceOverride ?? space, seed: options.seed ?? 1, ...(options.avoidCrashes === undefined ? {} : { avoidCrashes: options.avoidCrashes }), ...options.tpe });
+      ? createHyperparameterMutator({
+          config,
+          space: (options.spaceOverride ?? space) as never,
+          random: createSeededRandom(options.seed ?? 1),
+        })
+      : createTpeProposer({
+          config,
+          space: options.spaceOverride ?? space,
+          seed: options.seed ?? 1,
+          ...(options.avoidCrashes === undefined ? {} : { avoidCrashes: options.avoidCrashes }),
+          ...options.tpe,
+        });
   const evaluated: Config[] = [];
   const rows: IterationRecord[] = [];
   const loop = createLoop({
@@ -65,13 +93,23 @@ async function run(options: { seed?: number; iterations?: number; history?: Conf
     scorer: createValueScorer('minimize'),
     stop: maxIterations(options.iterations ?? 30),
   });
-  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const) loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
+  for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
+    loop.on(type as never, (e: { record: IterationRecord }) => rows.push(e.record));
   const summary = await loop.run();
   return { rows, evaluated, final: artifact.get(), best: summary.best };
 }
 
 const changed = (a: Config, b: Config) => Object.keys(space).filter((k) => a[k] !== b[k]);
-const ctx = (history: IterationRecord[], iteration: number): ProposalContext => ({ iteration, attempt: 0, history, baseline: 0, best: 0, direction: 'minimize', hints: [], signal: new AbortController().signal });
+const ctx = (history: IterationRecord[], iteration: number): ProposalContext => ({
+  iteration,
+  attempt: 0,
+  history,
+  baseline: 0,
+  best: 0,
+  direction: 'minimize',
+  hints: [],
+  signal: new AbortController().signal,
+});
 
 describe('TPE proposer', () => {
   it('names every changed parameter in its description, and only those (`key from -> to`, comma-separated)', async () => {
@@ -123,14 +161,25 @@ describe('TPE proposer', () => {
   });
 
   it('avoids a region that crashed: with crash learning, at most half the crashes of the same run with crashes ignored (5 seeds, 40 evaluations)', async () => {
-    const s = { lr: { min: 1e-4, max: 1e-1, scale: 'log' as const }, hidden: { min: 16, max: 512, scale: 'log' as const, integer: true } };
+    const s = {
+      lr: { min: 1e-4, max: 1e-1, scale: 'log' as const },
+      hidden: { min: 16, max: 512, scale: 'log' as const, integer: true },
+    };
     // The best lr is near the crash boundary (lr > 0.03 runs out of memory): a model that does not learn keeps stepping over it.
     const f = (c: Config) => (Math.log10(c.lr as number) + 1.6) ** 2 + (Math.log2(c.hidden as number) - 7) ** 2 * 0.01;
     const crashWhen = (c: Config) => (c.lr as number) > 0.03;
     const crashes = async (avoidCrashes: boolean) => {
       let n = 0;
       for (const seed of [1, 2, 3, 4, 5]) {
-        const r = await run({ spaceOverride: s, f, crashWhen, iterations: 39, seed, history: { lr: 0.001, hidden: 64 }, avoidCrashes });
+        const r = await run({
+          spaceOverride: s,
+          f,
+          crashWhen,
+          iterations: 39,
+          seed,
+          history: { lr: 0.001, hidden: 64 },
+          avoidCrashes,
+        });
         n += r.rows.filter((row) => row.status === 'crash').length;
       }
       return n;
@@ -148,8 +197,14 @@ describe('TPE proposer', () => {
       lr: { min: 1e-4, max: 1e-1, scale: 'log' },
       epochs: { fixed: 3 },
     };
-    const f = (c: Config) => (c.optimizer === 'sgd' ? ((c.momentum as number) - 0.9) ** 2 : 0.05) + (Math.log10(c.lr as number) + 2) ** 2;
-    const { rows, evaluated } = await run({ spaceOverride: s, f, iterations: 30, history: { optimizer: 'adam', momentum: 0.5, lr: 0.01, epochs: 1 } });
+    const f = (c: Config) =>
+      (c.optimizer === 'sgd' ? ((c.momentum as number) - 0.9) ** 2 : 0.05) + (Math.log10(c.lr as number) + 2) ** 2;
+    const { rows, evaluated } = await run({
+      spaceOverride: s,
+      f,
+      iterations: 30,
+      history: { optimizer: 'adam', momentum: 0.5, lr: 0.01, epochs: 1 },
+    });
     const keys = new Set(Object.keys(s));
     expect(evaluated.slice(1).every((c) => c.epochs === 3)).toBe(true);
     let incumbent: Config = evaluated[0]!;
@@ -168,12 +223,18 @@ describe('TPE proposer', () => {
     try {
       await writeFile(join(dir, 'config.json'), JSON.stringify(start));
       const p = createTpeProposer({ config: createConfigFileAdapter({ dir, file: 'config.json' }), space, seed: 2 });
-      const rows: IterationRecord[] = [{ iteration: 0, candidateId: 'a', score: loss(start), status: 'baseline', description: 'baseline' }];
+      const rows: IterationRecord[] = [
+        { iteration: 0, candidateId: 'a', score: loss(start), status: 'baseline', description: 'baseline' },
+      ];
       const proposal = await p.propose(ctx(rows, 1));
       const after = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
       expect(proposal.changedFiles).toEqual(['config.json']);
       expect(after.seed).toBe(7);
-      expect(parseChanges(proposal.description, new Set(Object.keys(space)))!.map((c) => c.key).sort()).toEqual(changed(start, after).sort());
+      expect(
+        parseChanges(proposal.description, new Set(Object.keys(space)))!
+          .map((c) => c.key)
+          .sort(),
+      ).toEqual(changed(start, after).sort());
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -183,7 +244,9 @@ describe('TPE proposer', () => {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const seeds = [1, 2, 3, 4, 5, 6, 7];
     const tpe = median(await Promise.all(seeds.map(async (seed) => (await run({ seed, iterations: 39 })).best)));
-    const mutator = median(await Promise.all(seeds.map(async (seed) => (await run({ seed, iterations: 39, proposer: 'mutator' })).best)));
+    const mutator = median(
+      await Promise.all(seeds.map(async (seed) => (await run({ seed, iterations: 39, proposer: 'mutator' })).best)),
+    );
     expect(tpe).toBeLessThan(mutator);
   });
 
@@ -200,18 +263,34 @@ describe('TPE proposer', () => {
   });
 
   it('per-parameter (univariate) proposals move each parameter towards its good rows: on a sum of per-parameter bowls every proposal after the design samples the good region more', async () => {
-    const f = (c: Config) => (Math.log10(c.lr as number) + 2.5) ** 2 + ((c.layers as number) - 5) ** 2 / 4 + (c.optimizer === 'adam' ? 0 : 1);
-    const { evaluated } = await run({ seed: 4, iterations: 30, f, tpe: { univariate: 1, refine: 0, surrogate: 'parzen' } });
+    const f = (c: Config) =>
+      (Math.log10(c.lr as number) + 2.5) ** 2 + ((c.layers as number) - 5) ** 2 / 4 + (c.optimizer === 'adam' ? 0 : 1);
+    const { evaluated } = await run({
+      seed: 4,
+      iterations: 30,
+      f,
+      tpe: { univariate: 1, refine: 0, surrogate: 'parzen' },
+    });
     const late = evaluated.slice(15);
     expect(late.filter((c) => c.optimizer === 'adam').length).toBeGreaterThan(late.length / 2);
-    expect(late.filter((c) => Math.abs(Math.log10(c.lr as number) + 2.5) < 0.75).length).toBeGreaterThan(late.length / 2);
+    expect(late.filter((c) => Math.abs(Math.log10(c.lr as number) + 2.5) < 0.75).length).toBeGreaterThan(
+      late.length / 2,
+    );
   });
 
   it('a scored refinement step proposes the local move the model rates best: with several moves per step (refineCandidates 8) the refinements score better than with the first move (refineCandidates 1), summed over 5 seeds', async () => {
-    const f = (c: Config) => (Math.log10(c.lr as number) + 2.5) ** 2 + ((c.layers as number) - 5) ** 2 / 4 + (Math.log2(c.hidden as number) - 7) ** 2 / 4;
+    const f = (c: Config) =>
+      (Math.log10(c.lr as number) + 2.5) ** 2 +
+      ((c.layers as number) - 5) ** 2 / 4 +
+      (Math.log2(c.hidden as number) - 7) ** 2 / 4;
     const late = async (refineCandidates: number) => {
       let total = 0;
-      for (const seed of [1, 2, 3, 4, 5]) total += (await run({ seed, iterations: 30, f, tpe: { refine: 1, refineCandidates, surrogate: 'parzen' } })).evaluated.slice(10).reduce((a, c) => a + f(c), 0);
+      for (const seed of [1, 2, 3, 4, 5])
+        total += (
+          await run({ seed, iterations: 30, f, tpe: { refine: 1, refineCandidates, surrogate: 'parzen' } })
+        ).evaluated
+          .slice(10)
+          .reduce((a, c) => a + f(c), 0);
       return total;
     };
     expect(await late(8)).toBeLessThan(await late(1));
@@ -222,7 +301,10 @@ describe('TPE proposer', () => {
     const f = (c: Config) => ((c.y as number) - 0.4 * (c.x as number) - 5) ** 2 / 10 + ((c.x as number) - 3) ** 2 / 5;
     const bestOf = async (surrogate: 'parzen' | 'gp') => {
       let total = 0;
-      for (const seed of [1, 2, 3, 4, 5]) total += (await run({ seed, iterations: 29, f, spaceOverride: s2, history: { x: 0, y: 0 }, tpe: { surrogate } })).best;
+      for (const seed of [1, 2, 3, 4, 5])
+        total += (
+          await run({ seed, iterations: 29, f, spaceOverride: s2, history: { x: 0, y: 0 }, tpe: { surrogate } })
+        ).best;
       return total;
     };
     const gp = await bestOf('gp');
@@ -232,7 +314,9 @@ describe('TPE proposer', () => {
 
   it('an invalid space fails with CONFIG_INVALID naming the parameter', () => {
     const config = createMemoryConfigAdapter(createMemoryArtifact<Config>(start));
-    expect(() => createTpeProposer({ config, space: { lr: { min: 1, max: 0 } } })).toThrow(/space\.lr\.max: max must be greater than min/);
+    expect(() => createTpeProposer({ config, space: { lr: { min: 1, max: 0 } } })).toThrow(
+      /space\.lr\.max: max must be greater than min/,
+    );
     expect(() => createTpeProposer({ config, space: { e: { fixed: 1 } } })).toThrow(/at least one searched parameter/);
   });
 });

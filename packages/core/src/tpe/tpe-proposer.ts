@@ -115,8 +115,13 @@ export interface TpeProposerOptions {
 
 /** zod schema of {@link TpeProposerOptions}. */
 export const tpeProposerOptionsSchema = z.object({
-  config: z.custom<ConfigAdapter>((c) => typeof (c as ConfigAdapter)?.read === 'function' && typeof (c as ConfigAdapter)?.write === 'function', 'config must be a ConfigAdapter (read, write)'),
-  space: z.record(z.string(), tpeParameterSchema).refine((s) => Object.values(s).some((p) => !('fixed' in p)), 'space must name at least one searched parameter'),
+  config: z.custom<ConfigAdapter>(
+    (c) => typeof (c as ConfigAdapter)?.read === 'function' && typeof (c as ConfigAdapter)?.write === 'function',
+    'config must be a ConfigAdapter (read, write)',
+  ),
+  space: z
+    .record(z.string(), tpeParameterSchema)
+    .refine((s) => Object.values(s).some((p) => !('fixed' in p)), 'space must name at least one searched parameter'),
   seed: z.number().int().default(1),
   startup: z.number().int().min(1).default(6),
   candidates: z.number().int().min(1).default(48),
@@ -131,8 +136,16 @@ export const tpeProposerOptionsSchema = z.object({
   robustRadius: z.number().min(0).max(1).optional(),
   surrogate: z.enum(['parzen', 'gp']).default('gp'),
   gpStart: z.number().int().min(0).default(0),
-  constraints: z.custom<ConstraintsFunction>((f) => typeof f === 'function', 'constraints must be a function (record) => number[] | undefined').optional(),
-  objectives: z.array(z.object({ metric: z.string().min(1), direction: z.enum(['minimize', 'maximize']) })).min(2, 'objectives needs at least 2 metrics').optional(),
+  constraints: z
+    .custom<ConstraintsFunction>(
+      (f) => typeof f === 'function',
+      'constraints must be a function (record) => number[] | undefined',
+    )
+    .optional(),
+  objectives: z
+    .array(z.object({ metric: z.string().min(1), direction: z.enum(['minimize', 'maximize']) }))
+    .min(2, 'objectives needs at least 2 metrics')
+    .optional(),
 });
 
 /** The most earlier candidates of its batch a proposal counts as pending (a batch holds at most 256). */
@@ -173,7 +186,22 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const dims = toDimensions(o.space);
   const keys = new Set(dims.map((d) => d.name));
   const categorical = dims.some((d) => d.kind === 'categorical');
-  const settings: TpeSettings = { seed: o.seed, startup: o.startup, candidates: o.candidates, gamma: o.gamma, local: o.local, refine: o.refine, avoidCrashes: o.avoidCrashes, univariate: o.univariate ?? (categorical ? 0.4 : 0), useBaseline: o.useBaseline ?? !categorical, minStep: o.minStep, refineCandidates: o.refineCandidates, robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0), surrogate: o.surrogate, gpStart: o.gpStart };
+  const settings: TpeSettings = {
+    seed: o.seed,
+    startup: o.startup,
+    candidates: o.candidates,
+    gamma: o.gamma,
+    local: o.local,
+    refine: o.refine,
+    avoidCrashes: o.avoidCrashes,
+    univariate: o.univariate ?? (categorical ? 0.4 : 0),
+    useBaseline: o.useBaseline ?? !categorical,
+    minStep: o.minStep,
+    refineCandidates: o.refineCandidates,
+    robustRadius: o.robustRadius ?? (categorical ? 0.01 : 0),
+    surrogate: o.surrogate,
+    gpStart: o.gpStart,
+  };
   // The configs of the current batch's iterations, by iteration (attempt 0): a cache of a pure
   // function of (seed, history, current config, iteration), keyed by what tells batches apart.
   let batch: { key: string; configs: Map<number, Record<string, unknown>> } | undefined;
@@ -181,7 +209,10 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   let previous: Promise<unknown> = Promise.resolve();
   // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
   const fitted = new Map<string, GpHyperparameters>();
-  const facts: ObservationFacts = { ...(o.constraints ? { constraints: o.constraints } : {}), ...(o.objectives ? { objectives: o.objectives } : {}) };
+  const facts: ObservationFacts = {
+    ...(o.constraints ? { constraints: o.constraints } : {}),
+    ...(o.objectives ? { objectives: o.objectives } : {}),
+  };
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
     const current = await o.config.read(context);
     const observations = rebuildObservations(context.history, current, keys, context.direction, facts);

@@ -22,7 +22,8 @@ const space: Record<string, TpeParameter> = {
 };
 const start: Config = { lr: 0.001, width: 16, optimizer: 'sgd' };
 const loss = (c: Config) =>
-  (Math.log10(c.lr as number) + 2) ** 2 + Math.abs(Math.log2(c.width as number) - 5) / 3 +
+  (Math.log10(c.lr as number) + 2) ** 2 +
+  Math.abs(Math.log2(c.width as number) - 5) / 3 +
   (c.optimizer === 'adam' ? 0 : 0.4);
 
 /**
@@ -87,37 +88,51 @@ async function rowsOf(order: 'fifo' | number): Promise<unknown[][]> {
 }
 
 describe('TPE proposer: reproducible batches (issue 32 items 4 and 17)', () => {
-  it('two runs with one seed give the same rows whatever order the working copies are made and the runs finish in '
-    + '(a loaded machine)', async () => {
-    const fifo = await rowsOf('fifo');
-    expect(fifo).toHaveLength(13);
-    expect(new Set(fifo.map((r) => r[3])).size).toBe(13);
-    for (const shuffle of [1, 2, 3]) expect(await rowsOf(shuffle)).toEqual(fifo);
-  });
+  it(
+    'two runs with one seed give the same rows whatever order the working copies are made and the runs finish in ' +
+      '(a loaded machine)',
+    async () => {
+      const fifo = await rowsOf('fifo');
+      expect(fifo).toHaveLength(13);
+      expect(new Set(fifo.map((r) => r[3])).size).toBe(13);
+      for (const shuffle of [1, 2, 3]) expect(await rowsOf(shuffle)).toEqual(fifo);
+    },
+  );
 
-  it('a proposal depends on the seed, the history and its iteration only: asked in any order, or alone by a fresh '
-    + 'proposer after a resume, it is the same config', async () => {
-    const signal = new AbortController().signal;
-    const ctx = (iteration: number): ProposalContext =>
-      ({ iteration, attempt: 0, history: [], baseline: 1, best: 1, direction: 'minimize', hints: [], signal });
-    /** Asks for `iterations` in that order, one at a time, on a fresh proposer; returns the configs by iteration. */
-    async function ask(iterations: number[]): Promise<Record<number, string>> {
-      const written: Record<number, string> = {};
-      const adapter: ConfigAdapter = {
-        name: 'record',
-        read: () => ({ ...start }),
-        write: (config, c) => void (written[c.iteration] = JSON.stringify(config)),
-      };
-      const proposer = createTpeProposer({ config: adapter, space, seed: 7 });
-      for (const i of iterations) await proposer.propose(ctx(i));
-      return written;
-    }
-    const inOrder = await ask([1, 2, 3, 4]);
-    expect(new Set(Object.values(inOrder)).size).toBe(4);
-    expect(await ask([4, 3, 2, 1])).toEqual(inOrder);
-    expect(await ask([2, 4, 1, 3])).toEqual(inOrder);
-    // A resumed coordinator asks only for the batch's later candidates: the same configs (the same job ids).
-    expect((await ask([3]))[3]).toBe(inOrder[3]);
-    expect((await ask([2, 4]))[4]).toBe(inOrder[4]);
-  });
+  it(
+    'a proposal depends on the seed, the history and its iteration only: asked in any order, or alone by a fresh ' +
+      'proposer after a resume, it is the same config',
+    async () => {
+      const signal = new AbortController().signal;
+      const ctx = (iteration: number): ProposalContext => ({
+        iteration,
+        attempt: 0,
+        history: [],
+        baseline: 1,
+        best: 1,
+        direction: 'minimize',
+        hints: [],
+        signal,
+      });
+      /** Asks for `iterations` in that order, one at a time, on a fresh proposer; returns the configs by iteration. */
+      async function ask(iterations: number[]): Promise<Record<number, string>> {
+        const written: Record<number, string> = {};
+        const adapter: ConfigAdapter = {
+          name: 'record',
+          read: () => ({ ...start }),
+          write: (config, c) => void (written[c.iteration] = JSON.stringify(config)),
+        };
+        const proposer = createTpeProposer({ config: adapter, space, seed: 7 });
+        for (const i of iterations) await proposer.propose(ctx(i));
+        return written;
+      }
+      const inOrder = await ask([1, 2, 3, 4]);
+      expect(new Set(Object.values(inOrder)).size).toBe(4);
+      expect(await ask([4, 3, 2, 1])).toEqual(inOrder);
+      expect(await ask([2, 4, 1, 3])).toEqual(inOrder);
+      // A resumed coordinator asks only for the batch's later candidates: the same configs (the same job ids).
+      expect((await ask([3]))[3]).toBe(inOrder[3]);
+      expect((await ask([2, 4]))[4]).toBe(inOrder[4]);
+    },
+  );
 });

@@ -61,7 +61,12 @@ function axisOf(d: Dimension): Axis {
 }
 
 /** The config a model point stands for: `base` with every searched value set, inactive ones left as in `base`. */
-function configOf(dims: readonly Dimension[], searched: readonly Dimension[], u: readonly number[], base: ParameterConfig): Record<string, unknown> {
+function configOf(
+  dims: readonly Dimension[],
+  searched: readonly Dimension[],
+  u: readonly number[],
+  base: ParameterConfig,
+): Record<string, unknown> {
   const next: Record<string, unknown> = { ...base };
   for (const d of dims) if (d.kind === 'fixed') next[d.name] = d.value;
   searched.forEach((d, j) => {
@@ -113,7 +118,13 @@ function latinHypercube(axes: readonly Axis[], settings: TpeSettings, index: num
  * `radius` is 0. Rows that close differ mostly by noise, so a lucky row's near-duplicates pull its
  * mean back up and a steadily good row takes over as the centre.
  */
-function robustCentre(axes: readonly Axis[], points: readonly Point[], rows: readonly Observation[], n: number, radius: number): number {
+function robustCentre(
+  axes: readonly Axis[],
+  points: readonly Point[],
+  rows: readonly Observation[],
+  n: number,
+  radius: number,
+): number {
   if (radius <= 0) return 0;
   let best = 0;
   let bestMean = Infinity;
@@ -140,18 +151,32 @@ function robustCentre(axes: readonly Axis[], points: readonly Point[], rows: rea
  * `fitted` caches the GP's hyperparameters by the rows they were fitted on (`surrogate: 'gp'`; a
  * pure function of those rows, so an empty cache gives the same proposal).
  */
-export function chooseConfig(dims: readonly Dimension[], current: ParameterConfig, observations: readonly Observation[], settings: TpeSettings, iteration: number, attempt: number, pending: readonly ParameterConfig[] = [], fitted = new Map<string, GpHyperparameters>()): Record<string, unknown> {
+export function chooseConfig(
+  dims: readonly Dimension[],
+  current: ParameterConfig,
+  observations: readonly Observation[],
+  settings: TpeSettings,
+  iteration: number,
+  attempt: number,
+  pending: readonly ParameterConfig[] = [],
+  fitted = new Map<string, GpHyperparameters>(),
+): Record<string, unknown> {
   const random = createSeededRandom(proposalSeed(settings.seed, iteration, attempt));
   const searched = dims.filter((d) => d.kind !== 'fixed');
   const axes = searched.map(axisOf);
   const key = (c: ParameterConfig) => JSON.stringify(dims.map((d) => c[d.name] ?? null));
   const seen = new Set([...observations.map((o) => key(o.config)), ...pending.map(key), key(current)]);
   const lies = pending.map((c) => pointOf(searched, c));
-  const crashes = settings.avoidCrashes ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config)) : [];
+  const crashes = settings.avoidCrashes
+    ? observations.filter((o) => o.loss === undefined).map((o) => pointOf(searched, o.config))
+    : [];
   // The baseline is the user's hand-picked config, not a draw: see `useBaseline`.
   // Best first: feasible rows before infeasible ones (by total violation), then by non-domination
   // rank and a random-weight scalarisation with several objectives, else by loss (see `rankObservations`).
-  const evaluated = rankObservations(observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)), random);
+  const evaluated = rankObservations(
+    observations.filter((o) => o.loss !== undefined && (settings.useBaseline || o.iteration !== 0)),
+    random,
+  );
   const points = evaluated.map((o) => pointOf(searched, o.config));
   const nearCrash = (x: Point) => {
     if (crashes.length === 0) return false;
@@ -168,10 +193,15 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
   // good region is: the design goes on until `startup` rows are feasible, for at most twice as many
   // rows (constraints bench, mixed space, σ 0.02, 30 calls: 0.68x Optuna's regret against 1.01x).
   const feasibleRows = evaluated.filter((o) => !(o.violation! > 0)).length;
-  const designed = evaluated.some((o) => o.violation !== undefined) ? Math.max(feasibleRows, evaluated.length / 2) : evaluated.length;
+  const designed = evaluated.some((o) => o.violation !== undefined)
+    ? Math.max(feasibleRows, evaluated.length / 2)
+    : evaluated.length;
   if (designed < settings.startup) {
     for (let i = 0; i < 50; i++) {
-      const u = i === 0 ? latinHypercube(axes, settings, observations.length + pending.length, random) : uniformPoint(axes, random);
+      const u =
+        i === 0
+          ? latinHypercube(axes, settings, observations.length + pending.length, random)
+          : uniformPoint(axes, random);
       const c = fresh(u);
       if (c) return c;
     }
@@ -190,8 +220,24 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
       const finite = evaluated.map((o) => o.constraint ?? 0).filter(Number.isFinite);
       const cap = Math.max(1, ...finite.map(Math.abs)) * 2;
       const valueOf = (o: Observation) => (o.constraint === undefined ? undefined : Math.min(cap, o.constraint));
-      const feasibility = constrained ? { constraints: evaluated.map(valueOf), history: inOrder.map((i) => valueOf(evaluated[i]!)) } : undefined;
-      const c = gpChoice({ axes, points, losses: evaluated.map((o) => o.loss!), lies, good: l, step, candidates: settings.candidates, fresh, pointOf: (x) => pointOf(searched, x), random, history, fitted, ...(feasibility ? { feasibility } : {}) });
+      const feasibility = constrained
+        ? { constraints: evaluated.map(valueOf), history: inOrder.map((i) => valueOf(evaluated[i]!)) }
+        : undefined;
+      const c = gpChoice({
+        axes,
+        points,
+        losses: evaluated.map((o) => o.loss!),
+        lies,
+        good: l,
+        step,
+        candidates: settings.candidates,
+        fresh,
+        pointOf: (x) => pointOf(searched, x),
+        random,
+        history,
+        fitted,
+        ...(feasibility ? { feasibility } : {}),
+      });
       if (c) return c;
     }
     const g = fitParzen(axes, bad);
@@ -251,7 +297,13 @@ export function chooseConfig(dims: readonly Dimension[], current: ParameterConfi
  * the good and of the bad rows' values, `candidates` draws from the good one, the draw with the
  * highest l/g. Strong when the objective is close to a sum over parameters.
  */
-function independentChoice(axes: readonly Axis[], good: readonly Point[], bad: readonly Point[], candidates: number, random: RandomSource): number[] {
+function independentChoice(
+  axes: readonly Axis[],
+  good: readonly Point[],
+  bad: readonly Point[],
+  candidates: number,
+  random: RandomSource,
+): number[] {
   return axes.map((axis, j) => {
     const column = (ps: readonly Point[]) => ps.filter((p) => p[j] !== undefined).map((p) => [p[j]]);
     const l = fitParzen([axis], column(good));
@@ -267,12 +319,22 @@ function independentChoice(axes: readonly Axis[], good: readonly Point[], bad: r
 }
 
 /** Every candidate was a repeat: change one searched parameter to another value at random. */
-function fallback(dims: readonly Dimension[], searched: readonly Dimension[], current: ParameterConfig, random: RandomSource): Record<string, unknown> {
+function fallback(
+  dims: readonly Dimension[],
+  searched: readonly Dimension[],
+  current: ParameterConfig,
+  random: RandomSource,
+): Record<string, unknown> {
   for (let i = 0; i < 100; i++) {
     const d = searched[Math.floor(random.next() * searched.length)]!;
     const u = d.kind === 'categorical' ? Math.floor(random.next() * d.values.length) : random.next();
     const next = configOf(dims, [d], [u], current);
     if (!sameValue(next[d.name], current[d.name])) return next;
   }
-  return configOf(dims, searched, searched.map((d) => (d.kind === 'categorical' ? 0 : random.next())), current);
+  return configOf(
+    dims,
+    searched,
+    searched.map((d) => (d.kind === 'categorical' ? 0 : random.next())),
+    current,
+  );
 }

@@ -146,9 +146,12 @@ export class ChangeJournal {
     }
     if (indexReads !== this.indexReads) this.invalidate('.git/index was written by another program');
     else if (!(await this.sync())) this.invalidate('the marker event did not arrive in time');
-    else if (this.events >= this.overflowAt) this.invalidate(`${this.events} events since the last scan (the queue may have overflowed)`);
+    else if (this.events >= this.overflowAt)
+      this.invalidate(`${this.events} events since the last scan (the queue may have overflowed)`);
     else if (this.readExcludeKey() !== this.excludeKey) this.invalidate('.git/info/exclude changed');
-    else for (const path of this.touched) if (path === '.gitignore' || path.endsWith('/.gitignore')) this.invalidate(`${path} changed`);
+    else
+      for (const path of this.touched)
+        if (path === '.gitignore' || path.endsWith('/.gitignore')) this.invalidate(`${path} changed`);
     if (!this.valid) return this.take(indexReads);
     const paths = this.touched;
     this.touched = new Set();
@@ -198,7 +201,9 @@ export class ChangeJournal {
    * The paths created, removed or renamed since `mark` (the queue read up to now), with the mark
    * of now, or `undefined` if the journal may have missed one since `mark`.
    */
-  async structureSince(mark: StructureMark | undefined): Promise<{ readonly paths: string[]; readonly mark: StructureMark } | undefined> {
+  async structureSince(
+    mark: StructureMark | undefined,
+  ): Promise<{ readonly paths: string[]; readonly mark: StructureMark } | undefined> {
     if (mark === undefined || !this.valid || mark.generation !== this.generation) return undefined;
     if (!(await this.sync()) || mark.generation !== this.generation) return undefined;
     const at = this.structure.length;

@@ -31,7 +31,10 @@ describe('directory listings kept between walks (issue 13: an unchanged director
     const second = listings.list('a', `${repo.dir}/a`);
     expect(second).toBe(first);
     expect(listings.counts).toEqual({ read: 1, reused: 1 });
-    expect(first!.map((e) => [e.path, e.kind]).sort()).toEqual([['a/x.txt', EntryKind.File], ['a/y.txt', EntryKind.File]]);
+    expect(first!.map((e) => [e.path, e.kind]).sort()).toEqual([
+      ['a/x.txt', EntryKind.File],
+      ['a/y.txt', EntryKind.File],
+    ]);
   });
 
   it('a file created in a kept directory is listed, even when its mtime is set back (the ctime moved)', () => {
@@ -43,7 +46,12 @@ describe('directory listings kept between walks (issue 13: an unchanged director
     repo.write('a/new.txt', 'new\n');
     nodeFs.utimesSync(`${repo.dir}/a`, before.atime, before.mtime);
     listings.beginWalk();
-    expect(listings.list('a', `${repo.dir}/a`)!.map((e) => e.path).sort()).toEqual(['a/new.txt', 'a/x.txt']);
+    expect(
+      listings
+        .list('a', `${repo.dir}/a`)!
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['a/new.txt', 'a/x.txt']);
     expect(listings.counts).toEqual({ read: 2, reused: 0 });
   });
 

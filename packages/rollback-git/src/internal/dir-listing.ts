@@ -85,7 +85,13 @@ export class DirectoryListings {
       return undefined;
     }
     const kept = this.listings.get(dir);
-    if (kept !== undefined && kept.trusted && kept.ino === stats.ino && kept.mtimeMs === stats.mtimeMs && kept.ctimeMs === stats.ctimeMs) {
+    if (
+      kept !== undefined &&
+      kept.trusted &&
+      kept.ino === stats.ino &&
+      kept.mtimeMs === stats.mtimeMs &&
+      kept.ctimeMs === stats.ctimeMs
+    ) {
       kept.walk = this.walk;
       this.counts.reused += 1;
       return kept.entries;
@@ -106,11 +112,22 @@ export class DirectoryListings {
     for (const dirent of dirents) {
       const name = dirent.name;
       if (name === '.git') continue;
-      const kind = dirent.isDirectory() ? EntryKind.Directory : dirent.isFile() || dirent.isSymbolicLink() ? EntryKind.File : EntryKind.Other;
+      const kind = dirent.isDirectory()
+        ? EntryKind.Directory
+        : dirent.isFile() || dirent.isSymbolicLink()
+          ? EntryKind.File
+          : EntryKind.Other;
       entries.push({ name, path: dir === '.' ? name : `${dir}/${name}`, kind });
     }
     const trusted = stats.mtimeMs < readAt - RACY_DIRECTORY_MS && stats.ctimeMs < readAt - RACY_DIRECTORY_MS;
-    this.listings.set(dir, { ino: stats.ino, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, trusted, entries, walk: this.walk });
+    this.listings.set(dir, {
+      ino: stats.ino,
+      mtimeMs: stats.mtimeMs,
+      ctimeMs: stats.ctimeMs,
+      trusted,
+      entries,
+      walk: this.walk,
+    });
     return entries;
   }
 }

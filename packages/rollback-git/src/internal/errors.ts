@@ -25,7 +25,9 @@ export function foreignCode(error: unknown): string | undefined {
 export function describe(error: unknown): string {
   if (error instanceof Error) {
     const code = foreignCode(error);
-    return code !== undefined && code !== error.name ? `${error.name} ${code}: ${error.message}` : `${error.name}: ${error.message}`;
+    return code !== undefined && code !== error.name
+      ? `${error.name} ${code}: ${error.message}`
+      : `${error.name}: ${error.message}`;
   }
   return String(error);
 }
@@ -68,7 +70,12 @@ export function listFiles(files: readonly string[], max = 10): string {
 }
 
 /** Runs `task`, mapping whatever it throws with {@link toLoopError}. */
-export async function guarded<T>(fallback: LoopErrorCode, doing: string, advice: string, task: () => Promise<T>): Promise<T> {
+export async function guarded<T>(
+  fallback: LoopErrorCode,
+  doing: string,
+  advice: string,
+  task: () => Promise<T>,
+): Promise<T> {
   try {
     return await task();
   } catch (error) {

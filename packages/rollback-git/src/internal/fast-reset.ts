@@ -1,7 +1,14 @@
 import git from 'isomorphic-git';
 import { readBlobBytes } from './object-store.js';
 import { inChunks } from './chunks.js';
-import { ensureParents, lstatOrUndefined, readWorktreeBlob, removeEmptyParents, removePath, writeWorktreeBlob } from './fs-ops.js';
+import {
+  ensureParents,
+  lstatOrUndefined,
+  readWorktreeBlob,
+  removeEmptyParents,
+  removePath,
+  writeWorktreeBlob,
+} from './fs-ops.js';
 import { parentOf } from './paths.js';
 import { claimIndexMatches } from './index-state.js';
 import { updateIndex, type StagedFile } from './index-update.js';
@@ -49,14 +56,16 @@ export async function applyFastReset(
     if (target === undefined) return;
     if (entry.worktreeDiffers !== true) {
       const actual = await readWorktreeBlob(repo, entry.path);
-      if (actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode) return;
+      if (actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode)
+        return;
     }
     await writeWorktreeBlob(repo, entry.path, target.mode, await readBlobBytes(repo, target.oid));
   });
 
   const staged: StagedFile[] = [];
   await inChunks(writes, async (entry) => {
-    if (entry.target !== undefined) staged.push({ path: entry.path, blob: entry.target, stats: await lstatOrUndefined(repo, entry.path) });
+    if (entry.target !== undefined)
+      staged.push({ path: entry.path, blob: entry.target, stats: await lstatOrUndefined(repo, entry.path) });
   });
   const removed = removals.filter((entry) => entry.inIndex).map((entry) => entry.path);
   const matches = { commit: targetOid, basis };

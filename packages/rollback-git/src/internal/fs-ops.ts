@@ -183,7 +183,13 @@ export async function writeWorktreeBlob(repo: Repo, path: string, mode: number, 
     return;
   }
   const executable = mode === MODE_EXECUTABLE;
-  if (existing !== undefined && existing.isFile() && gitMode(existing) === mode && onNodeFs(repo) && content.length <= SYNC_READ_LIMIT) {
+  if (
+    existing !== undefined &&
+    existing.isFile() &&
+    gitMode(existing) === mode &&
+    onNodeFs(repo) &&
+    content.length <= SYNC_READ_LIMIT
+  ) {
     overwriteInPlace(abs, content);
     return;
   }

@@ -58,7 +58,15 @@ export function resolveGitDirs(fs: GitFs, root: string): GitDirs {
 
 /** The files of a linked worktree's own directory (git's per-worktree paths this package or isomorphic-git touch). */
 const PER_WORKTREE = new Set([
-  'HEAD', 'HEAD.lock', 'index', 'index.lock', 'ORIG_HEAD', 'FETCH_HEAD', 'MERGE_HEAD', 'logs/HEAD', 'logs/HEAD.lock',
+  'HEAD',
+  'HEAD.lock',
+  'index',
+  'index.lock',
+  'ORIG_HEAD',
+  'FETCH_HEAD',
+  'MERGE_HEAD',
+  'logs/HEAD',
+  'logs/HEAD.lock',
 ]);
 
 /**
@@ -76,8 +84,18 @@ export function gitPathMapper(dirs: GitDirs): (path: string) => string {
 
 /** The fs methods whose first argument is the one path they act on. */
 const ONE_PATH = new Set([
-  'readFile', 'writeFile', 'unlink', 'readdir', 'mkdir', 'rmdir', 'lstat',
-  'stat', 'readlink', 'chmod', 'open', 'rm',
+  'readFile',
+  'writeFile',
+  'unlink',
+  'readdir',
+  'mkdir',
+  'rmdir',
+  'lstat',
+  'stat',
+  'readlink',
+  'chmod',
+  'open',
+  'rm',
 ]);
 
 /**

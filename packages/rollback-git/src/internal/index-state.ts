@@ -47,8 +47,12 @@ let versions = 0;
 const states = new WeakMap<Repo, IndexState>();
 
 /** The stat key of an index file: a write renames `index.lock` over it, so a new file has a new key. */
-export const statKey = (stats: { ino: number | bigint; size: number | bigint; mtimeMs: number | bigint; ctimeMs: number | bigint }): string =>
-  `${Number(stats.ino)}:${Number(stats.size)}:${Number(stats.mtimeMs)}:${Number(stats.ctimeMs)}`;
+export const statKey = (stats: {
+  ino: number | bigint;
+  size: number | bigint;
+  mtimeMs: number | bigint;
+  ctimeMs: number | bigint;
+}): string => `${Number(stats.ino)}:${Number(stats.size)}:${Number(stats.mtimeMs)}:${Number(stats.ctimeMs)}`;
 
 /** Parses index bytes (versions 2 and 3); `undefined` for another format or torn bytes. */
 export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number): IndexState | undefined {
@@ -79,9 +83,22 @@ export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number)
       unmerged.add(path);
     } else {
       const u = (k: number) => bytes.readUInt32BE(offset + k * 4);
-      const ctimeS = u(0), ctimeNs = u(1), mtimeS = u(2), mtimeNs = u(3);
+      const ctimeS = u(0),
+        ctimeNs = u(1),
+        mtimeS = u(2),
+        mtimeNs = u(3);
       entries.set(path, {
-        path, ctimeS, ctimeNs, mtimeS, mtimeNs, dev: u(4), ino: u(5), mode: u(6), uid: u(7), gid: u(8), size: u(9),
+        path,
+        ctimeS,
+        ctimeNs,
+        mtimeS,
+        mtimeNs,
+        dev: u(4),
+        ino: u(5),
+        mode: u(6),
+        uid: u(7),
+        gid: u(8),
+        size: u(9),
         oid: bytes.toString('hex', offset + 40, offset + 60),
         ctimeMs: ctimeS * 1000 + ctimeNs / 1e6,
         mtimeMs: mtimeS * 1000 + mtimeNs / 1e6,
@@ -98,13 +115,33 @@ export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number)
     offset += 8 + bytes.readUInt32BE(offset + 4);
   }
   versions += 1;
-  return { key, fileMtimeMs, bytes, entries, unmerged, offsets: rewritable && !extensions ? offsets : undefined, rewritable, matches: undefined, pathsVersion: versions };
+  return {
+    key,
+    fileMtimeMs,
+    bytes,
+    entries,
+    unmerged,
+    offsets: rewritable && !extensions ? offsets : undefined,
+    rewritable,
+    matches: undefined,
+    pathsVersion: versions,
+  };
 }
 
 /** An empty index (no file yet). */
 function emptyState(): IndexState {
   versions += 1;
-  return { key: 'missing', fileMtimeMs: 0, bytes: Buffer.alloc(0), entries: new Map(), unmerged: new Set(), offsets: undefined, rewritable: true, matches: undefined, pathsVersion: versions };
+  return {
+    key: 'missing',
+    fileMtimeMs: 0,
+    bytes: Buffer.alloc(0),
+    entries: new Map(),
+    unmerged: new Set(),
+    offsets: undefined,
+    rewritable: true,
+    matches: undefined,
+    pathsVersion: versions,
+  };
 }
 
 /**

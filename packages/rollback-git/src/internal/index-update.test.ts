@@ -14,13 +14,15 @@ afterEach(() => {
 
 function repoWith(count: number): TempRepo {
   const files: Record<string, string> = {};
-  for (let i = 0; i < count; i += 1) files[`d${String(Math.floor(i / 100)).padStart(3, '0')}/f${i}.txt`] = `file ${i}\n`;
+  for (let i = 0; i < count; i += 1)
+    files[`d${String(Math.floor(i / 100)).padStart(3, '0')}/f${i}.txt`] = `file ${i}\n`;
   const repo = makeRepo(files);
   repos.push(repo);
   return repo;
 }
 
-const blobOf = async (dir: string, content: string) => (await git.hashBlob({ object: new TextEncoder().encode(content) })).oid;
+const blobOf = async (dir: string, content: string) =>
+  (await git.hashBlob({ object: new TextEncoder().encode(content) })).oid;
 
 describe('updateIndex (issue 13: the index is parsed once and patched in place)', () => {
   it('an update of existing entries patches them in place: git reads the new oid, git status and git fsck are clean, the file is not read again', async () => {
@@ -31,7 +33,17 @@ describe('updateIndex (issue 13: the index is parsed once and patched in place)'
     const first = await loadIndexState(r);
     expect(first?.offsets).toBeUndefined();
     const entry = first!.entries.get('d000/f0.txt')!;
-    await updateIndex(r, [{ path: entry.path, blob: { oid: entry.oid, mode: entry.mode }, stats: nodeFs.lstatSync(`${repo.dir}/d000/f0.txt`) }], []);
+    await updateIndex(
+      r,
+      [
+        {
+          path: entry.path,
+          blob: { oid: entry.oid, mode: entry.mode },
+          stats: nodeFs.lstatSync(`${repo.dir}/d000/f0.txt`),
+        },
+      ],
+      [],
+    );
     const before = await loadIndexState(r);
     expect(before?.offsets).toBeDefined();
     repo.write('d001/f150.txt', 'changed\n');
@@ -59,11 +71,17 @@ describe('updateIndex (issue 13: the index is parsed once and patched in place)'
     for (const path of files) {
       const content = repo.read(path);
       await git.writeBlob({ fs: nodeFs, dir: repo.dir, blob: new TextEncoder().encode(content) });
-      staged.push({ path, blob: { oid: await blobOf(repo.dir, content), mode: 0o100644 }, stats: nodeFs.lstatSync(`${repo.dir}/${path}`) });
+      staged.push({
+        path,
+        blob: { oid: await blobOf(repo.dir, content), mode: 0o100644 },
+        stats: nodeFs.lstatSync(`${repo.dir}/${path}`),
+      });
     }
     repo.remove('d000/f3.txt');
     await updateIndex(r, staged, ['d000/f3.txt']);
-    expect(repo.git('status', '--porcelain')).toBe(['A  a/new.txt', 'A  d000/f10.txt.new', 'D  d000/f3.txt'].join('\n'));
+    expect(repo.git('status', '--porcelain')).toBe(
+      ['A  a/new.txt', 'A  d000/f10.txt.new', 'D  d000/f3.txt'].join('\n'),
+    );
     const listed = repo.git('ls-files').split('\n');
     expect(listed).toEqual([...listed].sort());
     expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { GitFsStats } from '../git-fs.js';
-import { dropIndexState, keepIndexState, loadIndexState, nextPathsVersion, statKey, type IndexEntry, type IndexState } from './index-state.js';
+import {
+  dropIndexState,
+  keepIndexState,
+  loadIndexState,
+  nextPathsVersion,
+  statKey,
+  type IndexEntry,
+  type IndexState,
+} from './index-state.js';
 import type { RawIndexEntry } from './index-write.js';
 import { writeThroughLock } from './lock-file.js';
 import type { Repo } from './repo.js';
@@ -24,18 +32,49 @@ const toSecondsNs = (ms: number): [number, number] => {
 
 /** An index entry for a staged file, with the stat data git compares. */
 export function entryOf(file: StagedFile): RawIndexEntry {
-  const s = file.stats as (GitFsStats & { dev?: number | bigint; uid?: number | bigint; gid?: number | bigint }) | undefined;
+  const s = file.stats as
+    (GitFsStats & { dev?: number | bigint; uid?: number | bigint; gid?: number | bigint }) | undefined;
   if (s === undefined) {
-    return { path: file.path, oid: file.blob.oid, mode: file.blob.mode, ctimeS: 0, ctimeNs: 0, mtimeS: 0, mtimeNs: 0, dev: 0, ino: 0, uid: 0, gid: 0, size: 0 };
+    return {
+      path: file.path,
+      oid: file.blob.oid,
+      mode: file.blob.mode,
+      ctimeS: 0,
+      ctimeNs: 0,
+      mtimeS: 0,
+      mtimeNs: 0,
+      dev: 0,
+      ino: 0,
+      uid: 0,
+      gid: 0,
+      size: 0,
+    };
   }
   const [ctimeS, ctimeNs] = toSecondsNs(Number(s.ctimeMs));
   const [mtimeS, mtimeNs] = toSecondsNs(Number(s.mtimeMs));
   const low = (v: number | bigint | undefined) => Number(v ?? 0) % 2 ** 32;
-  return { path: file.path, oid: file.blob.oid, mode: file.blob.mode, ctimeS, ctimeNs, mtimeS, mtimeNs, dev: low(s.dev), ino: low(s.ino), uid: low(s.uid), gid: low(s.gid), size: low(s.size) };
+  return {
+    path: file.path,
+    oid: file.blob.oid,
+    mode: file.blob.mode,
+    ctimeS,
+    ctimeNs,
+    mtimeS,
+    mtimeNs,
+    dev: low(s.dev),
+    ino: low(s.ino),
+    uid: low(s.uid),
+    gid: low(s.gid),
+    size: low(s.size),
+  };
 }
 
 /** The entry with its times in milliseconds as well. */
-const withMs = (e: RawIndexEntry): IndexEntry => ({ ...e, ctimeMs: e.ctimeS * 1000 + e.ctimeNs / 1e6, mtimeMs: e.mtimeS * 1000 + e.mtimeNs / 1e6 });
+const withMs = (e: RawIndexEntry): IndexEntry => ({
+  ...e,
+  ctimeMs: e.ctimeS * 1000 + e.ctimeNs / 1e6,
+  mtimeMs: e.mtimeS * 1000 + e.mtimeNs / 1e6,
+});
 
 /** Writes an entry's fixed part (stat data, mode, oid) at `offset`; the flags and path stay. */
 function writeFixed(bytes: Buffer, offset: number, e: RawIndexEntry): void {
@@ -47,7 +86,10 @@ function writeFixed(bytes: Buffer, offset: number, e: RawIndexEntry): void {
 /** Sorts entries in git's path order: by UTF-8 bytes (JS string order agrees unless a path holds a surrogate pair). */
 function sortGitOrder(entries: IndexEntry[]): IndexEntry[] {
   if (entries.some((e) => /[\ud800-\udfff]/.test(e.path))) {
-    return entries.map((e) => ({ e, key: Buffer.from(e.path) })).sort((a, b) => Buffer.compare(a.key, b.key)).map(({ e }) => e);
+    return entries
+      .map((e) => ({ e, key: Buffer.from(e.path) }))
+      .sort((a, b) => Buffer.compare(a.key, b.key))
+      .map(({ e }) => e);
   }
   return entries.sort(byPath);
 }
@@ -74,7 +116,10 @@ function serializeEntries(entries: readonly IndexEntry[]): { bytes: Buffer; offs
     offsets.set(e.path, offset);
     offset += Math.ceil((62 + length + 1) / 8) * 8;
   });
-  createHash('sha1').update(bytes.subarray(0, size - 20)).digest().copy(bytes, size - 20);
+  createHash('sha1')
+    .update(bytes.subarray(0, size - 20))
+    .digest()
+    .copy(bytes, size - 20);
   return { bytes, offsets };
 }
 
@@ -111,14 +156,26 @@ export async function updateIndex(
 ): Promise<Map<string, BlobEntry | undefined> | undefined> {
   const state = await loadIndexState(repo);
   if (state === undefined || !state.rewritable) return undefined;
-  const sameBlobs = remove.every((path) => !state.entries.has(path)) && set.every((file) => {
-    const entry = state.entries.get(file.path);
-    return entry !== undefined && entry.oid === file.blob.oid && entry.mode === file.blob.mode;
-  });
+  const sameBlobs =
+    remove.every((path) => !state.entries.has(path)) &&
+    set.every((file) => {
+      const entry = state.entries.get(file.path);
+      return entry !== undefined && entry.oid === file.blob.oid && entry.mode === file.blob.mode;
+    });
   const claim = options.matches;
-  const matches = claim !== undefined ? (claim.basis === state.key ? claim.commit : undefined) : sameBlobs ? state.matches : undefined;
+  const matches =
+    claim !== undefined
+      ? claim.basis === state.key
+        ? claim.commit
+        : undefined
+      : sameBlobs
+        ? state.matches
+        : undefined;
   const offsets = state.offsets;
-  const inPlace = offsets !== undefined && remove.every((path) => !state.entries.has(path)) && set.every((file) => state.entries.has(file.path));
+  const inPlace =
+    offsets !== undefined &&
+    remove.every((path) => !state.entries.has(path)) &&
+    set.every((file) => state.entries.has(file.path));
 
   let next: Omit<IndexState, 'key' | 'fileMtimeMs'>;
   const staged = new Set(set.map((file) => file.path));
@@ -130,15 +187,25 @@ export async function updateIndex(
     createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
     // The map is shared with the state it came from; that state is replaced below.
     for (const e of updated) state.entries.set(e.path, e);
-    next = { bytes, entries: state.entries, unmerged: state.unmerged, offsets, rewritable: true, matches, pathsVersion: state.pathsVersion };
+    next = {
+      bytes,
+      entries: state.entries,
+      unmerged: state.unmerged,
+      offsets,
+      rewritable: true,
+      matches,
+      pathsVersion: state.pathsVersion,
+    };
   } else {
     const nextEntries = new Map(state.entries);
     for (const path of remove) nextEntries.delete(path);
     if (set.length > 0) {
       const parents = new Set<string>();
-      for (const path of staged) for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) parents.add(path.slice(0, i));
+      for (const path of staged)
+        for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) parents.add(path.slice(0, i));
       for (const path of [...nextEntries.keys()]) {
-        if (parents.has(path)) nextEntries.delete(path); // a file where a directory is now staged
+        if (parents.has(path))
+          nextEntries.delete(path); // a file where a directory is now staged
         else if (!staged.has(path) && path.includes('/')) {
           for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
             if (staged.has(path.slice(0, i))) {
@@ -152,10 +219,22 @@ export async function updateIndex(
     for (const file of set) nextEntries.set(file.path, withMs(entryOf(file)));
     const sorted = sortGitOrder([...nextEntries.values()]);
     const { bytes, offsets: written } = serializeEntries(sorted);
-    next = { bytes, entries: new Map(sorted.map((e) => [e.path, e])), unmerged: new Set(), offsets: written, rewritable: true, matches, pathsVersion: nextPathsVersion() };
+    next = {
+      bytes,
+      entries: new Map(sorted.map((e) => [e.path, e])),
+      unmerged: new Set(),
+      offsets: written,
+      rewritable: true,
+      matches,
+      pathsVersion: nextPathsVersion(),
+    };
   }
   dropIndexState(repo);
-  const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, { wait: repo.lockWait, sync: false, identify: true });
+  const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, {
+    wait: repo.lockWait,
+    sync: false,
+    identify: true,
+  });
   // Our own write, recognised by its stat key: the next scan or update takes it without reading.
   if (stats !== undefined) keepIndexState(repo, { ...next, key: statKey(stats), fileMtimeMs: Number(stats.mtimeMs) });
   const result = new Map<string, BlobEntry | undefined>();

@@ -60,7 +60,6 @@ export function indexBytesHealth(bytes: Uint8Array): Exclude<IndexHealth, 'missi
   return createHash('sha1').update(body).digest().equals(trailer) ? 'ok' : 'torn';
 }
 
-
 /**
  * Serialises stage-0 entries as a version-2 `.git/index` (sorted by path bytes, no extensions,
  * SHA-1 trailer): what `git read-tree` writes. Extensions git may regenerate (cache tree,
@@ -90,7 +89,20 @@ export function serializeIndex(entries: readonly RawIndexEntry[]): Uint8Array {
 
 /** An index entry for `blob` at `path` with no stat data (git re-stats it on the next status). */
 export function unstatEntry(path: string, blob: BlobEntry): RawIndexEntry {
-  return { path, oid: blob.oid, mode: blob.mode, ctimeS: 0, ctimeNs: 0, mtimeS: 0, mtimeNs: 0, dev: 0, ino: 0, uid: 0, gid: 0, size: 0 };
+  return {
+    path,
+    oid: blob.oid,
+    mode: blob.mode,
+    ctimeS: 0,
+    ctimeNs: 0,
+    mtimeS: 0,
+    mtimeNs: 0,
+    dev: 0,
+    ino: 0,
+    uid: 0,
+    gid: 0,
+    size: 0,
+  };
 }
 
 /**

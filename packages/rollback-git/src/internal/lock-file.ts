@@ -47,7 +47,12 @@ export async function syncDir(fs: GitFsPromises, dir: string): Promise<void> {
  * @throws {LoopError} `LOCK_HELD` naming the lock file when it stays taken; other errors
  *   (ENOENT for a missing parent directory, ENOSPC) unchanged.
  */
-export async function takeLock(fs: GitFsPromises, path: string, mode: number, wait: LockWait): Promise<GitFsFileHandle | undefined> {
+export async function takeLock(
+  fs: GitFsPromises,
+  path: string,
+  mode: number,
+  wait: LockWait,
+): Promise<GitFsFileHandle | undefined> {
   const lock = lockPathOf(path);
   let waited = 0;
   for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
@@ -140,7 +145,11 @@ export async function writeThroughLock(
  *
  * @throws {LoopError} `LOCK_HELD` (see {@link takeLock}); the file-system error otherwise.
  */
-export async function unlinkThroughLock(fs: GitFsPromises, path: string, wait: LockWait = DEFAULT_LOCK_WAIT): Promise<void> {
+export async function unlinkThroughLock(
+  fs: GitFsPromises,
+  path: string,
+  wait: LockWait = DEFAULT_LOCK_WAIT,
+): Promise<void> {
   const handle = await takeLock(fs, path, 0o644, wait);
   try {
     await fs.unlink(path);
@@ -180,7 +189,8 @@ const SYNC_OPS: RenameWriteOps = {
  * objects to the OS).
  */
 export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
-  const ops: RenameWriteOps = (fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_OPS : fs;
+  const ops: RenameWriteOps =
+    (fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_OPS : fs;
   tempCounter += 1;
   const dir = parentDir(path);
   const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;

@@ -109,7 +109,11 @@ const depth = (path: string): number => path.split('/').length;
  * @returns the directories removed, sorted.
  * @throws the fs error of an `rmdir` that fails for another reason than "not empty" or "gone".
  */
-export async function removeNewEmptyDirectories(repo: Repo, before: ReadonlySet<string>, now: ReadonlySet<string>): Promise<string[]> {
+export async function removeNewEmptyDirectories(
+  repo: Repo,
+  before: ReadonlySet<string>,
+  now: ReadonlySet<string>,
+): Promise<string[]> {
   const fresh = [...now].filter((dir) => !before.has(dir));
   fresh.sort((a, b) => depth(b) - depth(a) || (a < b ? 1 : a > b ? -1 : 0));
   const removed: string[] = [];
@@ -130,7 +134,12 @@ export async function removeNewEmptyDirectories(repo: Repo, before: ReadonlySet<
  * entries created, removed or renamed since it was right: each is looked at now, and a directory
  * found is entered (its subdirectories may have come before any watch on it).
  */
-async function applyStructure(repo: Repo, dirs: Set<string>, paths: readonly string[], onDirectory: (dir: string) => void): Promise<void> {
+async function applyStructure(
+  repo: Repo,
+  dirs: Set<string>,
+  paths: readonly string[],
+  onDirectory: (dir: string) => void,
+): Promise<void> {
   const tracked = await trackedPaths(repo);
   for (const path of new Set(paths)) {
     if (dirs.has(path)) {
@@ -163,7 +172,11 @@ async function applyStructure(repo: Repo, dirs: Set<string>, paths: readonly str
  * iteration was the last walk of an iteration); whenever the journal may have missed one, it is
  * listed again.
  */
-export function createDirectoryTracker(repo: Repo, bases: readonly string[] | undefined, journal: () => ChangeJournal | undefined = () => undefined) {
+export function createDirectoryTracker(
+  repo: Repo,
+  bases: readonly string[] | undefined,
+  journal: () => ChangeJournal | undefined = () => undefined,
+) {
   const seen = new Map<number, { id: string; dirs: ReadonlySet<string> }>();
   /** The directory set as of the journal's `mark`. */
   let known: { dirs: Set<string>; mark: StructureMark } | undefined;

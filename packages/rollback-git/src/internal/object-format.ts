@@ -52,7 +52,8 @@ const MODES: Readonly<Record<string, { readonly mode: string; readonly type: Tre
 };
 
 const HFS_IGNORABLE = /[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g;
-const PLAIN = /^[^\\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]*[^. \\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]$/;
+const PLAIN =
+  /^[^\\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]*[^. \\/:\0\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]$/;
 
 /**
  * Whether a tree entry name is one isomorphic-git accepts (its `assertSafeEntryPath`, which
@@ -83,7 +84,7 @@ export function parseTree(bytes: Uint8Array): TreeEntry[] | undefined {
   const entries: TreeEntry[] = [];
   let sorted = true;
   let previous = '';
-  for (let cursor = 0; cursor < buffer.length; ) {
+  for (let cursor = 0; cursor < buffer.length;) {
     const space = buffer.indexOf(0x20, cursor);
     const nul = space < 0 ? -1 : buffer.indexOf(0, space + 1);
     if (space < 0 || nul < 0 || nul + 21 > buffer.length) return undefined;
@@ -142,7 +143,8 @@ export function encodeTree(entries: readonly TreeEntryInput[]): Buffer {
   const parts: Buffer[] = [];
   for (let i = 0; i < rows.length; i += 1) {
     const row = rows[i]!;
-    if (i > 0 && rows[i - 1]!.name.equals(row.name)) throw new Error(`tree entry name ${row.name.toString('utf8')} appears twice`);
+    if (i > 0 && rows[i - 1]!.name.equals(row.name))
+      throw new Error(`tree entry name ${row.name.toString('utf8')} appears twice`);
     parts.push(Buffer.from(`${row.mode} `, 'latin1'), row.name, Buffer.from([0]), Buffer.from(row.oid, 'hex'));
   }
   return Buffer.concat(parts);
@@ -190,7 +192,8 @@ function formatOffset(minutes: number): string {
   return `${negative ? '-' : '+'}${String(hours).padStart(2, '0')}${String(abs - hours * 60).padStart(2, '0')}`;
 }
 
-const signatureLine = (s: SignatureFields): string => `${s.name} <${s.email}> ${s.timestamp} ${formatOffset(s.timezoneOffset)}`;
+const signatureLine = (s: SignatureFields): string =>
+  `${s.name} <${s.email}> ${s.timestamp} ${formatOffset(s.timezoneOffset)}`;
 
 /**
  * Encodes a commit object byte for byte as isomorphic-git's `writeCommit` does (and as the git CLI

@@ -7,7 +7,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../../test/helpers.js';
 import type { GitFs } from '../git-fs.js';
 import { hashObject, type SignatureFields } from './object-format.js';
-import { loosePath, readBlobBytes, readCommitObject, readObject, readTreeObject, writeBlobObject, writeCommitObject, writeObject, writeTreeObject } from './object-store.js';
+import {
+  loosePath,
+  readBlobBytes,
+  readCommitObject,
+  readObject,
+  readTreeObject,
+  writeBlobObject,
+  writeCommitObject,
+  writeObject,
+  writeTreeObject,
+} from './object-store.js';
 import { openRepo } from './repo.js';
 
 const repos: TempRepo[] = [];
@@ -20,7 +30,12 @@ const tempRepo = (files: Record<string, string> = { 'a.txt': 'a\n' }): TempRepo 
   return repo;
 };
 const bytes = (text: string) => new TextEncoder().encode(text);
-const sig = (timezoneOffset: number): SignatureFields => ({ name: 'Ada Lovelace', email: 'ada@example.com', timestamp: 1_764_550_000, timezoneOffset });
+const sig = (timezoneOffset: number): SignatureFields => ({
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  timestamp: 1_764_550_000,
+  timezoneOffset,
+});
 
 describe('object store: loose objects written and read without isomorphic-git', () => {
   it('blobs, trees and commits we write are read back by the git CLI (cat-file -p) and git fsck --strict is clean', async () => {
@@ -28,7 +43,9 @@ describe('object store: loose objects written and read without isomorphic-git', 
     const r = openRepo(nodeFs, repo.dir);
     const file = await writeBlobObject(r, bytes('hello\n'));
     const link = await writeBlobObject(r, bytes('a.txt'));
-    expect(file).toBe(execFileSync('git', ['hash-object', '--stdin'], { cwd: repo.dir, input: 'hello\n', encoding: 'utf8' }).trim());
+    expect(file).toBe(
+      execFileSync('git', ['hash-object', '--stdin'], { cwd: repo.dir, input: 'hello\n', encoding: 'utf8' }).trim(),
+    );
     expect(hashObject('blob', bytes('hello\n'))).toBe(file);
     const sub = await writeTreeObject(r, [{ path: 'inner.txt', mode: '100644', oid: file }]);
     const tree = await writeTreeObject(r, [
@@ -38,7 +55,13 @@ describe('object store: loose objects written and read without isomorphic-git', 
       { path: 'a.txt', mode: '100644', oid: file },
     ]);
     const head = repo.git('rev-parse', 'HEAD');
-    const commit = await writeCommitObject(r, { tree, parent: [head], author: sig(0), committer: sig(-120), message: 'subject\n\nbody\n' });
+    const commit = await writeCommitObject(r, {
+      tree,
+      parent: [head],
+      author: sig(0),
+      committer: sig(-120),
+      message: 'subject\n\nbody\n',
+    });
     expect(repo.git('cat-file', '-p', file)).toBe('hello');
     expect(repo.git('cat-file', '-t', tree)).toBe('tree');
     expect(repo.git('ls-tree', '-r', tree).split('\n')).toEqual([
@@ -51,7 +74,11 @@ describe('object store: loose objects written and read without isomorphic-git', 
       `tree ${tree}\nparent ${head}\nauthor Ada Lovelace <ada@example.com> 1764550000 +0000\ncommitter Ada Lovelace <ada@example.com> 1764550000 +0200\n\nsubject\n\nbody`,
     );
     repo.git('update-ref', 'refs/heads/ours', commit);
-    const fsck = execFileSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: repo.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const fsck = execFileSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(fsck).toBe('');
   });
 
@@ -69,10 +96,19 @@ describe('object store: loose objects written and read without isomorphic-git', 
       { path: 'b', mode: '100644', oid: blob },
     ];
     const ours = await writeTreeObject(r, entries);
-    const listing = entries.map((e) => `${e.mode} ${e.mode === '040000' ? 'tree' : 'blob'} ${e.oid}\t${e.path}`).join('\n');
+    const listing = entries
+      .map((e) => `${e.mode} ${e.mode === '040000' ? 'tree' : 'blob'} ${e.oid}\t${e.path}`)
+      .join('\n');
     const theirs = execFileSync('git', ['mktree'], { cwd: repo.dir, input: `${listing}\n`, encoding: 'utf8' }).trim();
     expect(ours).toBe(theirs);
-    expect(repo.git('ls-tree', '--name-only', ours).split('\n')).toEqual(['a-b', 'a.b', 'a', 'a0', 'b', '"\\303\\251"']);
+    expect(repo.git('ls-tree', '--name-only', ours).split('\n')).toEqual([
+      'a-b',
+      'a.b',
+      'a',
+      'a0',
+      'b',
+      '"\\303\\251"',
+    ]);
     // Read back in isomorphic-git's order (plain name order), the shape readTree returns.
     expect(await readTreeObject(r, ours)).toEqual((await git.readTree({ fs: nodeFs, dir: repo.dir, oid: ours })).tree);
   });
@@ -82,16 +118,35 @@ describe('object store: loose objects written and read without isomorphic-git', 
     const r = openRepo(nodeFs, repo.dir);
     const head = repo.git('rev-parse', 'HEAD');
     const tree = repo.git('rev-parse', 'HEAD^{tree}');
-    for (const [offset, message] of [[0, 'x'], [-0, '\n\nlead\r\n'], [60, 'a\n\n\n'], [-330, 'multi\nline\n']] as const) {
+    for (const [offset, message] of [
+      [0, 'x'],
+      [-0, '\n\nlead\r\n'],
+      [60, 'a\n\n\n'],
+      [-330, 'multi\nline\n'],
+    ] as const) {
       const fields = { tree, parent: [head], author: sig(offset), committer: sig(offset), message };
       const theirs = await git.writeCommit({ fs: nodeFs, dir: repo.dir, commit: { ...fields, parent: [head] } });
       expect(await writeCommitObject(r, fields)).toBe(theirs);
     }
-    const ours = await writeCommitObject(r, { tree, parent: [head], author: sig(0), committer: sig(0), message: 'loop: try\n' });
+    const ours = await writeCommitObject(r, {
+      tree,
+      parent: [head],
+      author: sig(0),
+      committer: sig(0),
+      message: 'loop: try\n',
+    });
     const cli = execFileSync('git', ['commit-tree', tree, '-p', head, '-m', 'loop: try'], {
       cwd: repo.dir,
       encoding: 'utf8',
-      env: { ...process.env, GIT_AUTHOR_NAME: 'Ada Lovelace', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_AUTHOR_DATE: '@1764550000 +0000', GIT_COMMITTER_NAME: 'Ada Lovelace', GIT_COMMITTER_EMAIL: 'ada@example.com', GIT_COMMITTER_DATE: '@1764550000 +0000' },
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: 'Ada Lovelace',
+        GIT_AUTHOR_EMAIL: 'ada@example.com',
+        GIT_AUTHOR_DATE: '@1764550000 +0000',
+        GIT_COMMITTER_NAME: 'Ada Lovelace',
+        GIT_COMMITTER_EMAIL: 'ada@example.com',
+        GIT_COMMITTER_DATE: '@1764550000 +0000',
+      },
     }).trim();
     expect(ours).toBe(cli);
     const parsed = await readCommitObject(r, ours);
@@ -103,12 +158,20 @@ describe('object store: loose objects written and read without isomorphic-git', 
     const r = openRepo(nodeFs, repo.dir);
     const blob = await writeBlobObject(r, bytes('x\n'));
     const names = ['notes~', 'a:b', '.gitignore', 'github.md', 'git~10', 'trailing.', '~'];
-    const tree = await writeTreeObject(r, names.map((path) => ({ path, mode: '100644', oid: blob })));
-    expect((await readTreeObject(r, tree)).map((e) => e.path)).toEqual((await git.readTree({ fs: nodeFs, dir: repo.dir, oid: tree })).tree.map((e) => e.path));
+    const tree = await writeTreeObject(
+      r,
+      names.map((path) => ({ path, mode: '100644', oid: blob })),
+    );
+    expect((await readTreeObject(r, tree)).map((e) => e.path)).toEqual(
+      (await git.readTree({ fs: nodeFs, dir: repo.dir, oid: tree })).tree.map((e) => e.path),
+    );
     expect((await readTreeObject(r, tree)).map((e) => e.path).sort()).toEqual([...names].sort());
     for (const bad of ['.git', '.GIT.', 'git~1', '.git:x', 'a\\b', '..', ' . ']) {
       await expect(writeTreeObject(r, [{ path: bad, mode: '100644', oid: blob }]), bad).rejects.toThrow();
-      await expect(git.writeTree({ fs: nodeFs, dir: repo.dir, tree: [{ path: bad, mode: '100644', oid: blob, type: 'blob' }] }), bad).rejects.toThrow();
+      await expect(
+        git.writeTree({ fs: nodeFs, dir: repo.dir, tree: [{ path: bad, mode: '100644', oid: blob, type: 'blob' }] }),
+        bad,
+      ).rejects.toThrow();
     }
     // An empty name (which isomorphic-git would write and git fsck reports) is refused too.
     await expect(writeTreeObject(r, [{ path: '', mode: '100644', oid: blob }])).rejects.toThrow();
@@ -122,7 +185,8 @@ describe('object store: loose objects written and read without isomorphic-git', 
         const value = Reflect.get(target, prop) as unknown;
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
-          if (prop === 'writeFile' || prop === 'rename' || prop === 'mkdir') calls.push(`${String(prop)} ${String(args[0]).replace(repo.dir, '')}`);
+          if (prop === 'writeFile' || prop === 'rename' || prop === 'mkdir')
+            calls.push(`${String(prop)} ${String(args[0]).replace(repo.dir, '')}`);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -134,7 +198,12 @@ describe('object store: loose objects written and read without isomorphic-git', 
     nodeFs.rmSync(fanOut, { recursive: true, force: true });
     expect(await writeObject(r, 'blob', content)).toBe(oid);
     const temp = `/.git/objects/${oid.slice(0, 2)}/tmp_obj_`;
-    expect(calls.map((c) => c.replace(/tmp_obj_\S+/, 'tmp_obj_'))).toEqual([`writeFile ${temp}`, `mkdir /.git/objects/${oid.slice(0, 2)}`, `writeFile ${temp}`, `rename ${temp}`]);
+    expect(calls.map((c) => c.replace(/tmp_obj_\S+/, 'tmp_obj_'))).toEqual([
+      `writeFile ${temp}`,
+      `mkdir /.git/objects/${oid.slice(0, 2)}`,
+      `writeFile ${temp}`,
+      `rename ${temp}`,
+    ]);
     expect(repo.git('cat-file', '-p', oid)).toBe('fresh content');
     calls.length = 0;
     expect(await writeObject(r, 'blob', content)).toBe(oid);
@@ -177,7 +246,9 @@ describe('object store: loose objects written and read without isomorphic-git', 
     const read = await git.readCommit({ fs, dir, oid: commit });
     expect(read.commit.tree).toBe(tree);
     expect(read.commit.message).toBe('mem\n');
-    expect(new TextDecoder().decode((await git.readBlob({ fs, dir, oid: tree, filepath: 'm.txt' })).blob)).toBe('in memory\n');
+    expect(new TextDecoder().decode((await git.readBlob({ fs, dir, oid: tree, filepath: 'm.txt' })).blob)).toBe(
+      'in memory\n',
+    );
     const theirs = await git.writeBlob({ fs, dir, blob: bytes('from isomorphic-git\n') });
     expect(new TextDecoder().decode(await readBlobBytes(r, theirs))).toBe('from isomorphic-git\n');
     expect((await readTreeObject(r, tree)).map((e) => e.path)).toEqual(['m.txt']);

@@ -28,7 +28,8 @@ import { addToBatch, readPacked, withObjectBatch } from './pack-store.js';
 // isomorphic-git, which knows packs and reports its own errors.
 
 /** `<gitdir>/objects/<2 hex>/<38 hex>`. */
-export const loosePath = (repo: Repo, oid: string): string => `${repo.gitdir}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
+export const loosePath = (repo: Repo, oid: string): string =>
+  `${repo.gitdir}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
 
 async function exists(repo: Repo, path: string): Promise<boolean> {
   try {
@@ -97,12 +98,15 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
   if (oid === EMPTY_TREE_OID) return { type: 'tree', bytes: new Uint8Array(0) };
   let deflated: Uint8Array | string;
   try {
-    deflated = onNodeFs(repo) ? nodeFs.readFileSync(loosePath(repo, oid)) : await repo.fs.promises.readFile(loosePath(repo, oid));
+    deflated = onNodeFs(repo)
+      ? nodeFs.readFileSync(loosePath(repo, oid))
+      : await repo.fs.promises.readFile(loosePath(repo, oid));
   } catch (error) {
     const code = foreignCode(error);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
     const packed = await readPacked(repo, oid);
-    if (packed === 'corrupt') throw corrupt(`object ${oid} in its pack`, oid, 'does not inflate to content that hashes to it');
+    if (packed === 'corrupt')
+      throw corrupt(`object ${oid} in its pack`, oid, 'does not inflate to content that hashes to it');
     if (packed !== undefined) return packed;
     const { type, object } = await git.readObject({ ...gitArgs(repo), oid, format: 'content' });
     return { type, bytes: object as Uint8Array };
@@ -111,7 +115,12 @@ export async function readObject(repo: Repo, oid: string): Promise<StoredObject>
   try {
     wrapped = inflateSync(deflated);
   } catch (error) {
-    throw corrupt(`loose object ${loosePath(repo, oid)}`, oid, `does not inflate (${foreignCode(error) ?? String(error)})`, error);
+    throw corrupt(
+      `loose object ${loosePath(repo, oid)}`,
+      oid,
+      `does not inflate (${foreignCode(error) ?? String(error)})`,
+      error,
+    );
   }
   const sha = sha1Hex(wrapped);
   if (sha !== oid) throw corrupt(`loose object ${loosePath(repo, oid)}`, oid, `hashes to ${sha}`);

@@ -75,7 +75,10 @@ function entryHeader(type: number, size: number): Buffer {
 }
 
 /** Parses the entry header at `offset`: git's type name (or a delta kind), content size, header length. */
-export function readEntryHeader(pack: Uint8Array, offset: number): { type: (typeof TYPE_NAME)[number]; size: number; length: number } {
+export function readEntryHeader(
+  pack: Uint8Array,
+  offset: number,
+): { type: (typeof TYPE_NAME)[number]; size: number; length: number } {
   let byte = pack[offset] as number;
   const type = TYPE_NAME[(byte >> 4) & 7] ?? '';
   let size = byte & 0x0f;
@@ -94,7 +97,9 @@ export function readEntryHeader(pack: Uint8Array, offset: number): { type: (type
  * Builds a pack of whole entries from `raw` pre-made entry bytes (header and zlib data, as
  * {@link encodeEntry} or a copied entry gives them) and its version-2 index.
  */
-export function assemblePack(raw: readonly { readonly oid: string; readonly bytes: Buffer; readonly crc: number }[]): EncodedPack {
+export function assemblePack(
+  raw: readonly { readonly oid: string; readonly bytes: Buffer; readonly crc: number }[],
+): EncodedPack {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
@@ -115,7 +120,10 @@ export function assemblePack(raw: readonly { readonly oid: string; readonly byte
 
 /** A whole object as pack-entry bytes (header and zlib stream of the content) with its CRC-32. */
 export function encodeEntry(input: PackInput): { readonly oid: string; readonly bytes: Buffer; readonly crc: number } {
-  const bytes = Buffer.concat([entryHeader(TYPE_NUMBER[input.type], input.bytes.length), zlib.deflateSync(input.bytes)]);
+  const bytes = Buffer.concat([
+    entryHeader(TYPE_NUMBER[input.type], input.bytes.length),
+    zlib.deflateSync(input.bytes),
+  ]);
   return { oid: input.oid, bytes, crc: crc32(bytes) };
 }
 
@@ -158,7 +166,10 @@ function encodeIndex(entries: readonly PackEntry[], packSha: Buffer): Buffer {
   });
   packSha.copy(out, largeAt + large.length * 8);
   const body = out.subarray(0, out.length - 20);
-  createHash('sha1').update(body).digest().copy(out, out.length - 20);
+  createHash('sha1')
+    .update(body)
+    .digest()
+    .copy(out, out.length - 20);
   return out;
 }
 
@@ -170,7 +181,9 @@ function encodeIndex(entries: readonly PackEntry[], packSha: Buffer): Buffer {
 export function parseIndex(idx: Uint8Array): { entries: PackEntry[]; packSha: string } | undefined {
   const buf = Buffer.from(idx.buffer, idx.byteOffset, idx.byteLength);
   if (buf.length < 8 + 1024 + 40 || buf.readUInt32BE(0) !== 0xff744f63 || buf.readUInt32BE(4) !== 2) return undefined;
-  const sum = createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest();
+  const sum = createHash('sha1')
+    .update(buf.subarray(0, buf.length - 20))
+    .digest();
   if (!sum.equals(buf.subarray(buf.length - 20))) return undefined;
   const n = buf.readUInt32BE(8 + 255 * 4);
   const shaAt = 8 + 1024;
@@ -182,7 +195,11 @@ export function parseIndex(idx: Uint8Array): { entries: PackEntry[]; packSha: st
   for (let i = 0; i < n; i += 1) {
     const small = buf.readUInt32BE(offsetAt + i * 4);
     const offset = small & 0x80000000 ? Number(buf.readBigUInt64BE(largeAt + (small & 0x7fffffff) * 8)) : small;
-    entries.push({ oid: buf.toString('hex', shaAt + i * 20, shaAt + i * 20 + 20), offset, crc: buf.readUInt32BE(crcAt + i * 4) });
+    entries.push({
+      oid: buf.toString('hex', shaAt + i * 20, shaAt + i * 20 + 20),
+      offset,
+      crc: buf.readUInt32BE(crcAt + i * 4),
+    });
   }
   return { entries, packSha: buf.toString('hex', buf.length - 40, buf.length - 20) };
 }

@@ -21,18 +21,27 @@ const tempRepo = (files: Record<string, string>): TempRepo => {
   return repo;
 };
 const bytes = (text: string) => new TextEncoder().encode(text);
-const packsIn = (repo: TempRepo) => readdirSync(join(repo.dir, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.pack'));
+const packsIn = (repo: TempRepo) =>
+  readdirSync(join(repo.dir, '.git', 'objects', 'pack')).filter((name) => name.endsWith('.pack'));
 const looseCount = (repo: TempRepo) => {
   const out = repo.git('count-objects', '-v');
   return Number(/^count: (\d+)$/m.exec(out)?.[1]);
 };
 const fsck = (repo: TempRepo) =>
-  execFileSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], { cwd: repo.dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync('git', ['fsck', '--strict', '--no-dangling', '--no-progress'], {
+    cwd: repo.dir,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 describe('pack store: a commit writes its objects as one pack, and packs stay few', () => {
   it('the pack and index we encode pass git verify-pack and index-pack computes the same index', () => {
     const repo = tempRepo({ 'a.txt': 'a\n' });
-    const inputs = ['one\n', 'two\n', 'x'.repeat(5000)].map((text) => ({ oid: hashObject('blob', bytes(text)), type: 'blob' as const, bytes: bytes(text) }));
+    const inputs = ['one\n', 'two\n', 'x'.repeat(5000)].map((text) => ({
+      oid: hashObject('blob', bytes(text)),
+      type: 'blob' as const,
+      bytes: bytes(text),
+    }));
     const encoded = encodePack(inputs);
     const base = join(repo.dir, 'p');
     writeFileSync(`${base}.pack`, encoded.pack);
@@ -121,7 +130,9 @@ describe('pack store: a commit writes its objects as one pack, and packs stay fe
       }),
     ).rejects.toThrow('stop');
     expect(looseCount(repo)).toBe(before);
-    expect(readdirSync(join(repo.dir, '.git', 'objects', 'pack')).filter((name) => name.startsWith('pack-'))).toEqual([]);
+    expect(readdirSync(join(repo.dir, '.git', 'objects', 'pack')).filter((name) => name.startsWith('pack-'))).toEqual(
+      [],
+    );
   });
 
   it('locate finds every object of a registered pack at every position of its sorted index (1 to 40 entries), and no absent one', () => {
@@ -131,8 +142,10 @@ describe('pack store: a commit writes its objects as one pack, and packs stay fe
       const oids = Array.from({ length: count }, (_, i) => hashObject('blob', bytes(`object ${count} ${i}`)));
       const entries = oids.map((oid, i) => ({ oid, offset: 12 + i * 10, crc: i }));
       registerPack(r, `pack-${'0'.repeat(40)}`, 12 + count * 10 + 20, entries);
-      for (const [i, oid] of oids.entries()) expect(locate(r, oid)?.start, `${count} entries, object ${i}`).toBe(12 + i * 10);
-      for (const absent of ['0'.repeat(40), 'f'.repeat(40), hashObject('blob', bytes(`absent ${count}`))]) expect(locate(r, absent)).toBeUndefined();
+      for (const [i, oid] of oids.entries())
+        expect(locate(r, oid)?.start, `${count} entries, object ${i}`).toBe(12 + i * 10);
+      for (const absent of ['0'.repeat(40), 'f'.repeat(40), hashObject('blob', bytes(`absent ${count}`))])
+        expect(locate(r, absent)).toBeUndefined();
     }
   });
 });

@@ -3,7 +3,15 @@ import { inflateSync } from 'node:zlib';
 import { foreignCode } from './errors.js';
 import { onNodeFs } from './fs-ops.js';
 import { hashObject, type ObjectType } from './object-format.js';
-import { encodePack, isWholeType, parseIndex, readEntryHeader, type EncodedPack, type PackEntry, type PackInput } from './pack-format.js';
+import {
+  encodePack,
+  isWholeType,
+  parseIndex,
+  readEntryHeader,
+  type EncodedPack,
+  type PackEntry,
+  type PackInput,
+} from './pack-format.js';
 import { perRepo, type Repo } from './repo.js';
 
 // The packs under `objects/pack` that rollback-git reads itself: every version-2 index is listed
@@ -53,7 +61,14 @@ interface PackState {
 }
 
 /** The per-repo registry of readable packs and the open batch. */
-export const packState = perRepo((): PackState => ({ packs: new Map(), bytes: new Map(), cached: 0, ignored: new Set(), listed: undefined, batch: undefined }));
+export const packState = perRepo((): PackState => ({
+  packs: new Map(),
+  bytes: new Map(),
+  cached: 0,
+  ignored: new Set(),
+  listed: undefined,
+  batch: undefined,
+}));
 
 /** `<gitdir>/objects/pack`. */
 export const packDir = (repo: Repo): string => `${repo.gitdir}/objects/pack`;
@@ -64,7 +79,15 @@ export function registerPack(repo: Repo, name: string, size: number, entries: re
   const byOffset = [...entries].map((entry) => entry.offset).sort((a, b) => a - b);
   const endOf = new Map(byOffset.map((offset, i) => [offset, byOffset[i + 1] ?? size - 20]));
   const count = byOid.length;
-  const info: PackInfo = { name, size, count, shas: Buffer.alloc(count * 20), starts: new Float64Array(count), ends: new Float64Array(count), crcs: new Uint32Array(count) };
+  const info: PackInfo = {
+    name,
+    size,
+    count,
+    shas: Buffer.alloc(count * 20),
+    starts: new Float64Array(count),
+    ends: new Float64Array(count),
+    crcs: new Uint32Array(count),
+  };
   byOid.forEach((entry, i) => {
     info.shas.write(entry.oid, i * 20, 'hex');
     info.starts[i] = entry.offset;
@@ -103,7 +126,12 @@ export function locate(repo: Repo, oid: string): { pack: PackInfo; start: number
 /** A pack's entries (oid, byte range, CRC-32), in oid order. */
 export function* entriesOf(info: PackInfo): Generator<{ oid: string; start: number; end: number; crc: number }> {
   for (let i = 0; i < info.count; i += 1) {
-    yield { oid: info.shas.toString('hex', i * 20, i * 20 + 20), start: info.starts[i] as number, end: info.ends[i] as number, crc: info.crcs[i] as number };
+    yield {
+      oid: info.shas.toString('hex', i * 20, i * 20 + 20),
+      start: info.starts[i] as number,
+      end: info.ends[i] as number,
+      crc: info.crcs[i] as number,
+    };
   }
 }
 
@@ -142,7 +170,9 @@ export async function refreshPacks(repo: Repo): Promise<void> {
     if (code === 'ENOENT' || code === 'ENOTDIR') names = [];
     else throw error;
   }
-  const present = new Set(names.filter((name) => /^pack-[0-9a-f]{40}\.idx$/.test(name)).map((name) => name.slice(0, -4)));
+  const present = new Set(
+    names.filter((name) => /^pack-[0-9a-f]{40}\.idx$/.test(name)).map((name) => name.slice(0, -4)),
+  );
   for (const name of [...state.packs.keys()]) if (!present.has(name)) forgetPack(repo, name);
   for (const name of [...state.ignored]) if (!present.has(name)) state.ignored.delete(name);
   for (const name of present) {
@@ -150,7 +180,8 @@ export async function refreshPacks(repo: Repo): Promise<void> {
     try {
       const stats = await repo.fs.promises.lstat(`${packDir(repo)}/${name}.pack`);
       const size = Number(stats.size);
-      const parsed = size > PACK_READ_LIMIT ? undefined : parseIndex(await readFileBytes(repo, `${packDir(repo)}/${name}.idx`));
+      const parsed =
+        size > PACK_READ_LIMIT ? undefined : parseIndex(await readFileBytes(repo, `${packDir(repo)}/${name}.idx`));
       if (parsed === undefined) state.ignored.add(name);
       else registerPack(repo, name, size, parsed.entries);
     } catch (error) {
@@ -182,7 +213,10 @@ export async function packBytes(repo: Repo, name: string): Promise<Buffer> {
  * repacked): the caller then asks isomorphic-git. A whole entry whose content does not hash to
  * `oid` is `'corrupt'`.
  */
-export async function readPacked(repo: Repo, oid: string): Promise<{ type: string; bytes: Uint8Array } | 'corrupt' | undefined> {
+export async function readPacked(
+  repo: Repo,
+  oid: string,
+): Promise<{ type: string; bytes: Uint8Array } | 'corrupt' | undefined> {
   const state = packState(repo);
   const pending = state.batch?.get(oid);
   if (pending !== undefined) return { type: pending.type, bytes: pending.bytes };

@@ -22,11 +22,16 @@ const tempRepo = (): TempRepo => {
 };
 
 /** Every (ref, depth) the rollback asks, resolved by us and by isomorphic-git. */
-async function bothWays(r: Repo, refs: readonly string[]): Promise<Array<[string, number | undefined, string, string]>> {
+async function bothWays(
+  r: Repo,
+  refs: readonly string[],
+): Promise<Array<[string, number | undefined, string, string]>> {
   const rows: Array<[string, number | undefined, string, string]> = [];
   for (const ref of refs) {
     for (const depth of [undefined, 1, 2, 3]) {
-      const theirs = await git.resolveRef({ fs: nodeFs, dir: r.dir, ref, ...(depth === undefined ? {} : { depth }) }).catch((e: Error) => `throws ${(e as { code?: string }).code}`);
+      const theirs = await git
+        .resolveRef({ fs: nodeFs, dir: r.dir, ref, ...(depth === undefined ? {} : { depth }) })
+        .catch((e: Error) => `throws ${(e as { code?: string }).code}`);
       const ours = await resolveRefFast(r, ref, depth).catch((e: Error) => `throws ${(e as { code?: string }).code}`);
       rows.push([ref, depth, ours, theirs]);
     }
@@ -91,7 +96,9 @@ describe('ref reads: full names from their loose files, isomorphic-git for the r
     const rows: Array<[string, string]> = [];
     for (const ref of ['HEAD', 'refs/heads/main', 'refs/heads/nope']) {
       for (const depth of [undefined, 2]) {
-        const theirs = await git.resolveRef({ fs, dir, ref, ...(depth === undefined ? {} : { depth }) }).catch(() => 'throws');
+        const theirs = await git
+          .resolveRef({ fs, dir, ref, ...(depth === undefined ? {} : { depth }) })
+          .catch(() => 'throws');
         rows.push([await resolveRefFast(r, ref, depth).catch(() => 'throws'), theirs]);
       }
     }

@@ -12,7 +12,8 @@ const OID = /^[0-9a-f]{40}$/;
 const SYMBOLIC = 'ref: ';
 
 /** Whether `ref` is a full ref name this module reads itself. */
-const isFullName = (ref: string): boolean => ref === 'HEAD' || (ref.startsWith('refs/') && !ref.includes('..') && !ref.endsWith('/'));
+const isFullName = (ref: string): boolean =>
+  ref === 'HEAD' || (ref.startsWith('refs/') && !ref.includes('..') && !ref.endsWith('/'));
 
 /** The trimmed content of a loose ref file, or `undefined` when there is none (or it is empty). */
 async function readLoose(repo: Repo, ref: string): Promise<string | undefined> {
@@ -20,7 +21,11 @@ async function readLoose(repo: Repo, ref: string): Promise<string | undefined> {
     // A ref is a few dozen bytes: on node:fs the synchronous read skips four thread-pool round trips.
     const path = repo.realPath(`${repo.gitdir}/${ref}`); // a linked worktree's HEAD is its own
     const content = onNodeFs(repo) ? nodeFs.readFileSync(path) : await repo.fs.promises.readFile(path);
-    const text = (typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.length).toString('utf8')).trim();
+    const text = (
+      typeof content === 'string'
+        ? content
+        : Buffer.from(content.buffer, content.byteOffset, content.length).toString('utf8')
+    ).trim();
     return text === '' ? undefined : text;
   } catch (error) {
     const code = foreignCode(error);

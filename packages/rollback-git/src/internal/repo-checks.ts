@@ -59,10 +59,14 @@ export async function headOfRepositoryRoot(repo: Repo): Promise<string> {
   try {
     return await git.resolveRef({ ...args(), ref: 'HEAD' });
   } catch (error) {
-    throw rollbackError('NOT_A_REPOSITORY', `the repository at ${repo.dir} has no commit yet; make an initial commit first`, {
-      cause: error,
-      details: { dir: repo.dir },
-    });
+    throw rollbackError(
+      'NOT_A_REPOSITORY',
+      `the repository at ${repo.dir} has no commit yet; make an initial commit first`,
+      {
+        cause: error,
+        details: { dir: repo.dir },
+      },
+    );
   }
 }
 
@@ -83,10 +87,18 @@ export async function refExists(repo: Repo, ref: string): Promise<boolean> {
  * @throws {LoopError} `code` when `id` is not hex, is ambiguous, or is not a commit (the message
  *   says to check results.tsv against `git log <branch>`).
  */
-export async function expandCommitId(repo: Repo, id: string, code: LoopErrorCode, what: string, branch: string): Promise<string> {
+export async function expandCommitId(
+  repo: Repo,
+  id: string,
+  code: LoopErrorCode,
+  what: string,
+  branch: string,
+): Promise<string> {
   const args = () => gitArgs(repo);
   if (!/^[0-9a-f]{4,40}$/i.test(id)) {
-    throw rollbackError(code, `${what} ${JSON.stringify(id)} is not a commit id (4 to 40 hex characters)`, { details: { id } });
+    throw rollbackError(code, `${what} ${JSON.stringify(id)} is not a commit id (4 to 40 hex characters)`, {
+      details: { id },
+    });
   }
   try {
     const oid = await git.expandOid({ ...args(), oid: id.toLowerCase() });

@@ -36,7 +36,14 @@ export async function rescueWorktree(
   signature: Signature,
   context: string,
 ): Promise<Rescue | undefined> {
-  const lost = changes.filter((change) => !(change.workdir?.oid !== undefined && change.head?.oid === change.workdir.oid && change.head.mode === change.workdir.mode));
+  const lost = changes.filter(
+    (change) =>
+      !(
+        change.workdir?.oid !== undefined &&
+        change.head?.oid === change.workdir.oid &&
+        change.head.mode === change.workdir.mode
+      ),
+  );
   if (lost.length === 0) return undefined;
   // One pack for the rescue's blobs, trees and commit (see batchObjects); the caller names it after.
   return batchObjects(repo, async () => {

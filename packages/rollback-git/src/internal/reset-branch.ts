@@ -23,7 +23,12 @@ export interface ResetReport {
  * The slow reset FACTS.md describes (`writeRef` force, then `checkout` force), plus what checkout
  * leaves behind: untracked files the plan removes and directories left empty.
  */
-async function fullReset(repo: Repo, plan: readonly ResetPlanEntry[], branchRef: string, targetOid: string): Promise<void> {
+async function fullReset(
+  repo: Repo,
+  plan: readonly ResetPlanEntry[],
+  branchRef: string,
+  targetOid: string,
+): Promise<void> {
   repo.cache = {};
   const args = gitArgs(repo);
   await git.writeRef({ ...args, ref: branchRef, value: targetOid, force: true });
@@ -67,7 +72,13 @@ export async function resetBranch(
   scan?: { readonly fromOid: string; readonly changes: readonly WorktreeChange[] },
 ): Promise<ResetReport> {
   const fromOid = await resolveRefFast(repo, branchRef);
-  const { entries: plan, basis } = await planReset(repo, fromOid, targetOid, bases, scan?.fromOid === fromOid ? scan.changes : undefined);
+  const { entries: plan, basis } = await planReset(
+    repo,
+    fromOid,
+    targetOid,
+    bases,
+    scan?.fromOid === fromOid ? scan.changes : undefined,
+  );
   const paths = plan.map((entry) => entry.path);
 
   let wrong: string[];

@@ -44,7 +44,12 @@ export async function planReset(
   // path of the diff holds `fromOid`'s blob, which is not the target's.
   const wholeTree = bases === undefined;
   for (const change of await diffCommits(repo, fromOid, targetOid)) {
-    plan.set(change.path, { path: change.path, target: change.to, inIndex: change.from !== undefined, ...(wholeTree ? { worktreeDiffers: true } : {}) });
+    plan.set(change.path, {
+      path: change.path,
+      target: change.to,
+      inIndex: change.from !== undefined,
+      ...(wholeTree ? { worktreeDiffers: true } : {}),
+    });
   }
   const changes = scan ?? (await scanWorktree(repo, fromOid, bases));
   for (const change of changes) {
@@ -53,8 +58,19 @@ export async function planReset(
     const target = fromDiff === undefined ? change.head : fromDiff.target;
     const workdir = change.workdir;
     const known = workdir === undefined || workdir.oid !== undefined;
-    const differs = workdir === undefined ? target !== undefined : target === undefined || workdir.oid !== target.oid || workdir.mode !== target.mode;
-    plan.set(change.path, { path: change.path, target, inIndex: change.indexed, ...(known ? { worktreeDiffers: differs } : {}) });
+    const differs =
+      workdir === undefined
+        ? target !== undefined
+        : target === undefined || workdir.oid !== target.oid || workdir.mode !== target.mode;
+    plan.set(change.path, {
+      path: change.path,
+      target,
+      inIndex: change.indexed,
+      ...(known ? { worktreeDiffers: differs } : {}),
+    });
   }
-  return { entries: [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), basis: indexBasisOf(changes) };
+  return {
+    entries: [...plan.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    basis: indexBasisOf(changes),
+  };
 }

@@ -57,13 +57,21 @@ async function isCommit(repo: Repo, oid: string): Promise<boolean> {
 export async function repairOnResume(repo: Repo, branchRef: string, now: number): Promise<ResumeRepair> {
   const repairs: string[] = [];
   for (const path of await removeStaleLocks(repo.rawFs, repo.gitdir, now, repo.realPath)) {
-    repairs.push(path.endsWith('.pack') ? `pack without its index .git/${path} removed` : path.startsWith('objects/') ? `stale temp object .git/${path} removed` : `stale .git/${path} removed`);
+    repairs.push(
+      path.endsWith('.pack')
+        ? `pack without its index .git/${path} removed`
+        : path.startsWith('objects/')
+          ? `stale temp object .git/${path} removed`
+          : `stale .git/${path} removed`,
+    );
   }
 
   const head = (await readText(repo, `${repo.gitdir}/HEAD`))?.trim();
   if (head === undefined || !(head.startsWith('ref: refs/') || OID.test(head))) {
     await repo.fs.promises.writeFile(`${repo.gitdir}/HEAD`, new TextEncoder().encode(`ref: ${branchRef}\n`));
-    repairs.push(`HEAD (${head === undefined ? 'missing' : head === '' ? 'empty' : 'torn'}) pointed at ${branchRef} again`);
+    repairs.push(
+      `HEAD (${head === undefined ? 'missing' : head === '' ? 'empty' : 'torn'}) pointed at ${branchRef} again`,
+    );
   }
   const headTarget = (await readText(repo, `${repo.gitdir}/HEAD`))?.trim();
 
@@ -74,7 +82,9 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
     if (!OID.test(value) || !(await isCommit(repo, value))) {
       await repo.fs.promises.unlink(`${repo.gitdir}/${branchRef}`);
       branchPending = true;
-      repairs.push(`run branch ref ${branchRef} (${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}) removed`);
+      repairs.push(
+        `run branch ref ${branchRef} (${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}) removed`,
+      );
     }
   } else if (headTarget === `ref: ${branchRef}`) {
     try {

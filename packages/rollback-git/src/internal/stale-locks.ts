@@ -69,7 +69,9 @@ export async function leftoverLockFiles(fs: GitFs, gitdir: string): Promise<stri
  */
 export async function orphanPacks(fs: GitFs, gitdir: string): Promise<string[]> {
   const names = new Set(await namesIn(fs, `${gitdir}/objects/pack`));
-  return [...names].filter((name) => /^pack-[0-9a-f]{40}\.pack$/.test(name) && !names.has(`${name.slice(0, -5)}.idx`)).map((name) => `${gitdir}/objects/pack/${name}`);
+  return [...names]
+    .filter((name) => /^pack-[0-9a-f]{40}\.pack$/.test(name) && !names.has(`${name.slice(0, -5)}.idx`))
+    .map((name) => `${gitdir}/objects/pack/${name}`);
 }
 
 /**

@@ -42,7 +42,11 @@ export interface StartedRun {
  * @throws {LoopError} `NOT_A_REPOSITORY` (not a repository root), `BRANCH_EXISTS` (the branch
  *   exists and `resume` is false), `DIRTY_WORKTREE` (uncommitted changes without `allowDirty`).
  */
-export async function startRun(repo: Repo, opts: ResolvedGitResetRollbackOptions, branchRef: string): Promise<StartedRun> {
+export async function startRun(
+  repo: Repo,
+  opts: ResolvedGitResetRollbackOptions,
+  branchRef: string,
+): Promise<StartedRun> {
   const { branch } = opts;
   const bases = opts.paths;
   const args = gitArgs(repo);
@@ -56,7 +60,11 @@ export async function startRun(repo: Repo, opts: ResolvedGitResetRollbackOptions
     indexPending = repair.indexPending;
     if (branchPending) {
       const excludesAdded = await ensureExcludes(repo, opts.excludes);
-      return { report: { branch, created: false, previousBranch: branchRef, headId: '', excludesAdded, repairs }, branchPending, indexPending };
+      return {
+        report: { branch, created: false, previousBranch: branchRef, headId: '', excludesAdded, repairs },
+        branchPending,
+        indexPending,
+      };
     }
   }
   const headOid = await headOfRepositoryRoot(repo);
@@ -80,11 +88,19 @@ export async function startRun(repo: Repo, opts: ResolvedGitResetRollbackOptions
       await git.checkout({ ...args, ref: branchRef });
     }
     const tip = await git.resolveRef({ ...args, ref: branchRef });
-    return { report: { branch, created: false, previousBranch, headId: tip, excludesAdded, repairs }, branchPending, indexPending };
+    return {
+      report: { branch, created: false, previousBranch, headId: tip, excludesAdded, repairs },
+      branchPending,
+      indexPending,
+    };
   }
 
   if (!opts.allowDirty) await assertClean(repo, headOid, bases);
   await git.writeRef({ ...args, ref: branchRef, value: headOid });
   await git.writeRef({ ...args, ref: 'HEAD', value: branchRef, symbolic: true, force: true });
-  return { report: { branch, created: true, previousBranch, headId: headOid, excludesAdded, repairs }, branchPending, indexPending };
+  return {
+    report: { branch, created: true, previousBranch, headId: headOid, excludesAdded, repairs },
+    branchPending,
+    indexPending,
+  };
 }

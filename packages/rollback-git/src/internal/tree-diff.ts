@@ -71,7 +71,12 @@ function join(prefix: string, name: string): string {
 }
 
 /** Adds every blob under tree `treeOid` to `out`, keyed by path (prefixed with `prefix`). */
-export async function collectBlobs(repo: Repo, treeOid: string, prefix: string, out: Map<string, BlobEntry>): Promise<void> {
+export async function collectBlobs(
+  repo: Repo,
+  treeOid: string,
+  prefix: string,
+  out: Map<string, BlobEntry>,
+): Promise<void> {
   const entries = await readTreeEntries(repo, treeOid);
   await Promise.all(
     [...entries.values()].map(async (entry) => {
@@ -127,7 +132,10 @@ export async function diffCommits(repo: Repo, fromOid: string, toOid: string): P
 }
 
 /** Whether two blobs are the same content and mode; an unknown oid is never the same (both missing is). */
-export function sameBlob(a: { oid: string | undefined; mode: number } | undefined, b: { oid: string | undefined; mode: number } | undefined): boolean {
+export function sameBlob(
+  a: { oid: string | undefined; mode: number } | undefined,
+  b: { oid: string | undefined; mode: number } | undefined,
+): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.oid !== undefined && a.oid === b.oid && a.mode === b.mode;
 }

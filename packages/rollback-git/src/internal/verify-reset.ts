@@ -12,7 +12,8 @@ async function stageBlobs(repo: Repo, paths: PathSet): Promise<Map<string, BlobE
   if (paths.size === 0) return found;
   const index = await readIndexFile(repo);
   if (index !== undefined) {
-    for (const [path, entry] of index.entries) if (paths.has(path)) found.set(path, { oid: entry.oid, mode: entry.mode });
+    for (const [path, entry] of index.entries)
+      if (paths.has(path)) found.set(path, { oid: entry.oid, mode: entry.mode });
     return found;
   }
   await git.walk({
@@ -63,7 +64,9 @@ export async function verifyReset(
         ? actual === undefined || actual === 'other'
         : actual !== undefined && actual !== 'other' && actual.oid === target.oid && actual.mode === target.mode;
     const indexOk =
-      target === undefined ? stage === undefined : stage !== undefined && stage.oid === target.oid && stage.mode === target.mode;
+      target === undefined
+        ? stage === undefined
+        : stage !== undefined && stage.oid === target.oid && stage.mode === target.mode;
     if (!worktreeOk || !indexOk) wrong.push(entry.path);
   }
   return wrong;

@@ -39,8 +39,6 @@ export interface WorktreeChange {
 const STAT_TOLERANCE_MS = 0.001;
 const MODE_GITLINK = 0o160000;
 
-
-
 /**
  * Whole-tree scan through isomorphic-git: a walk of the commit, the working tree and the index
  * like `statusMatrix`, but a mode-only change counts too. Used when `.git/index` is in a format
@@ -104,17 +102,30 @@ function gitlinksOf(index: IndexSnapshot): Set<string> {
   return gitlinks;
 }
 
-function walkScope(repo: Repo, index: IndexSnapshot, headOid: string, head: ReadonlyMap<string, BlobEntry> | undefined): WalkScope {
+function walkScope(
+  repo: Repo,
+  index: IndexSnapshot,
+  headOid: string,
+  head: ReadonlyMap<string, BlobEntry> | undefined,
+): WalkScope {
   if (head === undefined) {
     const kept = matchedScopes.get(index.entries);
     if (kept?.version === index.pathsVersion) return kept.scope;
-    const scope = { tracked: new PathSet(index.entries.keys()), gitlinks: gitlinksOf(index), prefetch: prefetchOf(repo, index) };
+    const scope = {
+      tracked: new PathSet(index.entries.keys()),
+      gitlinks: gitlinksOf(index),
+      prefetch: prefetchOf(repo, index),
+    };
     matchedScopes.set(index.entries, { version: index.pathsVersion, scope });
     return scope;
   }
   const kept = scopes.get(index);
   if (kept?.headOid === headOid) return kept.scope;
-  const scope = { tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]), gitlinks: gitlinksOf(index), prefetch: prefetchOf(repo, index) };
+  const scope = {
+    tracked: new PathSet([...head.keys(), ...index.entries.keys(), ...index.unmerged]),
+    gitlinks: gitlinksOf(index),
+    prefetch: prefetchOf(repo, index),
+  };
   scopes.set(index, { headOid, scope });
   return scope;
 }
@@ -181,7 +192,8 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       // Every index path was found (clean, or among the dirty ones): nothing was deleted.
       for (const path of work.dirty.keys()) suspects.push(path);
     } else {
-      for (const path of index.entries.keys()) if (!work.isClean(path) && !(gitlinks.size > 0 && gitlinks.has(path))) suspects.push(path);
+      for (const path of index.entries.keys())
+        if (!work.isClean(path) && !(gitlinks.size > 0 && gitlinks.has(path))) suspects.push(path);
       for (const path of work.dirty.keys()) if (!index.entries.has(path)) suspects.push(path);
     }
   } else {
@@ -191,13 +203,21 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       const entry = index.entries.get(path);
       if (agree && (entry === undefined || !sameBlob(inHead, entry))) agree = false;
       // The common case, decided without a promise: commit, index and stat cache agree.
-      if (entry !== undefined && inHead !== undefined && work.isClean(path) && !index.unmerged.has(path) && sameBlob(inHead, entry)) return;
+      if (
+        entry !== undefined &&
+        inHead !== undefined &&
+        work.isClean(path) &&
+        !index.unmerged.has(path) &&
+        sameBlob(inHead, entry)
+      )
+        return;
       suspects.push(path);
     };
     for (const path of head.keys()) consider(path);
     for (const path of index.entries.keys()) if (!head.has(path)) consider(path);
     for (const path of index.unmerged) if (!head.has(path) && !index.entries.has(path)) consider(path);
-    for (const path of work.dirty.keys()) if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
+    for (const path of work.dirty.keys())
+      if (!head.has(path) && !index.entries.has(path) && !index.unmerged.has(path)) consider(path);
   }
 
   const stale: StagedFile[] = [];
@@ -216,7 +236,8 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
       } else {
         const actual = await readWorktreeBlob(repo, path);
         workdir = actual === undefined || actual === 'other' ? undefined : actual;
-        if (actual !== undefined && actual !== 'other' && sameBlob(stage, actual)) stale.push({ path, blob: { oid: actual.oid, mode: actual.mode }, stats: actual.stats });
+        if (actual !== undefined && actual !== 'other' && sameBlob(stage, actual))
+          stale.push({ path, blob: { oid: actual.oid, mode: actual.mode }, stats: actual.stats });
       }
     }
     if (!index.unmerged.has(path) && sameBlob(inHead, stage) && sameBlob(inHead, workdir)) return;
@@ -243,7 +264,11 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
  * disagree, in content or in mode. With `bases`, only those paths (files or directories) are
  * looked at: the fast path. Untracked files count unless ignored.
  */
-export async function scanWorktree(repo: Repo, headOid: string, bases: readonly string[] | undefined): Promise<WorktreeChange[]> {
+export async function scanWorktree(
+  repo: Repo,
+  headOid: string,
+  bases: readonly string[] | undefined,
+): Promise<WorktreeChange[]> {
   if (bases !== undefined && !bases.includes('.')) return scanPaths(repo, headOid, bases);
   const index = await readIndexFile(repo);
   return index === undefined ? scanWholeTreeWalk(repo, headOid) : scanWholeTree(repo, headOid, index);
@@ -253,8 +278,14 @@ export async function scanWorktree(repo: Repo, headOid: string, bases: readonly 
  * The untracked, not ignored files of the working tree against commit `headOid` (within `bases`
  * when given): the user's own files that `allowDirty` must keep out of candidate commits.
  */
-export async function untrackedPaths(repo: Repo, headOid: string, bases: readonly string[] | undefined): Promise<string[]> {
-  return (await scanWorktree(repo, headOid, bases)).filter((change) => change.head === undefined && !change.indexed && change.workdir !== undefined).map((change) => change.path);
+export async function untrackedPaths(
+  repo: Repo,
+  headOid: string,
+  bases: readonly string[] | undefined,
+): Promise<string[]> {
+  return (await scanWorktree(repo, headOid, bases))
+    .filter((change) => change.head === undefined && !change.indexed && change.workdir !== undefined)
+    .map((change) => change.path);
 }
 
 /** A git exclude pattern matching exactly `path` (anchored at the root, special characters escaped). */

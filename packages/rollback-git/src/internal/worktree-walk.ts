@@ -18,7 +18,9 @@ export const ignoreCacheOf = perRepo((now?: () => number) => new IgnoreCache(now
 
 /** True when `path` is ignored (`.gitignore`, `.git/info/exclude`); kept while those files are unchanged. */
 export const isIgnored = (repo: Repo, path: string): Promise<boolean> =>
-  ignoreCacheOf(repo).isIgnored(repo, path, () => git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path }));
+  ignoreCacheOf(repo).isIgnored(repo, path, () =>
+    git.isIgnored({ fs: repo.gitFs, dir: repo.dir, gitdir: repo.gitdir, filepath: path }),
+  );
 
 /** What a whole-tree walk must know: the tracked paths (never ignored) and the submodule paths (not entered). */
 export interface WalkScope {
@@ -30,7 +32,11 @@ export interface WalkScope {
    * The index's paths in index order, for a second thread to `lstat` part of them while the walk
    * runs (`key` names this list; `position` is each path's place in it). Optional.
    */
-  readonly prefetch?: { readonly key: string; readonly paths: readonly string[]; readonly position: ReadonlyMap<string, number> };
+  readonly prefetch?: {
+    readonly key: string;
+    readonly paths: readonly string[];
+    readonly position: ReadonlyMap<string, number>;
+  };
 }
 
 /**
@@ -85,12 +91,21 @@ export type StatClassifier = (path: string, stats: GitFsStats) => boolean;
  * and dentry caches costs less than the promise and thread-pool hop around it), directories in
  * order; only the ignore check of an untracked path awaits. No file is read.
  */
-async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult, journal?: ChangeJournal): Promise<void> {
+async function walkNode(
+  repo: Repo,
+  scope: WalkScope,
+  classify: StatClassifier | undefined,
+  out: WalkResult,
+  journal?: ChangeJournal,
+): Promise<void> {
   const pre = scope.prefetch;
   const pool = pre !== undefined && pre.paths.length >= PREFETCH_MIN ? statPool() : undefined;
   const started = performance.now();
   const split = pre === undefined || pool === undefined ? Infinity : Math.floor(pre.paths.length * (1 - workerShare));
-  const pending = pool === undefined || pre === undefined ? undefined : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
+  const pending =
+    pool === undefined || pre === undefined
+      ? undefined
+      : pool.stat(pre.key, repo.dir, pre.paths, split, pre.paths.length);
   const listings = listingsOf(repo);
   listings.beginWalk();
   /** Files the listings hold whose `lstat` the worker makes: path and place in the worker's list. */
@@ -123,7 +138,8 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
       }
       const stats = lstatNode(`${absDir}/${entry.name}`);
       if (stats === undefined) continue;
-      if (stats.isDirectory()) subdirs.push(path); // a file type the readdir did not know, or a directory since
+      if (stats.isDirectory())
+        subdirs.push(path); // a file type the readdir did not know, or a directory since
       else if (gitMode(stats) !== undefined) {
         // A file the classifier accepts has an index entry, so it is tracked: no ignore check.
         if (classify?.(path, stats)) out.addClean(path, at);
@@ -152,7 +168,8 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
     if (raw === undefined) stats = lstatNode(absolute(repo.dir, path));
     else if (raw[k * STAT_FIELDS] !== 0) stats = view.at(raw, k * STAT_FIELDS);
     if (stats === undefined) continue; // vanished since the readdir
-    if (stats.isDirectory()) await visit(path); // became a directory since the readdir
+    if (stats.isDirectory())
+      await visit(path); // became a directory since the readdir
     else if (gitMode(stats) === undefined) continue;
     else if (classify?.(path, stats)) out.addClean(path, split + k);
     else out.dirty.set(path, raw === undefined ? stats : new RawStats(raw, k * STAT_FIELDS));
@@ -160,7 +177,12 @@ async function walkNode(repo: Repo, scope: WalkScope, classify: StatClassifier |
 }
 
 /** The walk on any other fs (memfs, a wrapped fs): `readdir`, then `lstat` every entry through `repo.fs`. */
-async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | undefined, out: WalkResult): Promise<void> {
+async function walkFs(
+  repo: Repo,
+  scope: WalkScope,
+  classify: StatClassifier | undefined,
+  out: WalkResult,
+): Promise<void> {
   const visit = async (dir: string): Promise<void> => {
     const names = await repo.fs.promises.readdir(absolute(repo.dir, dir));
     await Promise.all(
@@ -190,7 +212,12 @@ async function walkFs(repo: Repo, scope: WalkScope, classify: StatClassifier | u
  * {@link WalkResult}'s `dirty`; a file `classify` accepts is only counted and marked as clean
  * instead. Nothing is hashed: the caller compares the stats with the index (git's stat cache).
  */
-export async function walkWorktree(repo: Repo, scope: WalkScope, classify?: StatClassifier, journal?: ChangeJournal): Promise<WalkResult> {
+export async function walkWorktree(
+  repo: Repo,
+  scope: WalkScope,
+  classify?: StatClassifier,
+  journal?: ChangeJournal,
+): Promise<WalkResult> {
   const out = new WalkResult(scope.prefetch?.position);
   await (onNodeFs(repo) ? walkNode(repo, scope, classify, out, journal) : walkFs(repo, scope, classify, out));
   return out;

@@ -21,18 +21,35 @@ export async function resolveSurface(
   const inRun = (f: string) => runRel && !runRel.startsWith('..') && (f === runRel || f.startsWith(`${runRel}/`));
   const surface = o.files
     ? o.files.map((f) => normalize(f).split(sep).join('/'))
-    : [...(await resolveMutableSurface({ workspace: o.workspace, git: o.git, ...(o.isSource ? { isSource: o.isSource } : {}) })).files];
+    : [
+        ...(
+          await resolveMutableSurface({
+            workspace: o.workspace,
+            git: o.git,
+            ...(o.isSource ? { isSource: o.isSource } : {}),
+          })
+        ).files,
+      ];
   const unique = [...new Set(surface)].filter((f) => !inRun(f)).sort();
   if (unique.length === 0) {
-    throw new ConfigError('rollback-snapshot', [{ path: 'files', message: 'the mutable surface is empty: git status shows no changed source files; pass files explicitly' }]);
+    throw new ConfigError('rollback-snapshot', [
+      {
+        path: 'files',
+        message: 'the mutable surface is empty: git status shows no changed source files; pass files explicitly',
+      },
+    ]);
   }
   if (runRel && !runRel.startsWith('..') && unique.some((f) => runRel.startsWith(`${f}/`))) {
-    throw new ConfigError('rollback-snapshot', [{ path: 'runDir', message: 'the run directory lies inside a mutable path' }]);
+    throw new ConfigError('rollback-snapshot', [
+      { path: 'runDir', message: 'the run directory lies inside a mutable path' },
+    ]);
   }
   const issues = (
     await each(unique.entries(), async ([i, f]) => {
       try {
-        return (await fs.stat(abs(f))).isFile() ? undefined : { path: `files.${i}`, message: `${f} is not a regular file` };
+        return (await fs.stat(abs(f))).isFile()
+          ? undefined
+          : { path: `files.${i}`, message: `${f} is not a regular file` };
       } catch {
         return { path: `files.${i}`, message: `${f} does not exist in ${o.workspace}` };
       }

@@ -24,12 +24,16 @@ export function createStatRecord(
     if (a === undefined) absolute.set(f, (a = abs(f)));
     return a;
   };
-  const statOf = async (f: string) => (fs.statSync ? fs.statSync(abs(f)) : await fs.stat(abs(f)).catch(() => undefined));
+  const statOf = async (f: string) =>
+    fs.statSync ? fs.statSync(abs(f)) : await fs.stat(abs(f)).catch(() => undefined);
   /**
    * Runs `f` over `items`: in one synchronous loop when the fs has `statSync` (the detector's
    * per-file cost is then one stat call, no promise), else in the bounded pool.
    */
-  const overFiles = async <T>(items: readonly string[], f: (file: string, st: ReturnType<NonNullable<SnapshotFs['statSync']>>) => T): Promise<T[]> => {
+  const overFiles = async <T>(
+    items: readonly string[],
+    f: (file: string, st: ReturnType<NonNullable<SnapshotFs['statSync']>>) => T,
+  ): Promise<T[]> => {
     const sync = fs.statSync;
     if (sync) return items.map((file) => f(file, sync(absOf(file))));
     return each(items, async (file) => f(file, await fs.stat(abs(file)).catch(() => undefined)));

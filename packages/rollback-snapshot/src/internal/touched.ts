@@ -39,5 +39,12 @@ export function statKey(stat: SnapshotStats, nowMs: number): StatKey {
 
 /** True when `stat` is provably the file `key` recorded: same size, mtime, ctime, inode and mode, and the key was not racy. */
 export function sameStat(key: StatKey, stat: SnapshotStats): boolean {
-  return !key.racy && key.size === stat.size && key.mtimeMs === stat.mtimeMs && key.ctimeMs === stat.ctimeMs && key.ino === stat.ino && key.mode === stat.mode;
+  return (
+    !key.racy &&
+    key.size === stat.size &&
+    key.mtimeMs === stat.mtimeMs &&
+    key.ctimeMs === stat.ctimeMs &&
+    key.ino === stat.ino &&
+    key.mode === stat.mode
+  );
 }

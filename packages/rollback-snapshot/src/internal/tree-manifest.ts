@@ -28,7 +28,12 @@ export function writeManifest(fs: TreeSnapshotFs, storeDir: string, name: string
   if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.json`);
   const tmp = tempPath(path);
-  const body = JSON.stringify({ format: FORMAT, root: snapshot.root, takenAt: snapshot.takenAt, entries: [...snapshot.entries] });
+  const body = JSON.stringify({
+    format: FORMAT,
+    root: snapshot.root,
+    takenAt: snapshot.takenAt,
+    entries: [...snapshot.entries],
+  });
   try {
     fs.writeFileSync(tmp, Buffer.from(body, 'utf8'));
     fs.renameSync(tmp, path);
@@ -42,8 +47,18 @@ export function writeManifest(fs: TreeSnapshotFs, storeDir: string, name: string
 export function readManifest(fs: TreeSnapshotFs, storeDir: string, name: string): TreeSnapshot | undefined {
   const path = join(manifestDir(storeDir), `${name}.json`);
   if (!fs.existsSync(path)) return undefined;
-  const parsed = JSON.parse(fs.readFileSync(path).toString('utf8')) as { format?: unknown; root?: unknown; takenAt?: unknown; entries?: unknown };
-  if (parsed.format !== FORMAT || typeof parsed.root !== 'string' || typeof parsed.takenAt !== 'number' || !Array.isArray(parsed.entries)) {
+  const parsed = JSON.parse(fs.readFileSync(path).toString('utf8')) as {
+    format?: unknown;
+    root?: unknown;
+    takenAt?: unknown;
+    entries?: unknown;
+  };
+  if (
+    parsed.format !== FORMAT ||
+    typeof parsed.root !== 'string' ||
+    typeof parsed.takenAt !== 'number' ||
+    !Array.isArray(parsed.entries)
+  ) {
     throw new Error(`${path} is not a ${FORMAT} manifest`);
   }
   return { root: parsed.root, takenAt: parsed.takenAt, entries: new Map(parsed.entries as [string, TreeEntry][]) };

@@ -45,7 +45,10 @@ export interface TreeComparison {
 }
 
 /** Compares two full entry maps (the slow path: failure rollback and tests). */
-export function compareEntries(current: ReadonlyMap<string, TreeEntry>, target: ReadonlyMap<string, TreeEntry>): TreeComparison {
+export function compareEntries(
+  current: ReadonlyMap<string, TreeEntry>,
+  target: ReadonlyMap<string, TreeEntry>,
+): TreeComparison {
   const differing = new Map<string, TreeEntry>();
   for (const [path, entry] of current) {
     const want = target.get(path);
@@ -84,21 +87,28 @@ export function planRestore(cmp: TreeComparison, target: ReadonlyMap<string, Tre
     if (want.type === 'symlink') continue;
     const haveMode = have !== undefined && have.type !== 'symlink' ? have.mode : -1;
     if (want.type === 'dir' && haveMode !== want.mode) dirModes.push([path, want.mode]);
-    else if (want.type === 'file' && have !== undefined && sameContent(have, want) && haveMode !== want.mode) plan.chmod.push([path, want.mode]);
+    else if (want.type === 'file' && have !== undefined && sameContent(have, want) && haveMode !== want.mode)
+      plan.chmod.push([path, want.mode]);
   }
   // A path under a removed directory goes with it.
   const under = (path: string) => {
-    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1)) if (removed.has(path.slice(0, i))) return true;
+    for (let i = path.lastIndexOf('/'); i > 0; i = path.lastIndexOf('/', i - 1))
+      if (removed.has(path.slice(0, i))) return true;
     return false;
   };
-  plan.remove.splice(0, plan.remove.length, ...plan.remove.filter((p) => !under(p)).sort((a, b) => depth(b) - depth(a)));
+  plan.remove.splice(
+    0,
+    plan.remove.length,
+    ...plan.remove.filter((p) => !under(p)).sort((a, b) => depth(b) - depth(a)),
+  );
   plan.mkdir.sort((a, b) => depth(a) - depth(b));
   plan.chmod.push(...dirModes.sort(([a], [b]) => depth(b) - depth(a)));
   return plan;
 }
 
 /** True when the plan changes nothing. */
-export const isEmptyPlan = (p: RestorePlan): boolean => p.remove.length + p.mkdir.length + p.write.length + p.link.length + p.chmod.length === 0;
+export const isEmptyPlan = (p: RestorePlan): boolean =>
+  p.remove.length + p.mkdir.length + p.write.length + p.link.length + p.chmod.length === 0;
 
 /** A failure while applying a plan: the path and what went wrong. */
 export interface ApplyFailure {
@@ -113,7 +123,12 @@ export interface ApplyFailure {
  * so a read-only directory does not block its files). Then re-reads every written file and checks
  * its hash, and checks removed paths are gone. Stops at the first failure and returns it.
  */
-export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<string, Buffer>, fs: TreeSnapshotFs): ApplyFailure | undefined {
+export function applyPlan(
+  root: string,
+  plan: RestorePlan,
+  blobs: ReadonlyMap<string, Buffer>,
+  fs: TreeSnapshotFs,
+): ApplyFailure | undefined {
   const abs = (path: string) => join(root, ...path.split('/'));
   let at = '';
   try {
@@ -159,11 +174,14 @@ export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<st
         return undefined;
       }
     })();
-    if (bytes === undefined || sha256(bytes) !== entry.hash) return { path, reason: 'the restored content does not hash to the snapshot' };
-    if ((fs.lstatSync(abs(path)).mode & 0o7777) !== entry.mode) return { path, reason: 'the restored mode differs from the snapshot' };
+    if (bytes === undefined || sha256(bytes) !== entry.hash)
+      return { path, reason: 'the restored content does not hash to the snapshot' };
+    if ((fs.lstatSync(abs(path)).mode & 0o7777) !== entry.mode)
+      return { path, reason: 'the restored mode differs from the snapshot' };
   }
   for (const [path, target] of plan.link) {
-    if (fs.readlinkSync(abs(path)) !== target) return { path, reason: 'the restored symlink target differs from the snapshot' };
+    if (fs.readlinkSync(abs(path)) !== target)
+      return { path, reason: 'the restored symlink target differs from the snapshot' };
   }
   for (const path of plan.remove) {
     const left = (() => {
@@ -174,7 +192,13 @@ export function applyPlan(root: string, plan: RestorePlan, blobs: ReadonlyMap<st
         return false;
       }
     })();
-    if (left && !plan.mkdir.includes(path) && !plan.write.some(([p]) => p === path) && !plan.link.some(([p]) => p === path)) return { path, reason: 'still present after removal' };
+    if (
+      left &&
+      !plan.mkdir.includes(path) &&
+      !plan.write.some(([p]) => p === path) &&
+      !plan.link.some(([p]) => p === path)
+    )
+      return { path, reason: 'still present after removal' };
   }
   return undefined;
 }

@@ -32,9 +32,22 @@ export function createTreeWalker(root: string, exclude: ReadonlySet<string>, fs:
   const listings = new Map<string, Listing>();
   const list = (abs: string, stat: Stats, now: number): readonly string[] => {
     const known = listings.get(abs);
-    if (known !== undefined && !known.racy && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.ino === stat.ino) return known.names;
+    if (
+      known !== undefined &&
+      !known.racy &&
+      known.mtimeMs === stat.mtimeMs &&
+      known.ctimeMs === stat.ctimeMs &&
+      known.ino === stat.ino
+    )
+      return known.names;
     const names = fs.readdirSync(abs);
-    listings.set(abs, { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, names, racy: stat.mtimeMs >= now - 2500 || stat.ctimeMs >= now - 2500 });
+    listings.set(abs, {
+      mtimeMs: stat.mtimeMs,
+      ctimeMs: stat.ctimeMs,
+      ino: stat.ino,
+      names,
+      racy: stat.mtimeMs >= now - 2500 || stat.ctimeMs >= now - 2500,
+    });
     return names;
   };
   const visitDir = (rel: string, abs: string, stat: Stats, visit: WalkVisitor, now: number): void => {

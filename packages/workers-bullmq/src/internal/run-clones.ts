@@ -1,7 +1,13 @@
 import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
-import { addDetachedWorktree, fetchCommit, initBareRepository, removeDetachedWorktree, removeWorktree } from '@loop/rollback-git';
+import {
+  addDetachedWorktree,
+  fetchCommit,
+  initBareRepository,
+  removeDetachedWorktree,
+  removeWorktree,
+} from '@loop/rollback-git';
 
 /** One fresh working copy of a base commit in a run's clone. */
 export interface FreshCopy {
@@ -19,7 +25,10 @@ export function createRunClones(workdir: string) {
   const chains = new Map<string, Promise<unknown>>();
   const serial = <T>(key: string, f: () => Promise<T>): Promise<T> => {
     const next = (chains.get(key) ?? Promise.resolve()).then(f, f);
-    chains.set(key, next.catch(() => undefined));
+    chains.set(
+      key,
+      next.catch(() => undefined),
+    );
     return next;
   };
   const repoOf = (runId: string) => join(workdir, 'runs', runId, 'repo.git');
@@ -31,14 +40,22 @@ export function createRunClones(workdir: string) {
       const runs = await readdir(join(workdir, 'runs')).catch(() => [] as string[]);
       for (const runId of runs) {
         await rm(join(workdir, 'runs', runId, 'copies'), { recursive: true, force: true });
-        await removeWorktree({ cwd: repoOf(runId) }, join(workdir, 'runs', runId, 'copies', 'none')).catch(() => undefined);
+        await removeWorktree({ cwd: repoOf(runId) }, join(workdir, 'runs', runId, 'copies', 'none')).catch(
+          () => undefined,
+        );
       }
     },
     /**
      * Fetches `commit` from `remote` into the run's clone if it is missing and makes a fresh
      * worktree at it, with `link`ed worker-local paths symlinked in.
      */
-    checkout: (runId: string, remote: string, commit: string, label: string, link: Readonly<Record<string, string>>): Promise<FreshCopy> =>
+    checkout: (
+      runId: string,
+      remote: string,
+      commit: string,
+      label: string,
+      link: Readonly<Record<string, string>>,
+    ): Promise<FreshCopy> =>
       serial(runId, async () => {
         const repo = repoOf(runId);
         if (!present.has(`${runId} ${commit}`)) {

@@ -16,7 +16,10 @@ export interface WorldData {
   readonly results: readonly string[];
 }
 
-const ledgerLines = (world: string): string[] => (existsSync(join(world, 'ledger.txt')) ? readFileSync(join(world, 'ledger.txt'), 'utf8').split('\n').filter(Boolean) : []);
+const ledgerLines = (world: string): string[] =>
+  existsSync(join(world, 'ledger.txt'))
+    ? readFileSync(join(world, 'ledger.txt'), 'utf8').split('\n').filter(Boolean)
+    : [];
 
 /** Appends `line` to the ledger once; reconciled by looking for it. */
 function ledgerEffect(world: string, line: string): [() => string, EffectOptions<string>] {
@@ -25,7 +28,9 @@ function ledgerEffect(world: string, line: string): [() => string, EffectOptions
       appendFileSync(join(world, 'ledger.txt'), `${line}\n`);
       return `logged ${line}`;
     },
-    { reconcile: () => (ledgerLines(world).includes(line) ? { done: true, result: `logged ${line}` } : { done: false }) },
+    {
+      reconcile: () => (ledgerLines(world).includes(line) ? { done: true, result: `logged ${line}` } : { done: false }),
+    },
   ];
 }
 
@@ -39,7 +44,14 @@ export function createWorldMachine(world: string, hooks?: StepMachineHooks): Ste
     steps: {
       prepare: async (ctx) => {
         const a = await ctx.effect('ledger', ...ledgerEffect(world, `prepare ${ctx.data.label}`));
-        const b = await ctx.effect('config', () => (writeFileSync(join(world, 'config.json'), JSON.stringify({ label: ctx.data.label })), 'config written'), { idempotent: true });
+        const b = await ctx.effect(
+          'config',
+          () => (
+            writeFileSync(join(world, 'config.json'), JSON.stringify({ label: ctx.data.label })),
+            'config written'
+          ),
+          { idempotent: true },
+        );
         return { next: 'publish', data: { ...ctx.data, results: [...ctx.data.results, a, b] } };
       },
       publish: async (ctx) => {
@@ -52,13 +64,22 @@ export function createWorldMachine(world: string, hooks?: StepMachineHooks): Ste
             appendFileSync(join(world, 'ledger.txt'), 'counter\n');
             return n + 1;
           },
-          { reconcile: () => (ledgerLines(world).includes('counter') ? { done: true as const, result: Number(readFileSync(counterPath, 'utf8')) } : { done: false as const }) },
+          {
+            reconcile: () =>
+              ledgerLines(world).includes('counter')
+                ? { done: true as const, result: Number(readFileSync(counterPath, 'utf8')) }
+                : { done: false as const },
+          },
         );
         const d = await ctx.effect('ledger-2', ...ledgerEffect(world, `publish ${c}`));
         return { next: 'close', data: { ...ctx.data, results: [...ctx.data.results, `counter ${c}`, d] } };
       },
       close: async (ctx) => {
-        await ctx.effect('summary', () => writeFileSync(join(world, 'summary.txt'), `${ctx.data.results.join('\n')}\n`), { idempotent: true });
+        await ctx.effect(
+          'summary',
+          () => writeFileSync(join(world, 'summary.txt'), `${ctx.data.results.join('\n')}\n`),
+          { idempotent: true },
+        );
         return { finish: true };
       },
     },
@@ -68,5 +89,7 @@ export function createWorldMachine(world: string, hooks?: StepMachineHooks): Ste
 /** The world's files (the machine's own state excluded), for comparing end states. */
 export function worldFiles(world: string): Record<string, string | null> {
   const names = ['ledger.txt', 'config.json', 'counter.txt', 'summary.txt'];
-  return Object.fromEntries(names.map((n) => [n, existsSync(join(world, n)) ? readFileSync(join(world, n), 'utf8') : null]));
+  return Object.fromEntries(
+    names.map((n) => [n, existsSync(join(world, n)) ? readFileSync(join(world, n), 'utf8') : null]),
+  );
 }
