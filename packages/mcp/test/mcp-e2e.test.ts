@@ -101,15 +101,14 @@ describe('loop mcp over stdio (the SDK client against the real server)', () => {
     expect(blocked.note).toMatch(/constraint x_value >= 1 broken/);
     writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
     expect(await call('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({ decision: 'keep', score: 3 });
-    const rows =
-      await call<
-        {
-          iteration: number;
-          description: string;
-          metrics?: Record<string, number>;
-          violations?: { constraint: string }[];
-        }[]
-      >('loop_rows');
+    const rows = await call<
+      {
+        iteration: number;
+        description: string;
+        metrics?: Record<string, number>;
+        violations?: { constraint: string }[];
+      }[]
+    >('loop_rows');
     expect(rows.map((r) => [r.iteration, r.metrics, r.violations?.map((v) => v.constraint)])).toEqual([
       [0, { x_value: 5 }, undefined],
       [1, { x_value: 0 }, ['x_value >= 1']],

@@ -24,16 +24,14 @@ export interface LogEntry {
 /** The rows of `data` whose class is one of `statuses` (all when empty). */
 export function logEntries(data: ResultsData, statuses: readonly PointKind[] = []): LogEntry[] {
   const keep = (p: PlotPoint) => statuses.length === 0 || statuses.includes(p.kind);
-  return data.points
-    .filter(keep)
-    .map((p) => ({
-      iteration: p.iteration,
-      kind: p.kind,
-      status: p.status,
-      score: p.score,
-      id: p.id,
-      description: p.description,
-    }));
+  return data.points.filter(keep).map((p) => ({
+    iteration: p.iteration,
+    kind: p.kind,
+    status: p.status,
+    score: p.score,
+    id: p.id,
+    description: p.description,
+  }));
 }
 
 /**
