@@ -3,10 +3,10 @@ import { defineConfig } from 'vitest/config';
 
 // Every package and example is one test project. The `source` export condition resolves
 // workspace packages to their TypeScript sources, so tests need no build.
-// @loop/test-utils is aliased rather than declared by @loop/core, which would make a dependency cycle.
-const testUtils = fileURLToPath(new URL('./packages/test-utils/src/index.ts', import.meta.url));
+// @loop/internal-test-utils is aliased rather than declared by @loop/core, which would make a dependency cycle.
+const testUtils = fileURLToPath(new URL('./packages/internal-test-utils/src/index.ts', import.meta.url));
 const shared = {
-  resolve: { conditions: ['source'], alias: { '@loop/test-utils': testUtils } },
+  resolve: { conditions: ['source'], alias: { '@loop/internal-test-utils': testUtils } },
   ssr: { resolve: { conditions: ['source'] } },
 };
 
@@ -28,7 +28,7 @@ export default defineConfig({
       project('rollback-git', 'packages/rollback-git', 60_000),
       project('evaluators', 'packages/evaluators', 60_000),
       project('auto-iterate', 'packages/auto-iterate', 60_000),
-      project('test-utils', 'packages/test-utils'),
+      project('internal-test-utils', 'packages/internal-test-utils'),
       project('testing', 'packages/testing'),
       project('autotune', 'packages/autotune', 60_000),
       project('rollback-snapshot', 'packages/rollback-snapshot', 60_000),

@@ -34,7 +34,7 @@ import {
   createRegexScorer,
   runInGroupToLog,
 } from '@loop/core';
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import { createResultsTsv } from '../src/index.js';
 
 const CYCLES = Number(process.argv[2] ?? 60);

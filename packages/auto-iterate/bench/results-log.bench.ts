@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import {
   createLoop,
   createMemoryArtifact,

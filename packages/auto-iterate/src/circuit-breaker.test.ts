@@ -7,7 +7,7 @@ import {
   maxIterations,
   type Advice,
 } from '@loop/core';
-import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
 import { describe, expect, it } from 'vitest';
 import { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer, type Proposer } from '@loop/core';
-import { userPolicies } from '@loop/test-utils';
+import { userPolicies } from '@loop/internal-test-utils';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 import { watchSetting } from './watch-setting.js';
 

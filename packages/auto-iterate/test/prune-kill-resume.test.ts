@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleFixture, runChild, isAlive } from '@loop/test-utils';
+import { bundleFixture, runChild, isAlive } from '@loop/internal-test-utils';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'loop-prune-kill-'));

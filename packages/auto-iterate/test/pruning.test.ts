@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAlive } from '@loop/test-utils';
+import { isAlive } from '@loop/internal-test-utils';
 import { createFunctionProposer, incumbentCurvePruner, nonFinitePruner } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bwrapStatus, createAgentCommandProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';

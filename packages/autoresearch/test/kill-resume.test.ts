@@ -2,7 +2,7 @@
 // fixtures/kill-pass.ts), then a new process resumes it. Everything results.tsv and the workspace
 // record must equal one uninterrupted pass (the snapshot and utc columns excepted: they carry
 // each process's clock).
-import { runChild, type ChildResult } from '@loop/test-utils';
+import { runChild, type ChildResult } from '@loop/internal-test-utils';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

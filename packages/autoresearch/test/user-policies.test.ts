@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { userPolicies } from '@loop/test-utils';
+import { userPolicies } from '@loop/internal-test-utils';
 import { parseResultsTsv, runPass, type AutoresearchProposer } from '../src/index.js';
 import { makeWorkspace, passOptions, type Workspace } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { bwrapStatus } from '@loop/core';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // The real CLI (node --import tsx src/main.ts) with an agent proposer that escapes with setsid,

@@ -42,7 +42,7 @@ import {
   spread,
   timeOf,
   type Spread,
-} from '@loop/test-utils/bench';
+} from '@loop/internal-test-utils/bench';
 import { createAutoiter, createScriptedAgent, type StepOutcome } from '../src/index.js';
 import {
   createTreeSnapshotStore,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { userPolicies } from '@loop/test-utils';
+import { userPolicies } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readLedger } from './index.js';
 import { createFixWorld, gitSubjects, stagesOf, type FixWorld } from '../test/fixtures/fix-world.js';

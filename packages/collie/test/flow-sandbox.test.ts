@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bwrapStatus, type SandboxMode } from '@loop/core';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFlowPipelineExecutor, createScriptedAgent, fixRecordSchema, type FlowFixContext } from '../src/index.js';
 

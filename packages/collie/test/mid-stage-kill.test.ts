@@ -5,13 +5,13 @@
 // state.json, every file under the temp root, the worktree branch's git history and the user's
 // checkout must equal one uninterrupted in-process run().
 //
-// The fixture is bundled once (test-utils bundleFixture) so each child is a plain `node` start.
+// The fixture is bundled once (internal-test-utils bundleFixture) so each child is a plain `node` start.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleFixture } from '@loop/test-utils';
+import { bundleFixture } from '@loop/internal-test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunState, StageName, StepOutcome } from '../src/index.js';
 import { GIT_ENV, makeFixAutoiter, makeRepo, PROJECT_ID, RUN, type KillPoint } from './fixtures/fix-stages-process.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { bundleFixture } from '@loop/test-utils';
+import { bundleFixture } from '@loop/internal-test-utils';
 import type { StepOutcome } from '../src/index.js';
 import { makeAutoiter } from './fixtures/autoiter-process.js';
 import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
@@ -13,7 +13,7 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-// One bundle of the fixture (test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
+// One bundle of the fixture (internal-test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
 let nodeArgs: string[];
 let bundleDir: string;
 beforeAll(async () => {

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import {
   createFunctionHarness,
   createFunctionProposer,

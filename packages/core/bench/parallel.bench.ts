@@ -13,7 +13,7 @@
  *
  * Environment overrides: PARALLEL_SLEEP_MS (default 20), PARALLEL_RUNS (seeded runs per K, default 12).
  */
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import {
   anyOf,
   createFunctionHarness,

@@ -13,7 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/test-utils/bench';
+import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import { createStepMachine, writeTextAtomic } from '../src/index.js';
 
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'loop-step-bench-'));

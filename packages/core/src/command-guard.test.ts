@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import { createCommandGuard } from './command-guard.js';
 import { createLoop } from './engine/create-loop.js';
 import { isLoopError } from './errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer } from '@loop/test-utils';
+import { createCounterProposer } from '@loop/internal-test-utils';
 import { recordedViolations, withConstraints, requireMetrics, type ConstraintVerdict } from './constrained-keep.js';
 import { parseConstraint } from './constraints.js';
 import { createLoop } from './engine/create-loop.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '@loop/test-utils';
+import { createManualClock } from '@loop/internal-test-utils';
 import { createLoop } from './engine/create-loop.js';
 import { createFunctionHarness } from './function-harness.js';
 import { createHoldout } from './holdout.js';

@@ -1,4 +1,4 @@
-import { describeRollbackStrategy } from '@loop/test-utils';
+import { describeRollbackStrategy } from '@loop/internal-test-utils';
 import { createMemoryArtifact, createMemoryRollback } from './memory.js';
 
 describeRollbackStrategy('memory', async () => {

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { createAgentCommandProposer } from './agent-command-proposer.js';
 import { createCommandGuard } from './command-guard.js';
 import { createCommandHarness } from './command-harness.js';

@@ -21,7 +21,7 @@ import {
 } from './seed-only.js';
 import { maxIterations } from './stop-policy.js';
 import { createMemoryWorkingCopies } from './memory-working-copies.js';
-import { createContextProposer } from '@loop/test-utils';
+import { createContextProposer } from '@loop/internal-test-utils';
 
 const noChange = { violations: [], description: 'reseed' };
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isAlive } from '@loop/test-utils';
+import { isAlive } from '@loop/internal-test-utils';
 import { createCommandHarness } from '../src/index.js';
 
 let dir: string;

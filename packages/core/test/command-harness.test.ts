@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { isAlive } from '@loop/test-utils';
+import { isAlive } from '@loop/internal-test-utils';
 import { createCommandHarness, createRegexScorer, killOrphanGroups, runInGroup } from '../src/index.js';
 
 let dir: string;

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBarrier } from '@loop/test-utils';
+import { createBarrier } from '@loop/internal-test-utils';
 import {
   createDirectoryWorkingCopies,
   createFileArtifact,

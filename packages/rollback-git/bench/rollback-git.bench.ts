@@ -21,7 +21,15 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf, type Spread } from '@loop/test-utils/bench';
+import {
+  formatRatio,
+  formatTime,
+  interleave,
+  loadLine,
+  pairRatios,
+  timeOf,
+  type Spread,
+} from '@loop/internal-test-utils/bench';
 import { createGitResetRollback } from '../src/index.js';
 
 const DIRECTORIES = 50;

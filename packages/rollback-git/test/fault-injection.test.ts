@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleFixture, inPool, runChild, type ChildResult } from '@loop/test-utils';
+import { bundleFixture, inPool, runChild, type ChildResult } from '@loop/internal-test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRANCH, JOURNAL, lastKeep } from './fixtures/fault-cycle.js';
 

@@ -32,7 +32,7 @@ import {
   timeOf,
   type Interleaved,
   type Spread,
-} from '@loop/test-utils/bench';
+} from '@loop/internal-test-utils/bench';
 import { createSnapshotRollback, resolveMutableSurface } from '../src/index.js';
 
 const PER_DIR = 100;

@@ -26,7 +26,7 @@ import {
   timeOf,
   type Interleaved,
   type Spread,
-} from '@loop/test-utils/bench';
+} from '@loop/internal-test-utils/bench';
 import { createTreeSnapshotStore, diffTreeSnapshots } from '../src/index.js';
 
 const DIRECTORIES = 50;

@@ -1,4 +1,4 @@
-import { describeRollbackStrategy } from '@loop/test-utils';
+import { describeRollbackStrategy } from '@loop/internal-test-utils';
 import { createSnapshotRollback } from '../src/index.js';
 import { makeWorkspace, steppingClock } from './helpers.js';
 

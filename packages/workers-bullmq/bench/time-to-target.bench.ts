@@ -27,7 +27,7 @@ import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies }
 import { makeWorkspace, spawnWorker, type WorkerProcess } from '../test/fixture.js';
 import { writeParams } from '../test/helpers.js';
 import { redisMissing, startRedis } from '../test/redis-server.js';
-import { formatRatio, interleave, loadLine, pairRatios, timeOf, type Spread } from '@loop/test-utils/bench';
+import { formatRatio, interleave, loadLine, pairRatios, timeOf, type Spread } from '@loop/internal-test-utils/bench';
 
 const SLEEP_S = Number(process.env.BENCH_SLEEP_S ?? 1);
 const KS = (process.env.BENCH_K ?? '2,4').split(',').map(Number);

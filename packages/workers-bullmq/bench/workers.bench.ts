@@ -18,7 +18,7 @@ import {
   spread,
   timeOf,
   type Interleaved,
-} from '@loop/test-utils/bench';
+} from '@loop/internal-test-utils/bench';
 
 const SLEEP_S = Number(process.env.BENCH_SLEEP_S ?? 3);
 const COUNTS = (process.env.BENCH_WORKERS ?? '1,2,4,8').split(',').map(Number);

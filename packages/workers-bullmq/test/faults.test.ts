@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRegexScorer } from '@loop/core';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRemoteHarness, type EvaluationQueueEvent, type WorkerEvent } from '../src/index.js';
 import { fileURLToPath } from 'node:url';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer } from '@loop/test-utils';
+import { createCounterProposer } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../events.js';
 import { createFunctionHarness } from '../function-harness.js';
 import type { Guard } from '../guard.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContextProposer, createDeferred, type Deferred } from '@loop/test-utils';
+import { createContextProposer, createDeferred, type Deferred } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../function-harness.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
 import { createMemoryWorkingCopies } from '../memory-working-copies.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../events.js';
 import type { KeepInput, KeepPolicy } from '../keep-policy.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBarrier, createContextProposer } from '@loop/test-utils';
+import { createBarrier, createContextProposer } from '@loop/internal-test-utils';
 import { isLoopError } from '../errors.js';
 import type { LoopEvent } from '../events.js';
 import { createFunctionHarness } from '../function-harness.js';

@@ -2,7 +2,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness, createManualClock, type FakeOutcome } from '@loop/test-utils';
+import {
+  createCounterProposer,
+  createFakeHarness,
+  createManualClock,
+  type FakeOutcome,
+} from '@loop/internal-test-utils';
 import type { LoopEvent } from '../events.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
 import { createFunctionProposer } from '../proposer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createContextProposer } from '@loop/test-utils';
+import { createContextProposer } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../function-harness.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
 import { createMemoryWorkingCopies } from '../memory-working-copies.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../events.js';
 import type { Guard } from '../guard.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';

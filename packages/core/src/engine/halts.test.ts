@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import { LoopError, isLoopError } from '../errors.js';
 import type { Harness } from '../harness.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer } from '@loop/test-utils';
+import { createCounterProposer } from '@loop/internal-test-utils';
 import type { KeepInput } from '../keep-policy.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
 import { createValueScorer } from '../regex-scorer.js';

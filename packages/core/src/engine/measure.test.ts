@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '@loop/test-utils';
+import { createManualClock } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../function-harness.js';
 import { createValueScorer } from '../regex-scorer.js';
 import { measure } from './measure.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer } from '@loop/test-utils';
+import { createCounterProposer } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../function-harness.js';
 import type { LoopEvent } from '../events.js';
 import { strictImprovement, type KeepInput } from '../keep-policy.js';

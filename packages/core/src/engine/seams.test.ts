@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCounterProposer, createFakeHarness } from '@loop/test-utils';
+import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import { isLoopError } from '../errors.js';
 import type { IterationRecord } from '../iteration-record.js';
 import { createMemoryArtifact, createMemoryRollback } from '../memory.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { pidsWithEnv } from '@loop/test-utils';
+import { pidsWithEnv } from '@loop/internal-test-utils';
 import { createAgentCommandProposer } from '../agent-command-proposer.js';
 import { createCommandHarness } from '../command-harness.js';
 import { createFileArtifact } from '../file-artifact.js';

@@ -1,5 +1,5 @@
 /**
- * @loop/test-utils (private): this repository's own test helpers (child processes and worker
+ * @loop/internal-test-utils (private): this repository's own test helpers (child processes and worker
  * pools, bundling a fixture, leftover-process checks, the TSDoc check, the issue-11 user
  * policies). The public test kit, the rollback conformance suite and the in-memory fakes, is
  * `@loop/testing`; it is re-exported here so the repository's tests have one import.

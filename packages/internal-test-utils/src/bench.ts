@@ -6,7 +6,7 @@
  * tinybench run measured which block got the quieter minute (ratios 2x away under load).
  *
  * No dependency on vitest or on another package: benches of every package (core included, which
- * cannot depend on this package) import it as `@loop/test-utils/bench`.
+ * cannot depend on this package) import it as `@loop/internal-test-utils/bench`.
  *
  * @example
  * const r = await interleave({ ours: () => step(), git: () => gitCycle() }, { cycles: 30, warmup: 2 });
