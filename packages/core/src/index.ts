@@ -198,6 +198,7 @@ export { tier1Gates } from './tier1-gates.js';
 export type { Tier1GatesOptions } from './tier1-gates.js';
 export { createJsonStateStore } from './state-store.js';
 export type { StateStore, EngineState, EnginePhase } from './state-store.js';
+export { noRollback, createMemoryStateStore, type MemoryStateStore } from './no-op.js';
 export { costBudget, convergence, repeatedError, noFileChanges } from './stop-conditions.js';
 export { incumbentCurvePruner, medianPruner, patiencePruner, nonFinitePruner } from './pruners.js';
 export type { IncumbentCurvePrunerOptions, MedianPrunerOptions, PatiencePrunerOptions } from './pruners.js';
