@@ -59,9 +59,11 @@ export function withRecordData(log: ResultsLog, options: RecordDataOptions): Res
     read: async () => {
       const rows = await log.read();
       const data = await readRecordData(options.path);
-      return rows.map((r) =>
-        r.data === undefined && data.has(r.iteration) ? { ...r, data: data.get(r.iteration)! } : r,
-      );
+      // The baseline's line is written even without data (it restarts the file): `{}` is no data.
+      return rows.map((r) => {
+        const d = r.data === undefined ? data.get(r.iteration) : undefined;
+        return d && Object.keys(d).length > 0 ? { ...r, data: d } : r;
+      });
     },
     ...(log.amendLast
       ? {
