@@ -114,8 +114,24 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     snapshot: o.snapshotOf(r) || '-',
     utc: utc(),
   });
-  const twinLine = (r: IterationRecord): string =>
-    `${JSON.stringify({ iteration: r.iteration, status: statusOf(r), class: r.status, score: r.score, candidateId: r.candidateId, description: r.description, ...(r.note ? { note: r.note } : {}), ...(o.extraOf ? { extra: o.extraOf(r) } : {}), ...(r.dimensions ? { dimensions: r.dimensions } : {}), ...(r.gates ? { gates: r.gates } : {}) } satisfies PreciseRow)}\n`;
+  const twinRow = (r: IterationRecord): PreciseRow => ({
+    iteration: r.iteration,
+    status: statusOf(r),
+    class: r.status,
+    score: r.score,
+    candidateId: r.candidateId,
+    description: r.description,
+    ...(r.note ? { note: r.note } : {}),
+    ...(o.extraOf ? { extra: o.extraOf(r) } : {}),
+    ...(r.dimensions ? { dimensions: r.dimensions } : {}),
+    ...(r.gates ? { gates: r.gates } : {}),
+  });
+  // The twin line goes to disk and to `exact`, so this log's own `read` is as precise as a resumed one's.
+  const writeTwin = async (r: IterationRecord) => {
+    const precise = twinRow(r);
+    await appendDurable(twinPath, `${JSON.stringify(precise)}\n`);
+    exact.push(precise);
+  };
   const advance = (r: IterationRecord) => {
     bestBeforeLast = bestBefore;
     if ((r.status === 'baseline' || r.status === 'kept') && r.score !== null) bestBefore = r.score;
@@ -172,7 +188,7 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     append: async (record) => {
       if (o.rounds && record.status === 'baseline') return;
       const row = toRow(record, bestBefore);
-      await appendDurable(twinPath, twinLine(record));
+      await writeTwin(record);
       await file.append(row);
       rows.push(row);
       if (o.extraOf) extras.set(record.iteration, o.extraOf(record));
@@ -180,7 +196,7 @@ export async function createPassResultsLog(o: PassResultsLogOptions): Promise<Pa
     },
     amendLast: async (record) => {
       const row = toRow(record, bestBeforeLast);
-      await appendDurable(twinPath, twinLine(record));
+      await writeTwin(record);
       rows[rows.length - 1] = row;
       await writeTextAtomic(
         o.path,
