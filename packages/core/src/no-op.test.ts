@@ -11,7 +11,7 @@ import {
 } from './index.js';
 
 describe('noRollback: the rollback that keeps every edit', () => {
-  it('a reverted candidate stays in the artifact: nothing is rolled back, and the row still says reverted', async () => {
+  it('a reverted candidate stays in the artifact: nothing is rolled back, the row still says reverted', async () => {
     const artifact = createMemoryArtifact(0);
     const results = createMemoryResultsLog();
     await createLoop({
@@ -37,7 +37,7 @@ describe('noRollback: the rollback that keeps every edit', () => {
 });
 
 describe('createMemoryStateStore: the engine state in memory', () => {
-  it("records every one of the engine's state writes in order, the stop sequence's last, and reads the last", async () => {
+  it("keeps the engine's state writes in order, the stop sequence's last, and reads the last", async () => {
     const artifact = createMemoryArtifact(0);
     const stateStore = createMemoryStateStore();
     await createLoop({

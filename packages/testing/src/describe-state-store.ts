@@ -79,7 +79,10 @@ const STOPPED: EngineState = {
  *   return {
  *     open: () => createJsonStateStore(path),
  *     corrupt: () => writeFile(path, '{ "version": 1,'),
- *     unwritable: async () => (await writeFile(join(dir, 'file'), ''), createJsonStateStore(join(dir, 'file', 'state.json'))),
+ *     unwritable: async () => {
+ *       await writeFile(join(dir, 'file'), '');
+ *       return createJsonStateStore(join(dir, 'file', 'state.json'));
+ *     },
  *     cleanup: () => rm(dir, { recursive: true }),
  *   };
  * });
@@ -168,7 +171,7 @@ export function describeStateStore(name: string, makeFixture: () => Promise<Stat
     );
 
     it(
-      "an iteration's write to a store that cannot write throws STATE_WRITE_FAILED, unless the store documents it as best effort",
+      "an iteration's write to a store that cannot write throws STATE_WRITE_FAILED, unless documented as best effort",
       withFixture(async (f, skip) => {
         if (!f.unwritable) skip('this store cannot fail to write');
         const store = await f.unwritable!();
