@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, writeJsonAtomic, type IterationRecord } from '@loop/core';
 import { describeResultsLog, describeStateStore } from '@loop/internal-test-utils';
-import { createPassResultsLog, createPassStateStore, resultsHeader } from './index.js';
+import { AR3_DIMENSIONS, createPassResultsLog, createPassStateStore, resultsHeader } from './index.js';
 
 // The shared ResultsLog and StateStore rules (@loop/testing) on seed 002's results.tsv (with its
 // full-precision twin results.jsonl) and the pass's .aid/pipeline/state.json.
@@ -34,6 +34,45 @@ describeResultsLog('autoresearch results.tsv (function pass)', async () => {
     corrupt: async () => {
       const lines = (await readFile(path, 'utf8')).split('\n');
       lines[1] = '1\tnot a row';
+      await writeFile(path, lines.join('\n'));
+    },
+    cleanup,
+  };
+});
+
+describeResultsLog('autoresearch results.tsv (acceptance rounds)', async () => {
+  const { dir, cleanup } = await tempDir();
+  const path = join(dir, 'results.tsv');
+  return {
+    open: () =>
+      createPassResultsLog({
+        path,
+        header: resultsHeader('acceptance'),
+        dimensions: AR3_DIMENSIONS,
+        clock: systemClock,
+        snapshotOf: () => '-',
+        rounds: true,
+      }),
+    // A round's score is its pass_rate column.
+    asWritten: (r) => ({ ...r, dimensions: { ...(r.score === null ? {} : { pass_rate: r.score }), why_alignment: 8 } }),
+    // AR-3 has no baseline: the engine's row 0 is not written, reading gives a fixed one after round 1.
+    unstoredBaseline: true,
+    kept: (r) =>
+      r.status === 'baseline'
+        ? { iteration: 0, candidateId: '', score: 0, status: 'baseline', description: 'AR-3 has no baseline' }
+        : {
+            iteration: r.iteration,
+            candidateId: r.candidateId,
+            score: r.score,
+            status: r.status,
+            description: r.description,
+            ...(r.note ? { note: r.note } : {}),
+            ...(r.label ? { label: r.label } : {}),
+            ...(r.dimensions ? { dimensions: r.dimensions } : {}),
+          },
+    corrupt: async () => {
+      const lines = (await readFile(path, 'utf8')).split('\n');
+      lines[1] = 'ar3-r1\tnot a row';
       await writeFile(path, lines.join('\n'));
     },
     cleanup,
