@@ -24,13 +24,15 @@ export interface RollbackFixture {
  * describeRollbackStrategy('git-reset', async () => { ...; return { rollback, write, read, cleanup }; });
  */
 export function describeRollbackStrategy(name: string, makeFixture: () => Promise<RollbackFixture>): void {
-  const withFixture = (test: (f: RollbackFixture) => Promise<void>) => async () => {
-    const f = await makeFixture();
-    try {
-      await test(f);
-    } finally {
-      await f.cleanup?.();
-    }
+  const withFixture = (test: (f: RollbackFixture, skip: (note: string) => never) => Promise<void>) => {
+    return async (context: { skip: (note?: string) => never }) => {
+      const f = await makeFixture();
+      try {
+        await test(f, (note) => context.skip(note));
+      } finally {
+        await f.cleanup?.();
+      }
+    };
   };
   const commit = async (f: RollbackFixture, cp: { iteration: number; id: string }, attempt = 0) =>
     (await f.rollback.commit?.(cp, { iteration: cp.iteration, attempt, description: `edit ${cp.iteration}` })) ??
@@ -80,8 +82,8 @@ export function describeRollbackStrategy(name: string, makeFixture: () => Promis
 
     it(
       'distinct candidates get distinct ids',
-      withFixture(async (f) => {
-        if (!f.rollback.commit) return;
+      withFixture(async (f, skip) => {
+        if (!f.rollback.commit) skip('this strategy has no commit');
         const cp1 = await f.rollback.checkpoint(1);
         await f.write('v1');
         const id1 = await commit(f, cp1);
@@ -109,8 +111,8 @@ export function describeRollbackStrategy(name: string, makeFixture: () => Promis
 
     it(
       'restoreBest returns to the best kept state',
-      withFixture(async (f) => {
-        if (!f.rollback.restoreBest) return;
+      withFixture(async (f, skip) => {
+        if (!f.rollback.restoreBest) skip('this strategy has no restoreBest');
         const cp1 = await f.rollback.checkpoint(1);
         await f.write('v1');
         const best = await f.rollback.keep(cp1, await commit(f, cp1));
@@ -118,19 +120,19 @@ export function describeRollbackStrategy(name: string, makeFixture: () => Promis
         await f.write('v2');
         const id2 = await commit(f, cp2);
         await f.rollback.revert(cp2, { iteration: 2, ...(id2 ? { candidateId: id2 } : {}) });
-        await f.rollback.restoreBest(best);
+        await f.rollback.restoreBest!(best);
         expect(await f.read()).toBe('v1');
       }),
     );
 
     it(
       'recover discards what an interrupted iteration left behind',
-      withFixture(async (f) => {
-        if (!f.rollback.recover) return;
+      withFixture(async (f, skip) => {
+        if (!f.rollback.recover) skip('this strategy has no recover');
         const cp = await f.rollback.checkpoint(1);
         await f.write('v1-interrupted');
         await commit(f, cp);
-        await f.rollback.recover(cp.id);
+        await f.rollback.recover!(cp.id);
         expect(await f.read()).toBe('v0');
       }),
     );
