@@ -27,7 +27,7 @@ describe("the model-based proposer's observations of pruned runs (issue 27)", ()
     const obs = rebuildObservations(history, { lr: 0.1 }, new Set(['lr']), 'minimize');
     expect(obs).toEqual([
       { iteration: 0, config: { lr: 0.1 }, loss: 3 },
-      { iteration: 1, config: { lr: 0.5 }, loss: 4.2 },
+      { iteration: 1, config: { lr: 0.5 }, loss: 4.2, prunedAt: 200 },
       { iteration: 2, config: { lr: 0.9 } },
     ]);
   });

@@ -23,6 +23,8 @@ export interface Observation {
   readonly constraint?: number;
   /** The loss vector of a multi-objective proposer's `objectives` (lower is better), when every metric is there. */
   readonly objectives?: readonly number[];
+  /** The step a pruned run was stopped at (its `loss` is that step's report); absent for a run that finished. */
+  readonly prunedAt?: number;
 }
 
 /** What the proposer reads from a row besides its score: constraint values and several objectives. */
@@ -61,7 +63,8 @@ function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
  * failure) are skipped; a kept row that is not ours ends the walk back (older rows are not used).
  * Rows without a score (rejected, not evaluated, halted) are skipped except crashes and runs pruned
  * on a non-finite report, which are returned without a loss (the model avoids their region). A
- * pruned run's score is its last intermediate report (issue 27): it ranks by that.
+ * pruned run's score is its last intermediate report (issue 27); it carries `prunedAt` so the ranking
+ * puts it after every run that finished (see `rankObservations`).
  *
  * @param history - the run's rows, baseline first (`ProposalContext.history`)
  * @param current - the config as it is now (the incumbent)
@@ -107,7 +110,14 @@ export function rebuildObservations(
     const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
     if (row.status === 'crash' || prunedNonFinite) out.push({ iteration: row.iteration, config: evaluated });
     else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
-      out.push({ iteration: row.iteration, config: evaluated, loss: loss(row.score), ...factsOf(row, facts) });
+      const prunedAt = row.data?.pruned?.step;
+      out.push({
+        iteration: row.iteration,
+        config: evaluated,
+        loss: loss(row.score),
+        ...factsOf(row, facts),
+        ...(prunedAt !== undefined ? { prunedAt } : {}),
+      });
     }
     if (row.status === 'kept') incumbent = evaluated;
   }

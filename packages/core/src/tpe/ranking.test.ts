@@ -22,6 +22,17 @@ const row = (iteration: number, loss: number, extra: Partial<Observation> = {}):
 });
 
 describe("the model's order of rows", () => {
+  it("pruned runs (issue 27): after every finished run whatever their report, later-pruned first, then by report (Optuna's TPE)", () => {
+    const rows = [
+      row(1, 3.0),
+      row(2, 1.0, { prunedAt: 200 }),
+      row(3, 2.5, { prunedAt: 800 }),
+      row(4, 4.0),
+      row(5, 0.5, { prunedAt: 200 }),
+    ];
+    expect(rankObservations(rows, createSeededRandom(1)).map((o) => o.iteration)).toEqual([1, 4, 3, 5, 2]);
+  });
+
   it("constraints: every feasible row before every infeasible one, infeasible ones by total violation (Optuna's constrained TPE)", () => {
     const rows = [
       row(1, 0.1, { violation: 2 }),

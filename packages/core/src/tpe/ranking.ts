@@ -18,6 +18,10 @@ const AUGMENT = 0.05;
  *   the rows (ParEGO, Knowles 2006). That scalarisation also becomes each row's `loss`, so the GP
  *   surrogate maximises expected improvement of one random scalarisation per proposal (ParEGO);
  *   over proposals the weights sweep the front. Rows without every objective are left out.
+ * - Pruned runs (issue 27, as Optuna's TPE orders `TrialState.PRUNED`): after every run that
+ *   finished at full budget, later-pruned before earlier-pruned, then by their last report. A report
+ *   at an early step is not comparable with a final score (a model still learning scores worse), so a
+ *   pruned run is never "good" next to a finished one, yet one pruned late ranks above one pruned early.
  * - Otherwise by loss, ties by iteration (the single-objective order).
  */
 export function rankObservations(rows: readonly Observation[], random: RandomSource): Observation[] {
@@ -43,8 +47,15 @@ export function rankObservations(rows: readonly Observation[], random: RandomSou
   const violation = (o: Observation) => o.violation ?? 0;
   const byViolation = (a: Observation, b: Observation) =>
     violation(a) === violation(b) ? 0 : violation(a) < violation(b) ? -1 : 1;
+  // A finished run counts as pruned at the last step (Infinity): pruned later ranks higher.
+  const step = (o: Observation) => o.prunedAt ?? Infinity;
+  const byPruning = (a: Observation, b: Observation) => (step(a) === step(b) ? 0 : step(a) > step(b) ? -1 : 1);
   return ranked.sort(
     (a, b) =>
-      byViolation(a, b) || (rank.get(a) ?? 0) - (rank.get(b) ?? 0) || a.loss! - b.loss! || a.iteration - b.iteration,
+      byViolation(a, b) ||
+      byPruning(a, b) ||
+      (rank.get(a) ?? 0) - (rank.get(b) ?? 0) ||
+      a.loss! - b.loss! ||
+      a.iteration - b.iteration,
   );
 }
