@@ -1,12 +1,5 @@
-import {
-  createLoop,
-  createMemoryArtifact,
-  createMemoryRollback,
-  createFunctionHarness,
-  createValueScorer,
-  createFunctionProposer,
-  maxIterations,
-} from '@loop/core';
+import { createLoop, createMemoryArtifact, createMemoryRollback, createFunctionHarness,
+  createValueScorer, createFunctionProposer, maxIterations } from '@loop/core';
 
 const artifact = createMemoryArtifact({ x: 10 });
 const summary = await createLoop({
