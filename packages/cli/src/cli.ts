@@ -16,29 +16,10 @@ import { addReadCommands } from './read/commands.js';
 import { addWorkerCommand } from './worker-command.js';
 import { isUsageError, UsageError } from './usage-error.js';
 import { addRunFlags } from './run-flags.js';
+import type { CliIo, RunCommandLine } from './cli-io.js';
 
 // Declaring the commands loads only commander and the modules above, which import no other package:
 // each action imports what it runs when it runs (test/startup-imports.test.ts checks the module graph).
-
-/** Where the CLI reads and writes: the process's streams by default, fakes in tests. */
-export interface CliIo {
-  /** Standard output. */
-  stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  /** Standard error. */
-  stderr: NodeJS.WritableStream;
-  /** The working directory config paths are resolved against. */
-  cwd: string;
-  /** Use the live display; @default a TTY stdout with a non-zero size, unless `CI` is set (`canShowLiveDisplay`) */
-  tty?: boolean;
-  /** Standard input (the interactive questions of `loop collie`). @default process.stdin */
-  stdin?: NodeJS.ReadableStream;
-  /**
-   * Whether `loop init` may print the from-a-clone form `npx -y pnpm@12.4.2 --dir <clone> loop run
-   * <absolute config>`: unless `false`, it does when this module is in a clone of the loop
-   * repository, `<clone>` being that clone's root ({@link cloneRootOf}). @default true
-   */
-  fromClone?: boolean;
-}
 
 export { CLI_VERSION };
 
@@ -60,6 +41,8 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .addHelpText('after', EXIT_HELP)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  // A command that hands over to another (`loop run` of a collie config runs `loop collie run`).
+  const again: RunCommandLine = (argv) => runCli(argv, io);
 
   program
     .command('init')
@@ -108,7 +91,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)',
       ),
   ).action(async (config: string | undefined, opts: Record<string, unknown>) =>
-    setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts)),
+    setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts, again)),
   );
 
   addRunFlags(
@@ -119,7 +102,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
       )
       .argument('[config]', 'the config file (YAML, JSON or TypeScript)'),
   ).action(async (config: string | undefined, opts: Record<string, unknown>) =>
-    setCode(await (await import('./run-command.js')).runCommand(io, config, true, opts)),
+    setCode(await (await import('./run-command.js')).runCommand(io, config, true, opts, again)),
   );
 
   program
@@ -129,7 +112,7 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     .option('--rows <n>', 'how many of the last rows to show', '5')
     .option('--json', 'print JSON', false)
     .action(async (target: string, opts: { rows: string; json: boolean }) => {
-      setCode(await (await import('./status-command.js')).runStatusCommand(io, target, opts));
+      setCode(await (await import('./status-command.js')).runStatusCommand(io, target, opts, again));
     });
 
   program
@@ -147,9 +130,10 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
         );
       }
       const { serveLoopMcp } = await import('@loop/mcp');
-      // The loop engine (this package's index: auto-iterate, git, the plot) is loaded by the first
-      // tool call that needs it, so `initialize` is answered without it (coding agents time out slow servers).
-      await serveLoopMcp({ dir, host: () => import('./index.js'), version: CLI_VERSION });
+      // The loop engine (auto-iterate, git, the plot: ./mcp-host.ts) is loaded by the first tool
+      // call that needs it, so `initialize` is answered without it (coding agents time out slow servers).
+      const host = async () => (await import('./mcp-host.js')).loopMcpHost;
+      await serveLoopMcp({ dir, host, version: CLI_VERSION });
       setCode(EXIT_CODES.STOPPED);
     });
 

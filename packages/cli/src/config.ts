@@ -5,7 +5,7 @@ import { keepSchema } from './keep-config.js';
 import { constraintIssues, constraintsSchema, metricPatternSchema, metricsSchema } from './metrics-config.js';
 import { notifySchema } from './notify.js';
 import { intermediateSchema, pruneSchema } from './prune-config.js';
-import { targetSchema } from './target.js';
+import { targetSchema } from './target-config.js';
 
 /** The mutator's own rules for its search space (max > min, log needs min > 0, ...), run at config-load time. */
 const mutatorSpaceRules = hyperparameterMutatorOptionsSchema.shape.space;

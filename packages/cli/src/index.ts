@@ -131,6 +131,6 @@ export { createCommandRoundWorker, createCommandSyncCheck, parseEvaluation } fro
 export type { CommandRoundWorkerOptions } from './presets/autotune-worker.js';
 export { autoresearchStarterConfig } from './presets/autoresearch-init.js';
 export { runCli, createProgram, CLI_VERSION } from './cli.js';
-export type { CliIo } from './cli.js';
+export type { CliIo } from './cli-io.js';
 export { startDashboard } from './dashboard/server.js';
 export type { DashboardOptions, Dashboard } from './dashboard/server.js';

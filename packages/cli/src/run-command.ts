@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { runCli, type CliIo } from './cli.js';
+import type { CliIo, RunCommandLine } from './cli-io.js';
 import { applyRunFlags } from './apply-run-flags.js';
 import { EXIT_CODES, exitCodeForSummary } from './exit-codes.js';
 import { createInterruptHandler } from './interrupt.js';
@@ -14,7 +14,8 @@ const LEFTOVER_GRACE_MS = 2000;
 
 /**
  * `loop run` / `loop resume` of a config file (its preset decides: auto-iterate, autoresearch,
- * autotune or collie); `flags` are the run flags commander parsed. Returns the exit code.
+ * autotune or collie); `flags` are the run flags commander parsed; a collie config is handed to
+ * `loop collie run` through `runCommandLine`. Returns the exit code.
  *
  * @throws {LoopError} `CONFIG_INVALID` (with the config's lines), `LOCK_HELD`, ... as the run does.
  */
@@ -22,7 +23,8 @@ export async function runCommand(
   io: CliIo,
   configArg: string | undefined,
   resume: boolean,
-  flags: Record<string, unknown> = {},
+  flags: Record<string, unknown>,
+  runCommandLine: RunCommandLine,
 ): Promise<number> {
   const file = findConfigFile(configArg, io.cwd);
   const preset = detectPreset(file);
@@ -38,7 +40,7 @@ export async function runCommand(
       throw new UsageError(
         'the run flags (--max-iterations, --keep, ...) do not apply to a collie config: set its budget in the file',
       );
-    return runCli(['collie', 'run', file], io);
+    return runCommandLine(['collie', 'run', file]);
   }
   // Loaded on demand, so `loop collie ...` and `loop --help` start without auto-iterate and log-update.
   const [

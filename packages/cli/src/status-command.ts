@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runCli, type CliIo } from './cli.js';
+import type { CliIo, RunCommandLine } from './cli-io.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { findConfigFile, loadConfig } from './load-config.js';
 import { detectPreset } from './presets/detect.js';
@@ -17,7 +17,8 @@ function configIn(dir: string): string | undefined {
 
 /**
  * `loop status [dir|config]`: where a run stands, for the preset of the config named (a folder is
- * an auto-iterate workspace); prints text or JSON and returns the exit code.
+ * an auto-iterate workspace); prints text or JSON and returns the exit code. A collie config is
+ * handed to `loop collie status` through `runCommandLine`.
  *
  * @throws {LoopError} `CONFIG_INVALID` for an invalid config file.
  */
@@ -25,6 +26,7 @@ export async function runStatusCommand(
   io: CliIo,
   target: string,
   opts: { readonly rows: string; readonly json: boolean },
+  runCommandLine: RunCommandLine,
 ): Promise<number> {
   const path = resolve(io.cwd, target);
   const stat = statSync(path, { throwIfNoEntry: false });
@@ -32,10 +34,10 @@ export async function runStatusCommand(
   // A folder holding another preset's config (loop init --preset autoresearch) is that config's run.
   const config = stat.isFile() ? path : configIn(path);
   if (config !== path && config !== undefined && detectPreset(config) !== 'auto-iterate')
-    return runStatusCommand(io, config, opts);
+    return runStatusCommand(io, config, opts, runCommandLine);
   const isFile = stat.isFile();
   const preset = isFile ? detectPreset(path) : 'auto-iterate';
-  if (preset === 'collie') return runCli(['collie', 'status', path, ...(opts.json ? ['--json'] : [])], io);
+  if (preset === 'collie') return runCommandLine(['collie', 'status', path, ...(opts.json ? ['--json'] : [])]);
   if (preset === 'autotune') {
     const { formatAutotuneStatus, loadAutotuneConfig, readAutotuneStatus } =
       await import('./presets/autotune-command.js');
@@ -44,8 +46,10 @@ export async function runStatusCommand(
     return EXIT_CODES.STOPPED;
   }
   if (preset === 'autoresearch') {
-    const { formatPassStatus, loadAutoresearchConfig, readPassStatus } =
-      await import('./presets/autoresearch-command.js');
+    const [{ formatPassStatus, readPassStatus }, { loadAutoresearchConfig }] = await Promise.all([
+      import('./presets/autoresearch-command.js'),
+      import('./presets/load-autoresearch-config.js'),
+    ]);
     const pass = await readPassStatus(await loadAutoresearchConfig(path));
     io.stdout.write(
       `${opts.json ? JSON.stringify(pass, null, 2) : formatPassStatus(pass, Number.parseInt(opts.rows, 10) || 5)}\n`,

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { CliIo } from './cli.js';
+import type { CliIo } from './cli-io.js';
 
 /**
  * Adds `loop worker --redis URL [--concurrency N] [--workdir DIR] [--queue NAME] [--link REL=ABS]...`

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { StepOutcome } from '@loop/collie';
 import type { Command } from 'commander';
 import { COLLIE_CONFIG_FILES, EXIT_CODES } from '../cli-constants.js';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 
 const line = (stream: NodeJS.WritableStream) => (text: string) => void stream.write(`${text}\n`);
 

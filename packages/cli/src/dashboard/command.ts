@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../cli-constants.js';
 import { UsageError } from '../usage-error.js';
 

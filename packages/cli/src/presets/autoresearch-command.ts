@@ -1,39 +1,16 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, dirname, isAbsolute, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ConfigError, readJson } from '@loop/core';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
-import { loadConfigFileOf } from '../load-config.js';
 import { withConfigLines } from '../config-error-lines.js';
 import { applyRunFlags } from '../apply-run-flags.js';
 import { parseResultsFile } from '../read/results-source.js';
 import type { PlotPoint } from '../report/results.js';
-import { AUTORESEARCH_CONFIG_KIND, type AutoresearchPresetConfig } from './autoresearch-config.js';
-import { autoresearchResultsFile, runAutoresearchPreset } from './autoresearch-run.js';
-
-/** A loaded `preset: autoresearch` config with its absolute workspace. */
-export interface LoadedAutoresearchConfig {
-  /** The validated config. */
-  readonly config: AutoresearchPresetConfig;
-  /** The config file (absolute). */
-  readonly file: string;
-  /** The workspace (absolute). */
-  readonly dir: string;
-  /** results.tsv (absolute). */
-  readonly results: string;
-}
-
-/**
- * Loads and validates a `preset: autoresearch` config file.
- *
- * @throws {ConfigFileError} `CONFIG_INVALID` naming the file, line and field.
- */
-export async function loadAutoresearchConfig(file: string): Promise<LoadedAutoresearchConfig> {
-  const config = await loadConfigFileOf(AUTORESEARCH_CONFIG_KIND, file);
-  const dir = isAbsolute(config.dir) ? config.dir : resolve(dirname(file), config.dir);
-  return { config, file, dir, results: join(dir, autoresearchResultsFile(config)) };
-}
+import { AUTORESEARCH_CONFIG_KIND } from './autoresearch-config.js';
+import { runAutoresearchPreset } from './autoresearch-run.js';
+import { loadAutoresearchConfig, type LoadedAutoresearchConfig } from './load-autoresearch-config.js';
 
 /**
  * `loop run` / `loop resume` of an autoresearch config: one pass (a second call resumes from

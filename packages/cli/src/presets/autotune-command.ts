@@ -9,7 +9,7 @@ import {
   runControllerIteration,
   type IterationResult,
 } from '@loop/autotune';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { loadConfigFileOf } from '../load-config.js';
 import { applyRunFlags } from '../apply-run-flags.js';

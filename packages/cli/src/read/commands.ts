@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES, LOG_STATUSES } from '../cli-constants.js';
 import type { PointKind } from '../report/results.js';
 import { UsageError } from '../usage-error.js';

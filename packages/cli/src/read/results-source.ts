@@ -54,7 +54,7 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
   if (/\.tsv$/i.test(path)) return { results: path, dir: resolve(path, '..') };
   const preset = detectPreset(path);
   if (preset === 'autoresearch') {
-    const { loadAutoresearchConfig } = await import('../presets/autoresearch-command.js');
+    const { loadAutoresearchConfig } = await import('../presets/load-autoresearch-config.js');
     const loaded = await loadAutoresearchConfig(path);
     return { results: loaded.results, dir: loaded.dir };
   }
