@@ -73,8 +73,8 @@ export {
   countResultsRows,
 } from './progress.js';
 export type { ProgressState, ProgressCounts, Reporter, ReporterOptions } from './progress.js';
-export { readStatus, formatStatus, lockPath } from './status.js';
-export type { RunStatus, RunStateFile } from './status.js';
+export { readStatus, formatStatus, lockPath } from './workspace-status.js';
+export type { WorkspaceStatus, RunStateFile } from './workspace-status.js';
 export { parseResults, inferDirection, runningBest } from './report/results.js';
 export type { PlotPoint, PointKind, ResultsData } from './report/results.js';
 export { plotSpec, renderPlotSvg, countPoints, PLOT_COLORS } from './report/plot.js';

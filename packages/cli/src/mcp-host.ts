@@ -9,7 +9,7 @@ import { readIterationLog } from './read/run-log.js';
 import { renderPlotSvg } from './report/plot.js';
 import { inferDirection } from './report/results.js';
 import { prepareRun } from './run.js';
-import { readStatus } from './status.js';
+import { readStatus } from './workspace-status.js';
 
 /**
  * The cli functions the MCP server of `@loop/mcp` runs on (`loop mcp` loads this module at the

@@ -62,7 +62,7 @@ export async function runStatusCommand(
       ? await loadConfig(config).catch(() => undefined)
       : undefined;
   const dir = isFile ? loaded!.dir : path;
-  const { formatStatus, readStatus } = await import('./status.js');
+  const { formatStatus, readStatus } = await import('./workspace-status.js');
   const status = await readStatus(dir);
   const { formatWorkersStatus, readWorkersStatus } = await import('./workers-status.js');
   const workers = await readWorkersStatus(isFile ? path : undefined, dir); // parallel.workers: the workers seen (issue 15)

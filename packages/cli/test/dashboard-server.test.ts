@@ -18,7 +18,7 @@ import { runCli } from '../src/cli.js';
 import { discoverRuns } from '../src/dashboard/discover.js';
 import { readRunView } from '../src/dashboard/run-view.js';
 import { startDashboard } from '../src/dashboard/server.js';
-import { lockPath } from '../src/status.js';
+import { lockPath } from '../src/workspace-status.js';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));

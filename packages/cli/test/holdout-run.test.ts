@@ -7,7 +7,7 @@ import { bwrapStatus } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdoutFixture, hostileAgent } from '../../auto-iterate/test/holdout-fixture.js';
 import { startDashboard } from '../src/dashboard/server.js';
-import { readStatus } from '../src/status.js';
+import { readStatus } from '../src/workspace-status.js';
 
 // Issue 33 through the real CLI: `holdout:` in a config, a hostile agent in bwrap, loop status and loop holdout.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;

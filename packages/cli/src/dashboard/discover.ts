@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
 import { resolveResultsSource } from '../read/results-source.js';
-import { lockPath } from '../status.js';
+import { lockPath } from '../workspace-status.js';
 
 /** One run the dashboard shows: a workspace and its results.tsv. */
 export interface RunRef {

@@ -11,7 +11,7 @@ import { plotSpec } from '../report/plot.js';
 import { curveSeriesOf, curvesPlotSpec } from '../report/curves-plot.js';
 import { recordedMetricName, resolveDirection } from '../report/report.js';
 import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
-import type { RunStateFile } from '../status.js';
+import type { RunStateFile } from '../workspace-status.js';
 import type { RunRef } from './discover.js';
 import { ITERATION_TIMES_FILE, readIterationTimes } from '../iteration-times.js';
 import { readSpendLine } from '../spend-line.js';

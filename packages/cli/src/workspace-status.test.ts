@@ -1,6 +1,6 @@
 import type { IterationRecord } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { formatStatus, type RunStatus } from './status.js';
+import { formatStatus, type WorkspaceStatus } from './workspace-status.js';
 
 const rows: IterationRecord[] = [
   { iteration: 0, candidateId: 'a1b2c3d4e5', score: 3.231962, status: 'baseline', description: 'baseline' },
@@ -8,7 +8,7 @@ const rows: IterationRecord[] = [
   { iteration: 2, candidateId: 'c3d4e5f6a7', score: null, status: 'crash', description: 'OOM' },
   { iteration: 10, candidateId: 'd4e5f6a7b8', score: 3.2, status: 'kept', description: 'layers 2 -> 3' },
 ];
-const status: RunStatus = {
+const status: WorkspaceStatus = {
   dir: '/w',
   tag: 'mar21-143005',
   state: {

@@ -33,7 +33,7 @@ export interface RunStateFile {
 }
 
 /** Where a run stands, as `loop status` reports it. */
-export interface RunStatus {
+export interface WorkspaceStatus {
   /** The workspace. */
   readonly dir: string;
   /** The run tag recorded by `loop run`, if any. */
@@ -58,7 +58,7 @@ export function lockPath(dir: string): string {
  *
  * @throws {LoopError} `STATE_CORRUPT` or `RESULTS_CORRUPT` naming the file when it cannot be parsed.
  */
-export async function readStatus(dir: string): Promise<RunStatus> {
+export async function readStatus(dir: string): Promise<WorkspaceStatus> {
   const state = (await readJson(join(dir, RUN_FILES.state))) as RunStateFile | undefined;
   const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as
     { tag?: unknown; results?: unknown } | undefined;
@@ -103,7 +103,7 @@ function formatRows(rows: readonly IterationRecord[]): string[] {
 }
 
 /** `loop status` as text: the run, iteration, best, counts, stop reason, lock, and the last `last` rows. */
-export function formatStatus(status: RunStatus, last = 5): string {
+export function formatStatus(status: WorkspaceStatus, last = 5): string {
   const { state, rows } = status;
   const lines = [`workspace ${status.dir}${status.tag ? `  (branch auto-iterate/${status.tag})` : ''}`];
   if (!state && rows.length === 0) {
