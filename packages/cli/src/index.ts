@@ -55,10 +55,10 @@ export {
   PRESETS,
   PRESET_NEXT_STEP,
   SCHEMA_HINT,
-} from './init.js';
+} from './starter-config.js';
 export { schemaRefFor, shippedSchemaPath, SHIPPED_SCHEMA_FILES } from './schema-ref.js';
 export type { SchemaKind } from './schema-ref.js';
-export type { Preset } from './init.js';
+export type { Preset } from './starter-config.js';
 export { prepareRun, defaultTag, CLI_STATE_FILE, REPORTED_EVENTS } from './run.js';
 export type { ConfiguredRun, PrepareRunOptions } from './run.js';
 export { EXIT_CODES, exitCodeForError, exitCodeForSummary } from './exit-codes.js';
@@ -81,8 +81,14 @@ export { plotSpec, renderPlotSvg, countPoints, PLOT_COLORS } from './report/plot
 export type { PlotOptions } from './report/plot.js';
 export { renderReportHtml, escapeHtml } from './report/html.js';
 export type { ReportHtmlOptions } from './report/html.js';
-export { writeReport, writeMultiRunReport, resolveDirection, runDirOf, recordedMetricName } from './report/report.js';
-export type { WriteReportOptions, WrittenReport, WriteMultiRunReportOptions } from './report/report.js';
+export {
+  writeReport,
+  writeMultiRunReport,
+  resolveDirection,
+  runDirOf,
+  recordedMetricName,
+} from './report/write-report.js';
+export type { WriteReportOptions, WrittenReport, WriteMultiRunReportOptions } from './report/write-report.js';
 export { multiRunPlotSpec, renderMultiRunPlotSvg } from './report/multi-plot.js';
 export type { PlotRun, MultiRunPlotOptions } from './report/multi-plot.js';
 export { formatScore } from './report/plot.js';

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './cli-io.js';
 import { DEFAULT_CONFIG_FILES, EXIT_CODES, type ExitCode, type Preset, type TargetType } from './cli-constants.js';
-import { cloneRootOf, initNextSteps, PRESET_NEXT_STEP, writeStarterConfig } from './init.js';
+import { cloneRootOf, initNextSteps, PRESET_NEXT_STEP, writeStarterConfig } from './starter-config.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { SCHEMA_HINT } from './init.js';
+import { SCHEMA_HINT } from './starter-config.js';
 import { schemaModeline, schemaRefFor } from './schema-ref.js';
 import { UsageError } from './usage-error.js';
 import { ConfigFileError } from './load-config.js';
-import type { TargetType } from './target.js';
+import type { TargetType } from './resolve-run-config.js';
 
 /** Options of {@link targetStarterConfig}: the target and its type's extras. */
 export interface TargetInitOptions {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dateTag } from '@loop/auto-iterate';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
-import { cloneRootOf, initNextSteps, isFromClone, starterConfig } from './init.js';
+import { cloneRootOf, initNextSteps, isFromClone, starterConfig } from './starter-config.js';
 import { parseConfigText } from './load-config.js';
 import { schemaRefFor } from './schema-ref.js';
 import { defaultTag } from './run.js';
@@ -84,7 +84,8 @@ describe('loop init', () => {
     expect(isFromClone(join(tmpdir(), 'somewhere', 'main.js'))).toBe(false);
     const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
     expect(
-      existsSync(join(clone, 'pnpm-workspace.yaml')) && existsSync(join(clone, 'packages', 'cli', 'src', 'init.ts')),
+      existsSync(join(clone, 'pnpm-workspace.yaml')) &&
+        existsSync(join(clone, 'packages', 'cli', 'src', 'starter-config.ts')),
     ).toBe(true);
     expect(cloneRootOf(join(clone, 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBeUndefined();
   });

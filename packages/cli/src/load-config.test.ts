@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { starterConfig } from './init.js';
+import { starterConfig } from './starter-config.js';
 import { ConfigFileError, findConfigFile, loadConfig, parseConfigText } from './load-config.js';
 
 const minimal = `targetFiles: [config.json]

@@ -1,5 +1,5 @@
 import type { LoopMcpHost } from '@loop/mcp';
-import { writeStarterConfig } from './init.js';
+import { writeStarterConfig } from './starter-config.js';
 import { findConfigFile, loadConfig, parseConfigText } from './load-config.js';
 import { diffIteration } from './read/diff.js';
 import { logEntries } from './read/log.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunFlags } from '../test/fixtures/run-flags.js';
-import { starterConfig } from './init.js';
+import { starterConfig } from './starter-config.js';
 import { keepOptions } from './keep-config.js';
 import { LOOP_CONFIG_KIND, parseConfigText } from './load-config.js';
 import { applyRunFlags } from './apply-run-flags.js';

@@ -7,7 +7,7 @@ import {
   type EvaluationQueue,
 } from '@loop/workers-bullmq';
 import type { LoopConfig } from './config.js';
-import type { ResolvedRunConfig } from './target.js';
+import type { ResolvedRunConfig } from './resolve-run-config.js';
 
 /**
  * The config's `parallel:` block as `createAutoIterate`'s `parallel` (issue 15): local working

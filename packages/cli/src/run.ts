@@ -37,7 +37,7 @@ import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag
 export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
 import { assertResumeKeepsFiles } from './resume-guard.js';
 import { pruneOptionsOf } from './prune-config.js';
-import { resolveRunConfig, type ResolvedRunConfig } from './target.js';
+import { resolveRunConfig, type ResolvedRunConfig } from './resolve-run-config.js';
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 import type { EvaluationQueue } from '@loop/workers-bullmq';
 import { parallelOptions } from './run-parallel.js';

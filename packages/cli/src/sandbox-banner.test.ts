@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from './load-config.js';
 import { PRIVATE_TMP_NOTE, sandboxBannerLines } from './sandbox-banner.js';
-import { resolveRunConfig } from './target.js';
+import { resolveRunConfig } from './resolve-run-config.js';
 
 const base = `targetFiles: [train.mjs]
 runCommand: node train.mjs

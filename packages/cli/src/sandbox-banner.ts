@@ -1,6 +1,6 @@
 import { bwrapStatus, type BwrapStatus } from '@loop/core';
 import type { LoopConfig } from './config.js';
-import type { ResolvedRunConfig } from './target.js';
+import type { ResolvedRunConfig } from './resolve-run-config.js';
 
 /** What every confined command sees instead of the host's `/tmp` (core's bwrap `--tmpfs /tmp`). */
 export const PRIVATE_TMP_NOTE =

@@ -9,7 +9,7 @@ import { withRowMetrics, type RowMetrics } from '../read/row-metrics.js';
 import { countPoints } from '../report/plot.js';
 import { plotSpec } from '../report/plot.js';
 import { curveSeriesOf, curvesPlotSpec } from '../report/curves-plot.js';
-import { recordedMetricName, resolveDirection } from '../report/report.js';
+import { recordedMetricName, resolveDirection } from '../report/write-report.js';
 import { parseResults, runningBest, type ResultsForm } from '../report/results.js';
 import type { RunStateFile } from '../workspace-status.js';
 import type { RunRef } from './discover.js';

@@ -6,7 +6,7 @@ import { runCli } from '../cli.js';
 import { collieStarterConfig } from '../collie/init.js';
 import { schemaRefFor } from '../schema-ref.js';
 import { parseConfigText, parseConfigTextOf } from '../load-config.js';
-import { starterConfig } from '../init.js';
+import { starterConfig } from '../starter-config.js';
 import { COLLIE_CONFIG_KIND } from '../collie/load.js';
 import { AUTORESEARCH_CONFIG_KIND } from './autoresearch-config.js';
 import { AUTOTUNE_CONFIG_KIND } from './autotune-config.js';

@@ -171,7 +171,7 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
           } else io.stdout.write(text);
           return setCode(EXIT_CODES.STOPPED);
         }
-        const { writeReport, writeMultiRunReport } = await import('../report/report.js'); // vega: loaded only for reports
+        const { writeReport, writeMultiRunReport } = await import('../report/write-report.js'); // vega: loaded only for reports
         const common = {
           ...toDirection(opts.direction),
           ...(opts.title ? { title: opts.title } : {}),

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeReport } from './report.js';
+import { writeReport } from './write-report.js';
 
 const TSV =
   'commit\tscore\tstatus\tdescription\na1\t3\tkeep\tbaseline\nb2\t3.4\tdiscard\tlr up (pruned at step 200 of 400: 3.4 vs incumbent 3.1)\nc3\t2.5\tkeep\tlr down\nd4\t-\tcrash\tboom\n';

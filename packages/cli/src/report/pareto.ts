@@ -5,7 +5,7 @@ import { parse, View, type Spec } from 'vega';
 import { readIterationTimes } from '../iteration-times.js';
 import { UsageError } from '../usage-error.js';
 import { PLOT_COLORS } from './plot.js';
-import { runDirOf } from './report.js';
+import { runDirOf } from './write-report.js';
 import { parseResults, type PlotPoint } from './results.js';
 
 /**

@@ -5,7 +5,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderReportHtml } from './html.js';
 import { renderPlotSvg } from './plot.js';
-import { runDirOf, writeReport } from './report.js';
+import { runDirOf, writeReport } from './write-report.js';
 import { parseResults } from './results.js';
 
 const TSV =
