@@ -6,8 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clearEdit, holdEdit, HELD_EDIT_REF } from '../src/held-edit.js';
-import { agentChanges } from '../src/index.js';
+import { agentChanges, clearEdit, holdEdit, HELD_EDIT_REF } from '../src/held-edit.js';
 import { callOn, gitIn, makeWorkspace, startServer } from './fixture.js';
 
 const HEX40 = /^[0-9a-f]{40}$/;
