@@ -1,37 +1,18 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { proposerConstraints } from './proposer-constraints.js';
-import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   createAutoIterate,
   createNoNewDependenciesGuard,
-  describeEarlierRuns,
-  formatAutoIterateHistory,
-  RUN_FILES,
   type ArchivedRun,
   type AutoIterate,
   type AutoIterateOptions,
 } from '@loop/auto-iterate';
-import {
-  acquireLock,
-  createAgentCommandProposer,
-  createConfigFileAdapter,
-  createHyperparameterMutator,
-  createSeededRandom,
-  createTpeProposer,
-  jsonCodec,
-  killOrphanGroup,
-  type ConfigCodec,
-  type LoopEventType,
-  type Proposer,
-} from '@loop/core';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { LoopConfig } from './config.js';
+import { acquireLock, type LoopEventType } from '@loop/core';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { holdoutOptions, holdoutSeal } from './holdout-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
-import { gitDirOf, readDiscardedDiffs } from '@loop/rollback-git';
+import { gitDirOf } from '@loop/rollback-git';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
 
 export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
@@ -41,9 +22,8 @@ import { resolveRunConfig, type ResolvedRunConfig } from './resolve-run-config.j
 import { createWriteGate, gateRollbackWrites, type WriteGate } from './write-gate.js';
 import type { EvaluationQueue } from '@loop/workers-bullmq';
 import { parallelOptions } from './run-parallel.js';
-
-/** The agent proposer's pid file, relative to the workspace. */
-const AGENT_PID_FILE = '.loop/agent.pgid';
+import { AGENT_PID_FILE, createProposer, writablePath } from './create-proposer.js';
+import { endGroups, runPidFiles } from './run-pid-files.js';
 
 /** The loop events a reporter receives. */
 export const REPORTED_EVENTS: readonly LoopEventType[] = [
@@ -121,91 +101,6 @@ export interface PrepareRunOptions {
    * path and last lines, a sandbox refusal; core's `onNoChange`). @default lines on stderr
    */
   onNotice?: (message: string) => void;
-}
-
-/** A config's `writable` entry as an absolute path: `~/x` from the home folder, a relative one from `dir`. */
-function writablePath(dir: string, p: string): string {
-  return p === '~' || p.startsWith('~/') ? join(homedir(), p.slice(1)) : resolve(dir, p);
-}
-
-/** How the TPE proposer reads and writes its config file: YAML for `.yaml`/`.yml`, else JSON. */
-export function configCodecFor(file: string): ConfigCodec {
-  return /\.ya?ml$/i.test(file)
-    ? { parse: (text) => parseYaml(text) as unknown, stringify: (v) => stringifyYaml(v) }
-    : jsonCodec;
-}
-
-function createProposer(
-  config: LoopConfig,
-  dir: string,
-  resultsFile: string,
-  onWarning: (m: string) => void,
-  onNotice: (m: string) => void,
-  hidden: string[] = [],
-): Proposer {
-  const p = config.proposer;
-  const seen = proposerConstraints(config.constraints); // issue 28: the proposers see the constraints' violations
-  if (p.type === 'tpe')
-    return createTpeProposer({
-      config: createConfigFileAdapter({ dir, file: p.file, codec: configCodecFor(p.file) }),
-      space: p.space,
-      seed: p.seed,
-      ...seen.model,
-    });
-  // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
-  if (p.type === 'mutator')
-    return createHyperparameterMutator({
-      config: createConfigFileAdapter({ dir, file: p.file }),
-      space: p.space,
-      random: createSeededRandom(p.seed),
-      ...seen.model,
-    });
-  return createAgentCommandProposer({
-    command: p.command,
-    cwd: dir,
-    goal: p.goal,
-    timeoutMs: Math.round(p.timeoutS * 1000),
-    formatHistory: formatAutoIterateHistory,
-    pidFile: join(dir, AGENT_PID_FILE), // a SIGKILLed loop's agent (setsid daemons too) is ended before the next call
-    sandbox: p.sandbox,
-    writable: p.writable.map((w) => writablePath(dir, w)),
-    network: p.network,
-    onSandboxWarning: onWarning,
-    onNoChange: onNotice,
-    ...seen.prompt,
-    // A sealed holdout's files and its scores' folder are masked in the agent's sandbox (issue 33).
-    hidden,
-    // Memory over a night (issue 29): notes in .loop/memory, the last discarded diffs, earlier runs' rows.
-    notesLimits: { maxLines: p.notesMaxLines, maxBytes: p.notesMaxBytes },
-    ...(p.discardedDiffs > 0
-      ? { discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations), count: p.discardedDiffs } }
-      : {}),
-    earlierRuns: () => describeEarlierRuns(dir, resultsFile),
-  });
-}
-
-/** Ends the runs recorded by `pidFiles` (core's token-checked `killOrphanGroup`, in parallel): the ids of the groups that were still running. */
-async function endGroups(pidFiles: readonly string[], graceMs: number): Promise<number[]> {
-  const ended = await Promise.all(pidFiles.map((f) => killOrphanGroup(f, graceMs)));
-  return ended.filter((g): g is number => g !== null);
-}
-
-/** Every pid file of the run command: `.loop/run.pgid` and the slots of overlapping parallel runs (`run.pgid.1`, ...). */
-function runPidFiles(dir: string): string[] {
-  const main = join(dir, RUN_FILES.runPid);
-  const names = (() => {
-    try {
-      return readdirSync(dirname(main));
-    } catch {
-      return [];
-    }
-  })();
-  return [
-    main,
-    ...names
-      .filter((n) => n.startsWith(`${basename(main)}.`) && /^\d+$/.test(n.slice(basename(main).length + 1)))
-      .map((n) => join(dirname(main), n)),
-  ];
 }
 
 /**

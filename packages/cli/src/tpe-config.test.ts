@@ -5,7 +5,7 @@ import { createConfigFileAdapter, createTpeProposer, type ProposalContext } from
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigFileError, parseConfigText } from './load-config.js';
-import { configCodecFor } from './run.js';
+import { configCodecFor } from './create-proposer.js';
 
 const config = `targetFiles: [params.yaml]
 runCommand: node eval.mjs

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } from '@loop/auto-iterate';
 import { isLocked, readJson, type IterationRecord } from '@loop/core';
 import { gitDirOf } from '@loop/rollback-git';
-import { CLI_STATE_FILE } from './run.js';
+import { CLI_STATE_FILE } from './run-tag.js';
 import { readSpendLine } from './spend-line.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
