@@ -2,13 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { ConfigError } from '@loop/core';
 import { LineCounter, parseDocument } from 'yaml';
-import {
-  ConfigFileError,
-  MODULE_CONFIG_EXTENSIONS,
-  offsetOf,
-  type ConfigFileIssue,
-  type LoadedConfig,
-} from './load-config.js';
+import { ConfigFileError, type ConfigFileIssue } from './config-file-error.js';
+import { offsetOf } from './field-offset.js';
+import { MODULE_CONFIG_EXTENSIONS, type LoadedConfig } from './load-config.js';
 
 /** `targetFiles.0` as `['targetFiles', 0]`: numeric segments as indexes. */
 const segments = (path: string): (string | number)[] =>

@@ -26,15 +26,10 @@ export type { ExitCode } from './exit-codes.js';
 // The config of `loop run` (preset auto-iterate) and its loaders.
 export { loopConfigSchema, loopConfigJsonSchema } from './config.js';
 export type { LoopConfig, LoopConfigInput } from './config.js';
-export {
-  defineConfig,
-  loadConfig,
-  findConfigFile,
-  parseConfigText,
-  ConfigFileError,
-  DEFAULT_CONFIG_FILES,
-} from './load-config.js';
-export type { LoadedConfig, ConfigFileIssue } from './load-config.js';
+export { defineConfig, loadConfig, findConfigFile, parseConfigText, DEFAULT_CONFIG_FILES } from './load-config.js';
+export type { LoadedConfig } from './load-config.js';
+export { ConfigFileError } from './config-file-error.js';
+export type { ConfigFileIssue } from './config-file-error.js';
 export { writeStarterConfig } from './starter-config.js';
 export type { Preset } from './starter-config.js';
 export type { AutoresearchPresetConfig } from './presets/autoresearch-config.js';

@@ -1,13 +1,15 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
-import { ConfigError, type ConfigIssue } from '@loop/core';
 import { pathToFileURL } from 'node:url';
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { loopConfigJsonSchema, loopConfigSchema, type LoopConfig, type LoopConfigInput } from './config.js';
-import { closestMatch } from './did-you-mean.js';
-import { allowedKeys, type JsonSchema } from './config-allowed-keys.js';
+import { ConfigFileError, type ConfigFileIssue } from './config-file-error.js';
+import { describeIssue } from './describe-config-issue.js';
+import { offsetOf } from './field-offset.js';
+
+export { ConfigFileError, type ConfigFileIssue };
 
 /**
  * A kind of config file: its zod schema and its JSON Schema (for the allowed keys of "unknown
@@ -50,36 +52,6 @@ export function defineConfig(config: LoopConfigInput): LoopConfigInput {
   return config;
 }
 
-/** One invalid field of a config file, with the 1-based line it is on (when known). */
-export interface ConfigFileIssue extends ConfigIssue {
-  /** 1-based line in the file, or `undefined` when the field has no position. */
-  line?: number;
-}
-
-/**
- * A `CONFIG_INVALID` error for a config file. Its message lists every issue as
- * `<file>:<line>: <field>: <what is wrong>` (with the allowed values where there is a fixed set).
- */
-export class ConfigFileError extends ConfigError {
-  /** The config file (absolute path). */
-  readonly file: string;
-  /** Every invalid field, with its line. */
-  override readonly issues: readonly ConfigFileIssue[];
-
-  constructor(file: string, issues: readonly ConfigFileIssue[], cause?: unknown) {
-    super(file, issues, cause);
-    this.file = file;
-    this.issues = issues;
-    const byLine = [...issues].sort(
-      (a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER),
-    );
-    const lines = byLine.map(
-      (i) => `  ${file}${i.line === undefined ? '' : `:${i.line}`}: ${i.path || '(root)'}: ${i.message}`,
-    );
-    this.message = `[loop] [cli] invalid config ${file}:\n${lines.join('\n')}`;
-  }
-}
-
 /** A loaded config: the validated values, the file and the absolute workspace directory. */
 export interface LoadedConfig {
   /** The validated config, defaults applied. */
@@ -110,93 +82,6 @@ export function findConfigFile(
   throw new ConfigFileError(resolve(cwd, names[0]), [
     { path: '', message: `no config file found in ${cwd} (looked for ${names.join(', ')}); ${hint}` },
   ]);
-}
-
-type Node = { range?: [number, number, number] | null | undefined } | null | undefined;
-
-/** The key node of `key` in the map `collection`, if it is one. */
-function keyNode(collection: unknown, key: PropertyKey): Node {
-  if (!isMap(collection)) return undefined;
-  return collection.items.find((p) => isScalar(p.key) && p.key.value === key)?.key as Node;
-}
-
-/**
- * The offset of the deepest node on `path` that exists. An unknown key points at itself; a
- * missing key at its parent's own key (`harness:` for a missing `harness.command`, where the field
- * would go), or, for a missing top-level field, at the first line of the document's map. Used
- * by `config-error-lines.ts` too (package-internal: not exported from the entry point).
- */
-export function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey?: string): number | undefined {
-  for (let n = path.length; n >= 0; n -= 1) {
-    const node = doc.getIn(path.slice(0, n) as unknown[], true) as Node;
-    if (node && node.range) {
-      if (n === path.length && unknownKey !== undefined) {
-        const key = keyNode(node, unknownKey);
-        if (key?.range) return key.range[0];
-      }
-      if (n < path.length && n > 0) {
-        const parent = n === 1 ? doc.contents : doc.getIn(path.slice(0, n - 1) as unknown[], true);
-        const key = keyNode(parent, path[n - 1]!);
-        if (key?.range) return key.range[0];
-      }
-      // A scalar value: its own line. A missing top-level key: the root map's first line.
-      return node.range[0];
-    }
-  }
-  return undefined;
-}
-
-/** The start of an "allowed values" message: a missing field, or the value that is not allowed. */
-const notAllowed = (value: unknown) =>
-  value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`;
-
-/** Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key). */
-function describeIssue(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Record<string, unknown>): string {
-  const value = issue.path.reduce<unknown>(
-    (v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey],
-    data,
-  );
-  switch (issue.code) {
-    case 'invalid_type':
-      return value === undefined
-        ? `missing required field (expected ${issue.expected})`
-        : `expected ${issue.expected}, found ${JSON.stringify(value)}`;
-    case 'invalid_value':
-      return `${notAllowed(value)}; allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'invalid_union': {
-      const options = (issue as { options?: unknown[] }).options;
-      if (options) return `${notAllowed(value)}; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
-      // The branch the value came closest to (fewest issues, then fewest unknown keys) names the
-      // field under this one and what is wrong with it, an unknown key first (a misspelled `mxa`
-      // is why `max` is missing); branches tied on an issue about the value itself say nothing more.
-      const unknown = (b: z.core.$ZodIssue[]) =>
-        b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
-      const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
-      const fewest = Math.min(...branches.map((b) => b.length));
-      const fewestUnknown = Math.min(...branches.filter((b) => b.length === fewest).map(unknown));
-      const closest = branches.filter((b) => b.length === fewest && unknown(b) === fewestUnknown);
-      const first = closest[0]?.find((i) => i.code === 'unrecognized_keys') ?? closest[0]?.[0];
-      if (first === undefined || (closest.length > 1 && first.path.length === 0)) return issue.message;
-      const message = describeIssue(
-        { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue,
-        data,
-        jsonSchema,
-      );
-      return first.path.length > 0 ? `${first.path.join('.')}: ${message}` : message;
-    }
-    case 'unrecognized_keys': {
-      const allowed = allowedKeys(jsonSchema() as JsonSchema, issue.path, data);
-      const named = issue.keys.map((k) => {
-        const guess = closestMatch(k, allowed);
-        return guess === undefined
-          ? JSON.stringify(k)
-          : `${JSON.stringify(k)} (did you mean ${JSON.stringify(guess)}?)`;
-      });
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}; allowed fields: ${allowed.join(', ')}`;
-    }
-    default:
-      return issue.message;
-  }
 }
 
 /**
