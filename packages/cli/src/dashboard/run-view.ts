@@ -6,7 +6,7 @@ import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
 import { keptRunLogs } from '../read/run-log.js';
 import { withRowMetrics, type RowMetrics } from '../read/row-metrics.js';
-import { countPoints } from '../report/plot.js';
+import { countPoints } from '../report/plot-summary.js';
 import { plotSpec } from '../report/plot.js';
 import { curveSeriesOf, curvesPlotSpec } from '../report/curves-plot.js';
 import { recordedMetricName, resolveDirection } from '../report/write-report.js';

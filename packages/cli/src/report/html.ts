@@ -1,5 +1,6 @@
 import type { Direction } from '@loop/core';
-import { PLOT_COLORS, countPoints, countsText, formatScore } from './plot.js';
+import { PLOT_COLORS } from './plot.js';
+import { countPoints, countsText, formatScore } from './plot-summary.js';
 import { runningBest, type ResultsData } from './results.js';
 
 /** Escapes text for HTML content and attribute values. */

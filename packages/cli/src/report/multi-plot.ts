@@ -1,7 +1,7 @@
 import type { Direction } from '@loop/core';
 import { plotFrame } from './plot-frame.js';
 import { parse, View, type Spec } from 'vega';
-import { formatScore } from './plot.js';
+import { formatScore } from './plot-summary.js';
 import { runningBest, type ResultsData } from './results.js';
 
 /** One run of a multi-run plot: its label (the legend entry) and its parsed results. */

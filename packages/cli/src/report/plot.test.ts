@@ -1,7 +1,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { renderReportHtml } from './html.js';
-import { countPoints, renderPlotSvg } from './plot.js';
+import { renderPlotSvg } from './plot.js';
+import { countPoints } from './plot-summary.js';
 import { inferDirection, parseResults, runningBest } from './results.js';
 
 const HEADER = 'commit\tscore\tstatus\tdescription';

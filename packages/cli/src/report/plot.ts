@@ -2,7 +2,8 @@ import type { Direction } from '@loop/core';
 import { plotFrame } from './plot-frame.js';
 import { parse, View, type Spec } from 'vega';
 import { selectLabels } from './plot-labels.js';
-import { runningBest, type PlotPoint, type ResultsData } from './results.js';
+import { countPoints, countsText, formatScore } from './plot-summary.js';
+import { runningBest, type ResultsData } from './results.js';
 
 /** Options of {@link plotSpec} and {@link renderPlotSvg}. */
 export interface PlotOptions {
@@ -32,34 +33,6 @@ export const PLOT_COLORS = {
   halted: '#7b3294',
   best: '#1a9850',
 } as const;
-
-/** A score as the plot's subtitle and the HTML page print it: 8 significant digits, no trailing zeros. */
-export function formatScore(x: number): string {
-  return String(Number(x.toPrecision(8)));
-}
-
-/** Counts for the title: experiments (baseline excluded), kept, discarded, crashed, halted. */
-export function countPoints(points: readonly PlotPoint[]): {
-  experiments: number;
-  keep: number;
-  discard: number;
-  crash: number;
-  halted: number;
-} {
-  const rows = points.filter((p) => p.iteration !== 0 || p.kind !== 'baseline');
-  return {
-    experiments: rows.filter((p) => p.kind !== 'baseline').length,
-    keep: rows.filter((p) => p.kind === 'keep').length,
-    discard: rows.filter((p) => p.kind === 'discard').length,
-    crash: rows.filter((p) => p.kind === 'crash').length,
-    halted: rows.filter((p) => p.kind === 'halted').length,
-  };
-}
-
-/** The counts as the title and the HTML summary say them; halted rows only when there are any. */
-export function countsText(c: ReturnType<typeof countPoints>): string {
-  return `${c.keep} kept, ${c.discard} discarded, ${c.crash} crashed${c.halted > 0 ? `, ${c.halted} halted` : ''}`;
-}
 
 /**
  * The Vega spec of the progress plot: every experiment a dot (discarded grey, kept and the
