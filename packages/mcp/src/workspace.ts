@@ -3,7 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { HostIterationLog, HostLogEntry, HostPointKind, HostResultsData, LoopMcpHost } from './host.js';
 import { McpToolError } from './errors.js';
-import { createHostedSession, type StepResult } from './hosted-session.js';
+import { createHostedSession } from './hosted-session.js';
+import type { StepResult } from './step-result.js';
 
 /** Options of {@link createLoopWorkspace}. */
 export interface LoopWorkspaceOptions {
