@@ -1,82 +1,30 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { acquireLock } from '@loop/core';
 import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDocument } from 'yaml';
-
-// The real CLI, from its TypeScript sources: node --import tsx --conditions=source src/main.ts.
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+import { EVAL, editConfigFile, startLoop, type Result } from './cli-process.js';
 
 let root: string;
 let ws: string;
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Starts `loop <args>` in `root`; `onStdout` sees the output so far (to send Ctrl-C at the right moment). */
-function start(
-  args: string[],
-  onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void,
-): { result: Promise<Result>; kill: (signal: NodeJS.Signals) => void } {
-  const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, ...args], {
-    cwd: root,
-    env: { ...process.env, CI: '1' },
-  });
-  const result = new Promise<Result>((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += String(d);
-      onStdout?.(stdout, (signal) => child.kill(signal));
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { result, kill: (signal) => child.kill(signal) };
-}
 
 /** Runs `loop <args>` in `root` to its end. */
 function loop(
   args: string[],
   onStdout?: (soFar: string, kill: (signal: NodeJS.Signals) => void) => void,
 ): Promise<Result> {
-  return start(args, onStdout).result;
+  return startLoop(root, args, onStdout).result;
 }
 
 const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
 
-// score = (x - 3)^2 + 1; SLEEP_MS slows each run down so a test can interrupt it. The run of
-// iteration HANG_AT never ends and ignores SIGTERM (only SIGKILL stops it); it creates HANG_MARK first.
-const EVAL = `import { readFileSync, writeFileSync } from 'node:fs';
-const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
-if (process.env.HANG_AT && process.env.LOOP_ITERATION === process.env.HANG_AT) {
-  process.on('SIGTERM', () => {});
-  setInterval(() => {}, 1000);
-  writeFileSync(process.env.HANG_MARK, 'hanging');
-} else {
-  const wait = Number(process.env.SLEEP_MS ?? 0);
-  setTimeout(() => console.log('score: ' + ((x - 3) ** 2 + 1)), wait);
-}
-`;
-
-/** Writes a config from the starter with edits (yaml keeps the comments). */
-function editConfig(file: string, edits: Record<string, unknown>, from = join(root, 'loop.config.yaml')): void {
-  const doc = parseDocument(readFileSync(from, 'utf8'));
-  for (const [key, value] of Object.entries(edits)) doc.setIn(key.split('.'), value);
-  writeFileSync(file, doc.toString());
-}
+/** Writes a config from the starter (or `from`) with edits. */
+const editConfig = (file: string, edits: Record<string, unknown>, from = join(root, 'loop.config.yaml')) =>
+  editConfigFile(file, edits, from);
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'loop-cli-'));
@@ -276,7 +224,7 @@ describe('loop (the real CLI on a real git repository)', () => {
       watcher.on('change', (_event, name) => String(name) === 'hanging' && resolve()),
     );
     let second = false;
-    const running = start(['run'], (out, kill) => {
+    const running = startLoop(root, ['run'], (out, kill) => {
       // The second Ctrl-C once the first was handled (two signals sent at once merge into one).
       if (!second && out.includes('interrupt: stopping after restoring the last kept state')) {
         second = true;

@@ -7,7 +7,6 @@
 // which keeps the 13 one-step processes of a whole run fast. cli.test.ts runs src/main.ts via tsx.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -18,39 +17,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { parseConfigTextOf } from '../src/load-config.js';
 import { runCli } from '../src/cli.js';
 import { COLLIE_CONFIG_KIND } from '../src/collie/load.js';
+import { bundleCli } from './bundled-cli.js';
 import type { CollieStatus } from '../src/collie/status.js';
-
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-// esbuild as tsx (a root devDependency) resolves it; only build() is used.
-const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx'))('esbuild') as {
-  build: (options: Record<string, unknown>) => Promise<unknown>;
-};
 
 let bundleDir: string;
 let BUNDLE: string;
 beforeAll(async () => {
   bundleDir = mkdtempSync(join(tmpdir(), 'loop-collie-bin-'));
-  BUNDLE = join(bundleDir, 'loop.mjs');
-  await esbuild.build({
-    entryPoints: [MAIN],
-    outfile: BUNDLE,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    conditions: ['source'],
-    logLevel: 'error',
-    // CommonJS dependencies (proper-lockfile, write-file-atomic, ...) use require and __filename.
-    banner: {
-      js: [
-        "import { createRequire as __loopCreateRequire } from 'node:module';",
-        "import { fileURLToPath as __loopFileURLToPath } from 'node:url';",
-        'const require = __loopCreateRequire(import.meta.url);',
-        'const __filename = __loopFileURLToPath(import.meta.url);',
-        "const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
-      ].join('\n'),
-    },
-  });
+  BUNDLE = await bundleCli(bundleDir);
 });
 afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
 

@@ -16,6 +16,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
 import { PLOT_COLORS } from '../src/report/plot.js';
+import { marks, pixelCounts, type Marks } from './rendered-plot.js';
 
 const CHROMIUM = process.env['LOOP_CHROMIUM'] ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -59,78 +60,6 @@ async function open(html: string): Promise<{ page: Page; requests: string[] }> {
   page.on('request', (r) => requests.push(r.url()));
   await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
   return { page, requests };
-}
-
-/** The rendered marks of the plot, as the browser laid them out (centres in page px). */
-interface Marks {
-  svg: { width: number; height: number; top: number; bottom: number; left: number; right: number };
-  kept: { x: number; y: number; fill: string }[];
-  discarded: { x: number; y: number }[];
-  crashes: { x: number; y: number }[];
-  bestLines: number;
-  labels: string[];
-  title: string;
-  subtitle: string;
-}
-
-function marks(page: Page): Promise<Marks> {
-  return page.evaluate(() => {
-    const svg = document.querySelector('figure#plot > svg')!;
-    const r = svg.getBoundingClientRect();
-    const centre = (el: Element) => {
-      const b = el.getBoundingClientRect();
-      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-    };
-    const all = (sel: string) => [...svg.querySelectorAll(sel)];
-    return {
-      svg: { width: r.width, height: r.height, top: r.top, bottom: r.bottom, left: r.left, right: r.right },
-      kept: all('g.keptDots > path').map((p) => ({ ...centre(p), fill: p.getAttribute('fill') ?? '' })),
-      discarded: all('g.discardDots > path').map(centre),
-      crashes: all('g.crashMarks > path').map(centre),
-      bestLines: all('g.bestLine > path').length,
-      labels: all('g.keptLabels > text').map((t) => t.textContent ?? ''),
-      title: svg.querySelector('g.role-title-text text')?.textContent ?? '',
-      subtitle: svg.querySelector('g.role-title-subtitle text')?.textContent ?? '',
-    };
-  });
-}
-
-/** Counts the pixels of a PNG (decoded by the browser) within `tolerance` of each colour. */
-async function pixelCounts(
-  page: Page,
-  png: Buffer,
-  colors: Record<string, string>,
-  tolerance = 24,
-): Promise<Record<string, number>> {
-  return page.evaluate(
-    async ({ dataUrl, colors, tolerance }) => {
-      const img = new Image();
-      img.src = dataUrl;
-      await img.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext('2d')!;
-      ctx.drawImage(img, 0, 0);
-      const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
-      const targets = Object.entries(colors).map(
-        ([name, hex]) => [name, [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16))] as const,
-      );
-      const counts: Record<string, number> = Object.fromEntries(targets.map(([n]) => [n, 0]));
-      for (let i = 0; i < data.length; i += 4) {
-        for (const [name, [r, g, b]] of targets) {
-          if (
-            Math.abs(data[i]! - r!) <= tolerance &&
-            Math.abs(data[i + 1]! - g!) <= tolerance &&
-            Math.abs(data[i + 2]! - b!) <= tolerance
-          )
-            counts[name]! += 1;
-        }
-      }
-      return counts;
-    },
-    { dataUrl: `data:image/png;base64,${png.toString('base64')}`, colors, tolerance },
-  );
 }
 
 describe('the HTML report in headless chromium', () => {
