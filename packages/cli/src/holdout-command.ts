@@ -5,7 +5,7 @@ import { gitDirOf, runGit } from '@loop/rollback-git';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { findConfigFile, loadConfig } from './load-config.js';
-import { prepareRun } from './run.js';
+import { prepareRun } from './prepare-run.js';
 import { UsageError } from './usage-error.js';
 
 /**

@@ -41,8 +41,8 @@ export type { LoadedCollieConfig, CollieHost } from './collie/load.js';
 export type { CollieConfig, CollieConfigInput } from './collie/config.js';
 
 // A run, where it stands, and its report.
-export { prepareRun } from './run.js';
-export type { ConfiguredRun, PrepareRunOptions } from './run.js';
+export { prepareRun } from './prepare-run.js';
+export type { ConfiguredRun, PrepareRunOptions } from './prepare-run.js';
 export { readStatus, formatStatus } from './workspace-status.js';
 export type { WorkspaceStatus, RunStateFile } from './workspace-status.js';
 export { parseResults } from './report/results.js';

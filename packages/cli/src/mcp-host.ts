@@ -8,7 +8,7 @@ import { readResultsOf, resolveResultsSource } from './read/results-source.js';
 import { readIterationLog } from './read/run-log.js';
 import { renderPlotSvg } from './report/plot.js';
 import { inferDirection } from './report/results.js';
-import { prepareRun } from './run.js';
+import { prepareRun } from './prepare-run.js';
 import { readStatus } from './workspace-status.js';
 
 /**

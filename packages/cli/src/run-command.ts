@@ -46,7 +46,7 @@ export async function runCommand(
   const [
     { REPORTED_EVENTS, prepareRun },
     { canShowLiveDisplay, countResultsRows, createPlainReporter, createTtyReporter },
-  ] = await Promise.all([import('./run.js'), import('./progress.js')]);
+  ] = await Promise.all([import('./prepare-run.js'), import('./progress.js')]);
   const read = await loadConfig(file);
   const loaded = { ...read, config: applyRunFlags(LOOP_CONFIG_KIND, read.config, flags, file) };
   const controller = new AbortController();

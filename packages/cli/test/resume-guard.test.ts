@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';
 import { loadConfig } from '../src/load-config.js';
-import { prepareRun } from '../src/run.js';
+import { prepareRun } from '../src/prepare-run.js';
 
 let ws: string;
 const git = (...args: string[]) => gitIn(ws, ...args);

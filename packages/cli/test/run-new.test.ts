@@ -129,7 +129,7 @@ describe('loop run --new (issue 32 item 13)', () => {
 
 describe('loop run --new in the second the earlier run started', () => {
   it("the new run's default tag (one-second resolution) gets -2 instead of colliding with the earlier run's branch", async () => {
-    const { prepareRun } = await import('../src/run.js');
+    const { prepareRun } = await import('../src/prepare-run.js');
     const { loadConfig } = await import('../src/load-config.js');
     const loaded = await loadConfig(join(ws, 'loop.config.yaml'));
     const now = Date.UTC(2026, 11, 4, 22, 1, 44);

@@ -8,7 +8,7 @@ import { detectPreset } from '../presets/detect.js';
 import { parseResults, type ResultsData } from '../report/results.js';
 import { UsageError } from '../usage-error.js';
 
-/** `run.ts`'s CLI_STATE_FILE, repeated so the read commands load without auto-iterate's run machinery. */
+/** `run-tag.ts`'s CLI_STATE_FILE, repeated so the read commands load without auto-iterate's run machinery. */
 const CLI_STATE_FILE = '.loop/cli.json';
 
 /** A run's results.tsv and the workspace it belongs to. */
