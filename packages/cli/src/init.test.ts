@@ -9,7 +9,7 @@ import { runCli } from './cli.js';
 import { cloneRootOf, initNextSteps, isFromClone, starterConfig } from './starter-config.js';
 import { parseConfigText } from './load-config.js';
 import { schemaRefFor } from './schema-ref.js';
-import { defaultTag } from './prepare-run.js';
+import { defaultTag } from './run-tag.js';
 
 async function init(cwd: string, ...args: string[]): Promise<{ code: number; out: string }> {
   return initAs(true, cwd, ...args);

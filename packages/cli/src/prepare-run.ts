@@ -15,7 +15,6 @@ import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
 import { gitDirOf } from '@loop/rollback-git';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
 
-export { CLI_STATE_FILE, defaultTag } from './run-tag.js';
 import { assertResumeKeepsFiles } from './resume-guard.js';
 import { pruneOptionsOf } from './prune-config.js';
 import { resolveRunConfig, type ResolvedRunConfig } from './resolve-run-config.js';
