@@ -2,7 +2,7 @@
 // host embeds the command (runCli), the config types and loaders, prepareRun, the status and the
 // report, the dashboard and the MCP host; everything else stays behind the entry.
 import { fileURLToPath } from 'node:url';
-import { undocumentedExports } from '@loop/test-utils';
+import { undocumentedExports } from '@loop/internal-test-utils';
 import { describe, expect, it } from 'vitest';
 
 const ENTRY = fileURLToPath(new URL('./index.ts', import.meta.url));

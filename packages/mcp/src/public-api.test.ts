@@ -2,7 +2,7 @@
 // server, its options and the host contract with the shapes it takes and gives. The workspace,
 // the held edit and the hosted session behind the tools stay behind the entry.
 import { fileURLToPath } from 'node:url';
-import { undocumentedExports } from '@loop/test-utils';
+import { undocumentedExports } from '@loop/internal-test-utils';
 import { describe, expect, it } from 'vitest';
 
 const ENTRY = fileURLToPath(new URL('./index.ts', import.meta.url));
