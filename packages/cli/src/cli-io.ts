@@ -18,7 +18,7 @@ export interface CliIo {
   /**
    * Whether `loop init` may print the from-a-clone form `npx -y pnpm@12.4.2 --dir <clone> loop run
    * <absolute config>`: unless `false`, it does when this module is in a clone of the loop
-   * repository, `<clone>` being that clone's root ({@link cloneRootOf}). @default true
+   * repository, `<clone>` being that clone's root (`cloneRootOf` in starter-config.ts). @default true
    */
   fromClone?: boolean;
 }

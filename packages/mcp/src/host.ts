@@ -1,6 +1,6 @@
 /**
  * What the MCP server needs from the `loop` command's library (`@loop/cli`), passed in by the
- * caller (`loop mcp` passes the cli module itself). Declared here structurally so that `@loop/mcp`
+ * caller (`loop mcp` passes `@loop/cli`'s `loopMcpHost`). Declared here structurally so that `@loop/mcp`
  * does not depend on `@loop/cli` (which depends on it for the `loop mcp` subcommand). Members are
  * methods so the cli's richer types fit without casts.
  */

@@ -24,8 +24,8 @@ export interface LoopMcpServerOptions {
   /** The auto-iterate workspace. */
   readonly dir: string;
   /**
-   * The cli functions (`@loop/cli` itself), or a function that loads them at the first tool call
-   * that needs them (`loop mcp` passes `() => import('@loop/cli')`: `initialize` is answered
+   * The cli functions (`@loop/cli`'s `loopMcpHost`), or a function that loads them at the first tool call
+   * that needs them (`loop mcp` passes a loader of `loopMcpHost`: `initialize` is answered
    * without loading the loop engine).
    */
   readonly host: LoopMcpHost | (() => Promise<LoopMcpHost>);

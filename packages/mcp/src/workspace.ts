@@ -13,7 +13,7 @@ export interface LoopWorkspaceOptions {
   /**
    * The cli functions (see {@link LoopMcpHost}), or a function that loads them: called once, at the
    * first tool call that needs them, so that the server answers `initialize` without loading the
-   * loop engine (`loop mcp` passes `() => import('@loop/cli')`).
+   * loop engine (`loop mcp` passes a loader of `@loop/cli`'s `loopMcpHost`).
    */
   readonly host: LoopMcpHost | (() => Promise<LoopMcpHost>);
 }
