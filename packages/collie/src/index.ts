@@ -104,8 +104,14 @@ export {
 export type { CollieStopState, IterationFacts, TerminalStatus } from './stop-checks.js';
 export { decideRollback } from './rollback-matrix.js';
 export type { PrimaryGoal, RollbackDecision } from './rollback-matrix.js';
-export { checkG3, triagePrompt, deepVerifyPrompt, G3_TRIAGE, G3_DEEP_VERIFY } from './g3.js';
-export type { G3Requirement, G3Result } from './g3.js';
+export {
+  checkAdversarialPrompt,
+  triagePrompt,
+  deepVerifyPrompt,
+  TRIAGE_PROMPT_RULE,
+  DEEP_VERIFY_PROMPT_RULE,
+} from './adversarial-prompt.js';
+export type { AdversarialPromptRule, AdversarialPromptCheck } from './adversarial-prompt.js';
 export { fixBatches, renderFixPlan } from './fix-plan.js';
 export type { FixPlanInputs } from './fix-plan.js';
 export { g1TestFileGuard, g6DiffAudit, DEFAULT_TEST_FILE } from './diff-guards.js';

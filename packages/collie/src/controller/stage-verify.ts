@@ -7,7 +7,13 @@ import type { RunPaths } from '../paths.js';
 import { parseFixRecord, parseTriage, type FixRecord } from '../records.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
-import { checkG3, deepVerifyPrompt, G3_DEEP_VERIFY, G3_TRIAGE, triagePrompt } from '../g3.js';
+import {
+  checkAdversarialPrompt,
+  deepVerifyPrompt,
+  DEEP_VERIFY_PROMPT_RULE,
+  TRIAGE_PROMPT_RULE,
+  triagePrompt,
+} from '../adversarial-prompt.js';
 import { routeRecords } from '../gates.js';
 import { addDeferred, fixIdOf, readTriageText, renderFixRecord, renderTriage } from '../stage-files.js';
 import type { Ctx, StepOutcome } from './context.js';
@@ -28,11 +34,11 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
   let triage = readTriageText((await readText(ip.triage)) ?? '');
   if (issues.length > 0 && !existsSync(ip.triage)) {
     const prompt = triagePrompt();
-    const g3 = checkG3(prompt, obsText, G3_TRIAGE);
-    if (!g3.ok)
+    const promptCheck = checkAdversarialPrompt(prompt, obsText, TRIAGE_PROMPT_RULE);
+    if (!promptCheck.ok)
       throw new LoopError(
         'CONFIG_INVALID',
-        `[loop] [collie] the triage prompt fails G3 (missing ${g3.missingPhrases.join(', ') || 'none'}, ${g3.verbatimLines.length} verbatim lines)`,
+        `[loop] [collie] the triage prompt fails G3 (missing ${promptCheck.missingPhrases.join(', ') || 'none'}, ${promptCheck.verbatimLines.length} verbatim lines)`,
       );
     const reply = await c.agent.run({
       role: 'triage',
@@ -91,8 +97,8 @@ export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
         const prompt = deepVerifyPrompt(issueId, fixId);
         const issue = issues.filter((i) => i.id === issueId);
         const t = triage.find((x) => x.issue === issueId)!;
-        const g3 = checkG3(prompt, renderObservations(issue), G3_DEEP_VERIFY);
-        if (!g3.ok)
+        const promptCheck = checkAdversarialPrompt(prompt, renderObservations(issue), DEEP_VERIFY_PROMPT_RULE);
+        if (!promptCheck.ok)
           throw new LoopError('CONFIG_INVALID', `[loop] [collie] the deep-verify prompt of ${issueId} fails G3`);
         const reply = await c.agent.run({
           role: 'deep-verify',

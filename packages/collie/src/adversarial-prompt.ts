@@ -1,25 +1,28 @@
-/** The G3 requirements of one dispatch (seed 000 Stage 4a / 4b). */
-export interface G3Requirement {
+/**
+ * What the system prompt of one adversarial dispatch must meet (seed 000 guard G3, Stage 4a / 4b):
+ * required phrases, and a cap on lines copied verbatim from observations.md (anchor prevention).
+ */
+export interface AdversarialPromptRule {
   /** Phrases the system prompt must contain. */
   readonly phrases: readonly string[];
   /** At most this many lines may be copied verbatim from observations.md (anchor prevention). */
   readonly maxVerbatimLines: number;
 }
 
-/** Stage 4a Triage: "reverse suspicion" and the NOT-real instruction. */
-export const G3_TRIAGE: G3Requirement = {
+/** Stage 4a Triage (seed 000 guard G3): "reverse suspicion" and the NOT-real instruction. */
+export const TRIAGE_PROMPT_RULE: AdversarialPromptRule = {
   phrases: ['reverse suspicion', 'Start by finding reasons why each issue is NOT real before concluding it is'],
   maxVerbatimLines: 2,
 };
 
-/** Stage 4b Deep Verify: "adversarial" and the falsification instruction. */
-export const G3_DEEP_VERIFY: G3Requirement = {
+/** Stage 4b Deep Verify (seed 000 guard G3): "adversarial" and the falsification instruction. */
+export const DEEP_VERIFY_PROMPT_RULE: AdversarialPromptRule = {
   phrases: ['adversarial', 'Attempt proof of falsification before writing fix outline'],
   maxVerbatimLines: 2,
 };
 
-/** The result of {@link checkG3}. */
-export interface G3Result {
+/** The result of {@link checkAdversarialPrompt}. */
+export interface AdversarialPromptCheck {
   readonly ok: boolean;
   /** Required phrases the prompt lacks. */
   readonly missingPhrases: readonly string[];
@@ -28,11 +31,15 @@ export interface G3Result {
 }
 
 /**
- * G3: the prompt contains every required phrase and copies at most `maxVerbatimLines` non-blank
- * lines of observations.md verbatim (a line counts when its trimmed text, at least 12 characters,
+ * Checks a prompt against seed 000 guard G3: it contains every required phrase and copies at most
+ * `maxVerbatimLines` non-blank lines of observations.md verbatim (a line counts when its trimmed text, at least 12 characters,
  * occurs in the prompt; shorter lines such as `- severity: 3` are too generic to count).
  */
-export function checkG3(prompt: string, observations: string, requirement: G3Requirement): G3Result {
+export function checkAdversarialPrompt(
+  prompt: string,
+  observations: string,
+  requirement: AdversarialPromptRule,
+): AdversarialPromptCheck {
   const missingPhrases = requirement.phrases.filter((p) => !prompt.includes(p));
   const verbatimLines = [
     ...new Set(

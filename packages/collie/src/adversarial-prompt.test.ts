@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkG3, deepVerifyPrompt, G3_DEEP_VERIFY, G3_TRIAGE, triagePrompt } from './index.js';
+import {
+  checkAdversarialPrompt,
+  deepVerifyPrompt,
+  DEEP_VERIFY_PROMPT_RULE,
+  TRIAGE_PROMPT_RULE,
+  triagePrompt,
+} from './index.js';
 
 const observations = [
   '## ISSUE-001',
@@ -11,7 +17,7 @@ const observations = [
 
 describe('seed 000 G3 prompt requirements', () => {
   it('G3 Stage 4a: the triage prompt contains "reverse suspicion" and the NOT-real instruction', () => {
-    expect(checkG3(triagePrompt(), observations, G3_TRIAGE)).toEqual({
+    expect(checkAdversarialPrompt(triagePrompt(), observations, TRIAGE_PROMPT_RULE)).toEqual({
       ok: true,
       missingPhrases: [],
       verbatimLines: [],
@@ -19,16 +25,21 @@ describe('seed 000 G3 prompt requirements', () => {
   });
 
   it('G3 Stage 4b: the deep-verify prompt contains "adversarial" and the falsification instruction', () => {
-    expect(checkG3(deepVerifyPrompt('ISSUE-001', 'FIX-001'), observations, G3_DEEP_VERIFY).ok).toBe(true);
-    expect(checkG3(triagePrompt(), observations, G3_DEEP_VERIFY).missingPhrases).toEqual([
+    expect(
+      checkAdversarialPrompt(deepVerifyPrompt('ISSUE-001', 'FIX-001'), observations, DEEP_VERIFY_PROMPT_RULE).ok,
+    ).toBe(true);
+    expect(checkAdversarialPrompt(triagePrompt(), observations, DEEP_VERIFY_PROMPT_RULE).missingPhrases).toEqual([
       'Attempt proof of falsification before writing fix outline',
     ]);
   });
 
   it('G3: at most 2 lines of observations.md verbatim in a prompt (anchor prevention); a third fails', () => {
     const lines = observations.split('\n').slice(1, 4);
-    expect(checkG3(triagePrompt(lines), observations, G3_TRIAGE).ok).toBe(true); // the builder keeps only 2
+    expect(checkAdversarialPrompt(triagePrompt(lines), observations, TRIAGE_PROMPT_RULE).ok).toBe(true); // the builder keeps only 2
     const stuffed = `${triagePrompt()}\n${lines.join('\n')}`;
-    expect(checkG3(stuffed, observations, G3_TRIAGE)).toMatchObject({ ok: false, verbatimLines: lines });
+    expect(checkAdversarialPrompt(stuffed, observations, TRIAGE_PROMPT_RULE)).toMatchObject({
+      ok: false,
+      verbatimLines: lines,
+    });
   });
 });
