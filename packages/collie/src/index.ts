@@ -87,8 +87,8 @@ export {
 export type { TriageRecord, TriageVerdict, FixRecord, FixKind } from './records.js';
 export { triageGate, deepVerifyGate, routeRecords } from './gates.js';
 export type { DeferredTag, DeferredItem, TriageRoute, FixRoute, GateResult } from './gates.js';
-export { jaccard, tokenSet, bucketize, consecutiveZeroDeltas, g7Check } from './g7.js';
-export type { G7Result } from './g7.js';
+export { jaccard, tokenSet, bucketize, consecutiveZeroDeltas, checkNoProgress } from './no-progress-check.js';
+export type { NoProgressCheck } from './no-progress-check.js';
 export {
   sc1IterationCap,
   sc2Threshold,

@@ -1,7 +1,7 @@
 import { writeTextAtomic } from '@loop/core';
 import { readText } from '../internal/read-text.js';
 import { renderFixPlan } from '../fix-plan.js';
-import { g7Check } from '../g7.js';
+import { checkNoProgress } from '../no-progress-check.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -21,19 +21,19 @@ export async function stagePlan(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
   const id = state.runId;
   const eligible = await c.eligibleFixes(ip);
   const prev = n > 1 ? planTaskText((await readText(rp.iter(n - 1).fixPlan)) ?? '') : '';
-  const g7 = g7Check(
+  const noProgress = checkNoProgress(
     eligible.map((f) => f.fix_outline.trim()).join('\n'),
     prev,
     state.iterations.map((i) => i.scalar_delta),
   );
-  if (g7.deadlock) {
+  if (noProgress.deadlock) {
     await writeTextAtomic(
       ip.summary,
       [
         `# Summary — iter-${n}`,
-        `g7_jaccard: ${g7.ratio.toFixed(3)}`,
-        `g7_bucket: ${g7.bucket}`,
-        `g7_consecutive_delta0: ${g7.consecutiveDelta0}`,
+        `g7_jaccard: ${noProgress.ratio.toFixed(3)}`,
+        `g7_bucket: ${noProgress.bucket}`,
+        `g7_consecutive_delta0: ${noProgress.consecutiveDelta0}`,
         'decision: stop_escalated',
         '',
       ].join('\n'),
@@ -41,12 +41,12 @@ export async function stagePlan(c: Ctx, state: RunState, spec: RunSpec, rp: RunP
     await c.escalateRun(
       state,
       rp,
-      `iter ${n}/${m} · Stage 5.0 · G7 DEADLOCK · jaccard=${g7.ratio.toFixed(3)} bucket=${g7.bucket}`,
+      `iter ${n}/${m} · Stage 5.0 · G7 DEADLOCK · jaccard=${noProgress.ratio.toFixed(3)} bucket=${noProgress.bucket}`,
       'loop_no_progress',
-      `G7 bucket ${g7.bucket} with ${g7.consecutiveDelta0} consecutive zero deltas`,
+      `G7 bucket ${noProgress.bucket} with ${noProgress.consecutiveDelta0} consecutive zero deltas`,
       'deadlock',
     );
-    c.tick(id, `iter-${n} Stage 5.0 → G7 deadlock (bucket ${g7.bucket}), escalated`);
+    c.tick(id, `iter-${n} Stage 5.0 → G7 deadlock (bucket ${noProgress.bucket}), escalated`);
     return { kind: 'stage', runId: id, iter: n, stage: 'stage5.0', status: 'escalated' };
   }
   const e2e = [

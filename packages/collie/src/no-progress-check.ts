@@ -33,8 +33,8 @@ export function consecutiveZeroDeltas(deltas: readonly (number | null)[]): numbe
   return n;
 }
 
-/** The G7 verdict for one iteration. */
-export interface G7Result {
+/** The no-progress verdict of one iteration (seed 000 guard G7). */
+export interface NoProgressCheck {
   readonly ratio: number;
   readonly bucket: 1 | 2 | 3 | 4 | 5;
   readonly consecutiveDelta0: number;
@@ -43,11 +43,15 @@ export interface G7Result {
 }
 
 /**
- * G7 (seed 000 Stage 5.0, checked first): the Jaccard similarity of this iteration's task text and
- * the previous iteration's, bucketised; deadlock (escalate `loop_no_progress`) when bucket ≥ 4
- * AND consecutiveDelta0 ≥ 2.
+ * Checks that the loop still makes progress (seed 000 guard G7, Stage 5.0, checked first): the
+ * Jaccard similarity of this iteration's task text and the previous iteration's, bucketised;
+ * deadlock (escalate `loop_no_progress`) when bucket ≥ 4 AND consecutiveDelta0 ≥ 2.
  */
-export function g7Check(currentTasksText: string, prevTasksText: string, deltas: readonly (number | null)[]): G7Result {
+export function checkNoProgress(
+  currentTasksText: string,
+  prevTasksText: string,
+  deltas: readonly (number | null)[],
+): NoProgressCheck {
   const ratio = jaccard(currentTasksText, prevTasksText);
   const bucket = bucketize(ratio);
   const consecutiveDelta0 = consecutiveZeroDeltas(deltas);

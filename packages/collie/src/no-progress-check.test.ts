@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketize, consecutiveZeroDeltas, g7Check, jaccard } from './index.js';
+import { bucketize, consecutiveZeroDeltas, checkNoProgress, jaccard } from './index.js';
 
 describe('seed 000 G7 (Stage 5.0, checked first)', () => {
   it('G7: token-set Jaccard is |A∩B|/|A∪B| over lower-cased word tokens, in [0, 1]', () => {
@@ -19,10 +19,10 @@ describe('seed 000 G7 (Stage 5.0, checked first)', () => {
 
   it('G7: deadlock (escalate) only when bucket >= 4 AND two consecutive zero deltas', () => {
     const same = 'fix parser range off by one';
-    expect(g7Check(same, same, [0.5, 0, 0]).deadlock).toBe(true);
-    expect(g7Check(same, same, [0, 0.1, 0]).deadlock).toBe(false); // one zero delta
-    expect(g7Check(same, 'entirely different words here', [0, 0]).deadlock).toBe(false); // bucket 1
-    expect(g7Check('a b c d e', 'a b c d f', [0, 0])).toMatchObject({
+    expect(checkNoProgress(same, same, [0.5, 0, 0]).deadlock).toBe(true);
+    expect(checkNoProgress(same, same, [0, 0.1, 0]).deadlock).toBe(false); // one zero delta
+    expect(checkNoProgress(same, 'entirely different words here', [0, 0]).deadlock).toBe(false); // bucket 1
+    expect(checkNoProgress('a b c d e', 'a b c d f', [0, 0])).toMatchObject({
       bucket: 4,
       consecutiveDelta0: 2,
       deadlock: true,
