@@ -12,11 +12,11 @@ import {
 } from '@loop/core';
 import { ACTIVE_FLAG, autoiterOptionsSchema, type AutoiterOptions } from './autoiter-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
-import { createCtx, type StepOutcome } from './controller/context.js';
+import { createStageContext, type StepOutcome } from './controller/stage-context.js';
 import { createCollieStepMachine } from './controller/step-machine.js';
 import { branchB, freshStart, terminal } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
-import { stage6 } from './controller/stage6.js';
+import { stageRollbackStop } from './controller/stage-rollback-stop.js';
 import { createAgentFlowExecutor } from './flow-executor.js';
 import type { Agent } from './agent.js';
 import { createNotifyCommand, noNotify } from './notifier.js';
@@ -32,7 +32,7 @@ import { createDirectoryWorkspace } from './workspace.js';
 export { ACTIVE_FLAG, autoiterOptionsSchema } from './autoiter-options.js';
 export type { AutoiterOptions, TriggerRun, TaskTrackerRun } from './autoiter-options.js';
 export { COMPLETION_SIGNAL, formatRunId } from './controller/entry.js';
-export type { StageName, StepOutcome } from './controller/context.js';
+export type { StageName, StepOutcome } from './controller/stage-context.js';
 export { AnchorDriftError } from './controller/anchor-drift.js';
 
 /** The autoiter controller. */
@@ -119,7 +119,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     return t;
   };
 
-  const c = createCtx({
+  const c = createStageContext({
     o,
     env,
     paths,
@@ -158,7 +158,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     worktree = (await readText(rp.worktreePath))?.trim() || undefined;
     if (state.status === 'iter_done') {
       anchor = { tracker: tasks(rp, runId), iter: state.iter, stage: 6 };
-      return stage6(c, state, spec, rp);
+      return stageRollbackStop(c, state, spec, rp);
     }
     anchor = { tracker: tasks(rp, runId), iter: state.iter, stage: anchorStageOf(state.stage) };
     return runningStage(c, state, spec, rp);

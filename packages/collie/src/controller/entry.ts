@@ -6,7 +6,7 @@ import { readText } from '../internal/read-text.js';
 import { z } from 'zod';
 import { initialRunState, PROMISE_SIGNAL, readRunState, type RunState } from '../run-state.js';
 import { parseRunSpec, planSourceOf, renderPlanFile, runSpecFromAnswers, stage0Questions } from '../run-spec.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 
 /** The completion signal, emitted only by the terminal branch. */
 export const COMPLETION_SIGNAL = `<promise>${PROMISE_SIGNAL}</promise>`;
@@ -26,7 +26,7 @@ const DISCOVERY_PROMPT = [
 
 /** Branch A: fresh start, then Stage 0 in the same unit (the seed runs them in one session). */
 export async function freshStart(
-  c: Ctx,
+  c: StageContext,
   setRun: (runId: string, iter: number) => void,
   recoveryFailed?: string,
 ): Promise<StepOutcome> {
@@ -58,7 +58,7 @@ export async function freshStart(
 }
 
 /** The recovery chain: last-plan.json → plan file → plan-source. Returns the source or why it failed. */
-async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } | { failed: string }> {
+async function recoveryChain(c: StageContext, runId: string): Promise<{ source: string } | { failed: string }> {
   let last: unknown;
   try {
     last = await readJson(c.paths.lastPlan);
@@ -84,7 +84,7 @@ async function recoveryChain(c: Ctx, runId: string): Promise<{ source: string } 
  * the next step runs prepare again; abort and queued runs escalate with `prepare_failed`.
  */
 export async function branchB(
-  c: Ctx,
+  c: StageContext,
   runId: string,
   setRun: (runId: string, iter: number) => void,
 ): Promise<StepOutcome> {
@@ -163,7 +163,7 @@ export async function branchB(
 }
 
 /** The terminal branch: rm current-run, THEN print and emit the completion signal (crash-safe order). */
-export async function terminal(c: Ctx, state: RunState): Promise<StepOutcome> {
+export async function terminal(c: StageContext, state: RunState): Promise<StepOutcome> {
   await rm(c.paths.currentRun, { force: true });
   c.tick(state.runId, `All done — status=${state.status}`);
   c.o.output(COMPLETION_SIGNAL);

@@ -19,7 +19,7 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { collieStopState, evaluateStopChecks, stopChecks } from '../stop-checks.js';
 import { readTokensUsed } from '../token-meter.js';
-import type { Ctx } from './context.js';
+import type { StageContext } from './stage-context.js';
 
 /**
  * Seed 000's Stage 6 rollback matrix as a core `KeepPolicy`, with the user's keep policy after it
@@ -93,7 +93,7 @@ export interface IterationVerdict {
  * and only re-checks the stop policies.
  */
 export async function evaluateIteration(
-  c: Ctx,
+  c: StageContext,
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,

@@ -3,7 +3,7 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { anchorStageOf, switchAnchor } from '../task-anchors.js';
 import { AnchorDriftError } from './anchor-drift.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 import { stageAudit } from './stage-audit.js';
 import { stageFlow } from './stage-flow.js';
 import { stageKickoff } from './stage-kickoff.js';
@@ -13,7 +13,7 @@ import { stageRerun } from './stage-rerun.js';
 import { stageTrigger } from './stage-trigger.js';
 import { stageTriage, stageVerify } from './stage-verify.js';
 
-type Stage = (c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths) => Promise<StepOutcome>;
+type Stage = (c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths) => Promise<StepOutcome>;
 
 const STAGES: Readonly<Record<RunState['stage'], Stage>> = {
   kickoff: stageKickoff,
@@ -34,7 +34,12 @@ const STAGES: Readonly<Record<RunState['stage'], Stage>> = {
  * whose anchor check finds drift ({@link AnchorDriftError}) stops the iteration and escalates
  * `stage_anchor_drift` (seed 000 Stage 1 Step 0 item 4).
  */
-export async function runningStage(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function runningStage(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   if (state.stage !== 'kickoff') await switchAnchor(c.tasks(rp, state.runId), state.iter, anchorStageOf(state.stage));
   try {
     return await STAGES[state.stage](c, state, spec, rp);

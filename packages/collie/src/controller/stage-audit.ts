@@ -7,7 +7,7 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, type FlowLedger } from '../stage-files.js';
 import type { FixRecord } from '../records.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 import type { AuditGuard } from '../audit-guard.js';
 
 /**
@@ -17,7 +17,7 @@ import type { AuditGuard } from '../audit-guard.js';
  * start, no FIX) they fall back to flow.json's files.
  */
 async function branchDiffs(
-  c: Ctx,
+  c: StageContext,
   state: RunState,
   rp: RunPaths,
   ledger: FlowLedger,
@@ -67,7 +67,7 @@ function g1Violations(
  * reproduction test as a new key file; else escalate `g1_test_file_guard`), then the injected
  * extra guards (G4 / G5, see {@link AuditGuard}); audit.md records them all.
  */
-export async function stageAudit(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageAudit(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

@@ -9,14 +9,19 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { parseDeferred } from '../stage-files.js';
 import { startIterationAnchors } from '../task-anchors.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 
 /**
  * Stage 1 (seed 000): Step 0 task anchors first (previous iteration's anchors completed, or deleted
  * when its rollback reverted a FIX; six anchors for this iteration; stage-1 in_progress), then
  * iter-N/kickoff.md (skipped when it exists: idempotent), status.md, user-log.md and the tick.
  */
-export async function stageKickoff(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageKickoff(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const prev = state.iterations.find((i) => i.iter === n - 1);

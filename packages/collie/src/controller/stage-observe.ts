@@ -8,7 +8,7 @@ import { ladderStartTier, parseObservations, renderObservations, upgradeTier } f
 import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 import { changedFilesSince } from '@loop/rollback-git';
 import { g1TestFileGuard, type ChangedFile } from '../diff-guards.js';
 
@@ -49,7 +49,12 @@ function exitCodeOf(log: string): number | null {
  * (this process never parses more than 50 log lines itself); a blocking issue or a non-zero exit
  * code starts the auto-recovery ladder at the tier the issues' complexity suggests.
  */
-export async function stageObserve(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageObserve(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const tail = await readLogTail(ip.rawLog, 200);
@@ -78,7 +83,7 @@ export async function stageObserve(c: Ctx, state: RunState, spec: RunSpec, rp: R
 }
 
 /** The test files changed since the iteration's start sha (committed or not: the real branch diff); none outside git. */
-async function ladderG1(c: Ctx, state: RunState, rp: RunPaths): Promise<ChangedFile[]> {
+async function ladderG1(c: StageContext, state: RunState, rp: RunPaths): Promise<ChangedFile[]> {
   if (state.iter_start === null) return [];
   return g1TestFileGuard(await changedFilesSince(await c.gitCtx(rp), state.iter_start), []);
 }
@@ -90,7 +95,12 @@ async function ladderG1(c: Ctx, state: RunState, rp: RunPaths): Promise<ChangedF
  * tier is raised (haiku → sonnet → opus, capped); the third failure writes blocker-report.md,
  * escalates `blocker_unrecoverable`, notifies, and sets status escalated.
  */
-export async function stageRecover(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageRecover(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

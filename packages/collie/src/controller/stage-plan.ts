@@ -6,7 +6,7 @@ import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { planTaskText } from '../stage-files.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 
 /**
  * Stage 5.0 (seed 000): G7 first (token-set Jaccard of this iteration's task text against
@@ -14,7 +14,7 @@ import type { Ctx, StepOutcome } from './context.js';
  * `loop_no_progress` and notifies `deadlock`), then fix-plan.md from the G8/G2-eligible FIX records
  * only (never reads source): metadata lines, DAG, details, impact, E2E inherited from the run spec.
  */
-export async function stagePlan(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stagePlan(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

@@ -1,10 +1,10 @@
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 
 /** The warning for a run whose log has no line the scalar regex matches; also printed as a tick. */
-export function noScalarWarning(pattern: string, log: string, c: Ctx, runId: string, n: number): string {
+export function noScalarWarning(pattern: string, log: string, c: StageContext, runId: string, n: number): string {
   const text = `Warning: trigger.scalar_extraction /${pattern}/ matched no line of iter-${n}/${log}: the scalar is none (SC2's threshold and SC3 cannot use it). Check the trigger's output or the regex.`;
   c.tick(runId, `iter-${n} ${text}`);
   return text;
@@ -17,7 +17,12 @@ export function noScalarWarning(pattern: string, log: string, c: Ctx, runId: str
  * process group (SIGTERM, SIGKILL after the grace: Stage 3.2 step 1) and raw.log gets `BLOCKING:`
  * and `KILLED:` lines. Iteration 1's scalar is the baseline.
  */
-export async function stageTrigger(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageTrigger(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   const n = state.iter;
   await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 2 · Running trigger · 0s elapsed`);
   c.tick(state.runId, `iter-${n} Stage 2 → trigger running (timeout: ${triggerTimeoutMin(spec)}min)`);

@@ -16,7 +16,7 @@ import {
 } from '../adversarial-prompt.js';
 import { routeRecords } from '../gates.js';
 import { addDeferred, fixIdOf, readTriageText, renderFixRecord, renderTriage } from '../stage-files.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 
 /**
  * Stage 4a (seed 000): one deep-tier (opus) triage agent with the "reverse suspicion" prompt (G3:
@@ -26,7 +26,7 @@ import type { Ctx, StepOutcome } from './context.js';
  *
  * @throws {LoopError} `CONFIG_INVALID` when the prompt fails G3 (a contract violation, never data).
  */
-export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageTriage(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const obsText = (await readText(ip.observations)) ?? '';
@@ -76,7 +76,7 @@ export async function stageTriage(c: Ctx, state: RunState, spec: RunSpec, rp: Ru
  * FIX-nnn.md is written as soon as its agent returns, so a restarted step only redoes the missing
  * ones. G8 (`deep_verify_low_confidence`) and G2 (`g2_incomplete`) route to the DEFERRED pool.
  */
-export async function stageVerify(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageVerify(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const triage = readTriageText((await readText(ip.triage)) ?? '');

@@ -11,7 +11,7 @@ import { rollbackOf } from '../collie-rows.js';
 import { readVerdict, type IterationVerdict } from './iteration-loop.js';
 import { readTokensUsed } from '../token-meter.js';
 import { switchAnchor } from '../task-anchors.js';
-import type { Ctx, StepOutcome } from './context.js';
+import type { StageContext, StepOutcome } from './stage-context.js';
 import { summaryText } from './stage-rerun.js';
 
 const DECISION: Record<string, string> = {
@@ -37,7 +37,7 @@ const EVENT: Record<string, NotifyEvent> = {
  * `<matrix row> · <policy>: <reason> · revert all`.
  */
 async function rollback(
-  c: Ctx,
+  c: StageContext,
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
@@ -86,7 +86,12 @@ async function rollback(
  * Stop: summary.md decision, status.md `DONE · ...`, user-log, notify, state.json terminal status
  * (the completion signal is left to the §3.5 terminal branch). Continue: iter + 1, status running.
  */
-export async function stage6(c: Ctx, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageRollbackStop(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<StepOutcome> {
   const n = state.iter;
   const id = state.runId;
   await switchAnchor(c.tasks(rp, id), n, 6);

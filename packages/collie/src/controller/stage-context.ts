@@ -79,8 +79,11 @@ export interface TriggerRunOptions {
   readonly monitor?: boolean;
 }
 
-/** Everything a stage needs: the resolved options, the injected tools and shared helpers. */
-export interface Ctx {
+/**
+ * What every stage function of the controller gets (seed 000 stages 1-6): the resolved options, the
+ * injected tools (agent, flow, notifier, workspace, task tracker) and the helpers they share.
+ */
+export interface StageContext {
   readonly o: ResolvedAutoiterOptions;
   readonly env: Record<string, string | undefined>;
   readonly paths: ColliePaths;
@@ -148,13 +151,13 @@ export interface Ctx {
   ) => Promise<void>;
 }
 
-/** Builds the shared helpers of a controller. */
-export function createCtx(
+/** Builds the {@link StageContext} of a controller from its options and injected tools. */
+export function createStageContext(
   base: Pick<
-    Ctx,
+    StageContext,
     'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks' | 'step'
   >,
-): Ctx {
+): StageContext {
   const { o } = base;
   const createHarness =
     o.createHarness ??
@@ -180,7 +183,7 @@ export function createCtx(
     if (key === undefined) await appendText(rp.userLog, `${log}\n`);
     else await logOnce(rp, key, log);
   };
-  const effectOnce: Ctx['effectOnce'] = async (key, effect) => {
+  const effectOnce: StageContext['effectOnce'] = async (key, effect) => {
     const step = base.step();
     await step.effect(key, async () => void (await effect()), { idempotent: true });
   };
@@ -192,7 +195,7 @@ export function createCtx(
     });
   };
 
-  const triggerHarness: Ctx['triggerHarness'] = async (
+  const triggerHarness: StageContext['triggerHarness'] = async (
     state,
     spec,
     rp,
@@ -218,11 +221,11 @@ export function createCtx(
       killGraceMs: o.killGraceMs,
     });
   };
-  const scalarScorer: Ctx['scalarScorer'] = (spec) =>
+  const scalarScorer: StageContext['scalarScorer'] = (spec) =>
     createRegexScorer({ pattern: spec.trigger.scalar_extraction, direction: 'maximize', requireZeroExit: false });
 
   // Stage 2 and 3.2 measure the current state outside any candidate: core's one evaluation (measure), no row.
-  const triggerRun: Ctx['triggerRun'] = async (state, spec, rp, logFile, options) => {
+  const triggerRun: StageContext['triggerRun'] = async (state, spec, rp, logFile, options) => {
     const harness = await triggerHarness(state, spec, rp, logFile, options);
     const { run, result: score } = await measure(
       harness,
@@ -239,7 +242,7 @@ export function createCtx(
     };
   };
 
-  const stopFacts: Ctx['stopFacts'] = (state, spec) => ({
+  const stopFacts: StageContext['stopFacts'] = (state, spec) => ({
     iterations: state.iterations.map((i: IterationEntry) => ({
       iter: i.iter,
       scalar: i.scalar_after,
@@ -273,7 +276,7 @@ export function createCtx(
       .map((id) => eligible.find((f) => f.id === id)!);
   };
 
-  const escalateRun: Ctx['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
+  const escalateRun: StageContext['escalateRun'] = async (state, rp, statusLine, reason, detail, event) => {
     const key = `iter-${state.iter}/escalated`;
     await observe(rp, statusLine, `## escalated · ${iso()}\n${reason}: ${detail}`, key);
     await effectOnce(`${key}/escalate`, () => base.escalate(reason, state.runId));
