@@ -1,5 +1,5 @@
 import type { MaybePromise } from '@loop/core';
-import type { ChangedFile } from './diff-guards.js';
+import type { ChangedFile } from './diff-audit.js';
 import type { FixRecord } from './records.js';
 
 /** What an {@link AuditGuard} checks at Stage 5.2. */

@@ -1,5 +1,5 @@
 import { appendDurable, LoopError, type IterationRecord, type ResultsLog } from '@loop/core';
-import type { IterationFacts } from './collie-loop-state.js';
+import type { IterationFacts } from './collie-stop-state.js';
 import { readText } from './internal/read-text.js';
 import { decideRollback, type PrimaryGoal } from './rollback-matrix.js';
 import type { FixKind } from './records.js';

@@ -11,7 +11,7 @@ import {
 } from '@loop/core';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
-import { DEFAULT_TEST_FILE } from './diff-guards.js';
+import { DEFAULT_TEST_FILE } from './diff-audit.js';
 import type { FlowExecutor, FlowFixContext } from './flow-executor.js';
 import type { FixRecord } from './records.js';
 import { runPipeline, SkipFix, type FlowRun } from './flow/steps.js';

@@ -85,8 +85,8 @@ export {
   FIX_KINDS,
 } from './records.js';
 export type { TriageRecord, TriageVerdict, FixRecord, FixKind } from './records.js';
-export { triageGate, deepVerifyGate, routeRecords } from './gates.js';
-export type { DeferredTag, DeferredItem, TriageRoute, FixRoute, GateResult } from './gates.js';
+export { triageGate, deepVerifyGate, routeRecords } from './confidence-gates.js';
+export type { DeferredTag, DeferredItem, TriageRoute, FixRoute, GateResult } from './confidence-gates.js';
 export { jaccard, tokenSet, bucketize, consecutiveZeroDeltas, checkNoProgress } from './no-progress-check.js';
 export type { NoProgressCheck } from './no-progress-check.js';
 export {
@@ -114,8 +114,8 @@ export {
 export type { AdversarialPromptRule, AdversarialPromptCheck } from './adversarial-prompt.js';
 export { fixBatches, renderFixPlan } from './fix-plan.js';
 export type { FixPlanInputs } from './fix-plan.js';
-export { g1TestFileGuard, g6DiffAudit, DEFAULT_TEST_FILE } from './diff-guards.js';
-export type { ChangedFile } from './diff-guards.js';
+export { forbiddenTestFileChanges, untraceableFiles, DEFAULT_TEST_FILE } from './diff-audit.js';
+export type { ChangedFile } from './diff-audit.js';
 export {
   issueRecordSchema,
   parseObservations,

@@ -2,7 +2,7 @@ import { LoopError, readJson, writeJsonAtomic, writeTextAtomic } from '@loop/cor
 import { readText } from './internal/read-text.js';
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
-import type { DeferredItem } from './gates.js';
+import type { DeferredItem } from './confidence-gates.js';
 import { parseTriage, type FixRecord, type TriageRecord } from './records.js';
 
 /** Renders triage.md (seed 000 Stage 4a output); parseable by `parseTriage`. */

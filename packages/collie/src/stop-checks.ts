@@ -11,10 +11,10 @@ import {
   type StopDecision,
   type StopPolicy,
 } from '@loop/core';
-import type { CollieStopState } from './collie-loop-state.js';
+import type { CollieStopState } from './collie-stop-state.js';
 
-export { collieStopState } from './collie-loop-state.js';
-export type { CollieStopState, IterationFacts } from './collie-loop-state.js';
+export { collieStopState } from './collie-stop-state.js';
+export type { CollieStopState, IterationFacts } from './collie-stop-state.js';
 
 /** The terminal statuses of state.json (seed 000 §3.5). */
 export type TerminalStatus = 'converged' | 'budget_exhausted' | 'escalated';

@@ -1,7 +1,7 @@
 import { writeTextAtomic } from '@loop/core';
 import { auditGuardsOf } from '../loop-policies.js';
 import { changedFilesSince } from '@loop/rollback-git';
-import { g1TestFileGuard, g6DiffAudit, type ChangedFile } from '../diff-guards.js';
+import { forbiddenTestFileChanges, untraceableFiles, type ChangedFile } from '../diff-audit.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -46,13 +46,13 @@ function g1Violations(
   const out: string[] = [];
   for (const a of ledger.applied)
     out.push(
-      ...g1TestFileGuard(
+      ...forbiddenTestFileChanges(
         a.files,
         eligible.filter((f) => f.id === a.id),
       ).map((x) => `${a.id}: ${x.path} (${x.status})`),
     );
   out.push(
-    ...g1TestFileGuard(
+    ...forbiddenTestFileChanges(
       iteration.filter((f) => !owner.has(f.path)),
       [],
     ).map((x) => `iter-${n}: ${x.path} (${x.status})`),
@@ -77,7 +77,7 @@ export async function stageAudit(c: StageContext, state: RunState, spec: RunSpec
   const diffs = await branchDiffs(c, state, rp, ledger);
   const changed = [...new Set(diffs.fixes.map((f) => f.path))].sort();
   const before = [...new Set(diffs.iteration.map((f) => f.path))].filter((p) => !changed.includes(p)).sort();
-  const untraceable = g6DiffAudit(changed, eligible);
+  const untraceable = untraceableFiles(changed, eligible);
   const g1 = g1Violations(n, ledger, eligible, diffs.iteration);
   const worktree = await c.worktreeOf(rp);
   const extra: { id: string; name: string; violations: readonly string[] }[] = [];

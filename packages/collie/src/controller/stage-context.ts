@@ -19,7 +19,7 @@ import { parseFixRecord, type FixRecord } from '../records.js';
 import { writeRunState, type IterationEntry, type RunState } from '../run-state.js';
 import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
 import { fixIdOf, readTriageText } from '../stage-files.js';
-import { deepVerifyGate, routeRecords } from '../gates.js';
+import { deepVerifyGate, routeRecords } from '../confidence-gates.js';
 import { fixBatches } from '../fix-plan.js';
 import type { CollieStopState } from '../stop-checks.js';
 import type { TaskTracker } from '../task-tracker.js';

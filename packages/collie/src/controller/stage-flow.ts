@@ -1,5 +1,5 @@
 import { readText } from '../internal/read-text.js';
-import type { ChangedFile } from '../diff-guards.js';
+import type { ChangedFile } from '../diff-audit.js';
 import {
   commitAll,
   commitFiles,

@@ -10,7 +10,7 @@ import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import type { StageContext, StepOutcome } from './stage-context.js';
 import { changedFilesSince } from '@loop/rollback-git';
-import { g1TestFileGuard, type ChangedFile } from '../diff-guards.js';
+import { forbiddenTestFileChanges, type ChangedFile } from '../diff-audit.js';
 
 const OBSERVE_PROMPT = [
   'You are the Observe subagent of an autoiter run. Read the trigger log excerpt and the run spec.',
@@ -85,7 +85,7 @@ export async function stageObserve(
 /** The test files changed since the iteration's start sha (committed or not: the real branch diff); none outside git. */
 async function ladderG1(c: StageContext, state: RunState, rp: RunPaths): Promise<ChangedFile[]> {
   if (state.iter_start === null) return [];
-  return g1TestFileGuard(await changedFilesSince(await c.gitCtx(rp), state.iter_start), []);
+  return forbiddenTestFileChanges(await changedFilesSince(await c.gitCtx(rp), state.iter_start), []);
 }
 
 /**

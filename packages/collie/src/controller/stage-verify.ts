@@ -14,7 +14,7 @@ import {
   TRIAGE_PROMPT_RULE,
   triagePrompt,
 } from '../adversarial-prompt.js';
-import { routeRecords } from '../gates.js';
+import { routeRecords } from '../confidence-gates.js';
 import { addDeferred, fixIdOf, readTriageText, renderFixRecord, renderTriage } from '../stage-files.js';
 import type { StageContext, StepOutcome } from './stage-context.js';
 

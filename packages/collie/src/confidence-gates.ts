@@ -1,3 +1,9 @@
+/**
+ * The confidence and completeness gates of seed 000 (guard G8 at Stage 4a and 4b, guard G2 at 4b):
+ * where a triaged issue or a deep-verified FIX goes next.
+ *
+ * @module
+ */
 import type { FixRecord, TriageRecord } from './records.js';
 
 /** The DEFERRED pool tags of seed 000 (G8 triage, G8 deep verify, G2). */

@@ -13,10 +13,11 @@ export const DEFAULT_TEST_FILE =
   /(^|\/)(tests?|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$|_test\.(go|py)$|(^|\/)test_[^/]*\.py$/;
 
 /**
- * G1 (seed 000 invariant 5): no test file is changed, unless a `kind: correctness` FIX adds its
- * reproduction test as a NEW file listed in its key_files. Returns the violations (empty = PASS).
+ * The test-file changes a FIX may not make (seed 000 guard G1, invariant 5): no test file is
+ * changed, unless a `kind: correctness` FIX adds its reproduction test as a NEW file listed in its
+ * key_files. Returns the violations (empty = PASS).
  */
-export function g1TestFileGuard(
+export function forbiddenTestFileChanges(
   changes: readonly ChangedFile[],
   fixes: readonly Pick<FixRecord, 'kind' | 'key_files'>[],
   testFile: RegExp = DEFAULT_TEST_FILE,
@@ -26,11 +27,12 @@ export function g1TestFileGuard(
 }
 
 /**
- * G6 diff audit (seed 000 Stage 5.2): every changed file must appear in the plan's Key files, or
- * match a `mechanical` pattern (generated files, build artifacts, lockfiles). Returns the
- * untraceable files (empty = PASS; any entry escalates `g6_diff_audit_failed`).
+ * The changed files no FIX accounts for (seed 000 guard G6, the Stage 5.2 diff audit): every
+ * changed file must appear in the plan's Key files, or match a `mechanical` pattern (generated
+ * files, build artifacts, lockfiles). Returns the untraceable files (empty = PASS; any entry
+ * escalates `g6_diff_audit_failed`).
  */
-export function g6DiffAudit(
+export function untraceableFiles(
   changedFiles: readonly string[],
   fixes: readonly Pick<FixRecord, 'key_files'>[],
   mechanical: readonly RegExp[] = [/(^|\/)(dist|build)\//, /(^|\/)(package-lock\.json|pnpm-lock\.yaml|yarn\.lock)$/],
