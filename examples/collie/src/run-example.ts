@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createAutoiter,
-  createFileAsker,
+  createAnswersFileAsker,
   createFlowPipelineExecutor,
   createGitWorktree,
   type Agent,
@@ -96,7 +96,7 @@ export async function runExample(
     maxIterations: 3,
     agent: scriptedAgents(() => readFileSync(worktreeFile, 'utf8').trim()),
     flow: flowPipeline,
-    asker: createFileAsker(answers),
+    asker: createAnswersFileAsker(answers),
     workspace: createGitWorktree({ repoDir: repo }),
     env: {},
     output,

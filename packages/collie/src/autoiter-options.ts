@@ -17,9 +17,9 @@ import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';
 import type { LoopPolicies } from './loop-policies.js';
 import type { FlowExecutor } from './flow-executor.js';
-import type { Notifier } from './notifier.js';
+import type { RunEndNotifier } from './run-end-notifier.js';
 import type { Preparer } from './preparer.js';
-import type { QuestionAsker } from './question-asker.js';
+import type { RunSpecAsker } from './run-spec-asker.js';
 import type { TaskTracker } from './task-tracker.js';
 import type { Workspace } from './workspace.js';
 
@@ -82,13 +82,13 @@ export interface AutoiterOptions {
    */
   agent: Agent;
   /** Asks Stage 0's five questions, and (when it has `choose`) "retry or abort" after a failed prepare. */
-  asker: QuestionAsker;
+  asker: RunSpecAsker;
   /** The run's isolated working copy. @default createDirectoryWorkspace(projectDir) */
   workspace?: Workspace;
   /** Stage 0.5 prepare check. @default noPrepare() */
   preparer?: Preparer;
   /** Terminal-event notifier. @default createNotifyCommand($COLLIE_AUTOITER_NOTIFY_CMD) when set, else noNotify() */
-  notifier?: Notifier;
+  notifier?: RunEndNotifier;
   /** Builds the harness of one trigger run. @default core createCommandHarness (process group, hard kill at timeoutMs, `pidFile`) */
   createHarness?: (run: TriggerRun) => Harness;
   /** The seed's `scripts/escalate.sh <reason> <id>`. @default prints `[autoiter] escalate <reason> <id>` to output */
@@ -188,10 +188,10 @@ export const autoiterOptionsSchema = z
     maxTokens: limit.default('unlimited'),
     maxWallclockMin: limit.default('unlimited'),
     agent: obj<Agent>('agent'),
-    asker: obj<QuestionAsker>('asker'),
+    asker: obj<RunSpecAsker>('asker'),
     workspace: obj<Workspace>('workspace').optional(),
     preparer: obj<Preparer>('preparer').optional(),
-    notifier: obj<Notifier>('notifier').optional(),
+    notifier: obj<RunEndNotifier>('notifier').optional(),
     createHarness: fn<(run: TriggerRun) => Harness>('createHarness').optional(),
     escalate: fn<(reason: string, id: string) => MaybePromise<void>>('escalate').optional(),
     flow: objOrFn<FlowExecutor | ((agent: Agent) => FlowExecutor)>('flow').optional(),

@@ -9,7 +9,7 @@ import {
   type Answers,
   type AutoiterOptions,
   type Preparer,
-  type QuestionAsker,
+  type RunSpecAsker,
   type ScriptedAgent,
 } from './index.js';
 import { fixtureAutoiter } from './internal/autoiter-fixture.js';
@@ -27,7 +27,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** A trigger whose scalar rises by one per run, from 1 (state in a counter file). */
 const RISING = 'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo "score: $n"';
-const asker = (over: Partial<Answers> = {}): QuestionAsker & { asked: number } => {
+const asker = (over: Partial<Answers> = {}): RunSpecAsker & { asked: number } => {
   const a = {
     name: 'fixed',
     asked: 0,

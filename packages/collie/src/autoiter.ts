@@ -19,7 +19,7 @@ import { runningStage } from './controller/running.js';
 import { stageRollbackStop } from './controller/stage-rollback-stop.js';
 import { createAgentFlowExecutor } from './flow-executor.js';
 import type { Agent } from './agent.js';
-import { createNotifyCommand, noNotify } from './notifier.js';
+import { createNotifyCommand, noNotify } from './run-end-notifier.js';
 import { resolveColliePaths, type ColliePaths, type RunPaths } from './paths.js';
 import { noPrepare } from './preparer.js';
 import { isTerminal, readRunState } from './run-state.js';

@@ -1,17 +1,17 @@
 /**
  * @loop/collie: the collie autoiter pipeline (seed 000). A durable, restartable §3.5 entry state
  * machine over files (`step()` does one resumable unit and persists it; `run()` steps to the end),
- * injected host tools (an {@link Agent} with fast / standard / deep tiers, a {@link QuestionAsker}
+ * injected host tools (an {@link Agent} with fast / standard / deep tiers, a {@link RunSpecAsker}
  * for Stage 0), validated triage and deep-verify records, the G2 / G7 / G8 gates, and SC1-SC5 as
  * core `StopPolicy`s. Every stage 0-6 is wired into the state machine (see README for what is not built).
  *
  * @example
- * import { createAutoiter, createAgentCommand, createFileAsker, createGitWorktree } from '@loop/collie';
+ * import { createAutoiter, createAgentCommand, createAnswersFileAsker, createGitWorktree } from '@loop/collie';
  *
  * const autoiter = createAutoiter({
  *   projectId: 'my-app', sessionId: 's1', projectDir: '/work/my-app', task: 'make the suite green',
  *   agent: createAgentCommand({ command: 'claude -p --model "$COLLIE_AGENT_MODEL"', cwd: '/work/my-app', logDir: '/tmp/collie-agents' }),
- *   asker: createFileAsker('/work/answers.yaml'),
+ *   asker: createAnswersFileAsker('/work/answers.yaml'),
  *   workspace: createGitWorktree({ repoDir: '/work/my-app' }),
  * });
  * const outcomes = await autoiter.run(); // the last is { kind: 'done', status: 'converged', ... }
@@ -44,8 +44,8 @@ export { TIER_MODELS, createScriptedAgent, renderAgentPrompt } from './agent.js'
 export type { Agent, AgentRequest, CapabilityTier, ScriptedAgent, ScriptedReply } from './agent.js';
 export { createAgentCommand, agentCommandOptionsSchema } from './agent-command.js';
 export type { AgentCommandOptions } from './agent-command.js';
-export { createReadlineAsker, createFileAsker } from './question-asker.js';
-export type { QuestionAsker, Question, QuestionId, Answers } from './question-asker.js';
+export { createReadlineAsker, createAnswersFileAsker } from './run-spec-asker.js';
+export type { RunSpecAsker, Question, QuestionId, Answers } from './run-spec-asker.js';
 export {
   runSpecSchema,
   stage0Questions,
@@ -74,8 +74,8 @@ export { createDirectoryWorkspace, createGitWorktree } from './workspace.js';
 export type { Workspace } from './workspace.js';
 export { noPrepare } from './preparer.js';
 export type { Preparer, PrepareContext, PrepareResult } from './preparer.js';
-export { noNotify, createNotifyCommand } from './notifier.js';
-export type { Notifier, Notification, NotifyEvent } from './notifier.js';
+export { noNotify, createNotifyCommand } from './run-end-notifier.js';
+export type { RunEndNotifier, RunEndNotice, RunEndEvent } from './run-end-notifier.js';
 export {
   triageRecordSchema,
   fixRecordSchema,

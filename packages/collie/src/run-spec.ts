@@ -1,7 +1,7 @@
 import { LoopError } from '@loop/core';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
-import type { Answers, Question } from './question-asker.js';
+import type { Answers, Question } from './run-spec-asker.js';
 
 const limit = z.union([z.literal('unlimited'), z.number().positive()]);
 

@@ -5,7 +5,7 @@ import {
   createAgentCommand,
   createAgentFlowExecutor,
   createDirectoryWorkspace,
-  createFileAsker,
+  createAnswersFileAsker,
   createFlowPipelineExecutor,
   createGitWorktree,
   createNotifyCommand,
@@ -137,7 +137,7 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
             ...(host.input ? { input: host.input } : {}),
             ...(host.prompts ? { output: host.prompts } : {}),
           })
-        : createFileAsker(loaded.answers),
+        : createAnswersFileAsker(loaded.answers),
     workspace: c.worktree ? createGitWorktree({ repoDir: projectDir }) : createDirectoryWorkspace(projectDir),
     flow:
       flow === undefined || flow.type === 'agent'

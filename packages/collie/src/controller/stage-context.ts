@@ -12,7 +12,7 @@ import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
 import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
 import type { FlowExecutor } from '../flow-executor.js';
-import type { Notifier, NotifyEvent } from '../notifier.js';
+import type { RunEndNotifier, RunEndEvent } from '../run-end-notifier.js';
 import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
 import type { Preparer } from '../preparer.js';
 import { parseFixRecord, type FixRecord } from '../records.js';
@@ -89,7 +89,7 @@ export interface StageContext {
   readonly paths: ColliePaths;
   readonly workspace: Workspace;
   readonly preparer: Preparer;
-  readonly notifier: Notifier;
+  readonly notifier: RunEndNotifier;
   /** The metered agent (every dispatch goes to the run's tokens.jsonl). */
   readonly agent: Agent;
   readonly flow: FlowExecutor;
@@ -147,7 +147,7 @@ export interface StageContext {
     statusLine: string,
     reason: string,
     detail: string,
-    event: NotifyEvent,
+    event: RunEndEvent,
   ) => Promise<void>;
 }
 

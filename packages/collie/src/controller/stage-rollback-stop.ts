@@ -1,7 +1,7 @@
 import { writeTextAtomic } from '@loop/core';
 import { findCommitByTrailer, revertCommits } from '@loop/rollback-git';
 import { REVERT_TRAILER } from '../trailers.js';
-import type { NotifyEvent } from '../notifier.js';
+import type { RunEndEvent } from '../run-end-notifier.js';
 import type { RunPaths } from '../paths.js';
 import type { IterationEntry, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
@@ -21,7 +21,7 @@ const DECISION: Record<string, string> = {
   SC4: 'stop_budget',
   SC5: 'stop_escalated',
 };
-const EVENT: Record<string, NotifyEvent> = {
+const EVENT: Record<string, RunEndEvent> = {
   converged: 'autoiter_done',
   budget_exhausted: 'budget_exhausted',
   escalated: 'escalated',

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createScriptedAgent, type Notification } from '../index.js';
+import { createScriptedAgent, type RunEndNotice } from '../index.js';
 import { fixedAsker, fixtureAutoiter, fixtureDirs } from '../internal/autoiter-fixture.js';
 
 let dirs: ReturnType<typeof fixtureDirs>;
@@ -9,7 +9,7 @@ beforeEach(() => (dirs = fixtureDirs()));
 afterEach(() => dirs.cleanup());
 
 /** A run whose Stage 3.2 ladder is exhausted: escalate, then notify, then status escalated. */
-function blocked(notify: (n: Notification) => void) {
+function blocked(notify: (n: RunEndNotice) => void) {
   const agent = createScriptedAgent(
     {
       discovery: ['x'],

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { createAutoiter, type AutoiterOptions } from '../autoiter.js';
 import { createScriptedAgent, type ScriptedAgent } from '../agent.js';
-import type { Notification } from '../notifier.js';
-import type { Answers, QuestionAsker } from '../question-asker.js';
+import type { RunEndNotice } from '../run-end-notifier.js';
+import type { Answers, RunSpecAsker } from '../run-spec-asker.js';
 
 /** The runId every fixture controller gets (clock 2026-01-02T03:04:05Z, hex abcdef). */
 export const FIXTURE_RUN = '20260102-030405-abcdef';
@@ -28,8 +28,8 @@ export function fixtureDirs() {
 /** An asker with fixed answers (Q5 yes = skip prepare). */
 export function fixedAsker(
   over: Partial<Answers> = {},
-  choose?: QuestionAsker['choose'],
-): QuestionAsker & { asked: number } {
+  choose?: RunSpecAsker['choose'],
+): RunSpecAsker & { asked: number } {
   const a = {
     name: 'fixed',
     asked: 0,
@@ -48,7 +48,7 @@ export function fixtureAutoiter(
   over: Partial<AutoiterOptions> & { agent?: ScriptedAgent } = {},
 ) {
   const lines: string[] = [];
-  const notes: Notification[] = [];
+  const notes: RunEndNotice[] = [];
   const escalations: string[] = [];
   const agent =
     over.agent ??

@@ -4,26 +4,30 @@ import { join } from 'node:path';
 import type { MaybePromise } from '@loop/core';
 import { runInGroup } from '@loop/core';
 
-/** The seed's terminal events. */
-export type NotifyEvent =
+/** The seed's terminal events (how a run ended, or why it stopped for a human). */
+export type RunEndEvent =
   'autoiter_done' | 'escalated' | 'budget_exhausted' | 'blocker_unrecoverable' | 'prepare_failed' | 'deadlock';
 
-/** A terminal-event notification. */
-export interface Notification {
-  readonly event: NotifyEvent;
+/** One terminal-event notice, as {@link RunEndNotifier.notify} gets it. */
+export interface RunEndNotice {
+  readonly event: RunEndEvent;
   readonly runId: string;
   /** Absolute path of status.md. */
   readonly statusFile: string;
 }
 
-/** Tells the outside world about terminal events. Called once per terminal event; must not throw. */
-export interface Notifier {
+/**
+ * Tells the outside world how a run ended (seed 000 Observability §14 item 4: the terminal events
+ * only). Called once per terminal event; must not throw. Not the CLI's `Notifier` (which runs a notify command
+ * on the events of a `loop run`).
+ */
+export interface RunEndNotifier {
   readonly name: string;
-  readonly notify: (n: Notification) => MaybePromise<void>;
+  readonly notify: (n: RunEndNotice) => MaybePromise<void>;
 }
 
 /** Notifies nobody. */
-export function noNotify(): Notifier {
+export function noNotify(): RunEndNotifier {
   return { name: 'none', notify: () => {} };
 }
 
@@ -32,7 +36,10 @@ export function noNotify(): Notifier {
  * and `COLLIE_AUTOITER_STATUS_FILE` (seed 000 Observability §14 item 4). Output goes to
  * `<tmpdir>/collie-notify.log`; failures are swallowed (notification is best effort).
  */
-export function createNotifyCommand(command: string, options: { timeoutMs?: number; logFile?: string } = {}): Notifier {
+export function createNotifyCommand(
+  command: string,
+  options: { timeoutMs?: number; logFile?: string } = {},
+): RunEndNotifier {
   return {
     name: `notify(${command})`,
     notify: async (n) => {

@@ -20,10 +20,11 @@ export interface Question {
 export type Answers = Readonly<Record<QuestionId, string>>;
 
 /**
- * Asks Stage 0's questions, all in one batch, and returns every answer (defaults filled in).
+ * Asks the user for the run spec (seed 000 Stage 0 Step 0.3, the host's AskUserQuestion): Stage 0's
+ * questions Q1-Q5, all in one batch, and returns every answer (defaults filled in).
  * Interactive (readline) or answered from a file for queued runs.
  */
-export interface QuestionAsker {
+export interface RunSpecAsker {
   /** Used in errors and logs. */
   readonly name: string;
   /** Asks all questions; must return an answer for each. */
@@ -62,7 +63,7 @@ function fill(questions: readonly Question[], given: Partial<Record<QuestionId, 
  */
 export function createReadlineAsker(
   options: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
-): QuestionAsker {
+): RunSpecAsker {
   return {
     name: 'readline',
     ask: async (questions) => {
@@ -119,7 +120,7 @@ const answersFileSchema = z.object({
  * @throws {LoopError} `CONFIG_INVALID` from `ask()` when the file is missing or malformed, or an
  *   answer without a default is absent.
  */
-export function createFileAsker(path: string): QuestionAsker {
+export function createAnswersFileAsker(path: string): RunSpecAsker {
   return {
     name: `file(${path})`,
     ask: async (questions) => {

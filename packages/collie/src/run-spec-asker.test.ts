@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFileAsker, createReadlineAsker, stage0Questions } from './index.js';
+import { createAnswersFileAsker, createReadlineAsker, stage0Questions } from './index.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -32,7 +32,7 @@ describe('seed 000 Stage 0 question askers', () => {
     const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
     dirs.push(d);
     writeFileSync(join(d, 'a.yaml'), 'Q1: sh test.sh\nQ3: both\nQ5: true\n');
-    expect(await createFileAsker(join(d, 'a.yaml')).ask(qs)).toEqual({
+    expect(await createAnswersFileAsker(join(d, 'a.yaml')).ask(qs)).toEqual({
       Q1: 'sh test.sh',
       Q2: 'all_green',
       Q3: 'both',
@@ -45,10 +45,10 @@ describe('seed 000 Stage 0 question askers', () => {
     const d = mkdtempSync(join(tmpdir(), 'collie-ask-'));
     dirs.push(d);
     writeFileSync(join(d, 'a.yaml'), 'Q3: both\n');
-    await expect(createFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy(
+    await expect(createAnswersFileAsker(join(d, 'a.yaml')).ask(qs)).rejects.toSatisfy(
       (e) => isLoopError(e, 'CONFIG_INVALID') && String(e).includes('Q1'),
     );
-    await expect(createFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) =>
+    await expect(createAnswersFileAsker(join(d, 'none.yaml')).ask(qs)).rejects.toSatisfy((e) =>
       isLoopError(e, 'CONFIG_INVALID'),
     );
   });
@@ -67,7 +67,7 @@ describe('seed 000 Stage 0 question askers', () => {
     expect(await pending).toBe('retry');
     expect(printed).toContain('Prepare failed: x. Fix material and retry, or abort? [retry/abort]');
     expect(printed).toContain('Answer one of: retry, abort');
-    expect(createFileAsker('/nonexistent.yaml').choose).toBeUndefined();
+    expect(createAnswersFileAsker('/nonexistent.yaml').choose).toBeUndefined();
   });
 
   it('§3.5 Branch B step 5 interactive: a closed input without an answer picks the last (safe) choice, abort', async () => {
