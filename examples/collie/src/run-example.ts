@@ -87,13 +87,13 @@ export async function runExample(
   );
   let worktreeFile = '';
   const autoiter = createAutoiter({
-    stateRoot: join(dir, 'collie'),
     projectId: 'tiny-stats',
     sessionId: 'example',
     projectDir: repo,
     task: 'make every check of the tiny-stats scorecard pass',
-    scalarExtraction: '^passed:\\s*(\\d+)',
-    maxIterations: 3,
+    files: { stateRoot: join(dir, 'collie') },
+    score: { scalarExtraction: '^passed:\\s*(\\d+)' },
+    stop: { maxIterations: 3 },
     agent: scriptedAgents(() => readFileSync(worktreeFile, 'utf8').trim()),
     flow: flowPipeline,
     asker: createAnswersFileAsker(answers),

@@ -203,12 +203,12 @@ async function measureController(runs: number) {
       { repeatLast: true },
     );
     const a = createAutoiter({
-      stateRoot: join(root, 'collie'),
       projectId: 'bench',
       sessionId: 'bench',
       projectDir: join(root, 'project'),
       task: 'benchmark the controller',
-      maxIterations: 10,
+      files: { stateRoot: join(root, 'collie') },
+      stop: { maxIterations: 10 },
       agent,
       asker: {
         name: 'fixed',

@@ -1,9 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
 import {
-  sandboxOptionsFields,
-  systemClock,
   type Clock,
   type Guard,
   type Harness,
@@ -12,12 +7,12 @@ import {
   type SandboxOptions,
   type StopPolicy,
 } from '@loop/core';
-import { z } from 'zod';
 import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';
 import type { LoopPolicies } from './loop-policies.js';
 import type { FlowExecutor } from './flow-executor.js';
 import type { RunEndNotifier } from './run-end-notifier.js';
+import type { DeprecatedAutoiterOptions } from './deprecated-options.js';
 import type { Preparer } from './preparer.js';
 import type { RunSpecAsker } from './run-spec-asker.js';
 import type { TaskTracker } from './task-tracker.js';
@@ -55,10 +50,100 @@ export interface TaskTrackerRun {
   readonly dir: string;
 }
 
-/** Options of {@link createAutoiter}. */
-export interface AutoiterOptions {
+/** Where collie writes its files (`files` of {@link AutoiterOptions}). */
+export interface AutoiterFileOptions {
   /** Absolute root of collie's files (the seed's `~/.collie`). @default `~/.collie` */
   stateRoot?: string;
+}
+
+/** How the trigger runs (Stages 2, 3.2 and 5.3; `run` of {@link AutoiterOptions}). */
+export interface AutoiterRunOptions {
+  /**
+   * Builds the harness of one trigger run.
+   * @default core createCommandHarness (process group, hard kill at timeoutMs, `pidFile`)
+   */
+  createHarness?: (run: TriggerRun) => Harness;
+  /**
+   * The sandbox of the trigger when collie builds its harness (no `createHarness`): core
+   * `SandboxOptions`, passed to core's `createCommandHarness` with the worktree as the writable
+   * path. @default { sandbox: 'none' }, as core's command harness: the trigger is the user's own
+   * test suite or benchmark and may need GPUs, caches in the home folder or the network; set `auto`
+   * or `bwrap` to confine it.
+   */
+  sandbox?: SandboxOptions;
+  /**
+   * Stage 2/3 monitor: regular expressions (JavaScript syntax, tested per log line) that mark a
+   * blocking issue while the trigger is still running. A match kills the trigger's process group
+   * (SIGTERM, then SIGKILL after `killGraceMs`: Stage 3.2 step 1) and sends the iteration to the
+   * auto-recovery ladder. @default [] (the trigger always runs to its end or its timeout)
+   */
+  blockingPatterns?: string[];
+  /** How often the monitor reads new lines of raw.log, in ms. @default 1000 */
+  monitorIntervalMs?: number;
+  /** SIGTERM → SIGKILL grace when a trigger is killed, in ms. @default 5000 (the seed's `sleep 5`) */
+  killGraceMs?: number;
+}
+
+/** How the scalar is read from the trigger's log (`score` of {@link AutoiterOptions}). */
+export interface AutoiterScoreOptions {
+  /**
+   * The run spec's `trigger.scalar_extraction`: a regex (group 1, or the first number after the
+   * match). @default '^score:\\s*(\\S+)'
+   */
+  scalarExtraction?: string;
+}
+
+/** What may be kept (Stages 5.1, 5.2 and 6; `keep` of {@link AutoiterOptions}). */
+export interface AutoiterKeepOptions {
+  /**
+   * A core `KeepPolicy` asked at Stage 6 after the rollback matrix (`candidate` = scalar_after,
+   * `incumbent` = the best kept scalar, maximize): `keep: false` reverts every FIX the matrix kept
+   * (see {@link LoopPolicies}). @default none (the matrix alone decides)
+   */
+  policy?: KeepPolicy;
+  /**
+   * Guards of two kinds, told apart by shape. An {@link AuditGuard} (`id`, `name`, `check`) is an
+   * extra Stage 5.2 guard run after G6 and G1 (seed 000's G4 / G5 are defined only in a reference
+   * file the seed does not include: plug them in here). A core `Guard` (`name` and `beforeEdit` /
+   * `beforeRun` / `afterScore` hooks), the one auto-iterate and autoresearch take, is asked about
+   * each FIX before and after Stage 5.1 applies it and about the iteration at Stage 6 (see
+   * {@link LoopPolicies}). @default []
+   */
+  guards?: (AuditGuard | Guard)[];
+}
+
+/** When the run stops (Stage 6, SC1-SC5; `stop` of {@link AutoiterOptions}). */
+export interface AutoiterStopOptions {
+  /** The run spec's budget.max_iterations (SC1). @default 5 */
+  maxIterations?: number;
+  /** budget.max_tokens (tokens, summed over every agent dispatch of the run; SC4). @default 'unlimited' */
+  maxTokens?: number | 'unlimited';
+  /** budget.max_wallclock_min (minutes; SC4 and the Stage 2 timeout formula). @default 'unlimited' */
+  maxWallclockMin?: number | 'unlimited';
+  /** Core `StopPolicy`s checked at Stage 6 after SC1-SC5 over collie's real `LoopState`. @default none */
+  policy?: StopPolicy | StopPolicy[];
+  /** The state.json status a `policy` stop ends the run with. @default 'converged' */
+  policyStatus?: 'converged' | 'budget_exhausted' | 'escalated';
+}
+
+/** Crashed controllers (`recovery` of {@link AutoiterOptions}). */
+export interface AutoiterRecoveryOptions {
+  /** A controller lock not refreshed for this long is stale (its process died), in ms. @default 30000 */
+  lockStaleMs?: number;
+}
+
+/** What runs at once (`parallel` of {@link AutoiterOptions}). */
+export interface AutoiterParallelOptions {
+  /** How many Stage 4b Deep Verify agents run at once (p-limit). @default 4 */
+  deepVerify?: number;
+}
+
+/**
+ * Options of {@link createAutoiter}: the run's identity and injected tools at the top level, the
+ * rest in groups (`files`, `run`, `score`, `keep`, `stop`, `recovery`, `parallel`). The flat names
+ * of version 0.1 ({@link DeprecatedAutoiterOptions}) still work for one version.
+ */
+export interface AutoiterOptions extends DeprecatedAutoiterOptions {
   /** The project id (names `<stateRoot>/autoiter/<projectId>`). */
   projectId: string;
   /** The session id (names `<stateRoot>/state/<sessionId>/last-plan.json`). */
@@ -67,14 +152,6 @@ export interface AutoiterOptions {
   projectDir: string;
   /** The user's prompt, copied verbatim into the run spec's `task`. */
   task: string;
-  /** The scalar regex for `trigger.scalar_extraction` (group 1, or the first number after the match). @default '^score:\\s*(\\S+)' */
-  scalarExtraction?: string;
-  /** budget.max_iterations. @default 5 */
-  maxIterations?: number;
-  /** budget.max_tokens (tokens, summed over every agent dispatch of the run; SC4). @default 'unlimited' */
-  maxTokens?: number | 'unlimited';
-  /** budget.max_wallclock_min (minutes; SC4 and the Stage 2 timeout formula). @default 'unlimited' */
-  maxWallclockMin?: number | 'unlimited';
   /**
    * The sub-agent dispatcher (roles: `discovery` fast, `observe` fast, `diagnose` at the ladder's
    * tier, `triage` deep, `deep-verify` deep; the flow executor's roles when `flow` is a factory).
@@ -87,10 +164,11 @@ export interface AutoiterOptions {
   workspace?: Workspace;
   /** Stage 0.5 prepare check. @default noPrepare() */
   preparer?: Preparer;
-  /** Terminal-event notifier. @default createNotifyCommand($COLLIE_AUTOITER_NOTIFY_CMD) when set, else noNotify() */
+  /**
+   * Terminal-event notifier.
+   * @default createNotifyCommand($COLLIE_AUTOITER_NOTIFY_CMD) when set, else noNotify()
+   */
   notifier?: RunEndNotifier;
-  /** Builds the harness of one trigger run. @default core createCommandHarness (process group, hard kill at timeoutMs, `pidFile`) */
-  createHarness?: (run: TriggerRun) => Harness;
   /** The seed's `scripts/escalate.sh <reason> <id>`. @default prints `[autoiter] escalate <reason> <id>` to output */
   escalate?: (reason: string, id: string) => MaybePromise<void>;
   /**
@@ -100,53 +178,28 @@ export interface AutoiterOptions {
    * @default createAgentFlowExecutor(metered agent)
    */
   flow?: FlowExecutor | ((agent: Agent) => FlowExecutor);
-  /** How many Stage 4b Deep Verify agents run at once (p-limit). @default 4 */
-  deepVerifyConcurrency?: number;
-  /**
-   * Stage 2/3 monitor: regular expressions (JavaScript syntax, tested per log line) that mark a
-   * blocking issue while the trigger is still running. A match kills the trigger's process group
-   * (SIGTERM, then SIGKILL after `killGraceMs`: Stage 3.2 step 1) and sends the iteration to the
-   * auto-recovery ladder. @default [] (the trigger always runs to its end or its timeout)
-   */
-  blockingPatterns?: string[];
-  /** How often the monitor reads new lines of raw.log, in ms. @default 1000 */
-  monitorIntervalMs?: number;
-  /** SIGTERM → SIGKILL grace when a trigger is killed, in ms. @default 5000 (the seed's `sleep 5`) */
-  killGraceMs?: number;
   /**
    * Stage 1 Step 0 task anchors (the seed's TaskCreate / TaskUpdate / TaskList): a tracker, or a
    * factory per run. @default a file tracker at `<run>/tasks.json`
    */
   tasks?: TaskTracker | ((run: TaskTrackerRun) => TaskTracker);
+  /** Where collie writes its files. */
+  files?: AutoiterFileOptions;
+  /** How the trigger runs. */
+  run?: AutoiterRunOptions;
+  /** How the scalar is read. */
+  score?: AutoiterScoreOptions;
+  /** What may be kept. */
+  keep?: AutoiterKeepOptions;
   /**
-   * Guards of two kinds, told apart by shape. An {@link AuditGuard} (`id`, `name`, `check`) is an
-   * extra Stage 5.2 guard run after G6 and G1 (seed 000's G4 / G5 are defined only in a reference
-   * file the seed does not include: plug them in here). A core `Guard` (`name` and `beforeEdit` /
-   * `beforeRun` / `afterScore` hooks), the one auto-iterate and autoresearch take, is asked about
-   * each FIX before and after Stage 5.1 applies it and about the iteration at Stage 6 (see
-   * {@link LoopPolicies}). @default []
+   * When the run stops. A core `StopPolicy` or a list of them here is the deprecated flat form
+   * (now `stop.policy`).
    */
-  guards?: (AuditGuard | Guard)[];
-  /**
-   * A core `KeepPolicy` asked at Stage 6 after the rollback matrix (`candidate` = scalar_after,
-   * `incumbent` = the best kept scalar, maximize): `keep: false` reverts every FIX the matrix kept
-   * (see {@link LoopPolicies}). @default none (the matrix alone decides)
-   */
-  keepPolicy?: KeepPolicy;
-  /** Core `StopPolicy`s checked at Stage 6 after SC1-SC5 over collie's real `LoopState`. @default none */
-  stop?: StopPolicy | StopPolicy[];
-  /** The state.json status a user `stop` policy ends the run with. @default 'converged' */
-  userStopStatus?: 'converged' | 'budget_exhausted' | 'escalated';
-  /**
-   * The sandbox of the trigger (Stages 2, 3.2 and 5.3) when collie builds its harness (no
-   * `createHarness`): core `SandboxOptions`, passed to core's `createCommandHarness` with the
-   * worktree as the writable path. @default { sandbox: 'none' }, as core's command harness: the
-   * trigger is the user's own test suite or benchmark and may need GPUs, caches in the home folder
-   * or the network; set `auto` or `bwrap` to confine it.
-   */
-  triggerSandbox?: SandboxOptions;
-  /** A controller lock not refreshed for this long is stale (its process died), in ms. @default 30000 */
-  lockStaleMs?: number;
+  stop?: AutoiterStopOptions | StopPolicy | StopPolicy[];
+  /** Crashed controllers. */
+  recovery?: AutoiterRecoveryOptions;
+  /** What runs at once. */
+  parallel?: AutoiterParallelOptions;
   /** Injected clock. @default systemClock */
   clock?: Clock;
   /** Returns the 6 hex characters of a new runId. @default random */
@@ -156,102 +209,3 @@ export interface AutoiterOptions {
   /** Receives the stdout ticks and the completion signal, one line per call. @default process.stdout */
   output?: (line: string) => void;
 }
-
-const fn = <T>(what: string) => z.custom<T>((v) => typeof v === 'function', `${what} must be a function`);
-const obj = <T>(what: string) => z.custom<T>((v) => typeof v === 'object' && v !== null, `${what} must be an object`);
-const objOrFn = <T>(what: string) =>
-  z.custom<T>(
-    (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
-    `${what} must be an object or a function`,
-  );
-const abs = (what: string) => z.string().refine((p) => isAbsolute(p), `${what} must be an absolute path`);
-const limit = z.union([z.literal('unlimited'), z.number().positive()]);
-const regex = z.string().refine((s) => {
-  try {
-    new RegExp(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a valid regular expression');
-
-/** zod schema of {@link AutoiterOptions}. */
-export const autoiterOptionsSchema = z
-  .object({
-    stateRoot: abs('stateRoot').default(() => join(homedir(), '.collie')),
-    projectId: z.string().regex(/^[\w.-]+$/, 'projectId must be letters, digits, dot, dash or underscore'),
-    sessionId: z.string().regex(/^[\w.-]+$/, 'sessionId must be letters, digits, dot, dash or underscore'),
-    projectDir: abs('projectDir'),
-    task: z.string().min(1, 'task must not be empty'),
-    scalarExtraction: regex.default('^score:\\s*(\\S+)'),
-    maxIterations: z.number().int().positive().default(5),
-    maxTokens: limit.default('unlimited'),
-    maxWallclockMin: limit.default('unlimited'),
-    agent: obj<Agent>('agent'),
-    asker: obj<RunSpecAsker>('asker'),
-    workspace: obj<Workspace>('workspace').optional(),
-    preparer: obj<Preparer>('preparer').optional(),
-    notifier: obj<RunEndNotifier>('notifier').optional(),
-    createHarness: fn<(run: TriggerRun) => Harness>('createHarness').optional(),
-    escalate: fn<(reason: string, id: string) => MaybePromise<void>>('escalate').optional(),
-    flow: objOrFn<FlowExecutor | ((agent: Agent) => FlowExecutor)>('flow').optional(),
-    deepVerifyConcurrency: z.number().int().positive().default(4),
-    blockingPatterns: z.array(regex).default([]),
-    monitorIntervalMs: z.number().int().positive().default(1000),
-    killGraceMs: z.number().int().nonnegative().default(5000),
-    tasks: objOrFn<TaskTracker | ((run: TaskTrackerRun) => TaskTracker)>('tasks').optional(),
-    guards: z
-      .array(
-        z.union([
-          z.object({
-            id: z.string().regex(/^[A-Za-z0-9]+$/, 'id must be letters and digits'),
-            name: z.string().min(1),
-            check: fn<AuditGuard['check']>('check'),
-          }),
-          z.custom<Guard>(
-            (v) =>
-              typeof v === 'object' &&
-              v !== null &&
-              typeof (v as Guard).name === 'string' &&
-              ['beforeEdit', 'beforeRun', 'afterScore'].some(
-                (h) => typeof (v as Record<string, unknown>)[h] === 'function',
-              ),
-            'a guard is an audit guard { id, name, check } or a core Guard { name, beforeEdit / beforeRun / afterScore }',
-          ),
-        ]),
-      )
-      .default([]),
-    keepPolicy: z
-      .custom<KeepPolicy>(
-        (v) => typeof v === 'object' && v !== null && typeof (v as KeepPolicy).decide === 'function',
-        'keepPolicy must be a core KeepPolicy { name, decide }',
-      )
-      .optional(),
-    stop: z
-      .union([
-        z.custom<StopPolicy>(
-          (v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function',
-          'stop must be a core StopPolicy { name, check } or a list of them',
-        ),
-        z.array(
-          z.custom<StopPolicy>(
-            (v) => typeof v === 'object' && v !== null && typeof (v as StopPolicy).check === 'function',
-            'each stop policy must be a core StopPolicy { name, check }',
-          ),
-        ),
-      ])
-      .optional(),
-    userStopStatus: z.enum(['converged', 'budget_exhausted', 'escalated']).default('converged'),
-    triggerSandbox: z.object(sandboxOptionsFields).strict().optional(),
-    lockStaleMs: z.number().int().min(2000).default(30_000),
-    clock: obj<Clock>('clock').default(systemClock),
-    randomHex: fn<() => string>('randomHex').default(() => () => randomBytes(3).toString('hex')),
-    env: z.record(z.string(), z.string().optional()).optional(),
-    output: fn<(line: string) => void>('output').default(
-      () => (line: string) => void process.stdout.write(`${line}\n`),
-    ),
-  })
-  .strict();
-
-/** The parsed options (defaults filled). */
-export type ResolvedAutoiterOptions = z.output<typeof autoiterOptionsSchema>;

@@ -10,7 +10,9 @@ import {
   parseOptions,
   type WorkspaceLock,
 } from '@loop/core';
-import { ACTIVE_FLAG, autoiterOptionsSchema, type AutoiterOptions } from './autoiter-options.js';
+import { ACTIVE_FLAG, type AutoiterOptions } from './autoiter-options.js';
+import { autoiterOptionsSchema } from './autoiter-options-schema.js';
+import { normalizeAutoiterOptions } from './deprecated-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
 import { createStageContext, type StepOutcome } from './controller/stage-context.js';
 import { createCollieStepMachine } from './controller/step-machine.js';
@@ -29,7 +31,8 @@ import { createFileTaskTracker, type TaskTracker } from './task-tracker.js';
 import { meterAgent, type MeterTarget } from './token-meter.js';
 import { createDirectoryWorkspace } from './workspace.js';
 
-export { ACTIVE_FLAG, autoiterOptionsSchema } from './autoiter-options.js';
+export { ACTIVE_FLAG } from './autoiter-options.js';
+export { autoiterOptionsSchema } from './autoiter-options-schema.js';
 export type { AutoiterOptions, TriggerRun, TaskTrackerRun } from './autoiter-options.js';
 export { COMPLETION_SIGNAL, formatRunId } from './controller/entry.js';
 export type { StageName, StepOutcome } from './controller/stage-context.js';
@@ -75,9 +78,9 @@ export interface Autoiter {
  *   worktree failed). A failed step changes nothing that the next step cannot redo.
  */
 export function createAutoiter(options: AutoiterOptions): Autoiter {
-  const o = parseOptions(autoiterOptionsSchema, options, 'collie');
+  const o = parseOptions(autoiterOptionsSchema, normalizeAutoiterOptions(options), 'collie');
   const env = o.env ?? process.env;
-  const paths = resolveColliePaths(o.stateRoot, o.projectId, o.sessionId);
+  const paths = resolveColliePaths(o.files.stateRoot, o.projectId, o.sessionId);
   const notifyCmd = env.COLLIE_AUTOITER_NOTIFY_CMD;
 
   let meterTarget: MeterTarget | null = null;
@@ -146,8 +149,8 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     const rp = paths.run(runId);
     setRun(runId, 0);
     // We hold the controller lock: any process group still recorded is an orphan of a killed controller.
-    await killOrphanGroups(rp.pids, o.killGraceMs);
-    await killOrphanGroup(rp.triggerPid, o.killGraceMs);
+    await killOrphanGroups(rp.pids, o.run.killGraceMs);
+    await killOrphanGroup(rp.triggerPid, o.run.killGraceMs);
     pidDir = rp.pids;
     if (!existsSync(rp.runSpec)) return branchB(c, runId, setRun);
     const state = await readRunState(rp.state);
@@ -178,7 +181,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     try {
       lock = await acquireLock({
         path: paths.lock,
-        staleMs: o.lockStaleMs,
+        staleMs: o.recovery.lockStaleMs,
         holder: `another collie controller is stepping project ${o.projectId}`,
       });
       return await fn();
@@ -198,7 +201,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
   const machine = createCollieStepMachine({
     dir: paths.steps,
     lockHolder: `another collie controller is stepping project ${o.projectId}`,
-    lockStaleMs: o.lockStaleMs,
+    lockStaleMs: o.recovery.lockStaleMs,
     unit: stepUnlocked,
   });
   const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(machine.step);

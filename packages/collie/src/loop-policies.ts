@@ -16,14 +16,14 @@ import type { FixRecord } from './records.js';
  * take). Seed 000's rules always apply first; a user policy can only revert more, stop earlier or
  * refuse a FIX:
  *
- * - `keepPolicy` (asked by the core engine at Stage 5.3, inside collie's keep policy, after the
+ * - `keep.policy` (asked by the core engine at Stage 5.3, inside collie's keep policy, after the
  *   rollback matrix; Stage 6 carries out the revert): decides on the iteration, `candidate` =
  *   `scalar_after`, `incumbent` = the best kept scalar so far (the baseline's, or a later
  *   iteration's that no rollback undid; seed 000's `scalar_before` is the last rerun's even when
  *   that iteration was reverted), direction `maximize`; `keep: false` reverts every FIX the matrix
  *   kept. Not asked when a scalar is missing (seed 000's crash rules).
- * - `stop` (checked by the engine after the iteration's row, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
- *   the run with `userStopStatus` and `stop_reason` `<reason>: <message>`.
+ * - `stop.policy` (checked by the engine after the iteration's row, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
+ *   the run with `stop.policyStatus` and `stop_reason` `<reason>: <message>`.
  * - core `Guard`s: `beforeEdit` per FIX before Stage 5.1 applies it (`description` = the FIX's
  *   line, `plan.files` = its key files); `beforeRun` after its commit (`changes` = the commit's
  *   files), before the Stage 5.3 rerun: `skip` / `reject` drop the FIX (its commit is reset), the
@@ -32,11 +32,11 @@ import type { FixRecord } from './records.js';
  *   `halt` reverts them and stops the run `escalated`.
  */
 export interface LoopPolicies {
-  /** The `keepPolicy` option, or undefined (the rollback matrix alone decides). */
+  /** The `keep.policy` option, or undefined (the rollback matrix alone decides). */
   readonly keepPolicy: KeepPolicy | undefined;
   /** The `stop` option as a list (empty: SC1-SC5 only). */
   readonly stop: readonly StopPolicy[];
-  /** The core Guards of the `guards` option (its audit guards run at Stage 5.2 instead). */
+  /** The core Guards of the `keep.guards` option (its audit guards run at Stage 5.2 instead). */
   readonly guards: readonly Guard[];
 }
 
@@ -48,12 +48,12 @@ export function isLoopGuard(g: AuditGuard | Guard): g is Guard {
   return typeof x.check !== 'function' && HOOKS.some((h) => typeof x[h] === 'function');
 }
 
-/** The core Guards among `guards` (the others are Stage 5.2 audit guards). */
+/** The core Guards among `keep.guards` (the others are Stage 5.2 audit guards). */
 export function loopGuardsOf(guards: readonly (AuditGuard | Guard)[]): Guard[] {
   return guards.filter(isLoopGuard);
 }
 
-/** The Stage 5.2 audit guards among `guards`. */
+/** The Stage 5.2 audit guards among `keep.guards`. */
 export function auditGuardsOf(guards: readonly (AuditGuard | Guard)[]): AuditGuard[] {
   return guards.filter((g): g is AuditGuard => !isLoopGuard(g));
 }

@@ -180,7 +180,7 @@ describe('collie config files', () => {
       network: false,
     });
     const options = collieAutoiterOptions(loaded, { output: () => {} });
-    expect(options.triggerSandbox).toMatchObject({ sandbox: 'none', writable: [join(dir, 'out')], network: false });
+    expect(options.run?.sandbox).toMatchObject({ sandbox: 'none', writable: [join(dir, 'out')], network: false });
     const flow = (
       options.flow as (agent: typeof options.agent) => { settings?: { sandbox?: string; writable?: string[] } }
     )(options.agent);

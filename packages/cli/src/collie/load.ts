@@ -110,15 +110,17 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
   const flow = c.flow;
   const warn = (message: string) => void process.stderr.write(`${message}\n`); // core prints each sandbox warning once per reason
   return {
-    stateRoot: loaded.stateRoot,
+    files: { stateRoot: loaded.stateRoot },
     projectId: c.projectId,
     sessionId: c.sessionId,
     projectDir,
     task: c.task,
-    ...(c.scalarExtraction === undefined ? {} : { scalarExtraction: c.scalarExtraction }),
-    ...(c.maxIterations === undefined ? {} : { maxIterations: c.maxIterations }),
-    ...(c.maxTokens === undefined ? {} : { maxTokens: c.maxTokens }),
-    ...(c.maxWallclockMin === undefined ? {} : { maxWallclockMin: c.maxWallclockMin }),
+    ...(c.scalarExtraction === undefined ? {} : { score: { scalarExtraction: c.scalarExtraction } }),
+    stop: {
+      ...(c.maxIterations === undefined ? {} : { maxIterations: c.maxIterations }),
+      ...(c.maxTokens === undefined ? {} : { maxTokens: c.maxTokens }),
+      ...(c.maxWallclockMin === undefined ? {} : { maxWallclockMin: c.maxWallclockMin }),
+    },
     agent: createAgentCommand({
       command: c.agent.command,
       cwd: projectDir,
@@ -155,14 +157,16 @@ export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHo
               network: flow.network,
               onSandboxWarning: warn,
             }),
-    triggerSandbox: {
-      sandbox: c.trigger.sandbox,
-      writable: c.trigger.writable.map((w) => resolvePath(dirname(loaded.file), w)),
-      network: c.trigger.network,
-      onSandboxWarning: warn,
+    run: {
+      sandbox: {
+        sandbox: c.trigger.sandbox,
+        writable: c.trigger.writable.map((w) => resolvePath(dirname(loaded.file), w)),
+        network: c.trigger.network,
+        onSandboxWarning: warn,
+      },
+      ...(c.blockingPatterns === undefined ? {} : { blockingPatterns: c.blockingPatterns }),
     },
-    ...(c.blockingPatterns === undefined ? {} : { blockingPatterns: c.blockingPatterns }),
-    ...(c.deepVerifyConcurrency === undefined ? {} : { deepVerifyConcurrency: c.deepVerifyConcurrency }),
+    ...(c.deepVerifyConcurrency === undefined ? {} : { parallel: { deepVerify: c.deepVerifyConcurrency } }),
     ...(c.notify === undefined ? {} : { notifier: createNotifyCommand(c.notify) }),
     output: host.output,
   };

@@ -45,10 +45,10 @@ export async function freshStart(
   const answers = await o.asker.ask(stage0Questions(discovery));
   const spec = runSpecFromAnswers(answers, {
     task: o.task,
-    scalarExtraction: o.scalarExtraction,
-    maxIterations: o.maxIterations,
-    maxTokens: o.maxTokens,
-    maxWallclockMin: o.maxWallclockMin,
+    scalarExtraction: o.score.scalarExtraction,
+    maxIterations: o.stop.maxIterations,
+    maxTokens: o.stop.maxTokens,
+    maxWallclockMin: o.stop.maxWallclockMin,
   });
   const planFile = join(paths.planDir, `autoiter-${runId}.md`);
   await writeTextAtomic(planFile, renderPlanFile(planFile, spec));

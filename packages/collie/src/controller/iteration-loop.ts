@@ -118,7 +118,7 @@ export async function evaluateIteration(
     check: (s) => {
       if (!armed) return undefined;
       const collie = collieStopState(factsOf(s.history), state.started_at, c.o.clock.now());
-      return evaluateStopChecks(collie, [...stopChecks(), ...c.policies.stop], c.o.userStopStatus)?.decision;
+      return evaluateStopChecks(collie, [...stopChecks(), ...c.policies.stop], c.o.stop.policyStatus)?.decision;
     },
   };
   const incumbent = Number.isFinite(prior.best) ? prior.best : candidate.before;

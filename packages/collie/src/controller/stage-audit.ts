@@ -81,7 +81,7 @@ export async function stageAudit(c: StageContext, state: RunState, spec: RunSpec
   const g1 = g1Violations(n, ledger, eligible, diffs.iteration);
   const worktree = await c.worktreeOf(rp);
   const extra: { id: string; name: string; violations: readonly string[] }[] = [];
-  for (const guard of auditGuardsOf(c.o.guards))
+  for (const guard of auditGuardsOf(c.o.keep.guards))
     extra.push({
       id: guard.id,
       name: guard.name,

@@ -10,7 +10,8 @@ import {
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';
-import { ACTIVE_FLAG, type ResolvedAutoiterOptions, type TriggerRun } from '../autoiter-options.js';
+import { ACTIVE_FLAG, type TriggerRun } from '../autoiter-options.js';
+import type { ResolvedAutoiterOptions } from '../autoiter-options-schema.js';
 import type { FlowExecutor } from '../flow-executor.js';
 import type { RunEndNotifier, RunEndEvent } from '../run-end-notifier.js';
 import type { ColliePaths, IterPaths, RunPaths } from '../paths.js';
@@ -160,7 +161,7 @@ export function createStageContext(
 ): StageContext {
   const { o } = base;
   const createHarness =
-    o.createHarness ??
+    o.run.createHarness ??
     ((r: TriggerRun): Harness =>
       createCommandHarness({
         command: r.invocation,
@@ -171,7 +172,7 @@ export function createStageContext(
         graceMs: r.graceMs,
         env: r.env,
         pidFile: r.pidFile,
-        ...o.triggerSandbox,
+        ...o.run.sandbox,
       }));
   const iso = () => new Date(o.clock.now()).toISOString();
   const worktreeOf = async (rp: RunPaths) => (await readText(rp.worktreePath))?.trim() || o.projectDir;
@@ -209,16 +210,16 @@ export function createStageContext(
       cwd,
       logFile,
       timeoutMs,
-      graceMs: o.killGraceMs,
+      graceMs: o.run.killGraceMs,
       env: { [ACTIVE_FLAG]: '1' },
       pidFile: rp.triggerPid,
     });
     return createTriggerHarness(inner, {
       logFile,
       iter: state.iter,
-      blockingPatterns: monitor ? o.blockingPatterns : [],
-      monitorIntervalMs: o.monitorIntervalMs,
-      killGraceMs: o.killGraceMs,
+      blockingPatterns: monitor ? o.run.blockingPatterns : [],
+      monitorIntervalMs: o.run.monitorIntervalMs,
+      killGraceMs: o.run.killGraceMs,
     });
   };
   const scalarScorer: StageContext['scalarScorer'] = (spec) =>
@@ -285,9 +286,9 @@ export function createStageContext(
   };
 
   const policies: LoopPolicies = {
-    keepPolicy: o.keepPolicy,
-    stop: o.stop === undefined ? [] : Array.isArray(o.stop) ? o.stop : [o.stop],
-    guards: loopGuardsOf(o.guards),
+    keepPolicy: o.keep.policy,
+    stop: o.stop.policy === undefined ? [] : Array.isArray(o.stop.policy) ? o.stop.policy : [o.stop.policy],
+    guards: loopGuardsOf(o.keep.guards),
   };
   return {
     ...base,

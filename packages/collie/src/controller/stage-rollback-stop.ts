@@ -82,7 +82,7 @@ async function rollback(
 /**
  * Stage 6 (seed 000): the rollback the engine's keep policy decided, then the stop the engine's
  * stop check found over its rows at Stage 5.3 (SC1-SC5, hybrid OR, order SC2, SC3, SC5, SC4, SC1,
- * then the user's stop policies, status `userStopStatus`); an `afterScore` halt stops `escalated`.
+ * then the user's stop policies, status `stop.policyStatus`); an `afterScore` halt stops `escalated`.
  * Stop: summary.md decision, status.md `DONE · ...`, user-log, notify, state.json terminal status
  * (the completion signal is left to the §3.5 terminal branch). Continue: iter + 1, status running.
  */
@@ -106,7 +106,7 @@ export async function stageRollbackStop(
   const stop =
     engine.stop === undefined
       ? undefined
-      : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.o.userStopStatus };
+      : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.o.stop.policyStatus };
   const verdict = halted ?? stop;
   const entry = state.iterations.find((i) => i.iter === n);
   const convergence =

@@ -88,7 +88,7 @@ export async function stageVerify(c: StageContext, state: RunState, spec: RunSpe
     `iter ${n}/${spec.budget.max_iterations} · Stage 4b · Deep Verify · ${toVerify.length} FIX in verification`,
   );
   c.tick(state.runId, `iter-${n} Stage 4b → ${toVerify.length} issues in parallel Deep Verify`);
-  const limit = pLimit(c.o.deepVerifyConcurrency);
+  const limit = pLimit(c.o.parallel.deepVerify);
   const results = await Promise.allSettled(
     toVerify.map((issueId) =>
       limit(async () => {

@@ -28,7 +28,7 @@ export interface TriggerHarnessOptions {
 
 /**
  * The trigger as a core `Harness` (seed 000 Stage 2, 3.2 and 5.3): runs `inner` (the command
- * harness, or the `createHarness` option's), kills it when a blocking pattern appears in the log,
+ * harness, or the `run.createHarness` option's), kills it when a blocking pattern appears in the log,
  * appends `BLOCKING:` / `KILLED:` lines and `EXIT_CODE:<n>` to the log, and puts
  * {@link TriggerFacts} into the record's `data.trigger`. The engine's abort signal also stops it.
  * The controller reads only the log's last 50 lines (seed 000 Section 0).
