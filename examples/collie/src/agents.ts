@@ -7,14 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import {
-  createScriptedAgent,
-  DEFAULT_TEST_FILE,
-  parseFixRecord,
-  type AgentRequest,
-  type FixRecord,
-  type ScriptedAgent,
-} from '@loop/collie';
+import { createScriptedAgent, type AgentRequest, type FixRecord, type ScriptedAgent } from '@loop/collie';
+import { DEFAULT_TEST_FILE, parseFixRecord } from '@loop/collie/rules';
 
 /**
  * What the scripted maintainer knows about each buggy function: the buggy expression `from` and

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { FLOW_STEPS, tokenEntrySchema } from '@loop/collie';
+import { FLOW_STEPS } from '@loop/collie';
+import { tokenEntrySchema } from '@loop/collie/rules';
 import { flowLogDir, runExample, TEST_COMMAND } from '../src/run-example.js';
 
 const dirs: string[] = [];

@@ -49,7 +49,7 @@ import {
   diffTreeSnapshots as diffSnapshots,
   type TreeSnapshot,
 } from '@loop/rollback-snapshot';
-import { SNAPSHOT_EXCLUDED } from '../src/index.js';
+import { SNAPSHOT_EXCLUDED } from '../src/flow-pipeline.js';
 
 const started = Date.now();
 const DIRECTORIES = 50;

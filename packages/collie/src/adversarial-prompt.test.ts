@@ -5,7 +5,7 @@ import {
   DEEP_VERIFY_PROMPT_RULE,
   TRIAGE_PROMPT_RULE,
   triagePrompt,
-} from './index.js';
+} from './adversarial-prompt.js';
 
 const observations = [
   '## ISSUE-001',

@@ -1,6 +1,7 @@
 import { isLoopError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { createScriptedAgent, renderAgentPrompt, TIER_MODELS } from './index.js';
+import { createScriptedAgent, renderAgentPrompt } from './index.js';
+import { TIER_MODELS } from './agent.js';
 
 describe('Agent contract', () => {
   it('capability tiers map to the seed models: fast = haiku, standard = sonnet, deep = opus', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { deepVerifyGate, routeRecords, triageGate, type FixRecord } from './index.js';
+import { type FixRecord } from './index.js';
+import { deepVerifyGate, routeRecords, triageGate } from './confidence-gates.js';
 
 const fix = (over: Partial<FixRecord>): FixRecord => ({
   id: 'FIX-001',

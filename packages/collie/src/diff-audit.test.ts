@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { forbiddenTestFileChanges, untraceableFiles } from './index.js';
+import { forbiddenTestFileChanges, untraceableFiles } from './diff-audit.js';
 
 describe('seed 000 G1 and G6', () => {
   it('G1: modifying or deleting a test file is a violation', () => {

@@ -1,6 +1,7 @@
 import { isLoopError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { fixBatches, renderFixPlan, type FixRecord } from './index.js';
+import { type FixRecord } from './index.js';
+import { fixBatches, renderFixPlan } from './fix-plan.js';
 
 const fix = (id: string, dependencies: string[] = [], key_files: string[] = []): FixRecord => ({
   id,

@@ -1,14 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createGitWorktree,
-  createScriptedFlowExecutor,
-  parseDeferred,
-  readLedger,
-  readRunState,
-  type StepOutcome,
-} from './index.js';
+import { createGitWorktree, createScriptedFlowExecutor, readRunState, type StepOutcome } from './index.js';
+import { parseDeferred, readLedger } from './stage-files.js';
 import {
   createFixWorld,
   FIX_RUN,

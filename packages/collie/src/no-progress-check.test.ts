@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketize, consecutiveZeroDeltas, checkNoProgress, jaccard } from './index.js';
+import { bucketize, consecutiveZeroDeltas, checkNoProgress, jaccard } from './no-progress-check.js';
 
 describe('seed 000 G7 (Stage 5.0, checked first)', () => {
   it('G7: token-set Jaccard is |A∩B|/|A∪B| over lower-cased word tokens, in [0, 1]', () => {

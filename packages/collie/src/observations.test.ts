@@ -1,6 +1,6 @@
 import { isLoopError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { ladderStartTier, parseObservations, renderObservations, upgradeTier } from './index.js';
+import { ladderStartTier, parseObservations, renderObservations, upgradeTier } from './observations.js';
 
 describe('seed 000 Stage 3 observations and ladder tiers', () => {
   it('Step 3.1: observations.md sections (## ISSUE-nnn with - title / evidence / severity / first_seen_ts / blocking) parse and render round-trip', () => {

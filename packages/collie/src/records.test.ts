@@ -1,6 +1,6 @@
 import { isLoopError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
-import { fixRecordSchema, parseFixRecord, parseTriage, triageRecordSchema } from './index.js';
+import { fixRecordSchema, parseFixRecord, parseTriage, triageRecordSchema } from './records.js';
 
 describe('seed 000 Stage 4a/4b records', () => {
   it('Stage 4a: triage.md parses into one validated record per ## ISSUE-nnn (verdict Real|Discarded|Unclear, confidence 1-5)', () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAnswersFileAsker, createReadlineAsker, stage0Questions } from './index.js';
+import { createAnswersFileAsker, createReadlineAsker } from './index.js';
+import { stage0Questions } from './run-spec.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -7,7 +7,7 @@ import {
   runSpecFromAnswers,
   stage0Questions,
   triggerTimeoutMin,
-} from './index.js';
+} from './run-spec.js';
 
 const answers = { Q1: 'npm test', Q2: 'scalar_threshold 0.9', Q3: 'both', Q4: 'kind_aware', Q5: 'no' };
 

@@ -1,16 +1,14 @@
 import { anyOf, costBudget, maxIterations, plateau, repeatedError } from '@loop/core';
 import { describe, expect, it } from 'vitest';
+import { collieStopState, type CollieStopState, type IterationFacts } from './collie-stop-state.js';
 import {
-  collieStopState,
   evaluateStopChecks,
   sc1IterationCap,
   sc2Threshold,
   sc3Convergence,
   sc4Budget,
   sc5StuckSteps,
-  type CollieStopState,
-  type IterationFacts,
-} from './index.js';
+} from './stop-checks.js';
 
 type Facts = CollieStopState['collie'];
 const it_ = (

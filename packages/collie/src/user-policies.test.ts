@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { userPolicies } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readLedger } from './index.js';
+import { readLedger } from './stage-files.js';
 import { createFixWorld, gitSubjects, stagesOf, type FixWorld } from '../test/fixtures/fix-world.js';
 
 let w: FixWorld;

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { bwrapStatus, type SandboxMode } from '@loop/core';
 import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFlowPipelineExecutor, createScriptedAgent, fixRecordSchema, type FlowFixContext } from '../src/index.js';
+import { createFlowPipelineExecutor, createScriptedAgent, type FlowFixContext } from '../src/index.js';
+import { fixRecordSchema } from '../src/records.js';
 
 const bwrap = bwrapStatus();
 let root: string;

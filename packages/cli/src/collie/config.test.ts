@@ -156,8 +156,8 @@ describe('collie config files', () => {
     const options = collieAutoiterOptions(await loadCollieConfig(file), { output: () => {} });
     expect(options).toMatchObject({
       projectDir: dir,
-      stateRoot: join(dir, 'state'),
-      maxTokens: 'unlimited',
+      files: { stateRoot: join(dir, 'state') },
+      stop: { maxTokens: 'unlimited' },
       sessionId: 'cli',
     });
     expect(typeof options.flow).toBe('function');
