@@ -1,124 +1,28 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isLoopError, type ConfigError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createScriptedAgent, type ScriptedReply } from './agent.js';
-import type { FlowFixContext } from './flow-executor.js';
-import { createFlowPipelineExecutor, type FlowPipelineOptions } from './flow-pipeline.js';
-import { runFlowCommand } from './flow/run-command.js';
-import { fixRecordSchema, type FixRecord } from './records.js';
+import { createScriptedAgent } from './agent.js';
+import { createFlowPipelineExecutor } from './flow-pipeline.js';
+import {
+  EXISTING_TEST,
+  FIXED,
+  PLAN,
+  REPRO,
+  REPRO_TEST,
+  WRONG,
+  base,
+  ctxOf,
+  edits,
+  makeWorktree,
+  optimization,
+  removeTemps,
+  script,
+  tempDir,
+  testFile,
+  tree,
+} from './internal/flow-pipeline-fixture.js';
 
-const BUGGY = 'function add(a, b) {\n  return Math.abs(a) + Math.abs(b);\n}\nmodule.exports = { add };\n';
-const FIXED = 'function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n';
-const WRONG = 'function add(a, b) {\n  return a - b;\n}\nmodule.exports = { add };\n';
-const testFile = (expr: string) =>
-  `const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/calc.js');\ntest('add', () => assert.strictEqual(${expr}));\n`;
-const EXISTING_TEST = testFile('add(1, 2), 3');
-const REPRO = 'test/calc-neg.test.js';
-const REPRO_TEST = testFile('add(-1, -2), -3');
-const PLAN = '# fix plan\n\n## FIX-001\nWhy: add uses Math.abs\n';
-
-const correctness: FixRecord = fixRecordSchema.parse({
-  id: 'FIX-001',
-  kind: 'correctness',
-  severity: 3,
-  fix_confidence: 4,
-  root_cause: 'add takes Math.abs of its arguments',
-  reproduction_test: `${REPRO}: add(-1, -2) === -3`,
-  fix_outline: 'drop Math.abs in add',
-  key_files: ['src/calc.js', REPRO],
-});
-const optimization: FixRecord = fixRecordSchema.parse({
-  id: 'FIX-002',
-  kind: 'optimization',
-  severity: 2,
-  fix_confidence: 4,
-  root_cause: 'slow add',
-  fix_outline: 'inline',
-  key_files: ['src/calc.js'],
-});
-
-const temps: string[] = [];
-afterEach(async () => {
-  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-
-async function makeWorktree(): Promise<string> {
-  const root = await tempDir('collie-flow-wt-');
-  await mkdir(join(root, 'src'));
-  await mkdir(join(root, 'test'));
-  await mkdir(join(root, '.git'));
-  await writeFile(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-  await writeFile(join(root, 'src', 'calc.js'), BUGGY);
-  await writeFile(join(root, 'test', 'calc.test.js'), EXISTING_TEST);
-  await writeFile(join(root, 'README.md'), '# calc\n');
-  return root;
-}
-
-/** Every entry under root (including .git): path → `dir <mode>` or `<mode> <content>`. */
-async function tree(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const path of (await readdir(root, { recursive: true })).sort()) {
-    const st = await lstat(join(root, path));
-    out[path] = st.isDirectory() ? `dir ${st.mode}` : `${st.mode} ${await readFile(join(root, path), 'utf8')}`;
-  }
-  return out;
-}
-
-/** A reply that really edits the worktree: path → content, or null to delete. */
-function edits(root: string, files: Record<string, string | null>, reply: string): ScriptedReply {
-  return async () => {
-    for (const [path, content] of Object.entries(files)) {
-      if (content === null) await rm(join(root, path), { force: true });
-      else {
-        await mkdir(join(root, path, '..'), { recursive: true });
-        await writeFile(join(root, path), content);
-      }
-    }
-    return reply;
-  };
-}
-
-function script(
-  root: string,
-  over: Record<string, readonly ScriptedReply[]> = {},
-): Record<string, readonly ScriptedReply[]> {
-  return {
-    'flow-tdd': [edits(root, { [REPRO]: REPRO_TEST }, `wrote ${REPRO}`)],
-    'flow-implement': [edits(root, { 'src/calc.js': FIXED }, 'dropped Math.abs')],
-    'flow-review': ['Looks right.\nverdict: approve'],
-    'flow-simplify': ['nothing'],
-    'flow-final-review': ['Root cause fixed.\nverdict: approve'],
-    ...over,
-  };
-}
-
-/** The plan lives in `<root>.run/iter-1/` (outside the worktree, removed with it). */
-const ctxOf = (root: string, fix: FixRecord = correctness, signal?: AbortSignal): FlowFixContext => {
-  temps.push(`${root}.run`);
-  return {
-    fix,
-    iter: 1,
-    worktree: root,
-    planPath: join(`${root}.run`, 'iter-1', 'fix-plan.md'),
-    planText: PLAN,
-    ...(signal ? { signal } : {}),
-  };
-};
-const base = (agent: FlowPipelineOptions['agent']): FlowPipelineOptions => ({
-  agent,
-  testCommand: 'node --test',
-  reproCommand: 'node --test {file}',
-  timeoutMs: 30_000,
-  graceMs: 100,
-});
+afterEach(removeTemps);
 
 describe('collie flow pipeline (Stage 5.1 Skill(collie:flow): TDD → implement → review → simplify → regression → final review)', () => {
   it('happy path: the reproduction test is red before the fix and green after, review approves, and apply returns one note line', async () => {
@@ -312,104 +216,5 @@ describe('collie flow pipeline (Stage 5.1 Skill(collie:flow): TDD → implement 
       'skipped: tdd wrote no new test file among the key files',
     );
     expect(await tree(root)).toEqual(before);
-  });
-
-  it('a command running past timeoutMs is killed: the regression counts as failed (timed out), the FIX is skipped and restored', async () => {
-    const root = await makeWorktree();
-    const before = await tree(root);
-    const agent = createScriptedAgent(script(root), { repeatLast: true });
-    const flow = createFlowPipelineExecutor({
-      ...base(agent),
-      testCommand: 'node -e "setTimeout(() => {}, 60000)"',
-      timeoutMs: 300,
-      graceMs: 100,
-    });
-    expect(await flow.apply(ctxOf(root, optimization))).toBe('skipped: regression failed (timed out after 300 ms)');
-    expect(await tree(root)).toEqual(before);
-    expect(flow.transcriptOf('FIX-002')).toContain('exit code: none (timed out after 300 ms');
-  });
-
-  it('agent failures propagate (PROPOSER_FAILED) after the worktree is restored', async () => {
-    const root = await makeWorktree();
-    const before = await tree(root);
-    const { 'flow-review': _, ...noReview } = script(root);
-    const agent = createScriptedAgent(noReview);
-    await expect(createFlowPipelineExecutor(base(agent)).apply(ctxOf(root))).rejects.toSatisfy((e) =>
-      isLoopError(e, 'PROPOSER_FAILED'),
-    );
-    expect(await tree(root)).toEqual(before);
-  });
-
-  it('ctx.signal aborts the FIX with PROPOSER_FAILED after restoring the worktree', async () => {
-    const root = await makeWorktree();
-    const before = await tree(root);
-    const ac = new AbortController();
-    const write = edits(root, { [REPRO]: REPRO_TEST }, 'wrote');
-    const agent = createScriptedAgent(
-      script(root, {
-        'flow-tdd': [async (r) => (await (typeof write === 'function' ? write(r) : write)) + (ac.abort(), '')],
-      }),
-    );
-    await expect(createFlowPipelineExecutor(base(agent)).apply(ctxOf(root, correctness, ac.signal))).rejects.toSatisfy(
-      (e) =>
-        isLoopError(e, 'PROPOSER_FAILED') && (e as { details: Record<string, unknown> }).details['aborted'] === true,
-    );
-    expect(agent.calls[0]!.signal).toBe(ac.signal);
-    expect(await tree(root)).toEqual(before);
-  });
-
-  it('a command that cannot be spawned is HARNESS_FAILED', async () => {
-    const dir = await tempDir('collie-flow-cmd-');
-    await expect(
-      runFlowCommand({
-        command: 'true',
-        cwd: join(dir, 'missing'),
-        env: process.env,
-        logPath: join(dir, 'x.log'),
-        timeoutMs: 5000,
-        graceMs: 100,
-      }),
-    ).rejects.toSatisfy((e) => isLoopError(e, 'HARNESS_FAILED'));
-  });
-
-  it("without logDir the transcript goes to iter-N/flow/ next to fix-plan.md, and the final reviewer gets the suite's log, not only the reproduction test's", async () => {
-    const root = await makeWorktree();
-    const agent = createScriptedAgent(script(root));
-    const flow = createFlowPipelineExecutor(base(agent));
-    const ctx = ctxOf(root);
-    await flow.apply(ctx);
-    expect(await readFile(join(`${root}.run`, 'iter-1', 'flow', 'FIX-001.flow.md'), 'utf8')).toContain('FIX-001');
-    const finalReview = agent.calls.find((c) => c.role === 'flow-final-review')!;
-    expect(finalReview.inputs['regression.md']).toMatch(
-      /^command: node --test\nresult: exit 0[\s\S]*command: node --test test\/calc-neg\.test\.js\nresult: exit 0/,
-    );
-  });
-
-  it('invalid options are CONFIG_INVALID naming the field; a logDir inside the worktree is refused by apply', async () => {
-    const agent = createScriptedAgent({});
-    const cases: [Partial<Record<keyof FlowPipelineOptions, unknown>>, string][] = [
-      [{ testCommand: '  ' }, 'testCommand'],
-      [{ timeoutMs: 0 }, 'timeoutMs'],
-      [{ graceMs: -1 }, 'graceMs'],
-      [{ reviewRounds: 0 }, 'reviewRounds'],
-      [{ logDir: 'relative/logs' }, 'logDir'],
-      [{ agent: {} }, 'agent'],
-      [{ reproCommand: 42 }, 'reproCommand'],
-      [{ finalReview: 'yes' }, 'finalReview'],
-    ];
-    for (const [patch, field] of cases) {
-      let error: unknown;
-      try {
-        createFlowPipelineExecutor({ ...base(agent), ...patch } as FlowPipelineOptions);
-      } catch (e) {
-        error = e;
-      }
-      expect(isLoopError(error, 'CONFIG_INVALID'), field).toBe(true);
-      expect((error as ConfigError).issues.map((i) => i.path)).toContain(field);
-    }
-    const root = await makeWorktree();
-    await expect(
-      createFlowPipelineExecutor({ ...base(agent), logDir: join(root, 'logs') }).apply(ctxOf(root)),
-    ).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
   });
 });
