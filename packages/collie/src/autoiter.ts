@@ -14,7 +14,8 @@ import { ACTIVE_FLAG, type AutoiterOptions } from './autoiter-options.js';
 import { autoiterOptionsSchema } from './autoiter-options-schema.js';
 import { normalizeAutoiterOptions } from './deprecated-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
-import { createStageContext, type StepOutcome } from './controller/stage-context.js';
+import { createStageContext } from './controller/stage-context.js';
+import type { StepOutcome } from './controller/step-outcome.js';
 import { createCollieStepMachine } from './controller/step-machine.js';
 import { branchB, freshStart, terminal } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
@@ -35,7 +36,7 @@ export { ACTIVE_FLAG } from './autoiter-options.js';
 export { autoiterOptionsSchema } from './autoiter-options-schema.js';
 export type { AutoiterOptions, TriggerRun, TaskTrackerRun } from './autoiter-options.js';
 export { COMPLETION_SIGNAL, formatRunId } from './controller/entry.js';
-export type { StageName, StepOutcome } from './controller/stage-context.js';
+export type { StageName, StepOutcome } from './controller/step-outcome.js';
 export { AnchorDriftError } from './controller/anchor-drift.js';
 
 /** The autoiter controller. */

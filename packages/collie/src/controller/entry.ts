@@ -6,7 +6,8 @@ import { readText } from '../internal/read-text.js';
 import { z } from 'zod';
 import { initialRunState, PROMISE_SIGNAL, readRunState, type RunState } from '../run-state.js';
 import { parseRunSpec, planSourceOf, renderPlanFile, runSpecFromAnswers, stage0Questions } from '../run-spec.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /** The completion signal, emitted only by the terminal branch. */
 export const COMPLETION_SIGNAL = `<promise>${PROMISE_SIGNAL}</promise>`;

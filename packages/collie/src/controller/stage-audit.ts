@@ -7,7 +7,8 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, type FlowLedger } from '../stage-files.js';
 import type { FixRecord } from '../records.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 import type { AuditGuard } from '../audit-guard.js';
 
 /**

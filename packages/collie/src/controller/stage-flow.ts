@@ -16,7 +16,8 @@ import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, writeLedger, type FlowLedger } from '../stage-files.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 import { fixVerdict, guardInputOf, verdictNote } from '../loop-policies.js';
 import { collieStopState } from '../stop-checks.js';
 

@@ -9,7 +9,8 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { parseDeferred } from '../stage-files.js';
 import { startIterationAnchors } from '../task-anchors.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /**
  * Stage 1 (seed 000): Step 0 task anchors first (previous iteration's anchors completed, or deleted

@@ -8,7 +8,8 @@ import { ladderStartTier, parseObservations, renderObservations, upgradeTier } f
 import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 import { changedFilesSince } from '@loop/rollback-git';
 import { forbiddenTestFileChanges, type ChangedFile } from '../diff-audit.js';
 

@@ -6,7 +6,8 @@ import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { planTaskText } from '../stage-files.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /**
  * Stage 5.0 (seed 000): G7 first (token-set Jaccard of this iteration's task text against

@@ -11,7 +11,8 @@ import { rollbackOf } from '../collie-rows.js';
 import { readVerdict, type IterationVerdict } from './iteration-loop.js';
 import { readTokensUsed } from '../token-meter.js';
 import { switchAnchor } from '../task-anchors.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 import { summaryText } from './stage-rerun.js';
 
 const DECISION: Record<string, string> = {

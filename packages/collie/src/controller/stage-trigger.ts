@@ -1,7 +1,8 @@
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /** The warning for a run whose log has no line the scalar regex matches; also printed as a tick. */
 export function noScalarWarning(pattern: string, log: string, c: StageContext, runId: string, n: number): string {

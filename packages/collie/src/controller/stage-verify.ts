@@ -16,7 +16,8 @@ import {
 } from '../adversarial-prompt.js';
 import { routeRecords } from '../confidence-gates.js';
 import { addDeferred, fixIdOf, readTriageText, renderFixRecord, renderTriage } from '../stage-files.js';
-import type { StageContext, StepOutcome } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /**
  * Stage 4a (seed 000): one deep-tier (opus) triage agent with the "reverse suspicion" prompt (G3:

@@ -1,6 +1,6 @@
 import { createStepMachine, LoopError, type StepContext, type StepMachineHooks } from '@loop/core';
 import { z } from 'zod';
-import type { StepOutcome } from './stage-context.js';
+import type { StepOutcome } from './step-outcome.js';
 
 /** Options of {@link createCollieStepMachine}. */
 export interface CollieStepMachineOptions {
