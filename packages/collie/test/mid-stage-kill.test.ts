@@ -6,94 +6,32 @@
 // checkout must equal one uninterrupted in-process run().
 //
 // The fixture is bundled once (internal-test-utils bundleFixture) so each child is a plain `node` start.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFixture } from '@loop/internal-test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunState, StageName, StepOutcome } from '../src/index.js';
-import { GIT_ENV, makeFixAutoiter, makeRepo, PROJECT_ID, RUN, type KillPoint } from './fixtures/fix-stages-process.js';
-import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
+import { makeFixAutoiter, PROJECT_ID, type KillPoint } from './fixtures/fix-stages-process.js';
+import {
+  BRANCH,
+  type World,
+  files,
+  finalOf,
+  fresh,
+  git,
+  read,
+  removeTempDirs,
+  subjects,
+  tempDir,
+} from './fixtures/kill-world.js';
+
+afterAll(removeTempDirs);
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const fixture = join(packageDir, 'test', 'fixtures', 'fix-stages-process.ts');
 const REVERT = 'chore: revert optimization FIX(es) due to scalar regression (iter-1)';
-const BRANCH = `autoiter/${RUN}`;
-const RUN_DIR = join('collie', 'autoiter', PROJECT_ID, RUN);
-
-const dirs: string[] = [];
-afterAll(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-const tempDir = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-
-interface World {
-  root: string;
-  stateRoot: string;
-  project: string;
-  worktree: string;
-  runDir: string;
-}
-
-function fresh(): World {
-  const root = tempDir('collie-kill-');
-  const project = join(root, 'project');
-  mkdirSync(project);
-  makeRepo(project);
-  return {
-    root,
-    stateRoot: join(root, 'collie'),
-    project,
-    worktree: join(project, '.worktrees', `autoiter-${RUN}`),
-    runDir: join(root, RUN_DIR),
-  };
-}
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
-const read = (p: string) => readFileSync(p, 'utf8');
-
-/**
- * Every file under the root except git's own (`.git` dirs, worktree `.git` files), the temp root
- * replaced by `<root>`. tokens.jsonl is sorted: parallel Deep Verify dispatches append in completion
- * order, which differs between two uninterrupted runs too.
- */
-function files(w: World): Record<string, string> {
-  const out = snapshotFiles(w.root, ['.git']);
-  const tokens = join(RUN_DIR, 'tokens.jsonl');
-  if (out[tokens] !== undefined) out[tokens] = out[tokens].split('\n').sort().join('\n');
-  return out;
-}
-
-/** Everything the tests compare. */
-function finalOf(w: World) {
-  return {
-    state: JSON.parse(read(join(w.runDir, 'state.json'))) as RunState,
-    files: files(w),
-    /** The worktree branch: sha, subject and body (trailers) of every commit, newest first. */
-    branchLog: git(w.project, 'log', '--format=%H %s%n%b%n--', BRANCH),
-    worktreeStatus: git(w.worktree, 'status', '--porcelain', '--untracked-files=all'),
-    /** The user's checkout: its branch, its history and its working tree. */
-    userHead: git(w.project, 'rev-parse', '--abbrev-ref', 'HEAD').trim(),
-    userLog: git(w.project, 'log', '--format=%H %s', 'main'),
-    userStatus: git(w.project, 'status', '--porcelain', '--untracked-files=all'),
-  };
-}
-
-const subjects = (log: string) =>
-  log
-    .split('\n--\n')
-    .map((c) =>
-      c
-        .trim()
-        .split('\n')[0]!
-        .replace(/^[0-9a-f]{40} /, ''),
-    )
-    .filter(Boolean);
 
 let bundle: string;
 let reference: ReturnType<typeof finalOf> & { outcomes: StepOutcome[] };
