@@ -9,7 +9,7 @@ import {
   createGitWorktree,
   type Agent,
   type FlowExecutor,
-  type StepOutcome,
+  type AutoiterStepOutcome,
 } from '@loop/collie';
 import { scriptedAgents } from './agents.js';
 
@@ -34,7 +34,7 @@ export const flowPipeline = (agent: Agent): FlowExecutor =>
 
 /** Where the example put things. */
 export interface ExampleResult {
-  readonly outcomes: StepOutcome[];
+  readonly outcomes: AutoiterStepOutcome[];
   /** The user's repository (never modified by the run). */
   readonly repo: string;
   /** The run's worktree (branch autoiter/<runId>), preserved at the end. */
@@ -102,7 +102,7 @@ export async function runExample(
     output,
   });
   const read = (p: string) => readFileSync(p, 'utf8').trim();
-  const outcomes: StepOutcome[] = [];
+  const outcomes: AutoiterStepOutcome[] = [];
   for (;;) {
     const out = await autoiter.step();
     outcomes.push(out);

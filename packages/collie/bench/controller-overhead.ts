@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCommandHarness } from '@loop/core';
 import { interleave, pairRatios, samplesOf, spread, timeOf } from '@loop/internal-test-utils/bench';
-import { createAutoiter, createScriptedAgent, type StepOutcome } from '../src/index.js';
+import { createAutoiter, createScriptedAgent, type AutoiterStepOutcome } from '../src/index.js';
 import { temp } from './temp-dirs.js';
 
 /** The trigger of the controller runs (a constant scalar: SC3 stops the run after iteration 2). */
@@ -11,7 +11,7 @@ export const TRIGGER = 'echo "score: 1"';
 
 // ---------------------------------------------------------------- 2. controller overhead
 
-export const stageOf = (o: StepOutcome): string => (o.kind === 'stage' ? o.stage : o.kind);
+export const stageOf = (o: AutoiterStepOutcome): string => (o.kind === 'stage' ? o.stage : o.kind);
 export const ITER_STAGES = [
   'stage1',
   'stage2',
@@ -31,7 +31,7 @@ export async function measureController(runs: number) {
   const perRun: { iterations: number; iterMs: number; steps: number }[] = [];
   let iterations = 0;
   let stepsInIterations = 0;
-  let lastOutcome: StepOutcome | undefined;
+  let lastOutcome: AutoiterStepOutcome | undefined;
   let warm = 0;
 
   const autoiterRun = async () => {

@@ -15,7 +15,7 @@ import { autoiterOptionsSchema } from './autoiter-options-schema.js';
 import { normalizeAutoiterOptions } from './deprecated-options.js';
 import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js';
 import { createStageContext } from './controller/stage-context.js';
-import type { StepOutcome } from './controller/step-outcome.js';
+import type { AutoiterStepOutcome } from './controller/step-outcome.js';
 import { createCollieStepMachine } from './controller/step-machine.js';
 import { branchB, freshStart, terminal } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
@@ -36,7 +36,7 @@ export { ACTIVE_FLAG } from './autoiter-options.js';
 export { autoiterOptionsSchema } from './autoiter-options-schema.js';
 export type { AutoiterOptions, TriggerRun, TaskTrackerRun } from './autoiter-options.js';
 export { COMPLETION_SIGNAL, formatRunId } from './controller/entry.js';
-export type { StageName, StepOutcome } from './controller/step-outcome.js';
+export type { StageName, AutoiterStepOutcome } from './controller/step-outcome.js';
 export { AnchorDriftError } from './controller/anchor-drift.js';
 
 /** The autoiter controller. */
@@ -51,9 +51,9 @@ export interface Autoiter {
    * @throws {LoopError} `LOCK_HELD` when another live controller is stepping this project's run, or
    *   a `step()` / `run()` of this instance has not finished.
    */
-  readonly step: () => Promise<StepOutcome>;
+  readonly step: () => Promise<AutoiterStepOutcome>;
   /** Calls `step()` until `done` or `nested-refused` (at most `maxSteps` times, holding the lock throughout) and returns every outcome. */
-  readonly run: (options?: { maxSteps?: number }) => Promise<StepOutcome[]>;
+  readonly run: (options?: { maxSteps?: number }) => Promise<AutoiterStepOutcome[]>;
 }
 
 /**
@@ -140,7 +140,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     meterTarget = { ledger: paths.run(runId).tokens, iter };
   };
 
-  const stepUnlocked = async (): Promise<StepOutcome> => {
+  const stepUnlocked = async (): Promise<AutoiterStepOutcome> => {
     meterTarget = null;
     anchor = null;
     worktree = undefined;
@@ -192,7 +192,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     }
   };
 
-  const nested = async (): Promise<StepOutcome | undefined> => {
+  const nested = async (): Promise<AutoiterStepOutcome | undefined> => {
     if (!env[ACTIVE_FLAG]) return undefined;
     // Nested call: escalate and stop. The outer run owns current-run: do not remove it.
     await c.escalate('nested_loop_call', o.projectId);
@@ -205,7 +205,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     lockStaleMs: o.recovery.lockStaleMs,
     unit: stepUnlocked,
   });
-  const step = async (): Promise<StepOutcome> => (await nested()) ?? exclusive(machine.step);
+  const step = async (): Promise<AutoiterStepOutcome> => (await nested()) ?? exclusive(machine.step);
 
   return {
     paths,
@@ -214,7 +214,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
       const refused = await nested();
       if (refused) return [refused];
       return exclusive(async () => {
-        const outcomes: StepOutcome[] = [];
+        const outcomes: AutoiterStepOutcome[] = [];
         for (let i = 0; i < maxSteps; i += 1) {
           const out = await machine.step();
           outcomes.push(out);

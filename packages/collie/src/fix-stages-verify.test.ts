@@ -2,7 +2,7 @@
 // (stages 5.1-5.3 are in fix-stages.test.ts).
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StepOutcome } from './index.js';
+import type { AutoiterStepOutcome } from './index.js';
 import { parseDeferred } from './stage-files.js';
 import {
   createFixWorld,
@@ -32,7 +32,7 @@ describe('stages 4a-5.0 wired into step()', () => {
   it('Stage 4a: one deep-tier (opus) triage agent whose prompt meets G3 ("reverse suspicion", the NOT-real instruction) gets observations.md, run-spec.md and progress.md; triage.md records its verdicts', async () => {
     makeRepo();
     const { a, agent, ip, read, lines } = setup([{ delta: 1 }, { delta: 1 }]);
-    const outs: StepOutcome[] = [];
+    const outs: AutoiterStepOutcome[] = [];
     for (let i = 0; i < 6; i += 1) outs.push(await a.step());
     expect(outs.at(-1)).toMatchObject({ kind: 'stage', stage: 'stage4a', status: 'running' });
     const calls = agent.calls.filter((c) => c.role === 'triage');
@@ -80,7 +80,7 @@ describe('stages 4a-5.0 wired into step()', () => {
       concurrency,
       deepVerifyConcurrency: 2,
     });
-    const outs: StepOutcome[] = [];
+    const outs: AutoiterStepOutcome[] = [];
     for (let i = 0; i < 7; i += 1) outs.push(await a.step());
     expect(outs.at(-1)).toMatchObject({ stage: 'stage4b', status: 'running' });
     const calls = agent.calls.filter((c) => c.role === 'deep-verify');
@@ -131,7 +131,7 @@ describe('stages 4a-5.0 wired into step()', () => {
   it('Stage 5.0: fix-plan.md has the three metadata lines, the task DAG from dependencies, the task details, the impact assessment and the E2E assessment inherited from the run spec', async () => {
     makeRepo();
     const { a, ip, read, lines } = setup([{}, { dependencies: ['FIX-003'] }, {}]);
-    const outs: StepOutcome[] = [];
+    const outs: AutoiterStepOutcome[] = [];
     for (let i = 0; i < 8; i += 1) outs.push(await a.step());
     expect(outs.at(-1)).toMatchObject({ stage: 'stage5.0', status: 'running' });
     const plan = read(ip.fixPlan);

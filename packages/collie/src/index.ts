@@ -26,7 +26,7 @@
  */
 // The controller, its options and what a step returns.
 export { createAutoiter, ACTIVE_FLAG, COMPLETION_SIGNAL, AnchorDriftError } from './autoiter.js';
-export type { Autoiter, StepOutcome, StageName } from './autoiter.js';
+export type { Autoiter, AutoiterStepOutcome, StageName } from './autoiter.js';
 export type {
   AutoiterOptions,
   AutoiterFileOptions,

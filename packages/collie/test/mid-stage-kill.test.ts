@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleFixture } from '@loop/internal-test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunState, StageName, StepOutcome } from '../src/index.js';
+import type { RunState, StageName, AutoiterStepOutcome } from '../src/index.js';
 import { makeFixAutoiter, PROJECT_ID, type KillPoint } from './fixtures/fix-stages-process.js';
 import {
   BRANCH,
@@ -34,7 +34,7 @@ const fixture = join(packageDir, 'test', 'fixtures', 'fix-stages-process.ts');
 const REVERT = 'chore: revert optimization FIX(es) due to scalar regression (iter-1)';
 
 let bundle: string;
-let reference: ReturnType<typeof finalOf> & { outcomes: StepOutcome[] };
+let reference: ReturnType<typeof finalOf> & { outcomes: AutoiterStepOutcome[] };
 
 beforeAll(async () => {
   const out = tempDir('collie-kill-bundle-');

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { bundleFixture } from '@loop/internal-test-utils';
-import type { StepOutcome } from '../src/index.js';
+import type { AutoiterStepOutcome } from '../src/index.js';
 import { makeAutoiter } from './fixtures/autoiter-process.js';
 import { snapshotFiles } from '../src/internal/autoiter-fixture.js';
 
@@ -13,7 +13,7 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-// One bundle of the fixture (internal-test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
+// One bundle of the fixture (test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
 let nodeArgs: string[];
 let bundleDir: string;
 beforeAll(async () => {
@@ -55,14 +55,14 @@ async function inProcess() {
 it('restartability: one node process per step() reaches the same files and final outcome as one in-process run() (state lives only in files)', async () => {
   const expected = await inProcess();
   const w = fresh();
-  const outcomes: StepOutcome[] = [];
+  const outcomes: AutoiterStepOutcome[] = [];
   for (let i = 0; i < 40; i += 1) {
     const out = JSON.parse(
       execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], {
         cwd: packageDir,
         encoding: 'utf8',
       }),
-    ) as StepOutcome;
+    ) as AutoiterStepOutcome;
     outcomes.push(out);
     if (out.kind === 'done') break;
   }
@@ -97,7 +97,7 @@ it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger runnin
   rmSync(started);
   const rest = JSON.parse(
     execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' }),
-  ) as StepOutcome[];
+  ) as AutoiterStepOutcome[];
   expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
   expect(groupAlive(triggerGroup)).toBe(false); // killed by the resumed controller before its own trigger started (trigger.pgid)
   expect(snapshot(w.root)).toEqual(expected.files);

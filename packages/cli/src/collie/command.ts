@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { StepOutcome } from '@loop/collie';
+import type { AutoiterStepOutcome } from '@loop/collie';
 import type { Command } from 'commander';
 import { COLLIE_CONFIG_FILES, EXIT_CODES } from '../cli-constants.js';
 import type { CliIo } from '../cli-io.js';
@@ -92,7 +92,7 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
           `[loop] [cli] --max-steps must be a positive integer, found ${JSON.stringify(opts.maxSteps)}`,
         );
       const release = exitOnInterrupt(io);
-      const outcomes: StepOutcome[] = await autoiter.run({ maxSteps }).finally(release);
+      const outcomes: AutoiterStepOutcome[] = await autoiter.run({ maxSteps }).finally(release);
       const last = outcomes.at(-1);
       if (opts.json) io.stdout.write(`${JSON.stringify(outcomes, null, 2)}\n`);
       if (!last || last.kind !== 'done') {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { initialRunState, PROMISE_SIGNAL, readRunState, type RunState } from '../run-state.js';
 import { parseRunSpec, planSourceOf, renderPlanFile, runSpecFromAnswers, stage0Questions } from '../run-spec.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /** The completion signal, emitted only by the terminal branch. */
 export const COMPLETION_SIGNAL = `<promise>${PROMISE_SIGNAL}</promise>`;
@@ -30,7 +30,7 @@ export async function freshStart(
   c: StageContext,
   setRun: (runId: string, iter: number) => void,
   recoveryFailed?: string,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const { o, paths } = c;
   const runId = formatRunId(o.clock.now(), o.randomHex());
   await mkdir(paths.projectDir, { recursive: true });
@@ -88,7 +88,7 @@ export async function branchB(
   c: StageContext,
   runId: string,
   setRun: (runId: string, iter: number) => void,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const { o, paths } = c;
   const rp = paths.run(runId);
   if (!existsSync(rp.runSpec)) {
@@ -164,7 +164,7 @@ export async function branchB(
 }
 
 /** The terminal branch: rm current-run, THEN print and emit the completion signal (crash-safe order). */
-export async function terminal(c: StageContext, state: RunState): Promise<StepOutcome> {
+export async function terminal(c: StageContext, state: RunState): Promise<AutoiterStepOutcome> {
   await rm(c.paths.currentRun, { force: true });
   c.tick(state.runId, `All done — status=${state.status}`);
   c.o.output(COMPLETION_SIGNAL);

@@ -4,7 +4,7 @@ import type { RunSpec } from '../run-spec.js';
 import { anchorStageOf, switchAnchor } from '../task-anchors.js';
 import { AnchorDriftError } from './anchor-drift.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import { stageAudit } from './stage-audit.js';
 import { stageFlow } from './stage-flow.js';
 import { stageKickoff } from './stage-kickoff.js';
@@ -14,7 +14,7 @@ import { stageRerun } from './stage-rerun.js';
 import { stageTrigger } from './stage-trigger.js';
 import { stageTriage, stageVerify } from './stage-verify.js';
 
-type Stage = (c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths) => Promise<StepOutcome>;
+type Stage = (c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths) => Promise<AutoiterStepOutcome>;
 
 const STAGES: Readonly<Record<RunState['stage'], Stage>> = {
   kickoff: stageKickoff,
@@ -40,7 +40,7 @@ export async function runningStage(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   if (state.stage !== 'kickoff') await switchAnchor(c.tasks(rp, state.runId), state.iter, anchorStageOf(state.stage));
   try {
     return await STAGES[state.stage](c, state, spec, rp);

@@ -8,7 +8,7 @@ import type { RunSpec } from '../run-spec.js';
 import { readLedger, type FlowLedger } from '../stage-files.js';
 import type { FixRecord } from '../records.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import type { AuditGuard } from '../audit-guard.js';
 
 /**
@@ -68,7 +68,12 @@ function g1Violations(
  * reproduction test as a new key file; else escalate `g1_test_file_guard`), then the injected
  * extra guards (G4 / G5, see {@link AuditGuard}); audit.md records them all.
  */
-export async function stageAudit(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageAudit(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

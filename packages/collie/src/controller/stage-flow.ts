@@ -17,7 +17,7 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { readLedger, writeLedger, type FlowLedger } from '../stage-files.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import { fixVerdict, guardInputOf, verdictNote } from '../loop-policies.js';
 import { collieStopState } from '../stop-checks.js';
 
@@ -33,7 +33,12 @@ import { collieStopState } from '../stop-checks.js';
  * about each FIX before it is applied (`beforeEdit`) and after its commit (`beforeRun`): a refused
  * FIX is not applied (its commit is reset), its flow.json note says why; a halt escalates.
  */
-export async function stageFlow(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageFlow(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const eligible = await c.eligibleFixes(ip);

@@ -10,7 +10,7 @@ import type { RunSpec } from '../run-spec.js';
 import { parseDeferred } from '../stage-files.js';
 import { startIterationAnchors } from '../task-anchors.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /**
  * Stage 1 (seed 000): Step 0 task anchors first (previous iteration's anchors completed, or deleted
@@ -22,7 +22,7 @@ export async function stageKickoff(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const prev = state.iterations.find((i) => i.iter === n - 1);

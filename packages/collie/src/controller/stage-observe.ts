@@ -9,7 +9,7 @@ import type { RunPaths } from '../paths.js';
 import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import { changedFilesSince } from '@loop/rollback-git';
 import { forbiddenTestFileChanges, type ChangedFile } from '../diff-audit.js';
 
@@ -55,7 +55,7 @@ export async function stageObserve(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const tail = await readLogTail(ip.rawLog, 200);
@@ -101,7 +101,7 @@ export async function stageRecover(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

@@ -7,7 +7,7 @@ import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import { planTaskText } from '../stage-files.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /**
  * Stage 5.0 (seed 000): G7 first (token-set Jaccard of this iteration's task text against
@@ -15,7 +15,12 @@ import type { StepOutcome } from './step-outcome.js';
  * `loop_no_progress` and notifies `deadlock`), then fix-plan.md from the G8/G2-eligible FIX records
  * only (never reads source): metadata lines, DAG, details, impact, E2E inherited from the run spec.
  */
-export async function stagePlan(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stagePlan(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const m = spec.budget.max_iterations;
   const ip = rp.iter(n);

@@ -6,7 +6,7 @@ import type { RunSpec } from '../run-spec.js';
 import { readLedger } from '../stage-files.js';
 import { convergenceEpsilon } from '../stop-checks.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import { noScalarWarning } from './stage-trigger.js';
 import { evaluateIteration } from './iteration-loop.js';
 import type { TriggerFacts } from './trigger-harness.js';
@@ -43,7 +43,12 @@ export function summaryText(n: number, e: IterationEntry, convergence: boolean, 
  * state.json `{ last_scalar, status: "iter_done" }` with the iteration's facts (delta, exit code,
  * error signature, FIXes applied, files changed: SC3 and SC5 read them).
  */
-export async function stageRerun(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageRerun(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [], applying: null };

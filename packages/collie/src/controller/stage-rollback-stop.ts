@@ -12,7 +12,7 @@ import { readVerdict, type IterationVerdict } from './iteration-loop.js';
 import { readTokensUsed } from '../token-meter.js';
 import { switchAnchor } from '../task-anchors.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 import { summaryText } from './stage-rerun.js';
 
 const DECISION: Record<string, string> = {
@@ -92,7 +92,7 @@ export async function stageRollbackStop(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const id = state.runId;
   await switchAnchor(c.tasks(rp, id), n, 6);

@@ -2,7 +2,7 @@ import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import { triggerTimeoutMin, type RunSpec } from '../run-spec.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /** The warning for a run whose log has no line the scalar regex matches; also printed as a tick. */
 export function noScalarWarning(pattern: string, log: string, c: StageContext, runId: string, n: number): string {
@@ -23,7 +23,7 @@ export async function stageTrigger(
   state: RunState,
   spec: RunSpec,
   rp: RunPaths,
-): Promise<StepOutcome> {
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 2 · Running trigger · 0s elapsed`);
   c.tick(state.runId, `iter-${n} Stage 2 → trigger running (timeout: ${triggerTimeoutMin(spec)}min)`);

@@ -17,7 +17,7 @@ import {
 import { routeRecords } from '../confidence-gates.js';
 import { addDeferred, fixIdOf, readTriageText, renderFixRecord, renderTriage } from '../stage-files.js';
 import type { StageContext } from './stage-context.js';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /**
  * Stage 4a (seed 000): one deep-tier (opus) triage agent with the "reverse suspicion" prompt (G3:
@@ -27,7 +27,12 @@ import type { StepOutcome } from './step-outcome.js';
  *
  * @throws {LoopError} `CONFIG_INVALID` when the prompt fails G3 (a contract violation, never data).
  */
-export async function stageTriage(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageTriage(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const obsText = (await readText(ip.observations)) ?? '';
@@ -77,7 +82,12 @@ export async function stageTriage(c: StageContext, state: RunState, spec: RunSpe
  * FIX-nnn.md is written as soon as its agent returns, so a restarted step only redoes the missing
  * ones. G8 (`deep_verify_low_confidence`) and G2 (`g2_incomplete`) route to the DEFERRED pool.
  */
-export async function stageVerify(c: StageContext, state: RunState, spec: RunSpec, rp: RunPaths): Promise<StepOutcome> {
+export async function stageVerify(
+  c: StageContext,
+  state: RunState,
+  spec: RunSpec,
+  rp: RunPaths,
+): Promise<AutoiterStepOutcome> {
   const n = state.iter;
   const ip = rp.iter(n);
   const triage = readTriageText((await readText(ip.triage)) ?? '');

@@ -1,6 +1,6 @@
 import { createStepMachine, LoopError, type StepContext, type StepMachineHooks } from '@loop/core';
 import { z } from 'zod';
-import type { StepOutcome } from './step-outcome.js';
+import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /** Options of {@link createCollieStepMachine}. */
 export interface CollieStepMachineOptions {
@@ -11,7 +11,7 @@ export interface CollieStepMachineOptions {
   /** A lock not refreshed for this long is stale, in ms. */
   readonly lockStaleMs: number;
   /** One resumable unit of seed 000 §3.5 (routes by the run's files, then runs one branch or stage). */
-  readonly unit: () => Promise<StepOutcome>;
+  readonly unit: () => Promise<AutoiterStepOutcome>;
   /** Fault-injection hooks (core `StepMachineHooks`). @default none */
   readonly hooks?: StepMachineHooks;
 }
@@ -19,7 +19,7 @@ export interface CollieStepMachineOptions {
 /** collie's step machine: `step()` runs one unit, `current()` is the step context effects go through. */
 export interface CollieStepMachine {
   /** Runs one unit as one run of the machine, or finishes the unit a killed process left in progress. */
-  readonly step: () => Promise<StepOutcome>;
+  readonly step: () => Promise<AutoiterStepOutcome>;
   /**
    * The context of the unit in progress (its `effect` journals a side effect exactly once).
    *
@@ -61,7 +61,7 @@ export function createCollieStepMachine(options: CollieStepMachineOptions): Coll
     },
   });
   return {
-    step: async () => (await machine.run(() => ({ outcome: null }))).data.outcome as StepOutcome,
+    step: async () => (await machine.run(() => ({ outcome: null }))).data.outcome as AutoiterStepOutcome,
     current: () => {
       if (current === undefined)
         throw new LoopError(

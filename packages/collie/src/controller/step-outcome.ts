@@ -14,8 +14,8 @@ export type StageName =
   | 'stage5.3'
   | 'stage6';
 
-/** What one step did (see `StepOutcome` in autoiter.ts). */
-export type StepOutcome =
+/** What one `step()` of the autoiter controller did (not core's `StepOutcome`, a step of the engine). */
+export type AutoiterStepOutcome =
   | { readonly kind: 'nested-refused' }
   | { readonly kind: 'stage0'; readonly runId: string; readonly recoveryFailed?: string }
   | { readonly kind: 'recovered'; readonly runId: string; readonly status: RunState['status'] }
