@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { undocumentedExports } from '@loop/test-utils';
+import { undocumentedExports } from '@loop/internal-test-utils';
 import { describe, expect, it } from 'vitest';
 
 const entry = (file: string) => fileURLToPath(new URL(file, import.meta.url));

@@ -13,7 +13,7 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-// One bundle of the fixture (test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
+// One bundle of the fixture (internal-test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
 let nodeArgs: string[];
 let bundleDir: string;
 beforeAll(async () => {
