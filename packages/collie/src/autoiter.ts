@@ -17,7 +17,7 @@ import { anchoredAgent, type CurrentAnchor } from './controller/anchor-drift.js'
 import { createStageContext } from './controller/stage-context.js';
 import type { AutoiterStepOutcome } from './controller/step-outcome.js';
 import { createCollieStepMachine } from './controller/step-machine.js';
-import { branchB, freshStart, terminal } from './controller/entry.js';
+import { finishRun, freshStart, recoverFromPlan } from './controller/entry.js';
 import { runningStage } from './controller/running.js';
 import { stageRollbackStop } from './controller/stage-rollback-stop.js';
 import { createAgentFlowExecutor } from './flow-executor.js';
@@ -124,7 +124,7 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
   };
 
   const c = createStageContext({
-    o,
+    options: o,
     env,
     paths,
     workspace: o.workspace ?? createDirectoryWorkspace(o.projectDir),
@@ -153,10 +153,10 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
     await killOrphanGroups(rp.pids, o.run.killGraceMs);
     await killOrphanGroup(rp.triggerPid, o.run.killGraceMs);
     pidDir = rp.pids;
-    if (!existsSync(rp.runSpec)) return branchB(c, runId, setRun);
+    if (!existsSync(rp.runSpec)) return recoverFromPlan(c, runId, setRun);
     const state = await readRunState(rp.state);
-    if (!state) return branchB(c, runId, setRun); // state.json missing: same as Branch B
-    if (isTerminal(state.status)) return terminal(c, state);
+    if (!state) return recoverFromPlan(c, runId, setRun); // state.json missing: same as Branch B
+    if (isTerminal(state.status)) return finishRun(c, state);
     const spec = parseRunSpec((await readText(rp.runSpec)) ?? '', rp.runSpec);
     setRun(runId, state.iter);
     worktree = (await readText(rp.worktreePath))?.trim() || undefined;

@@ -31,7 +31,7 @@ export async function freshStart(
   setRun: (runId: string, iter: number) => void,
   recoveryFailed?: string,
 ): Promise<AutoiterStepOutcome> {
-  const { o, paths } = c;
+  const { options: o, paths } = c;
   const runId = formatRunId(o.clock.now(), o.randomHex());
   await mkdir(paths.projectDir, { recursive: true });
   await writeTextAtomic(paths.currentRun, `${runId}\n`);
@@ -79,17 +79,18 @@ async function recoveryChain(c: StageContext, runId: string): Promise<{ source: 
 }
 
 /**
- * Branch B: recovery chain, write-once run-spec.md (cp only), worktree, prepare, state.json init.
+ * Seed 000 §3.5 Branch B (current-run exists, run-spec.md does not): recovery chain, write-once
+ * run-spec.md (cp only), worktree, prepare, state.json init.
  * Every action is idempotent, so a kill anywhere inside is redone by the next step. A failed
  * prepare asks "retry or abort" when the asker is interactive (`choose`); retry leaves no state so
  * the next step runs prepare again; abort and queued runs escalate with `prepare_failed`.
  */
-export async function branchB(
+export async function recoverFromPlan(
   c: StageContext,
   runId: string,
   setRun: (runId: string, iter: number) => void,
 ): Promise<AutoiterStepOutcome> {
-  const { o, paths } = c;
+  const { options: o, paths } = c;
   const rp = paths.run(runId);
   if (!existsSync(rp.runSpec)) {
     const chain = await recoveryChain(c, runId);
@@ -163,10 +164,13 @@ export async function branchB(
   return { kind: 'recovered', runId, status: 'running' };
 }
 
-/** The terminal branch: rm current-run, THEN print and emit the completion signal (crash-safe order). */
-export async function terminal(c: StageContext, state: RunState): Promise<AutoiterStepOutcome> {
+/**
+ * Seed 000 §3.5 terminal branch (status converged / budget_exhausted / escalated): rm current-run,
+ * THEN print and emit the completion signal (crash-safe order).
+ */
+export async function finishRun(c: StageContext, state: RunState): Promise<AutoiterStepOutcome> {
   await rm(c.paths.currentRun, { force: true });
   c.tick(state.runId, `All done — status=${state.status}`);
-  c.o.output(COMPLETION_SIGNAL);
+  c.options.output(COMPLETION_SIGNAL);
   return { kind: 'done', runId: state.runId, status: state.status, signal: COMPLETION_SIGNAL };
 }

@@ -111,14 +111,14 @@ export async function evaluateIteration(
     iterations: factsOfRows(history, goal),
     tokensUsed: tokens,
   });
-  const prior = collieStopState(factsOf(rows), state.started_at, c.o.clock.now());
+  const prior = collieStopState(factsOf(rows), state.started_at, c.options.clock.now());
   let armed = existing !== undefined; // the stop checks belong after this iteration's row (seed 000 Stage 6)
   const stop: StopPolicy = {
     name: 'collie-stop-checks',
     check: (s) => {
       if (!armed) return undefined;
-      const collie = collieStopState(factsOf(s.history), state.started_at, c.o.clock.now());
-      return evaluateStopChecks(collie, [...stopChecks(), ...c.policies.stop], c.o.stop.policyStatus)?.decision;
+      const collie = collieStopState(factsOf(s.history), state.started_at, c.options.clock.now());
+      return evaluateStopChecks(collie, [...stopChecks(), ...c.policies.stop], c.options.stop.policyStatus)?.decision;
     },
   };
   const incumbent = Number.isFinite(prior.best) ? prior.best : candidate.before;
@@ -131,7 +131,7 @@ export async function evaluateIteration(
     stop,
     results,
     stateStore: createJsonStateStore(rp.loopState),
-    clock: c.o.clock,
+    clock: c.options.clock,
     cost: () => ({ tokens }),
   });
   let row = existing;

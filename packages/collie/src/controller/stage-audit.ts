@@ -87,7 +87,7 @@ export async function stageAudit(
   const g1 = g1Violations(n, ledger, eligible, diffs.iteration);
   const worktree = await c.worktreeOf(rp);
   const extra: { id: string; name: string; violations: readonly string[] }[] = [];
-  for (const guard of auditGuardsOf(c.o.keep.guards))
+  for (const guard of auditGuardsOf(c.options.keep.guards))
     extra.push({
       id: guard.id,
       name: guard.name,

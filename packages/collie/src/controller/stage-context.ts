@@ -53,7 +53,8 @@ export interface TriggerRunOptions {
  * injected tools (agent, flow, notifier, workspace, task tracker) and the helpers they share.
  */
 export interface StageContext {
-  readonly o: ResolvedAutoiterOptions;
+  /** The options, grouped and with their defaults. */
+  readonly options: ResolvedAutoiterOptions;
   readonly env: Record<string, string | undefined>;
   readonly paths: ColliePaths;
   readonly workspace: Workspace;
@@ -124,10 +125,20 @@ export interface StageContext {
 export function createStageContext(
   base: Pick<
     StageContext,
-    'o' | 'env' | 'paths' | 'workspace' | 'preparer' | 'notifier' | 'agent' | 'flow' | 'escalate' | 'tasks' | 'step'
+    | 'options'
+    | 'env'
+    | 'paths'
+    | 'workspace'
+    | 'preparer'
+    | 'notifier'
+    | 'agent'
+    | 'flow'
+    | 'escalate'
+    | 'tasks'
+    | 'step'
   >,
 ): StageContext {
-  const { o } = base;
+  const { options: o } = base;
   const createHarness =
     o.run.createHarness ??
     ((r: TriggerRun): Harness =>

@@ -59,7 +59,10 @@ export async function stageFlow(
       await writeLedger(ip.flow, ledger);
     }
     const planText = (await readText(ip.fixPlan)) ?? '';
-    const guardBase = guardInputOf(collieStopState(c.stopFacts(state, spec), state.started_at, c.o.clock.now()), n);
+    const guardBase = guardInputOf(
+      collieStopState(c.stopFacts(state, spec), state.started_at, c.options.clock.now()),
+      n,
+    );
     const guards = c.policies.guards;
     for (const fix of eligible) {
       if (ledger.applied.some((a) => a.id === fix.id)) continue;

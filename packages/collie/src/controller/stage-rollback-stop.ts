@@ -107,7 +107,7 @@ export async function stageRollbackStop(
   const stop =
     engine.stop === undefined
       ? undefined
-      : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.o.stop.policyStatus };
+      : { decision: engine.stop, status: STOP_CHECK_STATUS[engine.stop.reason] ?? c.options.stop.policyStatus };
   const verdict = halted ?? stop;
   const entry = state.iterations.find((i) => i.iter === n);
   const convergence =

@@ -99,7 +99,7 @@ export async function stageVerify(
     `iter ${n}/${spec.budget.max_iterations} · Stage 4b · Deep Verify · ${toVerify.length} FIX in verification`,
   );
   c.tick(state.runId, `iter-${n} Stage 4b → ${toVerify.length} issues in parallel Deep Verify`);
-  const limit = pLimit(c.o.parallel.deepVerify);
+  const limit = pLimit(c.options.parallel.deepVerify);
   const results = await Promise.allSettled(
     toVerify.map((issueId) =>
       limit(async () => {
