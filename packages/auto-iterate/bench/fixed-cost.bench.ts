@@ -128,7 +128,7 @@ async function startHeldEngine(dir: string) {
     harness: createCommandHarness(harnessOptions(dir)),
     scorer: createRegexScorer({ pattern: '^score:\\s*(\\S+)', direction: 'minimize' }),
     results: createResultsTsv({ path: join(dir, 'results.tsv') }),
-    statePath: join(dir, '.loop/state.json'),
+    files: { statePath: join(dir, '.loop/state.json') },
     signal: controller.signal,
   });
   const done = loop.run();

@@ -33,7 +33,7 @@ function makeLoop(
     artifact,
     rollback: createMemoryRollback(artifact),
     results,
-    ...(statePath ? { statePath } : {}),
+    ...(statePath ? { files: { statePath } } : {}),
     proposer: createFunctionProposer('nudge', () => {
       artifact.set({ x: artifact.get().x + (random.next() - 0.5) });
       return { description: 'nudge x' };

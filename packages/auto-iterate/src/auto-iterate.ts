@@ -238,8 +238,6 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     rollback,
     harness,
     ...(o.proposer ? { proposer: o.proposer } : {}),
-    // Seed 001: a discarded change is never retried verbatim (a tree already evaluated is not run again).
-    skipDuplicates: true,
     scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
     // Each row's candidate record (curves, metrics, params, cost) survives a resume in .loop/records.jsonl.
     results: withRecordData(
@@ -251,7 +249,6 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
         onError: (message) => process.stderr.write(`${message}\n`),
       },
     ),
-    statePath: join(o.dir, RUN_FILES.state),
     stop: anyOf(...stops),
     advisors: [
       createCircuitBreaker({
@@ -260,20 +257,25 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
         notifyAfterDiscards: o.notifyAfterDiscards,
       }),
     ],
-    maxRepairAttempts: o.maxRepairAttempts,
-    guards,
+    files: { statePath: join(o.dir, RUN_FILES.state) },
+    keep: {
+      // Seed 001: a discarded change is never retried verbatim (a tree already evaluated is not run again).
+      skipDuplicates: true,
+      guards,
+      ...(wired.keepPolicy ? { policy: wired.keepPolicy } : {}),
+      ...(o.seedOnly
+        ? {
+            seedOnlyDetector: createSeedOnlyDetector({
+              root: o.dir,
+              files: o.targetFiles,
+              seedKeys: o.seedOnly.seedKeys,
+            }),
+          }
+        : {}),
+    },
+    recovery: { maxRepairAttempts: o.maxRepairAttempts },
     clock,
-    ...(wired.keepPolicy ? { keepPolicy: wired.keepPolicy } : {}),
-    ...(o.baselineRepeats !== undefined ? { baselineRepeats: o.baselineRepeats } : {}),
-    ...(o.seedOnly
-      ? {
-          seedOnlyDetector: createSeedOnlyDetector({
-            root: o.dir,
-            files: o.targetFiles,
-            seedKeys: o.seedOnly.seedKeys,
-          }),
-        }
-      : {}),
+    ...(o.baselineRepeats !== undefined ? { run: { baselineRepeats: o.baselineRepeats } } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),

@@ -317,18 +317,20 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
           : { ok: true, value: r.value, ...(r.dimensions ? { dimensions: r.dimensions } : {}) },
     },
     rollback: noRollback,
-    keepPolicy,
     stop,
     results: log,
     stateStore,
     onStop,
-    guards:
-      options.rubricFiles && rubricSha256
-        ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 })]
-        : [],
     clock,
     signal,
-    maxProposerFailures: Number.MAX_SAFE_INTEGER,
+    keep: {
+      policy: keepPolicy,
+      guards:
+        options.rubricFiles && rubricSha256
+          ? [rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 })]
+          : [],
+    },
+    recovery: { maxProposerFailures: Number.MAX_SAFE_INTEGER },
   });
 
   const line = (record: IterationRecord) => {

@@ -221,7 +221,6 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     harness: engineH,
     scorer,
     rollback,
-    keepPolicy: tier1Gates(options.keepPolicy ?? strictImprovement(), { status: 'reverted-redtest' }),
     stop: anyOf(
       passStopPolicy({
         config,
@@ -247,18 +246,21 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     },
     stateStore,
     onStop,
-    guards: [
-      needsHumanGuard(),
-      safetyGuard({ safety: options.safety, surface: inner.files, refused: (e) => refusedEdits.push(e) }),
-      surfaceGuard({ surface: inner.files }),
-      rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 }),
-      ...(harnessFiles.length > 0 ? [harnessFilesGuard({ files: harnessFiles, expected: harnessSha256 })] : []),
-      ...(options.guards ?? []),
-    ],
     ...(options.cost ? { cost: () => ({ usd: options.cost!.meter.spentUsd() }) } : {}),
     clock,
     signal,
-    maxProposerFailures: Number.MAX_SAFE_INTEGER,
+    keep: {
+      policy: tier1Gates(options.keepPolicy ?? strictImprovement(), { status: 'reverted-redtest' }),
+      guards: [
+        needsHumanGuard(),
+        safetyGuard({ safety: options.safety, surface: inner.files, refused: (e) => refusedEdits.push(e) }),
+        surfaceGuard({ surface: inner.files }),
+        rubricGuard({ rubricFiles: options.rubricFiles, expected: rubricSha256 }),
+        ...(harnessFiles.length > 0 ? [harnessFilesGuard({ files: harnessFiles, expected: harnessSha256 })] : []),
+        ...(options.guards ?? []),
+      ],
+    },
+    recovery: { maxProposerFailures: Number.MAX_SAFE_INTEGER },
   });
 
   let best = Number.NaN;

@@ -185,7 +185,9 @@ async function oursConstrained(
       return { value: o.f(c) + (sigma > 0 ? sigma * gaussian(noise) : 0), data: { metrics: o.metrics(c) } };
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy: LOCAL_KEEP ? blocking(o, strictImprovement()) : withConstraints(strictImprovement(), o.expressions),
+    keep: {
+      policy: LOCAL_KEEP ? blocking(o, strictImprovement()) : withConstraints(strictImprovement(), o.expressions),
+    },
     stop: maxIterations(Math.max(...BUDGETS) - 1),
   });
   for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
@@ -231,7 +233,7 @@ async function oursPareto(seed: number, sigma: number): Promise<number> {
       return { value: noisy, data: { metrics: { loss: noisy, train_s } } };
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy: paretoKeep({ objectives: OBJECTIVES }),
+    keep: { policy: paretoKeep({ objectives: OBJECTIVES }) },
     stop: maxIterations(99),
   });
   for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)

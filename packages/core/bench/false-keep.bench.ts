@@ -53,8 +53,8 @@ async function run(
       return draw(noise.next());
     }),
     scorer: createValueScorer('maximize'),
-    keepPolicy: createNoiseAwareKeepPolicy(options),
-    baselineRepeats: 5,
+    run: { baselineRepeats: 5 },
+    keep: { policy: createNoiseAwareKeepPolicy(options) },
     stop: maxIterations(ITERATIONS),
   });
   let kept = 0;

@@ -103,8 +103,8 @@ async function simulate(seed: number, policy: 'strict' | 'noise-aware'): Promise
       return artifact.get().truth + SIGMA * gaussian(noise);
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy,
-    ...(policy === 'noise-aware' ? { baselineRepeats: BASELINE_REPEATS } : {}),
+    keep: { policy: keepPolicy },
+    ...(policy === 'noise-aware' ? { run: { baselineRepeats: BASELINE_REPEATS } } : {}),
     stop: budget,
   });
   const r: RunResult = {

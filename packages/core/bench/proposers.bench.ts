@@ -179,7 +179,7 @@ async function ours(kind: string, objective: Objective, seed: number, sigma: num
       () => objective.f(artifact.get()) + (sigma > 0 ? sigma * gaussian(noise) : 0),
     ),
     scorer: createValueScorer('minimize'),
-    keepPolicy: strictImprovement(),
+    keep: { policy: strictImprovement() },
     stop: maxIterations(budget - 1),
   });
   await loop.run();

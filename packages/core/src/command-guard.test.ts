@@ -30,7 +30,7 @@ function loopWith(command: string, scores: number[], extra: Partial<Parameters<t
     harness: createFakeHarness({ scores }),
     scorer: createValueScorer('minimize'),
     stop: maxIterations(scores.length - 1),
-    guards: [createCommandGuard({ command, cwd: dir, ...extra })],
+    keep: { guards: [createCommandGuard({ command, cwd: dir, ...extra })] },
   });
   return { artifact, results, loop };
 }

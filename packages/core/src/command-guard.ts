@@ -61,7 +61,7 @@ export const commandGuardOptionsSchema = z
  * @throws {ConfigError} `CONFIG_INVALID` naming the field.
  *
  * @example
- * createLoop({ ..., guards: [createCommandGuard({ command: 'npm test', cwd: workspace })] });
+ * createLoop({ ..., keep: { guards: [createCommandGuard({ command: 'npm test', cwd: workspace })] } });
  */
 export function createCommandGuard(options: CommandGuardOptions): Guard {
   const o = parseOptions(commandGuardOptionsSchema, options, 'command-guard');

@@ -127,7 +127,7 @@ describe('constraints in a loop (engine, function harness with metrics)', () => 
       stop: maxIterations(3),
       harness,
       scorer: requireMetrics(createValueScorer('minimize'), ['rss_mb']),
-      keepPolicy: withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05']),
+      keep: { policy: withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05']) },
     });
     await loop.run();
     expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept', 'crash']);

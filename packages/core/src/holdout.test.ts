@@ -53,7 +53,7 @@ function overfitting(gate?: { budget: number; margin?: number }, iterations = 6,
       () => (artifact.set(artifact.get() + 1), { description: `memorise ${artifact.get()}` }),
     ),
     stop: maxIterations(iterations),
-    guards: holdout.guard ? [holdout.guard] : [],
+    keep: { guards: holdout.guard ? [holdout.guard] : [] },
     onStop: holdout.onStop,
     clock,
   });

@@ -190,8 +190,16 @@ export type { Loop } from './engine/create-loop.js';
 export type { Trial, TrialEdit, StepOutcome } from './engine/trial.js';
 export { measure } from './engine/measure.js';
 export type { Measurement } from './engine/measure.js';
-export { loopOptionsSchema } from './engine/options.js';
-export type { LoopOptions } from './engine/options.js';
+export { loopOptionsSchema } from './engine/options-schema.js';
+export { parseGroupedOptions } from './engine/grouped-options.js';
+export type { FlatOptionMoves } from './engine/grouped-options.js';
+export type {
+  LoopOptions,
+  LoopFileOptions,
+  LoopRunOptions,
+  LoopKeepOptions,
+  LoopRecoveryOptions,
+} from './engine/options.js';
 export type { Guard, GuardVerdict, GuardInput } from './guard.js';
 export { firstVerdict } from './guard.js';
 export { tier1Gates } from './tier1-gates.js';

@@ -51,7 +51,7 @@ describe('a backtracking metric pattern in a real loop', () => {
       harness,
       proposer,
       stop: maxIterations(2),
-      maxRepairAttempts: 0,
+      recovery: { maxRepairAttempts: 0 },
       scorer: createRegexScorer({ pattern: '^(?:score:|(?:a|a)+$)', direction: 'minimize', extractTimeoutMs: 2000 }),
     });
     await loop.run();

@@ -105,8 +105,7 @@ describe('seed-only detection', () => {
         }),
         harness: createFunctionHarness('noise', () => (calls++, noise.next())),
         scorer: createValueScorer('maximize'),
-        keepPolicy: makePolicy(),
-        seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get),
+        keep: { policy: makePolicy(), seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get) },
         stop: maxIterations(50),
       });
       let kept = 0;
@@ -126,7 +125,7 @@ describe('seed-only detection', () => {
       proposer: createContextProposer<{ lr: number; seed: number }>((v, { iteration }) => ({ ...v, seed: iteration })),
       harness: createFunctionHarness('noise', () => noise.next()),
       scorer: createValueScorer('maximize'),
-      seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get),
+      keep: { seedOnlyDetector: createMemorySeedOnlyDetector(artifact.get) },
       parallel: {
         candidates: 3,
         workingCopies: createMemoryWorkingCopies(artifact, () => createFunctionHarness('noise', () => noise.next())),

@@ -126,7 +126,7 @@ export interface JsonSeedOnlyDetectorOptions {
  * invalid file is never seed-only.
  *
  * @example
- * createLoop({ ..., seedOnlyDetector: createJsonSeedOnlyDetector({ file: join(dir, 'config.json') }) });
+ * createLoop({ ..., keep: { seedOnlyDetector: createJsonSeedOnlyDetector({ file: join(dir, 'config.json') }) } });
  */
 export function createJsonSeedOnlyDetector(options: JsonSeedOnlyDetectorOptions): SeedOnlyDetector {
   const matches = (p: string) =>

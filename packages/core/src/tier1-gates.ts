@@ -13,7 +13,7 @@ export interface Tier1GatesOptions {
  * red gates; otherwise `inner` decides. A candidate without gates is decided by `inner` alone.
  *
  * @example
- * keepPolicy: tier1Gates(strictImprovement(), { status: 'reverted-redtest' })
+ * createLoop({ ..., keep: { policy: tier1Gates(strictImprovement(), { status: 'reverted-redtest' }) } });
  */
 export function tier1Gates(inner: KeepPolicy, options: Tier1GatesOptions = {}): KeepPolicy {
   return {

@@ -126,8 +126,10 @@ export async function evaluateIteration(
     harness: await c.triggerHarness(state, spec, rp, rp.iter(n).rerunLog, { monitor: false }),
     scorer: c.scalarScorer(spec),
     rollback: deferredRollback(ledger.base, ledger.tip),
-    keepPolicy: collieKeepPolicy(goal, candidate, incumbent, c.policies.keepPolicy),
-    guards: afterScoreGuards(c.policies.guards, incumbent !== null && candidate.fixes.length > 0),
+    keep: {
+      policy: collieKeepPolicy(goal, candidate, incumbent, c.policies.keepPolicy),
+      guards: afterScoreGuards(c.policies.guards, incumbent !== null && candidate.fixes.length > 0),
+    },
     stop,
     results,
     stateStore: createJsonStateStore(rp.loopState),

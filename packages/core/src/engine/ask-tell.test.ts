@@ -117,7 +117,7 @@ describe('ask/tell: a host drives the engine one candidate at a time', () => {
       name: 'once',
       beforeEdit: ({ iteration }) => (iteration === 1 ? { action: 'skip', note: 'not now' } : undefined),
     };
-    const { loop, results } = setup({ guards: [skipFirst] });
+    const { loop, results } = setup({ keep: { guards: [skipFirst] } });
     const t = await loop.ask();
     expect(t.iteration).toBe(2);
     expect(results.rows[1]).toMatchObject({ iteration: 1, status: 'reverted', note: 'once: not now' });
@@ -170,12 +170,14 @@ describe('one record per candidate and one order of writes', () => {
           { description: `v=${iteration}`, data: { params: { v: iteration } } }
         ),
       },
-      guards: [
-        {
-          name: 'four',
-          beforeRun: ({ iteration }) => (iteration === 4 ? { action: 'halt', note: 'stop here' } : undefined),
-        },
-      ],
+      keep: {
+        guards: [
+          {
+            name: 'four',
+            beforeRun: ({ iteration }) => (iteration === 4 ? { action: 'halt', note: 'stop here' } : undefined),
+          },
+        ],
+      },
       stop: maxIterations(5),
     });
     for (const type of ['baseline', 'kept', 'reverted', 'crash', 'halted'] as const)
@@ -203,7 +205,7 @@ describe('one record per candidate and one order of writes', () => {
     try {
       const statePath = join(dir, 'state.json');
       const seen: [number, number][] = [];
-      const { loop, set } = setup({ statePath });
+      const { loop, set } = setup({ files: { statePath } });
       // Read when the event fires (synchronously): an asynchronous read lands whenever the thread
       // pool gets to it, possibly after the next state write, and proves nothing about the order.
       const stateIteration = () => (JSON.parse(readFileSync(statePath, 'utf8')) as { iteration: number }).iteration;

@@ -100,7 +100,7 @@ export async function beginCandidate(
   const slot = await open(plan);
   o.slot = slot;
   const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
-  const detector = e.options.seedOnlyDetector;
+  const detector = e.options.keep?.seedOnlyDetector;
   const captured = detector?.capture ? await detector.capture(slot.artifact) : undefined;
   const extra = {
     ...(plan ? { plan } : {}),
@@ -176,7 +176,7 @@ export async function finishCandidate(
 ): Promise<Outcome> {
   const { o, slot, plan, snapshotBefore, captured, extra } = p;
   const { iteration } = o;
-  const detector = e.options.seedOnlyDetector;
+  const detector = e.options.keep?.seedOnlyDetector;
   let proposal = first;
   addData(o, proposal.data);
   for (let attempt = 0; ;) {
@@ -201,7 +201,9 @@ export async function finishCandidate(
       });
     }
     const digest =
-      e.options.skipDuplicates && after && changes && changes.violations.length === 0 ? treeDigest(after) : undefined;
+      e.options.keep?.skipDuplicates && after && changes && changes.violations.length === 0
+        ? treeDigest(after)
+        : undefined;
     const seen = digest === undefined ? undefined : m.evaluatedTrees.get(digest);
     if (seen !== undefined) {
       return Object.assign(o, {

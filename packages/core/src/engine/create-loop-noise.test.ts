@@ -30,8 +30,8 @@ describe('createLoop: noise support', () => {
         harness: createFakeHarness({ scores: [10, 12, 11, 30, 11] }),
         scorer: createValueScorer('minimize'),
         stop: maxIterations(0),
-        baselineRepeats: 4,
-        statePath: join(dir, 'state.json'),
+        files: { statePath: join(dir, 'state.json') },
+        run: { baselineRepeats: 4 },
       });
       loop.on('baseline', (e) => events.push(e));
       const summary = await loop.run();
@@ -62,8 +62,7 @@ describe('createLoop: noise support', () => {
       harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(0),
-      baselineRepeats: 3,
-      seedForRepeat: (r) => 100 + r,
+      run: { baselineRepeats: 3, seedForRepeat: (r) => 100 + r },
     });
     await loop.run();
     expect(seen).toEqual([
@@ -79,8 +78,7 @@ describe('createLoop: noise support', () => {
       harness: createFakeHarness({ score: (c) => (seen.push([c.seed, c.repeat]), 5) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(0),
-      baselineRepeats: 2,
-      seed: 7,
+      run: { baselineRepeats: 2, seed: 7 },
     });
     await fixed.run();
     expect(seen).toEqual([
@@ -124,8 +122,8 @@ describe('createLoop: noise support', () => {
       results,
       harness: createFakeHarness({ scores: [10, 11, 4, 2, 3, 3.5] }),
       scorer: createValueScorer('minimize'),
-      keepPolicy: policy,
-      baselineRepeats: 2,
+      run: { baselineRepeats: 2 },
+      keep: { policy },
       stop: maxIterations(2),
     });
     await loop.run();
@@ -147,7 +145,7 @@ describe('createLoop: noise support', () => {
         harness: createFakeHarness({ score: () => 100 + gaussian(noise) }),
         scorer: createValueScorer('minimize'),
         stop: maxIterations(30),
-        ...(keepPolicy ? { keepPolicy, baselineRepeats: 5 } : {}),
+        ...(keepPolicy ? { run: { baselineRepeats: 5 }, keep: { policy: keepPolicy } } : {}),
       });
       return (await loop.run()).counts.kept;
     };
@@ -170,10 +168,10 @@ describe('createLoop: noise support', () => {
         harness: createFakeHarness({ score: () => (truth[artifact.get()] ?? 100) + gaussian(noise) }),
         scorer: createValueScorer('minimize'),
         results,
-        keepPolicy: createNoiseAwareKeepPolicy({ futilityAfter: false }),
-        baselineRepeats: 4,
         stop: maxIterations(2),
-        decisionsLogPath: join(dir, 'decisions.jsonl'),
+        files: { decisionsLogPath: join(dir, 'decisions.jsonl') },
+        run: { baselineRepeats: 4 },
+        keep: { policy: createNoiseAwareKeepPolicy({ futilityAfter: false }) },
       });
       loop.on('kept', (e) => events.push(e));
       loop.on('reverted', (e) => events.push(e));
@@ -210,12 +208,14 @@ describe('createLoop: noise support', () => {
         name: 'reseed',
         propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }),
       },
-      seedOnlyDetector: {
-        name: 'memory-json',
-        capture: () => structuredClone(artifact.get()),
-        isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()),
+      keep: {
+        seedOnlyDetector: {
+          name: 'memory-json',
+          capture: () => structuredClone(artifact.get()),
+          isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()),
+        },
+        policy: createNoiseAwareKeepPolicy(),
       },
-      keepPolicy: createNoiseAwareKeepPolicy(),
       stop: maxIterations(1),
     });
     loop.on('reverted', (e) => events.push(e));
@@ -245,7 +245,7 @@ describe('createLoop: noise support', () => {
           { description: `seed -> ${iteration}` }
         ),
       },
-      seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()),
+      keep: { seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()) },
       stop: maxIterations(50),
     });
     const summary = await loop.run();
@@ -292,7 +292,7 @@ describe('createLoop: noise support', () => {
         proposer: createCounterProposer(artifact),
         harness: createFakeHarness({ scores: [1] }),
         scorer: createValueScorer('minimize'),
-        baselineRepeats: 0,
+        run: { baselineRepeats: 0 },
       }),
     ).toThrow(/baselineRepeats/);
   });

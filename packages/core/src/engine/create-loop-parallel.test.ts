@@ -193,7 +193,7 @@ describe('createLoop: parallel candidates', () => {
           if (mainRuns === 2) await barrier.arrive(); // the first re-measure, under the batch's load
           return [9.5, 9.7][mainRuns - 2]!;
         }),
-      extra: { keepPolicy: recording },
+      extra: { keep: { policy: recording } },
     });
     await loop.run();
     expect(barrier.maxWaiting()).toBe(3);
@@ -212,9 +212,11 @@ describe('createLoop: parallel candidates', () => {
       propose: (v, k) => v - k - 1,
       mainHarness: (a) => createFunctionHarness('incumbent', () => (mainRuns++, a.get())),
       extra: {
-        keepPolicy: {
-          name: 'record',
-          decide: (i) => (inputs.push([...i.incumbentSamples!]), { keep: false, reason: 'recorded' }),
+        keep: {
+          policy: {
+            name: 'record',
+            decide: (i) => (inputs.push([...i.incumbentSamples!]), { keep: false, reason: 'recorded' }),
+          },
         },
       },
     });
@@ -231,13 +233,15 @@ describe('createLoop: parallel candidates', () => {
       copyHarness: (copy, k) =>
         createFunctionHarness('value', (c) => (runs.push([k, c.repeat, copy.get()]), copy.get())),
       extra: {
-        keepPolicy: {
-          name: 'resample',
-          decide: async (i) => (
-            await i.sample!(),
-            await i.sample!(),
-            { keep: i.candidateSamples!.length === 3, reason: 'three samples' }
-          ),
+        keep: {
+          policy: {
+            name: 'resample',
+            decide: async (i) => (
+              await i.sample!(),
+              await i.sample!(),
+              { keep: i.candidateSamples!.length === 3, reason: 'three samples' }
+            ),
+          },
         },
       },
     });
@@ -278,8 +282,8 @@ describe('createLoop: parallel candidates', () => {
       }
     };
     expect(attempt({ concurrency: 3 })).toMatch(/concurrency must be at most candidates/);
-    expect(attempt({}, { maxRepairAttempts: 2 })).toBeUndefined();
-    expect(attempt({}, { seedOnlyDetector: { name: 'x', isSeedOnlyChange: () => false } })).toBeUndefined();
+    expect(attempt({}, { recovery: { maxRepairAttempts: 2 } })).toBeUndefined();
+    expect(attempt({}, { keep: { seedOnlyDetector: { name: 'x', isSeedOnlyChange: () => false } } })).toBeUndefined();
     expect(attempt({ remeasureIncumbent: 1 })).toBeUndefined();
   });
 
@@ -306,7 +310,7 @@ describe('createLoop: parallel candidates', () => {
           }
           return copy.get();
         }),
-      extra: { maxRepairAttempts: 1 },
+      extra: { recovery: { maxRepairAttempts: 1 } },
     });
     await loop.run();
     expect(results.rows.map((r) => [r.status, r.description])).toEqual([
@@ -323,9 +327,11 @@ describe('createLoop: parallel candidates', () => {
       candidates: 2,
       propose: (v, k) => v - k - 1,
       extra: {
-        seedOnlyDetector: {
-          name: 'k1-is-seed',
-          isSeedOnlyChange: (changes) => (seen.push(changes.description), changes.description.includes('1')),
+        keep: {
+          seedOnlyDetector: {
+            name: 'k1-is-seed',
+            isSeedOnlyChange: (changes) => (seen.push(changes.description), changes.description.includes('1')),
+          },
         },
       },
       proposer: {

@@ -165,7 +165,7 @@ describe('createLoop', () => {
       harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10 - artifact.get()) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(2),
-      maxRepairAttempts: 2,
+      recovery: { maxRepairAttempts: 2 },
     });
     const summary = await loop.run();
     expect(summary.stop.reason).toBe('max-iterations');
@@ -196,7 +196,7 @@ describe('createLoop', () => {
       harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10 - artifact.get()) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(1),
-      maxRepairAttempts: 2,
+      recovery: { maxRepairAttempts: 2 },
     });
     await loop.run();
     expect(results.rows).toHaveLength(2);
@@ -228,7 +228,7 @@ describe('createLoop', () => {
       harness: createFakeHarness({ score: () => (artifact.get() < 0 ? { crash: 'exit-code' } : 10) }),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(1),
-      maxRepairAttempts: 2,
+      recovery: { maxRepairAttempts: 2 },
     });
     await loop.run();
     expect(repairs).toBe(2);
@@ -325,7 +325,7 @@ describe('createLoop', () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-resume-'));
     try {
       const statePath = join(dir, 'state.json');
-      const first = setup([10, 9, 11], { statePath });
+      const first = setup([10, 9, 11], { files: { statePath } });
       await first.loop.run();
       const again = (rows: typeof first.results.rows) => {
         const artifact = createMemoryArtifact(0);
@@ -336,7 +336,7 @@ describe('createLoop', () => {
           harness: createFakeHarness({ scores: [1, 1, 1] }),
           proposer: createCounterProposer(artifact),
           scorer: createValueScorer('minimize'),
-          statePath,
+          files: { statePath },
           stop: maxIterations(4),
         }).run();
       };
@@ -426,7 +426,7 @@ describe('createLoop', () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-state-'));
     try {
       const statePath = join(dir, '.loop', 'state.json');
-      const { loop } = setup([10, 9, 11], { statePath });
+      const { loop } = setup([10, 9, 11], { files: { statePath } });
       await loop.run();
       const state = JSON.parse(await readFile(statePath, 'utf8'));
       expect(state).toMatchObject({
@@ -448,7 +448,11 @@ describe('createLoop', () => {
       const lockPath = join(dir, '.loop', 'workspace');
       let release!: () => void;
       const blocker = new Promise<number>((resolve) => (release = () => resolve(1)));
-      const a = setup([10], { lockPath, harness: createFakeHarness({ score: () => 10 }), stop: maxIterations(0) });
+      const a = setup([10], {
+        files: { lockPath },
+        harness: createFakeHarness({ score: () => 10 }),
+        stop: maxIterations(0),
+      });
       const slow = createLoop({
         artifact: a.artifact,
         rollback: a.rollback,
@@ -458,7 +462,7 @@ describe('createLoop', () => {
           name: 'slow',
           run: async () => ({ exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: await blocker }),
         },
-        lockPath,
+        files: { lockPath },
         stop: maxIterations(0),
       });
       const started = new Promise((resolve) => slow.on('iteration-started', resolve)); // the lock is held by then
@@ -485,7 +489,7 @@ describe('createLoop', () => {
       }),
       harness: createFakeHarness({ scores: [10] }),
       scorer: createValueScorer('minimize'),
-      maxProposerFailures: 3,
+      recovery: { maxProposerFailures: 3 },
     });
     const summary = await loop.run();
     expect(summary.stop.reason).toBe('proposer-failing');

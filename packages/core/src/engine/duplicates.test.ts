@@ -28,7 +28,7 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
           { description: `v=${values[iteration - 1]}` }
         ),
       },
-      skipDuplicates: true,
+      keep: { skipDuplicates: true },
       stop: maxIterations(5),
     });
     await loop.run();
@@ -76,7 +76,7 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
           createFunctionHarness('v', () => (runs++, copy.get())),
         ),
       },
-      skipDuplicates: true,
+      keep: { skipDuplicates: true },
       stop: maxIterations(3),
     });
     await loop.run();

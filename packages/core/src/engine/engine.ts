@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError, LoopError, parseOptions } from '../errors.js';
+import { ConfigError, LoopError } from '../errors.js';
 import type { CandidateData, IterationRecord } from '../iteration-record.js';
 import type { Guard, GuardInput } from '../guard.js';
 import type { Harness } from '../harness.js';
@@ -16,7 +16,8 @@ import { systemClock, type Clock, type Direction } from '../types.js';
 import type { PrunedFact } from '../pruner.js';
 import { measure } from './measure.js';
 import { startReporting } from './run-reporting.js';
-import { loopOptionsSchema, type LoopOptions } from './options.js';
+import type { GroupedLoopOptions, LoopOptions } from './options.js';
+import { normalizeLoopOptions } from './options-schema.js';
 import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
 
 /** What the pruners of a candidate's first run look at: every row so far and the incumbent's row (see {@link Engine.evaluate}). */
@@ -36,7 +37,8 @@ export interface Evaluation {
 
 /** The resolved options and shared helpers of one `createLoop` (internal to the engine). */
 export interface Engine {
-  readonly options: LoopOptions;
+  /** The options in the grouped shape (deprecated flat names moved into their groups). */
+  readonly options: GroupedLoopOptions;
   readonly hub: EventHub;
   readonly clock: Clock;
   readonly signal: AbortSignal;
@@ -80,19 +82,20 @@ export interface Engine {
 }
 
 /**
- * Validates `options` with {@link loopOptionsSchema} and resolves their defaults.
+ * Validates `options` with `loopOptionsSchema` (after moving deprecated flat names into their
+ * groups, {@link normalizeLoopOptions}) and resolves their defaults.
  *
  * @throws {ConfigError} `CONFIG_INVALID` naming the field (`engine.<field>`).
  */
 export function createEngine(input: LoopOptions): Engine {
-  const parsed = parseOptions(loopOptionsSchema, input, 'engine') as LoopOptions;
-  const options: LoopOptions = { ...input, ...(parsed.parallel ? { parallel: parsed.parallel } : {}) };
+  const options = normalizeLoopOptions(input);
   const clock = options.clock ?? systemClock;
   const signal = options.signal ?? new AbortController().signal;
   const direction = options.scorer.direction;
-  const fixedSeed = options.seed ?? 0;
-  const seedForRepeat = options.seedForRepeat ?? (() => fixedSeed);
-  const store = options.stateStore ?? (options.statePath ? createJsonStateStore(options.statePath) : undefined);
+  const fixedSeed = options.run?.seed ?? 0;
+  const seedForRepeat = options.run?.seedForRepeat ?? (() => fixedSeed);
+  const store =
+    options.stateStore ?? (options.files?.statePath ? createJsonStateStore(options.files.statePath) : undefined);
   const engine: Engine = {
     options,
     hub: new EventHub(),
@@ -100,13 +103,13 @@ export function createEngine(input: LoopOptions): Engine {
     signal,
     results: options.results ?? createMemoryResultsLog(),
     store,
-    keepPolicy: options.keepPolicy ?? strictImprovement(),
+    keepPolicy: options.keep?.policy ?? strictImprovement(),
     stopPolicy: anyOf(onAbort(signal), options.stop ?? neverStop()),
-    guards: options.guards ?? [],
+    guards: options.keep?.guards ?? [],
     direction,
-    maxRepairs: options.maxRepairAttempts ?? 0,
-    maxProposerFailures: options.maxProposerFailures ?? 5,
-    baselineRepeats: options.baselineRepeats ?? 1,
+    maxRepairs: options.recovery?.maxRepairAttempts ?? 0,
+    maxProposerFailures: options.recovery?.maxProposerFailures ?? 5,
+    baselineRepeats: options.run?.baselineRepeats ?? 1,
     statusNames: {
       restoreFailed: options.statusNames?.restoreFailed ?? 'restore-failed',
       harnessTampered: options.statusNames?.harnessTampered ?? 'harness-tampered',
@@ -163,7 +166,7 @@ export function createEngine(input: LoopOptions): Engine {
       }
     },
     async logDecision(line) {
-      const path = options.decisionsLogPath;
+      const path = options.files?.decisionsLogPath;
       if (!path) return;
       await mkdir(dirname(path), { recursive: true });
       await appendFile(path, `${JSON.stringify({ ...line, at: new Date(clock.now()).toISOString() })}\n`);

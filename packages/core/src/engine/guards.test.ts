@@ -51,7 +51,7 @@ function setup(scores: FakeOutcome[], guards: Guard[], extra: Partial<LoopOption
     proposer: createCounterProposer(artifact),
     scorer: createValueScorer('minimize'),
     stop: maxIterations(scores.length - 1),
-    guards,
+    keep: { guards },
     stateStore: store,
     ...extra,
   });
@@ -159,7 +159,7 @@ describe('guards', () => {
       harness: createFunctionHarness('v', () => artifact.get()),
       scorer: createValueScorer('minimize'),
       stop: maxIterations(4),
-      guards: [halt],
+      keep: { guards: [halt] },
       parallel: { candidates: 2, workingCopies },
     }).run();
     expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'halted']);

@@ -29,7 +29,7 @@ describe('the keep policy sees the run so far', () => {
       proposer: createCounterProposer(artifact),
       scorer: createValueScorer('minimize'),
       harness,
-      keepPolicy,
+      keep: { policy: keepPolicy },
       stop: maxIterations(3),
     }).run();
     expect(seen).toEqual([

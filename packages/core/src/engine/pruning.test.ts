@@ -45,7 +45,7 @@ function setup() {
     rollback: createMemoryRollback(artifact),
     proposer: createCounterProposer(artifact, (_v, i) => i),
     harness,
-    keepPolicy,
+    keep: { policy: keepPolicy },
     results,
     scorer: createValueScorer('minimize'),
     stop: maxIterations(4),

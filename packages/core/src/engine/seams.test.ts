@@ -239,7 +239,7 @@ describe('the keep policy sees the candidate record', () => {
       proposer: createCounterProposer(artifact),
       scorer: createValueScorer('minimize'),
       harness,
-      keepPolicy,
+      keep: { policy: keepPolicy },
       stop: maxIterations(3),
     }).run();
     expect(seen.map((s) => s.candidateData?.metrics)).toEqual([
@@ -273,7 +273,7 @@ describe("the keep decision's note", () => {
       results,
       scorer: createValueScorer('minimize'),
       harness: createFakeHarness({ scores: [10, 9, 9.8] }),
-      keepPolicy,
+      keep: { policy: keepPolicy },
       stop: maxIterations(2),
     }).run();
     expect(results.rows.slice(1).map((r) => [r.status, r.note, r.description.endsWith(` (note ${r.score})`)])).toEqual([

@@ -95,7 +95,7 @@ export function createSession(e: Engine) {
     if (started) return;
     started = true;
     try {
-      if (e.options.lockPath) lock = await acquireLock({ path: e.options.lockPath });
+      if (e.options.files?.lockPath) lock = await acquireLock({ path: e.options.files.lockPath });
       fingerprint = await e.options.harness.fingerprint?.();
       const rows = await e.results.read();
       const saved = await e.store?.read();
@@ -113,7 +113,7 @@ export function createSession(e: Engine) {
       }
       throw error;
     }
-    if (e.options.artifact && e.options.skipDuplicates)
+    if (e.options.artifact && e.options.keep?.skipDuplicates)
       m.evaluatedTrees.set(treeDigest(await e.options.artifact.inspect()), m.counters.incumbent?.iteration ?? 0);
     const stop = e.stopPolicy.check(e.loopState(m));
     if (stop) await finish(stop);

@@ -48,7 +48,7 @@ async function run(options: Partial<ParetoKeepOptions> = {}, states: readonly [n
       };
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy: paretoKeep({ objectives, ...options }),
+    keep: { policy: paretoKeep({ objectives, ...options }) },
     stop: maxIterations(STATES.length - 1),
   });
   for (const type of ['baseline', 'kept', 'reverted'] as const)

@@ -85,7 +85,7 @@ describe('TPE proposer with several objectives', () => {
           return { value: f1, data: { metrics: { f1, f2 } } };
         }),
         scorer: createValueScorer('minimize'),
-        keepPolicy: paretoKeep({ objectives }),
+        keep: { policy: paretoKeep({ objectives }) },
         stop: maxIterations(29),
       });
       for (const type of ['baseline', 'kept', 'reverted'] as const)

@@ -52,7 +52,9 @@ async function run(seed: number, modelled: boolean | 'core', surrogate: 'gp' | '
       return { value: f(c), data: { metrics: { g: g(c) } } };
     }),
     scorer: createValueScorer('minimize'),
-    keepPolicy: modelled === 'core' ? withConstraints(strictImprovement(), ['g <= 0']) : blocking(strictImprovement()),
+    keep: {
+      policy: modelled === 'core' ? withConstraints(strictImprovement(), ['g <= 0']) : blocking(strictImprovement()),
+    },
     stop: maxIterations(40),
   });
   loop.on('kept', () => kept.push({ ...artifact.get() }));
