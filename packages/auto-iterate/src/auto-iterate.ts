@@ -16,7 +16,6 @@ import {
   isLoopError,
   maxIterations,
   noFileChanges,
-  parseOptions,
   plateau,
   systemClock,
   targetScore,
@@ -27,7 +26,8 @@ import {
   type StopPolicy,
 } from '@loop/core';
 import { createGitResetRollback, describeRepairs, gitDirOf, type GitResetRollback } from '@loop/rollback-git';
-import { autoIterateOptionsSchema, dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
+import { dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
+import { normalizeAutoIterateOptions, type ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { assertHarnessCommitted } from './harness-drift.js';
 import { checkConstraintOptions, defaultMetricPattern, metricPatterns, wireConstraints } from './metric-constraints.js';
@@ -87,21 +87,21 @@ export interface AutoIterate {
 }
 
 /** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
-function parallelOf(o: ReturnType<typeof autoIterateOptionsSchema.parse>, commandHarness: (cwd: string) => Harness) {
+function parallelOf(o: ParsedAutoIterateOptions, commandHarness: (cwd: string) => Harness) {
   const p = o.parallel!;
   const workingCopies =
     p.workingCopies ??
     createDirectoryWorkingCopies({
       root: o.dir,
-      mutable: o.targetFiles,
-      readOnly: o.readOnlyFiles,
+      mutable: o.files.targetFiles,
+      readOnly: o.files.readOnlyFiles,
       exclude: [
         '.git',
         '.loop',
-        o.resultsFile,
-        o.logFile,
-        ...(o.dimensionsFile ? [o.dimensionsFile] : []),
-        ...(o.metricFile ? [o.metricFile] : []),
+        o.files.resultsFile,
+        o.files.logFile,
+        ...(o.score.dimensionsFile ? [o.score.dimensionsFile] : []),
+        ...(o.score.metricFile ? [o.score.metricFile] : []),
       ],
       link: p.link,
       harness: (dir) => commandHarness(dir),
@@ -133,23 +133,23 @@ function parallelOf(o: ReturnType<typeof autoIterateOptionsSchema.parse>, comman
  * const summary = await run.run();
  */
 export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
-  const o = parseOptions(autoIterateOptionsSchema, options, 'auto-iterate');
+  const o = normalizeAutoIterateOptions(options);
   const clock = o.clock ?? systemClock;
   const tag = o.tag ?? dateTag(clock.now());
   const branch = `auto-iterate/${tag}`;
-  const direction = o.direction === 'lower' ? 'minimize' : 'maximize';
-  const pattern = o.pattern ?? defaultMetricPattern(o.metricName);
+  const direction = o.score.direction;
+  const pattern = o.score.pattern ?? defaultMetricPattern(o.score.metricName);
   // Issue 28: named metrics and constraints on them; the objective counts as a metric by its name.
-  const patterns = metricPatterns(o.metrics);
-  const checked = checkConstraintOptions(o.constraints, [...Object.keys(patterns), o.metricName]);
+  const patterns = metricPatterns(o.score.metrics);
+  const checked = checkConstraintOptions(o.keep.constraints, [...Object.keys(patterns), o.score.metricName]);
   if (checked.issues.length > 0) throw new ConfigError('auto-iterate', checked.issues);
   for (const c of checked.constraints) if (!(c.metric in patterns)) patterns[c.metric] = pattern;
-  const resultsPath = join(o.dir, o.resultsFile);
+  const resultsPath = join(o.dir, o.files.resultsFile);
   const rollback = createGitResetRollback({
     dir: o.dir,
     branch,
-    resume: o.resume,
-    allowDirty: o.allowDirty,
+    resume: o.recovery.resume,
+    allowDirty: o.files.allowDirty,
     clock,
     messagePrefix: 'auto-iterate: ',
     // The engine's inspect-propose-inspect-commit step: the surface check's scan is the commit's,
@@ -157,68 +157,68 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     // the workspace between a checkpoint and the commit, so they scan each time.
     reuseScans: o.parallel === undefined,
     // The OS says what changed: scans stat only that (issue 31). Parallel copies scan each time.
-    watch: o.watch && o.parallel === undefined,
+    watch: o.files.watch && o.parallel === undefined,
     excludes: [
-      o.resultsFile,
-      o.logFile,
+      o.files.resultsFile,
+      o.files.logFile,
       '.loop/',
       'node_modules',
-      ...(o.dimensionsFile ? [o.dimensionsFile] : []),
-      ...(o.metricFile ? [o.metricFile] : []),
+      ...(o.score.dimensionsFile ? [o.score.dimensionsFile] : []),
+      ...(o.score.metricFile ? [o.score.metricFile] : []),
     ],
   });
   const artifact = createWorkspaceArtifact(
-    createFileArtifact({ root: o.dir, mutable: o.targetFiles, readOnly: o.readOnlyFiles }),
+    createFileArtifact({ root: o.dir, mutable: o.files.targetFiles, readOnly: o.files.readOnlyFiles }),
     rollback,
   );
   const commandHarness = (cwd: string) =>
     createCommandHarness({
-      command: o.runCommand,
+      command: o.run.command,
       cwd,
-      logFile: o.logFile,
-      timeBudgetMs: Math.round(o.timeBudgetS * 1000),
-      killTimeoutMs: Math.round(o.killTimeoutS * 1000),
-      env: o.env,
-      fingerprintFiles: [...o.readOnlyFiles, ...o.harnessFiles],
-      fingerprintPaths: o.fingerprintPaths,
+      logFile: o.files.logFile,
+      timeBudgetMs: Math.round(o.run.timeBudgetS * 1000),
+      killTimeoutMs: Math.round(o.run.killTimeoutS * 1000),
+      env: o.run.env,
+      fingerprintFiles: [...o.files.readOnlyFiles, ...o.files.harnessFiles],
+      fingerprintPaths: o.files.fingerprintPaths,
       // A SIGKILLed loop's orphaned run is killed before the next one starts; parallel copies
       // share the option and each overlapping run takes its own slot file (run.pgid, run.pgid.1, ...).
       pidFile: join(o.dir, RUN_FILES.runPid),
       // Each run's log, a working copy's included, is kept as .loop/logs/<iteration>.log (issue 32 item 16).
-      keepLogs: { dir: join(o.dir, RUN_FILES.logs), count: o.keepLogs },
-      ...(o.intermediate ? { intermediate: o.intermediate } : {}),
-      ...o.harnessSandbox,
+      keepLogs: { dir: join(o.dir, RUN_FILES.logs), count: o.files.keepLogs },
+      ...(o.run.intermediate ? { intermediate: o.run.intermediate } : {}),
+      ...o.run.sandbox,
     });
   const harness = o.parallel?.harness ?? commandHarness(o.dir);
   const stops: StopPolicy[] = [];
-  if (o.maxIterations > 0) stops.push(maxIterations(o.maxIterations));
-  if (o.plateau !== undefined) stops.push(plateau(o.plateau));
-  if (o.stopAfterNoChange > 0) stops.push(noFileChanges(o.stopAfterNoChange));
-  if (o.targetScore !== undefined) stops.push(targetScore(o.targetScore));
-  if (o.wallClockS !== undefined) stops.push(wallClock(o.wallClockS * 1000));
-  if (o.costBudget !== undefined || o.tokenBudget !== undefined) {
+  if (o.stop.maxIterations > 0) stops.push(maxIterations(o.stop.maxIterations));
+  if (o.stop.plateau !== undefined) stops.push(plateau(o.stop.plateau));
+  if (o.stop.stopAfterNoChange > 0) stops.push(noFileChanges(o.stop.stopAfterNoChange));
+  if (o.stop.targetScore !== undefined) stops.push(targetScore(o.stop.targetScore));
+  if (o.stop.wallClockS !== undefined) stops.push(wallClock(o.stop.wallClockS * 1000));
+  if (o.stop.costBudget !== undefined || o.stop.tokenBudget !== undefined) {
     stops.push(
       costBudget({
-        ...(o.costBudget !== undefined ? { maxUsd: o.costBudget } : {}),
-        ...(o.tokenBudget !== undefined ? { maxTokens: o.tokenBudget } : {}),
+        ...(o.stop.costBudget !== undefined ? { maxUsd: o.stop.costBudget } : {}),
+        ...(o.stop.tokenBudget !== undefined ? { maxTokens: o.stop.tokenBudget } : {}),
         source: 'history',
         predictive: true,
         requireCost: true,
       }),
     );
   }
-  if (o.stop) stops.push(o.stop);
-  const guards = [...o.guards];
-  if (o.checks)
+  if (o.stop.policy) stops.push(o.stop.policy);
+  const guards = [...o.keep.guards];
+  if (o.keep.checks)
     guards.push(
       createCommandGuard({
-        command: o.checks.command,
+        command: o.keep.checks.command,
         cwd: o.dir,
-        timeoutMs: Math.round(o.checks.timeoutS * 1000),
-        onFail: o.checks.onFail,
+        timeoutMs: Math.round(o.keep.checks.timeoutS * 1000),
+        onFail: o.keep.checks.onFail,
         logFile: '.loop/checks.log',
-        env: o.env,
-        ...o.harnessSandbox,
+        env: o.run.env,
+        ...o.run.sandbox,
       }),
     );
   const sealedHoldout = autoIterateHoldout(o, branch, clock);
@@ -227,22 +227,22 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const regexScorer = createRegexScorer({
     pattern,
     direction,
-    match: o.match,
-    ...(o.metricFile ? { metricFile: join(o.dir, o.metricFile) } : {}),
+    match: o.score.match,
+    ...(o.score.metricFile ? { metricFile: join(o.dir, o.score.metricFile) } : {}),
     ...(Object.keys(patterns).length > 0 ? { metrics: patterns } : {}),
   });
-  const wired = wireConstraints(regexScorer, o.keepPolicy, patterns, checked.constraints, o.metrics);
+  const wired = wireConstraints(regexScorer, o.keep.policy, patterns, checked.constraints, o.score.metrics);
   const scorer = wired.scorer;
   const loop = createLoop({
     artifact,
     rollback,
     harness,
     ...(o.proposer ? { proposer: o.proposer } : {}),
-    scorer: o.dimensionsFile ? withLogDimensions(scorer) : scorer,
+    scorer: o.score.dimensionsFile ? withLogDimensions(scorer) : scorer,
     // Each row's candidate record (curves, metrics, params, cost) survives a resume in .loop/records.jsonl.
     results: withRecordData(
-      o.dimensionsFile
-        ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.dimensionsFile) })
+      o.score.dimensionsFile
+        ? withDimensionsTsv(createResultsTsv({ path: resultsPath }), { path: join(o.dir, o.score.dimensionsFile) })
         : createResultsTsv({ path: resultsPath }),
       {
         path: join(o.dir, RUN_FILES.records),
@@ -252,9 +252,9 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     stop: anyOf(...stops),
     advisors: [
       createCircuitBreaker({
-        pauseAfterCrashes: o.pauseAfterCrashes,
-        cooldownAfterDiscards: o.cooldownAfterDiscards,
-        notifyAfterDiscards: o.notifyAfterDiscards,
+        pauseAfterCrashes: o.recovery.pauseAfterCrashes,
+        cooldownAfterDiscards: o.recovery.cooldownAfterDiscards,
+        notifyAfterDiscards: o.recovery.notifyAfterDiscards,
       }),
     ],
     files: { statePath: join(o.dir, RUN_FILES.state) },
@@ -263,19 +263,19 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       skipDuplicates: true,
       guards,
       ...(wired.keepPolicy ? { policy: wired.keepPolicy } : {}),
-      ...(o.seedOnly
+      ...(o.keep.seedOnly
         ? {
             seedOnlyDetector: createSeedOnlyDetector({
               root: o.dir,
-              files: o.targetFiles,
-              seedKeys: o.seedOnly.seedKeys,
+              files: o.files.targetFiles,
+              seedKeys: o.keep.seedOnly.seedKeys,
             }),
           }
         : {}),
     },
-    recovery: { maxRepairAttempts: o.maxRepairAttempts },
+    recovery: { maxRepairAttempts: o.recovery.maxRepairAttempts },
     clock,
-    ...(o.baselineRepeats !== undefined ? { run: { baselineRepeats: o.baselineRepeats } } : {}),
+    ...(o.run.baselineRepeats !== undefined ? { run: { baselineRepeats: o.run.baselineRepeats } } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
@@ -288,38 +288,41 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
   const prepare = async () => {
     await assertRepositoryRoot(o.dir);
     const missing: number[] = [];
-    for (const [i, f] of o.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
+    for (const [i, f] of o.files.targetFiles.entries()) await stat(join(o.dir, f)).catch(() => missing.push(i));
     if (missing.length > 0)
       throw new ConfigError(
         'auto-iterate',
-        missing.map((i) => ({ path: `targetFiles.${i}`, message: `${o.targetFiles[i]} does not exist in ${o.dir}` })),
+        missing.map((i) => ({
+          path: `files.targetFiles.${i}`,
+          message: `${o.files.targetFiles[i]} does not exist in ${o.dir}`,
+        })),
       );
     await sealedHoldout?.prepare();
     // In a linked worktree or a submodule the lock goes in the directory its `.git` file names.
     const lock = await acquireLock({ path: join(gitDirOf(o.dir), 'loop-workspace') });
     try {
-      if (o.archive && !o.resume) {
+      if (o.files.archive && !o.recovery.resume) {
         const files = [
-          o.logFile,
-          ...(o.dimensionsFile ? [o.dimensionsFile] : []),
-          ...(o.metricFile ? [o.metricFile] : []),
+          o.files.logFile,
+          ...(o.score.dimensionsFile ? [o.score.dimensionsFile] : []),
+          ...(o.score.metricFile ? [o.score.metricFile] : []),
         ];
         const archived = await archiveEarlierRun({
           dir: o.dir,
-          into: o.archive.into,
-          resultsFile: o.resultsFile,
+          into: o.files.archive.into,
+          resultsFile: o.files.resultsFile,
           stateFile: RUN_FILES.state,
           files,
           branch,
-          allowDirty: o.allowDirty,
+          allowDirty: o.files.allowDirty,
         });
-        if (archived) o.archive.onArchived?.(archived);
+        if (archived) o.files.archive.onArchived?.(archived);
       }
       // A resume adds the final newline a complete row lost after state.json counted it (issue 32).
-      const { rows, repaired } = await readRunRows(resultsPath, join(o.dir, RUN_FILES.state), o.resume);
+      const { rows, repaired } = await readRunRows(resultsPath, join(o.dir, RUN_FILES.state), o.recovery.resume);
       if (repaired !== undefined) process.stderr.write(`[loop] [auto-iterate] resume repaired: ${repaired}\n`);
-      if (!o.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
-      else if (rows.length > 0) await assertHarnessCommitted(o.dir, o.readOnlyFiles);
+      if (!o.recovery.resume) await assertNoEarlierRun(resultsPath, rows.length, join(o.dir, RUN_FILES.state));
+      else if (rows.length > 0) await assertHarnessCommitted(o.dir, o.files.readOnlyFiles);
       const started = await rollback.start();
       const offResumed = loop.on('resumed', () => {
         const line = describeRepairs(rollback.repairs());

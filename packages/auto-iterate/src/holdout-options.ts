@@ -16,8 +16,8 @@ export interface AutoIterateHoldout {
   metricName: string;
   /** Its extraction pattern. @default `^<metricName>:\s*(\S+)` */
   pattern?: string;
-  /** Which way its score improves. @default the run's `direction` */
-  direction?: 'lower' | 'higher';
+  /** Which way its score improves: `minimize` / `maximize` (or the seed's `lower` / `higher`). @default the run's `score.direction` */
+  direction?: 'minimize' | 'maximize' | 'lower' | 'higher';
   /** Absolute paths of its files and folders (data, expected outputs, scripts): outside `dir`, fingerprinted, masked from the proposer. */
   files: string[];
   /** Absolute folder of its scores and logs. @default core `holdoutStateDir(dir)` (under `$XDG_STATE_HOME/loop/holdout/`) */
@@ -35,7 +35,7 @@ export interface AutoIterateHoldout {
    * `sealed` true and this false the run refuses to start. @default false
    */
   sandboxed?: boolean;
-  /** Time budget of one holdout run in seconds. @default the run's `timeBudgetS` */
+  /** Time budget of one holdout run in seconds. @default the run's `run.timeBudgetS` */
   timeBudgetS?: number;
   /** Where the holdout command runs: `auto` (bwrap where it works, the workspace read-only, no network), `bwrap` or `none`. @default 'auto' */
   sandbox?: 'auto' | 'bwrap' | 'none';
@@ -43,13 +43,18 @@ export interface AutoIterateHoldout {
   onNotice?: (message: string) => void;
 }
 
+/** A direction: `minimize` / `maximize`, or seed 003's `lower` / `higher` (read as `minimize` / `maximize`). */
+export const directionSchema = z
+  .enum(['minimize', 'maximize', 'lower', 'higher'])
+  .transform((d): 'minimize' | 'maximize' => (d === 'lower' ? 'minimize' : d === 'higher' ? 'maximize' : d));
+
 /** zod schema of {@link AutoIterateHoldout}. */
 export const autoIterateHoldoutSchema = z
   .object({
     command: z.string().trim().min(1, 'holdout.command must not be empty'),
     metricName: z.string().trim().min(1),
     pattern: z.string().min(1).optional(),
-    direction: z.enum(['lower', 'higher']).optional(),
+    direction: directionSchema.optional(),
     files: z
       .array(z.string().refine((p) => isAbsolute(p), 'holdout files must be absolute paths (outside dir)'))
       .min(1, "name the holdout's files"),

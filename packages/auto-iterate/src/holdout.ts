@@ -11,9 +11,9 @@ import {
   type Holdout,
 } from '@loop/core';
 import { findBlobs } from '@loop/rollback-git';
-import type { autoIterateOptionsSchema } from './auto-iterate-options.js';
+import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 
-type Parsed = ReturnType<typeof autoIterateOptionsSchema.parse>;
+type Parsed = ParsedAutoIterateOptions;
 
 /** The holdout's log inside its state folder (truncated each use). */
 export const HOLDOUT_LOG = 'holdout.log';
@@ -40,16 +40,16 @@ export function autoIterateHoldout(o: Parsed, run: string, clock: Clock): AutoIt
   const h = o.holdout;
   if (!h) return undefined;
   const stateDir = h.stateDir ?? holdoutStateDir(o.dir);
-  const direction = (h.direction ?? o.direction) === 'lower' ? 'minimize' : 'maximize';
+  const direction = h.direction ?? o.score.direction;
   const pattern = h.pattern ?? `^${h.metricName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\s*(\\S+)`;
-  const timeBudgetMs = Math.round((h.timeBudgetS ?? o.timeBudgetS) * 1000);
+  const timeBudgetMs = Math.round((h.timeBudgetS ?? o.run.timeBudgetS) * 1000);
   const harness = createCommandHarness({
     command: h.command,
     cwd: o.dir,
     logFile: join(stateDir, HOLDOUT_LOG),
     timeBudgetMs,
-    killTimeoutMs: Math.max(timeBudgetMs, Math.round(o.killTimeoutS * 1000)),
-    env: o.env,
+    killTimeoutMs: Math.max(timeBudgetMs, Math.round(o.run.killTimeoutS * 1000)),
+    env: o.run.env,
     readOnlyCwd: true,
     sandbox: h.sandbox,
     network: false,
