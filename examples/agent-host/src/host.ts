@@ -14,14 +14,10 @@ export function hostOptions(
   return {
     dir,
     tag: 'host',
-    targetFiles: ['params.json'],
-    readOnlyFiles: ['score.mjs'],
-    runCommand: `${JSON.stringify(process.execPath)} score.mjs`,
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 30,
-    killTimeoutS: 60,
-    maxIterations: iterations,
+    files: { targetFiles: ['params.json'], readOnlyFiles: ['score.mjs'] },
+    run: { command: `${JSON.stringify(process.execPath)} score.mjs`, timeBudgetS: 30, killTimeoutS: 60 },
+    score: { metricName: 'score', direction: 'minimize' },
+    stop: { maxIterations: iterations },
     ...extra,
   };
 }
@@ -42,7 +38,7 @@ export async function hostLoop(
   agent: (iteration: number) => string | Promise<string>,
   { resume = false, onRow = (line: string) => console.log(line) } = {},
 ): Promise<LoopSummary> {
-  const loop = await createAutoIterate(hostOptions(dir, iterations, { resume })).open();
+  const loop = await createAutoIterate(hostOptions(dir, iterations, { recovery: { resume } })).open();
   for (;;) {
     const trial = await loop.ask();
     const edit = await Promise.resolve(trial.iteration)

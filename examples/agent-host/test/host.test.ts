@@ -59,7 +59,7 @@ describe('misuse on a real workspace is a coded error that touches nothing', () 
     const first = await createAutoIterate(hostOptions(dir, 2)).open();
     const trial = await first.ask();
     const before = { rows: rowsOf(dir), head: git(dir, 'rev-parse', 'HEAD') };
-    await expect(createAutoIterate(hostOptions(dir, 2, { resume: true })).open()).rejects.toMatchObject({
+    await expect(createAutoIterate(hostOptions(dir, 2, { recovery: { resume: true } })).open()).rejects.toMatchObject({
       code: 'LOCK_HELD',
     });
     expect({ rows: rowsOf(dir), head: git(dir, 'rev-parse', 'HEAD') }).toEqual(before);
@@ -71,7 +71,7 @@ describe('misuse on a real workspace is a coded error that touches nothing', () 
     expect(out.stopped?.stop.reason).toBe('max-iterations');
     expect(leftLocks(dir)).toEqual([]);
     // The lock went with the stop: another host opens the workspace (and finds the run finished).
-    const again = await createAutoIterate(hostOptions(dir, 2, { resume: true })).open();
+    const again = await createAutoIterate(hostOptions(dir, 2, { recovery: { resume: true } })).open();
     await expect(again.ask()).rejects.toMatchObject({ code: 'LOOP_STOPPED' });
     expect(rowsOf(dir)).toHaveLength(3);
   });

@@ -56,7 +56,7 @@ describe('a host killed between ask and tell', () => {
     const host = startHost(dir, AT);
     expect(await host.ready).toBe(`READY ${AT}`);
     // While the child holds its trial open, a second host (another process) is refused.
-    await expect(createAutoIterate(hostOptions(dir, 20, { resume: true })).open()).rejects.toMatchObject({
+    await expect(createAutoIterate(hostOptions(dir, 20, { recovery: { resume: true } })).open()).rejects.toMatchObject({
       code: 'LOCK_HELD',
     });
     const tipAtKill = git(dir, 'rev-parse', 'HEAD');

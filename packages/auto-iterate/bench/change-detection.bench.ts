@@ -78,14 +78,10 @@ async function startHeldRun(dir: string, files: number, watch: boolean) {
   const run = createAutoIterate({
     dir,
     tag: 'bench',
-    targetFiles: targets(files),
-    runCommand: 'echo "score: 1"',
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 60,
-    killTimeoutS: 90,
-    maxIterations: 0,
-    watch,
+    files: { targetFiles: targets(files), watch },
+    run: { command: 'echo "score: 1"', timeBudgetS: 60, killTimeoutS: 90 },
+    score: { metricName: 'score', direction: 'minimize' },
+    stop: { maxIterations: 0 },
     proposer,
     signal: controller.signal,
   });

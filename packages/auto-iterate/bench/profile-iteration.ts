@@ -153,13 +153,10 @@ const proposer = createFunctionProposer('profile', async () => {
 const run = createAutoIterate({
   dir,
   tag: 'profile',
-  targetFiles: targets,
-  runCommand: 'echo score: 1',
-  metricName: 'score',
-  direction: 'lower',
-  timeBudgetS: 60,
-  killTimeoutS: 90,
-  maxIterations: 0,
+  files: { targetFiles: targets },
+  run: { command: 'echo score: 1', timeBudgetS: 60, killTimeoutS: 90 },
+  score: { metricName: 'score', direction: 'minimize' },
+  stop: { maxIterations: 0 },
   proposer,
   signal: controller.signal,
 });

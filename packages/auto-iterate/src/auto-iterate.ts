@@ -126,9 +126,14 @@ function parallelOf(o: ParsedAutoIterateOptions, commandHarness: (cwd: string) =
  * @throws {ConfigError} `CONFIG_INVALID` naming the field for invalid options.
  *
  * @example
- * const run = createAutoIterate({ dir, targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'],
- *   runCommand: 'node train.mjs', metricName: 'val_bpc', direction: 'lower', timeBudgetS: 60,
- *   killTimeoutS: 120, maxIterations: 20, proposer });
+ * const run = createAutoIterate({
+ *   dir,
+ *   files: { targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'] },
+ *   run: { command: 'node train.mjs', timeBudgetS: 60, killTimeoutS: 120 },
+ *   score: { metricName: 'val_bpc', direction: 'minimize' },
+ *   stop: { maxIterations: 20 },
+ *   proposer,
+ * });
  * run.loop.on('kept', (e) => console.log(e.record.description));
  * const summary = await run.run();
  */

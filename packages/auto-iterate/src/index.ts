@@ -9,9 +9,11 @@
  * import { createHyperparameterMutator, createSeededRandom } from '@loop/core';
  *
  * const run = createAutoIterate({
- *   dir: '/path/to/repo', targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'],
- *   runCommand: 'node train.mjs', metricName: 'val_bpc', direction: 'lower',
- *   timeBudgetS: 60, killTimeoutS: 120, maxIterations: 20,
+ *   dir: '/path/to/repo',
+ *   files: { targetFiles: ['config.json'], readOnlyFiles: ['prepare.mjs'] },
+ *   run: { command: 'node train.mjs', timeBudgetS: 60, killTimeoutS: 120 },
+ *   score: { metricName: 'val_bpc', direction: 'minimize' },
+ *   stop: { maxIterations: 20 },
  *   proposer: createHyperparameterMutator({ file: '/path/to/repo/config.json', space, random: createSeededRandom(1) }),
  * });
  * run.loop.on('kept', (e) => console.log(formatIterationLine(e)));
@@ -19,20 +21,29 @@
  *
  * @packageDocumentation
  */
+// The public entry: the factory and its result, the option types, the results.tsv format (an
+// adapter's contract), the presentation helpers and what the CLI builds on. Helpers (the circuit
+// breaker, the dimensions log, the metric patterns, the option schema) stay behind it.
 export { createAutoIterate, RUN_FILES } from './auto-iterate.js';
 export type { AutoIterate } from './auto-iterate.js';
 export type { HostedLoop } from './hosted-loop.js';
 export type { ArchivedRun } from './archive-run.js';
-export { describeEarlierRuns, EARLIER_RUNS_DIR } from './agent-memory.js';
+export { describeEarlierRuns } from './agent-memory.js';
 export { dateTag } from './auto-iterate-options.js';
-export { autoIterateOptionsSchema } from './auto-iterate-schema.js';
 export type { AutoIterateOptions, AutoIterateParallel, AutoIterateHoldout } from './auto-iterate-options.js';
-export { defaultMetricPattern, metricPatterns, checkConstraintOptions } from './metric-constraints.js';
+export type {
+  AutoIterateDirection,
+  AutoIterateFiles,
+  AutoIterateKeep,
+  AutoIterateRecovery,
+  AutoIterateRun,
+  AutoIterateScore,
+  AutoIterateStop,
+} from './option-groups.js';
+export { checkConstraintOptions } from './metric-constraints.js';
 export type { AutoIterateConstraint, MetricsOption } from './metric-constraints.js';
-export { autoIterateHoldout, HOLDOUT_LOG } from './holdout.js';
+export { HOLDOUT_LOG } from './holdout.js';
 export type { AutoIterateSealedHoldout } from './holdout.js';
-export { createCircuitBreaker, STRATEGY_REVIEW_HINT, STRUCTURAL_CHANGE_HINT } from './circuit-breaker.js';
-export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { formatIterationLine, formatSummary } from './format.js';
 export {
   createResultsTsv,
@@ -44,6 +55,4 @@ export {
   REJECTED_PREFIX,
 } from './results-tsv.js';
 export type { ResultsTsvOptions, AutoIterateStatus } from './results-tsv.js';
-export { DIMENSION_LINE, parseDimensionLines, withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
-export type { DimensionsTsvOptions } from './dimensions-tsv.js';
-export { createNoNewDependenciesGuard, DEPENDENCY_MANIFESTS, isDependencyManifest } from './dependency-guard.js';
+export { createNoNewDependenciesGuard } from './dependency-guard.js';

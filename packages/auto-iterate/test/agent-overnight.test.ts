@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentCommandProposer, type IterationRecord } from '@loop/core';
 import { readDiscardedDiffs } from '@loop/rollback-git';
 import { createAutoIterate, formatAutoIterateHistory, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 
 let dir: string;
 const git = (...args: string[]) =>
@@ -58,7 +59,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function run(xs: number[], env: Record<string, string>, over: Partial<AutoIterateOptions> = {}) {
+function run(xs: number[], env: Record<string, string>, over: OptionsOver = {}) {
   const proposer = createAgentCommandProposer({
     command: 'node agent.mjs',
     cwd: dir,
@@ -68,20 +69,18 @@ function run(xs: number[], env: Record<string, string>, over: Partial<AutoIterat
     writable: [join(dir, '.prompts')],
     discardedDiffs: { read: (iterations) => readDiscardedDiffs(dir, iterations, 2000), count: 3 },
   });
-  const options: AutoIterateOptions = {
-    dir,
-    tag: 'night',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs', 'agent.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 20,
-    killTimeoutS: 30,
-    maxIterations: xs.length,
-    proposer,
-    ...over,
-  };
+  const options: AutoIterateOptions = withOptions(
+    {
+      dir,
+      tag: 'night',
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs', 'agent.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 20, killTimeoutS: 30 },
+      score: { metricName: 'score', direction: 'minimize' },
+      stop: { maxIterations: xs.length },
+      proposer,
+    },
+    over,
+  );
   const created = createAutoIterate(options);
   const rows: IterationRecord[] = [];
   for (const type of ['baseline', 'kept', 'reverted', 'crash'] as const)
@@ -120,7 +119,7 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
   it('costBudget stops the run before the proposal that would go over it (mean cost per proposal), and says what was spent on what', async () => {
     // Spend after n proposals: 0.01 * n(n+1)/2 = 0.01, 0.03, 0.06, 0.10, 0.15; mean after 4 is 0.025.
     // 0.10 + 0.025 > 0.12: the fifth proposal is never started (a plain budget would run it to 0.15).
-    const { created, rows } = run(XS, { FORMAT: 'claude' }, { costBudget: 0.12 });
+    const { created, rows } = run(XS, { FORMAT: 'claude' }, { stop: { costBudget: 0.12 } });
     const summary = await created.run();
     expect(summary.stop.reason).toBe('cost-budget');
     expect(summary.iterations).toBe(4);
@@ -135,10 +134,14 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
   }, 120_000);
 
   it('a resumed run counts what its earlier rows spent (their records come back from .loop/records.jsonl)', async () => {
-    const first = run(XS, { FORMAT: 'claude' }, { maxIterations: 3 });
+    const first = run(XS, { FORMAT: 'claude' }, { stop: { maxIterations: 3 } });
     await first.created.run(); // spent 0.06 on 3 proposals
     // Budget 0.09 after a resume: 0.06 + mean 0.02 = 0.08 fits, so iteration 4 runs (0.10 spent); then 0.10 >= 0.09.
-    const again = run(XS, { FORMAT: 'claude' }, { resume: true, maxIterations: 0, costBudget: 0.09 });
+    const again = run(
+      XS,
+      { FORMAT: 'claude' },
+      { stop: { maxIterations: 0, costBudget: 0.09 }, recovery: { resume: true } },
+    );
     const summary = await again.created.run();
     expect(summary.stop.reason).toBe('cost-budget');
     expect(summary.iterations).toBe(4);
@@ -148,7 +151,7 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
   }, 120_000);
 
   it('tokenBudget stops the same way on tokens', async () => {
-    const { created } = run(XS, { FORMAT: 'codex' }, { tokenBudget: 3000 });
+    const { created } = run(XS, { FORMAT: 'codex' }, { stop: { tokenBudget: 3000 } });
     const summary = await created.run();
     expect(summary.stop.reason).toBe('cost-budget');
     expect(summary.iterations).toBe(2); // 2003 tokens, mean 1001.5: a third would reach 3004.5

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer, type Proposer } from '@loop/core';
 import { userPolicies } from '@loop/internal-test-utils';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 import { watchSetting } from './watch-setting.js';
 
 let dir: string;
@@ -47,22 +48,19 @@ function scripted(xs: number[], extra?: (iteration: number) => void): Proposer {
   });
 }
 
-function options(xs: number[], over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return {
-    dir,
-    tag: 'test',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 1,
-    killTimeoutS: 1.5,
-    maxIterations: xs.length,
-    proposer: scripted(xs),
-    watch: watchSetting.watch,
-    ...over,
-  };
+function options(xs: number[], over: OptionsOver = {}): AutoIterateOptions {
+  return withOptions(
+    {
+      dir,
+      tag: 'test',
+      proposer: scripted(xs),
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'], watch: watchSetting.watch },
+      run: { command: 'node eval.mjs', timeBudgetS: 1, killTimeoutS: 1.5 },
+      score: { metricName: 'score', direction: 'minimize' },
+      stop: { maxIterations: xs.length },
+    },
+    over,
+  );
 }
 
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
@@ -115,7 +113,7 @@ describe('auto-iterate preset (real git, real processes)', () => {
         return { description: `repair ${attempt}` };
       },
     );
-    await createAutoIterate(options([0], { proposer, maxIterations: 1 })).run();
+    await createAutoIterate(options([0], { proposer, stop: { maxIterations: 1 } })).run();
     expect(tails).toEqual(['evaluating x=8\nno metric today', 'evaluating x=9\nboom']);
     const [, row] = rows();
     expect(row).toMatchObject({
@@ -180,7 +178,7 @@ describe('auto-iterate preset (real git, real processes)', () => {
     expect(rows()).toHaveLength(3);
     // Leave debris like a killed process would: an uncommitted edit of the target.
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 99 }));
-    const s2 = await createAutoIterate(options([1, 2, 3, 5], { resume: true })).run();
+    const s2 = await createAutoIterate(options([1, 2, 3, 5], { recovery: { resume: true } })).run();
     expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'reverted']);
     const runs = readFileSync(join(dir, '.loop', 'runs.log'), 'utf8')
       .trim()
@@ -215,23 +213,29 @@ describe('auto-iterate preset (real git, real processes)', () => {
     const started = new Promise((resolve) => a.loop.on('iteration-started', resolve));
     const running = a.run();
     await started;
-    await expect(createAutoIterate(options([1], { resume: true })).run()).rejects.toMatchObject({ code: 'LOCK_HELD' });
+    await expect(createAutoIterate(options([1], { recovery: { resume: true } })).run()).rejects.toMatchObject({
+      code: 'LOCK_HELD',
+    });
     await running;
   });
 
   it('invalid options fail with CONFIG_INVALID naming the field', () => {
-    expect(() => createAutoIterate(options([1], { targetFiles: [] }))).toThrow(/targetFiles: name at least one file/);
-    expect(() => createAutoIterate(options([1], { direction: 'down' as never }))).toThrow(/direction/);
-    expect(() => createAutoIterate(options([1], { timeBudgetS: 10, killTimeoutS: 5 }))).toThrow(
+    expect(() => createAutoIterate(options([1], { files: { targetFiles: [] } }))).toThrow(
+      /targetFiles: name at least one file/,
+    );
+    expect(() => createAutoIterate(options([1], { score: { direction: 'down' as never } }))).toThrow(/direction/);
+    expect(() => createAutoIterate(options([1], { run: { timeBudgetS: 10, killTimeoutS: 5 } }))).toThrow(
       /killTimeoutS: killTimeoutS must be at least timeBudgetS/,
     );
-    expect(() => createAutoIterate(options([1], { readOnlyFiles: ['config.json'] }))).toThrow(
+    expect(() => createAutoIterate(options([1], { files: { readOnlyFiles: ['config.json'] } }))).toThrow(
       /readOnlyFiles: a file cannot be both/,
     );
   });
 
   it('a missing target file is CONFIG_INVALID naming it', async () => {
-    await expect(createAutoIterate(options([1], { targetFiles: ['nope.json'] })).run()).rejects.toMatchObject({
+    await expect(
+      createAutoIterate(options([1], { files: { targetFiles: ['nope.json'] } })).run(),
+    ).rejects.toMatchObject({
       code: 'CONFIG_INVALID',
       message: expect.stringContaining('nope.json does not exist'),
     });
@@ -246,7 +250,10 @@ describe('auto-iterate preset (real git, real processes)', () => {
     git('add', '.');
     git('commit', '-q', '-m', 'checks');
     await createAutoIterate(
-      options([1, 2], { readOnlyFiles: ['eval.mjs', 'check.mjs'], checks: { command: 'node check.mjs' } }),
+      options([1, 2], {
+        files: { readOnlyFiles: ['eval.mjs', 'check.mjs'] },
+        keep: { checks: { command: 'node check.mjs' } },
+      }),
     ).run();
     const r = rows();
     expect(r.map((x) => x.status)).toEqual(['baseline', 'reverted', 'kept']);
@@ -257,7 +264,9 @@ describe('auto-iterate preset (real git, real processes)', () => {
 
   it('a user-written KeepPolicy, StopPolicy and Guard work unchanged with auto-iterate', async () => {
     const { keepPolicy, stop, guard, calls } = userPolicies();
-    const summary = await createAutoIterate(options([2, 1, 4, 5, 6], { keepPolicy, stop, guards: [guard] })).run();
+    const summary = await createAutoIterate(
+      options([2, 1, 4, 5, 6], { keep: { policy: keepPolicy, guards: [guard] }, stop: { policy: stop } }),
+    ).run();
     const r = rows();
     // the keep policy wants a gain of at least 2: x=2 (score 2, gain 8) kept, x=1 (score 5) not; the guard rejects x=4; a plateau of 2 stops
     expect(r.map((x) => x.status)).toEqual(['baseline', 'kept', 'reverted', 'rejected']);
@@ -332,7 +341,7 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
         expect(inWs('status', '--porcelain')).toBe('');
         expect(lockSeen).toEqual([true, true]); // the workspace lock is held where git keeps this worktree's own files
         const resumed = await createAutoIterate(
-          options([2, 6, 3], { dir: ws, resume: true, proposer: propose([2, 6, 3]) }),
+          options([2, 6, 3], { dir: ws, recovery: { resume: true }, proposer: propose([2, 6, 3]) }),
         ).run();
         expect(resumed.iterations).toBe(3);
         expect(inWs('status', '--porcelain')).toBe('');
@@ -346,13 +355,15 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
 describe("targets never reach git's or the loop's own files", () => {
   it('a target inside .git or .loop is CONFIG_INVALID naming targetFiles, before anything is touched (an agent writing .git/config could run commands outside its sandbox)', () => {
     for (const bad of ['.git/config', 'sub/.git/config', '.loop/state.json', './.git/hooks/pre-commit']) {
-      expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', bad] }))).toThrow(
+      expect(() => createAutoIterate(options([1], { files: { targetFiles: ['config.json', bad] } }))).toThrow(
         expect.objectContaining({
           code: 'CONFIG_INVALID',
           message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/),
         }),
       );
     }
-    expect(() => createAutoIterate(options([1], { targetFiles: ['config.json', 'docs/.github/x.md'] }))).not.toThrow();
+    expect(() =>
+      createAutoIterate(options([1], { files: { targetFiles: ['config.json', 'docs/.github/x.md'] } })),
+    ).not.toThrow();
   });
 });

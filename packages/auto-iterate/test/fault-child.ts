@@ -66,15 +66,11 @@ const run = (dir: string, resume: boolean) =>
   createAutoIterate({
     dir,
     tag: 'fault',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: `${JSON.stringify(process.execPath)} eval.mjs`,
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 20,
-    killTimeoutS: 30,
-    maxIterations: XS.length,
-    resume,
+    files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+    run: { command: `${JSON.stringify(process.execPath)} eval.mjs`, timeBudgetS: 20, killTimeoutS: 30 },
+    score: { metricName: 'score', direction: 'minimize' },
+    stop: { maxIterations: XS.length },
+    recovery: { resume },
     proposer: createFunctionProposer('scripted', ({ iteration }) => {
       const x = XS[iteration - 1]!;
       nodeFs.writeFileSync(join(dir, 'config.json'), JSON.stringify({ x }));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 
 // Issue 12 fault 8: a candidate that forges its own score. The program under edit is train.mjs
 // (the target); it writes model.json. The read-only evaluator scores model.json itself.
@@ -60,19 +61,19 @@ const proposer = createFunctionProposer('forger', ({ iteration }) => {
   return { description: iteration === 1 ? 'honest x=2' : 'x=9 with an exit trap' };
 });
 
-const options = (over: Partial<AutoIterateOptions>): AutoIterateOptions => ({
-  dir,
-  tag: 't',
-  targetFiles: ['train.mjs'],
-  readOnlyFiles: ['eval.mjs'],
-  runCommand: 'node eval.mjs',
-  metricName: 'score',
-  timeBudgetS: 10,
-  killTimeoutS: 20,
-  maxIterations: 2,
-  proposer,
-  ...over,
-});
+const options = (over: OptionsOver): AutoIterateOptions =>
+  withOptions(
+    {
+      dir,
+      tag: 't',
+      files: { targetFiles: ['train.mjs'], readOnlyFiles: ['eval.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 10, killTimeoutS: 20 },
+      score: { metricName: 'score' },
+      stop: { maxIterations: 2 },
+      proposer,
+    },
+    over,
+  );
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 
 describe('a candidate cannot forge its own score through the metric file', () => {
@@ -88,7 +89,7 @@ describe('a candidate cannot forge its own score through the metric file', () =>
 
   it("match: 'first' reads the evaluator's line when it prints before the candidate's exit trap", async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
-    await createAutoIterate(options({ match: 'first' })).run();
+    await createAutoIterate(options({ score: { match: 'first' } })).run();
     expect(rows().map((r) => [r.status, r.score])).toEqual([
       ['baseline', 10],
       ['kept', 2],
@@ -98,7 +99,7 @@ describe('a candidate cannot forge its own score through the metric file', () =>
 
   it('with metricFile written by the evaluator after the candidate ended, the forged log line and the forged file write are not kept', async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_CHILD });
-    await createAutoIterate(options({ metricFile: 'metric.txt' })).run();
+    await createAutoIterate(options({ score: { metricFile: 'metric.txt' } })).run();
     expect(rows().map((r) => [r.status, r.score])).toEqual([
       ['baseline', 10],
       ['kept', 2],
@@ -122,7 +123,11 @@ describe('a candidate cannot forge its own score through the metric file', () =>
       return { description: 'x=9 and a score shim' };
     });
     const run = createAutoIterate(
-      options({ targetFiles: ['config.json'], proposer: shim, maxIterations: 1, fingerprintPaths: ['node_modules'] }),
+      options({
+        proposer: shim,
+        files: { targetFiles: ['config.json'], fingerprintPaths: ['node_modules'] },
+        stop: { maxIterations: 1 },
+      }),
     );
     await expect(run.run()).rejects.toMatchObject({ code: 'HARNESS_TAMPERED' });
     expect(rows().every((r) => r.status !== 'kept')).toBe(true);

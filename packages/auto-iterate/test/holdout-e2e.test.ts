@@ -45,14 +45,10 @@ function options(
   return {
     dir: f.ws,
     tag: 't',
-    targetFiles: ['model.json', 'loot.txt'],
-    readOnlyFiles: ['eval.mjs', 'val.txt'],
-    runCommand: 'node eval.mjs',
-    metricName: 'val_loss',
-    timeBudgetS: 30,
-    killTimeoutS: 60,
-    maxIterations: over.iterations ?? 4,
-    stopAfterNoChange: 0,
+    files: { targetFiles: ['model.json', 'loot.txt'], readOnlyFiles: ['eval.mjs', 'val.txt'] },
+    run: { command: 'node eval.mjs', timeBudgetS: 30, killTimeoutS: 60 },
+    score: { metricName: 'val_loss' },
+    stop: { maxIterations: over.iterations ?? 4, stopAfterNoChange: 0 },
     proposer,
     holdout: {
       command: over.holdoutCommand ?? `node ${join(f.holdout, 'eval-test.mjs')}`,
@@ -184,10 +180,10 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
     const run = createAutoIterate({
       dir: f.ws,
       tag: 't',
-      targetFiles: ['model.json'],
-      runCommand: 'node eval.mjs',
-      metricName: 'val_loss',
-      maxIterations: 1,
+      files: { targetFiles: ['model.json'] },
+      run: { command: 'node eval.mjs' },
+      score: { metricName: 'val_loss' },
+      stop: { maxIterations: 1 },
       proposer,
       holdout: {
         command: `node ${join(f.holdout, 'eval-test.mjs')}`,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 
 // Issue 12 item 9: messages that say what is wrong and what to run.
 let dir: string;
@@ -17,18 +18,19 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const options = (over: Partial<AutoIterateOptions> = {}): AutoIterateOptions => ({
-  dir,
-  tag: 't',
-  targetFiles: ['config.json'],
-  runCommand: 'node eval.mjs',
-  metricName: 'score',
-  timeBudgetS: 5,
-  killTimeoutS: 10,
-  maxIterations: 1,
-  proposer: createFunctionProposer('p', () => ({ description: 'nothing' })),
-  ...over,
-});
+const options = (over: OptionsOver = {}): AutoIterateOptions =>
+  withOptions(
+    {
+      dir,
+      tag: 't',
+      files: { targetFiles: ['config.json'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+      score: { metricName: 'score' },
+      stop: { maxIterations: 1 },
+      proposer: createFunctionProposer('p', () => ({ description: 'nothing' })),
+    },
+    over,
+  );
 const commit = () => {
   git('init', '-q', '-b', 'main');
   git('add', '.');
@@ -90,7 +92,7 @@ describe('workspace messages', () => {
     commit();
     mkdirSync(join(dir, '.loop'));
     writeFileSync(join(dir, '.loop', 'state.json'), JSON.stringify({ iteration: 3 }));
-    const error = await createAutoIterate(options({ allowDirty: true }))
+    const error = await createAutoIterate(options({ files: { allowDirty: true } }))
       .run()
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
@@ -106,10 +108,15 @@ describe('workspace messages', () => {
       'p',
       () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }),
     );
-    await createAutoIterate(options({ readOnlyFiles: ['eval.mjs'], proposer: edits })).run();
+    await createAutoIterate(options({ files: { readOnlyFiles: ['eval.mjs'] }, proposer: edits })).run();
     writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 0.5');\n");
     const error = await createAutoIterate(
-      options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 }),
+      options({
+        proposer: edits,
+        files: { readOnlyFiles: ['eval.mjs'] },
+        stop: { maxIterations: 3 },
+        recovery: { resume: true },
+      }),
     )
       .run()
       .catch((e: unknown) => e);
@@ -119,7 +126,12 @@ describe('workspace messages', () => {
     expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe("console.log('score: 0.5');\n");
     git('stash', 'push', '-q', '--', 'eval.mjs');
     const summary = await createAutoIterate(
-      options({ readOnlyFiles: ['eval.mjs'], proposer: edits, resume: true, maxIterations: 3 }),
+      options({
+        proposer: edits,
+        files: { readOnlyFiles: ['eval.mjs'] },
+        stop: { maxIterations: 3 },
+        recovery: { resume: true },
+      }),
     ).run();
     expect(summary.stop.reason).toBe('max-iterations');
     expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");

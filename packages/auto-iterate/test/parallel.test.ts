@@ -38,13 +38,10 @@ describe('createAutoIterate parallel (issue 15)', () => {
     const run = createAutoIterate({
       dir,
       tag: 'par',
-      targetFiles: ['config.json'],
-      readOnlyFiles: ['eval.mjs'],
-      runCommand: 'node eval.mjs',
-      metricName: 'score',
-      timeBudgetS: 20,
-      killTimeoutS: 30,
-      maxIterations: 4,
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 20, killTimeoutS: 30 },
+      score: { metricName: 'score' },
+      stop: { maxIterations: 4 },
       proposer,
       parallel: { candidates: 2 },
     });
@@ -90,9 +87,9 @@ describe('createAutoIterate parallel (issue 15)', () => {
     expect(() =>
       createAutoIterate({
         dir,
-        targetFiles: ['config.json'],
-        runCommand: 'node eval.mjs',
-        metricName: 'score',
+        files: { targetFiles: ['config.json'] },
+        run: { command: 'node eval.mjs' },
+        score: { metricName: 'score' },
         proposer,
         parallel: { candidates: 2, concurrency: 3 },
       }),
@@ -123,13 +120,10 @@ console.log('score: ' + ((x - 3) ** 2 + 1));
     const run = createAutoIterate({
       dir,
       tag: 'async',
-      targetFiles: ['config.json'],
-      readOnlyFiles: ['eval.mjs'],
-      runCommand: 'node eval.mjs',
-      metricName: 'score',
-      timeBudgetS: 60,
-      killTimeoutS: 120,
-      maxIterations: 4,
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 60, killTimeoutS: 120 },
+      score: { metricName: 'score' },
+      stop: { maxIterations: 4 },
       proposer,
       parallel: { candidates: 2, schedule: 'async' },
     });

@@ -11,16 +11,16 @@ const RATES = [2, 0.1, 3];
 const run = createAutoIterate({
   dir,
   tag: 'prune-kill',
-  targetFiles: ['config.json'],
-  readOnlyFiles: ['train.mjs'],
-  runCommand: `${JSON.stringify(process.execPath)} train.mjs`,
-  metricName: 'score',
-  direction: 'lower',
-  timeBudgetS: 30,
-  killTimeoutS: 60,
-  maxIterations: RATES.length,
-  resume: command === 'resume',
-  intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
+  files: { targetFiles: ['config.json'], readOnlyFiles: ['train.mjs'] },
+  run: {
+    command: `${JSON.stringify(process.execPath)} train.mjs`,
+    timeBudgetS: 30,
+    killTimeoutS: 60,
+    intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
+  },
+  score: { metricName: 'score', direction: 'minimize' },
+  stop: { maxIterations: RATES.length },
+  recovery: { resume: command === 'resume' },
   prune: { pruners: [incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 })], steps: 1000 },
   proposer: createFunctionProposer('scripted', ({ iteration }) => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ rate: RATES[iteration - 1] }));

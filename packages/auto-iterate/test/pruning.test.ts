@@ -55,16 +55,16 @@ describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
     const run = createAutoIterate({
       dir,
       tag: 'prune',
-      targetFiles: ['config.json'],
-      readOnlyFiles: ['train.mjs'],
-      runCommand: 'node train.mjs',
-      metricName: 'score',
-      direction: 'lower',
-      timeBudgetS: 30,
-      killTimeoutS: 60,
-      maxIterations: rates.length,
       proposer,
-      intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['train.mjs'] },
+      run: {
+        command: 'node train.mjs',
+        timeBudgetS: 30,
+        killTimeoutS: 60,
+        intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
+      },
+      score: { metricName: 'score', direction: 'minimize' },
+      stop: { maxIterations: rates.length },
       prune: { pruners: [nonFinitePruner(), incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 })], steps: 1000 },
     });
     const summary = await run.run();

@@ -35,14 +35,11 @@ function options(maxIterations: number, resume = false): AutoIterateOptions {
   return {
     dir,
     tag: 'tail',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    timeBudgetS: 30,
-    killTimeoutS: 60,
-    maxIterations,
-    resume,
+    files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+    run: { command: 'node eval.mjs', timeBudgetS: 30, killTimeoutS: 60 },
+    score: { metricName: 'score' },
+    stop: { maxIterations },
+    recovery: { resume },
     proposer: createFunctionProposer('scripted', ({ iteration }) => {
       writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: XS[iteration - 1] }));
       return { description: `x -> ${XS[iteration - 1]}` };

@@ -37,16 +37,17 @@ function run(xs: readonly number[], extra: { keepLogs?: number; parallel?: { can
   return createAutoIterate({
     dir,
     tag: 'logs',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    timeBudgetS: 20,
-    killTimeoutS: 30,
-    maxIterations: xs.length,
-    maxRepairAttempts: 0,
+    files: {
+      targetFiles: ['config.json'],
+      readOnlyFiles: ['eval.mjs'],
+      ...(extra.keepLogs !== undefined ? { keepLogs: extra.keepLogs } : {}),
+    },
+    run: { command: 'node eval.mjs', timeBudgetS: 20, killTimeoutS: 30 },
+    score: { metricName: 'score' },
+    stop: { maxIterations: xs.length },
+    recovery: { maxRepairAttempts: 0 },
     proposer,
-    ...extra,
+    ...(extra.parallel ? { parallel: extra.parallel } : {}),
   }).run();
 }
 

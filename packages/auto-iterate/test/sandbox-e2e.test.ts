@@ -67,13 +67,10 @@ describe.skipIf(!bwrap.available)(
       await createAutoIterate({
         dir,
         tag: 't',
-        targetFiles: ['src/config.json'],
-        readOnlyFiles: ['eval.mjs'],
-        runCommand: 'node eval.mjs',
-        metricName: 'score',
-        timeBudgetS: 5,
-        killTimeoutS: 10,
-        maxIterations: 1,
+        files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
+        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+        score: { metricName: 'score' },
+        stop: { maxIterations: 1 },
         proposer,
       }).run();
       const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
@@ -102,13 +99,10 @@ describe.skipIf(!bwrap.available)(
       await createAutoIterate({
         dir,
         tag: 't',
-        targetFiles: ['src/config.json'],
-        readOnlyFiles: ['eval.mjs'],
-        runCommand: 'node eval.mjs',
-        metricName: 'score',
-        timeBudgetS: 5,
-        killTimeoutS: 10,
-        maxIterations: 1,
+        files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
+        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+        score: { metricName: 'score' },
+        stop: { maxIterations: 1 },
         proposer,
       }).run();
       const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
@@ -135,13 +129,10 @@ describe.skipIf(!bwrap.available)(
       const summary = await createAutoIterate({
         dir,
         tag: 't',
-        targetFiles: ['src/config.json'],
-        readOnlyFiles: ['eval.mjs'],
-        runCommand: 'node eval.mjs',
-        metricName: 'score',
-        timeBudgetS: 5,
-        killTimeoutS: 10,
-        maxIterations: 30,
+        files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
+        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+        score: { metricName: 'score' },
+        stop: { maxIterations: 30 },
         proposer,
       }).run();
       const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 
 let dir: string;
 const git = (...args: string[]) =>
@@ -33,21 +34,19 @@ const reseed = createFunctionProposer('reseed', ({ iteration }) => {
   return { description: `seed -> ${iteration}` };
 });
 
-function options(over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return {
-    dir,
-    tag: 'seed',
-    targetFiles: ['config.json'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    direction: 'lower',
-    timeBudgetS: 5,
-    killTimeoutS: 10,
-    maxIterations: 50,
-    proposer: reseed,
-    ...over,
-  };
+function options(over: OptionsOver = {}): AutoIterateOptions {
+  return withOptions(
+    {
+      dir,
+      tag: 'seed',
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+      score: { metricName: 'score', direction: 'minimize' },
+      stop: { maxIterations: 50 },
+      proposer: reseed,
+    },
+    over,
+  );
 }
 
 describe('seed-only changes under the default auto-iterate settings (issue 17)', () => {
@@ -68,7 +67,7 @@ describe('seed-only changes under the default auto-iterate settings (issue 17)',
   }, 240_000);
 
   it('seedOnly: false turns the rule off: the same lucky seeds are kept', async () => {
-    const summary = await createAutoIterate(options({ seedOnly: false, maxIterations: 10 })).run();
+    const summary = await createAutoIterate(options({ keep: { seedOnly: false }, stop: { maxIterations: 10 } })).run();
     expect(summary.counts.kept).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFunctionProposer } from '@loop/core';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
+import { withOptions, type OptionsOver } from './with-options.js';
 import { watchSetting } from './watch-setting.js';
 
 // The hostile proposer of issue 12 (fault 4) without a sandbox: what the surface check catches.
@@ -58,21 +59,19 @@ function hostile(acts: Array<() => void>) {
   });
 }
 
-function options(acts: Array<() => void>, over: Partial<AutoIterateOptions> = {}): AutoIterateOptions {
-  return {
-    dir,
-    tag: 't',
-    targetFiles: ['src'],
-    readOnlyFiles: ['eval.mjs'],
-    runCommand: 'node eval.mjs',
-    metricName: 'score',
-    timeBudgetS: 5,
-    killTimeoutS: 10,
-    maxIterations: acts.length,
-    proposer: hostile(acts),
-    watch: watchSetting.watch,
-    ...over,
-  };
+function options(acts: Array<() => void>, over: OptionsOver = {}): AutoIterateOptions {
+  return withOptions(
+    {
+      dir,
+      tag: 't',
+      proposer: hostile(acts),
+      files: { targetFiles: ['src'], readOnlyFiles: ['eval.mjs'], watch: watchSetting.watch },
+      run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+      score: { metricName: 'score' },
+      stop: { maxIterations: acts.length },
+    },
+    over,
+  );
 }
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 
@@ -115,7 +114,7 @@ describe('writes outside the allowed surface are detected and undone (no sandbox
   it('with allowDirty an untracked notes.txt of the user survives every revert and is in no candidate commit', async () => {
     writeFileSync(join(dir, 'notes.txt'), 'my notes\n');
     const acts = [() => {}, () => unlinkSync(join(dir, 'README.md')), () => {}];
-    await createAutoIterate(options(acts, { allowDirty: true })).run();
+    await createAutoIterate(options(acts, { files: { allowDirty: true } })).run();
     expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'rejected', 'kept']);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
     expect(git('log', '--all', '--format=', '--name-only').split('\n')).not.toContain('notes.txt');

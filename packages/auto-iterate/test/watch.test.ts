@@ -49,14 +49,10 @@ describe('auto-iterate with watch (issue 31)', () => {
     run = createAutoIterate({
       dir,
       tag: 'w',
-      targetFiles: ['config.json'],
-      readOnlyFiles: ['eval.mjs'],
-      runCommand: 'node eval.mjs',
-      metricName: 'score',
-      direction: 'lower',
-      timeBudgetS: 5,
-      killTimeoutS: 10,
-      maxIterations: 4,
+      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+      run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+      score: { metricName: 'score', direction: 'minimize' },
+      stop: { maxIterations: 4 },
       proposer,
     });
     await run.run();

@@ -58,13 +58,10 @@ describe('the built-in evaluator is part of the fixed harness', () => {
     const run = createAutoIterate({
       dir: ws,
       tag: 'tamper',
-      targetFiles: ['SKILL.md'],
-      runCommand: command,
-      metricName: 'score',
-      direction: 'higher',
-      harnessFiles,
-      dimensionsFile: 'dimensions.tsv',
-      maxIterations: 3,
+      files: { targetFiles: ['SKILL.md'], harnessFiles },
+      run: { command },
+      score: { metricName: 'score', direction: 'maximize', dimensionsFile: 'dimensions.tsv' },
+      stop: { maxIterations: 3 },
       proposer: {
         name: 'cheater',
         propose: () => {
