@@ -23,7 +23,7 @@ const configError = (options: AutoIterateOptions): ConfigError => {
 
 describe('AutoIterateOptions groups', () => {
   it('files: targets, read-only and harness files, results.tsv, the run log and its copies, with their defaults', () => {
-    expect(normalizeAutoIterateOptions(required).files).toEqual({
+    expect(normalizeAutoIterateOptions(required).options.files).toEqual({
       targetFiles: ['config.json'],
       readOnlyFiles: [],
       harnessFiles: [],
@@ -41,21 +41,21 @@ describe('AutoIterateOptions groups', () => {
       keepLogs: 0,
       watch: false,
     };
-    expect(normalizeAutoIterateOptions({ ...required, files }).files).toMatchObject(files);
+    expect(normalizeAutoIterateOptions({ ...required, files }).options.files).toMatchObject(files);
     expect(configError({ ...required, files: { targetFiles: ['a'], readOnlyFiles: ['a'] } }).issues).toEqual([
       { path: 'files.readOnlyFiles', message: 'a file cannot be both a target and read-only' },
     ]);
   });
 
   it('run: the command, its time budget and kill timeout in seconds, env, baseline repeats', () => {
-    expect(normalizeAutoIterateOptions(required).run).toEqual({
+    expect(normalizeAutoIterateOptions(required).options.run).toEqual({
       command: 'node train.mjs',
       timeBudgetS: 300,
       killTimeoutS: 600,
       env: {},
     });
     const run = { command: 'make', timeBudgetS: 60, killTimeoutS: 90, env: { A: '1' }, baselineRepeats: 3 };
-    expect(normalizeAutoIterateOptions({ ...required, run }).run).toEqual(run);
+    expect(normalizeAutoIterateOptions({ ...required, run }).options.run).toEqual(run);
     expect(configError({ ...required, run: { command: 'make', timeBudgetS: 60, killTimeoutS: 30 } }).issues[0]).toEqual(
       {
         path: 'run.killTimeoutS',
@@ -65,13 +65,13 @@ describe('AutoIterateOptions groups', () => {
   });
 
   it("score: direction is 'minimize' | 'maximize', and the seed's 'lower' | 'higher' mean the same", () => {
-    expect(normalizeAutoIterateOptions(required).score).toEqual({
+    expect(normalizeAutoIterateOptions(required).options.score).toEqual({
       metricName: 'val_bpc',
       direction: 'minimize',
       match: 'last',
     });
     const direction = (d: 'minimize' | 'maximize' | 'lower' | 'higher') =>
-      normalizeAutoIterateOptions({ ...required, score: { metricName: 'acc', direction: d } }).score.direction;
+      normalizeAutoIterateOptions({ ...required, score: { metricName: 'acc', direction: d } }).options.score.direction;
     expect([direction('minimize'), direction('lower'), direction('maximize'), direction('higher')]).toEqual([
       'minimize',
       'minimize',
@@ -81,7 +81,7 @@ describe('AutoIterateOptions groups', () => {
   });
 
   it('keep: policy, constraints, guards, checks and seed-only detection (on by default)', () => {
-    expect(normalizeAutoIterateOptions(required).keep).toEqual({
+    expect(normalizeAutoIterateOptions(required).options.keep).toEqual({
       constraints: [],
       guards: [],
       seedOnly: { seedKeys: [] },
@@ -90,7 +90,7 @@ describe('AutoIterateOptions groups', () => {
     const keep = normalizeAutoIterateOptions({
       ...required,
       keep: { policy, checks: { command: 'npm test' }, seedOnly: false },
-    }).keep;
+    }).options.keep;
     expect(keep).toMatchObject({
       policy,
       checks: { command: 'npm test', timeoutS: 300, onFail: 'reject' },
@@ -99,7 +99,7 @@ describe('AutoIterateOptions groups', () => {
   });
 
   it('stop: max iterations (0: until interrupted), no-change stop at 5, budgets and a policy of your own', () => {
-    expect(normalizeAutoIterateOptions(required).stop).toEqual({ maxIterations: 0, stopAfterNoChange: 5 });
+    expect(normalizeAutoIterateOptions(required).options.stop).toEqual({ maxIterations: 0, stopAfterNoChange: 5 });
     const policy = maxIterations(3);
     const stop = {
       maxIterations: 20,
@@ -110,11 +110,11 @@ describe('AutoIterateOptions groups', () => {
       tokenBudget: 1000,
       policy,
     };
-    expect(normalizeAutoIterateOptions({ ...required, stop }).stop).toEqual({ ...stop, stopAfterNoChange: 5 });
+    expect(normalizeAutoIterateOptions({ ...required, stop }).options.stop).toEqual({ ...stop, stopAfterNoChange: 5 });
   });
 
   it('recovery: resume, repair attempts and the circuit breaker thresholds (seed 001 / 003 defaults)', () => {
-    expect(normalizeAutoIterateOptions(required).recovery).toEqual({
+    expect(normalizeAutoIterateOptions(required).options.recovery).toEqual({
       resume: false,
       maxRepairAttempts: 2,
       pauseAfterCrashes: 3,
@@ -128,7 +128,7 @@ describe('AutoIterateOptions groups', () => {
       cooldownAfterDiscards: 2,
       notifyAfterDiscards: 3,
     };
-    expect(normalizeAutoIterateOptions({ ...required, recovery }).recovery).toEqual(recovery);
+    expect(normalizeAutoIterateOptions({ ...required, recovery }).options.recovery).toEqual(recovery);
   });
 
   it('a missing required field is CONFIG_INVALID naming its grouped place', () => {
@@ -166,7 +166,7 @@ describe('deprecated flat AutoIterateOptions names', () => {
       stop: { maxIterations: 20, policy: stopPolicy },
       recovery: { resume: true, notifyAfterDiscards: 4 },
     };
-    expect(normalizeAutoIterateOptions(flat)).toEqual(normalizeAutoIterateOptions(grouped));
+    expect(normalizeAutoIterateOptions(flat).options).toEqual(normalizeAutoIterateOptions(grouped).options);
   });
 
   it('a flat name and its grouped place at once is CONFIG_INVALID naming both', () => {
@@ -179,6 +179,12 @@ describe('deprecated flat AutoIterateOptions names', () => {
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.issues.map((i) => i.path)).toEqual(['run.command', 'run.timeBudgetS']);
     expect(error.message).toMatch(/as run\.command and as runCommand \(deprecated\)/);
+  });
+
+  it('pathOf names a grouped path the way it was given (the CLI maps a missing target file to its config line)', () => {
+    const flat = { dir, targetFiles: ['a.json'], runCommand: 'make', metricName: 'm' };
+    expect(normalizeAutoIterateOptions(flat).pathOf('files.targetFiles.0')).toBe('targetFiles.0');
+    expect(normalizeAutoIterateOptions(required).pathOf('files.targetFiles.0')).toBe('files.targetFiles.0');
   });
 
   it('an invalid value under a flat name is reported under the flat name (the CLI maps it to its config line)', () => {

@@ -245,12 +245,23 @@ const isStopPolicy = (v: unknown): v is StopPolicy =>
 /**
  * Validates `options` and returns them grouped with their defaults: the one place the deprecated
  * flat names are read (moved into their groups; a core `StopPolicy` given as `stop` becomes
- * `stop.policy`). `direction` `lower` / `higher` become `minimize` / `maximize`.
+ * `stop.policy`). `direction` `lower` / `higher` become `minimize` / `maximize`. `pathOf` names a
+ * grouped path the way the caller gave it (`targetFiles.0` when `targetFiles` came flat), for
+ * errors found later (a missing target file).
  *
  * @throws {ConfigError} `CONFIG_INVALID` naming the field (a flat name when it was given flat), or
  *   both names when a flat name and its grouped place are given at once.
  */
-export function normalizeAutoIterateOptions(options: AutoIterateOptions): ParsedAutoIterateOptions {
+export function normalizeAutoIterateOptions(options: AutoIterateOptions): {
+  options: ParsedAutoIterateOptions;
+  pathOf: (path: string) => string;
+} {
   const input = isStopPolicy(options.stop) ? { ...options, stop: { policy: options.stop } } : options;
-  return parseGroupedOptions(autoIterateOptionsSchema, input, AUTO_ITERATE_FLAT_OPTION_MOVES, 'auto-iterate').parsed;
+  const { parsed, pathOf } = parseGroupedOptions(
+    autoIterateOptionsSchema,
+    input,
+    AUTO_ITERATE_FLAT_OPTION_MOVES,
+    'auto-iterate',
+  );
+  return { options: parsed, pathOf };
 }

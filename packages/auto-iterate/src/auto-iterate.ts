@@ -2,33 +2,25 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   acquireLock,
-  anyOf,
   ConfigError,
-  costBudget,
-  createCommandHarness,
   withRecordData,
-  createDirectoryWorkingCopies,
   createFileArtifact,
   createLoop,
-  createCommandGuard,
   createRegexScorer,
   createSeedOnlyDetector,
   isLoopError,
-  maxIterations,
-  noFileChanges,
-  plateau,
   systemClock,
-  targetScore,
-  wallClock,
-  type Harness,
   type Loop,
   type LoopSummary,
-  type StopPolicy,
 } from '@loop/core';
 import { createGitResetRollback, describeRepairs, gitDirOf, type GitResetRollback } from '@loop/rollback-git';
 import { dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
-import { normalizeAutoIterateOptions, type ParsedAutoIterateOptions } from './auto-iterate-schema.js';
+import { normalizeAutoIterateOptions } from './auto-iterate-schema.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { coreParallelOptions } from './parallel-options.js';
+import { checksGuard, runCommandHarness } from './run-command.js';
+import { RUN_FILES } from './run-files.js';
+import { autoIterateStopPolicy } from './stop-policies.js';
 import { assertHarnessCommitted } from './harness-drift.js';
 import { checkConstraintOptions, defaultMetricPattern, metricPatterns, wireConstraints } from './metric-constraints.js';
 import { withDimensionsTsv, withLogDimensions } from './dimensions-tsv.js';
@@ -39,16 +31,6 @@ import { archiveEarlierRun } from './archive-run.js';
 import { createWorkspaceArtifact } from './workspace-artifact.js';
 import { autoIterateHoldout, type AutoIterateSealedHoldout } from './holdout.js';
 import { assertNoEarlierRun, assertRepositoryRoot } from './workspace-checks.js';
-
-/** Files of a run, all excluded from git via `.git/info/exclude`. */
-export const RUN_FILES = {
-  results: 'results.tsv',
-  state: '.loop/state.json',
-  agentLog: '.loop/agent.log',
-  runPid: '.loop/run.pgid',
-  logs: '.loop/logs',
-  records: '.loop/records.jsonl',
-} as const;
 
 /** A configured auto-iterate run. */
 export interface AutoIterate {
@@ -86,35 +68,6 @@ export interface AutoIterate {
   readonly holdout?: AutoIterateSealedHoldout;
 }
 
-/** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
-function parallelOf(o: ParsedAutoIterateOptions, commandHarness: (cwd: string) => Harness) {
-  const p = o.parallel!;
-  const workingCopies =
-    p.workingCopies ??
-    createDirectoryWorkingCopies({
-      root: o.dir,
-      mutable: o.files.targetFiles,
-      readOnly: o.files.readOnlyFiles,
-      exclude: [
-        '.git',
-        '.loop',
-        o.files.resultsFile,
-        o.files.logFile,
-        ...(o.score.dimensionsFile ? [o.score.dimensionsFile] : []),
-        ...(o.score.metricFile ? [o.score.metricFile] : []),
-      ],
-      link: p.link,
-      harness: (dir) => commandHarness(dir),
-    });
-  return {
-    candidates: p.candidates,
-    workingCopies,
-    ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
-    ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}),
-    ...(p.schedule ? { schedule: p.schedule } : {}),
-  };
-}
-
 /**
  * The auto-iterate preset (seeds 003 and 001, target type `code`): a run branch
  * `auto-iterate/<tag>`, every experiment committed before it runs, a discard or crash reset to
@@ -138,7 +91,7 @@ function parallelOf(o: ParsedAutoIterateOptions, commandHarness: (cwd: string) =
  * const summary = await run.run();
  */
 export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
-  const o = normalizeAutoIterateOptions(options);
+  const { options: o, pathOf } = normalizeAutoIterateOptions(options);
   const clock = o.clock ?? systemClock;
   const tag = o.tag ?? dateTag(clock.now());
   const branch = `auto-iterate/${tag}`;
@@ -176,56 +129,11 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     createFileArtifact({ root: o.dir, mutable: o.files.targetFiles, readOnly: o.files.readOnlyFiles }),
     rollback,
   );
-  const commandHarness = (cwd: string) =>
-    createCommandHarness({
-      command: o.run.command,
-      cwd,
-      logFile: o.files.logFile,
-      timeBudgetMs: Math.round(o.run.timeBudgetS * 1000),
-      killTimeoutMs: Math.round(o.run.killTimeoutS * 1000),
-      env: o.run.env,
-      fingerprintFiles: [...o.files.readOnlyFiles, ...o.files.harnessFiles],
-      fingerprintPaths: o.files.fingerprintPaths,
-      // A SIGKILLed loop's orphaned run is killed before the next one starts; parallel copies
-      // share the option and each overlapping run takes its own slot file (run.pgid, run.pgid.1, ...).
-      pidFile: join(o.dir, RUN_FILES.runPid),
-      // Each run's log, a working copy's included, is kept as .loop/logs/<iteration>.log (issue 32 item 16).
-      keepLogs: { dir: join(o.dir, RUN_FILES.logs), count: o.files.keepLogs },
-      ...(o.run.intermediate ? { intermediate: o.run.intermediate } : {}),
-      ...o.run.sandbox,
-    });
+  const commandHarness = (cwd: string) => runCommandHarness(o, cwd);
   const harness = o.parallel?.harness ?? commandHarness(o.dir);
-  const stops: StopPolicy[] = [];
-  if (o.stop.maxIterations > 0) stops.push(maxIterations(o.stop.maxIterations));
-  if (o.stop.plateau !== undefined) stops.push(plateau(o.stop.plateau));
-  if (o.stop.stopAfterNoChange > 0) stops.push(noFileChanges(o.stop.stopAfterNoChange));
-  if (o.stop.targetScore !== undefined) stops.push(targetScore(o.stop.targetScore));
-  if (o.stop.wallClockS !== undefined) stops.push(wallClock(o.stop.wallClockS * 1000));
-  if (o.stop.costBudget !== undefined || o.stop.tokenBudget !== undefined) {
-    stops.push(
-      costBudget({
-        ...(o.stop.costBudget !== undefined ? { maxUsd: o.stop.costBudget } : {}),
-        ...(o.stop.tokenBudget !== undefined ? { maxTokens: o.stop.tokenBudget } : {}),
-        source: 'history',
-        predictive: true,
-        requireCost: true,
-      }),
-    );
-  }
-  if (o.stop.policy) stops.push(o.stop.policy);
+  const stop = autoIterateStopPolicy(o.stop);
   const guards = [...o.keep.guards];
-  if (o.keep.checks)
-    guards.push(
-      createCommandGuard({
-        command: o.keep.checks.command,
-        cwd: o.dir,
-        timeoutMs: Math.round(o.keep.checks.timeoutS * 1000),
-        onFail: o.keep.checks.onFail,
-        logFile: '.loop/checks.log',
-        env: o.run.env,
-        ...o.run.sandbox,
-      }),
-    );
+  if (o.keep.checks) guards.push(checksGuard(o, o.keep.checks));
   const sealedHoldout = autoIterateHoldout(o, branch, clock);
   // Last: the gate assumes that a candidate it passes is kept.
   if (sealedHoldout?.holdout.guard) guards.push(sealedHoldout.holdout.guard);
@@ -254,7 +162,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
         onError: (message) => process.stderr.write(`${message}\n`),
       },
     ),
-    stop: anyOf(...stops),
+    stop,
     advisors: [
       createCircuitBreaker({
         pauseAfterCrashes: o.recovery.pauseAfterCrashes,
@@ -282,7 +190,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     clock,
     ...(o.run.baselineRepeats !== undefined ? { run: { baselineRepeats: o.run.baselineRepeats } } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.parallel ? { parallel: parallelOf(o, commandHarness) } : {}),
+    ...(o.parallel ? { parallel: coreParallelOptions(o, commandHarness) } : {}),
     ...(o.prune && o.prune.pruners.length > 0 ? { prune: o.prune } : {}),
     ...(sealedHoldout ? { onStop: sealedHoldout.holdout.onStop } : {}),
   });
@@ -298,7 +206,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       throw new ConfigError(
         'auto-iterate',
         missing.map((i) => ({
-          path: `files.targetFiles.${i}`,
+          path: pathOf(`files.targetFiles.${i}`),
           message: `${o.files.targetFiles[i]} does not exist in ${o.dir}`,
         })),
       );

@@ -24,7 +24,8 @@
 // The public entry: the factory and its result, the option types, the results.tsv format (an
 // adapter's contract), the presentation helpers and what the CLI builds on. Helpers (the circuit
 // breaker, the dimensions log, the metric patterns, the option schema) stay behind it.
-export { createAutoIterate, RUN_FILES } from './auto-iterate.js';
+export { createAutoIterate } from './auto-iterate.js';
+export { RUN_FILES } from './run-files.js';
 export type { AutoIterate } from './auto-iterate.js';
 export type { HostedLoop } from './hosted-loop.js';
 export type { ArchivedRun } from './archive-run.js';

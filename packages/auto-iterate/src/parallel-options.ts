@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path';
-import type { Harness, WorkingCopyProvider } from '@loop/core';
+import { createDirectoryWorkingCopies, type Harness, type WorkingCopyProvider } from '@loop/core';
+import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 import { z } from 'zod';
 
 /**
@@ -72,3 +73,32 @@ export const autoIterateParallelSchema = z
     message: 'concurrency must be at most candidates',
     path: ['concurrency'],
   });
+
+/** core's parallel options for `o.parallel`: the injected working copies, or local directory copies of `dir`. */
+export function coreParallelOptions(o: ParsedAutoIterateOptions, commandHarness: (cwd: string) => Harness) {
+  const p = o.parallel!;
+  const workingCopies =
+    p.workingCopies ??
+    createDirectoryWorkingCopies({
+      root: o.dir,
+      mutable: o.files.targetFiles,
+      readOnly: o.files.readOnlyFiles,
+      exclude: [
+        '.git',
+        '.loop',
+        o.files.resultsFile,
+        o.files.logFile,
+        ...(o.score.dimensionsFile ? [o.score.dimensionsFile] : []),
+        ...(o.score.metricFile ? [o.score.metricFile] : []),
+      ],
+      link: p.link,
+      harness: (dir) => commandHarness(dir),
+    });
+  return {
+    candidates: p.candidates,
+    workingCopies,
+    ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
+    ...(p.remeasureIncumbent !== undefined ? { remeasureIncumbent: p.remeasureIncumbent } : {}),
+    ...(p.schedule ? { schedule: p.schedule } : {}),
+  };
+}

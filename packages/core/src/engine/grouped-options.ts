@@ -57,8 +57,10 @@ export function groupFlatOptions(
  * names into their groups ({@link groupFlatOptions}), then validates with `schema` (the grouped
  * shape). An invalid value given under a flat name is reported under that name.
  *
- * @returns the parsed options (`parsed`, with the schema's defaults) and the grouped input
- *   (`grouped`, the caller's own values, not copied by the schema).
+ * @returns the parsed options (`parsed`, with the schema's defaults), the grouped input (`grouped`,
+ *   the caller's own values, not copied by the schema) and `pathOf`, which names a grouped path
+ *   (`files.targetFiles.0`) the way the caller gave it (`targetFiles.0` when it came flat): for
+ *   errors found after parsing.
  * @throws {ConfigError} `CONFIG_INVALID` naming every invalid field, or both names of a field given twice.
  */
 export function parseGroupedOptions<S extends z.ZodType>(
@@ -66,16 +68,17 @@ export function parseGroupedOptions<S extends z.ZodType>(
   input: unknown,
   moves: FlatOptionMoves,
   where: string,
-): { parsed: z.output<S>; grouped: unknown } {
+): { parsed: z.output<S>; grouped: unknown; pathOf: (path: string) => string } {
   const { grouped, movedFrom } = groupFlatOptions(input, moves, where);
+  const pathOf = (path: string): string => {
+    const key = [...movedFrom.keys()].find((p) => path === p || path.startsWith(`${p}.`));
+    return key ? movedFrom.get(key)! + path.slice(key.length) : path;
+  };
   try {
-    return { parsed: parseOptions(schema, grouped, where), grouped };
+    return { parsed: parseOptions(schema, grouped, where), grouped, pathOf };
   } catch (error) {
     if (!(error instanceof ConfigError) || movedFrom.size === 0) throw error;
-    const issues = error.issues.map((issue) => {
-      const key = [...movedFrom.keys()].find((p) => issue.path === p || issue.path.startsWith(`${p}.`));
-      return key ? { ...issue, path: movedFrom.get(key)! + issue.path.slice(key.length) } : issue;
-    });
+    const issues = error.issues.map((issue) => ({ ...issue, path: pathOf(issue.path) }));
     throw new ConfigError(where, issues, error.cause);
   }
 }
