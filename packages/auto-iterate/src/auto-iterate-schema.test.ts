@@ -22,7 +22,7 @@ const configError = (options: AutoIterateOptions): ConfigError => {
 };
 
 describe('AutoIterateOptions groups', () => {
-  it('files: targets, read-only and harness files, results.tsv, the run log and its copies, with their defaults', () => {
+  it('files: targets, read-only and harness files, results.tsv, the run log and its copies, their defaults', () => {
     expect(normalizeAutoIterateOptions(required).options.files).toEqual({
       targetFiles: ['config.json'],
       readOnlyFiles: [],

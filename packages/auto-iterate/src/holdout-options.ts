@@ -16,7 +16,10 @@ export interface AutoIterateHoldout {
   metricName: string;
   /** Its extraction pattern. @default `^<metricName>:\s*(\S+)` */
   pattern?: string;
-  /** Which way its score improves: `minimize` / `maximize` (or the seed's `lower` / `higher`). @default the run's `score.direction` */
+  /**
+   * Which way its score improves: `minimize` / `maximize` (or the seed's `lower` / `higher`).
+   * @default the run's `score.direction`
+   */
   direction?: 'minimize' | 'maximize' | 'lower' | 'higher';
   /** Absolute paths of its files and folders (data, expected outputs, scripts): outside `dir`, fingerprinted, masked from the proposer. */
   files: string[];

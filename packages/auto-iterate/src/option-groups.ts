@@ -87,7 +87,10 @@ export interface AutoIterateRun {
 export interface AutoIterateScore {
   /** The metric's name (seed 003 指标名称), e.g. `val_bpb`. */
   metricName: string;
-  /** Which way is better (seed 003 指标方向): `minimize` / `maximize`, or the seed's `lower` / `higher`. @default 'minimize' */
+  /**
+   * Which way is better (seed 003 指标方向): `minimize` / `maximize`, or the seed's `lower` / `higher`.
+   * @default 'minimize'
+   */
   direction?: AutoIterateDirection;
   /**
    * The extraction pattern (seed 003 提取方式), matched one line at a time; refused when it does

@@ -28,7 +28,10 @@ export function runCommandHarness(o: ParsedAutoIterateOptions, cwd: string): Har
   });
 }
 
-/** The checks gate (`keep.checks`): the correctness command as a core command guard in `dir`, with the run's env and sandbox. */
+/**
+ * The checks gate (`keep.checks`): the correctness command as a core command guard in `dir`, with
+ * the run's env and sandbox.
+ */
 export function checksGuard(
   o: ParsedAutoIterateOptions,
   checks: NonNullable<ParsedAutoIterateOptions['keep']['checks']>,

@@ -125,7 +125,11 @@ function fmt(x: number): string {
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field).
  *
  * @example
- * createLoop({ ..., keep: { policy: createNoiseAwareKeepPolicy({ confidence: 0.95 }) }, run: { baselineRepeats: 5, seedForRepeat: (r) => 1000 + r } });
+ * createLoop({
+ *   ...options,
+ *   keep: { policy: createNoiseAwareKeepPolicy({ confidence: 0.95 }) },
+ *   run: { baselineRepeats: 5, seedForRepeat: (r) => 1000 + r },
+ * });
  */
 export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions = {}): KeepPolicy {
   const o = parseOptions(noiseAwareKeepPolicyOptionsSchema, options, 'noise-aware-keep-policy');

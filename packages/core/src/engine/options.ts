@@ -132,9 +132,15 @@ export interface LoopOptions extends DeprecatedFlatLoopOptions {
   files?: LoopFileOptions;
   /** How a candidate's evaluation runs: baseline repeats, the seeds. @default 1 baseline run, seed 0 */
   run?: LoopRunOptions;
-  /** What may be kept: the keep policy, guards, seed-only detection, duplicates. @default strict improvement, nothing else */
+  /**
+   * What may be kept: the keep policy, guards, seed-only detection, duplicates.
+   * @default strict improvement, nothing else
+   */
   keep?: LoopKeepOptions;
-  /** What happens after a crash: repair attempts, proposer failures. @default no repair, stop after 5 proposer failures */
+  /**
+   * What happens after a crash: repair attempts, proposer failures.
+   * @default no repair, stop after 5 proposer failures
+   */
   recovery?: LoopRecoveryOptions;
   /**
    * Stops doomed runs early (issue 27): `pruners` look at each intermediate report
