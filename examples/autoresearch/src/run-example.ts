@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  createFunctionHarness,
+  createFunctionPassHarness,
   createReflectionScorer,
   createTestGate,
   resolvePassConfig,
@@ -86,7 +86,7 @@ export async function runExample(
     workspace,
     taskId: TASK_ID,
     config: resolvePassConfig('function', AUTORESEARCH_CONFIG),
-    harness: createFunctionHarness({
+    harness: createFunctionPassHarness({
       gates: createTestGate({
         workspace,
         command: [process.execPath, 'test/run-tests.mjs'],

@@ -6,12 +6,12 @@
  * max_consecutive_reverts and the cost brake. It never commits and never runs destructive git.
  *
  * @example
- * import { runPass, resolvePassConfig, createFunctionHarness, createReflectionScorer, createTestGate } from '@loop/autoresearch';
+ * import { runPass, resolvePassConfig, createFunctionPassHarness, createReflectionScorer, createTestGate } from '@loop/autoresearch';
  *
  * const workspace = process.cwd();
  * const result = await runPass({
  *   workspace, taskId: 'T-42', config: resolvePassConfig('function', config.autoresearch),
- *   harness: createFunctionHarness({
+ *   harness: createFunctionPassHarness({
  *     gates: createTestGate({ workspace, command: ['npx', 'vitest', 'run', '--coverage'], minCoveragePct: 80 }),
  *     reflection: createReflectionScorer({ workspace, command: ['my-agent'], dimensions: ['quality'] }),
  *   }),
@@ -48,7 +48,12 @@ export {
   DEFAULT_PASS_RATE_TARGET,
 } from './config.js';
 export type { AutoresearchConfig, PassConfig } from './config.js';
-export { createDesignHarness, createFunctionHarness, meanComposite } from './pass-harness.js';
+export {
+  createDesignPassHarness,
+  createFunctionPassHarness,
+  createFunctionHarness,
+  meanComposite,
+} from './pass-harness.js';
 export type { PassHarness, PassScore, ScoreContext, Tier1Gates, DimensionScorer, GateRunner } from './pass-harness.js';
 export { createReflectionScorer, parseReflectionOutput, reflectionScorerOptionsSchema } from './reflection-scorer.js';
 export type { ReflectionScorerOptions } from './reflection-scorer.js';

@@ -68,7 +68,7 @@ export function meanComposite(values: Readonly<Record<string, number>>, ids: rea
  * AR-1 design harness: the reflection agent only; composite = `composite(dimensions)`
  * (default: the mean of the four AR-1 dimensions).
  */
-export function createDesignHarness(options: {
+export function createDesignPassHarness(options: {
   reflection: DimensionScorer;
   dimensions?: readonly string[];
   composite?: (dimensions: Readonly<Record<string, number>>) => number;
@@ -97,7 +97,7 @@ export function createDesignHarness(options: {
  * Composite = `quality` when every gate is green, else 0 (the hard gate zeroes it). Dimensions:
  * `quality` (0-10), `pass_rate` (0-1), `coverage` (percent, -1 when not measured).
  */
-export function createFunctionHarness(options: { reflection: DimensionScorer; gates: GateRunner }): PassHarness {
+export function createFunctionPassHarness(options: { reflection: DimensionScorer; gates: GateRunner }): PassHarness {
   return {
     name: `function(${options.gates.name} x ${options.reflection.name})`,
     dimensions: ['quality', 'pass_rate', 'coverage'],
@@ -123,3 +123,6 @@ function pickDimensions(values: Readonly<Record<string, number>>, ids: readonly 
   }
   return out;
 }
+
+/** @deprecated Renamed {@link createFunctionPassHarness} (core's `createFunctionHarness` is a different thing); this alias goes in the next version. */
+export const createFunctionHarness = createFunctionPassHarness;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createFunctionHarness,
+  createFunctionPassHarness,
   createReflectionScorer,
   createTestGate,
   parseResultsTsv,
@@ -100,7 +100,7 @@ describe('function mode end to end (seed 002 AR-2 on a real module)', () => {
       workspace: dir,
       taskId: 'T-7',
       config: resolvePassConfig('function', { ar_function: { max_iterations: 4, max_consecutive_reverts: 3 } }),
-      harness: createFunctionHarness({
+      harness: createFunctionPassHarness({
         gates: createTestGate({ workspace: dir, command: ['node', 'run-tests.mjs'], minCoveragePct: 80 }),
         reflection: createReflectionScorer({
           workspace: dir,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  createFunctionHarness,
+  createFunctionPassHarness,
   createReflectionScorer,
   createTestGate,
   parsePassRate,
@@ -79,7 +79,7 @@ describe('Tier-1 gates (seed 002 function mode)', () => {
   it('coverage below the minimum zeroes the composite; red tests zero it too (the hard gate)', async () => {
     coverage(70);
     const reflection = { name: 'fixed', score: () => ({ quality: 9 }) };
-    const low = createFunctionHarness({
+    const low = createFunctionPassHarness({
       reflection,
       gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }),
     });
@@ -88,7 +88,7 @@ describe('Tier-1 gates (seed 002 function mode)', () => {
       dimensions: { quality: 9, coverage: 70 },
     });
     coverage(90);
-    const red = createFunctionHarness({
+    const red = createFunctionPassHarness({
       reflection,
       gates: createTestGate({
         workspace: dir,
@@ -101,7 +101,7 @@ describe('Tier-1 gates (seed 002 function mode)', () => {
       dimensions: { pass_rate: 0.75 },
       gates: { testsGreen: false },
     });
-    const green = createFunctionHarness({
+    const green = createFunctionPassHarness({
       reflection,
       gates: createTestGate({ workspace: dir, command: node(''), minCoveragePct: 80 }),
     });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import {
-  createDesignHarness,
-  createFunctionHarness,
+  createDesignPassHarness,
+  createFunctionPassHarness,
   createReflectionScorer,
   createTestGate,
   resolvePassConfig,
@@ -52,7 +52,7 @@ export async function runAutoresearchPreset(options: RunAutoresearchPresetOption
   });
   const harness =
     c.mode === 'function'
-      ? createFunctionHarness({
+      ? createFunctionPassHarness({
           reflection,
           gates: createTestGate({
             workspace: dir,
@@ -61,7 +61,7 @@ export async function runAutoresearchPreset(options: RunAutoresearchPresetOption
             timeoutMs: c.gate!.timeoutS * 1000,
           }),
         })
-      : createDesignHarness({ reflection, ...(dimensions ? { dimensions } : {}) });
+      : createDesignPassHarness({ reflection, ...(dimensions ? { dimensions } : {}) });
   return runPass({
     workspace: dir,
     taskId: c.taskId,
