@@ -32,7 +32,7 @@ export { createSnapshotRollback } from './snapshot-rollback.js';
 export type {
   SnapshotRollback,
   SnapshotCheckpoint,
-  EditPlan,
+  SnapshotPlan,
   PreEditCopy,
   SnapshotStartReport,
   RestoredFile,

@@ -1,7 +1,10 @@
 import type { Checkpoint, RevertInfo, RollbackStrategy } from '@loop/core';
 
-/** What the proposer is about to change, given to {@link SnapshotRollback.checkpoint}. */
-export interface EditPlan {
+/**
+ * The part of core's `EditPlan` the snapshot uses, given to {@link SnapshotRollback.checkpoint}: which
+ * files to copy before the edit and the slug in their names (core's `EditPlan` is accepted as is).
+ */
+export interface SnapshotPlan {
   /** The mutable files the edit will touch (relative). Only these are copied before the edit. @default none copied: touched files are found by stat at keep or revert */
   readonly files?: readonly string[];
   /** The seed's `<short-kebab-of-the-idea>`; free text is slugified. @default 'edit' */
@@ -74,7 +77,7 @@ export interface SnapshotRollback extends RollbackStrategy {
    *
    * @throws {LoopError} `CONFIG_INVALID` when a planned file is not in the mutable surface.
    */
-  readonly checkpoint: (iteration: number, plan?: EditPlan) => Promise<SnapshotCheckpoint>;
+  readonly checkpoint: (iteration: number, plan?: SnapshotPlan) => Promise<SnapshotCheckpoint>;
   /**
    * Records the candidate before it is evaluated: every touched mutable file (planned, or whose
    * stat changed) whose SHA-256 differs from the kept state is copied into `snapshots/<NNN>-kept-<slug>-<UTC>.staged/`, and the future kept

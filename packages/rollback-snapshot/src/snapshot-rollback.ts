@@ -25,7 +25,7 @@ import {
   type KeptEntry,
 } from './snapshot-rollback-store.js';
 import type {
-  EditPlan,
+  SnapshotPlan,
   PreEditCopy,
   RestoredFile,
   SnapshotCheckpoint,
@@ -34,7 +34,7 @@ import type {
 } from './snapshot-rollback-types.js';
 
 export type {
-  EditPlan,
+  SnapshotPlan,
   PreEditCopy,
   RestoredFile,
   SnapshotCheckpoint,
@@ -158,7 +158,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       );
   };
 
-  const checkpoint = async (iteration: number, plan: EditPlan = {}): Promise<SnapshotCheckpoint> => {
+  const checkpoint = async (iteration: number, plan: SnapshotPlan = {}): Promise<SnapshotCheckpoint> => {
     requireStarted('checkpoint');
     if (iteration === 0) return { iteration, id: keptId, copies: [], slug: 'baseline' };
     const slug = slugify(plan.slug ?? 'edit');
