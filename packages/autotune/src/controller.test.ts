@@ -7,7 +7,7 @@ import {
   createRecordingCommitter,
   failedAttempts,
   initAutotune,
-  readLoopState,
+  readLoopStateFile,
   readScoreboard,
   resolveAutotunePaths,
   runController,
@@ -96,11 +96,11 @@ describe('seed 004 loop steps', () => {
   });
 
   it('seed 004 step 3: the run is marked mode auto and status running before the round is delegated', async () => {
-    expect(await readLoopState(paths.loopState)).toMatchObject({ mode: 'manual', status: 'idle' });
+    expect(await readLoopStateFile(paths.loopState)).toMatchObject({ mode: 'manual', status: 'idle' });
     let seen: unknown;
     const w = worker({ b: 1, c: 1, d: 1 }, [], {
       improve: async () => {
-        seen = await readLoopState(paths.loopState);
+        seen = await readLoopStateFile(paths.loopState);
         return { summary: 'x', targets: [] };
       },
     });
@@ -121,7 +121,7 @@ describe('seed 004 loop steps', () => {
   it('seed 004 step 7: on continue the iteration returns normally with status running and the round recorded', async () => {
     const result = await runControllerIteration(options(worker({ b: 1, c: 2, d: 2 })));
     expect(result.outcome).toBe('continue');
-    const state = await readLoopState(paths.loopState);
+    const state = await readLoopStateFile(paths.loopState);
     expect(state).toMatchObject({
       mode: 'auto',
       status: 'running',
@@ -133,7 +133,7 @@ describe('seed 004 loop steps', () => {
   it('seed 004 step 6: stop_success sets status complete and persists stop_reason', async () => {
     const result = await runControllerIteration(options(worker({ b: 1, c: 1, d: 1 })));
     expect(result.outcome).toBe('completed');
-    const state = await readLoopState(paths.loopState);
+    const state = await readLoopStateFile(paths.loopState);
     expect(state.status).toBe('complete');
     expect(state.last_round?.recommended_action).toBe('stop_success');
     expect(state.stop_reason).toMatch(/^stop_success: all high\/medium-priority tasks are fixed or consciously parked/);
@@ -152,7 +152,7 @@ describe('seed 004 loop steps', () => {
     });
     const result = await runControllerIteration(options(worker({ b: 1, c: 2, d: 2 }), { committer }));
     expect(result.outcome).toBe('completed');
-    expect((await readLoopState(paths.loopState)).stop_reason).toBe('stop_success: operator says done');
+    expect((await readLoopStateFile(paths.loopState)).stop_reason).toBe('stop_success: operator says done');
   });
 
   it('seed 004: state lives only in files, so fresh options and a fresh worker each iteration reach the same end as runController', async () => {
@@ -202,7 +202,7 @@ describe('seed 004 stop criteria and artifacts', () => {
     const result = await runControllerIteration(options(worker({ b: 1, c: 1 })));
     expect(result.outcome).toBe('completed');
     expect(result.round).toBe(3);
-    const state = await readLoopState(paths.loopState);
+    const state = await readLoopStateFile(paths.loopState);
     expect(state.last_round).toMatchObject({ recommended_action: 'stop_exhausted', parked: ['d'] });
     expect(state.stop_reason).toBe(
       'stop_exhausted: the same targeted improvement failed 3+ times: d (3 failed attempts)',
@@ -266,7 +266,7 @@ describe('seed 004 stop criteria and artifacts', () => {
     const err = await runControllerIteration(options(worker({ b: 1 }))).catch((e: unknown) => e);
     expect(isLoopError(err, 'STATE_CORRUPT')).toBe(true);
     expect((err as LoopError).message).toContain('changelog.md');
-    expect((await readLoopState(paths.loopState)).last_round).toBeNull();
+    expect((await readLoopStateFile(paths.loopState)).last_round).toBeNull();
     expect(failedAttempts(await readScoreboard(paths.scoreboard), 'c')).toBe(1);
     rmSync(paths.changelog, { recursive: true });
     writeFileSync(paths.changelog, '# autotune changelog\n\n## Round 1\n\n- half-written entry\n');
@@ -465,7 +465,7 @@ describe('control files: validation, atomic writes, lock', () => {
       code: 'PROPOSER_FAILED',
       message: expect.stringContaining('agent crashed'),
     });
-    const state = await readLoopState(paths.loopState);
+    const state = await readLoopStateFile(paths.loopState);
     expect(state).toMatchObject({ status: 'running', last_round: null });
     expect((await runControllerIteration(options(worker({ b: 1 })))).round).toBe(1);
   });

@@ -9,7 +9,7 @@ import {
 } from './autotune-options.js';
 import { noCommits } from './committer.js';
 import { createIterationMachine } from './internal/iteration-machine.js';
-import { initialLoopState, readLoopState, writeLoopState, type LoopStateFile } from './loop-state.js';
+import { initialLoopStateFile, readLoopStateFile, writeLoopStateFile, type LoopStateFile } from './loop-state-file.js';
 import { resolveAutotunePaths, type AutotunePaths } from './paths.js';
 import { emptyScoreboard, readScoreboard, writeScoreboard } from './scoreboard.js';
 import { noSyncCheck } from './sync-check.js';
@@ -77,7 +77,7 @@ export async function initAutotune(options: InitAutotuneOptions): Promise<{ path
   const paths = resolveAutotunePaths(opts.dir, opts.artifactDir, opts.paths);
   const haveState = await exists(paths.loopState);
   const haveBoard = await exists(paths.scoreboard);
-  if (haveState) await readLoopState(paths.loopState);
+  if (haveState) await readLoopStateFile(paths.loopState);
   if (haveBoard) await readScoreboard(paths.scoreboard);
   const created: string[] = [];
   if (!haveBoard) {
@@ -85,7 +85,7 @@ export async function initAutotune(options: InitAutotuneOptions): Promise<{ path
     created.push(paths.scoreboard);
   }
   if (!haveState) {
-    await writeLoopState(paths.loopState, initialLoopState());
+    await writeLoopStateFile(paths.loopState, initialLoopStateFile());
     created.push(paths.loopState);
   }
   return { paths, created };
@@ -130,7 +130,7 @@ export async function runControllerIteration(options: AutotuneControllerOptions)
   const opts = parseOptions(autotuneControllerOptionsSchema, options, 'autotune');
   const paths = resolveAutotunePaths(opts.dir, opts.artifactDir, opts.paths);
   // Validate both control files before taking the lock, so a broken workspace gets no writes at all.
-  const state = await readLoopState(paths.loopState);
+  const state = await readLoopStateFile(paths.loopState);
   await readScoreboard(paths.scoreboard);
   const machine = createIterationMachine({
     dir: opts.dir,

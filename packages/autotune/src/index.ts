@@ -33,14 +33,14 @@ export type { AutotuneControllerOptions, RunControllerOptions } from './autotune
 export { AUTOTUNE_PATHS, resolveAutotunePaths } from './paths.js';
 export type { AutotunePaths } from './paths.js';
 export {
-  loopStateSchema,
+  loopStateFileSchema,
   lastRoundSchema,
   RECOMMENDED_ACTIONS,
-  initialLoopState,
-  readLoopState,
-  writeLoopState,
-} from './loop-state.js';
-export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state.js';
+  initialLoopStateFile,
+  readLoopStateFile,
+  writeLoopStateFile,
+} from './loop-state-file.js';
+export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state-file.js';
 export {
   scoreboardSchema,
   attemptSchema,

@@ -1,5 +1,5 @@
 import type { MaybePromise } from '@loop/core';
-import type { LoopStateFile } from './loop-state.js';
+import type { LoopStateFile } from './loop-state-file.js';
 import type { Scoreboard } from './scoreboard.js';
 
 /** Priority of an evaluation task; only high and medium block stop_success (seed 004). */

@@ -1,4 +1,4 @@
-import type { RecommendedAction } from './loop-state.js';
+import type { RecommendedAction } from './loop-state-file.js';
 import type { RoundEvaluation, RoundPlan } from './round-worker.js';
 import { exhaustedTargets, failedAttempts, type Scoreboard } from './scoreboard.js';
 

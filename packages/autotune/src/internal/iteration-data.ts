@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lastRoundSchema, loopStateSchema } from '../loop-state.js';
+import { lastRoundSchema, loopStateFileSchema } from '../loop-state-file.js';
 import { scoreboardSchema } from '../scoreboard.js';
 
 /** The worker's improve result, validated. */
@@ -33,7 +33,9 @@ export const iterationDataSchema = z.object({
   /** The round this iteration runs, or null when it runs none. */
   round: z.number().int().positive().nullable(),
   /** The round's start snapshot: loop_state.json after marking running, the scoreboard without this round's attempts, the exclusions. */
-  context: z.object({ state: loopStateSchema, scoreboard: scoreboardSchema, excluded: z.array(z.string()) }).optional(),
+  context: z
+    .object({ state: loopStateFileSchema, scoreboard: scoreboardSchema, excluded: z.array(z.string()) })
+    .optional(),
   /** The validated plan, once improved. */
   plan: planSchema.optional(),
   /** Whether the code commit was requested. */
@@ -51,7 +53,7 @@ export const iterationDataSchema = z.object({
     .object({
       outcome: z.enum(['already-complete', 'completed', 'continue']),
       report: z.string(),
-      state: loopStateSchema,
+      state: loopStateFileSchema,
     })
     .optional(),
 });

@@ -1,7 +1,7 @@
 import { createStepMachine, type StepContext, type StepMachine, type StepTransition } from '@loop/core';
 import { artifactsCommitMessage, completionCommitMessage } from '../committer.js';
 import { readExclusions } from '../exclusions.js';
-import { readLoopState, writeLoopState, type LastRound, type LoopStateFile } from '../loop-state.js';
+import { readLoopStateFile, writeLoopStateFile, type LastRound, type LoopStateFile } from '../loop-state-file.js';
 import { readScoreboard, scoreboardBefore } from '../scoreboard.js';
 import { iterationDataSchema, type IterationData } from './iteration-data.js';
 import type { IterationEnv } from './iteration-env.js';
@@ -14,7 +14,7 @@ const isStop = (last: LastRound | null): boolean =>
   last !== null && (last.recommended_action === 'stop_success' || last.recommended_action === 'stop_exhausted');
 
 const readState = (env: IterationEnv, ctx: Ctx) =>
-  ctx.effect('read-state', () => readLoopState(env.paths.loopState), { idempotent: true });
+  ctx.effect('read-state', () => readLoopStateFile(env.paths.loopState), { idempotent: true });
 
 /**
  * Step `enter` (seed 004 steps 1-3): read loop_state.json; complete: report and finish; a last round
@@ -41,7 +41,7 @@ async function enterStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   let running = state;
   if (state.mode !== 'auto' || state.status !== 'running') {
     running = { ...state, mode: 'auto', status: 'running', updated_at: at };
-    await ctx.effect('mark-running', () => writeLoopState(env.paths.loopState, running), { idempotent: true });
+    await ctx.effect('mark-running', () => writeLoopStateFile(env.paths.loopState, running), { idempotent: true });
   }
   return {
     next: 'improve',
@@ -81,7 +81,7 @@ function artifactsCommit(env: IterationEnv, ctx: Ctx, last: LastRound, written: 
  */
 async function commitArtifactsStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   await artifactsCommit(env, ctx, ctx.data.lastRound!, ctx.data.written ?? []);
-  const after = await ctx.effect('re-read-state', () => readLoopState(env.paths.loopState), { idempotent: true });
+  const after = await ctx.effect('re-read-state', () => readLoopStateFile(env.paths.loopState), { idempotent: true });
   if (isStop(after.last_round)) return { next: 'complete' };
   const last = after.last_round;
   const report =
@@ -120,7 +120,7 @@ async function completeStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   }
   const stopReason = `${last.recommended_action}: ${last.reason}`;
   const done: LoopStateFile = { ...state, status: 'complete', stop_reason: stopReason, updated_at: now };
-  await ctx.effect('complete', () => writeLoopState(env.paths.loopState, done), { idempotent: true });
+  await ctx.effect('complete', () => writeLoopStateFile(env.paths.loopState, done), { idempotent: true });
   await ctx.effect(
     'completion-commit',
     async () =>

@@ -3,7 +3,7 @@ import { writeChangelogEntry } from '../changelog.js';
 import { codeCommitMessage } from '../committer.js';
 import { appendExclusions } from '../exclusions.js';
 import { writeParkedIssues } from '../issues-log.js';
-import { readLoopState, writeLoopState, type LastRound } from '../loop-state.js';
+import { readLoopStateFile, writeLoopStateFile, type LastRound } from '../loop-state-file.js';
 import type { RoundContext } from '../round-worker.js';
 import { failedAttempts, recordRound, writeScoreboard } from '../scoreboard.js';
 import { decideRecommendedAction } from '../stop-criteria.js';
@@ -98,8 +98,8 @@ async function writeLastRound(env: IterationEnv, ctx: Ctx, lastRound: LastRound)
   await ctx.effect(
     'last-round',
     async () => {
-      const current = await readLoopState(env.paths.loopState);
-      await writeLoopState(env.paths.loopState, {
+      const current = await readLoopStateFile(env.paths.loopState);
+      await writeLoopStateFile(env.paths.loopState, {
         ...current,
         last_round: lastRound,
         updated_at: lastRound.finished_at,

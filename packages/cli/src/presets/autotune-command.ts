@@ -3,7 +3,7 @@ import {
   createGitCommitter,
   initAutotune,
   noSyncCheck,
-  readLoopState,
+  readLoopStateFile,
   readScoreboard,
   resolveAutotunePaths,
   runControllerIteration,
@@ -103,7 +103,7 @@ export async function readAutotuneStatus(
   loaded: LoadedAutotuneConfig,
 ): Promise<{ preset: 'autotune'; dir: string; state: unknown; scoreboard: unknown }> {
   const paths = resolveAutotunePaths(loaded.dir, loaded.artifactDir ?? loaded.dir);
-  const state = await readLoopState(paths.loopState).catch(() => undefined);
+  const state = await readLoopStateFile(paths.loopState).catch(() => undefined);
   const scoreboard = await readScoreboard(paths.scoreboard).catch(() => undefined);
   return { preset: 'autotune', dir: loaded.dir, state: state ?? null, scoreboard: scoreboard ?? null };
 }

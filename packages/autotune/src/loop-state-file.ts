@@ -31,7 +31,7 @@ export const lastRoundSchema = z.object({
  * zod schema of loop_state.json, the only control-plane file (seed 004). Field names are the
  * seed's: `mode`, `status`, `last_round.recommended_action`, `stop_reason`.
  */
-export const loopStateSchema = z.object({
+export const loopStateFileSchema = z.object({
   /** `auto` while the loop drives rounds (seed 004 step 3); `manual` otherwise. */
   mode: z.enum(['auto', 'manual']),
   /** `idle` before the first iteration, `running` while rounds run, `complete` once stopped (seed 004). */
@@ -44,13 +44,13 @@ export const loopStateSchema = z.object({
   updated_at: z.string().optional(),
 });
 
-/** The contents of loop_state.json (see {@link loopStateSchema}). */
-export type LoopStateFile = z.output<typeof loopStateSchema>;
+/** The contents of loop_state.json (see {@link loopStateFileSchema}). */
+export type LoopStateFile = z.output<typeof loopStateFileSchema>;
 /** One round's record (see {@link lastRoundSchema}). */
 export type LastRound = z.output<typeof lastRoundSchema>;
 
 /** The state `initAutotune` writes: `mode: manual`, `status: idle`, no round, no stop reason. */
-export function initialLoopState(): LoopStateFile {
+export function initialLoopStateFile(): LoopStateFile {
   return { mode: 'manual', status: 'idle', last_round: null, stop_reason: null };
 }
 
@@ -60,8 +60,8 @@ export function initialLoopState(): LoopStateFile {
  * @throws {LoopError} `STATE_CORRUPT` naming the file and field when it is missing, not JSON, or
  *   of the wrong shape (seed 004: loop_state.json is the only control plane).
  */
-export function readLoopState(path: string): Promise<LoopStateFile> {
-  return readControlFile(path, loopStateSchema, 'create it with initAutotune()');
+export function readLoopStateFile(path: string): Promise<LoopStateFile> {
+  return readControlFile(path, loopStateFileSchema, 'create it with initAutotune()');
 }
 
 /**
@@ -70,6 +70,6 @@ export function readLoopState(path: string): Promise<LoopStateFile> {
  *
  * @throws {LoopError} `STATE_WRITE_FAILED` naming the path; the previous file is intact.
  */
-export async function writeLoopState(path: string, state: LoopStateFile): Promise<void> {
-  await writeJsonAtomic(path, loopStateSchema.parse(state));
+export async function writeLoopStateFile(path: string, state: LoopStateFile): Promise<void> {
+  await writeJsonAtomic(path, loopStateFileSchema.parse(state));
 }
