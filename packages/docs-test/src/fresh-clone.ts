@@ -2,15 +2,15 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInGroupToLog } from '@loop/core';
-import type { RunContext } from './run-block.js';
+import type { BlockRunContext } from './run-block.js';
 
 /** The pnpm every step runs, as the README says (no global pnpm). */
 export const PNPM = 'npx -y pnpm@12.4.2';
 /** The scratch workspace package, relative to the clone's root, where ts blocks are saved. */
 export const SCRATCH_PACKAGE = 'examples/docs-scratch';
 
-/** A fresh clone ready for the blocks: {@link RunContext} plus its clean-up. */
-export interface FreshClone extends RunContext {
+/** A fresh clone ready for the blocks: {@link BlockRunContext} plus its clean-up. */
+export interface FreshClone extends BlockRunContext {
   /** Removes the scratch folder (the clone is inside it). */
   dispose: () => Promise<void>;
 }

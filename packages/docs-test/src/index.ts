@@ -20,7 +20,7 @@ export type { CodeBlock, BlockLanguage } from './extract-blocks.js';
 export { runBlock, formatFailure, tsBlockFile } from './run-block.js';
 export { typecheckBlocks } from './typecheck-blocks.js';
 export type { TypecheckResult } from './typecheck-blocks.js';
-export type { RunContext, BlockResult } from './run-block.js';
+export type { BlockRunContext, BlockResult } from './run-block.js';
 export { freshClone, cleanEnvironment, PNPM, SCRATCH_PACKAGE } from './fresh-clone.js';
 export type { FreshClone, FreshCloneOptions } from './fresh-clone.js';
 export { readPages, unmarkedBlocks, FULLY_MARKED } from './pages.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markedBlocks } from './extract-blocks.js';
 import { cleanEnvironment } from './fresh-clone.js';
-import { formatFailure, runBlock, type RunContext } from './run-block.js';
+import { formatFailure, runBlock, type BlockRunContext } from './run-block.js';
 
 // The repository root: its node_modules has tsx, so a ts block run from it starts as in a clone.
 const repo = fileURLToPath(new URL('../../..', import.meta.url));
@@ -46,7 +46,7 @@ const fixture = [
 ].join('\n');
 
 let tmp: string;
-let ctx: RunContext;
+let ctx: BlockRunContext;
 const blocks = markedBlocks('docs/fixture.md', fixture);
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import type { CodeBlock } from './extract-blocks.js';
 import { applyReplacements, type BlockOptions } from './marker.js';
 
 /** Where and how the blocks of one docs-test run execute. */
-export interface RunContext {
+export interface BlockRunContext {
   /** The fresh clone's root (absolute); relative `cwd` and `file` options resolve against it. */
   root: string;
   /** The run's scratch folder (absolute): `tmp:<name>` working folders, logs, the `loop` shim. Blocks see it as `$DOCS_TEST_TMP` (and the clone's root as `$DOCS_TEST_ROOT`). */
@@ -48,7 +48,7 @@ function slug(file: string): string {
 }
 
 /** Resolves a block's working folder: `tmp:<name>` under the scratch folder, otherwise relative to the clone. */
-async function workingDir(options: BlockOptions, ctx: RunContext): Promise<string> {
+async function workingDir(options: BlockOptions, ctx: BlockRunContext): Promise<string> {
   const cwd = options.cwd ?? '.';
   const dir = cwd.startsWith('tmp:') ? join(ctx.tmp, cwd.slice(4)) : isAbsolute(cwd) ? cwd : join(ctx.root, cwd);
   await mkdir(dir, { recursive: true });
@@ -66,7 +66,7 @@ function shPrologue(block: CodeBlock): string {
  * Where a ts block is saved: the marker's `file`, else `<scratchPackage>/<page slug>-<fence line>.ts`,
  * resolved against the clone's root (absolute).
  */
-export function tsBlockFile(block: CodeBlock, ctx: Pick<RunContext, 'root' | 'scratchPackage'>): string {
+export function tsBlockFile(block: CodeBlock, ctx: Pick<BlockRunContext, 'root' | 'scratchPackage'>): string {
   return resolve(ctx.root, block.options?.file ?? join(ctx.scratchPackage, `${slug(block.file)}-${block.line}.ts`));
 }
 
@@ -82,7 +82,7 @@ export function tsBlockFile(block: CodeBlock, ctx: Pick<RunContext, 'root' | 'sc
  * @throws Error when the block would run the test suite (`pnpm test`, `vitest`: recursion), or a
  *   `replace` text is not in the block; a block that fails is a result, never a throw.
  */
-export async function runBlock(block: CodeBlock, ctx: RunContext): Promise<BlockResult> {
+export async function runBlock(block: CodeBlock, ctx: BlockRunContext): Promise<BlockResult> {
   const options = block.options ?? {};
   const code = applyReplacements(block.code, options.replace);
   if (RECURSIVE.test(code))

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { markedBlocks } from './extract-blocks.js';
 import { cleanEnvironment } from './fresh-clone.js';
-import { runBlock, type RunContext } from './run-block.js';
+import { runBlock, type BlockRunContext } from './run-block.js';
 import { typecheckBlocks } from './typecheck-blocks.js';
 
 // The repository root stands in for the clone (its tsconfig.base.json, its tsc); the block files
@@ -27,7 +27,7 @@ const page = [
 ].join('\n');
 
 let tmp: string;
-let ctx: RunContext;
+let ctx: BlockRunContext;
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'docs-test-tsc-'));
   const scratch = await mkdtemp(join(repo, 'packages', 'docs-test', '.scratch-'));

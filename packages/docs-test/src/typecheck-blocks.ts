@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { runInGroupToLog } from '@loop/core';
 import type { CodeBlock } from './extract-blocks.js';
-import { tsBlockFile, type RunContext } from './run-block.js';
+import { tsBlockFile, type BlockRunContext } from './run-block.js';
 
 /** What {@link typecheckBlocks} found. */
 export interface TypecheckResult {
@@ -22,7 +22,7 @@ export interface TypecheckResult {
  *
  * @throws Error when tsc cannot be started at all (no output and no exit code)
  */
-export async function typecheckBlocks(blocks: readonly CodeBlock[], ctx: RunContext): Promise<TypecheckResult> {
+export async function typecheckBlocks(blocks: readonly CodeBlock[], ctx: BlockRunContext): Promise<TypecheckResult> {
   const files = new Map<string, CodeBlock>();
   for (const block of blocks) {
     if (block.lang !== 'ts' || block.options?.skip) continue;
