@@ -10,7 +10,7 @@ import {
   type SyncCheck,
 } from '@loop/autotune';
 import type { Clock } from '@loop/core';
-import { runGit } from '@loop/rollback-git';
+import { runGit } from '@loop/rollback-git/git';
 import { createScriptedWorker } from './scripted-worker.js';
 
 const template = join(dirname(dirname(fileURLToPath(import.meta.url))), 'template');

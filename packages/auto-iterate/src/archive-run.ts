@@ -1,7 +1,7 @@
 import { mkdir, readdir, rename, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { LoopError } from '@loop/core';
-import { headSha, isDirty, runGit } from '@loop/rollback-git';
+import { headSha, isDirty, runGit } from '@loop/rollback-git/git';
 import { readRunRows } from './results-tail.js';
 
 /** What {@link archiveEarlierRun} moved. */

@@ -13,7 +13,8 @@ import {
   type Loop,
   type LoopSummary,
 } from '@loop/core';
-import { createGitResetRollback, describeRepairs, gitDirOf, type GitResetRollback } from '@loop/rollback-git';
+import { createGitResetRollback, describeRepairs, type GitResetRollback } from '@loop/rollback-git';
+import { gitDirOf } from '@loop/rollback-git/git';
 import { dateTag, type AutoIterateOptions } from './auto-iterate-options.js';
 import { normalizeAutoIterateOptions } from './auto-iterate-schema.js';
 import { createCircuitBreaker } from './circuit-breaker.js';

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { LoopError } from '@loop/core';
-import { changedFilesSince } from '@loop/rollback-git';
+import { changedFilesSince } from '@loop/rollback-git/git';
 
 /**
  * Refuses a resume while a read-only (harness) file has uncommitted changes (issue 12): the resume

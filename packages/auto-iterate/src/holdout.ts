@@ -10,7 +10,7 @@ import {
   type Clock,
   type Holdout,
 } from '@loop/core';
-import { findBlobs } from '@loop/rollback-git';
+import { findBlobs } from '@loop/rollback-git/git';
 import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 
 type Parsed = ParsedAutoIterateOptions;

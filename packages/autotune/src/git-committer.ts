@@ -1,6 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { isLoopError, LoopError, parseOptions, type Clock } from '@loop/core';
-import { commitAll, commitPaths, type GitCliContext } from '@loop/rollback-git';
+import { commitAll, commitPaths, type GitCliContext } from '@loop/rollback-git/git';
 import { z } from 'zod';
 import type { Committer } from './committer.js';
 

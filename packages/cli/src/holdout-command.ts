@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { acquireLock, readJson } from '@loop/core';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { gitDirOf, runGit } from '@loop/rollback-git';
+import { gitDirOf, runGit } from '@loop/rollback-git/git';
 import type { CliIo } from './cli-io.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { findConfigFile, loadConfig } from './load-config.js';

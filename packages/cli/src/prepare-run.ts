@@ -12,7 +12,7 @@ import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { holdoutOptions, holdoutSeal } from './holdout-config.js';
 import { findLeftoverRuns, type LeftoverRun } from './leftover-runs.js';
-import { gitDirOf } from '@loop/rollback-git';
+import { gitDirOf } from '@loop/rollback-git/git';
 import { CLI_STATE_FILE, defaultTag, earlierTag, readResumeTag } from './run-tag.js';
 
 import { assertResumeKeepsFiles } from './resume-guard.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, sep } from 'node:path';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { LoopError } from '@loop/core';
-import { changedFilesSince } from '@loop/rollback-git';
+import { changedFilesSince } from '@loop/rollback-git/git';
 
 /** What {@link assertResumeKeepsFiles} checks: the workspace, the config file and the files the config names as the harness. */
 export interface ResumeGuardOptions {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dateTag } from '@loop/auto-iterate';
-import { gitDirOf } from '@loop/rollback-git';
+import { gitDirOf } from '@loop/rollback-git/git';
 import { ConfigFileError } from './load-config.js';
 
 /** Where the CLI records the run's tag, so `loop resume` finds the branch (inside the excluded `.loop/`). */

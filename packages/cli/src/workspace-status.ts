@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } from '@loop/auto-iterate';
 import { isLocked, readJson, type IterationRecord } from '@loop/core';
-import { gitDirOf } from '@loop/rollback-git';
+import { gitDirOf } from '@loop/rollback-git/git';
 import { CLI_STATE_FILE } from './run-tag.js';
 import { readSpendLine } from './spend-line.js';
 

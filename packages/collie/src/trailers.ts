@@ -1,4 +1,4 @@
-import type { GitCliContext } from '@loop/rollback-git';
+import type { GitCliContext } from '@loop/rollback-git/git';
 
 /** The commit trailer that names the FIX a Stage 5.1 commit applies (restart-safe lookup). */
 export const FIX_TRAILER = 'Collie-Fix';

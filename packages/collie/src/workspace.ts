@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { MaybePromise } from '@loop/core';
-import { addLocalExclude, addWorktree, headSha } from '@loop/rollback-git';
+import { addLocalExclude, addWorktree, headSha } from '@loop/rollback-git/git';
 
 /** Where a run works: the seed's isolated worktree. */
 export interface Workspace {

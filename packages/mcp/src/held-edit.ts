@@ -1,10 +1,10 @@
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { GitCliContext } from '@loop/rollback-git';
+import type { GitCliContext } from '@loop/rollback-git/git';
 
 // git is loaded by the first tool call, not at start-up (`initialize` loads no engine).
 const runGit = async (ctx: GitCliContext, args: readonly string[]): Promise<string> =>
-  (await import('@loop/rollback-git')).runGit(ctx, args);
+  (await import('@loop/rollback-git/git')).runGit(ctx, args);
 
 /**
  * The ref that holds an agent's edit while the server opens a trial under it (see
@@ -25,7 +25,7 @@ export interface AgentChange {
  * ignored files do not count, nor `.loop/`).
  */
 export async function agentChanges(dir: string): Promise<AgentChange[]> {
-  const changed = await (await import('@loop/rollback-git')).changedFilesSince({ cwd: dir }, 'HEAD');
+  const changed = await (await import('@loop/rollback-git/git')).changedFilesSince({ cwd: dir }, 'HEAD');
   return changed.filter((f) => !f.path.startsWith('.loop/'));
 }
 
@@ -42,7 +42,7 @@ const gitBytes = async (
   dir: string,
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
-): Promise<Buffer> => (await import('@loop/rollback-git')).runGitBuffer({ cwd: dir }, args, { env });
+): Promise<Buffer> => (await import('@loop/rollback-git/git')).runGitBuffer({ cwd: dir }, args, { env });
 
 /**
  * Saves the agent's edit of `changes` as a commit on top of HEAD (built in a temporary index, so

@@ -59,8 +59,8 @@ export function createHostedSession(
     const source = await host.resolveResultsSource(dir, dir);
     return existsSync(source.results) ? host.readResultsOf(source) : undefined;
   };
-  const runGit: typeof import('@loop/rollback-git').runGit = async (...args) =>
-    (await import('@loop/rollback-git')).runGit(...args);
+  const runGit: typeof import('@loop/rollback-git/git').runGit = async (...args) =>
+    (await import('@loop/rollback-git/git')).runGit(...args);
   const fullId = async (id: string) => (id ? (await runGit({ cwd: dir }, ['rev-parse', `${id}^{commit}`])).trim() : '');
 
   const prepare = async (): Promise<HostConfiguredRun> => {

@@ -1,7 +1,8 @@
 import { isLoopError, ConfigError } from '@loop/core';
 import { memfs } from 'memfs';
 import { describe, expect, it } from 'vitest';
-import { branchNameProblem, createGitResetRollback, gitResetRollbackOptionsSchema } from './index.js';
+import { createGitResetRollback, gitResetRollbackOptionsSchema } from './index.js';
+import { branchNameProblem } from './git-reset-rollback-options.js';
 
 function configError(fn: () => unknown): ConfigError {
   try {

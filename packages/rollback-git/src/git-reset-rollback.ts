@@ -4,7 +4,7 @@ import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './g
 import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
-import { listPaths } from './internal/resume-repair.js';
+import { listPaths } from './describe-repairs.js';
 import { guarded, rollbackError } from './internal/errors.js';
 import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';

@@ -26,48 +26,12 @@ export type {
   GitRestoreReport,
   GitWatchReport,
 } from './git-reset-rollback.js';
-export { gitResetRollbackOptionsSchema, branchNameProblem } from './git-reset-rollback-options.js';
-export type {
-  GitResetRollbackOptions,
-  ResolvedGitResetRollbackOptions,
-  GitAuthor,
-} from './git-reset-rollback-options.js';
+export { gitResetRollbackOptionsSchema } from './git-reset-rollback-options.js';
+export type { GitResetRollbackOptions, GitAuthor } from './git-reset-rollback-options.js';
 export type { GitFs, GitFsPromises, GitFsStats } from './git-fs.js';
 export { shortId } from './short-id.js';
-export { describeRepairs } from './internal/resume-repair.js';
+export { describeRepairs } from './describe-repairs.js';
 export { readDiscardedRefs } from './read-discarded-refs.js';
-export { gitDirOf } from './git-dir-of.js';
 export type { DiscardedRef } from './read-discarded-refs.js';
 export { readDiscardedDiffs } from './read-discarded-diffs.js';
 export type { DiscardedDiffText } from './read-discarded-diffs.js';
-export { runGit, runGitBuffer, readFileAtRevs, gitLines } from './git-cli.js';
-export { findBlobs, gitBlobId } from './find-blobs.js';
-export type { GitCliContext, RunGitOptions } from './git-cli.js';
-export {
-  headSha,
-  isDirty,
-  commitAll,
-  isAncestor,
-  squashSince,
-  discardChanges,
-  resetHard,
-  trailerValue,
-  findCommitByTrailer,
-  commitsBetween,
-  commitFiles,
-  changedFilesBetween,
-  changedFilesSince,
-  revertCommits,
-} from './commit-ops.js';
-export type { GitChangedFile } from './commit-ops.js';
-export { addWorktree, removeWorktree, addLocalExclude } from './git-worktree.js';
-export type { AddWorktreeReport } from './git-worktree.js';
-export {
-  initBareRepository,
-  hasCommit,
-  fetchCommit,
-  addDetachedWorktree,
-  removeDetachedWorktree,
-} from './remote-ops.js';
-export { commitPaths } from './commit-paths.js';
-export type { CommitPathsReport } from './commit-paths.js';

@@ -2,9 +2,8 @@ import { existsSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { isLoopError } from '@loop/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addLocalExclude, addWorktree, removeWorktree } from '../src/git-worktree.js';
 import {
-  addLocalExclude,
-  addWorktree,
   changedFilesBetween,
   changedFilesSince,
   commitAll,
@@ -15,14 +14,12 @@ import {
   headSha,
   isAncestor,
   isDirty,
-  removeWorktree,
   resetHard,
   revertCommits,
-  runGit,
   squashSince,
   trailerValue,
-  type GitCliContext,
-} from '../src/index.js';
+} from '../src/commit-ops.js';
+import { runGit, type GitCliContext } from '../src/git-cli.js';
 import { makeRepo, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];

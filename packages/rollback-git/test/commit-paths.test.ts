@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { commitPaths, type GitCliContext } from '../src/index.js';
+import { commitPaths } from '../src/commit-paths.js';
+import { type GitCliContext } from '../src/git-cli.js';
 import { makeRepo, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];

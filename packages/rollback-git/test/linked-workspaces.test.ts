@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGitResetRollback, gitDirOf, readDiscardedRefs } from '../src/index.js';
+import { createGitResetRollback, readDiscardedRefs } from '../src/index.js';
+import { gitDirOf } from '../src/git-dir-of.js';
 import { makeRepo, steppingClock, type TempRepo } from './helpers.js';
 
 const cleanups: (() => void)[] = [];

@@ -2,7 +2,7 @@ import * as nodeFs from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { LoopError } from '@loop/core';
-import { runGit } from '@loop/rollback-git';
+import { runGit } from '@loop/rollback-git/git';
 
 const SOURCE_EXTENSION =
   /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sh|sql|vue|svelte)$/;

@@ -11,7 +11,7 @@ import {
   type KeepLogsOptions,
   type RunRecord,
 } from '@loop/core';
-import { headSha } from '@loop/rollback-git';
+import { headSha } from '@loop/rollback-git/git';
 import type { EvaluationQueue } from './evaluation-queue.js';
 import { readFilePatch } from './file-patch.js';
 import {

@@ -1,4 +1,5 @@
-import { readDiscardedRefs, runGit } from '@loop/rollback-git';
+import { readDiscardedRefs } from '@loop/rollback-git';
+import { runGit } from '@loop/rollback-git/git';
 import type { ResultsData } from '../report/results.js';
 import { UsageError } from '../usage-error.js';
 

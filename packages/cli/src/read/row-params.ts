@@ -61,7 +61,7 @@ export async function readRowParams(
   if (proposer.type !== 'tpe' && proposer.type !== 'mutator') return NONE;
   const names = Object.keys(proposer.space);
   const withId = rows.filter((r) => /^[0-9a-f]{4,40}$/i.test(r.id));
-  const { readFileAtRevs } = await import('@loop/rollback-git');
+  const { readFileAtRevs } = await import('@loop/rollback-git/git');
   const blobs = await readFileAtRevs(
     { cwd: dir },
     proposer.file,

@@ -1,6 +1,6 @@
 import { writeTextAtomic } from '@loop/core';
 import { auditGuardsOf } from '../loop-policies.js';
-import { changedFilesSince } from '@loop/rollback-git';
+import { changedFilesSince } from '@loop/rollback-git/git';
 import { forbiddenTestFileChanges, untraceableFiles, type ChangedFile } from '../diff-audit.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';

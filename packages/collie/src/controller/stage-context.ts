@@ -25,7 +25,7 @@ import { fixBatches } from '../fix-plan.js';
 import type { CollieStopState } from '../stop-checks.js';
 import type { TaskTracker } from '../task-tracker.js';
 import type { Workspace } from '../workspace.js';
-import type { GitCliContext } from '@loop/rollback-git';
+import type { GitCliContext } from '@loop/rollback-git/git';
 import { COLLIE_AUTHOR } from '../trailers.js';
 import { readTokensUsed } from '../token-meter.js';
 import { createTriggerHarness, type TriggerFacts } from './trigger-harness.js';

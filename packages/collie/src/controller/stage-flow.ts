@@ -10,7 +10,7 @@ import {
   resetHard,
   squashSince,
   trailerValue,
-} from '@loop/rollback-git';
+} from '@loop/rollback-git/git';
 import { FIX_TRAILER, NOTE_TRAILER } from '../trailers.js';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';

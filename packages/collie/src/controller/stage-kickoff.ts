@@ -3,7 +3,7 @@ import { readText } from '../internal/read-text.js';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { headSha } from '@loop/rollback-git';
+import { headSha } from '@loop/rollback-git/git';
 import type { RunPaths } from '../paths.js';
 import type { RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';

@@ -10,7 +10,7 @@ import type { LadderAttempt, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';
 import type { StageContext } from './stage-context.js';
 import type { AutoiterStepOutcome } from './step-outcome.js';
-import { changedFilesSince } from '@loop/rollback-git';
+import { changedFilesSince } from '@loop/rollback-git/git';
 import { forbiddenTestFileChanges, type ChangedFile } from '../diff-audit.js';
 
 const OBSERVE_PROMPT = [

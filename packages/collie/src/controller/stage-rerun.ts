@@ -1,5 +1,5 @@
 import { writeTextAtomic } from '@loop/core';
-import { changedFilesBetween } from '@loop/rollback-git';
+import { changedFilesBetween } from '@loop/rollback-git/git';
 import type { RunPaths } from '../paths.js';
 import type { IterationEntry, RunState } from '../run-state.js';
 import type { RunSpec } from '../run-spec.js';

@@ -1,5 +1,5 @@
 import { writeTextAtomic } from '@loop/core';
-import { findCommitByTrailer, revertCommits } from '@loop/rollback-git';
+import { findCommitByTrailer, revertCommits } from '@loop/rollback-git/git';
 import { REVERT_TRAILER } from '../trailers.js';
 import type { RunEndEvent } from '../run-end-notifier.js';
 import type { RunPaths } from '../paths.js';

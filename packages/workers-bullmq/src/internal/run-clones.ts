@@ -7,7 +7,7 @@ import {
   initBareRepository,
   removeDetachedWorktree,
   removeWorktree,
-} from '@loop/rollback-git';
+} from '@loop/rollback-git/git';
 
 /** One fresh working copy of a base commit in a run's clone. */
 export interface FreshCopy {
