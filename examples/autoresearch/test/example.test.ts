@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseResultsTsv } from '@loop/autoresearch';
+import { parseResultsTsv } from '@loop/autoresearch/results-tsv';
 import { applyReplacements, loadSteps } from '../src/proposer.js';
 import { MODULE, TASK_ID, TEMPLATE, runExample, type ExampleRun } from '../src/run-example.js';
 

@@ -21,45 +21,17 @@
  *
  * @packageDocumentation
  */
+export { AUTORESEARCH_STATUSES } from './statuses.js';
 export type { AutoresearchMode, AutoresearchStatus } from './statuses.js';
-export { AUTORESEARCH_STATUSES, countsAsRevert, consecutiveReverts } from './statuses.js';
-export {
-  AR1_DIMENSIONS,
-  AR2_DIMENSIONS,
-  AR3_DIMENSIONS,
-  PASS_DIMENSIONS,
-  TRAILING_COLUMNS,
-  resultsHeader,
-  parseResultsTsv,
-  formatResultsRow,
-  openResultsFile,
-  resultsStatusClass,
-} from './results-tsv.js';
-export type { ResultsRow, ParsedResults, ResultsFile, ResultsStatusClass } from './results-tsv.js';
-export { computeRubricFingerprint } from './rubric-fingerprint.js';
-export {
-  autoresearchConfigSchema,
-  resolvePassConfig,
-  DEFAULT_KPI_TARGET,
-  DEFAULT_INTERNAL_ROUNDS,
-  DEFAULT_MAX_ITERATIONS,
-  DEFAULT_MAX_CONSECUTIVE_REVERTS,
-  DEFAULT_MAX_ACCEPTANCE_ROUNDS,
-  DEFAULT_PASS_RATE_TARGET,
-} from './config.js';
+export type { ResultsRow } from './results-tsv.js';
+export { autoresearchConfigSchema, resolvePassConfig } from './config.js';
 export type { AutoresearchConfig, PassConfig } from './config.js';
-export {
-  createDesignPassHarness,
-  createFunctionPassHarness,
-  createFunctionHarness,
-  meanComposite,
-} from './pass-harness.js';
+export { createDesignPassHarness, createFunctionPassHarness, createFunctionHarness } from './pass-harness.js';
 export type { PassHarness, PassScore, ScoreContext, Tier1Gates, DimensionScorer, GateRunner } from './pass-harness.js';
-export { createReflectionScorer, parseReflectionOutput, reflectionScorerOptionsSchema } from './reflection-scorer.js';
+export { createReflectionScorer, reflectionScorerOptionsSchema } from './reflection-scorer.js';
 export type { ReflectionScorerOptions } from './reflection-scorer.js';
-export { createTestGate, parsePassRate, testGateOptionsSchema } from './tier1-gates.js';
+export { createTestGate, testGateOptionsSchema } from './tier1-gates.js';
 export type { TestGateOptions } from './tier1-gates.js';
-export { formatIterationLine, formatSummary, formatScore } from './format.js';
 export type { PassSummary, KeptChangeSummary } from './format.js';
 export { runPass } from './run-pass.js';
 export { defaultTargetMet } from './pass-options.js';
@@ -75,25 +47,11 @@ export type {
   RefusedEdit,
   ResumeCheck,
 } from './pass-options.js';
-export { writePipelineStateLast, createPassStateStore } from './pass-state-store.js';
+export { createPassStateStore } from './pass-state-store.js';
 export type { PassStateStoreOptions, PassStateStore, FinalState, StateWriter } from './pass-state-store.js';
 export { createPassResultsLog } from './pass-results-log.js';
 export type { PassResultsLog, PassResultsLogOptions } from './pass-results-log.js';
-export {
-  rubricGuard,
-  harnessFilesGuard,
-  harnessFilesFingerprint,
-  needsHumanGuard,
-  safetyGuard,
-  surfaceGuard,
-} from './pass-guards.js';
-export { passStopPolicy, bestScoreOf } from './pass-stop.js';
-export type { ScoresBeyondRows } from './pass-stop.js';
-export { describeRow, engineHarness, engineProposer } from './pass-engine.js';
-export type { PassCandidateData } from './pass-engine.js';
-export { passRollback } from './pass-rollback.js';
-export type { PassRollback } from './pass-rollback.js';
-export { decideAcceptance, runAcceptanceRound, formatRoundLine } from './acceptance.js';
+export { decideAcceptance, runAcceptanceRound } from './acceptance.js';
 export type {
   AcceptanceEvaluation,
   AcceptanceDecision,
@@ -103,7 +61,7 @@ export type {
 } from './acceptance.js';
 export { runAcceptance } from './acceptance-loop.js';
 export type { RunAcceptanceOptions, AcceptanceResult } from './acceptance-loop.js';
-export { flowsTouched, formatSafetyQuestion, createInteractiveAsker, createFileAsker } from './safety.js';
+export { createInteractiveAsker, createFileAsker } from './safety.js';
 export type { SafetyCriticalFlow, SafetyQuestion, SafetyAnswer, QuestionAsker, SafetyOptions } from './safety.js';
 export { loadPipelineContext } from './pipeline-context.js';
 export type { PipelineContext } from './pipeline-context.js';

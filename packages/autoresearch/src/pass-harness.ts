@@ -124,5 +124,10 @@ function pickDimensions(values: Readonly<Record<string, number>>, ids: readonly 
   return out;
 }
 
-/** @deprecated Renamed {@link createFunctionPassHarness} (core's `createFunctionHarness` is a different thing); this alias goes in the next version. */
+/**
+ * The AR-2 function harness under its old name.
+ *
+ * @deprecated Renamed {@link createFunctionPassHarness} (core's `createFunctionHarness` is a different
+ *   thing); this alias goes in the next version.
+ */
 export const createFunctionHarness = createFunctionPassHarness;

@@ -1,3 +1,16 @@
+/**
+ * @loop/autoresearch/results-tsv: seed 002's results.tsv format (`iter composite delta <dimension ids>
+ * status snapshot utc`, two decimals, the seed's status names), for readers of a pass's log (the CLI's
+ * `loop report`, dashboards) and writers of their own rows.
+ *
+ * @example
+ * import { parseResultsTsv, resultsStatusClass } from '@loop/autoresearch/results-tsv';
+ *
+ * const { rows } = parseResultsTsv(await readFile('results.tsv', 'utf8'));
+ * const kept = rows.filter((r) => resultsStatusClass(r.status) === 'kept').length;
+ *
+ * @packageDocumentation
+ */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { appendDurable, LoopError, sanitizeCell } from '@loop/core';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, writeJsonAtomic, type IterationRecord } from '@loop/core';
 import { describeResultsLog, describeStateStore } from '@loop/internal-test-utils';
-import { AR3_DIMENSIONS, createPassResultsLog, createPassStateStore, resultsHeader } from './index.js';
+import { createPassResultsLog, createPassStateStore } from './index.js';
+import { AR3_DIMENSIONS, resultsHeader } from './results-tsv.js';
 
 // The shared ResultsLog and StateStore rules (@loop/testing) on seed 002's results.tsv (with its
 // full-precision twin results.jsonl) and the pass's .aid/pipeline/state.json.

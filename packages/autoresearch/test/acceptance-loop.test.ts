@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  parseResultsTsv,
   resolvePassConfig,
   runAcceptance,
   type AcceptanceEscalation,
   type AcceptanceEvaluation,
   type DevelopRequest,
 } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IterationRecord, StopPolicy } from '@loop/core';
-import { runPass, type AutoresearchProposer, type PassCandidateData } from '../src/index.js';
+import { runPass, type AutoresearchProposer } from '../src/index.js';
+import { type PassCandidateData } from '../src/pass-engine.js';
 import { makeWorkspace, passOptions, type Workspace } from './helpers.js';
 
 let ws: Workspace;

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSnapshotRollback, nodeSnapshotFs, type SnapshotFs } from '@loop/rollback-snapshot';
-import { parseResultsTsv, runPass, type AutoresearchProposer, type PassHarness } from '../src/index.js';
+import { runPass, type AutoresearchProposer, type PassHarness } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import { makeWorkspace, passOptions, steppingClock, valueHarness, type Workspace } from './helpers.js';
 
 let ws: Workspace;

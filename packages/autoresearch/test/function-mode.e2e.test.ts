@@ -7,11 +7,11 @@ import {
   createFunctionPassHarness,
   createReflectionScorer,
   createTestGate,
-  parseResultsTsv,
   resolvePassConfig,
   runPass,
   type AutoresearchProposer,
 } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,13 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createFunctionPassHarness,
-  createReflectionScorer,
-  createTestGate,
-  parsePassRate,
-  parseReflectionOutput,
-} from '../src/index.js';
+import { createFunctionPassHarness, createReflectionScorer, createTestGate } from '../src/index.js';
+import { parsePassRate } from '../src/tier1-gates.js';
+import { parseReflectionOutput } from '../src/reflection-scorer.js';
 
 let dir: string;
 const signal = new AbortController().signal;

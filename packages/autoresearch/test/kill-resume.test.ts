@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseResultsTsv } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import { makeWorkspace, type Workspace } from './helpers.js';
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseResultsTsv, runPass, type PassHarness, type ScoreContext } from '../src/index.js';
+import { runPass, type PassHarness, type ScoreContext } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import {
   makeWorkspace,
   passOptions,

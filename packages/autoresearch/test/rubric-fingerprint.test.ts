@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeRubricFingerprint } from '../src/index.js';
+import { computeRubricFingerprint } from '../src/rubric-fingerprint.js';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

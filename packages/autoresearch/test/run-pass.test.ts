@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopError, writeJsonAtomic } from '@loop/core';
 import { createSnapshotRollback } from '@loop/rollback-snapshot';
-import { parseResultsTsv, runPass } from '../src/index.js';
+import { runPass } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import { makeWorkspace, OLD_MS, passOptions, scriptedProposer, steppingClock, type Workspace } from './helpers.js';
 
 let ws: Workspace;

@@ -5,12 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createFileAsker,
   createInteractiveAsker,
-  flowsTouched,
-  parseResultsTsv,
   runPass,
   type QuestionAsker,
   type SafetyQuestion,
 } from '../src/index.js';
+import { flowsTouched } from '../src/safety.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import { makeWorkspace, passOptions, scriptedProposer, type Workspace } from './helpers.js';
 
 let ws: Workspace;

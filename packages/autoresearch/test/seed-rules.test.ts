@@ -2,7 +2,8 @@ import { readFileSync, utimesSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LoopError, writeJsonAtomic } from '@loop/core';
 import { createSnapshotRollback } from '@loop/rollback-snapshot';
-import { parseResultsTsv, runPass } from '../src/index.js';
+import { runPass } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 
 type LoopErrorLike = { code: string; message: string };
 import { makeWorkspace, OLD_MS, passOptions, scriptedProposer, steppingClock, type Workspace } from './helpers.js';

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { userPolicies } from '@loop/internal-test-utils';
-import { parseResultsTsv, runPass, type AutoresearchProposer } from '../src/index.js';
+import { runPass, type AutoresearchProposer } from '../src/index.js';
+import { parseResultsTsv } from '../src/results-tsv.js';
 import { makeWorkspace, passOptions, type Workspace } from './helpers.js';
 
 let ws: Workspace;

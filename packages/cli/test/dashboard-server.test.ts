@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUTO_ITERATE_TSV_HEADER, formatAutoIterateRow } from '@loop/auto-iterate';
-import { formatResultsRow, resultsHeader } from '@loop/autoresearch';
+import { formatResultsRow, resultsHeader } from '@loop/autoresearch/results-tsv';
 import { acquireLock, type IterationRecord } from '@loop/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';

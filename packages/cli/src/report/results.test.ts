@@ -1,13 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  formatResultsRow,
-  resolvePassConfig,
-  resultsHeader,
-  runAcceptance,
-  type AcceptanceEvaluation,
-} from '@loop/autoresearch';
+import { resolvePassConfig, runAcceptance, type AcceptanceEvaluation } from '@loop/autoresearch';
+import { formatResultsRow, resultsHeader } from '@loop/autoresearch/results-tsv';
 import { XMLParser } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderReportHtml } from './html.js';

@@ -1,5 +1,5 @@
 import { parseAutoIterateTsv, toAutoIterateStatus } from '@loop/auto-iterate';
-import { parseResultsTsv, resultsStatusClass, type ResultsStatusClass } from '@loop/autoresearch';
+import { parseResultsTsv, resultsStatusClass, type ResultsStatusClass } from '@loop/autoresearch/results-tsv';
 import { LoopError, sanitizeCell, type Direction, type IterationStatus } from '@loop/core';
 
 /**
