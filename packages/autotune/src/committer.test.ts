@@ -1,10 +1,6 @@
 import { expect, it } from 'vitest';
-import {
-  artifactsCommitMessage,
-  codeCommitMessage,
-  completionCommitMessage,
-  createRecordingCommitter,
-} from './index.js';
+import { createRecordingCommitter } from './index.js';
+import { artifactsCommitMessage, codeCommitMessage, completionCommitMessage } from './committer.js';
 
 it('seed 004 commit policy: code changes use "feat(agent): autotune round N — <summary>" on one line', () => {
   expect(codeCommitMessage(3, 'retry parser\nwith  lookahead')).toBe(

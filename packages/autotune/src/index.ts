@@ -30,29 +30,11 @@ export { initAutotune, runControllerIteration, runController } from './controlle
 export type { IterationOutcome, IterationResult, RunControllerResult, InitAutotuneOptions } from './controller.js';
 export { autotuneControllerOptionsSchema, runControllerOptionsSchema } from './autotune-options.js';
 export type { AutotuneControllerOptions, RunControllerOptions } from './autotune-options.js';
-export { AUTOTUNE_PATHS, resolveAutotunePaths } from './paths.js';
+export { resolveAutotunePaths } from './paths.js';
 export type { AutotunePaths } from './paths.js';
-export {
-  loopStateFileSchema,
-  lastRoundSchema,
-  RECOMMENDED_ACTIONS,
-  initialLoopStateFile,
-  readLoopStateFile,
-  writeLoopStateFile,
-} from './loop-state-file.js';
+export { RECOMMENDED_ACTIONS, readLoopStateFile } from './loop-state-file.js';
 export type { LoopStateFile, LastRound, RecommendedAction } from './loop-state-file.js';
-export {
-  scoreboardSchema,
-  attemptSchema,
-  taskStatusSchema,
-  emptyScoreboard,
-  failedAttempts,
-  exhaustedTargets,
-  recordRound,
-  scoreboardBefore,
-  readScoreboard,
-  writeScoreboard,
-} from './scoreboard.js';
+export { failedAttempts, scoreboardBefore, readScoreboard } from './scoreboard.js';
 export type { Scoreboard, Attempt } from './scoreboard.js';
 export { decideRecommendedAction } from './stop-criteria.js';
 export type { StopCriteriaInput, StopCriteriaDecision } from './stop-criteria.js';
@@ -66,18 +48,7 @@ export type {
 } from './round-worker.js';
 export { noSyncCheck } from './sync-check.js';
 export type { SyncCheck, SyncResult } from './sync-check.js';
-export {
-  codeCommitMessage,
-  artifactsCommitMessage,
-  completionCommitMessage,
-  noCommits,
-  createRecordingCommitter,
-} from './committer.js';
+export { noCommits, createRecordingCommitter } from './committer.js';
 export type { Committer, CommitRequest, RecordingCommitter } from './committer.js';
 export { createGitCommitter, gitCommitterOptionsSchema } from './git-committer.js';
 export type { GitCommitterOptions } from './git-committer.js';
-export { readExclusions, appendExclusions } from './exclusions.js';
-export { writeChangelogEntry, formatChangelogEntry, changelogHeading } from './changelog.js';
-export type { ChangelogEntry } from './changelog.js';
-export { writeParkedIssues } from './issues-log.js';
-export type { ParkedTask } from './issues-log.js';

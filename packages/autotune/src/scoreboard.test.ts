@@ -1,12 +1,6 @@
 import { expect, it } from 'vitest';
-import {
-  emptyScoreboard,
-  exhaustedTargets,
-  failedAttempts,
-  recordRound,
-  scoreboardBefore,
-  scoreboardSchema,
-} from './index.js';
+import { failedAttempts, scoreboardBefore } from './index.js';
+import { emptyScoreboard, exhaustedTargets, recordRound, scoreboardSchema } from './scoreboard.js';
 
 it('seed 004: the scoreboard records one attempt per targeted improvement per round, and a re-run round replaces its attempt', () => {
   let b = recordRound(emptyScoreboard(), 1, [{ target: 'x', outcome: 'failed' }], [{ id: 'x', passed: false }], 't1');

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decideRecommendedAction,
-  emptyScoreboard,
-  recordRound,
-  type RoundEvaluation,
-  type Scoreboard,
-} from './index.js';
+import { decideRecommendedAction, type RoundEvaluation, type Scoreboard } from './index.js';
+import { emptyScoreboard, recordRound } from './scoreboard.js';
 
 const evaluation = (passing: string[], failing: string[], low: string[] = []): RoundEvaluation => ({
   tasks: [
