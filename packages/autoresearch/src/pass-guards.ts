@@ -1,6 +1,6 @@
 import { normalize, sep } from 'node:path';
 import { type Guard, type GuardVerdict } from '@loop/core';
-import { slugify } from '@loop/rollback-snapshot';
+import { slugify } from '@loop/rollback-snapshot/snapshot-names';
 import { ideaOf } from './pass-engine.js';
 import type { RefusedEdit } from './pass-options.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';

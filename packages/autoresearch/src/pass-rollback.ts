@@ -1,9 +1,5 @@
-import {
-  KEPT_DIR_PATTERN,
-  type SnapshotCheckpoint,
-  type SnapshotRollback,
-  type SnapshotStartReport,
-} from '@loop/rollback-snapshot';
+import { type SnapshotCheckpoint, type SnapshotRollback, type SnapshotStartReport } from '@loop/rollback-snapshot';
+import { KEPT_DIR_PATTERN } from '@loop/rollback-snapshot/snapshot-names';
 
 /** The pass's snapshot rollback as the engine's, with what the pass reads back from it. */
 export interface PassRollback extends SnapshotRollback {

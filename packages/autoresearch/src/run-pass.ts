@@ -13,7 +13,8 @@ import {
   type LoopState,
   type LoopSummary,
 } from '@loop/core';
-import { createSnapshotRollback, KEPT_DIR_PATTERN, pad3, type SnapshotRollback } from '@loop/rollback-snapshot';
+import { createSnapshotRollback, type SnapshotRollback } from '@loop/rollback-snapshot';
+import { KEPT_DIR_PATTERN, pad3 } from '@loop/rollback-snapshot/snapshot-names';
 import { readdir } from 'node:fs/promises';
 import { formatIterationLine, formatSummary, type PassSummary } from './format.js';
 import type { PassScore } from './pass-harness.js';

@@ -33,7 +33,8 @@ import {
   type Interleaved,
   type Spread,
 } from '@loop/internal-test-utils/bench';
-import { createSnapshotRollback, resolveMutableSurface } from '../src/index.js';
+import { createSnapshotRollback } from '../src/index.js';
+import { resolveMutableSurface } from '../src/mutable-surface.js';
 
 const PER_DIR = 100;
 const identity = [

@@ -39,26 +39,11 @@ export type {
 } from './snapshot-rollback.js';
 export { snapshotRollbackOptionsSchema } from './snapshot-rollback-options.js';
 export type { SnapshotRollbackOptions } from './snapshot-rollback-options.js';
-export { resolveMutableSurface, defaultSourceFilter } from './mutable-surface.js';
-export type { ResolveMutableSurfaceOptions, MutableSurface } from './mutable-surface.js';
+export { defaultSourceFilter } from './mutable-surface.js';
 export { nodeSnapshotFs } from './snapshot-fs.js';
 export type { SnapshotFs, SnapshotStats } from './snapshot-fs.js';
-export {
-  utcStamp,
-  slugify,
-  safeFileName,
-  pad3,
-  baselineDirName,
-  preEditFileName,
-  keptDirName,
-  BASELINE_DIR_PATTERN,
-  KEPT_DIR_PATTERN,
-  PRE_EDIT_FILE_PATTERN,
-} from './snapshot-names.js';
 export { createTreeSnapshotStore, diffTreeSnapshots } from './tree-snapshot.js';
 export { treeSnapshotStoreOptionsSchema } from './tree-snapshot-types.js';
-export { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
-export type { TreeSnapshotFs } from './tree-snapshot-fs.js';
 export type {
   TreeSnapshotStore,
   TreeSnapshotStoreOptions,
@@ -67,3 +52,5 @@ export type {
   TreeChange,
   TreeRestoreReport,
 } from './tree-snapshot-types.js';
+export { nodeTreeSnapshotFs } from './tree-snapshot-fs.js';
+export type { TreeSnapshotFs } from './tree-snapshot-fs.js';

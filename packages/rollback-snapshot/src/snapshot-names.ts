@@ -1,3 +1,15 @@
+/**
+ * @loop/rollback-snapshot/snapshot-names: seed 002's snapshot names (`000-baseline-<UTC>`,
+ * `<NNN>-pre-<slug>-<safe-F>-<UTC>`, `<NNN>-kept-<slug>-<UTC>`), for tools that read or write a run's
+ * `snapshots/` folder next to the rollback (autoresearch's rows name the kept snapshot).
+ *
+ * @example
+ * import { keptDirName, KEPT_DIR_PATTERN } from '@loop/rollback-snapshot/snapshot-names';
+ *
+ * keptDirName(3, 'early-return', Date.UTC(2026, 0, 2)); // '003-kept-early-return-20260102T000000Z'
+ *
+ * @packageDocumentation
+ */
 /** Matches a baseline snapshot directory name, `000-baseline-<UTC>` (seed 002 setup step 5). */
 export const BASELINE_DIR_PATTERN = /^000-baseline-\d{8}T\d{6}Z$/;
 

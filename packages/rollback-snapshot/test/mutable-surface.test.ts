@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSnapshotRollback, defaultSourceFilter, resolveMutableSurface } from '../src/index.js';
+import { createSnapshotRollback, defaultSourceFilter } from '../src/index.js';
+import { resolveMutableSurface } from '../src/mutable-surface.js';
 import { makeWorkspace, steppingClock, type TempWorkspace } from './helpers.js';
 
 let ws: TempWorkspace | undefined;

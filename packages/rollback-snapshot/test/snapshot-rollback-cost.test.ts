@@ -3,13 +3,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createSnapshotRollback,
-  nodeSnapshotFs,
-  resolveMutableSurface,
-  type SnapshotFs,
-  type SnapshotRollbackOptions,
-} from '../src/index.js';
+import { createSnapshotRollback, nodeSnapshotFs, type SnapshotFs, type SnapshotRollbackOptions } from '../src/index.js';
+import { resolveMutableSurface } from '../src/mutable-surface.js';
 import { makeWorkspace, steppingClock, type TempWorkspace } from './helpers.js';
 
 const OLD = Date.UTC(2020, 0, 1, 12, 0, 0);
