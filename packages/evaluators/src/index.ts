@@ -14,20 +14,14 @@
  *
  * @packageDocumentation
  */
-export { formatEvaluation, RUN_FILE_NAMES, UnparseableTargetError } from './evaluation.js';
+export { formatEvaluation, UnparseableTargetError } from './evaluation.js';
 export type { DimensionScore, Evaluation } from './evaluation.js';
-export { parseFrontmatter } from './frontmatter.js';
-export type { Frontmatter } from './frontmatter.js';
-export { evaluateSkill, evaluateSkillText, SKILL_SIZE_BUDGET, SKILL_WEIGHTS, VAGUE_WORDS, vagueHits } from './skill.js';
+export { evaluateSkill, evaluateSkillText, VAGUE_WORDS } from './skill.js';
 export type { SkillDimension } from './skill.js';
-export { createTriggerMatcher, findTriggerExamples } from './skill-triggers.js';
-export type { TriggerExamples } from './skill-triggers.js';
-export { evaluateSkillFull, SKILL_FULL_WEIGHTS, SKILL_LAYOUT } from './skill-full.js';
+export { evaluateSkillFull } from './skill-full.js';
 export type { SkillFullOptions } from './skill-full.js';
-export { evaluateMemory, memoryTokens, MEMORY_WEIGHTS, readQuestions } from './memory.js';
+export { evaluateMemory } from './memory.js';
 export type { MemoryOptions, MemoryQuestion } from './memory.js';
-export { INDEX_NAMES, readMemoryStore } from './memory-store.js';
-export type { MemoryFile, MemoryStore } from './memory-store.js';
 export { evaluate, EVALUATOR_TARGETS } from './run-evaluator.js';
 export type { EvaluateOptions, EvaluatorTarget } from './run-evaluator.js';
 export { evaluatorInvocation, evaluatorsPackageDir } from './command.js';
