@@ -16,12 +16,12 @@
 export { parseMarker, applyReplacements } from './marker.js';
 export type { BlockOptions } from './marker.js';
 export { extractBlocks, markedBlocks } from './extract-blocks.js';
-export type { CodeBlock, BlockLanguage } from './extract-blocks.js';
-export { runBlock, formatFailure, tsBlockFile } from './run-block.js';
+export type { CodeBlock } from './extract-blocks.js';
+export { runBlock, formatFailure } from './run-block.js';
+export type { BlockRunContext, BlockResult } from './run-block.js';
 export { typecheckBlocks } from './typecheck-blocks.js';
 export type { TypecheckResult } from './typecheck-blocks.js';
-export type { BlockRunContext, BlockResult } from './run-block.js';
-export { freshClone, cleanEnvironment, PNPM, SCRATCH_PACKAGE } from './fresh-clone.js';
+export { freshClone, cleanEnvironment } from './fresh-clone.js';
 export type { FreshClone, FreshCloneOptions } from './fresh-clone.js';
 export { readPages, unmarkedBlocks, FULLY_MARKED } from './pages.js';
 export { pasteHazards } from './paste-hazards.js';
