@@ -60,7 +60,7 @@ export type {
   AcceptanceEscalation,
 } from './acceptance.js';
 export { runAcceptance } from './acceptance-loop.js';
-export type { RunAcceptanceOptions, AcceptanceResult } from './acceptance-loop.js';
+export type { RunAcceptanceOptions, AcceptanceResult } from './acceptance-options.js';
 export { createInteractiveAsker, createFileAsker } from './safety.js';
 export type { SafetyCriticalFlow, SafetyQuestion, SafetyAnswer, QuestionAsker, SafetyOptions } from './safety.js';
 export { loadPipelineContext } from './pipeline-context.js';

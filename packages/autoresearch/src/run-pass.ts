@@ -16,7 +16,7 @@ import {
 import { createSnapshotRollback, type SnapshotRollback } from '@loop/rollback-snapshot';
 import { KEPT_DIR_PATTERN, pad3 } from '@loop/rollback-snapshot/snapshot-names';
 import { readdir } from 'node:fs/promises';
-import { formatIterationLine, formatSummary, type PassSummary } from './format.js';
+import { formatIterationLine } from './format.js';
 import type { PassScore } from './pass-harness.js';
 import { describeRow, engineHarness, engineProposer } from './pass-engine.js';
 import {
@@ -31,13 +31,10 @@ import { defaultTargetMet, type PassResult, type RefusedEdit, type RunPassOption
 import { createPassResultsLog, statusOf } from './pass-results-log.js';
 import { passRollback } from './pass-rollback.js';
 import { createPassStateStore, recordRubricAtStart } from './pass-state-store.js';
-import { bestScoreOf, passStopPolicy, type ScoresBeyondRows } from './pass-stop.js';
+import { passStopPolicy, type ScoresBeyondRows } from './pass-stop.js';
+import { buildPassResult, finalStateOf } from './pass-result.js';
 import { resultsHeader } from './results-tsv.js';
 import { computeRubricFingerprint } from './rubric-fingerprint.js';
-
-const STEP: Record<string, string> = { design: 'AR_DESIGN', function: 'AR_FUNCTION', acceptance: 'AR_ACCEPTANCE' };
-/** Halts that are loud failures (the summary's `HALTED:` line, state.json `status`); needs-human is a clean stop. */
-const LOUD = new Set(['restore-failed', 'rubric-tampered', 'harness-tampered']);
 
 /**
  * Runs one autoresearch pass, design (AR-1) or function (AR-2), to a stop (seed 002 loop skeleton),
@@ -177,7 +174,7 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
       out(formatIterationLine(record.iteration, 'restore-failed', null, null, record.description));
     }
     const bestId = summary.bestId || rollback.baselineId();
-    final = buildResult({
+    final = buildPassResult({
       summary,
       state,
       beyond,
@@ -190,28 +187,11 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
       statePath,
     });
     out(final.summaryText);
-    const utc = new Date(clock.now()).toISOString();
-    const entry = {
-      task_id: options.taskId,
-      rubric_sha256: rubricSha256,
-      start_score: final.startComposite,
-      best_score: final.bestComposite,
-      counts: final.counts,
-      stop_reason: final.stopReason,
-      status: final.halted ?? 'stopped',
-      best_snapshot: final.bestId,
-      results: log.path,
-      ...(final.bestGates ? { best_gates: final.bestGates } : {}),
-      ...(final.refusedEdits.length > 0 ? { refused_edits: final.refusedEdits } : {}),
-      updated_at: utc,
-    };
-    const history = {
-      step: STEP[mode]!,
-      start_score: final.startComposite,
-      best_score: final.bestComposite,
-      stop_reason: final.stopReason,
-      utc,
-    };
+    const { entry, history } = finalStateOf(final, {
+      taskId: options.taskId,
+      resultsPath: log.path,
+      utc: new Date(clock.now()).toISOString(),
+    });
     stateStore.finish({ entry, history, files: inner.files(), result: final });
   };
 
@@ -297,79 +277,4 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     final = { ...final, error };
   }
   return final!;
-}
-
-/** The note of a guard's halt without the guard's name (`<guard>: <note>`). */
-const withoutGuard = (note: string) => note.replace(/^[\w-]+: /, '');
-
-/** The pass's result and stop summary from the engine's summary and rows (seed 002 on-stop step 2). */
-function buildResult(o: {
-  summary: LoopSummary;
-  state: LoopState;
-  beyond: ScoresBeyondRows & { resumed?: { check: PassResult['resumeCheck'] } };
-  refusedEdits: readonly RefusedEdit[];
-  bestId: string;
-  rubricSha256: string;
-  mode: PassSummary['mode'];
-  resumed: boolean;
-  resultsPath: string;
-  statePath: string;
-}): PassResult {
-  const { summary, state } = o;
-  // The engine's counters by class; seed 002 counts a guard's `crash` label (class reverted) as a
-  // crash, a user guard's own label in neither, and reverted-redtest within reverted.
-  const labelled = (label: (l: string) => boolean) =>
-    state.history.filter((r) => r.status === 'reverted' && r.label !== undefined && label(r.label)).length;
-  const guardCrashes = labelled((l) => l === 'crash');
-  const counts = {
-    kept: summary.counts.kept,
-    reverted: summary.counts.reverted - labelled((l) => l !== 'reverted-redtest'),
-    revertedRedtest: labelled((l) => l === 'reverted-redtest'),
-    crash: summary.counts.crash + guardCrashes,
-  };
-  const h = summary.halted;
-  const restoreFailed = h?.code === 'RESTORE_FAILED';
-  const guardHalt = h && !restoreFailed ? { status: h.status, message: withoutGuard(h.note) } : undefined;
-  const stopReason = guardHalt ? guardHalt.status : summary.stop.reason;
-  const stopMessage = guardHalt ? guardHalt.message : restoreFailed ? h.note : summary.stop.message;
-  const halted = restoreFailed
-    ? 'restore-failed'
-    : guardHalt && LOUD.has(guardHalt.status)
-      ? guardHalt.status
-      : undefined;
-  const error = restoreFailed
-    ? new LoopError('RESTORE_FAILED', h.note)
-    : halted
-      ? new LoopError('HARNESS_TAMPERED', guardHalt!.message)
-      : undefined;
-  const firstOfRun = summary.iterations - summary.iterationsThisRun + 1;
-  const passSummary: PassSummary = {
-    mode: o.mode,
-    startComposite: summary.baseline,
-    bestComposite: summary.best,
-    counts,
-    topKept: summary.kept
-      .filter((k) => k.iteration >= firstOfRun)
-      .map((k) => ({ iter: k.iteration, delta: k.improvement, description: k.description }))
-      .sort((a, b) => b.delta - a.delta),
-    stopReason,
-    stopMessage,
-    rubricSha256: o.rubricSha256,
-    ...(halted ? { halted } : {}),
-  };
-  const bestGates = bestScoreOf(state, () => o.beyond)?.gates;
-  const resumeCheck = o.beyond.resumed?.check;
-  return {
-    ...passSummary,
-    summaryText: formatSummary(passSummary),
-    resultsPath: o.resultsPath,
-    statePath: o.statePath,
-    bestId: o.bestId,
-    iterationsThisRun: summary.iterationsThisRun,
-    resumed: o.resumed,
-    ...(error ? { error } : {}),
-    refusedEdits: o.refusedEdits,
-    ...(resumeCheck ? { resumeCheck } : {}),
-    ...(bestGates ? { bestGates } : {}),
-  };
 }
