@@ -1,83 +1,30 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, isLoopError, LoopError } from '@loop/core';
+import { isLoopError, LoopError } from '@loop/core';
 import {
   createRecordingCommitter,
   failedAttempts,
   initAutotune,
   readLoopStateFile,
   readScoreboard,
-  resolveAutotunePaths,
   runController,
   runControllerIteration,
-  type AutotuneControllerOptions,
-  type AutotunePaths,
   type RoundWorker,
-  type SyncCheck,
 } from './index.js';
-
-let dir: string;
-let paths: AutotunePaths;
-const clock = { now: () => Date.UTC(2025, 0, 1) };
-
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'loop-autotune-'));
-  paths = (await initAutotune({ dir })).paths;
-  mkdirSync(join(dir, 'code'));
-  for (const id of ['a', 'b', 'c', 'd']) writeFileSync(join(dir, 'code', id), id === 'a' ? 'ok' : 'bug');
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const code = (id: string) => readFileSync(join(dir, 'code', id), 'utf8');
-
-/**
- * A stateless worker over files: task `<id>` passes when `code/<id>` is `ok`; `fixAt[id]` is the
- * attempt (1-based, counted from the scoreboard) that fixes it. `calls` records every step.
- */
-function worker(
-  fixAt: Record<string, number>,
-  calls: string[] = [],
-  hooks: Partial<Pick<RoundWorker, 'improve' | 'evaluate'>> = {},
-): RoundWorker {
-  const ids = ['a', 'b', 'c', 'd'];
-  return {
-    name: 'table',
-    improve:
-      hooks.improve ??
-      (({ round, scoreboard, excluded }) => {
-        calls.push(`improve ${round}`);
-        const targets = ids.filter((id) => code(id) !== 'ok' && !excluded.includes(id));
-        for (const id of targets)
-          if ((fixAt[id] ?? Infinity) <= failedAttempts(scoreboard, id) + 1) writeFileSync(join(dir, 'code', id), 'ok');
-        return { summary: `patch ${targets.join(' ') || 'nothing'}`, targets };
-      }),
-    evaluate:
-      hooks.evaluate ??
-      (({ round }) => {
-        calls.push(`evaluate ${round}`);
-        return {
-          tasks: ids.map((id) => ({
-            id,
-            passed: code(id) === 'ok',
-            detail: code(id) === 'ok' ? undefined : 'still bug',
-          })),
-        };
-      }),
-  };
-}
-
-const options = (w: RoundWorker, over: Partial<AutotuneControllerOptions> = {}): AutotuneControllerOptions => ({
+import {
+  code,
   dir,
-  worker: w,
-  clock,
-  ...over,
-});
-const snapshot = () =>
-  Object.fromEntries(Object.values(paths).map((p) => [p, existsSync(p) ? readFileSync(p, 'utf8') : null]));
+  options,
+  paths,
+  removeWorkspace,
+  setUpWorkspace,
+  snapshot,
+  worker,
+} from './controller-test-workspace.js';
+
+beforeEach(setUpWorkspace);
+afterEach(removeWorkspace);
 
 describe('seed 004 loop steps', () => {
   it('seed 004 steps 1-2: a complete loop_state.json is reported and the iteration exits without running a round or writing', async () => {
@@ -277,206 +224,5 @@ describe('seed 004 stop criteria and artifacts', () => {
     const log = readFileSync(paths.changelog, 'utf8');
     expect(log.match(/^## Round 1$/gm)).toHaveLength(1);
     expect(log).not.toContain('half-written');
-  });
-});
-
-describe('seed 004 step 4: sync check and commit policy', () => {
-  it('seed 004 step 4: a failed sync check aborts the round as stale: no evaluation, no attempt counted, one changelog entry', async () => {
-    const calls: string[] = [];
-    const syncCheck: SyncCheck = {
-      name: 'remote-rebuild',
-      verify: () => ({ ok: false, reason: 'remote is at abc123, expected def456' }),
-    };
-    const before = readFileSync(paths.scoreboard, 'utf8');
-    const result = await runControllerIteration(options(worker({ b: 1 }, calls), { syncCheck }));
-    expect(calls).toEqual(['improve 1']);
-    expect(result.outcome).toBe('continue');
-    expect(result.state.last_round).toMatchObject({ round: 1, outcome: 'stale', recommended_action: 'continue' });
-    expect(result.state.last_round?.reason).toContain('remote is at abc123');
-    expect(readFileSync(paths.scoreboard, 'utf8')).toBe(before);
-    expect(readFileSync(paths.changelog, 'utf8')).toContain('- outcome: stale');
-  });
-
-  it('seed 004 step 4: a sync check that throws is a stale round too, not a crash', async () => {
-    const syncCheck: SyncCheck = {
-      name: 'pull',
-      verify: () => {
-        throw new Error('ssh: connection refused');
-      },
-    };
-    const result = await runControllerIteration(options(worker({ b: 1 }), { syncCheck }));
-    expect(result.state.last_round).toMatchObject({ outcome: 'stale' });
-    expect(result.state.last_round?.reason).toContain('ssh: connection refused');
-  });
-
-  it('seed 004 commit policy: code is committed as "feat(agent): autotune round N — <summary>" before the sync check, artifacts after analysis', async () => {
-    const order: string[] = [];
-    const committer = createRecordingCommitter((r) => void order.push(`commit ${r.kind}`));
-    const syncCheck: SyncCheck = { name: 's', verify: () => (order.push('sync'), { ok: true }) };
-    const base = worker({ b: 1, c: 1, d: 1 });
-    const w: RoundWorker = { ...base, evaluate: (ctx) => (order.push('evaluate'), base.evaluate(ctx)) };
-    await runControllerIteration(options(w, { committer, syncCheck }));
-    expect(order).toEqual(['commit code', 'sync', 'evaluate', 'commit artifacts', 'commit artifacts']);
-    const [codeCommit, artifacts, completion] = committer.commits;
-    expect(codeCommit).toEqual({
-      kind: 'code',
-      round: 1,
-      message: 'feat(agent): autotune round 1 — patch b c d',
-      files: [],
-    });
-    expect(artifacts?.message).toBe('chore(autotune): round 1 artifacts — stop_success');
-    expect(artifacts?.files).toEqual([paths.loopState, paths.scoreboard, paths.changelog]);
-    expect(completion?.message).toMatch(/^chore\(autotune\): loop complete — stop_success: /);
-    expect(completion?.files).toEqual([paths.loopState]);
-  });
-
-  it('seed 004 commit policy: the exhausted round commits cannot_handle_group.txt and issues.md with the artifacts', async () => {
-    const committer = createRecordingCommitter();
-    await runController(options(worker({}), { committer }));
-    const last = committer.commits.filter((c) => c.kind === 'artifacts' && c.round === 3)[0];
-    expect(last?.files).toEqual([paths.loopState, paths.scoreboard, paths.exclusions, paths.issues, paths.changelog]);
-  });
-
-  it('seed 004 commit policy: a round without code changes makes no code commit', async () => {
-    const committer = createRecordingCommitter();
-    await runControllerIteration(
-      options(worker({}, [], { improve: () => ({ summary: 'nothing', targets: ['b'], changed: false }) }), {
-        committer,
-      }),
-    );
-    expect(committer.commits.map((c) => c.kind)).toEqual(['artifacts']);
-  });
-});
-
-describe('control files: validation, atomic writes, lock', () => {
-  const cases: Array<[string, (p: AutotunePaths) => void, RegExp, string]> = [
-    [
-      'loop_state.json is not JSON',
-      (p) => writeFileSync(p.loopState, '{ "mode": '),
-      /loop_state\.json: field \(json\)/,
-      '(json)',
-    ],
-    [
-      'loop_state.json lacks mode',
-      (p) => writeFileSync(p.loopState, JSON.stringify({ status: 'running', last_round: null, stop_reason: null })),
-      /loop_state\.json: field mode:/,
-      'mode',
-    ],
-    [
-      'last_round.recommended_action is unknown',
-      (p) =>
-        writeFileSync(
-          p.loopState,
-          JSON.stringify({
-            mode: 'auto',
-            status: 'running',
-            stop_reason: null,
-            last_round: {
-              round: 1,
-              recommended_action: 'stop_maybe',
-              outcome: 'evaluated',
-              reason: '',
-              summary: '',
-              targets: [],
-              parked: [],
-              finished_at: 'x',
-            },
-          }),
-        ),
-      /loop_state\.json: field last_round\.recommended_action:/,
-      'last_round.recommended_action',
-    ],
-    [
-      'loop_state.json is missing',
-      (p) => rmSync(p.loopState),
-      /loop_state\.json: field \(file\): the file is missing/,
-      '(file)',
-    ],
-    [
-      'scoreboard.json has a bad attempt',
-      (p) =>
-        writeFileSync(
-          p.scoreboard,
-          JSON.stringify({
-            version: 1,
-            tasks: {},
-            targets: { x: { attempts: [{ round: 1, outcome: 'meh', at: 'x' }] } },
-          }),
-        ),
-      /scoreboard\.json: field targets\.x\.attempts\.0\.outcome:/,
-      'targets.x.attempts.0.outcome',
-    ],
-    ['scoreboard.json is missing', (p) => rmSync(p.scoreboard), /scoreboard\.json: field \(file\)/, '(file)'],
-  ];
-  it.each(cases)(
-    'a malformed or missing control file (%s) throws STATE_CORRUPT naming the file and field, and nothing is overwritten',
-    async (_name, breakIt, message, field) => {
-      breakIt(paths);
-      const before = snapshot();
-      const calls: string[] = [];
-      const err = await runControllerIteration(options(worker({ b: 1 }, calls))).catch((e: unknown) => e);
-      expect(isLoopError(err, 'STATE_CORRUPT')).toBe(true);
-      expect((err as LoopError).message).toMatch(message);
-      expect((err as LoopError).details.field).toBe(field);
-      expect(calls).toEqual([]);
-      expect(snapshot()).toEqual(before);
-      expect(existsSync(`${paths.loopState}.lock`)).toBe(false);
-    },
-  );
-
-  it('initAutotune refuses to overwrite a malformed loop_state.json', async () => {
-    writeFileSync(paths.loopState, '{}');
-    await expect(initAutotune({ dir })).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
-    expect(readFileSync(paths.loopState, 'utf8')).toBe('{}');
-  });
-
-  it('every file write is atomic: a run leaves no temp files next to the control files', async () => {
-    await runController(options(worker({ b: 1 })));
-    const meta = readdirSync(join(dir, 'projects/autotune/meta'));
-    expect(meta.sort()).toEqual(['changelog.md', 'issues.md', 'loop_state.json', 'scoreboard.json']);
-    expect(readdirSync(join(dir, 'eval/config'))).toEqual(['cannot_handle_group.txt']);
-  });
-
-  it('another iteration holding the workspace gives LOCK_HELD and no writes', async () => {
-    const lock = await acquireLock({ path: paths.loopState });
-    try {
-      const before = snapshot();
-      await expect(runControllerIteration(options(worker({})))).rejects.toMatchObject({ code: 'LOCK_HELD' });
-      expect(snapshot()).toEqual(before);
-    } finally {
-      await lock.release();
-    }
-  });
-
-  it('invalid options throw CONFIG_INVALID naming the field', async () => {
-    await expect(runControllerIteration({ dir: 'relative', worker: {} as RoundWorker })).rejects.toMatchObject({
-      code: 'CONFIG_INVALID',
-      message: expect.stringMatching(/dir: dir must be an absolute path.*worker: must be a RoundWorker/),
-    });
-  });
-
-  it('a worker that throws gives PROPOSER_FAILED and leaves last_round as it was, so the next iteration runs the round again', async () => {
-    const w = worker({}, [], {
-      improve: () => {
-        throw new Error('agent crashed');
-      },
-    });
-    await expect(runControllerIteration(options(w))).rejects.toMatchObject({
-      code: 'PROPOSER_FAILED',
-      message: expect.stringContaining('agent crashed'),
-    });
-    const state = await readLoopStateFile(paths.loopState);
-    expect(state).toMatchObject({ status: 'running', last_round: null });
-    expect((await runControllerIteration(options(worker({ b: 1 })))).round).toBe(1);
-  });
-
-  it('resolveAutotunePaths puts the meta files in the artifact workspace and the exclusions file in the app repository (seed 004 key files)', () => {
-    expect(resolveAutotunePaths('/app', '/art')).toEqual({
-      loopState: '/art/projects/autotune/meta/loop_state.json',
-      scoreboard: '/art/projects/autotune/meta/scoreboard.json',
-      changelog: '/art/projects/autotune/meta/changelog.md',
-      issues: '/art/projects/autotune/meta/issues.md',
-      exclusions: '/app/eval/config/cannot_handle_group.txt',
-    });
   });
 });
