@@ -36,13 +36,14 @@ export type {
   PreEditCopy,
   SnapshotStartReport,
   RestoredFile,
-} from './snapshot-rollback.js';
+} from './snapshot-rollback-types.js';
 export { snapshotRollbackOptionsSchema } from './snapshot-rollback-options.js';
 export type { SnapshotRollbackOptions } from './snapshot-rollback-options.js';
 export { defaultSourceFilter } from './mutable-surface.js';
 export { nodeSnapshotFs } from './snapshot-fs.js';
 export type { SnapshotFs, SnapshotStats } from './snapshot-fs.js';
-export { createTreeSnapshotStore, diffTreeSnapshots } from './tree-snapshot.js';
+export { createTreeSnapshotStore } from './tree-snapshot.js';
+export { diffTreeSnapshots } from './diff-tree-snapshots.js';
 export { treeSnapshotStoreOptionsSchema } from './tree-snapshot-types.js';
 export type {
   TreeSnapshotStore,

@@ -231,9 +231,54 @@ export function createSnapshotStore(o: {
     return targets;
   };
 
+  /** A free `<name>.orphan[-N]` name for a kept directory no row records (set aside on resume). */
+  const orphanName = async (name: string) => {
+    for (let n = 1; ; n += 1) {
+      const candidate = `${name}${ORPHAN_SUFFIX}${n === 1 ? '' : `-${n}`}`;
+      if (!(await exists(candidate))) return candidate;
+    }
+  };
+
+  /**
+   * Copies the `changed` files that differ from the kept state (`keptHash`) into `tmp` (a candidate's
+   * `<id>.staged/`), a deleted one listed in its {@link DELETED_LIST}; returns the entries the kept
+   * state gains once `tmp` is renamed to `finalDir`.
+   */
+  const stageInto = async (
+    tmp: string,
+    finalDir: string,
+    changed: readonly string[],
+    keptHash: (file: string) => string | null,
+  ): Promise<Map<string, KeptEntry>> => {
+    const entries = new Map<string, KeptEntry>();
+    await each(changed, async (file) => {
+      const now = await hashOrNull(abs(file));
+      if (now === keptHash(file)) return;
+      if (now === null) {
+        entries.set(file, { path: '', sha256: null }); // deleted by the candidate: stays deleted in the kept state
+        return;
+      }
+      await copyPreserving(abs(file), join(tmp, file));
+      entries.set(file, { path: join(finalDir, file), sha256: now });
+    });
+    const deleted = [...entries]
+      .filter(([, e]) => e.sha256 === null)
+      .map(([f]) => f)
+      .sort();
+    if (deleted.length > 0) {
+      const bytes = Buffer.from(JSON.stringify(deleted), 'utf8');
+      await (fs.writeFile
+        ? fs.writeFile(join(tmp, DELETED_LIST), bytes)
+        : nodeFs.writeFile(join(tmp, DELETED_LIST), bytes));
+    }
+    return entries;
+  };
+
   return {
     abs,
     each,
+    orphanName,
+    stageInto,
     hashOrNull,
     copyPreserving,
     exists,

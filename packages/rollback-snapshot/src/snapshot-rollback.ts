@@ -2,7 +2,6 @@ import { join, normalize, sep } from 'node:path';
 import { LoopError, parseOptions, systemClock, type Checkpoint, type CandidateInfo } from '@loop/core';
 import { resolveSurface } from './internal/resolve-surface.js';
 import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
-import { sameStat, statKey } from './internal/touched.js';
 import { createStatRecord } from './internal/stat-record.js';
 import {
   BASELINE_DIR_PATTERN,
@@ -14,26 +13,14 @@ import {
   slugify,
 } from './snapshot-names.js';
 import { snapshotRollbackOptionsSchema, type SnapshotRollbackOptions } from './snapshot-rollback-options.js';
-import * as nodeFs from 'node:fs/promises';
 import {
   createSnapshotStore,
-  DELETED_LIST,
-  ORPHAN_SUFFIX,
   PARTIAL_SUFFIX,
   sha256,
   STAGED_SUFFIX,
   type KeptEntry,
 } from './snapshot-rollback-store.js';
 import type {
-  SnapshotPlan,
-  PreEditCopy,
-  RestoredFile,
-  SnapshotCheckpoint,
-  SnapshotRollback,
-  SnapshotStartReport,
-} from './snapshot-rollback-types.js';
-
-export type {
   SnapshotPlan,
   PreEditCopy,
   RestoredFile,
@@ -90,7 +77,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
    * The stat of every mutable file at the kept state (like git's index): a file whose stat still
    * matches was not touched and is neither read nor copied (internal/stat-record.ts).
    */
-  const { stats, absOf, statOf, overFiles, recordStats } = createStatRecord(fs, abs, each, fsClock);
+  const { stats, statOf, recordStats, touchedFiles } = createStatRecord(fs, abs, each, fsClock);
   /** Per iteration: the staged candidate's kept id and the entries it will add. */
   const staged = new Map<number, { id: string; entries: Map<string, KeptEntry>; touched: readonly string[] }>();
   /** Pre-edit copy names by iteration, oldest first, for retention (`retainIterations`). */
@@ -191,30 +178,16 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     return cp;
   };
 
-  /**
-   * The mutable files iteration `n`'s edit may have touched: its plan's files plus every file whose
-   * stat differs from the kept state's record (one stat per mutable file, no read), and racy ones
-   * whose hash differs from the kept state. A file without a record (a resumed process) counts.
-   */
+  /** The mutable files iteration `n`'s edit may have touched (its plan's files, and by stat the others). */
   const touched = async (n: number): Promise<string[]> => {
     const plan = open.get(n)?.planned ?? [];
     if (!o.detectUnplanned && plan.length > 0) return [...plan];
-    const planned = new Set(plan);
-    const now = fsClock.now();
-    const out: string[] = [];
-    const racy: [string, NonNullable<ReturnType<NonNullable<SnapshotFs['statSync']>>>][] = [];
-    await overFiles(files, (f, st) => {
-      const key = stats.get(f);
-      if (planned.has(f) || key === undefined || st === undefined) out.push(f);
-      else if (sameStat(key, st)) return;
-      else if (key.racy && key.size === st.size) racy.push([f, st]);
-      else out.push(f);
-    });
-    await each(racy, async ([f, st]) => {
-      if ((await store.hashOrNull(abs(f))) !== kept.get(f)?.sha256) out.push(f);
-      else stats.set(f, statKey(st, now)); // same bytes: re-record, no longer racy once its window has passed
-    });
-    return out.sort();
+    return touchedFiles(
+      files,
+      new Set(plan),
+      (f) => store.hashOrNull(abs(f)),
+      (f) => kept.get(f)?.sha256,
+    );
   };
 
   /** Removes the pre-edit copies of iterations older than the last `retainIterations`. */
@@ -239,28 +212,8 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     const id = await store.freeName(keptDirName(iteration, slug, clock.now()));
     const tmp = dir(`${id}${STAGED_SUFFIX}`);
     await fs.mkdir(tmp, { recursive: true });
-    const entries = new Map<string, KeptEntry>();
     const changed = await touched(iteration);
-    await each(changed, async (file) => {
-      const now = await store.hashOrNull(abs(file));
-      if (now === (kept.get(file)?.sha256 ?? null)) return;
-      if (now === null) {
-        entries.set(file, { path: '', sha256: null }); // deleted by the candidate: stays deleted in the kept state
-        return;
-      }
-      await store.copyPreserving(abs(file), join(tmp, file));
-      entries.set(file, { path: join(dir(id), file), sha256: now });
-    });
-    const deleted = [...entries]
-      .filter(([, e]) => e.sha256 === null)
-      .map(([f]) => f)
-      .sort();
-    if (deleted.length > 0) {
-      const bytes = Buffer.from(JSON.stringify(deleted), 'utf8');
-      await (fs.writeFile
-        ? fs.writeFile(join(tmp, DELETED_LIST), bytes)
-        : nodeFs.writeFile(join(tmp, DELETED_LIST), bytes));
-    }
+    const entries = await store.stageInto(tmp, dir(id), changed, (f) => kept.get(f)?.sha256 ?? null);
     staged.set(iteration, { id, entries, touched: changed });
     return id;
   };
@@ -321,18 +274,11 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     for (const n of names) {
       if (n.endsWith(STAGED_SUFFIX) && n !== `${id}${STAGED_SUFFIX}`) await store.rm(dir(n));
       else if (KEPT_DIR_PATTERN.test(n) && n !== id && keptNumber(n) >= upTo)
-        await store.rename(dir(n), dir(await orphanName(n)));
+        await store.rename(dir(n), dir(await store.orphanName(n)));
     }
     staged.clear();
     open.clear();
     await restoreTo(id, 'recover');
-  };
-
-  const orphanName = async (name: string) => {
-    for (let n = 1; ; n += 1) {
-      const candidate = `${name}${ORPHAN_SUFFIX}${n === 1 ? '' : `-${n}`}`;
-      if (!(await store.exists(candidate))) return candidate;
-    }
   };
 
   return {

@@ -14,9 +14,9 @@ import {
   type TreeComparison,
 } from './internal/tree-restore.js';
 import { createTreeWalker, type WalkVisitor } from './internal/tree-walk.js';
+import { statRecord, unchanged, type StatRecord } from './internal/tree-stat-record.js';
 import {
   treeSnapshotStoreOptionsSchema,
-  type TreeChange,
   type TreeEntry,
   type TreeRestoreReport,
   type TreeSnapshot,
@@ -25,72 +25,6 @@ import {
 } from './tree-snapshot-types.js';
 
 const PREFIX = '[loop] [rollback-snapshot]';
-
-/** The stat a file had when it was last hashed (by a snapshot or a restore), and its hash. */
-interface StatRecord {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-  readonly hash: string;
-  /** The snapshot entry built from this record, shared by every snapshot while the file is unchanged. */
-  readonly entry: Extract<TreeEntry, { type: 'file' }>;
-  /** Changed within the timestamp granularity of the moment it was recorded: re-hash next time. */
-  readonly racy: boolean;
-}
-
-/**
- * How close (ms) to the snapshot a change must be to count as racy. A file system with
- * sub-millisecond timestamps (ext4, xfs, btrfs, tmpfs, APFS) stamps with the kernel's coarse
- * clock (a few ms); a whole-millisecond mtime may come from a coarse file system (FAT: 2 s, HFS+:
- * 1 s) or a copied timestamp (FACTS.md: preserved timestamps round to the ms), so it gets the wide
- * window. Being racy only costs a re-read.
- */
-function racyWindowMs(stat: Stats): number {
-  return stat.mtimeMs % 1 !== 0 ? 50 : 2500;
-}
-
-function statRecord(stat: Stats, hash: string, size: number, now: number): StatRecord {
-  const window = racyWindowMs(stat);
-  const entry = Object.freeze({ type: 'file' as const, hash, mode: stat.mode & 0o7777, size });
-  return {
-    size: stat.size,
-    mtimeMs: stat.mtimeMs,
-    ctimeMs: stat.ctimeMs,
-    ino: stat.ino,
-    hash,
-    entry,
-    racy: stat.mtimeMs >= now - window || stat.ctimeMs >= now - window,
-  };
-}
-
-const unchanged = (r: StatRecord | undefined, s: Stats): r is StatRecord =>
-  r !== undefined &&
-  !r.racy &&
-  r.size === s.size &&
-  r.mtimeMs === s.mtimeMs &&
-  r.ctimeMs === s.ctimeMs &&
-  r.ino === s.ino;
-
-/**
- * The files and symlinks that differ between two snapshots, sorted by path (directories are not
- * listed; a file that became a symlink is `modified`). Pure: reads no file.
- */
-export function diffTreeSnapshots(before: TreeSnapshot, after: TreeSnapshot): TreeChange[] {
-  const out: TreeChange[] = [];
-  for (const [path, a] of before.entries) {
-    if (a.type === 'dir') continue;
-    const b = after.entries.get(path);
-    if (b === undefined || b.type === 'dir') out.push({ path, status: 'deleted' });
-    else if (!sameEntry(a, b)) out.push({ path, status: 'modified' });
-  }
-  for (const [path, b] of after.entries) {
-    if (b.type === 'dir') continue;
-    const a = before.entries.get(path);
-    if (a === undefined || a.type === 'dir') out.push({ path, status: 'added' });
-  }
-  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-}
 
 /**
  * Creates a whole-tree snapshot store for `root` (collie's flow restore point; any "put the

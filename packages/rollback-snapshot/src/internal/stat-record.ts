@@ -1,6 +1,6 @@
 import type { Clock } from '@loop/core';
 import type { SnapshotFs } from '../snapshot-fs.js';
-import { statKey, type StatKey } from './touched.js';
+import { sameStat, statKey, type StatKey } from './touched.js';
 
 /**
  * The stat record of a snapshot rollback's mutable files at the kept state (like git's index): a file
@@ -46,5 +46,32 @@ export function createStatRecord(
       else stats.delete(f);
     });
   };
-  return { stats, absOf, statOf, overFiles, recordStats };
+  /**
+   * The files of `files` an edit may have touched: `planned` plus every file whose stat differs from
+   * its record (one stat per file, no read), and racy ones whose hash (`hashOf`) differs from the kept
+   * state's (`keptHash`). A file without a record (a resumed process) counts. Sorted.
+   */
+  const touchedFiles = async (
+    files: readonly string[],
+    planned: ReadonlySet<string>,
+    hashOf: (file: string) => Promise<string | null>,
+    keptHash: (file: string) => string | null | undefined,
+  ): Promise<string[]> => {
+    const now = fsClock.now();
+    const out: string[] = [];
+    const racy: [string, NonNullable<ReturnType<NonNullable<SnapshotFs['statSync']>>>][] = [];
+    await overFiles(files, (f, st) => {
+      const key = stats.get(f);
+      if (planned.has(f) || key === undefined || st === undefined) out.push(f);
+      else if (sameStat(key, st)) return;
+      else if (key.racy && key.size === st.size) racy.push([f, st]);
+      else out.push(f);
+    });
+    await each(racy, async ([f, st]) => {
+      if ((await hashOf(f)) !== keptHash(f)) out.push(f);
+      else stats.set(f, statKey(st, now)); // same bytes: re-record, no longer racy once its window has passed
+    });
+    return out.sort();
+  };
+  return { stats, absOf, statOf, overFiles, recordStats, touchedFiles };
 }
