@@ -4,14 +4,13 @@ import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './g
 import { commitCandidate } from './internal/commit-candidate.js';
 import { saveDiscarded } from './internal/discarded-refs.js';
 import { rescueWorktree } from './internal/rescue-commit.js';
-import { listPaths } from './describe-repairs.js';
+import { recoverRepairLines } from './describe-repairs.js';
 import { guarded, rollbackError } from './internal/errors.js';
 import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { expandCommitId } from './internal/repo-checks.js';
-import { assertClean, startRun } from './internal/start-run.js';
+import { repairPending, startRun, type PendingRepairs } from './internal/start-run.js';
 import { resetBranch } from './internal/reset-branch.js';
-import { writeIndexFromCommit } from './internal/index-write.js';
 import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
@@ -22,14 +21,6 @@ import { shortId } from './short-id.js';
 import { assertOnRunBranch } from './internal/run-branch-check.js';
 
 import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport } from './git-reset-rollback-types.js';
-
-export type {
-  ChangedEntry,
-  GitResetRollback,
-  GitRestoreReport,
-  GitStartReport,
-  GitWatchReport,
-} from './git-reset-rollback-types.js';
 
 /**
  * Creates the git-reset rollback: each candidate is a commit on the run branch; a discarded one is
@@ -50,10 +41,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   let lastRestore: GitRestoreReport | undefined;
   /** What resume repaired (start's repairs, then recover's), in order. */
   const repairs: string[] = [];
-  /** A kill left the run branch's ref torn or missing: recover(keptId) restores it. */
-  let branchPending = false;
-  /** ...and the index torn with it: recover rebuilds it from the kept commit. */
-  let indexPending = false;
+  /** What a kill left torn for recover(keptId) to repair (internal/start-run.ts `PendingRepairs`). */
+  const pending: PendingRepairs = { branch: false, index: false };
   /** With `watch`: the paths the OS reported touched (internal/change-journal.ts). */
   let journal = opts.watch ? enableJournal(repo, opts.watchLimits) : undefined;
   /** Empty directories a candidate created are removed on revert (git keeps none; issue 32). */
@@ -67,8 +56,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   const doStart = async (): Promise<GitStartReport> => {
     const run = await startRun(repo, opts, branchRef);
     repairs.push(...run.report.repairs);
-    branchPending = run.branchPending;
-    indexPending = run.indexPending;
+    pending.branch = run.branchPending;
+    pending.index = run.indexPending;
     return { ...run.report, repairs: [...repairs] };
   };
 
@@ -87,7 +76,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   /** Starts if needed, then checks HEAD is still the run branch (nothing else checked out another one). */
   const ready = async (): Promise<void> => {
     await ensureStarted();
-    await assertOnRunBranch(repo, branch, branchPending);
+    await assertOnRunBranch(repo, branch, pending.branch);
   };
 
   const expandCommit = (id: string, code: LoopErrorCode, what: string): Promise<string> =>
@@ -251,22 +240,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           handOff.drop();
           await ensureStarted();
           const kept = await expandCommit(keptId, 'RESUME_MISMATCH', 'recover: kept id');
-          if (branchPending) {
-            await git.writeRef({ ...args(), ref: branchRef, value: kept, force: true });
-            branchPending = false;
-            const head = await resolveRefFast(repo, 'HEAD', 2);
-            if (head !== branchRef) {
-              // HEAD was on another branch (checked out by hand): take the run branch back as start does.
-              if (!opts.allowDirty) await assertClean(repo, await resolveRefFast(repo, 'HEAD'), bases);
-              await git.checkout({ ...args(), ref: branchRef });
-            }
-            repairs.push(`run branch ${branch} restored to ${shortId(kept)} from the last keep`);
-          }
-          if (indexPending) {
-            await writeIndexFromCommit(repo, kept);
-            indexPending = false;
-            repairs.push(`index (torn) rebuilt from ${shortId(kept)}`);
-          }
+          await repairPending(repo, pending, { branch, branchRef, kept, allowDirty: opts.allowDirty, bases }, repairs);
           await ready();
           const tip = await tipOf();
           if (tip !== kept) {
@@ -286,17 +260,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             kept,
             tip !== kept ? tip : undefined,
           );
-          if (tip !== kept)
-            repairs.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
-          if (rescued.length > 0)
-            repairs.push(
-              `${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit (${listPaths(rescued)}) saved as ${ref} (\`git checkout ${ref} -- <path>\` brings one back)`,
-            );
-          const touched = lastRestore?.paths.length ?? 0;
-          if (touched > 0)
-            repairs.push(
-              `${touched} path${touched === 1 ? '' : 's'} (${listPaths(lastRestore!.paths)}) reset to ${shortId(kept)}${lastRestore?.fallback ? ' (full checkout)' : ''}`,
-            );
+          repairs.push(...recoverRepairLines({ tip, kept, ref, rescued, restore: lastRestore }));
         }),
       ),
 

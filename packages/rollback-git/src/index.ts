@@ -25,7 +25,7 @@ export type {
   GitStartReport,
   GitRestoreReport,
   GitWatchReport,
-} from './git-reset-rollback.js';
+} from './git-reset-rollback-types.js';
 export { gitResetRollbackOptionsSchema } from './git-reset-rollback-options.js';
 export type { GitResetRollbackOptions, GitAuthor } from './git-reset-rollback-options.js';
 export type { GitFs, GitFsPromises, GitFsStats } from './git-fs.js';

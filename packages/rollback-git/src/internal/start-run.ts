@@ -5,6 +5,9 @@ import { listFiles, rollbackError } from './errors.js';
 import { ensureExcludes } from './excludes.js';
 import { lstatOrUndefined } from './fs-ops.js';
 import { gitArgs, type Repo } from './repo.js';
+import { resolveRefFast } from './ref-read.js';
+import { writeIndexFromCommit } from './index-write.js';
+import { shortId } from '../short-id.js';
 import { headOfRepositoryRoot, refExists } from './repo-checks.js';
 import { repairOnResume } from './resume-repair.js';
 import { exactExcludePattern, scanWorktree, untrackedPaths } from './worktree-scan.js';
@@ -103,4 +106,41 @@ export async function startRun(
     branchPending,
     indexPending,
   };
+}
+
+/** What a kill left torn at start, for recover to repair: the run branch's ref, the index. */
+export interface PendingRepairs {
+  /** The run branch's ref is torn or missing: recover restores it to the kept commit. */
+  branch: boolean;
+  /** The index is torn with it: recover rebuilds it from the kept commit. */
+  index: boolean;
+}
+
+/**
+ * recover's repairs of what start left pending: the run branch's ref written to `kept` (checked out
+ * again when HEAD was moved to another branch by hand, after the same clean-tree check start makes),
+ * the index rebuilt from `kept`. Clears each flag as its repair is made and pushes its line to `repairs`.
+ */
+export async function repairPending(
+  repo: Repo,
+  pending: PendingRepairs,
+  o: { branch: string; branchRef: string; kept: string; allowDirty: boolean; bases: readonly string[] | undefined },
+  repairs: string[],
+): Promise<void> {
+  if (pending.branch) {
+    await git.writeRef({ ...gitArgs(repo), ref: o.branchRef, value: o.kept, force: true });
+    pending.branch = false;
+    const head = await resolveRefFast(repo, 'HEAD', 2);
+    if (head !== o.branchRef) {
+      // HEAD was on another branch (checked out by hand): take the run branch back as start does.
+      if (!o.allowDirty) await assertClean(repo, await resolveRefFast(repo, 'HEAD'), o.bases);
+      await git.checkout({ ...gitArgs(repo), ref: o.branchRef });
+    }
+    repairs.push(`run branch ${o.branch} restored to ${shortId(o.kept)} from the last keep`);
+  }
+  if (pending.index) {
+    await writeIndexFromCommit(repo, o.kept);
+    pending.index = false;
+    repairs.push(`index (torn) rebuilt from ${shortId(o.kept)}`);
+  }
 }
