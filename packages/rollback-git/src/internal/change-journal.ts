@@ -4,6 +4,7 @@
 // directory, events delivered on the next turn of the event loop, no debounce).
 import nodeFs, { type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { QueueMarker } from './queue-marker.js';
 import { maxQueuedEvents, unsupported } from './watch-support.js';
 
 /** Limits of a {@link ChangeJournal}; tests inject small ones. */
@@ -50,8 +51,7 @@ export class ChangeJournal {
   private disabled: string | undefined;
   private readonly overflowAt: number;
   private readonly syncTimeoutMs: number;
-  private marker: { readonly dir: string; readonly watcher: FSWatcher } | undefined;
-  private waiting: { readonly name: string; readonly resolve: (seen: boolean) => void } | undefined;
+  private marker: QueueMarker | undefined;
   private markers = 0;
   private excludeKey: string | undefined;
   private indexReads = -1;
@@ -176,14 +176,7 @@ export class ChangeJournal {
   /** Closes every watcher (the journal is invalid afterwards). */
   close(): void {
     for (const rel of [...this.watchers.keys()]) this.unwatch(rel);
-    if (this.marker !== undefined) {
-      this.marker.watcher.close();
-      try {
-        nodeFs.rmdirSync(this.marker.dir); // only when empty: another process's marker may be there
-      } catch {
-        // not empty, or gone
-      }
-    }
+    this.marker?.close();
     this.marker = undefined;
     this.invalidate('closed');
   }
@@ -251,51 +244,16 @@ export class ChangeJournal {
 
   private ensureMarker(): boolean {
     if (this.marker !== undefined) return true;
-    const dir = join(this.gitdir, 'loop-watch');
-    try {
-      nodeFs.mkdirSync(dir, { recursive: true });
-      const watcher = nodeFs.watch(dir, { persistent: false }, (_type, name) => {
-        const waiting = this.waiting;
-        if (waiting !== undefined && String(name) === waiting.name) {
-          this.waiting = undefined;
-          waiting.resolve(true);
-        }
-      });
-      watcher.on('error', () => this.invalidate('the marker watcher failed'));
-      this.marker = { dir, watcher };
-      return true;
-    } catch {
-      return false;
-    }
+    this.marker = QueueMarker.open(this.gitdir, () => this.invalidate('the marker watcher failed'));
+    return this.marker !== undefined;
   }
 
+  /** True once every event queued before now was delivered (the marker's own event arrived in time). */
   private sync(): Promise<boolean> {
     const marker = this.marker;
     if (marker === undefined) return Promise.resolve(false);
     this.markers += 1;
-    const name = `m${process.pid}-${this.markers}`;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        if (this.waiting?.name === name) this.waiting = undefined;
-        resolve(false);
-      }, this.syncTimeoutMs);
-      this.waiting = {
-        name,
-        resolve: (seen) => {
-          clearTimeout(timer);
-          resolve(seen);
-        },
-      };
-      try {
-        const path = join(marker.dir, name);
-        nodeFs.writeFileSync(path, '');
-        nodeFs.unlinkSync(path);
-      } catch {
-        this.waiting = undefined;
-        clearTimeout(timer);
-        resolve(false);
-      }
-    });
+    return marker.sync(`m${process.pid}-${this.markers}`, this.syncTimeoutMs);
   }
 
   private readExcludeKey(): string {
