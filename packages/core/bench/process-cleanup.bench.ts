@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import { bwrapStatus, runInGroup } from '../src/index.js';
-import { runCgroupBase } from '../src/internal/run-cgroup.js';
+import { runCgroupBase } from '../src/process/run-cgroup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loop-bench-procs-'));
 const bare = () =>

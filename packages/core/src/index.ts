@@ -27,33 +27,33 @@
  *
  * @packageDocumentation
  */
-export type { MaybePromise, Direction, Clock, RandomSource } from './types.js';
-export { systemClock } from './types.js';
-export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } from './errors.js';
-export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './errors.js';
-export { ITERATION_STATUSES } from './iteration-record.js';
+export type { MaybePromise, Direction, Clock, RandomSource } from './contracts/types.js';
+export { systemClock } from './contracts/types.js';
+export { LoopError, ConfigError, LOOP_ERROR_CODES, parseOptions, isLoopError } from './contracts/errors.js';
+export type { LoopErrorCode, LoopErrorOptions, ConfigIssue } from './contracts/errors.js';
+export { ITERATION_STATUSES } from './contracts/iteration-record.js';
 export type {
   IterationStatus,
   IterationRecord,
   StatusCounts,
   CandidateData,
   IntermediateReport,
-} from './iteration-record.js';
-export { compareSnapshots, changeReason, isUnder, DELETED } from './artifact.js';
-export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './artifact.js';
-export { createFileArtifact, fileArtifactOptionsSchema, surfaceValue } from './file-artifact.js';
-export type { FileArtifactOptions } from './file-artifact.js';
-export { createMemoryArtifact, createMemoryRollback } from './memory.js';
-export type { MemoryArtifact } from './memory.js';
-export type { Harness, RunContext, RunRecord } from './harness.js';
-export { createCommandHarness, commandHarnessOptionsSchema } from './command-harness.js';
-export type { CommandHarnessOptions } from './command-harness.js';
-export { keepRunLog, keptLogName, listKeptLogs } from './run-logs.js';
-export type { KeepLogsOptions, KeptLog } from './run-logs.js';
-export { createFunctionHarness } from './function-harness.js';
-export type { FunctionHarnessResult } from './function-harness.js';
-export { isBetter, improvement } from './scorer.js';
-export type { Scorer, ScoreResult, ScoreOk, ScoreCrash, CrashReason } from './scorer.js';
+} from './contracts/iteration-record.js';
+export { compareSnapshots, changeReason, isUnder, DELETED } from './contracts/artifact.js';
+export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './contracts/artifact.js';
+export { createFileArtifact, fileArtifactOptionsSchema, surfaceValue } from './artifacts/file-artifact.js';
+export type { FileArtifactOptions } from './artifacts/file-artifact.js';
+export { createMemoryArtifact, createMemoryRollback } from './artifacts/memory.js';
+export type { MemoryArtifact } from './artifacts/memory.js';
+export type { Harness, RunContext, RunRecord } from './contracts/harness.js';
+export { createCommandHarness, commandHarnessOptionsSchema } from './harness/command-harness.js';
+export type { CommandHarnessOptions } from './harness/command-harness.js';
+export { keepRunLog, keptLogName, listKeptLogs } from './harness/run-logs.js';
+export type { KeepLogsOptions, KeptLog } from './harness/run-logs.js';
+export { createFunctionHarness } from './harness/function-harness.js';
+export type { FunctionHarnessResult } from './harness/function-harness.js';
+export { isBetter, improvement } from './contracts/scorer.js';
+export type { Scorer, ScoreResult, ScoreOk, ScoreCrash, CrashReason } from './contracts/scorer.js';
 export {
   createRegexScorer,
   createValueScorer,
@@ -61,15 +61,15 @@ export {
   runFailure,
   regexScorerOptionsSchema,
   metricPatternSchema,
-} from './regex-scorer.js';
-export type { RegexScorerOptions, MetricMatch } from './regex-scorer.js';
-export { checkMetricPattern, captureGroups, nestedQuantifier } from './metric-pattern.js';
-export type { MetricPatternCheck } from './metric-pattern.js';
-export { readLogTail } from './log-tail.js';
-export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './rollback-strategy.js';
-export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './stop-policy.js';
-export type { StopPolicy, StopDecision, StopReasonCode } from './stop-policy.js';
-export { strictImprovement, minDelta } from './keep-policy.js';
+} from './scoring/regex-scorer.js';
+export type { RegexScorerOptions, MetricMatch } from './scoring/regex-scorer.js';
+export { checkMetricPattern, captureGroups, nestedQuantifier } from './scoring/metric-pattern.js';
+export type { MetricPatternCheck } from './scoring/metric-pattern.js';
+export { readLogTail } from './harness/log-tail.js';
+export type { RollbackStrategy, Checkpoint, CandidateInfo, RevertInfo } from './contracts/rollback-strategy.js';
+export { neverStop, maxIterations, plateau, targetScore, wallClock, onAbort, anyOf } from './contracts/stop-policy.js';
+export type { StopPolicy, StopDecision, StopReasonCode } from './contracts/stop-policy.js';
+export { strictImprovement, minDelta } from './contracts/keep-policy.js';
 export {
   checkConstraintExpression,
   parseConstraint,
@@ -79,7 +79,7 @@ export {
   boundOf,
   metricsOf,
   describeViolation,
-} from './constraints.js';
+} from './policies/constraints.js';
 export type {
   Constraint,
   ConstraintMode,
@@ -87,18 +87,18 @@ export type {
   ConstraintCheck,
   ConstraintExpressionCheck,
   MetricsSource,
-} from './constraints.js';
-export { withConstraints, requireMetrics, toConstraints, recordedViolations } from './constrained-keep.js';
-export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './constrained-keep.js';
-export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './json-scorer.js';
-export type { JsonScorerOptions } from './json-scorer.js';
-export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './keep-policy.js';
-export { createNoiseAwareKeepPolicy, noiseAwareKeepPolicyOptionsSchema } from './noise-aware-keep-policy.js';
-export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest, AlphaSpending } from './noise-aware-keep-policy.js';
-export { lookAlpha, spentAlpha } from './noise-aware-keep-policy-spending.js';
-export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './statistics.js';
-export { studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './distributions.js';
-export type { SampleSummary, ComparisonResult, WilcoxonResult } from './statistics.js';
+} from './policies/constraints.js';
+export { withConstraints, requireMetrics, toConstraints, recordedViolations } from './policies/constrained-keep.js';
+export type { ConstraintInput, ConstraintVerdict, ConstraintViolationRecord } from './policies/constrained-keep.js';
+export { createJsonScorer, jsonScorerOptionsSchema, valueAtPath, lastJsonLine } from './scoring/json-scorer.js';
+export type { JsonScorerOptions } from './scoring/json-scorer.js';
+export type { KeepPolicy, KeepDecision, KeepInput, KeepEvidence } from './contracts/keep-policy.js';
+export { createNoiseAwareKeepPolicy, noiseAwareKeepPolicyOptionsSchema } from './policies/noise-aware-keep-policy.js';
+export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest, AlphaSpending } from './policies/noise-aware-keep-policy.js';
+export { lookAlpha, spentAlpha } from './policies/noise-aware-keep-policy-spending.js';
+export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './stats/statistics.js';
+export { studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './stats/distributions.js';
+export type { SampleSummary, ComparisonResult, WilcoxonResult } from './stats/statistics.js';
 export {
   createJsonSeedOnlyDetector,
   createSeedOnlyDetector,
@@ -108,64 +108,64 @@ export {
   isSeedOnlyJsonChange,
   isSeedOnlyTextChange,
   diffJsonKeys,
-} from './seed-only.js';
+} from './artifacts/seed-only.js';
 export type {
   SeedOnlyDetector,
   ProposedChanges,
   JsonSeedOnlyDetectorOptions,
   SeedOnlyDetectorOptions,
-} from './seed-only.js';
-export type { Advisor, Advice, AdviceKind } from './advisor.js';
-export type { LoopState, CostReading } from './loop-state.js';
-export type { LoopEvent, LoopEventType, LoopEventOf } from './events.js';
-export type { LoopSummary, KeptChange } from './summary.js';
-export { createFunctionProposer } from './proposer.js';
-export type { Proposer, Proposal, ProposalContext, CrashInfo, EditPlan } from './proposer.js';
-export { createAgentCommandProposer, agentCommandProposerOptionsSchema } from './agent-command-proposer.js';
-export type { AgentCommandProposerOptions } from './agent-command-proposer.js';
-export { buildAgentPrompt, descriptionFromOutput, formatHistoryTable } from './agent-prompt.js';
-export type { HistoryFormatter } from './agent-prompt.js';
+} from './artifacts/seed-only.js';
+export type { Advisor, Advice, AdviceKind } from './contracts/advisor.js';
+export type { LoopState, CostReading } from './contracts/loop-state.js';
+export type { LoopEvent, LoopEventType, LoopEventOf } from './contracts/events.js';
+export type { LoopSummary, KeptChange } from './contracts/summary.js';
+export { createFunctionProposer } from './contracts/proposer.js';
+export type { Proposer, Proposal, ProposalContext, CrashInfo, EditPlan } from './contracts/proposer.js';
+export { createAgentCommandProposer, agentCommandProposerOptionsSchema } from './proposers/agent-command-proposer.js';
+export type { AgentCommandProposerOptions } from './proposers/agent-command-proposer.js';
+export { buildAgentPrompt, descriptionFromOutput, formatHistoryTable } from './proposers/agent-prompt.js';
+export type { HistoryFormatter } from './proposers/agent-prompt.js';
 export {
   createHyperparameterMutator,
   hyperparameterMutatorOptionsSchema,
   infeasibleLimits,
-} from './hyperparameter-mutator.js';
-export { formatViolations, rowViolations } from './constraint-violations.js';
-export type { RowViolation } from './constraint-violations.js';
-export { parseAgentUsage, parseUsageFile, agentAnswerText, USAGE_LINE } from './agent-usage.js';
-export type { AgentUsage } from './agent-usage.js';
-export { buildMemorySections, readNotes, NOTES_LIMITS, DUPLICATE_ROW } from './agent-memory.js';
-export type { AgentMemoryOptions, DiscardedDiff, NotesLimits } from './agent-memory.js';
-export { spendOf, describeSpend, formatUsd } from './spend.js';
-export type { Spend, SpendPart } from './spend.js';
-export type { HyperparameterMutatorOptions, ParameterSpace } from './hyperparameter-mutator.js';
-export { createTpeProposer, tpeProposerOptionsSchema } from './tpe/tpe-proposer.js';
-export type { TpeProposerOptions } from './tpe/tpe-proposer.js';
-export { tpeParameterSchema } from './tpe/space.js';
-export type { TpeParameter, ParameterValue } from './tpe/space.js';
-export { createConfigFileAdapter, createMemoryConfigAdapter, jsonCodec } from './tpe/config-adapter.js';
-export type { ConfigAdapter, ConfigCodec, ConfigFileAdapterOptions } from './tpe/config-adapter.js';
-export { describeChanges, parseChanges, formatValue } from './tpe/description.js';
-export type { ParameterChange } from './tpe/description.js';
-export { rebuildObservations } from './tpe/observations.js';
-export { paretoKeep, paretoKeepOptionsSchema } from './pareto/pareto-keep-policy.js';
-export type { ParetoKeepOptions, ParetoRecord } from './pareto/pareto-keep-policy.js';
-export { paretoFront } from './pareto/pareto-front.js';
-export type { ParetoPoint, ParetoFrontOptions } from './pareto/pareto-front.js';
-export { dominates, hypervolume, nonDominationRanks, objectiveLosses, totalViolation } from './pareto/pareto-math.js';
-export type { ConstraintsFunction, ObjectiveSpec } from './pareto/pareto-math.js';
-export type { Observation } from './tpe/observations.js';
-export { createMemoryResultsLog, sanitizeCell } from './results-log.js';
-export type { ResultsLog } from './results-log.js';
-export { writeJsonAtomic, writeTextAtomic, readJson, appendDurable, syncDirectory } from './state-file.js';
-export { withRecordData, readRecordData } from './record-data-log.js';
-export type { RecordDataOptions } from './record-data-log.js';
-export { acquireLock, isLocked } from './lock.js';
-export type { WorkspaceLock, AcquireLockOptions } from './lock.js';
-export { createSeededRandom } from './random.js';
-export { runInGroup, runInGroupToLog, killGroup, describeExit } from './internal/process-group.js';
-export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './internal/orphan-group.js';
-export { pidsWithToken } from './internal/token-scan.js';
+} from './proposers/hyperparameter-mutator.js';
+export { formatViolations, rowViolations } from './policies/constraint-violations.js';
+export type { RowViolation } from './policies/constraint-violations.js';
+export { parseAgentUsage, parseUsageFile, agentAnswerText, USAGE_LINE } from './proposers/agent-usage.js';
+export type { AgentUsage } from './proposers/agent-usage.js';
+export { buildMemorySections, readNotes, NOTES_LIMITS, DUPLICATE_ROW } from './proposers/agent-memory.js';
+export type { AgentMemoryOptions, DiscardedDiff, NotesLimits } from './proposers/agent-memory.js';
+export { spendOf, describeSpend, formatUsd } from './policies/spend.js';
+export type { Spend, SpendPart } from './policies/spend.js';
+export type { HyperparameterMutatorOptions, ParameterSpace } from './proposers/hyperparameter-mutator.js';
+export { createTpeProposer, tpeProposerOptionsSchema } from './proposers/tpe/tpe-proposer.js';
+export type { TpeProposerOptions } from './proposers/tpe/tpe-proposer.js';
+export { tpeParameterSchema } from './proposers/tpe/space.js';
+export type { TpeParameter, ParameterValue } from './proposers/tpe/space.js';
+export { createConfigFileAdapter, createMemoryConfigAdapter, jsonCodec } from './proposers/tpe/config-adapter.js';
+export type { ConfigAdapter, ConfigCodec, ConfigFileAdapterOptions } from './proposers/tpe/config-adapter.js';
+export { describeChanges, parseChanges, formatValue } from './proposers/tpe/description.js';
+export type { ParameterChange } from './proposers/tpe/description.js';
+export { rebuildObservations } from './proposers/tpe/observations.js';
+export { paretoKeep, paretoKeepOptionsSchema } from './policies/pareto-keep-policy.js';
+export type { ParetoKeepOptions, ParetoRecord } from './policies/pareto-keep-policy.js';
+export { paretoFront } from './policies/pareto-front.js';
+export type { ParetoPoint, ParetoFrontOptions } from './policies/pareto-front.js';
+export { dominates, hypervolume, nonDominationRanks, objectiveLosses, totalViolation } from './policies/pareto-math.js';
+export type { ConstraintsFunction, ObjectiveSpec } from './policies/pareto-math.js';
+export type { Observation } from './proposers/tpe/observations.js';
+export { createMemoryResultsLog, sanitizeCell } from './contracts/results-log.js';
+export type { ResultsLog } from './contracts/results-log.js';
+export { writeJsonAtomic, writeTextAtomic, readJson, appendDurable, syncDirectory } from './files/state-file.js';
+export { withRecordData, readRecordData } from './files/record-data-log.js';
+export type { RecordDataOptions } from './files/record-data-log.js';
+export { acquireLock, isLocked } from './files/lock.js';
+export type { WorkspaceLock, AcquireLockOptions } from './files/lock.js';
+export { createSeededRandom } from './stats/random.js';
+export { runInGroup, runInGroupToLog, killGroup, describeExit } from './process/process-group.js';
+export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './process/orphan-group.js';
+export { pidsWithToken } from './process/token-scan.js';
 export {
   bwrapArgv,
   bwrapStatus,
@@ -173,18 +173,21 @@ export {
   resolveSandboxMode,
   sandboxMaskArgs,
   sandboxOptionsFields,
-} from './sandbox.js';
-export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './sandbox.js';
-export { DEFAULT_MAX_FOLDER_ENTRIES, planSandboxBinds, sweepSandboxFolders } from './sandbox-folders.js';
-export type { SandboxBinds, SandboxFolder, SandboxSweep } from './sandbox-folders.js';
-export type { GroupRunOptions, GroupRunResult } from './internal/process-group.js';
-export type { WorkingCopy, WorkingCopyProvider } from './working-copy.js';
-export { parallelOptionsSchema } from './parallel.js';
-export type { ParallelOptions } from './parallel.js';
-export { createMemoryWorkingCopies } from './memory-working-copies.js';
-export type { MemoryWorkingCopy } from './memory-working-copies.js';
-export { createDirectoryWorkingCopies, directoryWorkingCopiesOptionsSchema } from './directory-working-copies.js';
-export type { DirectoryWorkingCopiesOptions } from './directory-working-copies.js';
+} from './process/sandbox.js';
+export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './process/sandbox.js';
+export { DEFAULT_MAX_FOLDER_ENTRIES, planSandboxBinds, sweepSandboxFolders } from './process/sandbox-folders.js';
+export type { SandboxBinds, SandboxFolder, SandboxSweep } from './process/sandbox-folders.js';
+export type { GroupRunOptions, GroupRunResult } from './process/process-group.js';
+export type { WorkingCopy, WorkingCopyProvider } from './contracts/working-copy.js';
+export { parallelOptionsSchema } from './engine/parallel.js';
+export type { ParallelOptions } from './engine/parallel.js';
+export { createMemoryWorkingCopies } from './artifacts/memory-working-copies.js';
+export type { MemoryWorkingCopy } from './artifacts/memory-working-copies.js';
+export {
+  createDirectoryWorkingCopies,
+  directoryWorkingCopiesOptionsSchema,
+} from './artifacts/directory-working-copies.js';
+export type { DirectoryWorkingCopiesOptions } from './artifacts/directory-working-copies.js';
 export { createLoop } from './engine/create-loop.js';
 export type { Loop } from './engine/create-loop.js';
 export type { Trial, TrialEdit, StepOutcome } from './engine/trial.js';
@@ -200,26 +203,26 @@ export type {
   LoopKeepOptions,
   LoopRecoveryOptions,
 } from './engine/options.js';
-export type { Guard, GuardVerdict, GuardInput } from './guard.js';
-export { firstVerdict } from './guard.js';
-export { tier1Gates } from './tier1-gates.js';
-export type { Tier1GatesOptions } from './tier1-gates.js';
-export { createJsonStateStore } from './state-store.js';
-export type { StateStore, EngineState, EnginePhase } from './state-store.js';
-export { noRollback, createMemoryStateStore, type MemoryStateStore } from './no-op.js';
-export { costBudget, convergence, repeatedError, noFileChanges } from './stop-conditions.js';
-export { incumbentCurvePruner, medianPruner, patiencePruner, nonFinitePruner } from './pruners.js';
-export type { IncumbentCurvePrunerOptions, MedianPrunerOptions, PatiencePrunerOptions } from './pruners.js';
-export { successiveHalvingPruner, hyperbandPruner } from './successive-halving.js';
-export type { SuccessiveHalvingPrunerOptions, HyperbandPrunerOptions } from './successive-halving.js';
-export { valueAtStep } from './pruner.js';
-export type { Pruner, PruneInput, PruneVerdict, PrunedFact } from './pruner.js';
+export type { Guard, GuardVerdict, GuardInput } from './contracts/guard.js';
+export { firstVerdict } from './contracts/guard.js';
+export { tier1Gates } from './policies/tier1-gates.js';
+export type { Tier1GatesOptions } from './policies/tier1-gates.js';
+export { createJsonStateStore } from './contracts/state-store.js';
+export type { StateStore, EngineState, EnginePhase } from './contracts/state-store.js';
+export { noRollback, createMemoryStateStore, type MemoryStateStore } from './contracts/no-op.js';
+export { costBudget, convergence, repeatedError, noFileChanges } from './policies/stop-conditions.js';
+export { incumbentCurvePruner, medianPruner, patiencePruner, nonFinitePruner } from './policies/pruners.js';
+export type { IncumbentCurvePrunerOptions, MedianPrunerOptions, PatiencePrunerOptions } from './policies/pruners.js';
+export { successiveHalvingPruner, hyperbandPruner } from './policies/successive-halving.js';
+export type { SuccessiveHalvingPrunerOptions, HyperbandPrunerOptions } from './policies/successive-halving.js';
+export { valueAtStep } from './contracts/pruner.js';
+export type { Pruner, PruneInput, PruneVerdict, PrunedFact } from './contracts/pruner.js';
 export type { PruneOptions } from './engine/run-reporting.js';
-export { intermediatePatternProblem } from './intermediate-pattern.js';
-export type { IntermediatePattern } from './intermediate-pattern.js';
-export { createCommandGuard, commandGuardOptionsSchema } from './command-guard.js';
-export type { CommandGuardOptions } from './command-guard.js';
-export type { CostBudgetOptions, ConvergenceOptions } from './stop-conditions.js';
+export { intermediatePatternProblem } from './harness/intermediate-pattern.js';
+export type { IntermediatePattern } from './harness/intermediate-pattern.js';
+export { createCommandGuard, commandGuardOptionsSchema } from './policies/command-guard.js';
+export type { CommandGuardOptions } from './policies/command-guard.js';
+export type { CostBudgetOptions, ConvergenceOptions } from './policies/stop-conditions.js';
 export { createStepMachine } from './step-machine/step-machine.js';
 export type {
   StepMachine,
@@ -236,8 +239,8 @@ export { stepCursorSchema, readStepCursor } from './step-machine/cursor.js';
 export type { StepCursor } from './step-machine/cursor.js';
 export { journalRecordSchema, readJournal } from './step-machine/journal.js';
 export type { JournalRecord } from './step-machine/journal.js';
-export { createHoldout, holdoutOptionsSchema } from './holdout.js';
-export type { Holdout, HoldoutOptions, HoldoutGateOptions } from './holdout.js';
+export { createHoldout, holdoutOptionsSchema } from './policies/holdout.js';
+export type { Holdout, HoldoutOptions, HoldoutGateOptions } from './policies/holdout.js';
 export {
   appendHoldoutUse,
   holdoutFileList,
@@ -245,7 +248,7 @@ export {
   holdoutStateDir,
   readHoldoutUses,
   HOLDOUT_USES_FILE,
-} from './holdout-store.js';
-export type { HoldoutUse, HoldoutUseKind } from './holdout-store.js';
-export { checkHoldoutSeal } from './holdout-seal.js';
-export type { HoldoutSealInput } from './holdout-seal.js';
+} from './policies/holdout-store.js';
+export type { HoldoutUse, HoldoutUseKind } from './policies/holdout-store.js';
+export { checkHoldoutSeal } from './policies/holdout-seal.js';
+export type { HoldoutSealInput } from './policies/holdout-seal.js';

@@ -63,7 +63,7 @@ describe('workspace lock', () => {
 
   it('a lock whose owner process was killed (SIGKILL) is taken over at once, without waiting for it to go stale', async () => {
     const path = join(dir, '.loop', 'workspace');
-    const script = `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'lock.ts')).href}').then(async (m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: 600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
+    const script = `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'files', 'lock.ts')).href}').then(async (m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: 600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });

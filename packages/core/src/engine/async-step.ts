@@ -1,5 +1,5 @@
-import { isBetter } from '../scorer.js';
-import type { WorkingCopy } from '../working-copy.js';
+import { isBetter } from '../contracts/scorer.js';
+import type { WorkingCopy } from '../contracts/working-copy.js';
 import { adoptWinner, saveNonWinners } from './batch-step.js';
 import { runCandidate } from './candidate.js';
 import type { Outcome, Slot } from './outcome.js';

@@ -1,6 +1,6 @@
-import { LoopError } from '../errors.js';
-import type { CandidateData, IterationRecord } from '../iteration-record.js';
-import { summarizeSamples } from '../statistics.js';
+import { LoopError } from '../contracts/errors.js';
+import type { CandidateData, IterationRecord } from '../contracts/iteration-record.js';
+import { summarizeSamples } from '../stats/statistics.js';
 import type { Engine } from './engine.js';
 import { pushRow, type PerSample, type RunState } from './run-state.js';
 

@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
-import { compareSnapshots } from '../artifact.js';
-import { LoopError } from '../errors.js';
-import type { Checkpoint } from '../rollback-strategy.js';
-import { isBetter } from '../scorer.js';
-import type { WorkingCopy } from '../working-copy.js';
+import { compareSnapshots } from '../contracts/artifact.js';
+import { LoopError } from '../contracts/errors.js';
+import type { Checkpoint } from '../contracts/rollback-strategy.js';
+import { isBetter } from '../contracts/scorer.js';
+import type { WorkingCopy } from '../contracts/working-copy.js';
 import { runCandidate } from './candidate.js';
 import type { IncumbentRemeasure, Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';

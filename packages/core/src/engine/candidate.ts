@@ -1,9 +1,9 @@
-import { compareSnapshots, isUnder, type Artifact } from '../artifact.js';
-import { LoopError, isLoopError } from '../errors.js';
-import { firstVerdict } from '../guard.js';
-import type { CandidateData } from '../iteration-record.js';
-import type { EditPlan, Proposal } from '../proposer.js';
-import type { MaybePromise } from '../types.js';
+import { compareSnapshots, isUnder, type Artifact } from '../contracts/artifact.js';
+import { LoopError, isLoopError } from '../contracts/errors.js';
+import { firstVerdict } from '../contracts/guard.js';
+import type { CandidateData } from '../contracts/iteration-record.js';
+import type { EditPlan, Proposal } from '../contracts/proposer.js';
+import type { MaybePromise } from '../contracts/types.js';
 import type { Engine } from './engine.js';
 import {
   addData,

@@ -1,4 +1,4 @@
-import type { IterationRecord, StatusCounts } from '../iteration-record.js';
+import type { IterationRecord, StatusCounts } from '../contracts/iteration-record.js';
 
 /**
  * The loop's counters, advanced by one row at a time (O(1) per iteration, whatever the length of

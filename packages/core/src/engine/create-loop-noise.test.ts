@@ -3,17 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
-import type { LoopEvent } from '../events.js';
-import type { KeepInput, KeepPolicy } from '../keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createNoiseAwareKeepPolicy } from '../noise-aware-keep-policy.js';
-import { createSeededRandom } from '../random.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
+import type { LoopEvent } from '../contracts/events.js';
+import type { KeepInput, KeepPolicy } from '../contracts/keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createNoiseAwareKeepPolicy } from '../policies/noise-aware-keep-policy.js';
+import { createSeededRandom } from '../stats/random.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { createLoop } from './create-loop.js';
-import { createJsonSeedOnlyDetector, createMemorySeedOnlyDetector, isSeedOnlyJsonChange } from '../seed-only.js';
-import { maxIterations } from '../stop-policy.js';
-import type { RandomSource } from '../types.js';
+import {
+  createJsonSeedOnlyDetector,
+  createMemorySeedOnlyDetector,
+  isSeedOnlyJsonChange,
+} from '../artifacts/seed-only.js';
+import { maxIterations } from '../contracts/stop-policy.js';
+import type { RandomSource } from '../contracts/types.js';
 
 const gaussian = (r: RandomSource) => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
 

@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { createBarrier, createContextProposer } from '@loop/internal-test-utils';
-import { isLoopError } from '../errors.js';
-import type { LoopEvent } from '../events.js';
-import { createFunctionHarness } from '../function-harness.js';
-import type { Harness } from '../harness.js';
-import type { KeepInput, KeepPolicy } from '../keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../memory.js';
-import { createMemoryWorkingCopies } from '../memory-working-copies.js';
-import type { Proposer } from '../proposer.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
+import { isLoopError } from '../contracts/errors.js';
+import type { LoopEvent } from '../contracts/events.js';
+import { createFunctionHarness } from '../harness/function-harness.js';
+import type { Harness } from '../contracts/harness.js';
+import type { KeepInput, KeepPolicy } from '../contracts/keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../artifacts/memory.js';
+import { createMemoryWorkingCopies } from '../artifacts/memory-working-copies.js';
+import type { Proposer } from '../contracts/proposer.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { createLoop } from './create-loop.js';
 import type { LoopOptions } from './options.js';
-import { maxIterations } from '../stop-policy.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 
 /** A loop over a number (minimize: the score is the value) with K candidates in memory copies. */
 function setup(options: {

@@ -8,16 +8,16 @@ import {
   createManualClock,
   type FakeOutcome,
 } from '@loop/internal-test-utils';
-import type { LoopEvent } from '../events.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createFunctionProposer } from '../proposer.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
+import type { LoopEvent } from '../contracts/events.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createFunctionProposer } from '../contracts/proposer.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { createLoop } from './create-loop.js';
 import type { LoopOptions } from './options.js';
-import { anyOf, maxIterations, plateau, targetScore, wallClock } from '../stop-policy.js';
-import type { RollbackStrategy } from '../rollback-strategy.js';
-import type { Direction } from '../types.js';
+import { anyOf, maxIterations, plateau, targetScore, wallClock } from '../contracts/stop-policy.js';
+import type { RollbackStrategy } from '../contracts/rollback-strategy.js';
+import type { Direction } from '../contracts/types.js';
 
 function setup(scores: FakeOutcome[], extra: Partial<LoopOptions> = {}, direction: Direction = 'minimize') {
   const artifact = createMemoryArtifact(0);

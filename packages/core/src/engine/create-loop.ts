@@ -1,6 +1,6 @@
-import type { LoopEvent, LoopEventOf, LoopEventType } from '../events.js';
-import type { EditPlan } from '../proposer.js';
-import type { LoopSummary } from '../summary.js';
+import type { LoopEvent, LoopEventOf, LoopEventType } from '../contracts/events.js';
+import type { EditPlan } from '../contracts/proposer.js';
+import type { LoopSummary } from '../contracts/summary.js';
 import { createEngine } from './engine.js';
 import type { LoopOptions } from './options.js';
 import { createSession } from './session.js';

@@ -1,8 +1,8 @@
-import { firstVerdict } from '../guard.js';
-import type { CandidateData, IterationRecord } from '../iteration-record.js';
-import type { EditPlan, Proposal } from '../proposer.js';
-import type { ScoreOk } from '../scorer.js';
-import { summarizeSamples } from '../statistics.js';
+import { firstVerdict } from '../contracts/guard.js';
+import type { CandidateData, IterationRecord } from '../contracts/iteration-record.js';
+import type { EditPlan, Proposal } from '../contracts/proposer.js';
+import type { ScoreOk } from '../contracts/scorer.js';
+import { summarizeSamples } from '../stats/statistics.js';
 import type { Engine } from './engine.js';
 import { addData, applyVerdict, type FinishOptions, type Outcome, type Slot } from './outcome.js';
 import type { RunState } from './run-state.js';

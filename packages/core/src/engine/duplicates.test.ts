@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createContextProposer } from '@loop/internal-test-utils';
-import { createFunctionHarness } from '../function-harness.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createMemoryWorkingCopies } from '../memory-working-copies.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
-import { createSeededRandom } from '../random.js';
-import { maxIterations } from '../stop-policy.js';
+import { createFunctionHarness } from '../harness/function-harness.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryWorkingCopies } from '../artifacts/memory-working-copies.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
+import { createSeededRandom } from '../stats/random.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 
 describe('skipDuplicates: a tree already evaluated in this run is not evaluated again (seed 001, issue 32)', () => {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConfigError, parseOptions } from '../errors.js';
+import { ConfigError, parseOptions } from '../contracts/errors.js';
 
 /**
  * Where each deprecated flat option name now lives, as `[group, field]`: for example

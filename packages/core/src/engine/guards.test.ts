@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
-import type { LoopEvent } from '../events.js';
-import type { Guard } from '../guard.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createMemoryWorkingCopies } from '../memory-working-copies.js';
-import { createFunctionHarness } from '../function-harness.js';
-import type { Proposer } from '../proposer.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
-import type { EngineState, StateStore } from '../state-store.js';
-import { maxIterations } from '../stop-policy.js';
+import type { LoopEvent } from '../contracts/events.js';
+import type { Guard } from '../contracts/guard.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryWorkingCopies } from '../artifacts/memory-working-copies.js';
+import { createFunctionHarness } from '../harness/function-harness.js';
+import type { Proposer } from '../contracts/proposer.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
+import type { EngineState, StateStore } from '../contracts/state-store.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 import type { LoopOptions } from './options.js';
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
-import { LoopError, isLoopError } from '../errors.js';
-import type { Harness } from '../harness.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog, type ResultsLog } from '../results-log.js';
-import type { EngineState, StateStore } from '../state-store.js';
-import { maxIterations } from '../stop-policy.js';
-import type { LoopSummary } from '../summary.js';
+import { LoopError, isLoopError } from '../contracts/errors.js';
+import type { Harness } from '../contracts/harness.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog, type ResultsLog } from '../contracts/results-log.js';
+import type { EngineState, StateStore } from '../contracts/state-store.js';
+import { maxIterations } from '../contracts/stop-policy.js';
+import type { LoopSummary } from '../contracts/summary.js';
 import { createLoop } from './create-loop.js';
 
 function setup(options: { failRevertAt?: number; failRestoreBest?: boolean; results?: ResultsLog; harness?: Harness }) {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer } from '@loop/internal-test-utils';
-import type { KeepInput } from '../keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { maxIterations } from '../stop-policy.js';
+import type { KeepInput } from '../contracts/keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 
 describe('the keep policy sees the run so far', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '@loop/internal-test-utils';
-import { createFunctionHarness } from '../function-harness.js';
-import { createValueScorer } from '../regex-scorer.js';
+import { createFunctionHarness } from '../harness/function-harness.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
 import { measure } from './measure.js';
 
 describe('measure: the one evaluation, for a state outside any candidate', () => {

@@ -1,8 +1,8 @@
-import type { Harness, RunContext, RunRecord } from '../harness.js';
-import type { CandidateData } from '../iteration-record.js';
-import type { ScoreResult, Scorer } from '../scorer.js';
-import type { Clock } from '../types.js';
-import { systemClock } from '../types.js';
+import type { Harness, RunContext, RunRecord } from '../contracts/harness.js';
+import type { CandidateData } from '../contracts/iteration-record.js';
+import type { ScoreResult, Scorer } from '../contracts/scorer.js';
+import type { Clock } from '../contracts/types.js';
+import { systemClock } from '../contracts/types.js';
 
 /** What {@link measure} found: the run record, its score (a crash is data), the merged record data and the wall time. */
 export interface Measurement {

@@ -1,21 +1,21 @@
-import type { Advisor } from '../advisor.js';
-import type { Artifact } from '../artifact.js';
-import type { Guard } from '../guard.js';
-import type { Harness } from '../harness.js';
-import type { KeepPolicy } from '../keep-policy.js';
-import type { CostReading } from '../loop-state.js';
-import type { ParallelOptions } from '../parallel.js';
-import type { Proposer } from '../proposer.js';
+import type { Advisor } from '../contracts/advisor.js';
+import type { Artifact } from '../contracts/artifact.js';
+import type { Guard } from '../contracts/guard.js';
+import type { Harness } from '../contracts/harness.js';
+import type { KeepPolicy } from '../contracts/keep-policy.js';
+import type { CostReading } from '../contracts/loop-state.js';
+import type { ParallelOptions } from './parallel.js';
+import type { Proposer } from '../contracts/proposer.js';
 import type { PruneOptions } from './run-reporting.js';
-import type { ResultsLog } from '../results-log.js';
-import type { RollbackStrategy } from '../rollback-strategy.js';
-import type { Scorer } from '../scorer.js';
-import type { SeedOnlyDetector } from '../seed-only.js';
-import type { StateStore } from '../state-store.js';
-import type { StopPolicy } from '../stop-policy.js';
-import type { LoopSummary } from '../summary.js';
-import type { LoopState } from '../loop-state.js';
-import type { Clock, MaybePromise } from '../types.js';
+import type { ResultsLog } from '../contracts/results-log.js';
+import type { RollbackStrategy } from '../contracts/rollback-strategy.js';
+import type { Scorer } from '../contracts/scorer.js';
+import type { SeedOnlyDetector } from '../artifacts/seed-only.js';
+import type { StateStore } from '../contracts/state-store.js';
+import type { StopPolicy } from '../contracts/stop-policy.js';
+import type { LoopSummary } from '../contracts/summary.js';
+import type { LoopState } from '../contracts/loop-state.js';
+import type { Clock, MaybePromise } from '../contracts/types.js';
 
 /**
  * `files` of {@link LoopOptions}: where the loop writes besides the results log.

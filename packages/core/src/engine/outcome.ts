@@ -1,12 +1,12 @@
-import type { Artifact, ArtifactSnapshot } from '../artifact.js';
-import type { LoopError } from '../errors.js';
-import type { GuardVerdict } from '../guard.js';
-import type { Harness } from '../harness.js';
-import type { CandidateData, IterationStatus } from '../iteration-record.js';
-import type { KeepDecision } from '../keep-policy.js';
-import type { EditPlan, ProposalContext } from '../proposer.js';
-import type { CandidateInfo } from '../rollback-strategy.js';
-import type { WorkingCopy } from '../working-copy.js';
+import type { Artifact, ArtifactSnapshot } from '../contracts/artifact.js';
+import type { LoopError } from '../contracts/errors.js';
+import type { GuardVerdict } from '../contracts/guard.js';
+import type { Harness } from '../contracts/harness.js';
+import type { CandidateData, IterationStatus } from '../contracts/iteration-record.js';
+import type { KeepDecision } from '../contracts/keep-policy.js';
+import type { EditPlan, ProposalContext } from '../contracts/proposer.js';
+import type { CandidateInfo } from '../contracts/rollback-strategy.js';
+import type { WorkingCopy } from '../contracts/working-copy.js';
 import type { HaltInfo, PerSample } from './run-state.js';
 
 /** Where one candidate is edited and evaluated: the main workspace (in place) or a working copy. */

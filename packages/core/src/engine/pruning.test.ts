@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer } from '@loop/internal-test-utils';
-import { createFunctionHarness } from '../function-harness.js';
-import type { LoopEvent } from '../events.js';
-import { strictImprovement, type KeepInput } from '../keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import { incumbentCurvePruner, nonFinitePruner } from '../pruners.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog } from '../results-log.js';
-import { maxIterations } from '../stop-policy.js';
+import { createFunctionHarness } from '../harness/function-harness.js';
+import type { LoopEvent } from '../contracts/events.js';
+import { strictImprovement, type KeepInput } from '../contracts/keep-policy.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { incumbentCurvePruner, nonFinitePruner } from '../policies/pruners.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog } from '../contracts/results-log.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 
 /** Each state's training curve at steps 100..500 (minimize); the run's score is its last value. */

@@ -1,7 +1,7 @@
-import { LoopError } from '../errors.js';
-import type { IterationRecord } from '../iteration-record.js';
-import type { EngineState } from '../state-store.js';
-import { summarizeSamples } from '../statistics.js';
+import { LoopError } from '../contracts/errors.js';
+import type { IterationRecord } from '../contracts/iteration-record.js';
+import type { EngineState } from '../contracts/state-store.js';
+import { summarizeSamples } from '../stats/statistics.js';
 import { countersOf } from './counters.js';
 import type { Engine } from './engine.js';
 import type { RunState } from './run-state.js';

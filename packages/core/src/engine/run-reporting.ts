@@ -1,8 +1,8 @@
-import type { IntermediateReport, IterationRecord } from '../iteration-record.js';
-import type { EventHub } from '../internal/event-hub.js';
-import type { PrunedFact, Pruner } from '../pruner.js';
-import { firstPruneVerdict } from '../pruners.js';
-import type { Direction } from '../types.js';
+import type { IntermediateReport, IterationRecord } from '../contracts/iteration-record.js';
+import type { EventHub } from './event-hub.js';
+import type { PrunedFact, Pruner } from '../contracts/pruner.js';
+import { firstPruneVerdict } from '../policies/pruners.js';
+import type { Direction } from '../contracts/types.js';
 
 /** Options of the loop's pruning (`LoopOptions.prune`, issue 27). */
 export interface PruneOptions {

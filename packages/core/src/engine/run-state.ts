@@ -1,9 +1,9 @@
-import type { LoopError } from '../errors.js';
-import type { IterationRecord } from '../iteration-record.js';
-import type { LoopState } from '../loop-state.js';
-import type { EnginePhase, EngineState } from '../state-store.js';
-import type { SampleSummary } from '../statistics.js';
-import type { Direction } from '../types.js';
+import type { LoopError } from '../contracts/errors.js';
+import type { IterationRecord } from '../contracts/iteration-record.js';
+import type { LoopState } from '../contracts/loop-state.js';
+import type { EnginePhase, EngineState } from '../contracts/state-store.js';
+import type { SampleSummary } from '../stats/statistics.js';
+import type { Direction } from '../contracts/types.js';
 import { advanceCounters, emptyCounters, type Counters } from './counters.js';
 
 /** Per-sample sub-scores or gates, one entry per sample. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
-import { isLoopError } from '../errors.js';
-import type { IterationRecord } from '../iteration-record.js';
-import { createMemoryArtifact, createMemoryRollback } from '../memory.js';
-import type { EditPlan, Proposer } from '../proposer.js';
-import { createValueScorer } from '../regex-scorer.js';
-import { createMemoryResultsLog, type ResultsLog } from '../results-log.js';
-import type { EngineState, StateStore } from '../state-store.js';
-import { maxIterations } from '../stop-policy.js';
+import { isLoopError } from '../contracts/errors.js';
+import type { IterationRecord } from '../contracts/iteration-record.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import type { EditPlan, Proposer } from '../contracts/proposer.js';
+import { createValueScorer } from '../scoring/regex-scorer.js';
+import { createMemoryResultsLog, type ResultsLog } from '../contracts/results-log.js';
+import type { EngineState, StateStore } from '../contracts/state-store.js';
+import { maxIterations } from '../contracts/stop-policy.js';
 import { advanceCounters, countersOf, emptyCounters } from './counters.js';
 import { createLoop } from './create-loop.js';
 import type { LoopOptions } from './options.js';
@@ -224,10 +224,10 @@ describe('the keep policy sees the candidate record', () => {
         };
       },
     };
-    const seen: import('../keep-policy.js').KeepInput[] = [];
+    const seen: import('../contracts/keep-policy.js').KeepInput[] = [];
     const keepPolicy = {
       name: 'spy',
-      decide: async (input: import('../keep-policy.js').KeepInput) => {
+      decide: async (input: import('../contracts/keep-policy.js').KeepInput) => {
         if (input.candidate === 8) await input.sample?.();
         seen.push({ ...input, candidateMetrics: [...(input.candidateMetrics ?? [])] });
         return { keep: input.candidate !== 8, reason: 'spy' };
@@ -260,7 +260,7 @@ describe("the keep decision's note", () => {
     const results = createMemoryResultsLog();
     const keepPolicy = {
       name: 'noted',
-      decide: (input: import('../keep-policy.js').KeepInput) => ({
+      decide: (input: import('../contracts/keep-policy.js').KeepInput) => ({
         keep: input.candidate < 9.5,
         reason: 'r',
         note: `note ${input.candidate}`,
@@ -287,7 +287,7 @@ describe('a failed proposal keeps its record', () => {
   it("a proposer's LoopError with details.data (an agent call's cost) puts it in the crash row's data", async () => {
     const { artifact, rollback } = base();
     const results = createMemoryResultsLog();
-    const { LoopError } = await import('../errors.js');
+    const { LoopError } = await import('../contracts/errors.js');
     const proposer: Proposer = {
       name: 'p',
       propose: () => {

@@ -1,8 +1,8 @@
-import { LoopError, isLoopError } from '../errors.js';
-import { acquireLock, type WorkspaceLock } from '../lock.js';
-import type { EditPlan } from '../proposer.js';
-import type { StopDecision } from '../stop-policy.js';
-import type { LoopSummary } from '../summary.js';
+import { LoopError, isLoopError } from '../contracts/errors.js';
+import { acquireLock, type WorkspaceLock } from '../files/lock.js';
+import type { EditPlan } from '../contracts/proposer.js';
+import type { StopDecision } from '../contracts/stop-policy.js';
+import type { LoopSummary } from '../contracts/summary.js';
 import { runBaseline } from './baseline.js';
 import { beginCandidate, finishCandidate, isPending, proposerCrash } from './candidate.js';
 import { addData, type Outcome, type PendingCandidate } from './outcome.js';

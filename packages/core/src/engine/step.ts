@@ -1,6 +1,6 @@
-import { isLoopError } from '../errors.js';
-import type { IterationRecord } from '../iteration-record.js';
-import type { Checkpoint } from '../rollback-strategy.js';
+import { isLoopError } from '../contracts/errors.js';
+import type { IterationRecord } from '../contracts/iteration-record.js';
+import type { Checkpoint } from '../contracts/rollback-strategy.js';
 import { runCandidate } from './candidate.js';
 import type { Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';

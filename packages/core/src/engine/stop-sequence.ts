@@ -1,7 +1,7 @@
-import { isLoopError } from '../errors.js';
-import { keptChanges } from '../internal/history.js';
-import type { StopDecision } from '../stop-policy.js';
-import type { LoopSummary } from '../summary.js';
+import { isLoopError } from '../contracts/errors.js';
+import { keptChanges } from './history.js';
+import type { StopDecision } from '../contracts/stop-policy.js';
+import type { LoopSummary } from '../contracts/summary.js';
 import type { Engine } from './engine.js';
 import type { RunState } from './run-state.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DELETED, type ArtifactSnapshot } from '../artifact.js';
+import { DELETED, type ArtifactSnapshot } from '../contracts/artifact.js';
 
 /**
  * A digest of an artifact's observable content: equal for two snapshots that hold the same

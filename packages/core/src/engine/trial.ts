@@ -1,6 +1,6 @@
-import type { CandidateData, IterationRecord } from '../iteration-record.js';
-import type { EditPlan, Proposal, ProposalContext } from '../proposer.js';
-import type { LoopSummary } from '../summary.js';
+import type { CandidateData, IterationRecord } from '../contracts/iteration-record.js';
+import type { EditPlan, Proposal, ProposalContext } from '../contracts/proposer.js';
+import type { LoopSummary } from '../contracts/summary.js';
 
 /**
  * One candidate a host opened with `Loop.ask` (Optuna's trial): the checkpoint is taken, and the

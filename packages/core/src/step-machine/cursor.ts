@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LoopError } from '../errors.js';
-import { readJson, writeJsonAtomic } from '../state-file.js';
+import { LoopError } from '../contracts/errors.js';
+import { readJson, writeJsonAtomic } from '../files/state-file.js';
 
 /**
  * The persisted cursor of a step machine (`cursor.json`): which run, which visit, which step is

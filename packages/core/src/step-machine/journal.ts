@@ -1,7 +1,7 @@
 import { open, readFile, truncate } from 'node:fs/promises';
 import { z } from 'zod';
-import { LoopError } from '../errors.js';
-import { appendDurable } from '../state-file.js';
+import { LoopError } from '../contracts/errors.js';
+import { appendDurable } from '../files/state-file.js';
 
 /**
  * One line of a step machine journal (append-only JSONL). `intent` is appended, fsynced, before an

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { acquireLock } from '../lock.js';
+import { acquireLock } from '../files/lock.js';
 import { createStepMachine, type StepFunction, type StepMachineHooks } from './step-machine.js';
 
 let dir: string;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { LoopError } from '../errors.js';
-import { acquireLock } from '../lock.js';
-import { writeTextAtomic } from '../state-file.js';
-import type { MaybePromise } from '../types.js';
+import { LoopError } from '../contracts/errors.js';
+import { acquireLock } from '../files/lock.js';
+import { writeTextAtomic } from '../files/state-file.js';
+import type { MaybePromise } from '../contracts/types.js';
 import { readStepCursor, writeStepCursor, type StepCursor } from './cursor.js';
 import { appendJournal, effectKey, readJournal, type JournalRecord } from './journal.js';
 

@@ -1,0 +1,304 @@
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { z } from 'zod';
+import { compareSnapshots } from '../contracts/artifact.js';
+import {
+  addUsage,
+  agentMemoryOptionsFields,
+  memoryLines,
+  prepareCallFiles,
+  readCallUsage,
+  usageData,
+} from './agent-call-files.js';
+import type { DiscardedDiff, NotesLimits } from './agent-memory.js';
+import { agentAnswerText, type AgentUsage } from './agent-usage.js';
+import { LoopError, parseOptions } from '../contracts/errors.js';
+import type { ConstraintsFunction } from '../policies/pareto-math.js';
+import { claimPidFileSlot } from '../process/pid-file-slots.js';
+import { describeExit, runInGroupToLog } from '../process/process-group.js';
+import type { Proposal, ProposalContext, Proposer } from '../contracts/proposer.js';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxSpec } from '../process/sandbox.js';
+import { planSandboxBinds, sweepSandboxFolders, type SandboxSweep } from '../process/sandbox-folders.js';
+import {
+  buildAgentPrompt,
+  descriptionFromOutput,
+  formatHistoryTable,
+  withViolations,
+  type HistoryFormatter,
+} from './agent-prompt.js';
+
+/**
+ * Options of {@link createAgentCommandProposer}. Sandbox (see `sandbox.ts`): `sandbox` defaults to
+ * `auto`, so where bwrap works the agent can write only its targets (the artifact's `mutable`
+ * paths; the whole working directory when the loop has no artifact), a private `/tmp` and the
+ * `writable` paths; everything else, the rest of the workspace (`.git`, `node_modules`, read-only
+ * files) included, is read-only. A target file is writable through its folder (its other entries
+ * bound read-only; see `planSandboxBinds`), so `sed -i`, temp-file-and-rename and editor backups
+ * work; what the agent leaves beside a target is removed after the call (listed in the log).
+ * `network` defaults to true (an agent CLI talks to its model's API). An agent CLI that keeps
+ * state in your home (`~/.claude`, `~/.codex`) needs that folder in `writable`.
+ */
+export interface AgentCommandProposerOptions extends SandboxOptions {
+  /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
+  command: string;
+  /** Absolute working directory (the workspace); in a parallel batch the candidate's `workingCopy.dir` is used instead. */
+  cwd: string;
+  /** Hard timeout of one agent call in ms; the whole process tree is killed past it. @default 600000 */
+  timeoutMs?: number;
+  /** The agent's output log, relative to `cwd` (overwritten each call). @default '.loop/agent.log' */
+  logFile?: string;
+  /** What the loop optimises, in one paragraph (goes at the top of the prompt). */
+  goal: string;
+  /** Replaces the default prompt builder. */
+  buildPrompt?: (context: ProposalContext) => string;
+  /** Renders the history in the default prompt. @default {@link formatHistoryTable} */
+  formatHistory?: HistoryFormatter;
+  /**
+   * Constraints, Optuna-style (one value per constraint, `<= 0` feasible; read `record.data.metrics`):
+   * the default prompt then lists, after the history, one line per violated constraint of each
+   * row (see `formatViolations`), so the agent sees which edits broke which bound. @default none
+   */
+  constraints?: ConstraintsFunction;
+  /** Names of the constraints, in the order `constraints` returns them. @default `constraint 1`, ... */
+  constraintNames?: readonly string[];
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /**
+   * Absolute path of a pid file recording the running agent (see core `runInGroup`); a call that
+   * finds it from a SIGKILLed controller first ends that agent's processes, `setsid` daemons
+   * included. Overlapping calls (parallel candidates) each take their own slot file (`pidFile`,
+   * `pidFile.1`, ...) and never end a live sibling's agent. @default none
+   */
+  pidFile?: string;
+  /**
+   * Receives a few lines when a call exited 0 but changed no target file: the iteration, the
+   * log's path and its last 10 lines, and whether the sandbox refused a write (the CLI prints
+   * them). The row's description carries the exit code and the log's last 3 lines either way.
+   * @default none
+   */
+  onNoChange?: (message: string) => void;
+  /**
+   * The agent's own folder, relative to `cwd` (the main workspace, also in a parallel batch):
+   * writable inside the sandbox, kept by `loop run --new`. It holds `notes.md`, the notes the agent
+   * may append to (path in `LOOP_NOTES_FILE`; carried into every next prompt, newest first, bounded
+   * by `notesLimits`), and `usage.json`, where an agent CLI (or its wrapper) may write what the call
+   * cost (path in `LOOP_USAGE_FILE`; removed before each call; see `parseUsageFile`). `false`: no
+   * folder, no notes, no usage file. @default '.loop/memory'
+   */
+  memoryDir?: string | false;
+  /** How much of the notes goes into a prompt. @default {@link NOTES_LIMITS} (40 lines, 4096 bytes) */
+  notesLimits?: NotesLimits;
+  /**
+   * The last discarded candidates' diffs for the prompt: `read` gets the iterations (the last
+   * `count` reverted or crashed rows that were committed) and returns their diffs (rollback-git's
+   * `readDiscardedDiffs`); each diff is cut to `maxBytes`. A read that throws leaves the section
+   * out. @default none (count 3, maxBytes 4000)
+   */
+  discardedDiffs?: {
+    read: (iterations: readonly number[]) => Promise<readonly DiscardedDiff[]>;
+    count?: number;
+    maxBytes?: number;
+  };
+  /** Lines about earlier runs in the workspace for the prompt (where their rows and notes are). @default none */
+  earlierRuns?: () => Promise<readonly string[]> | readonly string[];
+}
+
+/** zod schema of {@link AgentCommandProposerOptions}. */
+export const agentCommandProposerOptionsSchema = z.object({
+  command: z.string().trim().min(1, 'command must not be empty'),
+  cwd: z.string().refine((p) => isAbsolute(p), 'cwd must be an absolute path'),
+  timeoutMs: z.number().int().positive().default(600_000),
+  logFile: z.string().min(1).default('.loop/agent.log'),
+  goal: z.string().min(1, 'goal must not be empty'),
+  buildPrompt: z.custom<(c: ProposalContext) => string>((f) => f === undefined || typeof f === 'function').optional(),
+  formatHistory: z
+    .custom<HistoryFormatter>((f) => f === undefined || typeof f === 'function', 'formatHistory must be a function')
+    .optional(),
+  constraints: z
+    .custom<ConstraintsFunction>((f) => f === undefined || typeof f === 'function', 'constraints must be a function')
+    .optional(),
+  constraintNames: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).default({}),
+  pidFile: z
+    .string()
+    .refine((p) => isAbsolute(p), 'pidFile must be an absolute path')
+    .optional(),
+  onNoChange: z
+    .custom<(message: string) => void>(
+      (f) => f === undefined || typeof f === 'function',
+      'onNoChange must be a function',
+    )
+    .optional(),
+  ...agentMemoryOptionsFields,
+  ...sandboxOptionsFields,
+});
+
+/** What a sandbox refusal looks like in a tool's output. */
+const REFUSED = /Read-only file system|Device or resource busy|\bEROFS\b|\bEBUSY\b/;
+
+/** The last `n` non-empty lines of `text`, each trimmed and cut to 160 characters. */
+function lastLines(text: string, n: number): string[] {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-n);
+  return lines.map((l) => (l.length > 160 ? `${l.slice(0, 157)}...` : l));
+}
+
+/** What a sandboxed agent's error or no-change report adds: what was writable, and how to widen it. */
+function confinedHint(spec: SandboxSpec): string {
+  const writable = [...spec.writable, ...(spec.extraWritable ?? [])].join(', ');
+  const how = 'a target file through its folder, whose other entries stay read-only';
+  const widen = "if it must write elsewhere (e.g. ~/.claude), add the path to writable, or set sandbox: 'none'";
+  return ` It ran in the bwrap sandbox, writable only: ${writable} (${how}) and a private /tmp; ${widen}.`;
+}
+
+/** The agent log's lines about what the sweep after the call did (paths relative to `cwd`). */
+function sweepLines(swept: SandboxSweep, cwd: string): string {
+  const rel = (paths: readonly string[]) => paths.map((p) => relative(cwd, p)).join(', ');
+  return [
+    ...(swept.removed.length > 0
+      ? [`[loop] removed what the agent left beside its targets: ${rel(swept.removed)}`]
+      : []),
+    ...(swept.restored.length > 0
+      ? [`[loop] put back the symlinks it removed or replaced: ${rel(swept.restored)}`]
+      : []),
+  ]
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+/**
+ * A proposer that runs an external agent CLI (any command; the prompt on stdin) in the workspace:
+ * a fresh process every iteration (seed 001: 执行隔离), under a hard timeout that kills its
+ * process tree. The files it changed are detected through the loop's artifact; the description
+ * is the last `DESCRIPTION:` line of its output. `repair()` asks the agent to fix a crash; when
+ * it changes nothing, the crash stands.
+ *
+ * Every process the agent starts is gone when its call ends (see `runInGroup`: process group,
+ * cgroup, run token), a `setsid` daemon included; with `pidFile` a SIGKILLed controller's agent is
+ * ended by the next call.
+ *
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options, or `sandbox: 'bwrap'` where bwrap does not work.
+ * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the agent exits non-zero or times out
+ *   (the engine records a crash row and rolls back).
+ *
+ * @example
+ * const proposer = createAgentCommandProposer({ command: 'claude -p --permission-mode acceptEdits', cwd, goal: 'Lower val_bpc of train.mjs.' });
+ */
+export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
+  const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
+  const sandbox = planSandbox(o, 'agent-command-proposer', { mode: 'auto', network: true });
+  /** What each recent iteration's calls cost so far (a repair adds to its proposal's). */
+  const spentOn = new Map<number, AgentUsage>();
+  const call = async (context: ProposalContext): Promise<{ proposal: Proposal; changed: readonly string[] }> => {
+    // In a parallel batch the agent works in the candidate's working copy, never in the main workspace.
+    const cwd = context.workingCopy?.dir ?? o.cwd;
+    const logPath = resolve(cwd, o.logFile);
+    const before = context.artifact ? await context.artifact.inspect() : undefined;
+    const history = withViolations(o.formatHistory ?? formatHistoryTable, o.constraints, o.constraintNames);
+    // The memory folder is the main workspace's, also for a parallel candidate's call.
+    const files = await prepareCallFiles(o, o.cwd);
+    const prompt = o.buildPrompt
+      ? o.buildPrompt(context)
+      : buildAgentPrompt(o.goal, context, history, await memoryLines(o, context, files));
+    const targets = context.artifact ? context.artifact.mutable.map((m) => resolve(cwd, m)) : [cwd];
+    // Parallel candidates' agent calls overlap: each takes its own pid-file slot, and the orphan
+    // sweep never ends a live sibling's call (issue 15).
+    const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, 5000) : undefined;
+    let result: Awaited<ReturnType<typeof runInGroupToLog>>;
+    let spec: SandboxSpec | undefined;
+    let swept: SandboxSweep | undefined;
+    try {
+      // The log exists before the binds are planned: the sweep spares what was there (issue 32).
+      await mkdir(dirname(logPath), { recursive: true });
+      await writeFile(logPath, '');
+      const planned = sandbox(files.dir ? [...targets, files.dir] : targets);
+      const binds = planned && planSandboxBinds(planned.writable, planned.extraWritable, planned.maxFolderEntries);
+      spec = planned && binds ? { ...planned, binds } : undefined;
+      result = await runInGroupToLog({
+        logPath,
+        command: o.command,
+        cwd,
+        env: {
+          ...process.env,
+          ...o.env,
+          LOOP_ITERATION: String(context.iteration),
+          LOOP_ATTEMPT: String(context.attempt),
+          ...files.env,
+        },
+        input: prompt,
+        killTimeoutMs: o.timeoutMs,
+        graceMs: 5000,
+        signal: context.signal,
+        ...(slot ? { pidFile: slot.path } : {}),
+        ...(spec ? { sandbox: spec } : {}),
+      });
+      // Temp files and backups the agent left beside its targets go; replaced symlinks come back.
+      try {
+        swept = spec?.binds ? sweepSandboxFolders(spec.binds, [logPath, ...(slot ? [slot.path] : [])]) : undefined;
+      } catch (error) {
+        const message = `could not remove what the agent left beside its targets (${(error as Error).message})`;
+        const where = `check the folders of ${targets.join(', ')}`;
+        throw new LoopError('PROPOSER_FAILED', `[loop] [agent-command-proposer] ${message}; ${where}`, {
+          cause: error,
+        });
+      }
+    } finally {
+      slot?.release();
+    }
+    const output = await readFile(logPath, 'utf8').catch(() => '');
+    if (swept) await appendFile(logPath, sweepLines(swept, cwd));
+    // A repair's call adds to what the iteration's earlier calls cost: the candidate's record holds the sum
+    // (a failed call's cost goes with its PROPOSER_FAILED as details.data, into the crash row).
+    const usage = addUsage(
+      context.attempt > 0 ? spentOn.get(context.iteration) : undefined,
+      await readCallUsage(files, output),
+    );
+    if (usage) spentOn.set(context.iteration, usage);
+    for (const i of spentOn.keys()) if (i < context.iteration - 64) spentOn.delete(i);
+    const data = usageData(usage);
+    const confined = spec ? confinedHint(spec) : '';
+    if (result.spawnError || result.timedOut || result.exitCode !== 0) {
+      const why =
+        result.spawnError?.message ??
+        (result.timedOut ? `timed out after ${o.timeoutMs} ms` : describeExit(result.exitCode, result.signal));
+      const tail = lastLines(output, 3);
+      const ends = tail.length > 0 ? `, which ends: ${tail.join(' | ')}` : '';
+      const details = { logPath, exitCode: result.exitCode, sandboxed: spec !== undefined, ...(data ? { data } : {}) };
+      const message = `[loop] [agent-command-proposer] agent "${o.command}" ${why}; see ${logPath}${ends}.${confined}`;
+      throw new LoopError('PROPOSER_FAILED', message, { details });
+    }
+    const after = context.artifact && (await context.artifact.inspect());
+    const changed =
+      before && context.artifact && after ? compareSnapshots(context.artifact, before, after).changed : [];
+    let description = descriptionFromOutput(agentAnswerText(output));
+    if (context.artifact && changed.length === 0) {
+      const refused = spec !== undefined && REFUSED.test(output);
+      const answer = agentAnswerText(output); // a JSON-printing CLI's answer, not its one long JSON line
+      const ends = lastLines(answer, 3).join(' | ') || '(empty)';
+      const refusal = refused ? '; a write was refused by the sandbox' : '';
+      description = `${description} [agent exited 0 and changed no target; ${o.logFile} ends: ${ends}${refusal}]`;
+      const repair = context.attempt > 0 ? ` (repair ${context.attempt})` : '';
+      o.onNoChange?.(
+        [
+          `[loop] [agent-command-proposer] iteration ${context.iteration}${repair}: the agent exited 0 and changed none of ` +
+            `${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
+          ...lastLines(answer, 10).map((l) => `    ${l}`),
+          ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),
+          ...(refused ? [`    a write was refused.${confined}`] : []),
+        ].join('\n'),
+      );
+    }
+    return { proposal: { description, changedFiles: changed, ...(data ? { data } : {}) }, changed };
+  };
+  return {
+    name: `agent(${o.command})`,
+    propose: async (context) => (await call(context)).proposal,
+    repair: async (context) => {
+      const { proposal, changed } = await call(context);
+      return changed.length === 0 ? undefined : proposal;
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import type { IterationRecord } from '../../contracts/iteration-record.js';
+import {
+  objectiveLosses,
+  totalViolation,
+  type ConstraintsFunction,
+  type ObjectiveSpec,
+} from '../../policies/pareto-math.js';
+import type { Direction } from '../../contracts/types.js';
+import { applyChanges, parseChanges, type ParameterChange } from './description.js';
+import type { ParameterConfig } from './space.js';
+
+/** One evaluated (or crashed) config, rebuilt from a results row. */
+export interface Observation {
+  /** The row's iteration (0 = baseline). */
+  readonly iteration: number;
+  /** The full config the row evaluated. */
+  readonly config: ParameterConfig;
+  /** The score as a loss (lower is better: `-score` when maximizing); `undefined` for a crash. */
+  readonly loss?: number;
+  /** Total constraint violation (0 = feasible; see `totalViolation`), when the proposer has `constraints`. */
+  readonly violation?: number;
+  /** The largest constraint value (`<= 0` feasible): what a feasibility model fits. */
+  readonly constraint?: number;
+  /** The loss vector of a multi-objective proposer's `objectives` (lower is better), when every metric is there. */
+  readonly objectives?: readonly number[];
+  /** The step a pruned run was stopped at (its `loss` is that step's report); absent for a run that finished. */
+  readonly prunedAt?: number;
+}
+
+/** What the proposer reads from a row besides its score: constraint values and several objectives. */
+export interface ObservationFacts {
+  readonly constraints?: ConstraintsFunction;
+  readonly objectives?: readonly ObjectiveSpec[];
+}
+
+type Facts = Pick<Observation, 'violation' | 'constraint' | 'objectives'>;
+
+function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
+  const out: { violation?: number; constraint?: number; objectives?: readonly number[] } = {};
+  if (facts.constraints) {
+    const values = facts.constraints(row);
+    if (values && values.length > 0) {
+      out.violation = totalViolation(values);
+      out.constraint = Math.max(...values.map((v) => (Number.isNaN(v) ? Infinity : v)));
+    }
+  }
+  if (facts.objectives) {
+    const losses = objectiveLosses(row.data?.metrics, facts.objectives);
+    if (losses) out.objectives = losses;
+  }
+  return out;
+}
+
+/**
+ * Rebuilds every evaluated config of a run from its rows, so the model is the same after a resume
+ * as in the uninterrupted run (nothing but the results log is needed).
+ *
+ * How: each of our rows' descriptions names its changes (`key from -> to`, see
+ * `describeChanges`). The config at proposal time (`current`, the incumbent: the engine reverts
+ * before proposing) is walked back through the kept rows' changes (their `from` values) to the
+ * baseline's config; then forward, each row's config is its incumbent with its changes applied, and
+ * a kept row's config becomes the incumbent. Rows that are not ours (another proposer's, a proposer
+ * failure) are skipped; a kept row that is not ours ends the walk back (older rows are not used).
+ * Rows without a score (rejected, not evaluated, halted) are skipped except crashes and runs pruned
+ * on a non-finite report, which are returned without a loss (the model avoids their region). A
+ * pruned run's score is its last intermediate report (issue 27); it carries `prunedAt` so the ranking
+ * puts it after every run that finished (see `rankObservations`).
+ *
+ * @param history - the run's rows, baseline first (`ProposalContext.history`)
+ * @param current - the config as it is now (the incumbent)
+ * @param keys - the space's parameter names
+ * @param facts - constraint values and objectives read from each scored row's record
+ */
+export function rebuildObservations(
+  history: readonly IterationRecord[],
+  current: ParameterConfig,
+  keys: ReadonlySet<string>,
+  direction: Direction,
+  facts: ObservationFacts = {},
+): Observation[] {
+  const parsed = history.map((r) => (r.status === 'baseline' ? [] : parseChanges(r.description, keys)));
+  // Walk back through kept rows to the oldest config we can reconstruct.
+  let start = 0;
+  let config: Record<string, unknown> = { ...current };
+  for (let i = history.length - 1; i >= 0; i--) {
+    const row = history[i]!;
+    if (row.status !== 'kept') continue;
+    const changes = parsed[i];
+    if (!changes) {
+      start = i + 1;
+      break;
+    }
+    config = applyChanges(config, changes, 'from');
+  }
+  const loss = (s: number) => (direction === 'minimize' ? s : -s);
+  const out: Observation[] = [];
+  let incumbent: Record<string, unknown> = config;
+  for (let i = start; i < history.length; i++) {
+    const row = history[i]!;
+    const changes: ParameterChange[] | undefined = parsed[i];
+    if (row.status === 'baseline') {
+      if (row.score !== null && Number.isFinite(row.score) && start === 0)
+        out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score), ...factsOf(row, facts) });
+      continue;
+    }
+    if (!changes) continue;
+    const evaluated = applyChanges(incumbent, changes);
+    // A pruned run ranks by its last report (issue 27, as Optuna's TPE does); one pruned on a
+    // non-finite report has no score and counts as a crash would: the model avoids its region.
+    const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
+    if (row.status === 'crash' || prunedNonFinite) out.push({ iteration: row.iteration, config: evaluated });
+    else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
+      const prunedAt = row.data?.pruned?.step;
+      out.push({
+        iteration: row.iteration,
+        config: evaluated,
+        loss: loss(row.score),
+        ...factsOf(row, facts),
+        ...(prunedAt !== undefined ? { prunedAt } : {}),
+      });
+    }
+    if (row.status === 'kept') incumbent = evaluated;
+  }
+  return out;
+}
