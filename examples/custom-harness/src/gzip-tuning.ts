@@ -5,12 +5,12 @@ import {
   createMemoryArtifact,
   createMemoryRollback,
   createValueScorer,
-  createSeededRandom,
   createFunctionProposer,
   maxIterations,
   type Harness,
   type LoopSummary,
 } from '@loop/core';
+import { createSeededRandom } from '@loop/core/stats';
 
 /** The tunable gzip parameters (the loop's mutable artifact). */
 export type GzipParams = Required<Pick<ZlibOptions, 'level' | 'memLevel' | 'strategy' | 'windowBits'>>;

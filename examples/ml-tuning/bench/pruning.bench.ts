@@ -26,7 +26,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { incumbentCurvePruner, readRecordData, type IntermediateReport } from '@loop/core';
+import { type IntermediateReport } from '@loop/core/contracts';
+import { incumbentCurvePruner } from '@loop/core/policies';
+import { readRecordData } from '@loop/core/files';
 import { runDemo } from '../src/demo.js';
 import { pruneConfigOf, reportEveryOf } from '../src/run-config.js';
 

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HOLDOUT_LOG } from '@loop/auto-iterate';
-import { readHoldoutUses, type HoldoutUse } from '@loop/core';
+import { readHoldoutUses, type HoldoutUse } from '@loop/core/policies';
 
 /**
  * The demo's sealed holdout folder for a workspace: `<dir>.holdout`, a sibling outside the

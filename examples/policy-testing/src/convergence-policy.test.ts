@@ -6,8 +6,8 @@ import {
   createMemoryRollback,
   createValueScorer,
   maxIterations,
-  wallClock,
 } from '@loop/core';
+import { wallClock } from '@loop/core/policies';
 import { createCounterProposer, createFakeHarness, createManualClock } from '@loop/testing';
 import { describe, expect, it } from 'vitest';
 import { converged } from './convergence-policy.js';

@@ -1,5 +1,5 @@
 import type { StopPolicy } from '@loop/core';
-import { improvement } from '@loop/core';
+import { improvement } from '@loop/core/scoring';
 
 /**
  * A user-written stop policy: stop when the best score improved by less than `minGain` over the

@@ -32,8 +32,8 @@ import {
   createMemoryArtifact,
   createMemoryRollback,
   createRegexScorer,
-  runInGroupToLog,
 } from '@loop/core';
+import { runInGroupToLog } from '@loop/core/process';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
 import { createResultsTsv } from '../src/index.js';
 

@@ -13,12 +13,12 @@ import {
   createMemoryArtifact,
   createMemoryResultsLog,
   createMemoryRollback,
-  createSeededRandom,
   createValueScorer,
   createFunctionHarness,
   createFunctionProposer,
   maxIterations,
 } from '@loop/core';
+import { createSeededRandom } from '@loop/core/stats';
 import { createResultsTsv } from '../src/results-tsv.js';
 
 const ITERATIONS = 200;

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sanitizeCell } from '@loop/core';
+import { sanitizeCell } from '@loop/core/files';
 import { parseAutoIterateTsv } from './results-tsv.js';
 
 /** Where `loop run --new` (the `archive` option) moves earlier runs, relative to the workspace. */

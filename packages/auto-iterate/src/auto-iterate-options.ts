@@ -1,13 +1,6 @@
-import type {
-  Clock,
-  Guard,
-  IntermediatePattern,
-  KeepPolicy,
-  Proposer,
-  PruneOptions,
-  SandboxOptions,
-  StopPolicy,
-} from '@loop/core';
+import type { Clock, Guard, KeepPolicy, Proposer, PruneOptions, StopPolicy } from '@loop/core';
+import type { IntermediatePattern } from '@loop/core/harness';
+import type { SandboxOptions } from '@loop/core/process';
 import type { ArchivedRun } from './archive-run.js';
 import type { AutoIterateHoldout } from './holdout-options.js';
 import type { AutoIterateConstraint, MetricsOption } from './metric-constraints.js';

@@ -1,15 +1,7 @@
 import { normalize } from 'node:path';
-import {
-  parseGroupedOptions,
-  sandboxOptionsFields,
-  type Clock,
-  type FlatOptionMoves,
-  type Guard,
-  type KeepPolicy,
-  type Proposer,
-  type Pruner,
-  type StopPolicy,
-} from '@loop/core';
+import { type Clock, type Guard, type KeepPolicy, type Proposer, type Pruner, type StopPolicy } from '@loop/core';
+import { parseGroupedOptions, type FlatOptionMoves } from '@loop/core/contracts';
+import { sandboxOptionsFields } from '@loop/core/process';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';

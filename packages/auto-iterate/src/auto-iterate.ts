@@ -1,18 +1,17 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  acquireLock,
   ConfigError,
-  withRecordData,
   createFileArtifact,
   createLoop,
   createRegexScorer,
-  createSeedOnlyDetector,
   isLoopError,
   systemClock,
   type Loop,
   type LoopSummary,
 } from '@loop/core';
+import { createSeedOnlyDetector } from '@loop/core/artifacts';
+import { acquireLock, withRecordData } from '@loop/core/files';
 import { createGitResetRollback, describeRepairs, type GitResetRollback } from '@loop/rollback-git';
 import { gitDirOf } from '@loop/rollback-git/git';
 import { dateTag, type AutoIterateOptions } from './auto-iterate-options.js';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { appendDurable, sanitizeCell, type IterationRecord, type ResultsLog, type Scorer } from '@loop/core';
+import { type IterationRecord, type ResultsLog, type Scorer } from '@loop/core';
+import { appendDurable, sanitizeCell } from '@loop/core/files';
 import { toAutoIterateStatus } from './results-tsv.js';
 
 /** A dimension line of an evaluator's output: `dim.<name>: <number>` (what `@loop/evaluators` prints). */

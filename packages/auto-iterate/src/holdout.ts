@@ -1,15 +1,6 @@
 import { join } from 'node:path';
-import {
-  checkHoldoutSeal,
-  createCommandHarness,
-  createHoldout,
-  createRegexScorer,
-  holdoutFileList,
-  holdoutStateDir,
-  LoopError,
-  type Clock,
-  type Holdout,
-} from '@loop/core';
+import { createCommandHarness, createRegexScorer, LoopError, type Clock } from '@loop/core';
+import { checkHoldoutSeal, createHoldout, holdoutFileList, holdoutStateDir, type Holdout } from '@loop/core/policies';
 import { findBlobs } from '@loop/rollback-git/git';
 import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 

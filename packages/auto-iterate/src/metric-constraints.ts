@@ -1,19 +1,14 @@
 // Several metrics per run and constraints on them (issue 28) for the auto-iterate preset: the
 // metric patterns, the constraint checks of the options, and the scorer and keep policy wrappers.
+import { ConfigError, isLoopError, strictImprovement, type KeepPolicy, type Loop, type Scorer } from '@loop/core';
 import {
   checkConstraintExpression,
-  ConfigError,
   constraintMetrics,
-  isLoopError,
   requireMetrics,
-  strictImprovement,
   withConstraints,
   type Constraint,
   type ConstraintMode,
-  type KeepPolicy,
-  type Loop,
-  type Scorer,
-} from '@loop/core';
+} from '@loop/core/policies';
 import { z } from 'zod';
 
 /** A constraint of the options: its expression (blocking), or `{ rule, mode }`. */

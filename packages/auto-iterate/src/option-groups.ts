@@ -1,4 +1,6 @@
-import type { Guard, IntermediatePattern, KeepPolicy, SandboxOptions, StopPolicy } from '@loop/core';
+import type { Guard, KeepPolicy, StopPolicy } from '@loop/core';
+import type { IntermediatePattern } from '@loop/core/harness';
+import type { SandboxOptions } from '@loop/core/process';
 import type { ArchivedRun } from './archive-run.js';
 import type { AutoIterateConstraint, MetricsOption } from './metric-constraints.js';
 

@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path';
-import { createDirectoryWorkingCopies, type Harness, type WorkingCopyProvider } from '@loop/core';
+import { type Harness, type WorkingCopyProvider } from '@loop/core';
+import { createDirectoryWorkingCopies } from '@loop/core/artifacts';
 import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 import { z } from 'zod';
 

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sanitizeCell, withRecordData, type IterationRecord } from '@loop/core';
+import { type IterationRecord } from '@loop/core';
+import { sanitizeCell, withRecordData } from '@loop/core/files';
 import { describeResultsLog } from '@loop/internal-test-utils';
 import { withDimensionsTsv } from './dimensions-tsv.js';
 import { createResultsTsv, REJECTED_PREFIX } from './results-tsv.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildAgentPrompt } from '@loop/core';
+import { buildAgentPrompt } from '@loop/core/proposers';
 import {
   AUTO_ITERATE_TSV_HEADER,
   createResultsTsv,

@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LoopError, sanitizeCell, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
+import { LoopError, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
+import { sanitizeCell } from '@loop/core/files';
 
 /** The header of the auto-iterate results.tsv (seed 001: `commit\tscore\tstatus\tdescription`). */
 export const AUTO_ITERATE_TSV_HEADER = 'commit\tscore\tstatus\tdescription';

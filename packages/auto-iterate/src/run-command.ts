@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createCommandGuard, createCommandHarness, type Guard, type Harness } from '@loop/core';
+import { createCommandHarness, type Guard, type Harness } from '@loop/core';
+import { createCommandGuard } from '@loop/core/policies';
 import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 import { RUN_FILES } from './run-files.js';
 

@@ -1,13 +1,5 @@
-import {
-  anyOf,
-  costBudget,
-  maxIterations,
-  noFileChanges,
-  plateau,
-  targetScore,
-  wallClock,
-  type StopPolicy,
-} from '@loop/core';
+import { anyOf, maxIterations, type StopPolicy } from '@loop/core';
+import { costBudget, noFileChanges, plateau, targetScore, wallClock } from '@loop/core/policies';
 import type { ParsedAutoIterateOptions } from './auto-iterate-schema.js';
 
 /**

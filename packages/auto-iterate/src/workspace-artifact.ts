@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { changeReason, DELETED, isUnder, surfaceValue, type Artifact, type ArtifactSnapshot } from '@loop/core';
+import { type Artifact, type ArtifactSnapshot } from '@loop/core';
+import { changeReason, DELETED, isUnder, surfaceValue } from '@loop/core/artifacts';
 import type { GitResetRollback } from '@loop/rollback-git';
 
 /** Folders the outward-symlink walk does not enter (git's own, dependencies, the run's files). */

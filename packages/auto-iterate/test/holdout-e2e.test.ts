@@ -2,7 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bwrapStatus, createAgentCommandProposer, createFunctionProposer, readHoldoutUses } from '@loop/core';
+import { createFunctionProposer } from '@loop/core';
+import { readHoldoutUses } from '@loop/core/policies';
+import { createAgentCommandProposer } from '@loop/core/proposers';
+import { bwrapStatus } from '@loop/core/process';
 import { createAutoIterate, parseAutoIterateTsv, type AutoIterateOptions } from '../src/index.js';
 import { CHEATING_AGENT, holdoutFixture, hostileAgent } from './holdout-fixture.js';
 

@@ -3,7 +3,8 @@
 //   node prune-child.mjs resume <dir>   resumes the run (a fresh process) and prints {"ok": true}
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createFunctionProposer, incumbentCurvePruner } from '@loop/core';
+import { createFunctionProposer } from '@loop/core';
+import { incumbentCurvePruner } from '@loop/core/policies';
 import { createAutoIterate } from '../src/index.js';
 
 const [command, dir] = process.argv.slice(2) as [string, string];

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAlive } from '@loop/internal-test-utils';
-import { createFunctionProposer, incumbentCurvePruner, nonFinitePruner } from '@loop/core';
+import { createFunctionProposer } from '@loop/core';
+import { incumbentCurvePruner, nonFinitePruner } from '@loop/core/policies';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 
 let dir: string;

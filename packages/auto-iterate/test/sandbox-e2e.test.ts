@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bwrapStatus, createAgentCommandProposer } from '@loop/core';
+import { createAgentCommandProposer } from '@loop/core/proposers';
+import { bwrapStatus } from '@loop/core/process';
 import { createAutoIterate, parseAutoIterateTsv } from '../src/index.js';
 
 // The hostile proposer of issue 12 as a real agent command, in the default sandbox (bwrap: its targets only).

@@ -3,7 +3,6 @@ import {
   createLoop,
   LoopError,
   systemClock,
-  writeJsonAtomic,
   type CandidateData,
   type Clock,
   type IterationRecord,
@@ -14,6 +13,7 @@ import {
   type RollbackStrategy,
   type StopPolicy,
 } from '@loop/core';
+import { writeJsonAtomic } from '@loop/core/files';
 import { decideAcceptance, formatRoundLine, type AcceptanceDecision, type AcceptanceEvaluation } from './acceptance.js';
 import { formatScore } from './format.js';
 import { rubricGuard } from './pass-guards.js';

@@ -1,12 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import {
-  appendDurable,
-  writeTextAtomic,
-  type Clock,
-  type IterationRecord,
-  type IterationStatus,
-  type ResultsLog,
-} from '@loop/core';
+import { type Clock, type IterationRecord, type IterationStatus, type ResultsLog } from '@loop/core';
+import { appendDurable, writeTextAtomic } from '@loop/core/files';
 import { formatScore } from './format.js';
 import { formatResultsRow, openResultsFile, resultsStatusClass, type ResultsRow } from './results-tsv.js';
 

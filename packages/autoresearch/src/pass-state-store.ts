@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isLoopError, LoopError, readJson, writeJsonAtomic, type EngineState, type StateStore } from '@loop/core';
+import { isLoopError, LoopError, type EngineState, type StateStore } from '@loop/core';
+import { readJson, writeJsonAtomic } from '@loop/core/files';
 
 /** Writes a JSON file (temp + rename + re-read by default). */
 export type StateWriter = (path: string, data: unknown) => Promise<void>;

@@ -1,4 +1,5 @@
-import { costBudget, maxIterations, type IterationRecord, type LoopState, type StopPolicy } from '@loop/core';
+import { maxIterations, type IterationRecord, type LoopState, type StopPolicy } from '@loop/core';
+import { costBudget } from '@loop/core/policies';
 import type { PassConfig } from './config.js';
 import { formatScore } from './format.js';
 import type { PassScore, Tier1Gates } from './pass-harness.js';

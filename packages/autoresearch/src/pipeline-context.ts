@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { LoopError, readJson } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readJson } from '@loop/core/files';
 import { resolvePassConfig, type PassConfig } from './config.js';
 import type { SafetyCriticalFlow } from './safety.js';
 import type { AutoresearchMode } from './statuses.js';

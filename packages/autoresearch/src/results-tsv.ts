@@ -13,7 +13,8 @@
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { appendDurable, LoopError, sanitizeCell } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { appendDurable, sanitizeCell } from '@loop/core/files';
 import type { AutoresearchMode } from './statuses.js';
 
 /** AR-1's dimension ids, the exact criterion ids used as results.tsv columns (seed 002). */

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeExit, runInGroupToLog } from '@loop/core';
+import { describeExit, runInGroupToLog } from '@loop/core/process';
 
 /** What {@link runCaptured} returns. */
 export interface CapturedRun {

@@ -1,18 +1,17 @@
 import { join } from 'node:path';
 import {
-  acquireLock,
   anyOf,
   createLoop,
   isLoopError,
   LoopError,
   strictImprovement,
   systemClock,
-  tier1Gates,
-  writeJsonAtomic,
   type IterationRecord,
   type LoopState,
   type LoopSummary,
 } from '@loop/core';
+import { tier1Gates } from '@loop/core/policies';
+import { acquireLock, writeJsonAtomic } from '@loop/core/files';
 import { createSnapshotRollback, type SnapshotRollback } from '@loop/rollback-snapshot';
 import { KEPT_DIR_PATTERN, pad3 } from '@loop/rollback-snapshot/snapshot-names';
 import { readdir } from 'node:fs/promises';

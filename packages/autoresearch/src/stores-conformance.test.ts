@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock, writeJsonAtomic, type IterationRecord } from '@loop/core';
+import { systemClock, type IterationRecord } from '@loop/core';
+import { writeJsonAtomic } from '@loop/core/files';
 import { describeResultsLog, describeStateStore } from '@loop/internal-test-utils';
 import { createPassResultsLog, createPassStateStore } from './index.js';
 import { AR3_DIMENSIONS, resultsHeader } from './results-tsv.js';

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LoopError, writeJsonAtomic } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { writeJsonAtomic } from '@loop/core/files';
 import { createSnapshotRollback } from '@loop/rollback-snapshot';
 import { runPass } from '../src/index.js';
 import { parseResultsTsv } from '../src/results-tsv.js';

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
-import { systemClock, type Clock, type StepMachineHooks } from '@loop/core';
+import { systemClock, type Clock } from '@loop/core';
+import { type StepMachineHooks } from '@loop/core/step-machine';
 import { z } from 'zod';
 import type { Committer } from './committer.js';
 import type { AutotunePaths } from './paths.js';

@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, isLoopError, LoopError } from '@loop/core';
+import { isLoopError, LoopError } from '@loop/core';
+import { acquireLock } from '@loop/core/files';
 import {
   initAutotune,
   readLoopStateFile,

@@ -1,5 +1,5 @@
 import { readText } from './internal/read-text.js';
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 
 /**
  * Reads the exclusions file (seed 004 `eval/config/cannot_handle_group.txt`): one task id per

@@ -1,6 +1,6 @@
 import { readText } from './internal/read-text.js';
 import { upsertSection } from './internal/sections.js';
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 
 /** One parked task and why it is out of reach. */
 export interface ParkedTask {

@@ -1,4 +1,4 @@
-import { writeJsonAtomic } from '@loop/core';
+import { writeJsonAtomic } from '@loop/core/files';
 import { z } from 'zod';
 import { readControlFile } from './internal/read-control-file.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StepWritePoint } from '@loop/core';
+import type { StepWritePoint } from '@loop/core/step-machine';
 import {
   createGitCommitter,
   failedAttempts,

@@ -1,4 +1,5 @@
-import { ConfigError, type ConfigIssue } from '@loop/core';
+import { ConfigError } from '@loop/core';
+import { type ConfigIssue } from '@loop/core/contracts';
 
 /** One invalid field of a config file, with the 1-based line it is on (when known). */
 export interface ConfigFileIssue extends ConfigIssue {

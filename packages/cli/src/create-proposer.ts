@@ -1,16 +1,16 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describeEarlierRuns, formatAutoIterateHistory } from '@loop/auto-iterate';
+import { type Proposer } from '@loop/core';
 import {
   createAgentCommandProposer,
   createConfigFileAdapter,
   createHyperparameterMutator,
-  createSeededRandom,
   createTpeProposer,
   jsonCodec,
   type ConfigCodec,
-  type Proposer,
-} from '@loop/core';
+} from '@loop/core/proposers';
+import { createSeededRandom } from '@loop/core/stats';
 import { readDiscardedDiffs } from '@loop/rollback-git';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { LoopConfig } from './config.js';

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { acquireLock, readJson } from '@loop/core';
+import { acquireLock, readJson } from '@loop/core/files';
 import { RUN_FILES } from '@loop/auto-iterate';
 import { gitDirOf, runGit } from '@loop/rollback-git/git';
 import type { CliIo } from './cli-io.js';

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AutoIterateHoldout } from '@loop/auto-iterate';
-import { bwrapStatus, holdoutStateDir, type BwrapStatus } from '@loop/core';
+import { holdoutStateDir } from '@loop/core/policies';
+import { bwrapStatus, type BwrapStatus } from '@loop/core/process';
 import { z } from 'zod';
 import { metricPatternSchema } from './metrics-config.js';
 

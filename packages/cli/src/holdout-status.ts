@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { holdoutStateDir, readHoldoutUses, type HoldoutUse } from '@loop/core';
+import { holdoutStateDir, readHoldoutUses, type HoldoutUse } from '@loop/core/policies';
 import { holdoutPath, type HoldoutConfig } from './holdout-config.js';
 
 /**

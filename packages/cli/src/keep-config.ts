@@ -1,10 +1,6 @@
-import {
-  createNoiseAwareKeepPolicy,
-  createSeededRandom,
-  minDelta,
-  strictImprovement,
-  type KeepPolicy,
-} from '@loop/core';
+import { strictImprovement, type KeepPolicy } from '@loop/core';
+import { createNoiseAwareKeepPolicy, minDelta } from '@loop/core/policies';
+import { createSeededRandom } from '@loop/core/stats';
 import { z } from 'zod';
 
 import { KEEP_POLICIES } from './cli-constants.js';

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { pidsWithToken } from '@loop/core';
+import { pidsWithToken } from '@loop/core/process';
 
 /** What an interrupted `loop` left running: one pid file's run command, still alive. */
 export interface LeftoverRun {

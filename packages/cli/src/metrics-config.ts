@@ -1,7 +1,7 @@
 // The `metrics:` and `constraints:` blocks of a loop config (issue 28): several named metrics per
 // run, and bounds on them that block (or warn about) a keep. See docs/metrics.md.
 import { checkConstraintOptions, type AutoIterateConstraint, type MetricsOption } from '@loop/auto-iterate';
-import { checkMetricPattern } from '@loop/core';
+import { checkMetricPattern } from '@loop/core/scoring';
 import { z } from 'zod';
 
 const metricName = z

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeExit, runInGroupToLog, type LoopEvent } from '@loop/core';
+import { type LoopEvent } from '@loop/core';
+import { describeExit, runInGroupToLog } from '@loop/core/process';
 import { z } from 'zod';
 
 /** The moments `notify.on` can name. */

@@ -7,7 +7,8 @@ import {
   type AutoIterate,
   type AutoIterateOptions,
 } from '@loop/auto-iterate';
-import { acquireLock, type LoopEventType } from '@loop/core';
+import { type LoopEventType } from '@loop/core';
+import { acquireLock } from '@loop/core/files';
 import { ConfigFileError, type LoadedConfig } from './load-config.js';
 import { keepOptions } from './keep-config.js';
 import { holdoutOptions, holdoutSeal } from './holdout-config.js';

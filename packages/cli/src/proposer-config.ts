@@ -1,4 +1,4 @@
-import { hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core';
+import { hyperparameterMutatorOptionsSchema, tpeParameterSchema } from '@loop/core/proposers';
 import { z } from 'zod';
 import { sandboxMode, writablePaths } from './sandbox-config.js';
 

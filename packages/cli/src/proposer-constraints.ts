@@ -1,4 +1,4 @@
-import { recordedViolations, type ConstraintsFunction } from '@loop/core';
+import { recordedViolations, type ConstraintsFunction } from '@loop/core/policies';
 
 /** One `constraints:` entry of a loop config: a blocking expression, or `{ rule, mode }`. */
 type ConfigConstraint = string | { readonly rule: string; readonly mode?: 'blocking' | 'advisory' };

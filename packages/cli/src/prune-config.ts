@@ -1,15 +1,13 @@
+import { type PruneOptions, type Pruner } from '@loop/core';
+import { intermediatePatternProblem, type IntermediatePattern } from '@loop/core/harness';
 import {
   hyperbandPruner,
   incumbentCurvePruner,
-  intermediatePatternProblem,
   medianPruner,
   nonFinitePruner,
   patiencePruner,
   successiveHalvingPruner,
-  type IntermediatePattern,
-  type PruneOptions,
-  type Pruner,
-} from '@loop/core';
+} from '@loop/core/policies';
 import { z } from 'zod';
 
 /** zod schema of the `intermediate: { pattern, pollMs }` block (issue 27). */

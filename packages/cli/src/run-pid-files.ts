@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { killOrphanGroup } from '@loop/core';
+import { killOrphanGroup } from '@loop/core/process';
 
 /** Ends the runs recorded by `pidFiles` (core's token-checked `killOrphanGroup`, in parallel): the ids of the groups that were still running. */
 export async function endGroups(pidFiles: readonly string[], graceMs: number): Promise<number[]> {

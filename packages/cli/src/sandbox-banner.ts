@@ -1,4 +1,4 @@
-import { bwrapStatus, type BwrapStatus } from '@loop/core';
+import { bwrapStatus, type BwrapStatus } from '@loop/core/process';
 import type { LoopConfig } from './config.js';
 import type { ResolvedRunConfig } from './resolve-run-config.js';
 

@@ -1,4 +1,5 @@
-import { describeSpend, spendOf, type IterationRecord, type IterationStatus } from '@loop/core';
+import { type IterationRecord, type IterationStatus } from '@loop/core';
+import { describeSpend, spendOf } from '@loop/core/policies';
 import { readIterationTimes } from './iteration-times.js';
 
 /**

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConfigFileAdapter, createTpeProposer, type ProposalContext } from '@loop/core';
+import { type ProposalContext } from '@loop/core';
+import { createConfigFileAdapter, createTpeProposer } from '@loop/core/proposers';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigFileError, parseConfigText } from './load-config.js';

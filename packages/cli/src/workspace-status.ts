@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } from '@loop/auto-iterate';
-import { isLocked, readJson, type IterationRecord } from '@loop/core';
+import { type IterationRecord } from '@loop/core';
+import { isLocked, readJson } from '@loop/core/files';
 import { gitDirOf } from '@loop/rollback-git/git';
 import { CLI_STATE_FILE } from './run-tag.js';
 import { readSpendLine } from './spend-line.js';

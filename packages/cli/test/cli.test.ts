@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
-import { acquireLock } from '@loop/core';
+import { acquireLock } from '@loop/core/files';
 import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EVAL, editConfigFile, startLoop, type Result } from './cli-process.js';

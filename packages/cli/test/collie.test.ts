@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { COMPLETION_SIGNAL, resolveColliePaths } from '@loop/collie';
-import { acquireLock } from '@loop/core';
+import { acquireLock } from '@loop/core/files';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseConfigTextOf } from '../src/load-config.js';
 import { runCli } from '../src/cli.js';

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { bwrapStatus } from '@loop/core';
+import { bwrapStatus } from '@loop/core/process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { holdoutFixture, hostileAgent } from '../../auto-iterate/test/holdout-fixture.js';
 import { startDashboard } from '../src/dashboard/server.js';

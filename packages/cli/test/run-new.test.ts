@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
-import { acquireLock } from '@loop/core';
+import { acquireLock } from '@loop/core/files';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';

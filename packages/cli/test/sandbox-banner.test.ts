@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
-import { bwrapStatus } from '@loop/core';
+import { bwrapStatus } from '@loop/core/process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMutatorWorkspace } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';

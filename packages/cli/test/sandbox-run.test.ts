@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
-import { bwrapStatus } from '@loop/core';
+import { bwrapStatus } from '@loop/core/process';
 import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 

@@ -39,7 +39,7 @@ describe('loop run: a refused start', () => {
   });
 
   it('a held workspace lock prints no banner either', async () => {
-    const { acquireLock } = await import('@loop/core');
+    const { acquireLock } = await import('@loop/core/files');
     const lock = await acquireLock({ path: join(ws, '.git', 'loop-workspace') });
     try {
       const run = await loop('run');

@@ -1,14 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
+import { LoopError, parseOptions } from '@loop/core';
 import {
   describeExit,
-  LoopError,
-  parseOptions,
   planSandbox,
   runInGroupToLog,
   sandboxOptionsFields,
   type SandboxOptions,
-} from '@loop/core';
+} from '@loop/core/process';
 import { z } from 'zod';
 import { renderAgentPrompt, TIER_MODELS, type Agent, type CapabilityTier } from './agent.js';
 

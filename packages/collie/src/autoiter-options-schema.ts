@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import {
-  sandboxOptionsFields,
   systemClock,
   type Clock,
   type Guard,
@@ -11,6 +10,7 @@ import {
   type MaybePromise,
   type StopPolicy,
 } from '@loop/core';
+import { sandboxOptionsFields } from '@loop/core/process';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';

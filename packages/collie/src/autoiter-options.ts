@@ -1,12 +1,5 @@
-import {
-  type Clock,
-  type Guard,
-  type Harness,
-  type KeepPolicy,
-  type MaybePromise,
-  type SandboxOptions,
-  type StopPolicy,
-} from '@loop/core';
+import { type Clock, type Guard, type Harness, type KeepPolicy, type MaybePromise, type StopPolicy } from '@loop/core';
+import { type SandboxOptions } from '@loop/core/process';
 import type { Agent } from './agent.js';
 import type { AuditGuard } from './audit-guard.js';
 import type { LoopPolicies } from './loop-policies.js';

@@ -2,14 +2,9 @@ import { readText } from './internal/read-text.js';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  acquireLock,
-  killOrphanGroup,
-  killOrphanGroups,
-  LoopError,
-  parseOptions,
-  type WorkspaceLock,
-} from '@loop/core';
+import { LoopError, parseOptions } from '@loop/core';
+import { killOrphanGroup, killOrphanGroups } from '@loop/core/process';
+import { acquireLock, type WorkspaceLock } from '@loop/core/files';
 import { ACTIVE_FLAG, type AutoiterOptions } from './autoiter-options.js';
 import { autoiterOptionsSchema } from './autoiter-options-schema.js';
 import { normalizeAutoiterOptions } from './deprecated-options.js';

@@ -1,4 +1,5 @@
-import { appendDurable, LoopError, type IterationRecord, type ResultsLog } from '@loop/core';
+import { LoopError, type IterationRecord, type ResultsLog } from '@loop/core';
+import { appendDurable } from '@loop/core/files';
 import type { IterationFacts } from './collie-stop-state.js';
 import { readText } from './internal/read-text.js';
 import { decideRollback, type PrimaryGoal } from './rollback-matrix.js';

@@ -1,4 +1,5 @@
-import type { IterationRecord, IterationStatus, LoopState, StatusCounts } from '@loop/core';
+import type { IterationRecord, IterationStatus, LoopState } from '@loop/core';
+import type { StatusCounts } from '@loop/core/contracts';
 
 /** One finished iteration as the stop checks see it (from state.json `iterations[]`). */
 export interface IterationFacts {

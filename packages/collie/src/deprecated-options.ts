@@ -1,4 +1,5 @@
-import { ConfigError, type Guard, type Harness, type KeepPolicy, type SandboxOptions } from '@loop/core';
+import { ConfigError, type Guard, type Harness, type KeepPolicy } from '@loop/core';
+import { type SandboxOptions } from '@loop/core/process';
 import type { AuditGuard } from './audit-guard.js';
 import type { AutoiterOptions, TriggerRun } from './autoiter-options.js';
 

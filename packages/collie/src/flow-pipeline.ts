@@ -1,14 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import {
-  ConfigError,
-  parseOptions,
-  planSandbox,
-  sandboxOptionsFields,
-  type SandboxOptions,
-  type SandboxPlan,
-} from '@loop/core';
+import { ConfigError, parseOptions } from '@loop/core';
+import { planSandbox, sandboxOptionsFields, type SandboxOptions, type SandboxPlan } from '@loop/core/process';
 import { z } from 'zod';
 import type { Agent } from './agent.js';
 import { DEFAULT_TEST_FILE } from './diff-audit.js';

@@ -1,5 +1,4 @@
 import {
-  firstVerdict,
   type Guard,
   type GuardInput,
   type GuardVerdict,
@@ -7,6 +6,7 @@ import {
   type LoopState,
   type StopPolicy,
 } from '@loop/core';
+import { firstVerdict } from '@loop/core/policies';
 import type { AuditGuard } from './audit-guard.js';
 import type { FixRecord } from './records.js';
 

@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MaybePromise } from '@loop/core';
-import { runInGroup } from '@loop/core';
+import { runInGroup } from '@loop/core/process';
 
 /** The seed's terminal events (how a run ended, or why it stopped for a human). */
 export type RunEndEvent =

@@ -1,4 +1,5 @@
-import { readJson, writeJsonAtomic, LoopError } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readJson, writeJsonAtomic } from '@loop/core/files';
 import { z } from 'zod';
 
 /** The sentinel the terminal branch emits (seed 000). */

@@ -1,4 +1,5 @@
-import { LoopError, readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core/files';
 import { readText } from './internal/read-text.js';
 import { stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
-import { anyOf, costBudget, maxIterations, plateau, repeatedError } from '@loop/core';
+import { anyOf, maxIterations } from '@loop/core';
+import { costBudget, plateau, repeatedError } from '@loop/core/policies';
 import { describe, expect, it } from 'vitest';
 import { collieStopState, type CollieStopState, type IterationFacts } from './collie-stop-state.js';
 import {

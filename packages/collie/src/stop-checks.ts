@@ -1,16 +1,5 @@
-import {
-  anyOf,
-  convergence,
-  costBudget,
-  maxIterations,
-  noFileChanges,
-  repeatedError,
-  targetScore,
-  wallClock,
-  type LoopState,
-  type StopDecision,
-  type StopPolicy,
-} from '@loop/core';
+import { anyOf, maxIterations, type LoopState, type StopDecision, type StopPolicy } from '@loop/core';
+import { convergence, costBudget, noFileChanges, repeatedError, targetScore, wallClock } from '@loop/core/policies';
 import type { CollieStopState } from './collie-stop-state.js';
 
 export { collieStopState } from './collie-stop-state.js';

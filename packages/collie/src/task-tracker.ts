@@ -1,4 +1,5 @@
-import { readJson, writeJsonAtomic, LoopError } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readJson, writeJsonAtomic } from '@loop/core/files';
 import type { MaybePromise } from '@loop/core';
 import { z } from 'zod';
 

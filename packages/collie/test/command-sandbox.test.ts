@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapStatus } from '@loop/core';
+import { bwrapStatus } from '@loop/core/process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgentCommand } from '../src/index.js';
 import { runFlowCommand } from '../src/flow/run-command.js';

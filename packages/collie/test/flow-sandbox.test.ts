@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bwrapStatus, type SandboxMode } from '@loop/core';
+import { bwrapStatus, type SandboxMode } from '@loop/core/process';
 import { pidsWithEnv } from '@loop/internal-test-utils';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFlowPipelineExecutor, createScriptedAgent, type FlowFixContext } from '../src/index.js';

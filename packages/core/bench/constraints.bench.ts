@@ -31,23 +31,23 @@ import {
   createFunctionHarness,
   createLoop,
   createMemoryArtifact,
-  createMemoryConfigAdapter,
   createMemoryRollback,
-  createSeededRandom,
-  createTpeProposer,
   createValueScorer,
-  hypervolume,
   maxIterations,
+  strictImprovement,
+  type IterationRecord,
+  type KeepPolicy,
+} from '../src/index.js';
+import {
+  hypervolume,
   paretoFront,
   paretoKeep,
   recordedViolations,
-  strictImprovement,
   totalViolation,
-  type IterationRecord,
-  type KeepPolicy,
-  type RandomSource,
   withConstraints,
-} from '../src/index.js';
+} from '../src/policies.js';
+import { createMemoryConfigAdapter, createTpeProposer } from '../src/proposers.js';
+import { createSeededRandom, type RandomSource } from '../src/stats.js';
 import {
   braninConstrained,
   constrainedOptimum,

@@ -18,10 +18,10 @@ import {
   createMemoryArtifact,
   createMemoryResultsLog,
   createMemoryRollback,
-  createSeededRandom,
   createValueScorer,
   maxIterations,
 } from '../src/index.js';
+import { createSeededRandom } from '../src/stats.js';
 
 function parts(seed: number) {
   const random = createSeededRandom(seed);

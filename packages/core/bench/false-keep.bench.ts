@@ -18,12 +18,11 @@ import {
   createLoop,
   createMemoryArtifact,
   createMemoryRollback,
-  createNoiseAwareKeepPolicy,
-  createSeededRandom,
   createValueScorer,
   maxIterations,
-  type NoiseAwareKeepPolicyOptions,
 } from '../src/index.js';
+import { createNoiseAwareKeepPolicy, type NoiseAwareKeepPolicyOptions } from '../src/policies.js';
+import { createSeededRandom } from '../src/stats.js';
 
 const RUNS = Number(process.env.FALSE_KEEP_RUNS ?? 1000);
 const ITERATIONS = Number(process.env.FALSE_KEEP_ITERATIONS ?? 20);

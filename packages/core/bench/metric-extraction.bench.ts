@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
-import { createCommandHarness, createRegexScorer, extractMetric } from '../src/index.js';
+import { createCommandHarness, createRegexScorer } from '../src/index.js';
+import { extractMetric } from '../src/scoring.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loop-bench-metric-'));
 const sizes = [1_000, 100_000];

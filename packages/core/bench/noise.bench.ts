@@ -24,14 +24,13 @@ import {
   createLoop,
   createMemoryArtifact,
   createMemoryRollback,
-  createNoiseAwareKeepPolicy,
-  createSeededRandom,
   createValueScorer,
   strictImprovement,
   type KeepPolicy,
-  type RandomSource,
   type StopPolicy,
 } from '../src/index.js';
+import { createNoiseAwareKeepPolicy } from '../src/policies.js';
+import { createSeededRandom, type RandomSource } from '../src/stats.js';
 
 const SIGMA = Number(process.env.NOISE_SIGMA ?? 0.0005);
 const RUNS = Number(process.env.NOISE_RUNS ?? 200);

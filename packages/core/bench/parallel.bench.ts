@@ -20,14 +20,14 @@ import {
   createLoop,
   createMemoryArtifact,
   createMemoryRollback,
-  createMemoryWorkingCopies,
-  createSeededRandom,
   createValueScorer,
   maxIterations,
-  targetScore,
   type MemoryArtifact,
   type Proposer,
 } from '../src/index.js';
+import { createMemoryWorkingCopies } from '../src/artifacts.js';
+import { targetScore } from '../src/policies.js';
+import { createSeededRandom } from '../src/stats.js';
 
 const SLEEP_MS = Number(process.env.PARALLEL_SLEEP_MS ?? 20);
 const RUNS = Number(process.env.PARALLEL_RUNS ?? 12);

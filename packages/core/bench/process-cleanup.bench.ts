@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
-import { bwrapStatus, runInGroup } from '../src/index.js';
+import { bwrapStatus, runInGroup } from '../src/process.js';
 import { runCgroupBase } from '../src/process/run-cgroup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'loop-bench-procs-'));

@@ -26,19 +26,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createFunctionHarness,
-  createHyperparameterMutator,
   createLoop,
   createMemoryArtifact,
-  createMemoryConfigAdapter,
   createMemoryRollback,
-  createSeededRandom,
-  createTpeProposer,
   createValueScorer,
   maxIterations,
   strictImprovement,
   type Proposer,
-  type RandomSource,
 } from '../src/index.js';
+import { createHyperparameterMutator, createMemoryConfigAdapter, createTpeProposer } from '../src/proposers.js';
+import { createSeededRandom, type RandomSource } from '../src/stats.js';
 import { mixedHeldBack } from './optuna/heldback.js';
 import { mixedHeldBack2 } from './optuna/heldback2.js';
 import { mixedHeldBack3 } from './optuna/heldback3.js';

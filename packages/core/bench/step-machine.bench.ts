@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatRatio, formatTime, interleave, loadLine, pairRatios, timeOf } from '@loop/internal-test-utils/bench';
-import { createStepMachine, writeTextAtomic } from '../src/index.js';
+import { writeTextAtomic } from '../src/files.js';
+import { createStepMachine } from '../src/step-machine.js';
 
 const root = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'loop-step-bench-'));
 const files = ['a.txt', 'b.txt', 'c.txt'].map((f) => join(root, f));

@@ -2,13 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  buildAgentPrompt,
-  createAgentCommandProposer,
-  createFileArtifact,
-  descriptionFromOutput,
-  type ProposalContext,
-} from '../src/index.js';
+import { createFileArtifact, type ProposalContext } from '../src/index.js';
+import { buildAgentPrompt, createAgentCommandProposer, descriptionFromOutput } from '../src/proposers.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgentCommandProposer, createFileArtifact, type ProposalContext } from '../src/index.js';
+import { createFileArtifact, type ProposalContext } from '../src/index.js';
+import { createAgentCommandProposer } from '../src/proposers.js';
 
 let dir: string;
 // A scripted agent (sandboxed where bwrap works): saves its prompt, edits config.json, appends a note

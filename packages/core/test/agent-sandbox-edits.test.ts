@@ -14,7 +14,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bwrapStatus, createAgentCommandProposer, createFileArtifact, type ProposalContext } from '../src/index.js';
+import { createFileArtifact, type ProposalContext } from '../src/index.js';
+import { createAgentCommandProposer } from '../src/proposers.js';
+import { bwrapStatus } from '../src/process.js';
 
 // Issue 32 item 2: the usual edit tools under the default sandbox (real bubblewrap, real tools).
 const bwrap = bwrapStatus();

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isAlive } from '@loop/internal-test-utils';
-import { createCommandHarness, createRegexScorer, killOrphanGroups, runInGroup } from '../src/index.js';
+import { createCommandHarness, createRegexScorer } from '../src/index.js';
+import { killOrphanGroups, runInGroup } from '../src/process.js';
 
 let dir: string;
 beforeEach(async () => {

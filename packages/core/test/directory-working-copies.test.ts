@@ -16,7 +16,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createBarrier } from '@loop/internal-test-utils';
 import {
-  createDirectoryWorkingCopies,
   createFileArtifact,
   createFunctionHarness,
   createLoop,
@@ -25,6 +24,7 @@ import {
   maxIterations,
   type RollbackStrategy,
 } from '../src/index.js';
+import { createDirectoryWorkingCopies } from '../src/artifacts.js';
 
 /** A rollback for a file workspace that only needs to undo adoptions: it stores train.txt per kept id. */
 function fileRollback(root: string): RollbackStrategy {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runInGroupToLog } from '../src/index.js';
+import { runInGroupToLog } from '../src/process.js';
 
 let dir: string;
 beforeEach(async () => {

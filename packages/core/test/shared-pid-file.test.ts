@@ -3,12 +3,9 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  createAgentCommandProposer,
-  createCommandHarness,
-  createDirectoryWorkingCopies,
-  type ProposalContext,
-} from '../src/index.js';
+import { createCommandHarness, type ProposalContext } from '../src/index.js';
+import { createDirectoryWorkingCopies } from '../src/artifacts.js';
+import { createAgentCommandProposer } from '../src/proposers.js';
 
 function isAlive(pid: number): boolean {
   try {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, createFileArtifact, isLocked, readJson, writeJsonAtomic } from '../src/index.js';
+import { createFileArtifact } from '../src/index.js';
+import { acquireLock, isLocked, readJson, writeJsonAtomic } from '../src/files.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -91,7 +92,7 @@ describe('file artifact', () => {
     await writeFile(join(dir, 'train.mjs'), 'a2');
     await chmod(join(dir, 'prepare.mjs'), 0o755);
     const after = await artifact.inspect();
-    const { compareSnapshots } = await import('../src/index.js');
+    const { compareSnapshots } = await import('../src/artifacts.js');
     expect(compareSnapshots(artifact, before, after)).toEqual({
       changed: ['prepare.mjs', 'train.mjs'],
       violations: ['prepare.mjs'],

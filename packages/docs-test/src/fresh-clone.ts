@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runInGroupToLog } from '@loop/core';
+import { runInGroupToLog } from '@loop/core/process';
 import type { BlockRunContext } from './run-block.js';
 
 /** The pnpm every step runs, as the README says (no global pnpm). */

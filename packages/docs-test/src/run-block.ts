@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { runInGroupToLog } from '@loop/core';
+import { runInGroupToLog } from '@loop/core/process';
 import type { CodeBlock } from './extract-blocks.js';
 import { applyReplacements, type BlockOptions } from './marker.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { runInGroupToLog } from '@loop/core';
+import { runInGroupToLog } from '@loop/core/process';
 import type { CodeBlock } from './extract-blocks.js';
 import { tsBlockFile, type BlockRunContext } from './run-block.js';
 

@@ -12,16 +12,16 @@ import { join } from 'node:path';
 import {
   anyOf,
   createCommandHarness,
-  createDirectoryWorkingCopies,
   createFileArtifact,
   createLoop,
   createMemoryResultsLog,
   createRegexScorer,
   maxIterations,
-  targetScore,
   type WorkingCopyProvider,
   type Harness,
 } from '@loop/core';
+import { createDirectoryWorkingCopies } from '@loop/core/artifacts';
+import { targetScore } from '@loop/core/policies';
 import { createGitResetRollback } from '@loop/rollback-git';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies } from '../src/index.js';
 import { makeWorkspace, spawnWorker, type WorkerProcess } from '../test/fixture.js';

@@ -1,16 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import {
-  createCommandHarness,
-  keepRunLog,
-  parseOptions,
-  systemClock,
-  type Clock,
-  type Harness,
-  type KeepLogsOptions,
-  type RunRecord,
-} from '@loop/core';
+import { createCommandHarness, parseOptions, systemClock, type Clock, type Harness, type RunRecord } from '@loop/core';
+import { keepRunLog, type KeepLogsOptions } from '@loop/core/harness';
 import { headSha } from '@loop/rollback-git/git';
 import type { EvaluationQueue } from './evaluation-queue.js';
 import { readFilePatch } from './file-patch.js';

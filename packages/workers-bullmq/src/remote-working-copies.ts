@@ -1,4 +1,5 @@
-import { createDirectoryWorkingCopies, type DirectoryWorkingCopiesOptions, type WorkingCopyProvider } from '@loop/core';
+import { type WorkingCopyProvider } from '@loop/core';
+import { createDirectoryWorkingCopies, type DirectoryWorkingCopiesOptions } from '@loop/core/artifacts';
 import { createRemoteHarness, type RemoteHarnessOptions } from './remote-harness.js';
 
 /** Options of {@link createRemoteWorkingCopies}. */

@@ -8,18 +8,17 @@
 // order (candidate 0 first, or candidate 1 first: a loaded machine, injected rather than timed).
 import { existsSync, readFileSync } from 'node:fs';
 import {
-  appendDurable,
-  createConfigFileAdapter,
   createFileArtifact,
   createLoop,
   createMemoryResultsLog,
   createRegexScorer,
-  createTpeProposer,
   maxIterations,
   type IterationRecord,
   type Proposer,
   type WorkingCopyProvider,
 } from '@loop/core';
+import { createConfigFileAdapter, createTpeProposer } from '@loop/core/proposers';
+import { appendDurable } from '@loop/core/files';
 import { createGitResetRollback } from '@loop/rollback-git';
 import { createEvaluationQueue, createRemoteHarness, createRemoteWorkingCopies } from '../src/index.js';
 import { writeParams } from './helpers.js';

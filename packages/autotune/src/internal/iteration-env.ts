@@ -1,4 +1,5 @@
-import type { Clock, StepMachineHooks } from '@loop/core';
+import type { Clock } from '@loop/core';
+import type { StepMachineHooks } from '@loop/core/step-machine';
 import type { Committer } from '../committer.js';
 import type { AutotunePaths } from '../paths.js';
 import type { RoundWorker } from '../round-worker.js';

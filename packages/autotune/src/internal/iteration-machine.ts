@@ -1,4 +1,4 @@
-import { createStepMachine, type StepContext, type StepMachine, type StepTransition } from '@loop/core';
+import { createStepMachine, type StepContext, type StepMachine, type StepTransition } from '@loop/core/step-machine';
 import { artifactsCommitMessage, completionCommitMessage } from '../committer.js';
 import { readExclusions } from '../exclusions.js';
 import { readLoopStateFile, writeLoopStateFile, type LastRound, type LoopStateFile } from '../loop-state-file.js';

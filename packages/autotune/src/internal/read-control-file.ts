@@ -1,4 +1,5 @@
-import { readJson, LoopError } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readJson } from '@loop/core/files';
 import type { z } from 'zod';
 
 /**

@@ -1,4 +1,5 @@
-import { LoopError, type StepContext, type StepTransition } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { type StepContext, type StepTransition } from '@loop/core/step-machine';
 import { writeChangelogEntry } from '../changelog.js';
 import { codeCommitMessage } from '../committer.js';
 import { appendExclusions } from '../exclusions.js';

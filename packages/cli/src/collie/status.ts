@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { isLocked } from '@loop/core';
+import { isLocked } from '@loop/core/files';
 import { readRunState, resolveColliePaths, type RunState } from '@loop/collie';
 import type { LoadedCollieConfig } from './load.js';
 

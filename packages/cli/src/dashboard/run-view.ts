@@ -1,7 +1,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { isLocked, readJson, readRecordData, type Direction } from '@loop/core';
+import { type Direction } from '@loop/core';
+import { isLocked, readJson, readRecordData } from '@loop/core/files';
 import type { Spec } from 'vega';
 import { logEntries, type LogEntry } from '../read/log.js';
 import { keptRunLogs } from '../read/run-log.js';

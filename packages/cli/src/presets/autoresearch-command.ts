@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError, readJson } from '@loop/core';
+import { ConfigError } from '@loop/core';
+import { readJson } from '@loop/core/files';
 import type { CliIo } from '../cli-io.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { withConfigLines } from '../config-error-lines.js';

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeExit, runInGroupToLog } from '@loop/core';
+import { describeExit, runInGroupToLog } from '@loop/core/process';
 
 /** How a preset's shell command ended: `ok` for exit 0 in time, its whole output, and how it ended in words. */
 export interface ShellCommandResult {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { sanitizeCell } from '@loop/core';
+import { sanitizeCell } from '@loop/core/files';
 import { loadConfig, findConfigFile } from '../load-config.js';
 import { detectPreset } from '../presets/detect.js';
 import { parseResults, type ResultsData } from '../report/results.js';

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { readRecordData, type CandidateData } from '@loop/core';
+import { type CandidateData } from '@loop/core';
+import { readRecordData } from '@loop/core/files';
 import { readIterationTimes, type IterationTimes } from '../iteration-times.js';
 
 /** A broken constraint of a row (core's `ConstraintVerdict` violation as the sidecar holds it). */

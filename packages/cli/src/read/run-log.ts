@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
-import { keptLogName, listKeptLogs, type KeptLog } from '@loop/core';
+import { keptLogName, listKeptLogs, type KeptLog } from '@loop/core/harness';
 import { UsageError } from '../usage-error.js';
 
 /** The kept run logs of a workspace (`.loop/logs/<n>.log`, issue 32 item 16), oldest first; `[]` when there are none. */

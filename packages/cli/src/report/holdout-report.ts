@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
-import { readJson, type HoldoutUse } from '@loop/core';
+import { type HoldoutUse } from '@loop/core/policies';
+import { readJson } from '@loop/core/files';
 import { loadConfig } from '../load-config.js';
 import { holdoutGap, readHoldoutStatus, type HoldoutStatus } from '../holdout-status.js';
 import { escapeHtml } from './html.js';

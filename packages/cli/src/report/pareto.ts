@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { paretoFront, type IterationRecord, type ObjectiveSpec, type ParetoPoint } from '@loop/core';
+import { type IterationRecord } from '@loop/core';
+import { paretoFront, type ObjectiveSpec, type ParetoPoint } from '@loop/core/policies';
 import { parse, View, type Spec } from 'vega';
 import { readIterationTimes } from '../iteration-times.js';
 import { UsageError } from '../usage-error.js';

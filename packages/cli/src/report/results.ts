@@ -1,6 +1,7 @@
 import { parseAutoIterateTsv, toAutoIterateStatus } from '@loop/auto-iterate';
 import { parseResultsTsv, resultsStatusClass, type ResultsStatusClass } from '@loop/autoresearch/results-tsv';
-import { LoopError, sanitizeCell, type Direction, type IterationStatus } from '@loop/core';
+import { LoopError, type Direction, type IterationStatus } from '@loop/core';
+import { sanitizeCell } from '@loop/core/files';
 
 /**
  * How one experiment is drawn: its status's class, in the plot's words. `keep` is the kept class,

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readJson, readRecordData, type Direction } from '@loop/core';
+import { type Direction } from '@loop/core';
+import { readJson, readRecordData } from '@loop/core/files';
 import { curveSeriesOf, renderCurvesSvg } from './curves-plot.js';
 import { renderReportHtml } from './html.js';
 import { renderMultiRunPlotSvg } from './multi-plot.js';

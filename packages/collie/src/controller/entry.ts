@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core';
+import { readJson, writeJsonAtomic, writeTextAtomic } from '@loop/core/files';
 import { readText } from '../internal/read-text.js';
 import { z } from 'zod';
 import { initialRunState, PROMISE_SIGNAL, readRunState, type RunState } from '../run-state.js';

@@ -1,4 +1,4 @@
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { auditGuardsOf } from '../loop-policies.js';
 import { changedFilesSince } from '@loop/rollback-git/git';
 import { forbiddenTestFileChanges, untraceableFiles, type ChangedFile } from '../diff-audit.js';

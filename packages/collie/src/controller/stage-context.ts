@@ -1,12 +1,6 @@
-import {
-  createCommandHarness,
-  createRegexScorer,
-  measure,
-  writeTextAtomic,
-  type Harness,
-  type Scorer,
-  type StepContext,
-} from '@loop/core';
+import { createCommandHarness, createRegexScorer, measure, type Harness, type Scorer } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
+import { type StepContext } from '@loop/core/step-machine';
 import { readText } from '../internal/read-text.js';
 import { appendOnce, appendText } from '../append-once.js';
 import type { Agent } from '../agent.js';

@@ -1,4 +1,5 @@
-import { isLoopError, writeTextAtomic } from '@loop/core';
+import { isLoopError } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { readText } from '../internal/read-text.js';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';

@@ -1,4 +1,5 @@
-import { readLogTail, writeTextAtomic } from '@loop/core';
+import { readLogTail } from '@loop/core/harness';
+import { writeTextAtomic } from '@loop/core/files';
 import { readText } from '../internal/read-text.js';
 import { join } from 'node:path';
 import { z } from 'zod';

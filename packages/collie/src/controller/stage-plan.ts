@@ -1,4 +1,4 @@
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { readText } from '../internal/read-text.js';
 import { renderFixPlan } from '../fix-plan.js';
 import { checkNoProgress } from '../no-progress-check.js';

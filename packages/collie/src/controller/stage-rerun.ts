@@ -1,4 +1,4 @@
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { changedFilesBetween } from '@loop/rollback-git/git';
 import type { RunPaths } from '../paths.js';
 import type { IterationEntry, RunState } from '../run-state.js';

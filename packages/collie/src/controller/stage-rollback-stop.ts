@@ -1,4 +1,4 @@
-import { writeTextAtomic } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { findCommitByTrailer, revertCommits } from '@loop/rollback-git/git';
 import { REVERT_TRAILER } from '../trailers.js';
 import type { RunEndEvent } from '../run-end-notifier.js';

@@ -1,4 +1,5 @@
-import { LoopError, writeTextAtomic } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { writeTextAtomic } from '@loop/core/files';
 import { readText } from '../internal/read-text.js';
 import { existsSync } from 'node:fs';
 import pLimit from 'p-limit';

@@ -1,4 +1,5 @@
-import { createStepMachine, LoopError, type StepContext, type StepMachineHooks } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { createStepMachine, type StepContext, type StepMachineHooks } from '@loop/core/step-machine';
 import { z } from 'zod';
 import type { AutoiterStepOutcome } from './step-outcome.js';
 

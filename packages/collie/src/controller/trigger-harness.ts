@@ -1,4 +1,5 @@
-import { readLogTail, type Harness, type RunRecord } from '@loop/core';
+import { type Harness, type RunRecord } from '@loop/core';
+import { readLogTail } from '@loop/core/harness';
 import { appendText } from '../append-once.js';
 import { monitorLog } from './monitor.js';
 

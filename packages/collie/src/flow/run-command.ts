@@ -1,4 +1,6 @@
-import { describeExit, LoopError, readLogTail, runInGroupToLog, type SandboxSpec } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { readLogTail } from '@loop/core/harness';
+import { describeExit, runInGroupToLog, type SandboxSpec } from '@loop/core/process';
 
 /** What {@link runFlowCommand} runs. */
 export interface FlowCommandRequest {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { LoopError, type SandboxPlan, type SandboxSpec } from '@loop/core';
+import { LoopError } from '@loop/core';
+import { type SandboxPlan, type SandboxSpec } from '@loop/core/process';
 import type { FlowFixContext } from '../flow-executor.js';
 import type { FlowPipelineSettings } from '../flow-pipeline.js';
 import {

@@ -4,7 +4,7 @@
  * `createTpeProposer`'s shape, a start config (what our engine evaluates as its baseline) and a
  * known optimum.
  */
-import type { TpeParameter } from '../../src/index.js';
+import type { TpeParameter } from '../../src/proposers.js';
 
 export type Config = Record<string, unknown>;
 

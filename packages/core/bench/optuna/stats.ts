@@ -3,7 +3,7 @@
  * percentile bootstrap of the ratio of two medians (how far a printed ratio such as 0.97x can be
  * trusted).
  */
-import { createSeededRandom } from '../../src/index.js';
+import { createSeededRandom } from '../../src/stats.js';
 
 /** The `q` quantile (linear interpolation between order statistics) of a non-empty sample. */
 export function quantile(xs: readonly number[], q: number): number {

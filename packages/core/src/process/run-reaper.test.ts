@@ -92,7 +92,7 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
   it("a SIGKILLed controller's setsid orphan survives it and is killed by the next run that finds the pid file", async () => {
     const pidFile = join(dir, '.loop', 'run.pgid');
     const controller = join(dir, 'controller.mts');
-    const core = join(packageDir, 'src', 'index.ts');
+    const core = join(packageDir, 'src', 'process.ts');
     await writeFile(
       controller,
       `import { runInGroup } from ${JSON.stringify(core)};
