@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Observation } from './observations.js';
 import type { Dimension } from './space.js';
-import { chooseConfig, type TpeSettings } from './tpe-step.js';
+import { chooseConfig } from './tpe-step.js';
+import type { TpeSettings } from './tpe-settings.js';
 
 const dims: Dimension[] = ['x', 'y', 'z'].map((name) => ({
   kind: 'numeric',

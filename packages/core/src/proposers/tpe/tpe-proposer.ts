@@ -7,7 +7,8 @@ import type { GpHyperparameters } from './gp.js';
 import type { ConstraintsFunction, ObjectiveSpec } from '../../policies/pareto-math.js';
 import { rebuildObservations, type ObservationFacts } from './observations.js';
 import { sameValue, tpeParameterSchema, toDimensions, type TpeParameter } from './space.js';
-import { chooseConfig, type TpeSettings } from './tpe-step.js';
+import { chooseConfig } from './tpe-step.js';
+import type { TpeSettings } from './tpe-settings.js';
 
 /** Options of {@link createTpeProposer}. */
 export interface TpeProposerOptions {

@@ -1,148 +1,18 @@
-import { createSeededRandom } from '../../stats/random.js';
 import type { RandomSource } from '../../contracts/types.js';
+import { createSeededRandom } from '../../stats/random.js';
 import type { Observation } from './observations.js';
 import { gpChoice } from './gp-step.js';
 import { rankObservations } from './ranking.js';
 import type { GpHyperparameters } from './gp.js';
+import { axisOf, configOf, distance, pointOf, robustCentre } from './model-points.js';
 import { localMove, refineMove, uniformPoint } from './moves.js';
 import { fitParzen, type Axis, type Point } from './parzen.js';
-import { decode, encode, isActive, sameValue, type Dimension, type ParameterConfig } from './space.js';
-
-/** The tuning of one TPE step (see `TpeProposerOptions`). */
-export interface TpeSettings {
-  readonly seed: number;
-  readonly startup: number;
-  readonly candidates: number;
-  readonly gamma: number;
-  readonly local: number;
-  readonly refine: number;
-  readonly avoidCrashes: boolean;
-  /** Share of model proposals drawn from independent per-parameter densities (Optuna's default) instead of the joint one. */
-  readonly univariate: number;
-  /** The baseline row joins the model. */
-  readonly useBaseline: boolean;
-  /** Refinement moves drawn per refinement step; the one with the highest l/g is proposed (1: the first one). */
-  readonly refineCandidates: number;
-  /** Smallest refinement step (normalised units). */
-  readonly minStep: number;
-  /** Refinement centres on the good row whose rows within this distance have the lowest mean loss (0: the lowest row). */
-  readonly robustRadius: number;
-  /** How model steps rank their candidates: `parzen` (l/g, TPE) or `gp` (expected improvement under a Gaussian process). */
-  readonly surrogate: 'parzen' | 'gp';
-  /** Evaluated rows before `gp` ranks candidates (TPE steps until then). */
-  readonly gpStart: number;
-}
-
-/** A 32-bit seed for one proposal from (seed, iteration, attempt): a resumed run draws the same numbers. */
-export function proposalSeed(seed: number, iteration: number, attempt: number): number {
-  let h = (seed ^ 0x9e3779b9) >>> 0;
-  for (const v of [iteration, attempt]) {
-    h = Math.imul(h ^ (v >>> 0), 0x85ebca6b) >>> 0;
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
-    h = (h ^ (h >>> 16)) >>> 0;
-  }
-  return h;
-}
+import { sameValue, type Dimension, type ParameterConfig } from './space.js';
+import { latinHypercube, proposalSeed, type TpeSettings } from './tpe-settings.js';
 
 const CRASH_RADIUS = 0.25;
 /** Share of model proposals whose candidates all take a category the incumbent does not have. */
 const EXPLORE = 0.2;
-
-function axisOf(d: Dimension): Axis {
-  if (d.kind === 'categorical') return { kind: 'categorical', k: d.values.length };
-  // A discrete axis' kernel is at least one step wide, so a neighbouring value stays reachable.
-  if (d.kind === 'ordinal') return { kind: 'continuous', minBandwidth: 1 / Math.max(1, d.values.length - 1) };
-  if (d.kind === 'numeric' && d.integer) {
-    const span = d.log ? Math.log(d.hi) - Math.log(d.lo) : d.hi - d.lo;
-    const step = d.log ? Math.log((d.lo + 1) / d.lo) : 1;
-    return { kind: 'continuous', minBandwidth: Math.min(0.5, step / span) };
-  }
-  return { kind: 'continuous', minBandwidth: 0.002 };
-}
-
-/** The config a model point stands for: `base` with every searched value set, inactive ones left as in `base`. */
-function configOf(
-  dims: readonly Dimension[],
-  searched: readonly Dimension[],
-  u: readonly number[],
-  base: ParameterConfig,
-): Record<string, unknown> {
-  const next: Record<string, unknown> = { ...base };
-  for (const d of dims) if (d.kind === 'fixed') next[d.name] = d.value;
-  searched.forEach((d, j) => {
-    next[d.name] = decode(d, u[j]!);
-  });
-  for (const d of dims) {
-    if (isActive(d, next)) continue;
-    if (base[d.name] === undefined) delete next[d.name];
-    else next[d.name] = base[d.name];
-  }
-  return next;
-}
-
-function pointOf(searched: readonly Dimension[], config: ParameterConfig): Point {
-  return searched.map((d) => (isActive(d, config) ? encode(d, config[d.name]) : undefined));
-}
-
-function distance(axes: readonly Axis[], a: Point, b: Point): number {
-  let s = 0;
-  let n = 0;
-  axes.forEach((axis, j) => {
-    const x = a[j];
-    const y = b[j];
-    if (x === undefined || y === undefined) return;
-    n++;
-    s += axis.kind === 'categorical' ? (x === y ? 0 : 1) : (x - y) ** 2;
-  });
-  return n === 0 ? 0 : Math.sqrt(s / n);
-}
-
-function latinHypercube(axes: readonly Axis[], settings: TpeSettings, index: number, random: RandomSource): number[] {
-  const design = createSeededRandom(proposalSeed(settings.seed, -1, 0));
-  const size = settings.startup;
-  const row = index % size;
-  return axes.map((axis) => {
-    const perm = Array.from({ length: size }, (_, i) => i);
-    for (let i = size - 1; i > 0; i--) {
-      const j = Math.floor(design.next() * (i + 1));
-      [perm[i], perm[j]] = [perm[j]!, perm[i]!];
-    }
-    const u = (perm[row]! + random.next()) / size;
-    return axis.kind === 'categorical' ? Math.min(axis.k - 1, Math.floor(u * axis.k)) : u;
-  });
-}
-
-/**
- * The refinement centre: of the first `n` ranked points, the one whose neighbourhood (the rows
- * within `radius` in `distance`, itself included) has the lowest mean loss; 0 (the lowest row) when
- * `radius` is 0. Rows that close differ mostly by noise, so a lucky row's near-duplicates pull its
- * mean back up and a steadily good row takes over as the centre.
- */
-function robustCentre(
-  axes: readonly Axis[],
-  points: readonly Point[],
-  rows: readonly Observation[],
-  n: number,
-  radius: number,
-): number {
-  if (radius <= 0) return 0;
-  let best = 0;
-  let bestMean = Infinity;
-  for (let i = 0; i < Math.min(n, points.length); i++) {
-    let sum = 0;
-    let count = 0;
-    points.forEach((q, k) => {
-      if (k !== i && distance(axes, points[i]!, q) > radius) return;
-      sum += rows[k]!.loss!;
-      count++;
-    });
-    if (sum / count < bestMean) {
-      bestMean = sum / count;
-      best = i;
-    }
-  }
-  return best;
-}
 
 /**
  * One TPE step: the next full config to evaluate, different from `current` in at least one searched
