@@ -9,14 +9,9 @@ export { runInGroup, runInGroupToLog, killGroup, describeExit } from './process/
 export type { GroupRunOptions, GroupRunResult } from './process/process-group.js';
 export { killOrphanGroup, killOrphanGroups, RUN_TOKEN_ENV, RUN_TOKENS_ENV } from './process/orphan-group.js';
 export { pidsWithToken } from './process/token-scan.js';
-export {
-  bwrapArgv,
-  bwrapStatus,
-  planSandbox,
-  resolveSandboxMode,
-  sandboxMaskArgs,
-  sandboxOptionsFields,
-} from './process/sandbox.js';
-export type { BwrapStatus, SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './process/sandbox.js';
+export { bwrapArgv, planSandbox, sandboxMaskArgs, sandboxOptionsFields } from './process/sandbox.js';
+export { bwrapStatus, resolveSandboxMode } from './process/bwrap-status.js';
+export type { SandboxMode, SandboxOptions, SandboxPlan, SandboxSpec } from './process/sandbox.js';
+export type { BwrapStatus } from './process/bwrap-status.js';
 export { DEFAULT_MAX_FOLDER_ENTRIES, planSandboxBinds, sweepSandboxFolders } from './process/sandbox-folders.js';
 export type { SandboxBinds, SandboxFolder, SandboxSweep } from './process/sandbox-folders.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInGroupToLog } from './process-group.js';
-import { bwrapStatus } from './sandbox.js';
+import { bwrapStatus } from './bwrap-status.js';
 import { planSandboxBinds, sandboxBindArgs, sweepSandboxFolders } from './sandbox-folders.js';
 
 let ws: string;

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runInGroupToLog } from './process-group.js';
-import { bwrapStatus, sandboxMaskArgs } from './sandbox.js';
+import { sandboxMaskArgs } from './sandbox.js';
+import { bwrapStatus } from './bwrap-status.js';
 
 let root: string;
 beforeEach(() => {

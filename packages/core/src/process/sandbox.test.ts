@@ -10,7 +10,7 @@ import { createCommandGuard } from '../policies/command-guard.js';
 import { createCommandHarness } from '../harness/command-harness.js';
 import { createFileArtifact } from '../artifacts/file-artifact.js';
 import type { ProposalContext } from '../contracts/proposer.js';
-import { bwrapStatus, resolveSandboxMode } from './sandbox.js';
+import { bwrapStatus, resolveSandboxMode } from './bwrap-status.js';
 
 const bwrap = bwrapStatus();
 const skipped = bwrap.available ? '' : ` — skipped: ${bwrap.reason} (CI installs bubblewrap)`;
