@@ -5,8 +5,9 @@
  *
  * @packageDocumentation
  */
-export { createAgentCommandProposer, agentCommandProposerOptionsSchema } from './proposers/agent-command-proposer.js';
-export type { AgentCommandProposerOptions } from './proposers/agent-command-proposer.js';
+export { createAgentCommandProposer } from './proposers/agent-command-proposer.js';
+export { agentCommandProposerOptionsSchema } from './proposers/agent-command-proposer-options.js';
+export type { AgentCommandProposerOptions } from './proposers/agent-command-proposer-options.js';
 export { buildAgentPrompt, descriptionFromOutput, formatHistoryTable } from './proposers/agent-prompt.js';
 export type { HistoryFormatter } from './proposers/agent-prompt.js';
 export {
