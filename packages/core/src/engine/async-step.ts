@@ -5,7 +5,7 @@ import { runCandidate } from './candidate.js';
 import type { Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';
 import type { ProposalTurn } from './proposal-turns.js';
-import { pushRow, type RunState } from './run-state.js';
+import { pushRow, type SessionMemory } from './session-memory.js';
 import { adoptIncumbent, afterRows, emitRow, logOutcome, recordOf, type StepEnd } from './step.js';
 
 type Settled = { ok: true; o: Outcome } | { ok: false; error: unknown };
@@ -19,7 +19,7 @@ interface Entry {
 /** An async pool of parallel candidates (`parallel.schedule: 'async'`); one per loop. */
 export interface AsyncPool {
   /** Records the next iteration in order (starting candidates to keep every slot busy first). */
-  step(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd>;
+  step(e: Engine, m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd>;
   /** Abandons the candidates still in flight (their runs are killed, no row) and removes their copies. */
   close(): Promise<void>;
 }
@@ -58,7 +58,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
   };
   const running = () => [...entries.values()].filter((x) => x.running).length;
   const usedSlots = () => new Set([...entries.values()].filter((x) => x.running).map((x) => x.copy?.k));
-  const wouldStop = (m: RunState, iteration: number): boolean => {
+  const wouldStop = (m: SessionMemory, iteration: number): boolean => {
     try {
       // As if every earlier iteration were recorded; the ones not yet are pending (a predictive budget counts them).
       return e.stopPolicy.check({ ...e.loopState(m), iteration: iteration - 1, pending: entries.size }) !== undefined;
@@ -73,7 +73,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
     return { wait: () => previous, pass: () => pass() };
   };
 
-  const start = (m: RunState, iteration: number, force = false) => {
+  const start = (m: SessionMemory, iteration: number, force = false) => {
     if (closing || (!force && wouldStop(m, iteration))) return false;
     let k = 0;
     const used = usedSlots();
@@ -102,7 +102,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
     });
     return true;
   };
-  const fill = (m: RunState) => {
+  const fill = (m: SessionMemory) => {
     next ??= m.history.length;
     while (!closing && running() < width && start(m, next)) next += 1;
   };
@@ -144,7 +144,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
 }
 
 /** Decides `o` against the incumbent as it is now, adopts or saves it, and writes its row. */
-async function record(e: Engine, m: RunState, o: Outcome): Promise<StepEnd> {
+async function record(e: Engine, m: SessionMemory, o: Outcome): Promise<StepEnd> {
   if (o.status === 'kept' && !isBetter(o.score as number, m.best, e.direction)) {
     const why = `the incumbent kept meanwhile (iteration ${m.counters.incumbent?.iteration}) scores ${m.best}`;
     o.status = 'reverted';

@@ -2,7 +2,7 @@ import { LoopError } from '../contracts/errors.js';
 import type { CandidateData, IterationRecord } from '../contracts/iteration-record.js';
 import { summarizeSamples } from '../stats/statistics.js';
 import type { Engine } from './engine.js';
-import { pushRow, type PerSample, type RunState } from './run-state.js';
+import { pushRow, type PerSample, type SessionMemory } from './session-memory.js';
 
 /**
  * Evaluates the unmodified artifact `baselineRepeats` times and records row 0 (its score is the
@@ -11,7 +11,7 @@ import { pushRow, type PerSample, type RunState } from './run-state.js';
  * @throws {LoopError} `BASELINE_FAILED` when any repeat crashes or the signal aborts;
  *   `HARNESS_TAMPERED` when the harness changes between repeats.
  */
-export async function runBaseline(e: Engine, m: RunState, fingerprint: string | undefined): Promise<void> {
+export async function runBaseline(e: Engine, m: SessionMemory, fingerprint: string | undefined): Promise<void> {
   const { rollback } = e.options;
   e.hub.emit({ type: 'iteration-started', iteration: 0, attempt: 0 });
   const cp = await rollback.checkpoint(0);

@@ -8,13 +8,13 @@ import { runCandidate } from './candidate.js';
 import type { IncumbentRemeasure, Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';
 import { proposalTurns } from './proposal-turns.js';
-import { pushRow, type RunState } from './run-state.js';
+import { pushRow, type SessionMemory } from './session-memory.js';
 import { adoptIncumbent, afterRows, emitRow, logOutcome, recordOf, type StepEnd } from './step.js';
 
 /** Re-measures the incumbent `repeats` times in the main workspace (`parallel.remeasureIncumbent`). */
 async function remeasure(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   fingerprint: string | undefined,
   repeats: number,
 ): Promise<IncumbentRemeasure> {
@@ -125,7 +125,7 @@ export async function adoptWinner(e: Engine, winner: Outcome): Promise<{ cp: Che
  * adopted into the main workspace (verified), recorded with `rollback.commit` and kept; one row
  * per candidate, all durable before the keep.
  */
-export async function stepBatch(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+export async function stepBatch(e: Engine, m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd> {
   const b = e.options.parallel!;
   const { rollback } = e.options;
   const candidates = b.candidates ?? 1;

@@ -18,7 +18,7 @@ import { treeDigest } from './tree-digest.js';
 import { decide } from './decide.js';
 import { prunedClause } from './run-reporting.js';
 import type { ProposalTurn } from './proposal-turns.js';
-import type { RunState } from './run-state.js';
+import type { SessionMemory } from './session-memory.js';
 
 /** Says which violations touched a read-only path and which lie elsewhere outside the targets. */
 function describeViolations(artifact: Artifact, violations: readonly string[]): string {
@@ -63,7 +63,7 @@ export function proposerCrash(e: Engine, o: Outcome, error: unknown): Outcome {
  */
 export async function beginCandidate(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   iteration: number,
   k: number,
   open: (plan: EditPlan | undefined) => Promise<Slot>,
@@ -122,7 +122,7 @@ export const isPending = (x: Outcome | PendingCandidate): x is PendingCandidate 
  */
 export async function runCandidate(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   iteration: number,
   k: number,
   open: (plan: EditPlan | undefined) => Promise<Slot>,
@@ -169,7 +169,7 @@ export async function runCandidate(
  */
 export async function finishCandidate(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   p: PendingCandidate,
   first: Proposal,
   options: FinishOptions,

@@ -5,7 +5,7 @@ import type { ScoreOk } from '../contracts/scorer.js';
 import { summarizeSamples } from '../stats/statistics.js';
 import type { Engine } from './engine.js';
 import { addData, applyVerdict, type FinishOptions, type Outcome, type Slot } from './outcome.js';
-import type { RunState } from './run-state.js';
+import type { SessionMemory } from './session-memory.js';
 
 /** `{ [key]: row.data }` when the row has a record, else `{}`. */
 function rowData<K extends string>(key: K, row: IterationRecord | undefined): { [P in K]?: CandidateData } {
@@ -20,7 +20,7 @@ function rowData<K extends string>(key: K, row: IterationRecord | undefined): { 
  */
 export async function decide(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   o: Outcome,
   slot: Slot,
   plan: EditPlan | undefined,

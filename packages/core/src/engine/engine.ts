@@ -18,7 +18,7 @@ import { measure } from './measure.js';
 import { startReporting } from './run-reporting.js';
 import type { GroupedLoopOptions, LoopOptions } from './options.js';
 import { normalizeLoopOptions } from './options-schema.js';
-import { engineStateOf, loopStateOf, type RunState } from './run-state.js';
+import { engineStateOf, loopStateOf, type SessionMemory } from './session-memory.js';
 
 /** What the pruners of a candidate's first run look at: every row so far and the incumbent's row (see {@link Engine.evaluate}). */
 export interface PruneHistory {
@@ -72,13 +72,13 @@ export interface Engine {
   /** Appends one line to the decisions log, when there is one. */
   logDecision(line: Record<string, unknown>): Promise<void>;
   /** Writes the state store (the last write of a step). */
-  writeState(m: RunState, phase: EnginePhase, extra?: Partial<EngineState>): Promise<void>;
+  writeState(m: SessionMemory, phase: EnginePhase, extra?: Partial<EngineState>): Promise<void>;
   /** The state stop policies and advisors see. */
-  loopState(m: RunState): LoopState;
+  loopState(m: SessionMemory): LoopState;
   /** What the proposer sees. */
-  context(m: RunState, iteration: number, attempt: number, extra?: Partial<ProposalContext>): ProposalContext;
+  context(m: SessionMemory, iteration: number, attempt: number, extra?: Partial<ProposalContext>): ProposalContext;
   /** What guards see. */
-  guardInput(m: RunState, iteration: number, plan: EditPlan | undefined): GuardInput;
+  guardInput(m: SessionMemory, iteration: number, plan: EditPlan | undefined): GuardInput;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { KeepDecision } from '../contracts/keep-policy.js';
 import type { EditPlan, ProposalContext } from '../contracts/proposer.js';
 import type { CandidateInfo } from '../contracts/rollback-strategy.js';
 import type { WorkingCopy } from '../contracts/working-copy.js';
-import type { HaltInfo, PerSample } from './run-state.js';
+import type { HaltInfo, PerSample } from './session-memory.js';
 
 /** Where one candidate is edited and evaluated: the main workspace (in place) or a working copy. */
 export interface Slot {

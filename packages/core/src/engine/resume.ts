@@ -4,7 +4,7 @@ import type { EngineState } from '../contracts/state-store.js';
 import { summarizeSamples } from '../stats/statistics.js';
 import { countersOf } from './counters.js';
 import type { Engine } from './engine.js';
-import type { RunState } from './run-state.js';
+import type { SessionMemory } from './session-memory.js';
 
 const numbers = (v: unknown): number[] | undefined =>
   Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number' && Number.isFinite(x))
@@ -44,7 +44,7 @@ export function checkAgainstState(e: Engine, rows: readonly IterationRecord[], s
 }
 
 /**
- * Rebuilds the run state from the rows (the counters are their fold, so a resumed loop decides as
+ * Rebuilds the session memory from the rows (the counters are their fold, so a resumed loop decides as
  * an uninterrupted one would), takes full-precision scores and samples from the state store when
  * it names the same incumbent, and lets the rollback discard what an interrupted iteration left.
  *
@@ -52,7 +52,7 @@ export function checkAgainstState(e: Engine, rows: readonly IterationRecord[], s
  */
 export async function resumeFrom(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   rows: readonly IterationRecord[],
   saved: EngineState | undefined,
 ): Promise<void> {

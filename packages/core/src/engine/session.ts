@@ -8,7 +8,7 @@ import { beginCandidate, finishCandidate, isPending, proposerCrash } from './can
 import { addData, type Outcome, type PendingCandidate } from './outcome.js';
 import type { Engine } from './engine.js';
 import { checkAgainstState, resumeFrom } from './resume.js';
-import { newRunState } from './run-state.js';
+import { newSessionMemory } from './session-memory.js';
 import { createAsyncPool } from './async-step.js';
 import { stepBatch } from './batch-step.js';
 import { inPlace, revertInPlace, settleInPlace, stepInPlace, type StepEnd } from './step.js';
@@ -26,7 +26,7 @@ const isMisuse = (error: unknown) => MISUSE.some((code) => isLoopError(error, co
  * so a host gets every guarantee `run()` gives. Internal to the engine.
  */
 export function createSession(e: Engine) {
-  let m = newRunState(e.clock.now());
+  let m = newSessionMemory(e.clock.now());
   /** Errors of a start that recorded nothing: the loop may be started again (a lock held by another run). */
   const retryable = new WeakSet<object>();
   const pool = e.options.parallel?.schedule === 'async' ? createAsyncPool(e) : undefined;
@@ -108,7 +108,7 @@ export function createSession(e: Engine) {
         started = false;
         await lock?.release();
         lock = undefined;
-        m = newRunState(e.clock.now());
+        m = newSessionMemory(e.clock.now());
         retryable.add(error);
       }
       throw error;

@@ -4,7 +4,7 @@ import type { Checkpoint } from '../contracts/rollback-strategy.js';
 import { runCandidate } from './candidate.js';
 import type { Outcome, Slot } from './outcome.js';
 import type { Engine } from './engine.js';
-import { pushRow, type RunState } from './run-state.js';
+import { pushRow, type SessionMemory } from './session-memory.js';
 
 /** How a step ended: go on, stop because of the abort signal, or halt (the stop sequence runs). */
 export type StepEnd = 'continue' | 'aborted' | 'halted';
@@ -82,7 +82,7 @@ export function emitRow(e: Engine, o: Outcome, record: IterationRecord, previous
  * emitted. A halting step's state write is the stop sequence's (seed 002: the halted row, the
  * rollback, restoreBest, then state.json last), so its events wait in `m.deferred` until then.
  */
-export async function afterRows(e: Engine, m: RunState, emit: () => void): Promise<StepEnd> {
+export async function afterRows(e: Engine, m: SessionMemory, emit: () => void): Promise<StepEnd> {
   if (m.halted) {
     m.deferred.push(emit);
     return 'halted';
@@ -93,7 +93,7 @@ export async function afterRows(e: Engine, m: RunState, emit: () => void): Promi
 }
 
 /** Makes `m` the new incumbent after `o` was kept with id `bestId`. */
-export function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
+export function adoptIncumbent(m: SessionMemory, o: Outcome, bestId: string) {
   m.bestId = bestId;
   m.best = o.score as number;
   m.incumbentSamples = [...o.samples];
@@ -111,7 +111,7 @@ export function adoptIncumbent(m: RunState, o: Outcome, bestId: string) {
  */
 async function revertOrHalt(
   e: Engine,
-  m: RunState,
+  m: SessionMemory,
   cp: Checkpoint,
   record: IterationRecord,
 ): Promise<{ record: IterationRecord; halted?: IterationRecord }> {
@@ -168,7 +168,12 @@ export async function revertInPlace(e: Engine, cp: Checkpoint, iteration: number
  * Records an in-place outcome: the decisions log, the row (durable before the rollback acts),
  * keep or revert (verified), the history, the state store (the last write), then the event.
  */
-export async function settleInPlace(e: Engine, m: RunState, o: Outcome, cp: Checkpoint | undefined): Promise<StepEnd> {
+export async function settleInPlace(
+  e: Engine,
+  m: SessionMemory,
+  o: Outcome,
+  cp: Checkpoint | undefined,
+): Promise<StepEnd> {
   if (o.aborted) {
     if (cp) await revertInPlace(e, cp, o.iteration, o.candidateId);
     return 'aborted';
@@ -198,7 +203,7 @@ export async function settleInPlace(e: Engine, m: RunState, o: Outcome, cp: Chec
 }
 
 /** One candidate, in place: checkpoint (with the plan) → edit → evaluate → row (durable) → keep or revert. */
-export async function stepInPlace(e: Engine, m: RunState, fingerprint: string | undefined): Promise<StepEnd> {
+export async function stepInPlace(e: Engine, m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd> {
   const iteration = m.history.length;
   const slot = inPlace(e, iteration, fingerprint);
   let o: Outcome;

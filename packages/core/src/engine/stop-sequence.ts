@@ -3,10 +3,10 @@ import { keptChanges } from './history.js';
 import type { StopDecision } from '../contracts/stop-policy.js';
 import type { LoopSummary } from '../contracts/summary.js';
 import type { Engine } from './engine.js';
-import type { RunState } from './run-state.js';
+import type { SessionMemory } from './session-memory.js';
 
 /** The stop decision of a halted step. */
-export function haltStop(m: RunState): StopDecision {
+export function haltStop(m: SessionMemory): StopDecision {
   const h = m.halted!;
   const reason =
     h.code === 'RESTORE_FAILED' ? 'restore-failed' : h.code === 'HARNESS_TAMPERED' ? 'harness-tampered' : 'halted';
@@ -14,7 +14,7 @@ export function haltStop(m: RunState): StopDecision {
 }
 
 /** Advisors' hints for the next proposal: asked after a step, once the stop policies let another one run. */
-export function advise(e: Engine, m: RunState): void {
+export function advise(e: Engine, m: SessionMemory): void {
   m.hints = []; // hints apply to one proposal only
   const s = e.loopState(m);
   for (const advisor of e.options.advisors ?? []) {
@@ -30,7 +30,7 @@ export function advise(e: Engine, m: RunState): void {
  * restore-failed label and still goes on), build the summary, call the stop hook
  * (`LoopOptions.onStop`), write the state store as the last write, emit `stopped`.
  */
-export async function stopSequence(e: Engine, m: RunState, decision: StopDecision): Promise<LoopSummary> {
+export async function stopSequence(e: Engine, m: SessionMemory, decision: StopDecision): Promise<LoopSummary> {
   let stop = decision;
   try {
     await e.options.rollback.restoreBest?.(m.bestId);

@@ -16,8 +16,11 @@ export interface HaltInfo {
   readonly code?: string;
 }
 
-/** The engine's mutable state during `run()`. Internal to the engine. */
-export interface RunState {
+/**
+ * What one session of the engine remembers while it runs (history, counters, incumbent and baseline
+ * samples, halt): built at start or on resume, persisted through `EngineState`. Internal to the engine.
+ */
+export interface SessionMemory {
   history: IterationRecord[];
   counters: Counters;
   /** The incumbent's samples and per-sample sub-scores and gates. */
@@ -42,8 +45,8 @@ export interface RunState {
   deferred: (() => void)[];
 }
 
-/** A fresh run state at `startedAt` (ms since the epoch). */
-export function newRunState(startedAt: number): RunState {
+/** Fresh session memory at `startedAt` (ms since the epoch). */
+export function newSessionMemory(startedAt: number): SessionMemory {
   return {
     history: [],
     counters: emptyCounters(),
@@ -64,7 +67,7 @@ export function newRunState(startedAt: number): RunState {
 }
 
 /** Appends `row` to the history and advances the counters (O(1)); `best` must already be updated for a kept row. */
-export function pushRow(m: RunState, row: IterationRecord, thisRun = true): void {
+export function pushRow(m: SessionMemory, row: IterationRecord, thisRun = true): void {
   m.history.push(row);
   advanceCounters(m.counters, row, m.best);
   if (thisRun && row.status !== 'baseline') m.iterationsThisRun += 1;
@@ -72,7 +75,7 @@ export function pushRow(m: RunState, row: IterationRecord, thisRun = true): void
 
 /** The read-only {@link LoopState} stop policies and advisors see. */
 export function loopStateOf(
-  m: RunState,
+  m: SessionMemory,
   now: number,
   direction: Direction,
   signal: AbortSignal,
@@ -104,7 +107,7 @@ export function loopStateOf(
 
 /** The {@link EngineState} a state store writes. */
 export function engineStateOf(
-  m: RunState,
+  m: SessionMemory,
   status: EnginePhase,
   now: number,
   direction: Direction,
