@@ -16,7 +16,7 @@ export type { AdviceKind } from './contracts/advisor.js';
 export type { CostReading } from './contracts/loop-state.js';
 export type { LoopEventOf } from './contracts/events.js';
 export type { CrashInfo } from './contracts/proposer.js';
-export { parallelOptionsSchema } from './engine/parallel.js';
+export { parallelOptionsSchema } from './engine/parallel-options.js';
 export type { TrialEdit } from './engine/trial.js';
 export { loopOptionsSchema } from './engine/options-schema.js';
 export { parseGroupedOptions } from './engine/grouped-options.js';

@@ -40,8 +40,8 @@ export type { IterationStatus, IterationRecord, CandidateData } from './contract
 export type { Artifact, ArtifactSnapshot, ArtifactChanges } from './contracts/artifact.js';
 export { createFileArtifact } from './artifacts/file-artifact.js';
 export type { FileArtifactOptions } from './artifacts/file-artifact.js';
-export { createMemoryArtifact, createMemoryRollback } from './artifacts/memory.js';
-export type { MemoryArtifact } from './artifacts/memory.js';
+export { createMemoryArtifact, createMemoryRollback } from './artifacts/memory-artifact.js';
+export type { MemoryArtifact } from './artifacts/memory-artifact.js';
 export type { Harness, RunContext, RunRecord } from './contracts/harness.js';
 export { createCommandHarness } from './harness/command-harness.js';
 export type { CommandHarnessOptions } from './harness/command-harness.js';
@@ -63,7 +63,7 @@ export type { Proposer, Proposal, ProposalContext, EditPlan } from './contracts/
 export { createMemoryResultsLog } from './contracts/results-log.js';
 export type { ResultsLog } from './contracts/results-log.js';
 export type { WorkingCopy, WorkingCopyProvider } from './contracts/working-copy.js';
-export type { ParallelOptions } from './engine/parallel.js';
+export type { ParallelOptions } from './engine/parallel-options.js';
 export { createLoop } from './engine/create-loop.js';
 export type { Loop } from './engine/create-loop.js';
 export type { Trial, StepOutcome } from './engine/trial.js';

@@ -1,6 +1,6 @@
 import { LoopError } from '../contracts/errors.js';
 import type { Harness } from '../contracts/harness.js';
-import { createMemoryArtifact, type MemoryArtifact } from './memory.js';
+import { createMemoryArtifact, type MemoryArtifact } from './memory-artifact.js';
 import type { WorkingCopy, WorkingCopyProvider } from '../contracts/working-copy.js';
 
 /** A working copy made by {@link createMemoryWorkingCopies}: its artifact is a {@link MemoryArtifact}. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createLoop } from '../engine/create-loop.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import { strictImprovement } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from './memory.js';
+import { createMemoryArtifact, createMemoryRollback } from './memory-artifact.js';
 import { createNoiseAwareKeepPolicy } from '../policies/noise-aware-keep-policy.js';
 import { createFunctionProposer } from '../contracts/proposer.js';
 import { createSeededRandom } from '../stats/random.js';

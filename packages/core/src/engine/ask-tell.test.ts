@@ -7,7 +7,7 @@ import { createCounterProposer } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../contracts/events.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import type { Guard } from '../contracts/guard.js';
-import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { maxIterations } from '../contracts/stop-policy.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createContextProposer, createDeferred, type Deferred } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../harness/function-harness.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createMemoryWorkingCopies } from '../artifacts/memory-working-copies.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createFunctionProposer } from '../contracts/proposer.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../contracts/events.js';
 import type { KeepInput, KeepPolicy } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createNoiseAwareKeepPolicy } from '../policies/noise-aware-keep-policy.js';
 import { createSeededRandom } from '../stats/random.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFunctionHarness } from '../harness/function-harness.js';
-import { type MemoryArtifact } from '../artifacts/memory.js';
+import { type MemoryArtifact } from '../artifacts/memory-artifact.js';
 import type { Proposer } from '../contracts/proposer.js';
 import { setup } from './test-fixtures/parallel-setup.js';
 

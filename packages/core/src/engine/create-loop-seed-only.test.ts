@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFakeHarness } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../contracts/events.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createNoiseAwareKeepPolicy } from '../policies/noise-aware-keep-policy.js';
 import { createSeededRandom } from '../stats/random.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness, createManualClock } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../contracts/events.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createFunctionProposer } from '../contracts/proposer.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
 import { ConfigError } from '../contracts/errors.js';
 import { minDelta } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createFunctionProposer } from '../contracts/proposer.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
 import type { LoopEvent } from '../contracts/events.js';
 import type { Guard } from '../contracts/guard.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createMemoryWorkingCopies } from '../artifacts/memory-working-copies.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import type { Proposer } from '../contracts/proposer.js';

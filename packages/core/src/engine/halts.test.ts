@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import { LoopError, isLoopError } from '../contracts/errors.js';
 import type { Harness } from '../contracts/harness.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog, type ResultsLog } from '../contracts/results-log.js';
 import type { EngineState, StateStore } from '../contracts/state-store.js';

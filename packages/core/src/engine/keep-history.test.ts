@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCounterProposer } from '@loop/internal-test-utils';
 import type { KeepInput } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';

@@ -4,7 +4,7 @@ import type { Artifact } from '../contracts/artifact.js';
 import type { Guard } from '../contracts/guard.js';
 import type { Harness } from '../contracts/harness.js';
 import type { KeepPolicy } from '../contracts/keep-policy.js';
-import { parallelOptionsSchema } from './parallel.js';
+import { parallelOptionsSchema } from './parallel-options.js';
 import type { Proposer } from '../contracts/proposer.js';
 import type { Pruner } from '../contracts/pruner.js';
 import type { ResultsLog } from '../contracts/results-log.js';

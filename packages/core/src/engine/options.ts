@@ -4,7 +4,7 @@ import type { Guard } from '../contracts/guard.js';
 import type { Harness } from '../contracts/harness.js';
 import type { KeepPolicy } from '../contracts/keep-policy.js';
 import type { CostReading } from '../contracts/loop-state.js';
-import type { ParallelOptions } from './parallel.js';
+import type { ParallelOptions } from './parallel-options.js';
 import type { Proposer } from '../contracts/proposer.js';
 import type { PruneOptions } from './run-reporting.js';
 import type { ResultsLog } from '../contracts/results-log.js';

@@ -3,7 +3,7 @@ import { createCounterProposer } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import type { LoopEvent } from '../contracts/events.js';
 import { strictImprovement, type KeepInput } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { incumbentCurvePruner, nonFinitePruner } from '../policies/pruners.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createCounterProposer, createFakeHarness } from '@loop/internal-test-utils';
 import { isLoopError } from '../contracts/errors.js';
 import type { IterationRecord } from '../contracts/iteration-record.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import type { EditPlan, Proposer } from '../contracts/proposer.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog, type ResultsLog } from '../contracts/results-log.js';

@@ -6,7 +6,7 @@ import { createCounterProposer, createFakeHarness } from '@loop/internal-test-ut
 import { createCommandGuard } from './command-guard.js';
 import { createLoop } from '../engine/create-loop.js';
 import { isLoopError } from '../contracts/errors.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { maxIterations } from '../contracts/stop-policy.js';

@@ -6,7 +6,7 @@ import { createLoop } from '../engine/create-loop.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import type { KeepInput, KeepPolicy } from '../contracts/keep-policy.js';
 import { strictImprovement } from '../contracts/keep-policy.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { maxIterations } from '../contracts/stop-policy.js';

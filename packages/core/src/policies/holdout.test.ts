@@ -7,7 +7,7 @@ import { createLoop } from '../engine/create-loop.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import { createHoldout } from './holdout.js';
 import { holdoutStateDir, readHoldoutUses } from './holdout-store.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createFunctionProposer } from '../contracts/proposer.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../contracts/results-log.js';

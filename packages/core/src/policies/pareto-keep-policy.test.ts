@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLoop } from '../engine/create-loop.js';
 import { createFunctionHarness } from '../harness/function-harness.js';
 import type { IterationRecord } from '../contracts/iteration-record.js';
-import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../artifacts/memory-artifact.js';
 import { createValueScorer } from '../scoring/regex-scorer.js';
 import { maxIterations } from '../contracts/stop-policy.js';
 import { paretoFront } from './pareto-front.js';

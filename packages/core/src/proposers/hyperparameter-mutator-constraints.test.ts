@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHyperparameterMutator, infeasibleLimits } from './hyperparameter-mutator.js';
 import type { IterationRecord } from '../contracts/iteration-record.js';
-import { createMemoryArtifact } from '../artifacts/memory.js';
+import { createMemoryArtifact } from '../artifacts/memory-artifact.js';
 import type { ProposalContext } from '../contracts/proposer.js';
 import { createSeededRandom } from '../stats/random.js';
 import { createMemoryConfigAdapter } from './tpe/config-adapter.js';

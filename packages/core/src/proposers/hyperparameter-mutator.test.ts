@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHyperparameterMutator, failedMoves, stepScale } from './hyperparameter-mutator.js';
-import { createMemoryArtifact } from '../artifacts/memory.js';
+import { createMemoryArtifact } from '../artifacts/memory-artifact.js';
 import { createMemoryConfigAdapter } from './tpe/config-adapter.js';
 import { createSeededRandom } from '../stats/random.js';
 import type { ProposalContext } from '../contracts/proposer.js';

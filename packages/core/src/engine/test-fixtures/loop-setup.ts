@@ -1,5 +1,5 @@
 import { createCounterProposer, createFakeHarness, type FakeOutcome } from '@loop/internal-test-utils';
-import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory-artifact.js';
 import { createValueScorer } from '../../scoring/regex-scorer.js';
 import { createMemoryResultsLog } from '../../contracts/results-log.js';
 import { createLoop } from '../create-loop.js';

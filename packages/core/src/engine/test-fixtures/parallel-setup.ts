@@ -1,7 +1,7 @@
 import { createContextProposer } from '@loop/internal-test-utils';
 import { createFunctionHarness } from '../../harness/function-harness.js';
 import type { Harness } from '../../contracts/harness.js';
-import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory-artifact.js';
 import { createMemoryWorkingCopies } from '../../artifacts/memory-working-copies.js';
 import type { Proposer } from '../../contracts/proposer.js';
 import { createValueScorer } from '../../scoring/regex-scorer.js';

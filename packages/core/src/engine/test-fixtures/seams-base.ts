@@ -1,5 +1,5 @@
 import { createCounterProposer } from '@loop/internal-test-utils';
-import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory-artifact.js';
 import { createValueScorer } from '../../scoring/regex-scorer.js';
 
 /** The artifact, rollback, counter proposer and minimizing scorer most seam tests share. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LoopError } from '../../contracts/errors.js';
-import type { MemoryArtifact } from '../../artifacts/memory.js';
+import type { MemoryArtifact } from '../../artifacts/memory-artifact.js';
 import type { ProposalContext } from '../../contracts/proposer.js';
 import { writeTextAtomic } from '../../files/state-file.js';
 import type { MaybePromise } from '../../contracts/types.js';

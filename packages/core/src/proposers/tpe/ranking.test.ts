@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createLoop } from '../../engine/create-loop.js';
 import { createFunctionHarness } from '../../harness/function-harness.js';
 import type { IterationRecord } from '../../contracts/iteration-record.js';
-import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory-artifact.js';
 import { paretoFront } from '../../policies/pareto-front.js';
 import { paretoKeep } from '../../policies/pareto-keep-policy.js';
 import { hypervolume } from '../../policies/pareto-math.js';

@@ -5,7 +5,7 @@ import type { IterationRecord } from '../../contracts/iteration-record.js';
 import type { KeepPolicy } from '../../contracts/keep-policy.js';
 import { strictImprovement } from '../../contracts/keep-policy.js';
 import { recordedViolations, withConstraints } from '../../policies/constrained-keep.js';
-import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../../artifacts/memory-artifact.js';
 import { totalViolation } from '../../policies/pareto-math.js';
 import { createValueScorer } from '../../scoring/regex-scorer.js';
 import { maxIterations } from '../../contracts/stop-policy.js';

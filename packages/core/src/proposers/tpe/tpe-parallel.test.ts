@@ -3,7 +3,7 @@ import { createLoop } from '../../engine/create-loop.js';
 import { createFunctionHarness } from '../../harness/function-harness.js';
 import type { IterationRecord } from '../../contracts/iteration-record.js';
 import type { ProposalContext } from '../../contracts/proposer.js';
-import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory-artifact.js';
 import { createMemoryWorkingCopies } from '../../artifacts/memory-working-copies.js';
 import { createValueScorer } from '../../scoring/regex-scorer.js';
 import { maxIterations } from '../../contracts/stop-policy.js';

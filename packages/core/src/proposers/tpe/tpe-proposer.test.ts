@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMemoryArtifact } from '../../artifacts/memory.js';
+import { createMemoryArtifact } from '../../artifacts/memory-artifact.js';
 import type { IterationRecord } from '../../contracts/iteration-record.js';
 import { createConfigFileAdapter, createMemoryConfigAdapter } from './config-adapter.js';
 import { parseChanges } from './description.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLoop } from '../../engine/create-loop.js';
 import { createFunctionHarness } from '../../harness/function-harness.js';
-import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback, type MemoryArtifact } from '../../artifacts/memory-artifact.js';
 import { createMemoryResultsLog } from '../../contracts/results-log.js';
 import { createMemoryWorkingCopies } from '../../artifacts/memory-working-copies.js';
 import type { ProposalContext } from '../../contracts/proposer.js';

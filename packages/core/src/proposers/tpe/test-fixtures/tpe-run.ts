@@ -3,7 +3,7 @@ import { createLoop } from '../../../engine/create-loop.js';
 import { createFunctionHarness } from '../../../harness/function-harness.js';
 import { createHyperparameterMutator } from '../../hyperparameter-mutator.js';
 import type { IterationRecord } from '../../../contracts/iteration-record.js';
-import { createMemoryArtifact, createMemoryRollback } from '../../../artifacts/memory.js';
+import { createMemoryArtifact, createMemoryRollback } from '../../../artifacts/memory-artifact.js';
 import type { ProposalContext } from '../../../contracts/proposer.js';
 import { createSeededRandom } from '../../../stats/random.js';
 import { createValueScorer } from '../../../scoring/regex-scorer.js';

@@ -1,5 +1,5 @@
 import { describeRollbackStrategy } from '@loop/internal-test-utils';
-import { createMemoryArtifact, createMemoryRollback } from './memory.js';
+import { createMemoryArtifact, createMemoryRollback } from './memory-artifact.js';
 
 describeRollbackStrategy('memory', async () => {
   const artifact = createMemoryArtifact('v0');
