@@ -63,7 +63,10 @@ for (const file of files) {
         .map(([entry, names]) => {
           const line = `${indent}import ${typeKw}{ ${names.join(', ')} } from '${spec(entry)}';`;
           if (!file.endsWith('.md') || line.length <= 100) return line; // Prettier wraps the TypeScript
-          return `${indent}import ${typeKw}{\n${names.map((n) => `${indent}  ${n},`).join('\n')}\n${indent}} from '${spec(entry)}';`;
+          return (
+            `${indent}import ${typeKw}{\n${names.map((n) => `${indent}  ${n},`).join('\n')}\n${indent}} ` +
+            `from '${spec(entry)}';`
+          );
         })
         .join('\n');
     },

@@ -50,46 +50,54 @@ function startHost(dir: string, at: number) {
 }
 
 describe('a host killed between ask and tell', () => {
-  it('kill -9 with an open trial, then open() with resume: the edit rescued, no stale lock, the run finishes as an uninterrupted one', async () => {
-    const AT = 7;
-    const dir = workspace('killed');
-    const host = startHost(dir, AT);
-    expect(await host.ready).toBe(`READY ${AT}`);
-    // While the child holds its trial open, a second host (another process) is refused.
-    await expect(createAutoIterate(hostOptions(dir, 20, { recovery: { resume: true } })).open()).rejects.toMatchObject({
-      code: 'LOCK_HELD',
-    });
-    const tipAtKill = git(dir, 'rev-parse', 'HEAD');
-    host.child.kill('SIGKILL');
-    expect(await host.exited).toBe('SIGKILL');
-    // What the kill left: AT - 1 rows after the baseline, the open trial's edit uncommitted, the dead host's lock.
-    expect(rowsOf(dir)).toHaveLength(AT);
-    expect(git(dir, 'status', '--porcelain')).toBe('M params.json');
-    expect(leftLocks(dir)).toContain('loop-workspace.lock');
+  it(
+    'kill -9 with an open trial, then open() with resume: the edit rescued, ' +
+      'no stale lock, the run finishes as an uninterrupted one',
+    async () => {
+      const AT = 7;
+      const dir = workspace('killed');
+      const host = startHost(dir, AT);
+      expect(await host.ready).toBe(`READY ${AT}`);
+      // While the child holds its trial open, a second host (another process) is refused.
+      await expect(
+        createAutoIterate(hostOptions(dir, 20, { recovery: { resume: true } })).open(),
+      ).rejects.toMatchObject({
+        code: 'LOCK_HELD',
+      });
+      const tipAtKill = git(dir, 'rev-parse', 'HEAD');
+      host.child.kill('SIGKILL');
+      expect(await host.exited).toBe('SIGKILL');
+      // What the kill left: AT - 1 rows after the baseline, the open trial's edit uncommitted, the dead host's lock.
+      expect(rowsOf(dir)).toHaveLength(AT);
+      expect(git(dir, 'status', '--porcelain')).toBe('M params.json');
+      expect(leftLocks(dir)).toContain('loop-workspace.lock');
 
-    const lines: string[] = [];
-    const summary = await hostLoop(dir, 20, (iteration) => edit(dir, iteration), {
-      resume: true,
-      onRow: (l) => lines.push(l),
-    });
-    // The open trial's edit is kept reachable (a rescue commit on the tip it was made on), then the iteration runs again.
-    const rescued = 'refs/loop/discarded/recovered';
-    expect(git(dir, 'rev-parse', `${rescued}^`)).toBe(tipAtKill);
-    expect(JSON.parse(git(dir, 'show', `${rescued}:params.json`))).toEqual({ x: XS[AT - 1] });
-    expect(lines[0]).toMatch(new RegExp(`^${AT} `));
-    expect(summary).toMatchObject({ iterations: 20, best: 0, stop: { reason: 'max-iterations' } });
-    // Row n is iteration n: the baseline, then each edit once, in order.
-    expect(rowsOf(dir).map((r) => r[3]!.replace(/ \(.*\)$/, ''))).toEqual(['baseline', ...XS.map((x) => `x = ${x}`)]);
-    expect(git(dir, 'status', '--porcelain')).toBe('');
-    expect(leftLocks(dir)).toEqual([]);
+      const lines: string[] = [];
+      const summary = await hostLoop(dir, 20, (iteration) => edit(dir, iteration), {
+        resume: true,
+        onRow: (l) => lines.push(l),
+      });
+      // The open trial's edit is kept reachable (a rescue commit on the tip it was made on), then the iteration runs
+      // again.
+      const rescued = 'refs/loop/discarded/recovered';
+      expect(git(dir, 'rev-parse', `${rescued}^`)).toBe(tipAtKill);
+      expect(JSON.parse(git(dir, 'show', `${rescued}:params.json`))).toEqual({ x: XS[AT - 1] });
+      expect(lines[0]).toMatch(new RegExp(`^${AT} `));
+      expect(summary).toMatchObject({ iterations: 20, best: 0, stop: { reason: 'max-iterations' } });
+      // Row n is iteration n: the baseline, then each edit once, in order.
+      expect(rowsOf(dir).map((r) => r[3]!.replace(/ \(.*\)$/, ''))).toEqual(['baseline', ...XS.map((x) => `x = ${x}`)]);
+      expect(git(dir, 'status', '--porcelain')).toBe('');
+      expect(leftLocks(dir)).toEqual([]);
 
-    // The same as a host that was never killed, but for the rescue ref.
-    const clean = workspace('uninterrupted');
-    await hostLoop(clean, 20, (iteration) => edit(clean, iteration), { onRow: () => {} });
-    const resumed = runShape(dir);
-    const { [rescued]: rescuedTree, ...discarded } = resumed.discarded;
-    expect(rescuedTree).toBeDefined();
-    expect({ ...resumed, discarded }).toEqual(runShape(clean));
-    expect(readFileSync(join(dir, 'params.json'), 'utf8')).toBe(readFileSync(join(clean, 'params.json'), 'utf8'));
-  }, 300_000); // two 20-iteration runs and a child's start (tsx) on a loaded machine
+      // The same as a host that was never killed, but for the rescue ref.
+      const clean = workspace('uninterrupted');
+      await hostLoop(clean, 20, (iteration) => edit(clean, iteration), { onRow: () => {} });
+      const resumed = runShape(dir);
+      const { [rescued]: rescuedTree, ...discarded } = resumed.discarded;
+      expect(rescuedTree).toBeDefined();
+      expect({ ...resumed, discarded }).toEqual(runShape(clean));
+      expect(readFileSync(join(dir, 'params.json'), 'utf8')).toBe(readFileSync(join(clean, 'params.json'), 'utf8'));
+    },
+    300_000,
+  ); // two 20-iteration runs and a child's start (tsx) on a loaded machine
 });

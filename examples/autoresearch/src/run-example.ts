@@ -101,7 +101,8 @@ export async function runExample(
     proposer: createScriptedProposer(workspace, options.steps ?? loadSteps(), MODULE),
     rollback: createSnapshotRollback({ workspace, runDir, ...(options.clock ? { clock: options.clock } : {}) }),
     rubricFiles: [join(workspace, 'criteria/ar-function.yaml'), join(workspace, '.claude/agents/reflection-agent.md')],
-    // The harness's own scripts: an edit to either halts the pass as harness-tampered (seed 002: never edit the harness).
+    // The harness's own scripts: an edit to either halts the pass as harness-tampered (seed 002: never edit the
+    // harness).
     harnessFiles: HARNESS_FILES.map((f) => join(workspace, f)),
     output,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -31,33 +31,41 @@ beforeAll(async () => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe('examples/autoresearch: AR-2 function pass on src/slug.js (real run)', () => {
-  it('goes from composite 6.00 to best 10.00 and stops on target-met with 2 kept, 3 reverted (1 reverted-redtest), 0 crash', () => {
-    expect(run.result).toMatchObject({
-      mode: 'function',
-      startComposite: 6,
-      bestComposite: 10,
-      stopReason: 'target-met',
-      counts: { kept: 2, reverted: 3, revertedRedtest: 1, crash: 0 },
-      iterationsThisRun: 5,
-      resumed: false,
-    });
-    expect(run.result.halted).toBeUndefined();
-    expect(run.lines).toHaveLength(7); // baseline + 5 iteration lines + the summary
-    expect(run.lines[6]).toContain('composite 6.00 -> best 10.00');
-  });
+  it(
+    'goes from composite 6.00 to best 10.00 and stops on target-met with 2 ' +
+      'kept, 3 reverted (1 reverted-redtest), 0 crash',
+    () => {
+      expect(run.result).toMatchObject({
+        mode: 'function',
+        startComposite: 6,
+        bestComposite: 10,
+        stopReason: 'target-met',
+        counts: { kept: 2, reverted: 3, revertedRedtest: 1, crash: 0 },
+        iterationsThisRun: 5,
+        resumed: false,
+      });
+      expect(run.result.halted).toBeUndefined();
+      expect(run.lines).toHaveLength(7); // baseline + 5 iteration lines + the summary
+      expect(run.lines[6]).toContain('composite 6.00 -> best 10.00');
+    },
+  );
 
-  it('logs the statuses baseline, kept, reverted-redtest (tests red), reverted (coverage gate), reverted (equal score), kept', () => {
-    const rows = parseResultsTsv(readFileSync(run.result.resultsPath, 'utf8')).rows;
-    expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite} ${r.columns.coverage}`)).toEqual([
-      '0 baseline 6.00 100.00',
-      '1 kept 7.50 100.00',
-      '2 reverted-redtest 0.00 100.00',
-      '3 reverted 0.00 83.33',
-      '4 reverted 7.50 100.00',
-      '5 kept 10.00 100.00',
-    ]);
-    expect(rows[2]!.columns.pass_rate).toBe('0.50');
-  });
+  it(
+    'logs the statuses baseline, kept, reverted-redtest (tests red), ' +
+      'reverted (coverage gate), reverted (equal score), kept',
+    () => {
+      const rows = parseResultsTsv(readFileSync(run.result.resultsPath, 'utf8')).rows;
+      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite} ${r.columns.coverage}`)).toEqual([
+        '0 baseline 6.00 100.00',
+        '1 kept 7.50 100.00',
+        '2 reverted-redtest 0.00 100.00',
+        '3 reverted 0.00 83.33',
+        '4 reverted 7.50 100.00',
+        '5 kept 10.00 100.00',
+      ]);
+      expect(rows[2]!.columns.pass_rate).toBe('0.50');
+    },
+  );
 
   it('writes results.tsv under .aid/pipeline/autoresearch/T-7 with the exact AR-2 header', () => {
     expect(run.result.resultsPath).toBe(join(run.workspace, '.aid/pipeline/autoresearch', TASK_ID, 'results.tsv'));
@@ -107,30 +115,35 @@ describe('examples/autoresearch: AR-2 function pass on src/slug.js (real run)', 
 });
 
 describe('examples/autoresearch: never edit the harness (seed 002 safety brakes)', () => {
-  it('an idea that raises the reflection score by editing tools/reflect.mjs halts the pass as harness-tampered: never scored, never kept, the module restored', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loop-autoresearch-harness-'));
-    try {
-      const gaming = {
-        description: 'make the reflection tool lenient',
-        slug: 'lenient-reflect',
-        apply: [
-          { file: 'tools/reflect.mjs', find: '10 - 1.5 * vars - long', replace: '10' },
-          { find: 'var lower', replace: 'let lower' },
-        ],
-      };
-      const { result } = await runExample(join(dir, 'ws'), { steps: [gaming] });
-      const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
-      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
-        '0 baseline 6.00',
-        '1 harness-tampered -',
-      ]);
-      expect(result).toMatchObject({ stopReason: 'harness-tampered', halted: 'harness-tampered', bestComposite: 6 });
-      expect(result.error?.message).toMatch(/tools\/reflect\.mjs/);
-      expect(readFileSync(join(dir, 'ws', MODULE), 'utf8')).toBe(readFileSync(join(TEMPLATE, MODULE), 'utf8'));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'an idea that raises the reflection score by editing tools/reflect.mjs ' +
+      'halts the pass as harness-tampered: never scored, never kept, the module ' +
+      'restored',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'loop-autoresearch-harness-'));
+      try {
+        const gaming = {
+          description: 'make the reflection tool lenient',
+          slug: 'lenient-reflect',
+          apply: [
+            { file: 'tools/reflect.mjs', find: '10 - 1.5 * vars - long', replace: '10' },
+            { find: 'var lower', replace: 'let lower' },
+          ],
+        };
+        const { result } = await runExample(join(dir, 'ws'), { steps: [gaming] });
+        const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
+        expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
+          '0 baseline 6.00',
+          '1 harness-tampered -',
+        ]);
+        expect(result).toMatchObject({ stopReason: 'harness-tampered', halted: 'harness-tampered', bestComposite: 6 });
+        expect(result.error?.message).toMatch(/tools\/reflect\.mjs/);
+        expect(readFileSync(join(dir, 'ws', MODULE), 'utf8')).toBe(readFileSync(join(TEMPLATE, MODULE), 'utf8'));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('the scripted proposer steps', () => {

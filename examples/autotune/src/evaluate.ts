@@ -5,7 +5,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import type { TaskResult } from '@loop/autotune';
 
-/** The evaluation set: each task is a small JS function in `tasks/<id>.mjs` checked against the vectors in `eval/vectors.json`. */
+/**
+ * The evaluation set: each task is a small JS function in `tasks/<id>.mjs` checked against the vectors in
+ * `eval/vectors.json`.
+ */
 export const TASK_IDS = ['clamp', 'slugify', 'median', 'left-pad', 'roman', 'parse-duration'] as const;
 
 type Vectors = Record<string, Array<[unknown[], unknown]>>;
@@ -34,7 +37,10 @@ export async function evaluateTasks(tasksDir: string, vectorsPath: string): Prom
           actual = `threw ${(error as Error).message}`;
         }
         if (!isDeepStrictEqual(actual, expected)) {
-          detail = `${id}(${args.map((a) => JSON.stringify(a)).join(', ')}) returned ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`;
+          detail =
+            `${id}(${args.map((a) => JSON.stringify(a)).join(', ')}) ` +
+            `returned ${JSON.stringify(actual)}, ` +
+            `expected ${JSON.stringify(expected)}`;
           break;
         }
       }

@@ -40,7 +40,9 @@ export function createRebuildSyncCheck(): SyncCheck {
   };
 }
 
-/** Copies the template into `root/app`, makes it and `root/artifacts` git repositories, and creates the control files. */
+/**
+ * Copies the template into `root/app`, makes it and `root/artifacts` git repositories, and creates the control files.
+ */
 export async function setUpWorkspace(root: string): Promise<{ dir: string; artifactDir: string }> {
   const dir = join(root, 'app');
   const artifactDir = join(root, 'artifacts');

@@ -11,21 +11,42 @@ import { evaluateTasks } from './evaluate.js';
 const PATCHES: Record<string, string[]> = {
   clamp: ['export default function clamp(x, lo, hi) {\n  return Math.min(hi, Math.max(lo, x));\n}\n'],
   slugify: [
-    "export default function slugify(text) {\n  return text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');\n}\n",
+    'export default function slugify(text) {\n  return ' +
+      "text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).join('-');\n}\n",
   ],
   median: [
-    'export default function median(xs) {\n  const s = [...xs].sort((a, b) => a - b);\n  return s[Math.floor(s.length / 2)];\n}\n',
-    'export default function median(xs) {\n  const s = [...xs].sort((a, b) => a - b);\n  const m = Math.floor(s.length / 2);\n  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;\n}\n',
+    'export default function median(xs) {\n  const s = [...xs].sort((a, b) ' +
+      '=> a - b);\n  return s[Math.floor(s.length / 2)];\n}\n',
+    'export default function median(xs) {\n  const s = [...xs].sort((a, b) ' +
+      '=> a - b);\n  const m = Math.floor(s.length / 2);\n  return s.length % 2 ' +
+      '? s[m] : (s[m - 1] + s[m]) / 2;\n}\n',
   ],
   roman: [
-    "export default function roman(n) {\n  const t = [[1000, 'M'], [500, 'D'], [100, 'C'], [50, 'L'], [10, 'X'], [5, 'V'], [1, 'I']];\n  let out = '';\n  for (const [v, s] of t) while (n >= v) { out += s; n -= v; }\n  return out;\n}\n",
-    "export default function roman(n) {\n  const t = [[1000, 'M'], [900, 'CM'], [500, 'D'], [100, 'C'], [50, 'L'], [10, 'X'], [5, 'V'], [4, 'IV'], [1, 'I']];\n  let out = '';\n  for (const [v, s] of t) while (n >= v) { out += s; n -= v; }\n  return out;\n}\n",
-    "export default function roman(n) {\n  const t = [[1000, 'M'], [900, 'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [10, 'X'], [5, 'V'], [4, 'IV'], [1, 'I']];\n  let out = '';\n  for (const [v, s] of t) while (n >= v) { out += s; n -= v; }\n  return out;\n}\n",
+    "export default function roman(n) {\n  const t = [[1000, 'M'], [500, " +
+      "'D'], [100, 'C'], [50, 'L'], [10, 'X'], [5, 'V'], [1, 'I']];\n  let out " +
+      "= '';\n  for (const [v, s] of t) while (n >= v) { out += s; n -= v; }\n  " +
+      'return out;\n}\n',
+    "export default function roman(n) {\n  const t = [[1000, 'M'], [900, " +
+      "'CM'], [500, 'D'], [100, 'C'], [50, 'L'], [10, 'X'], [5, 'V'], [4, " +
+      "'IV'], [1, 'I']];\n  let out = '';\n  for (const [v, s] of t) while (n " +
+      '>= v) { out += s; n -= v; }\n  return out;\n}\n',
+    "export default function roman(n) {\n  const t = [[1000, 'M'], [900, " +
+      "'CM'], [500, 'D'], [400, 'CD'], [100, 'C'], [90, 'XC'], [50, 'L'], [10, " +
+      "'X'], [5, 'V'], [4, 'IV'], [1, 'I']];\n  let out = '';\n  for (const [v, " +
+      's] of t) while (n >= v) { out += s; n -= v; }\n  return out;\n}\n',
   ],
   'parse-duration': [
-    "export default function parseDuration(text) {\n  const m = /^(\\d+)h(\\d+)m(\\d+)s$/.exec(text);\n  if (!m) throw new Error('bad duration');\n  return +m[1] * 3600 + +m[2] * 60 + +m[3];\n}\n",
-    "export default function parseDuration(text) {\n  const m = /^(?:(\\d+)h)?(?:(\\d+)m)?(\\d+)s$/.exec(text);\n  if (!m) throw new Error('bad duration');\n  return +(m[1] ?? 0) * 3600 + +(m[2] ?? 0) * 60 + +m[3];\n}\n",
-    "export default function parseDuration(text) {\n  const m = /^(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)$/.exec(text);\n  if (!m) throw new Error('bad duration');\n  return (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 + (+m[3] || 0);\n}\n",
+    'export default function parseDuration(text) {\n  const m = ' +
+      "/^(\\d+)h(\\d+)m(\\d+)s$/.exec(text);\n  if (!m) throw new Error('bad " +
+      "duration');\n  return +m[1] * 3600 + +m[2] * 60 + +m[3];\n}\n",
+    'export default function parseDuration(text) {\n  const m = ' +
+      '/^(?:(\\d+)h)?(?:(\\d+)m)?(\\d+)s$/.exec(text);\n  if (!m) throw new ' +
+      "Error('bad duration');\n  return +(m[1] ?? 0) * 3600 + +(m[2] ?? 0) * 60 " +
+      '+ +m[3];\n}\n',
+    'export default function parseDuration(text) {\n  const m = ' +
+      '/^(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)$/.exec(text);\n  if (!m) throw new ' +
+      "Error('bad duration');\n  return (+m[1] || 0) * 3600 + (+m[2] || 0) * 60 " +
+      '+ (+m[3] || 0);\n}\n',
   ],
 };
 
@@ -64,7 +85,8 @@ export function createScriptedWorker(
       tasks: await evaluateTasks(buildDir(dir), vectorsPath(dir)),
       rationales: {
         roman:
-          'subtractive pairs (XL, XC, CD) keep slipping through the patches; needs a table-driven rewrite out of scope for this agent',
+          'subtractive pairs (XL, XC, CD) keep slipping through the patches; needs ' +
+          'a table-driven rewrite out of scope for this agent',
         'parse-duration':
           'the grammar (optional units, order, whitespace) is unspecified; needs a product decision first',
       },

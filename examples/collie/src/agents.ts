@@ -55,7 +55,10 @@ export function observe(r: AgentRequest): string {
   return sections.length > 0 ? sections.join('\n\n') : 'NO ISSUES';
 }
 
-/** Stage 4a triage: a wrong result is Real; a second failure of the same function is a duplicate; timing noise is Discarded. */
+/**
+ * Stage 4a triage: a wrong result is Real; a second failure of the same function is a duplicate; timing noise is
+ * Discarded.
+ */
 export function triage(r: AgentRequest): string {
   const obs = r.inputs['observations.md'] ?? '';
   const seen = new Set<string>();
@@ -71,7 +74,9 @@ export function triage(r: AgentRequest): string {
       seen.add(fn);
       verdict = 'Real';
       confidence = 4;
-      rationale = `tried to explain "${text}" by a wrong expectation; the expected value is the textbook one, so the result is wrong`;
+      rationale =
+        `tried to explain "${text}" by a wrong expectation; the expected value ` +
+        `is the textbook one, so the result is wrong`;
     } else if (fn) {
       rationale = `duplicate: another failure of ${fn}() is already triaged as Real`;
     }
@@ -182,7 +187,10 @@ export function flowImplement(r: AgentRequest): string {
   if (current === undefined) throw new Error(`src/stats.js contains none of the known forms of ${fn}()`);
   if (current === target) return `src/stats.js: ${fn}() already has ${target}, nothing to change`;
   writeFileSync(file, src.replace(current, target));
-  return `src/stats.js: ${fn}(): ${current} → ${target}${feedback === undefined ? '' : ' (addressing the review comments)'}`;
+  return (
+    `src/stats.js: ${fn}(): ${current} ` +
+    `→ ${target}${feedback === undefined ? '' : ' (addressing the review comments)'}`
+  );
 }
 
 /** Runs `expr` against the worktree's src/stats.js (`s` is the module) and returns its JSON output. */
@@ -205,7 +213,8 @@ function findings(wt: string, fix: FixRecord, changed: string): string[] {
   const after = probe(wt, `(() => { const a = ${JSON.stringify(arg)}; s.${fn}(a); return a; })()`);
   if (JSON.stringify(after) !== JSON.stringify(arg))
     out.push(
-      `${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) the caller's list is ${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`,
+      `${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) ` +
+        `the caller's list is ${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`,
     );
   const files = changedList(changed);
   for (const t of fix.key_files.filter((f) => DEFAULT_TEST_FILE.test(f)))
@@ -222,7 +231,10 @@ export function flowReview(r: AgentRequest): string {
   if (problems.length > 0)
     return [`Review of ${fix.id}:`, ...problems.map((p) => `- ${p}`), '', 'verdict: changes_requested'].join('\n');
   return [
-    `Review of ${fix.id}: the root cause is gone, ${knownFix(fix).fn}() leaves its argument alone, changed files ${changedList(r.inputs['changed-files.md'] ?? '').join(', ')}: all key files.`,
+    `Review of ${fix.id}: the root cause is gone, ${knownFix(fix).fn}() ` +
+      `leaves its argument alone, changed ` +
+      `files ${changedList(r.inputs['changed-files.md'] ?? '').join(', ')}: all ` +
+      `key files.`,
     '',
     'verdict: approve',
   ].join('\n');
@@ -230,7 +242,10 @@ export function flowReview(r: AgentRequest): string {
 
 /** flow-simplify: the fixes are one expression each; nothing to simplify (it says what it looked at). */
 export function flowSimplify(r: AgentRequest): string {
-  return `nothing: the change (${changedList(r.inputs['changed-files.md'] ?? '').join(', ') || 'no file'}) is one expression plus its test`;
+  return (
+    `nothing: the change (${changedList(r.inputs['changed-files.md'] ?? '').join(', ') || 'no file'}) ` +
+    `is one expression plus its test`
+  );
 }
 
 /** flow-final-review (deep tier): the regression log must be green and the reviewers' checks must hold. */
@@ -247,7 +262,8 @@ export function flowFinalReview(r: AgentRequest): string {
   const command = /^command: (.*)$/m.exec(regression)?.[1] ?? '?';
   const pass = /^# pass (\d+)$/m.exec(regression)?.[1] ?? '?';
   return [
-    `Final review of ${fix.id}: root cause fixed, minimal change, the last regression command is green (\`${command}\`: ${pass} passing).`,
+    `Final review of ${fix.id}: root cause fixed, minimal change, the last ` +
+      `regression command is green (\`${command}\`: ${pass} passing).`,
     '',
     'verdict: approve',
   ].join('\n');

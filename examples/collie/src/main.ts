@@ -9,7 +9,9 @@ const dir =
   i > 0 && process.argv[i + 1] ? resolve(process.argv[i + 1]!) : mkdtempSync(join(tmpdir(), 'collie-example-'));
 if (existsSync(dir) && readdirSync(dir).length > 0) {
   console.error(
-    `--dir ${dir} is not empty: the example starts a new repository and run there each time; pass a new or empty directory (or omit --dir for a temp one)`,
+    `--dir ${dir} is not empty: the example starts a new repository and run ` +
+      `there each time; pass a new or empty directory (or omit --dir for a temp ` +
+      `one)`,
   );
   process.exit(2);
 }

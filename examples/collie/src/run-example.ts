@@ -22,7 +22,10 @@ export const TEST_COMMAND = (
 /** Runs only the reproduction test a FIX's TDD step added. */
 export const REPRO_COMMAND = 'node --test {file}';
 
-/** Where the flow pipeline writes `<FIX-id>.flow.md` of iteration N: `<run>/iter-N/flow/` (its default), outside the worktree. */
+/**
+ * Where the flow pipeline writes `<FIX-id>.flow.md` of iteration N: `<run>/iter-N/flow/` (its default), outside the
+ * worktree.
+ */
 export const flowLogDir = (runDir: string, iter: number) => join(runDir, `iter-${iter}`, 'flow');
 
 /**

@@ -182,7 +182,8 @@ async function falsePrunes(
   let batchIncumbent = incumbent;
   const out = { kept: 0, wouldPrune: 0, candidates: 0, pruned: 0 };
   for (const row of runA.rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration)) {
-    if ((row.iteration - 1) % PARALLEL === 0) batchIncumbent = incumbent; // a batch decides against the incumbent at its start
+    // a batch decides against the incumbent at its start
+    if ((row.iteration - 1) % PARALLEL === 0) batchIncumbent = incumbent;
     const curve = data.get(row.iteration)?.reports ?? [];
     const prunedAt = curve.findIndex(
       (_, i) =>
@@ -253,21 +254,29 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   gaps.push(bestAtA - a.best);
   if (Number.isFinite(busy)) busyShares.push(busy);
   console.log(
-    `seed ${seed} (${order.join(' then ')}): A best ${a.best.toFixed(4)} in ${(aMs / 1000).toFixed(0)} s | B reached it at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
-      `B best at A's time ${bestAtA.toFixed(4)} | both cores busy ${(busy * 100).toFixed(0)}% of B's candidate time | ` +
+    `seed ${seed} (${order.join(' then ')}): A best ${a.best.toFixed(4)} ` +
+      `in ${(aMs / 1000).toFixed(0)} s | B reached it ` +
+      `at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
+      (`B best at A's time ${bestAtA.toFixed(4)} | both cores ` +
+        `busy ${(busy * 100).toFixed(0)}% of B's candidate time | `) +
       `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
-      `Optuna TPE+Hyperband best at A's time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | load ${loadavg()[0]!.toFixed(1)}`,
+      (`Optuna TPE+Hyperband best at A's ` +
+        `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | ` +
+        `load ${loadavg()[0]!.toFixed(1)}`),
   );
 }
 console.log(
-  `time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} (${ratios.length} of ${SEEDS} pairs reached it)`,
+  `time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} ` +
+    `(${ratios.length} of ${SEEDS} pairs reached it)`,
 );
 console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
 if (versusOptuna.length)
   console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
 console.log(
-  `false-prune rate (A's keeps the pruner would have stopped): ${wouldPrune} of ${kept} (${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`,
+  `false-prune rate (A's keeps the pruner would have ` +
+    `stopped): ${wouldPrune} of ${kept} ` +
+    `(${kept ? ((wouldPrune / kept) * 100).toFixed(1) : '0'}%)`,
 );
 console.log(
   `load ${loadavg()

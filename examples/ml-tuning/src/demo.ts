@@ -12,7 +12,10 @@ import { holdoutDirOf, testLine, writeTestSplit } from './holdout.js';
 
 /** Options of {@link runDemo} (the CLI flags). */
 export interface DemoOptions {
-  /** Iterations (candidates) after the baseline, rounded up to a whole number of batches of `parallel`; 0 runs until interrupted. @default 12 */
+  /**
+   * Iterations (candidates) after the baseline, rounded up to a whole number of batches of `parallel`; 0 runs until
+   * interrupted. @default 12
+   */
   iterations?: number;
   /**
    * Training steps per run (train.mjs's LOOP_STEP_BUDGET): the score of a config no longer depends
@@ -63,9 +66,14 @@ export interface DemoOptions {
   queue?: string;
   /** Stop doomed trainings early (issue 27; with a step budget): `--no-prune` sets false. @default true */
   prune?: boolean;
-  /** `async` (a freed core starts the next training at once) or `batch` (rows independent of timing). @default 'async' */
+  /**
+   * `async` (a freed core starts the next training at once) or `batch` (rows independent of timing). @default 'async'
+   */
   schedule?: 'batch' | 'async';
-  /** A blocking constraint on the model's parameter count: a candidate with more than this many is never kept. On resume, the run's own. @default none */
+  /**
+   * A blocking constraint on the model's parameter count: a candidate with more than this many is never kept. On
+   * resume, the run's own. @default none
+   */
   maxParams?: number;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
@@ -73,7 +81,10 @@ export interface DemoOptions {
   print?: (line: string) => void;
 }
 
-/** Candidates per batch by default: training is single-threaded, K = 2 uses both cores of the 2-core machine the demo is measured on (issue 17). */
+/**
+ * Candidates per batch by default: training is single-threaded, K = 2 uses both cores of the 2-core machine the demo is
+ * measured on (issue 17).
+ */
 export const DEFAULT_PARALLEL = 2;
 
 /** The run's tag: the date (seed 003) plus the time, so several runs a day get their own branch. */
@@ -122,7 +133,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined)
       throw new Error(
-        `[loop] [ml-tuning] ${dir} holds no demo run to resume (missing .loop/demo.json); start a new run with another --out`,
+        `[loop] [ml-tuning] ${dir} holds no demo run to resume (missing ` +
+          `.loop/demo.json); start a new run with another --out`,
       );
     // A resumed run must measure like the run it continues: same budget, same proposer seed.
     // A run from before step budgets trained on wall clock (steps 0).
@@ -133,7 +145,9 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     ] as const) {
       if (given !== undefined && given !== stored)
         throw new Error(
-          `[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; scores would not be comparable. Resume without ${flag} (or with ${stored})`,
+          `[loop] [ml-tuning] ${flag} ${given} differs from the run's ${stored}; ` +
+            `scores would not be comparable. Resume without ${flag} (or ` +
+            `with ${stored})`,
         );
     }
     tag = state.tag;
@@ -193,25 +207,35 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   );
   print(`workspace ${dir}`);
   print(
-    `branch    ${run.branch}   (results.tsv at the workspace root, each run's training log in .loop/logs/<iteration>.log)`,
+    `branch    ${run.branch}   (results.tsv at the workspace root, each ` +
+      `run's training log in .loop/logs/<iteration>.log)`,
   );
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
   print(
-    `metric    val_bpc, lower is better; ${iterations || 'unlimited'} iteration${iterations === 1 ? '' : 's'} of ${each} each; proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`,
+    `metric    val_bpc, lower is better; ${iterations || 'unlimited'} ` +
+      `iteration${iterations === 1 ? '' : 's'} of ${each} each; ` +
+      `proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; ` +
+      `keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`,
   );
   if (options.workers)
     print(
-      `workers   candidates go to the loop worker processes on ${options.workers}, ${parallel} per batch; start each with: loop worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} --link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`,
+      `workers   candidates go to the loop worker processes ` +
+        `on ${options.workers}, ${parallel} per batch; start each with: loop ` +
+        `worker --redis ${options.workers}${options.queue ? ` --queue ${options.queue}` : ''} ` +
+        `--link node_modules=${join(EXAMPLE_DIR, 'node_modules')}`,
     );
   else if (parallel > 1 && (options.schedule ?? 'async') === 'async')
     print(
-      `parallel  ${parallel} candidates at once, each in its own working copy; a freed core starts the next at once (--schedule async); keeps decided in iteration order`,
+      `parallel  ${parallel} candidates at once, each in its own working copy; ` +
+        `a freed core starts the next at once (--schedule async); keeps decided ` +
+        `in iteration order`,
     );
   else if (parallel > 1)
     print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
   if (steps > 0 && (options.prune ?? true))
     print(
-      "pruning   a training more than 5% worse than the incumbent's curve past 30% of its steps is stopped (--no-prune: run each to its end)",
+      "pruning   a training more than 5% worse than the incumbent's curve past " +
+        '30% of its steps is stopped (--no-prune: run each to its end)',
     );
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
   print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);

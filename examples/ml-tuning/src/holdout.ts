@@ -34,10 +34,16 @@ export async function testLine(stateDir: string, run: string): Promise<string> {
   const final: HoldoutUse | undefined = (await readHoldoutUses(stateDir, run)).findLast((u) => u.kind === 'final');
   if (!final) return 'test      no sealed holdout score (the run stopped before the baseline)';
   if (final.score === undefined)
-    return `test      the holdout run failed: ${final.error ?? 'no score'} (its output: ${join(stateDir, HOLDOUT_LOG)})`;
+    return (
+      `test      the holdout run failed: ${final.error ?? 'no score'} (its ` + `output: ${join(stateDir, HOLDOUT_LOG)})`
+    );
   const gap =
     final.visible === undefined
       ? ''
       : `; gap ${final.score - final.visible >= 0 ? '+' : ''}${(final.score - final.visible).toFixed(6)}`;
-  return `test      best state: val_bpc ${final.visible?.toFixed(6) ?? '-'} (validation) vs test_bpc ${final.score.toFixed(6)} (sealed holdout, ${stateDir})${gap}`;
+  return (
+    `test      best state: val_bpc ${final.visible?.toFixed(6) ?? '-'} ` +
+    `(validation) vs test_bpc ${final.score.toFixed(6)} (sealed ` +
+    `holdout, ${stateDir})${gap}`
+  );
 }

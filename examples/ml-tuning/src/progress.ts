@@ -57,7 +57,11 @@ export function createProgress(options: ProgressOptions): { update: (event: Loop
       const toGo = Math.max(0, Math.ceil(options.iterations / k) - Math.ceil(done / k));
       const left =
         options.iterations > 0 && batches > 0 ? ` | ~${formatDuration((elapsed / batches) * toGo)} left` : '';
-      return `progress  iteration ${done}${total} | elapsed ${formatDuration(elapsed)}${left} | best val_bpc ${best === undefined ? '-' : best.toFixed(6)}`;
+      return (
+        `progress  iteration ${done}${total} | ` +
+        `elapsed ${formatDuration(elapsed)}${left} | best ` +
+        `val_bpc ${best === undefined ? '-' : best.toFixed(6)}`
+      );
     },
   };
 }

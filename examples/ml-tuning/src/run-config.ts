@@ -8,7 +8,10 @@ export interface DemoRunSettings {
   readonly iterations: number;
   /** Training steps per run (`LOOP_STEP_BUDGET`); 0 = wall-clock budget of `budgetS`. */
   readonly steps: number;
-  /** Training seconds with `steps: 0`; with steps only the wall-clock kill (40 x budgetS + 60 s: a guard against hangs, not a budget). */
+  /**
+   * Training seconds with `steps: 0`; with steps only the wall-clock kill (40 x budgetS + 60 s: a guard against hangs,
+   * not a budget).
+   */
   readonly budgetS: number;
   /** Seed of the built-in proposer. */
   readonly seed: number;
@@ -70,7 +73,10 @@ export function pruneConfigOf(steps: number, prune: boolean): Record<string, unk
 
 /** The goal an agent proposer is given. */
 export const AGENT_GOAL =
-  'Lower the validation bits per character (val_bpc) of the character-level language model trained by train.mjs, by editing the hyperparameters in config.json (search-space.json lists sensible ranges). One change per iteration.';
+  'Lower the validation bits per character (val_bpc) of the ' +
+  'character-level language model trained by train.mjs, by editing the ' +
+  'hyperparameters in config.json (search-space.json lists sensible ' +
+  'ranges). One change per iteration.';
 
 /** The wall-clock kill of one training run in seconds: with a step budget only a guard against hangs. */
 export function killTimeoutOf(steps: number, budgetS: number): number {

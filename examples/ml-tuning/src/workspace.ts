@@ -13,7 +13,8 @@ export const TEMPLATE_FILES = ['README.md', 'config.json', 'prepare.mjs', 'searc
 
 /**
  * Creates a fresh workspace: a git repository holding the training template as its first commit
- * on `main`, a `.gitignore` for `node_modules` and the run's `.loop/` folder, and a `node_modules` symlink to the example's
+ * on `main`, a `.gitignore` for `node_modules` and the run's `.loop/` folder, and a `node_modules` symlink to the
+ * example's
  * installed dependencies (tfjs and the name data sets), so `node train.mjs` runs in it.
  *
  * @throws Error when `dir` exists and is not empty.

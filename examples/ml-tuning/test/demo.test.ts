@@ -10,66 +10,72 @@ const parent = mkdtempSync(join(tmpdir(), 'loop-demo-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
 describe('ml-tuning demo end to end (real training, real git)', () => {
-  it('--parallel 1 (one candidate at a time, in place): results.tsv holds the baseline and one row per iteration; keep commits are on the run branch, others are not; HEAD is the last keep; the tree is clean', async () => {
-    const out = join(parent, 'run');
-    const lines: string[] = [];
-    const { summary, branch } = await runDemo({
-      iterations: 3,
-      steps: 100,
-      budgetS: 1.5,
-      seed: 3,
-      parallel: 1,
-      out,
-      resume: false,
-      print: (l) => lines.push(l),
-    });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: out, encoding: 'utf8' }).trim();
-    const rows = parseAutoIterateTsv(readFileSync(join(out, 'results.tsv'), 'utf8'));
-    expect(rows).toHaveLength(4);
-    expect(rows[0]!.status).toBe('baseline');
-    expect(rows[0]!.score).toBeGreaterThan(2);
-    expect(rows[0]!.score).toBeLessThan(Math.log2(27) + 0.5);
-    const kept = rows.filter((r) => r.status === 'baseline' || r.status === 'kept');
-    for (const r of rows) {
-      const onBranch = (() => {
-        try {
-          execFileSync('git', ['merge-base', '--is-ancestor', r.candidateId, branch], { cwd: out });
-          return true;
-        } catch {
-          return false;
-        }
-      })();
-      expect(onBranch).toBe(kept.includes(r));
-    }
-    expect(git('rev-parse', '--short=7', 'HEAD')).toBe(kept.at(-1)!.candidateId);
-    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe(branch);
-    expect(git('status', '--porcelain')).toBe('');
-    expect(git('rev-list', '--count', branch)).toBe(String(kept.length)); // the template commit + one per keep
-    expect(summary.iterations).toBe(3);
-    expect(lines.filter((l) => /^iter +\d/.test(l))).toHaveLength(4); // one line per iteration
-    expect(lines.join('\n')).toContain('val_bpc: baseline');
-    // The test split is the sealed holdout: outside the workspace, scored on the best state at the end (issue 33).
-    expect(lines).toContainEqual(
-      expect.stringMatching(
-        /^test {6}best state: val_bpc \d\.\d{6} \(validation\) vs test_bpc \d\.\d{6} \(sealed holdout, .*\); gap [+-]\d\.\d{6}$/,
-      ),
-    );
-    expect(
-      readFileSync(join(`${out}.holdout`, 'test-names.txt'), 'utf8')
-        .split('\n')
-        .filter(Boolean),
-    ).toHaveLength(420);
-    expect(lines.filter((l) => /^progress  iteration \d of 3 \| elapsed \d+s/.test(l))).toHaveLength(4); // the live line after each run
-    expect(
-      lines.at(
-        -1 -
-          lines
-            .slice()
-            .reverse()
-            .findIndex((l) => l.startsWith('progress')),
-      ),
-    ).toMatch(/iteration 3 of 3 .* best val_bpc \d\.\d{6}$/);
-  });
+  it(
+    '--parallel 1 (one candidate at a time, in place): results.tsv holds the ' +
+      'baseline and one row per iteration; keep commits are on the run branch, ' +
+      'others are not; HEAD is the last keep; the tree is clean',
+    async () => {
+      const out = join(parent, 'run');
+      const lines: string[] = [];
+      const { summary, branch } = await runDemo({
+        iterations: 3,
+        steps: 100,
+        budgetS: 1.5,
+        seed: 3,
+        parallel: 1,
+        out,
+        resume: false,
+        print: (l) => lines.push(l),
+      });
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: out, encoding: 'utf8' }).trim();
+      const rows = parseAutoIterateTsv(readFileSync(join(out, 'results.tsv'), 'utf8'));
+      expect(rows).toHaveLength(4);
+      expect(rows[0]!.status).toBe('baseline');
+      expect(rows[0]!.score).toBeGreaterThan(2);
+      expect(rows[0]!.score).toBeLessThan(Math.log2(27) + 0.5);
+      const kept = rows.filter((r) => r.status === 'baseline' || r.status === 'kept');
+      for (const r of rows) {
+        const onBranch = (() => {
+          try {
+            execFileSync('git', ['merge-base', '--is-ancestor', r.candidateId, branch], { cwd: out });
+            return true;
+          } catch {
+            return false;
+          }
+        })();
+        expect(onBranch).toBe(kept.includes(r));
+      }
+      expect(git('rev-parse', '--short=7', 'HEAD')).toBe(kept.at(-1)!.candidateId);
+      expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe(branch);
+      expect(git('status', '--porcelain')).toBe('');
+      expect(git('rev-list', '--count', branch)).toBe(String(kept.length)); // the template commit + one per keep
+      expect(summary.iterations).toBe(3);
+      expect(lines.filter((l) => /^iter +\d/.test(l))).toHaveLength(4); // one line per iteration
+      expect(lines.join('\n')).toContain('val_bpc: baseline');
+      // The test split is the sealed holdout: outside the workspace, scored on the best state at the end (issue 33).
+      expect(lines).toContainEqual(
+        expect.stringMatching(
+          /^test {6}best state: val_bpc \d\.\d{6} \(validation\) vs test_bpc \d\.\d{6} \(sealed holdout, .*\); gap [+-]\d\.\d{6}$/,
+        ),
+      );
+      expect(
+        readFileSync(join(`${out}.holdout`, 'test-names.txt'), 'utf8')
+          .split('\n')
+          .filter(Boolean),
+      ).toHaveLength(420);
+      // the live line after each run
+      expect(lines.filter((l) => /^progress  iteration \d of 3 \| elapsed \d+s/.test(l))).toHaveLength(4);
+      expect(
+        lines.at(
+          -1 -
+            lines
+              .slice()
+              .reverse()
+              .findIndex((l) => l.startsWith('progress')),
+        ),
+      ).toMatch(/iteration 3 of 3 .* best val_bpc \d\.\d{6}$/);
+    },
+  );
 
   it('refuses to create a workspace in a non-empty directory', async () => {
     await expect(

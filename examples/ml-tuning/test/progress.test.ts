@@ -11,23 +11,26 @@ const row = (iteration: number, score: number | null) => ({
 });
 
 describe('demo live line', () => {
-  it('shows iteration N of M, elapsed, time left from the mean run time, and the best val_bpc so far (fake clock)', () => {
-    let t = 0;
-    const p = createProgress({ iterations: 4, now: () => t });
-    t = 10_000;
-    expect(p.update({ type: 'baseline', record: row(0, 3.2) } as unknown as LoopEvent)).toBe(
-      'progress  iteration 0 of 4 | elapsed 10s | ~40s left | best val_bpc 3.200000',
-    );
-    t = 20_000;
-    expect(p.update({ type: 'kept', record: row(1, 3.1) } as unknown as LoopEvent)).toBe(
-      'progress  iteration 1 of 4 | elapsed 20s | ~30s left | best val_bpc 3.100000',
-    );
-    t = 30_000;
-    expect(p.update({ type: 'reverted', record: row(2, 3.0) } as unknown as LoopEvent)).toBe(
-      'progress  iteration 2 of 4 | elapsed 30s | ~20s left | best val_bpc 3.100000',
-    );
-    expect(p.update({ type: 'advice' } as unknown as LoopEvent)).toBeUndefined();
-  });
+  it(
+    'shows iteration N of M, elapsed, time left from the mean run time, and ' + 'the best val_bpc so far (fake clock)',
+    () => {
+      let t = 0;
+      const p = createProgress({ iterations: 4, now: () => t });
+      t = 10_000;
+      expect(p.update({ type: 'baseline', record: row(0, 3.2) } as unknown as LoopEvent)).toBe(
+        'progress  iteration 0 of 4 | elapsed 10s | ~40s left | best val_bpc 3.200000',
+      );
+      t = 20_000;
+      expect(p.update({ type: 'kept', record: row(1, 3.1) } as unknown as LoopEvent)).toBe(
+        'progress  iteration 1 of 4 | elapsed 20s | ~30s left | best val_bpc 3.100000',
+      );
+      t = 30_000;
+      expect(p.update({ type: 'reverted', record: row(2, 3.0) } as unknown as LoopEvent)).toBe(
+        'progress  iteration 2 of 4 | elapsed 30s | ~20s left | best val_bpc 3.100000',
+      );
+      expect(p.update({ type: 'advice' } as unknown as LoopEvent)).toBeUndefined();
+    },
+  );
 
   it('with K candidates at once, time left counts batches: the rows of one batch show one estimate', () => {
     let t = 0;

@@ -15,8 +15,12 @@ const settings = {
 };
 
 describe('the demo as a loop config (issue 28)', () => {
-  it('records the parameter count and the training seconds as metrics of every row; --max-params adds the blocking constraint params <= N', () => {
-    expect(demoLoopConfig(settings)).toMatchObject({ metrics: ['params', 'training_seconds'], constraints: [] });
-    expect(demoLoopConfig({ ...settings, maxParams: 5000 }).constraints).toEqual(['params <= 5000']);
-  });
+  it(
+    'records the parameter count and the training seconds as metrics of ' +
+      'every row; --max-params adds the blocking constraint params <= N',
+    () => {
+      expect(demoLoopConfig(settings)).toMatchObject({ metrics: ['params', 'training_seconds'], constraints: [] });
+      expect(demoLoopConfig({ ...settings, maxParams: 5000 }).constraints).toEqual(['params <= 5000']);
+    },
+  );
 });

@@ -69,20 +69,23 @@ describe('prepare.mjs: data split', () => {
     expect(a.val).toEqual(b.val);
   });
 
-  it('is disjoint, duplicate-free, a-z only and roughly 85/10/5 (train, validation, the sealed test split)', async () => {
-    const { train, val, test } = (await loadPrepare('c')).loadSplits();
-    const trainSet = new Set(train);
-    const valSet = new Set(val);
-    expect(trainSet.size).toBe(train.length);
-    expect(valSet.size).toBe(val.length);
-    expect(val.filter((n) => trainSet.has(n))).toEqual([]);
-    expect(test.filter((n) => trainSet.has(n) || valSet.has(n))).toEqual([]);
-    for (const name of [...train, ...val, ...test]) expect(name).toMatch(/^[a-z]+$/);
-    const total = train.length + val.length + test.length;
-    expect(total).toBeGreaterThan(8000);
-    expect(val.length).toBe(Math.round(total * 0.1));
-    expect(test.length).toBe(Math.round(total * 0.05));
-  });
+  it(
+    'is disjoint, duplicate-free, a-z only and roughly 85/10/5 (train, ' + 'validation, the sealed test split)',
+    async () => {
+      const { train, val, test } = (await loadPrepare('c')).loadSplits();
+      const trainSet = new Set(train);
+      const valSet = new Set(val);
+      expect(trainSet.size).toBe(train.length);
+      expect(valSet.size).toBe(val.length);
+      expect(val.filter((n) => trainSet.has(n))).toEqual([]);
+      expect(test.filter((n) => trainSet.has(n) || valSet.has(n))).toEqual([]);
+      for (const name of [...train, ...val, ...test]) expect(name).toMatch(/^[a-z]+$/);
+      const total = train.length + val.length + test.length;
+      expect(total).toBeGreaterThan(8000);
+      expect(val.length).toBe(Math.round(total * 0.1));
+      expect(test.length).toBe(Math.round(total * 0.05));
+    },
+  );
 });
 
 describe('prepare.mjs: buildExamples', () => {
@@ -188,40 +191,53 @@ describe('train.mjs in a workspace copy', () => {
 
   const valBpcOf = (run: RunResult) => Number(/^val_bpc: (\S+)$/m.exec(run.stdout)?.[1]);
 
-  it('a step budget trains exactly LOOP_STEP_BUDGET steps and the score repeats exactly (the same config and LOOP_SEED), another LOOP_SEED changes it', async () => {
-    await writeConfig(defaultConfig);
-    const steps = { LOOP_STEP_BUDGET: '50' };
-    const a = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
-    const b = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
-    const c = await runTrain(dir, 1, { ...steps, LOOP_SEED: '2' });
-    expect(a.code, a.stderr).toBe(0);
-    expect(a.stdout).toMatch(/^train_steps: 50$/m);
-    expect(valBpcOf(a)).toBe(valBpcOf(b));
-    expect(valBpcOf(c)).not.toBe(valBpcOf(a));
-  });
+  it(
+    'a step budget trains exactly LOOP_STEP_BUDGET steps and the score ' +
+      'repeats exactly (the same config and LOOP_SEED), another LOOP_SEED ' +
+      'changes it',
+    async () => {
+      await writeConfig(defaultConfig);
+      const steps = { LOOP_STEP_BUDGET: '50' };
+      const a = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
+      const b = await runTrain(dir, 1, { ...steps, LOOP_SEED: '1' });
+      const c = await runTrain(dir, 1, { ...steps, LOOP_SEED: '2' });
+      expect(a.code, a.stderr).toBe(0);
+      expect(a.stdout).toMatch(/^train_steps: 50$/m);
+      expect(valBpcOf(a)).toBe(valBpcOf(b));
+      expect(valBpcOf(c)).not.toBe(valBpcOf(a));
+    },
+  );
 
-  it('LOOP_REPORT_EVERY prints a slice val_bpc every n steps before the end, and reporting does not change the final score (issue 27)', async () => {
-    await writeConfig(defaultConfig);
-    const plain = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1' });
-    const reported = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1', LOOP_REPORT_EVERY: '20' });
-    expect(reported.code, reported.stderr).toBe(0);
-    const reports = [...reported.stdout.matchAll(/^report step (\d+) val_bpc (\S+)$/gm)].map((m) => [
-      Number(m[1]),
-      Number(m[2]),
-    ]);
-    expect(reports.map(([step]) => step)).toEqual([20, 40]);
-    for (const [, v] of reports) expect(v).toBeLessThan(LOG2_27 + 1);
-    expect(valBpcOf(reported)).toBe(valBpcOf(plain));
-  });
+  it(
+    'LOOP_REPORT_EVERY prints a slice val_bpc every n steps before the end, ' +
+      'and reporting does not change the final score (issue 27)',
+    async () => {
+      await writeConfig(defaultConfig);
+      const plain = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1' });
+      const reported = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '60', LOOP_SEED: '1', LOOP_REPORT_EVERY: '20' });
+      expect(reported.code, reported.stderr).toBe(0);
+      const reports = [...reported.stdout.matchAll(/^report step (\d+) val_bpc (\S+)$/gm)].map((m) => [
+        Number(m[1]),
+        Number(m[2]),
+      ]);
+      expect(reports.map(([step]) => step)).toEqual([20, 40]);
+      for (const [, v] of reports) expect(v).toBeLessThan(LOG2_27 + 1);
+      expect(valBpcOf(reported)).toBe(valBpcOf(plain));
+    },
+  );
 
   for (const backend of ['wasm', 'cpu']) {
-    it(`the ${backend} backend learns (one-hot cast to float32: the wasm oneHot dtype argument gave zeros and a uniform guess)`, async () => {
-      await writeConfig(defaultConfig);
-      const run = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '200', LOOP_TF_BACKEND: backend });
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toContain(`backend: ${backend}`);
-      expect(valBpcOf(run)).toBeLessThan(LOG2_27 - 0.5);
-    });
+    it(
+      `the ${backend} backend learns (one-hot cast to float32: the wasm oneHot ` +
+        `dtype argument gave zeros and a uniform guess)`,
+      async () => {
+        await writeConfig(defaultConfig);
+        const run = await runTrain(dir, 1, { LOOP_STEP_BUDGET: '200', LOOP_TF_BACKEND: backend });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout).toContain(`backend: ${backend}`);
+        expect(valBpcOf(run)).toBeLessThan(LOG2_27 - 0.5);
+      },
+    );
   }
 
   it('exits non-zero naming the field when a config value is invalid', async () => {

@@ -75,38 +75,44 @@ function startWorker(url: string, queue: string, workdir: string): Promise<Child
 describe.skipIf(missing !== undefined)(
   `ml-tuning demo on two loop worker processes${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    it('--workers URL --parallel 2: every training runs on a worker in its own clone; results.tsv and the git history agree as in a local run (winner on the branch, the other under refs/loop/discarded/<n>)', async () => {
-      redis = await startRedis();
-      const queue = uniqueQueue('ml-demo');
-      const workdirs = [join(parent, 'worker-a'), join(parent, 'worker-b')];
-      await Promise.all(workdirs.map((w) => startWorker(redis!.url, queue, w)));
-      const out = join(parent, 'coordinator');
-      const lines: string[] = [];
-      const { summary, branch } = await runDemo({
-        iterations: 2,
-        steps: 100,
-        budgetS: 2,
-        seed: 5,
-        parallel: 2,
-        workers: redis.url,
-        queue,
-        out,
-        resume: false,
-        print: (l) => lines.push(l),
-      });
-      expect(summary.iterations).toBe(2);
-      expectRunAgreement(out, branch, { iterations: 2, candidates: 2 });
-      expect(lines.join('\n')).toContain(`loop worker --redis ${redis.url} --queue ${queue}`);
-      // Every training (the baseline and the two candidates) was evaluated by a worker process.
-      const evaluated = outputs.map((o) => o.split('\n').filter((l) => l.includes('"type":"evaluated"')).length);
-      expect(evaluated.reduce((a, b) => a + b, 0)).toBe(3);
-      expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(/^val_bpc: \d/m); // the log's end came back from the worker
-      // Each training's log, sent back by its worker, is kept on the coordinator (issue 32 item 16).
-      expect(readdirSync(join(out, '.loop', 'logs')).sort()).toEqual(['0.log', '1.log', '2.log']);
-      for (const n of [0, 1, 2])
-        expect(readFileSync(join(out, '.loop', 'logs', `${n}.log`), 'utf8')).toMatch(/^val_bpc: \d/m);
-      // Each worker made its own clone of the coordinator's repository under its workdir.
-      for (const w of workdirs) expect(readdirSync(w).length).toBeGreaterThan(0);
-    });
+    it(
+      '--workers URL --parallel 2: every training runs on a worker in its own ' +
+        'clone; results.tsv and the git history agree as in a local run (winner ' +
+        'on the branch, the other under refs/loop/discarded/<n>)',
+      async () => {
+        redis = await startRedis();
+        const queue = uniqueQueue('ml-demo');
+        const workdirs = [join(parent, 'worker-a'), join(parent, 'worker-b')];
+        await Promise.all(workdirs.map((w) => startWorker(redis!.url, queue, w)));
+        const out = join(parent, 'coordinator');
+        const lines: string[] = [];
+        const { summary, branch } = await runDemo({
+          iterations: 2,
+          steps: 100,
+          budgetS: 2,
+          seed: 5,
+          parallel: 2,
+          workers: redis.url,
+          queue,
+          out,
+          resume: false,
+          print: (l) => lines.push(l),
+        });
+        expect(summary.iterations).toBe(2);
+        expectRunAgreement(out, branch, { iterations: 2, candidates: 2 });
+        expect(lines.join('\n')).toContain(`loop worker --redis ${redis.url} --queue ${queue}`);
+        // Every training (the baseline and the two candidates) was evaluated by a worker process.
+        const evaluated = outputs.map((o) => o.split('\n').filter((l) => l.includes('"type":"evaluated"')).length);
+        expect(evaluated.reduce((a, b) => a + b, 0)).toBe(3);
+        // the log's end came back from the worker
+        expect(readFileSync(join(out, 'run.log'), 'utf8')).toMatch(/^val_bpc: \d/m);
+        // Each training's log, sent back by its worker, is kept on the coordinator (issue 32 item 16).
+        expect(readdirSync(join(out, '.loop', 'logs')).sort()).toEqual(['0.log', '1.log', '2.log']);
+        for (const n of [0, 1, 2])
+          expect(readFileSync(join(out, '.loop', 'logs', `${n}.log`), 'utf8')).toMatch(/^val_bpc: \d/m);
+        // Each worker made its own clone of the coordinator's repository under its workdir.
+        for (const w of workdirs) expect(readdirSync(w).length).toBeGreaterThan(0);
+      },
+    );
   },
 );

@@ -168,13 +168,18 @@ const sizes = process.argv
   .filter((n) => n > 0);
 const FILES = sizes.length > 0 ? sizes : [1000, 5000, 20000, 100000];
 console.log(
-  `one iteration = proposer edit (1 or 10 files), inspect, commit, echo harness, revert, row; ${CYCLES} cycles, ratios per cycle (min / median / max); ${process.version}`,
+  `one iteration = proposer edit (1 or 10 files), inspect, commit, echo ` +
+    `harness, revert, row; ${CYCLES} cycles, ratios per cycle (min / median / ` +
+    `max); ${process.version}`,
 );
 console.log(
-  'watch: auto-iterate with the change journal (default); walk: watch: false (every scan stats every file, as before issue 31)\n',
+  'watch: auto-iterate with the change journal (default); walk: watch: ' +
+    'false (every scan stats every file, as before issue 31)\n',
 );
 console.log(
-  '| files | edit | watch ms | walk ms | git add <files> ms | git add -A ms | watch / git add <files> | watch / git add -A | walk / git add <files> | watch / walk | load before / after |',
+  '| files | edit | watch ms | walk ms | git add <files> ms | git add -A ' +
+    'ms | watch / git add <files> | watch / git add -A | walk / git add ' +
+    '<files> | watch / walk | load before / after |',
 );
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 const fmt = (q: { min: number; median: number; max: number }) =>
@@ -188,7 +193,13 @@ for (const files of FILES) {
     const med = (v: Variant) => quantiles(t(v)).median;
     medians.set(`${files}|${count}`, med('watch'));
     console.log(
-      `| ${files} | ${count} | ${med('watch').toFixed(1)} | ${med('walk').toFixed(1)} | ${med('git add <files>').toFixed(1)} | ${med('git add -A').toFixed(1)} | ${fmt(ratio('watch', 'git add <files>'))} | ${fmt(ratio('watch', 'git add -A'))} | ${fmt(ratio('walk', 'git add <files>'))} | ${fmt(ratio('watch', 'walk'))} | ${loadBefore} / ${loadAfter} |`,
+      `| ${files} | ${count} | ${med('watch').toFixed(1)} ` +
+        `| ${med('walk').toFixed(1)} | ${med('git add <files>').toFixed(1)} ` +
+        `| ${med('git add -A').toFixed(1)} ` +
+        `| ${fmt(ratio('watch', 'git add <files>'))} ` +
+        `| ${fmt(ratio('watch', 'git add -A'))} ` +
+        `| ${fmt(ratio('walk', 'git add <files>'))} ` +
+        `| ${fmt(ratio('watch', 'walk'))} | ${loadBefore} / ${loadAfter} |`,
     );
   }
 }
@@ -204,7 +215,8 @@ if (FILES.length > 1) {
     const overall =
       (medians.get(`${last}|${count}`)! / medians.get(`${first}|${count}`)!) ** (1 / Math.log10(last / first));
     console.log(
-      `\nwatch, ${count}-file edit, cost growth per 10x files (medians): ${steps.join(', ')}; ${first}->${last}: ${overall.toFixed(2)}x`,
+      `\nwatch, ${count}-file edit, cost growth per 10x files ` +
+        `(medians): ${steps.join(', ')}; ${first}->${last}: ${overall.toFixed(2)}x`,
     );
   }
 }

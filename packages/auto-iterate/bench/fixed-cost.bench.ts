@@ -161,7 +161,9 @@ rmSync(root, { recursive: true, force: true });
 
 const cgroup = process.env.LOOP_CGROUP ?? 'default';
 console.log(
-  `\n@loop/auto-iterate: fixed cost of an iteration on \`${COMMAND}\` (${CYCLES} interleaved cycles; ${process.version}; LOOP_CGROUP=${cgroup})`,
+  `\n@loop/auto-iterate: fixed cost of an iteration on \`${COMMAND}\` ` +
+    `(${CYCLES} interleaved cycles; ${process.version}; ` +
+    `LOOP_CGROUP=${cgroup})`,
 );
 console.log(loadLine(result.load));
 console.log('| variant | ms median (min-max) | / bare spawn, per cycle | / bare + durable row and state, per cycle |');

@@ -206,10 +206,15 @@ console.log(
   `file creation in ${tmpdir()}: ${fileCreationUs().toFixed(0)} us median (create + 200-byte write + rename)`,
 );
 console.log(
-  `one iteration = proposer edit (1 or 10 of 10 target files), inspect, commit, echo harness, revert, row (median of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved samples; ${process.version})\n`,
+  `one iteration = proposer edit (1 or 10 of 10 target files), inspect, ` +
+    `commit, echo harness, revert, row (median ` +
+    `of ${ROUNDS}x${SAMPLES_PER_ROUND} interleaved ` +
+    `samples; ${process.version})\n`,
 );
 console.log(
-  '| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / 1-file |',
+  '| files | auto-iterate 1 file ms | git CLI 1 file ms | x git CLI | ' +
+    'auto-iterate 10 files ms | git CLI 10 files ms | x git CLI | 10-file / ' +
+    '1-file |',
 );
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [files, m] of results) {
@@ -218,7 +223,9 @@ for (const [files, m] of results) {
   const a10 = m.get('auto-iterate, 10 files')!;
   const c10 = m.get('git CLI, 10 files')!;
   console.log(
-    `| ${files} | ${a1.toFixed(1)} | ${c1.toFixed(1)} | ${(a1 / c1).toFixed(2)} | ${a10.toFixed(1)} | ${c10.toFixed(1)} | ${(a10 / c10).toFixed(2)} | ${(a10 / a1).toFixed(2)} |`,
+    `| ${files} | ${a1.toFixed(1)} | ${c1.toFixed(1)} ` +
+      `| ${(a1 / c1).toFixed(2)} | ${a10.toFixed(1)} | ${c10.toFixed(1)} ` +
+      `| ${(a10 / c10).toFixed(2)} | ${(a10 / a1).toFixed(2)} |`,
   );
 }
 if (FILES.length > 1) {
@@ -227,7 +234,12 @@ if (FILES.length > 1) {
   const span = Math.log(FILES[FILES.length - 1]! / FILES[0]!);
   const exponent = (name: string) => (Math.log(hi.get(name)! / lo.get(name)!) / span).toFixed(2);
   console.log(
-    `\ngrowth exponent against files (${FILES[0]} -> ${FILES[FILES.length - 1]}): auto-iterate 1 file ${exponent('auto-iterate, 1 file')}, 10 files ${exponent('auto-iterate, 10 files')}; git CLI 1 file ${exponent('git CLI, 1 file')}, 10 files ${exponent('git CLI, 10 files')}`,
+    `\ngrowth exponent against files (${FILES[0]} ` +
+      `-> ${FILES[FILES.length - 1]}): auto-iterate 1 ` +
+      `file ${exponent('auto-iterate, 1 file')}, 10 ` +
+      `files ${exponent('auto-iterate, 10 files')}; git CLI 1 ` +
+      `file ${exponent('git CLI, 1 file')}, 10 ` +
+      `files ${exponent('git CLI, 10 files')}`,
   );
 }
 if (process.env.BENCH_PROFILE)

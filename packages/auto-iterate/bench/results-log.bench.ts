@@ -63,7 +63,8 @@ const result = await interleave(variants, { cycles: Number(process.env.BENCH_CYC
 await rm(dir, { recursive: true, force: true });
 
 console.log(
-  `\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} iterations per sample, fake harness, interleaved)`,
+  `\n@loop/auto-iterate: loop throughput by results log (${ITERATIONS} ` +
+    `iterations per sample, fake harness, interleaved)`,
 );
 console.log(loadLine(result.load));
 console.log('| task | iterations/s (median) | ms per iteration (median) | relative to in-memory, per cycle |');
@@ -71,6 +72,7 @@ console.log('| --- | ---: | ---: | ---: |');
 for (const name of Object.keys(variants)) {
   const perIter = timeOf(result, name).median / ITERATIONS;
   console.log(
-    `| ${name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} | ${formatRatio(pairRatios(result, name, 'engine, in-memory results log'), 1)} |`,
+    `| ${name} | ${(1000 / perIter).toFixed(0)} | ${perIter.toFixed(4)} ` +
+      `| ${formatRatio(pairRatios(result, name, 'engine, in-memory results log'), 1)} |`,
   );
 }

@@ -42,7 +42,9 @@ const exists = (p: string) =>
     () => false,
   );
 
-/** Refuses before anything moves: the new branch exists, the earlier run stopped mid-candidate, or the tree is dirty. */
+/**
+ * Refuses before anything moves: the new branch exists, the earlier run stopped mid-candidate, or the tree is dirty.
+ */
 async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | undefined): Promise<void> {
   const ctx = { cwd: o.dir };
   const branchExists = await runGit(ctx, ['show-ref', '--verify', '--quiet', `refs/heads/${o.branch}`]).then(
@@ -52,7 +54,9 @@ async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | und
   if (branchExists) {
     throw new LoopError(
       'BRANCH_EXISTS',
-      `[loop] [auto-iterate] the new run's branch ${o.branch} already exists; give the new run another tag (loop run --new --tag <tag>, or the config's tag:). Nothing was moved`,
+      `[loop] [auto-iterate] the new run's branch ${o.branch} already exists; ` +
+        `give the new run another tag (loop run --new --tag <tag>, or the ` +
+        `config's tag:). Nothing was moved`,
       { details: { branch: o.branch } },
     );
   }
@@ -64,14 +68,21 @@ async function assertCanStartAfresh(o: ArchiveRunOptions, lastKept: string | und
   if (lastKept && head.startsWith('refs/heads/auto-iterate/') && !sha.startsWith(lastKept)) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] the earlier run was stopped mid-iteration: ${head.slice('refs/heads/'.length)} is at ${sha.slice(0, 7)}, not at its last kept commit ${lastKept}, so a new run would start from an unevaluated candidate. Run "loop resume" to put the last kept commit back (Ctrl-C stops it after restoring it), then "loop run --new". Nothing was moved`,
+      `[loop] [auto-iterate] the earlier run was stopped ` +
+        `mid-iteration: ${head.slice('refs/heads/'.length)} is ` +
+        `at ${sha.slice(0, 7)}, not at its last kept commit ${lastKept}, so a new ` +
+        `run would start from an unevaluated candidate. Run "loop resume" to put ` +
+        `the last kept commit back (Ctrl-C stops it after restoring it), then ` +
+        `"loop run --new". Nothing was moved`,
       { details: { head: sha, lastKept } },
     );
   }
   if (!o.allowDirty && (await isDirty(ctx))) {
     throw new LoopError(
       'DIRTY_WORKTREE',
-      `[loop] [auto-iterate] the working tree has uncommitted changes (git status); commit or stash them, or pass --allow-dirty, then loop run --new. Nothing was moved`,
+      `[loop] [auto-iterate] the working tree has uncommitted changes (git ` +
+        `status); commit or stash them, or pass --allow-dirty, then loop run ` +
+        `--new. Nothing was moved`,
       { details: {} },
     );
   }

@@ -40,7 +40,10 @@ export type { AutoIterateHoldout, AutoIterateParallel };
 export interface AutoIterateOptions extends DeprecatedFlatAutoIterateOptions {
   /** Absolute path of the workspace: a git repository (its root). */
   dir: string;
-  /** The run tag; the run branch is `auto-iterate/<tag>` (seed 003: tag from the date, e.g. `nov30`). @default today's date as `mon` + day */
+  /**
+   * The run tag; the run branch is `auto-iterate/<tag>` (seed 003: tag from the date, e.g. `nov30`). @default today's
+   * date as `mon` + day
+   */
   tag?: string;
   /** What may be edited and where the run writes: targets, read-only files, results.tsv, the run log. */
   files?: AutoIterateFiles;
@@ -70,7 +73,10 @@ export interface AutoIterateOptions extends DeprecatedFlatAutoIterateOptions {
    * (or a harness that calls `RunContext.report`). @default none
    */
   prune?: PruneOptions;
-  /** Parallel candidates (issue 15): K per batch, in local working copies or on remote workers. @default none (one candidate at a time, in place) */
+  /**
+   * Parallel candidates (issue 15): K per batch, in local working copies or on remote workers. @default none (one
+   * candidate at a time, in place)
+   */
   parallel?: AutoIterateParallel;
   /** A sealed holdout (issue 33; see {@link AutoIterateHoldout}). @default none */
   holdout?: AutoIterateHoldout;

@@ -179,7 +179,8 @@ export const autoIterateOptionsSchema = z
   })
   .refine((o) => !(o.holdout?.gate && o.parallel), {
     message:
-      'the holdout gate runs in the workspace and does not work with parallel candidates; drop holdout.gate or parallel',
+      'the holdout gate runs in the workspace and does not work with parallel ' +
+      'candidates; drop holdout.gate or parallel',
     path: ['holdout', 'gate'],
   });
 

@@ -64,7 +64,9 @@ export interface AutoIterate {
    * @throws {LoopError} as `run()` before the loop starts; the loop's own as {@link HostedLoop}.
    */
   readonly open: () => Promise<HostedLoop>;
-  /** The sealed holdout (issue 33), when `holdout` is set: its final score is taken on stop, its gate is the last guard. */
+  /**
+   * The sealed holdout (issue 33), when `holdout` is set: its final score is taken on stop, its gate is the last guard.
+   */
   readonly holdout?: AutoIterateSealedHoldout;
 }
 
@@ -247,7 +249,10 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       throw error;
     }
   };
-  /** A failed baseline committed nothing: take the new run branch away so the next run starts afresh (not BRANCH_EXISTS). */
+  /**
+   * A failed baseline committed nothing: take the new run branch away so the next run starts afresh (not
+   * BRANCH_EXISTS).
+   */
   const afterFailure = async (
     error: unknown,
     started: Awaited<ReturnType<typeof rollback.start>>,
@@ -256,7 +261,10 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
       const next = o.signal?.aborted
         ? 'the baseline was interrupted (nothing is wrong with the harness); run "loop run" again'
         : 'fix the harness, then run "loop run" again';
-      error.message += `\n[loop] [auto-iterate] the run branch ${branch} was removed and ${started.previousBranch?.replace('refs/heads/', '')} checked out again; ${next}`;
+      error.message +=
+        `\n[loop] [auto-iterate] the run branch ${branch} was removed ` +
+        `and ${started.previousBranch?.replace('refs/heads/', '')} checked out ` +
+        `again; ${next}`;
     }
     return wired.explain(error);
   };

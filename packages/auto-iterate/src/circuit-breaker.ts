@@ -12,10 +12,13 @@ export interface CircuitBreakerOptions {
 
 /** The hint a pause gives the proposer. */
 export const STRATEGY_REVIEW_HINT =
-  'Several crashes in a row: pause and review the strategy. Re-read the target and read-only files and results.tsv; make a smaller, safer change.';
+  'Several crashes in a row: pause and review the strategy. Re-read the ' +
+  'target and read-only files and results.tsv; make a smaller, safer ' +
+  'change.';
 /** The hint a cool-down round gives the proposer (seed 001: 暂停后恢复时优先尝试结构性改动). */
 export const STRUCTURAL_CHANGE_HINT =
-  'Many discards in a row: cool down and try a structural change (a different approach, not another small tweak of the same parameter).';
+  'Many discards in a row: cool down and try a structural change (a ' +
+  'different approach, not another small tweak of the same parameter).';
 
 /**
  * Seed 001's circuit breaker (with seed 003's notify rule) as an advisor:

@@ -28,13 +28,16 @@ describe('no-new-dependencies guard (seed 001: CANNOT 安装新依赖或修改 p
       expect(isDependencyManifest(p), p).toBe(false);
   });
 
-  it('rejects a candidate that touches one before it runs, and passes one that does not or an allowed target', async () => {
-    const guard = createNoNewDependenciesGuard(['package.json']);
-    expect(await guard.beforeRun!(input(['skill/SKILL.md', 'skill/requirements.txt']))).toEqual({
-      action: 'reject',
-      note: 'changed skill/requirements.txt; installing dependencies is not allowed (seed 001)',
-    });
-    expect(await guard.beforeRun!(input(['skill/SKILL.md']))).toBeUndefined();
-    expect(await guard.beforeRun!(input(['package.json']))).toBeUndefined();
-  });
+  it(
+    'rejects a candidate that touches one before it runs, and passes one ' + 'that does not or an allowed target',
+    async () => {
+      const guard = createNoNewDependenciesGuard(['package.json']);
+      expect(await guard.beforeRun!(input(['skill/SKILL.md', 'skill/requirements.txt']))).toEqual({
+        action: 'reject',
+        note: 'changed skill/requirements.txt; installing dependencies is not allowed (seed 001)',
+      });
+      expect(await guard.beforeRun!(input(['skill/SKILL.md']))).toBeUndefined();
+      expect(await guard.beforeRun!(input(['package.json']))).toBeUndefined();
+    },
+  );
 });

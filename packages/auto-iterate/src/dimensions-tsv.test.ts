@@ -42,20 +42,24 @@ describe('dimensions.tsv (seed 001: a per-dimension log beside results.tsv)', ()
     expect(await s.score({ ...run, exitCode: 1 })).toMatchObject({ ok: false });
   });
 
-  it('rows go to results first, then dimensions.tsv with columns fixed by the first row; a crash row shows crash and -', async () => {
-    const results = createMemoryResultsLog();
-    const path = join(dir, 'sub', 'dimensions.tsv');
-    const log = withDimensionsTsv(results, { path });
-    await log.append(row(0, 'baseline', 5, { a: 5, b: 5 }));
-    await log.append(row(1, 'kept', 6, { a: 7, b: 5 }));
-    await log.append(row(2, 'crash', null));
-    await log.append(row(3, 'reverted', 4, { b: 3, c: 1 }));
-    expect(results.rows).toHaveLength(4);
-    expect(readFileSync(path, 'utf8')).toBe(
-      'commit\tscore\tstatus\ta\tb\nc0abcde\t5\tkeep\t5\t5\nc1abcde\t6\tkeep\t7\t5\nc2abcde\tcrash\tcrash\t-\t-\nc3abcde\t4\tdiscard\t-\t3\n',
-    );
-    // a resumed run keeps the columns of the file it finds
-    await withDimensionsTsv(results, { path }).append(row(4, 'kept', 8, { b: 9, a: 1 }));
-    expect(readFileSync(path, 'utf8').trim().split('\n').at(-1)).toBe('c4abcde\t8\tkeep\t1\t9');
-  });
+  it(
+    'rows go to results first, then dimensions.tsv with columns fixed by the ' +
+      'first row; a crash row shows crash and -',
+    async () => {
+      const results = createMemoryResultsLog();
+      const path = join(dir, 'sub', 'dimensions.tsv');
+      const log = withDimensionsTsv(results, { path });
+      await log.append(row(0, 'baseline', 5, { a: 5, b: 5 }));
+      await log.append(row(1, 'kept', 6, { a: 7, b: 5 }));
+      await log.append(row(2, 'crash', null));
+      await log.append(row(3, 'reverted', 4, { b: 3, c: 1 }));
+      expect(results.rows).toHaveLength(4);
+      expect(readFileSync(path, 'utf8')).toBe(
+        'commit\tscore\tstatus\ta\tb\nc0abcde\t5\tkeep\t5\t5\nc1abcde\t6\tkeep\t7\t5\nc2abcde\tcrash\tcrash\t-\t-\nc3abcde\t4\tdiscard\t-\t3\n',
+      );
+      // a resumed run keeps the columns of the file it finds
+      await withDimensionsTsv(results, { path }).append(row(4, 'kept', 8, { b: 9, a: 1 }));
+      expect(readFileSync(path, 'utf8').trim().split('\n').at(-1)).toBe('c4abcde\t8\tkeep\t1\t9');
+    },
+  );
 });

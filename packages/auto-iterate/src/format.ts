@@ -31,7 +31,11 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
         r.status === 'rejected' && !r.description.startsWith(REJECTED_PREFIX)
           ? `${REJECTED_PREFIX}${r.description}`
           : r.description;
-      return `iter ${String(r.iteration).padStart(3)}  ${status}  ${score.padStart(12)}  ${change.padStart(10)}  ${r.candidateId.slice(0, 7) || '-'}  ${description}  ${seconds}`;
+      return (
+        `iter ${String(r.iteration).padStart(3)}  ${status} ` +
+        ` ${score.padStart(12)}  ${change.padStart(10)} ` +
+        ` ${r.candidateId.slice(0, 7) || '-'}  ${description}  ${seconds}`
+      );
     }
     case 'advice':
       return `         ${event.advice.kind}: ${event.advice.message}`;
@@ -45,7 +49,8 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
 /** After a resume, how much of the run the time covers: ` (this session: 0 of 12 iterations)`. */
 function resumedPart(summary: LoopSummary): string {
   return summary.iterationsThisRun < summary.iterations
-    ? ` (this session: ${summary.iterationsThisRun} of ${summary.iterations} iteration${summary.iterations === 1 ? '' : 's'})`
+    ? ` (this session: ${summary.iterationsThisRun} of ${summary.iterations} ` +
+        `iteration${summary.iterations === 1 ? '' : 's'})`
     : '';
 }
 
@@ -57,8 +62,13 @@ export function formatSummary(summary: LoopSummary, metricName = 'score', top = 
   const arrow = (d: Direction) => (d === 'minimize' ? 'lower is better' : 'higher is better');
   const lines = [
     `stopped: ${summary.stop.reason} (${summary.stop.message})`,
-    `${metricName}: baseline ${fmt(summary.baseline)} -> best ${fmt(summary.best)} (${arrow(summary.direction)}) at ${summary.bestId.slice(0, 7)}`,
-    `iterations: ${summary.iterations}  keep ${summary.counts.kept}  discard ${summary.counts.reverted + summary.counts.rejected}  crash ${summary.counts.crash}  in ${(summary.durationMs / 1000).toFixed(1)} s${resumedPart(summary)}`,
+    `${metricName}: baseline ${fmt(summary.baseline)} -> ` +
+      `best ${fmt(summary.best)} (${arrow(summary.direction)}) ` +
+      `at ${summary.bestId.slice(0, 7)}`,
+    `iterations: ${summary.iterations}  keep ${summary.counts.kept}  ` +
+      `discard ${summary.counts.reverted + summary.counts.rejected}  ` +
+      `crash ${summary.counts.crash}  ` +
+      `in ${(summary.durationMs / 1000).toFixed(1)} s${resumedPart(summary)}`,
   ];
   if (summary.kept.length > 0) {
     lines.push('top kept changes:');

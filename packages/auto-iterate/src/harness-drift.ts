@@ -22,7 +22,13 @@ export async function assertHarnessCommitted(dir: string, harnessFiles: readonly
   const list = changed.join(' ');
   throw new LoopError(
     'HARNESS_TAMPERED',
-    `[loop] [auto-iterate] the harness file(s) ${list} changed since the last kept commit and are not committed. A resume would reset them to the last keep (your change lost), and scores from two harnesses cannot be compared. To resume this run with its harness, put the change aside: git stash push -- ${list}; then loop resume. To judge with the changed harness, start a new run with a new baseline: commit it, then loop run --new (the earlier run's files go to .loop/runs/<its tag>/).`,
+    `[loop] [auto-iterate] the harness file(s) ${list} changed since the ` +
+      `last kept commit and are not committed. A resume would reset them to the ` +
+      `last keep (your change lost), and scores from two harnesses cannot be ` +
+      `compared. To resume this run with its harness, put the change aside: git ` +
+      `stash push -- ${list}; then loop resume. To judge with the changed ` +
+      `harness, start a new run with a new baseline: commit it, then loop run ` +
+      `--new (the earlier run's files go to .loop/runs/<its tag>/).`,
     { details: { files: changed } },
   );
 }

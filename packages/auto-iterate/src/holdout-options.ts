@@ -21,11 +21,20 @@ export interface AutoIterateHoldout {
    * @default the run's `score.direction`
    */
   direction?: 'minimize' | 'maximize' | 'lower' | 'higher';
-  /** Absolute paths of its files and folders (data, expected outputs, scripts): outside `dir`, fingerprinted, masked from the proposer. */
+  /**
+   * Absolute paths of its files and folders (data, expected outputs, scripts): outside `dir`, fingerprinted, masked
+   * from the proposer.
+   */
   files: string[];
-  /** Absolute folder of its scores and logs. @default core `holdoutStateDir(dir)` (under `$XDG_STATE_HOME/loop/holdout/`) */
+  /**
+   * Absolute folder of its scores and logs. @default core `holdoutStateDir(dir)` (under
+   * `$XDG_STATE_HOME/loop/holdout/`)
+   */
   stateDir?: string;
-  /** The keep gate: a keep whose holdout score is worse than the incumbent's by more than `margin` is not kept, `budget` uses at most. @default none */
+  /**
+   * The keep gate: a keep whose holdout score is worse than the incumbent's by more than `margin` is not kept, `budget`
+   * uses at most. @default none
+   */
   gate?: { budget: number; margin?: number };
   /**
    * `false` runs without the seal's sandbox requirement (the run's banner must say NOT sealed).
@@ -40,7 +49,10 @@ export interface AutoIterateHoldout {
   sandboxed?: boolean;
   /** Time budget of one holdout run in seconds. @default the run's `run.timeBudgetS` */
   timeBudgetS?: number;
-  /** Where the holdout command runs: `auto` (bwrap where it works, the workspace read-only, no network), `bwrap` or `none`. @default 'auto' */
+  /**
+   * Where the holdout command runs: `auto` (bwrap where it works, the workspace read-only, no network), `bwrap` or
+   * `none`. @default 'auto'
+   */
   sandbox?: 'auto' | 'bwrap' | 'none';
   /** Hears one line per holdout use, without its score (e.g. stderr). @default nothing */
   onNotice?: (message: string) => void;

@@ -70,7 +70,10 @@ export function autoIterateHoldout(o: Parsed, run: string, clock: Clock): AutoIt
     if (leaked.length > 0) {
       throw new LoopError(
         'HOLDOUT_NOT_SEALED',
-        `[loop] [holdout] the bytes of ${leaked.join(', ')} are stored in the git objects of ${o.dir} (committed or staged once): the proposer could read them with git cat-file; use a holdout that never entered this repository, or rewrite its history and prune (git gc --prune=now)`,
+        `[loop] [holdout] the bytes of ${leaked.join(', ')} are stored in the ` +
+          `git objects of ${o.dir} (committed or staged once): the proposer could ` +
+          `read them with git cat-file; use a holdout that never entered this ` +
+          `repository, or rewrite its history and prune (git gc --prune=now)`,
         { details: { leaked } },
       );
     }

@@ -37,7 +37,8 @@ export interface AutoIterateParallel {
   workingCopies?: WorkingCopyProvider;
   /**
    * The harness of the baseline and of `remeasureIncumbent` (the main workspace's runs): for
-   * remote workers, `createRemoteHarness` so the incumbent is measured on the same pool. @default the run command in `dir`
+   * remote workers, `createRemoteHarness` so the incumbent is measured on the same pool. @default the run command in
+   * `dir`
    */
   harness?: Harness;
 }

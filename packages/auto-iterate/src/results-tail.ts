@@ -52,7 +52,8 @@ export async function readRunRows(resultsPath: string, statePath: string, repair
   const line = lines.length;
   const iteration = line - 2;
   const counted = await countedIteration(statePath);
-  if (counted === undefined || counted < iteration) return { rows: parseAutoIterateTsv(text, resultsPath) }; // refused: a torn append
+  // refused: a torn append
+  if (counted === undefined || counted < iteration) return { rows: parseAutoIterateTsv(text, resultsPath) };
   let rows: IterationRecord[];
   try {
     rows = parseAutoIterateTsv(`${text}\n`, resultsPath);
@@ -60,7 +61,13 @@ export async function readRunRows(resultsPath: string, statePath: string, repair
     if (error instanceof LoopError && error.details.line !== line) throw error; // an earlier line is malformed
     throw new LoopError(
       'RESULTS_CORRUPT',
-      `[loop] [results-tsv] ${resultsPath}:${line}: the last row (iteration ${iteration}) is cut: it has no final newline and does not parse, and ${statePath} already counts it, so deleting the line alone would make the resume refuse (RESUME_MISMATCH). Restore the row if you have a copy; otherwise delete line ${line} and ${statePath}, then resume (it goes on from the last kept commit, and iteration ${iteration} is run again)`,
+      `[loop] [results-tsv] ${resultsPath}:${line}: the last row ` +
+        `(iteration ${iteration}) is cut: it has no final newline and does not ` +
+        `parse, and ${statePath} already counts it, so deleting the line alone ` +
+        `would make the resume refuse (RESUME_MISMATCH). Restore the row if you ` +
+        `have a copy; otherwise delete line ${line} and ${statePath}, then resume ` +
+        `(it goes on from the last kept commit, and iteration ${iteration} is run ` +
+        `again)`,
       { cause: error, details: { path: resultsPath, line, torn: true, statePath } },
     );
   }
@@ -74,6 +81,9 @@ export async function readRunRows(resultsPath: string, statePath: string, repair
   }
   return {
     rows,
-    repaired: `results.tsv line ${line} (iteration ${iteration}, counted by state.json) had lost its final newline; the row is complete, the newline was added`,
+    repaired:
+      `results.tsv line ${line} (iteration ${iteration}, counted by ` +
+      `state.json) had lost its final newline; the row is complete, the newline ` +
+      `was added`,
   };
 }

@@ -133,33 +133,40 @@ describe('results.tsv (auto-iterate form, seeds 001/003)', () => {
     expect(message).not.toMatch(/move the file/);
   });
 
-  it('a last row without its final newline is a torn row: RESULTS_CORRUPT naming the line (a row cut inside its description is not accepted)', () => {
-    const cut = `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcd\t0.5\tkeep\tlower the learning ra`;
-    expect(() => parseAutoIterateTsv(cut)).toThrow(
-      expect.objectContaining({
-        code: 'RESULTS_CORRUPT',
-        details: expect.objectContaining({ line: 3, torn: true }),
-        message: expect.stringContaining('results.tsv:3: the last row has no final newline'),
-      }),
-    );
-    expect(parseAutoIterateTsv(`${cut}te\n`)).toHaveLength(2);
-  });
+  it(
+    'a last row without its final newline is a torn row: RESULTS_CORRUPT ' +
+      'naming the line (a row cut inside its description is not accepted)',
+    () => {
+      const cut = `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcd\t0.5\tkeep\tlower the learning ra`;
+      expect(() => parseAutoIterateTsv(cut)).toThrow(
+        expect.objectContaining({
+          code: 'RESULTS_CORRUPT',
+          details: expect.objectContaining({ line: 3, torn: true }),
+          message: expect.stringContaining('results.tsv:3: the last row has no final newline'),
+        }),
+      );
+      expect(parseAutoIterateTsv(`${cut}te\n`)).toHaveLength(2);
+    },
+  );
 
-  it('an append after a last line that lost its newline writes the newline first: the new row is not glued on', async () => {
-    const path = join(dir, 'results.tsv');
-    await writeFile(path, `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline`);
-    await createResultsTsv({ path }).append({
-      iteration: 1,
-      candidateId: 'bcdefgh',
-      score: 0.5,
-      status: 'kept',
-      description: 'x',
-    });
-    expect(await readFile(path, 'utf8')).toBe(
-      `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcdefgh\t0.5\tkeep\tx\n`,
-    );
-    expect(await createResultsTsv({ path }).read()).toHaveLength(2);
-  });
+  it(
+    'an append after a last line that lost its newline writes the newline ' + 'first: the new row is not glued on',
+    async () => {
+      const path = join(dir, 'results.tsv');
+      await writeFile(path, `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline`);
+      await createResultsTsv({ path }).append({
+        iteration: 1,
+        candidateId: 'bcdefgh',
+        score: 0.5,
+        status: 'kept',
+        description: 'x',
+      });
+      expect(await readFile(path, 'utf8')).toBe(
+        `${AUTO_ITERATE_TSV_HEADER}\nabc\t1\tkeep\tbaseline\nbcdefgh\t0.5\tkeep\tx\n`,
+      );
+      expect(await createResultsTsv({ path }).read()).toHaveLength(2);
+    },
+  );
 });
 
 describe('the agent prompt’s history in the auto-iterate form', () => {

@@ -64,7 +64,10 @@ export function formatAutoIterateHistory(history: readonly IterationRecord[]): s
 function foreignHeader(header: string): string {
   const cells = header.split('\t');
   if (cells.length === 5 && cells[0] === 'commit' && cells[3] === 'status' && cells[4] === 'description') {
-    return `it looks like a karpathy/autoresearch results.tsv (5 columns: ${cells.join(' ')}), a format loop does not read`;
+    return (
+      `it looks like a karpathy/autoresearch results.tsv (5 ` +
+      `columns: ${cells.join(' ')}), a format loop does not read`
+    );
   }
   return `found "${header.replaceAll('\t', ' ')}" (${cells.length} columns), which is not a results.tsv loop wrote`;
 }
@@ -90,7 +93,8 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
   if (header !== AUTO_ITERATE_TSV_HEADER && header !== 'commit\tmetric\tstatus\tdescription') {
     throw new LoopError(
       'RESULTS_CORRUPT',
-      `[loop] [results-tsv] ${path}:1: expected the auto-iterate header "${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', ' ')}"; ${foreignHeader(header)}`,
+      `[loop] [results-tsv] ${path}:1: expected the auto-iterate header ` +
+        `"${AUTO_ITERATE_TSV_HEADER.replaceAll('\t', ' ')}"; ${foreignHeader(header)}`,
       { details: { path, line: 1, header } },
     );
   }
@@ -98,7 +102,10 @@ export function parseAutoIterateTsv(text: string, path = 'results.tsv'): Iterati
     const line = lines.length;
     throw new LoopError(
       'RESULTS_CORRUPT',
-      `[loop] [results-tsv] ${path}:${line}: the last row has no final newline, so it may have been cut while it was written (a kill); if the row is complete, add the newline; if it is cut, delete line ${line}; then resume`,
+      `[loop] [results-tsv] ${path}:${line}: the last row has no final ` +
+        `newline, so it may have been cut while it was written (a kill); if the ` +
+        `row is complete, add the newline; if it is cut, delete line ${line}; ` +
+        `then resume`,
       { details: { path, line, torn: true } },
     );
   }

@@ -7,7 +7,10 @@ import type { GitResetRollback } from '@loop/rollback-git';
 /** Folders the outward-symlink walk does not enter (git's own, dependencies, the run's files). */
 const SKIP = new Set(['.git', 'node_modules', '.loop']);
 
-/** Every symlink under `root` (relative paths), not entering {@link SKIP} folders or following links; one readdir per folder, no lstat. */
+/**
+ * Every symlink under `root` (relative paths), not entering {@link SKIP} folders or following links; one readdir per
+ * folder, no lstat.
+ */
 async function findSymlinks(root: string, rel = '', out: string[] = []): Promise<string[]> {
   let entries;
   try {

@@ -36,7 +36,11 @@ export async function assertRepositoryRoot(dir: string): Promise<void> {
   if (repository !== undefined) {
     throw new LoopError(
       'NOT_A_REPOSITORY',
-      `[loop] [auto-iterate] ${dir} is inside the git repository ${repository}, not its root; the loop commits to a branch of the whole repository, so set dir to ${repository} and name the files relative to it (e.g. ${relative(repository, join(dir, 'file'))}). Do not run git init here: that would make a nested repository`,
+      `[loop] [auto-iterate] ${dir} is inside the git ` +
+        `repository ${repository}, not its root; the loop commits to a branch of ` +
+        `the whole repository, so set dir to ${repository} and name the files ` +
+        `relative to it (e.g. ${relative(repository, join(dir, 'file'))}). Do not ` +
+        `run git init here: that would make a nested repository`,
       { details: { dir, repository } },
     );
   }
@@ -58,7 +62,11 @@ export async function assertNoEarlierRun(resultsPath: string, rows: number, stat
   if (rows > 0) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] ${resultsPath} already holds ${rows} ${rows === 1 ? 'row' : 'rows'} of an earlier run here; continue it with "loop resume", or start a new run with "loop run --new" (it moves the earlier run's results.tsv and .loop/ files to .loop/runs/<its tag>/ first)`,
+      `[loop] [auto-iterate] ${resultsPath} already ` +
+        `holds ${rows} ${rows === 1 ? 'row' : 'rows'} of an earlier run here; ` +
+        `continue it with "loop resume", or start a new run with "loop run --new" ` +
+        `(it moves the earlier run's results.tsv and .loop/ files to ` +
+        `.loop/runs/<its tag>/ first)`,
       { details: { path: resultsPath, statePath } },
     );
   }
@@ -70,7 +78,10 @@ export async function assertNoEarlierRun(resultsPath: string, rows: number, stat
   ) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [auto-iterate] ${statePath} records an earlier run here but ${resultsPath} is missing or empty; restore results.tsv and run "loop resume", or start a new run with "loop run --new" (it moves the earlier run's .loop/ files to .loop/runs/<its tag>/ first)`,
+      `[loop] [auto-iterate] ${statePath} records an earlier run here ` +
+        `but ${resultsPath} is missing or empty; restore results.tsv and run ` +
+        `"loop resume", or start a new run with "loop run --new" (it moves the ` +
+        `earlier run's .loop/ files to .loop/runs/<its tag>/ first)`,
       { details: { path: resultsPath, statePath } },
     );
   }

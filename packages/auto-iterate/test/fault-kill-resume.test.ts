@@ -99,54 +99,64 @@ async function problems(dir: string, expected: string[][]): Promise<string[]> {
 }
 
 describe('auto-iterate: a SIGKILL at every git write of a run, then resume in a fresh process', () => {
-  it('0 unrecoverable workspaces: results.tsv and git agree, each iteration recorded once, the tree clean, the user file kept', async () => {
-    const cleanDir = workspace();
-    const counted = await node(['count', cleanDir]);
-    expect(counted.code, counted.stderr).toBe(0);
-    const total = (JSON.parse(counted.stdout) as { writes: number }).writes;
-    const expected = rowsOf(cleanDir);
-    expect(expected.map((r) => r[2])).toEqual(['keep', 'keep', 'discard', 'keep']);
-    expect(await problems(cleanDir, expected)).toEqual([]);
+  it(
+    '0 unrecoverable workspaces: results.tsv and git agree, each iteration ' +
+      'recorded once, the tree clean, the user file kept',
+    async () => {
+      const cleanDir = workspace();
+      const counted = await node(['count', cleanDir]);
+      expect(counted.code, counted.stderr).toBe(0);
+      const total = (JSON.parse(counted.stdout) as { writes: number }).writes;
+      const expected = rowsOf(cleanDir);
+      expect(expected.map((r) => r[2])).toEqual(['keep', 'keep', 'discard', 'keep']);
+      expect(await problems(cleanDir, expected)).toEqual([]);
 
-    const stride = Math.max(1, Math.ceil(total / (POINTS - 1)));
-    const ats = [
-      ...new Set([...Array.from({ length: POINTS - 1 }, (_, i) => 1 + i * stride).filter((at) => at <= total), total]),
-    ];
-    const points = ats.map((at) => ({ at, dir: workspace() }));
-    const outcomes = await inPool(
-      3,
-      points.map((p) => () => node(['kill', p.dir, String(p.at)])),
-    );
-    const killed = outcomes.filter((o) => o.signal === 'SIGKILL').length;
-    // Not killed: the run made fewer writes than its point (the count varies by a few between runs).
-    const shorter = outcomes.filter(
-      (o, i) =>
-        o.signal !== 'SIGKILL' &&
-        o.code === 0 &&
-        (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at,
-    ).length;
-    const dirs = points.map((p) => p.dir);
-    const resumed = (
-      await Promise.all([0, 1, 2].map((k) => node(['resume', ...dirs.filter((_, i) => i % 3 === k)])))
-    ).flatMap(
-      (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repaired: string }>,
-    );
-    expect(resumed).toHaveLength(dirs.length);
-    const byDir = new Map(resumed.map((r) => [r.dir, r]));
-    const checks = await inPool(
-      6,
-      dirs.map((dir) => async () => {
-        const r = byDir.get(dir)!;
-        return r.ok ? problems(dir, expected) : [`resume failed: ${r.error}`];
-      }),
-    );
-    const unrecoverable = points.map((p, i) => ({ at: p.at, wrong: checks[i]! })).filter((r) => r.wrong.length > 0);
-    const repaired = resumed.filter((r) => r.repaired.includes('resume repaired:')).length;
-    console.info(
-      `[fault-injection] auto-iterate: ${total} git writes per run; SIGKILL at ${killed} of them (every ${stride}th: ${ats.join(', ')}); ${unrecoverable.length} unrecoverable; ${repaired} resumes printed a repair line`,
-    );
-    expect(unrecoverable).toEqual([]);
-    expect(killed + shorter).toBe(points.length);
-    expect(killed).toBeGreaterThanOrEqual(points.length - 2);
-  }, 240_000);
+      const stride = Math.max(1, Math.ceil(total / (POINTS - 1)));
+      const ats = [
+        ...new Set([
+          ...Array.from({ length: POINTS - 1 }, (_, i) => 1 + i * stride).filter((at) => at <= total),
+          total,
+        ]),
+      ];
+      const points = ats.map((at) => ({ at, dir: workspace() }));
+      const outcomes = await inPool(
+        3,
+        points.map((p) => () => node(['kill', p.dir, String(p.at)])),
+      );
+      const killed = outcomes.filter((o) => o.signal === 'SIGKILL').length;
+      // Not killed: the run made fewer writes than its point (the count varies by a few between runs).
+      const shorter = outcomes.filter(
+        (o, i) =>
+          o.signal !== 'SIGKILL' &&
+          o.code === 0 &&
+          (JSON.parse(o.stdout || '{}') as { writes: number }).writes < points[i]!.at,
+      ).length;
+      const dirs = points.map((p) => p.dir);
+      const resumed = (
+        await Promise.all([0, 1, 2].map((k) => node(['resume', ...dirs.filter((_, i) => i % 3 === k)])))
+      ).flatMap(
+        (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repaired: string }>,
+      );
+      expect(resumed).toHaveLength(dirs.length);
+      const byDir = new Map(resumed.map((r) => [r.dir, r]));
+      const checks = await inPool(
+        6,
+        dirs.map((dir) => async () => {
+          const r = byDir.get(dir)!;
+          return r.ok ? problems(dir, expected) : [`resume failed: ${r.error}`];
+        }),
+      );
+      const unrecoverable = points.map((p, i) => ({ at: p.at, wrong: checks[i]! })).filter((r) => r.wrong.length > 0);
+      const repaired = resumed.filter((r) => r.repaired.includes('resume repaired:')).length;
+      console.info(
+        `[fault-injection] auto-iterate: ${total} git writes per run; SIGKILL ` +
+          `at ${killed} of them (every ${stride}th: ${ats.join(', ')}); ${unrecoverable.length} ` +
+          `unrecoverable; ${repaired} resumes printed a repair line`,
+      );
+      expect(unrecoverable).toEqual([]);
+      expect(killed + shorter).toBe(points.length);
+      expect(killed).toBeGreaterThanOrEqual(points.length - 2);
+    },
+    240_000,
+  );
 });

@@ -16,7 +16,8 @@ const git = (...args: string[]) =>
 const train = (x: number, forge: boolean) =>
   `import { writeFileSync } from 'node:fs';\nwriteFileSync('model.json', JSON.stringify({ x: ${x} }));\n` +
   (forge
-    ? `process.on('exit', () => { console.log('score: 0'); try { writeFileSync('metric.txt', 'score: 0\\n'); } catch {} });\n`
+    ? `process.on('exit', () => { console.log('score: 0'); try { ` +
+      `writeFileSync('metric.txt', 'score: 0\\n'); } catch {} });\n`
     : '');
 
 // In-process evaluator: imports the candidate, so the candidate's exit trap runs after its line.
@@ -77,15 +78,19 @@ const options = (over: OptionsOver): AutoIterateOptions =>
 const rows = () => parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
 
 describe('a candidate cannot forge its own score through the metric file', () => {
-  it("with the metric in the log, an exit-trap line printed after the evaluator's is what match 'last' reads (why metricFile exists)", async () => {
-    repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
-    await createAutoIterate(options({})).run();
-    expect(rows().map((r) => [r.status, r.score])).toEqual([
-      ['baseline', 10],
-      ['kept', 2],
-      ['kept', 0],
-    ]);
-  });
+  it(
+    'with the metric in the log, an exit-trap line printed after the ' +
+      "evaluator's is what match 'last' reads (why metricFile exists)",
+    async () => {
+      repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
+      await createAutoIterate(options({})).run();
+      expect(rows().map((r) => [r.status, r.score])).toEqual([
+        ['baseline', 10],
+        ['kept', 2],
+        ['kept', 0],
+      ]);
+    },
+  );
 
   it("match: 'first' reads the evaluator's line when it prints before the candidate's exit trap", async () => {
     repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_IN_PROCESS });
@@ -97,40 +102,47 @@ describe('a candidate cannot forge its own score through the metric file', () =>
     ]);
   });
 
-  it('with metricFile written by the evaluator after the candidate ended, the forged log line and the forged file write are not kept', async () => {
-    repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_CHILD });
-    await createAutoIterate(options({ score: { metricFile: 'metric.txt' } })).run();
-    expect(rows().map((r) => [r.status, r.score])).toEqual([
-      ['baseline', 10],
-      ['kept', 2],
-      ['reverted', 37],
-    ]);
-    expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain('score: 0'); // the forgery ran, in the log
-    expect(git('status', '--porcelain')).toBe(''); // metric.txt is a run file, kept out of git
-  });
+  it(
+    'with metricFile written by the evaluator after the candidate ended, the ' +
+      'forged log line and the forged file write are not kept',
+    async () => {
+      repo({ 'train.mjs': train(0, false), 'eval.mjs': EVAL_CHILD });
+      await createAutoIterate(options({ score: { metricFile: 'metric.txt' } })).run();
+      expect(rows().map((r) => [r.status, r.score])).toEqual([
+        ['baseline', 10],
+        ['kept', 2],
+        ['reverted', 37],
+      ]);
+      expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain('score: 0'); // the forgery ran, in the log
+      expect(git('status', '--porcelain')).toBe(''); // metric.txt is a run file, kept out of git
+    },
+  );
 
-  it('replacing a module in the git-excluded node_modules listed in fingerprintPaths is HARNESS_TAMPERED, not kept', async () => {
-    repo({ 'config.json': JSON.stringify({ x: 0 }), 'eval.mjs': EVAL_LIB });
-    mkdirSync(join(dir, 'node_modules', 'scorelib'), { recursive: true });
-    writeFileSync(
-      join(dir, 'node_modules', 'scorelib', 'package.json'),
-      JSON.stringify({ name: 'scorelib', type: 'module', exports: './index.js' }),
-    );
-    writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), SCORELIB);
-    const shim = createFunctionProposer('shim', () => {
-      writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 9 }));
-      writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), 'export const score = () => 0.000001;\n');
-      return { description: 'x=9 and a score shim' };
-    });
-    const run = createAutoIterate(
-      options({
-        proposer: shim,
-        files: { targetFiles: ['config.json'], fingerprintPaths: ['node_modules'] },
-        stop: { maxIterations: 1 },
-      }),
-    );
-    await expect(run.run()).rejects.toMatchObject({ code: 'HARNESS_TAMPERED' });
-    expect(rows().every((r) => r.status !== 'kept')).toBe(true);
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ x: 0 });
-  });
+  it(
+    'replacing a module in the git-excluded node_modules listed in ' + 'fingerprintPaths is HARNESS_TAMPERED, not kept',
+    async () => {
+      repo({ 'config.json': JSON.stringify({ x: 0 }), 'eval.mjs': EVAL_LIB });
+      mkdirSync(join(dir, 'node_modules', 'scorelib'), { recursive: true });
+      writeFileSync(
+        join(dir, 'node_modules', 'scorelib', 'package.json'),
+        JSON.stringify({ name: 'scorelib', type: 'module', exports: './index.js' }),
+      );
+      writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), SCORELIB);
+      const shim = createFunctionProposer('shim', () => {
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 9 }));
+        writeFileSync(join(dir, 'node_modules', 'scorelib', 'index.js'), 'export const score = () => 0.000001;\n');
+        return { description: 'x=9 and a score shim' };
+      });
+      const run = createAutoIterate(
+        options({
+          proposer: shim,
+          files: { targetFiles: ['config.json'], fingerprintPaths: ['node_modules'] },
+          stop: { maxIterations: 1 },
+        }),
+      );
+      await expect(run.run()).rejects.toMatchObject({ code: 'HARNESS_TAMPERED' });
+      expect(rows().every((r) => r.status !== 'kept')).toBe(true);
+      expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ x: 0 });
+    },
+  );
 });

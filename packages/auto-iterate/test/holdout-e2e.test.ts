@@ -91,81 +91,101 @@ function readableFromTheSandbox(dir: string): string {
 const rows = () => parseAutoIterateTsv(readFileSync(join(f.ws, 'results.tsv'), 'utf8'));
 
 describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skipped}`, () => {
-  it('a cheating agent that memorises the visible validation set: the visible score improves, the holdout worsens, the gap widens use by use', async () => {
-    fixture();
-    const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10, margin: 1000 } }));
-    await run.run();
-    expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'kept']);
-    const gates = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'gate');
-    expect(gates.map((u) => u.iteration)).toEqual([1, 2, 3, 4]);
-    const gap = gates.map((u) => u.score! - u.visible!);
-    for (let i = 1; i < gap.length; i++) expect(gap[i]).toBeGreaterThan(gap[i - 1]!);
-    expect(gates.slice(1).map((u) => u.visible)).toEqual([0.9, 0.8, 0.7]);
-    expect(gates.map((u) => u.score)).toEqual([8.654321, 8.754321, 8.854321, 8.954321]);
-  });
+  it(
+    'a cheating agent that memorises the visible validation set: the visible ' +
+      'score improves, the holdout worsens, the gap widens use by use',
+    async () => {
+      fixture();
+      const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10, margin: 1000 } }));
+      await run.run();
+      expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'kept']);
+      const gates = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'gate');
+      expect(gates.map((u) => u.iteration)).toEqual([1, 2, 3, 4]);
+      const gap = gates.map((u) => u.score! - u.visible!);
+      for (let i = 1; i < gap.length; i++) expect(gap[i]).toBeGreaterThan(gap[i - 1]!);
+      expect(gates.slice(1).map((u) => u.visible)).toEqual([0.9, 0.8, 0.7]);
+      expect(gates.map((u) => u.score)).toEqual([8.654321, 8.754321, 8.854321, 8.954321]);
+    },
+  );
 
-  it('with the gate on (margin 0), the memorising keeps are not kept: the run stays at the genuine improvement', async () => {
-    fixture();
-    const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10 } }));
-    const summary = await run.run();
-    expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
-    expect(rows()[2]?.description).toMatch(/kept back by the sealed holdout \(gate use 3 of 10\)/);
-    expect(summary.best).toBe(1);
-    const final = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'final');
-    expect(final).toEqual([expect.objectContaining({ iteration: 1, visible: 1, score: 8.654321 })]);
-  });
+  it(
+    'with the gate on (margin 0), the memorising keeps are not kept: the run ' + 'stays at the genuine improvement',
+    async () => {
+      fixture();
+      const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10 } }));
+      const summary = await run.run();
+      expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
+      expect(rows()[2]?.description).toMatch(/kept back by the sealed holdout \(gate use 3 of 10\)/);
+      expect(summary.best).toBe(1);
+      const final = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'final');
+      expect(final).toEqual([expect.objectContaining({ iteration: 1, visible: 1, score: 8.654321 })]);
+    },
+  );
 
-  it('the holdout is evaluated exactly the counted number of times: the gate budget, then the final score', async () => {
-    fixture();
-    const counter = join(f.base, 'holdout-runs.txt');
-    writeFileSync(counter, '');
-    const command = `echo run >> ${counter} && node ${join(f.holdout, 'eval-test.mjs')}`;
-    const run = createAutoIterate(
-      options(CHEATING_AGENT, { gate: { budget: 3, margin: 1000 }, holdoutSandbox: 'none', holdoutCommand: command }),
-    );
-    await run.run();
-    expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(3 + 1);
-    expect((await readHoldoutUses(f.state, run.branch)).map((u) => [u.use, u.kind, u.gateUse])).toEqual([
-      [1, 'gate-incumbent', 1],
-      [2, 'gate', 2],
-      [3, 'gate', 3],
-      [4, 'final', undefined],
-    ]);
-  });
+  it(
+    'the holdout is evaluated exactly the counted number of times: the gate ' + 'budget, then the final score',
+    async () => {
+      fixture();
+      const counter = join(f.base, 'holdout-runs.txt');
+      writeFileSync(counter, '');
+      const command = `echo run >> ${counter} && node ${join(f.holdout, 'eval-test.mjs')}`;
+      const run = createAutoIterate(
+        options(CHEATING_AGENT, { gate: { budget: 3, margin: 1000 }, holdoutSandbox: 'none', holdoutCommand: command }),
+      );
+      await run.run();
+      expect(readFileSync(counter, 'utf8').split('\n').filter(Boolean)).toHaveLength(3 + 1);
+      expect((await readHoldoutUses(f.state, run.branch)).map((u) => [u.use, u.kind, u.gateUse])).toEqual([
+        [1, 'gate-incumbent', 1],
+        [2, 'gate', 2],
+        [3, 'gate', 3],
+        [4, 'final', undefined],
+      ]);
+    },
+  );
 
-  it('a hostile agent tries at least ten ways (cat, find, grep -r, /proc roots, ../, links, git objects, env, state and logs) to read the holdout and its scores and gets nothing; no file it can read holds a holdout score', async () => {
-    fixture();
-    const hostile = hostileAgent(f);
-    expect(hostile.ways.length).toBeGreaterThanOrEqual(10);
-    const run = createAutoIterate(options(hostile.script, { gate: { budget: 5 }, iterations: 1 }));
-    await run.run();
-    expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept']);
-    const loot = f.git('show', `${run.branch}:loot.txt`);
-    if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- sealed loot ---\n${loot}\n`);
-    for (const way of hostile.ways) expect(loot).toContain(`== ${way}`);
-    expect(loot).toContain('lower val_loss'); // its prompt was read (and holds no holdout score: checked below)
-    expect(loot).not.toContain(f.mark);
-    expect(loot).not.toContain('test_loss');
-    expect(loot).not.toMatch(/\d\.\d54321/); // no holdout score (they all end in ...54321 here)
-    const uses = await readHoldoutUses(f.state, run.branch);
-    expect(uses.map((u) => u.kind)).toEqual(['gate-incumbent', 'gate', 'final']);
-    // The scores exist, outside the workspace; nothing the agent's sandbox can read holds one.
-    const readable = readableFromTheSandbox(f.ws);
-    for (const u of uses) expect(readable).not.toContain(String(u.score));
-    expect(readable).not.toContain(f.mark);
-  });
+  it(
+    'a hostile agent tries at least ten ways (cat, find, grep -r, /proc ' +
+      'roots, ../, links, git objects, env, state and logs) to read the holdout ' +
+      'and its scores and gets nothing; no file it can read holds a holdout ' +
+      'score',
+    async () => {
+      fixture();
+      const hostile = hostileAgent(f);
+      expect(hostile.ways.length).toBeGreaterThanOrEqual(10);
+      const run = createAutoIterate(options(hostile.script, { gate: { budget: 5 }, iterations: 1 }));
+      await run.run();
+      expect(rows().map((r) => r.status)).toEqual(['baseline', 'kept']);
+      const loot = f.git('show', `${run.branch}:loot.txt`);
+      if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- sealed loot ---\n${loot}\n`);
+      for (const way of hostile.ways) expect(loot).toContain(`== ${way}`);
+      expect(loot).toContain('lower val_loss'); // its prompt was read (and holds no holdout score: checked below)
+      expect(loot).not.toContain(f.mark);
+      expect(loot).not.toContain('test_loss');
+      expect(loot).not.toMatch(/\d\.\d54321/); // no holdout score (they all end in ...54321 here)
+      const uses = await readHoldoutUses(f.state, run.branch);
+      expect(uses.map((u) => u.kind)).toEqual(['gate-incumbent', 'gate', 'final']);
+      // The scores exist, outside the workspace; nothing the agent's sandbox can read holds one.
+      const readable = readableFromTheSandbox(f.ws);
+      for (const u of uses) expect(readable).not.toContain(String(u.score));
+      expect(readable).not.toContain(f.mark);
+    },
+  );
 
-  it('the same hostile agent without the seal (sealed: false, nothing masked) reads the holdout and its scores: the test can fail', async () => {
-    fixture();
-    const run = createAutoIterate(
-      options(hostileAgent(f).script, { sealed: false, gate: { budget: 5 }, iterations: 1 }),
-    );
-    await run.run();
-    const loot = f.git('show', `${run.branch}:loot.txt`);
-    if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- unsealed loot ---\n${loot}\n`);
-    expect(loot).toContain(f.mark);
-    expect(loot).toMatch(/9\.554321/); // the incumbent's holdout score, read from the state folder
-  });
+  it(
+    'the same hostile agent without the seal (sealed: false, nothing masked) ' +
+      'reads the holdout and its scores: the test can fail',
+    async () => {
+      fixture();
+      const run = createAutoIterate(
+        options(hostileAgent(f).script, { sealed: false, gate: { budget: 5 }, iterations: 1 }),
+      );
+      await run.run();
+      const loot = f.git('show', `${run.branch}:loot.txt`);
+      if (process.env.LOOP_SHOW_LOOT) process.stderr.write(`--- unsealed loot ---\n${loot}\n`);
+      expect(loot).toContain(f.mark);
+      expect(loot).toMatch(/9\.554321/); // the incumbent's holdout score, read from the state folder
+    },
+  );
 });
 
 describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)', () => {
@@ -204,28 +224,36 @@ describe('a sealed holdout refuses to start when it cannot be sealed (issue 33)'
     );
   };
 
-  it('an in-process proposer (no sandbox) with sealed: true is HOLDOUT_NOT_SEALED, naming the opt-out; sealed: false runs', async () => {
-    const error = await refusal({ sandboxed: false });
-    expect(error).toMatchObject({
-      code: 'HOLDOUT_NOT_SEALED',
-      message: expect.stringMatching(/no working sandbox.*holdout\.sealed: false/),
-    });
-    expect(await refusal({ sandboxed: false, sealed: false })).toBeUndefined();
-  });
+  it(
+    'an in-process proposer (no sandbox) with sealed: true is ' +
+      'HOLDOUT_NOT_SEALED, naming the opt-out; sealed: false runs',
+    async () => {
+      const error = await refusal({ sandboxed: false });
+      expect(error).toMatchObject({
+        code: 'HOLDOUT_NOT_SEALED',
+        message: expect.stringMatching(/no working sandbox.*holdout\.sealed: false/),
+      });
+      expect(await refusal({ sandboxed: false, sealed: false })).toBeUndefined();
+    },
+  );
 
-  it('holdout files whose bytes were ever committed to the workspace (even deleted since) are HOLDOUT_NOT_SEALED: git cat-file would read them', async () => {
-    const error = await refusal({}, () => {
-      writeFileSync(join(f.ws, 'copy.txt'), readFileSync(join(f.holdout, 'test.txt')));
-      f.git('add', 'copy.txt');
-      f.git('commit', '-qm', 'oops');
-      f.git('rm', '-q', 'copy.txt');
-      f.git('commit', '-qm', 'undo');
-    });
-    expect(error).toMatchObject({
-      code: 'HOLDOUT_NOT_SEALED',
-      message: expect.stringContaining(join(f.holdout, 'test.txt')),
-    });
-  });
+  it(
+    'holdout files whose bytes were ever committed to the workspace (even ' +
+      'deleted since) are HOLDOUT_NOT_SEALED: git cat-file would read them',
+    async () => {
+      const error = await refusal({}, () => {
+        writeFileSync(join(f.ws, 'copy.txt'), readFileSync(join(f.holdout, 'test.txt')));
+        f.git('add', 'copy.txt');
+        f.git('commit', '-qm', 'oops');
+        f.git('rm', '-q', 'copy.txt');
+        f.git('commit', '-qm', 'undo');
+      });
+      expect(error).toMatchObject({
+        code: 'HOLDOUT_NOT_SEALED',
+        message: expect.stringContaining(join(f.holdout, 'test.txt')),
+      });
+    },
+  );
 
   it('a holdout file inside the workspace is HOLDOUT_NOT_SEALED (the proposer reads the workspace)', async () => {
     const error = await refusal(

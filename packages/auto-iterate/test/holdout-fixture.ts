@@ -29,14 +29,17 @@ export function holdoutFixture() {
     join(ws, 'eval.mjs'),
     "import { readFileSync } from 'node:fs';\nconst { s, memo } = JSON.parse(readFileSync('model.json', 'utf8'));\n" +
       "const val = readFileSync('val.txt', 'utf8').split('\\n').filter(Boolean);\n" +
-      "console.log('val_loss: ' + ((s - 3) ** 2 / 10 + 1 - 0.1 * memo.filter((n) => val.includes(n)).length).toFixed(6));\n",
+      ("console.log('val_loss: ' + ((s - 3) ** 2 / 10 + 1 - 0.1 * " +
+        'memo.filter((n) => val.includes(n)).length).toFixed(6));\n'),
   );
   writeFileSync(join(holdout, 'test.txt'), ['gus', 'hana', 'ivo', mark].join('\n') + '\n');
   writeFileSync(
     join(holdout, 'eval-test.mjs'),
     "import { readFileSync } from 'node:fs';\nconst { s, memo } = JSON.parse(readFileSync('model.json', 'utf8'));\n" +
-      `const test = readFileSync(${JSON.stringify(join(holdout, 'test.txt'))}, 'utf8').split('\\n').filter(Boolean);\n` +
-      "console.log('test_loss: ' + ((s - 3) ** 2 / 10 + 1 + 0.1 * memo.length + 7.654321 + 0 * test.length).toFixed(6));\n",
+      (`const test = readFileSync(${JSON.stringify(join(holdout, 'test.txt'))}, ` +
+        `'utf8').split('\\n').filter(Boolean);\n`) +
+      ("console.log('test_loss: ' + ((s - 3) ** 2 / 10 + 1 + 0.1 * memo.length " +
+        '+ 7.654321 + 0 * test.length).toFixed(6));\n'),
   );
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' }).trim();
@@ -103,7 +106,8 @@ export function hostileAgent(f: { ws: string; holdout: string; state: string }):
     ['process command lines', `cat /proc/*/cmdline 2>/dev/null | tr '\\0' ' '`],
     [
       'loop state and logs',
-      `cat results.tsv run.log .loop/*.json .loop/*.jsonl .loop/*.log .loop/logs/* 2>/dev/null; grep -rs '4321' . --exclude-dir=.git`,
+      `cat results.tsv run.log .loop/*.json .loop/*.jsonl .loop/*.log ` +
+        `.loop/logs/* 2>/dev/null; grep -rs '4321' . --exclude-dir=.git`,
     ],
     ['holdout state folder', `ls -la ${S}; cat ${S}/* ${S}/logs/* 2>/dev/null; find ${S} -type f -exec cat {} +`],
     ['mount table', `grep -s holdout /proc/self/mountinfo >/dev/null && echo mounts-name-the-holdout-path`],

@@ -71,22 +71,26 @@ describe('workspace messages', () => {
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
   });
 
-  it('a failed baseline leaves no run branch behind: the previous branch is checked out again and "loop run" can start afresh', async () => {
-    writeFileSync(join(dir, 'eval.mjs'), 'process.exit(3);\n');
-    commit();
-    const error = await createAutoIterate(options())
-      .run()
-      .catch((e: unknown) => e);
-    expect(error).toMatchObject({
-      code: 'BASELINE_FAILED',
-      message: expect.stringContaining('the run branch auto-iterate/t was removed and main checked out again'),
-    });
-    expect(git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
-    expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
-    writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 1');\n");
-    git('commit', '-q', '-am', 'fix the harness');
-    await expect(createAutoIterate(options()).run()).resolves.toMatchObject({ baseline: 1 });
-  });
+  it(
+    'a failed baseline leaves no run branch behind: the previous branch is ' +
+      'checked out again and "loop run" can start afresh',
+    async () => {
+      writeFileSync(join(dir, 'eval.mjs'), 'process.exit(3);\n');
+      commit();
+      const error = await createAutoIterate(options())
+        .run()
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'BASELINE_FAILED',
+        message: expect.stringContaining('the run branch auto-iterate/t was removed and main checked out again'),
+      });
+      expect(git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+      expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+      writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 1');\n");
+      git('commit', '-q', '-am', 'fix the harness');
+      await expect(createAutoIterate(options()).run()).resolves.toMatchObject({ baseline: 1 });
+    },
+  );
 
   it('a state file left without its results.tsv is refused before any branch is created', async () => {
     commit();
@@ -101,41 +105,45 @@ describe('workspace messages', () => {
     });
     expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
   });
-  it('a harness fixed in place before a resume is refused before anything runs, saying how to keep the fix; the fix is not lost', async () => {
-    commit();
-    let x = 0;
-    const edits = createFunctionProposer(
-      'p',
-      () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }),
-    );
-    await createAutoIterate(options({ files: { readOnlyFiles: ['eval.mjs'] }, proposer: edits })).run();
-    writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 0.5');\n");
-    const error = await createAutoIterate(
-      options({
-        proposer: edits,
-        files: { readOnlyFiles: ['eval.mjs'] },
-        stop: { maxIterations: 3 },
-        recovery: { resume: true },
-      }),
-    )
-      .run()
-      .catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'HARNESS_TAMPERED', details: { files: ['eval.mjs'] } });
-    expect((error as Error).message).toContain('git stash push -- eval.mjs; then loop resume');
-    expect((error as Error).message).toContain('start a new run with a new baseline');
-    expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe("console.log('score: 0.5');\n");
-    git('stash', 'push', '-q', '--', 'eval.mjs');
-    const summary = await createAutoIterate(
-      options({
-        proposer: edits,
-        files: { readOnlyFiles: ['eval.mjs'] },
-        stop: { maxIterations: 3 },
-        recovery: { resume: true },
-      }),
-    ).run();
-    expect(summary.stop.reason).toBe('max-iterations');
-    expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");
-  });
+  it(
+    'a harness fixed in place before a resume is refused before anything ' +
+      'runs, saying how to keep the fix; the fix is not lost',
+    async () => {
+      commit();
+      let x = 0;
+      const edits = createFunctionProposer(
+        'p',
+        () => (writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: ++x })), { description: `x ${x}` }),
+      );
+      await createAutoIterate(options({ files: { readOnlyFiles: ['eval.mjs'] }, proposer: edits })).run();
+      writeFileSync(join(dir, 'eval.mjs'), "console.log('score: 0.5');\n");
+      const error = await createAutoIterate(
+        options({
+          proposer: edits,
+          files: { readOnlyFiles: ['eval.mjs'] },
+          stop: { maxIterations: 3 },
+          recovery: { resume: true },
+        }),
+      )
+        .run()
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'HARNESS_TAMPERED', details: { files: ['eval.mjs'] } });
+      expect((error as Error).message).toContain('git stash push -- eval.mjs; then loop resume');
+      expect((error as Error).message).toContain('start a new run with a new baseline');
+      expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toBe("console.log('score: 0.5');\n");
+      git('stash', 'push', '-q', '--', 'eval.mjs');
+      const summary = await createAutoIterate(
+        options({
+          proposer: edits,
+          files: { readOnlyFiles: ['eval.mjs'] },
+          stop: { maxIterations: 3 },
+          recovery: { resume: true },
+        }),
+      ).run();
+      expect(summary.stop.reason).toBe('max-iterations');
+      expect(git('stash', 'show', '-p')).toContain("+console.log('score: 0.5');");
+    },
+  );
   it('Ctrl-C during the baseline says it was interrupted, not to fix the harness', async () => {
     writeFileSync(
       join(dir, 'eval.mjs'),

@@ -47,40 +47,44 @@ afterEach(() => {
 });
 
 describe('pruning in auto-iterate (issue 27, real git and processes)', () => {
-  it('a doomed run is killed with its grandchild at the step a pruner says, its row is a discard saying so, and the tree is the last keep', async () => {
-    const rates: (number | string)[] = [2, 0.1, 'nan', 3];
-    const proposer = createFunctionProposer('scripted', ({ iteration }) => {
-      writeFileSync(join(dir, 'config.json'), JSON.stringify({ rate: rates[iteration - 1] }));
-      return { description: `rate -> ${rates[iteration - 1]}` };
-    });
-    const run = createAutoIterate({
-      dir,
-      tag: 'prune',
-      proposer,
-      files: { targetFiles: ['config.json'], readOnlyFiles: ['train.mjs'] },
-      run: {
-        command: 'node train.mjs',
-        timeBudgetS: 30,
-        killTimeoutS: 60,
-        intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
-      },
-      score: { metricName: 'score', direction: 'minimize' },
-      stop: { maxIterations: rates.length },
-      prune: { pruners: [nonFinitePruner(), incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 })], steps: 1000 },
-    });
-    const summary = await run.run();
-    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
-    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'kept']);
-    // In the seed's file a pruned run is a plain discard (seed 003 statuses).
-    expect(readFileSync(join(dir, 'results.tsv'), 'utf8').split('\n')[3]).toMatch(/\tdiscard\trate -> 0\.1 \(pruned/);
-    expect(rows[2]?.description).toMatch(/^rate -> 0\.1 \(pruned at step 200 of 1000: [\d.]+ vs incumbent [\d.]+\)$/);
-    expect(rows[3]?.description).toBe('rate -> nan (pruned at step 100 of 1000: value NaN)');
-    expect(summary.counts.crash).toBe(0);
-    // Every run's grandchild is gone, the pruned runs' included.
-    for (const i of [2, 3])
-      expect(isAlive(Number(readFileSync(join(dir, `.loop/grandchild-${i}.pid`), 'utf8')))).toBe(false);
-    // The workspace is the last keep's tree, clean.
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ rate: 3 });
-    expect(git('status', '--porcelain')).toBe('');
-  });
+  it(
+    'a doomed run is killed with its grandchild at the step a pruner says, ' +
+      'its row is a discard saying so, and the tree is the last keep',
+    async () => {
+      const rates: (number | string)[] = [2, 0.1, 'nan', 3];
+      const proposer = createFunctionProposer('scripted', ({ iteration }) => {
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ rate: rates[iteration - 1] }));
+        return { description: `rate -> ${rates[iteration - 1]}` };
+      });
+      const run = createAutoIterate({
+        dir,
+        tag: 'prune',
+        proposer,
+        files: { targetFiles: ['config.json'], readOnlyFiles: ['train.mjs'] },
+        run: {
+          command: 'node train.mjs',
+          timeBudgetS: 30,
+          killTimeoutS: 60,
+          intermediate: { pattern: '^step (\\d+) val ([\\w.+-]+)$', pollMs: 10 },
+        },
+        score: { metricName: 'score', direction: 'minimize' },
+        stop: { maxIterations: rates.length },
+        prune: { pruners: [nonFinitePruner(), incumbentCurvePruner({ margin: 0.1, warmupSteps: 200 })], steps: 1000 },
+      });
+      const summary = await run.run();
+      const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+      expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'kept']);
+      // In the seed's file a pruned run is a plain discard (seed 003 statuses).
+      expect(readFileSync(join(dir, 'results.tsv'), 'utf8').split('\n')[3]).toMatch(/\tdiscard\trate -> 0\.1 \(pruned/);
+      expect(rows[2]?.description).toMatch(/^rate -> 0\.1 \(pruned at step 200 of 1000: [\d.]+ vs incumbent [\d.]+\)$/);
+      expect(rows[3]?.description).toBe('rate -> nan (pruned at step 100 of 1000: value NaN)');
+      expect(summary.counts.crash).toBe(0);
+      // Every run's grandchild is gone, the pruned runs' included.
+      for (const i of [2, 3])
+        expect(isAlive(Number(readFileSync(join(dir, `.loop/grandchild-${i}.pid`), 'utf8')))).toBe(false);
+      // The workspace is the last keep's tree, clean.
+      expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ rate: 3 });
+      expect(git('status', '--porcelain')).toBe('');
+    },
+  );
 });

@@ -55,35 +55,44 @@ const logs = () => readdirSync(join(dir, RUN_FILES.logs)).sort((a, b) => parseIn
 const logOf = (name: string) => readFileSync(join(dir, RUN_FILES.logs, name), 'utf8');
 
 describe('run logs are kept per iteration in .loop/logs (issue 32 item 16)', () => {
-  it("a real run of 4 iterations in place keeps each run's own log (baseline, keeps, discards, a crash's stderr), while run.log holds only the last", async () => {
-    await run([4, 7, 2, 10]);
-    expect(logs()).toEqual(['0.log', '1.log', '2.log', '3.log', '4.log']);
-    for (const [i, x] of [
-      [0, 0],
-      [1, 4],
-      [2, 7],
-      [3, 2],
-      [4, 10],
-    ] as const)
-      expect(logOf(`${i}.log`)).toContain(`iteration ${i} in ${dir} x=${x}`);
-    expect(logOf('2.log')).toContain('boom: x=7 is not allowed');
-    expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain('iteration 4 ');
-    expect(git('status', '--porcelain')).toBe(''); // .loop/ is not part of the tree
-  });
+  it(
+    "a real run of 4 iterations in place keeps each run's own log (baseline, " +
+      "keeps, discards, a crash's stderr), while run.log holds only the last",
+    async () => {
+      await run([4, 7, 2, 10]);
+      expect(logs()).toEqual(['0.log', '1.log', '2.log', '3.log', '4.log']);
+      for (const [i, x] of [
+        [0, 0],
+        [1, 4],
+        [2, 7],
+        [3, 2],
+        [4, 10],
+      ] as const)
+        expect(logOf(`${i}.log`)).toContain(`iteration ${i} in ${dir} x=${x}`);
+      expect(logOf('2.log')).toContain('boom: x=7 is not allowed');
+      expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain('iteration 4 ');
+      expect(git('status', '--porcelain')).toBe(''); // .loop/ is not part of the tree
+    },
+  );
 
-  it("K = 2 working copies: each candidate's log, written in its temporary copy, is kept in the main workspace after the copy is gone", async () => {
-    await run([5, 4, 2, 10], { parallel: { candidates: 2 } });
-    expect(logs()).toEqual(['0.log', '1.log', '2.log', '3.log', '4.log']);
-    for (const [i, x] of [
-      [1, 5],
-      [2, 4],
-      [3, 2],
-      [4, 10],
-    ] as const) {
-      expect(logOf(`${i}.log`)).toMatch(new RegExp(`^iteration ${i} in \\S*loop-copy-${i}\\.\\d+-\\S* x=${x}$`, 'm'));
-    }
-    expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain(`iteration 0 in ${dir} x=0`); // the copies never write the main run.log
-  });
+  it(
+    "K = 2 working copies: each candidate's log, written in its temporary " +
+      'copy, is kept in the main workspace after the copy is gone',
+    async () => {
+      await run([5, 4, 2, 10], { parallel: { candidates: 2 } });
+      expect(logs()).toEqual(['0.log', '1.log', '2.log', '3.log', '4.log']);
+      for (const [i, x] of [
+        [1, 5],
+        [2, 4],
+        [3, 2],
+        [4, 10],
+      ] as const) {
+        expect(logOf(`${i}.log`)).toMatch(new RegExp(`^iteration ${i} in \\S*loop-copy-${i}\\.\\d+-\\S* x=${x}$`, 'm'));
+      }
+      // the copies never write the main run.log
+      expect(readFileSync(join(dir, 'run.log'), 'utf8')).toContain(`iteration 0 in ${dir} x=0`);
+    },
+  );
 
   it('the bound holds: keepLogs 3 keeps only the 3 newest logs of a 6-iteration run', async () => {
     await run([4, 5, 2, 10, 1, 3], { keepLogs: 3 });

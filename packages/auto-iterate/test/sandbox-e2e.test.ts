@@ -29,10 +29,13 @@ beforeEach(() => {
   writeFileSync(join(dir, 'src', 'config.json'), JSON.stringify({ x: 0 }));
   writeFileSync(
     join(dir, 'eval.mjs'),
-    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('src/config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+    "import { readFileSync } from 'node:fs';\nconst { x } = " +
+      "JSON.parse(readFileSync('src/config.json', " +
+      "'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
   );
   writeFileSync(join(dir, 'README.md'), 'keep me\n');
-  symlinkSync(join(outside, 'secret.txt'), join(dir, 'src', 'secret-link')); // a tracked link in the target folder, pointing out
+  // a tracked link in the target folder, pointing out
+  symlinkSync(join(outside, 'secret.txt'), join(dir, 'src', 'secret-link'));
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-q', '-m', 'init');
@@ -56,36 +59,42 @@ afterEach(() => {
 });
 
 describe.skipIf(!bwrap.available)(
-  `a hostile agent in the default sandbox (real bwrap, git, processes)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
+  `a hostile agent in the default sandbox (real bwrap, git, ` +
+    `processes)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
   () => {
-    it('writes ../outside.txt, through an outward symlink and deletes a non-target: all refused, nothing outside changes, its setsid daemon is gone, its real edit is kept', async () => {
-      const proposer = createAgentCommandProposer({
-        command: `sh ${join(base, 'agent.sh')}`,
-        cwd: dir,
-        goal: 'lower score',
-        env: Object.fromEntries([marker.split('=') as [string, string]]),
-      });
-      await createAutoIterate({
-        dir,
-        tag: 't',
-        files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
-        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
-        score: { metricName: 'score' },
-        stop: { maxIterations: 1 },
-        proposer,
-      }).run();
-      const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
-      expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
-      expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('original\n');
-      expect(existsSync(join(base, 'outside.txt'))).toBe(false);
-      expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('keep me\n');
-      const log = readFileSync(join(dir, '.loop', 'agent.log'), 'utf8');
-      expect(log).toContain('refused: ../outside.txt');
-      expect(log).toContain('refused: write through src/secret-link');
-      expect(log).toContain('refused: rm README.md');
-      expect(pidsWithEnv(marker)).toEqual([]);
-      expect(git('status', '--porcelain')).toBe('');
-    });
+    it(
+      'writes ../outside.txt, through an outward symlink and deletes a ' +
+        'non-target: all refused, nothing outside changes, its setsid daemon is ' +
+        'gone, its real edit is kept',
+      async () => {
+        const proposer = createAgentCommandProposer({
+          command: `sh ${join(base, 'agent.sh')}`,
+          cwd: dir,
+          goal: 'lower score',
+          env: Object.fromEntries([marker.split('=') as [string, string]]),
+        });
+        await createAutoIterate({
+          dir,
+          tag: 't',
+          files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
+          run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+          score: { metricName: 'score' },
+          stop: { maxIterations: 1 },
+          proposer,
+        }).run();
+        const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+        expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
+        expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('original\n');
+        expect(existsSync(join(base, 'outside.txt'))).toBe(false);
+        expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe('keep me\n');
+        const log = readFileSync(join(dir, '.loop', 'agent.log'), 'utf8');
+        expect(log).toContain('refused: ../outside.txt');
+        expect(log).toContain('refused: write through src/secret-link');
+        expect(log).toContain('refused: rm README.md');
+        expect(pidsWithEnv(marker)).toEqual([]);
+        expect(git('status', '--porcelain')).toBe('');
+      },
+    );
 
     it('an agent that edits its target with sed -i in the default sandbox is kept (issue 32)', async () => {
       writeFileSync(
@@ -115,41 +124,46 @@ describe.skipIf(!bwrap.available)(
       expect(git('status', '--porcelain')).toBe('');
     });
 
-    it('an agent whose every edit is refused stops the run after 5 rows in a row that changed nothing (the default), with reason no-file-changes quoting why (issue 32)', async () => {
-      writeFileSync(
-        join(base, 'refused-agent.sh'),
-        "cat > /dev/null\nsed -i 's/score/points/' eval.mjs\necho 'DESCRIPTION: rename the metric'\n",
-      );
-      const heard: string[] = [];
-      const proposer = createAgentCommandProposer({
-        command: `sh ${join(base, 'refused-agent.sh')}`,
-        cwd: dir,
-        goal: 'lower score',
-        onNoChange: (m) => heard.push(m),
-      });
-      const summary = await createAutoIterate({
-        dir,
-        tag: 't',
-        files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
-        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
-        score: { metricName: 'score' },
-        stop: { maxIterations: 30 },
-        proposer,
-      }).run();
-      const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
-      expect(rows).toHaveLength(6);
-      for (const r of rows.slice(1))
-        expect(r.description).toMatch(
-          /^rename the metric \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: .*; a write was refused by the sandbox\] \(no change: not evaluated\)$/,
+    it(
+      'an agent whose every edit is refused stops the run after 5 rows in a ' +
+        'row that changed nothing (the default), with reason no-file-changes ' +
+        'quoting why (issue 32)',
+      async () => {
+        writeFileSync(
+          join(base, 'refused-agent.sh'),
+          "cat > /dev/null\nsed -i 's/score/points/' eval.mjs\necho 'DESCRIPTION: rename the metric'\n",
         );
-      expect(summary.stop).toMatchObject({
-        reason: 'no-file-changes',
-        message: expect.stringMatching(
-          /^5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: rename the metric \[agent exited 0/,
-        ),
-      });
-      expect(heard).toHaveLength(5);
-      expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toContain("'score: '");
-    });
+        const heard: string[] = [];
+        const proposer = createAgentCommandProposer({
+          command: `sh ${join(base, 'refused-agent.sh')}`,
+          cwd: dir,
+          goal: 'lower score',
+          onNoChange: (m) => heard.push(m),
+        });
+        const summary = await createAutoIterate({
+          dir,
+          tag: 't',
+          files: { targetFiles: ['src/config.json'], readOnlyFiles: ['eval.mjs'] },
+          run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+          score: { metricName: 'score' },
+          stop: { maxIterations: 30 },
+          proposer,
+        }).run();
+        const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+        expect(rows).toHaveLength(6);
+        for (const r of rows.slice(1))
+          expect(r.description).toMatch(
+            /^rename the metric \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: .*; a write was refused by the sandbox\] \(no change: not evaluated\)$/,
+          );
+        expect(summary.stop).toMatchObject({
+          reason: 'no-file-changes',
+          message: expect.stringMatching(
+            /^5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: rename the metric \[agent exited 0/,
+          ),
+        });
+        expect(heard).toHaveLength(5);
+        expect(readFileSync(join(dir, 'eval.mjs'), 'utf8')).toContain("'score: '");
+      },
+    );
   },
 );

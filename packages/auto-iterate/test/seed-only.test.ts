@@ -50,21 +50,26 @@ function options(over: OptionsOver = {}): AutoIterateOptions {
 }
 
 describe('seed-only changes under the default auto-iterate settings (issue 17)', () => {
-  it('a proposer that only reseeds a pure-noise objective gets 0 keeps in 50 iterations, each proposal evaluated once', async () => {
-    const summary = await createAutoIterate(options()).run();
-    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
-    expect(summary.counts.kept).toBe(0);
-    expect(rows.slice(1)).toHaveLength(50);
-    expect(rows.slice(1).every((r) => r.status === 'reverted' && r.description.includes('(seed-only change)'))).toBe(
-      true,
-    );
-    expect(
-      readFileSync(join(dir, '.git', 'evals.log'), 'utf8')
-        .trim()
-        .split('\n'),
-    ).toHaveLength(51); // baseline + one per proposal
-    expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ lr: 0.1, seed: 0 });
-  }, 240_000);
+  it(
+    'a proposer that only reseeds a pure-noise objective gets 0 keeps in 50 ' +
+      'iterations, each proposal evaluated once',
+    async () => {
+      const summary = await createAutoIterate(options()).run();
+      const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+      expect(summary.counts.kept).toBe(0);
+      expect(rows.slice(1)).toHaveLength(50);
+      expect(rows.slice(1).every((r) => r.status === 'reverted' && r.description.includes('(seed-only change)'))).toBe(
+        true,
+      );
+      expect(
+        readFileSync(join(dir, '.git', 'evals.log'), 'utf8')
+          .trim()
+          .split('\n'),
+      ).toHaveLength(51); // baseline + one per proposal
+      expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).toEqual({ lr: 0.1, seed: 0 });
+    },
+    240_000,
+  );
 
   it('seedOnly: false turns the rule off: the same lucky seeds are kept', async () => {
     const summary = await createAutoIterate(options({ keep: { seedOnly: false }, stop: { maxIterations: 10 } })).run();

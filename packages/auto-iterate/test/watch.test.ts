@@ -37,35 +37,39 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('auto-iterate with watch (issue 31)', () => {
-  it('iterations after the first stat only what inotify reported, and every harness write is still found and reverted', async () => {
-    const reports: Array<GitWatchReport | undefined> = [];
-    let run: ReturnType<typeof createAutoIterate> | undefined;
-    const proposer = createFunctionProposer('bump', ({ iteration }) => {
-      reports.push(run!.rollback.watchReport());
-      writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: iteration }));
-      return { description: `x = ${iteration}` };
-    });
-    // direction lower: every candidate (score x > 0) is worse than the baseline (0) and reverted.
-    run = createAutoIterate({
-      dir,
-      tag: 'w',
-      files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
-      run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
-      score: { metricName: 'score', direction: 'minimize' },
-      stop: { maxIterations: 4 },
-      proposer,
-    });
-    await run.run();
-    const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
-    expect(rows.map((row) => row.status)).toEqual(['baseline', 'reverted', 'reverted', 'reverted', 'reverted']);
-    // The harness's writes (a tracked file, new nested folders) were reverted after each discard.
-    expect(readFileSync(join(dir, 'lib', 'util.txt'), 'utf8')).toBe('util\n');
-    expect(existsSync(join(dir, 'made'))).toBe(false);
-    expect(git('--no-optional-locks', 'status', '--porcelain')).toBe('');
-    // One whole-tree walk (the first scan), every later scan from the journal.
-    const last = reports.at(-1);
-    expect(last?.full).toBe(1);
-    expect(last?.partial).toBeGreaterThanOrEqual(4);
-    expect(run.rollback.watchReport()).toBeUndefined(); // closed when the run ended
-  });
+  it(
+    'iterations after the first stat only what inotify reported, and every ' +
+      'harness write is still found and reverted',
+    async () => {
+      const reports: Array<GitWatchReport | undefined> = [];
+      let run: ReturnType<typeof createAutoIterate> | undefined;
+      const proposer = createFunctionProposer('bump', ({ iteration }) => {
+        reports.push(run!.rollback.watchReport());
+        writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: iteration }));
+        return { description: `x = ${iteration}` };
+      });
+      // direction lower: every candidate (score x > 0) is worse than the baseline (0) and reverted.
+      run = createAutoIterate({
+        dir,
+        tag: 'w',
+        files: { targetFiles: ['config.json'], readOnlyFiles: ['eval.mjs'] },
+        run: { command: 'node eval.mjs', timeBudgetS: 5, killTimeoutS: 10 },
+        score: { metricName: 'score', direction: 'minimize' },
+        stop: { maxIterations: 4 },
+        proposer,
+      });
+      await run.run();
+      const rows = parseAutoIterateTsv(readFileSync(join(dir, 'results.tsv'), 'utf8'));
+      expect(rows.map((row) => row.status)).toEqual(['baseline', 'reverted', 'reverted', 'reverted', 'reverted']);
+      // The harness's writes (a tracked file, new nested folders) were reverted after each discard.
+      expect(readFileSync(join(dir, 'lib', 'util.txt'), 'utf8')).toBe('util\n');
+      expect(existsSync(join(dir, 'made'))).toBe(false);
+      expect(git('--no-optional-locks', 'status', '--porcelain')).toBe('');
+      // One whole-tree walk (the first scan), every later scan from the journal.
+      const last = reports.at(-1);
+      expect(last?.full).toBe(1);
+      expect(last?.partial).toBeGreaterThanOrEqual(4);
+      expect(run.rollback.watchReport()).toBeUndefined(); // closed when the run ended
+    },
+  );
 });

@@ -12,21 +12,26 @@ import { dir, git, options, rows, useRepository } from './auto-iterate-fixture.j
 useRepository();
 
 describe('auto-iterate: what a proposal created is gone after its row (issue 32 item 8)', () => {
-  it('a proposal that only creates an empty directory: the row says no change: not evaluated, and the directory is removed; one that existed before stays', async () => {
-    mkdirSync(join(dir, 'data'));
-    const proposer = createFunctionProposer('mkdir-only', ({ iteration }) => {
-      if (iteration === 1) mkdirSync(join(dir, 'scratch', 'deeper'), { recursive: true });
-      else writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 2 }));
-      return { description: iteration === 1 ? 'make a folder' : 'x -> 2' };
-    });
-    await createAutoIterate(options([0, 2], { proposer })).run();
-    const r = rows();
-    expect(r[1]!.description).toBe('make a folder (no change: not evaluated)');
-    expect(r[2]!.status).toBe('kept');
-    expect(existsSync(join(dir, 'scratch'))).toBe(false);
-    expect(existsSync(join(dir, 'data'))).toBe(true);
-    expect(git('status', '--porcelain')).toBe('');
-  });
+  it(
+    'a proposal that only creates an empty directory: the row says no ' +
+      'change: not evaluated, and the directory is removed; one that existed ' +
+      'before stays',
+    async () => {
+      mkdirSync(join(dir, 'data'));
+      const proposer = createFunctionProposer('mkdir-only', ({ iteration }) => {
+        if (iteration === 1) mkdirSync(join(dir, 'scratch', 'deeper'), { recursive: true });
+        else writeFileSync(join(dir, 'config.json'), JSON.stringify({ x: 2 }));
+        return { description: iteration === 1 ? 'make a folder' : 'x -> 2' };
+      });
+      await createAutoIterate(options([0, 2], { proposer })).run();
+      const r = rows();
+      expect(r[1]!.description).toBe('make a folder (no change: not evaluated)');
+      expect(r[2]!.status).toBe('kept');
+      expect(existsSync(join(dir, 'scratch'))).toBe(false);
+      expect(existsSync(join(dir, 'data'))).toBe(true);
+      expect(git('status', '--porcelain')).toBe('');
+    },
+  );
 });
 
 describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', () => {
@@ -51,7 +56,8 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
     },
   };
   it.each(Object.keys(setUps))(
-    '%s: runs, keeps and reverts like a plain repository, the workspace lock in the directory its .git names, and resumes',
+    '%s: runs, keeps and reverts like a plain repository, the workspace lock ' +
+      'in the directory its .git names, and resumes',
     async (kind) => {
       const { ws, extra } = setUps[kind]!();
       const inWs = (...args: string[]) =>
@@ -88,17 +94,22 @@ describe('auto-iterate in a workspace whose .git is a file (issue 32 item 7)', (
 });
 
 describe("targets never reach git's or the loop's own files", () => {
-  it('a target inside .git or .loop is CONFIG_INVALID naming targetFiles, before anything is touched (an agent writing .git/config could run commands outside its sandbox)', () => {
-    for (const bad of ['.git/config', 'sub/.git/config', '.loop/state.json', './.git/hooks/pre-commit']) {
-      expect(() => createAutoIterate(options([1], { files: { targetFiles: ['config.json', bad] } }))).toThrow(
-        expect.objectContaining({
-          code: 'CONFIG_INVALID',
-          message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/),
-        }),
-      );
-    }
-    expect(() =>
-      createAutoIterate(options([1], { files: { targetFiles: ['config.json', 'docs/.github/x.md'] } })),
-    ).not.toThrow();
-  });
+  it(
+    'a target inside .git or .loop is CONFIG_INVALID naming targetFiles, ' +
+      'before anything is touched (an agent writing .git/config could run ' +
+      'commands outside its sandbox)',
+    () => {
+      for (const bad of ['.git/config', 'sub/.git/config', '.loop/state.json', './.git/hooks/pre-commit']) {
+        expect(() => createAutoIterate(options([1], { files: { targetFiles: ['config.json', bad] } }))).toThrow(
+          expect.objectContaining({
+            code: 'CONFIG_INVALID',
+            message: expect.stringMatching(/targetFiles\.1: must not be inside \.git or \.loop/),
+          }),
+        );
+      }
+      expect(() =>
+        createAutoIterate(options([1], { files: { targetFiles: ['config.json', 'docs/.github/x.md'] } })),
+      ).not.toThrow();
+    },
+  );
 });

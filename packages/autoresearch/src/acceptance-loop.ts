@@ -60,7 +60,8 @@ const DECISIONS = new Set<string>(['done', 'develop', 'escalate']);
  * (`autoresearch.acceptance` and an `AR_ACCEPTANCE` step_history entry). It never edits source
  * itself and never commits.
  *
- * @throws {LoopError} `HARNESS_TAMPERED` when a rubric file is missing at start; `RESULTS_CORRUPT`; `STATE_WRITE_FAILED`.
+ * @throws {LoopError} `HARNESS_TAMPERED` when a rubric file is missing at start; `RESULTS_CORRUPT`;
+ * `STATE_WRITE_FAILED`.
  */
 export async function runAcceptance(options: RunAcceptanceOptions): Promise<AcceptanceResult> {
   const { config } = options;
@@ -164,12 +165,17 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     const roundsThisRun = thisRun.filter((r) => r.label !== undefined && DECISIONS.has(r.label)).length;
     const evaluation = last?.evaluation;
     if (stopReason === 'escalated' && evaluation) {
-      const message = `AR-3 reached max_acceptance_rounds ${config.maxAcceptanceRounds} without DONE (pass_rate ${formatScore(evaluation.passRate)}, why_alignment ${formatScore(evaluation.whyAlignment)}); open blockers: ${evaluation.blockers.length > 0 ? evaluation.blockers.join('; ') : 'none'}`;
+      const message =
+        `AR-3 reached max_acceptance_rounds ${config.maxAcceptanceRounds} ` +
+        `without DONE (pass_rate ${formatScore(evaluation.passRate)}, ` +
+        `why_alignment ${formatScore(evaluation.whyAlignment)}); open ` +
+        `blockers: ${evaluation.blockers.length > 0 ? evaluation.blockers.join('; ') : 'none'}`;
       await options.escalate({ round: lastRound, evaluation, blockers: evaluation.blockers, message });
     }
     const summaryText = [
       `autoresearch acceptance stopped: ${stopReason}${error ? ` (${error.message})` : ''}`,
-      `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ${formatScore(evaluation.whyAlignment)} | open blockers ${evaluation.blockers.length}` : ''}`,
+      `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP ` +
+        `re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ${formatScore(evaluation.whyAlignment)} | open blockers ${evaluation.blockers.length}` : ''}`,
       ...(rubricSha256 ? [`rubric sha256 ${rubricSha256}`] : []),
       'validated — your call: nothing was committed',
     ].join('\n');

@@ -11,13 +11,19 @@ export interface RunAcceptanceOptions {
   taskId: string;
   /** `resolvePassConfig('acceptance', config.autoresearch)`. */
   config: PassConfig;
-  /** Runs the validators and the reflection agent on the delivery as it is now. Throwing is a `crash` round and stops AR-3. */
+  /**
+   * Runs the validators and the reflection agent on the delivery as it is now. Throwing is a `crash` round and stops
+   * AR-3.
+   */
   evaluate: (context: { round: number; signal: AbortSignal }) => Promise<AcceptanceEvaluation>;
   /** The orchestrator's DEVELOP re-entry (injected): fix the open blockers, then return; AR-3 evaluates again. */
   develop: (request: DevelopRequest) => MaybePromise<void>;
   /** Escalation to the user (injected): called once, with the open blockers, when the cap is reached. */
   escalate: (escalation: AcceptanceEscalation) => MaybePromise<void>;
-  /** Harness-defining files in a fixed order; fingerprinted at start and re-checked before every evaluation. @default none */
+  /**
+   * Harness-defining files in a fixed order; fingerprinted at start and re-checked before every evaluation. @default
+   * none
+   */
   rubricFiles?: string[];
   /** Cost brake (`cost_limits.max_per_run_usd`). @default none */
   cost?: { meter: CostMeter; maxPerRunUsd: number };

@@ -104,5 +104,10 @@ export interface AcceptanceEscalation {
  */
 export function formatRoundLine(round: number, decision: AcceptanceDecision, evaluation: AcceptanceEvaluation): string {
   const gaps = evaluation.blockers.length > 0 ? `open blockers: ${evaluation.blockers.join('; ')}` : 'no blockers';
-  return `iter ar3-r${round} | ${decision} | pass_rate ${formatScore(evaluation.passRate)} why_alignment ${formatScore(evaluation.whyAlignment)} | ${gaps}${decision === 'escalate' ? ' — escalating to the user (max_acceptance_rounds reached)' : ''}`;
+  return (
+    `iter ar3-r${round} | ${decision} | ` +
+    `pass_rate ${formatScore(evaluation.passRate)} ` +
+    `why_alignment ${formatScore(evaluation.whyAlignment)} ` +
+    `| ${gaps}${decision === 'escalate' ? ' — escalating to the user (max_acceptance_rounds reached)' : ''}`
+  );
 }

@@ -10,26 +10,30 @@ describe('config.autoresearch bindings (seed 002)', () => {
     expect(c.assumptions).toContain('config.autoresearch.ar_function.internal_rounds is absent: using the default 2');
   });
 
-  it('the per-pass caps bind to ar_design / ar_function max_iterations and max_consecutive_reverts (AR1_MAX_ITERS ... AR2_INTERNAL_ROUNDS)', () => {
-    const cfg = {
-      kpi_target: 9,
-      ar_design: { max_iterations: 4, max_consecutive_reverts: 2 },
-      ar_function: { max_iterations: 6, max_consecutive_reverts: 3, internal_rounds: 5 },
-    };
-    expect(resolvePassConfig('design', cfg)).toMatchObject({
-      kpiTarget: 9,
-      maxIterations: 4,
-      maxConsecutiveReverts: 2,
-      internalRounds: 1,
-      assumptions: [],
-    });
-    expect(resolvePassConfig('function', cfg)).toMatchObject({
-      maxIterations: 6,
-      maxConsecutiveReverts: 3,
-      internalRounds: 5,
-      assumptions: [],
-    });
-  });
+  it(
+    'the per-pass caps bind to ar_design / ar_function max_iterations and ' +
+      'max_consecutive_reverts (AR1_MAX_ITERS ... AR2_INTERNAL_ROUNDS)',
+    () => {
+      const cfg = {
+        kpi_target: 9,
+        ar_design: { max_iterations: 4, max_consecutive_reverts: 2 },
+        ar_function: { max_iterations: 6, max_consecutive_reverts: 3, internal_rounds: 5 },
+      };
+      expect(resolvePassConfig('design', cfg)).toMatchObject({
+        kpiTarget: 9,
+        maxIterations: 4,
+        maxConsecutiveReverts: 2,
+        internalRounds: 1,
+        assumptions: [],
+      });
+      expect(resolvePassConfig('function', cfg)).toMatchObject({
+        maxIterations: 6,
+        maxConsecutiveReverts: 3,
+        internalRounds: 5,
+        assumptions: [],
+      });
+    },
+  );
 
   it('internal_rounds under ar_design is rejected with a clear ConfigError: it belongs to ar_function only', () => {
     let error: unknown;

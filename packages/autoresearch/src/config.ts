@@ -34,7 +34,8 @@ export const autoresearchConfigSchema = z.strictObject({
       internal_rounds: z
         .never({
           error:
-            'internal_rounds is an ar_function key only: AR-1 design does a single apply per iteration; remove it from ar_design',
+            'internal_rounds is an ar_function key only: AR-1 design does a single ' +
+            'apply per iteration; remove it from ar_design',
         })
         .optional(),
     })
@@ -61,7 +62,9 @@ export interface PassConfig {
   readonly maxIterations: number;
   /** Plateau: consecutive reverted / reverted-redtest / crash iterations (design and function). @default 3 */
   readonly maxConsecutiveReverts: number;
-  /** Apply/refine rounds before official scoring: `internal_rounds` in function mode (default 2), always 1 in design. */
+  /**
+   * Apply/refine rounds before official scoring: `internal_rounds` in function mode (default 2), always 1 in design.
+   */
   readonly internalRounds: number;
   /** AR-3 DEVELOP re-entry bound. @default 3 */
   readonly maxAcceptanceRounds: number;
@@ -76,7 +79,8 @@ export interface PassConfig {
  * every default taken in `assumptions` (seed 002 standalone: "if a value is absent, use the defaults
  * ... and state the assumption").
  *
- * @throws {ConfigError} `CONFIG_INVALID` for an invalid config, naming the field; `ar_design.internal_rounds` is always invalid.
+ * @throws {ConfigError} `CONFIG_INVALID` for an invalid config, naming the field; `ar_design.internal_rounds` is always
+ * invalid.
  */
 export function resolvePassConfig(mode: AutoresearchMode, config: unknown = {}): PassConfig {
   const c = parseOptions(autoresearchConfigSchema, config ?? {}, 'autoresearch config');

@@ -9,7 +9,8 @@ export function formatScore(value: number | null | undefined): string {
  * The ONE chat line per iteration (seed 002 Output): `iter <N> | <status> | <composite> (Δ <delta>) |
  * <one-line desc of the change>`. The description is collapsed to one line.
  *
- * @example formatIterationLine(3, 'kept', 7.5, 0.25, 'inline parseHeader') // 'iter 3 | kept | 7.50 (Δ 0.25) | inline parseHeader'
+ * @example formatIterationLine(3, 'kept', 7.5, 0.25, 'inline parseHeader') // 'iter 3 | kept | 7.50 (Δ 0.25) | inline
+ * parseHeader'
  */
 export function formatIterationLine(
   iter: number | string,
@@ -18,7 +19,10 @@ export function formatIterationLine(
   delta: number | null,
   description: string,
 ): string {
-  return `iter ${iter} | ${status} | ${formatScore(composite)} (Δ ${formatScore(delta)}) | ${description.replace(/\s+/g, ' ').trim()}`;
+  return (
+    `iter ${iter} | ${status} | ${formatScore(composite)} ` +
+    `(Δ ${formatScore(delta)}) | ${description.replace(/\s+/g, ' ').trim()}`
+  );
 }
 
 /** One kept change in the stop summary. */
@@ -48,7 +52,10 @@ export interface PassSummary {
   };
   /** Every kept change this pass, largest delta first. */
   readonly topKept: readonly KeptChangeSummary[];
-  /** Which stop condition fired (`target-met`, `plateau`, `max-iterations`, `cost-brake`, `aborted`, `needs-human`, `restore-failed`, `rubric-tampered`). */
+  /**
+   * Which stop condition fired (`target-met`, `plateau`, `max-iterations`, `cost-brake`, `aborted`, `needs-human`,
+   * `restore-failed`, `rubric-tampered`).
+   */
   readonly stopReason: string;
   /** One line about the stop. */
   readonly stopMessage: string;
@@ -67,7 +74,9 @@ export function formatSummary(s: PassSummary, top = 3): string {
   const lines = [
     `${s.halted ? `HALTED: ${s.halted} — ` : ''}autoresearch ${s.mode} stopped: ${s.stopReason} (${s.stopMessage})`,
     `composite ${formatScore(s.startComposite)} -> best ${formatScore(s.bestComposite)}`,
-    `kept ${s.counts.kept} | reverted ${s.counts.reverted}${s.counts.revertedRedtest ? ` (${s.counts.revertedRedtest} reverted-redtest)` : ''} | crash ${s.counts.crash}`,
+    `kept ${s.counts.kept} | ` +
+      `reverted ${s.counts.reverted}${s.counts.revertedRedtest ? ` (${s.counts.revertedRedtest} reverted-redtest)` : ''} ` +
+      `| crash ${s.counts.crash}`,
   ];
   const kept = s.topKept.slice(0, top);
   if (kept.length > 0)

@@ -6,7 +6,8 @@
  * max_consecutive_reverts and the cost brake. It never commits and never runs destructive git.
  *
  * @example
- * import { runPass, resolvePassConfig, createFunctionPassHarness, createReflectionScorer, createTestGate } from '@loop/autoresearch';
+ * import { runPass, resolvePassConfig, createFunctionPassHarness, createReflectionScorer, createTestGate } from
+ * '@loop/autoresearch';
  *
  * const workspace = process.cwd();
  * const result = await runPass({
@@ -15,7 +16,7 @@
  *     gates: createTestGate({ workspace, command: ['npx', 'vitest', 'run', '--coverage'], minCoveragePct: 80 }),
  *     reflection: createReflectionScorer({ workspace, command: ['my-agent'], dimensions: ['quality'] }),
  *   }),
- *   proposer, rubricFiles: [`${workspace}/criteria/ar-function.yaml`, `${workspace}/.claude/agents/reflection-agent.md`],
+ * proposer, rubricFiles: [`${workspace}/criteria/ar-function.yaml`, `${workspace}/.claude/agents/reflection-agent.md`],
  *   output: (line) => console.log(line),
  * });
  *

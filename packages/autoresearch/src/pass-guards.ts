@@ -18,7 +18,10 @@ export function rubricGuard(o: { rubricFiles: readonly string[]; expected: strin
     beforeRun: async (): Promise<GuardVerdict | undefined> => {
       const now = await computeRubricFingerprint([...o.rubricFiles]).catch(() => 'unreadable');
       if (now === o.expected) return undefined;
-      const note = `[loop] [autoresearch] the rubric changed mid-pass (sha256 ${o.expected.slice(0, 12)} -> ${now.slice(0, 12)}): every score across the change is incomparable; pass halted`;
+      const note =
+        `[loop] [autoresearch] the rubric changed mid-pass ` +
+        `(sha256 ${o.expected.slice(0, 12)} -> ${now.slice(0, 12)}): every score ` +
+        `across the change is incomparable; pass halted`;
       return { action: 'halt', status: 'rubric-tampered', note };
     },
   };
@@ -43,7 +46,11 @@ export function harnessFilesGuard(o: { files: readonly string[]; expected: reado
         if (now !== o.expected[i]) changed.push(f);
       }
       if (changed.length === 0) return undefined;
-      const note = `[loop] [autoresearch] the harness changed mid-pass (${changed.join(', ')}): seed 002 "never edit the harness"; the edit was not scored and the pass halted. Restore ${changed.join(', ')} by hand (it is outside the mutable surface, so no snapshot holds it)`;
+      const note =
+        `[loop] [autoresearch] the harness changed mid-pass ` +
+        `(${changed.join(', ')}): seed 002 "never edit the harness"; the edit was ` +
+        `not scored and the pass halted. Restore ${changed.join(', ')} by hand ` +
+        `(it is outside the mutable surface, so no snapshot holds it)`;
       return { action: 'halt', status: 'harness-tampered', note };
     },
   };
@@ -72,7 +79,10 @@ export function needsHumanGuard(): Guard {
     beforeEdit: ({ iteration, plan }): GuardVerdict | undefined => {
       const idea = ideaOf(plan?.data);
       if (!idea.needsHuman) return undefined;
-      const message = `iter ${iteration} "${idea.description}" needs a ${idea.needsHuman.kind}: ${idea.needsHuman.detail} — surfaced, not added; nothing was applied`;
+      const message =
+        `iter ${iteration} "${idea.description}" needs ` +
+        `a ${idea.needsHuman.kind}: ${idea.needsHuman.detail} — surfaced, not ` +
+        `added; nothing was applied`;
       return { action: 'halt', status: 'needs-human', note: message };
     },
   };
@@ -135,7 +145,9 @@ export function surfaceGuard(o: { surface: () => readonly string[] }): Guard {
       const surface = o.surface();
       const outside = (plan?.files ?? []).filter((f) => !surface.includes(normalize(f).split(sep).join('/')));
       if (outside.length === 0) return undefined;
-      const note = `the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${surface.join(', ')} may change`;
+      const note =
+        `the edit plans to touch ${outside.join(', ')}, outside the mutable ` +
+        `surface; only ${surface.join(', ')} may change`;
       return { action: 'skip', status: 'crash', note };
     },
   };

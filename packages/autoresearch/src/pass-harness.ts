@@ -26,7 +26,9 @@ export interface ScoreContext {
   readonly iteration: number;
   /** Aborted on a human interrupt. */
   readonly signal: AbortSignal;
-  /** True when re-scoring the restored best on resume (function mode: re-measures the Tier-1 gates); not an iteration. */
+  /**
+   * True when re-scoring the restored best on resume (function mode: re-measures the Tier-1 gates); not an iteration.
+   */
   readonly resumeCheck?: boolean;
 }
 

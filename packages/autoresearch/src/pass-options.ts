@@ -14,7 +14,9 @@ export interface EditIdea {
   readonly files?: readonly string[];
   /** The `<short-kebab-of-the-idea>` for the snapshot name. @default slug of the description */
   readonly slug?: string;
-  /** Safety-critical flows the proposer knows the edit touches (matched against `safety.flows` with the touched files). */
+  /**
+   * Safety-critical flows the proposer knows the edit touches (matched against `safety.flows` with the touched files).
+   */
   readonly flows?: readonly string[];
   /**
    * Set when the proposer finds the fix needs a new dependency, a framework migration or a secret
@@ -100,7 +102,9 @@ export interface RunPassOptions {
   harnessFiles?: string[];
   /** Picks and applies one edit per iteration. */
   proposer: AutoresearchProposer;
-  /** The harness-defining files in a fixed order (criteria YAML, then `.claude/agents/reflection-agent.md`), absolute. */
+  /**
+   * The harness-defining files in a fixed order (criteria YAML, then `.claude/agents/reflection-agent.md`), absolute.
+   */
   rubricFiles: string[];
   /** Explicit mutable files (relative). @default resolved from git status, read-only */
   files?: string[];
@@ -118,7 +122,10 @@ export interface RunPassOptions {
   statePath?: string;
   /** Writes state.json (temp + rename + re-read). @default writeJsonAtomic from @loop/core */
   writeState?: (path: string, data: unknown) => Promise<void>;
-  /** The per-pass success condition. @default design: every dimension ≥ kpiTarget; function: composite ≥ kpiTarget with every Tier-1 gate green */
+  /**
+   * The per-pass success condition. @default design: every dimension ≥ kpiTarget; function: composite ≥ kpiTarget with
+   * every Tier-1 gate green
+   */
   targetMet?: (best: PassScore, config: PassConfig) => boolean;
   /**
    * ASK before edits touching {{SAFETY_CRITICAL_FLOWS}}, respecting {{CRITICALITY_PROFILE}} (seed 002

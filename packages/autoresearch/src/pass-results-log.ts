@@ -41,7 +41,9 @@ export interface PassResultsLogOptions {
    * reading synthesises it. @default false
    */
   readonly rounds?: boolean;
-  /** The pass's own data stored with a row in the twin (AR-3: the open blockers), read back by `extra`. @default none */
+  /**
+   * The pass's own data stored with a row in the twin (AR-3: the open blockers), read back by `extra`. @default none
+   */
   readonly extraOf?: (record: IterationRecord) => unknown;
 }
 

@@ -3,7 +3,10 @@ import { KEPT_DIR_PATTERN } from '@loop/rollback-snapshot/snapshot-names';
 
 /** The pass's snapshot rollback as the engine's, with what the pass reads back from it. */
 export interface PassRollback extends SnapshotRollback {
-  /** Takes the baseline snapshot once (seed 002 setup step 5, after the baseline was scored); later calls return the first report. */
+  /**
+   * Takes the baseline snapshot once (seed 002 setup step 5, after the baseline was scored); later calls return the
+   * first report.
+   */
   readonly start: () => Promise<SnapshotStartReport>;
   /** The baseline directory's name (`''` before `start`). */
   readonly baselineId: () => string;

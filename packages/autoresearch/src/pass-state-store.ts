@@ -51,7 +51,9 @@ export async function writePipelineStateLast(o: {
   const fail = (why: string, cause?: unknown) =>
     new LoopError(
       'STATE_WRITE_FAILED',
-      `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's results are in ${o.resultsPath}: write state.json again before re-running the pipeline`,
+      `[loop] [autoresearch] state-write-failed: ${path}: ${why}; the pass's ` +
+        `results are in ${o.resultsPath}: write state.json again before ` +
+        `re-running the pipeline`,
       { cause, details: { path, result: o.result } },
     );
   const existing = await readObject(path);
@@ -79,7 +81,8 @@ export async function writePipelineStateLast(o: {
     );
   if (stateMtime < newest)
     throw fail(
-      `its mtime ${new Date(stateMtime).toISOString()} is older than the newest source file ${new Date(newest).toISOString()}`,
+      `its mtime ${new Date(stateMtime).toISOString()} is older than the ` +
+        `newest source file ${new Date(newest).toISOString()}`,
     );
 }
 
@@ -111,7 +114,11 @@ export async function recordRubricAtStart(o: {
   ) {
     throw new LoopError(
       'HARNESS_TAMPERED',
-      `[loop] [autoresearch] the rubric changed since this pass started (recorded sha256 ${prev.rubric_sha256.slice(0, 12)}, now ${o.rubricSha256.slice(0, 12)}): the scores in ${o.resultsPath} are incomparable with new ones; restore the rubric or move results.tsv away to start a new pass`,
+      `[loop] [autoresearch] the rubric changed since this pass started ` +
+        `(recorded sha256 ${prev.rubric_sha256.slice(0, 12)}, ` +
+        `now ${o.rubricSha256.slice(0, 12)}): the scores in ${o.resultsPath} are ` +
+        `incomparable with new ones; restore the rubric or move results.tsv away ` +
+        `to start a new pass`,
       { details: { expected: prev.rubric_sha256, actual: o.rubricSha256 } },
     );
   }

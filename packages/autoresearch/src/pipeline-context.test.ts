@@ -50,23 +50,28 @@ describe('placeholders from .aid/context.json and .aid/pipeline/config.json (see
     );
   });
 
-  it('seed 002 ASK-before-edit placeholders: {{SAFETY_CRITICAL_FLOWS}} entries may be names or { name, files } globs, {{CRITICALITY_PROFILE}} comes from context.json; an absent flow list is stated as an assumption', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loop-ctx-'));
-    write('.aid/context.json', {
-      task_id: 'T-9',
-      criticality_profile: 'safety-critical',
-      safety_critical_flows: ['payments', { name: 'auth', files: ['src/login/**'] }, 42],
-    });
-    const c = await loadPipelineContext(dir, 'design');
-    expect(c.criticalityProfile).toBe('safety-critical');
-    expect(c.safetyCriticalFlows).toEqual(['payments', { name: 'auth', files: ['src/login/**'] }]);
-    write('.aid/context.json', { task_id: 'T-9' });
-    const none = await loadPipelineContext(dir, 'design');
-    expect(none.safetyCriticalFlows).toEqual([]);
-    expect(none.assumptions).toContain(
-      'context.json safety_critical_flows is absent: no edit is asked before it is applied',
-    );
-  });
+  it(
+    'seed 002 ASK-before-edit placeholders: {{SAFETY_CRITICAL_FLOWS}} ' +
+      'entries may be names or { name, files } globs, {{CRITICALITY_PROFILE}} ' +
+      'comes from context.json; an absent flow list is stated as an assumption',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'loop-ctx-'));
+      write('.aid/context.json', {
+        task_id: 'T-9',
+        criticality_profile: 'safety-critical',
+        safety_critical_flows: ['payments', { name: 'auth', files: ['src/login/**'] }, 42],
+      });
+      const c = await loadPipelineContext(dir, 'design');
+      expect(c.criticalityProfile).toBe('safety-critical');
+      expect(c.safetyCriticalFlows).toEqual(['payments', { name: 'auth', files: ['src/login/**'] }]);
+      write('.aid/context.json', { task_id: 'T-9' });
+      const none = await loadPipelineContext(dir, 'design');
+      expect(none.safetyCriticalFlows).toEqual([]);
+      expect(none.assumptions).toContain(
+        'context.json safety_critical_flows is absent: no edit is asked before it is applied',
+      );
+    },
+  );
 
   it('no task id anywhere is CONFIG_INVALID naming context.json', async () => {
     dir = mkdtempSync(join(tmpdir(), 'loop-ctx-'));

@@ -13,7 +13,10 @@ export interface PipelineContext {
   readonly taskId: string;
   /** {{CRITICALITY_PROFILE}}, when set. */
   readonly criticalityProfile?: string;
-  /** {{SAFETY_CRITICAL_FLOWS}}: flows requiring ASK-before-edit (names, or `{ name, files }` with path globs); pass to `runPass({ safety: { flows } })`. @default [] */
+  /**
+   * {{SAFETY_CRITICAL_FLOWS}}: flows requiring ASK-before-edit (names, or `{ name, files }` with path globs); pass to
+   * `runPass({ safety: { flows } })`. @default []
+   */
   readonly safetyCriticalFlows: readonly SafetyCriticalFlow[];
   /** {{TEST_COMMAND}}: `config.test_commands.unit`, when set (function mode needs it). */
   readonly testCommand?: string;

@@ -74,24 +74,31 @@ describe('@loop/autoresearch public entries', () => {
     ]);
     expect(undocumented).toEqual([]);
   }, 120_000);
-  it('@loop/autoresearch/results-tsv: the entry exports exactly these names, each with TSDoc (a change here is deliberate)', () => {
-    const { exports, undocumented } = undocumentedExports(fileURLToPath(new URL('./results-tsv.ts', import.meta.url)));
-    expect([...exports].sort()).toEqual([
-      'AR1_DIMENSIONS',
-      'AR2_DIMENSIONS',
-      'AR3_DIMENSIONS',
-      'PASS_DIMENSIONS',
-      'ParsedResults',
-      'ResultsFile',
-      'ResultsRow',
-      'ResultsStatusClass',
-      'TRAILING_COLUMNS',
-      'formatResultsRow',
-      'openResultsFile',
-      'parseResultsTsv',
-      'resultsHeader',
-      'resultsStatusClass',
-    ]);
-    expect(undocumented).toEqual([]);
-  }, 120_000);
+  it(
+    '@loop/autoresearch/results-tsv: the entry exports exactly these names, ' +
+      'each with TSDoc (a change here is deliberate)',
+    () => {
+      const { exports, undocumented } = undocumentedExports(
+        fileURLToPath(new URL('./results-tsv.ts', import.meta.url)),
+      );
+      expect([...exports].sort()).toEqual([
+        'AR1_DIMENSIONS',
+        'AR2_DIMENSIONS',
+        'AR3_DIMENSIONS',
+        'PASS_DIMENSIONS',
+        'ParsedResults',
+        'ResultsFile',
+        'ResultsRow',
+        'ResultsStatusClass',
+        'TRAILING_COLUMNS',
+        'formatResultsRow',
+        'openResultsFile',
+        'parseResultsTsv',
+        'resultsHeader',
+        'resultsStatusClass',
+      ]);
+      expect(undocumented).toEqual([]);
+    },
+    120_000,
+  );
 });

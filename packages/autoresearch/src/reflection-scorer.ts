@@ -69,7 +69,9 @@ export function parseReflectionOutput(
     const v = (obj as Record<string, unknown>)[id];
     if (typeof v !== 'number' || !Number.isFinite(v) || v < range[0] || v > range[1]) {
       throw new Error(
-        `the reflection agent gave no valid score for ${id} (got ${JSON.stringify(v)}; expected a number in ${range[0]}-${range[1]})`,
+        `the reflection agent gave no valid score for ${id} ` +
+          `(got ${JSON.stringify(v)}; expected a number ` +
+          `in ${range[0]}-${range[1]})`,
       );
     }
     out[id] = v;
@@ -91,7 +93,9 @@ export function createReflectionScorer(options: ReflectionScorerOptions): Dimens
     name: `reflection(${o.command[0]})`,
     score: async ({ signal }) => {
       const prompt = await readFile(join(o.workspace, o.promptFile), 'utf8');
-      const request = `${prompt}\n\nReturn one JSON line {"scores": {${o.dimensions.map((d) => `"${d}": <${o.range[0]}-${o.range[1]}>`).join(', ')}}}.\n`;
+      const request =
+        `${prompt}\n\nReturn one JSON line {"scores": ` +
+        `{${o.dimensions.map((d) => `"${d}": <${o.range[0]}-${o.range[1]}>`).join(', ')}}}.\n`;
       const run = await runCaptured({
         command: o.command,
         cwd: o.workspace,

@@ -50,7 +50,9 @@ export function resultsHeader(mode: AutoresearchMode, dimensions: readonly strin
   if (bad.length > 0) {
     throw new LoopError(
       'CONFIG_INVALID',
-      `[loop] [autoresearch] dimension ids ${bad.join(', ')} cannot be results.tsv columns: use the exact criterion ids (single-letter abbreviations are for the chat line only)`,
+      `[loop] [autoresearch] dimension ids ${bad.join(', ')} cannot be ` +
+        `results.tsv columns: use the exact criterion ids (single-letter ` +
+        `abbreviations are for the chat line only)`,
       { details: { bad } },
     );
   }
@@ -176,7 +178,9 @@ export async function openResultsFile(path: string, header: readonly string[]): 
     if (parsed.header.join('\t') !== header.join('\t')) {
       throw new LoopError(
         'RESULTS_CORRUPT',
-        `[loop] [autoresearch] ${path} has data rows under another header ("${parsed.header.join(' ')}", expected "${header.join(' ')}"); it belongs to another pass: move it away`,
+        `[loop] [autoresearch] ${path} has data rows under another header ` +
+          `("${parsed.header.join(' ')}", expected "${header.join(' ')}"); it ` +
+          `belongs to another pass: move it away`,
         { details: { path, found: parsed.header, expected: header } },
       );
     }

@@ -18,7 +18,8 @@ export async function computeRubricFingerprint(files: readonly string[]): Promis
     } catch (error) {
       throw new LoopError(
         'HARNESS_TAMPERED',
-        `[loop] [autoresearch] rubric file ${file} is missing or unreadable; the harness must stay fixed for the whole pass`,
+        `[loop] [autoresearch] rubric file ${file} is missing or unreadable; the ` +
+          `harness must stay fixed for the whole pass`,
         { cause: error, details: { file } },
       );
     }

@@ -48,17 +48,21 @@ import { computeRubricFingerprint } from './rubric-fingerprint.js';
  * whose fingerprint differs refuses to start). Then the engine scores the baseline, THEN it is
  * snapshotted (`000-baseline-<UTC>`, see {@link passRollback}) and logged as row 0; or the engine
  * resumes from results.tsv: the best kept version is restored and, in function mode, re-scored
- * once so "target met" uses measured Tier-1 gates. Each iteration, in the engine: plan one edit → guards before the edit (needs-human halts; an ASK refusal is a `reverted`
+ * once so "target met" uses measured Tier-1 gates. Each iteration, in the engine: plan one edit → guards before the
+ * edit (needs-human halts; an ASK refusal is a `reverted`
  * row, nothing applied) → pre-edit snapshot of the files it touches → apply (`internal_rounds`
  * rounds in function mode) → rubric and harness re-checked (a change halts: `rubric-tampered`,
  * `harness-tampered`) → harness → keep only a strict improvement, else revert (`crash` on a harness
  * error; a failed restore halts as `restore-failed`) → one results.tsv row, durable before the keep
  * or revert → one chat line. Stops on target met, plateau, iteration cap, cost brake, abort or a
  * halt; then, in this order: restore the best kept version (or the baseline), print the summary
- * (`onStop`, from the engine's summary and per-candidate records), write state.json last (temp + rename, re-read, its mtime not older than the newest mutable file).
+ * (`onStop`, from the engine's summary and per-candidate records), write state.json last (temp + rename, re-read, its
+ * mtime not older than the newest mutable file).
  *
- * @throws {LoopError} `LOCK_HELD` when another pass holds the run directory; `BASELINE_FAILED` when the baseline cannot be scored; `HARNESS_TAMPERED` when a
- *   rubric or harness file is missing at start or the rubric changed since a resumed pass started; `RESULTS_CORRUPT`; `STATE_WRITE_FAILED` (the seed's
+ * @throws {LoopError} `LOCK_HELD` when another pass holds the run directory; `BASELINE_FAILED` when the baseline cannot
+ * be scored; `HARNESS_TAMPERED` when a
+ * rubric or harness file is missing at start or the rubric changed since a resumed pass started; `RESULTS_CORRUPT`;
+ * `STATE_WRITE_FAILED` (the seed's
  *   `state-write-failed`, with `details.result`) when state.json cannot be written or verified;
  *   `CONFIG_INVALID` for acceptance mode (use `runAcceptance`). `restore-failed`, `rubric-tampered`
  *   and `harness-tampered` are not thrown: they are rows, `result.halted` and `result.error`.
@@ -160,7 +164,10 @@ async function runPassLocked(options: RunPassOptions): Promise<PassResult> {
     if (summary.halted?.code === 'RESTORE_FAILED' && log.rows().at(-1)?.status !== 'restore-failed') {
       // The stop's restore of the best failed (seed 002 on-stop step 1): the loud status is a row too,
       // before the summary and state.json.
-      const description = `restore of the best kept version ${summary.bestId || rollback.baselineId()} failed: ${summary.halted.note}`;
+      const description =
+        `restore of the best kept ` +
+        `version ${summary.bestId || rollback.baselineId()} ` +
+        `failed: ${summary.halted.note}`;
       const record: IterationRecord = {
         iteration: summary.iterations + 1,
         candidateId: '',

@@ -106,7 +106,11 @@ export function flowsTouched(
 
 /** The question as one line for a human. */
 export function formatSafetyQuestion(q: SafetyQuestion): string {
-  return `ASK (criticality ${q.profile ?? 'unset'}): iter ${q.iteration} edit "${q.description}" touches safety-critical flow(s) ${q.flows.join(', ')} in ${q.files.join(', ')}. Apply it? [y/N] `;
+  return (
+    `ASK (criticality ${q.profile ?? 'unset'}): iter ${q.iteration} edit ` +
+    `"${q.description}" touches safety-critical flow(s) ${q.flows.join(', ')} ` +
+    `in ${q.files.join(', ')}. Apply it? [y/N] `
+  );
 }
 
 /**
@@ -141,7 +145,8 @@ export function createInteractiveAsker(options: { input?: Readable; output?: Wri
  * wins over answers per flow; every touched flow must be answered yes; a question without an
  * answer is refused (no consent, no edit). The file is re-read on every question.
  *
- * @throws {LoopError} `CONFIG_INVALID` (from `ask`, a `crash` iteration) when the file is missing, not JSON, or has a value other than yes/no.
+ * @throws {LoopError} `CONFIG_INVALID` (from `ask`, a `crash` iteration) when the file is missing, not JSON, or has a
+ * value other than yes/no.
  */
 export function createFileAsker(path: string): QuestionAsker {
   return {
@@ -154,7 +159,8 @@ export function createFileAsker(path: string): QuestionAsker {
       } catch (error) {
         throw new LoopError(
           'CONFIG_INVALID',
-          `[loop] [autoresearch] safety answers file ${path} is unreadable: ${(error as Error).message}; write {"<flow>": "yes"|"no"}`,
+          `[loop] [autoresearch] safety answers file ${path} is ` +
+            `unreadable: ${(error as Error).message}; write {"<flow>": "yes"|"no"}`,
           { cause: error, details: { path } },
         );
       }
@@ -165,7 +171,8 @@ export function createFileAsker(path: string): QuestionAsker {
         if (v === 'no' || v === false) return false;
         throw new LoopError(
           'CONFIG_INVALID',
-          `[loop] [autoresearch] safety answers file ${path}: "${key}" must be "yes" or "no", found ${JSON.stringify(v)}`,
+          `[loop] [autoresearch] safety answers file ${path}: "${key}" must be ` +
+            `"yes" or "no", found ${JSON.stringify(v)}`,
           { details: { path, key } },
         );
       };

@@ -9,11 +9,20 @@ import type { GateRunner } from './pass-harness.js';
 export interface TestGateOptions {
   /** Absolute workspace; the command runs there. */
   workspace: string;
-  /** {{TEST_COMMAND}} as argv (`config.test_commands.unit` plus coverage), e.g. `['npx', 'vitest', 'run', '--coverage']`. */
+  /**
+   * {{TEST_COMMAND}} as argv (`config.test_commands.unit` plus coverage), e.g. `['npx', 'vitest', 'run',
+   * '--coverage']`.
+   */
   command: string[];
-  /** {{MIN_COVERAGE}}: minimum line coverage in percent (`config.thresholds.min_coverage_percent`). @default 0 (no minimum) */
+  /**
+   * {{MIN_COVERAGE}}: minimum line coverage in percent (`config.thresholds.min_coverage_percent`). @default 0 (no
+   * minimum)
+   */
   minCoveragePct?: number;
-  /** istanbul `json-summary` file, relative to workspace; coverage is `total.lines.pct`. @default 'coverage/coverage-summary.json' */
+  /**
+   * istanbul `json-summary` file, relative to workspace; coverage is `total.lines.pct`. @default
+   * 'coverage/coverage-summary.json'
+   */
   coverageSummary?: string;
   /** Hard timeout in ms. @default 600000 */
   timeoutMs?: number;

@@ -64,65 +64,70 @@ const EDITS: Array<{ description: string; edit: (s: string) => string }> = [
 ];
 
 describe('function mode end to end (seed 002 AR-2 on a real module)', () => {
-  it('improves a real module with Tier-1 gates (test command green, coverage minimum) x a reflection command, keeps only strict improvements, and leaves the best version on disk', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'loop-ar2-e2e-'));
-    write('src/slug.js', MODULE);
-    write('run-tests.mjs', RUN_TESTS);
-    write('reflect.mjs', REFLECT);
-    write('criteria/ar-function.yaml', 'quality: no var, short lines\n');
-    write('.claude/agents/reflection-agent.md', 'Score quality 0-10.\n');
-    write('.gitignore', '.aid/\ncoverage/\n');
-    const git = (...a: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...a], {
-        cwd: dir,
-        encoding: 'utf8',
-      });
-    git('init', '-q', '-b', 'main');
-    git('add', '-A');
-    git('commit', '-q', '-m', 'init');
-    write('src/slug.js', `// task T-7: slugify\n${MODULE}`); // the task's change: the mutable surface
+  it(
+    'improves a real module with Tier-1 gates (test command green, coverage ' +
+      'minimum) x a reflection command, keeps only strict improvements, and ' +
+      'leaves the best version on disk',
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'loop-ar2-e2e-'));
+      write('src/slug.js', MODULE);
+      write('run-tests.mjs', RUN_TESTS);
+      write('reflect.mjs', REFLECT);
+      write('criteria/ar-function.yaml', 'quality: no var, short lines\n');
+      write('.claude/agents/reflection-agent.md', 'Score quality 0-10.\n');
+      write('.gitignore', '.aid/\ncoverage/\n');
+      const git = (...a: string[]) =>
+        execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', '-c', 'commit.gpgsign=false', ...a], {
+          cwd: dir,
+          encoding: 'utf8',
+        });
+      git('init', '-q', '-b', 'main');
+      git('add', '-A');
+      git('commit', '-q', '-m', 'init');
+      write('src/slug.js', `// task T-7: slugify\n${MODULE}`); // the task's change: the mutable surface
 
-    let i = 0;
-    const proposer: AutoresearchProposer = {
-      name: 'scripted',
-      plan: () => {
-        const e = EDITS[i++]!;
-        return { description: e.description, files: ['src/slug.js'], slug: e.description, edit: e.edit } as never;
-      },
-      apply: (idea, { round }) => {
-        if (round > 0) return; // no refinement needed
-        const path = join(dir, 'src/slug.js');
-        writeFileSync(path, (idea as unknown as (typeof EDITS)[number]).edit(readFileSync(path, 'utf8')));
-      },
-    };
-    const lines: string[] = [];
-    const result = await runPass({
-      workspace: dir,
-      taskId: 'T-7',
-      config: resolvePassConfig('function', { ar_function: { max_iterations: 4, max_consecutive_reverts: 3 } }),
-      harness: createFunctionPassHarness({
-        gates: createTestGate({ workspace: dir, command: ['node', 'run-tests.mjs'], minCoveragePct: 80 }),
-        reflection: createReflectionScorer({
-          workspace: dir,
-          command: ['node', 'reflect.mjs'],
-          dimensions: ['quality'],
+      let i = 0;
+      const proposer: AutoresearchProposer = {
+        name: 'scripted',
+        plan: () => {
+          const e = EDITS[i++]!;
+          return { description: e.description, files: ['src/slug.js'], slug: e.description, edit: e.edit } as never;
+        },
+        apply: (idea, { round }) => {
+          if (round > 0) return; // no refinement needed
+          const path = join(dir, 'src/slug.js');
+          writeFileSync(path, (idea as unknown as (typeof EDITS)[number]).edit(readFileSync(path, 'utf8')));
+        },
+      };
+      const lines: string[] = [];
+      const result = await runPass({
+        workspace: dir,
+        taskId: 'T-7',
+        config: resolvePassConfig('function', { ar_function: { max_iterations: 4, max_consecutive_reverts: 3 } }),
+        harness: createFunctionPassHarness({
+          gates: createTestGate({ workspace: dir, command: ['node', 'run-tests.mjs'], minCoveragePct: 80 }),
+          reflection: createReflectionScorer({
+            workspace: dir,
+            command: ['node', 'reflect.mjs'],
+            dimensions: ['quality'],
+          }),
         }),
-      }),
-      proposer,
-      rubricFiles: [join(dir, 'criteria/ar-function.yaml'), join(dir, '.claude/agents/reflection-agent.md')],
-      output: (l) => lines.push(l),
-    });
-    const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
-    expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
-      '0 baseline 6.00',
-      '1 kept 7.50',
-      '2 reverted-redtest 0.00',
-      '3 reverted 7.50',
-      '4 kept 10.00',
-    ]);
-    expect(result).toMatchObject({ startComposite: 6, bestComposite: 10, stopReason: 'target-met' });
-    expect(readFileSync(join(dir, 'src/slug.js'), 'utf8')).toMatch(/const trimmed/);
-    expect(git('status', '--porcelain')).toBe(' M src/slug.js\n'); // nothing committed, only the source changed
-    expect(lines).toHaveLength(6);
-  });
+        proposer,
+        rubricFiles: [join(dir, 'criteria/ar-function.yaml'), join(dir, '.claude/agents/reflection-agent.md')],
+        output: (l) => lines.push(l),
+      });
+      const rows = parseResultsTsv(readFileSync(result.resultsPath, 'utf8')).rows;
+      expect(rows.map((r) => `${r.iter} ${r.status} ${r.columns.composite}`)).toEqual([
+        '0 baseline 6.00',
+        '1 kept 7.50',
+        '2 reverted-redtest 0.00',
+        '3 reverted 7.50',
+        '4 kept 10.00',
+      ]);
+      expect(result).toMatchObject({ startComposite: 6, bestComposite: 10, stopReason: 'target-met' });
+      expect(readFileSync(join(dir, 'src/slug.js'), 'utf8')).toMatch(/const trimmed/);
+      expect(git('status', '--porcelain')).toBe(' M src/slug.js\n'); // nothing committed, only the source changed
+      expect(lines).toHaveLength(6);
+    },
+  );
 });

@@ -18,16 +18,21 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const node = (script: string) => ['node', '-e', script];
 
 describe('reflection scorer (seed 002: the reflection-agent harness)', () => {
-  it('runs the agent command with the workspace prompt on stdin and returns the pass dimension scores from its JSON', async () => {
-    const scorer = createReflectionScorer({
-      workspace: dir,
-      command: node(
-        `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');console.log(JSON.stringify({scores:{quality:s.includes('Score the code.')?8.5:0, extra:1}}))})`,
-      ),
-      dimensions: ['quality'],
-    });
-    expect(await scorer.score({ iteration: 1, signal })).toEqual({ quality: 8.5 });
-  });
+  it(
+    'runs the agent command with the workspace prompt on stdin and returns ' +
+      'the pass dimension scores from its JSON',
+    async () => {
+      const scorer = createReflectionScorer({
+        workspace: dir,
+        command: node(
+          `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');console.log(JSON.stringify({scores:{quality:s.includes('Score ` +
+            `the code.')?8.5:0, extra:1}}))})`,
+        ),
+        dimensions: ['quality'],
+      });
+      expect(await scorer.score({ iteration: 1, signal })).toEqual({ quality: 8.5 });
+    },
+  );
 
   it('a missing dimension, an out-of-range score or a failing command throws (a crash iteration)', async () => {
     expect(() => parseReflectionOutput('{"quality": 11}', ['quality'])).toThrow(/quality/);

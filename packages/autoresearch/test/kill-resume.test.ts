@@ -74,30 +74,48 @@ async function killedThenResumed(killAt: string) {
   return { ws, outcome: outcome(ws) };
 }
 
-describe('a pass SIGKILLed at a named point and resumed equals an uninterrupted pass (issue 11 faults 1-2; seed 002: results.tsv is the source of truth, resume never re-baselines)', () => {
-  it('fault 1: a kill -9 right after a keep (files at the kept version) resumes with the true best, so later keep decisions match an uninterrupted pass', async () => {
-    expect(straight.rows.map((r) => `${r.iter}:${r.status}:${r.composite}`)).toEqual([
-      '0:baseline:5.00',
-      '1:kept:7.00',
-      '2:kept:9.00',
-      '3:reverted:8.00',
-      '4:kept:9.25',
-    ]);
-    const { outcome: resumed } = await killedThenResumed('after-keep:2');
-    expect(resumed).toEqual(straight);
-  });
+describe(
+  'a pass SIGKILLed at a named point and resumed equals an uninterrupted ' +
+    'pass (issue 11 faults 1-2; seed 002: results.tsv is the source of truth, ' +
+    'resume never re-baselines)',
+  () => {
+    it(
+      'fault 1: a kill -9 right after a keep (files at the kept version) ' +
+        'resumes with the true best, so later keep decisions match an ' +
+        'uninterrupted pass',
+      async () => {
+        expect(straight.rows.map((r) => `${r.iter}:${r.status}:${r.composite}`)).toEqual([
+          '0:baseline:5.00',
+          '1:kept:7.00',
+          '2:kept:9.00',
+          '3:reverted:8.00',
+          '4:kept:9.25',
+        ]);
+        const { outcome: resumed } = await killedThenResumed('after-keep:2');
+        expect(resumed).toEqual(straight);
+      },
+    );
 
-  it('fault 1 (other side of the row): a kill -9 when the keep of iteration 2 starts resumes to the same outcome', async () => {
-    const { outcome: resumed } = await killedThenResumed('before-keep:2');
-    expect(resumed).toEqual(straight);
-  });
+    it(
+      'fault 1 (other side of the row): a kill -9 when the keep of iteration 2 ' + 'starts resumes to the same outcome',
+      async () => {
+        const { outcome: resumed } = await killedThenResumed('before-keep:2');
+        expect(resumed).toEqual(straight);
+      },
+    );
 
-  it('fault 2: a kill -9 while the baseline is being copied leaves no baseline resume can reuse: the resumed pass snapshots every mutable file and equals an uninterrupted pass', async () => {
-    const { ws, outcome: resumed } = await killedThenResumed('baseline-copy:1');
-    expect(resumed).toEqual(straight);
-    const baselines = readdirSync(join(ws.runDir, 'snapshots')).filter((n) => n.startsWith('000-baseline-'));
-    expect(baselines).toHaveLength(1);
-    const inBaseline = (rel: string) => readdirSync(join(ws.runDir, 'snapshots', baselines[0]!, rel));
-    expect(inBaseline('src').sort()).toEqual(['a.ts', 'score.ts']);
-  });
-});
+    it(
+      'fault 2: a kill -9 while the baseline is being copied leaves no ' +
+        'baseline resume can reuse: the resumed pass snapshots every mutable file ' +
+        'and equals an uninterrupted pass',
+      async () => {
+        const { ws, outcome: resumed } = await killedThenResumed('baseline-copy:1');
+        expect(resumed).toEqual(straight);
+        const baselines = readdirSync(join(ws.runDir, 'snapshots')).filter((n) => n.startsWith('000-baseline-'));
+        expect(baselines).toHaveLength(1);
+        const inBaseline = (rel: string) => readdirSync(join(ws.runDir, 'snapshots', baselines[0]!, rel));
+        expect(inBaseline('src').sort()).toEqual(['a.ts', 'score.ts']);
+      },
+    );
+  },
+);

@@ -17,7 +17,9 @@ export interface AutotuneControllerOptions {
   paths?: Partial<AutotunePaths>;
   /** The round worker (seed 004 "/autotune"): code changes, then evaluation. */
   worker: RoundWorker;
-  /** Runs after the code commit and before the evaluation; a failure aborts the round as stale. @default noSyncCheck() */
+  /**
+   * Runs after the code commit and before the evaluation; a failure aborts the round as stale. @default noSyncCheck()
+   */
   syncCheck?: SyncCheck;
   /** Commits code changes and end-of-round artifacts (seed 004 "Commit Policy"). @default noCommits() */
   committer?: Committer;
@@ -34,7 +36,10 @@ export interface AutotuneControllerOptions {
    * @default `<artifactDir>/projects/autotune/run`
    */
   stepDir?: string;
-  /** Fault-injection hooks of the step machine, for tests (throwing from `beforeWrite` stops the iteration at that write, as a kill would). @default none */
+  /**
+   * Fault-injection hooks of the step machine, for tests (throwing from `beforeWrite` stops the iteration at that
+   * write, as a kill would). @default none
+   */
   stepHooks?: StepMachineHooks;
 }
 
@@ -52,7 +57,8 @@ const contract = <T>(what: string, members: string[], named = true) =>
       v !== null &&
       (!named || typeof (v as { name?: unknown }).name === 'string') &&
       members.every((m) => typeof (v as Record<string, unknown>)[m] === 'function'),
-    `must be a ${what} with ${named ? 'a name and ' : ''}${members.join(', ')} function${members.length > 1 ? 's' : ''}`,
+    `must be a ${what} with ${named ? 'a name and ' : ''}${members.join(', ')} ` +
+      `function${members.length > 1 ? 's' : ''}`,
   );
 
 const pathsSchema = z

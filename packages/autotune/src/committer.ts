@@ -2,17 +2,26 @@ import type { MaybePromise } from '@loop/core';
 
 /** One commit the controller asks for (seed 004 "Commit Policy"). */
 export interface CommitRequest {
-  /** `code`: the round's code changes (Step 1); `artifacts`: end-of-round artifacts after analysis, or the completion state. */
+  /**
+   * `code`: the round's code changes (Step 1); `artifacts`: end-of-round artifacts after analysis, or the completion
+   * state.
+   */
   readonly kind: 'code' | 'artifacts';
   /** The round number. */
   readonly round: number;
-  /** The commit message, built by {@link codeCommitMessage} / {@link artifactsCommitMessage} / {@link completionCommitMessage}. */
+  /**
+   * The commit message, built by {@link codeCommitMessage} / {@link artifactsCommitMessage} / {@link
+   * completionCommitMessage}.
+   */
   readonly message: string;
   /** For `artifacts`: the absolute paths to commit. For `code`: empty (every change in the app repository). */
   readonly files: readonly string[];
 }
 
-/** Records commits. Injected so tests use {@link createRecordingCommitter} and production uses `createGitCommitter` (on `@loop/rollback-git`). */
+/**
+ * Records commits. Injected so tests use {@link createRecordingCommitter} and production uses `createGitCommitter` (on
+ * `@loop/rollback-git`).
+ */
 export interface Committer {
   /** Used in errors and logs. */
   readonly name: string;

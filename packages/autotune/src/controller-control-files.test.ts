@@ -87,7 +87,8 @@ describe('control files: validation, atomic writes, lock', () => {
     ['scoreboard.json is missing', (p) => rmSync(p.scoreboard), /scoreboard\.json: field \(file\)/, '(file)'],
   ];
   it.each(cases)(
-    'a malformed or missing control file (%s) throws STATE_CORRUPT naming the file and field, and nothing is overwritten',
+    'a malformed or missing control file (%s) throws STATE_CORRUPT naming ' +
+      'the file and field, and nothing is overwritten',
     async (_name, breakIt, message, field) => {
       breakIt(paths);
       const before = snapshot();
@@ -133,28 +134,36 @@ describe('control files: validation, atomic writes, lock', () => {
     });
   });
 
-  it('a worker that throws gives PROPOSER_FAILED and leaves last_round as it was, so the next iteration runs the round again', async () => {
-    const w = worker({}, [], {
-      improve: () => {
-        throw new Error('agent crashed');
-      },
-    });
-    await expect(runControllerIteration(options(w))).rejects.toMatchObject({
-      code: 'PROPOSER_FAILED',
-      message: expect.stringContaining('agent crashed'),
-    });
-    const state = await readLoopStateFile(paths.loopState);
-    expect(state).toMatchObject({ status: 'running', last_round: null });
-    expect((await runControllerIteration(options(worker({ b: 1 })))).round).toBe(1);
-  });
+  it(
+    'a worker that throws gives PROPOSER_FAILED and leaves last_round as it ' +
+      'was, so the next iteration runs the round again',
+    async () => {
+      const w = worker({}, [], {
+        improve: () => {
+          throw new Error('agent crashed');
+        },
+      });
+      await expect(runControllerIteration(options(w))).rejects.toMatchObject({
+        code: 'PROPOSER_FAILED',
+        message: expect.stringContaining('agent crashed'),
+      });
+      const state = await readLoopStateFile(paths.loopState);
+      expect(state).toMatchObject({ status: 'running', last_round: null });
+      expect((await runControllerIteration(options(worker({ b: 1 })))).round).toBe(1);
+    },
+  );
 
-  it('resolveAutotunePaths puts the meta files in the artifact workspace and the exclusions file in the app repository (seed 004 key files)', () => {
-    expect(resolveAutotunePaths('/app', '/art')).toEqual({
-      loopState: '/art/projects/autotune/meta/loop_state.json',
-      scoreboard: '/art/projects/autotune/meta/scoreboard.json',
-      changelog: '/art/projects/autotune/meta/changelog.md',
-      issues: '/art/projects/autotune/meta/issues.md',
-      exclusions: '/app/eval/config/cannot_handle_group.txt',
-    });
-  });
+  it(
+    'resolveAutotunePaths puts the meta files in the artifact workspace and ' +
+      'the exclusions file in the app repository (seed 004 key files)',
+    () => {
+      expect(resolveAutotunePaths('/app', '/art')).toEqual({
+        loopState: '/art/projects/autotune/meta/loop_state.json',
+        scoreboard: '/art/projects/autotune/meta/scoreboard.json',
+        changelog: '/art/projects/autotune/meta/changelog.md',
+        issues: '/art/projects/autotune/meta/issues.md',
+        exclusions: '/app/eval/config/cannot_handle_group.txt',
+      });
+    },
+  );
 });

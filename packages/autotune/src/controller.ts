@@ -151,7 +151,9 @@ export async function runControllerIteration(options: AutotuneControllerOptions)
       outcome: 'already-complete',
       round: null,
       state,
-      report: `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}`,
+      report:
+        `autotune loop complete after ` +
+        `round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}`,
     };
   }
   // An unfinished iteration of round N is consistent only with last_round N - 1 (not yet written) or N.
@@ -160,7 +162,11 @@ export async function runControllerIteration(options: AutotuneControllerOptions)
   if (pending !== null && lastRound !== pending - 1 && lastRound !== pending) {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [autotune] ${machine.cursorPath} holds an unfinished iteration of round ${pending}, but ${paths.loopState} says the last round is ${lastRound}: the step directory belongs to another run; if no iteration is running, delete ${dirname(machine.cursorPath)} and run again`,
+      `[loop] [autotune] ${machine.cursorPath} holds an unfinished iteration ` +
+        `of round ${pending}, but ${paths.loopState} says the last round ` +
+        `is ${lastRound}: the step directory belongs to another run; if no ` +
+        `iteration is running, delete ${dirname(machine.cursorPath)} and run ` +
+        `again`,
       { details: { cursor: machine.cursorPath, cursorRound: pending, lastRound } },
     );
   }

@@ -8,7 +8,10 @@ import type { Committer } from './committer.js';
 export interface GitCommitterOptions {
   /** The app repository root (absolute): code commits go here, and artifacts under it that git does not ignore. */
   dir: string;
-  /** The private artifact workspace (absolute), a git repository; artifacts under it are committed there (seed 004). @default none: artifacts ignored by the app repository are left uncommitted */
+  /**
+   * The private artifact workspace (absolute), a git repository; artifacts under it are committed there (seed 004).
+   * @default none: artifacts ignored by the app repository are left uncommitted
+   */
   artifactDir?: string;
   /** Commit author and committer. @default the environment's `GIT_AUTHOR_*`, else `loop <loop@localhost>` */
   author?: { name: string; email: string };

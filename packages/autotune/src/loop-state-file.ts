@@ -4,7 +4,10 @@ import { readControlFile } from './internal/read-control-file.js';
 
 /** The values of `last_round.recommended_action` (seed 004 "Stop Criteria"). */
 export const RECOMMENDED_ACTIONS = ['continue', 'stop_success', 'stop_exhausted'] as const;
-/** `continue`: more targeted work is justified; `stop_success`: all high/medium items fixed or consciously parked; `stop_exhausted`: no actionable fixes remain, or the same targeted improvement failed 3+ times. */
+/**
+ * `continue`: more targeted work is justified; `stop_success`: all high/medium items fixed or consciously parked;
+ * `stop_exhausted`: no actionable fixes remain, or the same targeted improvement failed 3+ times.
+ */
 export type RecommendedAction = (typeof RECOMMENDED_ACTIONS)[number];
 
 /** The round's record in loop_state.json, written last by each orchestrated round. */

@@ -4,11 +4,17 @@ import { isAbsolute, resolve } from 'node:path';
 export interface AutotunePaths {
   /** The only control-plane file (seed 004). @default `<artifactDir>/projects/autotune/meta/loop_state.json` */
   loopState: string;
-  /** Attempts per targeted improvement; source of "failed 3+ times" (seed 004). @default `<artifactDir>/projects/autotune/meta/scoreboard.json` */
+  /**
+   * Attempts per targeted improvement; source of "failed 3+ times" (seed 004). @default
+   * `<artifactDir>/projects/autotune/meta/scoreboard.json`
+   */
   scoreboard: string;
   /** One entry per round (seed 004). @default `<artifactDir>/projects/autotune/meta/changelog.md` */
   changelog: string;
-  /** The parked rationale when stopping as exhausted (seed 004). @default `<artifactDir>/projects/autotune/meta/issues.md` */
+  /**
+   * The parked rationale when stopping as exhausted (seed 004). @default
+   * `<artifactDir>/projects/autotune/meta/issues.md`
+   */
   issues: string;
   /** Out-of-reach tasks, one per line (seed 004 exclusions). @default `<dir>/eval/config/cannot_handle_group.txt` */
   exclusions: string;

@@ -23,7 +23,10 @@ export interface RoundContext {
 export interface RoundPlan {
   /** One line describing the code changes; goes into the commit message and the changelog. */
   summary: string;
-  /** The targeted improvements: ids of the failing tasks this round tries to fix. Empty means no actionable fixes remain. */
+  /**
+   * The targeted improvements: ids of the failing tasks this round tries to fix. Empty means no actionable fixes
+   * remain.
+   */
   targets: string[];
   /** Whether code changed; false skips the code commit. @default true */
   changed?: boolean;
@@ -68,6 +71,9 @@ export interface RoundWorker {
    * again for that round.
    */
   readonly improve: (context: RoundContext) => MaybePromise<RoundPlan>;
-  /** Evaluates the current code (after the sync check passed). Called once per round (again only when a kill interrupted it before its result was recorded). */
+  /**
+   * Evaluates the current code (after the sync check passed). Called once per round (again only when a kill interrupted
+   * it before its result was recorded).
+   */
   readonly evaluate: (context: RoundContext & { readonly plan: RoundPlan }) => MaybePromise<RoundEvaluation>;
 }

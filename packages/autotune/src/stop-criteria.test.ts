@@ -38,19 +38,22 @@ describe('seed 004 stop criteria', () => {
     expect(d).toMatchObject({ action: 'continue', park: [] });
   });
 
-  it('seed 004: stop_exhausted when the same targeted improvement failed 3+ times, and only that target is parked', () => {
-    const d = decideRecommendedAction({
-      plan: { summary: '', targets: ['x', 'y'] },
-      evaluation: evaluation(['a'], ['x', 'y']),
-      scoreboard: board({ x: 3, y: 1 }, ['x', 'y']),
-      excluded: [],
-    });
-    expect(d).toEqual({
-      action: 'stop_exhausted',
-      reason: 'the same targeted improvement failed 3+ times: x (3 failed attempts)',
-      park: ['x'],
-    });
-  });
+  it(
+    'seed 004: stop_exhausted when the same targeted improvement failed 3+ ' + 'times, and only that target is parked',
+    () => {
+      const d = decideRecommendedAction({
+        plan: { summary: '', targets: ['x', 'y'] },
+        evaluation: evaluation(['a'], ['x', 'y']),
+        scoreboard: board({ x: 3, y: 1 }, ['x', 'y']),
+        excluded: [],
+      });
+      expect(d).toEqual({
+        action: 'stop_exhausted',
+        reason: 'the same targeted improvement failed 3+ times: x (3 failed attempts)',
+        park: ['x'],
+      });
+    },
+  );
 
   it('seed 004: the failed-attempts threshold is configurable (maxFailedAttempts)', () => {
     const d = decideRecommendedAction({
@@ -63,15 +66,19 @@ describe('seed 004 stop criteria', () => {
     expect(d.action).toBe('stop_exhausted');
   });
 
-  it('seed 004: stop_success when all high/medium-priority items are fixed or consciously parked; low priority does not block', () => {
-    const d = decideRecommendedAction({
-      plan: { summary: '', targets: [] },
-      evaluation: evaluation(['a'], ['parked'], ['nice-to-have']),
-      scoreboard: emptyScoreboard(),
-      excluded: ['parked'],
-    });
-    expect(d).toMatchObject({ action: 'stop_success', park: [] });
-  });
+  it(
+    'seed 004: stop_success when all high/medium-priority items are fixed or ' +
+      'consciously parked; low priority does not block',
+    () => {
+      const d = decideRecommendedAction({
+        plan: { summary: '', targets: [] },
+        evaluation: evaluation(['a'], ['parked'], ['nice-to-have']),
+        scoreboard: emptyScoreboard(),
+        excluded: ['parked'],
+      });
+      expect(d).toMatchObject({ action: 'stop_success', park: [] });
+    },
+  );
 
   it('seed 004: stop_exhausted when no actionable fixes remain, parking the still-failing tasks', () => {
     const d = decideRecommendedAction({

@@ -1,4 +1,7 @@
-/** Writes schema/loop-config.schema.json and schema/collie-config.schema.json from the zod schemas (run by `pnpm build` and `pnpm schema`). */
+/**
+ * Writes schema/loop-config.schema.json and schema/collie-config.schema.json from the zod schemas (run by `pnpm build`
+ * and `pnpm schema`).
+ */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { collieConfigJsonSchema } from '../src/collie/config.js';

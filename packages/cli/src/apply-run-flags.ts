@@ -55,7 +55,10 @@ export function applyRunFlags<S extends z.ZodType>(
   throw new ConfigFileError(file, issues, result.error);
 }
 
-/** `--constraint` for `constraints.3` when entry 3 came from a flag (the file's list has fewer entries); `undefined` for the file's own entries. */
+/**
+ * `--constraint` for `constraints.3` when entry 3 came from a flag (the file's list has fewer entries); `undefined` for
+ * the file's own entries.
+ */
 function listFlag(path: string, config: Record<string, unknown>, fields: Map<string, string>): string | undefined {
   const [field, index] = path.split('.');
   if (field === undefined || !LIST_FIELDS.has(field) || index === undefined) return undefined;

@@ -11,7 +11,9 @@ export const checksSchema = z
       .trim()
       .min(1, 'checks.command must not be empty')
       .describe(
-        'The correctness command (e.g. "npm test"), run in dir for every candidate that would be kept; a non-zero exit or a timeout blocks the keep.',
+        'The correctness command (e.g. "npm test"), run in dir for every ' +
+          'candidate that would be kept; a non-zero exit or a timeout blocks the ' +
+          'keep.',
       ),
     timeoutS: z
       .number()

@@ -47,14 +47,16 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   program
     .command('init')
     .description(
-      'write a commented starter config; with --target <type> <path>, one for that target (seed 001: /auto-iterate <target-type> <target-path>)',
+      'write a commented starter config; with --target <type> <path>, one for ' +
+        'that target (seed 001: /auto-iterate <target-type> <target-path>)',
     )
     .argument('[file]', 'the config file to write, or with --target the target path', DEFAULT_CONFIG_FILES[0])
     .addOption(new Option('--preset <preset>', 'the preset').choices(PRESETS).default('auto-iterate'))
     .addOption(
       new Option(
         '--target <type>',
-        'the target type: skill (a SKILL.md), skill-full (a skill folder), memory (a memory folder), code (a file, with --eval)',
+        'the target type: skill (a SKILL.md), skill-full (a skill folder), ' +
+          'memory (a memory folder), code (a file, with --eval)',
       ).choices(TARGET_TYPES),
     )
     .option('--agent <name>', "memory: score only this agent's subfolder")
@@ -83,12 +85,16 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
     program
       .command('run')
       .description(
-        `run the loop of a config file (default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields for this run`,
+        `run the loop of a config file ` +
+          `(default: ${DEFAULT_CONFIG_FILES.join(', ')}); flags override its fields ` +
+          `for this run`,
       )
       .argument('[config]', 'the config file (YAML, JSON or TypeScript)')
       .option(
         '--new',
-        'start a new run where an earlier one finished: its results.tsv and .loop/ files move to .loop/runs/<its tag>/ first (refused while a run holds the workspace)',
+        'start a new run where an earlier one finished: its results.tsv and ' +
+          '.loop/ files move to .loop/runs/<its tag>/ first (refused while a run ' +
+          'holds the workspace)',
       ),
   ).action(async (config: string | undefined, opts: Record<string, unknown>) =>
     setCode(await (await import('./run-command.js')).runCommand(io, config, false, opts, again)),
@@ -118,7 +124,9 @@ export function createProgram(io: CliIo, setCode: (code: number) => void): Comma
   program
     .command('mcp')
     .description(
-      'serve the MCP tools of a workspace over stdio for a coding agent: evaluate its edit (kept or reverted), run an iteration, status, rows, diffs, run logs (docs/mcp.md)',
+      'serve the MCP tools of a workspace over stdio for a coding agent: ' +
+        'evaluate its edit (kept or reverted), run an iteration, status, rows, ' +
+        'diffs, run logs (docs/mcp.md)',
     )
     .option('--dir <workspace>', 'the auto-iterate workspace', '.')
     .action(async (opts: { dir: string }) => {

@@ -30,12 +30,16 @@ export const loopConfigSchema = z
       .regex(/^[A-Za-z0-9._-]+$/, 'tag may hold letters, digits, ".", "_" and "-" only')
       .optional()
       .describe(
-        'The run tag; the run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. "mar21-143005".',
+        'The run tag; the run branch is auto-iterate/<tag>. Default: the UTC ' +
+          'date and time of the run, e.g. "mar21-143005".',
       ),
     target: targetSchema
       .optional()
       .describe(
-        "Seed 001's target: { type: skill | skill-full | memory | code, path }. skill, skill-full and memory bring their built-in evaluator (targetFiles, runCommand and metricName come from it); results.tsv goes in the target's folder.",
+        "Seed 001's target: { type: skill | skill-full | memory | code, path }. " +
+          'skill, skill-full and memory bring their built-in evaluator ' +
+          '(targetFiles, runCommand and metricName come from it); results.tsv goes ' +
+          "in the target's folder.",
       ),
     targetFiles: z
       .array(relativePath)
@@ -52,7 +56,9 @@ export const loopConfigSchema = z
       .min(1, 'runCommand must not be empty')
       .optional()
       .describe(
-        'The shell command that runs one experiment, e.g. "node train.mjs". Required without a target or for target type code; not allowed with a built-in evaluator.',
+        'The shell command that runs one experiment, e.g. "node train.mjs". ' +
+          'Required without a target or for target type code; not allowed with a ' +
+          'built-in evaluator.',
       ),
     metricName: z
       .string()
@@ -67,24 +73,34 @@ export const loopConfigSchema = z
     pattern: metricPatternSchema
       .optional()
       .describe(
-        'A regex with at most one group that extracts the metric, matched one log line at a time. Refused when it does not compile, has two groups, or nests a repeat inside a repeat (e.g. (a+)+). Default ^<metricName>:\\s*(\\S+).',
+        'A regex with at most one group that extracts the metric, matched one ' +
+          'log line at a time. Refused when it does not compile, has two groups, or ' +
+          'nests a repeat inside a repeat (e.g. (a+)+). Default ' +
+          '^<metricName>:\\s*(\\S+).',
       ),
     match: z
       .enum(['first', 'last'])
       .default('last')
       .describe(
-        'Which matching log line counts when several match: last (default) or first. The program under edit writes to the same log; use metricFile for a channel it cannot forge.',
+        'Which matching log line counts when several match: last (default) or ' +
+          'first. The program under edit writes to the same log; use metricFile for ' +
+          'a channel it cannot forge.',
       ),
     metricFile: relativePath
       .optional()
       .describe(
-        'A file (relative to dir) the read-only evaluator writes the metric line to after the program under edit has ended; read instead of the log, then deleted. See docs/write-your-own-harness.md.',
+        'A file (relative to dir) the read-only evaluator writes the metric line ' +
+          'to after the program under edit has ended; read instead of the log, then ' +
+          'deleted. See docs/write-your-own-harness.md.',
       ),
     fingerprintPaths: z
       .array(relativePath)
       .default([])
       .describe(
-        'Folders git does not track that the evaluation depends on (e.g. node_modules), relative to dir: hashed by metadata into the harness fingerprint, so replacing or editing one stops the run (HARNESS_TAMPERED).',
+        'Folders git does not track that the evaluation depends on (e.g. ' +
+          'node_modules), relative to dir: hashed by metadata into the harness ' +
+          'fingerprint, so replacing or editing one stops the run ' +
+          '(HARNESS_TAMPERED).',
       ),
     timeBudgetS: z
       .number()
@@ -110,7 +126,9 @@ export const loopConfigSchema = z
       .nonnegative()
       .default(5)
       .describe(
-        'Stop after this many iterations in a row that changed no target file (no change: not evaluated): the proposer has nothing left to try or cannot write its targets. 0 never stops for this. Default 5.',
+        'Stop after this many iterations in a row that changed no target file ' +
+          '(no change: not evaluated): the proposer has nothing left to try or ' +
+          'cannot write its targets. 0 never stops for this. Default 5.',
       ),
     targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
     wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
@@ -120,23 +138,32 @@ export const loopConfigSchema = z
       .finite()
       .optional()
       .describe(
-        "Stop before a proposal that would take the agent's spend over this many US dollars: the rows' cost (what the agent CLI reported) plus the mean cost of one proposal so far. See docs/agents-overnight.md.",
+        "Stop before a proposal that would take the agent's spend over this many " +
+          "US dollars: the rows' cost (what the agent CLI reported) plus the mean " +
+          'cost of one proposal so far. See docs/agents-overnight.md.',
       ),
     tokenBudget: z.number().int().positive().optional().describe('The same for tokens.'),
     proposer: z
       .discriminatedUnion('type', [tpeProposerSchema, mutatorProposerSchema, agentProposerSchema])
       .describe(
-        'Who makes the edits: { type: tpe, file, space, seed } (model-based, the default for a parameter space), { type: mutator, file, space, seed } (one value per iteration) or { type: agent, command, goal }.',
+        'Who makes the edits: { type: tpe, file, space, seed } (model-based, the ' +
+          'default for a parameter space), { type: mutator, file, space, seed } ' +
+          '(one value per iteration) or { type: agent, command, goal }.',
       ),
     notify: notifySchema
       .optional()
       .describe(
-        'Notifications: { command, on: [end, crash-streak, plateau], crashStreak, plateau, timeoutS }: the command runs at the end of the run, after crashStreak crashes in a row and after plateau iterations without a keep.',
+        'Notifications: { command, on: [end, crash-streak, plateau], ' +
+          'crashStreak, plateau, timeoutS }: the command runs at the end of the ' +
+          'run, after crashStreak crashes in a row and after plateau iterations ' +
+          'without a keep.',
       ),
     keep: keepSchema
       .optional()
       .describe(
-        'The keep rule: { policy: strict | min-delta | noise-aware, minDelta, baselineRepeats, confidence, minSamples, maxSamples, test }. Default strict.',
+        'The keep rule: { policy: strict | min-delta | noise-aware, minDelta, ' +
+          'baselineRepeats, confidence, minSamples, maxSamples, test }. Default ' +
+          'strict.',
       ),
     allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
     maxRepairAttempts: z
@@ -170,28 +197,38 @@ export const loopConfigSchema = z
       .nonnegative()
       .default(100)
       .describe(
-        "How many run logs to keep as .loop/logs/<iteration>.log (each candidate's, a working copy's included; the oldest removed). 0 keeps none. Default 100.",
+        'How many run logs to keep as .loop/logs/<iteration>.log (each ' +
+          "candidate's, a working copy's included; the oldest removed). 0 keeps " +
+          'none. Default 100.',
       ),
     env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for the run command.'),
     harness: harnessSandboxSchema
       .optional()
       .describe(
-        'The sandbox of the run command and the checks command: { sandbox: auto | bwrap | none, writable, network }. Default unconfined.',
+        'The sandbox of the run command and the checks command: { sandbox: auto ' +
+          '| bwrap | none, writable, network }. Default unconfined.',
       ),
     parallel: parallelSchema
       .optional()
       .describe(
-        'Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, link, workers: { redis, queue, remote } }. Default none (one candidate at a time, in place).',
+        'Parallel candidates: { candidates: K, concurrency, remeasureIncumbent, ' +
+          'link, workers: { redis, queue, remote } }. Default none (one candidate ' +
+          'at a time, in place).',
       ),
     intermediate: intermediateSchema
       .optional()
       .describe(
-        'Intermediate reports: { pattern, pollMs }: each new run-log line matching pattern reports (step, value) live; the curve is kept with the row (.loop/records.jsonl) for pruning, loop report and the dashboard.',
+        'Intermediate reports: { pattern, pollMs }: each new run-log line ' +
+          'matching pattern reports (step, value) live; the curve is kept with the ' +
+          'row (.loop/records.jsonl) for pruning, loop report and the dashboard.',
       ),
     prune: pruneSchema
       .optional()
       .describe(
-        'Stop doomed runs early: { pruners: [{ type: incumbent | median | patience | non-finite, ... }], steps, enabled }. Needs intermediate. A pruned run is killed and logged as a discard "(pruned at step s of n: ...)", never a crash. docs/pruning.md.',
+        'Stop doomed runs early: { pruners: [{ type: incumbent | median | ' +
+          'patience | non-finite, ... }], steps, enabled }. Needs intermediate. A ' +
+          'pruned run is killed and logged as a discard "(pruned at step s of n: ' +
+          '...)", never a crash. docs/pruning.md.',
       ),
     metrics: metricsSchema.optional(),
     constraints: constraintsSchema,
@@ -201,7 +238,10 @@ export const loopConfigSchema = z
     holdout: holdoutConfigSchema
       .optional()
       .describe(
-        'A sealed holdout (docs/holdout.md): { command, metricName, files, gate: { budget, margin }, sealed, stateDir }: scored on the best state when the run stops (and by loop holdout), optionally gating each keep; its files and scores are hidden from the agent.',
+        'A sealed holdout (docs/holdout.md): { command, metricName, files, gate: ' +
+          '{ budget, margin }, sealed, stateDir }: scored on the best state when ' +
+          'the run stops (and by loop holdout), optionally gating each keep; its ' +
+          'files and scores are hidden from the agent.',
       ),
   })
   .strict()
@@ -238,12 +278,15 @@ export const loopConfigSchema = z
   })
   .refine((c) => !(c.holdout?.gate && c.parallel), {
     message:
-      'the holdout gate runs in the workspace and does not work with parallel candidates; drop holdout.gate or parallel',
+      'the holdout gate runs in the workspace and does not work with parallel ' +
+      'candidates; drop holdout.gate or parallel',
     path: ['holdout', 'gate'],
   })
   .refine((c) => !(c.parallel?.workers && c.metricFile !== undefined), {
     message:
-      'metricFile is written on the worker and not shipped back to the coordinator; with parallel.workers the metric must come from the run log (remove metricFile)',
+      'metricFile is written on the worker and not shipped back to the ' +
+      'coordinator; with parallel.workers the metric must come from the run log ' +
+      '(remove metricFile)',
     path: ['parallel', 'workers'],
   })
   .superRefine((c, ctx) => {
@@ -274,7 +317,10 @@ export type LoopConfigInput = z.input<typeof loopConfigSchema>;
 /** A validated config file, defaults applied. */
 export type LoopConfig = z.output<typeof loopConfigSchema>;
 
-/** The JSON Schema of a config file, generated from {@link loopConfigSchema} (the file shipped as `schema/loop-config.schema.json`). */
+/**
+ * The JSON Schema of a config file, generated from {@link loopConfigSchema} (the file shipped as
+ * `schema/loop-config.schema.json`).
+ */
 export function loopConfigJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(loopConfigSchema, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;
   return { ...schema, title: 'loop config (preset auto-iterate)' };

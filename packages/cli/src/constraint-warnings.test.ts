@@ -16,14 +16,17 @@ const kept = (iteration: number, violations: unknown[]) =>
   }) as unknown as LoopEvent;
 
 describe('advisory constraint warnings under the stop summary (issue 28)', () => {
-  it('lists each kept row that broke an advisory constraint, with the constraint and by how much; none: no lines', () => {
-    const w = createConstraintWarnings();
-    expect(w.lines()).toEqual([]);
-    w.event(kept(1, []));
-    w.event(kept(3, [{ constraint: 'latency_ms <= 200', mode: 'advisory', value: 230, bound: 200, violation: 30 }]));
-    expect(w.lines()).toEqual([
-      'warning: 1 kept change broke an advisory constraint:',
-      '  iter 3  latency_ms <= 200 (by 30)',
-    ]);
-  });
+  it(
+    'lists each kept row that broke an advisory constraint, with the ' + 'constraint and by how much; none: no lines',
+    () => {
+      const w = createConstraintWarnings();
+      expect(w.lines()).toEqual([]);
+      w.event(kept(1, []));
+      w.event(kept(3, [{ constraint: 'latency_ms <= 200', mode: 'advisory', value: 230, bound: 200, violation: 30 }]));
+      expect(w.lines()).toEqual([
+        'warning: 1 kept change broke an advisory constraint:',
+        '  iter 3  latency_ms <= 200 (by 30)',
+      ]);
+    },
+  );
 });

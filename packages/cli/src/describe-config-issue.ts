@@ -6,7 +6,9 @@ import { closestMatch } from './did-you-mean.js';
 const notAllowed = (value: unknown) =>
   value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`;
 
-/** Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key). */
+/**
+ * Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key).
+ */
 export function describeIssue(
   issue: z.core.$ZodIssue,
   data: unknown,
@@ -52,7 +54,10 @@ export function describeIssue(
           ? JSON.stringify(k)
           : `${JSON.stringify(k)} (did you mean ${JSON.stringify(guess)}?)`;
       });
-      return `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}; allowed fields: ${allowed.join(', ')}`;
+      return (
+        `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}; ` +
+        `allowed fields: ${allowed.join(', ')}`
+      );
     }
     default:
       return issue.message;

@@ -10,12 +10,16 @@ describe('did you mean', () => {
     expect(editDistance('flaw', 'lawn')).toBe(2);
   });
 
-  it('editDistance counts a swap of two neighbouring characters as one edit (mxa -> max), so closestMatch prefers max over min', () => {
-    expect(editDistance('mxa', 'max')).toBe(1);
-    expect(editDistance('ab', 'ba')).toBe(1);
-    expect(editDistance('ca', 'abc')).toBe(3);
-    expect(closestMatch('mxa', ['min', 'max'])).toBe('max');
-  });
+  it(
+    'editDistance counts a swap of two neighbouring characters as one edit ' +
+      '(mxa -> max), so closestMatch prefers max over min',
+    () => {
+      expect(editDistance('mxa', 'max')).toBe(1);
+      expect(editDistance('ab', 'ba')).toBe(1);
+      expect(editDistance('ca', 'abc')).toBe(3);
+      expect(closestMatch('mxa', ['min', 'max'])).toBe('max');
+    },
+  );
 
   it('closestMatch picks the nearest candidate, ignoring case, and none beyond max(2, length/3) edits', () => {
     expect(closestMatch('timebudgets', ['timeBudgetS', 'killTimeoutS'])).toBe('timeBudgetS');

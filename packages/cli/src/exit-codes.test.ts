@@ -18,12 +18,17 @@ describe('exit codes', () => {
     expect(exitCodeForError(new Error('x'))).toBe(1);
   });
 
-  it('map stop reasons: a policy stop is 0, a Ctrl-C stop that completed its stop sequence (best restored, state written) is 0 too, restore-failed is 4', () => {
-    expect(
-      ['max-iterations', 'plateau', 'target-reached', 'wall-clock'].map((r) => exitCodeForSummary(summary(r))),
-    ).toEqual([0, 0, 0, 0]);
-    expect(exitCodeForSummary(summary('aborted'))).toBe(0);
-    expect(exitCodeForSummary(summary('restore-failed'))).toBe(4);
-    expect(exitCodeForSummary(summary('proposer-failing'))).toBe(1);
-  });
+  it(
+    'map stop reasons: a policy stop is 0, a Ctrl-C stop that completed its ' +
+      'stop sequence (best restored, state written) is 0 too, restore-failed is ' +
+      '4',
+    () => {
+      expect(
+        ['max-iterations', 'plateau', 'target-reached', 'wall-clock'].map((r) => exitCodeForSummary(summary(r))),
+      ).toEqual([0, 0, 0, 0]);
+      expect(exitCodeForSummary(summary('aborted'))).toBe(0);
+      expect(exitCodeForSummary(summary('restore-failed'))).toBe(4);
+      expect(exitCodeForSummary(summary('proposer-failing'))).toBe(1);
+    },
+  );
 });

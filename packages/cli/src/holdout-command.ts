@@ -40,7 +40,9 @@ export async function runHoldoutCommand(io: CliIo, target: string | undefined): 
     });
     const score = use.score === undefined ? `crashed (${use.error ?? 'no score'})` : use.score.toFixed(6);
     io.stdout.write(
-      `holdout   ${loaded.config.holdout.metricName} ${score} at ${head.slice(0, 7)} (use ${use.use} of run ${use.run}; recorded in ${sealed.holdout.stateDir})\n`,
+      `holdout   ${loaded.config.holdout.metricName} ${score} ` +
+        `at ${head.slice(0, 7)} (use ${use.use} of run ${use.run}; recorded ` +
+        `in ${sealed.holdout.stateDir})\n`,
     );
     if (use.visible !== undefined && use.score !== undefined)
       io.stdout.write(`visible   ${use.visible.toFixed(6)}  gap ${(use.score - use.visible).toFixed(6)}\n`);

@@ -14,7 +14,9 @@ export const holdoutConfigSchema = z
       .trim()
       .min(1, 'holdout.command must not be empty')
       .describe(
-        'The holdout\'s shell command, run in dir on the state to score (read-only there under bwrap), e.g. "node ~/holdouts/names/eval-test.mjs". It prints "<metricName>: <value>".',
+        "The holdout's shell command, run in dir on the state to score " +
+          '(read-only there under bwrap), e.g. "node ' +
+          '~/holdouts/names/eval-test.mjs". It prints "<metricName>: <value>".',
       ),
     metricName: z
       .string()
@@ -32,14 +34,19 @@ export const holdoutConfigSchema = z
       .array(z.string().min(1))
       .min(1, "name the holdout's files (data, expected outputs, scripts)")
       .describe(
-        'The holdout\'s files and folders: absolute, ~/..., or relative to dir (then outside it, e.g. "../holdout"). They must lie outside the workspace and never have been in its git objects; they are hidden from the agent\'s sandbox and fingerprinted.',
+        "The holdout's files and folders: absolute, ~/..., or relative to dir " +
+          '(then outside it, e.g. "../holdout"). They must lie outside the ' +
+          'workspace and never have been in its git objects; they are hidden from ' +
+          "the agent's sandbox and fingerprinted.",
       ),
     stateDir: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'Where holdout scores and logs go: absolute or ~/... and outside the workspace. Default $XDG_STATE_HOME/loop/holdout/<workspace>-<hash> (~/.local/state/...).',
+        'Where holdout scores and logs go: absolute or ~/... and outside the ' +
+          'workspace. Default $XDG_STATE_HOME/loop/holdout/<workspace>-<hash> ' +
+          '(~/.local/state/...).',
       ),
     gate: z
       .object({
@@ -48,7 +55,8 @@ export const holdoutConfigSchema = z
           .int()
           .positive()
           .describe(
-            "Holdout evaluations the gate may make in a run (the incumbent's first measurement included); then it says so and stops gating.",
+            "Holdout evaluations the gate may make in a run (the incumbent's first " +
+              'measurement included); then it says so and stops gating.',
           ),
         margin: z
           .number()
@@ -61,13 +69,17 @@ export const holdoutConfigSchema = z
       .strict()
       .optional()
       .describe(
-        'Gate each keep on the holdout, with a counted budget of uses. Default none: only the final sealed score when the run stops (and loop holdout).',
+        'Gate each keep on the holdout, with a counted budget of uses. Default ' +
+          'none: only the final sealed score when the run stops (and loop ' +
+          'holdout).',
       ),
     sealed: z
       .boolean()
       .default(true)
       .describe(
-        'Refuse to start unless the proposer is sealed from the holdout (an agent in bwrap). false runs anyway and the banner says NOT sealed. Default true.',
+        'Refuse to start unless the proposer is sealed from the holdout (an ' +
+          'agent in bwrap). false runs anyway and the banner says NOT sealed. ' +
+          'Default true.',
       ),
     timeBudgetS: z
       .number()
@@ -78,7 +90,8 @@ export const holdoutConfigSchema = z
       .enum(['auto', 'bwrap', 'none'])
       .default('auto')
       .describe(
-        'Where the holdout command runs: auto (bwrap where it works: the workspace read-only, no network), bwrap or none. Default auto.',
+        'Where the holdout command runs: auto (bwrap where it works: the ' +
+          'workspace read-only, no network), bwrap or none. Default auto.',
       ),
   })
   .strict();
@@ -116,7 +129,9 @@ export function holdoutSeal(
   if (proposer.type !== 'agent')
     return {
       sandboxed: true,
-      banner: `holdout   sealed: the built-in ${proposer.type} proposer reads only its config file and the visible rows${gate}`,
+      banner:
+        `holdout   sealed: the built-in ${proposer.type} proposer reads only its ` +
+        `config file and the visible rows${gate}`,
     };
   const sandboxed = proposer.sandbox !== 'none' && status.available;
   if (sandboxed)
@@ -126,7 +141,9 @@ export function holdoutSeal(
     };
   return {
     sandboxed,
-    banner: `holdout   NOT sealed: the agent runs without a working sandbox and can read the holdout (holdout.sealed: false)${gate}`,
+    banner:
+      `holdout   NOT sealed: the agent runs without a working sandbox and can ` +
+      `read the holdout (holdout.sealed: false)${gate}`,
   };
 }
 

@@ -48,7 +48,9 @@ export function formatHoldoutStatus(s: HoldoutStatus, last = 5): string {
     const where = `iteration ${final.iteration}${final.id ? ` (${final.id.slice(0, 7)})` : ''}`;
     const score = final.score === undefined ? `crashed: ${final.error ?? '?'}` : fmt(final.score);
     lines.push(
-      `  ${final.kind === 'final' ? 'final' : 'latest'}   ${where}: holdout ${score}  visible ${fmt(final.visible)}  gap ${fmt(holdoutGap(final))}`,
+      `  ${final.kind === 'final' ? 'final' : 'latest'}   ${where}: ` +
+        `holdout ${score}  visible ${fmt(final.visible)}  ` +
+        `gap ${fmt(holdoutGap(final))}`,
     );
   }
   const gate = ofRun.filter((u) => u.kind === 'gate' || u.kind === 'gate-incumbent');
@@ -62,7 +64,9 @@ export function formatHoldoutStatus(s: HoldoutStatus, last = 5): string {
   for (const u of ofRun.slice(-last)) {
     const verdict = u.blocked === undefined ? '' : u.blocked ? '  kept back' : '  passed';
     lines.push(
-      `  ${String(u.use).padStart(4)}  ${u.kind.padEnd(14)}  it ${String(u.iteration).padStart(3)}  holdout ${fmt(u.score)}  visible ${fmt(u.visible)}${verdict}`,
+      `  ${String(u.use).padStart(4)}  ${u.kind.padEnd(14)}  ` +
+        `it ${String(u.iteration).padStart(3)}  holdout ${fmt(u.score)}  ` +
+        `visible ${fmt(u.visible)}${verdict}`,
     );
   }
   return lines.join('\n');

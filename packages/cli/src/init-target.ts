@@ -22,7 +22,9 @@ export interface TargetInitOptions {
 
 const WHAT: Record<TargetType, string> = {
   skill:
-    'the skill evaluator (8 weighted dimensions: frontmatter, trigger_quality, workflow, constraints, io_spec, examples, clarity, size)',
+    'the skill evaluator (8 weighted dimensions: frontmatter, ' +
+    'trigger_quality, workflow, constraints, io_spec, examples, clarity, ' +
+    'size)',
   'skill-full': 'the skill-full evaluator (definition, code, conventions, consistency)',
   memory: 'the memory evaluator (retrieval hit rate on the question set, signal/noise, index health)',
   code: 'your evaluation command',
@@ -32,7 +34,8 @@ const MAY: Record<TargetType, string> = {
   skill: 'You may change the triggers, workflow, constraints and structure of that one file.',
   'skill-full': 'You may change any file in the skill folder: SKILL.md and its scripts.',
   memory:
-    'You may add, delete, merge, split, rename and edit memory files and rewrite the index; keep every fact the questions ask about.',
+    'You may add, delete, merge, split, rename and edit memory files and ' +
+    'rewrite the index; keep every fact the questions ask about.',
   code: 'You may change the code of the target file only.',
 };
 
@@ -40,8 +43,12 @@ const MAY: Record<TargetType, string> = {
 export function targetGoal(type: TargetType, path: string): string {
   return [
     `Raise the score ${WHAT[type]} gives ${path}. ${MAY[type]}`,
-    'Make one focused change per round, so its effect can be attributed. Go for low-hanging fruit first: missing fields, redundant content, wrong constraints.',
-    'Simpler is better: deleting content without lowering the score is the best result. Never retry verbatim a change that results.tsv shows as discarded.',
+    'Make one focused change per round, so its effect can be attributed. Go ' +
+      'for low-hanging fruit first: missing fields, redundant content, wrong ' +
+      'constraints.',
+    'Simpler is better: deleting content without lowering the score is the ' +
+      'best result. Never retry verbatim a change that results.tsv shows as ' +
+      'discarded.',
     'You CANNOT change the evaluation, install dependencies, or touch files outside the target (results.tsv excepted).',
   ].join('\n');
 }
@@ -81,7 +88,8 @@ export function targetStarterConfig(
   const run =
     o.type === 'code'
       ? [
-          `# The evaluation: a command that prints "score: <n>" (edit metricName, direction or pattern to match yours).`,
+          `# The evaluation: a command that prints "score: <n>" (edit metricName, ` +
+            `direction or pattern to match yours).`,
           `runCommand: ${quote(o.evalCommand!)}`,
           'metricName: score',
           'direction: higher',
@@ -126,7 +134,8 @@ cooldownAfterDiscards: 5
 }
 
 /**
- * Writes {@link targetStarterConfig} to `path`, its `$schema` naming the JSON Schema this CLI ships by a path relative to `path` (`schemaRefFor`).
+ * Writes {@link targetStarterConfig} to `path`, its `$schema` naming the JSON Schema this CLI ships by a path relative
+ * to `path` (`schemaRefFor`).
  *
  * @throws {UsageError} when `path` exists and `force` is not set.
  * @throws {ConfigFileError} `CONFIG_INVALID` for invalid options.

@@ -23,38 +23,45 @@ async function initAs(fromClone: boolean, cwd: string, ...args: string[]): Promi
 }
 
 describe('loop init', () => {
-  it('the from-clone hint is "npx -y pnpm@12.4.2 --dir <clone root> loop run <absolute file>": --dir names the folder holding the root loop script, so the line works pasted in the folder loop init ran in', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
-    const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
-    try {
-      const first = await init(cwd);
-      expect(first.code).toBe(0);
-      expect(first.out).toContain('  loop run    (with @loop/cli installed)');
-      const line = first.out.split('\n').find((l) => l.includes('npx -y pnpm@12.4.2'))!;
-      expect(line).toBe(
-        `  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'loop.config.yaml')}    (from a clone of the loop repository, in any folder)`,
-      );
-      // What makes it work from cwd: pnpm --dir runs the root package.json's loop script in the
-      // clone, and the config is named by an absolute path that exists.
-      const [, dir, config] = /--dir (\S+) loop run (\S+)/.exec(line)!;
-      expect(
-        (JSON.parse(readFileSync(join(dir!, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
-          'loop'
-        ],
-      ).toContain('packages/cli/src/main.ts');
-      expect(isAbsolute(config!) && existsSync(config!)).toBe(true);
-      const named = await init(cwd, 'other.yaml');
-      expect(named.out).toContain('  loop run other.yaml    (with @loop/cli installed)');
-      expect(named.out).toContain(
-        `  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'other.yaml')}    (from a clone`,
-      );
-      expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(
-        starterConfig('auto-iterate', schemaRefFor(join(cwd, 'other.yaml'))),
-      );
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
+  it(
+    'the from-clone hint is "npx -y pnpm@12.4.2 --dir <clone root> loop run ' +
+      '<absolute file>": --dir names the folder holding the root loop script, ' +
+      'so the line works pasted in the folder loop init ran in',
+    async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+      const clone = cloneRootOf(fileURLToPath(import.meta.url))!;
+      try {
+        const first = await init(cwd);
+        expect(first.code).toBe(0);
+        expect(first.out).toContain('  loop run    (with @loop/cli installed)');
+        const line = first.out.split('\n').find((l) => l.includes('npx -y pnpm@12.4.2'))!;
+        expect(line).toBe(
+          `  npx -y pnpm@12.4.2 --dir ${clone} loop ` +
+            `run ${join(cwd, 'loop.config.yaml')}    (from a clone of the loop ` +
+            `repository, in any folder)`,
+        );
+        // What makes it work from cwd: pnpm --dir runs the root package.json's loop script in the
+        // clone, and the config is named by an absolute path that exists.
+        const [, dir, config] = /--dir (\S+) loop run (\S+)/.exec(line)!;
+        expect(
+          (JSON.parse(readFileSync(join(dir!, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+            'loop'
+          ],
+        ).toContain('packages/cli/src/main.ts');
+        expect(isAbsolute(config!) && existsSync(config!)).toBe(true);
+        const named = await init(cwd, 'other.yaml');
+        expect(named.out).toContain('  loop run other.yaml    (with @loop/cli installed)');
+        expect(named.out).toContain(
+          `  npx -y pnpm@12.4.2 --dir ${clone} loop run ${join(cwd, 'other.yaml')}    (from a clone`,
+        );
+        expect(readFileSync(join(cwd, 'other.yaml'), 'utf8')).toBe(
+          starterConfig('auto-iterate', schemaRefFor(join(cwd, 'other.yaml'))),
+        );
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('the hint shell-quotes a path with spaces or quotes, so the shell reads each as one argument', () => {
     const path = "/tmp/a b/my loop's.yaml";
@@ -90,74 +97,88 @@ describe('loop init', () => {
     expect(cloneRootOf(join(clone, 'node_modules', '@loop', 'cli', 'dist', 'main.js'))).toBeUndefined();
   });
 
-  it('the $schema loop init writes resolves against the written file to the JSON Schema this CLI ships, in any folder (starter, --target, collie)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
-    const schemaOf = (file: string) => {
-      const first = readFileSync(file, 'utf8').split('\n')[0]!;
-      const ref = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1];
-      expect(ref, first).toBeDefined();
-      return resolve(dirname(file), ref!);
-    };
-    const shipped = (name: string) => fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
-    try {
-      mkdirSync(join(cwd, 'deep', 'er'), { recursive: true });
-      writeFileSync(join(cwd, 'skill.md'), '# s\n');
-      expect((await init(cwd)).code).toBe(0);
-      expect((await init(cwd, 'deep/er/loop.yaml')).code).toBe(0);
-      expect((await init(cwd, '--preset', 'collie', 'collie.yaml')).code).toBe(0);
-      expect((await init(cwd, '--target', 'skill', 'skill.md', '--config', 'deep/t.yaml')).code).toBe(0);
-      for (const file of ['loop.config.yaml', 'deep/er/loop.yaml', 'deep/t.yaml']) {
-        expect(schemaOf(join(cwd, file))).toBe(shipped('loop-config.schema.json'));
+  it(
+    'the $schema loop init writes resolves against the written file to the ' +
+      'JSON Schema this CLI ships, in any folder (starter, --target, collie)',
+    async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+      const schemaOf = (file: string) => {
+        const first = readFileSync(file, 'utf8').split('\n')[0]!;
+        const ref = /^# yaml-language-server: \$schema=(\S+)$/.exec(first)?.[1];
+        expect(ref, first).toBeDefined();
+        return resolve(dirname(file), ref!);
+      };
+      const shipped = (name: string) => fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
+      try {
+        mkdirSync(join(cwd, 'deep', 'er'), { recursive: true });
+        writeFileSync(join(cwd, 'skill.md'), '# s\n');
+        expect((await init(cwd)).code).toBe(0);
+        expect((await init(cwd, 'deep/er/loop.yaml')).code).toBe(0);
+        expect((await init(cwd, '--preset', 'collie', 'collie.yaml')).code).toBe(0);
+        expect((await init(cwd, '--target', 'skill', 'skill.md', '--config', 'deep/t.yaml')).code).toBe(0);
+        for (const file of ['loop.config.yaml', 'deep/er/loop.yaml', 'deep/t.yaml']) {
+          expect(schemaOf(join(cwd, file))).toBe(shipped('loop-config.schema.json'));
+        }
+        expect(schemaOf(join(cwd, 'collie.yaml'))).toBe(shipped('collie-config.schema.json'));
+        expect(
+          (JSON.parse(readFileSync(schemaOf(join(cwd, 'deep/er/loop.yaml')), 'utf8')) as { title: string }).title,
+        ).toBe('loop config (preset auto-iterate)');
+        // Written as is: the written starter is the pure one with that path, and validates.
+        expect(parseConfigText(readFileSync(join(cwd, 'deep/er/loop.yaml'), 'utf8'), 'loop.yaml').preset).toBe(
+          'auto-iterate',
+        );
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
       }
-      expect(schemaOf(join(cwd, 'collie.yaml'))).toBe(shipped('collie-config.schema.json'));
+    },
+  );
+
+  it(
+    'without the shipped schema file the written config has no $schema line ' + 'rather than one that points nowhere',
+    () => {
+      expect(schemaRefFor('/w/loop.config.yaml', 'loop', '/nowhere/loop-config.schema.json')).toBeUndefined();
+      expect(starterConfig('auto-iterate', null).startsWith('# loop config, preset auto-iterate')).toBe(true);
+      expect(schemaRefFor('/w/a/loop.config.yaml', 'loop', fileURLToPath(import.meta.url))).toBe(
+        relative('/w/a', fileURLToPath(import.meta.url)),
+      );
       expect(
-        (JSON.parse(readFileSync(schemaOf(join(cwd, 'deep/er/loop.yaml')), 'utf8')) as { title: string }).title,
-      ).toBe('loop config (preset auto-iterate)');
-      // Written as is: the written starter is the pure one with that path, and validates.
-      expect(parseConfigText(readFileSync(join(cwd, 'deep/er/loop.yaml'), 'utf8'), 'loop.yaml').preset).toBe(
-        'auto-iterate',
+        schemaRefFor(fileURLToPath(new URL('x.yaml', import.meta.url)), 'loop', fileURLToPath(import.meta.url)),
+      ).toBe('./init.test.ts');
+    },
+  );
+
+  it(
+    'loop init over an existing file says it exists and how to overwrite it ' + '(exit 2), not CONFIG_INVALID (root)',
+    async () => {
+      const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+      try {
+        writeFileSync(join(cwd, 'loop.config.yaml'), 'mine\n');
+        const { code, out } = await init(cwd);
+        expect(code).toBe(2);
+        expect(out).toBe(
+          `error: loop init: ${join(cwd, 'loop.config.yaml')} already exists; pass ` +
+            `--force to overwrite it, or name another file (loop init <file>)\n`,
+        );
+        expect(readFileSync(join(cwd, 'loop.config.yaml'), 'utf8')).toBe('mine\n');
+        expect((await init(cwd, '--force')).code).toBe(0);
+      } finally {
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it(
+    "the starter config's tag comment shows the default tag loop run uses " + '(UTC date and time, e.g. mar21-143005)',
+    () => {
+      const now = Date.UTC(2026, 2, 21, 14, 30, 5);
+      expect(dateTag(now)).toBe('mar21');
+      expect(defaultTag(now)).toBe('mar21-143005');
+      const text = starterConfig();
+      expect(text).toContain(
+        `# The run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. ${defaultTag(now)}.`,
       );
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
-
-  it('without the shipped schema file the written config has no $schema line rather than one that points nowhere', () => {
-    expect(schemaRefFor('/w/loop.config.yaml', 'loop', '/nowhere/loop-config.schema.json')).toBeUndefined();
-    expect(starterConfig('auto-iterate', null).startsWith('# loop config, preset auto-iterate')).toBe(true);
-    expect(schemaRefFor('/w/a/loop.config.yaml', 'loop', fileURLToPath(import.meta.url))).toBe(
-      relative('/w/a', fileURLToPath(import.meta.url)),
-    );
-    expect(
-      schemaRefFor(fileURLToPath(new URL('x.yaml', import.meta.url)), 'loop', fileURLToPath(import.meta.url)),
-    ).toBe('./init.test.ts');
-  });
-
-  it('loop init over an existing file says it exists and how to overwrite it (exit 2), not CONFIG_INVALID (root)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
-    try {
-      writeFileSync(join(cwd, 'loop.config.yaml'), 'mine\n');
-      const { code, out } = await init(cwd);
-      expect(code).toBe(2);
-      expect(out).toBe(
-        `error: loop init: ${join(cwd, 'loop.config.yaml')} already exists; pass --force to overwrite it, or name another file (loop init <file>)\n`,
-      );
-      expect(readFileSync(join(cwd, 'loop.config.yaml'), 'utf8')).toBe('mine\n');
-      expect((await init(cwd, '--force')).code).toBe(0);
-    } finally {
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
-
-  it("the starter config's tag comment shows the default tag loop run uses (UTC date and time, e.g. mar21-143005)", () => {
-    const now = Date.UTC(2026, 2, 21, 14, 30, 5);
-    expect(dateTag(now)).toBe('mar21');
-    expect(defaultTag(now)).toBe('mar21-143005');
-    const text = starterConfig();
-    expect(text).toContain(
-      `# The run branch is auto-iterate/<tag>. Default: the UTC date and time of the run, e.g. ${defaultTag(now)}.`,
-    );
-    expect(text).not.toMatch(/today's date, e\.g\. mar21\./);
-    expect(parseConfigText(text, 'loop.config.yaml').tag).toBeUndefined();
-  });
+      expect(text).not.toMatch(/today's date, e\.g\. mar21\./);
+      expect(parseConfigText(text, 'loop.config.yaml').tag).toBeUndefined();
+    },
+  );
 });

@@ -53,20 +53,25 @@ describe('Ctrl-C in loop run never resets the workspace itself', () => {
     expect(s.exits).toEqual([]);
   });
 
-  it('the second Ctrl-C kills the running command and waits for the engine; when it settles in time, the run’s own result decides (no recover, no exit here)', async () => {
-    const s = setup();
-    s.handler();
-    s.handler();
-    await flush();
-    expect(s.calls.filter((c) => !c.startsWith('info'))).toEqual(['abort', 'kill']);
-    expect(s.timer.pending.size).toBe(1);
-    expect([...s.timer.pending.values()][0]!.ms).toBe(10_000);
-    s.settle();
-    await flush();
-    expect(s.timer.pending.size).toBe(0);
-    expect(s.calls).not.toContain('recover');
-    expect(s.exits).toEqual([]);
-  });
+  it(
+    'the second Ctrl-C kills the running command and waits for the engine; ' +
+      'when it settles in time, the run’s own result decides (no recover, no ' +
+      'exit here)',
+    async () => {
+      const s = setup();
+      s.handler();
+      s.handler();
+      await flush();
+      expect(s.calls.filter((c) => !c.startsWith('info'))).toEqual(['abort', 'kill']);
+      expect(s.timer.pending.size).toBe(1);
+      expect([...s.timer.pending.values()][0]!.ms).toBe(10_000);
+      s.settle();
+      await flush();
+      expect(s.timer.pending.size).toBe(0);
+      expect(s.calls).not.toContain('recover');
+      expect(s.exits).toEqual([]);
+    },
+  );
 
   it('when the engine does not settle within the grace, the rollback’s recover runs, then exit 130', async () => {
     const s = setup();
@@ -79,7 +84,8 @@ describe('Ctrl-C in loop run never resets the workspace itself', () => {
       'abort',
       'kill',
       'recover',
-      'error: aborted: the run did not stop within 10 s; the workspace was reset to the last kept state through the rollback',
+      'error: aborted: the run did not stop within 10 s; the workspace was ' +
+        'reset to the last kept state through the rollback',
     ]);
     expect(s.exits).toEqual([130]);
   });
@@ -150,28 +156,32 @@ describe('Ctrl-C never exits while a rollback write is in flight (issue 12)', ()
     expect(later).toBe(false);
   });
 
-  it('the second Ctrl-C past the grace closes the gate, waits for the write in flight, then recovers through the gate and exits 130', async () => {
-    const writes = createWriteGate();
-    const order: string[] = [];
-    const rollback = {
-      keep: async (done: Promise<void>) => (await done, order.push('keep landed')),
-      recover: async () => void order.push('recover'),
-    };
-    const { recover } = gateRollbackWrites(rollback, writes);
-    const s = setup({ writes, recover: () => recover!('abc') });
-    let land!: () => void;
-    void rollback.keep(new Promise<void>((r) => (land = r)));
-    s.handler();
-    s.handler();
-    await flush();
-    s.timer.fireAll();
-    await flush();
-    expect(writes.closed()).toBe(true);
-    expect(order).toEqual([]);
-    expect(s.exits).toEqual([]);
-    land();
-    await flush();
-    expect(order).toEqual(['keep landed', 'recover']);
-    expect(s.exits).toEqual([130]);
-  });
+  it(
+    'the second Ctrl-C past the grace closes the gate, waits for the write ' +
+      'in flight, then recovers through the gate and exits 130',
+    async () => {
+      const writes = createWriteGate();
+      const order: string[] = [];
+      const rollback = {
+        keep: async (done: Promise<void>) => (await done, order.push('keep landed')),
+        recover: async () => void order.push('recover'),
+      };
+      const { recover } = gateRollbackWrites(rollback, writes);
+      const s = setup({ writes, recover: () => recover!('abc') });
+      let land!: () => void;
+      void rollback.keep(new Promise<void>((r) => (land = r)));
+      s.handler();
+      s.handler();
+      await flush();
+      s.timer.fireAll();
+      await flush();
+      expect(writes.closed()).toBe(true);
+      expect(order).toEqual([]);
+      expect(s.exits).toEqual([]);
+      land();
+      await flush();
+      expect(order).toEqual(['keep landed', 'recover']);
+      expect(s.exits).toEqual([130]);
+    },
+  );
 });

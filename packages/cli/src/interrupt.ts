@@ -15,7 +15,10 @@ export const realTimer: SetTimer = (callback, ms) => {
 
 /** Options of {@link createInterruptHandler}. */
 export interface InterruptOptions {
-  /** First Ctrl-C: ask the engine to stop (it reverts the in-flight candidate through the rollback, restores the best, writes state). */
+  /**
+   * First Ctrl-C: ask the engine to stop (it reverts the in-flight candidate through the rollback, restores the best,
+   * writes state).
+   */
   abort: () => void;
   /** Second Ctrl-C: kill the command in flight now, so the engine's abort path need not wait out its grace. */
   killRunning: () => Promise<unknown>;
@@ -26,7 +29,10 @@ export interface InterruptOptions {
    * API (auto-iterate: `rollback.recover(<last kept id>)`, verified), never git directly.
    */
   recover: () => Promise<void>;
-  /** How long the second Ctrl-C waits for the engine, and then for `recover`, in ms. @default {@link SECOND_INTERRUPT_GRACE_MS} */
+  /**
+   * How long the second Ctrl-C waits for the engine, and then for `recover`, in ms. @default {@link
+   * SECOND_INTERRUPT_GRACE_MS}
+   */
   graceMs?: number;
   /** A progress line (stdout). */
   info: (line: string) => void;
@@ -64,7 +70,8 @@ function within(promise: Promise<unknown>, ms: number, setTimer: SetTimer): Prom
  *
  * 1. First: `abort()`; the run stops after restoring the last kept state (exit 0 from the summary).
  * 2. Second: `killRunning()`, then wait up to `graceMs` for the engine's abort path. If it settles,
- *    the run's own result decides the exit code (0 after a completed stop sequence). If not, close the write gate, wait for the write
+ * the run's own result decides the exit code (0 after a completed stop sequence). If not, close the write gate, wait
+ * for the write
  *    in flight (unbounded: a write is never cut off), `recover()`, and exit 130, or 4 when it fails.
  * 3. Third: close the gate, wait for the write in flight, exit 130; `loop resume` recovers the
  *    last kept commit from results.tsv.
@@ -84,7 +91,9 @@ export function createInterruptHandler(options: InterruptOptions): () => void {
   };
   const second = async (): Promise<void> => {
     options.info(
-      `interrupt: stopping the running command now; waiting up to ${seconds} for the rollback to restore the last kept state (Ctrl-C again to exit once the write in flight has landed)`,
+      `interrupt: stopping the running command now; waiting up to ${seconds} ` +
+        `for the rollback to restore the last kept state (Ctrl-C again to exit ` +
+        `once the write in flight has landed)`,
     );
     await options.killRunning().catch(() => undefined);
     if (await within(options.settled, graceMs, setTimer)) return; // the engine finished its abort path: run() returns
@@ -99,15 +108,18 @@ export function createInterruptHandler(options: InterruptOptions): () => void {
     if (interrupts > 2) return;
     options.error(
       ok
-        ? `aborted: the run did not stop within ${seconds}; the workspace was reset to the last kept state through the rollback\n`
-        : 'aborted: could not restore the last kept state; run "loop resume" (it recovers the last kept commit) or inspect the workspace\n',
+        ? `aborted: the run did not stop within ${seconds}; the workspace was ` +
+            `reset to the last kept state through the rollback\n`
+        : 'aborted: could not restore the last kept state; run "loop resume" (it ' +
+            'recovers the last kept commit) or inspect the workspace\n',
     );
     options.exit(ok ? options.codes.interrupted : options.codes.restoreFailed);
   };
   const third = async (): Promise<void> => {
     await quiesce();
     options.error(
-      'aborted: the workspace may still hold the interrupted candidate; "loop resume" resets it to the last kept commit\n',
+      'aborted: the workspace may still hold the interrupted candidate; "loop ' +
+        'resume" resets it to the last kept commit\n',
     );
     options.exit(options.codes.interrupted);
   };

@@ -31,7 +31,9 @@ export interface IterationTimes {
    * shared name), `{}` when the scorer gives none.
    */
   readonly metrics: Readonly<Record<string, number>>;
-  /** The candidate's whole record (`IterationRecord.data`: metrics, reports, params, cost, preset keys). @default none */
+  /**
+   * The candidate's whole record (`IterationRecord.data`: metrics, reports, params, cost, preset keys). @default none
+   */
   readonly data?: CandidateData;
 }
 

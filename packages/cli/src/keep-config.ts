@@ -79,7 +79,9 @@ export const keepSchema = z
 /** A validated `keep:` block. */
 export type KeepConfig = z.output<typeof keepSchema>;
 
-/** The keep policy and baseline repeats `createAutoIterate` takes for a `keep:` block (none: strict, 1 baseline run). */
+/**
+ * The keep policy and baseline repeats `createAutoIterate` takes for a `keep:` block (none: strict, 1 baseline run).
+ */
 export function keepOptions(keep: KeepConfig | undefined): { keepPolicy?: KeepPolicy; baselineRepeats?: number } {
   if (!keep) return {};
   const repeats = keep.baselineRepeats !== undefined ? { baselineRepeats: keep.baselineRepeats } : {};

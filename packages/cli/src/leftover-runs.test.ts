@@ -13,7 +13,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('findLeftoverRuns', () => {
   it.skipIf(process.platform !== 'linux')(
-    "finds the live processes carrying a pid file's token and touches nothing; missing, torn and ended runs are skipped",
+    "finds the live processes carrying a pid file's token and touches " +
+      'nothing; missing, torn and ended runs are skipped',
     async () => {
       const token = 'feed0123face4567';
       const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {

@@ -26,8 +26,10 @@ function groupAlive(pgid: number): boolean {
  * core's command harness and agent proposer), without touching it: the processes whose
  * environment carries the run's token (`LOOP_RUN_TOKEN`/`LOOP_RUN_TOKENS`, read from
  * `/proc/<pid>/environ`, so a `setsid` daemon counts too), or, where there is no /proc, the group
- * leader while the group lives (core's `pidsWithToken`, the scan its own sweep uses). Core's own sweep ends them (token-checked) before the next run or
- * agent call; `loop resume` calls this first (holding the workspace lock), only to say so. Missing or unreadable files are
+ * leader while the group lives (core's `pidsWithToken`, the scan its own sweep uses). Core's own sweep ends them
+ * (token-checked) before the next run or
+ * agent call; `loop resume` calls this first (holding the workspace lock), only to say so. Missing or unreadable files
+ * are
  * skipped.
  */
 export function findLeftoverRuns(pidFiles: readonly string[]): LeftoverRun[] {
@@ -48,10 +50,16 @@ export function findLeftoverRuns(pidFiles: readonly string[]): LeftoverRun[] {
   return runs;
 }
 
-/** The one line `loop run`/`loop resume` prints before core's sweep ends them: how many leftover processes, and their pids; `undefined` for none. */
+/**
+ * The one line `loop run`/`loop resume` prints before core's sweep ends them: how many leftover processes, and their
+ * pids; `undefined` for none.
+ */
 export function describeLeftovers(runs: readonly LeftoverRun[]): string | undefined {
   const pids = [...new Set(runs.flatMap((r) => r.pids))].sort((a, b) => a - b);
   if (pids.length === 0) return undefined;
   const one = pids.length === 1;
-  return `ending ${pids.length} leftover process${one ? '' : 'es'} of the interrupted run (pid${one ? '' : 's'} ${pids.join(', ')})`;
+  return (
+    `ending ${pids.length} leftover process${one ? '' : 'es'} of the ` +
+    `interrupted run (pid${one ? '' : 's'} ${pids.join(', ')})`
+  );
 }

@@ -25,19 +25,23 @@ function issuesOf(text: string, file = '/w/loop.config.yaml'): ConfigFileError {
 }
 
 describe('config files', () => {
-  it("the mutator space is validated at load time with the mutator's own rules: <file>:<line>: proposer.space.<param>.<field>", () => {
-    const text = minimal.replace(
-      'space: { x: { min: 0, max: 9, integer: true } }',
-      'space:\n    layers:\n      min: 9\n      max: 8\n    lr: { min: 0, max: 1, scale: log }',
-    );
-    const error = issuesOf(text);
-    const maxLine = text.split('\n').indexOf('      max: 8') + 1;
-    expect(error.message).toContain(
-      `/w/loop.config.yaml:${maxLine}: proposer.space.layers.max: max must be greater than min`,
-    );
-    expect(error.issues.map((i) => i.path)).toEqual(['proposer.space.layers.max', 'proposer.space.lr.min']);
-    expect(error.issues[1]!.message).toBe('a log scale needs min > 0');
-  });
+  it(
+    "the mutator space is validated at load time with the mutator's own " +
+      'rules: <file>:<line>: proposer.space.<param>.<field>',
+    () => {
+      const text = minimal.replace(
+        'space: { x: { min: 0, max: 9, integer: true } }',
+        'space:\n    layers:\n      min: 9\n      max: 8\n    lr: { min: 0, max: 1, scale: log }',
+      );
+      const error = issuesOf(text);
+      const maxLine = text.split('\n').indexOf('      max: 8') + 1;
+      expect(error.message).toContain(
+        `/w/loop.config.yaml:${maxLine}: proposer.space.layers.max: max must be greater than min`,
+      );
+      expect(error.issues.map((i) => i.path)).toEqual(['proposer.space.layers.max', 'proposer.space.lr.min']);
+      expect(error.issues[1]!.message).toBe('a log scale needs min > 0');
+    },
+  );
 
   it('the starter config of the auto-iterate preset validates as written', () => {
     const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
@@ -75,17 +79,21 @@ describe('config files', () => {
     );
   });
 
-  it('a file both in targetFiles and readOnlyFiles is reported at its line in readOnlyFiles (fresh-user trial: it had no file or line)', () => {
-    const e = issuesOf(`${minimal}readOnlyFiles:\n  - eval.mjs\n  - config.json\n`);
-    expect(e.issues).toEqual([
-      {
-        path: 'readOnlyFiles.1',
-        line: 10,
-        message: 'config.json is also in targetFiles: a file cannot be both a target and read-only',
-      },
-    ]);
-    expect(e.message).toContain('/w/loop.config.yaml:10: readOnlyFiles.1: config.json is also in targetFiles');
-  });
+  it(
+    'a file both in targetFiles and readOnlyFiles is reported at its line in ' +
+      'readOnlyFiles (fresh-user trial: it had no file or line)',
+    () => {
+      const e = issuesOf(`${minimal}readOnlyFiles:\n  - eval.mjs\n  - config.json\n`);
+      expect(e.issues).toEqual([
+        {
+          path: 'readOnlyFiles.1',
+          line: 10,
+          message: 'config.json is also in targetFiles: a file cannot be both a target and read-only',
+        },
+      ]);
+      expect(e.message).toContain('/w/loop.config.yaml:10: readOnlyFiles.1: config.json is also in targetFiles');
+    },
+  );
 
   it('an unknown field is reported on its own line with the allowed fields', () => {
     const e = issuesOf(`runComand: x\n${minimal}`);
@@ -95,27 +103,35 @@ describe('config files', () => {
     );
   });
 
-  it('a misspelled field gets "did you mean <closest allowed field>?"; one far from every allowed field gets no guess', () => {
-    const nested = issuesOf(minimal.replace('  file: config.json', '  file: config.json\n  sede: 3'));
-    expect(nested.issues[0]).toMatchObject({ path: 'proposer', line: 7 });
-    expect(nested.issues[0]!.message).toMatch(/^unknown field "sede" \(did you mean "seed"\?\); allowed fields: /);
-    const far = issuesOf(`${minimal}zzzzzz: 1\n`);
-    expect(far.issues[0]!.message).toMatch(/^unknown field "zzzzzz"; allowed fields: /);
-  });
+  it(
+    'a misspelled field gets "did you mean <closest allowed field>?"; one ' +
+      'far from every allowed field gets no guess',
+    () => {
+      const nested = issuesOf(minimal.replace('  file: config.json', '  file: config.json\n  sede: 3'));
+      expect(nested.issues[0]).toMatchObject({ path: 'proposer', line: 7 });
+      expect(nested.issues[0]!.message).toMatch(/^unknown field "sede" \(did you mean "seed"\?\); allowed fields: /);
+      const far = issuesOf(`${minimal}zzzzzz: 1\n`);
+      expect(far.issues[0]!.message).toMatch(/^unknown field "zzzzzz"; allowed fields: /);
+    },
+  );
 
-  it('a misspelled field of a numeric space parameter lists the numeric fields and guesses from them (not the categorical branch listed first)', () => {
-    const e = issuesOf(
-      minimal.replace(
-        'space: { x: { min: 0, max: 9, integer: true } }',
-        'space:\n    layers: { min: 1, max: 8, integr: true }',
-      ),
-    );
-    const issue = e.issues.find((i) => i.message.includes('"integr"'));
-    expect(issue?.message).toMatch(
-      /^unknown field "integr" \(did you mean "integer"\?\); allowed fields: .*\bmin\b.*\bmax\b/,
-    );
-    expect(issue?.message).not.toMatch(/allowed fields: values, when$/);
-  });
+  it(
+    'a misspelled field of a numeric space parameter lists the numeric ' +
+      'fields and guesses from them (not the categorical branch listed first)',
+    () => {
+      const e = issuesOf(
+        minimal.replace(
+          'space: { x: { min: 0, max: 9, integer: true } }',
+          'space:\n    layers: { min: 1, max: 8, integr: true }',
+        ),
+      );
+      const issue = e.issues.find((i) => i.message.includes('"integr"'));
+      expect(issue?.message).toMatch(
+        /^unknown field "integr" \(did you mean "integer"\?\); allowed fields: .*\bmin\b.*\bmax\b/,
+      );
+      expect(issue?.message).not.toMatch(/allowed fields: values, when$/);
+    },
+  );
 
   it('a nested error points at the nested line (proposer.type lists tpe, mutator and agent)', () => {
     const e = issuesOf(minimal.replace('type: mutator', 'type: mutatr'));
@@ -135,22 +151,28 @@ describe('config files', () => {
     ]);
   });
 
-  it("a missing nested field is reported on its parent's key line (where the field would go), not on the first line under it", () => {
-    const e = issuesOf(
-      minimal.replace(
-        /proposer:[\s\S]*$/,
-        'proposer:\n  # an agent CLI, prompt on stdin\n\n  type: agent\n  command: claude -p\n',
-      ),
-    );
-    expect(e.issues).toEqual([{ path: 'proposer.goal', line: 4, message: 'missing required field (expected string)' }]);
-    expect(e.message).toContain('/w/loop.config.yaml:4: proposer.goal: missing required field');
-    const flow = issuesOf(
-      minimal.replace(/proposer:[\s\S]*$/, 'direction: lower\nproposer: { type: agent, command: x }\n'),
-    );
-    expect(flow.issues).toEqual([
-      { path: 'proposer.goal', line: 5, message: 'missing required field (expected string)' },
-    ]);
-  });
+  it(
+    "a missing nested field is reported on its parent's key line (where the " +
+      'field would go), not on the first line under it',
+    () => {
+      const e = issuesOf(
+        minimal.replace(
+          /proposer:[\s\S]*$/,
+          'proposer:\n  # an agent CLI, prompt on stdin\n\n  type: agent\n  command: claude -p\n',
+        ),
+      );
+      expect(e.issues).toEqual([
+        { path: 'proposer.goal', line: 4, message: 'missing required field (expected string)' },
+      ]);
+      expect(e.message).toContain('/w/loop.config.yaml:4: proposer.goal: missing required field');
+      const flow = issuesOf(
+        minimal.replace(/proposer:[\s\S]*$/, 'direction: lower\nproposer: { type: agent, command: x }\n'),
+      );
+      expect(flow.issues).toEqual([
+        { path: 'proposer.goal', line: 5, message: 'missing required field (expected string)' },
+      ]);
+    },
+  );
 
   it('a missing discriminator says it is missing, not "undefined is not allowed"', () => {
     const e = issuesOf(minimal.replace('  type: mutator\n', ''));
@@ -170,30 +192,34 @@ describe('config files', () => {
     ]);
   });
 
-  it("a metric pattern is checked at load: its file:line with the regex engine's reason, two groups, or a nested repeat (^(a+)+$)", () => {
-    const bad = issuesOf(`${minimal}pattern: "^score:("\n`);
-    expect(bad.issues).toEqual([
-      {
+  it(
+    'a metric pattern is checked at load: its file:line with the regex ' +
+      "engine's reason, two groups, or a nested repeat (^(a+)+$)",
+    () => {
+      const bad = issuesOf(`${minimal}pattern: "^score:("\n`);
+      expect(bad.issues).toEqual([
+        {
+          path: 'pattern',
+          line: 8,
+          message: expect.stringMatching(
+            /^pattern is not a valid regular expression: Invalid regular expression: .*Unterminated group/,
+          ),
+        },
+      ]);
+      expect(bad.message).toContain('/w/loop.config.yaml:8: pattern: pattern is not a valid regular expression');
+      expect(issuesOf(`${minimal}pattern: "^(score): (\\\\S+)"\n`).issues[0]).toMatchObject({
         path: 'pattern',
         line: 8,
-        message: expect.stringMatching(
-          /^pattern is not a valid regular expression: Invalid regular expression: .*Unterminated group/,
-        ),
-      },
-    ]);
-    expect(bad.message).toContain('/w/loop.config.yaml:8: pattern: pattern is not a valid regular expression');
-    expect(issuesOf(`${minimal}pattern: "^(score): (\\\\S+)"\n`).issues[0]).toMatchObject({
-      path: 'pattern',
-      line: 8,
-      message: expect.stringContaining('2 capture groups'),
-    });
-    expect(issuesOf(`${minimal}pattern: "^(a+)+$"\n`).issues[0]).toMatchObject({
-      path: 'pattern',
-      line: 8,
-      message: expect.stringContaining('nests a repeat inside a repeat ((a+)+)'),
-    });
-    expect(parseConfigText(`${minimal}pattern: "^score=(\\\\S+)"\n`, 'c.yaml').pattern).toBe('^score=(\\S+)');
-  });
+        message: expect.stringContaining('2 capture groups'),
+      });
+      expect(issuesOf(`${minimal}pattern: "^(a+)+$"\n`).issues[0]).toMatchObject({
+        path: 'pattern',
+        line: 8,
+        message: expect.stringContaining('nests a repeat inside a repeat ((a+)+)'),
+      });
+      expect(parseConfigText(`${minimal}pattern: "^score=(\\\\S+)"\n`, 'c.yaml').pattern).toBe('^score=(\\S+)');
+    },
+  );
 
   it('the metric channel fields: match defaults to last, metricFile and fingerprintPaths pass through', () => {
     expect(parseConfigText(minimal, 'c.yaml')).toMatchObject({ match: 'last', fingerprintPaths: [] });
@@ -209,22 +235,26 @@ describe('config files', () => {
     expect(issuesOf(`${minimal}match: final\n`).issues[0]).toMatchObject({ path: 'match', line: 8 });
   });
 
-  it('costBudget and tokenBudget (issue 29) are checked at load with file:line: a budget must be positive, tokens whole', () => {
-    const text = `${minimal}costBudget: -2\ntokenBudget: 1.5\n`;
-    const error = issuesOf(text);
-    const lines = text.split('\n');
-    expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('costBudget: -2') + 1}: costBudget:`);
-    expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('tokenBudget: 1.5') + 1}: tokenBudget:`);
-    expect(parseConfigText(`${minimal}costBudget: 2.5\ntokenBudget: 500000\n`, 'x.yaml')).toMatchObject({
-      costBudget: 2.5,
-      tokenBudget: 500000,
-    });
-    const agent = parseConfigText(
-      minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  type: agent\n  command: claude -p\n  goal: g\n'),
-      'x.yaml',
-    );
-    expect(agent.proposer).toMatchObject({ notesMaxLines: 40, notesMaxBytes: 4096, discardedDiffs: 3 });
-  });
+  it(
+    'costBudget and tokenBudget (issue 29) are checked at load with ' +
+      'file:line: a budget must be positive, tokens whole',
+    () => {
+      const text = `${minimal}costBudget: -2\ntokenBudget: 1.5\n`;
+      const error = issuesOf(text);
+      const lines = text.split('\n');
+      expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('costBudget: -2') + 1}: costBudget:`);
+      expect(error.message).toContain(`/w/loop.config.yaml:${lines.indexOf('tokenBudget: 1.5') + 1}: tokenBudget:`);
+      expect(parseConfigText(`${minimal}costBudget: 2.5\ntokenBudget: 500000\n`, 'x.yaml')).toMatchObject({
+        costBudget: 2.5,
+        tokenBudget: 500000,
+      });
+      const agent = parseConfigText(
+        minimal.replace(/proposer:[\s\S]*$/, 'proposer:\n  type: agent\n  command: claude -p\n  goal: g\n'),
+        'x.yaml',
+      );
+      expect(agent.proposer).toMatchObject({ notesMaxLines: 40, notesMaxBytes: 4096, discardedDiffs: 3 });
+    },
+  );
 
   it('a YAML syntax error names the line', () => {
     const e = issuesOf('targetFiles: [a\nrunCommand: x\n');

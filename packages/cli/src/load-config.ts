@@ -32,7 +32,9 @@ import { DEFAULT_CONFIG_FILES } from './cli-constants.js';
 
 export { DEFAULT_CONFIG_FILES };
 
-/** Config file extensions loaded as modules (TypeScript through jiti, or JavaScript); the default export is the config. */
+/**
+ * Config file extensions loaded as modules (TypeScript through jiti, or JavaScript); the default export is the config.
+ */
 export const MODULE_CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
 
 /**
@@ -179,7 +181,9 @@ export async function loadConfigModuleOf<S extends z.ZodType>(kind: ConfigKind<S
     throw new ConfigFileError(file, [
       {
         path: '',
-        message: `the config module's default export must be the config object, found ${data === undefined ? 'no default export' : typeof data}`,
+        message:
+          `the config module's default export must be the config object, ` +
+          `found ${data === undefined ? 'no default export' : typeof data}`,
       },
     ]);
   }

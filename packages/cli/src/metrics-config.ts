@@ -8,7 +8,9 @@ const metricName = z
   .string()
   .trim()
   .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'a metric name holds letters, digits, _, . and -, starting with a letter or _');
-/** A metric's extraction regex, refused when core's `checkMetricPattern` refuses it (too many groups, a nested repeat). */
+/**
+ * A metric's extraction regex, refused when core's `checkMetricPattern` refuses it (too many groups, a nested repeat).
+ */
 export const metricPatternSchema = z
   .string()
   .min(1)

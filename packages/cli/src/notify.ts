@@ -19,7 +19,10 @@ export const notifySchema = z
       .trim()
       .min(1, 'notify.command must not be empty')
       .describe(
-        'A shell command (/bin/sh -c, in dir) run at each event: the message on stdin, LOOP_NOTIFY_EVENT, LOOP_NOTIFY_MESSAGE, LOOP_ITERATION and LOOP_BEST in its environment (e.g. a curl to a chat webhook, notify-send, mail).',
+        'A shell command (/bin/sh -c, in dir) run at each event: the message on ' +
+          'stdin, LOOP_NOTIFY_EVENT, LOOP_NOTIFY_MESSAGE, LOOP_ITERATION and ' +
+          'LOOP_BEST in its environment (e.g. a curl to a chat webhook, ' +
+          'notify-send, mail).',
       ),
     on: z
       .array(z.enum(NOTIFY_EVENTS))
@@ -111,7 +114,12 @@ export function createNotifyRules(
         const s = event.summary;
         return {
           event: 'end',
-          message: `loop: stopped (${s.stop.reason}${s.stop.message ? `: ${s.stop.message}` : ''}) after ${s.iterations} iterations; ${metricName} ${s.baseline} -> best ${s.best}; keep ${s.counts.kept} discard ${s.counts.reverted + s.counts.rejected} crash ${s.counts.crash}`,
+          message:
+            `loop: stopped (${s.stop.reason}${s.stop.message ? `: ${s.stop.message}` : ''}) ` +
+            `after ${s.iterations} iterations; ${metricName} ${s.baseline} -> ` +
+            `best ${s.best}; keep ${s.counts.kept} ` +
+            `discard ${s.counts.reverted + s.counts.rejected} ` +
+            `crash ${s.counts.crash}`,
           iteration: s.iterations,
           best: s.best,
         };
@@ -164,7 +172,8 @@ export function createNotifier(
       if (r.spawnError || r.timedOut || r.exitCode !== 0) {
         const out = (await readFile(logPath, 'utf8').catch(() => '')).trim().split('\n').slice(-2).join(' ');
         options.onError(
-          `notify: the ${n.event} command ${r.spawnError ? `could not start: ${r.spawnError.message}` : r.timedOut ? `timed out after ${config.timeoutS} s` : describeExit(r.exitCode, r.signal)}${out ? `: ${out}` : ''}`,
+          `notify: the ${n.event} ` +
+            `command ${r.spawnError ? `could not start: ${r.spawnError.message}` : r.timedOut ? `timed out after ${config.timeoutS} s` : describeExit(r.exitCode, r.signal)}${out ? `: ${out}` : ''}`,
         );
       }
     } finally {

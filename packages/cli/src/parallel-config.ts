@@ -2,7 +2,10 @@ import { z } from 'zod';
 
 const relativePath = z.string().min(1);
 
-/** zod schema of the `parallel: { candidates, workers? }` block (issue 15): core's parallel candidates through `createAutoIterate`'s `parallel`. */
+/**
+ * zod schema of the `parallel: { candidates, workers? }` block (issue 15): core's parallel candidates through
+ * `createAutoIterate`'s `parallel`.
+ */
 export const parallelSchema = z
   .object({
     candidates: z
@@ -11,7 +14,9 @@ export const parallelSchema = z
       .min(1)
       .max(256)
       .describe(
-        'K: candidates proposed and evaluated per batch, each in its own working copy; the best one that passes is kept, the others are discards (refs/loop/discarded/<n>).',
+        'K: candidates proposed and evaluated per batch, each in its own working ' +
+          'copy; the best one that passes is kept, the others are discards ' +
+          '(refs/loop/discarded/<n>).',
       ),
     concurrency: z
       .number()
@@ -25,19 +30,25 @@ export const parallelSchema = z
       .min(0)
       .optional()
       .describe(
-        'Re-run the incumbent this many times per batch alongside the candidates and decide against those samples (timing metrics). Default 0.',
+        'Re-run the incumbent this many times per batch alongside the candidates ' +
+          'and decide against those samples (timing metrics). Default 0.',
       ),
     schedule: z
       .enum(['batch', 'async'])
       .optional()
       .describe(
-        'batch: K candidates, then wait for the slowest (rows do not depend on timing); async: a freed slot starts the next candidate at once, decisions still in iteration order (no idle core while a slow or pruned run ends). Default batch.',
+        'batch: K candidates, then wait for the slowest (rows do not depend on ' +
+          'timing); async: a freed slot starts the next candidate at once, ' +
+          'decisions still in iteration order (no idle core while a slow or pruned ' +
+          'run ends). Default batch.',
       ),
     link: z
       .array(relativePath)
       .default([])
       .describe(
-        'Paths (relative to dir) symlinked into each working copy instead of copied, e.g. node_modules or a data set; on workers, the same names must be given with loop worker --link.',
+        'Paths (relative to dir) symlinked into each working copy instead of ' +
+          'copied, e.g. node_modules or a data set; on workers, the same names must ' +
+          'be given with loop worker --link.',
       ),
     workers: z
       .object({
@@ -55,13 +66,16 @@ export const parallelSchema = z
           .min(1)
           .optional()
           .describe(
-            'The git remote the workers fetch the base commit from (a path on a shared file system or ssh://host/path). Default: dir itself.',
+            'The git remote the workers fetch the base commit from (a path on a ' +
+              'shared file system or ssh://host/path). Default: dir itself.',
           ),
       })
       .strict()
       .optional()
       .describe(
-        'Evaluate candidates on a worker pool over BullMQ and Redis (docs/many-machines.md) instead of in local copies; the baseline and re-measures run on the pool too.',
+        'Evaluate candidates on a worker pool over BullMQ and Redis ' +
+          '(docs/many-machines.md) instead of in local copies; the baseline and ' +
+          're-measures run on the pool too.',
       ),
   })
   .strict()

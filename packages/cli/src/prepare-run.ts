@@ -65,7 +65,10 @@ export interface ConfiguredRun {
    * another run has started in the meantime. @returns the ended process groups' ids.
    */
   readonly endLeftovers: (graceMs: number) => Promise<number[]>;
-  /** Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid` (and `run.pgid.1`, ... of parallel candidates). */
+  /**
+   * Kills the run commands in flight now: their whole process groups, found and token-checked through `.loop/run.pgid`
+   * (and `run.pgid.1`, ... of parallel candidates).
+   */
   readonly killRunning: () => Promise<void>;
   /**
    * Leaves the workspace at {@link bestId} through the git rollback's `recover` (verified; a newer
@@ -94,7 +97,9 @@ export interface PrepareRunOptions {
   startNew?: boolean;
   /** Hears what `startNew` moved. @default nothing */
   onArchived?: (archived: ArchivedRun) => void;
-  /** Receives the one-time "no sandbox" warning of `sandbox: auto` where bwrap does not work. @default a line on stderr */
+  /**
+   * Receives the one-time "no sandbox" warning of `sandbox: auto` where bwrap does not work. @default a line on stderr
+   */
   onWarning?: (message: string) => void;
   /**
    * Receives the agent proposer's report when a call exited 0 and changed no target (its log's

@@ -85,66 +85,74 @@ describe('progress display', () => {
     expect(formatProgress(s, 0)).not.toContain('iteration 3');
   });
 
-  it('a resumed run counts the rows the interrupted run wrote (results.tsv up to the resumed iteration) plus its own', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loop-progress-'));
-    try {
-      const tsv = join(dir, 'results.tsv');
-      writeFileSync(
-        tsv,
-        [
-          'commit\tscore\tstatus\tdescription',
-          'a000000\t5\tkeep\tbaseline',
-          'b000000\t4\tkeep\tx',
-          'c000000\tcrash\tcrash\ty',
-          'd000000\t6\tdiscard\tz',
-          'e000000\t3\tkeep\tw',
-          '',
-        ].join('\n'),
-      );
-      expect(countResultsRows(tsv, 4)).toEqual({ keep: 2, discard: 1, crash: 1 });
-      expect(countResultsRows(tsv, 3)).toEqual({ keep: 1, discard: 1, crash: 1 });
-      expect(countResultsRows(join(dir, 'missing.tsv'), 3)).toEqual({ keep: 0, discard: 0, crash: 0 });
-      const s = initialProgress('score', 0, 60, 0);
-      updateProgress(s, { type: 'resumed', iteration: 4, best: 3, bestId: 'e' }, 0, countResultsRows(tsv, 4));
-      updateProgress(
-        s,
-        ev({ type: 'crash', record: record(5, 'crash', null), logTail: '', willRepair: false, durationMs: 1 }),
-        0,
-      );
-      expect(formatProgress(s, 0)).toContain('keep 2  discard 1  crash 2');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'a resumed run counts the rows the interrupted run wrote (results.tsv up ' +
+      'to the resumed iteration) plus its own',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'loop-progress-'));
+      try {
+        const tsv = join(dir, 'results.tsv');
+        writeFileSync(
+          tsv,
+          [
+            'commit\tscore\tstatus\tdescription',
+            'a000000\t5\tkeep\tbaseline',
+            'b000000\t4\tkeep\tx',
+            'c000000\tcrash\tcrash\ty',
+            'd000000\t6\tdiscard\tz',
+            'e000000\t3\tkeep\tw',
+            '',
+          ].join('\n'),
+        );
+        expect(countResultsRows(tsv, 4)).toEqual({ keep: 2, discard: 1, crash: 1 });
+        expect(countResultsRows(tsv, 3)).toEqual({ keep: 1, discard: 1, crash: 1 });
+        expect(countResultsRows(join(dir, 'missing.tsv'), 3)).toEqual({ keep: 0, discard: 0, crash: 0 });
+        const s = initialProgress('score', 0, 60, 0);
+        updateProgress(s, { type: 'resumed', iteration: 4, best: 3, bestId: 'e' }, 0, countResultsRows(tsv, 4));
+        updateProgress(
+          s,
+          ev({ type: 'crash', record: record(5, 'crash', null), logTail: '', willRepair: false, durationMs: 1 }),
+          0,
+        );
+        expect(formatProgress(s, 0)).toContain('keep 2  discard 1  crash 2');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
-  it("the live display of loop resume starts from the rows already written (countsBefore), then adds this session's", () => {
-    let out = '';
-    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
-    const r = createTtyReporter({
-      stream,
-      metricName: 'score',
-      maxIterations: 8,
-      timeBudgetS: 60,
-      now: () => 0,
-      refreshMs: 3_600_000,
-      countsBefore: (iteration) => (iteration === 6 ? { keep: 3, discard: 1, crash: 2 } : undefined),
-    });
-    r.event({ type: 'resumed', iteration: 6, best: 2, bestId: 'abc' });
-    r.event(
-      ev({
-        type: 'kept',
-        record: record(7, 'kept', 1.5),
-        decision: { keep: true, reason: 'better' },
-        previousBest: 2,
-        durationMs: 1,
-      }),
-    );
-    r.event(ev({ type: 'reverted', record: record(8, 'reverted', 3), durationMs: 1 }));
-    r.done();
-    expect(out).toContain('keep 4  discard 2  crash 2');
-    expect(out).toContain('iteration 8 of 8 (done)');
-    expect(out).not.toContain('iteration 9');
-  });
+  it(
+    'the live display of loop resume starts from the rows already written ' +
+      "(countsBefore), then adds this session's",
+    () => {
+      let out = '';
+      const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+      const r = createTtyReporter({
+        stream,
+        metricName: 'score',
+        maxIterations: 8,
+        timeBudgetS: 60,
+        now: () => 0,
+        refreshMs: 3_600_000,
+        countsBefore: (iteration) => (iteration === 6 ? { keep: 3, discard: 1, crash: 2 } : undefined),
+      });
+      r.event({ type: 'resumed', iteration: 6, best: 2, bestId: 'abc' });
+      r.event(
+        ev({
+          type: 'kept',
+          record: record(7, 'kept', 1.5),
+          decision: { keep: true, reason: 'better' },
+          previousBest: 2,
+          durationMs: 1,
+        }),
+      );
+      r.event(ev({ type: 'reverted', record: record(8, 'reverted', 3), durationMs: 1 }));
+      r.done();
+      expect(out).toContain('keep 4  discard 2  crash 2');
+      expect(out).toContain('iteration 8 of 8 (done)');
+      expect(out).not.toContain('iteration 9');
+    },
+  );
 
   it('formatDuration: seconds, minutes, hours', () => {
     expect([formatDuration(0), formatDuration(83_000), formatDuration(7_260_000)]).toEqual(['0s', '1m23s', '2h01m']);
@@ -166,58 +174,72 @@ describe('progress display', () => {
     ]);
   });
 
-  it('off a terminal (nohup, a pipe), each finished iteration is followed by a progress line: iteration N of M, elapsed, time left, best, counts (issue 32)', () => {
-    let out = '';
-    let t = 0;
-    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
-    const r = createPlainReporter({ stream, metricName: 'val_bpc', maxIterations: 4, timeBudgetS: 60, now: () => t });
-    r.event({ type: 'iteration-started', iteration: 0, attempt: 0 });
-    t = 30_000;
-    r.event(ev({ type: 'baseline', record: record(0, 'baseline', 2.5), durationMs: 30_000 }));
-    r.event({ type: 'iteration-started', iteration: 1, attempt: 0 });
-    t = 50_000;
-    r.event(ev({ type: 'crash', record: record(1, 'crash', null), logTail: '', willRepair: true, durationMs: 1 })); // not finished: no line
-    t = 60_000;
-    r.event(
-      ev({
-        type: 'kept',
-        record: record(1, 'kept', 2.25),
-        decision: { keep: true, reason: 'better' },
-        previousBest: 2.5,
-        durationMs: 30_000,
-      }),
-    );
-    expect(out.split('\n').filter((l) => l.startsWith('progress'))).toEqual([
-      'progress  iteration 0 of 4 | elapsed 30s | ~2m00s left | best val_bpc 2.5 | keep 0 discard 0 crash 0',
-      'progress  iteration 1 of 4 | elapsed 1m00s | ~1m30s left | best val_bpc 2.25 | keep 1 discard 0 crash 0',
-    ]);
-  });
+  it(
+    'off a terminal (nohup, a pipe), each finished iteration is followed by ' +
+      'a progress line: iteration N of M, elapsed, time left, best, counts ' +
+      '(issue 32)',
+    () => {
+      let out = '';
+      let t = 0;
+      const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+      const r = createPlainReporter({ stream, metricName: 'val_bpc', maxIterations: 4, timeBudgetS: 60, now: () => t });
+      r.event({ type: 'iteration-started', iteration: 0, attempt: 0 });
+      t = 30_000;
+      r.event(ev({ type: 'baseline', record: record(0, 'baseline', 2.5), durationMs: 30_000 }));
+      r.event({ type: 'iteration-started', iteration: 1, attempt: 0 });
+      t = 50_000;
+      // not finished: no line
+      r.event(ev({ type: 'crash', record: record(1, 'crash', null), logTail: '', willRepair: true, durationMs: 1 }));
+      t = 60_000;
+      r.event(
+        ev({
+          type: 'kept',
+          record: record(1, 'kept', 2.25),
+          decision: { keep: true, reason: 'better' },
+          previousBest: 2.5,
+          durationMs: 30_000,
+        }),
+      );
+      expect(out.split('\n').filter((l) => l.startsWith('progress'))).toEqual([
+        'progress  iteration 0 of 4 | elapsed 30s | ~2m00s left | best val_bpc 2.5 | keep 0 discard 0 crash 0',
+        'progress  iteration 1 of 4 | elapsed 1m00s | ~1m30s left | best val_bpc 2.25 | keep 1 discard 0 crash 0',
+      ]);
+    },
+  );
 
-  it("a resumed run's progress line counts the earlier rows and takes the time left from this session's rows only", () => {
-    let out = '';
-    let t = 0;
-    const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
-    const r = createPlainReporter({
-      stream,
-      metricName: 'score',
-      maxIterations: 10,
-      timeBudgetS: 60,
-      now: () => t,
-      countsBefore: () => ({ keep: 2, discard: 3, crash: 1 }),
-    });
-    r.event({ type: 'resumed', iteration: 6, best: 1, bestId: 'abc' });
-    t = 20_000;
-    r.event(ev({ type: 'reverted', record: record(7, 'reverted', 3), durationMs: 1 }));
-    expect(out.trim().split('\n').at(-1)).toBe(
-      'progress  iteration 7 of 10 | elapsed 20s | ~1m00s left | best score 1 | keep 2 discard 4 crash 1',
-    );
-  });
+  it(
+    "a resumed run's progress line counts the earlier rows and takes the " + "time left from this session's rows only",
+    () => {
+      let out = '';
+      let t = 0;
+      const stream = new Writable({ write: (chunk, _enc, done) => ((out += String(chunk)), done()) });
+      const r = createPlainReporter({
+        stream,
+        metricName: 'score',
+        maxIterations: 10,
+        timeBudgetS: 60,
+        now: () => t,
+        countsBefore: () => ({ keep: 2, discard: 3, crash: 1 }),
+      });
+      r.event({ type: 'resumed', iteration: 6, best: 1, bestId: 'abc' });
+      t = 20_000;
+      r.event(ev({ type: 'reverted', record: record(7, 'reverted', 3), durationMs: 1 }));
+      expect(out.trim().split('\n').at(-1)).toBe(
+        'progress  iteration 7 of 10 | elapsed 20s | ~1m00s left | best score 1 | keep 2 discard 4 crash 1',
+      );
+    },
+  );
 
-  it('a TTY of size 0 (columns 0, rows 0: some docker exec -t and CI ptys) gets the plain lines, not the live display that draws nothing there (issue 32)', () => {
-    expect(canShowLiveDisplay({ isTTY: true, columns: 0, rows: 0 }, {})).toBe(false);
-    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 0 }, {})).toBe(false);
-    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, {})).toBe(true);
-    expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, { CI: 'true' })).toBe(false);
-    expect(canShowLiveDisplay({ isTTY: false, columns: 120, rows: 40 }, {})).toBe(false);
-  });
+  it(
+    'a TTY of size 0 (columns 0, rows 0: some docker exec -t and CI ptys) ' +
+      'gets the plain lines, not the live display that draws nothing there ' +
+      '(issue 32)',
+    () => {
+      expect(canShowLiveDisplay({ isTTY: true, columns: 0, rows: 0 }, {})).toBe(false);
+      expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 0 }, {})).toBe(false);
+      expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, {})).toBe(true);
+      expect(canShowLiveDisplay({ isTTY: true, columns: 120, rows: 40 }, { CI: 'true' })).toBe(false);
+      expect(canShowLiveDisplay({ isTTY: false, columns: 120, rows: 40 }, {})).toBe(false);
+    },
+  );
 });

@@ -131,7 +131,11 @@ export function formatProgress(state: ProgressState, now: number): string {
     left = leftMs >= 0 ? `${formatDuration(leftMs)} left in this run` : `${formatDuration(-leftMs)} over budget`;
   }
   const c = state.counts;
-  return `${label}  |  elapsed ${elapsed}  |  ${left}\nbest ${state.metricName} ${fmt(state.best)}  |  keep ${c.keep}  discard ${c.discard}  crash ${c.crash}`;
+  return (
+    `${label}  |  elapsed ${elapsed}  | ` +
+    ` ${left}\nbest ${state.metricName} ${fmt(state.best)}  |  keep ${c.keep} ` +
+    ` discard ${c.discard}  crash ${c.crash}`
+  );
 }
 
 /** Receives a run's events and prints them. */
@@ -158,7 +162,10 @@ export interface ReporterOptions {
   now?: () => number;
   /** Redraw interval of the live display in ms. @default 1000 */
   refreshMs?: number;
-  /** On `resumed`: the counts of the rows the interrupted run wrote (see {@link countResultsRows}). @default none (this session only) */
+  /**
+   * On `resumed`: the counts of the rows the interrupted run wrote (see {@link countResultsRows}). @default none (this
+   * session only)
+   */
   countsBefore?: (iteration: number) => ProgressCounts | undefined;
 }
 
@@ -196,7 +203,12 @@ export function formatProgressLine(state: ProgressState, now: number, sessionFro
   const toGo = Math.max(0, state.maxIterations - state.completed);
   const left = state.maxIterations > 0 && done > 0 ? ` | ~${formatDuration((elapsed / done) * toGo)} left` : '';
   const c = state.counts;
-  return `progress  iteration ${Math.max(0, state.completed)}${of} | elapsed ${formatDuration(elapsed)}${left} | best ${state.metricName} ${fmt(state.best)} | keep ${c.keep} discard ${c.discard} crash ${c.crash}`;
+  return (
+    `progress  iteration ${Math.max(0, state.completed)}${of} | ` +
+    `elapsed ${formatDuration(elapsed)}${left} | ` +
+    `best ${state.metricName} ${fmt(state.best)} | keep ${c.keep} ` +
+    `discard ${c.discard} crash ${c.crash}`
+  );
 }
 
 /**

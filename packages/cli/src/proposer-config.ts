@@ -79,7 +79,8 @@ export const tpeProposerSchema = z
         }
       })
       .describe(
-        'The parameters it searches: { values: [...] }, { min, max, scale?, integer? } or { fixed }, each with an optional when.',
+        'The parameters it searches: { values: [...] }, { min, max, scale?, ' +
+          'integer? } or { fixed }, each with an optional when.',
       ),
     seed: z.number().int().nonnegative().default(1).describe('Seed of the proposals. Default 1.'),
   })
@@ -99,7 +100,11 @@ export const agentProposerSchema = z
     sandbox: sandboxMode
       .default('auto')
       .describe(
-        'Confine the agent with bubblewrap so it can write only targetFiles, a private /tmp and writable: auto (when bwrap works here, else a warning), bwrap (required: an error where it does not work), none. Default auto. Its /tmp is an empty tmpfs: the host /tmp is hidden from it (but for the workspace and writable paths under it).',
+        'Confine the agent with bubblewrap so it can write only targetFiles, a ' +
+          'private /tmp and writable: auto (when bwrap works here, else a warning), ' +
+          'bwrap (required: an error where it does not work), none. Default auto. ' +
+          'Its /tmp is an empty tmpfs: the host /tmp is hidden from it (but for the ' +
+          'workspace and writable paths under it).',
       ),
     writable: writablePaths,
     network: z
@@ -112,7 +117,8 @@ export const agentProposerSchema = z
       .positive()
       .default(40)
       .describe(
-        'Notes from .loop/memory/notes.md ($LOOP_NOTES_FILE, which the agent may append to) carried into each prompt, newest first. Default 40.',
+        'Notes from .loop/memory/notes.md ($LOOP_NOTES_FILE, which the agent may ' +
+          'append to) carried into each prompt, newest first. Default 40.',
       ),
     notesMaxBytes: z
       .number()
@@ -126,7 +132,8 @@ export const agentProposerSchema = z
       .nonnegative()
       .default(3)
       .describe(
-        'The last n discarded (or crashed) candidates whose diffs go into each prompt, from refs/loop/discarded/<n>; 0 for none. Default 3.',
+        'The last n discarded (or crashed) candidates whose diffs go into each ' +
+          'prompt, from refs/loop/discarded/<n>; 0 for none. Default 3.',
       ),
   })
   .strict();

@@ -43,31 +43,42 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
     expect(options.prune?.steps).toBe(3000);
   });
 
-  it('a pattern with one group, an unknown pruner type and prune without intermediate are errors naming file:line and field', () => {
-    const oneGroup = withPrune.replace("'^step (\\d+) .*val_bpc ([\\w.+-]+)'", "'^val_bpc ([\\d.]+)'");
-    const line = oneGroup.split('\n').findIndex((l) => l.includes('pattern:')) + 1;
-    expect(errorOf(oneGroup).message).toContain(`/w/loop.config.yaml:${line}: intermediate.pattern: needs two groups`);
-    const unknown = withPrune.replace('type: incumbent', 'type: hyperbandd');
-    expect(errorOf(unknown).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.type/);
-    const alone = `${minimal}prune:\n  steps: 10\n`;
-    expect(errorOf(alone).message).toContain('/w/loop.config.yaml:9: prune: prune needs intermediate');
-  });
+  it(
+    'a pattern with one group, an unknown pruner type and prune without ' +
+      'intermediate are errors naming file:line and field',
+    () => {
+      const oneGroup = withPrune.replace("'^step (\\d+) .*val_bpc ([\\w.+-]+)'", "'^val_bpc ([\\d.]+)'");
+      const line = oneGroup.split('\n').findIndex((l) => l.includes('pattern:')) + 1;
+      expect(errorOf(oneGroup).message).toContain(
+        `/w/loop.config.yaml:${line}: intermediate.pattern: needs two groups`,
+      );
+      const unknown = withPrune.replace('type: incumbent', 'type: hyperbandd');
+      expect(errorOf(unknown).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.type/);
+      const alone = `${minimal}prune:\n  steps: 10\n`;
+      expect(errorOf(alone).message).toContain('/w/loop.config.yaml:9: prune: prune needs intermediate');
+    },
+  );
 
-  it("successive-halving and hyperband entries map onto core's multi-fidelity pruners; hyperband needs maxStep above minStep", () => {
-    const text = withPrune.replace(
-      '    - type: non-finite\n',
-      '    - type: successive-halving\n      minStep: 300\n    - type: hyperband\n      minStep: 300\n      maxStep: 3000\n',
-    );
-    expect(pruneOptionsOf(parseConfigText(text, 'c.yaml')).prune?.pruners.map((p) => p.name)).toEqual([
-      'successive-halving',
-      'hyperband',
-      'incumbent-curve',
-    ]);
-    const bad = text.replace('maxStep: 3000', 'maxStep: 100');
-    expect(errorOf(bad).message).toMatch(
-      /loop\.config\.yaml:\d+: prune\.pruners\.1\.maxStep: maxStep must be above minStep/,
-    );
-  });
+  it(
+    "successive-halving and hyperband entries map onto core's multi-fidelity " +
+      'pruners; hyperband needs maxStep above minStep',
+    () => {
+      const text = withPrune.replace(
+        '    - type: non-finite\n',
+        '    - type: successive-halving\n      minStep: 300\n    - type: ' +
+          'hyperband\n      minStep: 300\n      maxStep: 3000\n',
+      );
+      expect(pruneOptionsOf(parseConfigText(text, 'c.yaml')).prune?.pruners.map((p) => p.name)).toEqual([
+        'successive-halving',
+        'hyperband',
+        'incumbent-curve',
+      ]);
+      const bad = text.replace('maxStep: 3000', 'maxStep: 100');
+      expect(errorOf(bad).message).toMatch(
+        /loop\.config\.yaml:\d+: prune\.pruners\.1\.maxStep: maxStep must be above minStep/,
+      );
+    },
+  );
 
   it('--no-prune turns pruning off and keeps the reports; without it the config decides', () => {
     const config = parseConfigText(withPrune, 'c.yaml');

@@ -21,7 +21,9 @@ export const intermediateSchema = z
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       })
       .describe(
-        'A regex matched on each new line of the run log while the run goes on; group 1 is the step, group 2 the value (nan and inf allowed), e.g. "^step (\\\\d+) .*val_bpc ([\\\\w.+-]+)".',
+        'A regex matched on each new line of the run log while the run goes on; ' +
+          'group 1 is the step, group 2 the value (nan and inf allowed), e.g. ' +
+          '"^step (\\\\d+) .*val_bpc ([\\\\w.+-]+)".',
       ),
     pollMs: z
       .number()
@@ -98,7 +100,8 @@ const prunerSchema = z.discriminatedUnion('type', [
       type: z
         .literal('hyperband')
         .describe(
-          'Hyperband: brackets of successive halving with first rungs minStep x eta^b; iteration n runs in bracket n mod brackets.',
+          'Hyperband: brackets of successive halving with first rungs minStep x ' +
+            'eta^b; iteration n runs in bracket n mod brackets.',
         ),
       minStep: z.number().positive().describe('The smallest budget, in report steps.'),
       maxStep: z.number().positive().describe('The full budget, in report steps.'),
@@ -120,7 +123,10 @@ export const pruneSchema = z
       .min(1, 'name at least one pruner')
       .default([{ type: 'non-finite' }, { type: 'incumbent', margin: 0.05, warmupSteps: 0 }])
       .describe(
-        'Checked in order on each report; the first that says prune stops the run: { type: incumbent | median | patience | non-finite | successive-halving | hyperband, ... }. Default non-finite, then incumbent with margin 0.05.',
+        'Checked in order on each report; the first that says prune stops the ' +
+          'run: { type: incumbent | median | patience | non-finite | ' +
+          'successive-halving | hyperband, ... }. Default non-finite, then ' +
+          'incumbent with margin 0.05.',
       ),
     steps: z
       .number()

@@ -4,7 +4,10 @@ import { parseAutoIterateTsv } from '@loop/auto-iterate';
 import { LoopError } from '@loop/core';
 import { changedFilesSince } from '@loop/rollback-git/git';
 
-/** What {@link assertResumeKeepsFiles} checks: the workspace, the config file and the files the config names as the harness. */
+/**
+ * What {@link assertResumeKeepsFiles} checks: the workspace, the config file and the files the config names as the
+ * harness.
+ */
 export interface ResumeGuardOptions {
   /** The workspace (the git repository's root), absolute. */
   readonly dir: string;
@@ -63,21 +66,33 @@ export async function assertResumeKeepsFiles(o: ResumeGuardOptions): Promise<voi
     return;
   }
   const why = (verb: string) =>
-    `${verb} from the last kept commit ${kept} (edited after it, committed or not), and resuming puts back that commit's files`;
+    `${verb} from the last kept commit ${kept} (edited after it, committed ` +
+    `or not), and resuming puts back that commit's files`;
   const lines: string[] = [];
   if (config !== undefined && changed.has(config)) {
     lines.push(
-      `[loop] [cli] loop resume would reset the config file ${config}: ${why('it differs')}, so the run would go on with your edit gone from the file. Nothing was changed. ` +
-        `Either keep the config outside the workspace (copy it out, set its dir: to ${o.dir}, then loop resume <the copy>), ` +
-        `or put the edit aside (git stash push -- ${config}) and pass what it changed as flags (loop resume --max-iterations N); committing it on the run branch is not enough, the resume resets that commit too.`,
+      `[loop] [cli] loop resume would reset the config ` +
+        `file ${config}: ${why('it differs')}, so the run would go on with your ` +
+        `edit gone from the file. Nothing was changed. ` +
+        (`Either keep the config outside the workspace (copy it out, set its dir: ` +
+          `to ${o.dir}, then loop resume <the copy>), `) +
+        (`or put the edit aside (git stash push -- ${config}) and pass what it ` +
+          `changed as flags (loop resume --max-iterations N); committing it on the ` +
+          `run branch is not enough, the resume resets that commit too.`),
     );
   }
   const tampered = [...harness].filter((f) => changed.has(f));
   if (tampered.length > 0) {
     const list = tampered.join(' ');
     lines.push(
-      `[loop] [cli] loop resume would reset the harness (read-only) file(s) ${list}: ${why(tampered.length > 1 ? 'they differ' : 'it differs')} (your change lost), and scores from two harnesses cannot be compared. Nothing was changed. ` +
-        `To resume this run with its harness, put the change aside: git stash push -- ${list}; then loop resume. To judge with the changed harness, start a new run with a new baseline: commit it, then loop run --new (it moves ${o.resultsFile} and .loop/ files to .loop/runs/<its tag>/).`,
+      `[loop] [cli] loop resume would reset the harness (read-only) ` +
+        `file(s) ${list}: ${why(tampered.length > 1 ? 'they differ' : 'it differs')} ` +
+        `(your change lost), and scores from two harnesses cannot be compared. ` +
+        `Nothing was changed. ` +
+        (`To resume this run with its harness, put the change aside: git stash ` +
+          `push -- ${list}; then loop resume. To judge with the changed harness, ` +
+          `start a new run with a new baseline: commit it, then loop run --new (it ` +
+          `moves ${o.resultsFile} and .loop/ files to .loop/runs/<its tag>/).`),
     );
   }
   if (lines.length > 0)

@@ -86,7 +86,9 @@ export async function runCommand(
   const banner = [
     `config    ${loaded.file}`,
     `workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`,
-    `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} is better; ${config.maxIterations || 'unlimited'} iterations of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
+    `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} ` +
+      `is better; ${config.maxIterations || 'unlimited'} iterations ` +
+      `of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
     ...(await import('./sandbox-banner.js')).sandboxBannerLines(config, configured.resolved),
     ...(config.holdout
       ? [(await import('./holdout-config.js')).holdoutSeal(config.holdout, config.proposer).banner]

@@ -16,7 +16,10 @@ export interface RunFlag {
   readonly help: string;
   /** Allowed values, when there is a fixed set. */
   readonly choices?: readonly string[];
-  /** A `list` flag's entry as written into the config's list (repeatable; appended to the file's list). @default the value itself */
+  /**
+   * A `list` flag's entry as written into the config's list (repeatable; appended to the file's list). @default the
+   * value itself
+   */
   readonly entry?: (value: string) => unknown;
 }
 

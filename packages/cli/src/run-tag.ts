@@ -29,7 +29,9 @@ export function readResumeTag(dir: string, file: string): string {
   throw new ConfigFileError(file, [
     {
       path: 'tag',
-      message: `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an auto-iterate/<tag> branch); set tag to the run's tag`,
+      message:
+        `no run to resume in ${dir} (no ${CLI_STATE_FILE} and not on an ` +
+        `auto-iterate/<tag> branch); set tag to the run's tag`,
     },
   ]);
 }

@@ -18,12 +18,16 @@ const lines = (text: string, available = true) => {
 };
 
 describe('the sandbox line of the run banner', () => {
-  it('sandbox: auto where bwrap works announces the agent in bwrap, what it may write, and that the host /tmp is hidden from it', () => {
-    expect(lines(agent('  writable: ["~/.claude"]\n'))).toEqual([
-      `sandbox   agent in bwrap: writes only train.mjs, ~/.claude; ${PRIVATE_TMP_NOTE}; network on`,
-    ]);
-    expect(PRIVATE_TMP_NOTE).toContain('the host /tmp is hidden');
-  });
+  it(
+    'sandbox: auto where bwrap works announces the agent in bwrap, what it ' +
+      'may write, and that the host /tmp is hidden from it',
+    () => {
+      expect(lines(agent('  writable: ["~/.claude"]\n'))).toEqual([
+        `sandbox   agent in bwrap: writes only train.mjs, ~/.claude; ${PRIVATE_TMP_NOTE}; network on`,
+      ]);
+      expect(PRIVATE_TMP_NOTE).toContain('the host /tmp is hidden');
+    },
+  );
 
   it('a confined harness gets its own line (run and checks command, network off by default)', () => {
     expect(lines(`${agent('  sandbox: none\n')}harness: { sandbox: auto }\nchecks: { command: "npm test" }\n`)).toEqual(
@@ -31,11 +35,15 @@ describe('the sandbox line of the run banner', () => {
     );
   });
 
-  it('no line for an unconfined run: sandbox none, a mutator proposer, or auto where bwrap does not work (core warns instead)', () => {
-    expect(lines(agent('  sandbox: none\n'))).toEqual([]);
-    expect(lines(`${base}proposer: { type: mutator, file: train.mjs, space: { x: { min: 0, max: 1 } } }\n`)).toEqual(
-      [],
-    );
-    expect(lines(agent(), false)).toEqual([]);
-  });
+  it(
+    'no line for an unconfined run: sandbox none, a mutator proposer, or ' +
+      'auto where bwrap does not work (core warns instead)',
+    () => {
+      expect(lines(agent('  sandbox: none\n'))).toEqual([]);
+      expect(lines(`${base}proposer: { type: mutator, file: train.mjs, space: { x: { min: 0, max: 1 } } }\n`)).toEqual(
+        [],
+      );
+      expect(lines(agent(), false)).toEqual([]);
+    },
+  );
 });

@@ -27,13 +27,17 @@ export function sandboxBannerLines(
   const p = config.proposer;
   if (p.type === 'agent' && p.sandbox !== 'none') {
     lines.push(
-      `sandbox   agent in bwrap: writes only ${list([...resolved.targetFiles, ...p.writable])}; ${PRIVATE_TMP_NOTE}; network ${p.network ? 'on' : 'off'}`,
+      `sandbox   agent in bwrap: writes ` +
+        `only ${list([...resolved.targetFiles, ...p.writable])}; ${PRIVATE_TMP_NOTE}; ` +
+        `network ${p.network ? 'on' : 'off'}`,
     );
   }
   const h = config.harness;
   if (h && h.sandbox !== 'none') {
     lines.push(
-      `sandbox   run${config.checks ? ' and checks' : ''} command in bwrap: writes only ${list(['the workspace', ...h.writable])}; ${PRIVATE_TMP_NOTE}; network ${h.network ? 'on' : 'off'}`,
+      `sandbox   run${config.checks ? ' and checks' : ''} command in bwrap: ` +
+        `writes only ${list(['the workspace', ...h.writable])}; ${PRIVATE_TMP_NOTE}; ` +
+        `network ${h.network ? 'on' : 'off'}`,
     );
   }
   return lines;

@@ -12,11 +12,14 @@ proposer:
 `;
 
 describe('sandbox fields of a config file', () => {
-  it('the agent is sandboxed by default (auto, network on) and the harness block defaults to none without network', () => {
-    const config = parseConfigText(`${agentConfig}harness: {}\n`, '/w/loop.config.yaml');
-    expect(config.proposer).toMatchObject({ sandbox: 'auto', writable: [], network: true });
-    expect(config.harness).toEqual({ sandbox: 'none', writable: [], network: false });
-  });
+  it(
+    'the agent is sandboxed by default (auto, network on) and the harness ' + 'block defaults to none without network',
+    () => {
+      const config = parseConfigText(`${agentConfig}harness: {}\n`, '/w/loop.config.yaml');
+      expect(config.proposer).toMatchObject({ sandbox: 'auto', writable: [], network: true });
+      expect(config.harness).toEqual({ sandbox: 'none', writable: [], network: false });
+    },
+  );
 
   it('sandbox, writable and network are read under proposer and harness', () => {
     const text =

@@ -37,7 +37,10 @@ export function schemaRefFor(
   return rel.startsWith('..') ? rel : `./${rel}`;
 }
 
-/** The first line of a written YAML config: the yaml-language-server modeline naming `schema`, or nothing when `schema` is undefined. */
+/**
+ * The first line of a written YAML config: the yaml-language-server modeline naming `schema`, or nothing when `schema`
+ * is undefined.
+ */
 export function schemaModeline(schema: string | undefined): string {
   return schema === undefined ? '' : `# yaml-language-server: $schema=${schema}\n`;
 }

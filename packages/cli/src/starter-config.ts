@@ -9,7 +9,8 @@ import { autotuneStarterConfig } from './presets/autotune-config.js';
 import { schemaModeline, schemaRefFor } from './schema-ref.js';
 import { UsageError } from './usage-error.js';
 
-// The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie (seed 000).
+// The presets `loop init` knows: auto-iterate (seeds 001/003), autoresearch (seed 002), autotune (seed 004), collie
+// (seed 000).
 export { PRESETS, type Preset };
 
 /**
@@ -107,7 +108,9 @@ logFile: run.log
 export const PRESET_NEXT_STEP: Readonly<Record<Preset, string>> = {
   'auto-iterate': 'edit targetFiles, runCommand and metricName, commit your files, then run',
   autoresearch:
-    'edit files, rubricFiles, gate, reflection and proposer (and the starter harness files it wrote); commit everything but the mutable files, add .aid/ to .gitignore, then run',
+    'edit files, rubricFiles, gate, reflection and proposer (and the starter ' +
+    'harness files it wrote); commit everything but the mutable files, add ' +
+    '.aid/ to .gitignore, then run',
   autotune: 'edit worker.improveCommand and worker.evaluateCommand, add projects/ to .gitignore, commit, then run',
   collie: 'edit projectId, task, agent.command and flow.testCommand, then run',
 };
@@ -155,7 +158,11 @@ export function initNextSteps(
 ): string {
   const installed = `loop run${file === DEFAULT_CONFIG_FILES[0] ? '' : ` ${shellWord(file)}`}`;
   if (cloneRoot === undefined) return `${what}\n  ${installed}`;
-  return `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} --dir ${shellWord(cloneRoot)} loop run ${shellWord(path)}    (from a clone of the loop repository, in any folder)`;
+  return (
+    `${what}\n  ${installed}    (with @loop/cli installed)\n  npx -y ${PNPM} ` +
+    `--dir ${shellWord(cloneRoot)} loop run ${shellWord(path)}    (from a ` +
+    `clone of the loop repository, in any folder)`
+  );
 }
 
 /**

@@ -65,7 +65,8 @@ export async function runStatusCommand(
   const { formatStatus, readStatus } = await import('./workspace-status.js');
   const status = await readStatus(dir);
   const { formatWorkersStatus, readWorkersStatus } = await import('./workers-status.js');
-  const workers = await readWorkersStatus(isFile ? path : undefined, dir); // parallel.workers: the workers seen (issue 15)
+  // parallel.workers: the workers seen (issue 15)
+  const workers = await readWorkersStatus(isFile ? path : undefined, dir);
   // The sealed holdout's scores: for the user only, never in readStatus (the MCP server's reply; issue 33).
   const { formatHoldoutStatus, readHoldoutStatus } = await import('./holdout-status.js');
   const holdout = await readHoldoutStatus(dir, loaded?.config.holdout);

@@ -7,7 +7,9 @@ export const targetSchema = z
     type: z
       .enum(TARGET_TYPES)
       .describe(
-        'skill: a SKILL.md file; skill-full: a skill folder (SKILL.md and its scripts); memory: an agent memory folder; code: a code file with your own runCommand.',
+        'skill: a SKILL.md file; skill-full: a skill folder (SKILL.md and its ' +
+          'scripts); memory: an agent memory folder; code: a code file with your ' +
+          'own runCommand.',
       ),
     path: z
       .string()
@@ -23,7 +25,8 @@ export const targetSchema = z
       .min(1)
       .optional()
       .describe(
-        'memory: the question set (JSON [{ query, answer }]), relative to dir; read-only. Default <memory folder>.questions.json beside the folder.',
+        'memory: the question set (JSON [{ query, answer }]), relative to dir; ' +
+          'read-only. Default <memory folder>.questions.json beside the folder.',
       ),
   })
   .strict()

@@ -51,13 +51,17 @@ describe('proposer type tpe', () => {
     );
   });
 
-  it('a misspelled field inside a space parameter is named as unknown with the closest field, not as the list branch\'s missing "values"', () => {
-    const error = configError('min: 0.0001, mxa: 0.1, scale: log');
-    expect(error).toBeInstanceOf(ConfigFileError);
-    expect((error as ConfigFileError).message).toContain(
-      'loop.config.yaml:10: proposer.space.lr: unknown field "mxa" (did you mean "max"?)',
-    );
-  });
+  it(
+    'a misspelled field inside a space parameter is named as unknown with ' +
+      'the closest field, not as the list branch\'s missing "values"',
+    () => {
+      const error = configError('min: 0.0001, mxa: 0.1, scale: log');
+      expect(error).toBeInstanceOf(ConfigFileError);
+      expect((error as ConfigFileError).message).toContain(
+        'loop.config.yaml:10: proposer.space.lr: unknown field "mxa" (did you mean "max"?)',
+      );
+    },
+  );
 
   it('edits a YAML config file in place (the codec loop run uses for .yaml), other keys kept', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-cli-tpe-'));

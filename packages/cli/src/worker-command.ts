@@ -12,7 +12,8 @@ export function addWorkerCommand(program: Command, _io: CliIo, setCode: (code: n
   program
     .command('worker')
     .description(
-      'evaluate the candidates of loops whose config has parallel.workers: a BullMQ worker on that Redis (docs/many-machines.md)',
+      'evaluate the candidates of loops whose config has parallel.workers: a ' +
+        'BullMQ worker on that Redis (docs/many-machines.md)',
     )
     .requiredOption('--redis <url>', 'the Redis the coordinator uses (redis://host:6379)')
     .option('--concurrency <n>', 'jobs at once (one per GPU)', '1')

@@ -99,7 +99,10 @@ function formatRows(rows: readonly IterationRecord[]): string[] {
   const width = (i: number) => Math.max(...cells.map((c) => c[i]!.length));
   const [wi, wc, ws, wt] = [width(0), width(1), width(2), width(3)];
   return cells.map(([it, commit, score, status, desc]) =>
-    `  ${it!.padStart(Math.max(4, wi))}  ${commit!.padEnd(wc)}  ${score!.padStart(ws)}  ${status!.padEnd(wt)}  ${desc}`.trimEnd(),
+    (
+      `  ${it!.padStart(Math.max(4, wi))}  ${commit!.padEnd(wc)} ` +
+      ` ${score!.padStart(ws)}  ${status!.padEnd(wt)}  ${desc}`
+    ).trimEnd(),
   );
 }
 
@@ -121,7 +124,8 @@ export function formatStatus(status: WorkspaceStatus, last = 5): string {
     state?.direction === 'maximize' ? 'higher is better' : state?.direction === 'minimize' ? 'lower is better' : '';
   if (state?.best !== undefined)
     lines.push(
-      `best      ${fmt(state.best)} at ${(state.bestId ?? '').slice(0, 7)} (baseline ${fmt(state.baseline)}${direction ? `, ${direction}` : ''})`,
+      `best      ${fmt(state.best)} at ${(state.bestId ?? '').slice(0, 7)} ` +
+        `(baseline ${fmt(state.baseline)}${direction ? `, ${direction}` : ''})`,
     );
   const c = state?.counts;
   const counts = c

@@ -6,7 +6,10 @@
  * the one in flight and then exit with nothing half-written.
  */
 export interface WriteGate {
-  /** Runs `op` counted as in flight; once {@link WriteGate.close}d, returns a promise that never settles and never calls `op`. */
+  /**
+   * Runs `op` counted as in flight; once {@link WriteGate.close}d, returns a promise that never settles and never calls
+   * `op`.
+   */
   readonly run: <T>(op: () => Promise<T>) => Promise<T>;
   /** Runs `op` counted as in flight even when closed (the interrupt handler's own recover). */
   readonly runExclusive: <T>(op: () => Promise<T>) => Promise<T>;

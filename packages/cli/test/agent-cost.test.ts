@@ -36,17 +36,23 @@ beforeAll(async () => {
 afterAll(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
-  it('--cost-budget stops before the proposal the mean cost says would go over it, and the summary says what was spent on what', () => {
-    expect(run.code, run.err).toBe(0);
-    expect(run.out).toContain(
-      'stopped: cost-budget (spent $0.1000 of a $0.1200 budget over 4 proposals; the next one (mean $0.0250) would go over it;',
-    );
-    // x: 5 kept (5), 1 equal (reverted), 4 kept (2), 2 equal (reverted): the docs' example, docs/agents-overnight.md.
-    const spent =
-      'spent $0.1000 and 4,010 tokens on 4 proposals: $0.0400 and 2,004 tokens on 2 kept, $0.0600 and 2,006 tokens on 2 discarded';
-    expect(run.out).toContain(`the next one (mean $0.0250) would go over it; ${spent})`);
-    expect(run.out.split('\n')).toContain(spent);
-  });
+  it(
+    '--cost-budget stops before the proposal the mean cost says would go ' +
+      'over it, and the summary says what was spent on what',
+    () => {
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).toContain(
+        'stopped: cost-budget (spent $0.1000 of a $0.1200 budget over 4 ' +
+          'proposals; the next one (mean $0.0250) would go over it;',
+      );
+      // x: 5 kept (5), 1 equal (reverted), 4 kept (2), 2 equal (reverted): the docs' example, docs/agents-overnight.md.
+      const spent =
+        'spent $0.1000 and 4,010 tokens on 4 proposals: $0.0400 and 2,004 tokens ' +
+        'on 2 kept, $0.0600 and 2,006 tokens on 2 discarded';
+      expect(run.out).toContain(`the next one (mean $0.0250) would go over it; ${spent})`);
+      expect(run.out.split('\n')).toContain(spent);
+    },
+  );
   it('loop status shows the cost line', async () => {
     const status = await loop('status');
     expect(status.out).toMatch(/^cost {6}spent \$0\.1000 and 4,010 tokens on 4 proposals/m);
@@ -72,14 +78,18 @@ describe('loop run with an agent proposer: cost and budgets (issue 29)', () => {
     expect(view.rows.map((r) => r.costUsd ?? null)).toEqual([null, 0.01, 0.02, 0.03, 0.04]);
     expect(view.spent).toContain('spent $0.1000 and 4,010 tokens on 4 proposals');
   });
-  it('a resumed run counts what the earlier rows spent (their records come back from .loop/records.jsonl)', async () => {
-    // 0.10 spent; budget 0.2: iteration 5 (mean 0.025) fits -> 0.15; 6 (mean 0.03) fits -> 0.21 >= 0.2: stop.
-    const resumed = await loop('resume', '--cost-budget', '0.2');
-    expect(resumed.code, resumed.err).toBe(0);
-    expect(resumed.out).toContain('stopped: cost-budget (spent $0.2100 of a $0.2000 budget;');
-    const rows = readFileSync(join(ws, 'results.tsv'), 'utf8').trim().split('\n');
-    expect(rows).toHaveLength(1 + 7);
-  }, 120_000);
+  it(
+    'a resumed run counts what the earlier rows spent (their records come ' + 'back from .loop/records.jsonl)',
+    async () => {
+      // 0.10 spent; budget 0.2: iteration 5 (mean 0.025) fits -> 0.15; 6 (mean 0.03) fits -> 0.21 >= 0.2: stop.
+      const resumed = await loop('resume', '--cost-budget', '0.2');
+      expect(resumed.code, resumed.err).toBe(0);
+      expect(resumed.out).toContain('stopped: cost-budget (spent $0.2100 of a $0.2000 budget;');
+      const rows = readFileSync(join(ws, 'results.tsv'), 'utf8').trim().split('\n');
+      expect(rows).toHaveLength(1 + 7);
+    },
+    120_000,
+  );
 });
 
 // The agent saves each prompt beside its notes (its memory folder is writable in the sandbox) and appends a note.

@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-/** Runs `loop --help` and closes its stdout after the first chunk, as `| head -1` does; returns its stderr and exit code. */
+/**
+ * Runs `loop --help` and closes its stdout after the first chunk, as `| head -1` does; returns its stderr and exit
+ * code.
+ */
 function helpIntoClosedPipe(): Promise<{ stderr: string; code: number | null }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', MAIN, '--help'], {
@@ -20,10 +23,14 @@ function helpIntoClosedPipe(): Promise<{ stderr: string; code: number | null }> 
 }
 
 describe('a reader that stops early', () => {
-  it('loop --help into a pipe closed after its first chunk (| head -1) ends without an EPIPE stack trace (fresh-user trial, issue 32)', async () => {
-    for (let i = 0; i < 4; i++) {
-      const { stderr } = await helpIntoClosedPipe();
-      expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\(/);
-    }
-  });
+  it(
+    'loop --help into a pipe closed after its first chunk (| head -1) ends ' +
+      'without an EPIPE stack trace (fresh-user trial, issue 32)',
+    async () => {
+      for (let i = 0; i < 4; i++) {
+        const { stderr } = await helpIntoClosedPipe();
+        expect(stderr).not.toMatch(/EPIPE|Unhandled|at .*\(/);
+      }
+    },
+  );
 });

@@ -137,79 +137,91 @@ const CONVERGED_TICKS = [
 ].map((t) => `[autoiter <run>] ${t}`);
 
 describe('loop collie (the real CLI on a temp git repository, fake agent CLI, answers file)', () => {
-  it('loop collie run steps to the end: converged, exit 0, the completion signal printed once; status reads the files', async () => {
-    writeConfig(GREEN);
-    expect((await loopIn(['collie', 'status'])).stdout).toContain('no run yet');
+  it(
+    'loop collie run steps to the end: converged, exit 0, the completion ' +
+      'signal printed once; status reads the files',
+    async () => {
+      writeConfig(GREEN);
+      expect((await loopIn(['collie', 'status'])).stdout).toContain('no run yet');
 
-    const run = await loop(['collie', 'run']);
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(ticks(run.stdout)).toEqual(CONVERGED_TICKS);
-    expect(count(run.stdout, COMPLETION_SIGNAL)).toBe(1);
-    const runId = /^run (\S+) ended: converged \(13 steps\)$/m.exec(run.stdout)?.[1];
-    expect(runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{6}$/);
-    // The run worked in a git worktree; the user's checkout is untouched.
-    expect(existsSync(join(project, '.worktrees', `autoiter-${runId}`))).toBe(true);
-    expect(git(project, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+      const run = await loop(['collie', 'run']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(ticks(run.stdout)).toEqual(CONVERGED_TICKS);
+      expect(count(run.stdout, COMPLETION_SIGNAL)).toBe(1);
+      const runId = /^run (\S+) ended: converged \(13 steps\)$/m.exec(run.stdout)?.[1];
+      expect(runId).toMatch(/^\d{8}-\d{6}-[0-9a-f]{6}$/);
+      // The run worked in a git worktree; the user's checkout is untouched.
+      expect(existsSync(join(project, '.worktrees', `autoiter-${runId}`))).toBe(true);
+      expect(git(project, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
 
-    const status = await loopIn(['collie', 'status', '--json']);
-    expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout) as CollieStatus).toMatchObject({
-      runId,
-      active: false,
-      locked: false,
-      status: 'converged',
-      iteration: 1,
-      stopReason: 'SC2: all green',
-      lastScalar: 1,
-      statusLine: expect.stringMatching(/^DONE · SC2: all green/),
-    });
-    expect((JSON.parse(status.stdout) as CollieStatus).tokensUsed).toBeGreaterThan(0);
-    const text = await loopIn(['collie', 'status']);
-    expect(text.stdout).toContain(`run       ${runId} (ended: current-run removed)`);
-    expect(text.stdout).toContain('status    converged');
-    expect(text.stdout).toContain('stopped   SC2: all green');
-  });
+      const status = await loopIn(['collie', 'status', '--json']);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout) as CollieStatus).toMatchObject({
+        runId,
+        active: false,
+        locked: false,
+        status: 'converged',
+        iteration: 1,
+        stopReason: 'SC2: all green',
+        lastScalar: 1,
+        statusLine: expect.stringMatching(/^DONE · SC2: all green/),
+      });
+      expect((JSON.parse(status.stdout) as CollieStatus).tokensUsed).toBeGreaterThan(0);
+      const text = await loopIn(['collie', 'status']);
+      expect(text.stdout).toContain(`run       ${runId} (ended: current-run removed)`);
+      expect(text.stdout).toContain('status    converged');
+      expect(text.stdout).toContain('stopped   SC2: all green');
+    },
+  );
 
-  it('loop collie step in one process per session restart reaches the same end; the signal appears only on the terminal step', async () => {
-    writeConfig(GREEN);
-    const outputs: string[] = [];
-    for (let i = 0; i < 20 && !outputs.at(-1)?.includes(COMPLETION_SIGNAL); i += 1) {
-      const step = await loop(['collie', 'step']);
-      expect(step.stderr).toBe('');
-      expect(step.code).toBe(0);
-      outputs.push(step.stdout);
-      if (i === 2) {
-        // Mid-run, status reads state.json without the lock.
-        expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
-          active: true,
-          locked: false,
-          status: 'running',
-          iteration: 1,
-          stage: 'trigger',
-        });
+  it(
+    'loop collie step in one process per session restart reaches the same ' +
+      'end; the signal appears only on the terminal step',
+    async () => {
+      writeConfig(GREEN);
+      const outputs: string[] = [];
+      for (let i = 0; i < 20 && !outputs.at(-1)?.includes(COMPLETION_SIGNAL); i += 1) {
+        const step = await loop(['collie', 'step']);
+        expect(step.stderr).toBe('');
+        expect(step.code).toBe(0);
+        outputs.push(step.stdout);
+        if (i === 2) {
+          // Mid-run, status reads state.json without the lock.
+          expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
+            active: true,
+            locked: false,
+            status: 'running',
+            iteration: 1,
+            stage: 'trigger',
+          });
+        }
       }
-    }
-    expect(outputs).toHaveLength(13);
-    expect(outputs.map((o) => count(o, COMPLETION_SIGNAL))).toEqual([...Array(12).fill(0), 1]);
-    expect(ticks(outputs.join(''))).toEqual(CONVERGED_TICKS);
-    expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
-      active: false,
-      status: 'converged',
-      stopReason: 'SC2: all green',
-    });
-  });
+      expect(outputs).toHaveLength(13);
+      expect(outputs.map((o) => count(o, COMPLETION_SIGNAL))).toEqual([...Array(12).fill(0), 1]);
+      expect(ticks(outputs.join(''))).toEqual(CONVERGED_TICKS);
+      expect(JSON.parse((await loopIn(['collie', 'status', '--json'])).stdout)).toMatchObject({
+        active: false,
+        status: 'converged',
+        stopReason: 'SC2: all green',
+      });
+    },
+  );
 
-  it('a run that hits its iteration cap ends budget_exhausted with exit 0 (--json prints the outcomes, ticks go to stderr)', async () => {
-    writeConfig({ ...GREEN, Q2: 'scalar_threshold 100' }, 'maxIterations: 1\nworktree: false\n');
-    const run = await loopIn(['collie', 'run', '--json']);
-    expect(run.code).toBe(0);
-    const outcomes = JSON.parse(run.stdout) as { kind: string; status?: string; signal?: string }[];
-    expect(outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted', signal: COMPLETION_SIGNAL });
-    expect(outcomes[0]).toMatchObject({ kind: 'stage0' });
-    expect(count(run.stderr, COMPLETION_SIGNAL)).toBe(1);
-    expect(run.stderr).toContain('STOP (SC1: iteration cap reached (1 >= 1))');
-  });
+  it(
+    'a run that hits its iteration cap ends budget_exhausted with exit 0 ' +
+      '(--json prints the outcomes, ticks go to stderr)',
+    async () => {
+      writeConfig({ ...GREEN, Q2: 'scalar_threshold 100' }, 'maxIterations: 1\nworktree: false\n');
+      const run = await loopIn(['collie', 'run', '--json']);
+      expect(run.code).toBe(0);
+      const outcomes = JSON.parse(run.stdout) as { kind: string; status?: string; signal?: string }[];
+      expect(outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted', signal: COMPLETION_SIGNAL });
+      expect(outcomes[0]).toMatchObject({ kind: 'stage0' });
+      expect(count(run.stderr, COMPLETION_SIGNAL)).toBe(1);
+      expect(run.stderr).toContain('STOP (SC1: iteration cap reached (1 >= 1))');
+    },
+  );
 
   it('a second controller while one holds the lock exits 3 (LOCK_HELD) and touches no file', async () => {
     writeConfig(GREEN);
@@ -230,64 +242,76 @@ describe('loop collie (the real CLI on a temp git repository, fake agent CLI, an
     expect(existsSync(paths.currentRun)).toBe(false);
   });
 
-  it("Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger's process group; a later run redoes the step and ends normally", async () => {
-    // The trigger records its process group and waits; it only finishes once `release` exists. It runs
-    // unconfined: it writes outside the worktree, and its `$$` must be a host pid (bwrap has its own pid namespace).
-    writeConfig(
-      {
-        ...GREEN,
-        Q1: `echo $$ > ${join(root, 'trigger.pid.tmp')} && mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until [ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"`,
-      },
-      'trigger:\n  sandbox: none\n',
-    );
-    const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
-    delete env['COLLIE_AUTOITER_ACTIVE'];
-    const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const pidFile = join(root, 'trigger.pid');
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 20_000, interval: 25 });
-    const pgid = Number(readFileSync(pidFile, 'utf8'));
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(stderr).toContain('interrupted: the trigger and agents were stopped');
-    const alive = () => {
-      try {
-        process.kill(-pgid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 5000, interval: 20 });
-    writeFileSync(join(root, 'release'), '');
-    const again = await loop(['collie', 'run']);
-    expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/ended: converged/);
-  });
+  it(
+    "Ctrl-C (SIGINT) during a step exits 130 at once and kills the trigger's " +
+      'process group; a later run redoes the step and ends normally',
+    async () => {
+      // The trigger records its process group and waits; it only finishes once `release` exists. It runs
+      // unconfined: it writes outside the worktree, and its `$$` must be a host pid (bwrap has its own pid namespace).
+      writeConfig(
+        {
+          ...GREEN,
+          Q1:
+            `echo $$ > ${join(root, 'trigger.pid.tmp')} && ` +
+            `mv ${join(root, 'trigger.pid.tmp')} ${join(root, 'trigger.pid')}; until ` +
+            `[ -f ${join(root, 'release')} ]; do sleep 0.05; done; echo "score: 1"`,
+        },
+        'trigger:\n  sandbox: none\n',
+      );
+      const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
+      delete env['COLLIE_AUTOITER_ACTIVE'];
+      const child = spawn(process.execPath, [BUNDLE, 'collie', 'run'], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const pidFile = join(root, 'trigger.pid');
+      await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 20_000, interval: 25 });
+      const pgid = Number(readFileSync(pidFile, 'utf8'));
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(stderr).toContain('interrupted: the trigger and agents were stopped');
+      const alive = () => {
+        try {
+          process.kill(-pgid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 5000, interval: 20 });
+      writeFileSync(join(root, 'release'), '');
+      const again = await loop(['collie', 'run']);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toMatch(/ended: converged/);
+    },
+  );
 
-  it('an invalid config exits 2 naming file:line: field; loop collie init writes a starter that validates and refuses to overwrite', async () => {
-    writeConfig(GREEN, 'worktree: maybe\n');
-    const file = join(root, 'collie.config.yaml');
-    const line = readFileSync(file, 'utf8').split('\n').indexOf('worktree: maybe') + 1;
-    const bad = await loopIn(['collie', 'step']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain(`error [CONFIG_INVALID]`);
-    expect(bad.stderr).toContain(`${file}:${line}: worktree: expected boolean, found "maybe"`);
-    expect((await loopIn(['collie', 'status', 'missing.yaml'])).code).toBe(2);
+  it(
+    'an invalid config exits 2 naming file:line: field; loop collie init ' +
+      'writes a starter that validates and refuses to overwrite',
+    async () => {
+      writeConfig(GREEN, 'worktree: maybe\n');
+      const file = join(root, 'collie.config.yaml');
+      const line = readFileSync(file, 'utf8').split('\n').indexOf('worktree: maybe') + 1;
+      const bad = await loopIn(['collie', 'step']);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`error [CONFIG_INVALID]`);
+      expect(bad.stderr).toContain(`${file}:${line}: worktree: expected boolean, found "maybe"`);
+      expect((await loopIn(['collie', 'status', 'missing.yaml'])).code).toBe(2);
 
-    const init = await loopIn(['collie', 'init', 'starter.yaml']);
-    expect(init.code).toBe(0);
-    expect(init.stdout).toContain(`wrote ${join(root, 'starter.yaml')}`);
-    expect(
-      parseConfigTextOf(COLLIE_CONFIG_KIND, readFileSync(join(root, 'starter.yaml'), 'utf8'), 'starter.yaml').projectId,
-    ).toBe('my-app');
-    expect((await loopIn(['collie', 'init', 'starter.yaml'])).code).toBe(2);
-    expect((await loopIn(['collie', 'init', 'starter.yaml', '--force'])).code).toBe(0);
-  });
+      const init = await loopIn(['collie', 'init', 'starter.yaml']);
+      expect(init.code).toBe(0);
+      expect(init.stdout).toContain(`wrote ${join(root, 'starter.yaml')}`);
+      expect(
+        parseConfigTextOf(COLLIE_CONFIG_KIND, readFileSync(join(root, 'starter.yaml'), 'utf8'), 'starter.yaml')
+          .projectId,
+      ).toBe('my-app');
+      expect((await loopIn(['collie', 'init', 'starter.yaml'])).code).toBe(2);
+      expect((await loopIn(['collie', 'init', 'starter.yaml', '--force'])).code).toBe(0);
+    },
+  );
 });

@@ -20,29 +20,34 @@ beforeEach(async () => {
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('a clean Ctrl-C through the root loop script (issue 32 item 14)', () => {
-  it('Ctrl-C once (SIGINT to the whole process group) stops at the last kept state and the script exits 0, so pnpm reports no failure', async () => {
-    const child = spawn('/bin/sh', ['-c', `${SCRIPT} run ${join(ws, 'loop.config.yaml')}`], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CI: '1' },
-    });
-    let out = '';
-    let err = '';
-    let sent = false;
-    child.stdout.on('data', (d: Buffer) => {
-      out += String(d);
-      if (!sent && /^iter {3}2 /m.test(out)) {
-        sent = true;
-        process.kill(-child.pid!, 'SIGINT');
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (err += String(d)));
-    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
-    expect(sent).toBe(true);
-    expect(err).toBe('');
-    expect(out).toContain('stopped: aborted');
-    expect(code).toBe(0);
-    expect(gitIn(ws, 'status', '--porcelain')).toBe('');
-  }, 120_000);
+  it(
+    'Ctrl-C once (SIGINT to the whole process group) stops at the last kept ' +
+      'state and the script exits 0, so pnpm reports no failure',
+    async () => {
+      const child = spawn('/bin/sh', ['-c', `${SCRIPT} run ${join(ws, 'loop.config.yaml')}`], {
+        cwd: ROOT,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, CI: '1' },
+      });
+      let out = '';
+      let err = '';
+      let sent = false;
+      child.stdout.on('data', (d: Buffer) => {
+        out += String(d);
+        if (!sent && /^iter {3}2 /m.test(out)) {
+          sent = true;
+          process.kill(-child.pid!, 'SIGINT');
+        }
+      });
+      child.stderr.on('data', (d: Buffer) => (err += String(d)));
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(sent).toBe(true);
+      expect(err).toBe('');
+      expect(out).toContain('stopped: aborted');
+      expect(code).toBe(0);
+      expect(gitIn(ws, 'status', '--porcelain')).toBe('');
+    },
+    120_000,
+  );
 });

@@ -32,8 +32,11 @@ import { startDashboard, type Dashboard } from '../src/dashboard/server.js';
 
 const CHROMIUM = process.env['LOOP_CHROMIUM'] ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const SKIP_REASON = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) or set LOOP_CHROMIUM`;
-/** As report-browser.test.ts: the flags that work on a closed network (no sandbox as root, no background connections). */
+const SKIP_REASON =
+  `${CHROMIUM} not found: install Debian's chromium (apt-get install -y ` + `chromium) or set LOOP_CHROMIUM`;
+/**
+ * As report-browser.test.ts: the flags that work on a closed network (no sandbox as root, no background connections).
+ */
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -67,7 +70,10 @@ async function makeWorkspace(): Promise<void> {
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
   writeFileSync(
     join(ws, 'eval.mjs'),
-    "import { readFileSync } from 'node:fs';\nreadFileSync('.loop/gate');\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('x is ' + x);\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+    'import { readFileSync } from ' +
+      "'node:fs';\nreadFileSync('.loop/gate');\nconst { x } = " +
+      "JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('x is ' + " +
+      "x);\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
   );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
@@ -87,10 +93,15 @@ async function makeWorkspace(): Promise<void> {
   execFileSync('mkfifo', [gate]);
 }
 
-/** Lets the blocked harness run finish (an async write: its open() waits for the reader on a worker thread, not the event loop). */
+/**
+ * Lets the blocked harness run finish (an async write: its open() waits for the reader on a worker thread, not the
+ * event loop).
+ */
 const release = () => writeFile(gate, 'go\n');
 
-/** The marks the page's plot of the run shows (dots, crosses, diamonds), as the page counted them after its last draw. */
+/**
+ * The marks the page's plot of the run shows (dots, crosses, diamonds), as the page counted them after its last draw.
+ */
 const marksOf = (page: Page) =>
   page.evaluate(() => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0'));
 
@@ -117,83 +128,92 @@ describe('loop dashboard in headless chromium', () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('the plot of a running loop gains a mark as each row lands, without a reload; running, then finished with its stop reason; diffs and the log tail; nothing requested off 127.0.0.1', async (ctx) => {
-    if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
-    const page = await context!.newPage();
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    let navigations = 0;
-    page.on('framenavigated', (f) => (f === page.mainFrame() ? (navigations += 1) : 0));
-    await page.goto(dashboard!.url, { waitUntil: 'load' });
-    await page.evaluate(() => ((window as unknown as { sentinel: string }).sentinel = 'same page'));
-    // The workspace is listed before its first row.
-    await page.waitForSelector('section.run[data-id="demo/results.tsv"]');
-    expect(await page.locator('section.run h2').textContent()).toBe('demo');
-    expect(await page.locator('section.run .phase').textContent()).toBe('no rows yet');
+  it(
+    'the plot of a running loop gains a mark as each row lands, without a ' +
+      'reload; running, then finished with its stop reason; diffs and the log ' +
+      'tail; nothing requested off 127.0.0.1',
+    async (ctx) => {
+      if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
+      const page = await context!.newPage();
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      let navigations = 0;
+      page.on('framenavigated', (f) => (f === page.mainFrame() ? (navigations += 1) : 0));
+      await page.goto(dashboard!.url, { waitUntil: 'load' });
+      await page.evaluate(() => ((window as unknown as { sentinel: string }).sentinel = 'same page'));
+      // The workspace is listed before its first row.
+      await page.waitForSelector('section.run[data-id="demo/results.tsv"]');
+      expect(await page.locator('section.run h2').textContent()).toBe('demo');
+      expect(await page.locator('section.run .phase').textContent()).toBe('no rows yet');
 
-    const run = loop(ws, 'run');
-    const seen: number[] = [];
-    for (let k = 0; k <= ITERATIONS; k += 1) {
-      await release(); // the baseline, then each experiment
-      await page.waitForFunction(
-        (n) => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0') === n,
-        k + 1,
-        { timeout: 30_000 },
-      );
-      seen.push(await marksOf(page));
-      if (k < ITERATIONS) {
-        // Still running: the loop holds the workspace lock while the next experiment waits on the gate.
+      const run = loop(ws, 'run');
+      const seen: number[] = [];
+      for (let k = 0; k <= ITERATIONS; k += 1) {
+        await release(); // the baseline, then each experiment
         await page.waitForFunction(
-          () => document.querySelector('section.run')?.getAttribute('data-phase') === 'running',
-          undefined,
+          (n) => Number(document.querySelector('section.run .plot')?.getAttribute('data-marks') ?? '0') === n,
+          k + 1,
           { timeout: 30_000 },
         );
+        seen.push(await marksOf(page));
+        if (k < ITERATIONS) {
+          // Still running: the loop holds the workspace lock while the next experiment waits on the gate.
+          await page.waitForFunction(
+            () => document.querySelector('section.run')?.getAttribute('data-phase') === 'running',
+            undefined,
+            { timeout: 30_000 },
+          );
+        }
       }
-    }
-    const done = await run;
-    expect(done.code, done.err).toBe(0);
-    expect(seen).toEqual([1, 2, 3, 4, 5]);
-    await page.waitForFunction(
-      () => document.querySelector('section.run')?.getAttribute('data-phase') === 'stopped',
-      undefined,
-      { timeout: 30_000 },
-    );
-    expect(await page.locator('section.run .phase').textContent()).toMatch(/^finished: /);
-    expect(await page.locator('section.run .phase').textContent()).toContain(String(dashboard!.runs()[0]!.stopReason));
-    // The same document all along: no reload, one navigation.
-    expect(await page.evaluate(() => (window as unknown as { sentinel?: string }).sentinel)).toBe('same page');
-    expect(navigations).toBe(1);
+      const done = await run;
+      expect(done.code, done.err).toBe(0);
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+      await page.waitForFunction(
+        () => document.querySelector('section.run')?.getAttribute('data-phase') === 'stopped',
+        undefined,
+        { timeout: 30_000 },
+      );
+      expect(await page.locator('section.run .phase').textContent()).toMatch(/^finished: /);
+      expect(await page.locator('section.run .phase').textContent()).toContain(
+        String(dashboard!.runs()[0]!.stopReason),
+      );
+      // The same document all along: no reload, one navigation.
+      expect(await page.evaluate(() => (window as unknown as { sentinel?: string }).sentinel)).toBe('same page');
+      expect(navigations).toBe(1);
 
-    // The plot as loop report draws it: the baseline and the kept among the dots, the title counts.
-    const view = dashboard!.runs()[0]!;
-    const kept = view.rows.filter((r) => r.kind === 'keep' || r.kind === 'baseline').length;
-    expect(await page.locator('section.run .plot g.keptDots > path').count()).toBe(kept);
-    expect(await page.locator('section.run .plot g.role-title-text text').textContent()).toContain(
-      `${ITERATIONS} experiments`,
-    );
-    // The rows, newest first, and the diff of an experiment (loop diff's, from git).
-    expect(await page.locator('section.run table.rows tr').count()).toBe(ITERATIONS + 2); // header + baseline + experiments
-    await page.locator('section.run table.rows tr').nth(1).locator('button.show-diff').click();
-    await page.waitForFunction(
-      () => (document.querySelector('section.run pre.diff')?.textContent ?? '').includes('config.json'),
-      undefined,
-      { timeout: 30_000 },
-    );
-    expect(await page.locator('section.run pre.diff').textContent()).toMatch(new RegExp(`^iteration ${ITERATIONS} `));
-    // The log tail: the harness's run.log of the last experiment.
-    const log = view.logs.find((l) => l.name === 'run.log');
-    expect(log?.tail).toMatch(/score: /);
-    expect(await page.locator('section.run .logs pre.log').first().textContent()).toBe(log!.tail);
+      // The plot as loop report draws it: the baseline and the kept among the dots, the title counts.
+      const view = dashboard!.runs()[0]!;
+      const kept = view.rows.filter((r) => r.kind === 'keep' || r.kind === 'baseline').length;
+      expect(await page.locator('section.run .plot g.keptDots > path').count()).toBe(kept);
+      expect(await page.locator('section.run .plot g.role-title-text text').textContent()).toContain(
+        `${ITERATIONS} experiments`,
+      );
+      // The rows, newest first, and the diff of an experiment (loop diff's, from git).
+      // header + baseline + experiments
+      expect(await page.locator('section.run table.rows tr').count()).toBe(ITERATIONS + 2);
+      await page.locator('section.run table.rows tr').nth(1).locator('button.show-diff').click();
+      await page.waitForFunction(
+        () => (document.querySelector('section.run pre.diff')?.textContent ?? '').includes('config.json'),
+        undefined,
+        { timeout: 30_000 },
+      );
+      expect(await page.locator('section.run pre.diff').textContent()).toMatch(new RegExp(`^iteration ${ITERATIONS} `));
+      // The log tail: the harness's run.log of the last experiment.
+      const log = view.logs.find((l) => l.name === 'run.log');
+      expect(log?.tail).toMatch(/score: /);
+      expect(await page.locator('section.run .logs pre.log').first().textContent()).toBe(log!.tail);
 
-    // LOOP_SCREENSHOT_DIR keeps a screenshot of the finished page.
-    const shots = process.env['LOOP_SCREENSHOT_DIR'];
-    if (shots) await page.screenshot({ path: join(shots, 'dashboard.png'), fullPage: true });
+      // LOOP_SCREENSHOT_DIR keeps a screenshot of the finished page.
+      const shots = process.env['LOOP_SCREENSHOT_DIR'];
+      if (shots) await page.screenshot({ path: join(shots, 'dashboard.png'), fullPage: true });
 
-    // Nothing but the dashboard's own origin: the page, vega from node_modules, the event stream, the diff.
-    const origin = new URL(dashboard!.url).origin;
-    expect(requests.length).toBeGreaterThanOrEqual(4);
-    expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
-    expect(requests).toContain(`${origin}/vega.min.js`);
-    await page.close();
-  }, 120_000);
+      // Nothing but the dashboard's own origin: the page, vega from node_modules, the event stream, the diff.
+      const origin = new URL(dashboard!.url).origin;
+      expect(requests.length).toBeGreaterThanOrEqual(4);
+      expect(requests.filter((u) => !u.startsWith(`${origin}/`))).toEqual([]);
+      expect(requests).toContain(`${origin}/vega.min.js`);
+      await page.close();
+    },
+    120_000,
+  );
 });

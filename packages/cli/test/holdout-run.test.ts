@@ -76,80 +76,93 @@ function workspaceText(): string {
 }
 
 describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwrap, git; issue 33)${skipped}`, () => {
-  it('the banner says sealed; the hostile agent finds nothing; no holdout score in the workspace or the run output; loop status and loop holdout show the scores', async () => {
-    f = holdoutFixture();
-    const cfg = configFile();
-    const run = loop('run', cfg);
-    expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(
-      /holdout {3}sealed: its files and scores are masked in the agent's bwrap sandbox; gate on keeps, 5 uses, margin 0/,
-    );
-    expect(`${run.out}${run.err}`).not.toMatch(/\d\.\d54321/); // the terminal may be a file the agent reads: no score there
-    expect(`${run.out}${run.err}`).toMatch(/gate use 2 of 5: iteration 1 passed/);
-    const loot = f.git('show', 'HEAD:loot.txt');
-    expect(loot).toContain('== git cat-file every object');
-    expect(loot).not.toContain(f.mark);
-    expect(loot).not.toMatch(/\d\.\d54321/);
-    const report = loop('report', cfg); // the default plot goes into the workspace's .loop/: without the holdout
-    expect(report.out).toMatch(
-      /holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
-    );
-    expect(report.out).toContain(join(f.state, 'holdout-gap.svg'));
-    const page = join(f.base, 'report.html');
-    loop('report', cfg, '--html', page);
-    expect(readFileSync(page, 'utf8')).toMatch(/<h2>Sealed holdout<\/h2>[^]*8\.654321/);
-    expect(workspaceText()).not.toMatch(/\d\.\d54321|SEALED-MARK-[0-9a-f]{12}/);
-    // The dashboard shows the holdout only when asked (--holdout): an agent with network on can reach 127.0.0.1.
-    for (const holdout of [false, true]) {
-      const dashboard = await startDashboard({ root: f.base, port: 0, holdout });
-      try {
-        await dashboard.refresh();
-        const views = dashboard.runs();
-        expect(views).toHaveLength(1);
-        if (holdout)
-          expect(views[0]!.holdout?.lines.join('\n')).toMatch(
-            /visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
-          );
-        else expect(JSON.stringify(views[0])).not.toMatch(/54321/);
-      } finally {
-        await dashboard.close();
+  it(
+    'the banner says sealed; the hostile agent finds nothing; no holdout ' +
+      'score in the workspace or the run output; loop status and loop holdout ' +
+      'show the scores',
+    async () => {
+      f = holdoutFixture();
+      const cfg = configFile();
+      const run = loop('run', cfg);
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).toMatch(
+        /holdout {3}sealed: its files and scores are masked in the agent's bwrap sandbox; gate on keeps, 5 uses, margin 0/,
+      );
+      // the terminal may be a file the agent reads: no score there
+      expect(`${run.out}${run.err}`).not.toMatch(/\d\.\d54321/);
+      expect(`${run.out}${run.err}`).toMatch(/gate use 2 of 5: iteration 1 passed/);
+      const loot = f.git('show', 'HEAD:loot.txt');
+      expect(loot).toContain('== git cat-file every object');
+      expect(loot).not.toContain(f.mark);
+      expect(loot).not.toMatch(/\d\.\d54321/);
+      const report = loop('report', cfg); // the default plot goes into the workspace's .loop/: without the holdout
+      expect(report.out).toMatch(
+        /holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
+      );
+      expect(report.out).toContain(join(f.state, 'holdout-gap.svg'));
+      const page = join(f.base, 'report.html');
+      loop('report', cfg, '--html', page);
+      expect(readFileSync(page, 'utf8')).toMatch(/<h2>Sealed holdout<\/h2>[^]*8\.654321/);
+      expect(workspaceText()).not.toMatch(/\d\.\d54321|SEALED-MARK-[0-9a-f]{12}/);
+      // The dashboard shows the holdout only when asked (--holdout): an agent with network on can reach 127.0.0.1.
+      for (const holdout of [false, true]) {
+        const dashboard = await startDashboard({ root: f.base, port: 0, holdout });
+        try {
+          await dashboard.refresh();
+          const views = dashboard.runs();
+          expect(views).toHaveLength(1);
+          if (holdout)
+            expect(views[0]!.holdout?.lines.join('\n')).toMatch(
+              /visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
+            );
+          else expect(JSON.stringify(views[0])).not.toMatch(/54321/);
+        } finally {
+          await dashboard.close();
+        }
       }
-    }
 
-    // What the MCP server's loop_status replies with (readStatus) holds no holdout score.
-    expect(JSON.stringify(await readStatus(f.ws))).not.toMatch(/\d\.\d54321/);
-    const status = loop('status', cfg);
-    expect(status.out).toMatch(/holdout {3}sealed scores in .*state/);
-    expect(status.out).toMatch(
-      /final {3}iteration 1 \([0-9a-f]{7}\): holdout 8\.654321 {2}visible 1\.000000 {2}gap 7\.654321/,
-    );
-    expect(status.out).toMatch(/gate {4}2 of 5 uses; 0 keep\(s\) kept back/);
+      // What the MCP server's loop_status replies with (readStatus) holds no holdout score.
+      expect(JSON.stringify(await readStatus(f.ws))).not.toMatch(/\d\.\d54321/);
+      const status = loop('status', cfg);
+      expect(status.out).toMatch(/holdout {3}sealed scores in .*state/);
+      expect(status.out).toMatch(
+        /final {3}iteration 1 \([0-9a-f]{7}\): holdout 8\.654321 {2}visible 1\.000000 {2}gap 7\.654321/,
+      );
+      expect(status.out).toMatch(/gate {4}2 of 5 uses; 0 keep\(s\) kept back/);
 
-    const onDemand = loop('holdout', cfg);
-    expect(onDemand.code, onDemand.err).toBe(0);
-    expect(onDemand.out).toMatch(
-      /holdout {3}test_loss 8\.654321 at [0-9a-f]{7} \(use 4 of run auto-iterate\/\S+; recorded in /,
-    );
-  }, 300_000);
+      const onDemand = loop('holdout', cfg);
+      expect(onDemand.code, onDemand.err).toBe(0);
+      expect(onDemand.out).toMatch(
+        /holdout {3}test_loss 8\.654321 at [0-9a-f]{7} \(use 4 of run auto-iterate\/\S+; recorded in /,
+      );
+    },
+    300_000,
+  );
 
-  it('an agent without a working sandbox (sandbox: none) with a sealed holdout: loop run refuses to start (exit 2, HOLDOUT_NOT_SEALED); sealed: false runs and the banner says NOT sealed', async () => {
-    f = holdoutFixture();
-    const cfg = configFile();
-    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('network: false }', 'network: false, sandbox: none }'));
-    const refused = loop('run', cfg);
-    expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/HOLDOUT_NOT_SEALED.*no working sandbox.*holdout\.sealed: false/s);
-    writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}  sealed: false\n`);
-    // Unconfined, a plain reader (the hostile script would write to the host's /tmp).
-    writeFileSync(
-      join(f.base, 'agent.sh'),
-      `cat > /dev/null\ncat ${join(f.holdout, 'test.txt')} > loot.txt\necho '{"s":3,"memo":[]}' > model.json\n`,
-    );
-    const unsealed = loop('run', cfg);
-    expect(unsealed.code, unsealed.err).toBe(0);
-    expect(unsealed.out).toMatch(/holdout {3}NOT sealed/);
-    expect(f.git('show', 'HEAD:loot.txt')).toContain(f.mark); // and indeed the agent read it
-  }, 300_000);
+  it(
+    'an agent without a working sandbox (sandbox: none) with a sealed ' +
+      'holdout: loop run refuses to start (exit 2, HOLDOUT_NOT_SEALED); sealed: ' +
+      'false runs and the banner says NOT sealed',
+    async () => {
+      f = holdoutFixture();
+      const cfg = configFile();
+      writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('network: false }', 'network: false, sandbox: none }'));
+      const refused = loop('run', cfg);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/HOLDOUT_NOT_SEALED.*no working sandbox.*holdout\.sealed: false/s);
+      writeFileSync(cfg, `${readFileSync(cfg, 'utf8')}  sealed: false\n`);
+      // Unconfined, a plain reader (the hostile script would write to the host's /tmp).
+      writeFileSync(
+        join(f.base, 'agent.sh'),
+        `cat > /dev/null\ncat ${join(f.holdout, 'test.txt')} > loot.txt\necho '{"s":3,"memo":[]}' > model.json\n`,
+      );
+      const unsealed = loop('run', cfg);
+      expect(unsealed.code, unsealed.err).toBe(0);
+      expect(unsealed.out).toMatch(/holdout {3}NOT sealed/);
+      expect(f.git('show', 'HEAD:loot.txt')).toContain(f.mark); // and indeed the agent read it
+    },
+    300_000,
+  );
 
   it('a holdout block with an unknown key is a config error naming file:line and the allowed keys', async () => {
     f = holdoutFixture();

@@ -19,26 +19,31 @@ afterEach(() => {
 });
 
 describe('loop run output off a normal terminal (issue 32 item 14)', () => {
-  it('on a TTY of size 0 (columns 0, rows 0) each iteration is printed as it finishes, with a progress line, not only the summary at the end', async () => {
-    vi.stubEnv('CI', '');
-    const chunks: string[] = [];
-    const stdout = Object.assign(new Writable({ write: (c, _e, done) => (chunks.push(String(c)), done()) }), {
-      isTTY: true,
-      columns: 0,
-      rows: 0,
-    });
-    const stderr = new Writable({ write: (_c, _e, done) => done() });
-    const code = await runCli(['run'], { stdout, stderr, cwd: ws, fromClone: false });
-    expect(code).toBe(0);
-    const out = chunks.join('');
-    const summary = out.indexOf('stopped: max-iterations');
-    expect(summary).toBeGreaterThan(0);
-    expect(out.slice(0, summary)).toMatch(/^iter {3}0 {2}keep/m);
-    expect(out.slice(0, summary)).toMatch(/^iter {3}2 /m);
-    expect(out.slice(0, summary)).toMatch(
-      /^progress  iteration 2 of 2 \| elapsed \S+ \| ~\S+ left \| best score \S+ \| keep \d discard \d crash \d$/m,
-    );
-  }, 60_000);
+  it(
+    'on a TTY of size 0 (columns 0, rows 0) each iteration is printed as it ' +
+      'finishes, with a progress line, not only the summary at the end',
+    async () => {
+      vi.stubEnv('CI', '');
+      const chunks: string[] = [];
+      const stdout = Object.assign(new Writable({ write: (c, _e, done) => (chunks.push(String(c)), done()) }), {
+        isTTY: true,
+        columns: 0,
+        rows: 0,
+      });
+      const stderr = new Writable({ write: (_c, _e, done) => done() });
+      const code = await runCli(['run'], { stdout, stderr, cwd: ws, fromClone: false });
+      expect(code).toBe(0);
+      const out = chunks.join('');
+      const summary = out.indexOf('stopped: max-iterations');
+      expect(summary).toBeGreaterThan(0);
+      expect(out.slice(0, summary)).toMatch(/^iter {3}0 {2}keep/m);
+      expect(out.slice(0, summary)).toMatch(/^iter {3}2 /m);
+      expect(out.slice(0, summary)).toMatch(
+        /^progress  iteration 2 of 2 \| elapsed \S+ \| ~\S+ left \| best score \S+ \| keep \d discard \d crash \d$/m,
+      );
+    },
+    60_000,
+  );
 
   it('piped (nohup): a progress line with elapsed, time left and best after every iteration', async () => {
     const run = await runCliCaptured(ws, ['run']);

@@ -54,7 +54,9 @@ beforeEach(() => {
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
   writeFileSync(
     join(ws, 'eval.mjs'),
-    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('cwd: ' + process.cwd());\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+    "import { readFileSync } from 'node:fs';\nconst { x } = " +
+      "JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('cwd: ' + " +
+      "process.cwd());\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
   );
   git('init', '-q', '-b', 'main');
 });
@@ -64,35 +66,46 @@ afterEach(async () => {
 });
 
 describe('loop run with parallel: (issue 15)', () => {
-  it('parallel: { candidates: 2 } runs K = 2 local working copies per batch: 4 candidate rows in 2 batches, the best kept, the others reachable as refs/loop/discarded/<n>', async () => {
-    await setup({ candidates: 2 });
-    const run = await loop('run');
-    expect(run.err).toBe('');
-    expect(run.code).toBe(0);
-    const rows = expectDiscardsReachable();
-    const best = Math.min(
-      ...rows.filter((r) => r.status === 'kept' || r.status === 'baseline').map((r) => r.score as number),
-    );
-    expect(((JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8')) as { x: number }).x - 3) ** 2 + 1).toBe(best);
-    expect(git('status', '--porcelain')).toBe('');
-  });
+  it(
+    'parallel: { candidates: 2 } runs K = 2 local working copies per batch: ' +
+      '4 candidate rows in 2 batches, the best kept, the others reachable as ' +
+      'refs/loop/discarded/<n>',
+    async () => {
+      await setup({ candidates: 2 });
+      const run = await loop('run');
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      const rows = expectDiscardsReachable();
+      const best = Math.min(
+        ...rows.filter((r) => r.status === 'kept' || r.status === 'baseline').map((r) => r.score as number),
+      );
+      expect(((JSON.parse(readFileSync(join(ws, 'config.json'), 'utf8')) as { x: number }).x - 3) ** 2 + 1).toBe(best);
+      expect(git('status', '--porcelain')).toBe('');
+    },
+  );
 
-  it('parallel.workers with metricFile is CONFIG_INVALID naming parallel.workers (the metric file would stay on the worker)', async () => {
-    await setup({ candidates: 2, workers: { redis: 'redis://127.0.0.1:1' } });
-    const file = join(ws, 'loop.config.yaml');
-    const doc = parseDocument(readFileSync(file, 'utf8'));
-    doc.setIn(['metricFile'], '.loop/metric.txt');
-    writeFileSync(file, doc.toString());
-    const run = await loop('run');
-    expect(run.code).not.toBe(0);
-    expect(run.err).toContain('CONFIG_INVALID');
-    expect(run.err).toContain('parallel.workers');
-    expect(run.err).toContain('metricFile is written on the worker');
-  });
+  it(
+    'parallel.workers with metricFile is CONFIG_INVALID naming ' +
+      'parallel.workers (the metric file would stay on the worker)',
+    async () => {
+      await setup({ candidates: 2, workers: { redis: 'redis://127.0.0.1:1' } });
+      const file = join(ws, 'loop.config.yaml');
+      const doc = parseDocument(readFileSync(file, 'utf8'));
+      doc.setIn(['metricFile'], '.loop/metric.txt');
+      writeFileSync(file, doc.toString());
+      const run = await loop('run');
+      expect(run.code).not.toBe(0);
+      expect(run.err).toContain('CONFIG_INVALID');
+      expect(run.err).toContain('parallel.workers');
+      expect(run.err).toContain('metricFile is written on the worker');
+    },
+  );
 
   const missing = redisMissing();
   it.skipIf(missing !== undefined)(
-    `parallel: { candidates: 2, workers: { redis, queue } } sends every evaluation (baseline included) to a worker pool on a real redis-server${missing ? ` (skipped: ${missing})` : ''}`,
+    `parallel: { candidates: 2, workers: { redis, queue } } sends every ` +
+      `evaluation (baseline included) to a worker pool on a real ` +
+      `redis-server${missing ? ` (skipped: ${missing})` : ''}`,
     async () => {
       const redis = await startRedis();
       cleanups.push(() => redis.stop());

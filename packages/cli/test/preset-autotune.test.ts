@@ -48,32 +48,36 @@ beforeEach(() => {
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('loop init --preset autotune, then loop run with no code', () => {
-  it('runs rounds of the two worker commands until the unfixable task is parked (stop_exhausted), one code commit per round', async () => {
-    const init = await loop('init', '--preset', 'autotune');
-    expect(init.code).toBe(0);
-    const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
-    doc.setIn(['worker', 'improveCommand'], 'node fix.mjs');
-    doc.setIn(['maxFailedAttempts'], 2);
-    writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
-    git('add', '-A');
-    git('commit', '-q', '-m', 'tasks and eval');
+  it(
+    'runs rounds of the two worker commands until the unfixable task is ' +
+      'parked (stop_exhausted), one code commit per round',
+    async () => {
+      const init = await loop('init', '--preset', 'autotune');
+      expect(init.code).toBe(0);
+      const doc = parseDocument(readFileSync(join(ws, 'loop.config.yaml'), 'utf8'));
+      doc.setIn(['worker', 'improveCommand'], 'node fix.mjs');
+      doc.setIn(['maxFailedAttempts'], 2);
+      writeFileSync(join(ws, 'loop.config.yaml'), doc.toString());
+      git('add', '-A');
+      git('commit', '-q', '-m', 'tasks and eval');
 
-    const run = await loop('run');
-    expect(run.err).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.out).toMatch(/^round 1: /m);
-    expect(run.out).toMatch(/^round 2: autotune loop complete after round 2: stop_exhausted/m);
-    expect(run.out).toContain('status: complete (stop_exhausted');
-    expect(readFileSync(join(ws, 'tasks', 'add.mjs'), 'utf8')).toBe('export default (a, b) => a + b;\n');
-    expect(readFileSync(join(ws, 'eval', 'config', 'cannot_handle_group.txt'), 'utf8')).toContain('hard');
-    expect(git('log', '--format=%s')).toMatch(/feat\(agent\): autotune round 1/);
-    expect(git('status', '--porcelain', '--', 'tasks')).toBe('');
+      const run = await loop('run');
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.out).toMatch(/^round 1: /m);
+      expect(run.out).toMatch(/^round 2: autotune loop complete after round 2: stop_exhausted/m);
+      expect(run.out).toContain('status: complete (stop_exhausted');
+      expect(readFileSync(join(ws, 'tasks', 'add.mjs'), 'utf8')).toBe('export default (a, b) => a + b;\n');
+      expect(readFileSync(join(ws, 'eval', 'config', 'cannot_handle_group.txt'), 'utf8')).toContain('hard');
+      expect(git('log', '--format=%s')).toMatch(/feat\(agent\): autotune round 1/);
+      expect(git('status', '--porcelain', '--', 'tasks')).toBe('');
 
-    const status = await loop('status', 'loop.config.yaml');
-    expect(status.code).toBe(0);
-    expect(status.out).toContain('status    complete (stop_exhausted');
-    const again = await loop('resume');
-    expect(again.code).toBe(0);
-    expect(again.out).toContain('autotune loop complete');
-  });
+      const status = await loop('status', 'loop.config.yaml');
+      expect(status.code).toBe(0);
+      expect(status.out).toContain('status    complete (stop_exhausted');
+      const again = await loop('resume');
+      expect(again.code).toBe(0);
+      expect(again.out).toContain('autotune loop complete');
+    },
+  );
 });

@@ -22,7 +22,9 @@ async function runWorkspace(name: string, seed: number): Promise<string> {
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
   writeFileSync(
     join(ws, 'eval.mjs'),
-    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+    "import { readFileSync } from 'node:fs';\nconst { x } = " +
+      "JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' " +
+      '+ ((x - 3) ** 2 + 1));\n',
   );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
@@ -67,80 +69,92 @@ describe('looking at experiments', () => {
     expect(discards.every((r) => r.kind === 'discard')).toBe(true);
   });
 
-  it("loop log --output <n> prints the run command's output of iteration n from .loop/logs (each iteration's, not only the last, issue 32 item 16)", async () => {
-    for (const n of [0, 3, 6]) {
-      const out = await loop(a, 'log', '--output', String(n));
-      expect(out.code, out.err).toBe(0);
-      expect(out.out).toMatch(/^score: \d+$/m);
-      expect(out.out).toBe(readFileSync(join(a, '.loop', 'logs', `${n}.log`), 'utf8'));
-    }
-    const json = JSON.parse((await loop(a, 'log', '--output', '2', '--json')).out) as {
-      iteration: number;
-      path: string;
-      text: string;
-    };
-    expect(json.iteration).toBe(2);
-    expect(json.path).toBe(join(a, '.loop', 'logs', '2.log'));
-    const missing = await loop(a, 'log', '--output', '99');
-    expect(missing.code).toBe(2);
-    expect(missing.err).toBe(
-      `error: no log of iteration 99 in ${join(a, '.loop', 'logs')}: it holds iterations 0 to 6 (the newest keepLogs logs are kept)\n`,
-    );
-  });
+  it(
+    "loop log --output <n> prints the run command's output of iteration n " +
+      "from .loop/logs (each iteration's, not only the last, issue 32 item 16)",
+    async () => {
+      for (const n of [0, 3, 6]) {
+        const out = await loop(a, 'log', '--output', String(n));
+        expect(out.code, out.err).toBe(0);
+        expect(out.out).toMatch(/^score: \d+$/m);
+        expect(out.out).toBe(readFileSync(join(a, '.loop', 'logs', `${n}.log`), 'utf8'));
+      }
+      const json = JSON.parse((await loop(a, 'log', '--output', '2', '--json')).out) as {
+        iteration: number;
+        path: string;
+        text: string;
+      };
+      expect(json.iteration).toBe(2);
+      expect(json.path).toBe(join(a, '.loop', 'logs', '2.log'));
+      const missing = await loop(a, 'log', '--output', '99');
+      expect(missing.code).toBe(2);
+      expect(missing.err).toBe(
+        `error: no log of iteration 99 in ${join(a, '.loop', 'logs')}: it holds ` +
+          `iterations 0 to 6 (the newest keepLogs logs are kept)\n`,
+      );
+    },
+  );
 
-  it('loop diff shows what a discarded iteration tried (from refs/loop/discarded/<n>) and what a kept one changed', async () => {
-    const rows = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{
-      iteration: number;
-      kind: string;
-      id: string;
-    }>;
-    const discarded = rows.find((r) => r.kind === 'discard');
-    const kept = rows.find((r) => r.kind === 'keep' && r.iteration > 0);
-    expect(discarded && kept).toBeTruthy();
-    const d = await loop(a, 'diff', String(discarded!.iteration));
-    expect(d.code, d.err).toBe(0);
-    expect(d.out).toContain(`(refs/loop/discarded/${discarded!.iteration}`);
-    expect(d.out).toMatch(/^-\{"x":/m);
-    expect(d.out).toContain('config.json');
-    const k = JSON.parse((await loop(a, 'diff', String(kept!.iteration), '--json')).out) as {
-      commit: string;
-      patch: string;
-      ref: string;
-    };
-    expect(k.commit.startsWith(kept!.id)).toBe(true);
-    expect(k.patch).toContain('diff --git a/config.json b/config.json');
-    // The tree is left as it was: diff only reads.
-    expect(git(a, 'status', '--porcelain')).toBe('');
-    const missing = await loop(a, 'diff', '99');
-    expect(missing.code).toBe(2);
-    expect(missing.err).toBe('error: no iteration 99 in results.tsv (it has 0 to 6)\n');
-  });
+  it(
+    'loop diff shows what a discarded iteration tried (from ' + 'refs/loop/discarded/<n>) and what a kept one changed',
+    async () => {
+      const rows = JSON.parse((await loop(a, 'log', '--json')).out) as Array<{
+        iteration: number;
+        kind: string;
+        id: string;
+      }>;
+      const discarded = rows.find((r) => r.kind === 'discard');
+      const kept = rows.find((r) => r.kind === 'keep' && r.iteration > 0);
+      expect(discarded && kept).toBeTruthy();
+      const d = await loop(a, 'diff', String(discarded!.iteration));
+      expect(d.code, d.err).toBe(0);
+      expect(d.out).toContain(`(refs/loop/discarded/${discarded!.iteration}`);
+      expect(d.out).toMatch(/^-\{"x":/m);
+      expect(d.out).toContain('config.json');
+      const k = JSON.parse((await loop(a, 'diff', String(kept!.iteration), '--json')).out) as {
+        commit: string;
+        patch: string;
+        ref: string;
+      };
+      expect(k.commit.startsWith(kept!.id)).toBe(true);
+      expect(k.patch).toContain('diff --git a/config.json b/config.json');
+      // The tree is left as it was: diff only reads.
+      expect(git(a, 'status', '--porcelain')).toBe('');
+      const missing = await loop(a, 'diff', '99');
+      expect(missing.code).toBe(2);
+      expect(missing.err).toBe('error: no iteration 99 in results.tsv (it has 0 to 6)\n');
+    },
+  );
 
-  it('loop report --format csv|json exports the rows; several runs go on one plot, one colour and best line per run', async () => {
-    const csv = await loop(a, 'report', '--format', 'csv');
-    expect(csv.out.split('\n')[0]).toBe(
-      'iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
-    );
-    expect(csv.out.trimEnd().split('\n')).toHaveLength(8);
-    const json = JSON.parse((await loop(a, 'report', '--format=json')).out) as unknown[];
-    expect(json).toHaveLength(7);
-    // --json is accepted like on the other read commands (the same rows as --format json)
-    expect(JSON.parse((await loop(a, 'report', '--json')).out)).toEqual(json);
-    const both = await loop(root, 'report', 'run-a', 'run-b/results.tsv', '--format', 'csv');
-    expect(both.out.split('\n')[0]).toBe(
-      'run,iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
-    );
-    expect(both.out.trimEnd().split('\n')).toHaveLength(15);
+  it(
+    'loop report --format csv|json exports the rows; several runs go on one ' +
+      'plot, one colour and best line per run',
+    async () => {
+      const csv = await loop(a, 'report', '--format', 'csv');
+      expect(csv.out.split('\n')[0]).toBe(
+        'iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
+      );
+      expect(csv.out.trimEnd().split('\n')).toHaveLength(8);
+      const json = JSON.parse((await loop(a, 'report', '--format=json')).out) as unknown[];
+      expect(json).toHaveLength(7);
+      // --json is accepted like on the other read commands (the same rows as --format json)
+      expect(JSON.parse((await loop(a, 'report', '--json')).out)).toEqual(json);
+      const both = await loop(root, 'report', 'run-a', 'run-b/results.tsv', '--format', 'csv');
+      expect(both.out.split('\n')[0]).toBe(
+        'run,iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_x',
+      );
+      expect(both.out.trimEnd().split('\n')).toHaveLength(15);
 
-    const plot = await loop(root, 'report', 'run-a', 'run-b', '--out', 'runs.svg');
-    expect(plot.code, plot.err).toBe(0);
-    const svg = readFileSync(join(root, 'runs.svg'), 'utf8');
-    const parsed = new XMLParser({ ignoreAttributes: false }).parse(svg) as unknown;
-    expect(parsed).toBeTruthy();
-    expect(svg).toContain('score across 2 runs');
-    expect(svg).toContain('run-a');
-    expect(svg).toContain('run-b');
-    expect(svg).toContain('runBestLines');
-    expect((svg.match(/class="mark-symbol role-mark runDots"/g) ?? []).length).toBe(1);
-  });
+      const plot = await loop(root, 'report', 'run-a', 'run-b', '--out', 'runs.svg');
+      expect(plot.code, plot.err).toBe(0);
+      const svg = readFileSync(join(root, 'runs.svg'), 'utf8');
+      const parsed = new XMLParser({ ignoreAttributes: false }).parse(svg) as unknown;
+      expect(parsed).toBeTruthy();
+      expect(svg).toContain('score across 2 runs');
+      expect(svg).toContain('run-a');
+      expect(svg).toContain('run-b');
+      expect(svg).toContain('runBestLines');
+      expect((svg.match(/class="mark-symbol role-mark runDots"/g) ?? []).length).toBe(1);
+    },
+  );
 });

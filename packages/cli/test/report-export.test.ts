@@ -43,7 +43,9 @@ beforeAll(async () => {
   const score = "(Math.log10(c.lr) + 2.5) ** 2 + (c.layers - 4) ** 2 / 10 + (c.activation === 'gelu' ? 0 : 0.3)";
   writeFileSync(
     join(ws, 'eval.mjs'),
-    `import { readFileSync } from 'node:fs';\nconst c = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + (${score}));\n`,
+    `import { readFileSync } from 'node:fs';\nconst c = ` +
+      `JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' ` +
+      `+ (${score}));\n`,
   );
   git(ws, 'init', '-q', '-b', 'main');
   await loop(ws, 'init');
@@ -98,34 +100,38 @@ describe('loop report --format csv|json: results as data', () => {
     expect(new Set(rows.map((r) => r[col('params_lr')])).size).toBeGreaterThan(1); // the TPE moved lr
   });
 
-  it('gives each row its start time and duration (ordered, non-negative), and the JSON form carries params and metrics objects', async () => {
-    const [header, ...rows] = parseCsv((await loop(ws, 'report', '--format', 'csv')).out);
-    const starts = rows.map((r) => Date.parse(r[header!.indexOf('started_at')]!));
-    expect(starts.every((t) => Number.isFinite(t))).toBe(true);
-    expect([...starts].sort((x, y) => x - y)).toEqual(starts);
-    for (const r of rows) {
-      const duration = Number(r[header!.indexOf('duration_s')]);
-      const runS = Number(r[header!.indexOf('run_s')]);
-      expect(duration).toBeGreaterThanOrEqual(0);
-      expect(runS).toBeGreaterThanOrEqual(0);
-      expect(runS).toBeLessThanOrEqual(duration + 0.001);
-    }
-    const json = JSON.parse((await loop(ws, 'report', '--format', 'json')).out) as Array<{
-      iteration: number;
-      score: number;
-      startedAt: string;
-      durationS: number;
-      params: Record<string, unknown>;
-      metrics: Record<string, number>;
-    }>;
-    expect(json).toHaveLength(6);
-    expect(json[0]).toMatchObject({
-      iteration: 0,
-      score: 0.95,
-      params: { lr: 0.01, layers: 2, activation: 'relu' },
-      metrics: {},
-    });
-    expect(typeof json[3]!.params.layers).toBe('number');
-    expect(json.map((r) => r.startedAt)).toEqual(starts.map((t) => new Date(t).toISOString()));
-  });
+  it(
+    'gives each row its start time and duration (ordered, non-negative), and ' +
+      'the JSON form carries params and metrics objects',
+    async () => {
+      const [header, ...rows] = parseCsv((await loop(ws, 'report', '--format', 'csv')).out);
+      const starts = rows.map((r) => Date.parse(r[header!.indexOf('started_at')]!));
+      expect(starts.every((t) => Number.isFinite(t))).toBe(true);
+      expect([...starts].sort((x, y) => x - y)).toEqual(starts);
+      for (const r of rows) {
+        const duration = Number(r[header!.indexOf('duration_s')]);
+        const runS = Number(r[header!.indexOf('run_s')]);
+        expect(duration).toBeGreaterThanOrEqual(0);
+        expect(runS).toBeGreaterThanOrEqual(0);
+        expect(runS).toBeLessThanOrEqual(duration + 0.001);
+      }
+      const json = JSON.parse((await loop(ws, 'report', '--format', 'json')).out) as Array<{
+        iteration: number;
+        score: number;
+        startedAt: string;
+        durationS: number;
+        params: Record<string, unknown>;
+        metrics: Record<string, number>;
+      }>;
+      expect(json).toHaveLength(6);
+      expect(json[0]).toMatchObject({
+        iteration: 0,
+        score: 0.95,
+        params: { lr: 0.01, layers: 2, activation: 'relu' },
+        metrics: {},
+      });
+      expect(typeof json[3]!.params.layers).toBe('number');
+      expect(json.map((r) => r.startedAt)).toEqual(starts.map((t) => new Date(t).toISOString()));
+    },
+  );
 });

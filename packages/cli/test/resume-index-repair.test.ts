@@ -26,7 +26,8 @@ const damage: Record<string, (index: string) => void> = {
 
 describe('loop resume repairs a damaged .git/index', () => {
   it.each(Object.keys(damage))(
-    'a %s index is rebuilt from the last kept commit, a file saved meanwhile is rescued, and the run continues with one row per iteration',
+    'a %s index is rebuilt from the last kept commit, a file saved meanwhile ' +
+      'is rescued, and the run continues with one row per iteration',
     async (kind) => {
       ws = await createMutatorWorkspace('loop-index-repair-', { maxIterations: 2 });
       expect((await runCliCaptured(ws, ['run'])).code).toBe(0);
@@ -52,15 +53,19 @@ describe('loop resume repairs a damaged .git/index', () => {
     },
   );
 
-  it('a damaged index does not hide a changed harness file: the resume is still refused (exit 2) naming it, and nothing is changed', async () => {
-    ws = await createMutatorWorkspace('loop-index-repair-', { maxIterations: 1 });
-    expect((await runCliCaptured(ws, ['run'])).code).toBe(0);
-    writeFileSync(join(ws, 'eval.mjs'), `${readFileSync(join(ws, 'eval.mjs'), 'utf8')}// a fix\n`);
-    unlinkSync(join(ws, '.git', 'index'));
-    const refused = await runCliCaptured(ws, ['resume']);
-    expect(refused.code).toBe(2);
-    expect(refused.err).toContain('loop resume would reset the harness (read-only) file(s) eval.mjs');
-    expect(refused.err).not.toContain('loop.config.yaml');
-    expect(readFileSync(join(ws, 'eval.mjs'), 'utf8')).toContain('// a fix');
-  });
+  it(
+    'a damaged index does not hide a changed harness file: the resume is ' +
+      'still refused (exit 2) naming it, and nothing is changed',
+    async () => {
+      ws = await createMutatorWorkspace('loop-index-repair-', { maxIterations: 1 });
+      expect((await runCliCaptured(ws, ['run'])).code).toBe(0);
+      writeFileSync(join(ws, 'eval.mjs'), `${readFileSync(join(ws, 'eval.mjs'), 'utf8')}// a fix\n`);
+      unlinkSync(join(ws, '.git', 'index'));
+      const refused = await runCliCaptured(ws, ['resume']);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain('loop resume would reset the harness (read-only) file(s) eval.mjs');
+      expect(refused.err).not.toContain('loop.config.yaml');
+      expect(readFileSync(join(ws, 'eval.mjs'), 'utf8')).toContain('// a fix');
+    },
+  );
 });

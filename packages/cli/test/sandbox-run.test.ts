@@ -54,7 +54,9 @@ beforeEach(() => {
   writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 0 }));
   writeFileSync(
     join(ws, 'eval.mjs'),
-    "import { readFileSync } from 'node:fs';\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+    "import { readFileSync } from 'node:fs';\nconst { x } = " +
+      "JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' " +
+      '+ ((x - 3) ** 2 + 1));\n',
   );
   git('init', '-q', '-b', 'main');
   git('add', '.');
@@ -66,47 +68,62 @@ afterEach(() => {
 });
 
 describe('loop run: no agent process outlives the CLI (real CLI, git, processes)', () => {
-  it("a SIGKILLed loop's agent left a setsid daemon; loop resume ends it before the next agent call and finishes the run", async () => {
-    // First call: start a setsid daemon, say so, hang. Later calls: make the edit.
-    writeFileSync(
-      join(root, 'agent.sh'),
-      `cat > /dev/null\nif [ ! -e ${join(root, 'first')} ]; then\n  touch ${join(root, 'first')}\n  setsid sleep 600 >/dev/null 2>&1 &\n  echo up > ${join(root, 'daemon.up')}\n  sleep 600\nfi\necho '{"x":2}' > config.json\necho "DESCRIPTION: x 2"\n`,
-    );
-    writeFileSync(
-      join(root, 'loop.config.yaml'),
-      config(
-        `proposer:\n  type: agent\n  command: sh ${join(root, 'agent.sh')}\n  goal: lower score\n  sandbox: none\n`,
-      ),
-    );
-    const first = start(['run']);
-    await vi.waitFor(() => expect(existsSync(join(root, 'daemon.up'))).toBe(true), { timeout: 30_000, interval: 25 });
-    await vi.waitFor(() => expect(existsSync(join(ws, '.loop', 'agent.pgid'))).toBe(true), {
-      timeout: 5000,
-      interval: 10,
-    });
-    first.child.kill('SIGKILL');
-    expect((await first.result).signal).toBe('SIGKILL');
-    expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2); // the fault: the agent's shell, its sleep and the setsid daemon outlive the loop
-    const resumed = await start(['resume']).result;
-    expect(resumed.stderr).toBe('');
-    expect(resumed.code).toBe(0);
-    expect(pidsWithEnv(marker)).toEqual([]);
-    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
-  });
+  it(
+    "a SIGKILLed loop's agent left a setsid daemon; loop resume ends it " +
+      'before the next agent call and finishes the run',
+    async () => {
+      // First call: start a setsid daemon, say so, hang. Later calls: make the edit.
+      writeFileSync(
+        join(root, 'agent.sh'),
+        `cat > /dev/null\nif [ ! -e ${join(root, 'first')} ]; then\n  ` +
+          `touch ${join(root, 'first')}\n  setsid sleep 600 >/dev/null 2>&1 &\n  ` +
+          `echo up > ${join(root, 'daemon.up')}\n  sleep 600\nfi\necho '{"x":2}' > ` +
+          `config.json\necho "DESCRIPTION: x 2"\n`,
+      );
+      writeFileSync(
+        join(root, 'loop.config.yaml'),
+        config(
+          `proposer:\n  type: agent\n  command: sh ${join(root, 'agent.sh')}\n  goal: lower score\n  sandbox: none\n`,
+        ),
+      );
+      const first = start(['run']);
+      await vi.waitFor(() => expect(existsSync(join(root, 'daemon.up'))).toBe(true), { timeout: 30_000, interval: 25 });
+      await vi.waitFor(() => expect(existsSync(join(ws, '.loop', 'agent.pgid'))).toBe(true), {
+        timeout: 5000,
+        interval: 10,
+      });
+      first.child.kill('SIGKILL');
+      expect((await first.result).signal).toBe('SIGKILL');
+      // the fault: the agent's shell, its sleep and the setsid daemon outlive the loop
+      expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2);
+      const resumed = await start(['resume']).result;
+      expect(resumed.stderr).toBe('');
+      expect(resumed.code).toBe(0);
+      expect(pidsWithEnv(marker)).toEqual([]);
+      const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+      expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept']);
+    },
+  );
 
   it.skipIf(!bwrapStatus().available)(
-    `a run command in harness: { sandbox: bwrap } cannot write ../outside.txt; the run goes on${bwrapStatus().available ? '' : ` — skipped: ${bwrapStatus().reason}`}`,
+    `a run command in harness: { sandbox: bwrap } cannot write ` +
+      `../outside.txt; the run goes ` +
+      `on${bwrapStatus().available ? '' : ` — skipped: ${bwrapStatus().reason}`}`,
     async () => {
       writeFileSync(
         join(ws, 'eval.mjs'),
-        "import { readFileSync, writeFileSync } from 'node:fs';\ntry { writeFileSync('../outside.txt', 'x'); } catch (e) { console.log('refused: ' + e.code); }\nconst { x } = JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' + ((x - 3) ** 2 + 1));\n",
+        "import { readFileSync, writeFileSync } from 'node:fs';\ntry { " +
+          "writeFileSync('../outside.txt', 'x'); } catch (e) { " +
+          "console.log('refused: ' + e.code); }\nconst { x } = " +
+          "JSON.parse(readFileSync('config.json', 'utf8'));\nconsole.log('score: ' " +
+          '+ ((x - 3) ** 2 + 1));\n',
       );
       git('commit', '-q', '-am', 'eval writes outside');
       writeFileSync(
         join(root, 'loop.config.yaml'),
         config(
-          `proposer:\n  type: mutator\n  file: config.json\n  space: { x: { min: 0, max: 5, integer: true } }\nharness:\n  sandbox: bwrap\n`,
+          `proposer:\n  type: mutator\n  file: config.json\n  space: { x: { min: ` +
+            `0, max: 5, integer: true } }\nharness:\n  sandbox: bwrap\n`,
         ),
       );
       const run = await start(['run']).result;
@@ -118,11 +135,16 @@ describe('loop run: no agent process outlives the CLI (real CLI, git, processes)
   );
 
   it.skipIf(!bwrapStatus().available)(
-    `loop run, default sandbox: an agent using sed -i is kept; one whose edits are refused gets a notice naming its log and its last lines, and the run stops after 5 such rows with reason no-file-changes (issue 32)${bwrapStatus().available ? '' : ` — skipped: ${bwrapStatus().reason}`}`,
+    `loop run, default sandbox: an agent using sed -i is kept; one whose ` +
+      `edits are refused gets a notice naming its log and its last lines, and ` +
+      `the run stops after 5 such rows with reason no-file-changes (issue ` +
+      `32)${bwrapStatus().available ? '' : ` — skipped: ${bwrapStatus().reason}`}`,
     async () => {
       writeFileSync(
         join(root, 'agent.sh'),
-        'cat > /dev/null\nif [ "$LOOP_ITERATION" = 1 ]; then sed -i \'s/0/2/\' config.json; else sed -i \'s/score/points/\' eval.mjs; fi\necho "DESCRIPTION: try"\n',
+        'cat > /dev/null\nif [ "$LOOP_ITERATION" = 1 ]; then sed -i \'s/0/2/\' ' +
+          "config.json; else sed -i 's/score/points/' eval.mjs; fi\necho " +
+          '"DESCRIPTION: try"\n',
       );
       writeFileSync(
         join(root, 'loop.config.yaml'),
@@ -151,7 +173,10 @@ describe('loop run: no agent process outlives the CLI (real CLI, git, processes)
       expect(notices[0]).toContain(`the last lines of ${join(ws, '.loop', 'agent.log')}:`);
       expect(run.stdout).toMatch(/ {4}sed: cannot rename \.\/sed\w+: Device or resource busy\n/);
       expect(run.stdout).toContain(
-        'stopped: no-file-changes (5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: try [agent exited 0 and changed no target; .loop/agent.log ends: sed: cannot rename',
+        'stopped: no-file-changes (5 iterations in a row changed no file: the ' +
+          'proposer has nothing left to try, or cannot write its targets; the last ' +
+          'one: try [agent exited 0 and changed no target; .loop/agent.log ends: ' +
+          'sed: cannot rename',
       );
     },
   );

@@ -74,25 +74,30 @@ afterEach(() => {
 });
 
 describe('a second loop run on a busy workspace (issue 32 item 1)', () => {
-  it("a run refused with LOCK_HELD (exit 3) touches nothing: the first run's in-flight harness goes on and its row is not a crash", async () => {
-    const first = loop(['run']);
-    await whenExists(join(side, 'waiting'), side);
-    const harnessPid = Number(readFileSync(join(side, 'waiting'), 'utf8'));
+  it(
+    "a run refused with LOCK_HELD (exit 3) touches nothing: the first run's " +
+      'in-flight harness goes on and its row is not a crash',
+    async () => {
+      const first = loop(['run']);
+      await whenExists(join(side, 'waiting'), side);
+      const harnessPid = Number(readFileSync(join(side, 'waiting'), 'utf8'));
 
-    const second = await loop(['run']).done;
-    expect(second.code).toBe(3);
-    expect(second.err).toContain('[LOCK_HELD]');
-    // The first run's harness is still running (not ended, not a zombie) after the second exited.
-    if (existsSync('/proc/self/stat'))
-      expect(readFileSync(`/proc/${harnessPid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('Z');
+      const second = await loop(['run']).done;
+      expect(second.code).toBe(3);
+      expect(second.err).toContain('[LOCK_HELD]');
+      // The first run's harness is still running (not ended, not a zombie) after the second exited.
+      if (existsSync('/proc/self/stat'))
+        expect(readFileSync(`/proc/${harnessPid}/stat`, 'utf8').split(') ')[1]?.[0]).not.toBe('Z');
 
-    writeFileSync(join(side, 'go'), '');
-    const done = await first.done;
-    expect(done.err).toBe('');
-    expect(done.code).toBe(0);
-    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-    expect(rows.map((r) => r.status)).not.toContain('crash');
-    expect(rows).toHaveLength(2);
-    expect(readFileSync(join(side, 'calls'), 'utf8')).toBe('xx'); // no repeated attempt either
-  }, 120_000);
+      writeFileSync(join(side, 'go'), '');
+      const done = await first.done;
+      expect(done.err).toBe('');
+      expect(done.code).toBe(0);
+      const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+      expect(rows.map((r) => r.status)).not.toContain('crash');
+      expect(rows).toHaveLength(2);
+      expect(readFileSync(join(side, 'calls'), 'utf8')).toBe('xx'); // no repeated attempt either
+    },
+    120_000,
+  );
 });

@@ -17,26 +17,30 @@ beforeEach(async () => {
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('loop run: a refused start', () => {
-  it('a dirty tree is refused before the branch banner is printed, and the refusal names both the config field and the flag', async () => {
-    writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 1 }));
-    const refused = await loop('run');
-    expect(refused.code).not.toBe(0);
-    expect(refused.err).toContain('[DIRTY_WORKTREE]');
-    expect(refused.err).toContain('allowDirty: true');
-    expect(refused.err).toContain('--allow-dirty');
-    expect(refused.out).not.toContain('branch auto-iterate/');
-    expect(refused.out).not.toContain('workspace ');
-    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+  it(
+    'a dirty tree is refused before the branch banner is printed, and the ' +
+      'refusal names both the config field and the flag',
+    async () => {
+      writeFileSync(join(ws, 'config.json'), JSON.stringify({ x: 1 }));
+      const refused = await loop('run');
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toContain('[DIRTY_WORKTREE]');
+      expect(refused.err).toContain('allowDirty: true');
+      expect(refused.err).toContain('--allow-dirty');
+      expect(refused.out).not.toContain('branch auto-iterate/');
+      expect(refused.out).not.toContain('workspace ');
+      expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
 
-    const accepted = await loop('run', '--allow-dirty');
-    expect(accepted.err).toBe('');
-    expect(accepted.code).toBe(0);
-    const banner = accepted.out.indexOf(`workspace ${ws}  branch auto-iterate/`);
-    expect(banner).toBeGreaterThanOrEqual(0);
-    expect(accepted.out.indexOf('config    ')).toBeLessThan(banner);
-    expect(banner).toBeLessThan(accepted.out.search(/^iter {3}0 /m));
-    expect(accepted.out.match(/^workspace /gm)).toHaveLength(1);
-  });
+      const accepted = await loop('run', '--allow-dirty');
+      expect(accepted.err).toBe('');
+      expect(accepted.code).toBe(0);
+      const banner = accepted.out.indexOf(`workspace ${ws}  branch auto-iterate/`);
+      expect(banner).toBeGreaterThanOrEqual(0);
+      expect(accepted.out.indexOf('config    ')).toBeLessThan(banner);
+      expect(banner).toBeLessThan(accepted.out.search(/^iter {3}0 /m));
+      expect(accepted.out.match(/^workspace /gm)).toHaveLength(1);
+    },
+  );
 
   it('a held workspace lock prints no banner either', async () => {
     const { acquireLock } = await import('@loop/core/files');
@@ -57,21 +61,28 @@ describe('loop run: a target file that does not exist', () => {
       .split('\n')
       .findIndex((l) => l.includes(needle)) + 1;
 
-  it('is a config error at its line in the config file, like a schema error (file:line: targetFiles.1: ... does not exist), exit 2, nothing started', async () => {
-    const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(
-      /^targetFiles: .*$/m,
-      'targetFiles:\n  - config.json\n  - missing.json',
-    );
-    writeFileSync(join(ws, 'loop.config.yaml'), text);
-    git('commit', '-qam', 'a missing target');
-    const run = await loop('run');
-    expect(run.code).toBe(2);
-    expect(run.err).toBe(
-      `error [CONFIG_INVALID]: [loop] [cli] invalid config ${join(ws, 'loop.config.yaml')}:\n  ${join(ws, 'loop.config.yaml')}:${lineOf('- missing.json')}: targetFiles.1: missing.json does not exist in ${ws}\n`,
-    );
-    expect(run.out).not.toContain('workspace ');
-    expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
-  });
+  it(
+    'is a config error at its line in the config file, like a schema error ' +
+      '(file:line: targetFiles.1: ... does not exist), exit 2, nothing started',
+    async () => {
+      const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8').replace(
+        /^targetFiles: .*$/m,
+        'targetFiles:\n  - config.json\n  - missing.json',
+      );
+      writeFileSync(join(ws, 'loop.config.yaml'), text);
+      git('commit', '-qam', 'a missing target');
+      const run = await loop('run');
+      expect(run.code).toBe(2);
+      expect(run.err).toBe(
+        `error [CONFIG_INVALID]: [loop] [cli] invalid ` +
+          `config ${join(ws, 'loop.config.yaml')}:\n ` +
+          ` ${join(ws, 'loop.config.yaml')}:${lineOf('- missing.json')}: ` +
+          `targetFiles.1: missing.json does not exist in ${ws}\n`,
+      );
+      expect(run.out).not.toContain('workspace ');
+      expect(git('rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+    },
+  );
 
   it('implied by a target: block, it is reported at target.path', async () => {
     const text = readFileSync(join(ws, 'loop.config.yaml'), 'utf8')
@@ -110,22 +121,26 @@ function killGroup(pgid: number): void {
 }
 
 describe('loop resume: leftover processes', () => {
-  it('says in one line how many processes the interrupted run left running and their pids, and they are ended before the next run', async () => {
-    expect((await loop('run')).code).toBe(0);
-    const { child, exited } = await leaveRunCommand('cafe0123beef4567');
-    try {
-      const resumed = await loop('resume', '--max-iterations', '2');
-      expect(resumed.err).toBe('');
-      expect(resumed.code).toBe(0);
-      expect(resumed.out).toContain(`ending 1 leftover process of the interrupted run (pid ${child.pid})`);
-      expect(resumed.out.indexOf('leftover')).toBeLessThan(resumed.out.search(/^iter {3}2 /m));
-      await exited; // core's sweep ended it
-    } finally {
-      killGroup(child.pid!);
-    }
-    const again = await loop('resume', '--max-iterations', '3');
-    expect(again.out).not.toContain('leftover');
-  });
+  it(
+    'says in one line how many processes the interrupted run left running ' +
+      'and their pids, and they are ended before the next run',
+    async () => {
+      expect((await loop('run')).code).toBe(0);
+      const { child, exited } = await leaveRunCommand('cafe0123beef4567');
+      try {
+        const resumed = await loop('resume', '--max-iterations', '2');
+        expect(resumed.err).toBe('');
+        expect(resumed.code).toBe(0);
+        expect(resumed.out).toContain(`ending 1 leftover process of the interrupted run (pid ${child.pid})`);
+        expect(resumed.out.indexOf('leftover')).toBeLessThan(resumed.out.search(/^iter {3}2 /m));
+        await exited; // core's sweep ended it
+      } finally {
+        killGroup(child.pid!);
+      }
+      const again = await loop('resume', '--max-iterations', '3');
+      expect(again.out).not.toContain('leftover');
+    },
+  );
 
   it('a resume that adds no iteration still ends the leftover processes it announces', async () => {
     expect((await loop('run')).code).toBe(0);

@@ -49,7 +49,8 @@ beforeAll(() => {
 export async function load(url, context, next) { appendFileSync(process.env.LOOP_LOAD_LOG, url + '\\n'); return next(url, context); }`;
   writeFileSync(
     hook,
-    `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hookBody)}`)});\n`,
+    `import { register } from ` +
+      `'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hookBody)}`)});\n`,
   );
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -153,38 +154,45 @@ describe.each(MODES)('loop start-up loads only the modules of its command (built
     expect(loaded.filter((u) => notForLog.some((h) => u.includes(h)))).toEqual([]);
   });
 
-  it('loop mcp answers initialize without loading the loop engine (auto-iterate, git, collie, plot, workers)', async () => {
-    const ws = mkdtempSync(join(tmp, 'mcp-'));
-    const run = start(['mcp', '--dir', ws], built, 'mcp');
-    try {
-      const init = {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'startup-test', version: '1' } },
-      };
-      run.write(`${JSON.stringify(init)}\n`);
-      await run.waitFor(/"id":1/);
-      expect(run.stdout()).toContain('"serverInfo"');
-      const loaded = run.loaded();
-      expect(loaded.some((u) => u.includes('/@modelcontextprotocol/'))).toBe(true);
-      const notForInitialize = [
-        '/packages/auto-iterate/',
-        '/packages/collie/',
-        '/packages/autoresearch/',
-        '/packages/autotune/',
-        '/packages/rollback-git/',
-        '/isomorphic-git/',
-        '/vega',
-        '/hono/',
-        '/packages/workers-bullmq/',
-        '/yaml/',
-        '/log-update/',
-      ];
-      expect(loaded.filter((u) => notForInitialize.some((h) => u.includes(h)))).toEqual([]);
-    } finally {
-      run.kill();
-      await run.done.catch(() => null);
-    }
-  });
+  it(
+    'loop mcp answers initialize without loading the loop engine ' + '(auto-iterate, git, collie, plot, workers)',
+    async () => {
+      const ws = mkdtempSync(join(tmp, 'mcp-'));
+      const run = start(['mcp', '--dir', ws], built, 'mcp');
+      try {
+        const init = {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'startup-test', version: '1' },
+          },
+        };
+        run.write(`${JSON.stringify(init)}\n`);
+        await run.waitFor(/"id":1/);
+        expect(run.stdout()).toContain('"serverInfo"');
+        const loaded = run.loaded();
+        expect(loaded.some((u) => u.includes('/@modelcontextprotocol/'))).toBe(true);
+        const notForInitialize = [
+          '/packages/auto-iterate/',
+          '/packages/collie/',
+          '/packages/autoresearch/',
+          '/packages/autotune/',
+          '/packages/rollback-git/',
+          '/isomorphic-git/',
+          '/vega',
+          '/hono/',
+          '/packages/workers-bullmq/',
+          '/yaml/',
+          '/log-update/',
+        ];
+        expect(loaded.filter((u) => notForInitialize.some((h) => u.includes(h)))).toEqual([]);
+      } finally {
+        run.kill();
+        await run.done.catch(() => null);
+      }
+    },
+  );
 });

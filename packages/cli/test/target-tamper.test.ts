@@ -52,41 +52,45 @@ beforeEach(() => {
 afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('the built-in evaluator is part of the fixed harness', () => {
-  it('a proposer that edits the evaluator (to score everything 10) stops the run with HARNESS_TAMPERED; nothing it did is kept', async () => {
-    const { command, harnessFiles } = evaluatorInvocation('skill', 'SKILL.md', { packageDir: pkg });
-    expect(harnessFiles).toContain(join(pkg, 'src', 'skill.ts'));
-    const run = createAutoIterate({
-      dir: ws,
-      tag: 'tamper',
-      files: { targetFiles: ['SKILL.md'], harnessFiles },
-      run: { command },
-      score: { metricName: 'score', direction: 'maximize', dimensionsFile: 'dimensions.tsv' },
-      stop: { maxIterations: 3 },
-      proposer: {
-        name: 'cheater',
-        propose: () => {
-          appendFileSync(join(ws, 'SKILL.md'), '\nmore\n');
-          const file = join(pkg, 'src', 'evaluation.ts');
-          writeFileSync(
-            file,
-            readFileSync(file, 'utf8').replace(
-              'return round2(dimensions.reduce((sum, d) => sum + d.weight * d.score, 0));',
-              'return 10;',
-            ),
-          );
-          return { description: 'make the evaluator kinder' };
+  it(
+    'a proposer that edits the evaluator (to score everything 10) stops the ' +
+      'run with HARNESS_TAMPERED; nothing it did is kept',
+    async () => {
+      const { command, harnessFiles } = evaluatorInvocation('skill', 'SKILL.md', { packageDir: pkg });
+      expect(harnessFiles).toContain(join(pkg, 'src', 'skill.ts'));
+      const run = createAutoIterate({
+        dir: ws,
+        tag: 'tamper',
+        files: { targetFiles: ['SKILL.md'], harnessFiles },
+        run: { command },
+        score: { metricName: 'score', direction: 'maximize', dimensionsFile: 'dimensions.tsv' },
+        stop: { maxIterations: 3 },
+        proposer: {
+          name: 'cheater',
+          propose: () => {
+            appendFileSync(join(ws, 'SKILL.md'), '\nmore\n');
+            const file = join(pkg, 'src', 'evaluation.ts');
+            writeFileSync(
+              file,
+              readFileSync(file, 'utf8').replace(
+                'return round2(dimensions.reduce((sum, d) => sum + d.weight * d.score, 0));',
+                'return 10;',
+              ),
+            );
+            return { description: 'make the evaluator kinder' };
+          },
         },
-      },
-    });
-    const error = await run.run().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isLoopError(error, 'HARNESS_TAMPERED')).toBe(true);
-    const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
-    expect(rows.filter((r) => r.status === 'kept')).toEqual([]);
-    expect(rows[0]!.score).toBeLessThan(10);
-    expect(git('log', '--format=%s', 'main..HEAD')).toBe('');
-    expect(readFileSync(join(ws, 'SKILL.md'), 'utf8')).not.toContain('more');
-  });
+      });
+      const error = await run.run().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isLoopError(error, 'HARNESS_TAMPERED')).toBe(true);
+      const rows = parseAutoIterateTsv(readFileSync(join(ws, 'results.tsv'), 'utf8'));
+      expect(rows.filter((r) => r.status === 'kept')).toEqual([]);
+      expect(rows[0]!.score).toBeLessThan(10);
+      expect(git('log', '--format=%s', 'main..HEAD')).toBe('');
+      expect(readFileSync(join(ws, 'SKILL.md'), 'utf8')).not.toContain('more');
+    },
+  );
 });

@@ -32,24 +32,30 @@ export default {
 `;
 
 describe('.ts config files', () => {
-  it('loads a TypeScript config (type-only imports, interfaces, satisfies, a relative import) with defaults applied', async () => {
-    writeFileSync(join(dir, 'budget.ts'), 'export const budget = (minutes: number): number => minutes * 60;\n');
-    writeFileSync(join(dir, 'loop.config.ts'), TS_CONFIG);
-    const loaded = await loadConfig(join(dir, 'loop.config.ts'));
-    expect(loaded.dir).toBe(join(dir, 'ws'));
-    expect(loaded.config).toMatchObject({
-      timeBudgetS: 120,
-      maxIterations: 5,
-      direction: 'lower',
-      metricName: 'val_loss',
-      proposer: { type: 'mutator', seed: 1 },
-    });
-  });
+  it(
+    'loads a TypeScript config (type-only imports, interfaces, satisfies, a ' +
+      'relative import) with defaults applied',
+    async () => {
+      writeFileSync(join(dir, 'budget.ts'), 'export const budget = (minutes: number): number => minutes * 60;\n');
+      writeFileSync(join(dir, 'loop.config.ts'), TS_CONFIG);
+      const loaded = await loadConfig(join(dir, 'loop.config.ts'));
+      expect(loaded.dir).toBe(join(dir, 'ws'));
+      expect(loaded.config).toMatchObject({
+        timeBudgetS: 120,
+        maxIterations: 5,
+        direction: 'lower',
+        metricName: 'val_loss',
+        proposer: { type: 'mutator', seed: 1 },
+      });
+    },
+  );
 
   it('accepts a default-exported function (async) and defineConfig', async () => {
     writeFileSync(
       join(dir, 'fn.config.mts'),
-      `export default async () => ({ targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'higher' as const, proposer: { type: 'agent', command: 'claude -p', goal: 'raise m' } });\n`,
+      `export default async () => ({ targetFiles: ['a'], runCommand: 'true', ` +
+        `metricName: 'm', direction: 'higher' as const, proposer: { type: ` +
+        `'agent', command: 'claude -p', goal: 'raise m' } });\n`,
     );
     expect((await loadConfig(join(dir, 'fn.config.mts'))).config).toMatchObject({
       direction: 'higher',
@@ -68,7 +74,9 @@ describe('.ts config files', () => {
     const file = join(dir, 'loop.config.ts');
     writeFileSync(
       file,
-      `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', direction: 'down', colour: 1, proposer: { type: 'mutator', file: 'a', space: {} } };\n`,
+      `export default { targetFiles: ['a'], runCommand: 'true', metricName: ` +
+        `'m', direction: 'down', colour: 1, proposer: { type: 'mutator', file: ` +
+        `'a', space: {} } };\n`,
     );
     const error = await loadConfig(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigFileError);
@@ -78,27 +86,32 @@ describe('.ts config files', () => {
     expect(e.message).toMatch(/unknown field "colour"/);
   });
 
-  it('a TypeScript syntax error, a throwing module, and no default export are CONFIG_INVALID naming the file', async () => {
-    const broken = join(dir, 'broken.config.ts');
-    writeFileSync(broken, 'export default { targetFiles: [ ;\n');
-    await expect(loadConfig(broken)).rejects.toThrow(
-      /invalid config .*broken\.config\.ts:\n.*cannot load the config module/,
-    );
-    const throwing = join(dir, 'throwing.config.ts');
-    writeFileSync(throwing, "throw new Error('no secrets here');\n");
-    await expect(loadConfig(throwing)).rejects.toThrow(/cannot load the config module: .*no secrets here/);
-    const none = join(dir, 'none.config.ts');
-    writeFileSync(none, 'export const x = 1;\n');
-    await expect(loadConfig(none)).rejects.toThrow(/default export must be the config object/);
-    await expect(loadConfig(join(dir, 'missing.config.ts'))).rejects.toThrow(/cannot read the config file: ENOENT/);
-  });
+  it(
+    'a TypeScript syntax error, a throwing module, and no default export are ' + 'CONFIG_INVALID naming the file',
+    async () => {
+      const broken = join(dir, 'broken.config.ts');
+      writeFileSync(broken, 'export default { targetFiles: [ ;\n');
+      await expect(loadConfig(broken)).rejects.toThrow(
+        /invalid config .*broken\.config\.ts:\n.*cannot load the config module/,
+      );
+      const throwing = join(dir, 'throwing.config.ts');
+      writeFileSync(throwing, "throw new Error('no secrets here');\n");
+      await expect(loadConfig(throwing)).rejects.toThrow(/cannot load the config module: .*no secrets here/);
+      const none = join(dir, 'none.config.ts');
+      writeFileSync(none, 'export const x = 1;\n');
+      await expect(loadConfig(none)).rejects.toThrow(/default export must be the config object/);
+      await expect(loadConfig(join(dir, 'missing.config.ts'))).rejects.toThrow(/cannot read the config file: ENOENT/);
+    },
+  );
 
   it('re-reads an edited config module (no module cache)', async () => {
     const file = join(dir, 'loop.config.ts');
     const write = (n: number) =>
       writeFileSync(
         file,
-        `export default { targetFiles: ['a'], runCommand: 'true', metricName: 'm', maxIterations: ${n}, proposer: { type: 'agent', command: 'x', goal: 'y' } };\n`,
+        `export default { targetFiles: ['a'], runCommand: 'true', metricName: ` +
+          `'m', maxIterations: ${n}, proposer: { type: 'agent', command: 'x', goal: ` +
+          `'y' } };\n`,
       );
     write(3);
     expect((await loadConfig(file)).config.maxIterations).toBe(3);

@@ -3,7 +3,8 @@
  * Ratios are against a baseline measured in the same run.
  *
  * 1. Flow worktree snapshot / restore (the flow's whole-tree snapshot store: @loop/rollback-snapshot
- *    `createTreeSnapshotStore`, excluding SNAPSHOT_EXCLUDED, warm: the store has seen the tree) on git repositories of 100, 1,000 and
+ * `createTreeSnapshotStore`, excluding SNAPSHOT_EXCLUDED, warm: the store has seen the tree) on git repositories of
+ * 100, 1,000 and
  *    5,000 small files (about 200 bytes, in 50 directories) and of 100 small files plus one 50 MB
  *    file (random bytes). Per size:
  *    - `snapshot`: store.snapshot() (what the flow does once per FIX, before its first step);
@@ -36,7 +37,10 @@ const started = Date.now();
 // ---------------------------------------------------------------- main
 
 const gitVersion = execFileSync('git', ['--version'], { encoding: 'utf8' }).trim();
-const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${gitVersion}`;
+const environment =
+  `${new Date().toISOString().slice(0, 10)} · ${process.version} ` +
+  `· ${process.platform}/${process.arch} · ${cpus().length} ` +
+  `× ${cpus()[0]?.model.trim() ?? '?'} · ${gitVersion}`;
 
 try {
   const trees: { tree: Tree; iterations: number }[] = [
@@ -50,17 +54,23 @@ try {
 
   console.log(`\n@loop/collie: flow worktree snapshot / restore, one file edited (${environment})`);
   console.log(
-    'median ms per operation; cycle = store.snapshot() + edit + store.restore() (warm store); git = edit + `git checkout -- .` + `git clean -fd`; interleaved, cycle / git per cycle: median (min-max)\n',
+    'median ms per operation; cycle = store.snapshot() + edit + ' +
+      'store.restore() (warm store); git = edit + `git checkout -- .` + `git ' +
+      'clean -fd`; interleaved, cycle / git per cycle: median (min-max)\n',
   );
   for (const r of rows) console.log(`${r.tree.label}: ${r.load}`);
   console.log(
-    '| worktree | entries | held MB | snapshot | diff | restore (cycle - snapshot) | cycle | git | cycle / git | samples |',
+    '| worktree | entries | held MB | snapshot | diff | restore (cycle - ' +
+      'snapshot) | cycle | git | cycle / git | samples |',
   );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     const f = (v: number) => v.toFixed(1);
     console.log(
-      `| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} | ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} | ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`,
+      `| ${r.tree.label} | ${r.entries} | ${r.heldMb.toFixed(1)} ` +
+        `| ${f(r.ms.snapshot)} | ${r.ms.diff.toFixed(2)} ` +
+        `| ${f(r.ms.cycle - r.ms.snapshot)} | ${f(r.ms.cycle)} | ${f(r.ms.git)} ` +
+        `| ${formatRatio(r.ratio)} | ${r.samples} |`,
     );
   }
 
@@ -73,7 +83,10 @@ try {
   console.log(`\n@loop/collie: controller overhead, trigger \`${TRIGGER}\`, scripted agent, no FIX (${environment})`);
   console.log(loadLine(c.result.load));
   console.log(
-    `one run = Stage 0 + recovery + ${c.iterations / c.runs} iterations (${c.status}, SC3) + terminal step; ${c.runs} runs interleaved with ${c.runs} harness runs, ${c.stepsInIterations / c.iterations} steps per iteration\n`,
+    `one run = Stage 0 + recovery + ${c.iterations / c.runs} iterations ` +
+      `(${c.status}, SC3) + terminal step; ${c.runs} runs interleaved ` +
+      `with ${c.runs} harness runs, ${c.stepsInIterations / c.iterations} steps ` +
+      `per iteration\n`,
   );
   console.log('| measure | ms | x one harness run, per cycle: median (min-max) |');
   console.log('| --- | ---: | ---: |');
@@ -88,7 +101,9 @@ try {
     `| autoiter, per step inside an iteration | ${stepMs.toFixed(1)} (mean) | ${formatRatio(c.ratios.step)} |`,
   );
   console.log(
-    `| state machine per iteration (iteration - 2 harness runs) | ${(iterMs - 2 * h).toFixed(1)} (mean - 2 x median) | ${formatRatio(c.ratios.machine)} |`,
+    `| state machine per iteration (iteration - 2 harness runs) ` +
+      `| ${(iterMs - 2 * h).toFixed(1)} (mean - 2 x median) ` +
+      `| ${formatRatio(c.ratios.machine)} |`,
   );
   console.log('\n| step | calls | mean ms | x median harness run |');
   console.log('| --- | ---: | ---: | ---: |');

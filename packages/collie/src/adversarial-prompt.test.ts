@@ -35,7 +35,8 @@ describe('seed 000 G3 prompt requirements', () => {
 
   it('G3: at most 2 lines of observations.md verbatim in a prompt (anchor prevention); a third fails', () => {
     const lines = observations.split('\n').slice(1, 4);
-    expect(checkAdversarialPrompt(triagePrompt(lines), observations, TRIAGE_PROMPT_RULE).ok).toBe(true); // the builder keeps only 2
+    // the builder keeps only 2
+    expect(checkAdversarialPrompt(triagePrompt(lines), observations, TRIAGE_PROMPT_RULE).ok).toBe(true);
     const stuffed = `${triagePrompt()}\n${lines.join('\n')}`;
     expect(checkAdversarialPrompt(stuffed, observations, TRIAGE_PROMPT_RULE)).toMatchObject({
       ok: false,

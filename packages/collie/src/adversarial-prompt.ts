@@ -32,7 +32,8 @@ export interface AdversarialPromptCheck {
 
 /**
  * Checks a prompt against seed 000 guard G3: it contains every required phrase and copies at most
- * `maxVerbatimLines` non-blank lines of observations.md verbatim (a line counts when its trimmed text, at least 12 characters,
+ * `maxVerbatimLines` non-blank lines of observations.md verbatim (a line counts when its trimmed text, at least 12
+ * characters,
  * occurs in the prompt; shorter lines such as `- severity: 3` are too generic to count).
  */
 export function checkAdversarialPrompt(

@@ -28,7 +28,10 @@ export interface AgentCommandOptions extends SandboxOptions {
    * per tier.
    */
   command: string | Record<CapabilityTier, string>;
-  /** Absolute working directory of the agent, unless a request names its own (`AgentRequest.cwd`: the controller passes the run's worktree). */
+  /**
+   * Absolute working directory of the agent, unless a request names its own (`AgentRequest.cwd`: the controller passes
+   * the run's worktree).
+   */
   cwd: string;
   /** Absolute directory for the per-call output logs (`<role>-<n>.log`). */
   logDir: string;
@@ -84,7 +87,10 @@ export const agentCommandOptionsSchema = z.object({
     .optional(),
 });
 
-/** The string at dot path `field` of the JSON object the output holds (its last line that parses as an object), or undefined. */
+/**
+ * The string at dot path `field` of the JSON object the output holds (its last line that parses as an object), or
+ * undefined.
+ */
 export function replyAt(output: string, field: string): string | undefined {
   const candidates = [output, ...output.split('\n').reverse()];
   for (const text of candidates) {
@@ -181,7 +187,8 @@ export function createAgentCommand(options: AgentCommandOptions): Agent {
       if (reply === undefined)
         throw new LoopError(
           'PROPOSER_FAILED',
-          `[loop] [collie] agent "${command}" (${request.role}) did not print a JSON object with a string at "${o.replyField}"; see ${logPath}`,
+          `[loop] [collie] agent "${command}" (${request.role}) did not print a ` +
+            `JSON object with a string at "${o.replyField}"; see ${logPath}`,
           { details: { logPath, replyField: o.replyField } },
         );
       return reply;

@@ -49,7 +49,8 @@ export interface TokenUsage {
 
 /**
  * A sub-agent: takes a role, a tier, a prompt and inputs, returns its text. Called by the stages
- * that dispatch (Stage 0.2 discovery, Stage 3 observe / diagnose, 4a triage, 4b deep verify, 5.1 flow). Must not keep state between calls: each
+ * that dispatch (Stage 0.2 discovery, Stage 3 observe / diagnose, 4a triage, 4b deep verify, 5.1 flow). Must not keep
+ * state between calls: each
  * call is a fresh agent (the seed's subagent isolation).
  */
 export interface Agent {

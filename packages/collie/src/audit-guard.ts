@@ -17,7 +17,10 @@ export interface AuditGuardInput {
     readonly commit: string | null;
     readonly files: readonly ChangedFile[];
   }[];
-  /** The real branch diff of the iteration: every file changed from its start sha to the worktree, whoever committed it (collie, the flow agent, the recovery ladder). */
+  /**
+   * The real branch diff of the iteration: every file changed from its start sha to the worktree, whoever committed it
+   * (collie, the flow agent, the recovery ladder).
+   */
   readonly branchFiles: readonly ChangedFile[];
 }
 

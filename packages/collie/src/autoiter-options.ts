@@ -22,7 +22,9 @@ export interface TriggerRun {
   readonly cwd: string;
   /** Absolute log path (raw.log, rerun.log or recovery-N.log). */
   readonly logFile: string;
-  /** The seed's timeout: min(max_wallclock_min / max_iterations, 30) minutes (5 for a ladder validation rerun), in ms. */
+  /**
+   * The seed's timeout: min(max_wallclock_min / max_iterations, 30) minutes (5 for a ladder validation rerun), in ms.
+   */
   readonly timeoutMs: number;
   /** Time between SIGTERM and SIGKILL when the run is killed, in ms (the seed's `sleep 5`). */
   readonly graceMs: number;

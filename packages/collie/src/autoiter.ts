@@ -47,7 +47,10 @@ export interface Autoiter {
    *   a `step()` / `run()` of this instance has not finished.
    */
   readonly step: () => Promise<AutoiterStepOutcome>;
-  /** Calls `step()` until `done` or `nested-refused` (at most `maxSteps` times, holding the lock throughout) and returns every outcome. */
+  /**
+   * Calls `step()` until `done` or `nested-refused` (at most `maxSteps` times, holding the lock throughout) and returns
+   * every outcome.
+   */
   readonly run: (options?: { maxSteps?: number }) => Promise<AutoiterStepOutcome[]>;
 }
 
@@ -217,7 +220,8 @@ export function createAutoiter(options: AutoiterOptions): Autoiter {
         }
         throw new LoopError(
           'STATE_CORRUPT',
-          `[loop] [collie] the run did not reach a terminal state within ${maxSteps} steps; inspect ${paths.projectDir}`,
+          `[loop] [collie] the run did not reach a terminal state ` +
+            `within ${maxSteps} steps; inspect ${paths.projectDir}`,
           { details: { maxSteps } },
         );
       });

@@ -38,12 +38,18 @@ export interface CollieStopState extends LoopState {
       readonly type: 'all_green' | 'scalar_threshold' | 'convergence_delta' | 'custom';
       readonly threshold: number | null;
     };
-    /** How SC3 picks ε: `ordinal` (integer 1-5 scalars, ε = 0) or `continuous` (ε = 0.01 × |baseline|). @default detected */
+    /**
+     * How SC3 picks ε: `ordinal` (integer 1-5 scalars, ε = 0) or `continuous` (ε = 0.01 × |baseline|). @default
+     * detected
+     */
     readonly scalarKind?: 'ordinal' | 'continuous';
   };
 }
 
-/** A row's class: no scalar is a `crash` (its error signature, or "no scalar"); a rolled-back iteration `reverted`; else `kept`. */
+/**
+ * A row's class: no scalar is a `crash` (its error signature, or "no scalar"); a rolled-back iteration `reverted`; else
+ * `kept`.
+ */
 function statusOf(i: IterationFacts): IterationStatus {
   if (i.scalar === null) return 'crash';
   return i.reverted ? 'reverted' : 'kept';
@@ -61,7 +67,8 @@ function trailing<T>(xs: readonly T[], p: (x: T) => boolean): number {
  * are maximised): history = the baseline row plus one row per iteration (score = its rerun scalar;
  * status kept / reverted / crash, `error` = its error signature, `changedFiles` known only when
  * none changed, `gates.all_green` = exit code 0); counts, the consecutive counters (same error,
- * no file change, crashes, non-improvements: a reverted or crashed iteration never improves), the best trail and the token cost
+ * no file change, crashes, non-improvements: a reverted or crashed iteration never improves), the best trail and the
+ * token cost
  * (`cost.tokens`, SC4) are computed from the rows, so core's stop policies read what happened.
  */
 export function collieStopState(

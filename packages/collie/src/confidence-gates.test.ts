@@ -36,16 +36,19 @@ describe('seed 000 gates G8 and G2', () => {
       expect(triageGate({ verdict: 'Discarded', confidence })).toEqual({ route: 'drop' });
   });
 
-  it('G8 deep verify: fix_confidence <= 2 goes to DEFERRED tagged deep_verify_low_confidence (checked before G2)', () => {
-    expect(deepVerifyGate(fix({ fix_confidence: 2 }))).toEqual({
-      route: 'deferred',
-      tag: 'deep_verify_low_confidence',
-    });
-    expect(deepVerifyGate(fix({ fix_confidence: 1, root_cause: '' }))).toEqual({
-      route: 'deferred',
-      tag: 'deep_verify_low_confidence',
-    });
-  });
+  it(
+    'G8 deep verify: fix_confidence <= 2 goes to DEFERRED tagged ' + 'deep_verify_low_confidence (checked before G2)',
+    () => {
+      expect(deepVerifyGate(fix({ fix_confidence: 2 }))).toEqual({
+        route: 'deferred',
+        tag: 'deep_verify_low_confidence',
+      });
+      expect(deepVerifyGate(fix({ fix_confidence: 1, root_cause: '' }))).toEqual({
+        route: 'deferred',
+        tag: 'deep_verify_low_confidence',
+      });
+    },
+  );
 
   it('G2: an empty (or blank) root_cause or reproduction_test goes to DEFERRED tagged g2_incomplete', () => {
     expect(deepVerifyGate(fix({ root_cause: '' }))).toEqual({ route: 'deferred', tag: 'g2_incomplete' });

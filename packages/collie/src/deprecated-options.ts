@@ -94,7 +94,9 @@ export function normalizeAutoiterOptions(options: AutoiterOptions): AutoiterOpti
     if (g[field] !== undefined) {
       conflicts.push({
         path: flat,
-        message: `${flat} and ${group}.${field} are both set; remove ${flat} (deprecated: its place is ${group}.${field})`,
+        message:
+          `${flat} and ${group}.${field} are both set; remove ${flat} (deprecated: ` +
+          `its place is ${group}.${field})`,
       });
       return;
     }

@@ -30,9 +30,13 @@ describe('seed 000 G1 and G6', () => {
     ).toHaveLength(1);
   });
 
-  it('G6: every changed file must be a plan Key file or a mechanical consequence; anything else is untraceable (escalate)', () => {
-    const fixes = [{ key_files: ['src/a.js'] }, { key_files: ['src/b.js'] }];
-    expect(untraceableFiles(['src/a.js', 'dist/a.js', 'pnpm-lock.yaml'], fixes)).toEqual([]);
-    expect(untraceableFiles(['src/a.js', 'src/c.js'], fixes)).toEqual(['src/c.js']);
-  });
+  it(
+    'G6: every changed file must be a plan Key file or a mechanical ' +
+      'consequence; anything else is untraceable (escalate)',
+    () => {
+      const fixes = [{ key_files: ['src/a.js'] }, { key_files: ['src/b.js'] }];
+      expect(untraceableFiles(['src/a.js', 'dist/a.js', 'pnpm-lock.yaml'], fixes)).toEqual([]);
+      expect(untraceableFiles(['src/a.js', 'src/c.js'], fixes)).toEqual(['src/c.js']);
+    },
+  );
 });

@@ -8,7 +8,10 @@ export interface ChangedFile {
   readonly status: 'added' | 'modified' | 'deleted';
 }
 
-/** The default test-file pattern of G1: test/tests/__tests__ folders, *.test.* / *.spec.*, *_test.go / *_test.py, test_*.py. */
+/**
+ * The default test-file pattern of G1: test/tests/__tests__ folders, *.test.* / *.spec.*, *_test.go / *_test.py,
+ * test_*.py.
+ */
 export const DEFAULT_TEST_FILE =
   /(^|\/)(tests?|__tests__)\/|\.(test|spec)\.[cm]?[jt]sx?$|_test\.(go|py)$|(^|\/)test_[^/]*\.py$/;
 

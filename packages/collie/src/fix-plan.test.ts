@@ -33,22 +33,27 @@ describe('seed 000 Stage 5.0 fix plan', () => {
     }
   });
 
-  it('Stage 5.0: fix-plan.md has the 3 metadata lines, DAG, details (Why/How/Verify), impact with reverse impact, and E2E inherited verbatim', () => {
-    const text = renderFixPlan([fix('FIX-002', ['FIX-001'], ['src/b.js']), fix('FIX-001', [], ['src/a.js'])], {
-      planPath: '/r/iter-2/fix-plan.md',
-      iter: 2,
-      e2e: 'run npm test in CI',
-    });
-    const lines = text.split('\n');
-    expect(lines.slice(0, 3)).toEqual([
-      '<!-- plan-source: /r/iter-2/fix-plan.md -->',
-      '<!-- plan-topic: autoiter-iter-2-fixes -->',
-      '<!-- plan-executor: collie:flow -->',
-    ]);
-    expect(text).toContain('- batch 1: FIX-001\n- batch 2: FIX-002');
-    expect(text).toContain('- Why: cause FIX-001\n- How: outline FIX-001\n- Key files: src/a.js');
-    expect(text).toContain('- Verify:\n```\ntest FIX-001\n```');
-    expect(text).toContain('- Affected files: src/a.js, src/b.js\n- Reverse impact: None — iter-local change');
-    expect(text.trimEnd().endsWith('## E2E Assessment\nrun npm test in CI')).toBe(true);
-  });
+  it(
+    'Stage 5.0: fix-plan.md has the 3 metadata lines, DAG, details ' +
+      '(Why/How/Verify), impact with reverse impact, and E2E inherited ' +
+      'verbatim',
+    () => {
+      const text = renderFixPlan([fix('FIX-002', ['FIX-001'], ['src/b.js']), fix('FIX-001', [], ['src/a.js'])], {
+        planPath: '/r/iter-2/fix-plan.md',
+        iter: 2,
+        e2e: 'run npm test in CI',
+      });
+      const lines = text.split('\n');
+      expect(lines.slice(0, 3)).toEqual([
+        '<!-- plan-source: /r/iter-2/fix-plan.md -->',
+        '<!-- plan-topic: autoiter-iter-2-fixes -->',
+        '<!-- plan-executor: collie:flow -->',
+      ]);
+      expect(text).toContain('- batch 1: FIX-001\n- batch 2: FIX-002');
+      expect(text).toContain('- Why: cause FIX-001\n- How: outline FIX-001\n- Key files: src/a.js');
+      expect(text).toContain('- Verify:\n```\ntest FIX-001\n```');
+      expect(text).toContain('- Affected files: src/a.js, src/b.js\n- Reverse impact: None — iter-local change');
+      expect(text.trimEnd().endsWith('## E2E Assessment\nrun npm test in CI')).toBe(true);
+    },
+  );
 });

@@ -19,7 +19,9 @@ export function fixBatches(fixes: readonly Pick<FixRecord, 'id' | 'dependencies'
     if (ready.length === 0) {
       throw new LoopError(
         'CONFIG_INVALID',
-        `[loop] [collie] FIX dependencies form a cycle among ${[...pending.keys()].sort().join(', ')}; fix the dependencies fields of those FIX records`,
+        `[loop] [collie] FIX dependencies form a cycle ` +
+          `among ${[...pending.keys()].sort().join(', ')}; fix the dependencies ` +
+          `fields of those FIX records`,
         { details: { fixes: [...pending.keys()] } },
       );
     }

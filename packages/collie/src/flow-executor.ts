@@ -41,8 +41,11 @@ export interface FlowExecutor {
 /** The flow prompt of one FIX. */
 export function flowPrompt(fix: FixRecord, worktree: string): string {
   return [
-    `You are the flow subagent of an autoiter run. Apply ${fix.id} from the fix plan in the working copy at ${worktree}.`,
-    'Work test-first: add the reproduction test when the FIX is kind correctness and its key files list a new test file, then implement the smallest change.',
+    `You are the flow subagent of an autoiter run. Apply ${fix.id} from the ` +
+      `fix plan in the working copy at ${worktree}.`,
+    'Work test-first: add the reproduction test when the FIX is kind ' +
+      'correctness and its key files list a new test file, then implement the ' +
+      'smallest change.',
     `Change only these files: ${fix.key_files.join(', ') || '(the plan lists none: change nothing)'}.`,
     'Do not modify existing test files. Do not commit: the orchestrator commits your changes as one commit.',
     'Reply with one line: what you changed.',

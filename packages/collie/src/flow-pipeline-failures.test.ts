@@ -24,20 +24,24 @@ import {
 afterEach(removeTemps);
 
 describe('collie flow pipeline failures (Stage 5.1)', () => {
-  it('a command running past timeoutMs is killed: the regression counts as failed (timed out), the FIX is skipped and restored', async () => {
-    const root = await makeWorktree();
-    const before = await tree(root);
-    const agent = createScriptedAgent(script(root), { repeatLast: true });
-    const flow = createFlowPipelineExecutor({
-      ...base(agent),
-      testCommand: 'node -e "setTimeout(() => {}, 60000)"',
-      timeoutMs: 300,
-      graceMs: 100,
-    });
-    expect(await flow.apply(ctxOf(root, optimization))).toBe('skipped: regression failed (timed out after 300 ms)');
-    expect(await tree(root)).toEqual(before);
-    expect(flow.transcriptOf('FIX-002')).toContain('exit code: none (timed out after 300 ms');
-  });
+  it(
+    'a command running past timeoutMs is killed: the regression counts as ' +
+      'failed (timed out), the FIX is skipped and restored',
+    async () => {
+      const root = await makeWorktree();
+      const before = await tree(root);
+      const agent = createScriptedAgent(script(root), { repeatLast: true });
+      const flow = createFlowPipelineExecutor({
+        ...base(agent),
+        testCommand: 'node -e "setTimeout(() => {}, 60000)"',
+        timeoutMs: 300,
+        graceMs: 100,
+      });
+      expect(await flow.apply(ctxOf(root, optimization))).toBe('skipped: regression failed (timed out after 300 ms)');
+      expect(await tree(root)).toEqual(before);
+      expect(flow.transcriptOf('FIX-002')).toContain('exit code: none (timed out after 300 ms');
+    },
+  );
 
   it('agent failures propagate (PROPOSER_FAILED) after the worktree is restored', async () => {
     const root = await makeWorktree();
@@ -82,44 +86,52 @@ describe('collie flow pipeline failures (Stage 5.1)', () => {
     ).rejects.toSatisfy((e) => isLoopError(e, 'HARNESS_FAILED'));
   });
 
-  it("without logDir the transcript goes to iter-N/flow/ next to fix-plan.md, and the final reviewer gets the suite's log, not only the reproduction test's", async () => {
-    const root = await makeWorktree();
-    const agent = createScriptedAgent(script(root));
-    const flow = createFlowPipelineExecutor(base(agent));
-    const ctx = ctxOf(root);
-    await flow.apply(ctx);
-    expect(await readFile(join(`${root}.run`, 'iter-1', 'flow', 'FIX-001.flow.md'), 'utf8')).toContain('FIX-001');
-    const finalReview = agent.calls.find((c) => c.role === 'flow-final-review')!;
-    expect(finalReview.inputs['regression.md']).toMatch(
-      /^command: node --test\nresult: exit 0[\s\S]*command: node --test test\/calc-neg\.test\.js\nresult: exit 0/,
-    );
-  });
+  it(
+    'without logDir the transcript goes to iter-N/flow/ next to fix-plan.md, ' +
+      "and the final reviewer gets the suite's log, not only the reproduction " +
+      "test's",
+    async () => {
+      const root = await makeWorktree();
+      const agent = createScriptedAgent(script(root));
+      const flow = createFlowPipelineExecutor(base(agent));
+      const ctx = ctxOf(root);
+      await flow.apply(ctx);
+      expect(await readFile(join(`${root}.run`, 'iter-1', 'flow', 'FIX-001.flow.md'), 'utf8')).toContain('FIX-001');
+      const finalReview = agent.calls.find((c) => c.role === 'flow-final-review')!;
+      expect(finalReview.inputs['regression.md']).toMatch(
+        /^command: node --test\nresult: exit 0[\s\S]*command: node --test test\/calc-neg\.test\.js\nresult: exit 0/,
+      );
+    },
+  );
 
-  it('invalid options are CONFIG_INVALID naming the field; a logDir inside the worktree is refused by apply', async () => {
-    const agent = createScriptedAgent({});
-    const cases: [Partial<Record<keyof FlowPipelineOptions, unknown>>, string][] = [
-      [{ testCommand: '  ' }, 'testCommand'],
-      [{ timeoutMs: 0 }, 'timeoutMs'],
-      [{ graceMs: -1 }, 'graceMs'],
-      [{ reviewRounds: 0 }, 'reviewRounds'],
-      [{ logDir: 'relative/logs' }, 'logDir'],
-      [{ agent: {} }, 'agent'],
-      [{ reproCommand: 42 }, 'reproCommand'],
-      [{ finalReview: 'yes' }, 'finalReview'],
-    ];
-    for (const [patch, field] of cases) {
-      let error: unknown;
-      try {
-        createFlowPipelineExecutor({ ...base(agent), ...patch } as FlowPipelineOptions);
-      } catch (e) {
-        error = e;
+  it(
+    'invalid options are CONFIG_INVALID naming the field; a logDir inside ' + 'the worktree is refused by apply',
+    async () => {
+      const agent = createScriptedAgent({});
+      const cases: [Partial<Record<keyof FlowPipelineOptions, unknown>>, string][] = [
+        [{ testCommand: '  ' }, 'testCommand'],
+        [{ timeoutMs: 0 }, 'timeoutMs'],
+        [{ graceMs: -1 }, 'graceMs'],
+        [{ reviewRounds: 0 }, 'reviewRounds'],
+        [{ logDir: 'relative/logs' }, 'logDir'],
+        [{ agent: {} }, 'agent'],
+        [{ reproCommand: 42 }, 'reproCommand'],
+        [{ finalReview: 'yes' }, 'finalReview'],
+      ];
+      for (const [patch, field] of cases) {
+        let error: unknown;
+        try {
+          createFlowPipelineExecutor({ ...base(agent), ...patch } as FlowPipelineOptions);
+        } catch (e) {
+          error = e;
+        }
+        expect(isLoopError(error, 'CONFIG_INVALID'), field).toBe(true);
+        expect((error as ConfigError).issues.map((i) => i.path)).toContain(field);
       }
-      expect(isLoopError(error, 'CONFIG_INVALID'), field).toBe(true);
-      expect((error as ConfigError).issues.map((i) => i.path)).toContain(field);
-    }
-    const root = await makeWorktree();
-    await expect(
-      createFlowPipelineExecutor({ ...base(agent), logDir: join(root, 'logs') }).apply(ctxOf(root)),
-    ).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
-  });
+      const root = await makeWorktree();
+      await expect(
+        createFlowPipelineExecutor({ ...base(agent), logDir: join(root, 'logs') }).apply(ctxOf(root)),
+      ).rejects.toSatisfy((e) => isLoopError(e, 'CONFIG_INVALID'));
+    },
+  );
 });

@@ -51,7 +51,8 @@ export interface FlowPipelineOptions extends SandboxOptions {
    * uses a store copies the worktree once, later snapshots cost one `lstat` per file plus the
    * files changed; contents are stored once however many FIXes and iterations see them. Safe to
    * delete when no run is active.
-   * @default `<parent of the directory of fix-plan.md>/flow-snapshots`, i.e. the run's `flow-snapshots/` (fix-plan.md is `<run>/iter-N/fix-plan.md`)
+   * @default `<parent of the directory of fix-plan.md>/flow-snapshots`, i.e. the run's `flow-snapshots/` (fix-plan.md
+   * is `<run>/iter-N/fix-plan.md`)
    */
   snapshotDir?: string;
   /** Extra environment of the commands (merged over `process.env`). */
@@ -113,13 +114,18 @@ function assertOutside(field: 'logDir' | 'snapshotDir', dir: string, worktree: s
     throw new ConfigError('collie flow-pipeline', [
       {
         path: field,
-        message: `${field} ${dir} is inside the worktree ${worktree}; a skipped FIX must leave the worktree byte-identical, so put it outside`,
+        message:
+          `${field} ${dir} is inside the worktree ${worktree}; a skipped FIX must ` +
+          `leave the worktree byte-identical, so put it outside`,
       },
     ]);
   }
 }
 
-/** One snapshot store per (worktree, store directory), kept for the executor's life: its stat records make later snapshots cheap. */
+/**
+ * One snapshot store per (worktree, store directory), kept for the executor's life: its stat records make later
+ * snapshots cheap.
+ */
 function storeFor(stores: Map<string, TreeSnapshotStore>, worktree: string, storeDir: string): TreeSnapshotStore {
   const key = `${worktree}\0${storeDir}`;
   let store = stores.get(key);
@@ -131,7 +137,8 @@ function storeFor(stores: Map<string, TreeSnapshotStore>, worktree: string, stor
 }
 
 function needsTdd(fix: FixRecord): boolean {
-  return fix.reproduction_test.trim() !== '' && fix.kind === 'correctness'; // G1 (seed 000 invariant 5): only a correctness FIX may add a test file
+  // G1 (seed 000 invariant 5): only a correctness FIX may add a test file
+  return fix.reproduction_test.trim() !== '' && fix.kind === 'correctness';
 }
 
 async function applyFix(
@@ -150,7 +157,9 @@ async function applyFix(
   const transcript = new FlowTranscript(ctx.fix.id, [
     `worktree: ${ctx.worktree}`,
     `kind: ${ctx.fix.kind} · key files: ${ctx.fix.key_files.join(', ') || '(none)'}`,
-    `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review rounds: ${o.reviewRounds} · final review: ${o.finalReview ? 'yes' : 'no'}`,
+    `tdd: ${needsTdd(ctx.fix) ? 'yes' : 'no'} · review ` +
+      `rounds: ${o.reviewRounds} · final ` +
+      `review: ${o.finalReview ? 'yes' : 'no'}`,
     `snapshot: ${base.entries.size} entries (excluding .git, node_modules)`,
   ]);
   const tmp = await mkdtemp(join(tmpdir(), 'collie-flow-'));
@@ -197,7 +206,8 @@ async function applyFix(
  * snapshot store of `@loop/rollback-snapshot` (a stat manifest plus content-addressed copies in
  * `snapshotDir`: after the first FIX a snapshot costs one `lstat` per file plus the changed files),
  * then
- * 1. TDD (kind correctness with a reproduction_test; G1 lets no other kind add a test file): the agent adds the test as a NEW key
+ * 1. TDD (kind correctness with a reproduction_test; G1 lets no other kind add a test file): the agent adds the test as
+ *    a NEW key
  *    file matching `testFilePattern`; the repro command must fail (red), else `skipped:`;
  * 2. implement; 3. review (`verdict: approve | changes_requested`; a reply without a verdict line
  *    counts as changes_requested), at most `reviewRounds` rounds, implement again with the

@@ -15,7 +15,8 @@
  *
  * const autoiter = createAutoiter({
  *   projectId: 'my-app', sessionId: 's1', projectDir: '/work/my-app', task: 'make the suite green',
- *   agent: createAgentCommand({ command: 'claude -p --model "$COLLIE_AGENT_MODEL"', cwd: '/work/my-app', logDir: '/tmp/collie-agents' }),
+ * agent: createAgentCommand({ command: 'claude -p --model "$COLLIE_AGENT_MODEL"', cwd: '/work/my-app', logDir:
+ * '/tmp/collie-agents' }),
  *   asker: createAnswersFileAsker('/work/answers.yaml'),
  *   workspace: createGitWorktree({ repoDir: '/work/my-app' }),
  *   stop: { maxIterations: 5 },

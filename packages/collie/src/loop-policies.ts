@@ -22,13 +22,15 @@ import type { FixRecord } from './records.js';
  *   iteration's that no rollback undid; seed 000's `scalar_before` is the last rerun's even when
  *   that iteration was reverted), direction `maximize`; `keep: false` reverts every FIX the matrix
  *   kept. Not asked when a scalar is missing (seed 000's crash rules).
- * - `stop.policy` (checked by the engine after the iteration's row, after SC1-SC5): each policy reads collie's real `LoopState`; a decision stops
+ * - `stop.policy` (checked by the engine after the iteration's row, after SC1-SC5): each policy reads collie's real
+ *   `LoopState`; a decision stops
  *   the run with `stop.policyStatus` and `stop_reason` `<reason>: <message>`.
  * - core `Guard`s: `beforeEdit` per FIX before Stage 5.1 applies it (`description` = the FIX's
  *   line, `plan.files` = its key files); `beforeRun` after its commit (`changes` = the commit's
  *   files), before the Stage 5.3 rerun: `skip` / `reject` drop the FIX (its commit is reset), the
  *   flow.json entry and user-log say `<status or action> (<guard>: <note>)`; `halt` escalates the
- *   run. `afterScore` (asked by the engine, for an iteration that applied FIXes) when the keep decision keeps: `reject` reverts every FIX kept,
+ * run. `afterScore` (asked by the engine, for an iteration that applied FIXes) when the keep decision keeps: `reject`
+ * reverts every FIX kept,
  *   `halt` reverts them and stops the run `escalated`.
  */
 export interface LoopPolicies {
@@ -65,7 +67,10 @@ export function fixDescription(fix: FixRecord): string {
 
 /** A verdict as the flow.json note and the user-log show it: `<status or action> (<guard>: <note>)`. */
 export function verdictNote(hit: { guard: Guard; verdict: GuardVerdict }): string {
-  return `${hit.verdict.status ?? (hit.verdict.action === 'skip' ? 'skipped' : hit.verdict.action === 'halt' ? 'halted' : 'rejected')} (${hit.guard.name}: ${hit.verdict.note})`;
+  return (
+    `${hit.verdict.status ?? (hit.verdict.action === 'skip' ? 'skipped' : hit.verdict.action === 'halt' ? 'halted' : 'rejected')} ` +
+    `(${hit.guard.name}: ${hit.verdict.note})`
+  );
 }
 
 /** What every guard hook gets from collie's loop state: the iteration, the rows so far, the best scalar. */

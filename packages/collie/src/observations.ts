@@ -49,7 +49,9 @@ export function parseObservations(text: string): IssueRecord[] {
     if (!r.success) {
       throw new LoopError(
         'PROPOSER_FAILED',
-        `[loop] [collie] the observation of ${id} is not valid: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}; ask the observer again`,
+        `[loop] [collie] the observation of ${id} is not ` +
+          `valid: ${r.error.issues.map((x) => `${x.path.join('.')}: ${x.message}`).join('; ')}; ` +
+          `ask the observer again`,
         { details: { id } },
       );
     }

@@ -10,7 +10,9 @@ export interface ColliePaths {
   readonly lastPlan: string;
   /** `<stateRoot>/plans`: where Stage 0 writes plan files. */
   readonly planDir: string;
-  /** `<projectDir>/controller`: the controller lock (`controller.lock`, proper-lockfile) held while a controller steps. */
+  /**
+   * `<projectDir>/controller`: the controller lock (`controller.lock`, proper-lockfile) held while a controller steps.
+   */
   readonly lock: string;
   /**
    * `<projectDir>/steps`: the core step machine of `step()` (`cursor.json`: the step() call in
@@ -36,11 +38,16 @@ export interface RunPaths {
   readonly tokens: string;
   /** tasks.json: the default Stage 1 task-anchor tracker. */
   readonly tasks: string;
-  /** pids/: `*.pgid` files of running agent and flow commands (orphans of a killed controller are killed at the next step). */
+  /**
+   * pids/: `*.pgid` files of running agent and flow commands (orphans of a killed controller are killed at the next
+   * step).
+   */
   readonly pids: string;
   /** trigger.pgid: the running trigger's process group (so a restarted controller kills an orphaned one). */
   readonly triggerPid: string;
-  /** loop-results.jsonl: the core engine's rows (one JSON IterationRecord per Stage 5.3 candidate, baseline not stored). */
+  /**
+   * loop-results.jsonl: the core engine's rows (one JSON IterationRecord per Stage 5.3 candidate, baseline not stored).
+   */
   readonly loopResults: string;
   /** loop-state.json: the core engine's state store (its last write says whether and why it stopped). */
   readonly loopState: string;

@@ -20,22 +20,27 @@ function fixtureDirsNow() {
 }
 
 describe('restartability through the §3.5 entry state machine (stages 0-6, three iterations)', () => {
-  it('restartability: a new controller between every pair of steps reaches the same final files as one uninterrupted run()', async () => {
-    const dirs = fixtureDirsNow();
-    const { a } = fixtureAutoiter(dirs, { asker: fixedAsker() });
-    const all = await a.run();
-    const expected = snapshotFiles(dirs.root);
-    rmSync(dirs.root, { recursive: true, force: true });
-    mkdirSync(dirs.project, { recursive: true });
-    await atEveryRestartPoint(
-      dirs.root,
-      all.length,
-      fixtureAutoiter(dirs, { asker: fixedAsker() }).a,
-      () => fixtureAutoiter(dirs, { asker: fixedAsker() }).a.run(),
-      (rest) => {
-        expect(rest.at(-1)).toEqual(all.at(-1));
-        expect(snapshotFiles(dirs.root)).toEqual(expected);
-      },
-    );
-  }, 240_000); // about 18 full runs of the controller (each prefix built once)
+  it(
+    'restartability: a new controller between every pair of steps reaches ' +
+      'the same final files as one uninterrupted run()',
+    async () => {
+      const dirs = fixtureDirsNow();
+      const { a } = fixtureAutoiter(dirs, { asker: fixedAsker() });
+      const all = await a.run();
+      const expected = snapshotFiles(dirs.root);
+      rmSync(dirs.root, { recursive: true, force: true });
+      mkdirSync(dirs.project, { recursive: true });
+      await atEveryRestartPoint(
+        dirs.root,
+        all.length,
+        fixtureAutoiter(dirs, { asker: fixedAsker() }).a,
+        () => fixtureAutoiter(dirs, { asker: fixedAsker() }).a.run(),
+        (rest) => {
+          expect(rest.at(-1)).toEqual(all.at(-1));
+          expect(snapshotFiles(dirs.root)).toEqual(expected);
+        },
+      );
+    },
+    240_000,
+  ); // about 18 full runs of the controller (each prefix built once)
 });

@@ -7,10 +7,14 @@ const fixes = (c: number, o: number) => [
 ];
 
 describe('seed 000 Stage 6 rollback matrix', () => {
-  it('correctness, any delta: never a whole-iteration rollback; keep correctness, per-FIX revert optimization only when the scalar degrades', () => {
-    expect(decideRollback('correctness', 1, fixes(1, 1))).toMatchObject({ revert: [], keep: ['FIX-10', 'FIX-20'] });
-    expect(decideRollback('correctness', -1, fixes(1, 1))).toMatchObject({ revert: ['FIX-20'], keep: ['FIX-10'] });
-  });
+  it(
+    'correctness, any delta: never a whole-iteration rollback; keep ' +
+      'correctness, per-FIX revert optimization only when the scalar degrades',
+    () => {
+      expect(decideRollback('correctness', 1, fixes(1, 1))).toMatchObject({ revert: [], keep: ['FIX-10', 'FIX-20'] });
+      expect(decideRollback('correctness', -1, fixes(1, 1))).toMatchObject({ revert: ['FIX-20'], keep: ['FIX-10'] });
+    },
+  );
   it('optimization, degrades: per-FIX revert all optimization, force-keep correctness', () => {
     expect(decideRollback('optimization', -0.5, fixes(1, 2))).toMatchObject({
       revert: ['FIX-20', 'FIX-21'],

@@ -19,24 +19,28 @@ describe('seed 000 Stage 0 run spec', () => {
     expect(qs.slice(3).map((q) => q.default)).toEqual(['kind_aware', 'no']);
   });
 
-  it('Step 0.4: the plan file starts with plan-source / plan-kind / plan-executor and round-trips through parseRunSpec', () => {
-    const spec = runSpecFromAnswers(answers, { task: 'speed up', scalarExtraction: '^score: (\\S+)' });
-    const text = renderPlanFile('/p/plan.md', spec);
-    expect(text.split('\n').slice(0, 3)).toEqual([
-      '<!-- plan-source: /p/plan.md -->',
-      '<!-- plan-kind: autoiter-stage0 -->',
-      '<!-- plan-executor: collie:autoiter -->',
-    ]);
-    expect(planSourceOf(text)).toBe('/p/plan.md');
-    expect(parseRunSpec(text, '/p/run-spec.md')).toEqual(spec);
-    expect(spec).toMatchObject({
-      primary_goal: 'both',
-      success_criterion: { type: 'scalar_threshold', threshold: 0.9 },
-      budget: { max_iterations: 5, max_tokens: 'unlimited', max_wallclock_min: 'unlimited' },
-      skip_prepare: false,
-      overfit_guards: ['G1', 'G2', 'G3', 'G4', 'G5', 'G6', 'G7', 'G8'],
-    });
-  });
+  it(
+    'Step 0.4: the plan file starts with plan-source / plan-kind / ' +
+      'plan-executor and round-trips through parseRunSpec',
+    () => {
+      const spec = runSpecFromAnswers(answers, { task: 'speed up', scalarExtraction: '^score: (\\S+)' });
+      const text = renderPlanFile('/p/plan.md', spec);
+      expect(text.split('\n').slice(0, 3)).toEqual([
+        '<!-- plan-source: /p/plan.md -->',
+        '<!-- plan-kind: autoiter-stage0 -->',
+        '<!-- plan-executor: collie:autoiter -->',
+      ]);
+      expect(planSourceOf(text)).toBe('/p/plan.md');
+      expect(parseRunSpec(text, '/p/run-spec.md')).toEqual(spec);
+      expect(spec).toMatchObject({
+        primary_goal: 'both',
+        success_criterion: { type: 'scalar_threshold', threshold: 0.9 },
+        budget: { max_iterations: 5, max_tokens: 'unlimited', max_wallclock_min: 'unlimited' },
+        skip_prepare: false,
+        overfit_guards: ['G1', 'G2', 'G3', 'G4', 'G5', 'G6', 'G7', 'G8'],
+      });
+    },
+  );
 
   it('Step 0.3: an answer outside the allowed values (primary_goal) is CONFIG_INVALID naming the field', () => {
     try {

@@ -37,7 +37,9 @@ export function stage0Questions(discovery: string): Question[] {
   return [
     {
       id: 'Q1',
-      text: `Which trigger? (a shell command; ranked candidates from Discovery below, or your own)\n${discovery.trim()}`,
+      text:
+        `Which trigger? (a shell command; ranked candidates from Discovery ` +
+        `below, or your own)\n${discovery.trim()}`,
     },
     {
       id: 'Q2',
@@ -94,7 +96,8 @@ export function runSpecFromAnswers(answers: Answers, inputs: RunSpecInputs): Run
   if (!r.success) {
     throw new LoopError(
       'CONFIG_INVALID',
-      `[loop] [collie] Stage 0 answers are not valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; answer again`,
+      `[loop] [collie] Stage 0 answers are not ` +
+        `valid: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; answer again`,
       { details: { issues: r.error.issues } },
     );
   }
@@ -140,7 +143,9 @@ export function parseRunSpec(text: string, path: string): RunSpec {
   if (!r.success) {
     throw new LoopError(
       'STATE_CORRUPT',
-      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; it is write-once, so start a new run`,
+      `[loop] [collie] ${path} is ` +
+        `malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}; ` +
+        `it is write-once, so start a new run`,
       { details: { path } },
     );
   }

@@ -34,7 +34,10 @@ export const iterationEntrySchema = z.object({
   scalar_delta: z.number().nullable(),
   exit_code: z.number().nullable(),
   error_signature: z.string().nullable(),
-  /** Distinct files of the real Stage 5.1 branch diff (the FIX commits, whoever made them; 0 when none was applied); null = not measured. */
+  /**
+   * Distinct files of the real Stage 5.1 branch diff (the FIX commits, whoever made them; 0 when none was applied);
+   * null = not measured.
+   */
   files_changed: z.number().int().nonnegative().nullable(),
   /** FIX ids committed by Stage 5.1. */
   fixes_applied: z.array(z.string()).default([]),
@@ -90,7 +93,8 @@ export const runStateSchema = z.object({
   ladder: ladderSchema.nullable(),
   /**
    * The worktree's HEAD when the current iteration's Stage 1 ran (null when the worktree is not a
-   * git working-tree root, i.e. has no `.git`): G1 (Stages 3.2 and 5.2) audits the real branch diff from here, whoever made
+   * git working-tree root, i.e. has no `.git`): G1 (Stages 3.2 and 5.2) audits the real branch diff from here, whoever
+   * made
    * the commits.
    */
   iter_start: z.string().nullable().default(null),
@@ -135,7 +139,8 @@ export async function readRunState(path: string): Promise<RunState | undefined> 
   if (!r.success) {
     throw new LoopError(
       'STATE_CORRUPT',
-      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      `[loop] [collie] ${path} is ` +
+        `malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       { details: { path } },
     );
   }

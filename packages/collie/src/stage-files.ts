@@ -79,7 +79,10 @@ export const flowLedgerSchema = z.object({
       note: z.string().default(''),
     }),
   ),
-  /** The FIX being applied and HEAD before it (written before the executor runs; null between FIXes): a restart resets to `start`. */
+  /**
+   * The FIX being applied and HEAD before it (written before the executor runs; null between FIXes): a restart resets
+   * to `start`.
+   */
   applying: z.object({ id: z.string(), start: z.string() }).nullable().default(null),
 });
 /** The Stage 5.1 ledger. */
@@ -97,7 +100,8 @@ export async function readLedger(path: string): Promise<FlowLedger | undefined> 
   if (!r.success)
     throw new LoopError(
       'STATE_CORRUPT',
-      `[loop] [collie] ${path} is malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      `[loop] [collie] ${path} is ` +
+        `malformed: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       { details: { path } },
     );
   return r.data;

@@ -64,7 +64,8 @@ describe('seed 000 Stage 6 stop checks SC1-SC5', () => {
     expect(
       sc3Convergence().check(state({ baselineScalar: 10.5, iterations: [it_(1, 10.6, 0.1), it_(2, 10.8, 0.2)] })),
     ).toBeUndefined();
-    expect(sc3Convergence().check(state({ baselineScalar: 10.5, iterations: [it_(1, 10.5, 0)] }))).toBeUndefined(); // one iteration is not two
+    // one iteration is not two
+    expect(sc3Convergence().check(state({ baselineScalar: 10.5, iterations: [it_(1, 10.5, 0)] }))).toBeUndefined();
   });
 
   it('SC3: integer 1-5 scalars use epsilon 0 (any change is progress)', () => {
@@ -77,13 +78,17 @@ describe('seed 000 Stage 6 stop checks SC1-SC5', () => {
     ).toBeUndefined();
   });
 
-  it('SC4: tokens_used >= max_tokens or elapsed >= max_wallclock_min stops as budget_exhausted; unlimited never fires', () => {
-    expect(sc4Budget().check(state({ tokensUsed: 500, maxTokens: 500 }))?.reason).toBe('SC4');
-    expect(sc4Budget().check(state({ maxWallclockMin: 10 }, 10 * 60_000))?.reason).toBe('SC4');
-    expect(sc4Budget().check(state({ maxWallclockMin: 10 }, 10 * 60_000 - 1))).toBeUndefined();
-    expect(sc4Budget().check(state({ tokensUsed: 1e9 }, 1e12))).toBeUndefined();
-    expect(evaluateStopChecks(state({ tokensUsed: 1, maxTokens: 1 }))?.status).toBe('budget_exhausted');
-  });
+  it(
+    'SC4: tokens_used >= max_tokens or elapsed >= max_wallclock_min stops as ' +
+      'budget_exhausted; unlimited never fires',
+    () => {
+      expect(sc4Budget().check(state({ tokensUsed: 500, maxTokens: 500 }))?.reason).toBe('SC4');
+      expect(sc4Budget().check(state({ maxWallclockMin: 10 }, 10 * 60_000))?.reason).toBe('SC4');
+      expect(sc4Budget().check(state({ maxWallclockMin: 10 }, 10 * 60_000 - 1))).toBeUndefined();
+      expect(sc4Budget().check(state({ tokensUsed: 1e9 }, 1e12))).toBeUndefined();
+      expect(evaluateStopChecks(state({ tokensUsed: 1, maxTokens: 1 }))?.status).toBe('budget_exhausted');
+    },
+  );
 
   it('SC5: the same error three times or no file changes five times stops as escalated', () => {
     const err = (i: number) => it_(i, null, null, { errorSignature: 'TypeError: x is undefined' });
@@ -97,47 +102,60 @@ describe('seed 000 Stage 6 stop checks SC1-SC5', () => {
     );
   });
 
-  it('SC1-SC5 are core StopPolicys: they compose with anyOf and core policies, and never fire on a state without collie facts', () => {
-    const s = state({ maxIterations: 1, iterations: [it_(1, 11, 1)] });
-    expect(anyOf(sc2Threshold(), sc1IterationCap()).check(s)?.reason).toBe('SC1');
-    expect(anyOf(maxIterations(1)).check(s)?.reason).toBe('max-iterations');
-    const { collie: _facts, ...plain } = s;
-    for (const p of [sc1IterationCap(), sc2Threshold(), sc3Convergence(), sc4Budget(), sc5StuckSteps()])
-      expect(p.check(plain)).toBeUndefined();
-  });
+  it(
+    'SC1-SC5 are core StopPolicys: they compose with anyOf and core ' +
+      'policies, and never fire on a state without collie facts',
+    () => {
+      const s = state({ maxIterations: 1, iterations: [it_(1, 11, 1)] });
+      expect(anyOf(sc2Threshold(), sc1IterationCap()).check(s)?.reason).toBe('SC1');
+      expect(anyOf(maxIterations(1)).check(s)?.reason).toBe('max-iterations');
+      const { collie: _facts, ...plain } = s;
+      for (const p of [sc1IterationCap(), sc2Threshold(), sc3Convergence(), sc4Budget(), sc5StuckSteps()])
+        expect(p.check(plain)).toBeUndefined();
+    },
+  );
 
-  it('Stage 6 hybrid OR: reaching the threshold on the last allowed iteration is converged, not budget_exhausted (our ordering)', () => {
-    expect(evaluateStopChecks(state({ maxIterations: 1, iterations: [it_(1, 150, 140)] }))).toMatchObject({
-      status: 'converged',
-      decision: { reason: 'SC2' },
-    });
-    expect(evaluateStopChecks(state({ maxIterations: 5, iterations: [it_(1, 11, 1)] }))).toBeUndefined();
-  });
+  it(
+    'Stage 6 hybrid OR: reaching the threshold on the last allowed iteration ' +
+      'is converged, not budget_exhausted (our ordering)',
+    () => {
+      expect(evaluateStopChecks(state({ maxIterations: 1, iterations: [it_(1, 150, 140)] }))).toMatchObject({
+        status: 'converged',
+        decision: { reason: 'SC2' },
+      });
+      expect(evaluateStopChecks(state({ maxIterations: 5, iterations: [it_(1, 11, 1)] }))).toBeUndefined();
+    },
+  );
 
-  it('collieStopState is a real LoopState built from the iterations (statuses, counts, consecutive counters, best trail, token cost), so core policies read what happened', () => {
-    const s = state({
-      tokensUsed: 1234,
-      iterations: [
-        it_(1, 12, 2),
-        it_(2, 11, -1, { reverted: true }),
-        it_(3, null, null, { errorSignature: 'E: N' }),
-        it_(4, null, null, { errorSignature: 'E: N', filesChanged: 0 }),
-      ],
-    });
-    expect(s.history.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'crash', 'crash']);
-    expect(s.history.at(-1)).toMatchObject({ error: 'E: N', changedFiles: [], gates: { all_green: false } });
-    expect(s.counts).toEqual({ kept: 1, reverted: 1, rejected: 0, crash: 2, halted: 0 });
-    expect([
-      s.best,
-      s.consecutiveNonImprovements,
-      s.consecutiveCrashes,
-      s.consecutiveSameError,
-      s.consecutiveNoChange,
-    ]).toEqual([12, 3, 2, 2, 1]);
-    expect(s.bestTrail).toEqual([10, 12, 12, 12, 12]);
-    expect(s.cost).toEqual({ tokens: 1234 });
-    expect(plateau(3).check(s)?.reason).toBe('plateau');
-    expect(repeatedError(2).check(s)?.reason).toBe('repeated-error');
-    expect(costBudget({ maxTokens: 1000 }).check(s)?.reason).toBe('cost-budget');
-  });
+  it(
+    'collieStopState is a real LoopState built from the iterations ' +
+      '(statuses, counts, consecutive counters, best trail, token cost), so ' +
+      'core policies read what happened',
+    () => {
+      const s = state({
+        tokensUsed: 1234,
+        iterations: [
+          it_(1, 12, 2),
+          it_(2, 11, -1, { reverted: true }),
+          it_(3, null, null, { errorSignature: 'E: N' }),
+          it_(4, null, null, { errorSignature: 'E: N', filesChanged: 0 }),
+        ],
+      });
+      expect(s.history.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'crash', 'crash']);
+      expect(s.history.at(-1)).toMatchObject({ error: 'E: N', changedFiles: [], gates: { all_green: false } });
+      expect(s.counts).toEqual({ kept: 1, reverted: 1, rejected: 0, crash: 2, halted: 0 });
+      expect([
+        s.best,
+        s.consecutiveNonImprovements,
+        s.consecutiveCrashes,
+        s.consecutiveSameError,
+        s.consecutiveNoChange,
+      ]).toEqual([12, 3, 2, 2, 1]);
+      expect(s.bestTrail).toEqual([10, 12, 12, 12, 12]);
+      expect(s.cost).toEqual({ tokens: 1234 });
+      expect(plateau(3).check(s)?.reason).toBe('plateau');
+      expect(repeatedError(2).check(s)?.reason).toBe('repeated-error');
+      expect(costBudget({ maxTokens: 1000 }).check(s)?.reason).toBe('cost-budget');
+    },
+  );
 });

@@ -92,7 +92,10 @@ export function sc3Convergence(): StopPolicy {
   );
 }
 
-/** SC4: tokens_used ≥ max_tokens (core `costBudget` on `cost.tokens`) OR elapsed ≥ max_wallclock_min (core `wallClock`); `unlimited` never fires → budget_exhausted. */
+/**
+ * SC4: tokens_used ≥ max_tokens (core `costBudget` on `cost.tokens`) OR elapsed ≥ max_wallclock_min (core `wallClock`);
+ * `unlimited` never fires → budget_exhausted.
+ */
 export function sc4Budget(): StopPolicy {
   return asSc(
     'SC4',
@@ -109,7 +112,10 @@ export function sc4Budget(): StopPolicy {
   );
 }
 
-/** SC5 (stop-steps-counter): the same error three iterations in a row (core `repeatedError(3)`), or no file changes five in a row (core `noFileChanges(5)`) → escalated. */
+/**
+ * SC5 (stop-steps-counter): the same error three iterations in a row (core `repeatedError(3)`), or no file changes five
+ * in a row (core `noFileChanges(5)`) → escalated.
+ */
 export function sc5StuckSteps(): StopPolicy {
   return asSc(
     'SC5',

@@ -117,15 +117,18 @@ describe('startIterationAnchors (Step 0 items 1-3)', () => {
     expect(await checkAnchor(tracker, 2, 1)).toEqual({ ok: true });
   });
 
-  it('marks every anchor of the previous iteration deleted when it was rolled back, completed ones included', async () => {
-    const tracker = createMemoryTaskTracker();
-    await startIterationAnchors(tracker, 1, { previousRolledBack: false });
-    for (const stage of [2, 3, 4, 5, 6] as const) await switchAnchor(tracker, 1, stage);
-    await startIterationAnchors(tracker, 2, { previousRolledBack: true });
-    expect(statuses(await ofIter(tracker, 1))).toEqual(Array(6).fill('deleted'));
-    expect(await readAnchors(tracker, 1)).toEqual([]);
-    expect((await readAnchors(tracker, 2)).map((t) => t.subject)).toEqual(EXPECTED_SUBJECTS(2));
-  });
+  it(
+    'marks every anchor of the previous iteration deleted when it was rolled ' + 'back, completed ones included',
+    async () => {
+      const tracker = createMemoryTaskTracker();
+      await startIterationAnchors(tracker, 1, { previousRolledBack: false });
+      for (const stage of [2, 3, 4, 5, 6] as const) await switchAnchor(tracker, 1, stage);
+      await startIterationAnchors(tracker, 2, { previousRolledBack: true });
+      expect(statuses(await ofIter(tracker, 1))).toEqual(Array(6).fill('deleted'));
+      expect(await readAnchors(tracker, 1)).toEqual([]);
+      expect((await readAnchors(tracker, 2)).map((t) => t.subject)).toEqual(EXPECTED_SUBJECTS(2));
+    },
+  );
 
   it('closes open anchors of older iterations too and never touches non-anchor tasks', async () => {
     const tracker = createMemoryTaskTracker();
@@ -147,26 +150,30 @@ describe('startIterationAnchors (Step 0 items 1-3)', () => {
     expect(again.map((t) => t.subject)).toEqual(EXPECTED_SUBJECTS(4));
   });
 
-  it('after a crash mid-creation, a new file tracker on the same file completes to exactly six anchors with no duplicates', async () => {
-    const path = join(dir, 'tasks.json');
-    await startIterationAnchors(createFileTaskTracker(path), 1, { previousRolledBack: false });
-    await switchAnchor(createFileTaskTracker(path), 1, 6);
-    await expect(
-      startIterationAnchors(crashingAfter(createFileTaskTracker(path), 3), 2, { previousRolledBack: false }),
-    ).rejects.toThrow('simulated crash');
-    expect((await ofIter(createFileTaskTracker(path), 2)).map((t) => t.subject)).toEqual(
-      EXPECTED_SUBJECTS(2).slice(0, 3),
-    );
+  it(
+    'after a crash mid-creation, a new file tracker on the same file ' +
+      'completes to exactly six anchors with no duplicates',
+    async () => {
+      const path = join(dir, 'tasks.json');
+      await startIterationAnchors(createFileTaskTracker(path), 1, { previousRolledBack: false });
+      await switchAnchor(createFileTaskTracker(path), 1, 6);
+      await expect(
+        startIterationAnchors(crashingAfter(createFileTaskTracker(path), 3), 2, { previousRolledBack: false }),
+      ).rejects.toThrow('simulated crash');
+      expect((await ofIter(createFileTaskTracker(path), 2)).map((t) => t.subject)).toEqual(
+        EXPECTED_SUBJECTS(2).slice(0, 3),
+      );
 
-    const fresh = createFileTaskTracker(path);
-    await startIterationAnchors(fresh, 2, { previousRolledBack: false });
-    await startIterationAnchors(createFileTaskTracker(path), 2, { previousRolledBack: false });
-    const iter2 = await ofIter(fresh, 2);
-    expect(iter2.map((t) => t.subject).sort()).toEqual([...EXPECTED_SUBJECTS(2)].sort());
-    expect(statuses(iter2.filter((t) => t.subject.includes('stage-1]')))).toEqual(['in_progress']);
-    expect(statuses(await ofIter(fresh, 1))).toEqual(Array(6).fill('completed'));
-    expect((await fresh.list()).map((t) => t.id)).toEqual(Array.from({ length: 12 }, (_, i) => `T${i + 1}`));
-  });
+      const fresh = createFileTaskTracker(path);
+      await startIterationAnchors(fresh, 2, { previousRolledBack: false });
+      await startIterationAnchors(createFileTaskTracker(path), 2, { previousRolledBack: false });
+      const iter2 = await ofIter(fresh, 2);
+      expect(iter2.map((t) => t.subject).sort()).toEqual([...EXPECTED_SUBJECTS(2)].sort());
+      expect(statuses(iter2.filter((t) => t.subject.includes('stage-1]')))).toEqual(['in_progress']);
+      expect(statuses(await ofIter(fresh, 1))).toEqual(Array(6).fill('completed'));
+      expect((await fresh.list()).map((t) => t.id)).toEqual(Array.from({ length: 12 }, (_, i) => `T${i + 1}`));
+    },
+  );
 
   it('marks a duplicated anchor deleted so iteration N keeps one live anchor per stage', async () => {
     const tracker = createMemoryTaskTracker();
@@ -210,26 +217,30 @@ describe('switchAnchor (stage switch)', () => {
     expect(await tracker.list()).toEqual(before);
   });
 
-  it('on a resume skipping ahead leaves skipped stages pending, and resets a later in_progress anchor to pending when going back', async () => {
-    const tracker = createMemoryTaskTracker();
-    await startIterationAnchors(tracker, 1, { previousRolledBack: false });
-    expect(statuses(await switchAnchor(tracker, 1, 4))).toEqual([
-      'completed',
-      'pending',
-      'pending',
-      'in_progress',
-      'pending',
-      'pending',
-    ]);
-    expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual([
-      'completed',
-      'pending',
-      'in_progress',
-      'pending',
-      'pending',
-      'pending',
-    ]);
-  });
+  it(
+    'on a resume skipping ahead leaves skipped stages pending, and resets a ' +
+      'later in_progress anchor to pending when going back',
+    async () => {
+      const tracker = createMemoryTaskTracker();
+      await startIterationAnchors(tracker, 1, { previousRolledBack: false });
+      expect(statuses(await switchAnchor(tracker, 1, 4))).toEqual([
+        'completed',
+        'pending',
+        'pending',
+        'in_progress',
+        'pending',
+        'pending',
+      ]);
+      expect(statuses(await switchAnchor(tracker, 1, 3))).toEqual([
+        'completed',
+        'pending',
+        'in_progress',
+        'pending',
+        'pending',
+        'pending',
+      ]);
+    },
+  );
 
   it('creates the anchors of the iteration when Step 0 was skipped', async () => {
     const tracker = createMemoryTaskTracker();

@@ -80,7 +80,8 @@ export type TaskFile = z.output<typeof taskFileSchema>;
 const unknownTask = (tracker: string, id: string, where: string): LoopError =>
   new LoopError(
     'STATE_CORRUPT',
-    `[loop] [collie] task tracker ${tracker} has no task ${id}${where}; the task list changed under the orchestrator, re-run TaskList`,
+    `[loop] [collie] task tracker ${tracker} has no task ${id}${where}; the ` +
+      `task list changed under the orchestrator, re-run TaskList`,
     { details: { tracker, id } },
   );
 

@@ -66,24 +66,35 @@ async function applyWithHostileGate(
 }
 
 describe.skipIf(!bwrap.available)(
-  `the flow pipeline's commands in the bwrap sandbox (the default, auto)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
+  `the flow pipeline's commands in the bwrap sandbox (the default, ` +
+    `auto)${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
   () => {
-    it('a flow gate command that writes ../outside.txt is confined (the write fails, nothing appears outside the worktree) and its setsid daemon is gone when the step ends', async () => {
-      const mark = randomBytes(6).toString('hex');
-      const { note, transcript } = await applyWithHostileGate(undefined, mark);
-      expect(note).toMatch(/regression green, final review approved$/);
-      expect(transcript).toContain('Read-only file system');
-      expect(existsSync(join(root, 'outside.txt'))).toBe(false);
-      expect(pidsWithEnv(`COLLIE_TEST_MARK=${mark}`)).toEqual([]);
-    });
+    it(
+      'a flow gate command that writes ../outside.txt is confined (the write ' +
+        'fails, nothing appears outside the worktree) and its setsid daemon is ' +
+        'gone when the step ends',
+      async () => {
+        const mark = randomBytes(6).toString('hex');
+        const { note, transcript } = await applyWithHostileGate(undefined, mark);
+        expect(note).toMatch(/regression green, final review approved$/);
+        expect(transcript).toContain('Read-only file system');
+        expect(existsSync(join(root, 'outside.txt'))).toBe(false);
+        expect(pidsWithEnv(`COLLIE_TEST_MARK=${mark}`)).toEqual([]);
+      },
+    );
   },
 );
 
 describe("the flow pipeline's commands without a sandbox (sandbox: 'none')", () => {
-  it('a setsid daemon started by a flow gate command is gone when its step ends (process group, cgroup or run token); the outside write is not confined, which G6 audits', async () => {
-    const mark = randomBytes(6).toString('hex');
-    await applyWithHostileGate('none', mark);
-    expect(pidsWithEnv(`COLLIE_TEST_MARK=${mark}`)).toEqual([]);
-    expect(existsSync(join(root, 'outside.txt'))).toBe(true);
-  });
+  it(
+    'a setsid daemon started by a flow gate command is gone when its step ' +
+      'ends (process group, cgroup or run token); the outside write is not ' +
+      'confined, which G6 audits',
+    async () => {
+      const mark = randomBytes(6).toString('hex');
+      await applyWithHostileGate('none', mark);
+      expect(pidsWithEnv(`COLLIE_TEST_MARK=${mark}`)).toEqual([]);
+      expect(existsSync(join(root, 'outside.txt'))).toBe(true);
+    },
+  );
 });

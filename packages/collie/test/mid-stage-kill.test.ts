@@ -66,28 +66,33 @@ function node(
 }
 
 describe('the uninterrupted reference run', () => {
-  it('an uninterrupted run of the scenario commits each eligible FIX once in the worktree, reverts the two optimization FIXes in one commit, and leaves the user checkout untouched', () => {
-    expect(reference.outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
-    expect(subjects(reference.branchLog)).toEqual([
-      REVERT,
-      'autoiter iter-1 FIX-005: write src/FIX-005.delta for FIX-005',
-      'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002',
-      'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001',
-      'initial',
-    ]);
-    expect(reference.branchLog).toContain('Collie-Revert: iter-1');
-    expect(reference.state.iterations[0]).toMatchObject({
-      scalar_before: 5,
-      scalar_after: 4,
-      scalar_delta: -1,
-      fixes_applied: ['FIX-001', 'FIX-002', 'FIX-005'],
-      rollback: { reverted: [{ id: 'FIX-002' }, { id: 'FIX-005' }] },
-    });
-    expect(reference.userHead).toBe('main');
-    expect(subjects(reference.userLog.split('\n').join('\n--\n'))).toEqual(['initial']);
-    expect(reference.userStatus).toBe(''); // /.worktrees/ is in the repository's info/exclude
-    expect(reference.worktreeStatus).toBe('');
-  });
+  it(
+    'an uninterrupted run of the scenario commits each eligible FIX once in ' +
+      'the worktree, reverts the two optimization FIXes in one commit, and ' +
+      'leaves the user checkout untouched',
+    () => {
+      expect(reference.outcomes.at(-1)).toMatchObject({ kind: 'done', status: 'budget_exhausted' });
+      expect(subjects(reference.branchLog)).toEqual([
+        REVERT,
+        'autoiter iter-1 FIX-005: write src/FIX-005.delta for FIX-005',
+        'autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002',
+        'autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001',
+        'initial',
+      ]);
+      expect(reference.branchLog).toContain('Collie-Revert: iter-1');
+      expect(reference.state.iterations[0]).toMatchObject({
+        scalar_before: 5,
+        scalar_after: 4,
+        scalar_delta: -1,
+        fixes_applied: ['FIX-001', 'FIX-002', 'FIX-005'],
+        rollback: { reverted: [{ id: 'FIX-002' }, { id: 'FIX-005' }] },
+      });
+      expect(reference.userHead).toBe('main');
+      expect(subjects(reference.userLog.split('\n').join('\n--\n'))).toEqual(['initial']);
+      expect(reference.userStatus).toBe(''); // /.worktrees/ is in the repository's info/exclude
+      expect(reference.worktreeStatus).toBe('');
+    },
+  );
 });
 
 interface Case {
@@ -108,7 +113,10 @@ const CASES: Case[] = [
   {
     at: 'triage',
     stage: 'stage4a',
-    name: 'Stage 4a: a controller SIGKILLed while the triage agent runs resumes in a new process and reaches the same files and git history as an uninterrupted run',
+    name:
+      'Stage 4a: a controller SIGKILLed while the triage agent runs resumes in ' +
+      'a new process and reaches the same files and git history as an ' +
+      'uninterrupted run',
     killedIn: { status: 'running', stage: 'triage' },
     midStage: (w) => {
       expect(existsSync(iter(w, 'observations.md'))).toBe(true);
@@ -118,21 +126,32 @@ const CASES: Case[] = [
   {
     at: 'deep-verify-2nd',
     stage: 'stage4b',
-    name: 'Stage 4b: a controller SIGKILLed while Deep Verify agents run (FIX-001.md written, the other agents running) resumes in a new process, dispatches only the missing ones and reaches the same files and git history as an uninterrupted run',
+    name:
+      'Stage 4b: a controller SIGKILLed while Deep Verify agents run ' +
+      '(FIX-001.md written, the other agents running) resumes in a new process, ' +
+      'dispatches only the missing ones and reaches the same files and git ' +
+      'history as an uninterrupted run',
     killedIn: { status: 'running', stage: 'verify' },
     midStage: (w) => expect(readdirSync(iter(w, 'fixes'))).toEqual(['FIX-001.md']),
   },
   {
     at: 'plan-written',
     stage: 'stage5.0',
-    name: 'Stage 5.0: a controller SIGKILLed after fix-plan.md is written but before state.json moves on resumes in a new process and reaches the same files and git history as an uninterrupted run',
+    name:
+      'Stage 5.0: a controller SIGKILLed after fix-plan.md is written but ' +
+      'before state.json moves on resumes in a new process and reaches the same ' +
+      'files and git history as an uninterrupted run',
     killedIn: { status: 'running', stage: 'plan' },
     midStage: (w) => expect(read(iter(w, 'fix-plan.md'))).toContain('FIX-005'),
   },
   {
     at: 'flow-after-write',
     stage: 'stage5.1',
-    name: "Stage 5.1: a controller SIGKILLed after the flow executor wrote FIX-002's files but before its commit resumes in a new process, redoes FIX-002 from a clean worktree and reaches the same files and git history (one commit per FIX) as an uninterrupted run",
+    name:
+      'Stage 5.1: a controller SIGKILLed after the flow executor wrote ' +
+      "FIX-002's files but before its commit resumes in a new process, redoes " +
+      'FIX-002 from a clean worktree and reaches the same files and git history ' +
+      '(one commit per FIX) as an uninterrupted run',
     killedIn: { status: 'running', stage: 'flow' },
     midStage: (w) => {
       expect(branchSubjects(w)[0]).toBe('autoiter iter-1 FIX-001: write src/FIX-001.delta for FIX-001');
@@ -142,7 +161,12 @@ const CASES: Case[] = [
   {
     at: 'flow-after-commit',
     stage: 'stage5.1',
-    name: "Stage 5.1: a controller SIGKILLed right after FIX-002's commit, before flow.json records it, resumes in a new process, finds the commit by its trailer and reaches the same git history (no duplicate FIX commit) and state as an uninterrupted run (its flow note is read back from the commit's Collie-Note trailer)",
+    name:
+      "Stage 5.1: a controller SIGKILLed right after FIX-002's commit, before " +
+      'flow.json records it, resumes in a new process, finds the commit by its ' +
+      'trailer and reaches the same git history (no duplicate FIX commit) and ' +
+      'state as an uninterrupted run (its flow note is read back from the ' +
+      "commit's Collie-Note trailer)",
     killedIn: { status: 'running', stage: 'flow' },
     midStage: (w) => {
       expect(branchSubjects(w)[0]).toBe('autoiter iter-1 FIX-002: write src/FIX-002.delta for FIX-002');
@@ -154,14 +178,20 @@ const CASES: Case[] = [
   {
     at: 'audit-written',
     stage: 'stage5.2',
-    name: 'Stage 5.2: a controller SIGKILLed after audit.md is written but before state.json moves on resumes in a new process and reaches the same files and git history as an uninterrupted run',
+    name:
+      'Stage 5.2: a controller SIGKILLed after audit.md is written but before ' +
+      'state.json moves on resumes in a new process and reaches the same files ' +
+      'and git history as an uninterrupted run',
     killedIn: { status: 'running', stage: 'audit' },
     midStage: (w) => expect(read(iter(w, 'audit.md'))).toContain('## G6 diff audit: PASS'),
   },
   {
     at: 'rerun',
     stage: 'stage5.3',
-    name: 'Stage 5.3: a controller SIGKILLed by its own rerun trigger (inside the trigger command) resumes in a new process, reruns the trigger and reaches the same files and git history as an uninterrupted run',
+    name:
+      'Stage 5.3: a controller SIGKILLed by its own rerun trigger (inside the ' +
+      'trigger command) resumes in a new process, reruns the trigger and ' +
+      'reaches the same files and git history as an uninterrupted run',
     killedIn: { status: 'running', stage: 'rerun' },
     midStage: (w) => {
       expect(read(iter(w, 'rerun.log'))).toBe('score: 4\n');
@@ -171,14 +201,22 @@ const CASES: Case[] = [
   {
     at: 'rerun-logged',
     stage: 'stage5.3',
-    name: 'Stage 5.3: a controller SIGKILLed after the rerun wrote summary.md and user-log.md, before state.json is iter_done, resumes in a new process and reaches the same state and git history as an uninterrupted run (user-log.md gets the rerun line once)',
+    name:
+      'Stage 5.3: a controller SIGKILLed after the rerun wrote summary.md and ' +
+      'user-log.md, before state.json is iter_done, resumes in a new process ' +
+      'and reaches the same state and git history as an uninterrupted run ' +
+      '(user-log.md gets the rerun line once)',
     killedIn: { status: 'running', stage: 'rerun' },
     midStage: (w) => expect(read(iter(w, 'summary.md'))).toContain('decision: pending'),
   },
   {
     at: 'revert',
     stage: 'stage6',
-    name: 'Stage 6: a controller SIGKILLed between `git revert --no-commit` and the revert commit resumes in a new process, redoes the revert once and reaches the same files and git history (exactly one revert commit) as an uninterrupted run',
+    name:
+      'Stage 6: a controller SIGKILLed between `git revert --no-commit` and ' +
+      'the revert commit resumes in a new process, redoes the revert once and ' +
+      'reaches the same files and git history (exactly one revert commit) as an ' +
+      'uninterrupted run',
     killedIn: { status: 'iter_done' },
     midStage: (w) => {
       expect(branchSubjects(w)[0]).toBe('autoiter iter-1 FIX-005: write src/FIX-005.delta for FIX-005');
@@ -188,7 +226,11 @@ const CASES: Case[] = [
   {
     at: 'stage6-notify',
     stage: 'stage6',
-    name: 'Stage 6: a controller SIGKILLed while notifying the stop (revert committed, state.json not yet terminal) resumes in a new process, does not revert again and reaches the same state and git history as an uninterrupted run (user-log.md gets the rollback and done lines once)',
+    name:
+      'Stage 6: a controller SIGKILLed while notifying the stop (revert ' +
+      'committed, state.json not yet terminal) resumes in a new process, does ' +
+      'not revert again and reaches the same state and git history as an ' +
+      'uninterrupted run (user-log.md gets the rollback and done lines once)',
     killedIn: { status: 'iter_done' },
     midStage: (w) => expect(branchSubjects(w)[0]).toBe(REVERT),
   },

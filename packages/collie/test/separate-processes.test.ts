@@ -13,7 +13,8 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const script = join(packageDir, 'test', 'fixtures', 'autoiter-process.ts');
 const roots: string[] = [];
 afterEach(() => roots.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-// One bundle of the fixture (internal-test-utils bundleFixture): each of the ~25 child processes is a plain `node` start, not `--import tsx`.
+// One bundle of the fixture (internal-test-utils bundleFixture): each of the ~25 child processes is a plain `node`
+// start, not `--import tsx`.
 let nodeArgs: string[];
 let bundleDir: string;
 beforeAll(async () => {
@@ -52,53 +53,69 @@ async function inProcess() {
   return { outcomes, files: snapshot(w.root) };
 }
 
-it('restartability: one node process per step() reaches the same files and final outcome as one in-process run() (state lives only in files)', async () => {
-  const expected = await inProcess();
-  const w = fresh();
-  const outcomes: AutoiterStepOutcome[] = [];
-  for (let i = 0; i < 40; i += 1) {
-    const out = JSON.parse(
-      execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], {
+it(
+  'restartability: one node process per step() reaches the same files and ' +
+    'final outcome as one in-process run() (state lives only in files)',
+  async () => {
+    const expected = await inProcess();
+    const w = fresh();
+    const outcomes: AutoiterStepOutcome[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const out = JSON.parse(
+        execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'step'], {
+          cwd: packageDir,
+          encoding: 'utf8',
+        }),
+      ) as AutoiterStepOutcome;
+      outcomes.push(out);
+      if (out.kind === 'done') break;
+    }
+    expect(outcomes).toEqual(expected.outcomes);
+    expect(snapshot(w.root)).toEqual(expected.files);
+  },
+  180_000,
+); // about 25 node processes, one after another: 15-60 s on a loaded 2-core machine
+
+it(
+  'restartability: a process SIGKILLed in the middle of Stage 2 (trigger ' +
+    'running) is started again, kills the orphaned trigger process group ' +
+    'first (trigger.pgid), and finishes with the same files as an ' +
+    'uninterrupted run',
+  async () => {
+    const expected = await inProcess();
+    const w = fresh();
+    writeFileSync(join(w.project, 'block'), '');
+    const child = spawn(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], {
+      cwd: packageDir,
+      stdio: 'ignore',
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const started = join(w.project, 'started');
+    // wait for the trigger to be running
+    for (let i = 0; i < 1500 && !existsSync(started); i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(started)).toBe(true);
+    const triggerGroup = Number(readFileSync(started, 'utf8'));
+    child.kill('SIGKILL');
+    await exited;
+    expect(groupAlive(triggerGroup)).toBe(true); // the trigger's own process group, orphaned by the kill
+    expect(
+      JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'trigger.pgid'), 'utf8')),
+    ).toMatchObject({ pgid: triggerGroup });
+    const state = JSON.parse(
+      readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8'),
+    ) as { stage: string; status: string };
+    expect(state).toMatchObject({ status: 'running', stage: 'trigger' });
+    rmSync(join(w.project, 'block'));
+    rmSync(started);
+    const rest = JSON.parse(
+      execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], {
         cwd: packageDir,
         encoding: 'utf8',
       }),
-    ) as AutoiterStepOutcome;
-    outcomes.push(out);
-    if (out.kind === 'done') break;
-  }
-  expect(outcomes).toEqual(expected.outcomes);
-  expect(snapshot(w.root)).toEqual(expected.files);
-}, 180_000); // about 25 node processes, one after another: 15-60 s on a loaded 2-core machine
-
-it('restartability: a process SIGKILLed in the middle of Stage 2 (trigger running) is started again, kills the orphaned trigger process group first (trigger.pgid), and finishes with the same files as an uninterrupted run', async () => {
-  const expected = await inProcess();
-  const w = fresh();
-  writeFileSync(join(w.project, 'block'), '');
-  const child = spawn(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], {
-    cwd: packageDir,
-    stdio: 'ignore',
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = join(w.project, 'started');
-  for (let i = 0; i < 1500 && !existsSync(started); i += 1) await new Promise((r) => setTimeout(r, 20)); // wait for the trigger to be running
-  expect(existsSync(started)).toBe(true);
-  const triggerGroup = Number(readFileSync(started, 'utf8'));
-  child.kill('SIGKILL');
-  await exited;
-  expect(groupAlive(triggerGroup)).toBe(true); // the trigger's own process group, orphaned by the kill
-  expect(
-    JSON.parse(readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'trigger.pgid'), 'utf8')),
-  ).toMatchObject({ pgid: triggerGroup });
-  const state = JSON.parse(
-    readFileSync(join(w.stateRoot, 'autoiter', 'proc', '20260601-000000-feed00', 'state.json'), 'utf8'),
-  ) as { stage: string; status: string };
-  expect(state).toMatchObject({ status: 'running', stage: 'trigger' });
-  rmSync(join(w.project, 'block'));
-  rmSync(started);
-  const rest = JSON.parse(
-    execFileSync(process.execPath, [...nodeArgs, w.stateRoot, w.project, 'run'], { cwd: packageDir, encoding: 'utf8' }),
-  ) as AutoiterStepOutcome[];
-  expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
-  expect(groupAlive(triggerGroup)).toBe(false); // killed by the resumed controller before its own trigger started (trigger.pgid)
-  expect(snapshot(w.root)).toEqual(expected.files);
-});
+    ) as AutoiterStepOutcome[];
+    expect(rest.at(-1)).toEqual(expected.outcomes.at(-1));
+    // killed by the resumed controller before its own trigger started (trigger.pgid)
+    expect(groupAlive(triggerGroup)).toBe(false);
+    expect(snapshot(w.root)).toEqual(expected.files);
+  },
+);

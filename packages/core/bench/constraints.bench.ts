@@ -72,7 +72,9 @@ const ONLY_PROBLEMS = flag('problems')?.split(',');
 const TPE_OPTIONS = JSON.parse(flag('tpe') ?? '{}') as Record<string, unknown>;
 /** `--model-constraints false`: the proposer does not see the constraints (the keep policy still blocks). */
 const MODEL_CONSTRAINTS = flag('model-constraints') !== 'false';
-/** `--local-keep`: the bench's own blocking keep policy (the first measurements) instead of core's `withConstraints`. */
+/**
+ * `--local-keep`: the bench's own blocking keep policy (the first measurements) instead of core's `withConstraints`.
+ */
 const LOCAL_KEEP = args.includes('--local-keep');
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PROBLEMS = [braninConstrained, mixedConstrained].filter((o) => !ONLY_PROBLEMS || ONLY_PROBLEMS.includes(o.name));
@@ -136,7 +138,10 @@ async function checkDefinitions(): Promise<void> {
   });
 }
 
-/** The bench's blocking constraint: an infeasible candidate is never kept (core's constraint keep policy does this in the product). */
+/**
+ * The bench's blocking constraint: an infeasible candidate is never kept (core's constraint keep policy does this in
+ * the product).
+ */
 function blocking(o: ConstrainedObjective, inner: KeepPolicy): KeepPolicy {
   return {
     name: `blocking(${inner.name})`,
@@ -306,7 +311,10 @@ console.log(
 );
 if (ONLY.includes('constrained')) {
   console.log(
-    '| problem | noise σ | budget | ours: feasible regret median [95% CI] | Optuna TPE: feasible regret median [95% CI] | ours / Optuna [95% CI] | infeasible incumbent ours / Optuna | runs of ours that kept an infeasible state | infeasible evaluations per run, ours / Optuna |',
+    '| problem | noise σ | budget | ours: feasible regret median [95% CI] | ' +
+      'Optuna TPE: feasible regret median [95% CI] | ours / Optuna [95% CI] | ' +
+      'infeasible incumbent ours / Optuna | runs of ours that kept an ' +
+      'infeasible state | infeasible evaluations per run, ours / Optuna |',
   );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const o of PROBLEMS) {
@@ -320,7 +328,14 @@ if (ONLY.includes('constrained')) {
         const rb = b.map((r) => (r.regret === null ? Infinity : (r.regret as number)));
         const [lo, hi] = bootstrapRatio(ra, rb);
         console.log(
-          `| ${o.name} | ${noise} | ${budget} | ${withCi(ra)} | ${withCi(rb)} | ${(median(ra) / median(rb)).toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}] | ${share(a.map((r) => r.infeasibleIncumbent))} / ${share(b.map((r) => r.infeasibleIncumbent as boolean))} | ${a.filter((r) => r.keptInfeasible > 0).length}/${a.length} | ${mean(a.map((r) => r.infeasibleEvaluated))} / ${mean(b.map((r) => r.infeasibleEvaluated as number))} |`,
+          `| ${o.name} | ${noise} | ${budget} | ${withCi(ra)} | ${withCi(rb)} ` +
+            `| ${(median(ra) / median(rb)).toFixed(2)}x ` +
+            `[${lo.toFixed(2)}, ${hi.toFixed(2)}] ` +
+            `| ${share(a.map((r) => r.infeasibleIncumbent))} ` +
+            `/ ${share(b.map((r) => r.infeasibleIncumbent as boolean))} ` +
+            `| ${a.filter((r) => r.keptInfeasible > 0).length}/${a.length} ` +
+            `| ${mean(a.map((r) => r.infeasibleEvaluated))} ` +
+            `/ ${mean(b.map((r) => r.infeasibleEvaluated as number))} |`,
         );
       }
     }
@@ -328,7 +343,9 @@ if (ONLY.includes('constrained')) {
 }
 if (ONLY.includes('pareto')) {
   console.log(
-    `\n| problem | noise σ | budget | ours: hypervolume median [95% CI] | Optuna MOTPE | Optuna NSGA-II | ours / MOTPE [95% CI] | ours / NSGA-II [95% CI] |`,
+    `\n| problem | noise σ | budget | ours: hypervolume median [95% CI] | ` +
+      `Optuna MOTPE | Optuna NSGA-II | ours / MOTPE [95% CI] | ours / NSGA-II ` +
+      `[95% CI] |`,
   );
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const ref = mixedTwoObjective.reference;
@@ -346,7 +363,9 @@ if (ONLY.includes('pareto')) {
       return `${(median(ours) / median(b)).toFixed(3)}x [${lo.toFixed(3)}, ${hi.toFixed(3)}]`;
     };
     console.log(
-      `| ${mixedTwoObjective.name} | ${noise} | 100 | ${withCi(ours)} | ${withCi(motpe)} | ${withCi(nsga)} | ${ratio(motpe)} | ${ratio(nsga)} |`,
+      `| ${mixedTwoObjective.name} | ${noise} | 100 | ${withCi(ours)} ` +
+        `| ${withCi(motpe)} | ${withCi(nsga)} | ${ratio(motpe)} ` +
+        `| ${ratio(nsga)} |`,
     );
   }
 }

@@ -96,16 +96,21 @@ const vs200 = (n: number) => {
 };
 
 console.log(
-  '\n@loop/core: engine cost per iteration as the run grows (in memory; bare = the same calls in a hand-written loop, interleaved)',
+  '\n@loop/core: engine cost per iteration as the run grows (in memory; ' +
+    'bare = the same calls in a hand-written loop, interleaved)',
 );
 console.log(loadLine(result.load));
 console.log(
-  '| iterations | engine ms/iteration (median) | bare ms/iteration (median) | engine / bare, per cycle | vs 200, per cycle |',
+  '| iterations | engine ms/iteration (median) | bare ms/iteration ' +
+    '(median) | engine / bare, per cycle | vs 200, per cycle |',
 );
 console.log('| ---: | ---: | ---: | ---: | ---: |');
 for (const n of sizes) {
   console.log(
-    `| ${n} | ${perIteration(`engine ${n}`, n).toFixed(4)} | ${perIteration(`bare ${n}`, n).toFixed(4)} | ${formatRatio(pairRatios(result, `engine ${n}`, `bare ${n}`), 1)} | ${formatRatio(vs200(n))} |`,
+    `| ${n} | ${perIteration(`engine ${n}`, n).toFixed(4)} ` +
+      `| ${perIteration(`bare ${n}`, n).toFixed(4)} ` +
+      `| ${formatRatio(pairRatios(result, `engine ${n}`, `bare ${n}`), 1)} ` +
+      `| ${formatRatio(vs200(n))} |`,
   );
 }
 
@@ -117,7 +122,9 @@ const tenth = N / 10;
 const first = (stamps[tenth + 1]! - stamps[1]!) / tenth;
 const last = (stamps[N]! - stamps[N - tenth]!) / tenth;
 console.log(
-  `\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, last tenth ${last.toFixed(4)} ms/iteration (last / first ${(last / first).toFixed(2)}x)`,
+  `\none ${N}-iteration run: first tenth ${first.toFixed(4)} ms/iteration, ` +
+    `last tenth ${last.toFixed(4)} ms/iteration (last / ` +
+    `first ${(last / first).toFixed(2)}x)`,
 );
 
 // Heap retained per iteration: the loop (history, counters, results log) is kept alive while measured.
@@ -136,7 +143,9 @@ for (const n of [2000, 20000, 100000]) {
   const bytes = (heap() - before) / n;
   perRow.push(bytes);
   console.log(
-    `heap retained after ${n} iterations: ${((bytes * n) / 2 ** 20).toFixed(1)} MiB, ${bytes.toFixed(0)} bytes per iteration`,
+    `heap retained after ${n} ` +
+      `iterations: ${((bytes * n) / 2 ** 20).toFixed(1)} ` +
+      `MiB, ${bytes.toFixed(0)} bytes per iteration`,
   );
 }
 console.log(

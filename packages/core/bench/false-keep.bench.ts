@@ -73,10 +73,13 @@ const started = performance.now();
 const confidence = 0.95;
 const alpha = (1 - confidence) / 2;
 console.log(
-  `\n@loop/core: noise-aware false keeps on pure noise (${RUNS} seeded runs x ${ITERATIONS} decisions, baselineRepeats 5, confidence ${confidence}: alpha ${alpha.toFixed(3)} one-sided)`,
+  `\n@loop/core: noise-aware false keeps on pure noise (${RUNS} seeded ` +
+    `runs x ${ITERATIONS} decisions, baselineRepeats 5, ` +
+    `confidence ${confidence}: alpha ${alpha.toFixed(3)} one-sided)`,
 );
 console.log(
-  '| harness | spending | false keeps / decisions | rate | <= alpha | runs with a false keep | evaluations per decision |',
+  '| harness | spending | false keeps / decisions | rate | <= alpha | runs ' +
+    'with a false keep | evaluations per decision |',
 );
 console.log('| --- | --- | ---: | ---: | --- | ---: | ---: |');
 for (const [name, draw] of Object.entries(HARNESSES)) {
@@ -94,7 +97,10 @@ for (const [name, draw] of Object.entries(HARNESSES)) {
     }
     const rate = kept / decided;
     console.log(
-      `| ${name} | ${spending} | ${kept} / ${decided} | ${rate.toFixed(4)} | ${rate <= alpha ? 'yes' : 'NO'} | ${((100 * runsWithKeep) / RUNS).toFixed(1)}% | ${(evaluations / decided).toFixed(2)} |`,
+      `| ${name} | ${spending} | ${kept} / ${decided} | ${rate.toFixed(4)} ` +
+        `| ${rate <= alpha ? 'yes' : 'NO'} ` +
+        `| ${((100 * runsWithKeep) / RUNS).toFixed(1)}% ` +
+        `| ${(evaluations / decided).toFixed(2)} |`,
     );
   }
 }

@@ -57,11 +57,15 @@ console.log('| log lines | worker ms | in-thread ms | worker / in-thread, per cy
 console.log('| ---: | ---: | ---: | ---: |');
 for (const n of sizes) {
   console.log(
-    `| ${n} | ${formatTime(timeOf(result, `worker ${n}`), 2)} | ${formatTime(timeOf(result, `in-thread ${n}`), 2)} | ${formatRatio(pairRatios(result, `worker ${n}`, `in-thread ${n}`), 1)} |`,
+    `| ${n} | ${formatTime(timeOf(result, `worker ${n}`), 2)} ` +
+      `| ${formatTime(timeOf(result, `in-thread ${n}`), 2)} ` +
+      `| ${formatRatio(pairRatios(result, `worker ${n}`, `in-thread ${n}`), 1)} |`,
   );
 }
 const f = timeOf(result, 'fingerprint files');
 const p = timeOf(result, 'fingerprint files + node_modules');
 console.log(
-  `\nharness fingerprint: files only ${formatTime(f, 2)}, with fingerprintPaths [node_modules] ${formatTime(p, 2)} (per cycle ${formatRatio(pairRatios(result, 'fingerprint files + node_modules', 'fingerprint files'), 1)})`,
+  `\nharness fingerprint: files only ${formatTime(f, 2)}, with ` +
+    `fingerprintPaths [node_modules] ${formatTime(p, 2)} (per ` +
+    `cycle ${formatRatio(pairRatios(result, 'fingerprint files + node_modules', 'fingerprint files'), 1)})`,
 );

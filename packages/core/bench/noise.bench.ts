@@ -174,18 +174,33 @@ const rows = [await measure('strict'), await measure('noise-aware')];
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
 console.log(
-  `\n@loop/core: keep decisions under noise (${RUNS} seeded runs, budget ${BUDGET} evaluations each, noise σ = ${SIGMA}; proposals: ${P_GAIN * 100}% true gains of 1-3σ, ${P_NULL * 100}% null, rest harmful of ${HARM_MIN}-${HARM_MAX}σ; noise-aware: defaults, baselineRepeats ${BASELINE_REPEATS}; ${seconds} s)`,
+  `\n@loop/core: keep decisions under noise (${RUNS} seeded runs, ` +
+    `budget ${BUDGET} evaluations each, noise σ = ${SIGMA}; ` +
+    `proposals: ${P_GAIN * 100}% true gains of 1-3σ, ${P_NULL * 100}% null, ` +
+    `rest harmful of ${HARM_MIN}-${HARM_MAX}σ; noise-aware: defaults, ` +
+    `baselineRepeats ${BASELINE_REPEATS}; ${seconds} s)`,
 );
 console.log(
-  `| policy | keep precision | keep recall | kept per run | proposals decided per run | evaluations per proposal | ${CHECKPOINTS.map((n) => `true gain after ${n} evals (σ)`).join(' | ')} | claimed gain at the end (σ) |`,
+  `| policy | keep precision | keep recall | kept per run | proposals ` +
+    `decided per run | evaluations per proposal ` +
+    `| ${CHECKPOINTS.map((n) => `true gain after ${n} evals (σ)`).join(' | ')} ` +
+    `| claimed gain at the end (σ) |`,
 );
 console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ${CHECKPOINTS.map(() => '---:').join(' | ')} | ---: |`);
 for (const r of rows) {
   console.log(
-    `| ${r.policy} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} | ${r.keptPerRun.toFixed(1)} | ${r.decidedPerRun.toFixed(1)} | ${r.evalsPerDecision.toFixed(2)} | ${r.atCheckpoint.map((x) => (x / SIGMA).toFixed(2)).join(' | ')} | ${(r.claimed / SIGMA).toFixed(2)} |`,
+    `| ${r.policy} | ${r.precision.toFixed(3)} | ${r.recall.toFixed(3)} ` +
+      `| ${r.keptPerRun.toFixed(1)} | ${r.decidedPerRun.toFixed(1)} ` +
+      `| ${r.evalsPerDecision.toFixed(2)} ` +
+      `| ${r.atCheckpoint.map((x) => (x / SIGMA).toFixed(2)).join(' | ')} ` +
+      `| ${(r.claimed / SIGMA).toFixed(2)} |`,
   );
 }
 const [strict, aware] = rows as [(typeof rows)[0], (typeof rows)[0]];
 console.log(
-  `\nprecision ratio noise-aware / strict: ${(aware.precision / strict.precision).toFixed(2)}x; recall ratio: ${(aware.recall / strict.recall).toFixed(2)}; done-when (aware precision >= 0.9, strict < 0.5, recall >= 0.8 x strict): ${aware.precision >= 0.9 && strict.precision < 0.5 && aware.recall >= 0.8 * strict.recall ? 'met' : 'NOT met'}`,
+  `\nprecision ratio noise-aware / ` +
+    `strict: ${(aware.precision / strict.precision).toFixed(2)}x; recall ` +
+    `ratio: ${(aware.recall / strict.recall).toFixed(2)}; done-when (aware ` +
+    `precision >= 0.9, strict < 0.5, recall >= 0.8 x ` +
+    `strict): ${aware.precision >= 0.9 && strict.precision < 0.5 && aware.recall >= 0.8 * strict.recall ? 'met' : 'NOT met'}`,
 );

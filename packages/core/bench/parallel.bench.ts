@@ -103,17 +103,25 @@ const result = await interleave(variants, { cycles: RUNS, warmup: 0 });
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 console.log(
-  `\n@loop/core: parallel candidates, wall time to reach the target (${RUNS} seeded runs per K, interleaved per seed, ${SLEEP_MS} ms sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`,
+  `\n@loop/core: parallel candidates, wall time to reach the target ` +
+    `(${RUNS} seeded runs per K, interleaved per seed, ${SLEEP_MS} ms ` +
+    `sleeping harness, loss ${START} -> ${TARGET}, P(gain) ${P_GAIN})`,
 );
 console.log(loadLine(result.load));
 console.log(
-  '| K | wall ms to target, median (min-max) | ratio vs K = 1, per seed: median (min-max) | evaluations | rows (candidates) | runs reaching target |',
+  '| K | wall ms to target, median (min-max) | ratio vs K = 1, per seed: ' +
+    'median (min-max) | evaluations | rows (candidates) | runs reaching ' +
+    'target |',
 );
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const k of KS) {
   const o = outcomes.get(k)!;
   const name = `K = ${k}`;
   console.log(
-    `| ${k} | ${formatTime(timeOf(result, name), 0)} | ${formatRatio(pairRatios(result, name, 'K = 1'))} | ${mean(o.map((x) => x.evaluations)).toFixed(1)} | ${mean(o.map((x) => x.rows)).toFixed(1)} | ${o.filter((x) => x.reached).length}/${o.length} |`,
+    `| ${k} | ${formatTime(timeOf(result, name), 0)} ` +
+      `| ${formatRatio(pairRatios(result, name, 'K = 1'))} ` +
+      `| ${mean(o.map((x) => x.evaluations)).toFixed(1)} ` +
+      `| ${mean(o.map((x) => x.rows)).toFixed(1)} ` +
+      `| ${o.filter((x) => x.reached).length}/${o.length} |`,
   );
 }

@@ -56,5 +56,6 @@ console.log('| run | ms per step, median (min-max) | vs bare, per cycle: median 
 console.log('| --- | ---: | ---: |');
 for (const name of Object.keys(variants))
   console.log(
-    `| ${name} | ${formatTime(timeOf(result, name), 2)} | ${formatRatio(pairRatios(result, name, 'bare spawn + group kill'), 1)} |`,
+    `| ${name} | ${formatTime(timeOf(result, name), 2)} ` +
+      `| ${formatRatio(pairRatios(result, name, 'bare spawn + group kill'), 1)} |`,
   );

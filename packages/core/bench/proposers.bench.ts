@@ -119,7 +119,8 @@ async function checkDefinitions(objectives: readonly Objective[]): Promise<void>
     const ours = objectives.find((o) => o.name === p.objective)!.f(p.config);
     if (Math.abs(ours - values![i]!) > 1e-9 * Math.max(1, Math.abs(ours)))
       throw new Error(
-        `objective ${p.objective} differs between TS (${ours}) and Python (${values![i]}) at ${JSON.stringify(p.config)}`,
+        `objective ${p.objective} differs between TS (${ours}) and Python ` +
+          `(${values![i]}) at ${JSON.stringify(p.config)}`,
       );
   });
 }
@@ -214,7 +215,9 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
     return from.filter((r) => r.objective === o && r.noise === noise && r.budget === budget).map((r) => r.regret);
   };
   console.log(
-    `| objective | noise σ | budget | ${methods.map((m) => `${m} median [IQR]`).join(' | ')} | ${OURS.map((m) => `${m} / TPE [95% CI]`).join(' | ')} |`,
+    `| objective | noise σ | budget ` +
+      `| ${methods.map((m) => `${m} median [IQR]`).join(' | ')} ` +
+      `| ${OURS.map((m) => `${m} / TPE [95% CI]`).join(' | ')} |`,
   );
   console.log(
     `| --- | ---: | ---: | ${methods.map(() => '---:').join(' | ')} | ${OURS.map(() => '---:').join(' | ')} |`,
@@ -232,7 +235,9 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
           return `${ratio.toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}]`;
         });
         console.log(
-          `| ${o.name} | ${noise} | ${budget} | ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} | ${shown.join(' | ')} |`,
+          `| ${o.name} | ${noise} | ${budget} ` +
+            `| ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} ` +
+            `| ${shown.join(' | ')} |`,
         );
       }
     }
@@ -248,7 +253,11 @@ const heldBack = [mixedHeldBack, mixedHeldBack2, mixedHeldBack3].filter(
 await checkDefinitions([...objectives, ...heldBack]);
 const { version, results } = await optuna([...objectives, ...heldBack]);
 console.log(
-  `\n@loop/core: proposers vs Optuna ${version} (seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of the returned best - optimum; ours through createLoop with strictImprovement)`,
+  `\n@loop/core: proposers vs Optuna ${version} ` +
+    `(seeds ${SEED_LIST[0]}-${SEED_LIST.at(-1)}, ` +
+    `budgets ${BUDGETS.join(' and ')} harness calls, regret = clean value of ` +
+    `the returned best - optimum; ours through createLoop with ` +
+    `strictImprovement)`,
 );
 const geo = (label: string, rs: number[][]) =>
   console.log(`${label}: ${OURS.map((m, i) => `${m} ${geometricMean(rs[i]!).toFixed(2)}x`).join(', ')}`);

@@ -57,6 +57,9 @@ const result = await interleave(
 );
 console.log(loadLine(result.load));
 console.log(
-  `baseline ${formatTime(timeOf(result, 'baseline: 3 atomic writes'), 2)}, machine ${formatTime(timeOf(result, 'machine: 3 steps, 1 effect each'), 2)} per pipeline: ratio per cycle ${formatRatio(pairRatios(result, 'machine: 3 steps, 1 effect each', 'baseline: 3 atomic writes'))}`,
+  `baseline ${formatTime(timeOf(result, 'baseline: 3 atomic writes'), 2)}, ` +
+    `machine ${formatTime(timeOf(result, 'machine: 3 steps, 1 effect each'), 2)} ` +
+    `per pipeline: ratio per ` +
+    `cycle ${formatRatio(pairRatios(result, 'machine: 3 steps, 1 effect each', 'baseline: 3 atomic writes'))}`,
 );
 rmSync(root, { recursive: true, force: true });

@@ -62,69 +62,81 @@ describe('agent-command proposer (scripted fake agent)', () => {
     expect(await readFile(join(dir, 'config.json'), 'utf8')).toBe('{"lr":0.002}\n');
   });
 
-  it('gives each iteration a fresh process with the target, the results so far and the iteration number (seed 001 isolation)', async () => {
-    const proposer = createAgentCommandProposer({
-      command: 'node fake-agent.mjs',
-      cwd: dir,
-      writable: [join(dir, 'prompts.log')],
-      goal: 'Lower val_bpc.',
-    });
-    await proposer.propose(context(1));
-    await proposer.propose(context(2));
-    const log = await readFile(join(dir, 'prompts.log'), 'utf8');
-    const calls = log.split('=== pid ').slice(1);
-    expect(calls).toHaveLength(2);
-    expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2); // two different processes (in a pid namespace both may be pid 2: the start time tells them apart)
-    expect(calls[1]).toContain('# Iteration 2');
-    expect(calls[1]).toContain('You may modify ONLY: config.json.');
-    expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline'); // core's neutral history table (auto-iterate passes its own)
-  });
+  it(
+    'gives each iteration a fresh process with the target, the results so ' +
+      'far and the iteration number (seed 001 isolation)',
+    async () => {
+      const proposer = createAgentCommandProposer({
+        command: 'node fake-agent.mjs',
+        cwd: dir,
+        writable: [join(dir, 'prompts.log')],
+        goal: 'Lower val_bpc.',
+      });
+      await proposer.propose(context(1));
+      await proposer.propose(context(2));
+      const log = await readFile(join(dir, 'prompts.log'), 'utf8');
+      const calls = log.split('=== pid ').slice(1);
+      expect(calls).toHaveLength(2);
+      // two different processes (in a pid namespace both may be pid 2: the start time tells them apart)
+      expect(new Set(calls.map((c) => c.split('\n')[0])).size).toBe(2);
+      expect(calls[1]).toContain('# Iteration 2');
+      expect(calls[1]).toContain('You may modify ONLY: config.json.');
+      // core's neutral history table (auto-iterate passes its own)
+      expect(calls[1]).toContain('0\t3.2\tbaseline\tbaseline');
+    },
+  );
 
-  it('with constraints the prompt lists one line per violated constraint of the history, after the results (issue 28)', async () => {
-    const constraints = (r: { data?: { metrics?: Record<string, number> } }) =>
-      r.data?.metrics ? [r.data.metrics.rss_mb! - 100, r.data.metrics.latency_ms! - 50] : undefined;
-    const proposer = createAgentCommandProposer({
-      command: 'node fake-agent.mjs',
-      cwd: dir,
-      writable: [join(dir, 'prompts.log')],
-      goal: 'x',
-      constraints,
-      constraintNames: ['rss_mb <= 100', 'latency_ms <= 50'],
-    });
-    const history = [
-      {
-        iteration: 0,
-        candidateId: 'a',
-        score: 3.2,
-        status: 'baseline' as const,
-        description: 'baseline',
-        data: { metrics: { rss_mb: 90, latency_ms: 40 } },
-      },
-      {
-        iteration: 1,
-        candidateId: 'b',
-        score: 3.0,
-        status: 'reverted' as const,
-        description: 'cache everything',
-        data: { metrics: { rss_mb: 180, latency_ms: 60 } },
-      },
-      {
-        iteration: 2,
-        candidateId: 'c',
-        score: 3.1,
-        status: 'kept' as const,
-        description: 'inline the loop',
-        data: { metrics: { rss_mb: 95, latency_ms: 45 } },
-      },
-    ];
-    await proposer.propose(context(3, { history }));
-    const prompt = await readFile(join(dir, 'prompts.log'), 'utf8');
-    expect(prompt).toContain(
-      '## Constraint violations (a candidate that violates a constraint is not kept)\niteration 1 (cache everything): rss_mb <= 100 violated by 80\niteration 1 (cache everything): latency_ms <= 50 violated by 10\n',
-    );
-    expect(prompt.indexOf('## Results so far')).toBeLessThan(prompt.indexOf('## Constraint violations'));
-    expect(prompt).not.toContain('iteration 2 (inline the loop)');
-  });
+  it(
+    'with constraints the prompt lists one line per violated constraint of ' +
+      'the history, after the results (issue 28)',
+    async () => {
+      const constraints = (r: { data?: { metrics?: Record<string, number> } }) =>
+        r.data?.metrics ? [r.data.metrics.rss_mb! - 100, r.data.metrics.latency_ms! - 50] : undefined;
+      const proposer = createAgentCommandProposer({
+        command: 'node fake-agent.mjs',
+        cwd: dir,
+        writable: [join(dir, 'prompts.log')],
+        goal: 'x',
+        constraints,
+        constraintNames: ['rss_mb <= 100', 'latency_ms <= 50'],
+      });
+      const history = [
+        {
+          iteration: 0,
+          candidateId: 'a',
+          score: 3.2,
+          status: 'baseline' as const,
+          description: 'baseline',
+          data: { metrics: { rss_mb: 90, latency_ms: 40 } },
+        },
+        {
+          iteration: 1,
+          candidateId: 'b',
+          score: 3.0,
+          status: 'reverted' as const,
+          description: 'cache everything',
+          data: { metrics: { rss_mb: 180, latency_ms: 60 } },
+        },
+        {
+          iteration: 2,
+          candidateId: 'c',
+          score: 3.1,
+          status: 'kept' as const,
+          description: 'inline the loop',
+          data: { metrics: { rss_mb: 95, latency_ms: 45 } },
+        },
+      ];
+      await proposer.propose(context(3, { history }));
+      const prompt = await readFile(join(dir, 'prompts.log'), 'utf8');
+      expect(prompt).toContain(
+        '## Constraint violations (a candidate that violates a constraint is not ' +
+          'kept)\niteration 1 (cache everything): rss_mb <= 100 violated by ' +
+          '80\niteration 1 (cache everything): latency_ms <= 50 violated by 10\n',
+      );
+      expect(prompt.indexOf('## Results so far')).toBeLessThan(prompt.indexOf('## Constraint violations'));
+      expect(prompt).not.toContain('iteration 2 (inline the loop)');
+    },
+  );
 
   it('a failing agent is PROPOSER_FAILED naming its log and quoting its last lines', async () => {
     const proposer = createAgentCommandProposer({
@@ -142,40 +154,48 @@ describe('agent-command proposer (scripted fake agent)', () => {
     });
   });
 
-  it('an agent that exits 0 and changes no target: the description says so with its exit code and the last lines of its log, and onNoChange hears the log path and tail (issue 32)', async () => {
-    const heard: string[] = [];
-    const proposer = createAgentCommandProposer({
-      command: 'node fake-agent.mjs',
-      cwd: dir,
-      writable: [join(dir, 'prompts.log')],
-      goal: 'x',
-      env: { FAKE_AGENT_MODE: 'noop' },
-      onNoChange: (m) => heard.push(m),
-    });
-    const proposal = await proposer.propose(context(4));
-    expect(proposal).toEqual({
-      description:
-        'double the learning rate [agent exited 0 and changed no target; .loop/agent.log ends: thinking... | DESCRIPTION: double the learning rate | done]',
-      changedFiles: [],
-    });
-    expect(heard).toHaveLength(1);
-    expect(heard[0]).toContain(
-      `iteration 4: the agent exited 0 and changed none of config.json; the last lines of ${join(dir, '.loop', 'agent.log')}:\n    thinking...\n`,
-    );
-    await writeFile(join(dir, 'config.json'), '{"lr": 0.5}\n');
-    expect(
-      (
-        await createAgentCommandProposer({
-          command: 'node fake-agent.mjs',
-          cwd: dir,
-          writable: [join(dir, 'prompts.log')],
-          goal: 'x',
-          onNoChange: (m) => heard.push(m),
-        }).propose(context(5))
-      ).description,
-    ).toBe('double the learning rate');
-    expect(heard).toHaveLength(1);
-  });
+  it(
+    'an agent that exits 0 and changes no target: the description says so ' +
+      'with its exit code and the last lines of its log, and onNoChange hears ' +
+      'the log path and tail (issue 32)',
+    async () => {
+      const heard: string[] = [];
+      const proposer = createAgentCommandProposer({
+        command: 'node fake-agent.mjs',
+        cwd: dir,
+        writable: [join(dir, 'prompts.log')],
+        goal: 'x',
+        env: { FAKE_AGENT_MODE: 'noop' },
+        onNoChange: (m) => heard.push(m),
+      });
+      const proposal = await proposer.propose(context(4));
+      expect(proposal).toEqual({
+        description:
+          'double the learning rate [agent exited 0 and changed no target; ' +
+          '.loop/agent.log ends: thinking... | DESCRIPTION: double the learning ' +
+          'rate | done]',
+        changedFiles: [],
+      });
+      expect(heard).toHaveLength(1);
+      expect(heard[0]).toContain(
+        `iteration 4: the agent exited 0 and changed none of config.json; the ` +
+          `last lines of ${join(dir, '.loop', 'agent.log')}:\n    thinking...\n`,
+      );
+      await writeFile(join(dir, 'config.json'), '{"lr": 0.5}\n');
+      expect(
+        (
+          await createAgentCommandProposer({
+            command: 'node fake-agent.mjs',
+            cwd: dir,
+            writable: [join(dir, 'prompts.log')],
+            goal: 'x',
+            onNoChange: (m) => heard.push(m),
+          }).propose(context(5))
+        ).description,
+      ).toBe('double the learning rate');
+      expect(heard).toHaveLength(1);
+    },
+  );
 
   it('an agent past its timeout is killed and is PROPOSER_FAILED', async () => {
     const proposer = createAgentCommandProposer({

@@ -54,35 +54,48 @@ const proposer = (format: string, over: Record<string, unknown> = {}) =>
 const prompts = async () => (await readFile(join(dir, 'prompts.log'), 'utf8')).split(/^=== \d+$/m).slice(1);
 
 describe('agent proposer: cost and notes', () => {
-  it("records the cost Claude Code's JSON result reports in the candidate's record (data.cost) and takes the description from its result text", async () => {
-    const p = await proposer('claude').propose(context(3));
-    expect(p.description).toBe('lr 3');
-    expect(p.data?.cost).toEqual({ usd: 0.03, tokens: 36 });
-    expect(p.data?.agentUsage).toMatchObject({ source: 'claude-json', outputTokens: 3, cachedInputTokens: 2 });
-  });
-  it('an agent call that fails still reports its cost: PROPOSER_FAILED carries it as details.data (the crash row keeps it)', async () => {
-    const error = await Promise.resolve(proposer('claude-error').propose(context(1))).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toMatchObject({ code: 'PROPOSER_FAILED', details: { data: { cost: { usd: 0.2, tokens: 55 } } } });
-  });
+  it(
+    "records the cost Claude Code's JSON result reports in the candidate's " +
+      'record (data.cost) and takes the description from its result text',
+    async () => {
+      const p = await proposer('claude').propose(context(3));
+      expect(p.description).toBe('lr 3');
+      expect(p.data?.cost).toEqual({ usd: 0.03, tokens: 36 });
+      expect(p.data?.agentUsage).toMatchObject({ source: 'claude-json', outputTokens: 3, cachedInputTokens: 2 });
+    },
+  );
+  it(
+    'an agent call that fails still reports its cost: PROPOSER_FAILED ' +
+      'carries it as details.data (the crash row keeps it)',
+    async () => {
+      const error = await Promise.resolve(proposer('claude-error').propose(context(1))).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({ code: 'PROPOSER_FAILED', details: { data: { cost: { usd: 0.2, tokens: 55 } } } });
+    },
+  );
   it('prefers the usage file the agent wrote to $LOOP_USAGE_FILE, and removes it before the next call', async () => {
     expect((await proposer('file').propose(context(1))).data?.cost).toEqual({ usd: 0.5, tokens: 777 });
     expect((await proposer('none').propose(context(2))).data).toBeUndefined();
   });
-  it('a note the agent appends to $LOOP_NOTES_FILE is in the next prompt, newest first, bounded by notesLimits', async () => {
-    const agent = proposer('none', { notesLimits: { maxLines: 2, maxBytes: 4096 } });
-    for (const i of [1, 2, 3, 4]) await agent.propose(context(i));
-    const [first, second, , fourth] = await prompts();
-    expect(first).toContain('## Notes (newest first)\n(none yet)');
-    expect(second).toContain('- note from iteration 1: lr 1 tried');
-    expect(fourth).toContain(
-      '## Notes (newest first; 1 older left out, the file has them all)\n- note from iteration 3: lr 3 tried\n- note from iteration 2: lr 2 tried\n',
-    );
-    expect(fourth).not.toContain('note from iteration 1');
-    expect(fourth).toContain(join(dir, '.loop/memory/notes.md'));
-  });
+  it(
+    'a note the agent appends to $LOOP_NOTES_FILE is in the next prompt, ' + 'newest first, bounded by notesLimits',
+    async () => {
+      const agent = proposer('none', { notesLimits: { maxLines: 2, maxBytes: 4096 } });
+      for (const i of [1, 2, 3, 4]) await agent.propose(context(i));
+      const [first, second, , fourth] = await prompts();
+      expect(first).toContain('## Notes (newest first)\n(none yet)');
+      expect(second).toContain('- note from iteration 1: lr 1 tried');
+      expect(fourth).toContain(
+        '## Notes (newest first; 1 older left out, the file has them all)\n- ' +
+          'note from iteration 3: lr 3 tried\n- note from iteration 2: lr 2 ' +
+          'tried\n',
+      );
+      expect(fourth).not.toContain('note from iteration 1');
+      expect(fourth).toContain(join(dir, '.loop/memory/notes.md'));
+    },
+  );
   it('the notes are cut to maxBytes (older whole lines left out)', async () => {
     const agent = proposer('none', { notesLimits: { maxLines: 40, maxBytes: 40 } });
     for (const i of [1, 2, 3]) await agent.propose(context(i));

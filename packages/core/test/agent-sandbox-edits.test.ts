@@ -74,29 +74,35 @@ const initialTree = ['config.json', 'prepare.mjs', 'src/', 'src/data.py', 'src/m
 describe.skipIf(!bwrap.available)(
   `the usual edit tools work on targets in the default sandbox (real bwrap)${skipped}`,
   () => {
-    it('sed -i (temp file beside the target, renamed onto it) edits a target at the root and one in a subfolder', async () => {
-      const proposer = createAgentCommandProposer({
-        command: agent(["sed -i 's/1/2/' config.json", "sed -i 's/1/3/' src/model.py", 'echo "DESCRIPTION: sed"']),
-        cwd: ws,
-        goal: 'g',
-      });
-      expect(await proposer.propose(context())).toEqual({
-        description: 'sed',
-        changedFiles: ['config.json', 'src/model.py'],
-      });
-      expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"lr": 2}\n');
-      expect(readFileSync(join(ws, 'src', 'model.py'), 'utf8')).toBe('width = 3\n');
-      expect(tree()).toEqual(initialTree);
-    });
+    it(
+      'sed -i (temp file beside the target, renamed onto it) edits a target at ' + 'the root and one in a subfolder',
+      async () => {
+        const proposer = createAgentCommandProposer({
+          command: agent(["sed -i 's/1/2/' config.json", "sed -i 's/1/3/' src/model.py", 'echo "DESCRIPTION: sed"']),
+          cwd: ws,
+          goal: 'g',
+        });
+        expect(await proposer.propose(context())).toEqual({
+          description: 'sed',
+          changedFiles: ['config.json', 'src/model.py'],
+        });
+        expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"lr": 2}\n');
+        expect(readFileSync(join(ws, 'src', 'model.py'), 'utf8')).toBe('width = 3\n');
+        expect(tree()).toEqual(initialTree);
+      },
+    );
 
     it('python and node write-temp-then-rename (os.replace, fs.renameSync) replace a target', async () => {
       writeFileSync(
         join(base, 'py-edit.py'),
-        "import os, tempfile\nfd, p = tempfile.mkstemp(dir='src')\nos.write(fd, b'width = 4\\n')\nos.close(fd)\nos.replace(p, 'src/model.py')\n",
+        "import os, tempfile\nfd, p = tempfile.mkstemp(dir='src')\nos.write(fd, " +
+          "b'width = 4\\n')\nos.close(fd)\nos.replace(p, 'src/model.py')\n",
       );
       writeFileSync(
         join(base, 'node-edit.cjs'),
-        "const fs = require('fs');\nfs.writeFileSync('config.json.tmp-1', '{\"lr\": 5}\\n');\nfs.renameSync('config.json.tmp-1', 'config.json');\n",
+        "const fs = require('fs');\nfs.writeFileSync('config.json.tmp-1', " +
+          "'{\"lr\": 5}\\n');\nfs.renameSync('config.json.tmp-1', " +
+          "'config.json');\n",
       );
       const proposer = createAgentCommandProposer({
         command: agent([
@@ -116,56 +122,66 @@ describe.skipIf(!bwrap.available)(
       expect(tree()).toEqual(initialTree);
     });
 
-    it("editors' patterns work: the target renamed to a backup and written anew (emacs), a swap file beside it (vim); the backup is removed after the call", async () => {
-      const vim = "vim -u NONE -i NONE -N -es -c '%s/6/7/' -c 'wq' config.json && echo 'vim wrote'";
-      const proposer = createAgentCommandProposer({
-        command: agent([
-          "mv config.json config.json~ && sed 's/1/6/' config.json~ > config.json && echo 'backup written'",
-          vim,
-          'echo "DESCRIPTION: edit"',
-        ]),
-        cwd: ws,
-        goal: 'g',
-      });
-      expect(await proposer.propose(context())).toEqual({ description: 'edit', changedFiles: ['config.json'] });
-      expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"lr": 7}\n');
-      expect(log()).toContain('backup written');
-      expect(log()).toContain('vim wrote');
-      expect(log()).not.toMatch(/swap file/i);
-      expect(log()).toMatch(/\[loop\] removed what the agent left beside its targets: config\.json~/);
-      expect(tree()).toEqual(initialTree);
-    });
+    it(
+      "editors' patterns work: the target renamed to a backup and written anew " +
+        '(emacs), a swap file beside it (vim); the backup is removed after the ' +
+        'call',
+      async () => {
+        const vim = "vim -u NONE -i NONE -N -es -c '%s/6/7/' -c 'wq' config.json && echo 'vim wrote'";
+        const proposer = createAgentCommandProposer({
+          command: agent([
+            "mv config.json config.json~ && sed 's/1/6/' config.json~ > config.json && echo 'backup written'",
+            vim,
+            'echo "DESCRIPTION: edit"',
+          ]),
+          cwd: ws,
+          goal: 'g',
+        });
+        expect(await proposer.propose(context())).toEqual({ description: 'edit', changedFiles: ['config.json'] });
+        expect(readFileSync(join(ws, 'config.json'), 'utf8')).toBe('{"lr": 7}\n');
+        expect(log()).toContain('backup written');
+        expect(log()).toContain('vim wrote');
+        expect(log()).not.toMatch(/swap file/i);
+        expect(log()).toMatch(/\[loop\] removed what the agent left beside its targets: config\.json~/);
+        expect(tree()).toEqual(initialTree);
+      },
+    );
 
-    it('a non-target file beside a target stays read-only: writing, sed -i, deleting and renaming it are refused; a new file is removed after the call; ../outside.txt is refused', async () => {
-      const proposer = createAgentCommandProposer({
-        command: agent([
-          'echo hacked > prepare.mjs || echo "refused: write prepare.mjs"',
-          "sed -i 's/evaluation/hacked/' prepare.mjs || echo 'refused: sed -i prepare.mjs'",
-          'rm -f src/data.py; [ -f src/data.py ] && echo "refused: rm src/data.py"',
-          'mv prepare.mjs p2.mjs || echo "refused: mv prepare.mjs"',
-          'echo "import os" > sitecustomize.py && echo "created sitecustomize.py"',
-          'echo forged > ../outside.txt || echo "refused: ../outside.txt"',
-          "sed -i 's/1/2/' config.json",
-          'echo "DESCRIPTION: hostile"',
-        ]),
-        cwd: ws,
-        goal: 'g',
-      });
-      expect(await proposer.propose(context())).toEqual({ description: 'hostile', changedFiles: ['config.json'] });
-      expect(readFileSync(join(ws, 'prepare.mjs'), 'utf8')).toBe('// evaluation\n');
-      expect(readFileSync(join(ws, 'src', 'data.py'), 'utf8')).toBe('rows = 1\n');
-      expect(readFileSync(join(base, 'outside.txt'), 'utf8')).toBe('original\n');
-      for (const line of [
-        'refused: write prepare.mjs',
-        'refused: sed -i prepare.mjs',
-        'refused: rm src/data.py',
-        'refused: mv prepare.mjs',
-        'created sitecustomize.py',
-        'refused: ../outside.txt',
-      ])
-        expect(log()).toContain(line);
-      expect(tree()).toEqual(initialTree);
-    });
+    it(
+      'a non-target file beside a target stays read-only: writing, sed -i, ' +
+        'deleting and renaming it are refused; a new file is removed after the ' +
+        'call; ../outside.txt is refused',
+      async () => {
+        const proposer = createAgentCommandProposer({
+          command: agent([
+            'echo hacked > prepare.mjs || echo "refused: write prepare.mjs"',
+            "sed -i 's/evaluation/hacked/' prepare.mjs || echo 'refused: sed -i prepare.mjs'",
+            'rm -f src/data.py; [ -f src/data.py ] && echo "refused: rm src/data.py"',
+            'mv prepare.mjs p2.mjs || echo "refused: mv prepare.mjs"',
+            'echo "import os" > sitecustomize.py && echo "created sitecustomize.py"',
+            'echo forged > ../outside.txt || echo "refused: ../outside.txt"',
+            "sed -i 's/1/2/' config.json",
+            'echo "DESCRIPTION: hostile"',
+          ]),
+          cwd: ws,
+          goal: 'g',
+        });
+        expect(await proposer.propose(context())).toEqual({ description: 'hostile', changedFiles: ['config.json'] });
+        expect(readFileSync(join(ws, 'prepare.mjs'), 'utf8')).toBe('// evaluation\n');
+        expect(readFileSync(join(ws, 'src', 'data.py'), 'utf8')).toBe('rows = 1\n');
+        expect(readFileSync(join(base, 'outside.txt'), 'utf8')).toBe('original\n');
+        for (const line of [
+          'refused: write prepare.mjs',
+          'refused: sed -i prepare.mjs',
+          'refused: rm src/data.py',
+          'refused: mv prepare.mjs',
+          'created sitecustomize.py',
+          'refused: ../outside.txt',
+        ])
+          expect(log()).toContain(line);
+        expect(tree()).toEqual(initialTree);
+      },
+    );
 
     it('a symlink beside a target that the agent replaces is put back as it was', async () => {
       symlinkSync('prepare.mjs', join(ws, 'link.mjs'));
@@ -217,23 +233,28 @@ describe.skipIf(!bwrap.available)(
       expect(log()).toContain('refused: rm .git');
     });
 
-    it('an agent whose edit the sandbox refused and that exits 0: the row says it changed nothing, quotes the refusal, and onNoChange says the sandbox refused a write', async () => {
-      const heard: string[] = [];
-      const proposer = createAgentCommandProposer({
-        command: agent(["sed -i 's/evaluation/x/' prepare.mjs", 'echo "DESCRIPTION: tuned the evaluation"']),
-        cwd: ws,
-        goal: 'g',
-        onNoChange: (m) => heard.push(m),
-      });
-      const proposal = await proposer.propose(context());
-      expect(proposal.changedFiles).toEqual([]);
-      expect(proposal.description).toMatch(
-        /^tuned the evaluation \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: cannot rename \.\/sed\w+: Device or resource busy \| DESCRIPTION: tuned the evaluation; a write was refused by the sandbox\]$/,
-      );
-      expect(heard[0]).toMatch(
-        /changed none of config\.json, src\/model\.py; the last lines of .*agent\.log:\n    sed: /,
-      );
-      expect(heard[0]).toContain('a write was refused. It ran in the bwrap sandbox, writable only:');
-    });
+    it(
+      'an agent whose edit the sandbox refused and that exits 0: the row says ' +
+        'it changed nothing, quotes the refusal, and onNoChange says the sandbox ' +
+        'refused a write',
+      async () => {
+        const heard: string[] = [];
+        const proposer = createAgentCommandProposer({
+          command: agent(["sed -i 's/evaluation/x/' prepare.mjs", 'echo "DESCRIPTION: tuned the evaluation"']),
+          cwd: ws,
+          goal: 'g',
+          onNoChange: (m) => heard.push(m),
+        });
+        const proposal = await proposer.propose(context());
+        expect(proposal.changedFiles).toEqual([]);
+        expect(proposal.description).toMatch(
+          /^tuned the evaluation \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: cannot rename \.\/sed\w+: Device or resource busy \| DESCRIPTION: tuned the evaluation; a write was refused by the sandbox\]$/,
+        );
+        expect(heard[0]).toMatch(
+          /changed none of config\.json, src\/model\.py; the last lines of .*agent\.log:\n    sed: /,
+        );
+        expect(heard[0]).toContain('a write was refused. It ran in the bwrap sandbox, writable only:');
+      },
+    );
   },
 );

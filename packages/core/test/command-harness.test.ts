@@ -136,29 +136,36 @@ describe('command harness pid file (orphaned runs of a killed controller)', () =
     return child.pid!;
   }
 
-  it('while the command runs the pid file names its process group and token; it is removed when the run ends', async () => {
-    const pidFile = join(dir, 'trigger.pgid');
-    const harness = createCommandHarness({
-      command: 'cat trigger.pgid; echo "token=$LOOP_RUN_TOKEN"',
-      cwd: dir,
-      pidFile,
-    });
-    await harness.run({ iteration: 1, signal: signal() });
-    const log = await readFile(join(dir, 'run.log'), 'utf8');
-    const written = JSON.parse(log.split('\n')[0]!) as { pgid: number; token: string };
-    expect(log).toContain(`token=${written.token}`);
-    expect(written.pgid).toBeGreaterThan(1);
-    await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+  it(
+    'while the command runs the pid file names its process group and token; ' + 'it is removed when the run ends',
+    async () => {
+      const pidFile = join(dir, 'trigger.pgid');
+      const harness = createCommandHarness({
+        command: 'cat trigger.pgid; echo "token=$LOOP_RUN_TOKEN"',
+        cwd: dir,
+        pidFile,
+      });
+      await harness.run({ iteration: 1, signal: signal() });
+      const log = await readFile(join(dir, 'run.log'), 'utf8');
+      const written = JSON.parse(log.split('\n')[0]!) as { pgid: number; token: string };
+      expect(log).toContain(`token=${written.token}`);
+      expect(written.pgid).toBeGreaterThan(1);
+      await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 
-  it('a run that finds the pid file of a still-running earlier group carrying its token kills that group before it starts', async () => {
-    const pidFile = join(dir, 'trigger.pgid');
-    const pgid = orphan({ LOOP_RUN_TOKEN: 'abc123' });
-    await writeFile(pidFile, JSON.stringify({ pgid, token: 'abc123' }));
-    const harness = createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 });
-    await harness.run({ iteration: 1, signal: signal() });
-    await vi.waitFor(() => expect(isAlive(pgid)).toBe(false), { timeout: 5000, interval: 20 });
-  });
+  it(
+    'a run that finds the pid file of a still-running earlier group carrying ' +
+      'its token kills that group before it starts',
+    async () => {
+      const pidFile = join(dir, 'trigger.pgid');
+      const pgid = orphan({ LOOP_RUN_TOKEN: 'abc123' });
+      await writeFile(pidFile, JSON.stringify({ pgid, token: 'abc123' }));
+      const harness = createCommandHarness({ command: 'echo ok', cwd: dir, pidFile, graceMs: 200 });
+      await harness.run({ iteration: 1, signal: signal() });
+      await vi.waitFor(() => expect(isAlive(pgid)).toBe(false), { timeout: 5000, interval: 20 });
+    },
+  );
 
   it('a pid file naming a group that does not carry its token (a reused pid) is never killed', async () => {
     const pidFile = join(dir, 'trigger.pgid');
@@ -175,35 +182,43 @@ describe('command harness pid file (orphaned runs of a killed controller)', () =
     }
   });
 
-  it('runInGroup with pidFile records the running group (the command sees its LOOP_RUN_TOKEN) and removes the file when it ends', async () => {
-    const pidFile = join(dir, 'pids', 'agent.pgid');
-    const out = join(dir, 'out.log');
-    const handle = await open(out, 'w');
-    await runInGroup({
-      command: `cat ${pidFile}; echo "token=$LOOP_RUN_TOKEN"`,
-      cwd: dir,
-      env: process.env,
-      outputFd: handle.fd,
-      killTimeoutMs: 10_000,
-      graceMs: 100,
-      pidFile,
-    });
-    await handle.close();
-    const [json, tokenLine] = (await readFile(out, 'utf8')).trim().split('\n');
-    const recorded = JSON.parse(json!) as { pgid: number; token: string };
-    expect(tokenLine).toBe(`token=${recorded.token}`);
-    await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
-  });
+  it(
+    'runInGroup with pidFile records the running group (the command sees its ' +
+      'LOOP_RUN_TOKEN) and removes the file when it ends',
+    async () => {
+      const pidFile = join(dir, 'pids', 'agent.pgid');
+      const out = join(dir, 'out.log');
+      const handle = await open(out, 'w');
+      await runInGroup({
+        command: `cat ${pidFile}; echo "token=$LOOP_RUN_TOKEN"`,
+        cwd: dir,
+        env: process.env,
+        outputFd: handle.fd,
+        killTimeoutMs: 10_000,
+        graceMs: 100,
+        pidFile,
+      });
+      await handle.close();
+      const [json, tokenLine] = (await readFile(out, 'utf8')).trim().split('\n');
+      const recorded = JSON.parse(json!) as { pgid: number; token: string };
+      expect(tokenLine).toBe(`token=${recorded.token}`);
+      await expect(readFile(pidFile, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    },
+  );
 
-  it('killOrphanGroups kills every group recorded in a directory whose leader still carries its token, and removes the files', async () => {
-    const pids = join(dir, 'pids');
-    await mkdir(pids);
-    const a = orphan({ LOOP_RUN_TOKEN: 'tok-a' });
-    const b = orphan({ LOOP_RUN_TOKEN: 'tok-b' });
-    await writeFile(join(pids, 'a.pgid'), JSON.stringify({ pgid: a, token: 'tok-a' }));
-    await writeFile(join(pids, 'b.pgid'), JSON.stringify({ pgid: b, token: 'tok-b' }));
-    expect((await killOrphanGroups(pids, 200)).sort()).toEqual([a, b].sort());
-    await vi.waitFor(() => expect([isAlive(a), isAlive(b)]).toEqual([false, false]), { timeout: 5000, interval: 20 });
-    expect(await readdir(pids)).toEqual([]);
-  });
+  it(
+    'killOrphanGroups kills every group recorded in a directory whose leader ' +
+      'still carries its token, and removes the files',
+    async () => {
+      const pids = join(dir, 'pids');
+      await mkdir(pids);
+      const a = orphan({ LOOP_RUN_TOKEN: 'tok-a' });
+      const b = orphan({ LOOP_RUN_TOKEN: 'tok-b' });
+      await writeFile(join(pids, 'a.pgid'), JSON.stringify({ pgid: a, token: 'tok-a' }));
+      await writeFile(join(pids, 'b.pgid'), JSON.stringify({ pgid: b, token: 'tok-b' }));
+      expect((await killOrphanGroups(pids, 200)).sort()).toEqual([a, b].sort());
+      await vi.waitFor(() => expect([isAlive(a), isAlive(b)]).toEqual([false, false]), { timeout: 5000, interval: 20 });
+      expect(await readdir(pids)).toEqual([]);
+    },
+  );
 });

@@ -69,98 +69,108 @@ describe('createDirectoryWorkingCopies', () => {
     await rm(base, { recursive: true, force: true });
   });
 
-  it("each candidate ran in its own copy: the copies' files differ and the main workspace is untouched until adoption (K = 3)", async () => {
-    const barrier = createBarrier(3);
-    const seen: { dir: string; copy: string; main: string }[] = [];
-    const workingCopies = createDirectoryWorkingCopies({
-      root,
-      mutable: ['train.txt'],
-      readOnly: ['eval.txt'],
-      tempDir: temp,
-      harness: (dir) =>
-        createFunctionHarness('file', async () => {
-          await barrier.arrive(); // all three candidates are edited and evaluated before any adoption
-          const copy = await readFile(join(dir, 'train.txt'), 'utf8');
-          seen.push({ dir, copy, main: await readFile(join(root, 'train.txt'), 'utf8') });
-          return Number(copy);
-        }),
-    });
-    const results = createMemoryResultsLog();
-    const loop = createLoop({
-      artifact: createFileArtifact({ root, mutable: ['train.txt'], readOnly: ['eval.txt'] }),
-      rollback: fileRollback(root),
-      results,
-      proposer: {
-        name: 'write',
-        propose: async (c) => {
-          await writeFile(join(c.workingCopy!.dir!, 'train.txt'), String([8, 6, 9][c.workingCopy!.k]));
-          return { description: `slot ${c.workingCopy!.k}` };
+  it(
+    "each candidate ran in its own copy: the copies' files differ and the " +
+      'main workspace is untouched until adoption (K = 3)',
+    async () => {
+      const barrier = createBarrier(3);
+      const seen: { dir: string; copy: string; main: string }[] = [];
+      const workingCopies = createDirectoryWorkingCopies({
+        root,
+        mutable: ['train.txt'],
+        readOnly: ['eval.txt'],
+        tempDir: temp,
+        harness: (dir) =>
+          createFunctionHarness('file', async () => {
+            await barrier.arrive(); // all three candidates are edited and evaluated before any adoption
+            const copy = await readFile(join(dir, 'train.txt'), 'utf8');
+            seen.push({ dir, copy, main: await readFile(join(root, 'train.txt'), 'utf8') });
+            return Number(copy);
+          }),
+      });
+      const results = createMemoryResultsLog();
+      const loop = createLoop({
+        artifact: createFileArtifact({ root, mutable: ['train.txt'], readOnly: ['eval.txt'] }),
+        rollback: fileRollback(root),
+        results,
+        proposer: {
+          name: 'write',
+          propose: async (c) => {
+            await writeFile(join(c.workingCopy!.dir!, 'train.txt'), String([8, 6, 9][c.workingCopy!.k]));
+            return { description: `slot ${c.workingCopy!.k}` };
+          },
         },
-      },
-      harness: createFunctionHarness('main', async () => Number(await readFile(join(root, 'train.txt'), 'utf8'))),
-      scorer: createValueScorer('minimize'),
-      stop: maxIterations(3),
-      parallel: { candidates: 3, workingCopies },
-    });
-    await loop.run();
-    expect(new Set(seen.map((s) => s.dir)).size).toBe(3);
-    expect(seen.map((s) => s.copy).sort()).toEqual(['6', '8', '9']);
-    expect(seen.every((s) => s.main === '10')).toBe(true);
-    expect(await readFile(join(root, 'train.txt'), 'utf8')).toBe('6');
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept', 'reverted']);
-    expect(await readdir(temp)).toEqual([]); // every copy disposed
-  });
+        harness: createFunctionHarness('main', async () => Number(await readFile(join(root, 'train.txt'), 'utf8'))),
+        scorer: createValueScorer('minimize'),
+        stop: maxIterations(3),
+        parallel: { candidates: 3, workingCopies },
+      });
+      await loop.run();
+      expect(new Set(seen.map((s) => s.dir)).size).toBe(3);
+      expect(seen.map((s) => s.copy).sort()).toEqual(['6', '8', '9']);
+      expect(seen.every((s) => s.main === '10')).toBe(true);
+      expect(await readFile(join(root, 'train.txt'), 'utf8')).toBe('6');
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept', 'reverted']);
+      expect(await readdir(temp)).toEqual([]); // every copy disposed
+    },
+  );
 
-  it("a copy has the workspace's files, keeps symlinks verbatim, skips excluded paths and symlinks linked ones", async () => {
-    const workingCopies = createDirectoryWorkingCopies({
-      root,
-      mutable: ['train.txt'],
-      tempDir: temp,
-      link: ['data'],
-      harness: () => createFunctionHarness('x', () => 0),
-    });
-    const copy = await workingCopies.create(1, 0);
-    try {
-      const dir = copy.dir!;
-      expect(await readFile(join(dir, 'train.txt'), 'utf8')).toBe('10');
-      expect(await readlink(join(dir, 'eval-link'))).toBe('eval.txt');
-      expect((await lstat(join(dir, 'data'))).isSymbolicLink()).toBe(true);
-      expect(await readFile(join(dir, 'data', 'big.bin'), 'utf8')).toBe('data');
-      await expect(stat(join(dir, '.git'))).rejects.toThrow();
-    } finally {
-      await copy.dispose?.();
-    }
-    await expect(stat(copy.dir!)).rejects.toThrow();
-  });
+  it(
+    "a copy has the workspace's files, keeps symlinks verbatim, skips " + 'excluded paths and symlinks linked ones',
+    async () => {
+      const workingCopies = createDirectoryWorkingCopies({
+        root,
+        mutable: ['train.txt'],
+        tempDir: temp,
+        link: ['data'],
+        harness: () => createFunctionHarness('x', () => 0),
+      });
+      const copy = await workingCopies.create(1, 0);
+      try {
+        const dir = copy.dir!;
+        expect(await readFile(join(dir, 'train.txt'), 'utf8')).toBe('10');
+        expect(await readlink(join(dir, 'eval-link'))).toBe('eval.txt');
+        expect((await lstat(join(dir, 'data'))).isSymbolicLink()).toBe(true);
+        expect(await readFile(join(dir, 'data', 'big.bin'), 'utf8')).toBe('data');
+        await expect(stat(join(dir, '.git'))).rejects.toThrow();
+      } finally {
+        await copy.dispose?.();
+      }
+      await expect(stat(copy.dir!)).rejects.toThrow();
+    },
+  );
 
-  it('adopt writes the changed mutable files (mode bit included), deletes removed ones and returns their paths', async () => {
-    await mkdir(join(root, 'src'));
-    await writeFile(join(root, 'src', 'a.sh'), 'echo a');
-    await writeFile(join(root, 'src', 'gone.txt'), 'bye');
-    const workingCopies = createDirectoryWorkingCopies({
-      root,
-      mutable: ['src', 'train.txt'],
-      readOnly: ['eval.txt'],
-      tempDir: temp,
-      harness: () => createFunctionHarness('x', () => 0),
-    });
-    const copy = await workingCopies.create(1, 0);
-    try {
-      await writeFile(join(copy.dir!, 'src', 'a.sh'), 'echo b');
-      await chmod(join(copy.dir!, 'src', 'a.sh'), 0o755);
-      await rm(join(copy.dir!, 'src', 'gone.txt'));
-      await writeFile(join(copy.dir!, 'src', 'new.txt'), 'new');
-      expect(await readFile(join(root, 'src', 'a.sh'), 'utf8')).toBe('echo a');
-      expect(await workingCopies.adopt(copy)).toEqual(['src/a.sh', 'src/gone.txt', 'src/new.txt']);
-      expect(await readFile(join(root, 'src', 'a.sh'), 'utf8')).toBe('echo b');
-      expect((await stat(join(root, 'src', 'a.sh'))).mode & 0o111).not.toBe(0);
-      await expect(stat(join(root, 'src', 'gone.txt'))).rejects.toThrow();
-      expect(await readFile(join(root, 'src', 'new.txt'), 'utf8')).toBe('new');
-      expect(await readFile(join(root, 'train.txt'), 'utf8')).toBe('10');
-    } finally {
-      await copy.dispose?.();
-    }
-  });
+  it(
+    'adopt writes the changed mutable files (mode bit included), deletes ' + 'removed ones and returns their paths',
+    async () => {
+      await mkdir(join(root, 'src'));
+      await writeFile(join(root, 'src', 'a.sh'), 'echo a');
+      await writeFile(join(root, 'src', 'gone.txt'), 'bye');
+      const workingCopies = createDirectoryWorkingCopies({
+        root,
+        mutable: ['src', 'train.txt'],
+        readOnly: ['eval.txt'],
+        tempDir: temp,
+        harness: () => createFunctionHarness('x', () => 0),
+      });
+      const copy = await workingCopies.create(1, 0);
+      try {
+        await writeFile(join(copy.dir!, 'src', 'a.sh'), 'echo b');
+        await chmod(join(copy.dir!, 'src', 'a.sh'), 0o755);
+        await rm(join(copy.dir!, 'src', 'gone.txt'));
+        await writeFile(join(copy.dir!, 'src', 'new.txt'), 'new');
+        expect(await readFile(join(root, 'src', 'a.sh'), 'utf8')).toBe('echo a');
+        expect(await workingCopies.adopt(copy)).toEqual(['src/a.sh', 'src/gone.txt', 'src/new.txt']);
+        expect(await readFile(join(root, 'src', 'a.sh'), 'utf8')).toBe('echo b');
+        expect((await stat(join(root, 'src', 'a.sh'))).mode & 0o111).not.toBe(0);
+        await expect(stat(join(root, 'src', 'gone.txt'))).rejects.toThrow();
+        expect(await readFile(join(root, 'src', 'new.txt'), 'utf8')).toBe('new');
+        expect(await readFile(join(root, 'train.txt'), 'utf8')).toBe('10');
+      } finally {
+        await copy.dispose?.();
+      }
+    },
+  );
 
   it('a read-only change in a copy makes that candidate rejected and is never adopted', async () => {
     const workingCopies = createDirectoryWorkingCopies({

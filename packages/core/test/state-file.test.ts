@@ -62,25 +62,32 @@ describe('workspace lock', () => {
     expect(await isLocked(join(dir, '.loop', 'workspace'))).toBe(false);
   });
 
-  it('a lock whose owner process was killed (SIGKILL) is taken over at once, without waiting for it to go stale', async () => {
-    const path = join(dir, '.loop', 'workspace');
-    const script = `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'files', 'lock.ts')).href}').then(async (m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: 600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); });`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve) =>
-      child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()),
-    );
-    await expect(acquireLock({ path, staleMs: 600_000 })).rejects.toMatchObject({ code: 'LOCK_HELD' });
-    expect(await isLocked(path, 600_000)).toBe(true);
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-    expect(await isLocked(path, 600_000)).toBe(false); // its owner is dead: status tools report it free
-    const lock = await acquireLock({ path, staleMs: 600_000 });
-    expect(JSON.parse(await readFile(`${lock.path}.owner.json`, 'utf8'))).toMatchObject({ pid: process.pid });
-    await lock.release();
-  });
+  it(
+    'a lock whose owner process was killed (SIGKILL) is taken over at once, ' + 'without waiting for it to go stale',
+    async () => {
+      const path = join(dir, '.loop', 'workspace');
+      const script =
+        `import('${pathToFileURL(join(import.meta.dirname, '..', 'src', 'files', 'lock.ts')).href}').then(async ` +
+        `(m) => { await m.acquireLock({ path: ${JSON.stringify(path)}, staleMs: ` +
+        `600000 }); process.stdout.write('held\\n'); setInterval(() => {}, 1000); ` +
+        `});`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve) =>
+        child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve()),
+      );
+      await expect(acquireLock({ path, staleMs: 600_000 })).rejects.toMatchObject({ code: 'LOCK_HELD' });
+      expect(await isLocked(path, 600_000)).toBe(true);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      expect(await isLocked(path, 600_000)).toBe(false); // its owner is dead: status tools report it free
+      const lock = await acquireLock({ path, staleMs: 600_000 });
+      expect(JSON.parse(await readFile(`${lock.path}.owner.json`, 'utf8'))).toMatchObject({ pid: process.pid });
+      await lock.release();
+    },
+  );
 });
 
 describe('file artifact', () => {

@@ -70,7 +70,8 @@ async function step(
   if (run.exitCode === 0) return;
   const tail = (await readFile(logPath, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-30).join('\n');
   throw new Error(
-    `docs-test setup: ${label} (\`${command}\`) ${run.timedOut ? 'timed out' : `exited ${run.exitCode ?? run.signal}`}\n${tail}`,
+    `docs-test setup: ${label} ` +
+      `(\`${command}\`) ${run.timedOut ? 'timed out' : `exited ${run.exitCode ?? run.signal}`}\n${tail}`,
   );
 }
 

@@ -44,9 +44,14 @@ export interface BlockOptions {
    * that says a bare `loop` fails, as it would for a user.
    */
   installed?: boolean;
-  /** ts blocks: where the file is saved, relative to the clone's root. @default `examples/docs-scratch/<page>-<line>.ts` */
+  /**
+   * ts blocks: where the file is saved, relative to the clone's root. @default `examples/docs-scratch/<page>-<line>.ts`
+   */
   file?: string;
-  /** ts blocks: code put before the block (declarations the page assumes from its earlier text); counted in line numbers. */
+  /**
+   * ts blocks: code put before the block (declarations the page assumes from its earlier text); counted in line
+   * numbers.
+   */
   prepend?: string;
   /** ts blocks: code put after the block (checks of what the page says the block produces). */
   append?: string;

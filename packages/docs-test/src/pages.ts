@@ -17,7 +17,10 @@ export const FULLY_MARKED: readonly string[] = [
   'docs/hosts.md',
 ];
 
-/** The order pages run in: these first (a later page may build on an earlier one's files), then the rest of docs/ by name. */
+/**
+ * The order pages run in: these first (a later page may build on an earlier one's files), then the rest of docs/ by
+ * name.
+ */
 const FIRST = ['README.md', 'docs/getting-started.md', 'docs/cli.md', 'docs/dashboard.md'];
 
 /**

@@ -17,6 +17,7 @@ it('finds a bare pnpm command in a sh block or a code span and npx loop in a sh 
   expect(pasteHazards('docs/p.md', page)).toEqual([
     'docs/p.md:5: bare `pnpm` (no global pnpm): use `npx -y pnpm@12.4.2 test`',
     'docs/p.md:6: `npx loop` runs the unrelated npm package loop: see docs/cli.md#ten-minute-start',
-    'docs/p.md:1: bare `pnpm demo --keep noise-aware` (no global pnpm): use `npx -y pnpm@12.4.2 demo --keep noise-aware`',
+    'docs/p.md:1: bare `pnpm demo --keep noise-aware` (no global pnpm): use ' +
+      '`npx -y pnpm@12.4.2 demo --keep noise-aware`',
   ]);
 });

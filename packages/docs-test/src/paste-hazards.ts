@@ -27,11 +27,13 @@ export function pasteHazards(file: string, text: string): string[] {
       const command = line.trim();
       if (BARE_PNPM.test(command))
         hazards.push(
-          `${file}:${block.line + 1 + i}: bare \`pnpm\` (no global pnpm): use \`npx -y pnpm@12.4.2 ${command.replace(/^.*?pnpm\s+/, '')}\``,
+          `${file}:${block.line + 1 + i}: bare \`pnpm\` (no global pnpm): use ` +
+            `\`npx -y pnpm@12.4.2 ${command.replace(/^.*?pnpm\s+/, '')}\``,
         );
       if (NPX_LOOP.test(command))
         hazards.push(
-          `${file}:${block.line + 1 + i}: \`npx loop\` runs the unrelated npm package loop: see docs/cli.md#ten-minute-start`,
+          `${file}:${block.line + 1 + i}: \`npx loop\` runs the unrelated npm ` +
+            `package loop: see docs/cli.md#ten-minute-start`,
         );
     });
   }
@@ -40,7 +42,8 @@ export function pasteHazards(file: string, text: string): string[] {
     for (const span of line.matchAll(/`([^`]+)`/g)) {
       if (BARE_PNPM.test(span[1]!.trim()))
         hazards.push(
-          `${file}:${i + 1}: bare \`${span[1]}\` (no global pnpm): use \`npx -y ${span[1]!.trim().replace(/^pnpm/, 'pnpm@12.4.2')}\``,
+          `${file}:${i + 1}: bare \`${span[1]}\` (no global pnpm): use \`npx ` +
+            `-y ${span[1]!.trim().replace(/^pnpm/, 'pnpm@12.4.2')}\``,
         );
     }
   });

@@ -56,16 +56,21 @@ beforeAll(async () => {
 afterAll(() => rm(tmp, { recursive: true, force: true }));
 
 describe('runBlock', () => {
-  it('a failing sh block names its page and fence line, the failing command by its markdown line, and the output tail', async () => {
-    const result = await runBlock(blocks[0]!, ctx);
-    expect(result.ok).toBe(false);
-    const message = formatFailure(blocks[0]!, result);
-    expect(message).toContain('docs/fixture.md:4 (sh block): exited 2, expected 0');
-    expect(message).toContain('failed at docs/fixture.md:6: exit 2: `cat`'); // pipefail: the ls failed inside the pipe
-    expect(message).toContain('first line ran');
-    expect(message).toContain('No such file or directory');
-    expect(result.output).not.toContain('never');
-  });
+  it(
+    'a failing sh block names its page and fence line, the failing command ' +
+      'by its markdown line, and the output tail',
+    async () => {
+      const result = await runBlock(blocks[0]!, ctx);
+      expect(result.ok).toBe(false);
+      const message = formatFailure(blocks[0]!, result);
+      expect(message).toContain('docs/fixture.md:4 (sh block): exited 2, expected 0');
+      // pipefail: the ls failed inside the pipe
+      expect(message).toContain('failed at docs/fixture.md:6: exit 2: `cat`');
+      expect(message).toContain('first line ran');
+      expect(message).toContain('No such file or directory');
+      expect(result.output).not.toContain('never');
+    },
+  );
 
   it('a failing ts block names its page and fence line and maps the stack frame to its markdown line', async () => {
     const result = await runBlock({ ...blocks[1]!, options: { ...blocks[1]!.options, cwd: repo } }, ctx);
@@ -94,9 +99,12 @@ describe('runBlock', () => {
     );
   });
 
-  it('puts no loop on PATH unless the block is marked installed, so a from-clone block saying a bare loop fails', async () => {
-    const result = await runBlock(blocks[5]!, ctx);
-    expect(result.ok).toBe(false);
-    expect(formatFailure(blocks[5]!, result)).toContain('failed at docs/fixture.md:30: exit 127: `loop --help`');
-  });
+  it(
+    'puts no loop on PATH unless the block is marked installed, so a ' + 'from-clone block saying a bare loop fails',
+    async () => {
+      const result = await runBlock(blocks[5]!, ctx);
+      expect(result.ok).toBe(false);
+      expect(formatFailure(blocks[5]!, result)).toContain('failed at docs/fixture.md:30: exit 127: `loop --help`');
+    },
+  );
 });

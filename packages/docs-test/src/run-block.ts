@@ -8,7 +8,10 @@ import { applyReplacements, type BlockOptions } from './marker.js';
 export interface BlockRunContext {
   /** The fresh clone's root (absolute); relative `cwd` and `file` options resolve against it. */
   root: string;
-  /** The run's scratch folder (absolute): `tmp:<name>` working folders, logs, the `loop` shim. Blocks see it as `$DOCS_TEST_TMP` (and the clone's root as `$DOCS_TEST_ROOT`). */
+  /**
+   * The run's scratch folder (absolute): `tmp:<name>` working folders, logs, the `loop` shim. Blocks see it as
+   * `$DOCS_TEST_TMP` (and the clone's root as `$DOCS_TEST_ROOT`).
+   */
   tmp: string;
   /** The folder, relative to `root`, where ts blocks are saved when their marker names no `file`. */
   scratchPackage: string;
@@ -26,7 +29,10 @@ export interface BlockResult {
   exitCode: number | null;
   /** Everything the block printed (stdout and stderr interleaved). */
   output: string;
-  /** What ran: the block after the marker's replacements (for ts, with `prepend`/`append`; for sh, without the prologue). */
+  /**
+   * What ran: the block after the marker's replacements (for ts, with `prepend`/`append`; for sh, without the
+   * prologue).
+   */
   script: string;
   /** Why it failed, one line; `undefined` when ok. */
   reason?: string;
@@ -87,7 +93,8 @@ export async function runBlock(block: CodeBlock, ctx: BlockRunContext): Promise<
   const code = applyReplacements(block.code, options.replace);
   if (RECURSIVE.test(code))
     throw new Error(
-      `${block.file}:${block.line}: the block would run the test suite inside itself; leave that line out with "replace"`,
+      `${block.file}:${block.line}: the block would run the test suite inside ` +
+        `itself; leave that line out with "replace"`,
     );
   const cwd = await workingDir(options, ctx);
   const name = `${slug(block.file)}-${block.line}`;

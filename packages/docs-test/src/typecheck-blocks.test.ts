@@ -38,11 +38,16 @@ afterAll(async () => {
   await rm(ctx.scratchPackage, { recursive: true, force: true });
 });
 
-it('a ts block that runs but does not type-check is reported at its markdown line (prepend lines discounted); a clean one is not', async () => {
-  const blocks = markedBlocks('docs/fixture.md', page);
-  for (const block of blocks) expect((await runBlock(block, ctx)).ok).toBe(true); // tsx strips the types: both run
-  const { errors, checked } = await typecheckBlocks(blocks, ctx);
-  expect(checked).toBe(2);
-  expect(errors).toHaveLength(1);
-  expect(errors[0]).toMatch(/^docs\/fixture\.md:5: error TS2322: Type 'number' is not assignable to type 'string'/);
-}, 120_000);
+it(
+  'a ts block that runs but does not type-check is reported at its ' +
+    'markdown line (prepend lines discounted); a clean one is not',
+  async () => {
+    const blocks = markedBlocks('docs/fixture.md', page);
+    for (const block of blocks) expect((await runBlock(block, ctx)).ok).toBe(true); // tsx strips the types: both run
+    const { errors, checked } = await typecheckBlocks(blocks, ctx);
+    expect(checked).toBe(2);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^docs\/fixture\.md:5: error TS2322: Type 'number' is not assignable to type 'string'/);
+  },
+  120_000,
+);

@@ -7,7 +7,10 @@ import { tsBlockFile, type BlockRunContext } from './run-block.js';
 
 /** What {@link typecheckBlocks} found. */
 export interface TypecheckResult {
-  /** One line per type error: `<page>:<markdown line>: error TS<n>: <message>` (or tsc's own line when it is in no block's file). */
+  /**
+   * One line per type error: `<page>:<markdown line>: error TS<n>: <message>` (or tsc's own line when it is in no
+   * block's file).
+   */
   errors: string[];
   /** How many block files were checked. */
   checked: number;

@@ -39,13 +39,20 @@ afterAll(async () => {
   else if (clone) console.log(`docs-test: kept ${clone.tmp}`);
 });
 
-it('every sh and ts block of the fully marked pages carries a docs-test marker (run it, or skip it with a reason)', () => {
-  expect(unmarkedBlocks(pages)).toEqual([]);
-});
+it(
+  'every sh and ts block of the fully marked pages carries a docs-test ' + 'marker (run it, or skip it with a reason)',
+  () => {
+    expect(unmarkedBlocks(pages)).toEqual([]);
+  },
+);
 
-it('no page of README.md and docs/ tells a user to run a bare pnpm (there is no global pnpm) or npx loop (the unrelated npm package)', () => {
-  expect(pages.flatMap((p) => pasteHazards(p.file, readFileSync(join(repo, p.file), 'utf8')))).toEqual([]);
-});
+it(
+  'no page of README.md and docs/ tells a user to run a bare pnpm (there ' +
+    'is no global pnpm) or npx loop (the unrelated npm package)',
+  () => {
+    expect(pages.flatMap((p) => pasteHazards(p.file, readFileSync(join(repo, p.file), 'utf8')))).toEqual([]);
+  },
+);
 
 for (const page of pages) {
   const marked = page.blocks.filter((b) => b.options);

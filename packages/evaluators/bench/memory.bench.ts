@@ -50,13 +50,19 @@ console.log(loadLine(result.load));
 const evalMs = timeOf(result, 'evaluate');
 const procMs = timeOf(result, 'process');
 console.log(
-  `read the 200 files (I/O floor): ${formatTime(timeOf(result, 'read'))}; node + tsx start, nothing to do (process floor): ${formatTime(timeOf(result, 'startup'))}`,
+  `read the 200 files (I/O floor): ${formatTime(timeOf(result, 'read'))}; ` +
+    `node + tsx start, nothing to do (process ` +
+    `floor): ${formatTime(timeOf(result, 'startup'))}`,
 );
 console.log(
-  `evaluateMemory (200 files, 50 questions): ${formatTime(evalMs)} = ${formatRatio(pairRatios(result, 'evaluate', 'read'), 1)} reading the files, per cycle; ${evalMs.max < 1000 ? 'under' : 'OVER'} 1 s`,
+  `evaluateMemory (200 files, 50 questions): ${formatTime(evalMs)} ` +
+    `= ${formatRatio(pairRatios(result, 'evaluate', 'read'), 1)} reading the ` +
+    `files, per cycle; ${evalMs.max < 1000 ? 'under' : 'OVER'} 1 s`,
 );
 console.log(
-  `loop-evaluate memory process: ${formatTime(procMs)} = ${formatRatio(pairRatios(result, 'process', 'startup'))} an empty node + tsx start, per cycle; ${procMs.max < 1000 ? 'under' : 'OVER'} 1 s`,
+  `loop-evaluate memory process: ${formatTime(procMs)} ` +
+    `= ${formatRatio(pairRatios(result, 'process', 'startup'))} an empty node ` +
+    `+ tsx start, per cycle; ${procMs.max < 1000 ? 'under' : 'OVER'} 1 s`,
 );
 rmSync(root, { recursive: true, force: true });
 rmSync(`${store}.questions.json`, { force: true });

@@ -1,9 +1,11 @@
 /** Seeded pseudo-random words for the benchmark's memory files (mulberry32; no Math.random). */
 export function createSeededWords(seed: number) {
-  const VOCAB =
-    'alpha beta gamma delta deploy staging database port index cache queue worker billing search owner runbook alert metric budget review release branch commit schema backup restore token quota region cluster node shard replica latency'.split(
-      ' ',
-    );
+  const VOCAB = (
+    'alpha beta gamma delta deploy staging database port index cache queue ' +
+    'worker billing search owner runbook alert metric budget review release ' +
+    'branch commit schema backup restore token quota region cluster node ' +
+    'shard replica latency'
+  ).split(' ');
   let s = seed >>> 0;
   const next = () => {
     s = (s + 0x6d2b79f5) >>> 0;

@@ -10,7 +10,8 @@ export interface EvaluatorInvocation {
   readonly command: string;
   /**
    * Absolute paths of every file the evaluation runs (the evaluator's modules, and every
-   * JavaScript file and the package.json of the libraries it loads): give them to auto-iterate's `harnessFiles` so that a change to any of them is
+   * JavaScript file and the package.json of the libraries it loads): give them to auto-iterate's `harnessFiles` so that
+   * a change to any of them is
    * `HARNESS_TAMPERED` (seed 001: 评估脚本不可修改).
    */
   readonly harnessFiles: string[];

@@ -47,13 +47,18 @@ describe('loop-evaluate', () => {
     expect((await run('nope', 'x')).code).toBe(1);
   });
 
-  it('evaluatorInvocation runs as a real process from this checkout and names its own files for the fingerprint', () => {
-    const { command, harnessFiles } = evaluatorInvocation('skill', fixture('skill-good/SKILL.md'));
-    expect(execFileSync('/bin/sh', ['-c', command], { encoding: 'utf8' }).trim().split('\n').at(-1)).toBe('score: 10');
-    expect(harnessFiles.some((f) => f.endsWith('/src/skill.ts'))).toBe(true);
-    expect(harnessFiles.some((f) => f.includes('minisearch'))).toBe(true);
-    expect(
-      spawnSync('/bin/sh', ['-c', evaluatorInvocation('skill', fixture('skill-badyaml/SKILL.md')).command]).status,
-    ).toBe(2);
-  });
+  it(
+    'evaluatorInvocation runs as a real process from this checkout and names ' + 'its own files for the fingerprint',
+    () => {
+      const { command, harnessFiles } = evaluatorInvocation('skill', fixture('skill-good/SKILL.md'));
+      expect(execFileSync('/bin/sh', ['-c', command], { encoding: 'utf8' }).trim().split('\n').at(-1)).toBe(
+        'score: 10',
+      );
+      expect(harnessFiles.some((f) => f.endsWith('/src/skill.ts'))).toBe(true);
+      expect(harnessFiles.some((f) => f.includes('minisearch'))).toBe(true);
+      expect(
+        spawnSync('/bin/sh', ['-c', evaluatorInvocation('skill', fixture('skill-badyaml/SKILL.md')).command]).status,
+      ).toBe(2);
+    },
+  );
 });

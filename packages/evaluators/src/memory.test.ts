@@ -24,11 +24,14 @@ describe('memory evaluator', () => {
     ]);
   });
 
-  it('retrieval: a hit is the answer text in one of the BM25 top 3; missing or superseded facts are misses', async () => {
-    const d = await dims('memory-bad');
-    expect(d.retrieval!.score).toBe(5);
-    expect(d.retrieval!.notes).toContain('miss: "who owns billing" (top 3: nothing)');
-  });
+  it(
+    'retrieval: a hit is the answer text in one of the BM25 top 3; missing ' + 'or superseded facts are misses',
+    async () => {
+      const d = await dims('memory-bad');
+      expect(d.retrieval!.score).toBe(5);
+      expect(d.retrieval!.notes).toContain('miss: "who owns billing" (top 3: nothing)');
+    },
+  );
 
   it('signal_noise: duplicates, empty files and stale entries are noise', async () => {
     const notes = (await dims('memory-bad')).signal_noise!.notes;
@@ -44,7 +47,9 @@ describe('memory evaluator', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mem-'));
     try {
       const long =
-        'The staging Postgres database listens on port 5433 on host db.staging.internal and migrations run with pnpm db:migrate every single night at two';
+        'The staging Postgres database listens on port 5433 on host ' +
+        'db.staging.internal and migrations run with pnpm db:migrate every single ' +
+        'night at two';
       writeFileSync(join(dir, 'a.md'), `# A\n${long}\n`);
       writeFileSync(join(dir, 'b.md'), `# B\n${long} am\n`);
       writeFileSync(

@@ -25,7 +25,10 @@ export interface MemoryQuestion {
 export interface MemoryOptions {
   /** Score only `<dir>/<agent>` (seed 001: `--agent <name>`). @default the whole folder */
   agent?: string;
-  /** The question set (JSON: `[{ query, answer }]` or `{ questions: [...] }`). @default `<store>.questions.json` beside the store folder */
+  /**
+   * The question set (JSON: `[{ query, answer }]` or `{ questions: [...] }`). @default `<store>.questions.json` beside
+   * the store folder
+   */
   questions?: string;
   /** A hit is an answer in one of the top `k` files. @default 3 */
   topK?: number;

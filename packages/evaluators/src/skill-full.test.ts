@@ -29,15 +29,18 @@ describe('skill-full evaluator', () => {
     expect(notes).toContain('scripts/count.mjs is not executable');
   });
 
-  it('consistency: a named script that is missing, an unnamed script and an option --help does not list all fail', async () => {
-    const d = await dims('full-bad');
-    const notes = d.consistency!.notes.join('\n');
-    expect(notes).toContain('SKILL.md names scripts/missing.sh, which does not exist');
-    expect(notes).toContain('scripts/orphan.sh is never named in SKILL.md');
-    expect(notes).toMatch(/uses --lines, which scripts\/count\.mjs --help does not list/);
-    expect(d.consistency!.score).toBeLessThan(5);
-    expect((await dims('full-good')).consistency!.notes.at(-1)).toBe('5/5 consistency checks pass');
-  });
+  it(
+    'consistency: a named script that is missing, an unnamed script and an ' + 'option --help does not list all fail',
+    async () => {
+      const d = await dims('full-bad');
+      const notes = d.consistency!.notes.join('\n');
+      expect(notes).toContain('SKILL.md names scripts/missing.sh, which does not exist');
+      expect(notes).toContain('scripts/orphan.sh is never named in SKILL.md');
+      expect(notes).toMatch(/uses --lines, which scripts\/count\.mjs --help does not list/);
+      expect(d.consistency!.score).toBeLessThan(5);
+      expect((await dims('full-good')).consistency!.notes.at(-1)).toBe('5/5 consistency checks pass');
+    },
+  );
 
   it('is deterministic, and a folder without SKILL.md is TARGET_UNPARSEABLE', async () => {
     expect(await evaluateSkillFull(fixture('full-bad'))).toEqual(await evaluateSkillFull(fixture('full-bad')));

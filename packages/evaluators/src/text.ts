@@ -35,9 +35,13 @@ export function codeBlocks(text: string): string[] {
 }
 
 const STOP = new Set(
-  'the and for with that this from into your you are was were has have had not but can will would should could when what which who how why all any each use used uses using its our their them they then than there here also only just like over under about after before very more most such per via'.split(
-    ' ',
-  ),
+  (
+    'the and for with that this from into your you are was were has have had ' +
+    'not but can will would should could when what which who how why all any ' +
+    'each use used uses using its our their them they then than there here ' +
+    'also only just like over under about after before very more most such ' +
+    'per via'
+  ).split(' '),
 );
 
 const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;

@@ -14,14 +14,17 @@ describe('interleaved benches (issue 31)', () => {
     expect(r.cycles).toBe(3);
   });
 
-  it('a variant that returns { measuredMs } reports that time instead of its wall time (its set-up excluded)', async () => {
-    const r = await interleave(
-      { a: () => ({ measuredMs: 5 }), b: async () => ({ measuredMs: 2 }) },
-      { cycles: 2, warmup: 0 },
-    );
-    expect(r.samples.get('a')).toEqual([5, 5]);
-    expect(pairRatios(r, 'a', 'b').median).toBe(2.5);
-  });
+  it(
+    'a variant that returns { measuredMs } reports that time instead of its ' + 'wall time (its set-up excluded)',
+    async () => {
+      const r = await interleave(
+        { a: () => ({ measuredMs: 5 }), b: async () => ({ measuredMs: 2 }) },
+        { cycles: 2, warmup: 0 },
+      );
+      expect(r.samples.get('a')).toEqual([5, 5]);
+      expect(pairRatios(r, 'a', 'b').median).toBe(2.5);
+    },
+  );
 
   it('takes a ratio pair by pair (same cycle), with min, median and max of the per-pair ratios', () => {
     const result = {

@@ -29,7 +29,10 @@ export interface LoopMcpHost {
   readResultsOf(source: { readonly results: string; readonly dir: string }): Promise<HostResultsData>;
   /** The rows of `data` whose class is one of `statuses` (all when empty): `loop log --json`. */
   logEntries(data: HostResultsData, statuses?: readonly HostPointKind[]): readonly HostLogEntry[];
-  /** The rows with their named metrics and broken constraints from the workspace's `.loop/iterations.jsonl` (issue 28). @default rows unchanged */
+  /**
+   * The rows with their named metrics and broken constraints from the workspace's `.loop/iterations.jsonl` (issue 28).
+   * @default rows unchanged
+   */
   withRowMetrics?(dir: string, entries: readonly HostLogEntry[]): Promise<readonly HostLogEntry[]>;
   /** The change iteration `iteration` tried, from git: `loop diff --json`. */
   diffIteration(dir: string, data: HostResultsData, iteration: number): Promise<unknown>;

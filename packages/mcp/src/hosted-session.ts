@@ -172,7 +172,8 @@ export function createHostedSession(
       const paths = await restoreEdit(dir, oid);
       await dropHeldEdit(dir);
       return [
-        `the edit a stopped server held in ${HELD_EDIT_REF} (${paths.map((c) => c.path).join(', ')}) was put back into the tree`,
+        `the edit a stopped server held in ${HELD_EDIT_REF} ` +
+          `(${paths.map((c) => c.path).join(', ')}) was put back into the tree`,
       ];
     }
     if (await treeHoldsEdit(dir, oid)) {
@@ -183,7 +184,8 @@ export function createHostedSession(
     await runGit({ cwd: dir }, ['update-ref', kept, oid]);
     await dropHeldEdit(dir);
     return [
-      `an edit a stopped server held (${oid}) was not put back, as the tree has other changes: it is kept as ${kept} (git diff ${oid}^ ${oid})`,
+      `an edit a stopped server held (${oid}) was not put back, as the tree ` +
+        `has other changes: it is kept as ${kept} (git diff ${oid}^ ${oid})`,
     ];
   };
 
@@ -202,11 +204,15 @@ export function createHostedSession(
     if (outside.length > 0)
       throw new McpToolError(
         'OUTSIDE_TARGETS',
-        `uncommitted changes outside the target files (${targets.join(', ')}): ${outside.join(', ')}; nothing was touched: commit or remove them first (loop_evaluate evaluates edits to the targets only)`,
+        `uncommitted changes outside the target files ` +
+          `(${targets.join(', ')}): ${outside.join(', ')}; nothing was touched: ` +
+          `commit or remove them first (loop_evaluate evaluates edits to the ` +
+          `targets only)`,
       );
     let h = hosted;
     if (!h?.trial) {
-      // No trial open while the agent edited: hold the edit in git, open one on the last kept state, write the edit back.
+      // No trial open while the agent edited: hold the edit in git, open one on the last kept state, write the edit
+      // back.
       const oid = await holdEdit(dir, changes);
       await clearEdit(dir, changes);
       let opened: { stopped?: HostSummary };
@@ -247,7 +253,10 @@ export function createHostedSession(
     if (changes.length > 0)
       throw new McpToolError(
         'DIRTY_EDIT',
-        `the tree has uncommitted changes (${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an edit of the targets, or commit or revert them, before loop_run_iteration`,
+        `the tree has uncommitted changes ` +
+          `(${changes.map((c) => c.path).join(', ')}): call loop_evaluate for an ` +
+          `edit of the targets, or commit or revert them, before ` +
+          `loop_run_iteration`,
       );
     if (hosted?.trial) {
       // The open trial holds no edit: stopping rolls nothing back; the loop is opened again (a resume) for the step.

@@ -37,7 +37,10 @@ type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean
 
 const json = (value: unknown): ToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] });
 
-/** Runs a tool body; an error becomes an `isError` result `error [CODE]: message` (the agent reads it, the server stays up). */
+/**
+ * Runs a tool body; an error becomes an `isError` result `error [CODE]: message` (the agent reads it, the server stays
+ * up).
+ */
 async function tool(body: () => Promise<unknown>): Promise<ToolResult> {
   try {
     return json(await body());
@@ -61,7 +64,10 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Set up or read the loop config',
       description:
-        "Without arguments: returns the workspace's loop config (file and text). With write: true: writes `text` (a loop.config.yaml, validated first) or, without text, the commented auto-iterate starter config, then returns it. Commit the config before the first loop_evaluate.",
+        "Without arguments: returns the workspace's loop config (file and text). " +
+        'With write: true: writes `text` (a loop.config.yaml, validated first) ' +
+        'or, without text, the commented auto-iterate starter config, then ' +
+        'returns it. Commit the config before the first loop_evaluate.',
       inputSchema: {
         write: z.boolean().optional().describe('Write a config instead of reading it.'),
         text: z.string().optional().describe('The YAML to write (validated; with write: true).'),
@@ -91,7 +97,15 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Evaluate my edit',
       description:
-        'You are the proposer: make ONE focused edit to the target files (do not commit it), then call this. The loop runs the configured harness on it in place; if the score is better it is kept (committed on the run branch), otherwise it is reverted (the tree is restored to the last kept state). One row is appended to results.tsv. Returns decision (keep / discard / crash / a rejection), score, best, bestId and the commit; a crash also returns its reason and logTail (the end of the run log; loop_log reads all of it); stop only when the loop stopped. The first call also measures the baseline.',
+        'You are the proposer: make ONE focused edit to the target files (do not ' +
+        'commit it), then call this. The loop runs the configured harness on it ' +
+        'in place; if the score is better it is kept (committed on the run ' +
+        'branch), otherwise it is reverted (the tree is restored to the last kept ' +
+        'state). One row is appended to results.tsv. Returns decision (keep / ' +
+        'discard / crash / a rejection), score, best, bestId and the commit; a ' +
+        'crash also returns its reason and logTail (the end of the run log; ' +
+        'loop_log reads all of it); stop only when the loop stopped. The first ' +
+        'call also measures the baseline.',
       inputSchema: {
         description: z.string().min(1).describe("One line: what the edit tries (it becomes the row's description)."),
       },
@@ -103,7 +117,9 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Run one iteration',
       description:
-        'Runs one iteration with the proposer configured in loop.config.yaml (mutator, tpe or agent command): propose, evaluate, keep or revert, one row. The tree must hold no unevaluated edit.',
+        'Runs one iteration with the proposer configured in loop.config.yaml ' +
+        '(mutator, tpe or agent command): propose, evaluate, keep or revert, one ' +
+        'row. The tree must hold no unevaluated edit.',
     },
     () => tool(() => ws.runIteration()),
   );
@@ -112,7 +128,8 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Run status',
       description:
-        'Where the run stands: state.json (iteration, best, stop reason), the rows, whether a loop holds the workspace lock (loop status --json).',
+        'Where the run stands: state.json (iteration, best, stop reason), the ' +
+        'rows, whether a loop holds the workspace lock (loop status --json).',
     },
     () => tool(() => ws.status()),
   );
@@ -121,7 +138,9 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Results rows',
       description:
-        'The rows of results.tsv (iteration, kind, status, score, commit id, description, named metrics, broken constraints), optionally only some classes.',
+        'The rows of results.tsv (iteration, kind, status, score, commit id, ' +
+        'description, named metrics, broken constraints), optionally only some ' +
+        'classes.',
       inputSchema: {
         status: z
           .array(z.enum(ROW_KINDS as [HostPointKind, ...HostPointKind[]]))
@@ -146,7 +165,9 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: "An iteration's run log",
       description:
-        "The output (stdout and stderr) of iteration N's harness run, as kept in .loop/logs/<N>.log (loop log --output N): the place to read why a run crashed. Default: the last row's.",
+        "The output (stdout and stderr) of iteration N's harness run, as kept in " +
+        '.loop/logs/<N>.log (loop log --output N): the place to read why a run ' +
+        "crashed. Default: the last row's.",
       inputSchema: {
         iteration: z
           .number()
@@ -169,7 +190,9 @@ function registerTools(server: McpServer, ws: LoopWorkspace): void {
     {
       title: 'Stop the step in flight',
       description:
-        'Aborts the loop step in flight: its candidate is reverted and the workspace is left at the last kept state. Returns whether a step was running.',
+        'Aborts the loop step in flight: its candidate is reverted and the ' +
+        'workspace is left at the last kept state. Returns whether a step was ' +
+        'running.',
     },
     () => tool(async () => ({ stopped: ws.stop() })),
   );
@@ -184,7 +207,11 @@ export function createLoopMcpServer(options: LoopMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: 'loop', version: options.version ?? '0.1.0' },
     {
-      instructions: `A keep/revert optimisation loop on the workspace ${ws.dir}. Edit the target files, then call loop_evaluate: the loop keeps the edit only if the score improves and reverts it otherwise. loop_rows and the loop://results.tsv resource show every attempt.`,
+      instructions:
+        `A keep/revert optimisation loop on the workspace ${ws.dir}. Edit the ` +
+        `target files, then call loop_evaluate: the loop keeps the edit only if ` +
+        `the score improves and reverts it otherwise. loop_rows and the ` +
+        `loop://results.tsv resource show every attempt.`,
     },
   );
   registerTools(server, ws);

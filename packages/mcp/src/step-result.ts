@@ -5,7 +5,10 @@ export const LOG_TAIL_BYTES = 4000;
 
 /** What one loop step (`loop_evaluate`, `loop_run_iteration`) did. */
 export interface StepResult {
-  /** Whether the iteration ran: false when the run stopped first (its policy, `loop_stop`) and the edit was left in the tree. */
+  /**
+   * Whether the iteration ran: false when the run stopped first (its policy, `loop_stop`) and the edit was left in the
+   * tree.
+   */
   readonly evaluated: boolean;
   /** The iteration's row status: `keep`, `discard`, `crash` (or a rejection), or `not-evaluated`. */
   readonly decision: string;
@@ -13,7 +16,10 @@ export interface StepResult {
   readonly iteration: number | null;
   /** Its score, `null` for a crash. */
   readonly score: number | null;
-  /** Its commit, 40 hex (a kept one is on the run branch, a discarded one under `refs/loop/discarded/<n>`); `''` when none. */
+  /**
+   * Its commit, 40 hex (a kept one is on the run branch, a discarded one under `refs/loop/discarded/<n>`); `''` when
+   * none.
+   */
   readonly commit: string;
   /** The best score after the step. */
   readonly best: number | null;
@@ -31,6 +37,8 @@ export interface StepResult {
   readonly log?: string;
   /** Set only when the loop stopped after this step (a stop policy, `loop_stop`, a halt): why. */
   readonly stop?: { readonly reason: string; readonly message?: string };
-  /** What was repaired or rescued when the loop was (re)opened on this step (a resume's repairs, a held edit put back). */
+  /**
+   * What was repaired or rescued when the loop was (re)opened on this step (a resume's repairs, a held edit put back).
+   */
   readonly repairs?: readonly string[];
 }

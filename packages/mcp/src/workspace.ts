@@ -24,13 +24,20 @@ export interface LoopWorkspace {
   readonly dir: string;
   /** The config file's text, or `undefined` when there is none. */
   readonly readConfig: () => Promise<{ file: string; text: string } | undefined>;
-  /** Writes `text` (validated first) or the auto-iterate starter config to `file` (default loop.config.yaml). @throws when it exists and not `force`. */
+  /**
+   * Writes `text` (validated first) or the auto-iterate starter config to `file` (default loop.config.yaml). @throws
+   * when it exists and not `force`.
+   */
   readonly writeConfig: (options: {
     file?: string;
     text?: string;
     force?: boolean;
   }) => Promise<{ file: string; text: string }>;
-  /** Evaluates the agent's uncommitted edit: kept (committed) if better, else reverted (tree restored); one row appended. @throws `NO_EDIT` when nothing changed, `OUTSIDE_TARGETS` for a change outside the targets (nothing touched). */
+  /**
+   * Evaluates the agent's uncommitted edit: kept (committed) if better, else reverted (tree restored); one row
+   * appended. @throws `NO_EDIT` when nothing changed, `OUTSIDE_TARGETS` for a change outside the targets (nothing
+   * touched).
+   */
   readonly evaluate: (description: string) => Promise<StepResult>;
   /** Runs one iteration with the configured proposer. @throws `DIRTY_EDIT` when the tree holds an unevaluated edit. */
   readonly runIteration: () => Promise<StepResult>;
@@ -49,7 +56,10 @@ export interface LoopWorkspace {
    * last row's), its last `tailBytes` (default all). @throws when that log is not kept.
    */
   readonly log: (iteration?: number, tailBytes?: number) => Promise<HostIterationLog>;
-  /** Aborts the step in flight (the engine reverts its candidate and leaves the last kept state). @returns whether one was running. */
+  /**
+   * Aborts the step in flight (the engine reverts its candidate and leaves the last kept state). @returns whether one
+   * was running.
+   */
   readonly stop: () => boolean;
 }
 

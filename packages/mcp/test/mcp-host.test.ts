@@ -59,61 +59,70 @@ type Result = {
 };
 
 describe('loop mcp as a host: ids and stops as they are', () => {
-  it('gives bestId as 40 hex on every result (first, later, after a restart) and reports stop only on the result after which the loop stopped', async () => {
-    ws = makeWorkspace();
-    writeFileSync(
-      join(ws, 'loop.config.yaml'),
-      read('loop.config.yaml').replace('maxIterations: 0', 'maxIterations: 3'),
-    );
-    git('commit', '-q', '-am', 'three iterations');
-    const first = await serve();
-    writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
-    const kept = await first.call<Result>('loop_evaluate', { description: 'x 5 -> 2' });
-    expect(kept).toMatchObject({ decision: 'keep', best: 2 });
-    expect(kept.bestId).toMatch(HEX40);
-    expect(kept.bestId).toBe(kept.commit);
-    expect(kept).not.toHaveProperty('stop');
-    writeFileSync(join(ws, 'config.json'), '{"x": 7}\n');
-    const discarded = await first.call<Result>('loop_evaluate', { description: 'x 2 -> 7' });
-    expect(discarded).toMatchObject({ decision: 'discard', best: 2, bestId: kept.commit });
-    expect(discarded).not.toHaveProperty('stop');
-    await first.client.close();
+  it(
+    'gives bestId as 40 hex on every result (first, later, after a restart) ' +
+      'and reports stop only on the result after which the loop stopped',
+    async () => {
+      ws = makeWorkspace();
+      writeFileSync(
+        join(ws, 'loop.config.yaml'),
+        read('loop.config.yaml').replace('maxIterations: 0', 'maxIterations: 3'),
+      );
+      git('commit', '-q', '-am', 'three iterations');
+      const first = await serve();
+      writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
+      const kept = await first.call<Result>('loop_evaluate', { description: 'x 5 -> 2' });
+      expect(kept).toMatchObject({ decision: 'keep', best: 2 });
+      expect(kept.bestId).toMatch(HEX40);
+      expect(kept.bestId).toBe(kept.commit);
+      expect(kept).not.toHaveProperty('stop');
+      writeFileSync(join(ws, 'config.json'), '{"x": 7}\n');
+      const discarded = await first.call<Result>('loop_evaluate', { description: 'x 2 -> 7' });
+      expect(discarded).toMatchObject({ decision: 'discard', best: 2, bestId: kept.commit });
+      expect(discarded).not.toHaveProperty('stop');
+      await first.client.close();
 
-    // A new server resumes the run: the best comes from the rows (short ids there), still given as 40 hex.
-    const second = await serve();
-    writeFileSync(join(ws, 'config.json'), '{"x": 9}\n');
-    const last = await second.call<Result>('loop_evaluate', { description: 'x 2 -> 9' });
-    expect(last).toMatchObject({
-      decision: 'discard',
-      iteration: 3,
-      best: 2,
-      bestId: kept.commit,
-      stop: { reason: 'max-iterations' },
-    });
-    expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
-  });
+      // A new server resumes the run: the best comes from the rows (short ids there), still given as 40 hex.
+      const second = await serve();
+      writeFileSync(join(ws, 'config.json'), '{"x": 9}\n');
+      const last = await second.call<Result>('loop_evaluate', { description: 'x 2 -> 9' });
+      expect(last).toMatchObject({
+        decision: 'discard',
+        iteration: 3,
+        best: 2,
+        bestId: kept.commit,
+        stop: { reason: 'max-iterations' },
+      });
+      expect(git('rev-parse', 'HEAD')).toBe(kept.commit);
+    },
+  );
 });
 
 describe('loop mcp as a host: evaluations and configured steps interleaved', () => {
-  it('loop_run_iteration after an evaluation closes the trial opened for the next edit (no row) and steps with the configured proposer; the next evaluation goes on from there', async () => {
-    ws = makeWorkspace();
-    const { call } = await serve();
-    writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
-    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 4' })).toMatchObject({
-      decision: 'keep',
-      iteration: 1,
-    });
-    const step = await call<Result>('loop_run_iteration');
-    expect(step).toMatchObject({ evaluated: true, iteration: 2 });
-    expect(step).not.toHaveProperty('stop');
-    expect(git('status', '--porcelain')).toBe('');
-    writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
-    const next = await call<Result>('loop_evaluate', { description: 'x -> 0' });
-    expect(next).toMatchObject({ decision: 'keep', iteration: 3, score: 0, best: 0 });
-    expect(next.bestId).toBe(git('rev-parse', 'HEAD'));
-    const rows = await call<{ iteration: number; description: string }[]>('loop_rows');
-    expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
-  });
+  it(
+    'loop_run_iteration after an evaluation closes the trial opened for the ' +
+      'next edit (no row) and steps with the configured proposer; the next ' +
+      'evaluation goes on from there',
+    async () => {
+      ws = makeWorkspace();
+      const { call } = await serve();
+      writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
+      expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 4' })).toMatchObject({
+        decision: 'keep',
+        iteration: 1,
+      });
+      const step = await call<Result>('loop_run_iteration');
+      expect(step).toMatchObject({ evaluated: true, iteration: 2 });
+      expect(step).not.toHaveProperty('stop');
+      expect(git('status', '--porcelain')).toBe('');
+      writeFileSync(join(ws, 'config.json'), '{"x": 0}\n');
+      const next = await call<Result>('loop_evaluate', { description: 'x -> 0' });
+      expect(next).toMatchObject({ decision: 'keep', iteration: 3, score: 0, best: 0 });
+      expect(next.bestId).toBe(git('rev-parse', 'HEAD'));
+      const rows = await call<{ iteration: number; description: string }[]>('loop_rows');
+      expect(rows.map((r) => r.iteration)).toEqual([0, 1, 2, 3]);
+    },
+  );
 });
 
 describe('loop mcp as a host: what the agent needs after a crash', () => {
@@ -144,7 +153,8 @@ describe('loop mcp as a host: what the agent needs after a crash', () => {
   it('returns the reason a failing configured proposer gave, not a bare crash', async () => {
     ws = makeWorkspace();
     const agent =
-      'proposer:\n  type: agent\n  command: "echo the agent has no credits >&2; exit 3"\n  goal: lower the score\n  sandbox: none\n';
+      'proposer:\n  type: agent\n  command: "echo the agent has no credits ' +
+      '>&2; exit 3"\n  goal: lower the score\n  sandbox: none\n';
     writeFileSync(join(ws, 'loop.config.yaml'), read('loop.config.yaml').replace(/proposer:[\s\S]*$/, agent));
     git('commit', '-q', '-am', 'agent proposer');
     const { call } = await serve();
@@ -156,89 +166,100 @@ describe('loop mcp as a host: what the agent needs after a crash', () => {
 });
 
 describe('loop mcp as a host: an edit outside the targets', () => {
-  it('is refused with nothing touched, whether or not a trial is open; the edit of the targets is then evaluated', async () => {
-    ws = makeWorkspace();
-    const { call } = await serve();
-    const evalBytes = read('eval.mjs');
-    writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
-    writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
-    writeFileSync(join(ws, 'notes.txt'), 'new\n');
-    const head = git('rev-parse', 'HEAD');
-    await expect(call('loop_evaluate', { description: 'with a harness edit' })).rejects.toThrow(
-      /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs, notes\.txt/,
-    );
-    expect([read('config.json'), read('eval.mjs'), read('notes.txt')]).toEqual([
-      '{"x": 3}\n',
-      `${evalBytes}// hacked\n`,
-      'new\n',
-    ]);
-    expect(git('rev-parse', 'HEAD')).toBe(head);
-    expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
-    expect(await call('loop_rows')).toEqual([]);
+  it(
+    'is refused with nothing touched, whether or not a trial is open; the ' + 'edit of the targets is then evaluated',
+    async () => {
+      ws = makeWorkspace();
+      const { call } = await serve();
+      const evalBytes = read('eval.mjs');
+      writeFileSync(join(ws, 'config.json'), '{"x": 3}\n');
+      writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
+      writeFileSync(join(ws, 'notes.txt'), 'new\n');
+      const head = git('rev-parse', 'HEAD');
+      await expect(call('loop_evaluate', { description: 'with a harness edit' })).rejects.toThrow(
+        /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs, notes\.txt/,
+      );
+      expect([read('config.json'), read('eval.mjs'), read('notes.txt')]).toEqual([
+        '{"x": 3}\n',
+        `${evalBytes}// hacked\n`,
+        'new\n',
+      ]);
+      expect(git('rev-parse', 'HEAD')).toBe(head);
+      expect(git('branch', '--list', 'auto-iterate/*')).toBe('');
+      expect(await call('loop_rows')).toEqual([]);
 
-    writeFileSync(join(ws, 'eval.mjs'), evalBytes);
-    rmSync(join(ws, 'notes.txt'));
-    expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({
-      decision: 'keep',
-      score: 3,
-    });
+      writeFileSync(join(ws, 'eval.mjs'), evalBytes);
+      rmSync(join(ws, 'notes.txt'));
+      expect(await call<Result>('loop_evaluate', { description: 'x 5 -> 3' })).toMatchObject({
+        decision: 'keep',
+        score: 3,
+      });
 
-    // Now a trial is open (asked for after the evaluation): the same refusal, the trial still open.
-    const kept = git('rev-parse', 'HEAD');
-    writeFileSync(join(ws, 'config.json'), '{"x": 1}\n');
-    writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
-    await expect(call('loop_evaluate', { description: 'again' })).rejects.toThrow(
-      /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs/,
-    );
-    expect([read('config.json'), read('eval.mjs')]).toEqual(['{"x": 1}\n', `${evalBytes}// hacked\n`]);
-    expect(git('rev-parse', 'HEAD')).toBe(kept);
-    expect((await call<unknown[]>('loop_rows')).length).toBe(2);
-    writeFileSync(join(ws, 'eval.mjs'), evalBytes);
-    expect(await call<Result>('loop_evaluate', { description: 'x 3 -> 1' })).toMatchObject({
-      decision: 'keep',
-      iteration: 2,
-      score: 1,
-    });
-  });
+      // Now a trial is open (asked for after the evaluation): the same refusal, the trial still open.
+      const kept = git('rev-parse', 'HEAD');
+      writeFileSync(join(ws, 'config.json'), '{"x": 1}\n');
+      writeFileSync(join(ws, 'eval.mjs'), `${evalBytes}// hacked\n`);
+      await expect(call('loop_evaluate', { description: 'again' })).rejects.toThrow(
+        /\[OUTSIDE_TARGETS\][\s\S]*eval\.mjs/,
+      );
+      expect([read('config.json'), read('eval.mjs')]).toEqual(['{"x": 1}\n', `${evalBytes}// hacked\n`]);
+      expect(git('rev-parse', 'HEAD')).toBe(kept);
+      expect((await call<unknown[]>('loop_rows')).length).toBe(2);
+      writeFileSync(join(ws, 'eval.mjs'), evalBytes);
+      expect(await call<Result>('loop_evaluate', { description: 'x 3 -> 1' })).toMatchObject({
+        decision: 'keep',
+        iteration: 2,
+        score: 1,
+      });
+    },
+  );
 });
 
 describe("loop mcp as a host: a server killed never loses the agent's edit", () => {
-  it("SIGKILL between the agent's edit (made with a trial open) and its loop_evaluate: the restarted server still has the edit and evaluates it", async () => {
-    ws = makeWorkspace();
-    const first = await serve();
-    writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
-    const kept = await first.call<Result>('loop_evaluate', { description: 'x 5 -> 2' });
-    expect(kept.decision).toBe('keep');
-    writeFileSync(join(ws, 'config.json'), '{"x": 1, "note": "made with the trial open"}\n');
-    await killServer(first.client, first.pid);
-    expect(read('config.json')).toBe('{"x": 1, "note": "made with the trial open"}\n');
+  it(
+    "SIGKILL between the agent's edit (made with a trial open) and its " +
+      'loop_evaluate: the restarted server still has the edit and evaluates it',
+    async () => {
+      ws = makeWorkspace();
+      const first = await serve();
+      writeFileSync(join(ws, 'config.json'), '{"x": 2}\n');
+      const kept = await first.call<Result>('loop_evaluate', { description: 'x 5 -> 2' });
+      expect(kept.decision).toBe('keep');
+      writeFileSync(join(ws, 'config.json'), '{"x": 1, "note": "made with the trial open"}\n');
+      await killServer(first.client, first.pid);
+      expect(read('config.json')).toBe('{"x": 1, "note": "made with the trial open"}\n');
 
-    const second = await serve();
-    expect(read('config.json')).toBe('{"x": 1, "note": "made with the trial open"}\n');
-    const next = await second.call<Result>('loop_evaluate', { description: 'x 2 -> 1' });
-    expect(next).toMatchObject({ decision: 'keep', iteration: 2, score: 1, best: 1 });
-    expect(next.bestId).toMatch(HEX40);
-    expect(git('rev-parse', 'HEAD')).toBe(next.commit);
-    expect(git('show', `${next.commit}:config.json`)).toBe('{"x": 1, "note": "made with the trial open"}');
-    expect(git('status', '--porcelain')).toBe('');
-    expect((await second.call<{ iteration: number }[]>('loop_rows')).map((r) => r.iteration)).toEqual([0, 1, 2]);
-  });
+      const second = await serve();
+      expect(read('config.json')).toBe('{"x": 1, "note": "made with the trial open"}\n');
+      const next = await second.call<Result>('loop_evaluate', { description: 'x 2 -> 1' });
+      expect(next).toMatchObject({ decision: 'keep', iteration: 2, score: 1, best: 1 });
+      expect(next.bestId).toMatch(HEX40);
+      expect(git('rev-parse', 'HEAD')).toBe(next.commit);
+      expect(git('show', `${next.commit}:config.json`)).toBe('{"x": 1, "note": "made with the trial open"}');
+      expect(git('status', '--porcelain')).toBe('');
+      expect((await second.call<{ iteration: number }[]>('loop_rows')).map((r) => r.iteration)).toEqual([0, 1, 2]);
+    },
+  );
 
-  it('a server killed while it held the edit aside (no trial was open) leaves it in git: the next server puts it back, says so, and evaluates it', async () => {
-    ws = makeWorkspace();
-    writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
-    // What the first evaluation of a server does before it opens a trial, then dies: held, tree cleared.
-    const changes = await agentChanges(ws);
-    await holdEdit(ws, changes);
-    await clearEdit(ws, changes);
-    expect(read('config.json')).toBe('{"x": 5}\n');
-    expect(git('rev-parse', HELD_EDIT_REF)).toMatch(HEX40);
+  it(
+    'a server killed while it held the edit aside (no trial was open) leaves ' +
+      'it in git: the next server puts it back, says so, and evaluates it',
+    async () => {
+      ws = makeWorkspace();
+      writeFileSync(join(ws, 'config.json'), '{"x": 4}\n');
+      // What the first evaluation of a server does before it opens a trial, then dies: held, tree cleared.
+      const changes = await agentChanges(ws);
+      await holdEdit(ws, changes);
+      await clearEdit(ws, changes);
+      expect(read('config.json')).toBe('{"x": 5}\n');
+      expect(git('rev-parse', HELD_EDIT_REF)).toMatch(HEX40);
 
-    const { call } = await serve();
-    const result = await call<Result>('loop_evaluate', { description: 'x 5 -> 4' });
-    expect(result).toMatchObject({ decision: 'keep', iteration: 1, score: 4 });
-    expect(result.repairs?.join('\n')).toContain(`held in ${HELD_EDIT_REF} (config.json) was put back`);
-    expect(git('show', `${result.commit}:config.json`)).toBe('{"x": 4}');
-    expect(git('for-each-ref', 'refs/loop/mcp')).toBe('');
-  });
+      const { call } = await serve();
+      const result = await call<Result>('loop_evaluate', { description: 'x 5 -> 4' });
+      expect(result).toMatchObject({ decision: 'keep', iteration: 1, score: 4 });
+      expect(result.repairs?.join('\n')).toContain(`held in ${HELD_EDIT_REF} (config.json) was put back`);
+      expect(git('show', `${result.commit}:config.json`)).toBe('{"x": 4}');
+      expect(git('for-each-ref', 'refs/loop/mcp')).toBe('');
+    },
+  );
 });

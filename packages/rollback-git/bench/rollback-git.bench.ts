@@ -162,7 +162,8 @@ async function measure(files: number, cycles: number): Promise<Row[]> {
 const started = Date.now();
 const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
 console.log(
-  `\none cycle = edit ${EDITED}, commit, revert (${process.version}, isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`,
+  `\none cycle = edit ${EDITED}, commit, revert (${process.version}, ` +
+    `isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`,
 );
 console.log(
   '| files | variant | ms/cycle median (min-max) | x git CLI, per cycle: median (min-max) | cycles | fallbacks |',
@@ -170,6 +171,7 @@ console.log(
 console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
 for (const row of rows)
   console.log(
-    `| ${row.files} | ${row.variant} | ${formatTime(row.time)} | ${formatRatio(row.ratio)} | ${row.cycles} | ${row.fallbacks} |`,
+    `| ${row.files} | ${row.variant} | ${formatTime(row.time)} ` +
+      `| ${formatRatio(row.ratio)} | ${row.cycles} | ${row.fallbacks} |`,
   );
 console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

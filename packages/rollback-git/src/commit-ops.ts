@@ -98,7 +98,8 @@ export async function squashSince(ctx: GitCliContext, base: string, message: str
     if (!(await isAncestor(ctx, base, head))) {
       throw rollbackError(
         'RESTORE_FAILED',
-        `squashSince: ${base} is not an ancestor of HEAD ${head} in ${ctx.cwd}; the branch was rewritten; inspect it with git log`,
+        `squashSince: ${base} is not an ancestor of HEAD ${head} in ${ctx.cwd}; ` +
+          `the branch was rewritten; inspect it with git log`,
         { details: { cwd: ctx.cwd, base, head } },
       );
     }

@@ -7,9 +7,15 @@ import { gitLines, runGit, type GitCliContext } from './git-cli.js';
 export interface CommitPathsReport {
   /** The new commit's sha, or `null` when the named paths had nothing new to commit (no commit was made). */
   readonly commit: string | null;
-  /** The paths (relative to `ctx.cwd`, `/`-separated) that were staged: named, inside the working tree, and not ignored untracked files. */
+  /**
+   * The paths (relative to `ctx.cwd`, `/`-separated) that were staged: named, inside the working tree, and not ignored
+   * untracked files.
+   */
   readonly staged: readonly string[];
-  /** Named paths left out: outside the working tree, ignored by it (untracked and matching `.gitignore` / `info/exclude`), or neither present nor tracked. */
+  /**
+   * Named paths left out: outside the working tree, ignored by it (untracked and matching `.gitignore` /
+   * `info/exclude`), or neither present nor tracked.
+   */
   readonly skipped: readonly string[];
 }
 

@@ -31,12 +31,16 @@ export function recoverRepairLines(o: {
   if (tip !== kept) lines.push(`orphan candidate ${shortId(tip)} (committed, not recorded as kept) saved as ${ref}`);
   if (rescued.length > 0)
     lines.push(
-      `${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} in no commit (${listPaths(rescued)}) saved as ${ref} (\`git checkout ${ref} -- <path>\` brings one back)`,
+      `${rescued.length} working-tree file${rescued.length === 1 ? '' : 's'} ` +
+        `in no commit (${listPaths(rescued)}) saved as ${ref} (\`git ` +
+        `checkout ${ref} -- <path>\` brings one back)`,
     );
   const touched = o.restore?.paths.length ?? 0;
   if (touched > 0)
     lines.push(
-      `${touched} path${touched === 1 ? '' : 's'} (${listPaths(o.restore!.paths)}) reset to ${shortId(kept)}${o.restore?.fallback ? ' (full checkout)' : ''}`,
+      `${touched} path${touched === 1 ? '' : 's'} ` +
+        `(${listPaths(o.restore!.paths)}) reset ` +
+        `to ${shortId(kept)}${o.restore?.fallback ? ' (full checkout)' : ''}`,
     );
   return lines;
 }

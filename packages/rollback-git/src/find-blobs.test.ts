@@ -36,19 +36,22 @@ describe("finding a file's bytes among a repository's objects (sealed holdout, i
     );
   });
 
-  it('finds a file whose copy was committed and then deleted, and one only staged once, but not one never added', async () => {
-    writeFileSync(join(root, 'committed.txt'), 'test split 1\n');
-    writeFileSync(join(root, 'staged.txt'), 'test split 2\n');
-    writeFileSync(join(root, 'never.txt'), 'test split 3\n');
-    writeFileSync(join(root, 'ws', 'copy.txt'), 'test split 1\n');
-    git('add', 'copy.txt');
-    git('commit', '-qm', 'leak');
-    git('rm', '-q', 'copy.txt');
-    git('commit', '-qm', 'unleak');
-    writeFileSync(join(root, 'ws', 'tmp.txt'), 'test split 2\n');
-    git('add', 'tmp.txt');
-    git('rm', '-q', '--cached', 'tmp.txt');
-    const files = ['committed.txt', 'staged.txt', 'never.txt'].map((f) => join(root, f));
-    expect(await findBlobs({ cwd: join(root, 'ws') }, files)).toEqual(files.slice(0, 2));
-  });
+  it(
+    'finds a file whose copy was committed and then deleted, and one only ' + 'staged once, but not one never added',
+    async () => {
+      writeFileSync(join(root, 'committed.txt'), 'test split 1\n');
+      writeFileSync(join(root, 'staged.txt'), 'test split 2\n');
+      writeFileSync(join(root, 'never.txt'), 'test split 3\n');
+      writeFileSync(join(root, 'ws', 'copy.txt'), 'test split 1\n');
+      git('add', 'copy.txt');
+      git('commit', '-qm', 'leak');
+      git('rm', '-q', 'copy.txt');
+      git('commit', '-qm', 'unleak');
+      writeFileSync(join(root, 'ws', 'tmp.txt'), 'test split 2\n');
+      git('add', 'tmp.txt');
+      git('rm', '-q', '--cached', 'tmp.txt');
+      const files = ['committed.txt', 'staged.txt', 'never.txt'].map((f) => join(root, f));
+      expect(await findBlobs({ cwd: join(root, 'ws') }, files)).toEqual(files.slice(0, 2));
+    },
+  );
 });

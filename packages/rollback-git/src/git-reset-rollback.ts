@@ -198,7 +198,9 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           if (tip !== candidateId) {
             throw rollbackError(
               'RESTORE_FAILED',
-              `keep: run branch ${branch} points at ${shortId(tip)}, not at the candidate ${shortId(candidateId)}; something else moved the branch (another git command?); ${inspect}`,
+              `keep: run branch ${branch} points at ${shortId(tip)}, not at the ` +
+                `candidate ${shortId(candidateId)}; something else moved the branch ` +
+                `(another git command?); ${inspect}`,
               { details: { branch, tip, candidateId } },
             );
           }
@@ -248,7 +250,9 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             if (!onBranch) {
               throw rollbackError(
                 'RESUME_MISMATCH',
-                `recover: kept commit ${shortId(kept)} is not on run branch ${branch} (tip ${shortId(tip)}); results.tsv belongs to another run or the branch was rewritten; ${inspect}`,
+                `recover: kept commit ${shortId(kept)} is not on run branch ${branch} ` +
+                  `(tip ${shortId(tip)}); results.tsv belongs to another run or the branch ` +
+                  `was rewritten; ${inspect}`,
                 { details: { keptId: kept, tip, branch } },
               );
             }

@@ -23,7 +23,9 @@ export interface AddWorktreeReport {
 export async function addWorktree(ctx: GitCliContext, path: string, branch: string): Promise<AddWorktreeReport> {
   if (existsSync(path)) return { path, created: false };
   await runGit(ctx, ['worktree', 'add', '-q', path, '-b', branch], {
-    advice: `check that ${ctx.cwd} is a git repository with a commit and that branch ${branch} does not exist yet (git branch -D ${branch})`,
+    advice:
+      `check that ${ctx.cwd} is a git repository with a commit and that ` +
+      `branch ${branch} does not exist yet (git branch -D ${branch})`,
   });
   return { path, created: true };
 }

@@ -28,45 +28,49 @@ describe('@loop/rollback-git public entries', () => {
     ]);
     expect(undocumented).toEqual([]);
   }, 120_000);
-  it('@loop/rollback-git/git: the entry exports exactly these names, each with TSDoc (a change here is deliberate)', () => {
-    const { exports, undocumented } = undocumentedExports(fileURLToPath(new URL('./git.ts', import.meta.url)));
-    expect([...exports].sort()).toEqual([
-      'AddWorktreeReport',
-      'CommitPathsReport',
-      'GitChangedFile',
-      'GitCliContext',
-      'RunGitOptions',
-      'addDetachedWorktree',
-      'addLocalExclude',
-      'addWorktree',
-      'changedFilesBetween',
-      'changedFilesSince',
-      'commitAll',
-      'commitFiles',
-      'commitPaths',
-      'commitsBetween',
-      'discardChanges',
-      'fetchCommit',
-      'findBlobs',
-      'findCommitByTrailer',
-      'gitBlobId',
-      'gitDirOf',
-      'gitLines',
-      'hasCommit',
-      'headSha',
-      'initBareRepository',
-      'isAncestor',
-      'isDirty',
-      'readFileAtRevs',
-      'removeDetachedWorktree',
-      'removeWorktree',
-      'resetHard',
-      'revertCommits',
-      'runGit',
-      'runGitBuffer',
-      'squashSince',
-      'trailerValue',
-    ]);
-    expect(undocumented).toEqual([]);
-  }, 120_000);
+  it(
+    '@loop/rollback-git/git: the entry exports exactly these names, each ' + 'with TSDoc (a change here is deliberate)',
+    () => {
+      const { exports, undocumented } = undocumentedExports(fileURLToPath(new URL('./git.ts', import.meta.url)));
+      expect([...exports].sort()).toEqual([
+        'AddWorktreeReport',
+        'CommitPathsReport',
+        'GitChangedFile',
+        'GitCliContext',
+        'RunGitOptions',
+        'addDetachedWorktree',
+        'addLocalExclude',
+        'addWorktree',
+        'changedFilesBetween',
+        'changedFilesSince',
+        'commitAll',
+        'commitFiles',
+        'commitPaths',
+        'commitsBetween',
+        'discardChanges',
+        'fetchCommit',
+        'findBlobs',
+        'findCommitByTrailer',
+        'gitBlobId',
+        'gitDirOf',
+        'gitLines',
+        'hasCommit',
+        'headSha',
+        'initBareRepository',
+        'isAncestor',
+        'isDirty',
+        'readFileAtRevs',
+        'removeDetachedWorktree',
+        'removeWorktree',
+        'resetHard',
+        'revertCommits',
+        'runGit',
+        'runGitBuffer',
+        'squashSince',
+        'trailerValue',
+      ]);
+      expect(undocumented).toEqual([]);
+    },
+    120_000,
+  );
 });

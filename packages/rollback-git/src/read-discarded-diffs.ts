@@ -35,7 +35,8 @@ export async function readDiscardedDiffs(
     const text =
       bytes.length <= maxBytes
         ? diff
-        : `${bytes.subarray(0, maxBytes).toString('utf8')}\n... (${bytes.length - maxBytes} more bytes of diff left out)\n`;
+        : `${bytes.subarray(0, maxBytes).toString('utf8')}\n... ` +
+          `(${bytes.length - maxBytes} more bytes of diff left out)\n`;
     out.push({ iteration, diff: text });
   }
   return out;

@@ -50,46 +50,57 @@ describe('change detection with watch (issue 31)', () => {
     expect(report?.partial).toBeGreaterThanOrEqual(6);
   });
 
-  it('a possible queue overflow (more events than overflowAt) falls back to a whole-tree walk that still finds every change', async () => {
-    const { repo, rollback } = await setup({ watchLimits: { overflowAt: 2 } });
-    repo.write('src/b.txt', 'b2\n');
-    repo.write('src/new.txt', 'n\n');
-    repo.write('a.txt', 'a2\n');
-    expect(await rollback.changedPaths()).toEqual(['a.txt', 'src/b.txt', 'src/new.txt']);
-    expect(rollback.watchReport()?.lastFallback).toMatch(/overflow/);
-    expect(rollback.watchReport()?.full).toBe(2);
-  });
+  it(
+    'a possible queue overflow (more events than overflowAt) falls back to a ' +
+      'whole-tree walk that still finds every change',
+    async () => {
+      const { repo, rollback } = await setup({ watchLimits: { overflowAt: 2 } });
+      repo.write('src/b.txt', 'b2\n');
+      repo.write('src/new.txt', 'n\n');
+      repo.write('a.txt', 'a2\n');
+      expect(await rollback.changedPaths()).toEqual(['a.txt', 'src/b.txt', 'src/new.txt']);
+      expect(rollback.watchReport()?.lastFallback).toMatch(/overflow/);
+      expect(rollback.watchReport()?.full).toBe(2);
+    },
+  );
 
-  it('files written into a new directory before its watch existed are found, and so are later edits inside it', async () => {
-    const { repo, rollback } = await setup();
-    mkdirSync(join(repo.dir, 'x/y/z'), { recursive: true });
-    writeFileSync(join(repo.dir, 'x/y/z/deep.txt'), '1\n');
-    writeFileSync(join(repo.dir, 'x/top.txt'), '1\n');
-    expect(await rollback.changedPaths()).toEqual(['x/top.txt', 'x/y/z/deep.txt']);
-    writeFileSync(join(repo.dir, 'x/y/z/more.txt'), '2\n');
-    expect(await rollback.changedPaths()).toEqual(['x/top.txt', 'x/y/z/deep.txt', 'x/y/z/more.txt']);
-    expect(rollback.watchReport()?.full).toBe(1);
-  });
+  it(
+    'files written into a new directory before its watch existed are found, ' + 'and so are later edits inside it',
+    async () => {
+      const { repo, rollback } = await setup();
+      mkdirSync(join(repo.dir, 'x/y/z'), { recursive: true });
+      writeFileSync(join(repo.dir, 'x/y/z/deep.txt'), '1\n');
+      writeFileSync(join(repo.dir, 'x/top.txt'), '1\n');
+      expect(await rollback.changedPaths()).toEqual(['x/top.txt', 'x/y/z/deep.txt']);
+      writeFileSync(join(repo.dir, 'x/y/z/more.txt'), '2\n');
+      expect(await rollback.changedPaths()).toEqual(['x/top.txt', 'x/y/z/deep.txt', 'x/y/z/more.txt']);
+      expect(rollback.watchReport()?.full).toBe(1);
+    },
+  );
 
-  it('a renamed directory (a watch follows the inode) is reported under its new name, and edits inside it after the rename too', async () => {
-    const { repo, rollback } = await setup();
-    renameSync(join(repo.dir, 'src'), join(repo.dir, 'lib'));
-    expect(await rollback.changedPaths()).toEqual(['lib/b.txt', 'lib/deep/c.txt', 'src/b.txt', 'src/deep/c.txt']);
-    writeFileSync(join(repo.dir, 'lib/deep/c.txt'), 'changed after the rename\n');
-    writeFileSync(join(repo.dir, 'lib/deep/d.txt'), 'new\n');
-    expect(await rollback.changedPaths()).toEqual([
-      'lib/b.txt',
-      'lib/deep/c.txt',
-      'lib/deep/d.txt',
-      'src/b.txt',
-      'src/deep/c.txt',
-    ]);
-    const cp = await rollback.checkpoint(1);
-    await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'rename' });
-    await rollback.revert(cp, { iteration: 1 });
-    expect(repo.git('--no-optional-locks', 'status', '--porcelain')).toBe('');
-    expect(rollback.watchReport()?.full).toBe(1);
-  });
+  it(
+    'a renamed directory (a watch follows the inode) is reported under its ' +
+      'new name, and edits inside it after the rename too',
+    async () => {
+      const { repo, rollback } = await setup();
+      renameSync(join(repo.dir, 'src'), join(repo.dir, 'lib'));
+      expect(await rollback.changedPaths()).toEqual(['lib/b.txt', 'lib/deep/c.txt', 'src/b.txt', 'src/deep/c.txt']);
+      writeFileSync(join(repo.dir, 'lib/deep/c.txt'), 'changed after the rename\n');
+      writeFileSync(join(repo.dir, 'lib/deep/d.txt'), 'new\n');
+      expect(await rollback.changedPaths()).toEqual([
+        'lib/b.txt',
+        'lib/deep/c.txt',
+        'lib/deep/d.txt',
+        'src/b.txt',
+        'src/deep/c.txt',
+      ]);
+      const cp = await rollback.checkpoint(1);
+      await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'rename' });
+      await rollback.revert(cp, { iteration: 1 });
+      expect(repo.git('--no-optional-locks', 'status', '--porcelain')).toBe('');
+      expect(rollback.watchReport()?.full).toBe(1);
+    },
+  );
 
   it('a .gitignore edit walks the whole tree, so a file it no longer ignores is found', async () => {
     const { repo, rollback } = await setup();
@@ -108,11 +119,14 @@ describe('change detection with watch (issue 31)', () => {
     expect(rollback.watchReport()?.lastFallback).toMatch(/index/);
   });
 
-  it('after stopWatching (as after a restart) every scan walks the whole tree and still finds every change', async () => {
-    const { repo, rollback } = await setup();
-    rollback.stopWatching();
-    repo.write('a.txt', 'edited while nobody watched\n');
-    expect(await rollback.changedPaths()).toEqual(['a.txt']);
-    expect(rollback.watchReport()).toBeUndefined();
-  });
+  it(
+    'after stopWatching (as after a restart) every scan walks the whole tree ' + 'and still finds every change',
+    async () => {
+      const { repo, rollback } = await setup();
+      rollback.stopWatching();
+      repo.write('a.txt', 'edited while nobody watched\n');
+      expect(await rollback.changedPaths()).toEqual(['a.txt']);
+      expect(rollback.watchReport()).toBeUndefined();
+    },
+  );
 });

@@ -39,22 +39,25 @@ function repo(files: Record<string, string> = { 'a.txt': 'a\n', 'src/b.txt': 'b\
 }
 
 describe('commit operations over the git CLI (real temp repositories)', () => {
-  it('commitAll stages added, modified and deleted files in one commit and returns null when nothing changed', async () => {
-    const { r, ctx } = repo();
-    expect(await commitAll(ctx, 'nothing')).toBeNull();
-    r.write('a.txt', 'A\n');
-    r.write('new.txt', 'n\n');
-    r.remove('src/b.txt');
-    expect(await isDirty(ctx)).toBe(true);
-    const sha = await commitAll(ctx, 'change three\n\nLoop-Note: x');
-    expect(sha).toBe(await headSha(ctx));
-    expect(await isDirty(ctx)).toBe(false);
-    expect(await commitFiles(ctx, sha!)).toEqual([
-      { path: 'a.txt', status: 'modified' },
-      { path: 'new.txt', status: 'added' },
-      { path: 'src/b.txt', status: 'deleted' },
-    ]);
-  });
+  it(
+    'commitAll stages added, modified and deleted files in one commit and ' + 'returns null when nothing changed',
+    async () => {
+      const { r, ctx } = repo();
+      expect(await commitAll(ctx, 'nothing')).toBeNull();
+      r.write('a.txt', 'A\n');
+      r.write('new.txt', 'n\n');
+      r.remove('src/b.txt');
+      expect(await isDirty(ctx)).toBe(true);
+      const sha = await commitAll(ctx, 'change three\n\nLoop-Note: x');
+      expect(sha).toBe(await headSha(ctx));
+      expect(await isDirty(ctx)).toBe(false);
+      expect(await commitFiles(ctx, sha!)).toEqual([
+        { path: 'a.txt', status: 'modified' },
+        { path: 'new.txt', status: 'added' },
+        { path: 'src/b.txt', status: 'deleted' },
+      ]);
+    },
+  );
 
   it('commit dates come from the injected time, so a redone commit gets the same sha', async () => {
     const { r, ctx } = repo();
@@ -108,28 +111,32 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
     },
   );
 
-  it('changedFilesBetween is the net diff of a range whoever made its commits; changedFilesSince adds uncommitted and untracked files', async () => {
-    const { r, ctx } = repo();
-    const base = await headSha(ctx);
-    r.write('a.txt', 'changed\n');
-    r.git('commit', '-qam', 'made by someone else');
-    r.write('src/c.txt', 'c\n');
-    r.git('add', '-A');
-    r.git('commit', '-qm', 'and another');
-    r.write('a.txt', 'a\n'); // changed back: not in the net diff
-    r.git('commit', '-qam', 'undo');
-    expect(await changedFilesBetween(ctx, base)).toEqual([{ path: 'src/c.txt', status: 'added' }]);
-    r.write('test/t.test.ts', 'edited\n');
-    r.write('untracked.txt', 'u\n');
-    r.write('.gitignore', 'ignored.log\n');
-    r.write('ignored.log', 'x\n');
-    expect(await changedFilesSince(ctx, base)).toEqual([
-      { path: '.gitignore', status: 'added' },
-      { path: 'src/c.txt', status: 'added' },
-      { path: 'test/t.test.ts', status: 'modified' },
-      { path: 'untracked.txt', status: 'added' },
-    ]);
-  });
+  it(
+    'changedFilesBetween is the net diff of a range whoever made its ' +
+      'commits; changedFilesSince adds uncommitted and untracked files',
+    async () => {
+      const { r, ctx } = repo();
+      const base = await headSha(ctx);
+      r.write('a.txt', 'changed\n');
+      r.git('commit', '-qam', 'made by someone else');
+      r.write('src/c.txt', 'c\n');
+      r.git('add', '-A');
+      r.git('commit', '-qm', 'and another');
+      r.write('a.txt', 'a\n'); // changed back: not in the net diff
+      r.git('commit', '-qam', 'undo');
+      expect(await changedFilesBetween(ctx, base)).toEqual([{ path: 'src/c.txt', status: 'added' }]);
+      r.write('test/t.test.ts', 'edited\n');
+      r.write('untracked.txt', 'u\n');
+      r.write('.gitignore', 'ignored.log\n');
+      r.write('ignored.log', 'x\n');
+      expect(await changedFilesSince(ctx, base)).toEqual([
+        { path: '.gitignore', status: 'added' },
+        { path: 'src/c.txt', status: 'added' },
+        { path: 'test/t.test.ts', status: 'modified' },
+        { path: 'untracked.txt', status: 'added' },
+      ]);
+    },
+  );
 
   it('listings are relative to the directory they run in (a project in a subdirectory of a repository)', async () => {
     const { r, ctx } = repo({ 'outside.txt': 'o\n', 'proj/src/a.txt': 'a\n' });
@@ -182,23 +189,26 @@ describe('commit operations over the git CLI (real temp repositories)', () => {
     expect(await isAncestor(ctx, side!, base)).toBe(false);
   });
 
-  it('resetHard drops commits, changes and untracked files but keeps ignored files; discardChanges keeps commits', async () => {
-    const { r, ctx } = repo({ 'a.txt': 'a\n', '.gitignore': 'run.log\n' });
-    const base = await headSha(ctx);
-    r.write('run.log', 'keep me\n');
-    r.write('a.txt', 'committed\n');
-    const kept = await commitAll(ctx, 'kept');
-    r.write('a.txt', 'dirty\n');
-    r.write('junk/x.txt', 'x\n');
-    await discardChanges(ctx);
-    expect(await headSha(ctx)).toBe(kept);
-    expect(r.read('a.txt')).toBe('committed\n');
-    expect(r.exists('junk')).toBe(false);
-    await resetHard(ctx, base);
-    expect(await headSha(ctx)).toBe(base);
-    expect(r.read('a.txt')).toBe('a\n');
-    expect(r.read('run.log')).toBe('keep me\n');
-  });
+  it(
+    'resetHard drops commits, changes and untracked files but keeps ignored ' + 'files; discardChanges keeps commits',
+    async () => {
+      const { r, ctx } = repo({ 'a.txt': 'a\n', '.gitignore': 'run.log\n' });
+      const base = await headSha(ctx);
+      r.write('run.log', 'keep me\n');
+      r.write('a.txt', 'committed\n');
+      const kept = await commitAll(ctx, 'kept');
+      r.write('a.txt', 'dirty\n');
+      r.write('junk/x.txt', 'x\n');
+      await discardChanges(ctx);
+      expect(await headSha(ctx)).toBe(kept);
+      expect(r.read('a.txt')).toBe('committed\n');
+      expect(r.exists('junk')).toBe(false);
+      await resetHard(ctx, base);
+      expect(await headSha(ctx)).toBe(base);
+      expect(r.read('a.txt')).toBe('a\n');
+      expect(r.read('run.log')).toBe('keep me\n');
+    },
+  );
 
   it('revertCommits reverts single commits as git revert does, in one commit, leaving the others', async () => {
     const { r, ctx } = repo();

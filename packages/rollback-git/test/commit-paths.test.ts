@@ -30,22 +30,25 @@ it('commits exactly the named files with the message, leaving other changes (sta
   expect(r.git('status', '--porcelain')).toBe(' M a.txt\nA  other.txt');
 });
 
-it('skips paths outside the working tree and untracked files the repository ignores; nothing left makes no commit', async () => {
-  const { r, ctx } = repo();
-  r.write('projects/autotune/meta/loop_state.json', '{}\n');
-  const head = r.git('rev-parse', 'HEAD');
-  const report = await commitPaths(
-    ctx,
-    [join(r.dir, 'projects/autotune/meta/loop_state.json'), '/elsewhere/file.txt', 'missing.txt'],
-    'chore: state',
-  );
-  expect(report).toEqual({
-    commit: null,
-    staged: [],
-    skipped: ['/elsewhere/file.txt', 'projects/autotune/meta/loop_state.json', 'missing.txt'],
-  });
-  expect(r.git('rev-parse', 'HEAD')).toBe(head);
-});
+it(
+  'skips paths outside the working tree and untracked files the repository ' + 'ignores; nothing left makes no commit',
+  async () => {
+    const { r, ctx } = repo();
+    r.write('projects/autotune/meta/loop_state.json', '{}\n');
+    const head = r.git('rev-parse', 'HEAD');
+    const report = await commitPaths(
+      ctx,
+      [join(r.dir, 'projects/autotune/meta/loop_state.json'), '/elsewhere/file.txt', 'missing.txt'],
+      'chore: state',
+    );
+    expect(report).toEqual({
+      commit: null,
+      staged: [],
+      skipped: ['/elsewhere/file.txt', 'projects/autotune/meta/loop_state.json', 'missing.txt'],
+    });
+    expect(r.git('rev-parse', 'HEAD')).toBe(head);
+  },
+);
 
 it('a second call with nothing new makes no commit, so a commit re-run after a kill is made once', async () => {
   const { r, ctx } = repo();

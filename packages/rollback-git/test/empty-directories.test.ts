@@ -26,60 +26,71 @@ function setUp(paths?: string[]) {
 }
 
 describe('revert removes the empty directories a candidate created', () => {
-  it('a candidate that only created empty directories (a no-change row): they are removed, the ones that existed before stay', async () => {
-    const { repo, rollback, mkdir, exists } = setUp();
-    await rollback.start();
-    mkdir('kept-empty'); // the user's, before the run's checkpoint
-    mkdir('src/old/deeper');
-    const cp = await rollback.checkpoint(1);
-    mkdir('new/inner/deepest');
-    mkdir('src/old/deeper/added');
-    mkdir('build/cache'); // ignored: a revert keeps ignored things
-    const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'nothing git sees' });
-    await rollback.revert(cp, { iteration: 1, candidateId: id });
-    expect(exists('new')).toBe(false);
-    expect(exists('src/old/deeper/added')).toBe(false);
-    expect(exists('src/old/deeper')).toBe(true);
-    expect(exists('kept-empty')).toBe(true);
-    expect(exists('build/cache')).toBe(true);
-    expect(rollback.lastRestore()?.directories).toEqual([
-      'new',
-      'new/inner',
-      'new/inner/deepest',
-      'src/old/deeper/added',
-    ]);
-    expect(repo.git('status', '--porcelain')).toBe('');
-  });
+  it(
+    'a candidate that only created empty directories (a no-change row): they ' +
+      'are removed, the ones that existed before stay',
+    async () => {
+      const { repo, rollback, mkdir, exists } = setUp();
+      await rollback.start();
+      mkdir('kept-empty'); // the user's, before the run's checkpoint
+      mkdir('src/old/deeper');
+      const cp = await rollback.checkpoint(1);
+      mkdir('new/inner/deepest');
+      mkdir('src/old/deeper/added');
+      mkdir('build/cache'); // ignored: a revert keeps ignored things
+      const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'nothing git sees' });
+      await rollback.revert(cp, { iteration: 1, candidateId: id });
+      expect(exists('new')).toBe(false);
+      expect(exists('src/old/deeper/added')).toBe(false);
+      expect(exists('src/old/deeper')).toBe(true);
+      expect(exists('kept-empty')).toBe(true);
+      expect(exists('build/cache')).toBe(true);
+      expect(rollback.lastRestore()?.directories).toEqual([
+        'new',
+        'new/inner',
+        'new/inner/deepest',
+        'src/old/deeper/added',
+      ]);
+      expect(repo.git('status', '--porcelain')).toBe('');
+    },
+  );
 
-  it('a discarded candidate that added a file and an empty directory beside it: both go, and a new directory that holds an ignored file stays', async () => {
-    const { repo, rollback, mkdir, exists } = setUp();
-    await rollback.start();
-    const cp = await rollback.checkpoint(1);
-    repo.write('lib/x.txt', 'x\n');
-    mkdir('lib/empty');
-    repo.write('tmp/build/out.o', 'o'); // ignored file inside a new directory
-    const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'a file and a folder' });
-    await rollback.revert(cp, { iteration: 1, candidateId: id });
-    expect(exists('lib')).toBe(false);
-    expect(exists('tmp/build/out.o')).toBe(true);
-    expect(repo.git('status', '--porcelain')).toBe('');
-  });
+  it(
+    'a discarded candidate that added a file and an empty directory beside ' +
+      'it: both go, and a new directory that holds an ignored file stays',
+    async () => {
+      const { repo, rollback, mkdir, exists } = setUp();
+      await rollback.start();
+      const cp = await rollback.checkpoint(1);
+      repo.write('lib/x.txt', 'x\n');
+      mkdir('lib/empty');
+      repo.write('tmp/build/out.o', 'o'); // ignored file inside a new directory
+      const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'a file and a folder' });
+      await rollback.revert(cp, { iteration: 1, candidateId: id });
+      expect(exists('lib')).toBe(false);
+      expect(exists('tmp/build/out.o')).toBe(true);
+      expect(repo.git('status', '--porcelain')).toBe('');
+    },
+  );
 
-  it('a kept candidate keeps its directories, and the next revert removes only what the next candidate created', async () => {
-    const { rollback, mkdir, exists } = setUp(['src/']);
-    await rollback.start();
-    const cp1 = await rollback.checkpoint(1);
-    mkdir('src/one');
-    await rollback.keep(cp1, await rollback.commit(cp1, { iteration: 1, attempt: 0, description: 'one' }));
-    const cp2 = await rollback.checkpoint(2);
-    mkdir('src/two');
-    mkdir('outside'); // not under paths: neither committed nor reverted
-    await rollback.revert(cp2, {
-      iteration: 2,
-      candidateId: await rollback.commit(cp2, { iteration: 2, attempt: 0, description: 'two' }),
-    });
-    expect(exists('src/one')).toBe(true);
-    expect(exists('src/two')).toBe(false);
-    expect(exists('outside')).toBe(true);
-  });
+  it(
+    'a kept candidate keeps its directories, and the next revert removes ' + 'only what the next candidate created',
+    async () => {
+      const { rollback, mkdir, exists } = setUp(['src/']);
+      await rollback.start();
+      const cp1 = await rollback.checkpoint(1);
+      mkdir('src/one');
+      await rollback.keep(cp1, await rollback.commit(cp1, { iteration: 1, attempt: 0, description: 'one' }));
+      const cp2 = await rollback.checkpoint(2);
+      mkdir('src/two');
+      mkdir('outside'); // not under paths: neither committed nor reverted
+      await rollback.revert(cp2, {
+        iteration: 2,
+        candidateId: await rollback.commit(cp2, { iteration: 2, attempt: 0, description: 'two' }),
+      });
+      expect(exists('src/one')).toBe(true);
+      expect(exists('src/two')).toBe(false);
+      expect(exists('outside')).toBe(true);
+    },
+  );
 });

@@ -96,67 +96,78 @@ async function problems(dir: string): Promise<string[]> {
 }
 
 describe('rollback-git: a kill or ENOSPC at every write of a commit/keep/revert/resume cycle, then resume', () => {
-  it('0 unrecoverable workspaces: each resumes to the last keep, git status and fsck clean, the git CLI agrees on HEAD and the index', async () => {
-    const counted = await node(['cycle', workspace(), 'count', '0']);
-    const { completed, writes } = JSON.parse(counted.stdout) as { completed: boolean; writes: string[] };
-    expect(completed, counted.stdout + counted.stderr).toBe(true);
-    const total = writes.length;
-    expect(total).toBeGreaterThan(40);
+  it(
+    '0 unrecoverable workspaces: each resumes to the last keep, git status ' +
+      'and fsck clean, the git CLI agrees on HEAD and the index',
+    async () => {
+      const counted = await node(['cycle', workspace(), 'count', '0']);
+      const { completed, writes } = JSON.parse(counted.stdout) as { completed: boolean; writes: string[] };
+      expect(completed, counted.stdout + counted.stderr).toBe(true);
+      const total = writes.length;
+      expect(total).toBeGreaterThan(40);
 
-    const points = Array.from({ length: total }, (_, i) => i + 1);
-    const kills = points.map((at) => ({ mode: 'kill' as const, at, dir: workspace() }));
-    const fulls = points.map((at) => ({ mode: 'enospc' as const, at, dir: workspace() }));
-    const cases = [...kills, ...fulls];
-    const specs = fulls.map((c) => `${c.at}:${c.dir}`);
-    const [killOutcomes, enospcOutcomes] = await Promise.all([
-      inPool(
-        3,
-        kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)])),
-      ),
-      Promise.all([
-        node(['enospc', ...specs.filter((_, i) => i % 2 === 0)]),
-        node(['enospc', ...specs.filter((_, i) => i % 2 === 1)]),
-      ]),
-    ]);
-    const killed = killOutcomes.filter((o) => o.signal === 'SIGKILL').length;
-    // A run that was not killed completed with fewer writes than its point: the sequence varies by
-    // a write or two between runs (an index entry refreshed or not, by the racy-git rule).
-    const shorter = killOutcomes.filter(
-      (o, i) => o.signal !== 'SIGKILL' && (JSON.parse(o.stdout || '{}') as { writes?: number }).writes! < kills[i]!.at,
-    ).length;
-    const enospc = enospcOutcomes.flatMap(
-      (o) => JSON.parse(o.stdout || '[]') as Array<{ fired: boolean; completed: boolean }>,
-    );
-    const failed = enospc.filter((r) => r.fired).length;
-    const stopped = enospc.filter((r) => r.fired && !r.completed).length;
+      const points = Array.from({ length: total }, (_, i) => i + 1);
+      const kills = points.map((at) => ({ mode: 'kill' as const, at, dir: workspace() }));
+      const fulls = points.map((at) => ({ mode: 'enospc' as const, at, dir: workspace() }));
+      const cases = [...kills, ...fulls];
+      const specs = fulls.map((c) => `${c.at}:${c.dir}`);
+      const [killOutcomes, enospcOutcomes] = await Promise.all([
+        inPool(
+          3,
+          kills.map((c) => () => node(['cycle', c.dir, 'kill', String(c.at)])),
+        ),
+        Promise.all([
+          node(['enospc', ...specs.filter((_, i) => i % 2 === 0)]),
+          node(['enospc', ...specs.filter((_, i) => i % 2 === 1)]),
+        ]),
+      ]);
+      const killed = killOutcomes.filter((o) => o.signal === 'SIGKILL').length;
+      // A run that was not killed completed with fewer writes than its point: the sequence varies by
+      // a write or two between runs (an index entry refreshed or not, by the racy-git rule).
+      const shorter = killOutcomes.filter(
+        (o, i) =>
+          o.signal !== 'SIGKILL' && (JSON.parse(o.stdout || '{}') as { writes?: number }).writes! < kills[i]!.at,
+      ).length;
+      const enospc = enospcOutcomes.flatMap(
+        (o) => JSON.parse(o.stdout || '[]') as Array<{ fired: boolean; completed: boolean }>,
+      );
+      const failed = enospc.filter((r) => r.fired).length;
+      const stopped = enospc.filter((r) => r.fired && !r.completed).length;
 
-    const dirs = cases.map((c) => c.dir);
-    const half = Math.ceil(dirs.length / 2);
-    const resumed = (
-      await Promise.all([node(['resume', ...dirs.slice(0, half)]), node(['resume', ...dirs.slice(half)])])
-    ).flatMap(
-      (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repairs?: string }>,
-    );
-    expect(resumed).toHaveLength(dirs.length);
-    const checks = await inPool(
-      6,
-      resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])),
-    );
-    const unrecoverable = cases
-      .map((c, i) => ({
-        point: `${c.mode} at write ${c.at} (${writes[c.at - 1]?.replace(c.dir, '')})`,
-        wrong: checks[i]!,
-      }))
-      .filter((r) => r.wrong.length > 0);
-    const repairedLines = new Set(resumed.map((r) => r.repairs?.replace(/[0-9a-f]{7}/g, '<sha>')).filter((l) => l));
-    console.info(
-      `[fault-injection] rollback-git: ${total} writes per cycle; ${killed}/${total} SIGKILL points (${shorter} runs were shorter than their point), ${failed}/${total} ENOSPC points tried (${stopped} stopped the cycle; the rest were absorbed: retried by isomorphic-git or best-effort clean-up); ` +
-        `${unrecoverable.length} unrecoverable; ${repairedLines.size} distinct repair lines, e.g. ${[...repairedLines].slice(0, 3).join(' | ')}`,
-    );
-    expect(unrecoverable).toEqual([]);
-    // Every planned point faulted, but for the last few writes of a run that came out shorter.
-    expect(killed + shorter).toBe(total);
-    expect(killed).toBeGreaterThanOrEqual(Math.floor(total * 0.95));
-    expect(failed).toBeGreaterThanOrEqual(Math.floor(total * 0.95));
-  }, 240_000);
+      const dirs = cases.map((c) => c.dir);
+      const half = Math.ceil(dirs.length / 2);
+      const resumed = (
+        await Promise.all([node(['resume', ...dirs.slice(0, half)]), node(['resume', ...dirs.slice(half)])])
+      ).flatMap(
+        (r) => JSON.parse(r.stdout || '[]') as Array<{ dir: string; ok: boolean; error?: string; repairs?: string }>,
+      );
+      expect(resumed).toHaveLength(dirs.length);
+      const checks = await inPool(
+        6,
+        resumed.map((r) => async () => (r.ok ? problems(r.dir) : [`resume failed: ${r.error}`])),
+      );
+      const unrecoverable = cases
+        .map((c, i) => ({
+          point: `${c.mode} at write ${c.at} (${writes[c.at - 1]?.replace(c.dir, '')})`,
+          wrong: checks[i]!,
+        }))
+        .filter((r) => r.wrong.length > 0);
+      const repairedLines = new Set(resumed.map((r) => r.repairs?.replace(/[0-9a-f]{7}/g, '<sha>')).filter((l) => l));
+      console.info(
+        `[fault-injection] rollback-git: ${total} writes per ` +
+          `cycle; ${killed}/${total} SIGKILL points (${shorter} runs were shorter ` +
+          `than their point), ${failed}/${total} ENOSPC points tried (${stopped} ` +
+          `stopped the cycle; the rest were absorbed: retried by isomorphic-git or ` +
+          `best-effort clean-up); ` +
+          (`${unrecoverable.length} unrecoverable; ${repairedLines.size} distinct ` +
+            `repair lines, e.g. ${[...repairedLines].slice(0, 3).join(' | ')}`),
+      );
+      expect(unrecoverable).toEqual([]);
+      // Every planned point faulted, but for the last few writes of a run that came out shorter.
+      expect(killed + shorter).toBe(total);
+      expect(killed).toBeGreaterThanOrEqual(Math.floor(total * 0.95));
+      expect(failed).toBeGreaterThanOrEqual(Math.floor(total * 0.95));
+    },
+    240_000,
+  );
 });

@@ -114,7 +114,9 @@ describe('createGitResetRollback: start', () => {
     const error = await rejection(rollback.start());
     expect(error.code).toBe('DIRTY_WORKTREE');
     expect(error.message).toBe(
-      '[loop] [rollback-git] working tree has uncommitted changes in notes.txt, train.py; commit or stash them, or pass allowDirty: true (loop run --allow-dirty)',
+      '[loop] [rollback-git] working tree has uncommitted changes in ' +
+        'notes.txt, train.py; commit or stash them, or pass allowDirty: true ' +
+        '(loop run --allow-dirty)',
     );
     expect(error.details).toEqual({ files: ['notes.txt', 'train.py'] });
     expect(repo.git('branch', '--list', BRANCH)).toBe('');

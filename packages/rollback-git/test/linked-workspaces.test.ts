@@ -78,29 +78,38 @@ async function keepAndRevert(dir: string): Promise<string> {
 }
 
 describe('a workspace whose .git is a file', () => {
-  it('a linked worktree (git worktree add): keep, revert and resume work, and the main worktree keeps its HEAD, index and files', async () => {
-    const { main, dir } = linkedWorktree();
-    const mainHead = main.git('rev-parse', 'HEAD');
-    const mainIndex = readFileSync(join(main.dir, '.git', 'index'));
-    expect(gitDirOf(dir)).toBe(join(main.dir, '.git', 'worktrees', 'wt'));
-    const kept = await keepAndRevert(dir);
-    expect(main.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
-    expect(main.git('rev-parse', 'HEAD')).toBe(mainHead);
-    expect(readFileSync(join(main.dir, '.git', 'index'))).toEqual(mainIndex);
-    expect(main.git('status', '--porcelain')).toBe('');
-    expect(main.read('a.txt')).toBe('a\n');
-    // The run branch and the discarded ref are in the shared repository.
-    expect(main.git('rev-parse', 'refs/heads/run/linked')).toBe(kept);
-    expect(main.git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/')).toBe('refs/loop/discarded/2');
-  });
+  it(
+    'a linked worktree (git worktree add): keep, revert and resume work, and ' +
+      'the main worktree keeps its HEAD, index and files',
+    async () => {
+      const { main, dir } = linkedWorktree();
+      const mainHead = main.git('rev-parse', 'HEAD');
+      const mainIndex = readFileSync(join(main.dir, '.git', 'index'));
+      expect(gitDirOf(dir)).toBe(join(main.dir, '.git', 'worktrees', 'wt'));
+      const kept = await keepAndRevert(dir);
+      expect(main.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+      expect(main.git('rev-parse', 'HEAD')).toBe(mainHead);
+      expect(readFileSync(join(main.dir, '.git', 'index'))).toEqual(mainIndex);
+      expect(main.git('status', '--porcelain')).toBe('');
+      expect(main.read('a.txt')).toBe('a\n');
+      // The run branch and the discarded ref are in the shared repository.
+      expect(main.git('rev-parse', 'refs/heads/run/linked')).toBe(kept);
+      expect(main.git('for-each-ref', '--format=%(refname)', 'refs/loop/discarded/')).toBe('refs/loop/discarded/2');
+    },
+  );
 
-  it('a submodule (gitdir: ../.git/modules/sub): keep, revert and resume work in the repository the .git file names', async () => {
-    const { dir, superDir } = submodule();
-    expect(gitDirOf(dir)).toBe(join(superDir, '.git', 'modules', 'sub'));
-    const kept = await keepAndRevert(dir);
-    expect(gitIn(join(superDir, '.git', 'modules', 'sub'), 'rev-parse', 'refs/heads/run/linked')).toBe(kept);
-    expect(gitIn(superDir, 'status', '--porcelain')).toBe(' M sub'); // the superproject sees the submodule's new commit
-  });
+  it(
+    'a submodule (gitdir: ../.git/modules/sub): keep, revert and resume work ' +
+      'in the repository the .git file names',
+    async () => {
+      const { dir, superDir } = submodule();
+      expect(gitDirOf(dir)).toBe(join(superDir, '.git', 'modules', 'sub'));
+      const kept = await keepAndRevert(dir);
+      expect(gitIn(join(superDir, '.git', 'modules', 'sub'), 'rev-parse', 'refs/heads/run/linked')).toBe(kept);
+      // the superproject sees the submodule's new commit
+      expect(gitIn(superDir, 'status', '--porcelain')).toBe(' M sub');
+    },
+  );
 
   it('a .git file that names no repository is NOT_A_REPOSITORY saying what to do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loop-dangling-'));

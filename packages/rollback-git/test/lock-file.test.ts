@@ -40,88 +40,99 @@ function recordingFs(log: string[], gitdir: string): GitFs {
 }
 
 describe('rollback-git writes under .git through lock files', () => {
-  it('the index and the run branch ref are only ever replaced by renaming their .lock (created with wx), never written in place', async () => {
-    const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
-    repos.push(repo);
-    const log: string[] = [];
-    const gitdir = join(repo.dir, '.git');
-    const rollback = createGitResetRollback({
-      dir: repo.dir,
-      branch: 'run/locks',
-      fs: recordingFs(log, gitdir),
-      clock: steppingClock(),
-    });
-    await rollback.start();
-    const cp = await rollback.checkpoint(1);
-    repo.write('a.txt', 'changed\n');
-    repo.write('src/new.txt', 'new\n');
-    const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'one' });
-    await rollback.revert(cp, { iteration: 1, candidateId: id });
-    const inPlace = log.filter((l) => l.startsWith('writeFile ') && !l.startsWith('writeFile objects/'));
-    expect(inPlace).toEqual([]);
-    expect(log).toContain('open index.lock wx');
-    expect(log).toContain('rename index.lock -> index');
-    expect(log).toContain('open refs/heads/run/locks.lock wx');
-    expect(log).toContain('rename refs/heads/run/locks.lock -> refs/heads/run/locks');
-    // Objects are written to a temp file and renamed: never a torn object that "exists".
-    expect(
-      log
-        .filter((l) => l.startsWith('writeFile objects/'))
-        .every((l) => /objects\/([0-9a-f]{2}|pack)\/tmp_obj_/.test(l)),
-    ).toBe(true);
-    expect(repo.git('status', '--porcelain')).toBe('');
-    expect(repo.git('fsck', '--no-progress')).toBe('');
-  });
+  it(
+    'the index and the run branch ref are only ever replaced by renaming ' +
+      'their .lock (created with wx), never written in place',
+    async () => {
+      const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n' });
+      repos.push(repo);
+      const log: string[] = [];
+      const gitdir = join(repo.dir, '.git');
+      const rollback = createGitResetRollback({
+        dir: repo.dir,
+        branch: 'run/locks',
+        fs: recordingFs(log, gitdir),
+        clock: steppingClock(),
+      });
+      await rollback.start();
+      const cp = await rollback.checkpoint(1);
+      repo.write('a.txt', 'changed\n');
+      repo.write('src/new.txt', 'new\n');
+      const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'one' });
+      await rollback.revert(cp, { iteration: 1, candidateId: id });
+      const inPlace = log.filter((l) => l.startsWith('writeFile ') && !l.startsWith('writeFile objects/'));
+      expect(inPlace).toEqual([]);
+      expect(log).toContain('open index.lock wx');
+      expect(log).toContain('rename index.lock -> index');
+      expect(log).toContain('open refs/heads/run/locks.lock wx');
+      expect(log).toContain('rename refs/heads/run/locks.lock -> refs/heads/run/locks');
+      // Objects are written to a temp file and renamed: never a torn object that "exists".
+      expect(
+        log
+          .filter((l) => l.startsWith('writeFile objects/'))
+          .every((l) => /objects\/([0-9a-f]{2}|pack)\/tmp_obj_/.test(l)),
+      ).toBe(true);
+      expect(repo.git('status', '--porcelain')).toBe('');
+      expect(repo.git('fsck', '--no-progress')).toBe('');
+    },
+  );
 
-  it('the index is written once per commit and once per revert (issue 13), and the git CLI reads it as clean', async () => {
-    const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'src/c.txt': 'c\n', 'src/d.txt': 'd\n' });
-    repos.push(repo);
-    const log: string[] = [];
-    const rollback = createGitResetRollback({
-      dir: repo.dir,
-      branch: 'run/once',
-      fs: recordingFs(log, join(repo.dir, '.git')),
-      clock: steppingClock(),
-    });
-    await rollback.start();
-    const cp = await rollback.checkpoint(1);
-    const indexWrites = () => log.filter((l) => l === 'rename index.lock -> index').length;
-    const before = indexWrites();
-    repo.write('a.txt', 'changed\n');
-    repo.remove('b.txt');
-    repo.remove('src');
-    repo.write('src', 'a file where a directory was\n');
-    repo.write('new/e.txt', 'e\n');
-    const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'many changes' });
-    expect(indexWrites() - before).toBe(1);
-    expect(repo.git('status', '--porcelain')).toBe('');
-    expect(repo.git('ls-files', '-s')).toBe(
-      repo.git('ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', 'HEAD'),
-    );
-    const mid = indexWrites();
-    await rollback.revert(cp, { iteration: 1, candidateId: id });
-    expect(indexWrites() - mid).toBe(1);
-    expect(rollback.lastRestore()?.fallback).toBe(false);
-    expect(repo.git('status', '--porcelain')).toBe('');
-    expect(repo.git('ls-files')).toBe(['a.txt', 'b.txt', 'src/c.txt', 'src/d.txt'].join('\n'));
-  });
+  it(
+    'the index is written once per commit and once per revert (issue 13), ' + 'and the git CLI reads it as clean',
+    async () => {
+      const repo = makeRepo({ 'a.txt': 'a\n', 'b.txt': 'b\n', 'src/c.txt': 'c\n', 'src/d.txt': 'd\n' });
+      repos.push(repo);
+      const log: string[] = [];
+      const rollback = createGitResetRollback({
+        dir: repo.dir,
+        branch: 'run/once',
+        fs: recordingFs(log, join(repo.dir, '.git')),
+        clock: steppingClock(),
+      });
+      await rollback.start();
+      const cp = await rollback.checkpoint(1);
+      const indexWrites = () => log.filter((l) => l === 'rename index.lock -> index').length;
+      const before = indexWrites();
+      repo.write('a.txt', 'changed\n');
+      repo.remove('b.txt');
+      repo.remove('src');
+      repo.write('src', 'a file where a directory was\n');
+      repo.write('new/e.txt', 'e\n');
+      const id = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'many changes' });
+      expect(indexWrites() - before).toBe(1);
+      expect(repo.git('status', '--porcelain')).toBe('');
+      expect(repo.git('ls-files', '-s')).toBe(
+        repo.git('ls-tree', '-r', '--format=%(objectmode) %(objectname) 0\t%(path)', 'HEAD'),
+      );
+      const mid = indexWrites();
+      await rollback.revert(cp, { iteration: 1, candidateId: id });
+      expect(indexWrites() - mid).toBe(1);
+      expect(rollback.lastRestore()?.fallback).toBe(false);
+      expect(repo.git('status', '--porcelain')).toBe('');
+      expect(repo.git('ls-files')).toBe(['a.txt', 'b.txt', 'src/c.txt', 'src/d.txt'].join('\n'));
+    },
+  );
 
-  it('a held index.lock (the git CLI writing) is waited for, then refused with LOCK_HELD, and the index is untouched', async () => {
-    const repo = makeRepo({ 'a.txt': 'a\n' });
-    repos.push(repo);
-    const index = join(repo.dir, '.git', 'index');
-    writeFileSync(lockPathOf(index), 'held by another process');
-    const before = nodeFs.readFileSync(index);
-    const slept: number[] = [];
-    const error = await writeThroughLock(nodeFs.promises as never, index, new Uint8Array([1, 2, 3]), {
-      wait: { timeoutMs: 50, sleep: async (ms) => void slept.push(ms) },
-    }).catch((e: unknown) => e);
-    expect(isLoopError(error, 'LOCK_HELD')).toBe(true);
-    expect(String((error as Error).message)).toContain('index.lock exists');
-    expect(slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(50);
-    expect(nodeFs.readFileSync(index).equals(before)).toBe(true);
-    expect(nodeFs.readFileSync(lockPathOf(index), 'utf8')).toBe('held by another process');
-  });
+  it(
+    'a held index.lock (the git CLI writing) is waited for, then refused ' +
+      'with LOCK_HELD, and the index is untouched',
+    async () => {
+      const repo = makeRepo({ 'a.txt': 'a\n' });
+      repos.push(repo);
+      const index = join(repo.dir, '.git', 'index');
+      writeFileSync(lockPathOf(index), 'held by another process');
+      const before = nodeFs.readFileSync(index);
+      const slept: number[] = [];
+      const error = await writeThroughLock(nodeFs.promises as never, index, new Uint8Array([1, 2, 3]), {
+        wait: { timeoutMs: 50, sleep: async (ms) => void slept.push(ms) },
+      }).catch((e: unknown) => e);
+      expect(isLoopError(error, 'LOCK_HELD')).toBe(true);
+      expect(String((error as Error).message)).toContain('index.lock exists');
+      expect(slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(50);
+      expect(nodeFs.readFileSync(index).equals(before)).toBe(true);
+      expect(nodeFs.readFileSync(lockPathOf(index), 'utf8')).toBe('held by another process');
+    },
+  );
 
   it('a write that fails (ENOSPC) removes its lock and leaves the old file intact', async () => {
     const repo = makeRepo({ 'a.txt': 'a\n' });

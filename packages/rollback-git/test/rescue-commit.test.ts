@@ -24,41 +24,49 @@ function setup(paths?: string[]) {
 }
 
 describe('a revert keeps every file it removes reachable under refs/loop/discarded/<n>', () => {
-  it('a file the user creates while a discarded iteration runs (after the candidate commit) is in the discarded ref; the candidate is its parent', async () => {
-    const { repo, rollback } = setup();
-    await rollback.start();
-    const cp = await rollback.checkpoint(1);
-    repo.write('train.py', 'lr = 2\n');
-    const candidate = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'lr 2' });
-    // The harness runs; meanwhile the user saves notes and edits the model file.
-    repo.write('notes/idea.txt', 'try layers = 3\n');
-    repo.write('src/model.py', 'layers = 3 # user edit\n');
-    await rollback.revert(cp, { iteration: 1, candidateId: candidate });
+  it(
+    'a file the user creates while a discarded iteration runs (after the ' +
+      'candidate commit) is in the discarded ref; the candidate is its parent',
+    async () => {
+      const { repo, rollback } = setup();
+      await rollback.start();
+      const cp = await rollback.checkpoint(1);
+      repo.write('train.py', 'lr = 2\n');
+      const candidate = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'lr 2' });
+      // The harness runs; meanwhile the user saves notes and edits the model file.
+      repo.write('notes/idea.txt', 'try layers = 3\n');
+      repo.write('src/model.py', 'layers = 3 # user edit\n');
+      await rollback.revert(cp, { iteration: 1, candidateId: candidate });
 
-    expect(repo.exists('notes/idea.txt')).toBe(false); // the revert removes what the iteration created
-    expect(repo.read('src/model.py')).toBe('layers = 2\n');
-    expect(repo.git('status', '--porcelain')).toBe('');
-    const [saved] = await readDiscardedRefs(repo.dir);
-    expect(saved).toMatchObject({ ref: 'refs/loop/discarded/1', iteration: 1 });
-    expect(repo.git('show', 'refs/loop/discarded/1:notes/idea.txt')).toBe('try layers = 3');
-    expect(repo.git('show', 'refs/loop/discarded/1:src/model.py')).toBe('layers = 3 # user edit');
-    expect(repo.git('show', 'refs/loop/discarded/1:train.py')).toBe('lr = 2');
-    expect(repo.git('rev-parse', 'refs/loop/discarded/1^')).toBe(candidate);
-    expect(repo.git('log', '-1', '--format=%s', 'refs/loop/discarded/1')).toMatch(
-      /^loop: working-tree files a reset removed/,
-    );
-    expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
-  });
+      expect(repo.exists('notes/idea.txt')).toBe(false); // the revert removes what the iteration created
+      expect(repo.read('src/model.py')).toBe('layers = 2\n');
+      expect(repo.git('status', '--porcelain')).toBe('');
+      const [saved] = await readDiscardedRefs(repo.dir);
+      expect(saved).toMatchObject({ ref: 'refs/loop/discarded/1', iteration: 1 });
+      expect(repo.git('show', 'refs/loop/discarded/1:notes/idea.txt')).toBe('try layers = 3');
+      expect(repo.git('show', 'refs/loop/discarded/1:src/model.py')).toBe('layers = 3 # user edit');
+      expect(repo.git('show', 'refs/loop/discarded/1:train.py')).toBe('lr = 2');
+      expect(repo.git('rev-parse', 'refs/loop/discarded/1^')).toBe(candidate);
+      expect(repo.git('log', '-1', '--format=%s', 'refs/loop/discarded/1')).toMatch(
+        /^loop: working-tree files a reset removed/,
+      );
+      expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
+    },
+  );
 
-  it('without late files the discarded ref points at the candidate itself, and a second revert call writes nothing new', async () => {
-    const { repo, rollback } = setup();
-    const cp = await rollback.checkpoint(1);
-    repo.write('train.py', 'lr = 3\n');
-    const candidate = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'lr 3' });
-    await rollback.revert(cp, { iteration: 1, candidateId: candidate });
-    await rollback.revert(cp, { iteration: 1, candidateId: candidate });
-    expect((await readDiscardedRefs(repo.dir)).map((r) => [r.name, r.oid])).toEqual([['1', candidate]]);
-  });
+  it(
+    'without late files the discarded ref points at the candidate itself, ' +
+      'and a second revert call writes nothing new',
+    async () => {
+      const { repo, rollback } = setup();
+      const cp = await rollback.checkpoint(1);
+      repo.write('train.py', 'lr = 3\n');
+      const candidate = await rollback.commit(cp, { iteration: 1, attempt: 0, description: 'lr 3' });
+      await rollback.revert(cp, { iteration: 1, candidateId: candidate });
+      await rollback.revert(cp, { iteration: 1, candidateId: candidate });
+      expect((await readDiscardedRefs(repo.dir)).map((r) => [r.name, r.oid])).toEqual([['1', candidate]]);
+    },
+  );
 
   it('a rescued revert called again (idempotent) does not save the candidate a second time', async () => {
     const { repo, rollback } = setup();

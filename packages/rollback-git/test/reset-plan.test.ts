@@ -42,32 +42,40 @@ function countingRepo(dir: string) {
 }
 
 describe('reset plan: what the whole-tree scan already knows about the working tree', () => {
-  it('a path of the commit diff the scan found unchanged is known to differ from the target; an untracked file (oid not computed) is not known', async () => {
-    const repo = twoCommits();
-    repo.write('untracked.txt', 'u\n');
-    const r = openRepo(nodeFs, repo.dir);
-    const from = repo.git('rev-parse', 'HEAD');
-    const target = repo.git('rev-parse', 'HEAD~1');
-    const { entries } = await planReset(r, from, target, undefined);
-    const byPath = Object.fromEntries(entries.map((e) => [e.path, e.worktreeDiffers]));
-    expect(byPath).toEqual({ 'a.txt': true, 'c.txt': true, 'dir/b.txt': true, 'untracked.txt': undefined });
-    // With explicit paths the scan does not cover the whole tree: nothing is claimed for the diff.
-    const scoped = await planReset(r, from, target, ['a.txt']);
-    expect(scoped.entries.find((e) => e.path === 'dir/b.txt')?.worktreeDiffers).toBeUndefined();
-  });
+  it(
+    'a path of the commit diff the scan found unchanged is known to differ ' +
+      'from the target; an untracked file (oid not computed) is not known',
+    async () => {
+      const repo = twoCommits();
+      repo.write('untracked.txt', 'u\n');
+      const r = openRepo(nodeFs, repo.dir);
+      const from = repo.git('rev-parse', 'HEAD');
+      const target = repo.git('rev-parse', 'HEAD~1');
+      const { entries } = await planReset(r, from, target, undefined);
+      const byPath = Object.fromEntries(entries.map((e) => [e.path, e.worktreeDiffers]));
+      expect(byPath).toEqual({ 'a.txt': true, 'c.txt': true, 'dir/b.txt': true, 'untracked.txt': undefined });
+      // With explicit paths the scan does not cover the whole tree: nothing is claimed for the diff.
+      const scoped = await planReset(r, from, target, ['a.txt']);
+      expect(scoped.entries.find((e) => e.path === 'dir/b.txt')?.worktreeDiffers).toBeUndefined();
+    },
+  );
 
-  it('the fast reset writes a path known to differ without reading it first, and the result is what git reset --hard gives (git status clean)', async () => {
-    const repo = twoCommits();
-    const { repo: r, reads } = countingRepo(repo.dir);
-    const from = repo.git('rev-parse', 'HEAD');
-    const target = repo.git('rev-parse', 'HEAD~1');
-    const plan = await planReset(r, from, target, undefined);
-    reads.length = 0;
-    await applyFastReset(r, plan.entries, 'refs/heads/main', target, plan.basis);
-    expect(reads).toEqual([]);
-    expect(repo.git('rev-parse', 'HEAD')).toBe(target);
-    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
-    expect(repo.read('a.txt')).toBe('a\n');
-    expect(repo.exists('c.txt')).toBe(false);
-  });
+  it(
+    'the fast reset writes a path known to differ without reading it first, ' +
+      'and the result is what git reset --hard gives (git status clean)',
+    async () => {
+      const repo = twoCommits();
+      const { repo: r, reads } = countingRepo(repo.dir);
+      const from = repo.git('rev-parse', 'HEAD');
+      const target = repo.git('rev-parse', 'HEAD~1');
+      const plan = await planReset(r, from, target, undefined);
+      reads.length = 0;
+      await applyFastReset(r, plan.entries, 'refs/heads/main', target, plan.basis);
+      expect(reads).toEqual([]);
+      expect(repo.git('rev-parse', 'HEAD')).toBe(target);
+      expect(repo.git('status', '--porcelain', '--untracked-files=all')).toBe('');
+      expect(repo.read('a.txt')).toBe('a\n');
+      expect(repo.exists('c.txt')).toBe(false);
+    },
+  );
 });

@@ -204,7 +204,11 @@ function exponent(rows: readonly Row[], pick: (r: Row) => number): number {
 }
 
 const sizes = (process.env.BENCH_SIZES ?? '1000,5000,20000,50000,100000').split(',').map(Number);
-const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
+const environment =
+  `${new Date().toISOString().slice(0, 10)} · ${process.version} ` +
+  `· ${process.platform}/${process.arch} · ${cpus().length} ` +
+  `× ${cpus()[0]?.model.trim() ?? '?'} ` +
+  `· ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
 try {
   const rows: Row[] = [];
   for (const files of sizes) {
@@ -213,7 +217,9 @@ try {
   }
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   console.log(
-    `\n@loop/rollback-snapshot: first surface scan and per-iteration cost (${environment}); median ms; variants interleaved, ratios per cycle: median (min-max)\n`,
+    `\n@loop/rollback-snapshot: first surface scan and per-iteration cost ` +
+      `(${environment}); median ms; variants interleaved, ratios per cycle: ` +
+      `median (min-max)\n`,
   );
   for (const r of rows) console.log(`${r.files} files: ${r.load}`);
   console.log('\nFirst scan (the git-status surface: 10 changed + 10 untracked files):\n');
@@ -222,25 +228,39 @@ try {
   const x = (r: Spread | undefined) => (r === undefined ? '-' : formatRatio(r));
   for (const r of rows)
     console.log(
-      `| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} | ${x(r.ratios.scan)} | ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`,
+      `| ${r.files.toLocaleString('en')} | ${f(r.scan)} | ${f(r.git)} ` +
+        `| ${x(r.ratios.scan)} ` +
+        `| ${r.iso === undefined ? '-' : `${f(r.iso)} (${x(r.ratios.iso)})`} |`,
     );
   console.log(
-    '\nOne iteration (checkpoint + edit + revert) against a plain copy of the touched files (fs.cp there and back, preserved timestamps):\n',
+    '\nOne iteration (checkpoint + edit + revert) against a plain copy of ' +
+      'the touched files (fs.cp there and back, preserved timestamps):\n',
   );
   console.log(
-    '| files | git surface (20 files): 1 planned | no plan | every file mutable, plan trusted: 1 planned | 10 planned | no plan (stat of every file) | plain copy: 1 file | 10 files | ratios to the plain copy (1 planned, git / every file; 10 planned; no plan, git / every file) |',
+    '| files | git surface (20 files): 1 planned | no plan | every file ' +
+      'mutable, plan trusted: 1 planned | 10 planned | no plan (stat of every ' +
+      'file) | plain copy: 1 file | 10 files | ratios to the plain copy (1 ' +
+      'planned, git / every file; 10 planned; no plan, git / every file) |',
   );
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
   for (const r of rows) {
     const q = r.ratios;
     console.log(
-      `| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} | ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} | ${f(r.copy1)} | ${f(r.copy10)} | ${x(q.gitPlan1)} / ${x(q.plan1)}; ${x(q.plan10)}; ${x(q.gitNoPlan)} / ${x(q.noPlan)} |`,
+      `| ${r.files.toLocaleString('en')} | ${f(r.gitPlan1)} ` +
+        `| ${f(r.gitNoPlan)} | ${f(r.plan1)} | ${f(r.plan10)} | ${f(r.noPlan)} ` +
+        `| ${f(r.copy1)} | ${f(r.copy10)} | ${x(q.gitPlan1)} ` +
+        `/ ${x(q.plan1)}; ${x(q.plan10)}; ${x(q.gitNoPlan)} / ${x(q.noPlan)} |`,
     );
   }
   if (rows.length > 1) {
     const e = (pick: (r: Row) => number) => exponent(rows, pick).toFixed(2);
     console.log(
-      `\ngrowth exponent against files (t ∝ files^k): first scan ${e((r) => r.scan)}, git status ${e((r) => r.git)}; git surface: 1 planned ${e((r) => r.gitPlan1)}, no plan ${e((r) => r.gitNoPlan)}; every file mutable: 1 planned ${e((r) => r.plan1)}, 10 planned ${e((r) => r.plan10)}, no plan ${e((r) => r.noPlan)}; plain copy ${e((r) => r.copy1)}`,
+      `\ngrowth exponent against files (t ∝ files^k): first ` +
+        `scan ${e((r) => r.scan)}, git status ${e((r) => r.git)}; git surface: 1 ` +
+        `planned ${e((r) => r.gitPlan1)}, no plan ${e((r) => r.gitNoPlan)}; every ` +
+        `file mutable: 1 planned ${e((r) => r.plan1)}, 10 ` +
+        `planned ${e((r) => r.plan10)}, no plan ${e((r) => r.noPlan)}; plain ` +
+        `copy ${e((r) => r.copy1)}`,
     );
   }
 } finally {

@@ -113,7 +113,11 @@ async function measure(files: number, iterations: number): Promise<Row> {
   };
 }
 
-const environment = `${new Date().toISOString().slice(0, 10)} · ${process.version} · ${process.platform}/${process.arch} · ${cpus().length} × ${cpus()[0]?.model.trim() ?? '?'} · ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
+const environment =
+  `${new Date().toISOString().slice(0, 10)} · ${process.version} ` +
+  `· ${process.platform}/${process.arch} · ${cpus().length} ` +
+  `× ${cpus()[0]?.model.trim() ?? '?'} ` +
+  `· ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()}`;
 try {
   const rows: Row[] = [];
   for (const [files, iterations] of [
@@ -127,14 +131,18 @@ try {
     `\n@loop/rollback-snapshot: whole-tree snapshot + restore, one file edited and one added (${environment})`,
   );
   console.log(
-    'median ms (min-max); cycle = snapshot() + edit + restore() on a warm store; git = edit + `git checkout -- .` + `git clean -fdq`; interleaved, ratio per cycle\n',
+    'median ms (min-max); cycle = snapshot() + edit + restore() on a warm ' +
+      'store; git = edit + `git checkout -- .` + `git clean -fdq`; interleaved, ' +
+      'ratio per cycle\n',
   );
   for (const r of rows) console.log(`${r.files} files: ${loadLine(r.load)}`);
   console.log('| files | first snapshot (cold store) | snapshot | cycle | git | cycle / git, per cycle | cycles |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of rows) {
     console.log(
-      `| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} | ${formatTime(r.snapshot)} | ${formatTime(r.cycle)} | ${formatTime(r.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`,
+      `| ${r.files.toLocaleString('en')} | ${r.first.toFixed(0)} ` +
+        `| ${formatTime(r.snapshot)} | ${formatTime(r.cycle)} ` +
+        `| ${formatTime(r.git)} | ${formatRatio(r.ratio)} | ${r.samples} |`,
     );
   }
 } finally {

@@ -44,7 +44,10 @@ export interface MutableSurface {
   readonly excluded: readonly string[];
   /** Tracked files deleted from the working tree (nothing to snapshot), sorted. */
   readonly deleted: readonly string[];
-  /** Paths isomorphic-git tried to write while inspecting (the writes were dropped); expected empty or the index stat cache. Empty with the CLI. */
+  /**
+   * Paths isomorphic-git tried to write while inspecting (the writes were dropped); expected empty or the index stat
+   * cache. Empty with the CLI.
+   */
   readonly suppressedWrites: readonly string[];
   /** Which git read the status. */
   readonly via: 'cli' | 'isomorphic-git';
@@ -95,7 +98,9 @@ export async function resolveMutableSurface(options: ResolveMutableSurfaceOption
   const notARepo = (error: unknown) =>
     new LoopError(
       'NOT_A_REPOSITORY',
-      `[loop] [rollback-snapshot] cannot read the git status of ${options.workspace}: ${(error as Error).message}; run in a git repository or pass the mutable files explicitly (files: [...])`,
+      `[loop] [rollback-snapshot] cannot read the git status ` +
+        `of ${options.workspace}: ${(error as Error).message}; run in a git ` +
+        `repository or pass the mutable files explicitly (files: [...])`,
       { cause: error, details: { workspace: options.workspace } },
     );
   let changed: StatusEntry[] | undefined;

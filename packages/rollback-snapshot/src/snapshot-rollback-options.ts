@@ -7,9 +7,14 @@ import type { SnapshotFs } from './snapshot-fs.js';
 export interface SnapshotRollbackOptions {
   /** Absolute path of the workspace ({{WORKSPACE}}); mutable paths are relative to it. */
   workspace: string;
-  /** Absolute run directory (`.aid/pipeline/autoresearch/<TASK_ID>`); every snapshot goes under `<runDir>/snapshots` and nowhere else. */
+  /**
+   * Absolute run directory (`.aid/pipeline/autoresearch/<TASK_ID>`); every snapshot goes under `<runDir>/snapshots` and
+   * nowhere else.
+   */
   runDir: string;
-  /** The mutable files, relative to `workspace`. @default resolved from git status (read-only), filtered by `isSource` */
+  /**
+   * The mutable files, relative to `workspace`. @default resolved from git status (read-only), filtered by `isSource`
+   */
   files?: string[];
   /** Keeps a git-status path in the surface. @default defaultSourceFilter */
   isSource?: (path: string) => boolean;
@@ -23,7 +28,10 @@ export interface SnapshotRollbackOptions {
   fsClock?: Clock;
   /** The file system. @default node:fs/promises */
   fs?: SnapshotFs;
-  /** Largest difference, in ms, between a restored file's mtime and its snapshot's that still verifies (timestamps round to the ms). @default 2 */
+  /**
+   * Largest difference, in ms, between a restored file's mtime and its snapshot's that still verifies (timestamps round
+   * to the ms). @default 2
+   */
   mtimeToleranceMs?: number;
   /** Files copied, hashed or restored at once (a bounded pool, p-limit). @default 8 */
   concurrency?: number;

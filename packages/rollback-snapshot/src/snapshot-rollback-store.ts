@@ -68,7 +68,8 @@ export function createSnapshotStore(o: {
   /** `cp -p`: bytes, mode, atime and mtime. Returns the source's stats. */
   const copyPreserving = async (from: string, to: string) => {
     const info = await fs.stat(from);
-    if (dirname(to) !== snapshotsDir) await fs.mkdir(dirname(to), { recursive: true }); // snapshots/ exists from start()
+    // snapshots/ exists from start()
+    if (dirname(to) !== snapshotsDir) await fs.mkdir(dirname(to), { recursive: true });
     await fs.copyFile(from, to);
     await fs.chmod(to, info.mode & 0o7777);
     await fs.utimes(to, info.atime, info.mtime);
@@ -144,7 +145,8 @@ export function createSnapshotStore(o: {
       const list = failed.map((f) => `${f.file} from ${f.snapshot} (${f.reason})`).join('; ');
       throw new LoopError(
         'RESTORE_FAILED',
-        `${where} ${what} failed for ${list}; the workspace may be a mixed tree: halt the pass and restore those files by hand from the snapshots`,
+        `${where} ${what} failed for ${list}; the workspace may be a mixed tree: ` +
+          `halt the pass and restore those files by hand from the snapshots`,
         { details: { failed, restored: restored.map((r) => r.file) } },
       );
     }

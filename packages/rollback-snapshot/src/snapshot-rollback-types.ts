@@ -5,7 +5,10 @@ import type { Checkpoint, RevertInfo, RollbackStrategy } from '@loop/core';
  * files to copy before the edit and the slug in their names (core's `EditPlan` is accepted as is).
  */
 export interface SnapshotPlan {
-  /** The mutable files the edit will touch (relative). Only these are copied before the edit. @default none copied: touched files are found by stat at keep or revert */
+  /**
+   * The mutable files the edit will touch (relative). Only these are copied before the edit. @default none copied:
+   * touched files are found by stat at keep or revert
+   */
   readonly files?: readonly string[];
   /** The seed's `<short-kebab-of-the-idea>`; free text is slugified. @default 'edit' */
   readonly slug?: string;
@@ -23,7 +26,10 @@ export interface PreEditCopy {
 
 /** A checkpoint of the snapshot rollback: the kept state's id plus the pre-edit copies. */
 export interface SnapshotCheckpoint extends Checkpoint {
-  /** The pre-edit copies taken for this iteration (seed 002 loop step 3); empty for iteration 0 (the baseline is its own snapshot). */
+  /**
+   * The pre-edit copies taken for this iteration (seed 002 loop step 3); empty for iteration 0 (the baseline is its own
+   * snapshot).
+   */
   readonly copies: readonly PreEditCopy[];
   /** The slug used in the copies' names. */
   readonly slug: string;
@@ -80,7 +86,8 @@ export interface SnapshotRollback extends RollbackStrategy {
   readonly checkpoint: (iteration: number, plan?: SnapshotPlan) => Promise<SnapshotCheckpoint>;
   /**
    * Records the candidate before it is evaluated: every touched mutable file (planned, or whose
-   * stat changed) whose SHA-256 differs from the kept state is copied into `snapshots/<NNN>-kept-<slug>-<UTC>.staged/`, and the future kept
+   * stat changed) whose SHA-256 differs from the kept state is copied into `snapshots/<NNN>-kept-<slug>-<UTC>.staged/`,
+   * and the future kept
    * directory's name is returned as the candidate id (the engine writes it into the results row
    * before it calls `keep`). A second call for the same iteration (a repair) replaces the staging.
    */

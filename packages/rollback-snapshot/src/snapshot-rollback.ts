@@ -84,7 +84,10 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
   const preEdit = new Map<number, string[]>();
   const dir = (name: string) => join(snapshotsDir, name);
 
-  /** Restores `targets` and records their stats as the kept state's; after a failure none of them has a record (each counts as touched). */
+  /**
+   * Restores `targets` and records their stats as the kept state's; after a failure none of them has a record (each
+   * counts as touched).
+   */
   const restoreRecording = async (targets: ReadonlyMap<string, KeptEntry>, what: string): Promise<RestoredFile[]> => {
     try {
       const done = await store.restoreAll(targets, what);
@@ -154,7 +157,8 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     if (outside.length > 0) {
       throw new LoopError(
         'CONFIG_INVALID',
-        `${where} the edit plans to touch ${outside.join(', ')}, outside the mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`,
+        `${where} the edit plans to touch ${outside.join(', ')}, outside the ` +
+          `mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`,
         { details: { outside } },
       );
     }
@@ -166,7 +170,8 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       return cp;
     }
     const copied = await each(planned, async (file): Promise<PreEditCopy | undefined> => {
-      if ((await statOf(file)) === undefined) return undefined; // absent in the kept state (a kept deletion): nothing to copy
+      // absent in the kept state (a kept deletion): nothing to copy
+      if ((await statOf(file)) === undefined) return undefined;
       const snapshot = await store.freeName(preEditFileName(iteration, slug, file, clock.now()));
       await store.copyPreserving(abs(file), dir(snapshot));
       return { file, snapshot, sha256: sha256(await fs.readFile(dir(snapshot))) };

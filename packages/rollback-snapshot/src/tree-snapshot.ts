@@ -150,7 +150,8 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     if (missing.length > 0) {
       throw new LoopError(
         'RESTORE_FAILED',
-        `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has a corrupt copy of ${missing.join(', ')}; the tree was not touched`,
+        `${PREFIX} cannot restore ${root}: the store ${o.storeDir} lacks or has ` +
+          `a corrupt copy of ${missing.join(', ')}; the tree was not touched`,
         { details: { root, missing, rolledBack: true } },
       );
     }
@@ -174,7 +175,8 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     walker.reset();
     throw new LoopError(
       'RESTORE_FAILED',
-      `${PREFIX} restore of ${root} failed at ${failure.path}: ${failure.reason}; ${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand (git checkout/clean) before continuing'}`,
+      `${PREFIX} restore of ${root} failed ` +
+        `at ${failure.path}: ${failure.reason}; ${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand (git checkout/clean) before continuing'}`,
       { details: { root, path: failure.path, reason: failure.reason, rolledBack } },
     );
   };
@@ -183,7 +185,8 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     if (!MANIFEST_NAME.test(name))
       throw new LoopError(
         'CONFIG_INVALID',
-        `${PREFIX} ${JSON.stringify(name)} is not a snapshot name: use letters, digits, '.', '_' and '-' (at most 128, not starting with '.')`,
+        `${PREFIX} ${JSON.stringify(name)} is not a snapshot name: use letters, ` +
+          `digits, '.', '_' and '-' (at most 128, not starting with '.')`,
         { details: { name } },
       );
   };
@@ -202,7 +205,10 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     } catch (error) {
       throw new LoopError(
         'STATE_WRITE_FAILED',
-        `${PREFIX} cannot save snapshot ${name} in ${o.storeDir}: ${(error as Error).message}; free space or fix permissions and take the snapshot again (the previous one under that name, if any, is intact)`,
+        `${PREFIX} cannot save snapshot ${name} ` +
+          `in ${o.storeDir}: ${(error as Error).message}; free space or fix ` +
+          `permissions and take the snapshot again (the previous one under that ` +
+          `name, if any, is intact)`,
         { cause: error, details: { name, storeDir: o.storeDir } },
       );
     }
@@ -232,7 +238,9 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     if (missing.length > 0)
       throw new LoopError(
         'RESTORE_FAILED',
-        `${PREFIX} the saved snapshot ${name} names contents the store ${o.storeDir} lacks (${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''})`,
+        `${PREFIX} the saved snapshot ${name} names contents the ` +
+          `store ${o.storeDir} lacks ` +
+          `(${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''})`,
         { details: { name, missing } },
       );
     return snapshot;

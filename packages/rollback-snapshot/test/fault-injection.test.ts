@@ -20,7 +20,9 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const repoRoot = dirname(dirname(packageDir));
 const temps: string[] = [];
 let bundle = '';
-/** Workspaces on tmpfs where there is one: the engine's fsyncs cost nothing there, rename and unlink behave as on disk. */
+/**
+ * Workspaces on tmpfs where there is one: the engine's fsyncs cost nothing there, rename and unlink behave as on disk.
+ */
 const scratch = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
 interface Report {
@@ -57,7 +59,12 @@ beforeAll(async () => {
     outfile: bundle,
     logLevel: 'error',
     banner: {
-      js: "import { createRequire as __loopRequire } from 'node:module'; import { fileURLToPath as __loopPath } from 'node:url'; const require = __loopRequire(import.meta.url); const __filename = __loopPath(import.meta.url); const __dirname = __filename.slice(0, __filename.lastIndexOf('/'));",
+      js:
+        "import { createRequire as __loopRequire } from 'node:module'; import { " +
+        "fileURLToPath as __loopPath } from 'node:url'; const require = " +
+        '__loopRequire(import.meta.url); const __filename = ' +
+        '__loopPath(import.meta.url); const __dirname = __filename.slice(0, ' +
+        "__filename.lastIndexOf('/'));",
     },
   });
 }, 60_000);
@@ -103,7 +110,10 @@ const SNAPSHOT_START = { 'src/a.ts': 'a0', 'src/c.ts': 'c0', 'src/d.ts': 'd0', '
 const TREE_START = { 'a.txt': 'a0', 'd.txt': 'd0', 'sub/c.txt': 'c0', 'score.txt': '5' };
 const without = (o: Record<string, string>, key: string) =>
   Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
-/** The kept state of each kept iteration of the scripted cycle (1 kept: edits, adds and deletes; 2 reverted: edits, adds, deletes). */
+/**
+ * The kept state of each kept iteration of the scripted cycle (1 kept: edits, adds and deletes; 2 reverted: edits,
+ * adds, deletes).
+ */
 const EXPECTED: Record<string, Record<number, Record<string, string>>> = {
   snapshot: {
     0: SNAPSHOT_START,
@@ -154,7 +164,8 @@ function check(t: Trial, r: Report | undefined, straight: Report): string[] {
   const wantFinal = best ? EXPECTED[t.kind]![best.iteration] : undefined;
   if (canon(r.final) !== canon(wantFinal))
     problems.push(
-      `${where}: the finished run's tree ${canon(r.final)} is not the kept state of its log's best row ${best?.iteration}`,
+      `${where}: the finished run's tree ${canon(r.final)} is not the kept ` +
+        `state of its log's best row ${best?.iteration}`,
     );
   if (t.fault === 'kill' && outcome(r).join(' ') !== outcome(straight).join(' '))
     problems.push(
@@ -202,26 +213,34 @@ async function chain(trials: Trial[], straight: Report): Promise<string[]> {
 
 describe('fault injection at every fs write of one checkpoint/keep/revert/resume cycle (issue 12)', () => {
   for (const kind of ['snapshot', 'tree'] as const) {
-    it(`${kind === 'snapshot' ? 'createSnapshotRollback' : 'the tree snapshot store'}: a SIGKILL or an ENOSPC at any write, then a resume, leaves the kept state of the log's best row, a complete store, and a log that agrees`, async () => {
-      const straightWs = workspace(kind);
-      const straight = await only({ kind, ws: straightWs, mode: 'none' });
-      clean(straightWs);
-      expect(outcome(straight)).toEqual(['0:baseline:5', '1:kept:7', '2:reverted:6']);
-      expect(canon(straight.final)).toBe(canon(EXPECTED[kind]![1]));
-      const countWs = workspace(kind);
-      const counted = await only({ kind, ws: countWs, mode: 'count' });
-      clean(countWs);
-      const writes = (counted.writes as string[]).length;
-      expect(writes).toBeGreaterThan(10);
-      const trials: Trial[] = [];
-      for (let k = 1; k <= writes; k += 1)
-        for (const fault of ['kill', 'enospc'] as const) trials.push({ kind, fault, k, ws: workspace(kind) });
-      const chains = [0, 1, 2].map((c) => trials.filter((_, i) => i % 3 === c));
-      const problems = (await Promise.all(chains.map((c) => chain(c, straight)))).flat();
-      console.log(
-        `[fault-injection] ${kind}: ${writes} writes per cycle, ${trials.length} fault points (${writes} SIGKILLs + ${writes} ENOSPCs), ${problems.length} problems`,
-      );
-      expect(problems).toEqual([]);
-    }, 300_000);
+    it(
+      `${kind === 'snapshot' ? 'createSnapshotRollback' : 'the tree snapshot store'}: ` +
+        `a SIGKILL or an ENOSPC at any write, then a resume, leaves the kept ` +
+        `state of the log's best row, a complete store, and a log that agrees`,
+      async () => {
+        const straightWs = workspace(kind);
+        const straight = await only({ kind, ws: straightWs, mode: 'none' });
+        clean(straightWs);
+        expect(outcome(straight)).toEqual(['0:baseline:5', '1:kept:7', '2:reverted:6']);
+        expect(canon(straight.final)).toBe(canon(EXPECTED[kind]![1]));
+        const countWs = workspace(kind);
+        const counted = await only({ kind, ws: countWs, mode: 'count' });
+        clean(countWs);
+        const writes = (counted.writes as string[]).length;
+        expect(writes).toBeGreaterThan(10);
+        const trials: Trial[] = [];
+        for (let k = 1; k <= writes; k += 1)
+          for (const fault of ['kill', 'enospc'] as const) trials.push({ kind, fault, k, ws: workspace(kind) });
+        const chains = [0, 1, 2].map((c) => trials.filter((_, i) => i % 3 === c));
+        const problems = (await Promise.all(chains.map((c) => chain(c, straight)))).flat();
+        console.log(
+          `[fault-injection] ${kind}: ${writes} writes per cycle, ${trials.length} ` +
+            `fault points (${writes} SIGKILLs + ${writes} ` +
+            `ENOSPCs), ${problems.length} problems`,
+        );
+        expect(problems).toEqual([]);
+      },
+      300_000,
+    );
   }
 });

@@ -60,36 +60,45 @@ describe('mutable surface from git status, read-only (seed 002 setup step 2)', (
     ).toBe(false);
   });
 
-  it('git is only inspected: HEAD, refs and the index are unchanged after a whole pass (seed 002: no commit, reset, checkout, restore or clean, ever)', async () => {
-    const w = repo();
-    const gitState = () => ({
-      head: w.git('rev-parse', 'HEAD'),
-      headRef: readFileSync(join(w.dir, '.git/HEAD'), 'utf8'),
-      refs: w.git('for-each-ref'),
-      index: createHash('sha256')
-        .update(readFileSync(join(w.dir, '.git/index')))
-        .digest('hex'),
-    });
-    const before = gitState();
-    const rollback = createSnapshotRollback({
-      workspace: w.dir,
-      runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'),
-      clock: steppingClock(),
-    });
-    await rollback.start();
-    const cp1 = await rollback.checkpoint(1, { files: ['src/a.ts'], slug: 'one' });
-    w.write('src/a.ts', 'a1');
-    await rollback.revert(cp1, { iteration: 1 });
-    const cp2 = await rollback.checkpoint(2, { files: ['src/new.ts'], slug: 'two' });
-    w.write('src/new.ts', 'new2');
-    const best = await rollback.keep(cp2, undefined);
-    const cp3 = await rollback.checkpoint(3, { files: ['src/b.ts'], slug: 'three' });
-    w.write('src/b.ts', 'b3');
-    await rollback.revert(cp3, { iteration: 3 });
-    await rollback.restoreBest(best);
-    expect(gitState()).toEqual(before);
-    expect([w.read('src/a.ts'), w.read('src/b.ts'), w.read('src/new.ts')]).toEqual(['a-changed', 'b-changed', 'new2']);
-  });
+  it(
+    'git is only inspected: HEAD, refs and the index are unchanged after a ' +
+      'whole pass (seed 002: no commit, reset, checkout, restore or clean, ' +
+      'ever)',
+    async () => {
+      const w = repo();
+      const gitState = () => ({
+        head: w.git('rev-parse', 'HEAD'),
+        headRef: readFileSync(join(w.dir, '.git/HEAD'), 'utf8'),
+        refs: w.git('for-each-ref'),
+        index: createHash('sha256')
+          .update(readFileSync(join(w.dir, '.git/index')))
+          .digest('hex'),
+      });
+      const before = gitState();
+      const rollback = createSnapshotRollback({
+        workspace: w.dir,
+        runDir: join(w.dir, '.aid/pipeline/autoresearch/T-1'),
+        clock: steppingClock(),
+      });
+      await rollback.start();
+      const cp1 = await rollback.checkpoint(1, { files: ['src/a.ts'], slug: 'one' });
+      w.write('src/a.ts', 'a1');
+      await rollback.revert(cp1, { iteration: 1 });
+      const cp2 = await rollback.checkpoint(2, { files: ['src/new.ts'], slug: 'two' });
+      w.write('src/new.ts', 'new2');
+      const best = await rollback.keep(cp2, undefined);
+      const cp3 = await rollback.checkpoint(3, { files: ['src/b.ts'], slug: 'three' });
+      w.write('src/b.ts', 'b3');
+      await rollback.revert(cp3, { iteration: 3 });
+      await rollback.restoreBest(best);
+      expect(gitState()).toEqual(before);
+      expect([w.read('src/a.ts'), w.read('src/b.ts'), w.read('src/new.ts')]).toEqual([
+        'a-changed',
+        'b-changed',
+        'new2',
+      ]);
+    },
+  );
 
   it('the run directory is never part of the surface even when git sees it as untracked', async () => {
     const w = repo();

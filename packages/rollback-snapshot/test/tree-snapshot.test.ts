@@ -68,23 +68,27 @@ function world(
 }
 
 describe('whole-tree snapshot store (real temp directories)', () => {
-  it('restore puts back modified, deleted and mode-changed files, removes added files and directories, and recreates deleted directories', async () => {
-    const w = world();
-    const before = w.tree();
-    const snap = await w.store.snapshot();
-    w.write('a.txt', 'changed\n');
-    rmSync(join(w.root, 'src', 'deep'), { recursive: true });
-    w.write('new/dir/x.txt', 'new\n');
-    chmodSync(join(w.root, 'src', 'b.txt'), 0o755);
-    const report = await w.store.restore(snap);
-    expect(w.tree()).toEqual(before);
-    expect(report).toEqual({
-      written: ['a.txt', 'src/deep/c.txt'],
-      removed: ['new'],
-      modes: ['src/b.txt'],
-      created: ['src/deep'],
-    });
-  });
+  it(
+    'restore puts back modified, deleted and mode-changed files, removes ' +
+      'added files and directories, and recreates deleted directories',
+    async () => {
+      const w = world();
+      const before = w.tree();
+      const snap = await w.store.snapshot();
+      w.write('a.txt', 'changed\n');
+      rmSync(join(w.root, 'src', 'deep'), { recursive: true });
+      w.write('new/dir/x.txt', 'new\n');
+      chmodSync(join(w.root, 'src', 'b.txt'), 0o755);
+      const report = await w.store.restore(snap);
+      expect(w.tree()).toEqual(before);
+      expect(report).toEqual({
+        written: ['a.txt', 'src/deep/c.txt'],
+        removed: ['new'],
+        modes: ['src/b.txt'],
+        created: ['src/deep'],
+      });
+    },
+  );
 
   it('restore rewrites only the files that differ: an untouched file keeps its inode and mtime', async () => {
     const w = world();
@@ -97,22 +101,26 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     expect(await w.store.restore(snap)).toEqual({ written: [], removed: [], modes: [], created: [] }); // idempotent
   });
 
-  it('a file replaced by a directory, a directory replaced by a file, and symlinks are restored verbatim (relative targets stay relative)', async () => {
-    const w = world({ 'f.txt': 'f\n', 'd/inner.txt': 'i\n' });
-    symlinkSync('../f.txt', join(w.root, 'd', 'link'));
-    symlinkSync('missing-target', join(w.root, 'dangling'));
-    const before = w.tree();
-    const snap = await w.store.snapshot();
-    rmSync(join(w.root, 'f.txt'));
-    w.write('f.txt/under.txt', 'now a dir\n');
-    rmSync(join(w.root, 'd'), { recursive: true });
-    w.write('d', 'now a file\n');
-    unlinkSync(join(w.root, 'dangling'));
-    symlinkSync('/etc/hostname', join(w.root, 'dangling'));
-    await w.store.restore(snap);
-    expect(w.tree()).toEqual(before);
-    expect(readlinkSync(join(w.root, 'd', 'link'))).toBe('../f.txt');
-  });
+  it(
+    'a file replaced by a directory, a directory replaced by a file, and ' +
+      'symlinks are restored verbatim (relative targets stay relative)',
+    async () => {
+      const w = world({ 'f.txt': 'f\n', 'd/inner.txt': 'i\n' });
+      symlinkSync('../f.txt', join(w.root, 'd', 'link'));
+      symlinkSync('missing-target', join(w.root, 'dangling'));
+      const before = w.tree();
+      const snap = await w.store.snapshot();
+      rmSync(join(w.root, 'f.txt'));
+      w.write('f.txt/under.txt', 'now a dir\n');
+      rmSync(join(w.root, 'd'), { recursive: true });
+      w.write('d', 'now a file\n');
+      unlinkSync(join(w.root, 'dangling'));
+      symlinkSync('/etc/hostname', join(w.root, 'dangling'));
+      await w.store.restore(snap);
+      expect(w.tree()).toEqual(before);
+      expect(readlinkSync(join(w.root, 'd', 'link'))).toBe('../f.txt');
+    },
+  );
 
   it('the excluded names (.git by default) are never snapshotted, removed nor restored, at any depth', async () => {
     const w = world(
@@ -130,29 +138,38 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     expect(w.read('a.txt')).toBe('a\n');
   });
 
-  it('cost follows the change: a second snapshot copies nothing new, and only a changed file adds an object to the store', async () => {
-    const w = world(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, `file ${i}\n`])));
-    const objects = () =>
-      readdirSync(join(w.base, 'store', 'objects'), { recursive: true }).filter((p) => String(p).includes('/')).length;
-    const first = await w.store.snapshot();
-    expect(objects()).toBe(50);
-    const second = await w.store.snapshot();
-    expect(objects()).toBe(50);
-    expect(diffTreeSnapshots(first, second)).toEqual([]);
-    w.write('f7.txt', 'changed\n');
-    const third = await w.store.snapshot();
-    expect(objects()).toBe(51);
-    expect(diffTreeSnapshots(first, third)).toEqual([{ path: 'f7.txt', status: 'modified' }]);
-  });
+  it(
+    'cost follows the change: a second snapshot copies nothing new, and only ' +
+      'a changed file adds an object to the store',
+    async () => {
+      const w = world(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, `file ${i}\n`])));
+      const objects = () =>
+        readdirSync(join(w.base, 'store', 'objects'), { recursive: true }).filter((p) => String(p).includes('/'))
+          .length;
+      const first = await w.store.snapshot();
+      expect(objects()).toBe(50);
+      const second = await w.store.snapshot();
+      expect(objects()).toBe(50);
+      expect(diffTreeSnapshots(first, second)).toEqual([]);
+      w.write('f7.txt', 'changed\n');
+      const third = await w.store.snapshot();
+      expect(objects()).toBe(51);
+      expect(diffTreeSnapshots(first, third)).toEqual([{ path: 'f7.txt', status: 'modified' }]);
+    },
+  );
 
-  it('a same-size rewrite right after a snapshot is still seen (racy files are re-hashed; change is never judged by mtime alone)', async () => {
-    const w = world({ 'a.txt': 'aaaa\n' });
-    const snap = await w.store.snapshot();
-    w.write('a.txt', 'bbbb\n'); // same size, likely the same timestamp tick
-    expect(diffTreeSnapshots(snap, await w.store.snapshot())).toEqual([{ path: 'a.txt', status: 'modified' }]);
-    await w.store.restore(snap);
-    expect(w.read('a.txt')).toBe('aaaa\n');
-  });
+  it(
+    'a same-size rewrite right after a snapshot is still seen (racy files ' +
+      'are re-hashed; change is never judged by mtime alone)',
+    async () => {
+      const w = world({ 'a.txt': 'aaaa\n' });
+      const snap = await w.store.snapshot();
+      w.write('a.txt', 'bbbb\n'); // same size, likely the same timestamp tick
+      expect(diffTreeSnapshots(snap, await w.store.snapshot())).toEqual([{ path: 'a.txt', status: 'modified' }]);
+      await w.store.restore(snap);
+      expect(w.read('a.txt')).toBe('aaaa\n');
+    },
+  );
 
   it('diffTreeSnapshots lists added, deleted and modified files and symlinks, sorted, and no directories', async () => {
     const w = world();
@@ -188,20 +205,24 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     expect(() => w.store.read(entry)).toThrow(/corrupt object/);
   });
 
-  it('a failure while writing puts the tree back to its state before the restore and is RESTORE_FAILED (no half-restored tree)', async () => {
-    const w = world({ 'a.txt': 'a\n', 'locked/b.txt': 'b\n' });
-    const snap = await w.store.snapshot();
-    w.write('a.txt', 'changed\n');
-    w.write('locked/b.txt', 'changed too\n');
-    w.write('extra.txt', 'extra\n');
-    chmodSync(join(w.root, 'locked'), 0o555); // b.txt cannot be replaced in a read-only directory
-    if (process.getuid?.() === 0) return; // root ignores directory permissions
-    const touched = w.tree();
-    const error = (await w.store.restore(snap).catch((e: unknown) => e)) as LoopError;
-    expect(isLoopError(error) && error.code).toBe('RESTORE_FAILED');
-    expect(error.details).toMatchObject({ path: 'locked/b.txt', rolledBack: true });
-    expect(w.tree()).toEqual(touched);
-  });
+  it(
+    'a failure while writing puts the tree back to its state before the ' +
+      'restore and is RESTORE_FAILED (no half-restored tree)',
+    async () => {
+      const w = world({ 'a.txt': 'a\n', 'locked/b.txt': 'b\n' });
+      const snap = await w.store.snapshot();
+      w.write('a.txt', 'changed\n');
+      w.write('locked/b.txt', 'changed too\n');
+      w.write('extra.txt', 'extra\n');
+      chmodSync(join(w.root, 'locked'), 0o555); // b.txt cannot be replaced in a read-only directory
+      if (process.getuid?.() === 0) return; // root ignores directory permissions
+      const touched = w.tree();
+      const error = (await w.store.restore(snap).catch((e: unknown) => e)) as LoopError;
+      expect(isLoopError(error) && error.code).toBe('RESTORE_FAILED');
+      expect(error.details).toMatchObject({ path: 'locked/b.txt', rolledBack: true });
+      expect(w.tree()).toEqual(touched);
+    },
+  );
 
   it('options are validated: relative paths and a store inside the tree are CONFIG_INVALID', () => {
     expect(() => createTreeSnapshotStore({ root: 'rel', storeDir: '/tmp/s' })).toThrow(/root must be an absolute path/);
@@ -218,38 +239,47 @@ describe('whole-tree snapshot store (real temp directories)', () => {
     expect(isLoopError(error) && error.code).toBe('RESTORE_FAILED');
   });
 
-  it('a saved snapshot is loaded by another store instance (another process after a kill) and restores the tree; an unsaved name loads as undefined', async () => {
-    const w = world();
-    const before = w.tree();
-    await w.store.save(await w.store.snapshot(), 'kept-000');
-    w.write('a.txt', 'changed\n');
-    rmSync(join(w.root, 'src', 'deep'), { recursive: true });
-    const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
-    expect(await fresh.saved()).toEqual(['kept-000']);
-    await fresh.restore((await fresh.load('kept-000'))!);
-    expect(w.tree()).toEqual(before);
-    expect(await fresh.load('kept-001')).toBeUndefined();
-    await expect(fresh.save(await fresh.snapshot(), '../escape')).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
-  });
+  it(
+    'a saved snapshot is loaded by another store instance (another process ' +
+      'after a kill) and restores the tree; an unsaved name loads as undefined',
+    async () => {
+      const w = world();
+      const before = w.tree();
+      await w.store.save(await w.store.snapshot(), 'kept-000');
+      w.write('a.txt', 'changed\n');
+      rmSync(join(w.root, 'src', 'deep'), { recursive: true });
+      const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
+      expect(await fresh.saved()).toEqual(['kept-000']);
+      await fresh.restore((await fresh.load('kept-000'))!);
+      expect(w.tree()).toEqual(before);
+      expect(await fresh.load('kept-001')).toBeUndefined();
+      await expect(fresh.save(await fresh.snapshot(), '../escape')).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    },
+  );
 
-  it('the temp files a killed write leaves in the store are swept on the next use, and a saved snapshot whose contents are gone is RESTORE_FAILED at load', async () => {
-    const w = world();
-    const snap = await w.store.snapshot();
-    await w.store.save(snap, 'kept-000');
-    const objects = join(w.base, 'store', 'objects');
-    const sub = readdirSync(objects)[0]!;
-    writeFileSync(join(objects, sub, `${readdirSync(join(objects, sub))[0]}.dead.tmp`), 'half');
-    writeFileSync(join(w.base, 'store', 'snapshots', 'kept-001.json.dead.tmp'), '{"form');
-    const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
-    expect(await fresh.saved()).toEqual(['kept-000']);
-    const left = readdirSync(join(w.base, 'store'), { recursive: true })
-      .map(String)
-      .filter((n) => n.endsWith('.tmp'));
-    expect(left).toEqual([]);
-    rmSync(join(objects, sub), { recursive: true });
-    await expect(fresh.load('kept-000')).rejects.toMatchObject({
-      code: 'RESTORE_FAILED',
-      message: expect.stringMatching(/names contents the store .* lacks/),
-    });
-  });
+  it(
+    'the temp files a killed write leaves in the store are swept on the next ' +
+      'use, and a saved snapshot whose contents are gone is RESTORE_FAILED at ' +
+      'load',
+    async () => {
+      const w = world();
+      const snap = await w.store.snapshot();
+      await w.store.save(snap, 'kept-000');
+      const objects = join(w.base, 'store', 'objects');
+      const sub = readdirSync(objects)[0]!;
+      writeFileSync(join(objects, sub, `${readdirSync(join(objects, sub))[0]}.dead.tmp`), 'half');
+      writeFileSync(join(w.base, 'store', 'snapshots', 'kept-001.json.dead.tmp'), '{"form');
+      const fresh = createTreeSnapshotStore({ root: w.root, storeDir: join(w.base, 'store') });
+      expect(await fresh.saved()).toEqual(['kept-000']);
+      const left = readdirSync(join(w.base, 'store'), { recursive: true })
+        .map(String)
+        .filter((n) => n.endsWith('.tmp'));
+      expect(left).toEqual([]);
+      rmSync(join(objects, sub), { recursive: true });
+      await expect(fresh.load('kept-000')).rejects.toMatchObject({
+        code: 'RESTORE_FAILED',
+        message: expect.stringMatching(/names contents the store .* lacks/),
+      });
+    },
+  );
 });

@@ -3,7 +3,8 @@
 // package's remote working copies and harness), with the same sleep-bound harness and the same
 // deterministic proposer (params = 10 * iteration + k, maximize), stopped by the target score the
 // second batch reaches. Reports wall seconds from the loop's start (baseline included) and the
-// ratio remote / local per cycle, the two interleaved (BENCH_CYCLES, default 3), with the load. Needs redis-server on PATH (a private one is started).
+// ratio remote / local per cycle, the two interleaved (BENCH_CYCLES, default 3), with the load. Needs redis-server on
+// PATH (a private one is started).
 //   pnpm --filter @loop/workers-bullmq exec tsx --conditions=source bench/time-to-target.bench.ts
 //   (BENCH_SLEEP_S=1 BENCH_K=2,4 by default)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -140,7 +141,9 @@ async function main() {
     await redis.stop();
   }
   console.log(
-    `time-to-target bench: sleep-bound harness (${SLEEP_S} s per evaluation), baseline + 2 batches of K; ideal ${(3 * SLEEP_S).toFixed(0)} s; ${CYCLES} interleaved cycles per K`,
+    `time-to-target bench: sleep-bound harness (${SLEEP_S} s per ` +
+      `evaluation), baseline + 2 batches of K; ` +
+      `ideal ${(3 * SLEEP_S).toFixed(0)} s; ${CYCLES} interleaved cycles per K`,
   );
   for (const r of rows) console.log(`K = ${r.k}: ${r.load}`);
   const s = (t: Spread) =>

@@ -1,7 +1,8 @@
 // Throughput of a pool of worker processes with a sleep-bound harness (issue 15): 1, 2, 4 and 8
 // `loop-worker` processes on this machine, 4 jobs per worker submitted at once, each a command that
 // sleeps SLEEP_S seconds. Reports evaluations per hour and the ratio to one worker per cycle, the
-// pool sizes interleaved (BENCH_CYCLES, default 2), with the load (target: at least 0.9 × N). Needs redis-server on PATH (a private one is started).
+// pool sizes interleaved (BENCH_CYCLES, default 2), with the load (target: at least 0.9 × N). Needs redis-server on
+// PATH (a private one is started).
 //   pnpm --filter @loop/workers-bullmq bench     (BENCH_SLEEP_S=3 BENCH_WORKERS=1,2,4,8 by default)
 // Each worker first gets one warm-up job (1 s, not timed: its clone of the run is made then).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -103,7 +104,10 @@ async function main() {
   }
   const first = COUNTS[0]!;
   console.log(
-    `workers bench: sleep-bound harness (${SLEEP_S} s per evaluation), ${JOBS_PER_WORKER} jobs per worker, ideal ${(3600 / SLEEP_S).toFixed(0)} evaluations/hour per worker; ${CYCLES} interleaved cycles`,
+    `workers bench: sleep-bound harness (${SLEEP_S} s per ` +
+      `evaluation), ${JOBS_PER_WORKER} jobs per worker, ` +
+      `ideal ${(3600 / SLEEP_S).toFixed(0)} evaluations/hour per ` +
+      `worker; ${CYCLES} interleaved cycles`,
   );
   console.log(loadLine(result.load));
   console.table(

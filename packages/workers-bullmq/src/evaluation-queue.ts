@@ -180,7 +180,8 @@ export function createEvaluationQueue(options: EvaluationQueueOptions): Evaluati
         return { kind: 'aborted', jobId: id };
       }
       const state = await queue.getJobState(id);
-      const current = state === 'completed' || state === 'failed' ? await queue.getJob(id) : undefined; // read after the state: a finished job's fields are final
+      // read after the state: a finished job's fields are final
+      const current = state === 'completed' || state === 'failed' ? await queue.getJob(id) : undefined;
       if (state === 'unknown' || ((state === 'completed' || state === 'failed') && !current)) {
         emit({
           type: 'resubmitted',

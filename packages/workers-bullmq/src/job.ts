@@ -132,7 +132,9 @@ export interface JobResult {
   };
 }
 
-/** sha256 (hex) over everything that defines an evaluation's outcome: base, patch, harness, fingerprint, config, seed. */
+/**
+ * sha256 (hex) over everything that defines an evaluation's outcome: base, patch, harness, fingerprint, config, seed.
+ */
 export function candidateDigest(
   job: Omit<CandidateJob, 'digest' | 'iteration' | 'repeat' | 'k' | 'runId' | 'remote' | 'format'>,
 ): string {

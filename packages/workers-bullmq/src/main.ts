@@ -19,7 +19,8 @@ const usage = `usage: loop-worker --redis URL [--concurrency N] [--workdir DIR] 
  * code: 0 after a SIGINT/SIGTERM once the running jobs finished (a second signal exits at once), 2
  * for bad arguments.
  *
- * @throws {ConfigError} `CONFIG_INVALID` for an invalid option value; {@link LoopError} `LOCK_HELD` when the workdir is in use.
+ * @throws {ConfigError} `CONFIG_INVALID` for an invalid option value; {@link LoopError} `LOCK_HELD` when the workdir is
+ * in use.
  */
 export async function main(argv: readonly string[]): Promise<number> {
   let values;

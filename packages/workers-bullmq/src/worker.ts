@@ -16,7 +16,10 @@ export interface CreateWorkerOptions {
   redis: string;
   /** Jobs evaluated at once by this process (one per GPU, say). @default 1 */
   concurrency?: number;
-  /** Absolute directory of this worker's clones, working copies and pid files; one worker process per directory (locked). */
+  /**
+   * Absolute directory of this worker's clones, working copies and pid files; one worker process per directory
+   * (locked).
+   */
   workdir: string;
   /** BullMQ queue name. @default 'loop-candidates' */
   queue?: string;
@@ -27,7 +30,10 @@ export interface CreateWorkerOptions {
    * of it refuses the job. @default {}
    */
   link?: Record<string, string>;
-  /** Lock of a job a worker holds, renewed at half this; past it without renewal the job is stalled and retried elsewhere, ms. @default 30000 */
+  /**
+   * Lock of a job a worker holds, renewed at half this; past it without renewal the job is stalled and retried
+   * elsewhere, ms. @default 30000
+   */
   lockDurationMs?: number;
   /** How often this worker looks for stalled jobs, ms. @default 30000 */
   stalledIntervalMs?: number;
@@ -109,7 +115,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
     if (!parsed.success) {
       const format = (job.data as { format?: unknown })?.format;
       throw new UnrecoverableError(
-        `worker ${identity.id} cannot read job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        `worker ${identity.id} cannot read ` +
+          `job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       );
     }
     const data = parsed.data as CandidateJob;
@@ -136,7 +143,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
       });
       const mine = await harness.fingerprint!();
       if (mine !== data.fingerprint) {
-        const reason = `refused by worker ${identity.id}: the harness fingerprint of its checkout is ${mine.slice(0, 12)}, the coordinator's is ${data.fingerprint.slice(0, 12)} (files ${(spec.fingerprintFiles ?? []).join(', ') || 'none'} or the command differ: another harness version on this worker?)`;
+        const reason =
+          `refused by worker ${identity.id}: the harness fingerprint of its ` +
+          `checkout is ${mine.slice(0, 12)}, the coordinator's ` +
+          `is ${data.fingerprint.slice(0, 12)} ` +
+          `(files ${(spec.fingerprintFiles ?? []).join(', ') || 'none'} or the ` +
+          `command differ: another harness version on this worker?)`;
         o.onEvent?.({ type: 'refused', jobId: String(job.id), reason });
         throw new Error(reason);
       }

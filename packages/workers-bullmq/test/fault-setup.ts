@@ -1,4 +1,5 @@
-// Shared set-up of the fault tests (faults-*.test.ts): queues, the coordinator script, a Redis server and a workspace per test.
+// Shared set-up of the fault tests (faults-*.test.ts): queues, the coordinator script, a Redis server and a workspace
+// per test.
 import { fileURLToPath } from 'node:url';
 import { createRegexScorer } from '@loop/core';
 import { pidsWithEnv } from '@loop/internal-test-utils';

@@ -13,66 +13,77 @@ afterEach(runCleanups);
 describe.skipIf(missing !== undefined)(
   `faults a pool of BullMQ workers survives${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
-    it('a coordinator stopped while its job runs, and a new one submitting the same evaluation: the running job is recognised, run once, its result taken', async () => {
-      const { redis, ws } = await setup('5');
-      await inProcessWorker(redis, Q.resume);
-      const spec = specOf(ws, { env: { LOOP_TEST_GATE_ITERATION: '3' } });
-      const first = queueOf(redis, Q.resume);
-      const options = { root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: spec, runId: Q.resume };
-      const lost = Promise.resolve(
-        createRemoteHarness({ ...options, queue: first }).run({ iteration: 3, signal: never, repeat: 0 }),
-      );
-      lost.catch(() => undefined);
-      await until('the job started', () => ws.started().length === 1);
-      await first.close(); // the coordinator is gone; its job keeps running on the worker
-      await expect(lost).rejects.toThrow(/was closed/);
-      const events: EvaluationQueueEvent[] = [];
-      const second = queueOf(redis, Q.resume, events);
-      const resumed = createRemoteHarness({ ...options, queue: second }).run({
-        iteration: 3,
-        signal: never,
-        repeat: 0,
-      });
-      await until('the new coordinator saw the job', () => events.some((e) => e.type === 'submitted'));
-      expect(events[0]).toMatchObject({ type: 'submitted', existing: true });
-      ws.openGate();
-      expect(await scorer.score(await resumed)).toMatchObject({ ok: true, value: 5 });
-      expect(ws.started()).toHaveLength(1);
-    });
-
-    it('the coordinator process SIGKILLed mid-batch and started again: it resumes from its rows, recognises the job in flight, and the candidate is run once with one row', async () => {
-      const { redis, ws } = await setup('1');
-      await inProcessWorker(redis, Q.coordinator);
-      const rowsPath = join(ws.scratch, 'rows.jsonl');
-      const args = [redis.url, Q.coordinator, ws.root, ws.scratch, rowsPath];
-      const first = spawnTs(COORDINATOR, args, 'done');
-      cleanups.push(() => first.kill());
-      await until('iteration 1 started on the worker', () => ws.started().some((l) => l.startsWith('1 ')));
-      await first.kill('SIGKILL');
-      const rowsOf = () =>
-        readFileSync(rowsPath, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as { iteration: number; status: string; score: number });
-      expect(rowsOf().map((r) => r.iteration)).toEqual([0]);
-      const second = spawnTs(COORDINATOR, args, 'done');
-      cleanups.push(() => second.kill());
-      await until('the resumed coordinator found the job', () =>
-        second.events.some((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.')),
-      );
-      expect(
-        second.events.find((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.')),
-      ).toMatchObject({ existing: true });
-      ws.openGate();
-      await second.ready;
-      expect(rowsOf().map((r) => [r.iteration, r.status, r.score])).toEqual([
-        [0, 'baseline', 1],
-        [1, 'kept', 10],
-      ]);
-      expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(1);
-    });
     it(
-      'the coordinator SIGKILLed mid-batch with the seeded TPE proposer and resumed: it proposes the same two candidates, ' +
+      'a coordinator stopped while its job runs, and a new one submitting the ' +
+        'same evaluation: the running job is recognised, run once, its result ' +
+        'taken',
+      async () => {
+        const { redis, ws } = await setup('5');
+        await inProcessWorker(redis, Q.resume);
+        const spec = specOf(ws, { env: { LOOP_TEST_GATE_ITERATION: '3' } });
+        const first = queueOf(redis, Q.resume);
+        const options = { root: ws.root, repository: ws.root, mutable: ['params.txt'], harness: spec, runId: Q.resume };
+        const lost = Promise.resolve(
+          createRemoteHarness({ ...options, queue: first }).run({ iteration: 3, signal: never, repeat: 0 }),
+        );
+        lost.catch(() => undefined);
+        await until('the job started', () => ws.started().length === 1);
+        await first.close(); // the coordinator is gone; its job keeps running on the worker
+        await expect(lost).rejects.toThrow(/was closed/);
+        const events: EvaluationQueueEvent[] = [];
+        const second = queueOf(redis, Q.resume, events);
+        const resumed = createRemoteHarness({ ...options, queue: second }).run({
+          iteration: 3,
+          signal: never,
+          repeat: 0,
+        });
+        await until('the new coordinator saw the job', () => events.some((e) => e.type === 'submitted'));
+        expect(events[0]).toMatchObject({ type: 'submitted', existing: true });
+        ws.openGate();
+        expect(await scorer.score(await resumed)).toMatchObject({ ok: true, value: 5 });
+        expect(ws.started()).toHaveLength(1);
+      },
+    );
+
+    it(
+      'the coordinator process SIGKILLed mid-batch and started again: it ' +
+        'resumes from its rows, recognises the job in flight, and the candidate ' +
+        'is run once with one row',
+      async () => {
+        const { redis, ws } = await setup('1');
+        await inProcessWorker(redis, Q.coordinator);
+        const rowsPath = join(ws.scratch, 'rows.jsonl');
+        const args = [redis.url, Q.coordinator, ws.root, ws.scratch, rowsPath];
+        const first = spawnTs(COORDINATOR, args, 'done');
+        cleanups.push(() => first.kill());
+        await until('iteration 1 started on the worker', () => ws.started().some((l) => l.startsWith('1 ')));
+        await first.kill('SIGKILL');
+        const rowsOf = () =>
+          readFileSync(rowsPath, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { iteration: number; status: string; score: number });
+        expect(rowsOf().map((r) => r.iteration)).toEqual([0]);
+        const second = spawnTs(COORDINATOR, args, 'done');
+        cleanups.push(() => second.kill());
+        await until('the resumed coordinator found the job', () =>
+          second.events.some((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.')),
+        );
+        expect(
+          second.events.find((e) => e.type === 'submitted' && String(e.jobId).startsWith('resumed.1.')),
+        ).toMatchObject({ existing: true });
+        ws.openGate();
+        await second.ready;
+        expect(rowsOf().map((r) => [r.iteration, r.status, r.score])).toEqual([
+          [0, 'baseline', 1],
+          [1, 'kept', 10],
+        ]);
+        expect(ws.started().filter((l) => l.startsWith('1 '))).toHaveLength(1);
+      },
+    );
+    it(
+      'the coordinator SIGKILLed mid-batch with the seeded TPE proposer and ' +
+        'resumed: it proposes the same two candidates, ' +
         "takes the finished job's result and the running job's, and runs neither again (docs/many-machines.md)",
       async () => {
         const { redis, ws } = await setup('1');

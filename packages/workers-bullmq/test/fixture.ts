@@ -80,7 +80,10 @@ export function spawnWorker(args: string[]): WorkerProcess {
   return spawnTs(MAIN, args, 'ready');
 }
 
-/** A TypeScript script of this package run as a process (tsx, source condition); `ready` resolves on its first JSON line of type `readyType`. */
+/**
+ * A TypeScript script of this package run as a process (tsx, source condition); `ready` resolves on its first JSON line
+ * of type `readyType`.
+ */
 export function spawnTs(file: string, args: string[], readyType: string): WorkerProcess {
   const child = spawn(process.execPath, ['--import', TSX, '--conditions=source', file, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -32,7 +32,10 @@ export const iterationDataSchema = z.object({
   at: z.string(),
   /** The round this iteration runs, or null when it runs none. */
   round: z.number().int().positive().nullable(),
-  /** The round's start snapshot: loop_state.json after marking running, the scoreboard without this round's attempts, the exclusions. */
+  /**
+   * The round's start snapshot: loop_state.json after marking running, the scoreboard without this round's attempts,
+   * the exclusions.
+   */
   context: z
     .object({ state: loopStateFileSchema, scoreboard: scoreboardSchema, excluded: z.array(z.string()) })
     .optional(),

@@ -55,7 +55,10 @@ async function enterStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
 }
 
 function completeReport(state: LoopStateFile): string {
-  return `autotune loop complete after round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}`;
+  return (
+    `autotune loop complete after ` +
+    `round ${state.last_round?.round ?? 0}: ${state.stop_reason ?? '(no stop reason recorded)'}`
+  );
 }
 
 /** The artifacts commit of a recorded round: loop_state.json first, then what the round wrote. */

@@ -21,7 +21,8 @@ function roundOf(data: IterationData): { round: number; context: NonNullable<Ite
   if (data.round === null || data.context === undefined)
     throw new LoopError(
       'STATE_CORRUPT',
-      '[loop] [autotune] the step cursor is inside a round but names no round; delete the step directory to start the iteration again',
+      '[loop] [autotune] the step cursor is inside a round but names no round; ' +
+        'delete the step directory to start the iteration again',
       { details: { field: 'data.round' } },
     );
   return { round: data.round, context: data.context };
@@ -147,7 +148,8 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
     const rationales = parked.map((id) => {
       const rounds = (scoreboard.targets[id]?.attempts ?? []).filter((a) => a.outcome === 'failed').map((a) => a.round);
       const parts = [
-        `failed ${failedAttempts(scoreboard, id)} targeted attempt(s)${rounds.length > 0 ? ` (rounds ${rounds.join(', ')})` : ''}`,
+        `failed ${failedAttempts(scoreboard, id)} targeted ` +
+          `attempt(s)${rounds.length > 0 ? ` (rounds ${rounds.join(', ')})` : ''}`,
       ];
       const detail = byId.get(id)?.detail;
       if (detail !== undefined) parts.push(`last failure: ${detail}`);
@@ -192,7 +194,10 @@ export async function recordStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   return { next: 'commit-artifacts', data: { ...ctx.data, lastRound, written } };
 }
 
-/** Step `record-stale`: the sync check failed, so no evaluation and no attempt: a changelog entry and `last_round` (`stale`, `continue`). */
+/**
+ * Step `record-stale`: the sync check failed, so no evaluation and no attempt: a changelog entry and `last_round`
+ * (`stale`, `continue`).
+ */
 export async function recordStaleStep(env: IterationEnv, ctx: Ctx): Promise<Next> {
   const { round, context } = roundOf(ctx.data);
   const plan = ctx.data.plan!;

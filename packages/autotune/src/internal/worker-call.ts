@@ -21,7 +21,9 @@ export async function callWorker<S extends z.ZodType>(
     if (error instanceof LoopError) throw error;
     throw new LoopError(
       code,
-      `[loop] [autotune] round worker "${worker}" failed in ${step}: ${(error as Error).message}; loop_state.json is unchanged, so the next iteration runs this round again`,
+      `[loop] [autotune] round worker "${worker}" failed ` +
+        `in ${step}: ${(error as Error).message}; loop_state.json is unchanged, ` +
+        `so the next iteration runs this round again`,
       { cause: error, details: { worker, step } },
     );
   }

@@ -20,17 +20,21 @@ it('atomic text write replaces the file through a temp file and sets mode 0644',
   expect(readdirSync(dir)).toEqual(['changelog.md']);
 });
 
-it('a failed atomic text write throws STATE_WRITE_FAILED naming the path, keeps what was there and leaves no temp file', async () => {
-  const path = join(dir, 'issues.md');
-  mkdirSync(path);
-  writeFileSync(join(path, 'keep'), 'x');
-  await expect(writeTextAtomic(path, 'text')).rejects.toMatchObject({
-    code: 'STATE_WRITE_FAILED',
-    message: expect.stringContaining(path),
-  });
-  expect(readdirSync(dir)).toEqual(['issues.md']);
-  expect(readFileSync(join(path, 'keep'), 'utf8')).toBe('x');
-});
+it(
+  'a failed atomic text write throws STATE_WRITE_FAILED naming the path, ' +
+    'keeps what was there and leaves no temp file',
+  async () => {
+    const path = join(dir, 'issues.md');
+    mkdirSync(path);
+    writeFileSync(join(path, 'keep'), 'x');
+    await expect(writeTextAtomic(path, 'text')).rejects.toMatchObject({
+      code: 'STATE_WRITE_FAILED',
+      message: expect.stringContaining(path),
+    });
+    expect(readdirSync(dir)).toEqual(['issues.md']);
+    expect(readFileSync(join(path, 'keep'), 'utf8')).toBe('x');
+  },
+);
 
 it('upsertSection appends a new round section and replaces an existing one in place', () => {
   const one = upsertSection('# log\n', '## Round 1', '## Round 1\n\n- a\n');

@@ -107,7 +107,8 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
   collie
     .command('status')
     .description(
-      'print where the run stands: run id, status, iteration, stage, stop reason, tokens, status.md, lock (takes no lock)',
+      'print where the run stands: run id, status, iteration, stage, stop ' +
+        'reason, tokens, status.md, lock (takes no lock)',
     )
     .argument('[config]', 'the collie config file (YAML, JSON or TypeScript)')
     .option('--json', 'print JSON', false)
@@ -132,7 +133,12 @@ export function addCollieCommands(program: Command, io: CliIo, setCode: (code: n
       const { writeCollieStarterConfig } = await import('./init.js');
       await writeCollieStarterConfig(path, opts.force);
       io.stdout.write(
-        `wrote ${path}\nedit projectId, task, agent.command and flow.testCommand (or add answers: for a queued run), then run\n  loop collie step${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}    (one unit per call)\n  loop collie run${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}     (to the end)\n`,
+        `wrote ${path}\nedit projectId, task, agent.command and flow.testCommand ` +
+          `(or add answers: for a queued run), then run\n  loop collie ` +
+          `step${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}    (one unit ` +
+          `per call)\n  loop collie ` +
+          `run${file === COLLIE_CONFIG_FILES[0] ? '' : ` ${file}`}     (to the ` +
+          `end)\n`,
       );
       setCode(EXIT_CODES.STOPPED);
     });

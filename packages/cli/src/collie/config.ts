@@ -21,7 +21,9 @@ export const collieAgentConfigSchema = z
         error: 'agent.command must be a shell command (a string) or { fast, standard, deep } commands, one per tier',
       })
       .describe(
-        'The agent CLI, run with /bin/sh -c in projectDir with the prompt on stdin (it may read $COLLIE_AGENT_ROLE, $COLLIE_AGENT_TIER, $COLLIE_AGENT_MODEL), or one command per tier { fast, standard, deep }.',
+        'The agent CLI, run with /bin/sh -c in projectDir with the prompt on ' +
+          'stdin (it may read $COLLIE_AGENT_ROLE, $COLLIE_AGENT_TIER, ' +
+          '$COLLIE_AGENT_MODEL), or one command per tier { fast, standard, deep }.',
       ),
     timeoutS: z
       .number()
@@ -33,33 +35,44 @@ export const collieAgentConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        'A regex with named groups input and output (or total) finding the token usage in the agent output (SC4 counts it); without it tokens are estimated as characters / 4.',
+        'A regex with named groups input and output (or total) finding the token ' +
+          'usage in the agent output (SC4 counts it); without it tokens are ' +
+          'estimated as characters / 4.',
       ),
     replyField: z
       .string()
       .regex(/^[\w-]+(\.[\w-]+)*$/, 'replyField must be a dot-separated path such as result or message.text')
       .optional()
       .describe(
-        'The reply is this field of a JSON object the agent prints (e.g. "result" for claude -p --output-format json); usagePattern still reads the raw output. Default: the whole output is the reply.',
+        'The reply is this field of a JSON object the agent prints (e.g. ' +
+          '"result" for claude -p --output-format json); usagePattern still reads ' +
+          'the raw output. Default: the whole output is the reply.',
       ),
     logDir: z
       .string()
       .min(1)
       .optional()
       .describe(
-        "Where each call's output is logged, relative to the config file. Default <stateRoot>/autoiter/<projectId>/agent-logs.",
+        "Where each call's output is logged, relative to the config file. " +
+          'Default <stateRoot>/autoiter/<projectId>/agent-logs.',
       ),
     sandbox: z
       .enum(['auto', 'bwrap', 'none'])
       .default('auto')
       .describe(
-        'Confine each agent call with bubblewrap to its working directory, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none. Default auto (issue 12: the agent confined where the platform allows). An agent CLI that keeps state in its home needs it in writable (e.g. "~/.claude"); collie commits each FIX itself, so the agent needs no .git access.',
+        'Confine each agent call with bubblewrap to its working directory, ' +
+          'writable and a private /tmp: auto (when bwrap works here, else ' +
+          'unconfined with a warning), bwrap (required), none. Default auto (issue ' +
+          '12: the agent confined where the platform allows). An agent CLI that ' +
+          'keeps state in its home needs it in writable (e.g. "~/.claude"); collie ' +
+          'commits each FIX itself, so the agent needs no .git access.',
       ),
     writable: z
       .array(z.string().min(1))
       .default([])
       .describe(
-        'Extra writable paths inside the sandbox, relative to the config file, absolute or ~/... (e.g. ".git", "~/.claude").',
+        'Extra writable paths inside the sandbox, relative to the config file, ' +
+          'absolute or ~/... (e.g. ".git", "~/.claude").',
       ),
     network: z
       .boolean()
@@ -68,14 +81,19 @@ export const collieAgentConfigSchema = z
   })
   .strict();
 
-/** zod schema of the `trigger:` block of a collie config (the sandbox of the run spec's trigger: Stages 2, 3.2, 5.3). */
+/**
+ * zod schema of the `trigger:` block of a collie config (the sandbox of the run spec's trigger: Stages 2, 3.2, 5.3).
+ */
 export const collieTriggerConfigSchema = z
   .object({
     sandbox: z
       .enum(['auto', 'bwrap', 'none'])
       .default('auto')
       .describe(
-        'Confine the trigger with bubblewrap to the worktree, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none (for a trigger that needs GPUs or caches outside the worktree). Default auto.',
+        'Confine the trigger with bubblewrap to the worktree, writable and a ' +
+          'private /tmp: auto (when bwrap works here, else unconfined with a ' +
+          'warning), bwrap (required), none (for a trigger that needs GPUs or ' +
+          'caches outside the worktree). Default auto.',
       ),
     writable: z
       .array(z.string().min(1))
@@ -92,12 +110,15 @@ export const collieFlowConfigSchema = z
       .enum(['pipeline', 'agent'])
       .default('pipeline')
       .describe(
-        'pipeline: the full collie:flow (TDD, implement, review, simplify, regression, final review); agent: one "flow" dispatch per FIX. Default pipeline.',
+        'pipeline: the full collie:flow (TDD, implement, review, simplify, ' +
+          'regression, final review); agent: one "flow" dispatch per FIX. Default ' +
+          'pipeline.',
       ),
     testCommand: command
       .optional()
       .describe(
-        'pipeline: the regression command (run in the worktree; must exit 0), e.g. "npm test". Required for type pipeline.',
+        'pipeline: the regression command (run in the worktree; must exit 0), ' +
+          'e.g. "npm test". Required for type pipeline.',
       ),
     reproCommand: command.optional().describe('pipeline: runs one reproduction test ({file} is replaced by its path).'),
     reviewRounds: z
@@ -116,13 +137,16 @@ export const collieFlowConfigSchema = z
       .enum(['auto', 'bwrap', 'none'])
       .default('auto')
       .describe(
-        'pipeline: confine each test / repro command with bubblewrap to the worktree, writable and a private /tmp: auto (when bwrap works here, else unconfined with a warning), bwrap (required), none. Default auto.',
+        'pipeline: confine each test / repro command with bubblewrap to the ' +
+          'worktree, writable and a private /tmp: auto (when bwrap works here, else ' +
+          'unconfined with a warning), bwrap (required), none. Default auto.',
       ),
     writable: z
       .array(z.string().min(1))
       .default([])
       .describe(
-        'pipeline: extra writable paths inside the sandbox, relative to the config file, absolute or ~/... (e.g. a cache folder).',
+        'pipeline: extra writable paths inside the sandbox, relative to the ' +
+          'config file, absolute or ~/... (e.g. a cache folder).',
       ),
     network: z.boolean().default(false).describe('pipeline: allow network inside the sandbox. Default false.'),
   })
@@ -159,7 +183,8 @@ export const collieConfigSchema = z
     scalarExtraction: regex('scalarExtraction')
       .optional()
       .describe(
-        "A regex finding the scalar in the trigger's log (group 1, or the first number after the match). Default ^score:\\s*(\\S+).",
+        "A regex finding the scalar in the trigger's log (group 1, or the first " +
+          'number after the match). Default ^score:\\s*(\\S+).',
       ),
     maxIterations: z.number().int().positive().optional().describe('budget.max_iterations (SC1). Default 5.'),
     maxTokens: limit
@@ -174,13 +199,16 @@ export const collieConfigSchema = z
       .min(1)
       .optional()
       .describe(
-        "A YAML/JSON file answering Stage 0's Q1-Q5 (a queued run), relative to the config file. Without it the questions are asked on the terminal (interactive).",
+        "A YAML/JSON file answering Stage 0's Q1-Q5 (a queued run), relative to " +
+          'the config file. Without it the questions are asked on the terminal ' +
+          '(interactive).',
       ),
     worktree: z
       .boolean()
       .default(true)
       .describe(
-        'true: the run works in a git worktree .worktrees/autoiter-<runId> of projectDir; false: directly in projectDir. Default true.',
+        'true: the run works in a git worktree .worktrees/autoiter-<runId> of ' +
+          'projectDir; false: directly in projectDir. Default true.',
       ),
     flow: collieFlowConfigSchema
       .optional()
@@ -190,7 +218,8 @@ export const collieConfigSchema = z
     trigger: collieTriggerConfigSchema
       .default({ sandbox: 'auto', writable: [], network: false })
       .describe(
-        'The sandbox of the trigger command: { sandbox, writable, network }. Default { sandbox: auto, network: false }.',
+        'The sandbox of the trigger command: { sandbox, writable, network }. ' +
+          'Default { sandbox: auto, network: false }.',
       ),
     blockingPatterns: z
       .array(regex('a blocking pattern'))
@@ -205,7 +234,9 @@ export const collieConfigSchema = z
     notify: command
       .optional()
       .describe(
-        'A shell command run on terminal events (bash -c, with COLLIE_AUTOITER_EVENT, _RUN_ID, _STATUS_FILE). Default $COLLIE_AUTOITER_NOTIFY_CMD.',
+        'A shell command run on terminal events (bash -c, with ' +
+          'COLLIE_AUTOITER_EVENT, _RUN_ID, _STATUS_FILE). Default ' +
+          '$COLLIE_AUTOITER_NOTIFY_CMD.',
       ),
   })
   .strict();
@@ -215,7 +246,10 @@ export type CollieConfigInput = z.input<typeof collieConfigSchema>;
 /** A validated collie config file, defaults applied. */
 export type CollieConfig = z.output<typeof collieConfigSchema>;
 
-/** The JSON Schema of a collie config file, generated from {@link collieConfigSchema} (shipped as `schema/collie-config.schema.json`). */
+/**
+ * The JSON Schema of a collie config file, generated from {@link collieConfigSchema} (shipped as
+ * `schema/collie-config.schema.json`).
+ */
 export function collieConfigJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(collieConfigSchema, { io: 'input', target: 'draft-2020-12' }) as Record<
     string,

@@ -3,13 +3,17 @@ import { writeFile } from 'node:fs/promises';
 import { ConfigFileError } from '../load-config.js';
 import { schemaModeline, schemaRefFor } from '../schema-ref.js';
 
-/** The `$schema` of {@link collieStarterConfig} when none is given: the collie config's JSON Schema when `@loop/cli` is installed in the config's folder (`loop init` writes the path of the running CLI's schema instead). */
+/**
+ * The `$schema` of {@link collieStarterConfig} when none is given: the collie config's JSON Schema when `@loop/cli` is
+ * installed in the config's folder (`loop init` writes the path of the running CLI's schema instead).
+ */
 export const COLLIE_SCHEMA_HINT = './node_modules/@loop/cli/schema/collie-config.schema.json';
 
 /**
  * The commented starter `collie.config.yaml` written by `loop collie init`; it validates as written.
  *
- * @param schema its first line, `# yaml-language-server: $schema=<schema>`; `null` leaves the line out. @default {@link COLLIE_SCHEMA_HINT}
+ * @param schema its first line, `# yaml-language-server: $schema=<schema>`; `null` leaves the line out. @default {@link
+ * COLLIE_SCHEMA_HINT}
  */
 export function collieStarterConfig(schema?: string | null): string {
   return `${schemaModeline(schema === undefined ? COLLIE_SCHEMA_HINT : (schema ?? undefined))}# loop collie config: the collie autoiter pipeline (seed 000) over a project.

@@ -108,7 +108,8 @@ export interface CollieHost {
 export function collieAutoiterOptions(loaded: LoadedCollieConfig, host: CollieHost): AutoiterOptions {
   const { config: c, projectDir } = loaded;
   const flow = c.flow;
-  const warn = (message: string) => void process.stderr.write(`${message}\n`); // core prints each sandbox warning once per reason
+  // core prints each sandbox warning once per reason
+  const warn = (message: string) => void process.stderr.write(`${message}\n`);
   return {
     files: { stateRoot: loaded.stateRoot },
     projectId: c.projectId,

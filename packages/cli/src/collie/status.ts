@@ -17,7 +17,10 @@ export interface CollieStatus {
   readonly locked: boolean;
   /** The run's directory, or null. */
   readonly runDir: string | null;
-  /** state.json's `status` (running, iter_done, converged, budget_exhausted, escalated), or null before Stage 0's restart. */
+  /**
+   * state.json's `status` (running, iter_done, converged, budget_exhausted, escalated), or null before Stage 0's
+   * restart.
+   */
   readonly status: RunState['status'] | null;
   /** state.json's `iter`. */
   readonly iteration: number | null;

@@ -16,7 +16,9 @@ export function addDashboardCommand(program: Command, io: CliIo, setCode: (code:
   program
     .command('dashboard')
     .description(
-      "serve a live page on 127.0.0.1 of the runs in a folder: each run's plot (updating as rows land), diffs, log tails, stop reason, running or finished",
+      "serve a live page on 127.0.0.1 of the runs in a folder: each run's plot " +
+        '(updating as rows land), diffs, log tails, stop reason, running or ' +
+        'finished',
     )
     .argument('[dir]', 'the folder holding the workspaces (or one workspace)', '.')
     .option('--port <n>', `the port (0: any free one)`, String(DEFAULT_DASHBOARD_PORT))
@@ -34,7 +36,8 @@ export function addDashboardCommand(program: Command, io: CliIo, setCode: (code:
       io.stdout.write(`dashboard ${dashboard.url}  (runs in ${dashboard.root}); Ctrl-C stops it\n`);
       if (opts.holdout)
         io.stdout.write(
-          'dashboard shows sealed holdout scores: stop it while an agent with network access runs (it can reach 127.0.0.1)\n',
+          'dashboard shows sealed holdout scores: stop it while an agent with ' +
+            'network access runs (it can reach 127.0.0.1)\n',
         );
       await new Promise<void>((done) => {
         const stop = () => {

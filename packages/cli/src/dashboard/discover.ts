@@ -15,16 +15,24 @@ export interface RunRef {
   readonly dir: string;
   /** The run's results.tsv (absolute; it may not exist yet). */
   readonly results: string;
-  /** The lock a live run holds (core `acquireLock`'s path): auto-iterate's `.git/loop-workspace`, an autoresearch pass's `<task folder>/pass`. */
+  /**
+   * The lock a live run holds (core `acquireLock`'s path): auto-iterate's `.git/loop-workspace`, an autoresearch pass's
+   * `<task folder>/pass`.
+   */
   readonly lock: string;
-  /** The engine's `.loop/state.json` (auto-iterate), `undefined` for an autoresearch pass (its state is the pipeline's). */
+  /**
+   * The engine's `.loop/state.json` (auto-iterate), `undefined` for an autoresearch pass (its state is the pipeline's).
+   */
   readonly state: string | undefined;
 }
 
 /** Folders never searched for runs. */
 const SKIP = new Set(['node_modules', '.git', '.loop', 'dist']);
 
-/** The runs of one workspace: its auto-iterate results (`.loop/cli.json`'s `results`, else results.tsv) and each autoresearch task's. */
+/**
+ * The runs of one workspace: its auto-iterate results (`.loop/cli.json`'s `results`, else results.tsv) and each
+ * autoresearch task's.
+ */
 async function runsOf(root: string, dir: string): Promise<RunRef[]> {
   const found: RunRef[] = [];
   const rel = relative(root, dir).split('\\').join('/');

@@ -173,7 +173,10 @@ events.addEventListener('open', () => document.body.dataset.connected = 'yes');
 events.addEventListener('error', () => document.body.dataset.connected = 'no');
 `;
 
-/** The dashboard page: styles, vega from this server (`/vega.min.js`), and the {@link CLIENT} script. Loads nothing from another host. */
+/**
+ * The dashboard page: styles, vega from this server (`/vega.min.js`), and the {@link CLIENT} script. Loads nothing from
+ * another host.
+ */
 export function dashboardHtml(root: string): string {
   return `<!doctype html>
 <html lang="en">

@@ -17,7 +17,10 @@ import type { RunRef } from './discover.js';
 import { ITERATION_TIMES_FILE, readIterationTimes } from '../iteration-times.js';
 import { readSpendLine } from '../spend-line.js';
 
-/** The rows with the cost `.loop/iterations.jsonl` records for them (issue 29), where the line is the row's (same score). */
+/**
+ * The rows with the cost `.loop/iterations.jsonl` records for them (issue 29), where the line is the row's (same
+ * score).
+ */
 async function withCosts<T extends LogEntry>(
   dir: string,
   rows: readonly T[],
@@ -36,7 +39,10 @@ async function withCosts<T extends LogEntry>(
   });
 }
 
-/** The logs whose tails the dashboard shows, relative to the workspace (the harness's run.log, seed 003; the agent's and the checks' logs). */
+/**
+ * The logs whose tails the dashboard shows, relative to the workspace (the harness's run.log, seed 003; the agent's and
+ * the checks' logs).
+ */
 export const TAILED_LOGS = ['run.log', RUN_FILES.agentLog, '.loop/checks.log'] as const;
 
 /** How much of each log's end is shown. @default 4096 bytes */
@@ -75,7 +81,10 @@ export interface RunView {
   readonly stopMessage?: string;
   /** state.json's error, when failed. */
   readonly error?: string;
-  /** Every row (`loop log --json`'s entries, with their metrics and broken constraints, and what its agent proposal cost when it reported it), baseline first. */
+  /**
+   * Every row (`loop log --json`'s entries, with their metrics and broken constraints, and what its agent proposal cost
+   * when it reported it), baseline first.
+   */
   readonly rows: readonly (LogEntry & RowMetrics & { readonly costUsd?: number; readonly tokens?: number })[];
   /** What the agent's proposals cost, on kept, discarded and crashed rows (`loop status`'s cost line). @default none */
   readonly spent?: string;
@@ -85,7 +94,10 @@ export interface RunView {
   readonly counts: ReturnType<typeof countPoints>;
   /** The progress plot's Vega spec (`loop report`'s {@link plotSpec}), `undefined` before the first row. */
   readonly spec: Spec | undefined;
-  /** The curves plot's Vega spec (`loop report`'s `curvesPlotSpec`: each run's intermediate reports), when the run has any. @default none */
+  /**
+   * The curves plot's Vega spec (`loop report`'s `curvesPlotSpec`: each run's intermediate reports), when the run has
+   * any. @default none
+   */
   readonly curves?: Spec;
   /**
    * The last {@link LOG_TAIL_BYTES} of each log in {@link TAILED_LOGS} that exists, then of the
@@ -93,7 +105,10 @@ export interface RunView {
    * the runs made in the workspace itself).
    */
   readonly logs: ReadonlyArray<{ readonly name: string; readonly tail: string }>;
-  /** The iterations whose run log is kept in `.loop/logs` (first runs, not re-runs), ascending: their rows get a log button. */
+  /**
+   * The iterations whose run log is kept in `.loop/logs` (first runs, not re-runs), ascending: their rows get a log
+   * button.
+   */
   readonly keptLogs: readonly number[];
   /** A problem reading the run (a malformed results.tsv), shown instead of the plot. */
   readonly problem?: string;
@@ -147,7 +162,8 @@ export async function runSignature(run: RunRef): Promise<string> {
 /**
  * Reads one run for the page: results.tsv through `loop report`'s reader ({@link parseResults}:
  * each preset's own parser), the plot spec `loop report` draws, `.loop/state.json` (stop reason,
- * status; auto-iterate only), the run's lock ({@link RunRef.lock}) and the logs' tails. A malformed results.tsv becomes `problem`.
+ * status; auto-iterate only), the run's lock ({@link RunRef.lock}) and the logs' tails. A malformed results.tsv becomes
+ * `problem`.
  */
 export async function readRunView(run: RunRef, options: { readonly holdout?: boolean } = {}): Promise<RunView> {
   const view = await readRunViewOf(run);

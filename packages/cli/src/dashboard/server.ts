@@ -14,7 +14,10 @@ import { readRunView, runSignature, type RunView } from './run-view.js';
 
 /** Options of {@link startDashboard}. */
 export interface DashboardOptions {
-  /** Show each run's sealed-holdout scores (issue 33; `loop dashboard --holdout`): only where no agent with network access runs. @default false */
+  /**
+   * Show each run's sealed-holdout scores (issue 33; `loop dashboard --holdout`): only where no agent with network
+   * access runs. @default false
+   */
   holdout?: boolean;
   /** The folder whose runs are shown ({@link discoverRuns}). */
   root: string;
@@ -55,7 +58,8 @@ function vegaBundlePath(): string {
  * when a run disappears. JSON: `GET /api/runs`, `GET /api/runs/<id>/diff/<iteration>` (`loop
  * diff`'s {@link diffIteration}; 400 with `{ error }` for an unknown iteration or an
  * autoresearch run), `GET /api/runs/<id>/log/<iteration>` (the end of `.loop/logs/<n>.log`, `loop log
- * --output`'s {@link readIterationLog}; 400 with `{ error }` when that log is not kept). `GET /vega.min.js` is vega from node_modules. Requests naming another Host
+ * --output`'s {@link readIterationLog}; 400 with `{ error }` when that log is not kept). `GET /vega.min.js` is vega
+ * from node_modules. Requests naming another Host
  * than 127.0.0.1/localhost are refused (403: no DNS rebinding).
  */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {

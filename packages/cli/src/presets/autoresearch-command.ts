@@ -35,7 +35,9 @@ export async function runAutoresearchCommand(
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
   io.stdout.write(
-    `config    ${loaded.file}\nworkspace ${loaded.dir}  task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} pass)\n`,
+    `config    ${loaded.file}\nworkspace ${loaded.dir}  ` +
+      `task ${loaded.config.taskId}  (autoresearch ${loaded.config.mode} ` +
+      `pass)\n`,
   );
   try {
     const result = await runAutoresearchPreset({
@@ -71,7 +73,10 @@ export async function assertHarnessFilesExist(loaded: LoadedAutoresearchConfig):
     .filter(([, f]) => !seen.has(f) && (seen.add(f), !existsSync(join(loaded.dir, f))))
     .map(([path, f]) => ({
       path,
-      message: `${f} is missing in ${loaded.dir}; write it (loop init --preset autoresearch writes a starter one of each harness file that is missing) and commit it`,
+      message:
+        `${f} is missing in ${loaded.dir}; write it (loop init --preset ` +
+        `autoresearch writes a starter one of each harness file that is missing) ` +
+        `and commit it`,
     }));
   if (issues.length > 0) throw await withConfigLines(new ConfigError('autoresearch', issues), loaded);
 }
@@ -118,12 +123,17 @@ export function formatPassStatus(s: PassStatus, last = 5): string {
   lines.push(
     `iteration ${s.rows.at(-1)!.iteration}`,
     `best      ${best ?? '-'} (baseline ${s.rows[0]?.score ?? '-'}, higher is better)`,
-    `counts    keep ${n('keep')}  discard ${n('discard')}  crash ${n('crash')}${n('halted') > 0 ? `  halted ${n('halted')}` : ''}`,
+    `counts    keep ${n('keep')}  discard ${n('discard')}  ` +
+      `crash ${n('crash')}${n('halted') > 0 ? `  halted ${n('halted')}` : ''}`,
   );
   lines.push(`last ${Math.min(last, s.rows.length)} of ${s.rows.length} rows (${s.results}):`);
   for (const r of s.rows.slice(-last))
     lines.push(
-      `  ${String(r.iteration).padStart(4)}  ${(r.score === null ? '-' : String(r.score)).padStart(8)}  ${r.status.padEnd(16)}  ${r.description}`.trimEnd(),
+      (
+        `  ${String(r.iteration).padStart(4)} ` +
+        ` ${(r.score === null ? '-' : String(r.score)).padStart(8)} ` +
+        ` ${r.status.padEnd(16)}  ${r.description}`
+      ).trimEnd(),
     );
   return lines.join('\n');
 }

@@ -30,7 +30,8 @@ export const autoresearchPresetSchema = z
       .enum(['design', 'function'])
       .default('function')
       .describe(
-        'design (AR-1: the reflection dimensions only) or function (AR-2: the test gate, then the reflection quality). Default function.',
+        'design (AR-1: the reflection dimensions only) or function (AR-2: the ' +
+          'test gate, then the reflection quality). Default function.',
       ),
     files: z
       .array(relativePath)
@@ -50,7 +51,8 @@ export const autoresearchPresetSchema = z
     gate: z
       .object({
         command: shellCommand('gate.command').describe(
-          'The test command; its output carries a "Tests  N passed (M)" line (vitest form) and coverage/coverage-summary.json.',
+          'The test command; its output carries a "Tests  N passed (M)" line ' +
+            '(vitest form) and coverage/coverage-summary.json.',
         ),
         minCoveragePct: z
           .number()
@@ -71,7 +73,8 @@ export const autoresearchPresetSchema = z
         promptFile: relativePath
           .default('.claude/agents/reflection-agent.md')
           .describe(
-            "The reflection agent's prompt, relative to dir (sent on stdin). Default .claude/agents/reflection-agent.md.",
+            "The reflection agent's prompt, relative to dir (sent on stdin). Default " +
+              '.claude/agents/reflection-agent.md.',
           ),
         dimensions: z
           .array(z.string().min(2))
@@ -85,12 +88,16 @@ export const autoresearchPresetSchema = z
     proposer: z
       .object({
         command: shellCommand('proposer.command').describe(
-          'Makes ONE focused edit of the mutable files per call (e.g. "claude -p"); gets the prompt on stdin, LOOP_IDEA and LOOP_ROUND in its environment.',
+          'Makes ONE focused edit of the mutable files per call (e.g. "claude ' +
+            '-p"); gets the prompt on stdin, LOOP_IDEA and LOOP_ROUND in its ' +
+            'environment.',
         ),
         planCommand: shellCommand('proposer.planCommand')
           .optional()
           .describe(
-            'Optional: prints the idea of the next edit as its last output line (it must not edit files); becomes the row\'s description and LOOP_IDEA. Default: "edit <iteration>".',
+            'Optional: prints the idea of the next edit as its last output line (it ' +
+              "must not edit files); becomes the row's description and LOOP_IDEA. " +
+              'Default: "edit <iteration>".',
           ),
         goal: shellCommand('proposer.goal').describe('What the pass improves, in one paragraph (in the prompt).'),
         timeoutS: z.number().positive().default(600).describe('Hard timeout of one call in seconds. Default 600.'),

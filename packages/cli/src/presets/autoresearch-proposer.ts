@@ -5,7 +5,10 @@ import { lastLine, runShellCommand } from './shell-command.js';
 export interface CommandPassProposerOptions {
   /** Absolute workspace; the commands run there. */
   workspace: string;
-  /** Makes one focused edit per call (`/bin/sh -c`); prompt on stdin, `LOOP_IDEA`, `LOOP_ITERATION`, `LOOP_ROUND` in its environment. */
+  /**
+   * Makes one focused edit per call (`/bin/sh -c`); prompt on stdin, `LOOP_IDEA`, `LOOP_ITERATION`, `LOOP_ROUND` in its
+   * environment.
+   */
   command: string;
   /** Optional: prints the idea of the next edit as its last output line; must not edit files. */
   planCommand?: string;

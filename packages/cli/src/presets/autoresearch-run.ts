@@ -15,7 +15,9 @@ import { createCommandPassProposer } from './autoresearch-proposer.js';
 /** The argv that runs a shell command string (the autoresearch pieces take argv). */
 const sh = (command: string): string[] => ['/bin/sh', '-c', command];
 
-/** The pass's run folder and results.tsv, relative to the workspace (seed 002: `.aid/pipeline/autoresearch/<TASK_ID>/`). */
+/**
+ * The pass's run folder and results.tsv, relative to the workspace (seed 002: `.aid/pipeline/autoresearch/<TASK_ID>/`).
+ */
 export function autoresearchResultsFile(config: Pick<AutoresearchPresetConfig, 'taskId'>): string {
   return join('.aid', 'pipeline', 'autoresearch', config.taskId, 'results.tsv');
 }

@@ -18,22 +18,31 @@ export const autotunePresetSchema = z
       .min(1)
       .default('.')
       .describe(
-        'The app repository (code commits go here), relative to the config file. Default ".". Its .gitignore must ignore projects/ (the control files).',
+        'The app repository (code commits go here), relative to the config file. ' +
+          'Default ".". Its .gitignore must ignore projects/ (the control files).',
       ),
     artifactDir: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'The private artifact workspace (a git repository), relative to the config file. Default none: the control files stay uncommitted in projects/autotune/.',
+        'The private artifact workspace (a git repository), relative to the ' +
+          'config file. Default none: the control files stay uncommitted in ' +
+          'projects/autotune/.',
       ),
     worker: z
       .object({
         improveCommand: command('worker.improveCommand').describe(
-          'Makes the round\'s code changes in dir (e.g. an agent CLI); gets the round context as JSON on stdin (round, scoreboard, excluded, failing). Its last output line may be JSON {"summary": "...", "targets": ["<task id>", ...], "changed": true}; otherwise that line is the summary and the targets are the failing tasks.',
+          "Makes the round's code changes in dir (e.g. an agent CLI); gets the " +
+            'round context as JSON on stdin (round, scoreboard, excluded, failing). ' +
+            'Its last output line may be JSON {"summary": "...", "targets": ["<task ' +
+            'id>", ...], "changed": true}; otherwise that line is the summary and the ' +
+            'targets are the failing tasks.',
         ),
         evaluateCommand: command('worker.evaluateCommand').describe(
-          'Evaluates the code in dir; its last output line is JSON {"tasks": [{"id", "passed", "priority"?, "detail"?}], "rationales"?: {"<id>": "..."}}.',
+          'Evaluates the code in dir; its last output line is JSON {"tasks": ' +
+            '[{"id", "passed", "priority"?, "detail"?}], "rationales"?: {"<id>": ' +
+            '"..."}}.',
         ),
         timeoutS: z.number().positive().default(600).describe('Hard timeout of one command in seconds. Default 600.'),
       })
@@ -42,7 +51,9 @@ export const autotunePresetSchema = z
     syncCommand: command('syncCommand')
       .optional()
       .describe(
-        'The sync check (seed 004 "Verify sync"): run after the code commit; a non-zero exit fails the round with its output as the reason. Default none.',
+        'The sync check (seed 004 "Verify sync"): run after the code commit; a ' +
+          'non-zero exit fails the round with its output as the reason. Default ' +
+          'none.',
       ),
     maxIterations: z.number().int().min(1).default(20).describe('Rounds to run in this call at most. Default 20.'),
     maxFailedAttempts: z

@@ -11,7 +11,8 @@ export function parseEvaluation(output: string): RoundEvaluation {
     data = JSON.parse(line);
   } catch {
     throw new Error(
-      `worker.evaluateCommand: the last output line is not JSON {"tasks": [...]}: ${JSON.stringify(line.slice(0, 200))}`,
+      `worker.evaluateCommand: the last output line is not JSON {"tasks": ` +
+        `[...]}: ${JSON.stringify(line.slice(0, 200))}`,
     );
   }
   const tasks = (data as { tasks?: unknown }).tasks;

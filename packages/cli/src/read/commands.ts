@@ -63,7 +63,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
   program
     .command('diff')
     .description(
-      'the change an iteration tried, kept or discarded (git show of its commit; discarded ones from refs/loop/discarded/<n>)',
+      'the change an iteration tried, kept or discarded (git show of its ' +
+        'commit; discarded ones from refs/loop/discarded/<n>)',
     )
     .argument('<iteration>', 'the iteration (a row of results.tsv; 0 is the baseline)')
     .argument('[target]', 'results.tsv, a config file or a workspace (default: the config here, else .)')
@@ -79,7 +80,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
       io.stdout.write(
         opts.json
           ? `${JSON.stringify(diff, null, 2)}\n`
-          : `iteration ${diff.iteration}  ${diff.status}  ${diff.description}  (${diff.ref})\n${diff.patch.endsWith('\n') ? diff.patch : `${diff.patch}\n`}`,
+          : `iteration ${diff.iteration}  ${diff.status}  ${diff.description}  ` +
+              `(${diff.ref})\n${diff.patch.endsWith('\n') ? diff.patch : `${diff.patch}\n`}`,
       );
       setCode(EXIT_CODES.STOPPED);
     });
@@ -87,12 +89,15 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
   program
     .command('report')
     .description(
-      'plot a run (every experiment a dot, the running best as a step line), several runs on one plot, or export the rows',
+      'plot a run (every experiment a dot, the running best as a step line), ' +
+        'several runs on one plot, or export the rows',
     )
     .argument('[results...]', 'results.tsv files, config files or workspaces (default: the config here, else .)')
     .option(
       '--out <file>',
-      "where to write: the SVG (default: .loop/progress.svg in the run's workspace, unless --html is given), or the csv/json export (default: stdout)",
+      "where to write: the SVG (default: .loop/progress.svg in the run's " +
+        'workspace, unless --html is given), or the csv/json export (default: ' +
+        'stdout)',
     )
     .option('--html <file.html>', 'one run: also write a self-contained HTML page with the plot and the table')
     .addOption(
@@ -114,7 +119,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
     .option('--json', 'the rows as JSON (the same as --format json, like the other read commands)', false)
     .option(
       '--pareto <objectives>',
-      'also draw the Pareto front of two or more metrics (e.g. latency_ms:min,accuracy:max): .loop/pareto.svg and .loop/pareto.json',
+      'also draw the Pareto front of two or more metrics (e.g. ' +
+        'latency_ms:min,accuracy:max): .loop/pareto.svg and .loop/pareto.json',
     )
     .action(
       async (
@@ -171,7 +177,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
           } else io.stdout.write(text);
           return setCode(EXIT_CODES.STOPPED);
         }
-        const { writeReport, writeMultiRunReport } = await import('../report/write-report.js'); // vega: loaded only for reports
+        // vega: loaded only for reports
+        const { writeReport, writeMultiRunReport } = await import('../report/write-report.js');
         const common = {
           ...toDirection(opts.direction),
           ...(opts.title ? { title: opts.title } : {}),
@@ -188,7 +195,8 @@ export function addReadCommands(program: Command, io: CliIo, setCode: (code: num
           return setCode(EXIT_CODES.STOPPED);
         }
         const paretoReport = opts.pareto ? await import('../report/pareto.js') : undefined;
-        const objectives = opts.pareto ? paretoReport!.parseObjectives(opts.pareto) : undefined; // a bad --pareto is a usage error before anything is written
+        // a bad --pareto is a usage error before anything is written
+        const objectives = opts.pareto ? paretoReport!.parseObjectives(opts.pareto) : undefined;
         const written = await writeReport({
           results: sources[0]!.results,
           ...(out ? { out } : {}),

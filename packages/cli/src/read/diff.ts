@@ -31,7 +31,8 @@ export interface IterationDiff {
 export async function diffIteration(dir: string, data: ResultsData, iteration: number): Promise<IterationDiff> {
   if (data.form !== 'auto-iterate')
     throw new UsageError(
-      'loop diff reads git commits: an autoresearch pass keeps snapshots instead (see its .aid/pipeline/autoresearch/<task>/ folder)',
+      'loop diff reads git commits: an autoresearch pass keeps snapshots ' +
+        'instead (see its .aid/pipeline/autoresearch/<task>/ folder)',
     );
   const row = data.points.find((p) => p.iteration === iteration);
   if (!row) throw new UsageError(`no iteration ${iteration} in results.tsv (it has 0 to ${data.points.length - 1})`);
@@ -44,7 +45,8 @@ export async function diffIteration(dir: string, data: ResultsData, iteration: n
   } else {
     if (!row.id)
       throw new UsageError(
-        `iteration ${iteration} (${row.status}) has no commit: it was ${row.kind === 'discard' ? 'rejected before it was committed' : 'never recorded'}`,
+        `iteration ${iteration} (${row.status}) has no commit: it ` +
+          `was ${row.kind === 'discard' ? 'rejected before it was committed' : 'never recorded'}`,
       );
     ref = row.id;
   }

@@ -60,10 +60,10 @@ export async function resolveResultsSource(target: string | undefined, cwd: stri
   }
   if (preset !== 'auto-iterate')
     throw new UsageError(
-      `${path} is ${/^[aeiou]/.test(preset) ? 'an' : 'a'} ${preset} config: it keeps no results.tsv (use "loop status ${target ?? ''}")`.replace(
-        ' )',
-        ')',
-      ),
+      (
+        `${path} is ${/^[aeiou]/.test(preset) ? 'an' : 'a'} ${preset} config: it ` +
+        `keeps no results.tsv (use "loop status ${target ?? ''}")`
+      ).replace(' )', ')'),
     );
   const loaded = await loadConfig(path);
   return { results: workspaceResults(loaded.dir), dir: loaded.dir };

@@ -4,7 +4,9 @@ import { RUN_FILES } from '@loop/auto-iterate';
 import { keptLogName, listKeptLogs, type KeptLog } from '@loop/core/harness';
 import { UsageError } from '../usage-error.js';
 
-/** The kept run logs of a workspace (`.loop/logs/<n>.log`, issue 32 item 16), oldest first; `[]` when there are none. */
+/**
+ * The kept run logs of a workspace (`.loop/logs/<n>.log`, issue 32 item 16), oldest first; `[]` when there are none.
+ */
 export function keptRunLogs(dir: string): Promise<KeptLog[]> {
   return listKeptLogs(join(dir, RUN_FILES.logs));
 }

@@ -7,7 +7,10 @@ import type { PlotPoint } from './results.js';
 export interface CurveSeries {
   /** The row's iteration. */
   readonly iteration: number;
-  /** kept (or the baseline), pruned (stopped early: its curve ends with a square), or discarded (ran to its end, not kept). */
+  /**
+   * kept (or the baseline), pruned (stopped early: its curve ends with a square), or discarded (ran to its end, not
+   * kept).
+   */
   readonly kind: 'kept' | 'pruned' | 'discarded';
   /** The reports, in step order; non-finite values are left out. */
   readonly points: readonly { readonly step: number; readonly value: number }[];

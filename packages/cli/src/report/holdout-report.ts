@@ -39,7 +39,8 @@ export function renderHoldoutGapSvg(points: readonly HoldoutUse[], metric = 'sco
   const sx = (x: number) => pad.l + ((x - x0) / (x1 - x0)) * (W - pad.l - pad.r);
   const sy = (y: number) => H - pad.b - ((y - y0) / (y1 - y0)) * (H - pad.t - pad.b);
   const line = (get: (p: HoldoutUse) => number, color: string) =>
-    `<polyline fill="none" stroke="${color}" stroke-width="2" points="${points.map((p) => `${sx(p.iteration).toFixed(1)},${sy(get(p)).toFixed(1)}`).join(' ')}"/>` +
+    `<polyline fill="none" stroke="${color}" stroke-width="2" ` +
+    `points="${points.map((p) => `${sx(p.iteration).toFixed(1)},${sy(get(p)).toFixed(1)}`).join(' ')}"/>` +
     points
       .map((p) => `<circle cx="${sx(p.iteration).toFixed(1)}" cy="${sy(get(p)).toFixed(1)}" r="3" fill="${color}"/>`)
       .join('');
@@ -61,7 +62,9 @@ export function holdoutGapLines(points: readonly HoldoutUse[]): string[] {
   const f = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(6));
   return points.map(
     (u) =>
-      `  it ${String(u.iteration).padStart(3)}  ${u.kind.padEnd(14)}  visible ${f(u.visible)}  holdout ${f(u.score)}  gap ${f(holdoutGap(u))}${u.blocked ? '  kept back' : ''}`,
+      `  it ${String(u.iteration).padStart(3)}  ${u.kind.padEnd(14)}  ` +
+      `visible ${f(u.visible)}  holdout ${f(u.score)}  ` +
+      `gap ${f(holdoutGap(u))}${u.blocked ? '  kept back' : ''}`,
   );
 }
 
@@ -97,7 +100,8 @@ export async function writeHoldoutReport(dir: string, html: string | undefined):
       html,
       page.replace(
         '</body>',
-        `<h2>Sealed holdout</h2>\n<figure id="holdout">\n${svg}</figure>\n<pre id="holdout-gap">${table}</pre>\n</body>`,
+        `<h2>Sealed holdout</h2>\n<figure id="holdout">\n${svg}</figure>\n<pre ` +
+          `id="holdout-gap">${table}</pre>\n</body>`,
       ),
     );
   } else if (html) lines.push(`(the holdout is left out of ${html}: it lies in the workspace, which the agent reads)`);

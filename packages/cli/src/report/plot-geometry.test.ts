@@ -43,13 +43,16 @@ describe('progress plot geometry (the rendered SVG)', () => {
     expect(topOfDrawing - g.titleBottom).toBeGreaterThanOrEqual(0);
   });
 
-  it('keeps a long label at the top of the plot below the title (a maximize run whose best is the last keep)', async () => {
-    const long = 'switch the optimiser to AdamW with a cosine schedule and warmup';
-    const data = parseResults(tsv('a1\t0.2\tkeep\tbaseline', 'b2\t0.1\tdiscard\tworse', `c3\t0.9\tkeep\t${long}`));
-    const g = geometry(await renderPlotSvg(data, { direction: 'maximize' }));
-    expect(g.highestLabel).toBeLessThan(0); // it does rise above the axes' area ...
-    expect(g.highestLabel).toBeGreaterThanOrEqual(g.titleBottom); // ... but not into the title
-  });
+  it(
+    'keeps a long label at the top of the plot below the title (a maximize ' + 'run whose best is the last keep)',
+    async () => {
+      const long = 'switch the optimiser to AdamW with a cosine schedule and warmup';
+      const data = parseResults(tsv('a1\t0.2\tkeep\tbaseline', 'b2\t0.1\tdiscard\tworse', `c3\t0.9\tkeep\t${long}`));
+      const g = geometry(await renderPlotSvg(data, { direction: 'maximize' }));
+      expect(g.highestLabel).toBeLessThan(0); // it does rise above the axes' area ...
+      expect(g.highestLabel).toBeGreaterThanOrEqual(g.titleBottom); // ... but not into the title
+    },
+  );
 
   it('starts the y axis at 0, not below, for positive scores (spread or all equal)', async () => {
     const spread = parseResults(tsv('a1\t0.95\tkeep\tbaseline', 'b2\t3.03\tdiscard\tx', 'c3\t0.004\tkeep\ty'));

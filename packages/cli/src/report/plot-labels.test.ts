@@ -22,7 +22,10 @@ function longRun(
   return `${rows.join('\n')}\n`;
 }
 
-/** The keptLabels texts of a rendered SVG: the anchor of each (`translate(x,y) rotate(-35) translate(0,-2)`) and its text. */
+/**
+ * The keptLabels texts of a rendered SVG: the anchor of each (`translate(x,y) rotate(-35) translate(0,-2)`) and its
+ * text.
+ */
 function labelsOf(svg: string): Array<{ x: number; y: number; text: string }> {
   const group = /<g class="mark-text role-mark keptLabels"[^>]*>(.*?)<\/g>/s.exec(svg)?.[1] ?? '';
   const unescape = (t: string) =>
@@ -39,7 +42,10 @@ function labelsOf(svg: string): Array<{ x: number; y: number; text: string }> {
   ].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescape(m[3]!) }));
 }
 
-/** The corners on screen of a label's box (length `chars` × 6.5 px, 13 px tall), rotated 35° up from its anchor: computed independently of selectLabels's frame. */
+/**
+ * The corners on screen of a label's box (length `chars` × 6.5 px, 13 px tall), rotated 35° up from its anchor:
+ * computed independently of selectLabels's frame.
+ */
 function corners(l: { x: number; y: number; text: string }): Array<[number, number]> {
   const a = (35 * Math.PI) / 180;
   const along: [number, number] = [Math.cos(a), -Math.sin(a)];
@@ -90,18 +96,22 @@ describe('which kept points get a label (issue 32 item 11)', () => {
     expect(selectLabels([baseline(100), keep(3, 60), keep(7, 20)], layout())).toEqual([0, 3, 7]);
   });
 
-  it('two labels that would overlap: the one with the larger improvement wins; the baseline and the last keep (the best) come first', () => {
-    // 40 and 41 sit next to each other (7 px apart) at nearly the same height: their labels would overlap.
-    const near = layout({ xDomain: [0, 100] });
-    expect(selectLabels([baseline(100), keep(40, 99.5), keep(41, 98, 'bigger gain'), keep(100, 10)], near)).toEqual([
-      0, 41, 100,
-    ]);
-    expect(selectLabels([baseline(100), keep(40, 98, 'bigger gain'), keep(41, 97.5), keep(100, 10)], near)).toEqual([
-      0, 40, 100,
-    ]);
-    // The last keep wins over a larger improvement right before it.
-    expect(selectLabels([baseline(100), keep(99, 20, 'big gain'), keep(100, 19.5)], near)).toEqual([0, 100]);
-  });
+  it(
+    'two labels that would overlap: the one with the larger improvement ' +
+      'wins; the baseline and the last keep (the best) come first',
+    () => {
+      // 40 and 41 sit next to each other (7 px apart) at nearly the same height: their labels would overlap.
+      const near = layout({ xDomain: [0, 100] });
+      expect(selectLabels([baseline(100), keep(40, 99.5), keep(41, 98, 'bigger gain'), keep(100, 10)], near)).toEqual([
+        0, 41, 100,
+      ]);
+      expect(selectLabels([baseline(100), keep(40, 98, 'bigger gain'), keep(41, 97.5), keep(100, 10)], near)).toEqual([
+        0, 40, 100,
+      ]);
+      // The last keep wins over a larger improvement right before it.
+      expect(selectLabels([baseline(100), keep(99, 20, 'big gain'), keep(100, 19.5)], near)).toEqual([0, 100]);
+    },
+  );
 
   it('maximize: improvements are score rises', () => {
     const near = layout({ direction: 'maximize', xDomain: [0, 100] });
@@ -118,27 +128,30 @@ describe('which kept points get a label (issue 32 item 11)', () => {
     expect(selectLabels(points, { ...wide, maxLabels: 0 })).toEqual([]);
   });
 
-  it('the plot of a 3,200-row run labels a handful of its keeps, and no two drawn labels overlap on screen', async () => {
-    const data = parseResults(longRun(3200));
-    const keeps = data.points.filter((p) => p.kind === 'keep').length;
-    const svg = await renderPlotSvg(data, { direction: 'minimize', width: 760, height: 300 });
-    const labels = labelsOf(svg);
-    expect(keeps).toBeGreaterThan(20);
-    expect(labels.length).toBeGreaterThanOrEqual(3);
-    expect(labels.length).toBeLessThanOrEqual(12);
-    expect(labels.map((l) => l.text)).toContain('baseline');
-    for (let i = 0; i < labels.length; i += 1) {
-      for (let j = i + 1; j < labels.length; j += 1)
-        expect(
-          polygonsOverlap(corners(labels[i]!), corners(labels[j]!)),
-          `${labels[i]!.text} / ${labels[j]!.text}`,
-        ).toBe(false);
-    }
-    // Every kept dot keeps its description as a tooltip (the labelled ones and the others).
-    const spec = plotSpec(data, { direction: 'minimize', width: 760, height: 300 });
-    const marks = (spec.marks ?? []) as Array<{ name?: string; encode?: { enter?: { tooltip?: unknown } } }>;
-    expect(marks.find((m) => m.name === 'keptDots')?.encode?.enter?.tooltip).toBeDefined();
-  });
+  it(
+    'the plot of a 3,200-row run labels a handful of its keeps, and no two ' + 'drawn labels overlap on screen',
+    async () => {
+      const data = parseResults(longRun(3200));
+      const keeps = data.points.filter((p) => p.kind === 'keep').length;
+      const svg = await renderPlotSvg(data, { direction: 'minimize', width: 760, height: 300 });
+      const labels = labelsOf(svg);
+      expect(keeps).toBeGreaterThan(20);
+      expect(labels.length).toBeGreaterThanOrEqual(3);
+      expect(labels.length).toBeLessThanOrEqual(12);
+      expect(labels.map((l) => l.text)).toContain('baseline');
+      for (let i = 0; i < labels.length; i += 1) {
+        for (let j = i + 1; j < labels.length; j += 1)
+          expect(
+            polygonsOverlap(corners(labels[i]!), corners(labels[j]!)),
+            `${labels[i]!.text} / ${labels[j]!.text}`,
+          ).toBe(false);
+      }
+      // Every kept dot keeps its description as a tooltip (the labelled ones and the others).
+      const spec = plotSpec(data, { direction: 'minimize', width: 760, height: 300 });
+      const marks = (spec.marks ?? []) as Array<{ name?: string; encode?: { enter?: { tooltip?: unknown } } }>;
+      expect(marks.find((m) => m.name === 'keptDots')?.encode?.enter?.tooltip).toBeDefined();
+    },
+  );
 
   it('30 rows with a keep on most of them: the drawn labels do not overlap', async () => {
     const rows = [

@@ -36,7 +36,10 @@ export interface LabelCandidate {
   readonly text: string;
 }
 
-/** The label's box in the text's own frame (u along the text, v across it): axis-aligned there, since every label has the same angle. */
+/**
+ * The label's box in the text's own frame (u along the text, v across it): axis-aligned there, since every label has
+ * the same angle.
+ */
 interface Box {
   readonly u0: number;
   readonly u1: number;
@@ -72,7 +75,8 @@ export function selectLabels(points: readonly LabelCandidate[], layout: LabelLay
     .domain([...layout.yDomain])
     .nice()
     .range([layout.height, 0]) as (v: number) => number;
-  // The text's frame in screen px (y down): u along the text, rising to the right; v across it, towards the glyphs' tops.
+  // The text's frame in screen px (y down): u along the text, rising to the right; v across it, towards the glyphs'
+  // tops.
   const [du, dv] = [Math.cos(angle), -Math.sin(angle)];
   const [nu, nv] = [-Math.sin(angle), -Math.cos(angle)];
   const boxOf = (p: LabelCandidate): Box => {

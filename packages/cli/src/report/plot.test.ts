@@ -135,16 +135,19 @@ describe('progress plot', () => {
     );
   });
 
-  it('the HTML page is self-contained: the SVG inline, the table with every row, no scripts or external resources', async () => {
-    const data = parseResults(
-      tsv('a1\t10\tkeep\tbaseline', 'b2\t12\tdiscard\t<script>x</script>', 'c3\t8\tkeep\tbetter'),
-    );
-    const svg = await renderPlotSvg(data, { direction: 'minimize' });
-    const html = renderReportHtml(data, svg, { direction: 'minimize', source: 'results.tsv' });
-    expect(html).toContain('<svg');
-    expect(html.match(/<tr class=/g)).toHaveLength(3);
-    expect(html).toContain('&lt;script&gt;x&lt;/script&gt;');
-    expect(html).not.toMatch(/<script|<link|src=|href=/);
-    expect(html).toContain('2 experiments: 1 kept, 1 discarded, 0 crashed; lower is better; best 8.');
-  });
+  it(
+    'the HTML page is self-contained: the SVG inline, the table with every ' + 'row, no scripts or external resources',
+    async () => {
+      const data = parseResults(
+        tsv('a1\t10\tkeep\tbaseline', 'b2\t12\tdiscard\t<script>x</script>', 'c3\t8\tkeep\tbetter'),
+      );
+      const svg = await renderPlotSvg(data, { direction: 'minimize' });
+      const html = renderReportHtml(data, svg, { direction: 'minimize', source: 'results.tsv' });
+      expect(html).toContain('<svg');
+      expect(html.match(/<tr class=/g)).toHaveLength(3);
+      expect(html).toContain('&lt;script&gt;x&lt;/script&gt;');
+      expect(html).not.toMatch(/<script|<link|src=|href=/);
+      expect(html).toContain('2 experiments: 1 kept, 1 discarded, 0 crashed; lower is better; best 8.');
+    },
+  );
 });

@@ -157,7 +157,8 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
             update: {
               shape: {
                 signal:
-                  "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? 'cross' : datum.value === 'halted' ? 'diamond' : 'circle'",
+                  "datum.value === 'running best' ? 'stroke' : datum.value === 'crash' ? " +
+                  "'cross' : datum.value === 'halted' ? 'diamond' : 'circle'",
               },
               angle: { signal: "datum.value === 'crash' ? 45 : 0" },
               stroke: { signal: `datum.value === 'running best' ? '${PLOT_COLORS.best}' : null` },
@@ -254,7 +255,10 @@ export function plotSpec(data: ResultsData, options: PlotOptions): Spec {
             x: { scale: 'x', field: 'iteration', offset: 4 },
             y: { scale: 'y', field: 'score', offset: -6 },
             text: {
-              signal: `datum.kind === 'baseline' ? 'baseline' : (length(datum.description) > ${labelChars} ? slice(datum.description, 0, ${labelChars - 1}) + '…' : datum.description)`,
+              signal:
+                `datum.kind === 'baseline' ? 'baseline' : (length(datum.description) ` +
+                `> ${labelChars} ? slice(datum.description, 0, ${labelChars - 1}) + '…' : ` +
+                `datum.description)`,
             },
             angle: { value: -35 },
             fontSize: { value: 10 },

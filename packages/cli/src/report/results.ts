@@ -55,7 +55,9 @@ export function detectResultsForm(text: string, path = 'results.tsv'): ResultsFo
   if (column === 'iter') return 'autoresearch';
   throw new LoopError(
     'RESULTS_CORRUPT',
-    `[loop] [cli] ${path}:1: not a results.tsv of a known form: expected "commit score status description" (auto-iterate) or "iter ... status snapshot utc" (autoresearch), found "${first.replaceAll('\t', ' ')}"`,
+    `[loop] [cli] ${path}:1: not a results.tsv of a known form: expected ` +
+      `"commit score status description" (auto-iterate) or "iter ... status ` +
+      `snapshot utc" (autoresearch), found "${first.replaceAll('\t', ' ')}"`,
     { details: { path, line: 1 } },
   );
 }

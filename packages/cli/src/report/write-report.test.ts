@@ -38,12 +38,15 @@ beforeEach(() => {
 afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
 describe('loop report defaults', () => {
-  it("the default SVG goes to the workspace's .loop/ (git-excluded), never untracked into the tree a revert cleans", async () => {
-    writeFileSync(join(ws, 'results.tsv'), TSV);
-    const written = await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize' });
-    expect(written.files).toEqual([join(ws, '.loop', 'progress.svg')]);
-    expect(existsSync(join(ws, 'progress.svg'))).toBe(false);
-  });
+  it(
+    "the default SVG goes to the workspace's .loop/ (git-excluded), never " + 'untracked into the tree a revert cleans',
+    async () => {
+      writeFileSync(join(ws, 'results.tsv'), TSV);
+      const written = await writeReport({ results: join(ws, 'results.tsv'), direction: 'minimize' });
+      expect(written.files).toEqual([join(ws, '.loop', 'progress.svg')]);
+      expect(existsSync(join(ws, 'progress.svg'))).toBe(false);
+    },
+  );
 
   it("a target run's results.tsv in a subfolder reports into the workspace root's .loop/", async () => {
     mkdirSync(join(ws, 'skills', 'x'), { recursive: true });

@@ -24,7 +24,10 @@ export interface WriteReportOptions {
   direction?: Direction;
   /** The plot's title. @default `<metric> progress` */
   title?: string;
-  /** The metric's name on the axis, the title and the table. @default the run's `metricName` from `.loop/cli.json`, else the score column's name */
+  /**
+   * The metric's name on the axis, the title and the table. @default the run's `metricName` from `.loop/cli.json`, else
+   * the score column's name
+   */
   metric?: string;
 }
 

@@ -2,7 +2,10 @@ import type { Agent } from '../agent.js';
 import { checkAnchor, isLongDispatch, type AnchorStage } from '../task-anchors.js';
 import type { TaskTracker } from '../task-tracker.js';
 
-/** Thrown (and handled by the controller, which escalates `stage_anchor_drift`) when the anchor check after a long dispatch finds drift. */
+/**
+ * Thrown (and handled by the controller, which escalates `stage_anchor_drift`) when the anchor check after a long
+ * dispatch finds drift.
+ */
 export class AnchorDriftError extends Error {
   readonly code = 'STAGE_ANCHOR_DRIFT';
   constructor(
@@ -38,7 +41,8 @@ export function anchoredAgent(agent: Agent, current: () => CurrentAnchor | null,
         const check = await checkAnchor(at.tracker, at.iter, at.stage);
         if (!check.ok)
           throw new AnchorDriftError(
-            `after the ${request.role} dispatch the in_progress anchor is ${check.actual.join(', ') || 'none'}, expected ${check.expected}`,
+            `after the ${request.role} dispatch the in_progress anchor ` +
+              `is ${check.actual.join(', ') || 'none'}, expected ${check.expected}`,
             check.expected,
             check.actual,
           );

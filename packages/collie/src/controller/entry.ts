@@ -22,7 +22,9 @@ const DISCOVERY_PROMPT = [
   'You are the Discovery subagent of an autoiter run (read-only: do not change any file).',
   'Explore the project root and rank candidate trigger commands that exercise it (test suites, benchmarks, scripts).',
   'For each candidate give: command, kind (shell|replay|dataset), score 1-5, rationale.',
-  'Then suggest a success_criterion type (all_green / scalar_threshold / convergence_delta / custom) and a primary_goal (correctness / optimization / both).',
+  'Then suggest a success_criterion type (all_green / scalar_threshold / ' +
+    'convergence_delta / custom) and a primary_goal (correctness / ' +
+    'optimization / both).',
 ].join('\n');
 
 /** Branch A: fresh start, then Stage 0 in the same unit (the seed runs them in one session). */

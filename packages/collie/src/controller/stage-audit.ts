@@ -123,7 +123,9 @@ export async function stageAudit(
   );
   c.tick(
     id,
-    `iter-${n} Stage 5.2 → G6 diff audit ${untraceable.length === 0 ? 'PASS' : 'FAIL'}, G1 ${g1.length === 0 ? 'PASS' : 'FAIL'}`,
+    `iter-${n} Stage 5.2 → G6 diff ` +
+      `audit ${untraceable.length === 0 ? 'PASS' : 'FAIL'}, ` +
+      `G1 ${g1.length === 0 ? 'PASS' : 'FAIL'}`,
   );
   if (untraceable.length > 0) {
     await c.escalateRun(

@@ -92,7 +92,8 @@ export async function stageFlow(
         commit = await squashSince(
           ctx,
           start,
-          `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: iter-${n}/${fix.id}`,
+          `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: ` +
+            `iter-${n}/${fix.id}`,
         );
       }
       let files: ChangedFile[] = commit ? await commitFiles(ctx, commit) : [];

@@ -47,7 +47,9 @@ export async function stageKickoff(
     const goal =
       n === 1
         ? 'first iteration: observe the trigger and record the scalar'
-        : `iteration ${n}: continue from iter-${n - 1} (scalar ${state.last_scalar ?? 'none'}); DEFERRED pool: ${pool.length === 0 ? 'empty' : pool.map((d) => `${d.id} (iter-${d.iter}, ${d.tag})`).join(', ')}`;
+        : `iteration ${n}: continue from iter-${n - 1} ` +
+          `(scalar ${state.last_scalar ?? 'none'}); DEFERRED ` +
+          `pool: ${pool.length === 0 ? 'empty' : pool.map((d) => `${d.id} (iter-${d.iter}, ${d.tag})`).join(', ')}`;
     await writeTextAtomic(
       ip.kickoff,
       [

@@ -74,7 +74,8 @@ export async function stageObserve(
   await c.observe(rp, `iter ${n}/${spec.budget.max_iterations} · Stage 3 · Observing · ${issues.length} issues found`);
   c.tick(
     state.runId,
-    `iter-${n} Stage 3 → ${issues.length} issues recorded, ${nBlocking} blocking${exitCode !== 0 ? ` (exit code ${exitCode ?? 'none'})` : ''}`,
+    `iter-${n} Stage 3 → ${issues.length} issues recorded, ${nBlocking} ` +
+      `blocking${exitCode !== 0 ? ` (exit code ${exitCode ?? 'none'})` : ''}`,
   );
   await c.persist(rp, {
     ...state,
@@ -84,7 +85,9 @@ export async function stageObserve(
   return { kind: 'stage', runId: state.runId, iter: n, stage: 'stage3', status: 'running' };
 }
 
-/** The test files changed since the iteration's start sha (committed or not: the real branch diff); none outside git. */
+/**
+ * The test files changed since the iteration's start sha (committed or not: the real branch diff); none outside git.
+ */
 async function ladderG1(c: StageContext, state: RunState, rp: RunPaths): Promise<ChangedFile[]> {
   if (state.iter_start === null) return [];
   return forbiddenTestFileChanges(await changedFilesSince(await c.gitCtx(rp), state.iter_start), []);
@@ -93,7 +96,8 @@ async function ladderG1(c: StageContext, state: RunState, rp: RunPaths): Promise
 /**
  * Stage 3.2: one ladder attempt per step: the diagnostic agent (current tier) finds the root cause
  * and fixes the worktree; G1 then checks the iteration's real diff (a test file changed since the
- * iteration started escalates `g1_test_file_guard` before the rerun could pass because of it), then a validation rerun capped at 5 minutes. Pass → Stage 4a; fail → the
+ * iteration started escalates `g1_test_file_guard` before the rerun could pass because of it), then a validation rerun
+ * capped at 5 minutes. Pass → Stage 4a; fail → the
  * tier is raised (haiku → sonnet → opus, capped); the third failure writes blocker-report.md,
  * escalates `blocker_unrecoverable`, notifies, and sets status escalated.
  */
@@ -143,7 +147,10 @@ export async function stageRecover(
   // G1 holds at Stage 3 too (seed 000 Key Invariant 5): the ladder may not change a test file.
   const g1 = await ladderG1(c, state, rp);
   if (g1.length > 0) {
-    const detail = `Stage 3.2 recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}) left test files changed since the iteration started: ${g1.map((f) => `${f.path} (${f.status})`).join(', ')}`;
+    const detail =
+      `Stage 3.2 recovery attempt ${attempt} (${TIER_MODELS[ladder.tier]}) ` +
+      `left test files changed since the iteration ` +
+      `started: ${g1.map((f) => `${f.path} (${f.status})`).join(', ')}`;
     await c.escalateRun(
       {
         ...state,
@@ -204,7 +211,8 @@ export async function stageRecover(
   await c.observe(
     rp,
     `iter ${n}/${m} · Stage 3 · BLOCKED · auto-recovery ladder exhausted`,
-    `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted after ${attempt} attempts; see iter-${n}/blocker-report.md.`,
+    `## blocked · ${c.iso()}\nAuto-recovery ladder exhausted ` +
+      `after ${attempt} attempts; see iter-${n}/blocker-report.md.`,
     `iter-${n}/blocked`,
   );
   await c.effectOnce(`iter-${n}/blocked/escalate`, () => c.escalate('blocker_unrecoverable', id));

@@ -52,7 +52,8 @@ export async function stageRerun(
   const n = state.iter;
   const ip = rp.iter(n);
   const ledger = (await readLedger(ip.flow)) ?? { base: null, applied: [], applying: null };
-  // SC5's "files changed": the real Stage 5.1 branch diff (whoever committed), measured before the rerun can write anything.
+  // SC5's "files changed": the real Stage 5.1 branch diff (whoever committed), measured before the rerun can write
+  // anything.
   const filesChanged =
     ledger.base === null
       ? new Set(ledger.applied.flatMap((a) => a.files.map((f) => f.path))).size
@@ -99,7 +100,9 @@ export async function stageRerun(
   await writeTextAtomic(ip.summary, summaryText(n, entry, delta !== null && Math.abs(delta) <= eps, 'pending'));
   await c.observe(
     rp,
-    `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · scalar=${scalar ?? 'none'} (was ${before ?? 'none'}, Δ=${delta ?? 'none'})`,
+    `iter ${n}/${spec.budget.max_iterations} · Stage 5.3 · Rerun done · ` +
+      `scalar=${scalar ?? 'none'} (was ${before ?? 'none'}, ` +
+      `Δ=${delta ?? 'none'})`,
     `Iter ${n}: rerun exit ${entry.exit_code}, scalar ${scalar ?? 'none'} (was ${before ?? 'none'}).`,
     `iter-${n}/rerun`,
   );

@@ -125,7 +125,8 @@ export async function stageRollbackStop(
       state.last_scalar !== null && state.baseline_scalar !== null ? state.last_scalar - state.baseline_scalar : 'none';
     await c.observe(
       rp,
-      `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} (baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`,
+      `DONE · ${reason} · scalar=${state.last_scalar ?? 'none'} ` +
+        `(baseline=${state.baseline_scalar ?? 'none'}, Δ=${total})`,
       `## done · ${c.iso()}\nStopped: ${reason}. Final status ${verdict.status}.`,
       `iter-${n}/done`,
     );

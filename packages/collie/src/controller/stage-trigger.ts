@@ -6,7 +6,10 @@ import type { AutoiterStepOutcome } from './step-outcome.js';
 
 /** The warning for a run whose log has no line the scalar regex matches; also printed as a tick. */
 export function noScalarWarning(pattern: string, log: string, c: StageContext, runId: string, n: number): string {
-  const text = `Warning: trigger.scalar_extraction /${pattern}/ matched no line of iter-${n}/${log}: the scalar is none (SC2's threshold and SC3 cannot use it). Check the trigger's output or the regex.`;
+  const text =
+    `Warning: trigger.scalar_extraction /${pattern}/ matched no line of ` +
+    `iter-${n}/${log}: the scalar is none (SC2's threshold and SC3 cannot use ` +
+    `it). Check the trigger's output or the regex.`;
   c.tick(runId, `iter-${n} ${text}`);
   return text;
 }

@@ -45,7 +45,8 @@ export async function stageTriage(
     if (!promptCheck.ok)
       throw new LoopError(
         'CONFIG_INVALID',
-        `[loop] [collie] the triage prompt fails G3 (missing ${promptCheck.missingPhrases.join(', ') || 'none'}, ${promptCheck.verbatimLines.length} verbatim lines)`,
+        `[loop] [collie] the triage prompt fails G3 ` +
+          `(missing ${promptCheck.missingPhrases.join(', ') || 'none'}, ${promptCheck.verbatimLines.length} verbatim lines)`,
       );
     const reply = await c.agent.run({
       role: 'triage',
@@ -67,7 +68,9 @@ export async function stageTriage(
   await c.observe(
     rp,
     `iter ${n}/${spec.budget.max_iterations} · Stage 4a · Triage · ${nReal} Real, ${routed.deferred.length} DEFERRED`,
-    `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} discarded.`,
+    `Triage: ${triage.length} issues → ${routed.toVerify.length} to Deep ` +
+      `Verify, ${routed.deferred.length} DEFERRED, ${routed.dropped.length} ` +
+      `discarded.`,
     `iter-${n}/triage`,
   );
   c.tick(

@@ -5,7 +5,10 @@ import { monitorLog } from './monitor.js';
 
 /** What a trigger run adds to its run record (`RunRecord.data.trigger`, then the row's `data.trigger`). */
 export interface TriggerFacts {
-  /** The exit code collie records: a blocking kill is 143 unless the run exited non-zero itself; null: killed by a signal. */
+  /**
+   * The exit code collie records: a blocking kill is 143 unless the run exited non-zero itself; null: killed by a
+   * signal.
+   */
   readonly exitCode: number | null;
   /** The last log line with digits as `N` (null for exit 0); `exit <code>` when the log is empty. */
   readonly errorSignature: string | null;

@@ -79,14 +79,17 @@ export async function renderChangedFiles(
 
 const keyFiles = (fix: FixRecord) => fix.key_files.join(', ') || '(none listed)';
 const head = (fix: FixRecord, worktree: string, what: string) =>
-  `You are the ${what} subagent of a collie autoiter flow for ${fix.id} (kind ${fix.kind}) in the working copy at ${worktree}. You are a fresh agent: everything you need is below.`;
+  `You are the ${what} subagent of a collie autoiter flow for ${fix.id} ` +
+  `(kind ${fix.kind}) in the working copy at ${worktree}. You are a fresh ` +
+  `agent: everything you need is below.`;
 const noCommit = 'Do not commit and do not run git: the orchestrator commits the FIX as one commit.';
 
 /** Prompt of the TDD step: write the reproduction test as a NEW test file among the key files. */
 export function tddPrompt(fix: FixRecord, worktree: string): string {
   return [
     head(fix, worktree, 'TDD'),
-    `Write the reproduction test of ${fix.id} (its reproduction_test field) as a NEW test file, one of its key files: ${keyFiles(fix)}.`,
+    `Write the reproduction test of ${fix.id} (its reproduction_test field) ` +
+      `as a NEW test file, one of its key files: ${keyFiles(fix)}.`,
     'The test must fail on the current code (red). Do not change any other file and do not modify existing test files.',
     noCommit,
     'Reply with one line: the test file you wrote.',
@@ -97,7 +100,8 @@ export function tddPrompt(fix: FixRecord, worktree: string): string {
 export function implementPrompt(fix: FixRecord, worktree: string, reproFiles: readonly string[]): string {
   return [
     head(fix, worktree, 'implement'),
-    `Implement the smallest change that fixes the root cause, following fix_outline. Change only the non-test key files: ${keyFiles(fix)}.`,
+    `Implement the smallest change that fixes the root cause, following ` +
+      `fix_outline. Change only the non-test key files: ${keyFiles(fix)}.`,
     reproFiles.length > 0
       ? `The reproduction test ${reproFiles.join(', ')} must pass afterwards; do not edit it.`
       : 'Do not modify test files.',
@@ -112,8 +116,11 @@ export function reviewPrompt(fix: FixRecord, worktree: string, final: boolean): 
   return [
     head(fix, worktree, final ? 'final reviewer' : 'code reviewer'),
     final
-      ? 'Do the final review of the whole change of this FIX after simplification and a green regression run: is the root cause fixed, is the change minimal and safe to commit?'
-      : 'Review the change below against the FIX: correctness, root cause actually fixed, scope limited to the key files, no test weakened.',
+      ? 'Do the final review of the whole change of this FIX after ' +
+        'simplification and a green regression run: is the root cause fixed, is ' +
+        'the change minimal and safe to commit?'
+      : 'Review the change below against the FIX: correctness, root cause ' +
+        'actually fixed, scope limited to the key files, no test weakened.',
     'Do not change any file.',
     'Write your comments, then one line exactly `verdict: approve` or `verdict: changes_requested`.',
   ].join('\n');
@@ -123,7 +130,9 @@ export function reviewPrompt(fix: FixRecord, worktree: string, final: boolean): 
 export function simplifyPrompt(fix: FixRecord, worktree: string): string {
   return [
     head(fix, worktree, 'simplify'),
-    `Simplify the changed code below without changing behaviour, if it can be simpler; otherwise change nothing. Same constraints: only the non-test key files (${keyFiles(fix)}), no test file edits.`,
+    `Simplify the changed code below without changing behaviour, if it can ` +
+      `be simpler; otherwise change nothing. Same constraints: only the ` +
+      `non-test key files (${keyFiles(fix)}), no test file edits.`,
     noCommit,
     'Reply with one line: what you simplified, or "nothing".',
   ].join('\n');

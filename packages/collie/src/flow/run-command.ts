@@ -21,7 +21,10 @@ export interface FlowCommandRequest {
   readonly signal?: AbortSignal;
   /** Where the running command's process group is recorded (core `runInGroup` `pidFile`). */
   readonly pidFile?: string;
-  /** Confine the command with bwrap (core `runInGroup` `sandbox`; resolve the mode once with core `planSandbox`). @default unconfined */
+  /**
+   * Confine the command with bwrap (core `runInGroup` `sandbox`; resolve the mode once with core `planSandbox`).
+   * @default unconfined
+   */
   readonly sandbox?: SandboxSpec;
 }
 
@@ -72,7 +75,9 @@ export async function runFlowCommand(request: FlowCommandRequest): Promise<FlowC
   if (result.spawnError) {
     throw new LoopError(
       'HARNESS_FAILED',
-      `[loop] [collie] flow cannot start "${request.command}" in ${request.cwd}: ${result.spawnError.message}; check the command and the worktree`,
+      `[loop] [collie] flow cannot start "${request.command}" ` +
+        `in ${request.cwd}: ${result.spawnError.message}; check the command and ` +
+        `the worktree`,
       { cause: result.spawnError, details: { command: request.command, cwd: request.cwd } },
     );
   }

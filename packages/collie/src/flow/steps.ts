@@ -149,7 +149,10 @@ async function command(
 const reproCommandOf = (run: FlowRun) =>
   resolveReproCommand(run.o.reproCommand, run.o.testCommand, run.ctx.fix, run.ctx.worktree, run.reproFiles);
 
-/** Fails the FIX when a step after TDD edited or deleted the reproduction test (it must turn green by the fix, not by an edit). */
+/**
+ * Fails the FIX when a step after TDD edited or deleted the reproduction test (it must turn green by the fix, not by an
+ * edit).
+ */
 function guardRepro(run: FlowRun, step: string): void {
   for (const file of run.reproFiles) {
     const now = run.last.entries.get(file);

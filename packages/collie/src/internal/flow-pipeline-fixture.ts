@@ -12,7 +12,10 @@ export const BUGGY = 'function add(a, b) {\n  return Math.abs(a) + Math.abs(b);\
 export const FIXED = 'function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n';
 export const WRONG = 'function add(a, b) {\n  return a - b;\n}\nmodule.exports = { add };\n';
 export const testFile = (expr: string) =>
-  `const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('../src/calc.js');\ntest('add', () => assert.strictEqual(${expr}));\n`;
+  `const test = require('node:test');\nconst assert = ` +
+  `require('node:assert');\nconst { add } = ` +
+  `require('../src/calc.js');\ntest('add', () => ` +
+  `assert.strictEqual(${expr}));\n`;
 export const EXISTING_TEST = testFile('add(1, 2), 3');
 export const REPRO = 'test/calc-neg.test.js';
 export const REPRO_TEST = testFile('add(-1, -2), -3');

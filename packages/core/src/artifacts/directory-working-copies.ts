@@ -151,7 +151,9 @@ export function createDirectoryWorkingCopies(options: DirectoryWorkingCopiesOpti
         } catch (error) {
           throw new LoopError(
             'RESTORE_FAILED',
-            `[loop] [directory-copies] could not write ${path} from ${copy.name} back to ${root}; check permissions and disk space, then restore the workspace to the last kept state`,
+            `[loop] [directory-copies] could not write ${path} from ${copy.name} ` +
+              `back to ${root}; check permissions and disk space, then restore the ` +
+              `workspace to the last kept state`,
             { cause: error, details: { path, copy: copy.name } },
           );
         }

@@ -24,18 +24,21 @@ afterEach(() => {
 const later = () => Date.now() + 60_000;
 
 describe('file artifact stat cache (issue 13: an inspection reads only files whose stat data changed)', () => {
-  it('an edit in place is seen even when the mtime is put back (the ctime moved), and so is a mode change', async () => {
-    writeFileSync(join(root, 'a.txt'), 'one\n');
-    const artifact = createFileArtifact({ root, mutable: ['a.txt'], now: later });
-    const first = await artifact.inspect();
-    const before = nodeFs.lstatSync(join(root, 'a.txt'));
-    writeFileSync(join(root, 'a.txt'), 'two\n'); // same size
-    utimesSync(join(root, 'a.txt'), before.atime, before.mtime);
-    const second = await artifact.inspect();
-    expect(second['a.txt']).not.toBe(first['a.txt']);
-    chmodSync(join(root, 'a.txt'), 0o755);
-    expect((await artifact.inspect())['a.txt']).toMatch(/^x/);
-  });
+  it(
+    'an edit in place is seen even when the mtime is put back (the ctime ' + 'moved), and so is a mode change',
+    async () => {
+      writeFileSync(join(root, 'a.txt'), 'one\n');
+      const artifact = createFileArtifact({ root, mutable: ['a.txt'], now: later });
+      const first = await artifact.inspect();
+      const before = nodeFs.lstatSync(join(root, 'a.txt'));
+      writeFileSync(join(root, 'a.txt'), 'two\n'); // same size
+      utimesSync(join(root, 'a.txt'), before.atime, before.mtime);
+      const second = await artifact.inspect();
+      expect(second['a.txt']).not.toBe(first['a.txt']);
+      chmodSync(join(root, 'a.txt'), 0o755);
+      expect((await artifact.inspect())['a.txt']).toMatch(/^x/);
+    },
+  );
 
   it('a file with unchanged stat data is not read again; a racy one (times within 50 ms of hashing) is', async () => {
     writeFileSync(join(root, 'a.txt'), 'one\n');
@@ -48,6 +51,7 @@ describe('file artifact stat cache (issue 13: an inspection reads only files who
     const racy = createFileArtifact({ root, mutable: ['a.txt'], now: () => mtime + 10 });
     await racy.inspect();
     await racy.inspect();
-    expect(vi.mocked(readFile).mock.calls.filter(([p]) => String(p).endsWith('a.txt'))).toHaveLength(3); // 1 trusted + 2 racy
+    // 1 trusted + 2 racy
+    expect(vi.mocked(readFile).mock.calls.filter(([p]) => String(p).endsWith('a.txt'))).toHaveLength(3);
   });
 });

@@ -78,7 +78,10 @@ class HashCache {
   }
 }
 
-/** `0o100755`-style executable flag and sha256 of a regular file (read only when `cache` has no trusted hash for its stat data). */
+/**
+ * `0o100755`-style executable flag and sha256 of a regular file (read only when `cache` has no trusted hash for its
+ * stat data).
+ */
 async function fileValue(abs: string, info: Stats, cache?: HashCache): Promise<string> {
   const key = `${info.ino}:${info.size}:${info.mode}:${info.mtimeMs}:${info.ctimeMs}`;
   const kept = cache?.get(abs, key);
@@ -173,7 +176,8 @@ async function hashTree(
  * A file artifact: the mutable and read-only paths under a workspace root. `inspect()` hashes
  * exactly those files (directories recursively, skipping `.git` and `node_modules`), so its cost
  * grows with the artifact, not the repository; a file whose `lstat` data (inode, size, mode,
- * mtime, ctime) is unchanged since it was hashed, and was not racy then, is not read again. The executable bit is part of the hash. Symlinks
+ * mtime, ctime) is unchanged since it was hashed, and was not racy then, is not read again. The executable bit is part
+ * of the hash. Symlinks
  * are never followed: each is recorded by its target (see {@link surfaceValue}), and one that
  * points outside the workspace also by what it points at, so creating one in a target folder or
  * writing through one is a violation.

@@ -22,7 +22,8 @@ export interface MemoryWorkingCopy<T> extends WorkingCopy {
  *
  * @example
  * const artifact = createMemoryArtifact({ x: 10 });
- * const workingCopies = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('square', () => copy.get().x ** 2));
+ * const workingCopies = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('square', () =>
+ * copy.get().x ** 2));
  * createLoop({ ..., artifact, parallel: { candidates: 4, workingCopies } });
  */
 export function createMemoryWorkingCopies<T>(

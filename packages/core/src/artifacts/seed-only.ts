@@ -60,7 +60,9 @@ export function diffJsonKeys(
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The leaf key paths whose values differ (nested plain objects walked; arrays compared whole), each as its key chain. */
+/**
+ * The leaf key paths whose values differ (nested plain objects walked; arrays compared whole), each as its key chain.
+ */
 function diffLeaves(before: unknown, after: unknown, path: string[] = []): string[][] {
   if (isObject(before) && isObject(after)) {
     const keys = new Set([...Object.keys(before), ...Object.keys(after)]);

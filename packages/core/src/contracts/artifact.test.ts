@@ -11,14 +11,18 @@ describe('compareSnapshots', () => {
       violations: ['notes.md', 'old.md (deleted)', 'scratch.txt (new file)'],
     });
   });
-  it("the artifact's describeChange overrides the label (a tracked file a snapshot lists only once changed is an edit)", () => {
-    const describeChange = (path: string, before: string | null) =>
-      path === 'README.md' && before === null ? '' : undefined;
-    const { violations } = compareSnapshots(
-      { ...artifact, describeChange },
-      {},
-      { 'README.md': 'h1', 'scratch.txt': 'h2' },
-    );
-    expect(violations).toEqual(['README.md', 'scratch.txt (new file)']);
-  });
+  it(
+    "the artifact's describeChange overrides the label (a tracked file a " +
+      'snapshot lists only once changed is an edit)',
+    () => {
+      const describeChange = (path: string, before: string | null) =>
+        path === 'README.md' && before === null ? '' : undefined;
+      const { violations } = compareSnapshots(
+        { ...artifact, describeChange },
+        {},
+        { 'README.md': 'h1', 'scratch.txt': 'h2' },
+      );
+      expect(violations).toEqual(['README.md', 'scratch.txt (new file)']);
+    },
+  );
 });

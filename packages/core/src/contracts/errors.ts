@@ -17,12 +17,15 @@ import type { z } from 'zod';
  * - `RESUME_MISMATCH`: results.tsv and the workspace disagree (for example the kept commit is missing).
  * - `HARNESS_FAILED`: the harness could not be started at all (for example the log file cannot be opened).
  * - `STATE_CORRUPT`: state.json exists but is not valid JSON of the expected shape.
- * - `EFFECT_IN_DOUBT`: a step machine effect was started before a kill, never recorded done, and is neither idempotent nor reconcilable.
+ * - `EFFECT_IN_DOUBT`: a step machine effect was started before a kill, never recorded done, and is neither idempotent
+ *   nor reconcilable.
  * - `TRIAL_OPEN`: `Loop.ask` or `Loop.step` while a trial is open (tell or stop it first).
  * - `TRIAL_UNKNOWN`: `Loop.tell` of a trial that is not the open one (never asked, already told, another loop's).
  * - `LOOP_STOPPED`: `Loop.ask`, `tell` or `step` after the loop stopped (its summary is in `details.summary`).
- * - `EDIT_OUTSIDE_ARTIFACT`: `Loop.tell` of an edit that changed a path outside the artifact's mutable surface; nothing was touched and the trial stays open.
- * - `HOLDOUT_NOT_SEALED`: a sealed holdout cannot be sealed (its files inside the workspace, in its git objects, hard-linked, or no working sandbox for the proposer); the run refuses to start.
+ * - `EDIT_OUTSIDE_ARTIFACT`: `Loop.tell` of an edit that changed a path outside the artifact's mutable surface; nothing
+ *   was touched and the trial stays open.
+ * - `HOLDOUT_NOT_SEALED`: a sealed holdout cannot be sealed (its files inside the workspace, in its git objects,
+ *   hard-linked, or no working sandbox for the proposer); the run refuses to start.
  */
 export const LOOP_ERROR_CODES = [
   'CONFIG_INVALID',

@@ -84,13 +84,18 @@ export interface IterationRecord {
   readonly note?: string;
   /** A crash's one-line message, without the description (for `repeatedError`). @default none */
   readonly error?: string;
-  /** The mutable paths the candidate changed, sorted, when the engine knows them (an artifact or the proposer said). @default unknown */
+  /**
+   * The mutable paths the candidate changed, sorted, when the engine knows them (an artifact or the proposer said).
+   * @default unknown
+   */
   readonly changedFiles?: readonly string[];
   /** Named sub-scores of the scored run (a preset's per-dimension columns). @default none */
   readonly dimensions?: Readonly<Record<string, number>>;
   /** Tier-1 gates of the scored run, true = green. @default none */
   readonly gates?: Readonly<Record<string, boolean>>;
-  /** The candidate's record: what its proposal, run, score and decision added (see {@link CandidateData}). @default none */
+  /**
+   * The candidate's record: what its proposal, run, score and decision added (see {@link CandidateData}). @default none
+   */
   readonly data?: CandidateData;
 }
 

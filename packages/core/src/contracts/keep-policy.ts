@@ -42,7 +42,10 @@ export interface KeepDecision {
   readonly reason: string;
   /** The statistics behind the decision, when the policy computed any (noise-aware policies). */
   readonly evidence?: KeepEvidence;
-  /** The row's label (the preset's own status name) when this decision sets one, e.g. seed 002's `reverted-redtest`. @default none */
+  /**
+   * The row's label (the preset's own status name) when this decision sets one, e.g. seed 002's `reverted-redtest`.
+   * @default none
+   */
   readonly status?: string;
   /** Facts for the candidate's record (a preset's verdict details). @default none */
   readonly data?: CandidateData;

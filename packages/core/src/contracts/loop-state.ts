@@ -36,7 +36,10 @@ export interface LoopState {
   readonly consecutiveNonImprovements: number;
   /** Crashes in a row (reset by any non-crash row). */
   readonly consecutiveCrashes: number;
-  /** Crashes in a row with the same `error` message as the last one (0 when the last row is not a crash). Set by the engine; optional so tests can build states by hand. */
+  /**
+   * Crashes in a row with the same `error` message as the last one (0 when the last row is not a crash). Set by the
+   * engine; optional so tests can build states by hand.
+   */
   readonly consecutiveSameError?: number;
   /** Rows in a row whose `changedFiles` is known and empty (a proposal that changed nothing). Set by the engine. */
   readonly consecutiveNoChange?: number;

@@ -70,38 +70,45 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     ]);
   });
 
-  it('rows go in iteration order and a candidate decided against an older incumbent is kept only if it beats the one kept meanwhile', async () => {
-    const slow = createDeferred();
-    const { loop, results, artifact } = setup([5, 7], { gates: { 1: slow } });
-    const done = loop.run();
-    for (let i = 0; i < 50 && results.rows.length === 0; i++) await tick();
-    await tick();
-    slow.resolve();
-    await done;
-    // 7 passed against the baseline (10) but 5 was kept first: 7 is not kept.
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
-    expect(results.rows[2]?.description).toBe('value 10 -> 7 (not better than the incumbent kept meanwhile)');
-    expect(artifact.get()).toBe(5);
+  it(
+    'rows go in iteration order and a candidate decided against an older ' +
+      'incumbent is kept only if it beats the one kept meanwhile',
+    async () => {
+      const slow = createDeferred();
+      const { loop, results, artifact } = setup([5, 7], { gates: { 1: slow } });
+      const done = loop.run();
+      for (let i = 0; i < 50 && results.rows.length === 0; i++) await tick();
+      await tick();
+      slow.resolve();
+      await done;
+      // 7 passed against the baseline (10) but 5 was kept first: 7 is not kept.
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted']);
+      expect(results.rows[2]?.description).toBe('value 10 -> 7 (not better than the incumbent kept meanwhile)');
+      expect(artifact.get()).toBe(5);
 
-    const again = setup([7, 5], { gates: { 1: createDeferredResolvedLater() } });
-    await again.loop.run();
-    expect(again.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'kept']);
-    expect(again.artifact.get()).toBe(5);
-  });
+      const again = setup([7, 5], { gates: { 1: createDeferredResolvedLater() } });
+      await again.loop.run();
+      expect(again.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'kept']);
+      expect(again.artifact.get()).toBe(5);
+    },
+  );
 
-  it('no candidate starts beyond maxIterations, and at the stop the ones in flight are abandoned without a row', async () => {
-    const { loop, started } = setup([9, 8, 7, 6, 5, 4], { width: 3 });
-    await loop.run();
-    expect([...started].sort()).toEqual([1, 2, 3, 4, 5, 6]);
+  it(
+    'no candidate starts beyond maxIterations, and at the stop the ones in ' + 'flight are abandoned without a row',
+    async () => {
+      const { loop, started } = setup([9, 8, 7, 6, 5, 4], { width: 3 });
+      await loop.run();
+      expect([...started].sort()).toEqual([1, 2, 3, 4, 5, 6]);
 
-    const never = createDeferred();
-    const stopping = setup([5, 9], { gates: { 2: never }, stop: anyOf(maxIterations(10), targetScore(5)) });
-    const summary = await stopping.loop.run();
-    expect(summary.stop.reason).toBe('target-reached');
-    expect(stopping.results.rows.map((r) => r.iteration)).toEqual([0, 1]);
-    expect(stopping.aborted).toContain(2);
-    expect(stopping.artifact.get()).toBe(5);
-  });
+      const never = createDeferred();
+      const stopping = setup([5, 9], { gates: { 2: never }, stop: anyOf(maxIterations(10), targetScore(5)) });
+      const summary = await stopping.loop.run();
+      expect(summary.stop.reason).toBe('target-reached');
+      expect(stopping.results.rows.map((r) => r.iteration)).toEqual([0, 1]);
+      expect(stopping.aborted).toContain(2);
+      expect(stopping.artifact.get()).toBe(5);
+    },
+  );
 
   it('remeasureIncumbent with the async schedule is a CONFIG_INVALID naming the field', () => {
     const artifact = createMemoryArtifact(10);

@@ -35,7 +35,9 @@ export async function runBaseline(e: Engine, m: SessionMemory, fingerprint: stri
       const which = e.baselineRepeats > 1 ? ` (repeat ${repeat + 1} of ${e.baselineRepeats})` : '';
       throw new LoopError(
         'BASELINE_FAILED',
-        `[loop] [engine] the baseline run${which} crashed (${result.message}); fix the harness before starting the loop. Last log lines:\n${result.logTail ?? ''}`,
+        `[loop] [engine] the baseline run${which} crashed (${result.message}); ` +
+          `fix the harness before starting the loop. Last log ` +
+          `lines:\n${result.logTail ?? ''}`,
         { details: { reason: result.reason, logTail: result.logTail, repeat } },
       );
     }

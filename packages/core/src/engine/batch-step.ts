@@ -100,7 +100,9 @@ export async function adoptWinner(e: Engine, winner: Outcome): Promise<{ cp: Che
       if (left.length > 0) {
         throw new LoopError(
           'RESTORE_FAILED',
-          `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} left ${left.join(', ')} different from the copy; the main workspace was rolled back to the last kept state`,
+          `[loop] [engine] adopting ${copy.name} with ${b.workingCopies.name} ` +
+            `left ${left.join(', ')} different from the copy; the main workspace was ` +
+            `rolled back to the last kept state`,
           { details: { copy: copy.name, paths: left } },
         );
       }

@@ -34,28 +34,32 @@ describe('createLoop: rows, state, resume and lock', () => {
     expect(order).toEqual(['append baseline', 'append reverted', 'revert', 'append crash', 'revert']);
   });
 
-  it("resumes from the results log without re-running the baseline; the summary counts all iterations and, apart, this run's", async () => {
-    const first = setup([10, 9, 11]);
-    await first.loop.run();
-    const artifact = createMemoryArtifact(1);
-    const harness = createFakeHarness({ scores: [8] });
-    const loop = createLoop({
-      artifact,
-      rollback: { ...createMemoryRollback(artifact), recover: () => {} },
-      results: first.results,
-      harness,
-      proposer: createCounterProposer(artifact),
-      scorer: createValueScorer('minimize'),
-      stop: maxIterations(3),
-    });
-    const events: string[] = [];
-    loop.on('resumed', (e) => events.push(`resumed at ${e.iteration}, best ${e.best}`));
-    const summary = await loop.run();
-    expect(events).toEqual(['resumed at 2, best 9']);
-    expect(harness.runs).toEqual([3]); // no baseline run
-    expect(first.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'kept']);
-    expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3, iterationsThisRun: 1 });
-  });
+  it(
+    'resumes from the results log without re-running the baseline; the ' +
+      "summary counts all iterations and, apart, this run's",
+    async () => {
+      const first = setup([10, 9, 11]);
+      await first.loop.run();
+      const artifact = createMemoryArtifact(1);
+      const harness = createFakeHarness({ scores: [8] });
+      const loop = createLoop({
+        artifact,
+        rollback: { ...createMemoryRollback(artifact), recover: () => {} },
+        results: first.results,
+        harness,
+        proposer: createCounterProposer(artifact),
+        scorer: createValueScorer('minimize'),
+        stop: maxIterations(3),
+      });
+      const events: string[] = [];
+      loop.on('resumed', (e) => events.push(`resumed at ${e.iteration}, best ${e.best}`));
+      const summary = await loop.run();
+      expect(events).toEqual(['resumed at 2, best 9']);
+      expect(harness.runs).toEqual([3]); // no baseline run
+      expect(first.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'kept']);
+      expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3, iterationsThisRun: 1 });
+    },
+  );
 
   it('refuses to resume when results were deleted or their baseline row removed (RESUME_MISMATCH)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-resume-'));

@@ -18,69 +18,78 @@ import {
 import { maxIterations } from '../contracts/stop-policy.js';
 
 describe('createLoop: seed-only candidates', () => {
-  it('a seed-only proposal is flagged "seed-only change" in the row and the event, and the noise-aware policy reverts it unsampled', async () => {
-    const artifact = createMemoryArtifact({ lr: 0.1, seed: 1 });
-    const results = createMemoryResultsLog();
-    const events: LoopEvent[] = [];
-    const harness = createFakeHarness({ score: () => (artifact.get().seed === 2 ? 1 : 10) });
-    const loop = createLoop({
-      artifact,
-      rollback: createMemoryRollback(artifact),
-      results,
-      harness,
-      scorer: createValueScorer('minimize'),
-      proposer: {
-        name: 'reseed',
-        propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }),
-      },
-      keep: {
-        seedOnlyDetector: {
-          name: 'memory-json',
-          capture: () => structuredClone(artifact.get()),
-          isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()),
+  it(
+    'a seed-only proposal is flagged "seed-only change" in the row and the ' +
+      'event, and the noise-aware policy reverts it unsampled',
+    async () => {
+      const artifact = createMemoryArtifact({ lr: 0.1, seed: 1 });
+      const results = createMemoryResultsLog();
+      const events: LoopEvent[] = [];
+      const harness = createFakeHarness({ score: () => (artifact.get().seed === 2 ? 1 : 10) });
+      const loop = createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        results,
+        harness,
+        scorer: createValueScorer('minimize'),
+        proposer: {
+          name: 'reseed',
+          propose: () => (artifact.set({ ...artifact.get(), seed: 2 }), { description: 'seed 1 -> 2' }),
         },
-        policy: createNoiseAwareKeepPolicy(),
-      },
-      stop: maxIterations(1),
-    });
-    loop.on('reverted', (e) => events.push(e));
-    await loop.run();
-    expect(results.rows[1]).toMatchObject({ status: 'reverted', description: 'seed 1 -> 2 (seed-only change)' });
-    expect(events[0]).toMatchObject({ type: 'reverted', seedOnly: true });
-    expect(harness.runs).toEqual([0, 1]);
-  });
+        keep: {
+          seedOnlyDetector: {
+            name: 'memory-json',
+            capture: () => structuredClone(artifact.get()),
+            isSeedOnlyChange: (_c, before) => isSeedOnlyJsonChange(before, artifact.get()),
+          },
+          policy: createNoiseAwareKeepPolicy(),
+        },
+        stop: maxIterations(1),
+      });
+      loop.on('reverted', (e) => events.push(e));
+      await loop.run();
+      expect(results.rows[1]).toMatchObject({ status: 'reverted', description: 'seed 1 -> 2 (seed-only change)' });
+      expect(events[0]).toMatchObject({ type: 'reverted', seedOnly: true });
+      expect(harness.runs).toEqual([0, 1]);
+    },
+  );
 
-  it('a seed-only change is never kept, whatever the keep policy: a reseeding proposer on pure noise under the strict default gets 0 keeps in 50 iterations, each evaluated once', async () => {
-    const artifact = createMemoryArtifact({ lr: 0.1, seed: 0 });
-    const results = createMemoryResultsLog();
-    const random = createSeededRandom(7);
-    let runs = 0;
-    // Pure noise around a baseline of 0.5: about half the reseeds score "better" by luck.
-    const harness = createFakeHarness({ score: () => (runs++ === 0 ? 0.5 : random.next()) });
-    const loop = createLoop({
-      artifact,
-      rollback: createMemoryRollback(artifact),
-      results,
-      harness,
-      scorer: createValueScorer('minimize'),
-      proposer: {
-        name: 'reseed',
-        propose: ({ iteration }) => (
-          artifact.set({ ...artifact.get(), seed: iteration }),
-          { description: `seed -> ${iteration}` }
-        ),
-      },
-      keep: { seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()) },
-      stop: maxIterations(50),
-    });
-    const summary = await loop.run();
-    expect(summary.counts.kept).toBe(0);
-    expect(
-      results.rows.slice(1).every((r) => r.status === 'reverted' && r.description.endsWith('(seed-only change)')),
-    ).toBe(true);
-    expect(harness.runs).toHaveLength(51); // the baseline, then one evaluation per proposal
-    expect(artifact.get()).toEqual({ lr: 0.1, seed: 0 });
-  });
+  it(
+    'a seed-only change is never kept, whatever the keep policy: a reseeding ' +
+      'proposer on pure noise under the strict default gets 0 keeps in 50 ' +
+      'iterations, each evaluated once',
+    async () => {
+      const artifact = createMemoryArtifact({ lr: 0.1, seed: 0 });
+      const results = createMemoryResultsLog();
+      const random = createSeededRandom(7);
+      let runs = 0;
+      // Pure noise around a baseline of 0.5: about half the reseeds score "better" by luck.
+      const harness = createFakeHarness({ score: () => (runs++ === 0 ? 0.5 : random.next()) });
+      const loop = createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        results,
+        harness,
+        scorer: createValueScorer('minimize'),
+        proposer: {
+          name: 'reseed',
+          propose: ({ iteration }) => (
+            artifact.set({ ...artifact.get(), seed: iteration }),
+            { description: `seed -> ${iteration}` }
+          ),
+        },
+        keep: { seedOnlyDetector: createMemorySeedOnlyDetector(() => artifact.get()) },
+        stop: maxIterations(50),
+      });
+      const summary = await loop.run();
+      expect(summary.counts.kept).toBe(0);
+      expect(
+        results.rows.slice(1).every((r) => r.status === 'reverted' && r.description.endsWith('(seed-only change)')),
+      ).toBe(true);
+      expect(harness.runs).toHaveLength(51); // the baseline, then one evaluation per proposal
+      expect(artifact.get()).toEqual({ lr: 0.1, seed: 0 });
+    },
+  );
 
   it('the JSON seed-only detector ignores `seed` and nothing else', async () => {
     expect(isSeedOnlyJsonChange({ lr: 1, seed: 1 }, { lr: 1, seed: 2 })).toBe(true);

@@ -10,54 +10,58 @@ import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 
 describe('skipDuplicates: a tree already evaluated in this run is not evaluated again (seed 001, issue 32)', () => {
-  it('in place: a proposal equal to a discarded one (or to the baseline) is a "duplicate of iteration N" row, not run', async () => {
-    const artifact = createMemoryArtifact(0);
-    const values = [5, 3, 5, 0, 7];
-    let runs = 0;
-    const results = createMemoryResultsLog();
-    const loop = createLoop({
-      artifact,
-      rollback: createMemoryRollback(artifact),
-      results,
-      harness: createFunctionHarness('v', () => (runs++, artifact.get())),
-      scorer: createValueScorer('maximize'),
-      proposer: {
-        name: 'list',
-        propose: ({ iteration }) => (
-          artifact.set(values[iteration - 1]!),
-          { description: `v=${values[iteration - 1]}` }
-        ),
-      },
-      keep: { skipDuplicates: true },
-      stop: maxIterations(5),
-    });
-    await loop.run();
-    // 5 kept, 3 reverted, 5 again: the incumbent's own tree is "no change"; 0 is the baseline's tree.
-    expect(results.rows.map((r) => r.description)).toEqual([
-      'baseline',
-      'v=5',
-      'v=3',
-      'v=5 (no change: not evaluated)',
-      'v=0 (duplicate of iteration 0: not evaluated)',
-      'v=7',
-    ]);
-    expect(runs).toBe(1 + 3);
-    const again = createMemoryArtifact(0);
-    let plainRuns = 0;
-    const plain = createLoop({
-      artifact: again,
-      rollback: createMemoryRollback(again),
-      harness: createFunctionHarness('v', () => (plainRuns++, again.get())),
-      scorer: createValueScorer('maximize'),
-      proposer: {
-        name: 'list',
-        propose: ({ iteration }) => (again.set([5, 3, 3][iteration - 1]!), { description: 'v' }),
-      },
-      stop: maxIterations(3),
-    });
-    await plain.run();
-    expect(plainRuns).toBe(4); // off by default (the core stays neutral): the second 3 is evaluated again
-  });
+  it(
+    'in place: a proposal equal to a discarded one (or to the baseline) is a ' +
+      '"duplicate of iteration N" row, not run',
+    async () => {
+      const artifact = createMemoryArtifact(0);
+      const values = [5, 3, 5, 0, 7];
+      let runs = 0;
+      const results = createMemoryResultsLog();
+      const loop = createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        results,
+        harness: createFunctionHarness('v', () => (runs++, artifact.get())),
+        scorer: createValueScorer('maximize'),
+        proposer: {
+          name: 'list',
+          propose: ({ iteration }) => (
+            artifact.set(values[iteration - 1]!),
+            { description: `v=${values[iteration - 1]}` }
+          ),
+        },
+        keep: { skipDuplicates: true },
+        stop: maxIterations(5),
+      });
+      await loop.run();
+      // 5 kept, 3 reverted, 5 again: the incumbent's own tree is "no change"; 0 is the baseline's tree.
+      expect(results.rows.map((r) => r.description)).toEqual([
+        'baseline',
+        'v=5',
+        'v=3',
+        'v=5 (no change: not evaluated)',
+        'v=0 (duplicate of iteration 0: not evaluated)',
+        'v=7',
+      ]);
+      expect(runs).toBe(1 + 3);
+      const again = createMemoryArtifact(0);
+      let plainRuns = 0;
+      const plain = createLoop({
+        artifact: again,
+        rollback: createMemoryRollback(again),
+        harness: createFunctionHarness('v', () => (plainRuns++, again.get())),
+        scorer: createValueScorer('maximize'),
+        proposer: {
+          name: 'list',
+          propose: ({ iteration }) => (again.set([5, 3, 3][iteration - 1]!), { description: 'v' }),
+        },
+        stop: maxIterations(3),
+      });
+      await plain.run();
+      expect(plainRuns).toBe(4); // off by default (the core stays neutral): the second 3 is evaluated again
+    },
+  );
 
   it('in a parallel batch: two copies with the same tree are evaluated once; the twin is a duplicate row', async () => {
     const artifact = createMemoryArtifact(0);
@@ -87,44 +91,52 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
   });
 });
 
-describe('a parallel batch calls its proposers in candidate order (issue 32: the same rows on a quiet and a loaded machine)', () => {
-  it('a proposer drawing from one shared random stream proposes the same K candidates whatever order the working copies are ready in', async () => {
-    const rowsFor = async (readyOrder: number[]) => {
-      const artifact = createMemoryArtifact(0);
-      const random = createSeededRandom(7);
-      const inner = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('v', () => copy.get()));
-      // Copy k is ready only after the copies listed before it in readyOrder (a loaded machine's order).
-      const ready = new Map<number, () => void>();
-      const gates = readyOrder.map((k) => new Promise<void>((resolve) => ready.set(k, resolve)));
-      let made = 0;
-      const workingCopies = {
-        ...inner,
-        create: async (iteration: number, k: number) => {
-          const position = readyOrder.indexOf(k % readyOrder.length);
-          if (position > 0) await gates[position - 1];
-          const copy = await inner.create(iteration, k);
-          ready.get(k % readyOrder.length)!();
-          made += 1;
-          return copy;
-        },
-      };
-      const results = createMemoryResultsLog();
-      const loop = createLoop({
-        artifact,
-        rollback: createMemoryRollback(artifact),
-        results,
-        harness: createFunctionHarness('v', () => artifact.get()),
-        scorer: createValueScorer('maximize'),
-        proposer: createContextProposer<number>((v) => v + Math.round(random.next() * 100)),
-        parallel: { candidates: 3, workingCopies },
-        stop: maxIterations(9),
-      });
-      await loop.run();
-      expect(made).toBe(9);
-      return results.rows.map((r) => [r.iteration, r.status, r.score]);
-    };
-    const inOrder = await rowsFor([0, 1, 2]);
-    expect(await rowsFor([2, 1, 0])).toEqual(inOrder);
-    expect(await rowsFor([1, 2, 0])).toEqual(inOrder);
-  });
-});
+describe(
+  'a parallel batch calls its proposers in candidate order (issue 32: the ' +
+    'same rows on a quiet and a loaded machine)',
+  () => {
+    it(
+      'a proposer drawing from one shared random stream proposes the same K ' +
+        'candidates whatever order the working copies are ready in',
+      async () => {
+        const rowsFor = async (readyOrder: number[]) => {
+          const artifact = createMemoryArtifact(0);
+          const random = createSeededRandom(7);
+          const inner = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('v', () => copy.get()));
+          // Copy k is ready only after the copies listed before it in readyOrder (a loaded machine's order).
+          const ready = new Map<number, () => void>();
+          const gates = readyOrder.map((k) => new Promise<void>((resolve) => ready.set(k, resolve)));
+          let made = 0;
+          const workingCopies = {
+            ...inner,
+            create: async (iteration: number, k: number) => {
+              const position = readyOrder.indexOf(k % readyOrder.length);
+              if (position > 0) await gates[position - 1];
+              const copy = await inner.create(iteration, k);
+              ready.get(k % readyOrder.length)!();
+              made += 1;
+              return copy;
+            },
+          };
+          const results = createMemoryResultsLog();
+          const loop = createLoop({
+            artifact,
+            rollback: createMemoryRollback(artifact),
+            results,
+            harness: createFunctionHarness('v', () => artifact.get()),
+            scorer: createValueScorer('maximize'),
+            proposer: createContextProposer<number>((v) => v + Math.round(random.next() * 100)),
+            parallel: { candidates: 3, workingCopies },
+            stop: maxIterations(9),
+          });
+          await loop.run();
+          expect(made).toBe(9);
+          return results.rows.map((r) => [r.iteration, r.status, r.score]);
+        };
+        const inOrder = await rowsFor([0, 1, 2]);
+        expect(await rowsFor([2, 1, 0])).toEqual(inOrder);
+        expect(await rowsFor([1, 2, 0])).toEqual(inOrder);
+      },
+    );
+  },
+);

@@ -20,7 +20,10 @@ import type { GroupedLoopOptions, LoopOptions } from './options.js';
 import { normalizeLoopOptions } from './options-schema.js';
 import { engineStateOf, loopStateOf, type SessionMemory } from './session-memory.js';
 
-/** What the pruners of a candidate's first run look at: every row so far and the incumbent's row (see {@link Engine.evaluate}). */
+/**
+ * What the pruners of a candidate's first run look at: every row so far and the incumbent's row (see {@link
+ * Engine.evaluate}).
+ */
 export interface PruneHistory {
   readonly history: readonly IterationRecord[];
   readonly incumbent: IterationRecord | undefined;
@@ -160,7 +163,9 @@ export function createEngine(input: LoopOptions): Engine {
       if (now !== expected) {
         throw new LoopError(
           'HARNESS_TAMPERED',
-          `[loop] [engine] the harness ${harness.name} changed during the run (fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the evaluation is ground truth and must not change`,
+          `[loop] [engine] the harness ${harness.name} changed during the run ` +
+            `(fingerprint ${expected.slice(0, 12)} → ${now.slice(0, 12)}); the ` +
+            `evaluation is ground truth and must not change`,
           { details: { expected, actual: now } },
         );
       }

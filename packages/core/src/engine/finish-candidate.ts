@@ -53,7 +53,10 @@ export async function finishCandidate(
     if (options.strict && changes && changes.violations.length > 0) {
       throw new LoopError(
         'EDIT_OUTSIDE_ARTIFACT',
-        `[loop] [engine] the edit told for iteration ${iteration} ${describeViolations(slot.artifact!, changes.violations)}; nothing was recorded: undo those changes and tell again, or stop the loop (which rolls the trial back)`,
+        `[loop] [engine] the edit told for ` +
+          `iteration ${iteration} ${describeViolations(slot.artifact!, changes.violations)}; ` +
+          `nothing was recorded: undo those changes and tell again, or stop the ` +
+          `loop (which rolls the trial back)`,
         { details: { iteration, violations: changes.violations } },
       );
     }

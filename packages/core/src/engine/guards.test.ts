@@ -59,23 +59,27 @@ function setup(scores: FakeOutcome[], guards: Guard[], extra: Partial<LoopOption
 }
 
 describe('guards', () => {
-  it('a beforeEdit skip records a reverted row with the guard status and note, and touches nothing (no checkpoint, no run)', async () => {
-    const skipOdd: Guard = {
-      name: 'ask',
-      beforeEdit: ({ iteration }) =>
-        iteration === 1 ? { action: 'skip', status: 'refused', note: 'the human said no' } : undefined,
-    };
-    const { results, order, harness, loop } = setup([10, 9], [skipOdd], { stop: maxIterations(2) });
-    await loop.run();
-    expect(results.rows[1]).toMatchObject({
-      iteration: 1,
-      status: 'reverted',
-      label: 'refused',
-      note: 'ask: the human said no',
-    });
-    expect(order.filter((o) => o.startsWith('checkpoint'))).toEqual(['checkpoint:0', 'checkpoint:2']);
-    expect(harness.runs.length).toBe(2); // baseline + iteration 2 only
-  });
+  it(
+    'a beforeEdit skip records a reverted row with the guard status and ' +
+      'note, and touches nothing (no checkpoint, no run)',
+    async () => {
+      const skipOdd: Guard = {
+        name: 'ask',
+        beforeEdit: ({ iteration }) =>
+          iteration === 1 ? { action: 'skip', status: 'refused', note: 'the human said no' } : undefined,
+      };
+      const { results, order, harness, loop } = setup([10, 9], [skipOdd], { stop: maxIterations(2) });
+      await loop.run();
+      expect(results.rows[1]).toMatchObject({
+        iteration: 1,
+        status: 'reverted',
+        label: 'refused',
+        note: 'ask: the human said no',
+      });
+      expect(order.filter((o) => o.startsWith('checkpoint'))).toEqual(['checkpoint:0', 'checkpoint:2']);
+      expect(harness.runs.length).toBe(2); // baseline + iteration 2 only
+    },
+  );
 
   it('a beforeRun reject rolls the change back unevaluated as class rejected with its label', async () => {
     const noBig: Guard = {
@@ -91,22 +95,25 @@ describe('guards', () => {
     expect(harness.runs.length).toBe(1);
   });
 
-  it('an afterScore reject blocks a keep (the checks gate): the better candidate is reverted and the row says why', async () => {
-    const checks: Guard = {
-      name: 'checks',
-      afterScore: () => ({ action: 'reject', status: 'checks_failed', note: 'npm test exited 1' }),
-    };
-    const { results, artifact, loop } = setup([10, 5], [checks]);
-    const summary = await loop.run();
-    expect(results.rows[1]).toMatchObject({
-      status: 'reverted',
-      label: 'checks_failed',
-      score: 5,
-      note: 'checks: npm test exited 1',
-    });
-    expect(summary.best).toBe(10);
-    expect(artifact.get()).toBe(0);
-  });
+  it(
+    'an afterScore reject blocks a keep (the checks gate): the better ' + 'candidate is reverted and the row says why',
+    async () => {
+      const checks: Guard = {
+        name: 'checks',
+        afterScore: () => ({ action: 'reject', status: 'checks_failed', note: 'npm test exited 1' }),
+      };
+      const { results, artifact, loop } = setup([10, 5], [checks]);
+      const summary = await loop.run();
+      expect(results.rows[1]).toMatchObject({
+        status: 'reverted',
+        label: 'checks_failed',
+        score: 5,
+        note: 'checks: npm test exited 1',
+      });
+      expect(summary.best).toBe(10);
+      expect(artifact.get()).toBe(0);
+    },
+  );
 
   it('afterScore runs only for a candidate the keep policy would keep', async () => {
     let calls = 0;
@@ -116,25 +123,30 @@ describe('guards', () => {
     expect(calls).toBe(1);
   });
 
-  it('a halt rolls the change back, writes a halted row, then runs the stop sequence: restoreBest, then the state store last; run() returns the summary', async () => {
-    const tamper: Guard = {
-      name: 'rubric',
-      beforeRun: ({ iteration }) =>
-        iteration === 2 ? { action: 'halt', status: 'rubric-tampered', note: 'rubric sha changed' } : undefined,
-    };
-    const events: LoopEvent['type'][] = [];
-    const { results, order, artifact, loop } = setup([10, 9, 8, 7], [tamper]);
-    loop.on('halted', (e) => events.push(e.type));
-    loop.on('stopped', (e) => events.push(e.type));
-    const summary = await loop.run();
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'halted']);
-    expect(results.rows[2]!.label).toBe('rubric-tampered');
-    expect(summary.stop.reason).toBe('halted');
-    expect(summary.halted).toEqual({ status: 'rubric-tampered', note: 'rubric: rubric sha changed' });
-    expect(artifact.get()).toBe(1);
-    expect(order.slice(-3)).toEqual(['revert:2', 'restoreBest', 'state:stopped']);
-    expect(events).toEqual(['halted', 'stopped']);
-  });
+  it(
+    'a halt rolls the change back, writes a halted row, then runs the stop ' +
+      'sequence: restoreBest, then the state store last; run() returns the ' +
+      'summary',
+    async () => {
+      const tamper: Guard = {
+        name: 'rubric',
+        beforeRun: ({ iteration }) =>
+          iteration === 2 ? { action: 'halt', status: 'rubric-tampered', note: 'rubric sha changed' } : undefined,
+      };
+      const events: LoopEvent['type'][] = [];
+      const { results, order, artifact, loop } = setup([10, 9, 8, 7], [tamper]);
+      loop.on('halted', (e) => events.push(e.type));
+      loop.on('stopped', (e) => events.push(e.type));
+      const summary = await loop.run();
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'halted']);
+      expect(results.rows[2]!.label).toBe('rubric-tampered');
+      expect(summary.stop.reason).toBe('halted');
+      expect(summary.halted).toEqual({ status: 'rubric-tampered', note: 'rubric: rubric sha changed' });
+      expect(artifact.get()).toBe(1);
+      expect(order.slice(-3)).toEqual(['revert:2', 'restoreBest', 'state:stopped']);
+      expect(events).toEqual(['halted', 'stopped']);
+    },
+  );
 
   it('a halt from one parallel candidate adopts no winner and still runs the stop sequence', async () => {
     const artifact = createMemoryArtifact(10);

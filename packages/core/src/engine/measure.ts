@@ -4,7 +4,9 @@ import type { ScoreResult, Scorer } from '../contracts/scorer.js';
 import type { Clock } from '../contracts/types.js';
 import { systemClock } from '../contracts/types.js';
 
-/** What {@link measure} found: the run record, its score (a crash is data), the merged record data and the wall time. */
+/**
+ * What {@link measure} found: the run record, its score (a crash is data), the merged record data and the wall time.
+ */
 export interface Measurement {
   /** The harness's record of the run. */
   readonly run: RunRecord;

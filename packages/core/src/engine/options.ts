@@ -21,9 +21,15 @@ import type { Clock, MaybePromise } from '../contracts/types.js';
  * `files` of {@link LoopOptions}: where the loop writes besides the results log.
  */
 export interface LoopFileOptions {
-  /** Path of state.json, written atomically as the last write of every iteration (`createJsonStateStore(statePath)`). @default none */
+  /**
+   * Path of state.json, written atomically as the last write of every iteration (`createJsonStateStore(statePath)`).
+   * @default none
+   */
   statePath?: string;
-  /** Path of the file to lock (a `<path>.lock` directory is the lock) so two loops never share a workspace. @default none */
+  /**
+   * Path of the file to lock (a `<path>.lock` directory is the lock) so two loops never share a workspace. @default
+   * none
+   */
   lockPath?: string;
   /**
    * A JSONL file that gets one line per decision: the baseline's samples and spread, then per
@@ -125,7 +131,8 @@ export interface LoopOptions extends DeprecatedFlatLoopOptions {
   results?: ResultsLog;
   /**
    * Where the engine's state goes instead of `files.statePath`'s JSON file: a preset's own state file
-   * (seed 002's `.aid/pipeline/state.json`). Always the last write of a step. @default createJsonStateStore(files.statePath) when it is set, else none
+   * (seed 002's `.aid/pipeline/state.json`). Always the last write of a step. @default
+   * createJsonStateStore(files.statePath) when it is set, else none
    */
   stateStore?: StateStore;
   /** Where the loop writes besides the results log: state.json, the lock, the decisions log. @default none */
@@ -153,7 +160,8 @@ export interface LoopOptions extends DeprecatedFlatLoopOptions {
   /** Reads the run's spend so far (USD, tokens) for `LoopState.cost` and `costBudget`. @default none */
   cost?: () => CostReading;
   /**
-   * The labels the engine writes on rows it halts on. @default { restoreFailed: 'restore-failed', harnessTampered: 'harness-tampered' }
+   * The labels the engine writes on rows it halts on. @default { restoreFailed: 'restore-failed', harnessTampered:
+   * 'harness-tampered' }
    */
   statusNames?: { restoreFailed?: string; harnessTampered?: string };
   /** Advisors whose hints reach the next proposal (seed 001's circuit breaker). @default [] */

@@ -55,47 +55,56 @@ function setup() {
 }
 
 describe('pruning doomed runs (issue 27)', () => {
-  it("a run worse than the incumbent's curve at the same step past the warm-up is stopped there, reverted as a discard with its last report as score, never a crash", async () => {
-    const { loop, results, reported, decided, artifact } = setup();
-    const summary = await loop.run();
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
-    expect(results.rows[2]).toMatchObject({
-      score: 8,
-      description: 'value 1 -> 2 (pruned at step 200 of 500: 8 vs incumbent 3.5)',
-    });
-    expect(results.rows[2]?.data?.pruned).toEqual({
-      step: 200,
-      value: 8,
-      reason: '8 vs incumbent 3.5',
-      pruner: 'incumbent-curve',
-    });
-    expect(reported[2]).toEqual([9, 8]); // the run saw the abort right after the pruning report
-    expect(results.rows[3]).toMatchObject({
-      score: null,
-      description: 'value 1 -> 3 (pruned at step 200 of 500: value NaN)',
-    });
-    expect(summary.counts.crash).toBe(0);
-    // A pruned run never reaches the keep policy; a run within the margin goes to its end and is decided.
-    expect(decided).toEqual([1.5, 1.55]);
-    expect(results.rows[4]?.data?.reports).toHaveLength(5);
-    expect(artifact.get()).toBe(1);
-  });
+  it(
+    "a run worse than the incumbent's curve at the same step past the " +
+      'warm-up is stopped there, reverted as a discard with its last report as ' +
+      'score, never a crash',
+    async () => {
+      const { loop, results, reported, decided, artifact } = setup();
+      const summary = await loop.run();
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'reverted', 'reverted']);
+      expect(results.rows[2]).toMatchObject({
+        score: 8,
+        description: 'value 1 -> 2 (pruned at step 200 of 500: 8 vs incumbent 3.5)',
+      });
+      expect(results.rows[2]?.data?.pruned).toEqual({
+        step: 200,
+        value: 8,
+        reason: '8 vs incumbent 3.5',
+        pruner: 'incumbent-curve',
+      });
+      expect(reported[2]).toEqual([9, 8]); // the run saw the abort right after the pruning report
+      expect(results.rows[3]).toMatchObject({
+        score: null,
+        description: 'value 1 -> 3 (pruned at step 200 of 500: value NaN)',
+      });
+      expect(summary.counts.crash).toBe(0);
+      // A pruned run never reaches the keep policy; a run within the margin goes to its end and is decided.
+      expect(decided).toEqual([1.5, 1.55]);
+      expect(results.rows[4]?.data?.reports).toHaveLength(5);
+      expect(artifact.get()).toBe(1);
+    },
+  );
 
-  it("the baseline is never pruned and every run's curve is in its row (data.reports), with a live report event per point", async () => {
-    const { loop, results } = setup();
-    const events: LoopEvent[] = [];
-    loop.on('report', (e) => events.push(e));
-    loop.on('pruned', (e) => events.push(e));
-    await loop.run();
-    expect(results.rows[0]?.data?.reports).toEqual(curves[0]!.map((value, i) => ({ step: (i + 1) * 100, value })));
-    expect(events.filter((e) => e.type === 'report' && e.iteration === 2)).toHaveLength(2);
-    expect(events.find((e) => e.type === 'pruned')).toMatchObject({
-      type: 'pruned',
-      iteration: 2,
-      step: 200,
-      pruner: 'incumbent-curve',
-    });
-  });
+  it(
+    "the baseline is never pruned and every run's curve is in its row " +
+      '(data.reports), with a live report event per point',
+    async () => {
+      const { loop, results } = setup();
+      const events: LoopEvent[] = [];
+      loop.on('report', (e) => events.push(e));
+      loop.on('pruned', (e) => events.push(e));
+      await loop.run();
+      expect(results.rows[0]?.data?.reports).toEqual(curves[0]!.map((value, i) => ({ step: (i + 1) * 100, value })));
+      expect(events.filter((e) => e.type === 'report' && e.iteration === 2)).toHaveLength(2);
+      expect(events.find((e) => e.type === 'pruned')).toMatchObject({
+        type: 'pruned',
+        iteration: 2,
+        step: 200,
+        pruner: 'incumbent-curve',
+      });
+    },
+  );
 
   it('without prune options every run goes to its end', async () => {
     const artifact = createMemoryArtifact(0);

@@ -33,7 +33,9 @@ export function checkAgainstState(e: Engine, rows: readonly IterationRecord[], s
   const fail = (why: string) => {
     throw new LoopError(
       'RESUME_MISMATCH',
-      `[loop] [engine] ${statePath} records iteration ${saved.iteration} but ${why}; restore ${where}, or move ${statePath} and ${where} away to start a new run`,
+      `[loop] [engine] ${statePath} records iteration ${saved.iteration} ` +
+        `but ${why}; restore ${where}, or move ${statePath} and ${where} away to ` +
+        `start a new run`,
       { details: { statePath: e.store?.path, resultsPath: e.results.path } },
     );
   };
@@ -60,7 +62,8 @@ export async function resumeFrom(
   if (first.status !== 'baseline' || first.score === null) {
     throw new LoopError(
       'RESULTS_CORRUPT',
-      `[loop] [engine] ${e.results.path ?? 'the results log'} does not start with a baseline row; move it away to start a new run`,
+      `[loop] [engine] ${e.results.path ?? 'the results log'} does not start ` +
+        `with a baseline row; move it away to start a new run`,
       { details: { path: e.results.path } },
     );
   }

@@ -33,7 +33,10 @@ export interface ReportingInput {
   readonly loopSignal: AbortSignal;
   readonly hub: EventHub;
   readonly direction: Direction;
-  /** The pruning, when this evaluation may be pruned (a candidate's first run): the history so far and the incumbent's row. */
+  /**
+   * The pruning, when this evaluation may be pruned (a candidate's first run): the history so far and the incumbent's
+   * row.
+   */
   readonly prune?: {
     readonly options: PruneOptions;
     readonly history: readonly IterationRecord[];

@@ -39,7 +39,10 @@ export interface SessionMemory {
   halted?: HaltInfo;
   /** The error `run()` throws after the stop sequence (RESTORE_FAILED, HARNESS_TAMPERED). */
   fatal?: LoopError;
-  /** The digest of every tree evaluated in this session (the baseline's, the resumed incumbent's, each candidate's) to its iteration. */
+  /**
+   * The digest of every tree evaluated in this session (the baseline's, the resumed incumbent's, each candidate's) to
+   * its iteration.
+   */
   evaluatedTrees: Map<string, number>;
   /** Events of a halting step, emitted after the stop sequence's state write. */
   deferred: (() => void)[];

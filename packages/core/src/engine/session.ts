@@ -211,7 +211,9 @@ export function createSession(e: Engine) {
           const which = open ? `the open trial is iteration ${open.trial.iteration}` : 'no trial is open';
           throw new LoopError(
             'TRIAL_UNKNOWN',
-            `[loop] [engine] tell() of a trial that is not open (iteration ${trial?.iteration}; ${which}): ask() first, and tell each trial once`,
+            `[loop] [engine] tell() of a trial that is not open ` +
+              `(iteration ${trial?.iteration}; ${which}): ask() first, and tell each ` +
+              `trial once`,
           );
         }
         const { pending, slot } = open;

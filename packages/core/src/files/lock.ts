@@ -82,7 +82,11 @@ export async function acquireLock(options: AcquireLockOptions): Promise<Workspac
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED') {
       throw new LoopError(
         'LOCK_HELD',
-        `[loop] [lock] ${options.holder ?? 'another loop is already running in this workspace'} (lock ${lockPath}); wait for it to stop. A lock whose owner process on this host has died is taken over at once; any other goes stale by itself within ${Math.round(staleMs / 1000)} s, or remove it with: rm -r ${lockPath}`,
+        `[loop] [lock] ${options.holder ?? 'another loop is already running in this workspace'} ` +
+          `(lock ${lockPath}); wait for it to stop. A lock whose owner process on ` +
+          `this host has died is taken over at once; any other goes stale by itself ` +
+          `within ${Math.round(staleMs / 1000)} s, or remove it with: rm ` +
+          `-r ${lockPath}`,
         { cause: error, details: { path: lockPath } },
       );
     }

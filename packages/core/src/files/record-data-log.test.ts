@@ -38,29 +38,39 @@ describe('withRecordData: rows keep their candidate record across a resume', () 
     expect(rows[2]?.data).toBeUndefined();
   });
 
-  it('a torn last line is skipped and the next append starts on a fresh line; the last line of an iteration wins', async () => {
-    const path = join(tmp(), 'records.jsonl');
-    await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));
-    appendFileSync(path, '{"iteration":1,"data":{"par');
-    const inner = createMemoryResultsLog([row(0)]);
-    const log = withRecordData(inner, { path });
-    await log.append(row(1, { params: { a: 2 } }));
-    expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
-    const rows = await withRecordData(createMemoryResultsLog([row(0), row(1)]), { path }).read();
-    expect(rows.map((r) => r.data)).toEqual([{ params: { a: 1 } }, { params: { a: 2 } }]);
-  });
+  it(
+    'a torn last line is skipped and the next append starts on a fresh line; ' + 'the last line of an iteration wins',
+    async () => {
+      const path = join(tmp(), 'records.jsonl');
+      await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));
+      appendFileSync(path, '{"iteration":1,"data":{"par');
+      const inner = createMemoryResultsLog([row(0)]);
+      const log = withRecordData(inner, { path });
+      await log.append(row(1, { params: { a: 2 } }));
+      expect(readFileSync(path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+      const rows = await withRecordData(createMemoryResultsLog([row(0), row(1)]), { path }).read();
+      expect(rows.map((r) => r.data)).toEqual([{ params: { a: 1 } }, { params: { a: 2 } }]);
+    },
+  );
 
-  it("the baseline starts the sidecar again (an earlier run's lines go), and a failed write is told once without failing the row", async () => {
-    const path = join(tmp(), 'records.jsonl');
-    await withRecordData(createMemoryResultsLog(), { path }).append(row(5, { params: { old: true } }));
-    await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));
-    expect(readFileSync(path, 'utf8')).toBe('{"iteration":0,"data":{"params":{"a":1}}}\n');
-    const errors: string[] = [];
-    const inner = createMemoryResultsLog();
-    const broken = withRecordData(inner, { path: join(path, 'not-a-dir', 'x.jsonl'), onError: (m) => errors.push(m) });
-    await broken.append(row(1, { params: {} }));
-    await broken.append(row(2, { params: {} }));
-    expect(inner.rows).toHaveLength(2);
-    expect(errors).toHaveLength(1);
-  });
+  it(
+    "the baseline starts the sidecar again (an earlier run's lines go), and " +
+      'a failed write is told once without failing the row',
+    async () => {
+      const path = join(tmp(), 'records.jsonl');
+      await withRecordData(createMemoryResultsLog(), { path }).append(row(5, { params: { old: true } }));
+      await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));
+      expect(readFileSync(path, 'utf8')).toBe('{"iteration":0,"data":{"params":{"a":1}}}\n');
+      const errors: string[] = [];
+      const inner = createMemoryResultsLog();
+      const broken = withRecordData(inner, {
+        path: join(path, 'not-a-dir', 'x.jsonl'),
+        onError: (m) => errors.push(m),
+      });
+      await broken.append(row(1, { params: {} }));
+      await broken.append(row(2, { params: {} }));
+      expect(inner.rows).toHaveLength(2);
+      expect(errors).toHaveLength(1);
+    },
+  );
 });

@@ -17,7 +17,8 @@ export interface RecordDataOptions {
  * results.tsv columns stay as they are). After the wrapped log's row is written, the row's data
  * goes to a sidecar of JSON lines `{ "iteration": n, "data": {...} }` (durable append); `read`
  * puts each row's data back by iteration, the last line of an iteration winning (a torn row
- * repaired and redone); the baseline's row starts the file again. The sidecar is derived data: a missing or torn line only leaves that
+ * repaired and redone); the baseline's row starts the file again. The sidecar is derived data: a missing or torn line
+ * only leaves that
  * row without data, and a non-finite report value (written as `null`) reads back as NaN.
  */
 export function withRecordData(log: ResultsLog, options: RecordDataOptions): ResultsLog {
@@ -44,7 +45,9 @@ export function withRecordData(log: ResultsLog, options: RecordDataOptions): Res
     } catch (error) {
       if (!failed)
         options.onError?.(
-          `[loop] [results] could not write ${options.path}: ${(error as Error).message}; rows go on without their data`,
+          `[loop] [results] could not ` +
+            `write ${options.path}: ${(error as Error).message}; rows go on without ` +
+            `their data`,
         );
       failed = true;
     }

@@ -53,7 +53,8 @@ function writeTextAtomicSync(path: string, text: string): void {
     if (created) rmSync(temp, { force: true });
     throw new LoopError(
       'STATE_WRITE_FAILED',
-      `[loop] [state] could not write ${path}: ${(error as Error).message}; check the disk and permissions (the previous file is intact)`,
+      `[loop] [state] could not write ${path}: ${(error as Error).message}; ` +
+        `check the disk and permissions (the previous file is intact)`,
       { cause: error, details: { path } },
     );
   }
@@ -112,7 +113,10 @@ export async function readJson(path: string): Promise<unknown> {
   }
 }
 
-/** fsyncs the directory `dir`, so a file just created or renamed in it survives a power loss (FACTS.md "Atomic replace"). */
+/**
+ * fsyncs the directory `dir`, so a file just created or renamed in it survives a power loss (FACTS.md "Atomic
+ * replace").
+ */
 export async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {

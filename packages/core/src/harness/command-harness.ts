@@ -135,11 +135,13 @@ export const commandHarnessOptionsSchema = z
  * Every process the command starts is gone when the run ends, a `setsid` daemon included (see
  * `runInGroup`: process group, cgroup, run token).
  *
- * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field), or `sandbox: 'bwrap'` where bwrap does not work.
+ * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field), or `sandbox: 'bwrap'` where bwrap does
+ * not work.
  * @throws {LoopError} `HARNESS_FAILED` from `run()` when the log file cannot be opened.
  *
  * @example
- * const harness = createCommandHarness({ command: 'node train.mjs', cwd: '/work/run', timeBudgetMs: 300_000, killTimeoutMs: 600_000 });
+ * const harness = createCommandHarness({ command: 'node train.mjs', cwd: '/work/run', timeBudgetMs: 300_000,
+ * killTimeoutMs: 600_000 });
  */
 export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const o = parseOptions(commandHarnessOptionsSchema, options, 'command-harness');
@@ -150,7 +152,8 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   return {
     name: `command(${o.command})`,
     run: async ({ iteration, signal, seed, repeat, report }): Promise<RunRecord> => {
-      const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, o.graceMs) : undefined; // sweeps orphans, never a live sibling's run
+      // sweeps orphans, never a live sibling's run
+      const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, o.graceMs) : undefined;
       let follower: LogFollower | undefined;
       const onLine = (line: string) => {
         const found = matcher?.(line);

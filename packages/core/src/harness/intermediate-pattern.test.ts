@@ -17,15 +17,18 @@ describe('intermediate report patterns', () => {
     expect(m('v=2.5 at 40')).toEqual({ step: 40, value: 2.5 });
   });
 
-  it('a pattern that does not compile or has fewer than two groups is a CONFIG_INVALID naming intermediate.pattern', () => {
-    for (const bad of ['step (\\d+', 'step (\\d+) only']) {
-      try {
-        compileIntermediatePattern(bad, 'command-harness');
-        expect.unreachable();
-      } catch (error) {
-        expect(isLoopError(error, 'CONFIG_INVALID')).toBe(true);
-        expect((error as Error).message).toContain('intermediate.pattern');
+  it(
+    'a pattern that does not compile or has fewer than two groups is a ' + 'CONFIG_INVALID naming intermediate.pattern',
+    () => {
+      for (const bad of ['step (\\d+', 'step (\\d+) only']) {
+        try {
+          compileIntermediatePattern(bad, 'command-harness');
+          expect.unreachable();
+        } catch (error) {
+          expect(isLoopError(error, 'CONFIG_INVALID')).toBe(true);
+          expect((error as Error).message).toContain('intermediate.pattern');
+        }
       }
-    }
-  });
+    },
+  );
 });

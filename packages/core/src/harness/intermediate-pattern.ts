@@ -33,7 +33,10 @@ export function intermediatePatternProblem(pattern: string): string | undefined 
   }
   const named = /\(\?<step>/.test(pattern) && /\(\?<value>/.test(pattern);
   if (named || groups >= 2) return undefined;
-  return `needs two groups (the step, then the value) or named groups (?<step>...) and (?<value>...); "${pattern}" has ${groups}`;
+  return (
+    `needs two groups (the step, then the value) or named groups ` +
+    `(?<step>...) and (?<value>...); "${pattern}" has ${groups}`
+  );
 }
 
 /**

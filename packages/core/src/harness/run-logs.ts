@@ -28,7 +28,10 @@ export function keptLogName(iteration: number, repeat = 0): string {
   return repeat > 0 ? `${iteration}.r${repeat}.log` : `${iteration}.log`;
 }
 
-/** The kept logs in `dir`, oldest first (by iteration, then repeat); `[]` when `dir` does not exist. Other files are ignored. */
+/**
+ * The kept logs in `dir`, oldest first (by iteration, then repeat); `[]` when `dir` does not exist. Other files are
+ * ignored.
+ */
 export async function listKeptLogs(dir: string): Promise<KeptLog[]> {
   return listKeptLogsSync(dir);
 }

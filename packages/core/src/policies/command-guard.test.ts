@@ -36,36 +36,51 @@ function loopWith(command: string, scores: number[], extra: Partial<Parameters<t
 }
 
 describe('createCommandGuard (the checks gate)', () => {
-  it('a failing correctness command blocks the keep of a better candidate: the row is checks_failed with the exit code and the last log line', async () => {
-    const { results, artifact, loop } = loopWith('echo "1 test failed: parse"; exit 3', [10, 5]);
-    const summary = await loop.run();
-    expect(results.rows[1]).toMatchObject({ status: 'reverted', label: 'checks_failed', score: 5 });
-    expect(results.rows[1]!.note).toBe('checks: `echo "1 test failed: parse"; exit 3` exited 3: 1 test failed: parse');
-    expect(summary.best).toBe(10);
-    expect(artifact.get()).toBe(0);
-    expect(await readFile(join(dir, 'checks.log'), 'utf8')).toContain('1 test failed');
-  });
+  it(
+    'a failing correctness command blocks the keep of a better candidate: ' +
+      'the row is checks_failed with the exit code and the last log line',
+    async () => {
+      const { results, artifact, loop } = loopWith('echo "1 test failed: parse"; exit 3', [10, 5]);
+      const summary = await loop.run();
+      expect(results.rows[1]).toMatchObject({ status: 'reverted', label: 'checks_failed', score: 5 });
+      expect(results.rows[1]!.note).toBe(
+        'checks: `echo "1 test failed: parse"; exit 3` exited 3: 1 test failed: parse',
+      );
+      expect(summary.best).toBe(10);
+      expect(artifact.get()).toBe(0);
+      expect(await readFile(join(dir, 'checks.log'), 'utf8')).toContain('1 test failed');
+    },
+  );
 
-  it('a passing command lets the keep through, and it runs only for candidates the keep policy would keep', async () => {
-    await writeFile(join(dir, 'count'), '');
-    const { results, loop } = loopWith('echo x >> count', [10, 11, 9]);
-    await loop.run();
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept']);
-    expect((await readFile(join(dir, 'count'), 'utf8')).trim().split('\n')).toHaveLength(1);
-  });
+  it(
+    'a passing command lets the keep through, and it runs only for ' + 'candidates the keep policy would keep',
+    async () => {
+      await writeFile(join(dir, 'count'), '');
+      const { results, loop } = loopWith('echo x >> count', [10, 11, 9]);
+      await loop.run();
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept']);
+      expect((await readFile(join(dir, 'count'), 'utf8')).trim().split('\n')).toHaveLength(1);
+    },
+  );
 
-  it('a command past its timeout is killed with its whole tree and fails the check (no orphan keeps running)', async () => {
-    const { results, loop } = loopWith('sh -c "sleep 31.517" & sleep 31.517', [10, 5], { timeoutMs: 300, graceMs: 50 });
-    await loop.run();
-    expect(results.rows[1]!.note).toContain('timed out after 300 ms');
-    const alive: string[] = [];
-    for (const pid of await readdir('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-      if (cmd.includes('31.517')) alive.push(cmd);
-    }
-    expect(alive).toEqual([]);
-  });
+  it(
+    'a command past its timeout is killed with its whole tree and fails the ' + 'check (no orphan keeps running)',
+    async () => {
+      const { results, loop } = loopWith('sh -c "sleep 31.517" & sleep 31.517', [10, 5], {
+        timeoutMs: 300,
+        graceMs: 50,
+      });
+      await loop.run();
+      expect(results.rows[1]!.note).toContain('timed out after 300 ms');
+      const alive: string[] = [];
+      for (const pid of await readdir('/proc')) {
+        if (!/^\d+$/.test(pid)) continue;
+        const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+        if (cmd.includes('31.517')) alive.push(cmd);
+      }
+      expect(alive).toEqual([]);
+    },
+  );
 
   it('onFail halt stops the loop with the stop sequence; invalid options name the field', async () => {
     const { results, loop } = loopWith('exit 1', [10, 5, 4], { onFail: 'halt' });

@@ -16,9 +16,15 @@ export interface CommandGuardOptions extends SandboxOptions {
   command: string;
   /** Absolute working directory (the workspace); a parallel candidate's checks run in its copy's `dir`. */
   cwd: string;
-  /** When it runs: `afterScore` (only for a candidate that would be kept: the checks gate) or `beforeRun` (every candidate, before its harness run). @default 'afterScore' */
+  /**
+   * When it runs: `afterScore` (only for a candidate that would be kept: the checks gate) or `beforeRun` (every
+   * candidate, before its harness run). @default 'afterScore'
+   */
   when?: 'afterScore' | 'beforeRun';
-  /** What a failing command does: `reject` (the keep is blocked, the change rolled back) or `halt` the loop. @default 'reject' */
+  /**
+   * What a failing command does: `reject` (the keep is blocked, the change rolled back) or `halt` the loop. @default
+   * 'reject'
+   */
   onFail?: 'reject' | 'halt';
   /** The row label of a failure (pi-autoresearch: `checks_failed`). @default 'checks_failed' */
   status?: string;

@@ -28,30 +28,38 @@ const input = (metrics: Record<string, number>, extra: Partial<KeepInput> = {}):
 });
 
 describe('constrained keep (issue 28)', () => {
-  it('a broken blocking constraint reverts without asking the inner policy; the note says which constraint and by how much', async () => {
-    const { policy, calls } = spy();
-    const d = await withConstraints(policy, ['rss_mb <= baseline * 1.05']).decide(input({ rss_mb: 120 }));
-    expect(calls).toHaveLength(0);
-    expect(d).toMatchObject({
-      keep: false,
-      note: 'blocked by constraint rss_mb <= baseline * 1.05 broken: 120 > 105 (by 15, 14.2857%)',
-    });
-    expect((d.data?.constraints as ConstraintVerdict).violations).toEqual([
-      { constraint: 'rss_mb <= baseline * 1.05', mode: 'blocking', value: 120, bound: 105, violation: 15 },
-    ]);
-  });
+  it(
+    'a broken blocking constraint reverts without asking the inner policy; ' +
+      'the note says which constraint and by how much',
+    async () => {
+      const { policy, calls } = spy();
+      const d = await withConstraints(policy, ['rss_mb <= baseline * 1.05']).decide(input({ rss_mb: 120 }));
+      expect(calls).toHaveLength(0);
+      expect(d).toMatchObject({
+        keep: false,
+        note: 'blocked by constraint rss_mb <= baseline * 1.05 broken: 120 > 105 (by 15, 14.2857%)',
+      });
+      expect((d.data?.constraints as ConstraintVerdict).violations).toEqual([
+        { constraint: 'rss_mb <= baseline * 1.05', mode: 'blocking', value: 120, bound: 105, violation: 15 },
+      ]);
+    },
+  );
 
-  it('met constraints leave the decision to the inner policy (relative to the incumbent too) and record the values checked', async () => {
-    const { policy, calls } = spy();
-    const d = await withConstraints(policy, ['rss_mb <= incumbent * 1.1']).decide(input({ rss_mb: 99 }));
-    expect(calls).toHaveLength(1);
-    expect(d).toMatchObject({
-      keep: true,
-      reason: 'inner',
-      data: { constraints: { values: { rss_mb: 99 }, samples: 1, violations: [] } },
-    });
-    expect(recordedViolations(d)![0]).toBeLessThanOrEqual(0);
-  });
+  it(
+    'met constraints leave the decision to the inner policy (relative to the ' +
+      'incumbent too) and record the values checked',
+    async () => {
+      const { policy, calls } = spy();
+      const d = await withConstraints(policy, ['rss_mb <= incumbent * 1.1']).decide(input({ rss_mb: 99 }));
+      expect(calls).toHaveLength(1);
+      expect(d).toMatchObject({
+        keep: true,
+        reason: 'inner',
+        data: { constraints: { values: { rss_mb: 99 }, samples: 1, violations: [] } },
+      });
+      expect(recordedViolations(d)![0]).toBeLessThanOrEqual(0);
+    },
+  );
 
   it('a broken advisory constraint keeps what the inner policy keeps, and the kept row warns', async () => {
     const d = await withConstraints(spy().policy, [parseConstraint('rss_mb <= 50', 'advisory')]).decide(
@@ -70,19 +78,22 @@ describe('constrained keep (issue 28)', () => {
     expect(d).toMatchObject({ keep: false, note: 'blocked by constraint rss_mb <= 1000: rss_mb missing' });
   });
 
-  it('with re-sampling, the constraints are checked again on the mean of all samples before a keep stands', async () => {
-    const metrics: Record<string, number>[] = [{ rss_mb: 100 }];
-    const inner: KeepPolicy = {
-      name: 'resampling',
-      decide: async () => (metrics.push({ rss_mb: 130 }, { rss_mb: 130 }), { keep: true, reason: 'better' }),
-    };
-    const d = await withConstraints(inner, ['rss_mb <= baseline * 1.1']).decide(
-      input({ rss_mb: 100 }, { candidateMetrics: metrics }),
-    );
-    expect(d.keep).toBe(false);
-    expect(d.note).toBe('blocked by constraint rss_mb <= baseline * 1.1 broken: 120 > 110 (by 10, 9.09091%)');
-    expect(d.reason).toMatch(/on the mean of 3 samples; the keep policy said: better/);
-  });
+  it(
+    'with re-sampling, the constraints are checked again on the mean of all ' + 'samples before a keep stands',
+    async () => {
+      const metrics: Record<string, number>[] = [{ rss_mb: 100 }];
+      const inner: KeepPolicy = {
+        name: 'resampling',
+        decide: async () => (metrics.push({ rss_mb: 130 }, { rss_mb: 130 }), { keep: true, reason: 'better' }),
+      };
+      const d = await withConstraints(inner, ['rss_mb <= baseline * 1.1']).decide(
+        input({ rss_mb: 100 }, { candidateMetrics: metrics }),
+      );
+      expect(d.keep).toBe(false);
+      expect(d.note).toBe('blocked by constraint rss_mb <= baseline * 1.1 broken: 120 > 110 (by 10, 9.09091%)');
+      expect(d.reason).toMatch(/on the mean of 3 samples; the keep policy said: better/);
+    },
+  );
 
   it('the incumbent reference is the mean its row was judged on, not its first sample', async () => {
     const incumbentData = {
@@ -97,52 +108,61 @@ describe('constrained keep (issue 28)', () => {
 });
 
 describe('requireMetrics', () => {
-  it('a run without a declared metric is a metric-not-found crash naming it; one with it passes unchanged', async () => {
-    const heard: string[][] = [];
-    const scorer = requireMetrics(createValueScorer('minimize'), ['rss_mb', 'ops'], (m) => void heard.push([...m]));
-    const run = { exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: 3 };
-    expect(await scorer.score({ ...run, data: { metrics: { rss_mb: 1 } } })).toMatchObject({
-      ok: false,
-      reason: 'metric-not-found',
-      message: expect.stringMatching(/^metric ops missing from the run/),
-    });
-    expect(await scorer.score({ ...run, data: { metrics: { rss_mb: 1, ops: 2 } } })).toEqual({ ok: true, value: 3 });
-    expect(heard).toEqual([['ops']]);
-  });
+  it(
+    'a run without a declared metric is a metric-not-found crash naming it; ' + 'one with it passes unchanged',
+    async () => {
+      const heard: string[][] = [];
+      const scorer = requireMetrics(createValueScorer('minimize'), ['rss_mb', 'ops'], (m) => void heard.push([...m]));
+      const run = { exitCode: 0, signal: null, timedOut: false, durationMs: 1, value: 3 };
+      expect(await scorer.score({ ...run, data: { metrics: { rss_mb: 1 } } })).toMatchObject({
+        ok: false,
+        reason: 'metric-not-found',
+        message: expect.stringMatching(/^metric ops missing from the run/),
+      });
+      expect(await scorer.score({ ...run, data: { metrics: { rss_mb: 1, ops: 2 } } })).toEqual({ ok: true, value: 3 });
+      expect(heard).toEqual([['ops']]);
+    },
+  );
 });
 
 describe('constraints in a loop (engine, function harness with metrics)', () => {
-  it('a faster but bigger candidate is reverted with the constraint in its row, a faster and small one kept; a run missing the metric is a crash row', async () => {
-    const artifact = createMemoryArtifact(0);
-    const rss = [100, 150, 104, 101];
-    const harness = createFunctionHarness('bench', ({ iteration }) =>
-      iteration === 3 ? { value: 1 } : { value: 10 - iteration, metrics: { rss_mb: rss[iteration]! } },
-    );
-    const results = createMemoryResultsLog();
-    const loop = createLoop({
-      artifact,
-      rollback: createMemoryRollback(artifact),
-      proposer: createCounterProposer(artifact),
-      results,
-      stop: maxIterations(3),
-      harness,
-      scorer: requireMetrics(createValueScorer('minimize'), ['rss_mb']),
-      keep: { policy: withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05']) },
-    });
-    await loop.run();
-    expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept', 'crash']);
-    expect(results.rows[1]?.description).toMatch(
-      /\(blocked by constraint rss_mb <= baseline \* 1\.05 broken: 150 > 105/,
-    );
-    expect(results.rows[1]?.note).toMatch(/^blocked by constraint/);
-    expect(results.rows[2]?.data?.metrics).toEqual({ rss_mb: 104 });
-    expect(results.rows[3]?.description).toMatch(/metric rss_mb missing from the run/);
-    // What a proposer reads back: the Optuna-style vector the decision was made on; none for the baseline and a crash.
-    expect(results.rows.map((r) => recordedViolations(r)?.map((v) => Number(v.toFixed(6))))).toEqual([
-      undefined,
-      [45],
-      [-1],
-      undefined,
-    ]);
-  });
+  it(
+    'a faster but bigger candidate is reverted with the constraint in its ' +
+      'row, a faster and small one kept; a run missing the metric is a crash ' +
+      'row',
+    async () => {
+      const artifact = createMemoryArtifact(0);
+      const rss = [100, 150, 104, 101];
+      const harness = createFunctionHarness('bench', ({ iteration }) =>
+        iteration === 3 ? { value: 1 } : { value: 10 - iteration, metrics: { rss_mb: rss[iteration]! } },
+      );
+      const results = createMemoryResultsLog();
+      const loop = createLoop({
+        artifact,
+        rollback: createMemoryRollback(artifact),
+        proposer: createCounterProposer(artifact),
+        results,
+        stop: maxIterations(3),
+        harness,
+        scorer: requireMetrics(createValueScorer('minimize'), ['rss_mb']),
+        keep: { policy: withConstraints(strictImprovement(), ['rss_mb <= baseline * 1.05']) },
+      });
+      await loop.run();
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'reverted', 'kept', 'crash']);
+      expect(results.rows[1]?.description).toMatch(
+        /\(blocked by constraint rss_mb <= baseline \* 1\.05 broken: 150 > 105/,
+      );
+      expect(results.rows[1]?.note).toMatch(/^blocked by constraint/);
+      expect(results.rows[2]?.data?.metrics).toEqual({ rss_mb: 104 });
+      expect(results.rows[3]?.description).toMatch(/metric rss_mb missing from the run/);
+      // What a proposer reads back: the Optuna-style vector the decision was made on; none for the baseline and a
+      // crash.
+      expect(results.rows.map((r) => recordedViolations(r)?.map((v) => Number(v.toFixed(6))))).toEqual([
+        undefined,
+        [45],
+        [-1],
+        undefined,
+      ]);
+    },
+  );
 });

@@ -42,23 +42,27 @@ describe('constraint expressions (issue 28)', () => {
     });
   });
 
-  it('a bad expression is refused with a reason that says what to write (strict < and >, ==, an unknown reference, no operator)', () => {
-    const reason = (t: string) => {
-      const c = checkConstraintExpression(t);
-      return c.ok ? '' : c.reason;
-    };
-    expect(reason('rss_mb < 100')).toMatch(/inclusive; write <= instead of </);
-    expect(reason('rss_mb == 100')).toMatch(/== is not a bound/);
-    expect(reason('rss_mb <= best * 2')).toMatch(/the bound "best \* 2" is not a number, baseline or incumbent/);
-    expect(reason('rss_mb')).toMatch(/not an expression a loop can check/);
-    expect(reason('rss_mb <= baseline * 1e999')).toMatch(/not finite/);
-    try {
-      parseConstraint('rss_mb <= lots');
-      expect.unreachable();
-    } catch (error) {
-      expect(isLoopError(error, 'CONFIG_INVALID')).toBe(true);
-    }
-  });
+  it(
+    'a bad expression is refused with a reason that says what to write ' +
+      '(strict < and >, ==, an unknown reference, no operator)',
+    () => {
+      const reason = (t: string) => {
+        const c = checkConstraintExpression(t);
+        return c.ok ? '' : c.reason;
+      };
+      expect(reason('rss_mb < 100')).toMatch(/inclusive; write <= instead of </);
+      expect(reason('rss_mb == 100')).toMatch(/== is not a bound/);
+      expect(reason('rss_mb <= best * 2')).toMatch(/the bound "best \* 2" is not a number, baseline or incumbent/);
+      expect(reason('rss_mb')).toMatch(/not an expression a loop can check/);
+      expect(reason('rss_mb <= baseline * 1e999')).toMatch(/not finite/);
+      try {
+        parseConstraint('rss_mb <= lots');
+        expect.unreachable();
+      } catch (error) {
+        expect(isLoopError(error, 'CONFIG_INVALID')).toBe(true);
+      }
+    },
+  );
 });
 
 describe('constraintViolations: the Optuna-style feasibility function', () => {

@@ -43,7 +43,8 @@ export function checkHoldoutSeal(input: HoldoutSealInput): { files: string[] } {
     const real = realpathSync(f);
     if (inside(real, ws) || inside(ws, real))
       fail(
-        `holdout file ${f} is inside the workspace ${ws}, which the proposer reads (and git may store); move it outside the workspace`,
+        `holdout file ${f} is inside the workspace ${ws}, which the proposer ` +
+          `reads (and git may store); move it outside the workspace`,
       );
   }
   const state = existsSync(input.stateDir) ? realpathSync(input.stateDir) : input.stateDir;
@@ -54,12 +55,15 @@ export function checkHoldoutSeal(input: HoldoutSealInput): { files: string[] } {
     const links = lstatSync(f).nlink;
     if (links > 1)
       fail(
-        `holdout file ${f} has ${links} hard links: another name of it may be readable by the proposer; copy it (cp, not ln) so it has one`,
+        `holdout file ${f} has ${links} hard links: another name of it may be ` +
+          `readable by the proposer; copy it (cp, not ln) so it has one`,
       );
   }
   if (input.sealed !== false && !input.sandboxed) {
     fail(
-      'the proposer has no working sandbox to seal the holdout from (bubblewrap, sandbox: auto | bwrap); install bubblewrap, or set holdout.sealed: false to run with a holdout that is NOT sealed',
+      'the proposer has no working sandbox to seal the holdout from ' +
+        '(bubblewrap, sandbox: auto | bwrap); install bubblewrap, or set ' +
+        'holdout.sealed: false to run with a holdout that is NOT sealed',
     );
   }
   return { files };

@@ -61,45 +61,67 @@ function overfitting(gate?: { budget: number; margin?: number }, iterations = 6,
 }
 
 describe('a sealed holdout (issue 33)', () => {
-  it('without a gate, only the final sealed score of the best state is taken (once), and the gap to the visible score is recorded', async () => {
-    const { loop, holdout, runs } = overfitting(undefined, 6);
-    await holdout.start();
-    const summary = await loop.run();
-    expect(summary.best).toBe(94);
-    expect(runs()).toBe(1);
-    const uses = await readHoldoutUses(join(dir, 'state'));
-    expect(uses).toEqual([expect.objectContaining({ use: 1, kind: 'final', iteration: 6, visible: 94, score: 530 })]);
-  });
+  it(
+    'without a gate, only the final sealed score of the best state is taken ' +
+      '(once), and the gap to the visible score is recorded',
+    async () => {
+      const { loop, holdout, runs } = overfitting(undefined, 6);
+      await holdout.start();
+      const summary = await loop.run();
+      expect(summary.best).toBe(94);
+      expect(runs()).toBe(1);
+      const uses = await readHoldoutUses(join(dir, 'state'));
+      expect(uses).toEqual([expect.objectContaining({ use: 1, kind: 'final', iteration: 6, visible: 94, score: 530 })]);
+    },
+  );
 
-  it("the gate blocks a keep whose holdout score is worse than the incumbent's by more than the margin; the visible score alone would keep it", async () => {
-    const { loop, holdout, results } = overfitting({ budget: 20 }, 6);
-    await holdout.start();
-    const summary = await loop.run();
-    expect(summary.best).toBe(97); // v = 3: the best the holdout allows
-    const rows = await results.read();
-    expect(rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'kept', 'kept', 'reverted', 'reverted', 'reverted']);
-    expect(rows[4]?.description).toMatch(/kept back by the sealed holdout \(gate use 5 of 20\)/);
-    // The rows the proposer reads never carry a holdout score.
-    expect(JSON.stringify(rows)).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/);
-  });
+  it(
+    'the gate blocks a keep whose holdout score is worse than the ' +
+      "incumbent's by more than the margin; the visible score alone would keep " +
+      'it',
+    async () => {
+      const { loop, holdout, results } = overfitting({ budget: 20 }, 6);
+      await holdout.start();
+      const summary = await loop.run();
+      expect(summary.best).toBe(97); // v = 3: the best the holdout allows
+      const rows = await results.read();
+      expect(rows.map((r) => r.status)).toEqual([
+        'baseline',
+        'kept',
+        'kept',
+        'kept',
+        'reverted',
+        'reverted',
+        'reverted',
+      ]);
+      expect(rows[4]?.description).toMatch(/kept back by the sealed holdout \(gate use 5 of 20\)/);
+      // The rows the proposer reads never carry a holdout score.
+      expect(JSON.stringify(rows)).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/);
+    },
+  );
 
-  it('the gate is evaluated exactly its budget of times, each use counted; then it says so once and keeps are no longer gated', async () => {
-    const notices: string[] = [];
-    const { loop, holdout, runs } = overfitting({ budget: 3 }, 6, notices);
-    await holdout.start();
-    const summary = await loop.run();
-    expect(summary.best).toBe(94); // ungated after the budget: the overfit keeps go through
-    expect(runs()).toBe(3 + 1); // three gate uses and the final score
-    const uses = await readHoldoutUses(join(dir, 'state'), 'r1');
-    expect(uses.map((u) => [u.use, u.kind, u.gateUse])).toEqual([
-      [1, 'gate-incumbent', 1],
-      [2, 'gate', 2],
-      [3, 'gate', 3],
-      [4, 'final', undefined],
-    ]);
-    expect(notices.filter((n) => /budget of 3 uses is spent/.test(n))).toHaveLength(1);
-    expect(notices.join('\n')).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/); // the lines the user's terminal shows hold no holdout score
-  });
+  it(
+    'the gate is evaluated exactly its budget of times, each use counted; ' +
+      'then it says so once and keeps are no longer gated',
+    async () => {
+      const notices: string[] = [];
+      const { loop, holdout, runs } = overfitting({ budget: 3 }, 6, notices);
+      await holdout.start();
+      const summary = await loop.run();
+      expect(summary.best).toBe(94); // ungated after the budget: the overfit keeps go through
+      expect(runs()).toBe(3 + 1); // three gate uses and the final score
+      const uses = await readHoldoutUses(join(dir, 'state'), 'r1');
+      expect(uses.map((u) => [u.use, u.kind, u.gateUse])).toEqual([
+        [1, 'gate-incumbent', 1],
+        [2, 'gate', 2],
+        [3, 'gate', 3],
+        [4, 'final', undefined],
+      ]);
+      expect(notices.filter((n) => /budget of 3 uses is spent/.test(n))).toHaveLength(1);
+      // the lines the user's terminal shows hold no holdout score
+      expect(notices.join('\n')).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/);
+    },
+  );
 
   it('a change to a holdout file after the start is HARNESS_TAMPERED at the next use', async () => {
     const { holdout } = overfitting(undefined, 1);
@@ -109,9 +131,12 @@ describe('a sealed holdout (issue 33)', () => {
     expect(readFileSync(join(dir, 'test.txt'), 'utf8')).toBe('edited\n');
   });
 
-  it('the default state folder is per workspace under XDG_STATE_HOME (or ~/.local/state), outside the workspace', () => {
-    expect(holdoutStateDir('/w/ml', { XDG_STATE_HOME: '/s' })).toMatch(/^\/s\/loop\/holdout\/ml-[0-9a-f]{12}$/);
-    expect(holdoutStateDir('/w/ml', { HOME: '/h' })).toMatch(/^\/h\/\.local\/state\/loop\/holdout\/ml-[0-9a-f]{12}$/);
-    expect(holdoutStateDir('/w/ml', { HOME: '/h' })).not.toBe(holdoutStateDir('/v/ml', { HOME: '/h' }));
-  });
+  it(
+    'the default state folder is per workspace under XDG_STATE_HOME (or ' + '~/.local/state), outside the workspace',
+    () => {
+      expect(holdoutStateDir('/w/ml', { XDG_STATE_HOME: '/s' })).toMatch(/^\/s\/loop\/holdout\/ml-[0-9a-f]{12}$/);
+      expect(holdoutStateDir('/w/ml', { HOME: '/h' })).toMatch(/^\/h\/\.local\/state\/loop\/holdout\/ml-[0-9a-f]{12}$/);
+      expect(holdoutStateDir('/w/ml', { HOME: '/h' })).not.toBe(holdoutStateDir('/v/ml', { HOME: '/h' }));
+    },
+  );
 });

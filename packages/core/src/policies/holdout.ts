@@ -144,7 +144,8 @@ export function createHoldout(options: HoldoutOptions): Holdout {
     if (now !== fingerprint) {
       throw new LoopError(
         'HARNESS_TAMPERED',
-        `[loop] [holdout] the holdout's command or files changed since the run started (${o.files.join(', ')}); restore them, or start a new run`,
+        `[loop] [holdout] the holdout's command or files changed since the run ` +
+          `started (${o.files.join(', ')}); restore them, or start a new run`,
       );
     }
     const use = uses.length + 1;
@@ -202,7 +203,8 @@ export function createHoldout(options: HoldoutOptions): Holdout {
           const u = await evaluate('gate-incumbent', { iteration: iteration - 1 }, signal);
           incumbent = u.score;
           notice(
-            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: the incumbent measured (score in ${o.stateDir})`,
+            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: the ` +
+              `incumbent measured (score in ${o.stateDir})`,
           );
           return undefined;
         },
@@ -217,7 +219,8 @@ export function createHoldout(options: HoldoutOptions): Holdout {
           }));
           const blocked = u.blocked === true;
           notice(
-            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: iteration ${iteration} ${blocked ? 'kept back' : 'passed'}`,
+            `[loop] [holdout] gate use ${u.gateUse} of ${o.gate!.budget}: ` +
+              `iteration ${iteration} ${blocked ? 'kept back' : 'passed'}`,
           );
           if (!blocked) {
             incumbent = u.score;
@@ -243,7 +246,8 @@ export function createHoldout(options: HoldoutOptions): Holdout {
     };
     const u = await evaluate('final', at);
     notice(
-      `[loop] [holdout] final sealed score of the best state written to ${o.stateDir} (use ${u.use}; loop status shows it)`,
+      `[loop] [holdout] final sealed score of the best state written ` +
+        `to ${o.stateDir} (use ${u.use}; loop status shows it)`,
     );
   };
 

@@ -62,24 +62,31 @@ describe('noise-aware keep policy', () => {
     expect(d.reason).toMatch(/beyond the noise \(99\.9\d*% CI \[/);
   });
 
-  it('reverts a null change whose first run looks better but whose gain stays within the noise (seeds 1-40: at most 1 false keep)', async () => {
-    let keeps = 0;
-    for (let seed = 1; seed <= 40; seed++) {
-      const { input } = noisyInput({ seed, candidateMean: 100, incumbentMean: 100, sd: 1 });
-      if ((await createNoiseAwareKeepPolicy().decide(input)).keep) keeps += 1;
-    }
-    expect(keeps).toBeLessThanOrEqual(1);
-  });
+  it(
+    'reverts a null change whose first run looks better but whose gain stays ' +
+      'within the noise (seeds 1-40: at most 1 false keep)',
+    async () => {
+      let keeps = 0;
+      for (let seed = 1; seed <= 40; seed++) {
+        const { input } = noisyInput({ seed, candidateMean: 100, incumbentMean: 100, sd: 1 });
+        if ((await createNoiseAwareKeepPolicy().decide(input)).keep) keeps += 1;
+      }
+      expect(keeps).toBeLessThanOrEqual(1);
+    },
+  );
 
-  it('strict improvement keeps about half of the same null changes (seeds 1-40), the problem this policy solves', async () => {
-    const { strictImprovement } = await import('../contracts/keep-policy.js');
-    let keeps = 0;
-    for (let seed = 1; seed <= 40; seed++) {
-      const { input } = noisyInput({ seed, candidateMean: 100, incumbentMean: 100, sd: 1 });
-      if ((await strictImprovement().decide(input)).keep) keeps += 1;
-    }
-    expect(keeps).toBeGreaterThan(12);
-  });
+  it(
+    'strict improvement keeps about half of the same null changes (seeds ' + '1-40), the problem this policy solves',
+    async () => {
+      const { strictImprovement } = await import('../contracts/keep-policy.js');
+      let keeps = 0;
+      for (let seed = 1; seed <= 40; seed++) {
+        const { input } = noisyInput({ seed, candidateMean: 100, incumbentMean: 100, sd: 1 });
+        if ((await strictImprovement().decide(input)).keep) keeps += 1;
+      }
+      expect(keeps).toBeGreaterThan(12);
+    },
+  );
 
   it('futility: a first run no better than the incumbent mean is reverted without re-running (seed 4)', async () => {
     const { input, calls } = noisyInput({ seed: 4, candidateMean: 110, incumbentMean: 100, sd: 1 });
@@ -89,14 +96,17 @@ describe('noise-aware keep policy', () => {
     expect(d.reason).toMatch(/^no gain/);
   });
 
-  it('adaptive sampling stops at maxSamples when the verdict stays unclear (seed 7, gain 0.3 σ, futility off)', async () => {
-    const { input, candidateSamples } = noisyInput({ seed: 7, candidateMean: 99.7, incumbentMean: 100, sd: 1 });
-    const d = await createNoiseAwareKeepPolicy({ futilityAfter: false, maxSamples: 6 }).decide(input);
-    expect(d.keep).toBe(false);
-    expect(candidateSamples).toHaveLength(6);
-    expect(d.reason).toMatch(/within the noise/);
-    expect(d.evidence?.stoppedEarly).toBe(false);
-  });
+  it(
+    'adaptive sampling stops at maxSamples when the verdict stays unclear ' + '(seed 7, gain 0.3 σ, futility off)',
+    async () => {
+      const { input, candidateSamples } = noisyInput({ seed: 7, candidateMean: 99.7, incumbentMean: 100, sd: 1 });
+      const d = await createNoiseAwareKeepPolicy({ futilityAfter: false, maxSamples: 6 }).decide(input);
+      expect(d.keep).toBe(false);
+      expect(candidateSamples).toHaveLength(6);
+      expect(d.reason).toMatch(/within the noise/);
+      expect(d.evidence?.stoppedEarly).toBe(false);
+    },
+  );
 
   it('a clearly worse candidate is reverted as soon as minSamples are in (seed 2, futility off)', async () => {
     const { input, candidateSamples } = noisyInput({ seed: 2, candidateMean: 105, incumbentMean: 100, sd: 1 });
@@ -203,70 +213,81 @@ describe('noise-aware keep policy', () => {
       expect(d.evidence).toMatchObject({ test: 'wilcoxon', pairs: 30 });
     });
 
-    it('rejects early, after the first run, once the candidate is clearly worse on the instances (seed 8)', async () => {
-      const r = createSeededRandom(8);
-      const inc = [instances(r, 0), instances(r, 0), instances(r, 0)];
-      const candDims = [instances(r, 0.1)];
-      let calls = 0;
-      const d = await createNoiseAwareKeepPolicy({ test: 'wilcoxon', futilityAfter: false }).decide({
-        candidate: 1.5,
-        incumbent: 1.45,
-        direction: 'minimize',
-        candidateSamples: [1.5],
-        incumbentSamples: [1.45, 1.45, 1.45],
-        candidateDimensions: candDims,
-        incumbentDimensions: inc,
-        sample: async () => {
-          calls += 1;
-          return 1.5;
-        },
-      });
-      expect(d.keep).toBe(false);
-      expect(d.reason).toMatch(/^clearly worse/);
-      expect(calls).toBe(0);
-    });
+    it(
+      'rejects early, after the first run, once the candidate is clearly worse ' + 'on the instances (seed 8)',
+      async () => {
+        const r = createSeededRandom(8);
+        const inc = [instances(r, 0), instances(r, 0), instances(r, 0)];
+        const candDims = [instances(r, 0.1)];
+        let calls = 0;
+        const d = await createNoiseAwareKeepPolicy({ test: 'wilcoxon', futilityAfter: false }).decide({
+          candidate: 1.5,
+          incumbent: 1.45,
+          direction: 'minimize',
+          candidateSamples: [1.5],
+          incumbentSamples: [1.45, 1.45, 1.45],
+          candidateDimensions: candDims,
+          incumbentDimensions: inc,
+          sample: async () => {
+            calls += 1;
+            return 1.5;
+          },
+        });
+        expect(d.keep).toBe(false);
+        expect(d.reason).toMatch(/^clearly worse/);
+        expect(calls).toBe(0);
+      },
+    );
   });
 });
 
 describe('noise-aware keep policy: repeated looks (alpha spending)', () => {
-  it("the per-look levels sum to alpha over looks minSamples..maxSamples; O'Brien-Fleming is strictest first, none tests every look at alpha", () => {
-    for (const spending of ['obrien-fleming', 'pocock'] as const) {
-      const levels = Array.from({ length: 7 }, (_, i) => lookAlpha(spending, 0.025, 4 + i, 4, 10));
-      expect(levels.reduce((a, b) => a + b, 0)).toBeCloseTo(0.025, 12);
-      expect(levels.every((l) => l > 0)).toBe(true);
-    }
-    expect(lookAlpha('obrien-fleming', 0.025, 4, 4, 10)).toBeLessThan(lookAlpha('obrien-fleming', 0.025, 10, 4, 10));
-    expect(lookAlpha('none', 0.025, 4, 4, 10)).toBe(0.025);
-    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
-  });
+  it(
+    'the per-look levels sum to alpha over looks minSamples..maxSamples; ' +
+      "O'Brien-Fleming is strictest first, none tests every look at alpha",
+    () => {
+      for (const spending of ['obrien-fleming', 'pocock'] as const) {
+        const levels = Array.from({ length: 7 }, (_, i) => lookAlpha(spending, 0.025, 4 + i, 4, 10));
+        expect(levels.reduce((a, b) => a + b, 0)).toBeCloseTo(0.025, 12);
+        expect(levels.every((l) => l > 0)).toBe(true);
+      }
+      expect(lookAlpha('obrien-fleming', 0.025, 4, 4, 10)).toBeLessThan(lookAlpha('obrien-fleming', 0.025, 10, 4, 10));
+      expect(lookAlpha('none', 0.025, 4, 4, 10)).toBe(0.025);
+      expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+    },
+  );
 
   for (const [name, draw] of [
     ['Bernoulli(0.5)', (u: number) => (u < 0.5 ? 1 : 0)],
     ['Uniform(0,1)', (u: number) => u],
   ] as const) {
-    it(`on ${name} pure noise the false-keep rate per decision is at most alpha = 0.025 (1,000 seeded decisions, incumbent of 5 samples)`, async () => {
-      const policy = createNoiseAwareKeepPolicy();
-      const r = createSeededRandom(17);
-      let kept = 0;
-      for (let i = 0; i < 1000; i++) {
-        const incumbentSamples = Array.from({ length: 5 }, () => draw(r.next()));
-        const candidateSamples = [draw(r.next())];
-        const d = await policy.decide({
-          candidate: candidateSamples[0]!,
-          incumbent: incumbentSamples.reduce((a, b) => a + b, 0) / 5,
-          direction: 'maximize',
-          candidateSamples,
-          incumbentSamples,
-          sample: async () => {
-            const x = draw(r.next());
-            candidateSamples.push(x);
-            return x;
-          },
-        } as KeepInput);
-        if (d.keep) kept++;
-      }
-      expect(kept / 1000).toBeLessThanOrEqual(0.025);
-    });
+    it(
+      `on ${name} pure noise the false-keep rate per decision is at most alpha ` +
+        `= 0.025 (1,000 seeded decisions, incumbent of 5 samples)`,
+      async () => {
+        const policy = createNoiseAwareKeepPolicy();
+        const r = createSeededRandom(17);
+        let kept = 0;
+        for (let i = 0; i < 1000; i++) {
+          const incumbentSamples = Array.from({ length: 5 }, () => draw(r.next()));
+          const candidateSamples = [draw(r.next())];
+          const d = await policy.decide({
+            candidate: candidateSamples[0]!,
+            incumbent: incumbentSamples.reduce((a, b) => a + b, 0) / 5,
+            direction: 'maximize',
+            candidateSamples,
+            incumbentSamples,
+            sample: async () => {
+              const x = draw(r.next());
+              candidateSamples.push(x);
+              return x;
+            },
+          } as KeepInput);
+          if (d.keep) kept++;
+        }
+        expect(kept / 1000).toBeLessThanOrEqual(0.025);
+      },
+    );
   }
 
   it('without spending (the old rule) the same Uniform(0,1) noise is kept more often than with it', async () => {

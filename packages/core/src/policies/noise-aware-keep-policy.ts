@@ -260,7 +260,9 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       ) {
         return {
           keep: false,
-          reason: `no gain: first run ${fmt(samples[0]!)} is not better than the incumbent's mean ${fmt(summarizeSamples(incumbent).mean)}`,
+          reason:
+            `no gain: first run ${fmt(samples[0]!)} is not better than the ` +
+            `incumbent's mean ${fmt(summarizeSamples(incumbent).mean)}`,
         };
       } else if (!input.sample) {
         return {
@@ -272,7 +274,9 @@ export function createNoiseAwareKeepPolicy(options: NoiseAwareKeepPolicyOptions 
       if (next === undefined) {
         return {
           keep: false,
-          reason: `a repeat run crashed or was aborted after ${samples.length} good samples (a flaky candidate is not kept)`,
+          reason:
+            `a repeat run crashed or was aborted after ${samples.length} good ` +
+            `samples (a flaky candidate is not kept)`,
         };
       }
       samples.push(next);

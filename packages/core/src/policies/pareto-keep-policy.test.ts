@@ -60,48 +60,61 @@ async function run(options: Partial<ParetoKeepOptions> = {}, states: readonly [n
 const pareto = (r: IterationRecord) => r.data?.pareto as ParetoRecord | undefined;
 
 describe('Pareto keep policy', () => {
-  it('records in each row whether the candidate added a non-dominated point and which front points it dominated', async () => {
-    const { rows } = await run();
-    expect(rows.slice(1).map((r) => pareto(r)?.nonDominated)).toEqual([true, true, false, true, true, false]);
-    expect(pareto(rows[1]!)?.dominates).toEqual([0]);
-    expect(pareto(rows[5]!)?.dominates).toEqual([1, 2]);
-    expect(pareto(rows[5]!)?.frontSize).toBe(2);
-    expect(rows[5]!.description).toBe('state 5 (Pareto: non-dominated, front 2, dominates 1, 2)');
-    expect(rows[3]!.description).toBe('state 3');
-  });
+  it(
+    'records in each row whether the candidate added a non-dominated point ' + 'and which front points it dominated',
+    async () => {
+      const { rows } = await run();
+      expect(rows.slice(1).map((r) => pareto(r)?.nonDominated)).toEqual([true, true, false, true, true, false]);
+      expect(pareto(rows[1]!)?.dominates).toEqual([0]);
+      expect(pareto(rows[5]!)?.dominates).toEqual([1, 2]);
+      expect(pareto(rows[5]!)?.frontSize).toBe(2);
+      expect(rows[5]!.description).toBe('state 5 (Pareto: non-dominated, front 2, dominates 1, 2)');
+      expect(rows[3]!.description).toBe('state 3');
+    },
+  );
 
-  it("the front is the non-dominated evaluated states (kept or reverted), each with its row's candidate id; rebuilt from rows alone", async () => {
-    const { rows } = await run();
-    const front = paretoFront(rows, objectives);
-    expect(front.map((p) => p.iteration)).toEqual([4, 5]);
-    expect(front.map((p) => p.values)).toEqual([
-      { latency_ms: 80, accuracy: 0.7 },
-      { latency_ms: 85, accuracy: 0.95 },
-    ]);
-    expect(front.every((p) => p.candidateId === rows[p.iteration]!.candidateId)).toBe(true);
-  });
+  it(
+    'the front is the non-dominated evaluated states (kept or reverted), ' +
+      "each with its row's candidate id; rebuilt from rows alone",
+    async () => {
+      const { rows } = await run();
+      const front = paretoFront(rows, objectives);
+      expect(front.map((p) => p.iteration)).toEqual([4, 5]);
+      expect(front.map((p) => p.values)).toEqual([
+        { latency_ms: 80, accuracy: 0.7 },
+        { latency_ms: 85, accuracy: 0.95 },
+      ]);
+      expect(front.every((p) => p.candidateId === rows[p.iteration]!.candidateId)).toBe(true);
+    },
+  );
 
-  it('default incumbent rule: a weighted scalarisation normalised by the baseline (equal weights) must strictly improve', async () => {
-    const { rows, final } = await run();
-    // scalarised = latency/100 - accuracy/0.8: 0 (baseline), -0.125 (kept), 0.075, -0.0625, -0.075 (not below -0.125), -0.3375 (kept), 1.375.
-    expect(rows.slice(1).map((r) => r.status)).toEqual([
-      'kept',
-      'reverted',
-      'reverted',
-      'reverted',
-      'kept',
-      'reverted',
-    ]);
-    expect(rows.slice(1).map((r) => pareto(r)?.scalarised)).toEqual([
-      0.9 - 0.82 / 0.8,
-      1.2 - 0.9 / 0.8,
-      0.95 - 0.81 / 0.8,
-      0.8 - 0.7 / 0.8,
-      0.85 - 0.95 / 0.8,
-      2 - 0.5 / 0.8,
-    ]);
-    expect(final).toBe(5);
-  });
+  it(
+    'default incumbent rule: a weighted scalarisation normalised by the ' +
+      'baseline (equal weights) must strictly improve',
+    async () => {
+      const { rows, final } = await run();
+      // scalarised = latency/100 - accuracy/0.8: 0 (baseline), -0.125 (kept), 0.075, -0.0625, -0.075 (not below
+      // -0.125),
+      // -0.3375 (kept), 1.375.
+      expect(rows.slice(1).map((r) => r.status)).toEqual([
+        'kept',
+        'reverted',
+        'reverted',
+        'reverted',
+        'kept',
+        'reverted',
+      ]);
+      expect(rows.slice(1).map((r) => pareto(r)?.scalarised)).toEqual([
+        0.9 - 0.82 / 0.8,
+        1.2 - 0.9 / 0.8,
+        0.95 - 0.81 / 0.8,
+        0.8 - 0.7 / 0.8,
+        0.85 - 0.95 / 0.8,
+        2 - 0.5 / 0.8,
+      ]);
+      expect(final).toBe(5);
+    },
+  );
 
   it('incumbent "non-dominated": every candidate that adds a non-dominated point is kept, and only those', async () => {
     const { rows } = await run({ incumbent: 'non-dominated' });
@@ -109,7 +122,8 @@ describe('Pareto keep policy', () => {
   });
 
   it('with constraints an infeasible state is never kept and never on the front, whatever its objectives', async () => {
-    const states: [number, number][] = [...STATES.slice(0, 6), [70, 0.99]]; // state 6 would dominate every other, but uses 500 MB
+    // state 6 would dominate every other, but uses 500 MB
+    const states: [number, number][] = [...STATES.slice(0, 6), [70, 0.99]];
     const constraints = (r: IterationRecord) => [(r.data?.metrics?.memory_mb ?? Infinity) - 200];
     const { rows, final } = await run({ incumbent: 'non-dominated', constraints }, states);
     const last = rows.at(-1)!;

@@ -28,7 +28,9 @@ describe('spend', () => {
     expect(s.discarded.rows).toBe(2);
     expect(s.crashed).toEqual({ rows: 1, usd: 0.3, tokens: 300 });
     expect(describeSpend(s)).toBe(
-      'spent $0.6500 and 650 tokens on 4 proposals: $0.1000 and 100 tokens on 1 kept, $0.2500 and 250 tokens on 2 discarded, $0.3000 and 300 tokens on 1 crashed',
+      'spent $0.6500 and 650 tokens on 4 proposals: $0.1000 and 100 tokens on ' +
+        '1 kept, $0.2500 and 250 tokens on 2 discarded, $0.3000 and 300 tokens on ' +
+        '1 crashed',
     );
   });
   it('says nothing when no row carries a cost, and only tokens when no row reported dollars', () => {

@@ -88,5 +88,8 @@ export function describeSpend(spend: Spend): string | undefined {
     .filter(([, p]) => p.rows > 0)
     .map(([name, p]) => `${amount(p)} on ${p.rows} ${name}`);
   const n = spend.total.rows;
-  return `spent ${amount(spend.total)} on ${n} proposal${n === 1 ? '' : 's'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
+  return (
+    `spent ${amount(spend.total)} on ${n} ` +
+    `proposal${n === 1 ? '' : 's'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`
+  );
 }

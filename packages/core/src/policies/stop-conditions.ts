@@ -57,7 +57,10 @@ export function costBudget(options: CostBudgetOptions): StopPolicy {
         last.status !== 'crash' &&
         last.data?.cost === undefined
       ) {
-        const message = `iteration ${last.iteration}'s proposal reported no cost (USD or tokens): the budget cannot be enforced, so the run stops; make the proposer report its usage (docs/agents-overnight.md)`;
+        const message =
+          `iteration ${last.iteration}'s proposal reported no cost (USD or ` +
+          `tokens): the budget cannot be enforced, so the run stops; make the ` +
+          `proposer report its usage (docs/agents-overnight.md)`;
         return { reason: 'cost-budget', message };
       }
       const spend = source === 'history' ? spendOf(s.history) : undefined;
@@ -74,7 +77,11 @@ export function costBudget(options: CostBudgetOptions): StopPolicy {
         const pending = s.pending ?? 0; // started, not yet recorded: their cost is coming too
         if (spent + mean * (1 + pending) <= max) return undefined;
         const running = pending > 0 ? ` with ${pending} more running` : '';
-        return `spent ${show(spent)} of a ${show(max)} budget over ${proposals} proposals; the next one (mean ${show(mean)})${running} would go over it${tail}`;
+        return (
+          `spent ${show(spent)} of a ${show(max)} budget over ${proposals} ` +
+          `proposals; the next one (mean ${show(mean)})${running} would go over ` +
+          `it${tail}`
+        );
       };
       if (!spend && !predictive) {
         // The meter's words, as collie's and autoresearch's stop messages have always read.
@@ -101,7 +108,8 @@ export interface ConvergenceOptions {
   /**
    * What is compared: `best` (the best kept score `window` iterations ago vs now, seed 004's
    * exhaustion) or `score` (every step between the last `window` + 1 scored rows, absolute, seed 000
-   * SC3: "last 2 iters: |scalar_delta| <= epsilon" is `{ window: 1, minDelta: epsilon, measure: 'score' }`). @default 'best'
+   * SC3: "last 2 iters: |scalar_delta| <= epsilon" is `{ window: 1, minDelta: epsilon, measure: 'score' }`). @default
+   * 'best'
    */
   readonly measure?: 'best' | 'score';
 }
@@ -136,7 +144,9 @@ export function convergence(options: ConvergenceOptions): StopPolicy {
         return largest <= minDelta
           ? {
               reason: 'convergence',
-              message: `the score moved by at most ${largest} over the last ${window} scored iterations (needs > ${minDelta})`,
+              message:
+                `the score moved by at most ${largest} over the last ${window} scored ` +
+                `iterations (needs > ${minDelta})`,
             }
           : undefined;
       }

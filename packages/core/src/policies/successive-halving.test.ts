@@ -26,19 +26,23 @@ const at = (reports: IntermediateReport[], history: IterationRecord[], iteration
 };
 
 describe('successive halving (ASHA) and Hyperband pruners (issue 27 item 3)', () => {
-  it('a run is promoted past a rung only when it is in the top 1/eta of the runs that reached it (at least the best)', () => {
-    const p = successiveHalvingPruner({ minStep: 100, reductionFactor: 2 });
-    // Rungs at 100, 200, 400, 800. Six earlier runs reached step 100 with these values.
-    const history = [5, 6, 7, 8, 9, 10].map((v, i) => row(i, curve(v, v, v, v)));
-    // With itself, 7 values at rung 100: the top floor(7/2) = 3 go on, the bar is the third best (7).
-    expect(p.check(at(curve(6.5), history))).toBeUndefined();
-    expect(p.check(at(curve(7.5), history))?.reason).toBe('7.5 not in the top 1/2 at step 100 (bar 7 of 7 runs)');
-    // A rung is judged once, at the first report at or past it: step 300 judges nothing new.
-    expect(p.check(at(curve(6.5, 6, 100), history))).toBeUndefined();
-    // The first run at a rung always goes on; the second must beat it.
-    expect(p.check(at(curve(9), []))).toBeUndefined();
-    expect(p.check(at(curve(9), [row(1, curve(8))]))).toBeDefined();
-  });
+  it(
+    'a run is promoted past a rung only when it is in the top 1/eta of the ' +
+      'runs that reached it (at least the best)',
+    () => {
+      const p = successiveHalvingPruner({ minStep: 100, reductionFactor: 2 });
+      // Rungs at 100, 200, 400, 800. Six earlier runs reached step 100 with these values.
+      const history = [5, 6, 7, 8, 9, 10].map((v, i) => row(i, curve(v, v, v, v)));
+      // With itself, 7 values at rung 100: the top floor(7/2) = 3 go on, the bar is the third best (7).
+      expect(p.check(at(curve(6.5), history))).toBeUndefined();
+      expect(p.check(at(curve(7.5), history))?.reason).toBe('7.5 not in the top 1/2 at step 100 (bar 7 of 7 runs)');
+      // A rung is judged once, at the first report at or past it: step 300 judges nothing new.
+      expect(p.check(at(curve(6.5, 6, 100), history))).toBeUndefined();
+      // The first run at a rung always goes on; the second must beat it.
+      expect(p.check(at(curve(9), []))).toBeUndefined();
+      expect(p.check(at(curve(9), [row(1, curve(8))]))).toBeDefined();
+    },
+  );
 
   it('minEarlyStoppingRate moves the first rung to minStep x eta^s, and nothing is judged before it', () => {
     const p = successiveHalvingPruner({ minStep: 100, reductionFactor: 2, minEarlyStoppingRate: 1 });

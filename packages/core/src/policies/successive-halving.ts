@@ -109,6 +109,8 @@ function judgeAtRung(
   const bar = competing[Math.max(0, Math.floor(competing.length / eta) - 1)]!;
   if (!isWorse(value, bar, direction)) return undefined;
   return {
-    reason: `${formatValue(value)} not in the top 1/${eta} at step ${rung} (bar ${formatValue(bar)} of ${competing.length} runs)`,
+    reason:
+      `${formatValue(value)} not in the top 1/${eta} at step ${rung} ` +
+      `(bar ${formatValue(bar)} of ${competing.length} runs)`,
   };
 }

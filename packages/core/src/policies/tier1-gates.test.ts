@@ -4,15 +4,19 @@ import { tier1Gates } from './tier1-gates.js';
 
 describe('tier1Gates', () => {
   const policy = tier1Gates(strictImprovement(), { status: 'reverted-redtest' });
-  it('a red gate refuses the keep whatever the score, naming the gate and labelling the row (seed 002: green to red is an automatic revert)', async () => {
-    const d = await policy.decide({
-      candidate: 99,
-      incumbent: 1,
-      direction: 'maximize',
-      candidateGates: [{ testsGreen: false, coverageOk: true }],
-    });
-    expect(d).toEqual({ keep: false, reason: 'Tier-1 gate red: testsGreen', status: 'reverted-redtest' });
-  });
+  it(
+    'a red gate refuses the keep whatever the score, naming the gate and ' +
+      'labelling the row (seed 002: green to red is an automatic revert)',
+    async () => {
+      const d = await policy.decide({
+        candidate: 99,
+        incumbent: 1,
+        direction: 'maximize',
+        candidateGates: [{ testsGreen: false, coverageOk: true }],
+      });
+      expect(d).toEqual({ keep: false, reason: 'Tier-1 gate red: testsGreen', status: 'reverted-redtest' });
+    },
+  );
   it('all gates green (or none) defer to the inner policy', async () => {
     expect(
       (

@@ -2,7 +2,10 @@ import type { KeepPolicy } from '../contracts/keep-policy.js';
 
 /** Options of {@link tier1Gates}. */
 export interface Tier1GatesOptions {
-  /** The row label of a candidate refused for a red gate (seed 002 function mode: `reverted-redtest`). @default none (the row is plain `reverted`) */
+  /**
+   * The row label of a candidate refused for a red gate (seed 002 function mode: `reverted-redtest`). @default none
+   * (the row is plain `reverted`)
+   */
   readonly status?: string;
 }
 

@@ -107,7 +107,9 @@ export function resolveSandboxMode(
     if (!seen.has(s.reason ?? '')) {
       seen.add(s.reason ?? '');
       warn(
-        `[loop] no sandbox: ${s.reason}. Commands run unconfined (the loop's change detection still applies); install bubblewrap, or set sandbox: none to silence this.`,
+        `[loop] no sandbox: ${s.reason}. Commands run unconfined (the loop's ` +
+          `change detection still applies); install bubblewrap, or set sandbox: ` +
+          `none to silence this.`,
       );
     }
   }

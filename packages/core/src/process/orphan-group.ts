@@ -37,7 +37,9 @@ function existsProc(): boolean {
   }
 }
 
-/** What is left of the run: its group only while its leader still carries the token (a reused pgid is never touched). */
+/**
+ * What is left of the run: its group only while its leader still carries the token (a reused pgid is never touched).
+ */
 function leftovers(pgid: number, token: string, cgroup: string | undefined): RunProcesses | null {
   const group = groupAlive(pgid) && ownsToken(pgid, token);
   const inCgroup = cgroup !== undefined && cgroupPids(cgroup).length > 0;

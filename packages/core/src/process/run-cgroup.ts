@@ -8,7 +8,10 @@ export const RUN_CGROUP_PREFIX = 'loop-';
 
 let base: string | null | undefined;
 
-/** The mount point of the cgroup v2 hierarchy (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on a hybrid system), or null. */
+/**
+ * The mount point of the cgroup v2 hierarchy (`/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` on a hybrid system), or
+ * null.
+ */
 function v2MountPoint(): string | null {
   for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
     const [left, right] = line.split(' - ');
@@ -22,7 +25,8 @@ function v2MountPoint(): string | null {
 /**
  * The cgroup v2 directory this process lives in, when this process may create child cgroups in it
  * and move a process into one (probed once: a cgroup is created, a shell moves itself in, the
- * cgroup is removed; root usually may, a user session under systemd usually may not), else null. Per-run cgroups are created under it, so a loop run inside another
+ * cgroup is removed; root usually may, a user session under systemd usually may not), else null. Per-run cgroups are
+ * created under it, so a loop run inside another
  * loop's command is nested in that command's cgroup and killed with it. Cached for the process.
  * `LOOP_CGROUP=off` in the environment turns per-run cgroups off (the run-token scan then finds
  * the processes), e.g. where a container runtime manages the cgroup tree itself.
@@ -44,7 +48,8 @@ export function runCgroupBase(): string | null {
       existsSync(join(probe, 'cgroup.procs')) &&
       spawnSync('/bin/sh', ['-c', 'echo $$ > "$0"', join(probe, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 })
         .status === 0;
-    for (let i = 0; i < 100 && !removeCgroup(probe); i++) spawnSync('/bin/sh', ['-c', ':'], { stdio: 'ignore' }); // the exited probe leaves the cgroup within moments
+    // the exited probe leaves the cgroup within moments
+    for (let i = 0; i < 100 && !removeCgroup(probe); i++) spawnSync('/bin/sh', ['-c', ':'], { stdio: 'ignore' });
     if (moved) {
       base = dir;
       sweepStaleCgroups(dir);

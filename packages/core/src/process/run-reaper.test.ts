@@ -66,7 +66,8 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
   it("an agent proposer's setsid daemon is gone when the proposal ends", async () => {
     await writeFile(join(dir, 'config.json'), '{}\n');
     const agent =
-      'setsid sh -c "while :; do sleep 1; done" >/dev/null 2>&1 & echo "{\\"lr\\":2}" > config.json; echo "DESCRIPTION: lr 2"';
+      'setsid sh -c "while :; do sleep 1; done" >/dev/null 2>&1 & echo ' +
+      '"{\\"lr\\":2}" > config.json; echo "DESCRIPTION: lr 2"';
     const proposer = createAgentCommandProposer({
       command: agent,
       cwd: dir,
@@ -89,39 +90,42 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
     expect(pidsWithEnv(marker)).toEqual([]);
   });
 
-  it("a SIGKILLed controller's setsid orphan survives it and is killed by the next run that finds the pid file", async () => {
-    const pidFile = join(dir, '.loop', 'run.pgid');
-    const controller = join(dir, 'controller.mts');
-    const core = join(packageDir, 'src', 'process.ts');
-    await writeFile(
-      controller,
-      `import { runInGroup } from ${JSON.stringify(core)};
+  it(
+    "a SIGKILLed controller's setsid orphan survives it and is killed by the " + 'next run that finds the pid file',
+    async () => {
+      const pidFile = join(dir, '.loop', 'run.pgid');
+      const controller = join(dir, 'controller.mts');
+      const core = join(packageDir, 'src', 'process.ts');
+      await writeFile(
+        controller,
+        `import { runInGroup } from ${JSON.stringify(core)};
 await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', cwd: ${JSON.stringify(dir)}, env: { ...process.env, ${JSON.stringify(marker.split('=')[0])}: ${JSON.stringify(marker.split('=')[1])} }, outputFd: 1, killTimeoutMs: 60_000, graceMs: 100, pidFile: ${JSON.stringify(pidFile)} });
 `,
-    );
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], {
-      cwd: packageDir,
-      stdio: 'ignore',
-    });
-    await vi.waitFor(async () => expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n'), {
-      timeout: 20_000,
-      interval: 25,
-    });
-    await vi.waitFor(() => expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(3), {
-      timeout: 5000,
-      interval: 25,
-    }); // shell, its sleep, the setsid sleep
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-    expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2); // the fault: nothing ended the detached command
-    const recorded = JSON.parse(await readFile(pidFile, 'utf8')) as { token: string; cgroup?: string };
-    expect(recorded.cgroup !== undefined).toBe(runCgroupBase() !== null);
-    const next = createCommandHarness({ command: 'echo "val_bpb: 1"', cwd: dir, pidFile, graceMs: 200 });
-    expect((await next.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
-    expect(pidsWithEnv(marker)).toEqual([]);
-    expect(pidsWithToken(recorded.token)).toEqual([]);
-  });
+      );
+      const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], {
+        cwd: packageDir,
+        stdio: 'ignore',
+      });
+      await vi.waitFor(async () => expect(await readFile(join(dir, 'daemon.up'), 'utf8')).toBe('up\n'), {
+        timeout: 20_000,
+        interval: 25,
+      });
+      await vi.waitFor(() => expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(3), {
+        timeout: 5000,
+        interval: 25,
+      }); // shell, its sleep, the setsid sleep
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+      expect(pidsWithEnv(marker).length).toBeGreaterThanOrEqual(2); // the fault: nothing ended the detached command
+      const recorded = JSON.parse(await readFile(pidFile, 'utf8')) as { token: string; cgroup?: string };
+      expect(recorded.cgroup !== undefined).toBe(runCgroupBase() !== null);
+      const next = createCommandHarness({ command: 'echo "val_bpb: 1"', cwd: dir, pidFile, graceMs: 200 });
+      expect((await next.run({ iteration: 1, signal: signal() })).exitCode).toBe(0);
+      expect(pidsWithEnv(marker)).toEqual([]);
+      expect(pidsWithToken(recorded.token)).toEqual([]);
+    },
+  );
 
   it('with cgroups off (LOOP_CGROUP=off) the run-token scan ends a harness grandchild that called setsid', async () => {
     process.env.LOOP_CGROUP = 'off';
@@ -165,7 +169,8 @@ await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', c
   });
 
   it.skipIf(runCgroupBase() === null)(
-    `the run's cgroup ends a daemon that cleared its environment (no token to find)${runCgroupBase() === null ? ' — skipped: no writable cgroup v2 here' : ''}`,
+    `the run's cgroup ends a daemon that cleared its environment (no token ` +
+      `to find)${runCgroupBase() === null ? ' — skipped: no writable cgroup v2 here' : ''}`,
     async () => {
       await writeFile(join(dir, 'clear.sh'), `env -i ${marker} setsid sleep 60 &\necho "val_bpb: 1"\n`);
       const harness = createCommandHarness({ command: 'sh clear.sh', cwd: dir, sandbox: 'none' });
@@ -183,11 +188,15 @@ describe('exit codes above 128 name their signal', () => {
     expect(describeExit(null, 'SIGTERM')).toBe('killed by SIGTERM');
   });
 
-  it('a harness whose program segfaults gives the crash row "killed by SIGSEGV", reason killed, not "exited with code 139"', async () => {
-    const harness = createCommandHarness({ command: "sh -c 'kill -SEGV $$'; exit $?", cwd: dir, sandbox: 'none' });
-    const run = await harness.run({ iteration: 1, signal: signal() });
-    expect(run.exitCode).toBe(139);
-    const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(run);
-    expect(result).toMatchObject({ ok: false, reason: 'killed', message: 'killed by SIGSEGV (exit code 139)' });
-  });
+  it(
+    'a harness whose program segfaults gives the crash row "killed by ' +
+      'SIGSEGV", reason killed, not "exited with code 139"',
+    async () => {
+      const harness = createCommandHarness({ command: "sh -c 'kill -SEGV $$'; exit $?", cwd: dir, sandbox: 'none' });
+      const run = await harness.run({ iteration: 1, signal: signal() });
+      expect(run.exitCode).toBe(139);
+      const result = await createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize' }).score(run);
+      expect(result).toMatchObject({ ok: false, reason: 'killed', message: 'killed by SIGSEGV (exit code 139)' });
+    },
+  );
 });

@@ -19,20 +19,26 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 describe('masking hidden paths in the sandbox (issue 33)', () => {
-  it('a folder becomes a tmpfs, a file /dev/null; a symlink is masked at its real path; inner paths and missing ones add nothing', () => {
-    expect(
-      sandboxMaskArgs([
-        join(root, 'sealed', 'inner'),
-        join(root, 'ws', 'link'),
-        join(root, 'scores.jsonl'),
-        join(root, 'missing'),
-      ]),
-    ).toEqual(['--tmpfs', join(root, 'sealed'), '--ro-bind', '/dev/null', join(root, 'scores.jsonl')]);
-  });
+  it(
+    'a folder becomes a tmpfs, a file /dev/null; a symlink is masked at its ' +
+      'real path; inner paths and missing ones add nothing',
+    () => {
+      expect(
+        sandboxMaskArgs([
+          join(root, 'sealed', 'inner'),
+          join(root, 'ws', 'link'),
+          join(root, 'scores.jsonl'),
+          join(root, 'missing'),
+        ]),
+      ).toEqual(['--tmpfs', join(root, 'sealed'), '--ro-bind', '/dev/null', join(root, 'scores.jsonl')]);
+    },
+  );
 
   const bwrap = bwrapStatus();
   it.skipIf(!bwrap.available)(
-    `inside bwrap the hidden paths read empty by every name: direct, symlink, ../, /proc/self/root, /proc/1/root, even under a writable parent${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
+    `inside bwrap the hidden paths read empty by every name: direct, ` +
+      `symlink, ../, /proc/self/root, /proc/1/root, even under a writable ` +
+      `parent${bwrap.available ? '' : ` — skipped: ${bwrap.reason}`}`,
     async () => {
       const logPath = join(root, 'out.log');
       const names = [
@@ -43,7 +49,9 @@ describe('masking hidden paths in the sandbox (issue 33)', () => {
         `/proc/1/root${root}/scores.jsonl`,
         `${root}/scores.jsonl`,
       ];
-      const command = `${names.map((n) => `cat ${n} 2>/dev/null`).join('; ')}; grep -rs SECRET ${root} --exclude=out.log; echo done`;
+      const command =
+        `${names.map((n) => `cat ${n} 2>/dev/null`).join('; ')}; grep -rs ` +
+        `SECRET ${root} --exclude=out.log; echo done`;
       const run = (hidden: string[]) =>
         runInGroupToLog({
           logPath,
@@ -55,7 +63,8 @@ describe('masking hidden paths in the sandbox (issue 33)', () => {
           sandbox: { writable: [join(root, 'ws')], extraWritable: [root], hidden },
         }).then(() => readFileSync(logPath, 'utf8'));
       const open = await run([]);
-      expect(open.match(/SECRET/g)?.length).toBeGreaterThanOrEqual(names.length); // without the mask every name reads it
+      // without the mask every name reads it
+      expect(open.match(/SECRET/g)?.length).toBeGreaterThanOrEqual(names.length);
       expect(await run([join(root, 'sealed'), join(root, 'scores.jsonl')])).toBe('done\n');
     },
   );

@@ -64,21 +64,26 @@ describe('resolving the sandbox mode', () => {
 });
 
 describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}`, () => {
-  it('a sandboxed harness cannot write outside the workspace (../outside.txt fails, the file does not appear) but can write inside it', async () => {
-    const harness = createCommandHarness({
-      command: 'echo in > inside.txt; echo out > ../outside.txt || echo "outside write failed"',
-      cwd: ws,
-      sandbox: 'bwrap',
-    });
-    const run = await harness.run({ iteration: 1, signal: signal() });
-    expect(run.exitCode).toBe(0);
-    expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('in\n');
-    expect(existsSync(join(root, 'outside.txt'))).toBe(false);
-    expect(await readFile(join(ws, 'run.log'), 'utf8')).toMatch(/Read-only file system[\s\S]*outside write failed/);
-  });
+  it(
+    'a sandboxed harness cannot write outside the workspace (../outside.txt ' +
+      'fails, the file does not appear) but can write inside it',
+    async () => {
+      const harness = createCommandHarness({
+        command: 'echo in > inside.txt; echo out > ../outside.txt || echo "outside write failed"',
+        cwd: ws,
+        sandbox: 'bwrap',
+      });
+      const run = await harness.run({ iteration: 1, signal: signal() });
+      expect(run.exitCode).toBe(0);
+      expect(await readFile(join(ws, 'inside.txt'), 'utf8')).toBe('in\n');
+      expect(existsSync(join(root, 'outside.txt'))).toBe(false);
+      expect(await readFile(join(ws, 'run.log'), 'utf8')).toMatch(/Read-only file system[\s\S]*outside write failed/);
+    },
+  );
 
   it.skipIf(!bwrap.available)(
-    'a workspace link into the host /tmp (node_modules of a clone there) stays readable, read-only, under the private /tmp',
+    'a workspace link into the host /tmp (node_modules of a clone there) ' +
+      'stays readable, read-only, under the private /tmp',
     async () => {
       const other = await mkdtemp(join(tmpdir(), 'loop-linked-'));
       try {
@@ -104,7 +109,8 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
 
   it('the rest of the system is read-only, /tmp is private, and the network is off unless allowed', async () => {
     const name = `loop-sandbox-probe-${randomBytes(4).toString('hex')}`;
-    const command = `echo x > /tmp/${name} && echo tmp-ok; echo x > /etc/${name} || echo etc-refused; cat /proc/net/dev`;
+    const command =
+      `echo x > /tmp/${name} && echo tmp-ok; echo x > /etc/${name} || echo ` + `etc-refused; cat /proc/net/dev`;
     await createCommandHarness({ command, cwd: ws, sandbox: 'bwrap' }).run({ iteration: 1, signal: signal() });
     const log = await readFile(join(ws, 'run.log'), 'utf8');
     expect(log).toContain('tmp-ok');
@@ -127,67 +133,75 @@ describe.skipIf(!bwrap.available)(`the bwrap sandbox (real bubblewrap)${skipped}
     );
   });
 
-  it('the agent proposer is sandboxed by default: it can write its target, not another workspace file, not ../outside.txt, and its setsid daemon dies with it', async () => {
-    await writeFile(join(ws, 'config.json'), '{}\n');
-    await writeFile(join(ws, 'prepare.mjs'), '// evaluation\n');
-    const marker = `LOOP_TEST_MARKER=${randomBytes(6).toString('hex')}`;
-    const agent = [
-      'setsid sleep 60 >/dev/null 2>&1 &',
-      'echo \'{"lr":2}\' > config.json',
-      'echo hacked > prepare.mjs || echo "prepare refused"',
-      'echo out > ../outside.txt || echo "outside refused"',
-      'echo "DESCRIPTION: lr 2"',
-    ].join('\n');
-    const proposer = createAgentCommandProposer({
-      command: agent,
-      cwd: ws,
-      goal: 'g',
-      env: Object.fromEntries([marker.split('=') as [string, string]]),
-    });
-    const context: ProposalContext = {
-      iteration: 1,
-      attempt: 0,
-      history: [],
-      baseline: 1,
-      best: 1,
-      direction: 'minimize',
-      hints: [],
-      artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: ['prepare.mjs'] }),
-      signal: signal(),
-    };
-    expect(await proposer.propose(context)).toEqual({ description: 'lr 2', changedFiles: ['config.json'] });
-    expect(await readFile(join(ws, 'prepare.mjs'), 'utf8')).toBe('// evaluation\n');
-    expect(existsSync(join(root, 'outside.txt'))).toBe(false);
-    const log = await readFile(join(ws, '.loop', 'agent.log'), 'utf8');
-    expect(log).toContain('prepare refused');
-    expect(log).toContain('outside refused');
-    const marked = pidsWithEnv(marker);
-    expect(marked).toEqual([]);
-  });
+  it(
+    'the agent proposer is sandboxed by default: it can write its target, ' +
+      'not another workspace file, not ../outside.txt, and its setsid daemon ' +
+      'dies with it',
+    async () => {
+      await writeFile(join(ws, 'config.json'), '{}\n');
+      await writeFile(join(ws, 'prepare.mjs'), '// evaluation\n');
+      const marker = `LOOP_TEST_MARKER=${randomBytes(6).toString('hex')}`;
+      const agent = [
+        'setsid sleep 60 >/dev/null 2>&1 &',
+        'echo \'{"lr":2}\' > config.json',
+        'echo hacked > prepare.mjs || echo "prepare refused"',
+        'echo out > ../outside.txt || echo "outside refused"',
+        'echo "DESCRIPTION: lr 2"',
+      ].join('\n');
+      const proposer = createAgentCommandProposer({
+        command: agent,
+        cwd: ws,
+        goal: 'g',
+        env: Object.fromEntries([marker.split('=') as [string, string]]),
+      });
+      const context: ProposalContext = {
+        iteration: 1,
+        attempt: 0,
+        history: [],
+        baseline: 1,
+        best: 1,
+        direction: 'minimize',
+        hints: [],
+        artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: ['prepare.mjs'] }),
+        signal: signal(),
+      };
+      expect(await proposer.propose(context)).toEqual({ description: 'lr 2', changedFiles: ['config.json'] });
+      expect(await readFile(join(ws, 'prepare.mjs'), 'utf8')).toBe('// evaluation\n');
+      expect(existsSync(join(root, 'outside.txt'))).toBe(false);
+      const log = await readFile(join(ws, '.loop', 'agent.log'), 'utf8');
+      expect(log).toContain('prepare refused');
+      expect(log).toContain('outside refused');
+      const marked = pidsWithEnv(marker);
+      expect(marked).toEqual([]);
+    },
+  );
 
-  it('a target that is a symlink to a file outside the workspace is not made writable (the link is never followed)', async () => {
-    await writeFile(join(root, 'secret.txt'), 'original\n');
-    await symlink(join(root, 'secret.txt'), join(ws, 'config.json'));
-    const proposer = createAgentCommandProposer({
-      command: 'echo forged > config.json || echo refused',
-      cwd: ws,
-      goal: 'g',
-    });
-    const context: ProposalContext = {
-      iteration: 1,
-      attempt: 0,
-      history: [],
-      baseline: 1,
-      best: 1,
-      direction: 'minimize',
-      hints: [],
-      artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: [] }),
-      signal: signal(),
-    };
-    await proposer.propose(context);
-    expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('original\n');
-    expect(await readFile(join(ws, '.loop', 'agent.log'), 'utf8')).toContain('refused');
-  });
+  it(
+    'a target that is a symlink to a file outside the workspace is not made ' + 'writable (the link is never followed)',
+    async () => {
+      await writeFile(join(root, 'secret.txt'), 'original\n');
+      await symlink(join(root, 'secret.txt'), join(ws, 'config.json'));
+      const proposer = createAgentCommandProposer({
+        command: 'echo forged > config.json || echo refused',
+        cwd: ws,
+        goal: 'g',
+      });
+      const context: ProposalContext = {
+        iteration: 1,
+        attempt: 0,
+        history: [],
+        baseline: 1,
+        best: 1,
+        direction: 'minimize',
+        hints: [],
+        artifact: createFileArtifact({ root: ws, mutable: ['config.json'], readOnly: [] }),
+        signal: signal(),
+      };
+      await proposer.propose(context);
+      expect(await readFile(join(root, 'secret.txt'), 'utf8')).toBe('original\n');
+      expect(await readFile(join(ws, '.loop', 'agent.log'), 'utf8')).toContain('refused');
+    },
+  );
 
   it('a failing sandboxed agent says it was confined and how to widen it', async () => {
     const proposer = createAgentCommandProposer({ command: 'echo x > ../notes.txt', cwd: ws, goal: 'g' });

@@ -19,9 +19,14 @@ import type { HistoryFormatter } from './agent-prompt.js';
  * state in your home (`~/.claude`, `~/.codex`) needs that folder in `writable`.
  */
 export interface AgentCommandProposerOptions extends SandboxOptions {
-  /** The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec -`. */
+  /**
+   * The agent CLI, run with `/bin/sh -c` in `cwd`; it gets the prompt on stdin. For example `claude -p` or `codex exec
+   * -`.
+   */
   command: string;
-  /** Absolute working directory (the workspace); in a parallel batch the candidate's `workingCopy.dir` is used instead. */
+  /**
+   * Absolute working directory (the workspace); in a parallel batch the candidate's `workingCopy.dir` is used instead.
+   */
   cwd: string;
   /** Hard timeout of one agent call in ms; the whole process tree is killed past it. @default 600000 */
   timeoutMs?: number;

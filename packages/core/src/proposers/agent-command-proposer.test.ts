@@ -43,7 +43,8 @@ describe('agent prompt history (format-neutral in core)', () => {
   it('formatHistory replaces the history block and nothing else', () => {
     const prompt = buildAgentPrompt('Lower the score.', context(), (rows) => `## My log\n${rows.length} rows`);
     expect(prompt).toContain(
-      'Lower the score.\n\nScores: lower is better. Baseline 3.2, best so far 3.2.\n\n## My log\n3 rows\n\n## Your task',
+      'Lower the score.\n\nScores: lower is better. Baseline 3.2, best so far ' +
+        '3.2.\n\n## My log\n3 rows\n\n## Your task',
     );
   });
 

@@ -67,7 +67,8 @@ function sweepLines(swept: SandboxSweep, cwd: string): string {
  *   (the engine records a crash row and rolls back).
  *
  * @example
- * const proposer = createAgentCommandProposer({ command: 'claude -p --permission-mode acceptEdits', cwd, goal: 'Lower val_bpc of train.mjs.' });
+ * const proposer = createAgentCommandProposer({ command: 'claude -p --permission-mode acceptEdits', cwd, goal: 'Lower
+ * val_bpc of train.mjs.' });
  */
 export function createAgentCommandProposer(options: AgentCommandProposerOptions): Proposer {
   const o = parseOptions(agentCommandProposerOptionsSchema, options, 'agent-command-proposer');
@@ -165,7 +166,9 @@ export function createAgentCommandProposer(options: AgentCommandProposerOptions)
       const repair = context.attempt > 0 ? ` (repair ${context.attempt})` : '';
       o.onNoChange?.(
         [
-          `[loop] [agent-command-proposer] iteration ${context.iteration}${repair}: the agent exited 0 and changed none of ` +
+          `[loop] [agent-command-proposer] ` +
+            `iteration ${context.iteration}${repair}: the agent exited 0 and changed ` +
+            `none of ` +
             `${context.artifact.mutable.join(', ')}; the last lines of ${logPath}:`,
           ...lastLines(answer, 10).map((l) => `    ${l}`),
           ...(spec?.binds?.notes ?? []).map((n) => `    note: ${n}`),

@@ -19,22 +19,28 @@ describe('agent memory sections', () => {
     ];
     const text = buildMemorySections(history, {}).join('\n');
     expect(text).toContain(
-      '## Your last proposal was a duplicate\n- iteration 2 produced exactly the files of iteration 1, which was already evaluated, so it was not run again.',
+      '## Your last proposal was a duplicate\n- iteration 2 produced exactly ' +
+        'the files of iteration 1, which was already evaluated, so it was not run ' +
+        'again.',
     );
     expect(buildMemorySections(history.slice(0, 2), {}).join('\n')).not.toContain('duplicate');
   });
-  it('a discard scored against a state that later keeps changed gets a revisit hint; one after the last keep does not', () => {
-    const history = [
-      row(0, 'baseline', 5, 'baseline'),
-      row(1, 'reverted', 6, 'lr 2'),
-      row(2, 'kept', 4, 'depth 3'),
-      row(3, 'reverted', 4.5, 'lr 3'),
-    ];
-    const text = buildMemorySections(history, {}).join('\n');
-    expect(text).toContain('## Worth revisiting');
-    expect(text).toContain('- iteration 1 (score 6): lr 2; kept since: iteration 2');
-    expect(text).not.toContain('iteration 3 (score 4.5)');
-  });
+  it(
+    'a discard scored against a state that later keeps changed gets a ' +
+      'revisit hint; one after the last keep does not',
+    () => {
+      const history = [
+        row(0, 'baseline', 5, 'baseline'),
+        row(1, 'reverted', 6, 'lr 2'),
+        row(2, 'kept', 4, 'depth 3'),
+        row(3, 'reverted', 4.5, 'lr 3'),
+      ];
+      const text = buildMemorySections(history, {}).join('\n');
+      expect(text).toContain('## Worth revisiting');
+      expect(text).toContain('- iteration 1 (score 6): lr 2; kept since: iteration 2');
+      expect(text).not.toContain('iteration 3 (score 4.5)');
+    },
+  );
   it('shows the discarded diffs under their rows, and picks the last committed, evaluated discards', () => {
     const history = [
       row(0, 'baseline', 5, 'baseline'),

@@ -64,7 +64,9 @@ function duplicateLines(history: readonly IterationRecord[]): string[] {
     const m = DUPLICATE_ROW.exec(history[i]!.description);
     if (!m) break;
     out.unshift(
-      `- iteration ${history[i]!.iteration} produced exactly the files of iteration ${m[1]}, which was already evaluated, so it was not run again.`,
+      `- iteration ${history[i]!.iteration} produced exactly the files of ` +
+        `iteration ${m[1]}, which was already evaluated, so it was not run ` +
+        `again.`,
     );
   }
   return out;
@@ -114,7 +116,8 @@ export function buildMemorySections(history: readonly IterationRecord[], memory:
     const older = omitted > 0 ? `; ${omitted} older left out, the file has them all` : '';
     lines.push(`## Notes (newest first${older})`, ...(notes.length > 0 ? notes.map((n) => `- ${n}`) : ['(none yet)']));
     lines.push(
-      `Append one line per lesson worth keeping (what worked, what failed and why) to ${memory.notes.path}; it is carried into every next prompt.`,
+      `Append one line per lesson worth keeping (what worked, what failed and ` +
+        `why) to ${memory.notes.path}; it is carried into every next prompt.`,
       '',
     );
   }

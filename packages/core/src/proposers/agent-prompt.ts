@@ -57,7 +57,8 @@ export function buildAgentPrompt(
     '',
     goal,
     '',
-    `Scores: ${context.direction === 'minimize' ? 'lower' : 'higher'} is better. Baseline ${context.baseline}, best so far ${context.best}.`,
+    `Scores: ${context.direction === 'minimize' ? 'lower' : 'higher'} is ` +
+      `better. Baseline ${context.baseline}, best so far ${context.best}.`,
     a ? `You may modify ONLY: ${a.mutable.join(', ')}.` : '',
     a && a.readOnly.length > 0
       ? `Read but never modify: ${a.readOnly.join(', ')}. The evaluation is ground truth.`
@@ -80,7 +81,9 @@ export function buildAgentPrompt(
   } else {
     lines.push(
       '## Your task',
-      'Make ONE focused change that you expect to improve the score. Do not retry a discarded idea verbatim. Prefer simple changes; removing code without losing score is the best result.',
+      'Make ONE focused change that you expect to improve the score. Do not ' +
+        'retry a discarded idea verbatim. Prefer simple changes; removing code ' +
+        'without losing score is the best result.',
       '',
     );
   }

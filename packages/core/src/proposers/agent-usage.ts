@@ -12,7 +12,10 @@ export interface AgentUsage {
   readonly inputTokens?: number;
   /** Output tokens. @default unknown */
   readonly outputTokens?: number;
-  /** Input tokens served from a prompt cache (Claude `cache_read_input_tokens`, Codex `cached_input_tokens`). @default unknown */
+  /**
+   * Input tokens served from a prompt cache (Claude `cache_read_input_tokens`, Codex `cached_input_tokens`). @default
+   * unknown
+   */
   readonly cachedInputTokens?: number;
   /** Where the numbers came from: `usage-file`, `claude-json`, `codex-jsonl` or `usage-line`. */
   readonly source: 'usage-file' | 'claude-json' | 'codex-jsonl' | 'usage-line';
@@ -98,7 +101,9 @@ function codexUsage(objects: readonly Record<string, unknown>[]): AgentUsage | u
   };
 }
 
-/** The generic line any CLI (or a wrapper script) can print: `usage: tokens=<n> usd=<x>` (either key may be left out). */
+/**
+ * The generic line any CLI (or a wrapper script) can print: `usage: tokens=<n> usd=<x>` (either key may be left out).
+ */
 export const USAGE_LINE = /^\s*usage:\s*((?:(?:tokens|usd)=[0-9.eE+-]+\s*)+)$/gim;
 
 function usageLine(output: string): AgentUsage | undefined {

@@ -48,12 +48,15 @@ async function widths(withConstraints: boolean): Promise<number[]> {
 }
 
 describe('hyperparameter mutator with constraints', () => {
-  it('after a move made the candidate infeasible, it proposes no value at or beyond that move until the next keep', async () => {
-    const barred = (await widths(true)).filter((w) => w >= 400);
-    const without = (await widths(false)).filter((w) => w >= 400);
-    expect(without.length).toBeGreaterThan(0); // without constraints the same seeds walk past 400
-    expect(barred).toEqual([]);
-  });
+  it(
+    'after a move made the candidate infeasible, it proposes no value at or ' + 'beyond that move until the next keep',
+    async () => {
+      const barred = (await widths(true)).filter((w) => w >= 400);
+      const without = (await widths(false)).filter((w) => w >= 400);
+      expect(without.length).toBeGreaterThan(0); // without constraints the same seeds walk past 400
+      expect(barred).toEqual([]);
+    },
+  );
 
   it('the limits come from infeasible rows since the last keep, in the direction of each move', () => {
     expect(infeasibleLimits(history, constraints)).toEqual(new Map([['width', { above: 400 }]]));

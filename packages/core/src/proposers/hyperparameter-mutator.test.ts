@@ -92,37 +92,45 @@ describe('hyperparameter mutator', () => {
     }
   });
 
-  it('a discarded move is banned only until the incumbent changes (context-aware blacklist: after a keep it may be retried)', () => {
-    const rows = [
-      { iteration: 0, candidateId: 'a', score: 1, status: 'baseline' as const, description: 'baseline' },
-      { iteration: 1, candidateId: 'b', score: 2, status: 'reverted' as const, description: 'act "tanh" -> "relu"' },
-      { iteration: 2, candidateId: 'c', score: 0.5, status: 'kept' as const, description: 'lr 0.001 -> 0.002' },
-      {
-        iteration: 3,
-        candidateId: 'd',
-        score: null,
-        status: 'crash' as const,
-        description: 'hidden 64 -> 512 (crash: out of memory)',
-      },
-    ];
-    expect([...failedMoves(rows)]).toEqual(['hidden 64 -> 512']);
-    expect([...failedMoves(rows.slice(0, 2))]).toEqual(['act "tanh" -> "relu"']);
-  });
+  it(
+    'a discarded move is banned only until the incumbent changes ' +
+      '(context-aware blacklist: after a keep it may be retried)',
+    () => {
+      const rows = [
+        { iteration: 0, candidateId: 'a', score: 1, status: 'baseline' as const, description: 'baseline' },
+        { iteration: 1, candidateId: 'b', score: 2, status: 'reverted' as const, description: 'act "tanh" -> "relu"' },
+        { iteration: 2, candidateId: 'c', score: 0.5, status: 'kept' as const, description: 'lr 0.001 -> 0.002' },
+        {
+          iteration: 3,
+          candidateId: 'd',
+          score: null,
+          status: 'crash' as const,
+          description: 'hidden 64 -> 512 (crash: out of memory)',
+        },
+      ];
+      expect([...failedMoves(rows)]).toEqual(['hidden 64 -> 512']);
+      expect([...failedMoves(rows.slice(0, 2))]).toEqual(['act "tanh" -> "relu"']);
+    },
+  );
 
-  it('the step shrinks with every proposal since the last keep and resets on a keep (step adaptation, from the history)', () => {
-    const row = (i: number, status: 'kept' | 'reverted') => ({
-      iteration: i,
-      candidateId: '',
-      score: 1,
-      status,
-      description: 'x',
-    });
-    const base = { iteration: 0, candidateId: '', score: 1, status: 'baseline' as const, description: 'baseline' };
-    expect(stepScale([base])).toBe(1);
-    expect(stepScale([base, row(1, 'reverted'), row(2, 'reverted')])).toBeCloseTo(0.85 ** 2);
-    expect(stepScale([base, row(1, 'reverted'), row(2, 'kept')])).toBe(1);
-    expect(stepScale([base, ...Array.from({ length: 60 }, (_, i) => row(i + 1, 'reverted'))])).toBe(0.05);
-  });
+  it(
+    'the step shrinks with every proposal since the last keep and resets on ' +
+      'a keep (step adaptation, from the history)',
+    () => {
+      const row = (i: number, status: 'kept' | 'reverted') => ({
+        iteration: i,
+        candidateId: '',
+        score: 1,
+        status,
+        description: 'x',
+      });
+      const base = { iteration: 0, candidateId: '', score: 1, status: 'baseline' as const, description: 'baseline' };
+      expect(stepScale([base])).toBe(1);
+      expect(stepScale([base, row(1, 'reverted'), row(2, 'reverted')])).toBeCloseTo(0.85 ** 2);
+      expect(stepScale([base, row(1, 'reverted'), row(2, 'kept')])).toBe(1);
+      expect(stepScale([base, ...Array.from({ length: 60 }, (_, i) => row(i + 1, 'reverted'))])).toBe(0.05);
+    },
+  );
 
   it('edits an in-memory artifact through a config adapter', async () => {
     const artifact = createMemoryArtifact<Record<string, unknown>>({ ...config });

@@ -14,15 +14,19 @@ const run = (log: string) => {
 };
 
 describe('JSON scorer (issue 28: several metrics by path)', () => {
-  it('reads the last JSON line of the log: the objective at its path, each named metric at its own into data.metrics', async () => {
-    const s = createJsonScorer({
-      path: 'val.loss',
-      direction: 'minimize',
-      metrics: { rss_mb: 'mem.rss_mb', secs: 'time', absent: 'nope' },
-    });
-    const log = 'step 1\n{"val":{"loss":9}}\n{"val": {"loss": 0.41}, "mem": {"rss_mb": 212}, "time": "3.5"}\ndone\n';
-    expect(await s.score(run(log))).toEqual({ ok: true, value: 0.41, data: { metrics: { rss_mb: 212, secs: 3.5 } } });
-  });
+  it(
+    'reads the last JSON line of the log: the objective at its path, each ' +
+      'named metric at its own into data.metrics',
+    async () => {
+      const s = createJsonScorer({
+        path: 'val.loss',
+        direction: 'minimize',
+        metrics: { rss_mb: 'mem.rss_mb', secs: 'time', absent: 'nope' },
+      });
+      const log = 'step 1\n{"val":{"loss":9}}\n{"val": {"loss": 0.41}, "mem": {"rss_mb": 212}, "time": "3.5"}\ndone\n';
+      expect(await s.score(run(log))).toEqual({ ok: true, value: 0.41, data: { metrics: { rss_mb: 212, secs: 3.5 } } });
+    },
+  );
 
   it('no JSON line, no number at the path, or a failed run is a crash', async () => {
     const s = createJsonScorer({ path: 'loss', direction: 'minimize' });

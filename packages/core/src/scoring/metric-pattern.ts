@@ -104,14 +104,19 @@ export function checkMetricPattern(pattern: string | RegExp): MetricPatternCheck
   if (groups > 1) {
     return {
       ok: false,
-      reason: `pattern has ${groups} capture groups; keep one (the value) or none (the first number after the match), and write the others as (?:...)`,
+      reason:
+        `pattern has ${groups} capture groups; keep one (the value) or none (the ` +
+        `first number after the match), and write the others as (?:...)`,
     };
   }
   const nested = nestedQuantifier(regex.source);
   if (nested !== undefined) {
     return {
       ok: false,
-      reason: `pattern nests a repeat inside a repeat (${nested}), which can take exponential time on a non-matching line; write it without the outer repeat, e.g. (a+)+ as a+`,
+      reason:
+        `pattern nests a repeat inside a repeat (${nested}), which can take ` +
+        `exponential time on a non-matching line; write it without the outer ` +
+        `repeat, e.g. (a+)+ as a+`,
     };
   }
   return { ok: true, regex, groups };

@@ -44,18 +44,22 @@ describe('extraction worker pool', () => {
     expect(extractionWorkersStarted()).toBe(before);
   });
 
-  it('a timed-out worker is terminated and never reused: the next extraction gets a fresh worker and its own answer', async () => {
-    writeFileSync(join(dir, 'slow.log'), `${'a'.repeat(40)}b\nscore: 4\n`);
-    const before = extractionWorkersStarted();
-    const slow = await extractInWorker(job(join(dir, 'slow.log'), /^(?:score:|(?:a|a)+$)/, 200));
-    expect(slow).toEqual({ kind: 'timeout', timeoutMs: 200 });
-    writeFileSync(join(dir, 'a.log'), 'score: 5\n');
-    expect(await extractInWorker(job(join(dir, 'a.log'), /^score:\s*(\S+)/))).toEqual({
-      kind: 'done',
-      found: { token: '5', value: 5 },
-    });
-    expect(extractionWorkersStarted() - before).toBeGreaterThanOrEqual(1);
-  });
+  it(
+    'a timed-out worker is terminated and never reused: the next extraction ' +
+      'gets a fresh worker and its own answer',
+    async () => {
+      writeFileSync(join(dir, 'slow.log'), `${'a'.repeat(40)}b\nscore: 4\n`);
+      const before = extractionWorkersStarted();
+      const slow = await extractInWorker(job(join(dir, 'slow.log'), /^(?:score:|(?:a|a)+$)/, 200));
+      expect(slow).toEqual({ kind: 'timeout', timeoutMs: 200 });
+      writeFileSync(join(dir, 'a.log'), 'score: 5\n');
+      expect(await extractInWorker(job(join(dir, 'a.log'), /^score:\s*(\S+)/))).toEqual({
+        kind: 'done',
+        found: { token: '5', value: 5 },
+      });
+      expect(extractionWorkersStarted() - before).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   it('extractions at once each get their own worker and their own answer', async () => {
     for (let i = 0; i < 4; i += 1) writeFileSync(join(dir, `${i}.log`), `score: ${i}\n`);

@@ -103,18 +103,21 @@ describe('regex scorer', () => {
     expect(await scorer.score(await okRun(log))).toEqual({ ok: true, value: 0 }); // the default 'last' is forgeable
   });
 
-  it('a metric file is read instead of the log and deleted after the read, so a stale value is never scored twice', async () => {
-    const metricFile = join(dir, 'metric.txt');
-    const fromFile = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize', metricFile });
-    await writeFile(metricFile, 'val_bpb: 0.75\n');
-    const run = await okRun('val_bpb: 0.0001\n'); // the candidate's forged log line does not count
-    expect(await fromFile.score(run)).toEqual({ ok: true, value: 0.75 });
-    expect(await fromFile.score(run)).toMatchObject({
-      ok: false,
-      reason: 'metric-not-found',
-      message: expect.stringContaining('wrote no readable metric file'),
-    });
-  });
+  it(
+    'a metric file is read instead of the log and deleted after the read, so ' + 'a stale value is never scored twice',
+    async () => {
+      const metricFile = join(dir, 'metric.txt');
+      const fromFile = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize', metricFile });
+      await writeFile(metricFile, 'val_bpb: 0.75\n');
+      const run = await okRun('val_bpb: 0.0001\n'); // the candidate's forged log line does not count
+      expect(await fromFile.score(run)).toEqual({ ok: true, value: 0.75 });
+      expect(await fromFile.score(run)).toMatchObject({
+        ok: false,
+        reason: 'metric-not-found',
+        message: expect.stringContaining('wrote no readable metric file'),
+      });
+    },
+  );
 
   it('lines are cut at maxLineLength before matching', async () => {
     const short = createRegexScorer({ pattern: '^x+ v=(\\d+)', direction: 'minimize', maxLineLength: 10 });
@@ -138,20 +141,26 @@ describe('regex scorer', () => {
     expect(() => createRegexScorer({ pattern: '^(?:val)_bpb:\\s*(\\S+)', direction: 'minimize' })).not.toThrow();
   });
 
-  it('an exponential pattern the load check cannot see is stopped by the extraction time limit: a crash row, and the main thread stays free', async () => {
-    const slow = createRegexScorer({ pattern: '^(a|a)+$', direction: 'minimize', extractTimeoutMs: 300 });
-    let ticks = 0;
-    const timer = setInterval(() => (ticks += 1), 20);
-    const result = await slow.score(await okRun(`${'a'.repeat(40)}b\n`));
-    clearInterval(timer);
-    expect(result).toMatchObject({
-      ok: false,
-      reason: 'harness-error',
-      message: expect.stringContaining('took over 300 ms and was stopped'),
-    });
-    // It would run for hours (2^40 paths); it ended at the 300 ms limit, and timers ran meanwhile, so a SIGINT handler would too.
-    expect(ticks).toBeGreaterThan(0);
-  });
+  it(
+    'an exponential pattern the load check cannot see is stopped by the ' +
+      'extraction time limit: a crash row, and the main thread stays free',
+    async () => {
+      const slow = createRegexScorer({ pattern: '^(a|a)+$', direction: 'minimize', extractTimeoutMs: 300 });
+      let ticks = 0;
+      const timer = setInterval(() => (ticks += 1), 20);
+      const result = await slow.score(await okRun(`${'a'.repeat(40)}b\n`));
+      clearInterval(timer);
+      expect(result).toMatchObject({
+        ok: false,
+        reason: 'harness-error',
+        message: expect.stringContaining('took over 300 ms and was stopped'),
+      });
+      // It would run for hours (2^40 paths); it ended at the 300 ms limit, and timers ran meanwhile, so a SIGINT
+      // handler
+      // would too.
+      expect(ticks).toBeGreaterThan(0);
+    },
+  );
 
   it('the value scorer crashes on a missing or non-finite value', () => {
     const base = { exitCode: 0, signal: null, timedOut: false, durationMs: 1 };
@@ -165,15 +174,18 @@ describe('regex scorer', () => {
 });
 
 describe('regex scorer: named metrics (issue 28)', () => {
-  it('one pattern per named metric: found values go in data.metrics, an absent or non-numeric one is left out', async () => {
-    const s = createRegexScorer({
-      pattern: '^ops_per_s:',
-      direction: 'maximize',
-      metrics: { rss_mb: '^rss_mb:\\s*(\\S+)', secs: /^took (\d+)s/, absent: '^nope:', bad: '^bad:' },
-    });
-    const result = await s.score(await okRun('ops_per_s: 1200\nrss_mb: 80\nrss_mb: 84.5\ntook 3s\nbad: nan\n'));
-    expect(result).toEqual({ ok: true, value: 1200, data: { metrics: { rss_mb: 84.5, secs: 3 } } });
-  });
+  it(
+    'one pattern per named metric: found values go in data.metrics, an ' + 'absent or non-numeric one is left out',
+    async () => {
+      const s = createRegexScorer({
+        pattern: '^ops_per_s:',
+        direction: 'maximize',
+        metrics: { rss_mb: '^rss_mb:\\s*(\\S+)', secs: /^took (\d+)s/, absent: '^nope:', bad: '^bad:' },
+      });
+      const result = await s.score(await okRun('ops_per_s: 1200\nrss_mb: 80\nrss_mb: 84.5\ntook 3s\nbad: nan\n'));
+      expect(result).toEqual({ ok: true, value: 1200, data: { metrics: { rss_mb: 84.5, secs: 3 } } });
+    },
+  );
 
   it("a metric pattern is checked like the objective's (two groups refused at construction)", () => {
     expect(() => createRegexScorer({ pattern: '^x:', direction: 'minimize', metrics: { m: '^(a)(b)' } })).toThrow(

@@ -158,14 +158,18 @@ export function createRegexScorer(options: RegexScorerOptions): Scorer {
         return crash(
           run,
           'harness-error',
-          `metric extraction with /${named.timedOut}/ took over ${o.extractTimeoutMs} ms and was stopped (a pattern that backtracks?)`,
+          `metric extraction with /${named.timedOut}/ took ` +
+            `over ${o.extractTimeoutMs} ms and was stopped (a pattern that ` +
+            `backtracks?)`,
         );
       }
       if (result.kind === 'timeout') {
         return crash(
           run,
           'harness-error',
-          `metric extraction with /${pattern.source}/ took over ${result.timeoutMs} ms and was stopped (a pattern that backtracks?)`,
+          `metric extraction with /${pattern.source}/ took ` +
+            `over ${result.timeoutMs} ms and was stopped (a pattern that ` +
+            `backtracks?)`,
         );
       }
       if (result.kind === 'failed') {

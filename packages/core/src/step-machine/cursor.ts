@@ -66,7 +66,9 @@ export async function readStepCursor<D>(
   if (cursor.machine !== machine) {
     throw new LoopError(
       'STATE_CORRUPT',
-      `[loop] [step-machine] cursor ${path} belongs to machine "${cursor.machine}", not "${machine}"; give each machine its own directory`,
+      `[loop] [step-machine] cursor ${path} belongs to machine ` +
+        `"${cursor.machine}", not "${machine}"; give each machine its own ` +
+        `directory`,
       { details: { path, field: 'machine' } },
     );
   }

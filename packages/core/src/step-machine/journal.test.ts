@@ -21,14 +21,17 @@ it('a missing journal reads as empty; appended records read back in order, one J
   expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(3);
 });
 
-it('a last line cut short by a kill is dropped and truncated away, so the next append starts on its own line', async () => {
-  const path = join(dir, 'journal.jsonl');
-  await appendJournal(path, rec);
-  writeFileSync(path, `${readFileSync(path, 'utf8')}{"t":"done","ru`);
-  expect(await readJournal(path)).toEqual([rec]);
-  await appendJournal(path, { ...rec, t: 'done' });
-  expect(await readJournal(path)).toEqual([rec, { ...rec, t: 'done' }]);
-});
+it(
+  'a last line cut short by a kill is dropped and truncated away, so the ' + 'next append starts on its own line',
+  async () => {
+    const path = join(dir, 'journal.jsonl');
+    await appendJournal(path, rec);
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"t":"done","ru`);
+    expect(await readJournal(path)).toEqual([rec]);
+    await appendJournal(path, { ...rec, t: 'done' });
+    expect(await readJournal(path)).toEqual([rec, { ...rec, t: 'done' }]);
+  },
+);
 
 it('a complete line that is not a record is STATE_CORRUPT naming the line, and the file is left as it is', async () => {
   const path = join(dir, 'journal.jsonl');

@@ -80,7 +80,8 @@ export async function readJournal(path: string): Promise<JournalRecord[]> {
 function corrupt(path: string, line: number, why: string, cause: unknown): LoopError {
   return new LoopError(
     'STATE_CORRUPT',
-    `[loop] [step-machine] journal ${path} line ${line} is not a journal record (${why}); restore the file or remove the line`,
+    `[loop] [step-machine] journal ${path} line ${line} is not a journal ` +
+      `record (${why}); restore the file or remove the line`,
     { cause, details: { path, line } },
   );
 }
@@ -107,7 +108,9 @@ export async function appendJournal(path: string, record: JournalRecord): Promis
   } catch (error) {
     throw new LoopError(
       'STATE_WRITE_FAILED',
-      `[loop] [step-machine] could not append to journal ${path}: ${(error as Error).message}; check the disk and permissions`,
+      `[loop] [step-machine] could not append to ` +
+        `journal ${path}: ${(error as Error).message}; check the disk and ` +
+        `permissions`,
       { cause: error, details: { path } },
     );
   }

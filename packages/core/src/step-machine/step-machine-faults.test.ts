@@ -60,7 +60,8 @@ describe('step machine: a kill at every write point, then a restart', () => {
   });
 
   it.each(clean.points.map((p, i) => [i, p] as const))(
-    'stopped before write point %i (%s), a restart ends with the same files and each non-idempotent effect ran exactly once',
+    'stopped before write point %i (%s), a restart ends with the same files ' +
+      'and each non-idempotent effect ran exactly once',
     async (index) => {
       const dir = world();
       let seen = 0;
@@ -97,7 +98,8 @@ describe('step machine: a real kill -9 of a child process at every write point',
   });
 
   it.each(clean.points.map((p, i) => [i, p] as const))(
-    "a child SIGKILLed before write point %i (%s), then a fresh child, ends with the same files; the dead owner's lock is taken over",
+    'a child SIGKILLed before write point %i (%s), then a fresh child, ends ' +
+      "with the same files; the dead owner's lock is taken over",
     (index) => {
       const dir = world();
       const killed = runChild(dir, index);

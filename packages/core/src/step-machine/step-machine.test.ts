@@ -30,21 +30,24 @@ const stopAt = (kind: string, effect?: string): StepMachineHooks => ({
 });
 
 describe('transitions and the cursor', () => {
-  it('steps run in the order their transitions name, with the data each leaves; the finished cursor has step null', async () => {
-    const m = machine({
-      a: (ctx) => ({ next: 'b', data: { ...ctx.data, seen: [...ctx.data.seen, 'a'] } }),
-      b: (ctx) =>
-        ctx.data.n < 2 ? { next: 'b', data: { n: ctx.data.n + 1, seen: [...ctx.data.seen, 'b'] } } : { finish: true },
-    });
-    const result = await m.run(initial);
-    expect(result).toEqual({
-      data: { n: 2, seen: ['a', 'b', 'b'] },
-      run: 1,
-      resumed: false,
-      visited: ['a', 'b', 'b', 'b'],
-    });
-    expect(await m.cursor()).toMatchObject({ version: 1, machine: 'test', run: 1, visit: 4, step: null });
-  });
+  it(
+    'steps run in the order their transitions name, with the data each ' + 'leaves; the finished cursor has step null',
+    async () => {
+      const m = machine({
+        a: (ctx) => ({ next: 'b', data: { ...ctx.data, seen: [...ctx.data.seen, 'a'] } }),
+        b: (ctx) =>
+          ctx.data.n < 2 ? { next: 'b', data: { n: ctx.data.n + 1, seen: [...ctx.data.seen, 'b'] } } : { finish: true },
+      });
+      const result = await m.run(initial);
+      expect(result).toEqual({
+        data: { n: 2, seen: ['a', 'b', 'b'] },
+        run: 1,
+        resumed: false,
+        visited: ['a', 'b', 'b', 'b'],
+      });
+      expect(await m.cursor()).toMatchObject({ version: 1, machine: 'test', run: 1, visit: 4, step: null });
+    },
+  );
 
   it('a run after a finished one starts run 2 at the start step with fresh data and an emptied journal', async () => {
     let calls = 0;
@@ -61,61 +64,76 @@ describe('transitions and the cursor', () => {
     ).toEqual([2, 2]);
   });
 
-  it('a step that throws leaves the cursor at that step; the next run resumes it (resumed true) and ignores the new initial data', async () => {
-    let fail = true;
-    const m = machine({
-      a: () => ({ next: 'b', data: { n: 1, seen: ['a'] } }),
-      b: (ctx) => {
-        if (fail) throw new Error('boom');
-        return { finish: true, data: { ...ctx.data, seen: [...ctx.data.seen, ctx.resumed ? 'b resumed' : 'b'] } };
-      },
-    });
-    await expect(m.run(initial)).rejects.toThrow('boom');
-    expect((await m.cursor())?.step).toBe('b');
-    fail = false;
-    const result = await m.run(() => ({ n: 99, seen: [] }));
-    expect(result).toMatchObject({ resumed: true, visited: ['b'], data: { n: 1, seen: ['a', 'b resumed'] } });
-  });
+  it(
+    'a step that throws leaves the cursor at that step; the next run resumes ' +
+      'it (resumed true) and ignores the new initial data',
+    async () => {
+      let fail = true;
+      const m = machine({
+        a: () => ({ next: 'b', data: { n: 1, seen: ['a'] } }),
+        b: (ctx) => {
+          if (fail) throw new Error('boom');
+          return { finish: true, data: { ...ctx.data, seen: [...ctx.data.seen, ctx.resumed ? 'b resumed' : 'b'] } };
+        },
+      });
+      await expect(m.run(initial)).rejects.toThrow('boom');
+      expect((await m.cursor())?.step).toBe('b');
+      fail = false;
+      const result = await m.run(() => ({ n: 99, seen: [] }));
+      expect(result).toMatchObject({ resumed: true, visited: ['b'], data: { n: 1, seen: ['a', 'b resumed'] } });
+    },
+  );
 
-  it('a transition to an unknown step is CONFIG_INVALID; a start that is not a step is CONFIG_INVALID at creation', async () => {
-    await expect(machine({ a: () => ({ next: 'nowhere' }) }).run(initial)).rejects.toMatchObject({
-      code: 'CONFIG_INVALID',
-      message: expect.stringContaining('"nowhere"'),
-    });
-    expect(() => machine({ a: () => ({ finish: true }) }, undefined, 'zz')).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID' }),
-    );
-  });
-
-  it('data that fails dataSchema, from initial() or a step, is CONFIG_INVALID naming the field, and the cursor is not written with it', async () => {
-    const m = machine({
-      a: () => ({ next: 'b', data: { n: 'x' as unknown as number, seen: [] } }),
-      b: () => ({ finish: true }),
-    });
-    await expect(m.run(() => ({ n: 0, seen: [1 as unknown as string] }))).rejects.toMatchObject({
-      code: 'CONFIG_INVALID',
-      details: { field: 'data.seen.0' },
-    });
-    expect(await m.cursor()).toBeUndefined();
-    await expect(m.run(initial)).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'data.n' } });
-    expect((await m.cursor())?.step).toBe('a');
-  });
-
-  it('a cursor naming a step the machine lacks, of another machine, or with data failing the schema is STATE_CORRUPT naming the field', async () => {
-    const m = machine({ a: () => ({ finish: true }) });
-    const write = (c: object) =>
-      writeFileSync(
-        m.cursorPath,
-        JSON.stringify({ version: 1, machine: 'test', run: 1, visit: 0, step: 'a', data: { n: 0, seen: [] }, ...c }),
+  it(
+    'a transition to an unknown step is CONFIG_INVALID; a start that is not ' + 'a step is CONFIG_INVALID at creation',
+    async () => {
+      await expect(machine({ a: () => ({ next: 'nowhere' }) }).run(initial)).rejects.toMatchObject({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining('"nowhere"'),
+      });
+      expect(() => machine({ a: () => ({ finish: true }) }, undefined, 'zz')).toThrow(
+        expect.objectContaining({ code: 'CONFIG_INVALID' }),
       );
-    await m.run(initial);
-    write({ step: 'gone' });
-    await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'step' } });
-    write({ machine: 'other' });
-    await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'machine' } });
-    write({ data: { n: 'x', seen: [] } });
-    await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'data.n' } });
-  });
+    },
+  );
+
+  it(
+    'data that fails dataSchema, from initial() or a step, is CONFIG_INVALID ' +
+      'naming the field, and the cursor is not written with it',
+    async () => {
+      const m = machine({
+        a: () => ({ next: 'b', data: { n: 'x' as unknown as number, seen: [] } }),
+        b: () => ({ finish: true }),
+      });
+      await expect(m.run(() => ({ n: 0, seen: [1 as unknown as string] }))).rejects.toMatchObject({
+        code: 'CONFIG_INVALID',
+        details: { field: 'data.seen.0' },
+      });
+      expect(await m.cursor()).toBeUndefined();
+      await expect(m.run(initial)).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { field: 'data.n' } });
+      expect((await m.cursor())?.step).toBe('a');
+    },
+  );
+
+  it(
+    'a cursor naming a step the machine lacks, of another machine, or with ' +
+      'data failing the schema is STATE_CORRUPT naming the field',
+    async () => {
+      const m = machine({ a: () => ({ finish: true }) });
+      const write = (c: object) =>
+        writeFileSync(
+          m.cursorPath,
+          JSON.stringify({ version: 1, machine: 'test', run: 1, visit: 0, step: 'a', data: { n: 0, seen: [] }, ...c }),
+        );
+      await m.run(initial);
+      write({ step: 'gone' });
+      await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'step' } });
+      write({ machine: 'other' });
+      await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'machine' } });
+      write({ data: { n: 'x', seen: [] } });
+      await expect(m.run(initial)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { field: 'data.n' } });
+    },
+  );
 
   it('the lock is held while stepping: a second machine on the same directory gets LOCK_HELD', async () => {
     const m = machine({ a: () => ({ finish: true }) });
@@ -133,19 +151,23 @@ describe('transitions and the cursor', () => {
 });
 
 describe('effects: exactly once', () => {
-  it('an effect recorded done is not run again after a stop before the cursor write; its recorded result is returned', async () => {
-    let runs = 0;
-    const steps = {
-      a: async (ctx: Parameters<StepFunction<Data>>[0]) => ({
-        finish: true as const,
-        data: { ...ctx.data, n: await ctx.effect('count', () => ++runs) },
-      }),
-    };
-    await expect(machine(steps, stopAt('cursor')).run(initial)).rejects.toThrow('stop at cursor');
-    const result = await machine(steps).run(initial);
-    expect(runs).toBe(1);
-    expect(result.data.n).toBe(1);
-  });
+  it(
+    'an effect recorded done is not run again after a stop before the cursor ' +
+      'write; its recorded result is returned',
+    async () => {
+      let runs = 0;
+      const steps = {
+        a: async (ctx: Parameters<StepFunction<Data>>[0]) => ({
+          finish: true as const,
+          data: { ...ctx.data, n: await ctx.effect('count', () => ++runs) },
+        }),
+      };
+      await expect(machine(steps, stopAt('cursor')).run(initial)).rejects.toThrow('stop at cursor');
+      const result = await machine(steps).run(initial);
+      expect(runs).toBe(1);
+      expect(result.data.n).toBe(1);
+    },
+  );
 
   it('a step visited twice in one run runs its effect once per visit', async () => {
     const log = join(dir, 'log');
@@ -196,21 +218,25 @@ describe('effects: exactly once', () => {
     }
   });
 
-  it('an interrupted effect that is neither idempotent nor reconcilable is refused with EFFECT_IN_DOUBT, and not run', async () => {
-    let runs = 0;
-    const steps = {
-      a: async (ctx: Parameters<StepFunction<Data>>[0]) => (
-        await ctx.effect('send', () => void runs++),
-        { finish: true as const }
-      ),
-    };
-    await expect(machine(steps, stopAt('effect')).run(initial)).rejects.toThrow('stop at effect');
-    await expect(machine(steps).run(initial)).rejects.toMatchObject({
-      code: 'EFFECT_IN_DOUBT',
-      details: { step: 'a', effect: 'send', run: 1, visit: 0 },
-    });
-    expect(runs).toBe(0);
-  });
+  it(
+    'an interrupted effect that is neither idempotent nor reconcilable is ' +
+      'refused with EFFECT_IN_DOUBT, and not run',
+    async () => {
+      let runs = 0;
+      const steps = {
+        a: async (ctx: Parameters<StepFunction<Data>>[0]) => (
+          await ctx.effect('send', () => void runs++),
+          { finish: true as const }
+        ),
+      };
+      await expect(machine(steps, stopAt('effect')).run(initial)).rejects.toThrow('stop at effect');
+      await expect(machine(steps).run(initial)).rejects.toMatchObject({
+        code: 'EFFECT_IN_DOUBT',
+        details: { step: 'a', effect: 'send', run: 1, visit: 0 },
+      });
+      expect(runs).toBe(0);
+    },
+  );
 
   it('an effect that throws leaves its intent open (an idempotent one is retried by the next run)', async () => {
     let fail = true;
@@ -242,15 +268,18 @@ describe('effects: exactly once', () => {
     await expect(m.run(initial)).rejects.toMatchObject({ code: 'CONFIG_INVALID', details: { effect: 'x' } });
   });
 
-  it('the live result is the JSON round trip of what the effect returned, the same value a replay returns', async () => {
-    let seen: unknown;
-    const m = machine({
-      a: async (ctx) => (
-        (seen = await ctx.effect('obj', () => ({ at: new Date(0), gone: undefined, keep: 1 }))),
-        { finish: true }
-      ),
-    });
-    await m.run(initial);
-    expect(seen).toEqual({ at: '1970-01-01T00:00:00.000Z', keep: 1 });
-  });
+  it(
+    'the live result is the JSON round trip of what the effect returned, the ' + 'same value a replay returns',
+    async () => {
+      let seen: unknown;
+      const m = machine({
+        a: async (ctx) => (
+          (seen = await ctx.effect('obj', () => ({ at: new Date(0), gone: undefined, keep: 1 }))),
+          { finish: true }
+        ),
+      });
+      await m.run(initial);
+      expect(seen).toEqual({ at: '1970-01-01T00:00:00.000Z', keep: 1 });
+    },
+  );
 });

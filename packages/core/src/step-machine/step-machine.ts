@@ -13,7 +13,10 @@ export type StepTransition<D> =
 
 /** How to treat an effect found started but not done after a kill (see {@link StepContext.effect}). */
 export interface EffectOptions<R> {
-  /** Running it again is harmless (a write of the same bytes, a read): an interrupted attempt is simply re-run. @default false */
+  /**
+   * Running it again is harmless (a write of the same bytes, a read): an interrupted attempt is simply re-run. @default
+   * false
+   */
   readonly idempotent?: boolean;
   /**
    * Checks the world after an interrupted attempt ("is the commit already there?"): `{ done: true,
@@ -51,12 +54,18 @@ export interface StepContext<D> {
   readonly effect: <R>(name: string, fn: () => MaybePromise<R>, options?: EffectOptions<R>) => Promise<R>;
 }
 
-/** One step: everything outside `ctx.effect` must be deterministic given `ctx.data` and the effects' results, because a resumed visit runs the step again from its start. */
+/**
+ * One step: everything outside `ctx.effect` must be deterministic given `ctx.data` and the effects' results, because a
+ * resumed visit runs the step again from its start.
+ */
 export type StepFunction<D> = (ctx: StepContext<D>) => MaybePromise<StepTransition<D>>;
 
 /** A durable write of the machine, passed to {@link StepMachineHooks.beforeWrite}. */
 export interface StepWritePoint {
-  /** `reset`: the journal is emptied for a new run; `cursor`: the cursor is written; `intent` / `done`: a journal line; `effect`: the effect is about to run (its intent is durable). */
+  /**
+   * `reset`: the journal is emptied for a new run; `cursor`: the cursor is written; `intent` / `done`: a journal line;
+   * `effect`: the effect is about to run (its intent is durable).
+   */
   readonly kind: 'reset' | 'cursor' | 'intent' | 'effect' | 'done';
   /** The run the write belongs to. */
   readonly run: number;
@@ -68,7 +77,10 @@ export interface StepWritePoint {
 
 /** Test hooks of a step machine. */
 export interface StepMachineHooks {
-  /** Called before every durable write (and before each effect runs): throwing from it stops the machine exactly there, as a kill would. */
+  /**
+   * Called before every durable write (and before each effect runs): throwing from it stops the machine exactly there,
+   * as a kill would.
+   */
   readonly beforeWrite?: (point: StepWritePoint) => MaybePromise<void>;
 }
 
@@ -121,7 +133,8 @@ export interface StepMachine<D> {
    *
    * @throws {LoopError} `LOCK_HELD` when another process is stepping; `STATE_CORRUPT` for a bad
    *   cursor or journal, or a cursor naming an unknown step; `CONFIG_INVALID` for a transition to
-   *   an unknown step or data (initial or from a step) that fails `dataSchema`; `EFFECT_IN_DOUBT`; `STATE_WRITE_FAILED`; whatever a step throws (the cursor
+   * an unknown step or data (initial or from a step) that fails `dataSchema`; `EFFECT_IN_DOUBT`; `STATE_WRITE_FAILED`;
+   * whatever a step throws (the cursor
    *   stays at that step, so the next call resumes it).
    */
   readonly run: (initial: () => MaybePromise<D>) => Promise<StepRunResult<D>>;
@@ -141,7 +154,9 @@ function checkData<D>(where: string, schema: z.ZodType<D> | undefined, value: D,
   const field = ['data', ...(issue?.path.map(String) ?? [])].join('.');
   throw new LoopError(
     'CONFIG_INVALID',
-    `${where} ${from} produced data that does not match dataSchema: field ${field}: ${issue?.message ?? 'invalid'} (the cursor was not written)`,
+    `${where} ${from} produced data that does not match dataSchema: ` +
+      `field ${field}: ${issue?.message ?? 'invalid'} (the cursor was not ` +
+      `written)`,
     { cause: result.error, details: { field } },
   );
 }
@@ -196,7 +211,8 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
       if (fn === undefined || !Object.hasOwn(steps, step)) {
         throw new LoopError(
           'STATE_CORRUPT',
-          `${where} cursor ${cursorPath} names step "${step}", which this machine does not have (${Object.keys(steps).join(', ')})`,
+          `${where} cursor ${cursorPath} names step "${step}", which this machine ` +
+            `does not have (${Object.keys(steps).join(', ')})`,
           { details: { path: cursorPath, field: 'step' } },
         );
       }
@@ -235,7 +251,11 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
             } else if (opts.idempotent !== true) {
               throw new LoopError(
                 'EFFECT_IN_DOUBT',
-                `${where} effect "${effect}" of step "${step}" (run ${id.run}, visit ${id.visit}) was started before the last stop and never recorded as done, and it is neither idempotent nor reconcilable; check whether it happened, then append its done line to ${journalPath} (or delete its intent line to run it again)`,
+                `${where} effect "${effect}" of step "${step}" (run ${id.run}, ` +
+                  `visit ${id.visit}) was started before the last stop and never recorded ` +
+                  `as done, and it is neither idempotent nor reconcilable; check whether it ` +
+                  `happened, then append its done line to ${journalPath} (or delete its ` +
+                  `intent line to run it again)`,
                 { details: { ...id, journal: journalPath } },
               );
             }

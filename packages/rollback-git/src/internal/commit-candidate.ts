@@ -43,7 +43,8 @@ export interface CandidateCommit {
 /**
  * Commits the working tree's changes against the branch tip (within `bases`; or the `known`
  * changes, each read from disk now) as a child of `parent`: writes the changed blobs, builds only
- * the trees on the way to them, writes the commit (all in one pack, see `batchObjects`), stages the changes (one rewrite of the index, see `updateIndex`), then moves the branch. For a
+ * the trees on the way to them, writes the commit (all in one pack, see `batchObjects`), stages the changes (one
+ * rewrite of the index, see `updateIndex`), then moves the branch. For a
  * repair attempt the tip is the previous candidate, so its changes are carried over and the new
  * commit replaces it.
  *

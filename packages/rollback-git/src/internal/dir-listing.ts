@@ -1,7 +1,11 @@
 import nodeFs, { type Dirent } from 'node:fs';
 import { foreignCode } from './errors.js';
 
-/** What a directory entry is, as `readdir` reported it: `File` (a regular file or a symbolic link: the walk `lstat`s it), `Directory` (the walk enters it), `Other` (anything else, or a type the file system did not report: the walk `lstat`s it to decide). */
+/**
+ * What a directory entry is, as `readdir` reported it: `File` (a regular file or a symbolic link: the walk `lstat`s
+ * it), `Directory` (the walk enters it), `Other` (anything else, or a type the file system did not report: the walk
+ * `lstat`s it to decide).
+ */
 export const EntryKind = { File: 0, Directory: 1, Other: 2 } as const;
 
 /** One of {@link EntryKind}'s values. */
@@ -52,7 +56,10 @@ export class DirectoryListings {
   private readonly listings = new Map<string, Listing>();
   private walk = 0;
 
-  /** @param now The clock the racy rule compares directory times with, ms since the epoch (the file system's clock). @default Date.now */
+  /**
+   * @param now The clock the racy rule compares directory times with, ms since the epoch (the file system's clock).
+   * @default Date.now
+   */
   constructor(private readonly now: () => number = Date.now) {}
   /** Readdirs and reuses since the cache was made (for tests and benchmarks). */
   readonly counts = { read: 0, reused: 0 };

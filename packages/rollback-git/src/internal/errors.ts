@@ -44,7 +44,8 @@ export function toLoopError(error: unknown, fallback: LoopErrorCode, doing: stri
     const files = conflictFiles(error);
     return rollbackError(
       'DIRTY_WORKTREE',
-      `${doing}: local changes would be overwritten in ${listFiles(files)}; commit or stash them, or pass allowDirty: true`,
+      `${doing}: local changes would be overwritten in ${listFiles(files)}; ` +
+        `commit or stash them, or pass allowDirty: true`,
       { cause: error, details: { files } },
     );
   }

@@ -12,19 +12,24 @@ afterEach(() => {
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('writeWorktreeBlob on node:fs', () => {
-  it('an existing file of the same mode is rewritten in place (same inode) and cut to the new length: shorter, longer and empty contents come out byte for byte', async () => {
-    const repo = makeRepo({ 'a.txt': 'a fairly long first version\n', 'b.txt': 'b\n' }, 'loop-fs-ops-');
-    repos.push(repo);
-    const r = openRepo(nodeFs, repo.dir);
-    const inode = statSync(join(repo.dir, 'a.txt')).ino;
-    await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes('short\n'));
-    expect(repo.read('a.txt')).toBe('short\n');
-    await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes('x'.repeat(5000)));
-    expect(repo.read('a.txt')).toBe('x'.repeat(5000));
-    await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes(''));
-    expect(repo.read('a.txt')).toBe('');
-    expect(statSync(join(repo.dir, 'a.txt')).ino).toBe(inode);
-  });
+  it(
+    'an existing file of the same mode is rewritten in place (same inode) ' +
+      'and cut to the new length: shorter, longer and empty contents come out ' +
+      'byte for byte',
+    async () => {
+      const repo = makeRepo({ 'a.txt': 'a fairly long first version\n', 'b.txt': 'b\n' }, 'loop-fs-ops-');
+      repos.push(repo);
+      const r = openRepo(nodeFs, repo.dir);
+      const inode = statSync(join(repo.dir, 'a.txt')).ino;
+      await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes('short\n'));
+      expect(repo.read('a.txt')).toBe('short\n');
+      await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes('x'.repeat(5000)));
+      expect(repo.read('a.txt')).toBe('x'.repeat(5000));
+      await writeWorktreeBlob(r, 'a.txt', MODE_FILE, bytes(''));
+      expect(repo.read('a.txt')).toBe('');
+      expect(statSync(join(repo.dir, 'a.txt')).ino).toBe(inode);
+    },
+  );
 
   it('a mode change still replaces the file with the new mode (executable bit set, then cleared)', async () => {
     const repo = makeRepo({ 'run.sh': 'echo 1\n' }, 'loop-fs-ops-');

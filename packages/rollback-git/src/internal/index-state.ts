@@ -31,7 +31,9 @@ export interface IndexState {
    * would describe the old blobs); `undefined` otherwise.
    */
   readonly offsets: Map<string, number> | undefined;
-  /** True when {@link updateIndex} may rewrite the file (only optional extensions, stage 0 only, no extended flags set). */
+  /**
+   * True when {@link updateIndex} may rewrite the file (only optional extensions, stage 0 only, no extended flags set).
+   */
   readonly rewritable: boolean;
   /**
    * The commit whose tree this index equals exactly (every path, oid and mode), when a whole-tree

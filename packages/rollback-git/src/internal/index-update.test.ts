@@ -25,41 +25,45 @@ const blobOf = async (dir: string, content: string) =>
   (await git.hashBlob({ object: new TextEncoder().encode(content) })).oid;
 
 describe('updateIndex (issue 13: the index is parsed once and patched in place)', () => {
-  it('an update of existing entries patches them in place: git reads the new oid, git status and git fsck are clean, the file is not read again', async () => {
-    const repo = repoWith(300);
-    const r = openRepo(nodeFs, repo.dir);
-    // The git CLI's index carries a cache tree (TREE), which would describe the old blobs: the
-    // first update drops it (a full rewrite); from then on updates patch in place.
-    const first = await loadIndexState(r);
-    expect(first?.offsets).toBeUndefined();
-    const entry = first!.entries.get('d000/f0.txt')!;
-    await updateIndex(
-      r,
-      [
-        {
-          path: entry.path,
-          blob: { oid: entry.oid, mode: entry.mode },
-          stats: nodeFs.lstatSync(`${repo.dir}/d000/f0.txt`),
-        },
-      ],
-      [],
-    );
-    const before = await loadIndexState(r);
-    expect(before?.offsets).toBeDefined();
-    repo.write('d001/f150.txt', 'changed\n');
-    const stats = nodeFs.lstatSync(`${repo.dir}/d001/f150.txt`);
-    const oid = await blobOf(repo.dir, 'changed\n');
-    await git.writeBlob({ fs: nodeFs, dir: repo.dir, blob: new TextEncoder().encode('changed\n') });
-    await updateIndex(r, [{ path: 'd001/f150.txt', blob: { oid, mode: 0o100644 }, stats }], []);
-    const after = await loadIndexState(r);
-    // Our own write is kept by its stat key: same path set, same map, no new parse.
-    expect(after?.entries).toBe(before?.entries);
-    expect(after?.pathsVersion).toBe(before?.pathsVersion);
-    expect(after?.key).not.toBe(before?.key);
-    expect(repo.git('ls-files', '-s', 'd001/f150.txt')).toContain(oid);
-    expect(repo.git('status', '--porcelain')).toBe('M  d001/f150.txt'); // staged, as git add would
-    expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
-  });
+  it(
+    'an update of existing entries patches them in place: git reads the new ' +
+      'oid, git status and git fsck are clean, the file is not read again',
+    async () => {
+      const repo = repoWith(300);
+      const r = openRepo(nodeFs, repo.dir);
+      // The git CLI's index carries a cache tree (TREE), which would describe the old blobs: the
+      // first update drops it (a full rewrite); from then on updates patch in place.
+      const first = await loadIndexState(r);
+      expect(first?.offsets).toBeUndefined();
+      const entry = first!.entries.get('d000/f0.txt')!;
+      await updateIndex(
+        r,
+        [
+          {
+            path: entry.path,
+            blob: { oid: entry.oid, mode: entry.mode },
+            stats: nodeFs.lstatSync(`${repo.dir}/d000/f0.txt`),
+          },
+        ],
+        [],
+      );
+      const before = await loadIndexState(r);
+      expect(before?.offsets).toBeDefined();
+      repo.write('d001/f150.txt', 'changed\n');
+      const stats = nodeFs.lstatSync(`${repo.dir}/d001/f150.txt`);
+      const oid = await blobOf(repo.dir, 'changed\n');
+      await git.writeBlob({ fs: nodeFs, dir: repo.dir, blob: new TextEncoder().encode('changed\n') });
+      await updateIndex(r, [{ path: 'd001/f150.txt', blob: { oid, mode: 0o100644 }, stats }], []);
+      const after = await loadIndexState(r);
+      // Our own write is kept by its stat key: same path set, same map, no new parse.
+      expect(after?.entries).toBe(before?.entries);
+      expect(after?.pathsVersion).toBe(before?.pathsVersion);
+      expect(after?.key).not.toBe(before?.key);
+      expect(repo.git('ls-files', '-s', 'd001/f150.txt')).toContain(oid);
+      expect(repo.git('status', '--porcelain')).toBe('M  d001/f150.txt'); // staged, as git add would
+      expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
+    },
+  );
 
   it('adding and removing entries rewrites the index in git order, which the git CLI reads as written', async () => {
     const repo = repoWith(50);
@@ -89,35 +93,43 @@ describe('updateIndex (issue 13: the index is parsed once and patched in place)'
 });
 
 describe('whole-tree scan with the index known to equal the commit', () => {
-  it('after a clean scan the next scan needs no blob map and still finds an edit, a deletion and an untracked file, in both halves of the walk (2,500 files: a second thread stats part of them)', async () => {
-    const repo = repoWith(2500);
-    const r = openRepo(nodeFs, repo.dir);
-    const head = repo.git('rev-parse', 'HEAD');
-    expect(await scanWorktree(r, head, undefined)).toEqual([]);
-    expect((await loadIndexState(r))?.matches).toBe(head);
-    repo.write('d000/f5.txt', 'edited early\n'); // in the walk's own share
-    repo.write('d024/f2450.txt', 'edited late\n'); // in the worker's share
-    repo.remove('d020/f2001.txt');
-    repo.write('d010/untracked.txt', 'new\n');
-    const changes = await scanWorktree(r, head, undefined);
-    expect(changes.map((c) => `${c.path} ${c.head ? 'tracked' : 'new'} ${c.workdir ? 'present' : 'gone'}`)).toEqual([
-      'd000/f5.txt tracked present',
-      'd010/untracked.txt new present',
-      'd020/f2001.txt tracked gone',
-      'd024/f2450.txt tracked present',
-    ]);
-  });
+  it(
+    'after a clean scan the next scan needs no blob map and still finds an ' +
+      'edit, a deletion and an untracked file, in both halves of the walk ' +
+      '(2,500 files: a second thread stats part of them)',
+    async () => {
+      const repo = repoWith(2500);
+      const r = openRepo(nodeFs, repo.dir);
+      const head = repo.git('rev-parse', 'HEAD');
+      expect(await scanWorktree(r, head, undefined)).toEqual([]);
+      expect((await loadIndexState(r))?.matches).toBe(head);
+      repo.write('d000/f5.txt', 'edited early\n'); // in the walk's own share
+      repo.write('d024/f2450.txt', 'edited late\n'); // in the worker's share
+      repo.remove('d020/f2001.txt');
+      repo.write('d010/untracked.txt', 'new\n');
+      const changes = await scanWorktree(r, head, undefined);
+      expect(changes.map((c) => `${c.path} ${c.head ? 'tracked' : 'new'} ${c.workdir ? 'present' : 'gone'}`)).toEqual([
+        'd000/f5.txt tracked present',
+        'd010/untracked.txt new present',
+        'd020/f2001.txt tracked gone',
+        'd024/f2450.txt tracked present',
+      ]);
+    },
+  );
 
-  it('an index changed by the git CLI is read again and compared with the commit: a staged change is found', async () => {
-    const repo = repoWith(20);
-    const r = openRepo(nodeFs, repo.dir);
-    const head = repo.git('rev-parse', 'HEAD');
-    expect(await scanWorktree(r, head, undefined)).toEqual([]);
-    repo.write('d000/f1.txt', 'staged\n');
-    repo.git('add', 'd000/f1.txt');
-    repo.write('d000/f1.txt', 'file 1\n'); // working tree back to the commit, the index not
-    const changes = await scanWorktree(r, head, undefined);
-    expect(changes.map((c) => c.path)).toEqual(['d000/f1.txt']);
-    expect((await loadIndexState(r))?.matches).toBeUndefined();
-  });
+  it(
+    'an index changed by the git CLI is read again and compared with the ' + 'commit: a staged change is found',
+    async () => {
+      const repo = repoWith(20);
+      const r = openRepo(nodeFs, repo.dir);
+      const head = repo.git('rev-parse', 'HEAD');
+      expect(await scanWorktree(r, head, undefined)).toEqual([]);
+      repo.write('d000/f1.txt', 'staged\n');
+      repo.git('add', 'd000/f1.txt');
+      repo.write('d000/f1.txt', 'file 1\n'); // working tree back to the commit, the index not
+      const changes = await scanWorktree(r, head, undefined);
+      expect(changes.map((c) => c.path)).toEqual(['d000/f1.txt']);
+      expect((await loadIndexState(r))?.matches).toBeUndefined();
+    },
+  );
 });

@@ -21,7 +21,9 @@ export interface StagedFile {
   readonly path: string;
   /** The blob and git mode now in the working tree. */
   readonly blob: BlobEntry;
-  /** `lstat` of the file (taken before reading it, so a later change shows as a stat change); `undefined`: no stat data. */
+  /**
+   * `lstat` of the file (taken before reading it, so a later change shows as a stat change); `undefined`: no stat data.
+   */
   readonly stats: GitFsStats | undefined;
 }
 

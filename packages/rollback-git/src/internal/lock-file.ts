@@ -65,7 +65,10 @@ export async function takeLock(
       if (waited >= wait.timeoutMs) {
         throw rollbackError(
           'LOCK_HELD',
-          `${lock} exists: another git process is writing this repository (the git CLI holds it while it runs); wait for it to finish and retry. If no git process is running, a killed one left it: remove the file (loop resume does this for locks no live process holds)`,
+          `${lock} exists: another git process is writing this repository (the git ` +
+            `CLI holds it while it runs); wait for it to finish and retry. If no git ` +
+            `process is running, a killed one left it: remove the file (loop resume ` +
+            `does this for locks no live process holds)`,
           { details: { lock } },
         );
       }

@@ -15,7 +15,8 @@ import {
 import { perRepo, type Repo } from './repo.js';
 
 // The packs under `objects/pack` that rollback-git reads itself: every version-2 index is listed
-// (sorted SHA-1s and offsets per pack, searched as git searches its `.idx`), and an entry stored whole is read by slicing the pack (kept in a
+// (sorted SHA-1s and offsets per pack, searched as git searches its `.idx`), and an entry stored whole is read by
+// slicing the pack (kept in a
 // bounded cache: packs are immutable) and inflating. Deltas, packs over PACK_READ_LIMIT and
 // anything that does not parse stay isomorphic-git's. A commit's new objects go into one pack
 // (see `withObjectBatch`): two file creations instead of one per object.

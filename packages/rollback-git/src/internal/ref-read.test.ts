@@ -40,50 +40,62 @@ async function bothWays(
 }
 
 describe('ref reads: full names from their loose files, isomorphic-git for the rest', () => {
-  it("HEAD and refs/... resolve as isomorphic-git's resolveRef does at every depth (symbolic HEAD, detached HEAD, a missing ref)", async () => {
-    const repo = tempRepo();
-    repo.git('update-ref', `${DISCARDED_NAMESPACE}/1`, 'HEAD~1');
-    const r = openRepo(nodeFs, repo.dir);
-    const refs = ['HEAD', 'refs/heads/main', `${DISCARDED_NAMESPACE}/1`, 'refs/heads/missing'];
-    const symbolic = await bothWays(r, refs);
-    for (const [, , ours, theirs] of symbolic) expect(ours).toBe(theirs);
-    expect(await resolveRefFast(r, 'HEAD', 2)).toBe('refs/heads/main');
-    expect(await resolveRefFast(r, 'HEAD')).toBe(repo.git('rev-parse', 'HEAD'));
-    await expect(resolveRefFast(r, 'refs/heads/missing')).rejects.toMatchObject({ code: 'NotFoundError' });
-    repo.git('checkout', '-q', '--detach', 'HEAD~1');
-    const detached = await bothWays(r, ['HEAD']);
-    for (const [, , ours, theirs] of detached) expect(ours).toBe(theirs);
-    expect(await resolveRefFast(r, 'HEAD', 2)).toBe(repo.git('rev-parse', 'HEAD'));
-  });
+  it(
+    "HEAD and refs/... resolve as isomorphic-git's resolveRef does at every " +
+      'depth (symbolic HEAD, detached HEAD, a missing ref)',
+    async () => {
+      const repo = tempRepo();
+      repo.git('update-ref', `${DISCARDED_NAMESPACE}/1`, 'HEAD~1');
+      const r = openRepo(nodeFs, repo.dir);
+      const refs = ['HEAD', 'refs/heads/main', `${DISCARDED_NAMESPACE}/1`, 'refs/heads/missing'];
+      const symbolic = await bothWays(r, refs);
+      for (const [, , ours, theirs] of symbolic) expect(ours).toBe(theirs);
+      expect(await resolveRefFast(r, 'HEAD', 2)).toBe('refs/heads/main');
+      expect(await resolveRefFast(r, 'HEAD')).toBe(repo.git('rev-parse', 'HEAD'));
+      await expect(resolveRefFast(r, 'refs/heads/missing')).rejects.toMatchObject({ code: 'NotFoundError' });
+      repo.git('checkout', '-q', '--detach', 'HEAD~1');
+      const detached = await bothWays(r, ['HEAD']);
+      for (const [, , ours, theirs] of detached) expect(ours).toBe(theirs);
+      expect(await resolveRefFast(r, 'HEAD', 2)).toBe(repo.git('rev-parse', 'HEAD'));
+    },
+  );
 
-  it('packed refs (after git gc) still resolve: the branch, HEAD through it, and readRefExact of a packed discarded ref; a fresh name is absent', async () => {
-    const repo = tempRepo();
-    repo.git('update-ref', `${DISCARDED_NAMESPACE}/7`, 'HEAD~1');
-    repo.git('gc', '-q');
-    const r = openRepo(nodeFs, repo.dir);
-    expect(nodeFs.existsSync(`${repo.dir}/.git/refs/heads/main`)).toBe(false);
-    const tip = repo.git('rev-parse', 'HEAD');
-    expect(await resolveRefFast(r, 'refs/heads/main')).toBe(tip);
-    expect(await resolveRefFast(r, 'HEAD')).toBe(tip);
-    expect(await resolveRefFast(r, 'HEAD', 2)).toBe('refs/heads/main');
-    expect(await readRefExact(r, `${DISCARDED_NAMESPACE}/7`)).toBe(repo.git('rev-parse', 'HEAD~1'));
-    expect(await readRefExact(r, `${DISCARDED_NAMESPACE}/8`)).toBeUndefined();
-  });
+  it(
+    'packed refs (after git gc) still resolve: the branch, HEAD through it, ' +
+      'and readRefExact of a packed discarded ref; a fresh name is absent',
+    async () => {
+      const repo = tempRepo();
+      repo.git('update-ref', `${DISCARDED_NAMESPACE}/7`, 'HEAD~1');
+      repo.git('gc', '-q');
+      const r = openRepo(nodeFs, repo.dir);
+      expect(nodeFs.existsSync(`${repo.dir}/.git/refs/heads/main`)).toBe(false);
+      const tip = repo.git('rev-parse', 'HEAD');
+      expect(await resolveRefFast(r, 'refs/heads/main')).toBe(tip);
+      expect(await resolveRefFast(r, 'HEAD')).toBe(tip);
+      expect(await resolveRefFast(r, 'HEAD', 2)).toBe('refs/heads/main');
+      expect(await readRefExact(r, `${DISCARDED_NAMESPACE}/7`)).toBe(repo.git('rev-parse', 'HEAD~1'));
+      expect(await readRefExact(r, `${DISCARDED_NAMESPACE}/8`)).toBeUndefined();
+    },
+  );
 
-  it('saveDiscarded skips a name taken by another commit (packed or loose), reuses one at the same oid, and writes the first free name', async () => {
-    const repo = tempRepo();
-    const first = repo.git('rev-parse', 'HEAD~1');
-    const second = repo.git('rev-parse', 'HEAD');
-    repo.git('update-ref', `${DISCARDED_NAMESPACE}/3`, first);
-    repo.git('pack-refs', '--all');
-    repo.git('update-ref', `${DISCARDED_NAMESPACE}/3-1`, first);
-    const r = openRepo(nodeFs, repo.dir);
-    expect(await saveDiscarded(r, '3', second)).toBe(`${DISCARDED_NAMESPACE}/3-2`);
-    expect(repo.git('rev-parse', `${DISCARDED_NAMESPACE}/3-2`)).toBe(second);
-    expect(await saveDiscarded(r, '3', first)).toBe(`${DISCARDED_NAMESPACE}/3`);
-    expect(await saveDiscarded(r, '3', second)).toBe(`${DISCARDED_NAMESPACE}/3-2`);
-    expect(repo.git('for-each-ref', '--format=%(refname)', DISCARDED_NAMESPACE).split('\n')).toHaveLength(3);
-  });
+  it(
+    'saveDiscarded skips a name taken by another commit (packed or loose), ' +
+      'reuses one at the same oid, and writes the first free name',
+    async () => {
+      const repo = tempRepo();
+      const first = repo.git('rev-parse', 'HEAD~1');
+      const second = repo.git('rev-parse', 'HEAD');
+      repo.git('update-ref', `${DISCARDED_NAMESPACE}/3`, first);
+      repo.git('pack-refs', '--all');
+      repo.git('update-ref', `${DISCARDED_NAMESPACE}/3-1`, first);
+      const r = openRepo(nodeFs, repo.dir);
+      expect(await saveDiscarded(r, '3', second)).toBe(`${DISCARDED_NAMESPACE}/3-2`);
+      expect(repo.git('rev-parse', `${DISCARDED_NAMESPACE}/3-2`)).toBe(second);
+      expect(await saveDiscarded(r, '3', first)).toBe(`${DISCARDED_NAMESPACE}/3`);
+      expect(await saveDiscarded(r, '3', second)).toBe(`${DISCARDED_NAMESPACE}/3-2`);
+      expect(repo.git('for-each-ref', '--format=%(refname)', DISCARDED_NAMESPACE).split('\n')).toHaveLength(3);
+    },
+  );
 
   it('on memfs: HEAD, the branch and a missing ref resolve as isomorphic-git resolves them', async () => {
     const { fs } = memfs();

@@ -51,8 +51,11 @@ export async function headOfRepositoryRoot(repo: Repo): Promise<string> {
     throw rollbackError(
       'NOT_A_REPOSITORY',
       repository === undefined
-        ? `no git repository at ${repo.dir} (no .git directory); run git init and commit there, or set dir to the working-tree root`
-        : `${repo.dir} is inside the git repository ${repository}, not its root; set dir to ${repository} (do not run git init here: that would make a nested repository)`,
+        ? `no git repository at ${repo.dir} (no .git directory); run git init and ` +
+            `commit there, or set dir to the working-tree root`
+        : `${repo.dir} is inside the git repository ${repository}, not its root; ` +
+            `set dir to ${repository} (do not run git init here: that would make a ` +
+            `nested repository)`,
       { details: { dir: repo.dir, ...(repository === undefined ? {} : { repository }) } },
     );
   }

@@ -97,7 +97,10 @@ export async function resetBranch(
   } catch (error) {
     throw rollbackError(
       'RESTORE_FAILED',
-      `could not reset ${branchRef} to ${targetOid.slice(0, 7)}: the fast reset left ${listFiles(wrong)} wrong and the full reset failed (${describe(error)}); inspect with git status, then reset by hand with git reset --hard ${targetOid.slice(0, 7)}`,
+      `could not reset ${branchRef} to ${targetOid.slice(0, 7)}: the fast ` +
+        `reset left ${listFiles(wrong)} wrong and the full reset failed ` +
+        `(${describe(error)}); inspect with git status, then reset by hand with ` +
+        `git reset --hard ${targetOid.slice(0, 7)}`,
       { cause: error, details: { targetId: targetOid, paths: wrong, fastError } },
     );
   }
@@ -105,7 +108,10 @@ export async function resetBranch(
   if (still.length > 0) {
     throw rollbackError(
       'RESTORE_FAILED',
-      `reset of ${branchRef} to ${targetOid.slice(0, 7)} did not verify for ${listFiles(still)} (after the full reset too); inspect with git status, then reset by hand with git reset --hard ${targetOid.slice(0, 7)}`,
+      `reset of ${branchRef} to ${targetOid.slice(0, 7)} did not verify ` +
+        `for ${listFiles(still)} (after the full reset too); inspect with git ` +
+        `status, then reset by hand with git reset ` +
+        `--hard ${targetOid.slice(0, 7)}`,
       { details: { targetId: targetOid, paths: still, fastError } },
     );
   }

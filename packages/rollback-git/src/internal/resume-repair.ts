@@ -83,7 +83,8 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
       await repo.fs.promises.unlink(`${repo.gitdir}/${branchRef}`);
       branchPending = true;
       repairs.push(
-        `run branch ref ${branchRef} (${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}) removed`,
+        `run branch ref ${branchRef} ` +
+          `(${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}) removed`,
       );
     }
   } else if (headTarget === `ref: ${branchRef}`) {

@@ -13,7 +13,10 @@ export async function assertOnRunBranch(repo: Repo, branch: string, branchPendin
   if (branchPending) {
     throw rollbackError(
       'RESUME_MISMATCH',
-      `the run branch ${branch} lost its ref (a kill while it was written); resume restores it from the last keep in results.tsv: call recover(keptId) first (the engine does on resume), or point it by hand with git branch -f ${branch} <last kept commit>`,
+      `the run branch ${branch} lost its ref (a kill while it was written); ` +
+        `resume restores it from the last keep in results.tsv: call ` +
+        `recover(keptId) first (the engine does on resume), or point it by hand ` +
+        `with git branch -f ${branch} <last kept commit>`,
       { details: { branch } },
     );
   }
@@ -21,7 +24,10 @@ export async function assertOnRunBranch(repo: Repo, branch: string, branchPendin
   if (head !== `refs/heads/${branch}`) {
     throw rollbackError(
       'RESTORE_FAILED',
-      `HEAD is ${head.startsWith('refs/') ? `on ${head}` : `detached at ${shortId(head)}`}, not on the run branch ${branch}; something else checked out another branch during the run. Run git checkout ${branch} (after saving any work), then resume`,
+      `HEAD is ${head.startsWith('refs/') ? `on ${head}` : `detached at ${shortId(head)}`}, ` +
+        `not on the run branch ${branch}; something else checked out another ` +
+        `branch during the run. Run git checkout ${branch} (after saving any ` +
+        `work), then resume`,
       { details: { head, branch } },
     );
   }

@@ -22,7 +22,8 @@ export async function assertClean(repo: Repo, headOid: string, bases: readonly s
   if (files.length === 0) return;
   throw rollbackError(
     'DIRTY_WORKTREE',
-    `working tree has uncommitted changes in ${listFiles(files)}; commit or stash them, or pass allowDirty: true (loop run --allow-dirty)`,
+    `working tree has uncommitted changes in ${listFiles(files)}; commit or ` +
+      `stash them, or pass allowDirty: true (loop run --allow-dirty)`,
     { details: { files } },
   );
 }
@@ -82,7 +83,9 @@ export async function startRun(
     if (!opts.resume) {
       throw rollbackError(
         'BRANCH_EXISTS',
-        `run branch ${branch} already exists; pass resume: true to continue that run (loop resume from the CLI), choose another branch (tag), or delete it with git branch -D ${branch}`,
+        `run branch ${branch} already exists; pass resume: true to continue that ` +
+          `run (loop resume from the CLI), choose another branch (tag), or delete ` +
+          `it with git branch -D ${branch}`,
         { details: { branch } },
       );
     }

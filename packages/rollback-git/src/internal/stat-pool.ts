@@ -1,7 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-/** Numbers per path in a {@link StatPool} result: mode, size, ino, mtimeMs, ctimeMs (mode 0: nothing there or an error). */
+/**
+ * Numbers per path in a {@link StatPool} result: mode, size, ino, mtimeMs, ctimeMs (mode 0: nothing there or an error).
+ */
 export const STAT_FIELDS = 5;
 
 /**

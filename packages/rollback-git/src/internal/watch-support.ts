@@ -1,6 +1,9 @@
 import nodeFs from 'node:fs';
 
-/** File systems whose changes inotify reports (statfs magic numbers): ext2-4, xfs, btrfs, tmpfs, f2fs, zfs, overlay, bcachefs. */
+/**
+ * File systems whose changes inotify reports (statfs magic numbers): ext2-4, xfs, btrfs, tmpfs, f2fs, zfs, overlay,
+ * bcachefs.
+ */
 const LOCAL_FILE_SYSTEMS = new Set([
   0xef53, 0x58465342, 0x9123683e, 0x01021994, 0xf2f52010, 0x2fc12fc1, 0x794c7630, 0xca451a4e,
 ]);

@@ -87,7 +87,9 @@ function statsMatch(entry: IndexEntry, stats: GitFsStats, indexMtimeMs: number):
 
 /** The walk scope of the last (index, commit) pair scanned: both are immutable snapshots. */
 const scopes = new WeakMap<IndexSnapshot, { readonly headOid: string; readonly scope: WalkScope }>();
-/** The walk scope of an index that equals the commit scanned against, by its path set (kept across stat-only rewrites). */
+/**
+ * The walk scope of an index that equals the commit scanned against, by its path set (kept across stat-only rewrites).
+ */
 const matchedScopes = new WeakMap<IndexSnapshot['entries'], { readonly version: number; readonly scope: WalkScope }>();
 
 /** The index's paths for the walk's second thread, named by repository and path-set version. */

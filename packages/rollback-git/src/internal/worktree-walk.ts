@@ -13,7 +13,10 @@ import { RawStats } from './raw-stats.js';
 import { STAT_FIELDS, statPool } from './stat-pool.js';
 import { WalkResult } from './walk-result.js';
 
-/** `repo`'s ignore cache (see {@link IgnoreCache}), made on first use with clock `now` (ms since the epoch; tests inject one). */
+/**
+ * `repo`'s ignore cache (see {@link IgnoreCache}), made on first use with clock `now` (ms since the epoch; tests inject
+ * one).
+ */
 export const ignoreCacheOf = perRepo((now?: () => number) => new IgnoreCache(now));
 
 /** True when `path` is ignored (`.gitignore`, `.git/info/exclude`); kept while those files are unchanged. */

@@ -37,7 +37,10 @@ export function statKey(stat: SnapshotStats, nowMs: number): StatKey {
   };
 }
 
-/** True when `stat` is provably the file `key` recorded: same size, mtime, ctime, inode and mode, and the key was not racy. */
+/**
+ * True when `stat` is provably the file `key` recorded: same size, mtime, ctime, inode and mode, and the key was not
+ * racy.
+ */
 export function sameStat(key: StatKey, stat: SnapshotStats): boolean {
   return (
     !key.racy &&

@@ -6,7 +6,9 @@ import type { TreeEntry, TreeSnapshot } from '../tree-snapshot-types.js';
 /** Names a saved snapshot may have: letters, digits, `.`, `_` and `-`, not starting with `.`. */
 export const MANIFEST_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
-/** Suffix of every temporary file the store writes (objects and manifests); a leftover one is a kill's, swept on open. */
+/**
+ * Suffix of every temporary file the store writes (objects and manifests); a leftover one is a kill's, swept on open.
+ */
 export const TEMP_SUFFIX = '.tmp';
 
 const FORMAT = 'loop-tree-snapshot/1';
@@ -43,7 +45,10 @@ export function writeManifest(fs: TreeSnapshotFs, storeDir: string, name: string
   }
 }
 
-/** Reads a manifest written by {@link writeManifest}; `undefined` when absent; throws with a reason when unreadable or malformed. */
+/**
+ * Reads a manifest written by {@link writeManifest}; `undefined` when absent; throws with a reason when unreadable or
+ * malformed.
+ */
 export function readManifest(fs: TreeSnapshotFs, storeDir: string, name: string): TreeSnapshot | undefined {
   const path = join(manifestDir(storeDir), `${name}.json`);
   if (!fs.existsSync(path)) return undefined;

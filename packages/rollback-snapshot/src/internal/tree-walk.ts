@@ -1,7 +1,10 @@
 import type { Stats } from 'node:fs';
 import type { TreeSnapshotFs } from '../tree-snapshot-fs.js';
 
-/** Called once per file, directory and symlink, parents before children; `path` is relative, `/`-separated; `now` is the walk's start (ms). */
+/**
+ * Called once per file, directory and symlink, parents before children; `path` is relative, `/`-separated; `now` is the
+ * walk's start (ms).
+ */
 export type WalkVisitor = (path: string, abs: string, stat: Stats, now: number) => void;
 
 /** A directory's stat when it was last listed, and its names. */

@@ -38,7 +38,10 @@ export const jsonCodec: ConfigCodec = {
 
 /** Options of {@link createConfigFileAdapter}. */
 export interface ConfigFileAdapterOptions {
-  /** The workspace directory the file is in (absolute). In a parallel batch the candidate's `workingCopy.dir` is used instead. */
+  /**
+   * The workspace directory the file is in (absolute). In a parallel batch the candidate's `workingCopy.dir` is used
+   * instead.
+   */
   readonly dir: string;
   /** The file, relative to `dir` (e.g. `config.json`, `conf/params.yaml`). */
   readonly file: string;

@@ -38,7 +38,9 @@ function matern52(r2: number): number {
   return (1 + r + (r * r) / 3) * Math.exp(-r);
 }
 
-/** Cholesky factor of the n×n matrix `a` (row-major, lower triangle used), in place; false when not positive definite. */
+/**
+ * Cholesky factor of the n×n matrix `a` (row-major, lower triangle used), in place; false when not positive definite.
+ */
 function cholesky(a: Float64Array, n: number): boolean {
   for (let j = 0; j < n; j++) {
     let s = a[j * n + j]!;

@@ -4,7 +4,9 @@ import { sampleTruncated, type Axis, type Point } from './parzen.js';
 /** When a refinement step changes a category, each numeric parameter also moves with this spread (probability 1/2). */
 const COUPLED = 0.2;
 
-/** A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth. */
+/**
+ * A point near `best`: each dimension moves with probability 2/d (at least one), by half the good kernel's bandwidth.
+ */
 export function localMove(
   axes: readonly Axis[],
   best: Point,
@@ -25,7 +27,10 @@ export function localMove(
   });
 }
 
-/** The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete step), a category to another value. */
+/**
+ * The incumbent with one parameter (or two, one time in three) moved: numeric by N(0, step) (at least one discrete
+ * step), a category to another value.
+ */
 export function refineMove(
   axes: readonly Axis[],
   ranked: readonly Point[],

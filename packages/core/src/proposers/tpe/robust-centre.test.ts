@@ -51,12 +51,17 @@ const dist = (c: Record<string, unknown>, p: number) =>
   Math.hypot((c.x as number) - p, (c.y as number) - p, (c.z as number) - p);
 
 describe('TPE refinement centre under noise (robustRadius)', () => {
-  it('a refinement step centres on the good row whose near-duplicates average lowest, not on a lucky lowest row whose near-duplicates all scored worse (10 seeds; with robustRadius 0 it centres on the lowest row)', () => {
-    for (let seed = 1; seed <= 10; seed++) {
-      const robust = chooseConfig(dims, current, observations, settings(0.01, seed), rows.length + 1, 0);
-      const plain = chooseConfig(dims, current, observations, settings(0, seed), rows.length + 1, 0);
-      expect(dist(robust, 0.8)).toBeLessThan(dist(robust, 0.2));
-      expect(dist(plain, 0.2)).toBeLessThan(dist(plain, 0.8));
-    }
-  });
+  it(
+    'a refinement step centres on the good row whose near-duplicates average ' +
+      'lowest, not on a lucky lowest row whose near-duplicates all scored worse ' +
+      '(10 seeds; with robustRadius 0 it centres on the lowest row)',
+    () => {
+      for (let seed = 1; seed <= 10; seed++) {
+        const robust = chooseConfig(dims, current, observations, settings(0.01, seed), rows.length + 1, 0);
+        const plain = chooseConfig(dims, current, observations, settings(0, seed), rows.length + 1, 0);
+        expect(dist(robust, 0.8)).toBeLessThan(dist(robust, 0.2));
+        expect(dist(plain, 0.2)).toBeLessThan(dist(plain, 0.8));
+      }
+    },
+  );
 });

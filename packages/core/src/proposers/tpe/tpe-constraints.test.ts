@@ -65,38 +65,51 @@ async function run(seed: number, modelled: boolean | 'core', surrogate: 'gp' | '
 
 describe('TPE proposer with constraints', () => {
   for (const surrogate of ['gp', 'parzen'] as const) {
-    it(`(${surrogate}) stops proposing the infeasible region once it has seen it: less than half as many infeasible proposals in the second half of the run as without constraints, and never keeps one`, async () => {
-      let withC = 0;
-      let without = 0;
-      for (const seed of [1, 2, 3, 4]) {
-        const a = await run(seed, true, surrogate);
-        const b = await run(seed, false, surrogate);
-        withC += a.infeasibleLate;
-        without += b.infeasibleLate;
-        expect(a.kept.every((c) => g(c) <= 0)).toBe(true);
-        expect(g(a.final)).toBeLessThanOrEqual(0);
-      }
-      // 4 seeds x 20 late proposals: without the model of feasibility most go to the infeasible optimum.
-      expect(without).toBeGreaterThan(30);
-      expect(withC).toBeLessThan(without / 2);
-    });
+    it(
+      `(${surrogate}) stops proposing the infeasible region once it has seen ` +
+        `it: less than half as many infeasible proposals in the second half of ` +
+        `the run as without constraints, and never keeps one`,
+      async () => {
+        let withC = 0;
+        let without = 0;
+        for (const seed of [1, 2, 3, 4]) {
+          const a = await run(seed, true, surrogate);
+          const b = await run(seed, false, surrogate);
+          withC += a.infeasibleLate;
+          without += b.infeasibleLate;
+          expect(a.kept.every((c) => g(c) <= 0)).toBe(true);
+          expect(g(a.final)).toBeLessThanOrEqual(0);
+        }
+        // 4 seeds x 20 late proposals: without the model of feasibility most go to the infeasible optimum.
+        expect(without).toBeGreaterThan(30);
+        expect(withC).toBeLessThan(without / 2);
+      },
+    );
   }
 
-  it("wired through core (withConstraints records each row's violations, recordedViolations reads them; the baseline has none and is left out of the feasibility model): as good as the direct function", async () => {
-    let core = 0;
-    let direct = 0;
-    for (const seed of [1, 2, 3, 4]) {
-      core += (await run(seed, 'core', 'gp')).infeasibleLate;
-      direct += (await run(seed, true, 'gp')).infeasibleLate;
-    }
-    expect(core).toBeLessThanOrEqual(direct + 4);
-    expect(core).toBeLessThan(42);
-  });
+  it(
+    "wired through core (withConstraints records each row's violations, " +
+      'recordedViolations reads them; the baseline has none and is left out of ' +
+      'the feasibility model): as good as the direct function',
+    async () => {
+      let core = 0;
+      let direct = 0;
+      for (const seed of [1, 2, 3, 4]) {
+        core += (await run(seed, 'core', 'gp')).infeasibleLate;
+        direct += (await run(seed, true, 'gp')).infeasibleLate;
+      }
+      expect(core).toBeLessThanOrEqual(direct + 4);
+      expect(core).toBeLessThan(42);
+    },
+  );
 
-  it('total violation is the sum of the positive constraint values (Optuna), NaN counts as infinitely infeasible', () => {
-    expect(totalViolation([-1, 0, 0.5, 2])).toBe(2.5);
-    expect(totalViolation([-1, -2])).toBe(0);
-    expect(totalViolation(undefined)).toBe(0);
-    expect(totalViolation([Number.NaN])).toBe(Infinity);
-  });
+  it(
+    'total violation is the sum of the positive constraint values (Optuna), ' + 'NaN counts as infinitely infeasible',
+    () => {
+      expect(totalViolation([-1, 0, 0.5, 2])).toBe(2.5);
+      expect(totalViolation([-1, -2])).toBe(0);
+      expect(totalViolation(undefined)).toBe(0);
+      expect(totalViolation([Number.NaN])).toBe(Infinity);
+    },
+  );
 });

@@ -64,50 +64,59 @@ async function runBatches(candidates: number, batches: number, seed: number): Pr
 }
 
 describe('TPE proposer: parallel batches', () => {
-  it('K proposals asked with the same history are all different (pending proposals count as evaluated: a constant liar), in the design and in the model phase', async () => {
-    for (const seed of [1, 2, 3]) {
-      const batches = await runBatches(4, 6, seed);
-      expect(batches.flat()).toHaveLength(24);
-      for (const batch of batches) expect(new Set(batch.map((c) => JSON.stringify(c))).size).toBe(batch.length);
-      const all = batches.flat().map((c) => JSON.stringify(c));
-      expect(new Set(all).size).toBe(all.length);
-    }
-  });
-  it('proposals asked at once follow the order of asking, not the order their config reads finish: a batch is reproducible from the seed', async () => {
-    const ctx = (iteration: number): ProposalContext => ({
-      iteration,
-      attempt: 0,
-      history: [],
-      baseline: 1,
-      best: 1,
-      direction: 'minimize',
-      hints: [],
-      signal: new AbortController().signal,
-    });
-    /** K proposals of one batch; `reverse` makes the later-asked proposal's config read finish first. */
-    async function batch(reverse: boolean): Promise<string[]> {
-      const releases: Array<() => void> = [];
-      const written: string[] = [];
-      const adapter: ConfigAdapter = {
-        name: 'deferred',
-        read: () => new Promise((resolve) => releases.push(() => resolve({ ...start }))),
-        write: (config, context) => void (written[context.iteration - 1] = JSON.stringify(config)),
-      };
-      const proposer = createTpeProposer({ config: adapter, space, seed: 7 });
-      const calls = [1, 2, 3].map((i) => proposer.propose(ctx(i)));
-      // Release the reads that are waiting, newest first when reversed, until every call is done.
-      let settled = false;
-      const all = Promise.all(calls).then(() => (settled = true));
-      while (!settled) {
-        await new Promise((r) => setImmediate(r));
-        const waiting = releases.splice(0);
-        for (const release of reverse ? waiting.reverse() : waiting) release();
+  it(
+    'K proposals asked with the same history are all different (pending ' +
+      'proposals count as evaluated: a constant liar), in the design and in the ' +
+      'model phase',
+    async () => {
+      for (const seed of [1, 2, 3]) {
+        const batches = await runBatches(4, 6, seed);
+        expect(batches.flat()).toHaveLength(24);
+        for (const batch of batches) expect(new Set(batch.map((c) => JSON.stringify(c))).size).toBe(batch.length);
+        const all = batches.flat().map((c) => JSON.stringify(c));
+        expect(new Set(all).size).toBe(all.length);
       }
-      await all;
-      return written;
-    }
-    const inOrder = await batch(false);
-    expect(new Set(inOrder).size).toBe(3);
-    expect(await batch(true)).toEqual(inOrder);
-  });
+    },
+  );
+  it(
+    'proposals asked at once follow the order of asking, not the order their ' +
+      'config reads finish: a batch is reproducible from the seed',
+    async () => {
+      const ctx = (iteration: number): ProposalContext => ({
+        iteration,
+        attempt: 0,
+        history: [],
+        baseline: 1,
+        best: 1,
+        direction: 'minimize',
+        hints: [],
+        signal: new AbortController().signal,
+      });
+      /** K proposals of one batch; `reverse` makes the later-asked proposal's config read finish first. */
+      async function batch(reverse: boolean): Promise<string[]> {
+        const releases: Array<() => void> = [];
+        const written: string[] = [];
+        const adapter: ConfigAdapter = {
+          name: 'deferred',
+          read: () => new Promise((resolve) => releases.push(() => resolve({ ...start }))),
+          write: (config, context) => void (written[context.iteration - 1] = JSON.stringify(config)),
+        };
+        const proposer = createTpeProposer({ config: adapter, space, seed: 7 });
+        const calls = [1, 2, 3].map((i) => proposer.propose(ctx(i)));
+        // Release the reads that are waiting, newest first when reversed, until every call is done.
+        let settled = false;
+        const all = Promise.all(calls).then(() => (settled = true));
+        while (!settled) {
+          await new Promise((r) => setImmediate(r));
+          const waiting = releases.splice(0);
+          for (const release of reverse ? waiting.reverse() : waiting) release();
+        }
+        await all;
+        return written;
+      }
+      const inOrder = await batch(false);
+      expect(new Set(inOrder).size).toBe(3);
+      expect(await batch(true)).toEqual(inOrder);
+    },
+  );
 });

@@ -11,19 +11,22 @@ import { createTpeProposer } from './tpe-proposer.js';
 import { changed, ctx, loss, run, space, start, type Config } from './test-fixtures/tpe-run.js';
 
 describe('TPE proposer', () => {
-  it('names every changed parameter in its description, and only those (`key from -> to`, comma-separated)', async () => {
-    const { rows, evaluated } = await run({ iterations: 25 });
-    let incumbent = start;
-    rows.slice(1).forEach((row, i) => {
-      const c = evaluated[i + 1]!;
-      const names = parseChanges(row.description, new Set(Object.keys(space)))!.map((x) => x.key);
-      expect(names.sort()).toEqual(changed(incumbent, c).sort());
-      expect(names.length).toBeGreaterThan(0);
-      for (const x of parseChanges(row.description, new Set(Object.keys(space)))!) expect(x.to).toBe(c[x.key]);
-      if (row.status === 'kept') incumbent = c;
-    });
-    expect(evaluated.every((c) => c.seed === 7)).toBe(true); // keys outside the space are never touched
-  });
+  it(
+    'names every changed parameter in its description, and only those (`key ' + 'from -> to`, comma-separated)',
+    async () => {
+      const { rows, evaluated } = await run({ iterations: 25 });
+      let incumbent = start;
+      rows.slice(1).forEach((row, i) => {
+        const c = evaluated[i + 1]!;
+        const names = parseChanges(row.description, new Set(Object.keys(space)))!.map((x) => x.key);
+        expect(names.sort()).toEqual(changed(incumbent, c).sort());
+        expect(names.length).toBeGreaterThan(0);
+        for (const x of parseChanges(row.description, new Set(Object.keys(space)))!) expect(x.to).toBe(c[x.key]);
+        if (row.status === 'kept') incumbent = c;
+      });
+      expect(evaluated.every((c) => c.seed === 7)).toBe(true); // keys outside the space are never touched
+    },
+  );
 
   it('is reproducible: the same seed proposes the same sequence, another seed another', async () => {
     const a = await run({ seed: 5, iterations: 15 });
@@ -33,20 +36,25 @@ describe('TPE proposer', () => {
     expect(a.rows.map((r) => r.description)).not.toEqual(c.rows.map((r) => r.description));
   });
 
-  it('a resumed run rebuilds the same model from the rows: it proposes what the uninterrupted run proposed next', async () => {
-    const full = await run({ seed: 3, iterations: 20 });
-    // Resume after 12 iterations: a fresh proposer, the first 13 rows as history, the config as the engine left it (the incumbent).
-    const history = full.rows.slice(0, 13);
-    let incumbent = start;
-    history.forEach((r, i) => {
-      if (r.status === 'kept') incumbent = full.evaluated[i]!;
-    });
-    const artifact = createMemoryArtifact<Config>(incumbent);
-    const fresh = createTpeProposer({ config: createMemoryConfigAdapter(artifact), space, seed: 3 });
-    const proposal = await fresh.propose(ctx(history, 13));
-    expect(proposal.description).toBe(full.rows[13]!.description);
-    expect(artifact.get()).toEqual(full.evaluated[13]);
-  });
+  it(
+    'a resumed run rebuilds the same model from the rows: it proposes what ' + 'the uninterrupted run proposed next',
+    async () => {
+      const full = await run({ seed: 3, iterations: 20 });
+      // Resume after 12 iterations: a fresh proposer, the first 13 rows as history, the config as the engine left it
+      // (the
+      // incumbent).
+      const history = full.rows.slice(0, 13);
+      let incumbent = start;
+      history.forEach((r, i) => {
+        if (r.status === 'kept') incumbent = full.evaluated[i]!;
+      });
+      const artifact = createMemoryArtifact<Config>(incumbent);
+      const fresh = createTpeProposer({ config: createMemoryConfigAdapter(artifact), space, seed: 3 });
+      const proposal = await fresh.propose(ctx(history, 13));
+      expect(proposal.description).toBe(full.rows[13]!.description);
+      expect(artifact.get()).toEqual(full.evaluated[13]);
+    },
+  );
 
   it('keeps integer and log ranges: integers stay whole and every value stays inside its bounds', async () => {
     const { evaluated } = await run({ iterations: 40, seed: 11 });

@@ -21,9 +21,15 @@ export interface TpeProposerOptions {
    * iteration, attempt), so a resumed run proposes what the uninterrupted run would have. @default 1
    */
   readonly seed?: number;
-  /** Evaluated rows (not counting the baseline unless `useBaseline`) before the model is used; until then, a Latin hypercube design. @default 6 */
+  /**
+   * Evaluated rows (not counting the baseline unless `useBaseline`) before the model is used; until then, a Latin
+   * hypercube design. @default 6
+   */
   readonly startup?: number;
-  /** Candidates drawn from the good-points density per proposal; the one with the highest l(x)/g(x) is proposed. @default 48 */
+  /**
+   * Candidates drawn from the good-points density per proposal; the one with the highest l(x)/g(x) is proposed.
+   * @default 48
+   */
   readonly candidates?: number;
   /** Fraction of the evaluated rows that are "good" (at least 1, at most 25). @default 0.15 */
   readonly gamma?: number;

@@ -11,7 +11,10 @@ export interface TpeSettings {
   readonly local: number;
   readonly refine: number;
   readonly avoidCrashes: boolean;
-  /** Share of model proposals drawn from independent per-parameter densities (Optuna's default) instead of the joint one. */
+  /**
+   * Share of model proposals drawn from independent per-parameter densities (Optuna's default) instead of the joint
+   * one.
+   */
   readonly univariate: number;
   /** The baseline row joins the model. */
   readonly useBaseline: boolean;
@@ -19,9 +22,13 @@ export interface TpeSettings {
   readonly refineCandidates: number;
   /** Smallest refinement step (normalised units). */
   readonly minStep: number;
-  /** Refinement centres on the good row whose rows within this distance have the lowest mean loss (0: the lowest row). */
+  /**
+   * Refinement centres on the good row whose rows within this distance have the lowest mean loss (0: the lowest row).
+   */
   readonly robustRadius: number;
-  /** How model steps rank their candidates: `parzen` (l/g, TPE) or `gp` (expected improvement under a Gaussian process). */
+  /**
+   * How model steps rank their candidates: `parzen` (l/g, TPE) or `gp` (expected improvement under a Gaussian process).
+   */
   readonly surrogate: 'parzen' | 'gp';
   /** Evaluated rows before `gp` ranks candidates (TPE steps until then). */
   readonly gpStart: number;

@@ -135,7 +135,8 @@ export function chooseConfig(
       }
     }
     let chosen: { c: Record<string, unknown>; score: number } | undefined;
-    // Categorical exploration: now and then, every candidate has one category forced to a value the incumbent does not have.
+    // Categorical exploration: now and then, every candidate has one category forced to a value the incumbent does not
+    // have.
     const cats = axes.map((a, j) => j).filter((j) => axes[j]!.kind === 'categorical');
     let forced: [number, number] | undefined;
     if (cats.length > 0 && random.next() < EXPLORE) {
