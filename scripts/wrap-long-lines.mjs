@@ -15,30 +15,29 @@ if (args[0] === '--width') {
 }
 const PIECE = 72;
 
-/** Split positions (offsets in `text`) at spaces so that no piece is longer than `max`. */
-function cutPoints(text, max, allowed) {
+/**
+ * Where to cut `src` (offsets at which a closing quote, ` + ` and an opening quote may go) so that no
+ * piece runs past `max` characters from its line's start; a line of a multi-line template restarts the
+ * count. `firstColumn` is the column the literal starts at (pieces after a cut start near column 10).
+ */
+function cutPoints(src, allowed, max, firstColumn) {
   const cuts = [];
-  let start = 0;
-  while (text.length - start > max) {
-    let cut = -1;
-    for (let i = start + max; i > start + 20; i--) {
-      if (text[i] === ' ' && text[i - 1] !== '\\' && allowed(i)) {
-        cut = i + 1;
-        break;
-      }
+  let lineStart = -firstColumn;
+  let last = -1;
+  for (let i = 0; i < src.length; i++) {
+    if (src[i] === '\n') {
+      lineStart = i + 1;
+      last = -1;
+      continue;
     }
-    if (cut < 0) {
-      // No space early enough: the first one after the limit, so the piece is at least shorter than the line.
-      for (let i = start + max + 1; i < text.length - 20; i++) {
-        if (text[i] === ' ' && text[i - 1] !== '\\' && allowed(i)) {
-          cut = i + 1;
-          break;
-        }
-      }
+    if (allowed.has(i) && i - lineStart > 20) {
+      if (i - lineStart <= max || last < 0) last = i;
     }
-    if (cut < 0) break;
-    cuts.push(cut);
-    start = cut;
+    if (i - lineStart >= max && last > lineStart + 10) {
+      cuts.push(last);
+      lineStart = last - 10;
+      last = -1;
+    }
   }
   return cuts;
 }
@@ -79,19 +78,34 @@ function wrapStrings(file, text) {
     ) {
       const start = node.getStart(sf);
       const src = text.slice(start, node.end);
-      if (src.includes('\n')) return; // a multi-line template: its own lines are text
-      // Offsets inside `src` that are literal text (not inside ${...}).
-      const literal = new Set();
+      const multiLine = src.includes('\n');
+      // Offsets where the literal may be cut: after a space of its text (not an escaped one), and in a
+      // template at the edges of each ${...} (after its closing brace, before its opening dollar).
+      const allowed = new Set();
+      const spacesIn = (from, to) => {
+        for (let i = from; i < to; i++) {
+          if (src[i - 1] === ' ' && src[i - 2] !== '\\') allowed.add(i);
+          // after an escaped newline or tab (\n, \t), not after an escaped backslash followed by n or t
+          if ((src[i - 1] === 'n' || src[i - 1] === 't') && src[i - 2] === '\\' && src[i - 3] !== '\\') allowed.add(i);
+        }
+      };
       if (ts.isTemplateExpression(node)) {
         const parts = [node.head, ...node.templateSpans.map((s) => s.literal)];
         for (const part of parts) {
           const ps = part.getStart(sf) - start;
           const pe = part.end - start;
-          for (let i = ps + 1; i < pe - 2; i++) literal.add(i);
+          const isTail = src[pe - 1] === '`' && pe === src.length;
+          spacesIn(ps + 2, isTail ? pe - 1 : pe - 2);
+          if (part !== node.head && ps + 1 < pe - (isTail ? 1 : 2)) allowed.add(ps + 1);
+          if (!isTail && pe - 2 > ps + 1) allowed.add(pe - 2);
         }
-      } else for (let i = 1; i < src.length - 1; i++) literal.add(i);
-      const cuts = cutPoints(src, PIECE, (i) => literal.has(i) && literal.has(i + 1));
-      if (cuts.length === 0) return;
+      } else spacesIn(2, src.length - 1);
+      const column = sf.getLineAndCharacterOfPosition(start).character;
+      const cuts = multiLine ? cutPoints(src, allowed, width - 4, column) : cutPoints(src, allowed, PIECE, 0);
+      if (cuts.length === 0) {
+        ts.forEachChild(node, visit); // a template whose own text cannot be cut: its nested literals may be
+        return;
+      }
       const q = src[0];
       let out = '';
       let prev = 0;
@@ -102,6 +116,33 @@ function wrapStrings(file, text) {
       out += src.slice(prev);
       edits.push({ start, end: node.end, text: '(' + out + ')' });
       return;
+    }
+    if (node.kind === ts.SyntaxKind.RegularExpressionLiteral && onLongLine(node)) {
+      // `/source/flags` -> new RegExp(String.raw`piece` + String.raw`piece`, 'flags'): the same source text.
+      const start = node.getStart(sf);
+      const literal = text.slice(start, node.end);
+      const close = literal.lastIndexOf('/');
+      const source = literal.slice(1, close);
+      const flags = literal.slice(close + 1);
+      if (!source.includes('`') && !source.includes('${')) {
+        const allowed = new Set();
+        for (let i = 1; i < source.length; i++) if (source[i - 1] !== '\\' && source[i] !== '\\') allowed.add(i);
+        const spaces = new Set([...allowed].filter((i) => source[i - 1] === ' '));
+        const cuts = cutPoints(source, spaces.size > 0 ? spaces : allowed, PIECE, 0);
+        const fallback = cuts.length > 0 ? cuts : cutPoints(source, allowed, PIECE, 0);
+        if (fallback.length > 0) {
+          const pieces = [];
+          let prev = 0;
+          for (const c of fallback) {
+            pieces.push(source.slice(prev, c));
+            prev = c;
+          }
+          pieces.push(source.slice(prev));
+          const joined = pieces.map((p) => 'String.raw`' + p + '`').join(' + ');
+          edits.push({ start, end: node.end, text: `new RegExp(${joined}${flags ? `, '${flags}'` : ''})` });
+          return;
+        }
+      }
     }
     ts.forEachChild(node, visit);
   };

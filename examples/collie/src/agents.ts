@@ -214,7 +214,8 @@ function findings(wt: string, fix: FixRecord, changed: string): string[] {
   if (JSON.stringify(after) !== JSON.stringify(arg))
     out.push(
       `${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) ` +
-        `the caller's list is ${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`,
+        (`the caller's list is ` +
+          `${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`),
     );
   const files = changedList(changed);
   for (const t of fix.key_files.filter((f) => DEFAULT_TEST_FILE.test(f)))

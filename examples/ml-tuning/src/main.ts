@@ -2,7 +2,9 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
 
-const HELP = `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] [--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N]
+const HELP =
+  `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] ` +
+  `[--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline, rounded up to whole

@@ -55,7 +55,10 @@ describe('ml-tuning demo end to end (real training, real git)', () => {
       // The test split is the sealed holdout: outside the workspace, scored on the best state at the end (issue 33).
       expect(lines).toContainEqual(
         expect.stringMatching(
-          /^test {6}best state: val_bpc \d\.\d{6} \(validation\) vs test_bpc \d\.\d{6} \(sealed holdout, .*\); gap [+-]\d\.\d{6}$/,
+          new RegExp(
+            String.raw`^test {6}best state: val_bpc \d\.\d{6} \(validation\) vs ` +
+              String.raw`test_bpc \d\.\d{6} \(sealed holdout, .*\); gap [+-]\d\.\d{6}$`,
+          ),
         ),
       );
       expect(

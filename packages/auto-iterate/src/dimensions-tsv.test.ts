@@ -55,7 +55,9 @@ describe('dimensions.tsv (seed 001: a per-dimension log beside results.tsv)', ()
       await log.append(row(3, 'reverted', 4, { b: 3, c: 1 }));
       expect(results.rows).toHaveLength(4);
       expect(readFileSync(path, 'utf8')).toBe(
-        'commit\tscore\tstatus\ta\tb\nc0abcde\t5\tkeep\t5\t5\nc1abcde\t6\tkeep\t7\t5\nc2abcde\tcrash\tcrash\t-\t-\nc3abcde\t4\tdiscard\t-\t3\n',
+        'commit\tscore\tstatus\ta\tb\nc0abcde\t5\tkeep\t5\t5\nc1abcde\t6\tkeep\t' +
+          '7\t5\nc2abcde\tcrash\tcrash\t-\t-\nc3abcde\t4\tdiscard\t-\t' +
+          '3\n',
       );
       // a resumed run keeps the columns of the file it finds
       await withDimensionsTsv(results, { path }).append(row(4, 'kept', 8, { b: 9, a: 1 }));

@@ -21,7 +21,8 @@ console.log('score: ' + ((x - 3) ** 2 + 1));
 // A scripted agent: sets x to XS[iteration - 1], saves its prompt, may append a note, and reports
 // what it "cost" as FORMAT says: Claude Code's JSON result or Codex's JSONL events. Iteration n
 // costs $0.01 * n and 1000 + n tokens.
-const AGENT = `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+const AGENT =
+  `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 const prompt = readFileSync(0, 'utf8');
 const n = Number(process.env.LOOP_ITERATION);
 appendFileSync('.prompts/log', '=== ' + n + '\\n' + prompt + '\\n');
@@ -31,13 +32,17 @@ if (process.env.NOTES) appendFileSync(process.env.LOOP_NOTES_FILE, 'iteration ' 
 const usd = Number((0.01 * n).toFixed(2));
 const description = 'DESCRIPTION: x -> ' + x;
 if (process.env.FORMAT === 'claude') {
-  console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 3, session_id: 's' + n, result: 'Set x.\\n' + description,
-    total_cost_usd: usd, usage: { input_tokens: 600, cache_creation_input_tokens: 200, cache_read_input_tokens: 100, output_tokens: 100 + n } }));
+  console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 3, session_id: 's' + ` +
+  `n, result: 'Set x.\\n' + description,
+    total_cost_usd: usd, usage: { input_tokens: 600, cache_creation_input_tokens: 200, cache_read_input_tokens: ` +
+  `100, output_tokens: 100 + n } }));
 } else if (process.env.FORMAT === 'codex') {
   console.log(JSON.stringify({ type: 'thread.started', thread_id: 't' + n }));
   console.log(JSON.stringify({ type: 'turn.started' }));
-  console.log(JSON.stringify({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: description } }));
-  console.log(JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 900, cached_input_tokens: 300, output_tokens: 100 + n } }));
+  console.log(JSON.stringify({ type: 'item.completed', item: { id: 'item_0', type: 'agent_message', text: ` +
+  `description } }));
+  console.log(JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 900, cached_input_tokens: 300, ` +
+  `output_tokens: 100 + n } }));
 } else {
   console.log('usage: tokens=' + (1000 + n) + ' usd=' + usd);
   console.log(description);

@@ -153,12 +153,20 @@ describe.skipIf(!bwrap.available)(
         expect(rows).toHaveLength(6);
         for (const r of rows.slice(1))
           expect(r.description).toMatch(
-            /^rename the metric \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: .*; a write was refused by the sandbox\] \(no change: not evaluated\)$/,
+            new RegExp(
+              String.raw`^rename the metric \[agent exited 0 and changed no ` +
+                String.raw`target; \.loop\/agent\.log ends: sed: .*; a write was refused ` +
+                String.raw`by the sandbox\] \(no change: not evaluated\)$`,
+            ),
           );
         expect(summary.stop).toMatchObject({
           reason: 'no-file-changes',
           message: expect.stringMatching(
-            /^5 iterations in a row changed no file: the proposer has nothing left to try, or cannot write its targets; the last one: rename the metric \[agent exited 0/,
+            new RegExp(
+              String.raw`^5 iterations in a row changed no file: the proposer has nothing left ` +
+                String.raw`to try, or cannot write its targets; the last one: rename the ` +
+                String.raw`metric \[agent exited 0`,
+            ),
           ),
         });
         expect(heard).toHaveLength(5);

@@ -175,7 +175,7 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
     const summaryText = [
       `autoresearch acceptance stopped: ${stopReason}${error ? ` (${error.message})` : ''}`,
       `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP ` +
-        `re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ${formatScore(evaluation.whyAlignment)} | open blockers ${evaluation.blockers.length}` : ''}`,
+        `re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ` + `${formatScore(evaluation.whyAlignment)} | open blockers ` + `${evaluation.blockers.length}` : ''}`,
       ...(rubricSha256 ? [`rubric sha256 ${rubricSha256}`] : []),
       'validated — your call: nothing was committed',
     ].join('\n');

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { formatResultsRow, openResultsFile, parseResultsTsv, resultsHeader } from './results-tsv.js';
 
 const AR1 =
-  'iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\tnaming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc';
+  'iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\t' +
+  'naming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc';
 const AR2 = 'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc';
 const AR3 = 'iter\tpass_rate\twhy_alignment\tstatus\tsnapshot\tutc';
 

@@ -124,7 +124,11 @@ describe(
         const s = script([failing]);
         await runAcceptance(s.options);
         expect(s.lines.at(-1)).toMatch(
-          /^autoresearch acceptance stopped: escalated\nrounds 3 \(last ar3-r3\) \| DEVELOP re-entries 2 .*open blockers 1\nvalidated — your call: nothing was committed$/,
+          new RegExp(
+            String.raw`^autoresearch acceptance stopped: escalated\nrounds 3 \(last ` +
+              String.raw`ar3-r3\) \| DEVELOP re-entries 2 .*open blockers 1\nvalidated ` +
+              String.raw`— your call: nothing was committed$`,
+          ),
         );
         const st = state();
         expect(st.stage).toBe('AR_ACCEPTANCE');

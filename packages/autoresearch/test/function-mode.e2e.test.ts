@@ -29,7 +29,8 @@ const MODULE = `export function slugify(text) {
   return dashed;
 }
 `;
-const RUN_TESTS = `import assert from 'node:assert/strict';
+const RUN_TESTS =
+  `import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { slugify } from './src/slug.js';
 const cases = [['Hello World', 'hello-world'], ['  A--b ', 'a-b'], ['x', 'x'], ['', '']];
@@ -37,7 +38,8 @@ let passed = 0;
 for (const [input, want] of cases) { try { assert.equal(slugify(input), want); passed++; } catch {} }
 mkdirSync('coverage', { recursive: true });
 writeFileSync('coverage/coverage-summary.json', JSON.stringify({ total: { lines: { pct: 100 } } }));
-console.log(' Tests  ' + (cases.length - passed ? (cases.length - passed) + ' failed | ' : '') + passed + ' passed (' + cases.length + ')');
+console.log(' Tests  ' + (cases.length - passed ? (cases.length - passed) + ' failed | ' : '') + passed + ' passed ` +
+  `(' + cases.length + ')');
 process.exit(passed === cases.length ? 0 : 1);
 `;
 const REFLECT = `import { readFileSync } from 'node:fs';

@@ -183,7 +183,8 @@ describe('autoresearch pass (seed 002 loop skeleton)', () => {
       const r = await runPass({ ...o, proposer: scriptedProposer(ws, [{ to: 9.4 }, { to: 9.6 }], log) });
       expect(r.stopReason).toBe('target-met');
       expect(readFileSync(ws.resultsPath, 'utf8').split('\n')[0]).toBe(
-        'iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\tnaming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc',
+        'iter\tcomposite\tdelta\tstructural_health\tloudness_of_failures\t' +
+          'naming_clarity\tdocs_traceability\tstatus\tsnapshot\tutc',
       );
       expect(log).toEqual(['apply 1 round 0/1', 'apply 2 round 0/1']);
     },

@@ -99,10 +99,13 @@ export function targetStarterConfig(
           '# "dim.<name>: <n>" line per dimension and "score: <n>"; higher is better. It ships in the package,',
           '# outside the workspace, and is fingerprinted: a change to it stops the run (HARNESS_TAMPERED).',
         ];
-  return `${schemaModeline(schema ?? undefined)}# loop config, preset auto-iterate, target ${o.type} (seed 001: /auto-iterate ${o.type} ${o.path}).
+  return (
+    `${schemaModeline(schema ?? undefined)}# loop config, preset auto-iterate, target ${o.type} (seed 001: ` +
+    `/auto-iterate ${o.type} ${o.path}).
 # Run it with "loop run". Every round is committed as "auto-iterate: <change>" on the branch
 # auto-iterate/<date>-<target>; a change that does not raise the score is reset. results.tsv
-# (commit score status description)${o.type === 'code' ? '' : ' and dimensions.tsv'} go in the target's folder, never tracked by git.
+# (commit score status description)${o.type === 'code' ? '' : ' and dimensions.tsv'} go in the target's folder, ` +
+    `never tracked by git.
 preset: auto-iterate
 dir: .
 
@@ -130,7 +133,8 @@ proposer:
 maxRepairAttempts: 2
 pauseAfterCrashes: 3
 cooldownAfterDiscards: 5
-`;
+`
+  );
 }
 
 /**

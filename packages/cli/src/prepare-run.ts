@@ -243,7 +243,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     mkdirSync(join(dir, '.loop'), { recursive: true });
     writeFileSync(
       join(dir, CLI_STATE_FILE),
-      `${JSON.stringify({ tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName }, null, 2)}\n`,
+      `${JSON.stringify({ tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName }, null, 2)}` +
+        `\n`,
     );
   });
   run.loop.on('resumed', (e) => {

@@ -37,7 +37,9 @@ export function starterConfig(preset: Preset = 'auto-iterate', schema?: string |
     case 'collie':
       return collieStarterConfig(schema);
     case 'auto-iterate':
-      return `${schemaModeline(schema === undefined ? SCHEMA_HINT : (schema ?? undefined))}# loop config, preset auto-iterate. Run it with "loop run" (from a clone of the loop repository:
+      return (
+        `${schemaModeline(schema === undefined ? SCHEMA_HINT : (schema ?? undefined))}# loop config, preset ` +
+        `auto-iterate. Run it with "loop run" (from a clone of the loop repository:
 # "npx -y pnpm@12.4.2 --dir <the clone> loop run <this file's absolute path>"), check it with "loop status",
 # plot it with "loop report --html .loop/progress.html" (.loop/ is never tracked, so no revert deletes it).
 # Every experiment is committed on the branch auto-iterate/<tag> of the git repository in dir;
@@ -100,7 +102,8 @@ logFile: run.log
 
 # The checks gate: a keep only stands when this correctness command passes (output in .loop/checks.log).
 # checks: { command: "npm test", timeoutS: 300, onFail: reject }
-`;
+`
+      );
   }
 }
 

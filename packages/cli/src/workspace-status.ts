@@ -117,7 +117,7 @@ export function formatStatus(status: WorkspaceStatus, last = 5): string {
   }
   const iteration = state?.iteration ?? rows.length - 1;
   lines.push(
-    `status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues it)' : ''}`,
+    `status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues ' + 'it)' : ''}`,
   );
   lines.push(`iteration ${iteration}`);
   const direction =

@@ -10,13 +10,16 @@ import { createMutatorWorkspace, gitIn } from './fixtures/mutator-workspace.js';
 import { runCliCaptured } from './fixtures/run-cli.js';
 
 // Iteration n sets x to XS[n - 1] and reports $0.01 * n and 1000 + n tokens.
-const AGENT = `import { readFileSync, writeFileSync } from 'node:fs';
+const AGENT =
+  `import { readFileSync, writeFileSync } from 'node:fs';
 readFileSync(0, 'utf8');
 const n = Number(process.env.LOOP_ITERATION);
 const XS = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10];
 writeFileSync('config.json', JSON.stringify({ x: XS[n - 1] }));
-console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'DESCRIPTION: x -> ' + XS[n - 1],
-  total_cost_usd: Number((0.01 * n).toFixed(2)), usage: { input_tokens: 900, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 100 + n } }));
+console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'DESCRIPTION: x -> ' + ` +
+  `XS[n - 1],
+  total_cost_usd: Number((0.01 * n).toFixed(2)), usage: { input_tokens: 900, cache_creation_input_tokens: 0, ` +
+  `cache_read_input_tokens: 0, output_tokens: 100 + n } }));
 `;
 
 let ws: string;
@@ -124,7 +127,11 @@ describe("loop run --new keeps the agent's memory (issue 29)", () => {
     const prompt = readFileSync(join(memory, 'notes.md.prompt-second-1'), 'utf8');
     expect(prompt).toContain('## Notes (newest first)\n- first iteration 2: x=5\n- first iteration 1: x=4\n');
     expect(prompt).toMatch(
-      /## Earlier runs in this workspace \(read their rows if useful\)\n- \.loop\/runs\/[^/]+\/results\.tsv: 2 iterations, baseline 10, best 2 \(iteration 1: x -> 4\)/,
+      new RegExp(
+        String.raw`## Earlier runs in this workspace \(read their rows if ` +
+          String.raw`useful\)\n- \.loop\/runs\/[^/]+\/results\.tsv: 2 iterations, ` +
+          String.raw`baseline 10, best 2 \(iteration 1: x -> 4\)`,
+      ),
     );
   }, 120_000);
 });

@@ -85,7 +85,10 @@ describe('constraints on a real command (issue 28, end to end)', () => {
         [3000, 'kept'],
       ]);
       expect(rows[1]?.description).toMatch(
-        /^add a 200 MiB cache \(blocked by constraint rss_mb <= baseline \* 1\.25 broken: [\d.]+ > [\d.]+ \(by [\d.]+, [\d.]+%\)\)$/,
+        new RegExp(
+          String.raw`^add a 200 MiB cache \(blocked by constraint rss_mb <= baseline \* ` +
+            String.raw`1\.25 broken: [\d.]+ > [\d.]+ \(by [\d.]+, [\d.]+%\)\)$`,
+        ),
       );
       expect(JSON.parse(gitIn(ws, 'show', 'HEAD:config.json'))).toEqual({ batch: 3, cacheMb: 0 });
       // The sidecar carries each row's metrics, the objective's and rss_mb.

@@ -86,7 +86,10 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
       const run = loop('run', cfg);
       expect(run.code, run.err).toBe(0);
       expect(run.out).toMatch(
-        /holdout {3}sealed: its files and scores are masked in the agent's bwrap sandbox; gate on keeps, 5 uses, margin 0/,
+        new RegExp(
+          String.raw`holdout {3}sealed: its files and scores are masked in the agent's bwrap ` +
+            String.raw`sandbox; gate on keeps, 5 uses, margin 0`,
+        ),
       );
       // the terminal may be a file the agent reads: no score there
       expect(`${run.out}${run.err}`).not.toMatch(/\d\.\d54321/);
@@ -97,7 +100,10 @@ describe.skipIf(!bwrap.available)(`loop run with a sealed holdout (real CLI, bwr
       expect(loot).not.toMatch(/\d\.\d54321/);
       const report = loop('report', cfg); // the default plot goes into the workspace's .loop/: without the holdout
       expect(report.out).toMatch(
-        /holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible 1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321/,
+        new RegExp(
+          String.raw`holdout {3}visible vs sealed holdout[^]*it {3}1 {2}gate +visible ` +
+            String.raw`1\.000000 {2}holdout 8\.654321 {2}gap 7\.654321`,
+        ),
       );
       expect(report.out).toContain(join(f.state, 'holdout-gap.svg'));
       const page = join(f.base, 'report.html');

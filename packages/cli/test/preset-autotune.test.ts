@@ -17,8 +17,10 @@ const loop = (...args: string[]) => runCliCaptured(ws, args);
 const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: ws, encoding: 'utf8' });
 
-const EVAL = `import { readFileSync } from 'node:fs';
-const load = async (id) => (await import(new URL('../tasks/' + id + '.mjs?' + Date.now(), import.meta.url).href)).default;
+const EVAL =
+  `import { readFileSync } from 'node:fs';
+const load = async (id) => (await import(new URL('../tasks/' + id + '.mjs?' + Date.now(), ` +
+  `import.meta.url).href)).default;
 const tasks = [];
 for (const [id, ok] of [['add', (f) => f(1, 2) === 3], ['hard', (f) => f() === 42]]) {
   let passed = false;

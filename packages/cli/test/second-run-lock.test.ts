@@ -57,7 +57,8 @@ appendFileSync(side + '/calls', 'x');
 if (readFileSync(side + '/calls', 'utf8').length === 2) {
   writeFileSync(side + '/waiting.tmp', String(process.pid));
   renameSync(side + '/waiting.tmp', side + '/waiting'); // whole, never read half-written
-  await new Promise((resolve) => { const t = setInterval(() => existsSync(side + '/go') && (clearInterval(t), resolve()), 20); });
+  await new Promise((resolve) => { const t = setInterval(() => existsSync(side + '/go') && (clearInterval(t), ` +
+      `resolve()), 20); });
 }
 const { x } = JSON.parse(readFileSync('config.json', 'utf8'));
 console.log('score: ' + ((x - 3) ** 2 + 1));

@@ -45,8 +45,10 @@ beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'loop-startup-'));
   hook = join(tmp, 'record-loads.mjs');
   // Registered after tsx, so it runs first in the hook chain and sees every module load.
-  const hookBody = `import { appendFileSync } from 'node:fs';
-export async function load(url, context, next) { appendFileSync(process.env.LOOP_LOAD_LOG, url + '\\n'); return next(url, context); }`;
+  const hookBody =
+    `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) { appendFileSync(process.env.LOOP_LOAD_LOG, url + '\\n'); return ` +
+    `next(url, context); }`;
   writeFileSync(
     hook,
     `import { register } from ` +
@@ -124,9 +126,12 @@ describe.each(MODES)('loop start-up loads only the modules of its command (built
     expect(heavyIn(loaded)).toEqual([]);
     // No command's implementation: running, reading rows, plotting, collie, the dashboard, MCP, workers.
     const commandModules = loaded.filter((u) =>
-      /\/cli\/(src|dist)\/(run|run-command|progress|status|status-command|init|init-command|load-config|report\/\w+|read\/(log|results-source|diff)|collie\/(load|status|init)|dashboard\/server|presets\/\w+)\.(ts|js)$/.test(
-        u,
-      ),
+      new RegExp(
+        String.raw`\/cli\/(src|dist)\/(run|run-command|progress|status|status-command|init|` +
+          String.raw`init-command|load-config|report\/\w+|read\/(log|results-source` +
+          String.raw`|diff)|collie\/(load|status|init)|dashboard\/server|preset` +
+          String.raw`s\/\w+)\.(ts|js)$`,
+      ).test(u),
     );
     expect(commandModules).toEqual([]);
   });

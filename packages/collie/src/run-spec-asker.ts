@@ -76,7 +76,8 @@ export function createReadlineAsker(
         if (lines.length === questions.length) rl.close();
       });
       output.write(
-        `${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}\nAnswer ` +
+        `${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}` +
+          `\nAnswer ` +
           `each on its own line:\n`,
       );
       await done;

@@ -45,7 +45,11 @@ describe('Stage 6 rollback matrix, applied with per-FIX git revert', () => {
       expect(r.files).toEqual(['FIX-001.delta', 'lib.js']);
       expect(gitSh(w.project, 'log', '-1', '--format=%B')).toContain('Collie-Revert: iter-1');
       expect(r.summary).toMatch(
-        /## rollback_log\nrow: correctness · degrades · keep correctness, per-FIX revert optimization\n- FIX-002 reverted \(commit [0-9a-f]{40}\) in [0-9a-f]{40}\n- FIX-003 reverted/,
+        new RegExp(
+          String.raw`## rollback_log\nrow: correctness · degrades · keep correctness, ` +
+            String.raw`per-FIX revert optimization\n- FIX-002 reverted \(commit ` +
+            String.raw`[0-9a-f]{40}\) in [0-9a-f]{40}\n- FIX-003 reverted`,
+        ),
       );
     },
   );

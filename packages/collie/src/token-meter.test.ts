@@ -48,7 +48,8 @@ describe('token accounting (SC4 tokens_used)', () => {
     const ledger = join(dirs.root, 'tokens.jsonl');
     appendFileSync(
       ledger,
-      `${JSON.stringify({ ts: 't', iter: 1, role: 'r', tier: 'fast', tokens: 7, source: 'estimate' })}\n{"ts":"t","iter":1,"ro`,
+      `${JSON.stringify({ ts: 't', iter: 1, role: 'r', tier: 'fast', tokens: 7, source: 'estimate' })}` +
+        `\n{"ts":"t","iter":1,"ro`,
     );
     expect(await readTokensUsed(ledger)).toBe(7);
     expect(await readTokensUsed(join(dirs.root, 'missing.jsonl'))).toBe(0);

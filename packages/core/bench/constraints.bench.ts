@@ -303,11 +303,10 @@ await checkDefinitions();
 const optimum = Object.fromEntries(PROBLEMS.map((o) => [o.name, constrainedOptimum(o)]));
 const { version, rows: optunaRows } = await optuna(optimum);
 console.log(
-  `\n@loop/core: constraints and two objectives vs Optuna ${version} (seeds 1-${SEEDS.length}; constrained optimum ${Object.entries(
-    optimum,
-  )
-    .map(([k, v]) => `${k} ${v.toPrecision(6)}`)
-    .join(', ')})`,
+  `\n@loop/core: constraints and two objectives vs Optuna ${version} (seeds 1-${SEEDS.length}; constrained optimum ` +
+    `${Object.entries(optimum)
+      .map(([k, v]) => `${k} ${v.toPrecision(6)}`)
+      .join(', ')})`,
 );
 if (ONLY.includes('constrained')) {
   console.log(

@@ -236,7 +236,8 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
         });
         console.log(
           `| ${o.name} | ${noise} | ${budget} ` +
-            `| ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ${fmt(quantile(c, 0.75))}]`).join(' | ')} ` +
+            (`| ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ` + `${fmt(quantile(c, 0.75))}` + `]`).join(' | ')}` +
+              ` `) +
             `| ${shown.join(' | ')} |`,
         );
       }

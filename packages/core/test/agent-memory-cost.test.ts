@@ -8,16 +8,22 @@ import { createAgentCommandProposer } from '../src/proposers.js';
 let dir: string;
 // A scripted agent (sandboxed where bwrap works): saves its prompt, edits config.json, appends a note
 // to $LOOP_NOTES_FILE, and reports its usage the way FAKE_FORMAT says.
-const AGENT = `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+const AGENT =
+  `import { readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 const prompt = readFileSync(0, 'utf8');
 const n = Number(process.env.LOOP_ITERATION);
 appendFileSync('prompts.log', '=== ' + n + '\\n' + prompt + '\\n');
 writeFileSync('config.json', JSON.stringify({ lr: n }) + '\\n');
 appendFileSync(process.env.LOOP_NOTES_FILE, 'note from iteration ' + n + ': lr ' + n + ' tried\\n');
 const format = process.env.FAKE_FORMAT;
-if (format === 'claude') console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'DESCRIPTION: lr ' + n, total_cost_usd: 0.01 * n, usage: { input_tokens: 10 * n, cache_creation_input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 } }));
-else if (format === 'file') { writeFileSync(process.env.LOOP_USAGE_FILE, JSON.stringify({ usd: 0.5, tokens: 777 })); console.log('DESCRIPTION: lr ' + n); }
-else if (format === 'claude-error') { console.log(JSON.stringify({ type: 'result', subtype: 'error_during_execution', is_error: true, total_cost_usd: 0.2, usage: { input_tokens: 50, output_tokens: 5 } })); process.exit(1); }
+if (format === 'claude') console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: ` +
+  `'DESCRIPTION: lr ' + n, total_cost_usd: 0.01 * n, usage: { input_tokens: 10 * n, ` +
+  `cache_creation_input_tokens: 1, cache_read_input_tokens: 2, output_tokens: 3 } }));
+else if (format === 'file') { writeFileSync(process.env.LOOP_USAGE_FILE, JSON.stringify({ usd: 0.5, tokens: 777 ` +
+  `})); console.log('DESCRIPTION: lr ' + n); }
+else if (format === 'claude-error') { console.log(JSON.stringify({ type: 'result', subtype: ` +
+  `'error_during_execution', is_error: true, total_cost_usd: 0.2, usage: { input_tokens: 50, output_tokens: ` +
+  `5 } })); process.exit(1); }
 else console.log('DESCRIPTION: lr ' + n);
 `;
 

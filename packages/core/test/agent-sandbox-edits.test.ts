@@ -248,7 +248,12 @@ describe.skipIf(!bwrap.available)(
         const proposal = await proposer.propose(context());
         expect(proposal.changedFiles).toEqual([]);
         expect(proposal.description).toMatch(
-          /^tuned the evaluation \[agent exited 0 and changed no target; \.loop\/agent\.log ends: sed: cannot rename \.\/sed\w+: Device or resource busy \| DESCRIPTION: tuned the evaluation; a write was refused by the sandbox\]$/,
+          new RegExp(
+            String.raw`^tuned the evaluation \[agent exited 0 and changed no ` +
+              String.raw`target; \.loop\/agent\.log ends: sed: cannot ` +
+              String.raw`rename \.\/sed\w+: Device or resource busy \| DESCRIPTION: ` +
+              String.raw`tuned the evaluation; a write was refused by the sandbox\]$`,
+          ),
         );
         expect(heard[0]).toMatch(
           /changed none of config\.json, src\/model\.py; the last lines of .*agent\.log:\n    sed: /,

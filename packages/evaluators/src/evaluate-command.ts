@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { formatEvaluation } from './evaluation.js';
 import { evaluate, EVALUATOR_TARGETS, type EvaluatorTarget } from './run-evaluator.js';
 
-const USAGE = `usage: loop-evaluate <skill|skill-full|memory> <path> [--agent NAME] [--questions FILE] [--now YYYY-MM-DD] [--json]
+const USAGE =
+  `usage: loop-evaluate <skill|skill-full|memory> <path> [--agent NAME] [--questions FILE] [--now ` +
+  `YYYY-MM-DD] [--json]
   prints one "dim.<name>: <score>" line per dimension, then "score: <total>" (0-10);
   --json prints { evaluator, target, score, dimensions: [{ name, weight, score, notes }] } instead.
 exit codes: 0 scored, 1 bad command line, 2 the target cannot be parsed (a crash for the loop)`;

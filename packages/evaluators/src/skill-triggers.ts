@@ -7,8 +7,11 @@ export interface TriggerExamples {
 }
 
 /** A label line of negative examples (checked before the positive one). */
-const NEGATIVE =
-  /should\s*n[o']t\s+trigger|should not trigger|do\s*n[o']t\s+trigger|not\s+trigger|negative\s+examples?|negatives|负例|不应触发|不触发/i;
+const NEGATIVE = new RegExp(
+  String.raw`should\s*n[o']t\s+trigger|should not ` +
+    String.raw`trigger|do\s*n[o']t\s+trigger|not\s+trigger|negative\s+examples?|negatives|负例|不应触发|不触发`,
+  'i',
+);
 /** A label line of positive examples. */
 const POSITIVE = /should\s+trigger|positive\s+examples?|positives|正例|应触发/i;
 const BULLET = /^\s*(?:[-*•+]|\d+[.)])\s+(.*)$/;

@@ -158,7 +158,9 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
       throw new LoopError(
         'CONFIG_INVALID',
         `${where} the edit plans to touch ${outside.join(', ')}, outside the ` +
-          `mutable surface; only ${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')} may change`,
+          (`mutable surface; only ` +
+            `${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')}` +
+            ` may change`),
         { details: { outside } },
       );
     }

@@ -176,7 +176,8 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     throw new LoopError(
       'RESTORE_FAILED',
       `${PREFIX} restore of ${root} failed ` +
-        `at ${failure.path}: ${failure.reason}; ${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand (git checkout/clean) before continuing'}`,
+        (`at ${failure.path}: ${failure.reason}; ` +
+          `${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand ' + '(git checkout/clean) before continuing'}`),
       { details: { root, path: failure.path, reason: failure.reason, rolledBack } },
     );
   };

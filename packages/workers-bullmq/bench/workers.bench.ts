@@ -82,7 +82,11 @@ async function main() {
         .filter((e) => e.result.durationMs >= SLEEP_S * 1000);
       const mean = (f: (t: Timed) => number) =>
         (timed.reduce((a, t) => a + f(t), 0) / Math.max(1, timed.length)).toFixed(0);
-      const overhead = `${mean((t) => t.result.timings?.checkout ?? 0)}/${mean((t) => t.result.timings?.prepare ?? 0)}/${mean((t) => (t.result.timings?.run ?? 0) - SLEEP_S * 1000)}/${mean((t) => t.result.timings?.collect ?? 0)}`;
+      const overhead =
+        `${mean((t) => t.result.timings?.checkout ?? 0)}/` +
+        `${mean((t) => t.result.timings?.prepare ?? 0)}/` +
+        `${mean((t) => (t.result.timings?.run ?? 0) - SLEEP_S * 1000)}/` +
+        `${mean((t) => t.result.timings?.collect ?? 0)}`;
       rows.get(n)!.push({ jobs, seconds, perHour: (jobs / seconds) * 3600, overhead });
       await queue.close();
       return { measuredMs: ms };

@@ -158,7 +158,11 @@ describe('collie config files', () => {
 
   it('findCollieConfigFile finds collie.config.yaml and otherwise points at "loop collie init"', () => {
     expect(() => findCollieConfigFile(undefined, dir)).toThrow(
-      /looked for collie\.config\.yaml, collie\.config\.yml, collie\.config\.json, collie\.config\.ts\); run "loop collie init"/,
+      new RegExp(
+        String.raw`looked for collie\.config\.yaml, collie\.config\.yml, ` +
+          String.raw`collie\.config\.json, collie\.config\.ts\); run "loop collie ` +
+          String.raw`init"`,
+      ),
     );
     writeFileSync(join(dir, 'collie.config.yaml'), minimal);
     expect(findCollieConfigFile(undefined, dir)).toBe(join(dir, 'collie.config.yaml'));

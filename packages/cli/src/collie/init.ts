@@ -16,7 +16,9 @@ export const COLLIE_SCHEMA_HINT = './node_modules/@loop/cli/schema/collie-config
  * COLLIE_SCHEMA_HINT}
  */
 export function collieStarterConfig(schema?: string | null): string {
-  return `${schemaModeline(schema === undefined ? COLLIE_SCHEMA_HINT : (schema ?? undefined))}# loop collie config: the collie autoiter pipeline (seed 000) over a project.
+  return (
+    `${schemaModeline(schema === undefined ? COLLIE_SCHEMA_HINT : (schema ?? undefined))}# loop collie config: ` +
+    `the collie autoiter pipeline (seed 000) over a project.
 #   loop collie step      one resumable unit (what an agent host runs per session)
 #   loop collie run       step to the end (converged / budget_exhausted / escalated)
 #   loop collie status    where the run stands (reads the files, takes no lock)
@@ -84,7 +86,8 @@ flow:
 # blockingPatterns: ['^FATAL', 'out of memory']   # kill the trigger when its log shows one
 # deepVerifyConcurrency: 4
 # notify: notify-send "collie $COLLIE_AUTOITER_EVENT"   # default $COLLIE_AUTOITER_NOTIFY_CMD
-`;
+`
+  );
 }
 
 /**

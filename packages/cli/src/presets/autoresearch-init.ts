@@ -55,7 +55,9 @@ kpiTarget: 9.5
 
 /** The starter harness files of `loop init --preset autoresearch`, relative to the config's folder: path → content. */
 export const AUTORESEARCH_STARTER_FILES: Readonly<Record<string, string>> = {
-  'criteria/ar-function.yaml': `# AR-2 (function) rubric for src/module.js. Fixed for the whole pass: its SHA-256 is the rubric
+  'criteria/ar-function.yaml':
+    `# AR-2 (function) rubric for src/module.js. Fixed for the whole pass: its SHA-256 ` +
+    `is the rubric
 # fingerprint, so an edit mid-pass halts it (rubric-tampered). Edit it before the first run.
 quality:
   scale: 0-10
@@ -72,14 +74,16 @@ Answer with one JSON line: \`{"scores":{"quality":<0-10>}}\`.
 The starter's reflection command, \`tools/reflect.mjs\`, is a deterministic stand-in that applies the
 rubric's penalties itself; set \`reflection.command\` to an agent (e.g. \`claude -p\`) to use this prompt.
 `,
-  'test/run-tests.mjs': `// The Tier-1 test gate: \`node test/run-tests.mjs\` from the workspace root. Runs every
+  'test/run-tests.mjs':
+    `// The Tier-1 test gate: \`node test/run-tests.mjs\` from the workspace root. Runs every
 // test/*.test.mjs with node's test runner, prints a vitest-style \`Tests  N passed (M)\` line and exits 1
 // on any failure. Coverage: the gate reads coverage/coverage-summary.json (istanbul json-summary) only
 // when gate.minCoveragePct is above 0; write that file here before raising it.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
-const files = existsSync('test') ? readdirSync('test').filter((f) => f.endsWith('.test.mjs')).map((f) => \`test/\${f}\`) : [];
+const files = existsSync('test') ? readdirSync('test').filter((f) => f.endsWith('.test.mjs')).map((f) => ` +
+    `\`test/\${f}\`) : [];
 if (files.length === 0) {
   console.log('no test/*.test.mjs yet: add tests of src/module.js (node:test); the gate is green meanwhile');
   process.exit(0);
@@ -93,7 +97,9 @@ const failed = count('fail');
 console.log(\` Tests  \${failed ? \`\${failed} failed | \` : ''}\${passed} passed (\${passed + failed})\`);
 process.exit(run.status === 0 && failed === 0 ? 0 : 1);
 `,
-  'tools/reflect.mjs': `// The starter reflection command: gets the reflection agent's prompt on stdin and prints one JSON
+  'tools/reflect.mjs':
+    `// The starter reflection command: gets the reflection agent's prompt on stdin and prints ` +
+    `one JSON
 // line {"scores":{"quality":<0-10>}}. A deterministic stand-in applying criteria/ar-function.yaml's
 // penalties to src/module.js: 10 - 1.5 per \`var\` - 1 per line over 100 characters - 0.5 per TODO/FIXME.
 import { readFileSync } from 'node:fs';

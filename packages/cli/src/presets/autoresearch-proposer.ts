@@ -35,7 +35,8 @@ export function passPrompt(
 ): string {
   return [
     `Goal: ${goal}`,
-    `Iteration ${context.iteration}${context.round !== undefined ? `, round ${context.round + 1} of ${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}` : ''}.`,
+    `Iteration ${context.iteration}${context.round !== undefined ? `, round ${context.round + 1} of ` + `${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}` : ''}` +
+      `.`,
     `Mutable files: ${context.files.join(', ') || '(from git status)'}.`,
     ...(context.best !== undefined ? [`Best composite so far: ${context.best}.`] : []),
     ...(context.idea ? [`The edit to make: ${context.idea}`] : []),

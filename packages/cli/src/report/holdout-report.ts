@@ -44,17 +44,25 @@ export function renderHoldoutGapSvg(points: readonly HoldoutUse[], metric = 'sco
     points
       .map((p) => `<circle cx="${sx(p.iteration).toFixed(1)}" cy="${sy(get(p)).toFixed(1)}" r="3" fill="${color}"/>`)
       .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">
-<text x="${pad.l}" y="18" font-size="14">${escapeHtml(metric)}: visible vs sealed holdout (the gap is overfitting)</text>
-<line x1="${pad.l}" y1="${H - pad.b}" x2="${W - pad.r}" y2="${H - pad.b}" stroke="#999"/><line x1="${pad.l}" y1="${pad.t}" x2="${pad.l}" y2="${H - pad.b}" stroke="#999"/>
-<text x="${pad.l - 6}" y="${sy(y1) + 4}" text-anchor="end">${y1.toPrecision(5)}</text><text x="${pad.l - 6}" y="${sy(y0) + 4}" text-anchor="end">${y0.toPrecision(5)}</text>
-<text x="${sx(x0)}" y="${H - pad.b + 16}" text-anchor="middle">${x0}</text><text x="${sx(x1)}" y="${H - pad.b + 16}" text-anchor="middle">${x1}</text>
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" ` +
+    `font-family="sans-serif" font-size="12">
+<text x="${pad.l}" y="18" font-size="14">${escapeHtml(metric)}: visible vs sealed holdout (the gap is ` +
+    `overfitting)</text>
+<line x1="${pad.l}" y1="${H - pad.b}" x2="${W - pad.r}" y2="${H - pad.b}" stroke="#999"/><line x1="${pad.l}" y1="` +
+    `${pad.t}" x2="${pad.l}" y2="${H - pad.b}" stroke="#999"/>
+<text x="${pad.l - 6}" y="${sy(y1) + 4}" text-anchor="end">${y1.toPrecision(5)}</text><text x="${pad.l - 6}" y="` +
+    `${sy(y0) + 4}" text-anchor="end">${y0.toPrecision(5)}</text>
+<text x="${sx(x0)}" y="${H - pad.b + 16}" text-anchor="middle">${x0}</text><text x="${sx(x1)}" y="${H - pad.b + 16}` +
+    `" text-anchor="middle">${x1}</text>
 <text x="${(W + pad.l) / 2}" y="${H - 8}" text-anchor="middle">iteration</text>
 ${line((p) => p.visible!, '#1f77b4')}
 ${line((p) => p.score!, '#d62728')}
-<text x="${W - pad.r}" y="${pad.t}" text-anchor="end" fill="#1f77b4">visible</text><text x="${W - pad.r}" y="${pad.t + 16}" text-anchor="end" fill="#d62728">holdout</text>
+<text x="${W - pad.r}" y="${pad.t}" text-anchor="end" fill="#1f77b4">visible</text><text x="${W - pad.r}" y="` +
+    `${pad.t + 16}" text-anchor="end" fill="#d62728">holdout</text>
 </svg>
-`;
+`
+  );
 }
 
 /** The text table of the gap: one line per use with both scores. */

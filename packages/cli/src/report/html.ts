@@ -51,10 +51,15 @@ export function renderReportHtml(data: ResultsData, svg: string, options: Report
   const rows = data.points
     .map(
       (p, i) =>
-        `<tr class="${p.kind}"><td>${p.iteration}</td><td>${escapeHtml(p.id.slice(0, 12))}</td><td>${p.score === null ? (p.kind === 'crash' ? 'crash' : '-') : fmt(p.score)}</td><td>${escapeHtml(p.status)}</td><td>${fmt(best[i])}</td><td>${escapeHtml(p.description)}</td></tr>`,
+        `<tr class="${p.kind}"><td>${p.iteration}</td><td>` +
+        `${escapeHtml(p.id.slice(0, 12))}</td><td>` +
+        `${p.score === null ? (p.kind === 'crash' ? 'crash' : '-') : fmt(p.score)}` +
+        `</td><td>${escapeHtml(p.status)}</td><td>${fmt(best[i])}` +
+        `</td><td>${escapeHtml(p.description)}</td></tr>`,
     )
     .join('\n');
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -75,17 +80,20 @@ tr.halted td:nth-child(4) { color: ${PLOT_COLORS.halted}; font-weight: 600; }
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${countsText(c)}; ${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
+<p id="summary">${escapeHtml(options.source ?? '')} ${c.experiments} experiments: ${countsText(c)}; ` +
+    `${options.direction === 'minimize' ? 'lower' : 'higher'} is better; best ${fmt(best.at(-1))}.</p>
 <figure id="plot">
 ${responsiveSvg(svg)}
 </figure>${options.curvesSvg ? `\n<figure id="curves">\n${responsiveSvg(options.curvesSvg)}\n</figure>` : ''}
 <table id="results">
-<thead><tr><th>iteration</th><th>${data.form === 'auto-iterate' ? 'commit' : 'snapshot'}</th><th>${escapeHtml(data.metric)}</th><th>status</th><th>best so far</th><th>description</th></tr></thead>
+<thead><tr><th>iteration</th><th>${data.form === 'auto-iterate' ? 'commit' : 'snapshot'}</th><th>` +
+    `${escapeHtml(data.metric)}</th><th>status</th><th>best so far</th><th>description</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table>
 </body>
 </html>
-`;
+`
+  );
 }

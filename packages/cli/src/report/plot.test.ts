@@ -117,7 +117,12 @@ describe('progress plot', () => {
 
   it('reads the autoresearch form right-anchored (iter ... status snapshot utc), higher is better', async () => {
     const text =
-      'iter\tcomposite\tdelta\tstructural_health\tnaming_clarity\tstatus\tsnapshot\tutc\n0\t0.50\t0.00\t0.5\t0.5\tbaseline\ts0\t2025-01-01T00:00:00Z\n1\t0.60\t0.10\t0.6\t0.6\tkept\ts1\t2025-01-01T00:10:00Z\n2\t0.55\t-0.05\t0.5\t0.6\treverted-redtest\ts2\t2025-01-01T00:20:00Z\n3\t-\t-\t-\t-\tcrash\t-\t2025-01-01T00:30:00Z\n';
+      'iter\tcomposite\tdelta\tstructural_health\tnaming_clarity\tstatus\t' +
+      'snapshot\tutc\n0\t0.50\t0.00\t0.5\t0.5\tbaseline\ts0\t' +
+      '2025-01-01T00:00:00Z\n1\t0.60\t0.10\t0.6\t0.6\tkept\ts1\t' +
+      '2025-01-01T00:10:00Z\n2\t0.55\t-0.05\t0.5\t0.6\t' +
+      'reverted-redtest\ts2\t2025-01-01T00:20:00Z\n3\t-\t-\t-\t-\t' +
+      'crash\t-\t2025-01-01T00:30:00Z\n';
     const data = parseResults(text);
     expect(data).toMatchObject({ form: 'autoresearch', metric: 'composite', direction: 'maximize' });
     expect(data.points.map((p) => [p.iteration, p.kind, p.score])).toEqual([

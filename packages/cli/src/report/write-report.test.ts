@@ -9,7 +9,8 @@ import { runDirOf, writeReport } from './write-report.js';
 import { parseResults } from './results.js';
 
 const TSV =
-  'commit\tscore\tstatus\tdescription\na1\t2.123456789\tkeep\tbaseline\nb2\t2.5\tdiscard\tworse\nc3\t1.987654321\tkeep\tbetter\n';
+  'commit\tscore\tstatus\tdescription\na1\t2.123456789\tkeep\tbaseline\n' +
+  'b2\t2.5\tdiscard\tworse\nc3\t1.987654321\tkeep\tbetter\n';
 
 /** Every text element's content in the SVG. */
 function texts(svg: string): string[] {

@@ -92,7 +92,9 @@ export async function stageFlow(
         commit = await squashSince(
           ctx,
           start,
-          `autoiter iter-${n} ${fix.id}: ${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: ` +
+          `autoiter iter-${n} ${fix.id}: ` +
+            `${(fix.fix_outline.trim().split('\n')[0] ?? '').slice(0, 72)}` +
+            `\n\n${folded ? `${folded}\n` : ''}${noteLine}${FIX_TRAILER}: ` +
             `iter-${n}/${fix.id}`,
         );
       }
@@ -124,7 +126,8 @@ export async function stageFlow(
       await c.logOnce(
         rp,
         `iter-${n}/flow/${fix.id}`,
-        `${fix.id} (${fix.kind}): ${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`,
+        `${fix.id} (${fix.kind}): ` +
+          `${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`,
       );
       if (refused?.verdict.action === 'halt') {
         await c.escalateRun(

@@ -46,7 +46,8 @@ export async function stageTriage(
       throw new LoopError(
         'CONFIG_INVALID',
         `[loop] [collie] the triage prompt fails G3 ` +
-          `(missing ${promptCheck.missingPhrases.join(', ') || 'none'}, ${promptCheck.verbatimLines.length} verbatim lines)`,
+          (`(missing ${promptCheck.missingPhrases.join(', ') || 'none'}, ` +
+            `${promptCheck.verbatimLines.length} verbatim lines)`),
       );
     const reply = await c.agent.run({
       role: 'triage',

@@ -99,7 +99,9 @@ describe('no process outlives its step (real processes, setsid escapees)', () =>
       await writeFile(
         controller,
         `import { runInGroup } from ${JSON.stringify(core)};
-await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', cwd: ${JSON.stringify(dir)}, env: { ...process.env, ${JSON.stringify(marker.split('=')[0])}: ${JSON.stringify(marker.split('=')[1])} }, outputFd: 1, killTimeoutMs: 60_000, graceMs: 100, pidFile: ${JSON.stringify(pidFile)} });
+await runInGroup({ command: 'setsid sleep 60 & echo up > daemon.up; sleep 60', cwd: ${JSON.stringify(dir)}, env: { ` +
+          `...process.env, ${JSON.stringify(marker.split('=')[0])}: ${JSON.stringify(marker.split('=')[1])} }, ` +
+          `outputFd: 1, killTimeoutMs: 60_000, graceMs: 100, pidFile: ${JSON.stringify(pidFile)} });
 `,
       );
       const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', controller], {

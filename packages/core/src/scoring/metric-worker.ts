@@ -28,16 +28,19 @@ export interface WorkerExtractionOptions {
 // The worker reads the file itself (the text never crosses threads) and runs the same function
 // the main thread would (EXTRACT_SOURCE), one request at a time, for as long as it lives.
 // `eval: true` keeps it one source for the tests and the build.
-const WORKER_SOURCE = `
+const WORKER_SOURCE =
+  `
 const { parentPort } = require('node:worker_threads');
 const { readFileSync } = require('node:fs');
 const extract = ${EXTRACT_SOURCE};
 parentPort.on('message', (job) => {
   let text;
   try { text = readFileSync(job.path, 'utf8'); }
-  catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); return; }
+  catch (error) { parentPort.postMessage({ kind: 'failed', message: String(error && error.message || error) }); ` +
+  `return; }
   parentPort.postMessage({ kind: 'started' });
-  parentPort.postMessage({ kind: 'done', found: extract(text, job.source, job.flags, job.match, job.maxLineLength) });
+  parentPort.postMessage({ kind: 'done', found: extract(text, job.source, job.flags, job.match, job.maxLineLength) ` +
+  `});
 });
 `;
 

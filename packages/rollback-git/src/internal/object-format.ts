@@ -203,7 +203,10 @@ const signatureLine = (s: SignatureFields): string =>
 export function encodeCommit(commit: CommitFields): Buffer {
   let text = `tree ${commit.tree}\n`;
   for (const parent of commit.parent) text += `parent ${parent}\n`;
-  text += `author ${signatureLine(commit.author)}\ncommitter ${signatureLine(commit.committer)}\n\n${normalizeMessage(commit.message)}`;
+  text +=
+    `author ${signatureLine(commit.author)}\ncommitter ` +
+    `${signatureLine(commit.committer)}\n\n` +
+    `${normalizeMessage(commit.message)}`;
   return Buffer.from(text, 'utf8');
 }
 

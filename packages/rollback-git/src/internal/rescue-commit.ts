@@ -58,7 +58,10 @@ export async function rescueWorktree(
     const paths = lost.map((change) => change.path).sort();
     const listed = paths.slice(0, 50).join('\n');
     const oid = await writeCommitObject(repo, {
-      message: `${RESCUE_SUBJECT}\n\n${context}\n\n${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}\n`,
+      message:
+        `${RESCUE_SUBJECT}\n\n${context}\n\n` +
+        `${listed}${paths.length > 50 ? `\n... and ${paths.length - 50} more` : ''}` +
+        `\n`,
       tree,
       parent: [tip],
       author: signature,

@@ -84,7 +84,8 @@ export async function repairOnResume(repo: Repo, branchRef: string, now: number)
       branchPending = true;
       repairs.push(
         `run branch ref ${branchRef} ` +
-          `(${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}) removed`,
+          (`(${value === '' ? 'empty' : OID.test(value) ? `pointing at missing commit ${shortId(value)}` : 'torn'}` +
+            `) removed`),
       );
     }
   } else if (headTarget === `ref: ${branchRef}`) {
