@@ -21,6 +21,7 @@
  * });
  *
  * @packageDocumentation
+ * @module @loop/autoresearch
  */
 export { AUTORESEARCH_STATUSES } from './statuses.js';
 export type { AutoresearchMode, AutoresearchStatus } from './statuses.js';

@@ -10,6 +10,7 @@
  * const kept = rows.filter((r) => resultsStatusClass(r.status) === 'kept').length;
  *
  * @packageDocumentation
+ * @module @loop/autoresearch/results-tsv
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';

@@ -24,6 +24,7 @@
  * const outcomes = await autoiter.run(); // the last is { kind: 'done', status: 'converged', ... }
  *
  * @packageDocumentation
+ * @module @loop/collie
  */
 // The controller, its options and what a step returns.
 export { createAutoiter, ACTIVE_FLAG, COMPLETION_SIGNAL, AnchorDriftError } from './autoiter.js';

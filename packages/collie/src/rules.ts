@@ -10,6 +10,7 @@
  * - Stage 6: the rollback matrix and the stop checks SC1-SC5.
  *
  * @packageDocumentation
+ * @module @loop/collie/rules
  */
 // File formats.
 export {

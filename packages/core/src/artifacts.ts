@@ -5,6 +5,7 @@
  * `@loop/core`.
  *
  * @packageDocumentation
+ * @module @loop/core/artifacts
  */
 export { compareSnapshots, changeReason, isUnder, DELETED } from './contracts/artifact.js';
 export { fileArtifactOptionsSchema, surfaceValue } from './artifacts/file-artifact.js';

@@ -7,6 +7,7 @@
  * themselves (\`Artifact\`, \`Harness\`, \`Scorer\`, \`Proposer\`, ...) are in \`@loop/core\`.
  *
  * @packageDocumentation
+ * @module @loop/core/contracts
  */
 export type { LoopErrorOptions, ConfigIssue } from './contracts/errors.js';
 export { ITERATION_STATUSES } from './contracts/iteration-record.js';

@@ -4,6 +4,7 @@
  * write results logs, state stores or other files a crash must not tear.
  *
  * @packageDocumentation
+ * @module @loop/core/files
  */
 export { sanitizeCell } from './contracts/results-log.js';
 export { writeJsonAtomic, writeTextAtomic, readJson, appendDurable, syncDirectory } from './files/state-file.js';

@@ -4,6 +4,7 @@
  * run logs; `createCommandHarness` and `createFunctionHarness` are in `@loop/core`.
  *
  * @packageDocumentation
+ * @module @loop/core/harness
  */
 export { commandHarnessOptionsSchema } from './harness/command-harness.js';
 export { keepRunLog, keptLogName, listKeptLogs } from './harness/run-logs.js';

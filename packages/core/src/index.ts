@@ -31,6 +31,7 @@
  * const summary = await loop.run(); // summary.best === 25
  *
  * @packageDocumentation
+ * @module @loop/core
  */
 export { systemClock } from './contracts/types.js';
 export type { MaybePromise, Direction, Clock } from './contracts/types.js';

@@ -6,6 +6,7 @@
  * `strictImprovement`, `maxIterations` and `anyOf` (in `@loop/core`).
  *
  * @packageDocumentation
+ * @module @loop/core/policies
  */
 export { neverStop, plateau, targetScore, wallClock, onAbort } from './contracts/stop-policy.js';
 export type { StopReasonCode } from './contracts/stop-policy.js';

@@ -4,6 +4,7 @@
  * and CLIs that run commands themselves; the command harness already uses it.
  *
  * @packageDocumentation
+ * @module @loop/core/process
  */
 export { runInGroup, runInGroupToLog, killGroup, describeExit } from './process/process-group.js';
 export type { GroupRunOptions, GroupRunResult } from './process/process-group.js';

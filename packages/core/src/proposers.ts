@@ -4,6 +4,7 @@
  * with a coding agent or tune parameters; `createFunctionProposer` is in `@loop/core`.
  *
  * @packageDocumentation
+ * @module @loop/core/proposers
  */
 export { createAgentCommandProposer } from './proposers/agent-command-proposer.js';
 export { agentCommandProposerOptionsSchema } from './proposers/agent-command-proposer-options.js';

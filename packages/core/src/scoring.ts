@@ -4,6 +4,7 @@
  * logs; `createRegexScorer` and `createValueScorer` are in `@loop/core`.
  *
  * @packageDocumentation
+ * @module @loop/core/scoring
  */
 export { isBetter, improvement } from './contracts/scorer.js';
 export type { ScoreOk, ScoreCrash } from './contracts/scorer.js';

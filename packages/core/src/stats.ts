@@ -4,6 +4,7 @@
  * proposer authors who need them; the noise-aware keep policy and the TPE proposer use them.
  *
  * @packageDocumentation
+ * @module @loop/core/stats
  */
 export type { RandomSource } from './contracts/types.js';
 export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './stats/statistics.js';

@@ -4,6 +4,7 @@
  * several steps (autotune, collie).
  *
  * @packageDocumentation
+ * @module @loop/core/step-machine
  */
 export { createStepMachine } from './step-machine/step-machine.js';
 export type {

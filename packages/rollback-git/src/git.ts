@@ -12,6 +12,7 @@
  * console.log(await headSha(ctx));
  *
  * @packageDocumentation
+ * @module @loop/rollback-git/git
  */
 export { gitDirOf } from './git-dir-of.js';
 export { runGit, runGitBuffer, readFileAtRevs, gitLines } from './git-cli.js';

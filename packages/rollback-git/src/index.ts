@@ -17,6 +17,7 @@
  * await rollback.revert(cp, { iteration: 1, candidateId: id }); // train.py is back, verified
  *
  * @packageDocumentation
+ * @module @loop/rollback-git
  */
 export { createGitResetRollback } from './git-reset-rollback.js';
 export type {

@@ -27,6 +27,7 @@
  * await rollback.restoreBest(rollback.currentId());          // on stop
  *
  * @packageDocumentation
+ * @module @loop/rollback-snapshot
  */
 export { createSnapshotRollback } from './snapshot-rollback.js';
 export type {

@@ -9,6 +9,7 @@
  * keptDirName(3, 'early-return', Date.UTC(2026, 0, 2)); // '003-kept-early-return-20260102T000000Z'
  *
  * @packageDocumentation
+ * @module @loop/rollback-snapshot/snapshot-names
  */
 /** Matches a baseline snapshot directory name, `000-baseline-<UTC>` (seed 002 setup step 5). */
 export const BASELINE_DIR_PATTERN = /^000-baseline-\d{8}T\d{6}Z$/;
