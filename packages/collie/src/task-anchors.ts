@@ -1,4 +1,5 @@
 import { LoopError } from '@loop/core';
+import type { StageName } from './controller/step-outcome.js';
 import type { RUNNING_STAGES } from './run-state.js';
 import type { Task, TaskStatus, TaskTracker } from './task-tracker.js';
 
@@ -78,19 +79,7 @@ export function parseAnchorSubject(subject: string): { iter: number; stage: Anch
  * controller's step-outcome names (`stage1`, `stage2`, `stage3`, `stage3.2`, `stage4a`, `stage4b`,
  * `stage5.0`..`stage5.3`).
  */
-export type AnchorStageName =
-  | (typeof RUNNING_STAGES)[number]
-  | 'stage1'
-  | 'stage2'
-  | 'stage3'
-  | 'stage3.2'
-  | 'stage4a'
-  | 'stage4b'
-  | 'stage5.0'
-  | 'stage5.1'
-  | 'stage5.2'
-  | 'stage5.3'
-  | 'stage6';
+export type AnchorStageName = (typeof RUNNING_STAGES)[number] | StageName;
 
 const STAGE_OF: Readonly<Record<AnchorStageName, AnchorStage>> = Object.freeze({
   kickoff: 1,
