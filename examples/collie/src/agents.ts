@@ -211,12 +211,15 @@ function findings(wt: string, fix: FixRecord, changed: string): string[] {
   // The function must not modify its argument: call it on a list and compare the list afterwards.
   const arg = [10, 9, 1];
   const after = probe(wt, `(() => { const a = ${JSON.stringify(arg)}; s.${fn}(a); return a; })()`);
-  if (JSON.stringify(after) !== JSON.stringify(arg))
+  if (JSON.stringify(after) !== JSON.stringify(arg)) {
+    const sortHint = /\bxs\.sort\(/.test(changed)
+      ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)'
+      : '';
     out.push(
       `${fn}() now modifies its argument: after ${fn}(${JSON.stringify(arg)}) ` +
-        (`the caller's list is ` +
-          `${JSON.stringify(after)}${/\bxs\.sort\(/.test(changed) ? '; `xs.sort(...)` sorts in place, sort a copy (`[...xs].sort(...)`)' : ''}`),
+        (`the caller's list is ` + `${JSON.stringify(after)}${sortHint}`),
     );
+  }
   const files = changedList(changed);
   for (const t of fix.key_files.filter((f) => DEFAULT_TEST_FILE.test(f)))
     if (!files.includes(`${t} (added)`)) out.push(`the reproduction test ${t} is not among the added files`);

@@ -182,10 +182,10 @@ function cgroupMode(): string {
   }
   const line = mounts.split('\n').find((l) => l.split(' ')[2] === 'cgroup2');
   if (line === undefined) return 'no cgroup v2 mount';
-  return (
-    `cgroup v2 at ${line.split(' ')[1]}, ` +
-    `${line.includes('favordynmods') ? 'favordynmods (migrations cheap)' : 'no favordynmods (each run waits for an RCU grace period)'}`
-  );
+  const dynmods = line.includes('favordynmods')
+    ? 'favordynmods (migrations cheap)'
+    : 'no favordynmods (each run waits for an RCU grace period)';
+  return `cgroup v2 at ${line.split(' ')[1]}, ` + `${dynmods}`;
 }
 /**
  * Median cost of creating one small file (open wx, write, close, rename) in a fresh directory

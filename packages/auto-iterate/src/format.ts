@@ -22,7 +22,8 @@ export function formatIterationLine(event: LoopEvent): string | undefined {
       const status = toAutoIterateStatus(r.status).padEnd(7);
       const change =
         event.type === 'kept'
-          ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}${fmt(event.record.score! - event.previousBest)}`
+          ? `${event.record.score! - event.previousBest >= 0 ? '+' : ''}` +
+            `${fmt(event.record.score! - event.previousBest)}`
           : '';
       const seconds = `[${(event.durationMs / 1000).toFixed(1)} s]`;
       // A rejected row has no score but is no crash (results.tsv: `-` and `rejected: ...`).

@@ -191,7 +191,10 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
       expect(fourth).toContain('- iteration 3: x=5 tried\n- iteration 2: x=0 tried\n- iteration 1: x=1 tried\n');
       expect(third).toContain('### iteration 2 (reverted, score 10): x -> 0\n```diff\n');
       expect(fourth).toMatch(
-        /### iteration 2 \(reverted, score 10\): x -> 0\n```diff\n[^`]*-\{"x":1\}\n\+\{"x":0\}\n```\n### iteration 3 \(reverted, score 5\): x -> 5\n```diff\n/,
+        new RegExp(
+          /### iteration 2 \(reverted, score 10\): x -> 0\n```diff\n[^`]*-\{"x":1\}\n\+\{"x":0\}\n```\n/.source +
+            /### iteration 3 \(reverted, score 5\): x -> 5\n```diff\n/.source,
+        ),
       );
       expect(readFileSync(join(dir, '.loop/memory/notes.md'), 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
     },

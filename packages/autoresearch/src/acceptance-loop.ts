@@ -172,10 +172,14 @@ export async function runAcceptance(options: RunAcceptanceOptions): Promise<Acce
         `blockers: ${evaluation.blockers.length > 0 ? evaluation.blockers.join('; ') : 'none'}`;
       await options.escalate({ round: lastRound, evaluation, blockers: evaluation.blockers, message });
     }
+    const evaluationText = evaluation
+      ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ` +
+        `${formatScore(evaluation.whyAlignment)} | open blockers ` +
+        `${evaluation.blockers.length}`
+      : '';
     const summaryText = [
       `autoresearch acceptance stopped: ${stopReason}${error ? ` (${error.message})` : ''}`,
-      `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP ` +
-        `re-entries ${developReentries}${evaluation ? ` | pass_rate ${formatScore(evaluation.passRate)} why_alignment ` + `${formatScore(evaluation.whyAlignment)} | open blockers ` + `${evaluation.blockers.length}` : ''}`,
+      `rounds ${roundsThisRun} (last ar3-r${lastRound}) | DEVELOP ` + `re-entries ${developReentries}${evaluationText}`,
       ...(rubricSha256 ? [`rubric sha256 ${rubricSha256}`] : []),
       'validated — your call: nothing was committed',
     ].join('\n');

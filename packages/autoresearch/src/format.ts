@@ -75,7 +75,8 @@ export function formatSummary(s: PassSummary, top = 3): string {
     `${s.halted ? `HALTED: ${s.halted} — ` : ''}autoresearch ${s.mode} stopped: ${s.stopReason} (${s.stopMessage})`,
     `composite ${formatScore(s.startComposite)} -> best ${formatScore(s.bestComposite)}`,
     `kept ${s.counts.kept} | ` +
-      (`reverted ${s.counts.reverted}${s.counts.revertedRedtest ? ` (${s.counts.revertedRedtest} reverted-redtest)` : ''}` +
+      (`reverted ${s.counts.reverted}` +
+        `${s.counts.revertedRedtest ? ` (${s.counts.revertedRedtest} reverted-redtest)` : ''}` +
         ` `) +
       `| crash ${s.counts.crash}`,
   ];

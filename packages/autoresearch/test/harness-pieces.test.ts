@@ -25,7 +25,8 @@ describe('reflection scorer (seed 002: the reflection-agent harness)', () => {
       const scorer = createReflectionScorer({
         workspace: dir,
         command: node(
-          `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');console.log(JSON.stringify({scores:{quality:s.includes('Score ` +
+          `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{console.log('thinking...');` +
+            `console.log(JSON.stringify({scores:{quality:s.includes('Score ` +
             `the code.')?8.5:0, extra:1}}))})`,
         ),
         dimensions: ['quality'],

@@ -30,13 +30,13 @@ export async function runInitCommand(io: CliIo, arg: string, opts: InitCommandOp
   const path = resolve(io.cwd, file);
   if (opts.target) {
     const target = resolve(io.cwd, arg);
-    if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target))
-      throw new ConfigFileError(path, [
-        {
-          path: 'target.path',
-          message: `${arg === DEFAULT_CONFIG_FILES[0] ? 'name the target: loop init --target <type> <path>' : `${target} does not exist`}`,
-        },
-      ]);
+    if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target)) {
+      const message =
+        arg === DEFAULT_CONFIG_FILES[0]
+          ? 'name the target: loop init --target <type> <path>'
+          : `${target} does not exist`;
+      throw new ConfigFileError(path, [{ path: 'target.path', message }]);
+    }
     const rel = (p: string) => relative(dirname(path), resolve(io.cwd, p)) || '.';
     await writeTargetConfig(
       path,

@@ -171,10 +171,12 @@ export function createNotifier(
       });
       if (r.spawnError || r.timedOut || r.exitCode !== 0) {
         const out = (await readFile(logPath, 'utf8').catch(() => '')).trim().split('\n').slice(-2).join(' ');
-        options.onError(
-          `notify: the ${n.event} ` +
-            `command ${r.spawnError ? `could not start: ${r.spawnError.message}` : r.timedOut ? `timed out after ${config.timeoutS} s` : describeExit(r.exitCode, r.signal)}${out ? `: ${out}` : ''}`,
-        );
+        const failure = r.spawnError
+          ? `could not start: ${r.spawnError.message}`
+          : r.timedOut
+            ? `timed out after ${config.timeoutS} s`
+            : describeExit(r.exitCode, r.signal);
+        options.onError(`notify: the ${n.event} ` + `command ${failure}${out ? `: ${out}` : ''}`);
       }
     } finally {
       await rm(tmp, { recursive: true, force: true });

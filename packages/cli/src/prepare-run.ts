@@ -241,11 +241,8 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     bestId = e.record.candidateId;
     // .loop/ is excluded from git by now (the rollback started), so this leaves the tree clean.
     mkdirSync(join(dir, '.loop'), { recursive: true });
-    writeFileSync(
-      join(dir, CLI_STATE_FILE),
-      `${JSON.stringify({ tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName }, null, 2)}` +
-        `\n`,
-    );
+    const cliState = { tag, config: file, results: resolved.resultsFile, metricName: resolved.metricName };
+    writeFileSync(join(dir, CLI_STATE_FILE), `${JSON.stringify(cliState, null, 2)}` + `\n`);
   });
   run.loop.on('resumed', (e) => {
     bestId = e.bestId;

@@ -116,9 +116,12 @@ export function formatStatus(status: WorkspaceStatus, last = 5): string {
     return lines.join('\n');
   }
   const iteration = state?.iteration ?? rows.length - 1;
-  lines.push(
-    `status    ${state?.status ?? 'unknown (no state.json)'}${status.locked ? '' : state?.status === 'running' ? ' (but no process holds the lock: interrupted; "loop resume" continues ' + 'it)' : ''}`,
-  );
+  const lockNote = status.locked
+    ? ''
+    : state?.status === 'running'
+      ? ' (but no process holds the lock: interrupted; "loop resume" continues ' + 'it)'
+      : '';
+  lines.push(`status    ${state?.status ?? 'unknown (no state.json)'}${lockNote}`);
   lines.push(`iteration ${iteration}`);
   const direction =
     state?.direction === 'maximize' ? 'higher is better' : state?.direction === 'minimize' ? 'lower is better' : '';

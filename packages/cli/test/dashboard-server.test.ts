@@ -25,9 +25,15 @@ const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let root: string;
 
-const row = (iteration: number, score: number | null, status: IterationRecord['status'], description: string): string =>
-  `${formatAutoIterateRow({ iteration, candidateId: `c0ffee${iteration}`.padEnd(40, '0'), score, status, description })}` +
-  `\n`;
+const row = (
+  iteration: number,
+  score: number | null,
+  status: IterationRecord['status'],
+  description: string,
+): string => {
+  const candidateId = `c0ffee${iteration}`.padEnd(40, '0');
+  return `${formatAutoIterateRow({ iteration, candidateId, score, status, description })}` + `\n`;
+};
 
 /** An auto-iterate workspace (a .loop/ folder and results.tsv as the loop writes them) with `rows` rows. */
 function workspace(name: string, rows: string[], state?: object): string {

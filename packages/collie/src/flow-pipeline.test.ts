@@ -45,10 +45,16 @@ describe(
         expect(transcript).toBe(flow.transcriptOf('FIX-001'));
         expect(transcript).toContain('command: `node --test test/calc-neg.test.js`');
         expect(transcript).toMatch(
-          /must be red\)\n\ncommand: `node --test test\/calc-neg\.test\.js`\n\nexit code: 1 \(exit 1; red as required\)/,
+          new RegExp(
+            /must be red\)\n\ncommand: `node --test test\/calc-neg\.test\.js`\n\n/.source +
+              /exit code: 1 \(exit 1; red as required\)/.source,
+          ),
         );
         expect(transcript).toMatch(
-          /regression: reproduction \(must be green\)\n\ncommand: `node --test test\/calc-neg\.test\.js`\n\nexit code: 0/,
+          new RegExp(
+            /regression: reproduction \(must be green\)\n\n/.source +
+              /command: `node --test test\/calc-neg\.test\.js`\n\nexit code: 0/.source,
+          ),
         );
         expect(transcript).toContain('flow-tdd (standard → sonnet)');
       },

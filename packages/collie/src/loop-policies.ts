@@ -67,11 +67,8 @@ export function fixDescription(fix: FixRecord): string {
 
 /** A verdict as the flow.json note and the user-log show it: `<status or action> (<guard>: <note>)`. */
 export function verdictNote(hit: { guard: Guard; verdict: GuardVerdict }): string {
-  return (
-    `${hit.verdict.status ?? (hit.verdict.action === 'skip' ? 'skipped' : hit.verdict.action === 'halt' ? 'halted' : 'rejected')}` +
-    ` ` +
-    `(${hit.guard.name}: ${hit.verdict.note})`
-  );
+  const byAction = hit.verdict.action === 'skip' ? 'skipped' : hit.verdict.action === 'halt' ? 'halted' : 'rejected';
+  return `${hit.verdict.status ?? byAction}` + ` ` + `(${hit.guard.name}: ${hit.verdict.note})`;
 }
 
 /** What every guard hook gets from collie's loop state: the iteration, the rows so far, the best scalar. */

@@ -75,11 +75,10 @@ export function createReadlineAsker(
         lines.push(line);
         if (lines.length === questions.length) rl.close();
       });
-      output.write(
-        `${questions.map((q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`).join('\n')}` +
-          `\nAnswer ` +
-          `each on its own line:\n`,
+      const asked = questions.map(
+        (q) => `${q.id}: ${q.text}${q.default !== undefined ? ` [default: ${q.default}]` : ''}`,
       );
+      output.write(`${asked.join('\n')}` + `\nAnswer ` + `each on its own line:\n`);
       await done;
       const given: Partial<Record<QuestionId, string>> = {};
       questions.forEach((q, i) => (given[q.id] = lines[i] ?? ''));

@@ -234,11 +234,11 @@ async function measure(objectives: readonly Objective[], optunaResults: Result[]
           const [lo, hi] = bootstrapRatio(cells[i]!, tpe);
           return `${ratio.toFixed(2)}x [${lo.toFixed(2)}, ${hi.toFixed(2)}]`;
         });
+        const quartiles = cells.map(
+          (c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ` + `${fmt(quantile(c, 0.75))}` + `]`,
+        );
         console.log(
-          `| ${o.name} | ${noise} | ${budget} ` +
-            (`| ${cells.map((c) => `${fmt(median(c))} [${fmt(quantile(c, 0.25))}, ` + `${fmt(quantile(c, 0.75))}` + `]`).join(' | ')}` +
-              ` `) +
-            `| ${shown.join(' | ')} |`,
+          `| ${o.name} | ${noise} | ${budget} ` + (`| ${quartiles.join(' | ')}` + ` `) + `| ${shown.join(' | ')} |`,
         );
       }
     }

@@ -28,7 +28,8 @@ function recordingFs(log: string[], gitdir: string): GitFs {
           const flags = prop === 'open' ? String(args[1]) : '';
           if (r !== undefined && (prop !== 'open' || flags.includes('w')))
             log.push(
-              `${String(prop)} ${r}${prop === 'rename' ? ` -> ${rel(String(args[1]))}` : ''}${flags ? ` ${flags}` : ''}`,
+              `${String(prop)} ${r}${prop === 'rename' ? ` -> ${rel(String(args[1]))}` : ''}` +
+                `${flags ? ` ${flags}` : ''}`,
             );
           return value.apply(target, args);
         };

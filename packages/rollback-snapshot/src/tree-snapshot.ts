@@ -173,11 +173,13 @@ export function createTreeSnapshotStore(options: TreeSnapshotStoreOptions): Tree
     }
     records.clear(); // re-hash everything next time: the stat records may describe half-written files
     walker.reset();
+    const treeState = rolledBack
+      ? 'the tree was put back to its state before the restore'
+      : 'the tree could not be put back and may be mixed: restore it by hand ' +
+        '(git checkout/clean) before continuing';
     throw new LoopError(
       'RESTORE_FAILED',
-      `${PREFIX} restore of ${root} failed ` +
-        (`at ${failure.path}: ${failure.reason}; ` +
-          `${rolledBack ? 'the tree was put back to its state before the restore' : 'the tree could not be put back and may be mixed: restore it by hand ' + '(git checkout/clean) before continuing'}`),
+      `${PREFIX} restore of ${root} failed ` + (`at ${failure.path}: ${failure.reason}; ` + `${treeState}`),
       { details: { root, path: failure.path, reason: failure.reason, rolledBack } },
     );
   };

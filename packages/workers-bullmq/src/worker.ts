@@ -116,7 +116,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<LoopWo
       const format = (job.data as { format?: unknown })?.format;
       throw new UnrecoverableError(
         `worker ${identity.id} cannot read ` +
-          (`job ${job.id}${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}` +
+          (`job ${job.id}` +
+            `${format !== JOB_FORMAT ? ` (job format ${String(format)}, this worker reads ${JOB_FORMAT})` : ''}` +
             `: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`),
       );
     }

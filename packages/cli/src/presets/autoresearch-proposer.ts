@@ -33,10 +33,14 @@ export function passPrompt(
     rounds?: number;
   },
 ): string {
+  const round =
+    context.round !== undefined
+      ? `, round ${context.round + 1} of ` +
+        `${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}`
+      : '';
   return [
     `Goal: ${goal}`,
-    `Iteration ${context.iteration}${context.round !== undefined ? `, round ${context.round + 1} of ` + `${context.rounds ?? 1}${context.round > 0 ? ' (refine the edit you made)' : ''}` : ''}` +
-      `.`,
+    `Iteration ${context.iteration}${round}` + `.`,
     `Mutable files: ${context.files.join(', ') || '(from git status)'}.`,
     ...(context.best !== undefined ? [`Best composite so far: ${context.best}.`] : []),
     ...(context.idea ? [`The edit to make: ${context.idea}`] : []),

@@ -74,8 +74,9 @@ const quote = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"
 const cell = (v: ParamValue | number | undefined) => (v === null || v === undefined ? '' : String(v));
 
 /**
- * The CSV header of {@link exportCsv}:
- * `iteration,status,score,id,description,started_at,duration_s,run_s,cost_usd,tokens,params_<p>...,metrics_<m>...[,violations]`
+ * The CSV header of {@link exportCsv}: these columns in this order, comma-separated,
+ * `iteration`, `status`, `score`, `id`, `description`, `started_at`, `duration_s`, `run_s`, `cost_usd`,
+ * `tokens`, `params_<p>...`, `metrics_<m>...`, and last (optional) `violations`
  * (`cost_usd` and `tokens`: what an agent proposer reported the candidate cost, empty when unknown;
  * `violations`, only when a row broke a constraint: `; `-separated, each `<constraint> by <amount>`).
  */

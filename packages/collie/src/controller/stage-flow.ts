@@ -127,7 +127,8 @@ export async function stageFlow(
         rp,
         `iter-${n}/flow/${fix.id}`,
         `${fix.id} (${fix.kind}): ` +
-          `${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}${note ? ` — ${note}` : ''}`,
+          `${refused ? 'not applied' : commit ? `commit ${commit.slice(0, 12)}, ${files.length} files` : 'no change'}` +
+          `${note ? ` — ${note}` : ''}`,
       );
       if (refused?.verdict.action === 'halt') {
         await c.escalateRun(

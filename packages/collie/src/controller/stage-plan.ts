@@ -57,7 +57,8 @@ export async function stagePlan(
   }
   const e2e = [
     `trigger: ${spec.trigger.invocation}`,
-    `success_criterion: ${spec.success_criterion.type}${spec.success_criterion.threshold === null ? '' : ` ${spec.success_criterion.threshold}`}`,
+    `success_criterion: ${spec.success_criterion.type}` +
+      `${spec.success_criterion.threshold === null ? '' : ` ${spec.success_criterion.threshold}`}`,
     `primary_goal: ${spec.primary_goal}`,
   ].join('\n');
   await writeTextAtomic(ip.fixPlan, renderFixPlan(eligible, { planPath: ip.fixPlan, iter: n, e2e }));

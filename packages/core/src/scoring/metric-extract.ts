@@ -8,10 +8,12 @@ export type Extracted = { readonly token: string; readonly value: number } | und
  * The JavaScript source (a function expression) of {@link extractFromText}. Plain JS in a string
  * on purpose: it runs in a worker created with `eval: true`.
  */
-export const EXTRACT_SOURCE = String.raw`function extractFromText(text, source, flags, match, maxLineLength) {
+export const EXTRACT_SOURCE =
+  String.raw`function extractFromText(text, source, flags, match, maxLineLength) {
   const regex = new RegExp(source, flags.replace(/[gym]/g, ''));
   const decimal = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
-  const numberInText = /(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?))(?![\w]|\.\d)/i;
+  const numberInText = /(?<![\w.])([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|` +
+  String.raw`[-+]?(?:nan|inf(?:inity)?))(?![\w]|\.\d)/i;
   const parse = (raw) => {
     const t = raw.trim().toLowerCase();
     if (t === 'nan' || t === '+nan' || t === '-nan') return Number.NaN;
