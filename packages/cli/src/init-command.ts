@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CliIo } from './cli-io.js';
 import { DEFAULT_CONFIG_FILES, EXIT_CODES, type ExitCode, type Preset, type TargetType } from './cli-constants.js';
 import { cloneRootOf, initNextSteps, PRESET_NEXT_STEP, writeStarterConfig } from './starter-config.js';
 import { writeTargetConfig } from './init-target.js';
 import { ConfigFileError } from './load-config.js';
+import { UsageError } from './usage-error.js';
 
 /** The options of `loop init` as commander parses them. */
 export interface InitCommandOptions {
@@ -23,11 +24,17 @@ export interface InitCommandOptions {
  * prints what to do next and returns the exit code.
  *
  * @throws {ConfigFileError} `CONFIG_INVALID` when `--target` names no path or one that does not exist.
- * @throws {UsageError} when the file exists and `force` is not set.
+ * @throws {UsageError} when the file exists and `force` is not set, or is not a `.yaml`/`.yml` file (the
+ *   starter configs are YAML; a `.ts` or `.json` config is written by hand, see docs/cli.md).
  */
 export async function runInitCommand(io: CliIo, arg: string, opts: InitCommandOptions): Promise<ExitCode> {
   const file = opts.target ? opts.config : arg;
   const path = resolve(io.cwd, file);
+  if (!['.yaml', '.yml'].includes(extname(path).toLowerCase()))
+    throw new UsageError(
+      `loop init writes a YAML config: name a .yaml or .yml file (got ${file}); ` +
+        'a .ts or .json config is written by hand (docs/cli.md)',
+    );
   if (opts.target) {
     const target = resolve(io.cwd, arg);
     if (arg === DEFAULT_CONFIG_FILES[0] || !existsSync(target)) {

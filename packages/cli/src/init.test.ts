@@ -167,6 +167,20 @@ describe('loop init', () => {
     },
   );
 
+  it('loop init refuses a .ts or .json file (exit 2) and writes nothing: its starter configs are YAML', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'loop-init-'));
+    try {
+      for (const file of ['loop.config.ts', 'loop.config.json']) {
+        const { code, out } = await init(cwd, file);
+        expect(code).toBe(2);
+        expect(out).toContain(`loop init writes a YAML config: name a .yaml or .yml file (got ${file})`);
+        expect(existsSync(join(cwd, file))).toBe(false);
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
   it(
     "the starter config's tag comment shows the default tag loop run uses " + '(UTC date and time, e.g. mar21-143005)',
     () => {
