@@ -181,7 +181,7 @@ describe('an agent proposer over a night (scripted agents, real git)', () => {
   }, 120_000);
 
   it(
-    'a note the agent appends to $LOOP_NOTES_FILE is in its next prompt; the ' + 'last discarded diffs are too',
+    'a note the agent appends to $LOOP_NOTES_FILE is in its next prompt; ' + 'the last discarded diffs are too',
     async () => {
       // x: 1 (kept, 5), 0 (discarded, 10), 5 (discarded, 5: equal reverts), 2 (kept, 2)
       const { created } = run([1, 0, 5, 2], { FORMAT: 'claude', NOTES: '1' });

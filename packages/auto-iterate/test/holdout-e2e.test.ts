@@ -109,7 +109,7 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
   );
 
   it(
-    'with the gate on (margin 0), the memorising keeps are not kept: the run ' + 'stays at the genuine improvement',
+    'with the gate on (margin 0), the memorising keeps are not kept: the ' + 'run stays at the genuine improvement',
     async () => {
       fixture();
       const run = createAutoIterate(options(CHEATING_AGENT, { gate: { budget: 10 } }));

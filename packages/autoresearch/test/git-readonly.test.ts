@@ -11,7 +11,7 @@ afterEach(() => ws?.cleanup());
 
 describe('never destructive git (seed 002 safety brakes)', () => {
   it(
-    'a whole pass with the surface from git status leaves HEAD, refs and the ' + 'index unchanged and commits nothing',
+    'a whole pass with the surface from git status leaves HEAD, refs and ' + 'the index unchanged and commits nothing',
     async () => {
       ws = makeWorkspace();
       const git = (...a: string[]) =>

@@ -97,7 +97,7 @@ describe(
     );
 
     it(
-      'fault 1 (other side of the row): a kill -9 when the keep of iteration 2 ' + 'starts resumes to the same outcome',
+      'fault 1 (other side of the row): a kill -9 when the keep of iteration ' + '2 starts resumes to the same outcome',
       async () => {
         const { outcome: resumed } = await killedThenResumed('before-keep:2');
         expect(resumed).toEqual(straight);

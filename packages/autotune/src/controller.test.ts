@@ -70,7 +70,7 @@ describe('seed 004 loop steps', () => {
   });
 
   it(
-    'seed 004 step 7: on continue the iteration returns normally with status ' + 'running and the round recorded',
+    'seed 004 step 7: on continue the iteration returns normally with ' + 'status running and the round recorded',
     async () => {
       const result = await runControllerIteration(options(worker({ b: 1, c: 2, d: 2 })));
       expect(result.outcome).toBe('continue');

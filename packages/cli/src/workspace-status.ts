@@ -119,7 +119,7 @@ export function formatStatus(status: WorkspaceStatus, last = 5): string {
   const lockNote = status.locked
     ? ''
     : state?.status === 'running'
-      ? ' (but no process holds the lock: interrupted; "loop resume" continues ' + 'it)'
+      ? ' (but no process holds the lock: interrupted; "loop resume" continues it)'
       : '';
   lines.push(`status    ${state?.status ?? 'unknown (no state.json)'}${lockNote}`);
   lines.push(`iteration ${iteration}`);

@@ -207,7 +207,7 @@ describe('constraints on a real command (issue 28, end to end)', () => {
   );
 
   it(
-    'a declared metric no constraint names is checked on the baseline too: a ' + 'config error at its entry in metrics',
+    'a declared metric no constraint names is checked on the baseline too: ' + 'a config error at its entry in metrics',
     async () => {
       workspace(withPropose(configText('metrics: [rss_mb, heap_mb]\n')));
       const run = await loop('run');

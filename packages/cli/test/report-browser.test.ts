@@ -223,7 +223,7 @@ describe('the HTML report in headless chromium', () => {
   );
 
   it(
-    'an autoresearch log with crashes, and a log that is all crashes, render ' + 'their crash marks along the bottom',
+    'an autoresearch log with crashes, and a log that is all crashes, ' + 'render their crash marks along the bottom',
     async (ctx) => {
       if (!HAVE_CHROMIUM) ctx.skip(SKIP_REASON);
       const header = 'iter\tcomposite\tdelta\tquality\tpass_rate\tcoverage\tstatus\tsnapshot\tutc';

@@ -87,7 +87,7 @@ describe('.ts config files', () => {
   });
 
   it(
-    'a TypeScript syntax error, a throwing module, and no default export are ' + 'CONFIG_INVALID naming the file',
+    'a TypeScript syntax error, a throwing module, and no default export ' + 'are CONFIG_INVALID naming the file',
     async () => {
       const broken = join(dir, 'broken.config.ts');
       writeFileSync(broken, 'export default { targetFiles: [ ;\n');

@@ -238,7 +238,7 @@ describe(
     );
 
     it(
-      'implement may not edit the new reproduction test (it must turn green by ' + 'the fix): skipped and restored',
+      'implement may not edit the new reproduction test (it must turn green ' + 'by the fix): skipped and restored',
       async () => {
         const root = await makeWorktree();
         const before = await tree(root);

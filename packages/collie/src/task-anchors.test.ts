@@ -118,7 +118,7 @@ describe('startIterationAnchors (Step 0 items 1-3)', () => {
   });
 
   it(
-    'marks every anchor of the previous iteration deleted when it was rolled ' + 'back, completed ones included',
+    'marks every anchor of the previous iteration deleted when it was ' + 'rolled back, completed ones included',
     async () => {
       const tracker = createMemoryTaskTracker();
       await startIterationAnchors(tracker, 1, { previousRolledBack: false });

@@ -56,7 +56,7 @@ describe('token accounting (SC4 tokens_used)', () => {
   });
 
   it(
-    'agent-command: usagePattern finds the usage in the agent output (claude ' + '--output-format json) and reports it',
+    'agent-command: usagePattern finds the usage in the agent output ' + '(claude --output-format json) and reports it',
     async () => {
       const ledger = join(dirs.root, 'tokens.jsonl');
       const command = createAgentCommand({

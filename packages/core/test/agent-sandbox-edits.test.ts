@@ -75,7 +75,7 @@ describe.skipIf(!bwrap.available)(
   `the usual edit tools work on targets in the default sandbox (real bwrap)${skipped}`,
   () => {
     it(
-      'sed -i (temp file beside the target, renamed onto it) edits a target at ' + 'the root and one in a subfolder',
+      'sed -i (temp file beside the target, renamed onto it) edits a target ' + 'at the root and one in a subfolder',
       async () => {
         const proposer = createAgentCommandProposer({
           command: agent(["sed -i 's/1/2/' config.json", "sed -i 's/1/3/' src/model.py", 'echo "DESCRIPTION: sed"']),

@@ -48,7 +48,7 @@ describe('loop-evaluate', () => {
   });
 
   it(
-    'evaluatorInvocation runs as a real process from this checkout and names ' + 'its own files for the fingerprint',
+    'evaluatorInvocation runs as a real process from this checkout and ' + 'names its own files for the fingerprint',
     () => {
       const { command, harnessFiles } = evaluatorInvocation('skill', fixture('skill-good/SKILL.md'));
       expect(execFileSync('/bin/sh', ['-c', command], { encoding: 'utf8' }).trim().split('\n').at(-1)).toBe(

@@ -120,7 +120,7 @@ describe('change detection with watch (issue 31)', () => {
   });
 
   it(
-    'after stopWatching (as after a restart) every scan walks the whole tree ' + 'and still finds every change',
+    'after stopWatching (as after a restart) every scan walks the whole ' + 'tree and still finds every change',
     async () => {
       const { repo, rollback } = await setup();
       rollback.stopWatching();

@@ -31,7 +31,7 @@ it('commits exactly the named files with the message, leaving other changes (sta
 });
 
 it(
-  'skips paths outside the working tree and untracked files the repository ' + 'ignores; nothing left makes no commit',
+  'skips paths outside the working tree and untracked files the ' + 'repository ignores; nothing left makes no commit',
   async () => {
     const { r, ctx } = repo();
     r.write('projects/autotune/meta/loop_state.json', '{}\n');

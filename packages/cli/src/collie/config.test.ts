@@ -169,7 +169,7 @@ describe('collie config files', () => {
   });
 
   it(
-    'the mapped options are accepted by createAutoiter (paths absolute, flow ' + 'a factory of the metered agent)',
+    'the mapped options are accepted by createAutoiter (paths absolute, ' + 'flow a factory of the metered agent)',
     async () => {
       const file = join(dir, 'collie.config.yaml');
       writeFileSync(

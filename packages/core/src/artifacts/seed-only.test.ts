@@ -58,7 +58,7 @@ describe('seed-only detection', () => {
   );
 
   it(
-    'the JSON file detector matches a nested path (conf/config.json) without ' + 'artifactPath, and random_seed',
+    'the JSON file detector matches a nested path (conf/config.json) ' + 'without artifactPath, and random_seed',
     async () => {
       const dir = await mkdtemp(join(tmpdir(), 'loop-seed-'));
       try {

@@ -18,7 +18,7 @@ const gaussian = (r: RandomSource) => Math.sqrt(-2 * Math.log(1 - r.next())) * M
 
 describe('createLoop: noise support', () => {
   it(
-    'baselineRepeats re-runs the baseline k times: score = mean, spread (sd, ' + 'MAD) in the event and the state',
+    'baselineRepeats re-runs the baseline k times: score = mean, spread ' + '(sd, MAD) in the event and the state',
     async () => {
       const artifact = createMemoryArtifact(0);
       const events: LoopEvent[] = [];

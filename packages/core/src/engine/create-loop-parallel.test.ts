@@ -10,7 +10,7 @@ import { setup } from './test-fixtures/parallel-setup.js';
 
 describe('createLoop: parallel candidates', () => {
   it(
-    'K candidates are evaluated concurrently: each run waits at a barrier of ' + 'K = 3 (deferred promises, no sleeps)',
+    'K candidates are evaluated concurrently: each run waits at a barrier ' + 'of K = 3 (deferred promises, no sleeps)',
     async () => {
       const barrier = createBarrier(3);
       const { results, loop } = setup({

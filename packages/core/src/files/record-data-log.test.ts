@@ -39,7 +39,7 @@ describe('withRecordData: rows keep their candidate record across a resume', () 
   });
 
   it(
-    'a torn last line is skipped and the next append starts on a fresh line; ' + 'the last line of an iteration wins',
+    'a torn last line is skipped and the next append starts on a fresh ' + 'line; the last line of an iteration wins',
     async () => {
       const path = join(tmp(), 'records.jsonl');
       await withRecordData(createMemoryResultsLog(), { path }).append(row(0, { params: { a: 1 } }));

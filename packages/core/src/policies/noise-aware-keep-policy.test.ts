@@ -214,7 +214,7 @@ describe('noise-aware keep policy', () => {
     });
 
     it(
-      'rejects early, after the first run, once the candidate is clearly worse ' + 'on the instances (seed 8)',
+      'rejects early, after the first run, once the candidate is clearly ' + 'worse on the instances (seed 8)',
       async () => {
         const r = createSeededRandom(8);
         const inc = [instances(r, 0), instances(r, 0), instances(r, 0)];

@@ -104,7 +104,7 @@ describe('regex scorer', () => {
   });
 
   it(
-    'a metric file is read instead of the log and deleted after the read, so ' + 'a stale value is never scored twice',
+    'a metric file is read instead of the log and deleted after the read, ' + 'so a stale value is never scored twice',
     async () => {
       const metricFile = join(dir, 'metric.txt');
       const fromFile = createRegexScorer({ pattern: '^val_bpb:\\s*(\\S+)', direction: 'minimize', metricFile });

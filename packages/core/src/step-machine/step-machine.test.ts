@@ -269,7 +269,7 @@ describe('effects: exactly once', () => {
   });
 
   it(
-    'the live result is the JSON round trip of what the effect returned, the ' + 'same value a replay returns',
+    'the live result is the JSON round trip of what the effect returned, ' + 'the same value a replay returns',
     async () => {
       let seen: unknown;
       const m = machine({

@@ -253,7 +253,7 @@ describe('object store: loose objects written and read without isomorphic-git', 
   });
 
   it(
-    'a corrupt loose object (bytes that hash to another oid) is refused with ' + 'RESTORE_FAILED, not returned',
+    'a corrupt loose object (bytes that hash to another oid) is refused ' + 'with RESTORE_FAILED, not returned',
     async () => {
       const repo = tempRepo();
       const r = openRepo(nodeFs, repo.dir);
