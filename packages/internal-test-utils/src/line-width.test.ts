@@ -10,7 +10,7 @@ const repo = fileURLToPath(new URL('../../..', import.meta.url));
 const WIDTH = 120;
 
 describe('line width', () => {
-  it('no line of the TypeScript in packages/ and examples/ is over 120 characters (templates and ten-lines.ts aside)', () => {
+  it('no line of code in packages/ and examples/ is over 120 characters (templates and ten-lines.ts aside)', () => {
     const files = execFileSync(
       'git',
       ['ls-files', 'packages/*.ts', 'packages/*.mts', 'examples/*.ts', 'scripts/*.mjs'],
