@@ -8,6 +8,7 @@ import { parallelSchema } from './parallel-config.js';
 import { agentProposerSchema, mutatorProposerSchema, tpeProposerSchema } from './proposer-config.js';
 import { intermediateSchema, pruneSchema } from './prune-config.js';
 import { harnessSandboxSchema } from './sandbox-config.js';
+import { stopConditionFields } from './stop-config.js';
 import { targetSchema } from './target-config.js';
 
 const relativePath = z.string().min(1);
@@ -108,41 +109,7 @@ export const loopConfigSchema = z
       .default(300)
       .describe('Time budget per run in seconds (passed as LOOP_TIME_BUDGET_S). Default 300.'),
     killTimeoutS: z.number().positive().default(600).describe('Hard kill timeout per run in seconds. Default 600.'),
-    maxIterations: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(0)
-      .describe('Iterations after the baseline; 0 runs until interrupted. Default 0.'),
-    plateau: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('Stop after this many iterations in a row without a keep.'),
-    stopAfterNoChange: z
-      .number()
-      .int()
-      .nonnegative()
-      .default(5)
-      .describe(
-        'Stop after this many iterations in a row that changed no target file ' +
-          '(no change: not evaluated): the proposer has nothing left to try or ' +
-          'cannot write its targets. 0 never stops for this. Default 5.',
-      ),
-    targetScore: z.number().optional().describe('Stop once the best score reaches this value.'),
-    wallClockS: z.number().positive().optional().describe('Stop after this many seconds in total.'),
-    costBudget: z
-      .number()
-      .positive()
-      .finite()
-      .optional()
-      .describe(
-        "Stop before a proposal that would take the agent's spend over this many " +
-          "US dollars: the rows' cost (what the agent CLI reported) plus the mean " +
-          'cost of one proposal so far. See docs/agents-overnight.md.',
-      ),
-    tokenBudget: z.number().int().positive().optional().describe('The same for tokens.'),
+    ...stopConditionFields,
     proposer: z
       .discriminatedUnion('type', [tpeProposerSchema, mutatorProposerSchema, agentProposerSchema])
       .describe(

@@ -1,88 +1,24 @@
-// loop dashboard's server without a browser: which folders are runs, what a run's view says
-// (running while the workspace lock is held, interrupted, finished with the stop reason, a
-// malformed results.tsv), the event stream sending a run again when a row is appended (through
-// auto-iterate's own row writer), the diff endpoint's refusals, the Host check, and the
-// `loop dashboard` command itself (spawned, serving, stopped by SIGINT with exit 0).
+// loop dashboard's server without a browser: the event stream sending a run again when a row is
+// appended (through auto-iterate's own row writer), the diff and log endpoints' refusals, the Host
+// check, and the `loop dashboard` command itself (spawned, serving, stopped by SIGINT with exit 0).
+// dashboard-fixture.ts builds the folder of runs; dashboard-runs.test.ts tests the runs' views.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AUTO_ITERATE_TSV_HEADER, formatAutoIterateRow } from '@loop/auto-iterate';
-import { formatResultsRow, resultsHeader } from '@loop/autoresearch/results-tsv';
-import { type IterationRecord } from '@loop/core';
-import { acquireLock } from '@loop/core/files';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.js';
-import { discoverRuns } from '../src/dashboard/discover.js';
-import { readRunView } from '../src/dashboard/run-view.js';
 import { startDashboard } from '../src/dashboard/server.js';
-import { lockPath } from '../src/workspace-status.js';
+import { createRunsRoot, row, workspace } from './dashboard-fixture.js';
 
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let root: string;
 
-const row = (
-  iteration: number,
-  score: number | null,
-  status: IterationRecord['status'],
-  description: string,
-): string => {
-  const candidateId = `c0ffee${iteration}`.padEnd(40, '0');
-  return `${formatAutoIterateRow({ iteration, candidateId, score, status, description })}` + `\n`;
-};
-
-/** An auto-iterate workspace (a .loop/ folder and results.tsv as the loop writes them) with `rows` rows. */
-function workspace(name: string, rows: string[], state?: object): string {
-  const dir = join(root, name);
-  mkdirSync(join(dir, '.loop'), { recursive: true });
-  writeFileSync(join(dir, 'results.tsv'), `${AUTO_ITERATE_TSV_HEADER}\n${rows.join('')}`);
-  if (state) writeFileSync(join(dir, '.loop', 'state.json'), JSON.stringify(state));
-  return dir;
-}
-
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), 'loop-dashboard-server-'));
-  workspace(
-    'finished',
-    [row(0, 10, 'baseline', 'baseline'), row(1, 9, 'kept', 'x 0 -> 1'), row(2, 12, 'reverted', 'x 1 -> 5')],
-    { status: 'stopped', direction: 'minimize', stopReason: 'max-iterations', stopMessage: 'reached 2 iterations' },
-  );
-  workspace('group/interrupted', [row(0, 10, 'baseline', 'baseline')], { status: 'running', direction: 'minimize' });
-  // An autoresearch pass (seed 002): its results.tsv under .aid/pipeline/autoresearch/<task>/.
-  const header = resultsHeader('design');
-  const ar = join(root, 'pass', '.aid', 'pipeline', 'autoresearch', 'task-1');
-  mkdirSync(ar, { recursive: true });
-  const cols = (c: string) => Object.fromEntries(header.slice(1, -3).map((h) => [h, h === 'composite' ? c : '1']));
-  writeFileSync(
-    join(ar, 'results.tsv'),
-    [
-      header.join('\t'),
-      formatResultsRow(header, {
-        iter: '0',
-        columns: cols('6'),
-        status: 'baseline',
-        snapshot: '-',
-        utc: '2026-12-01T00:00:00Z',
-      }),
-      formatResultsRow(header, {
-        iter: '1',
-        columns: cols('7'),
-        status: 'kept',
-        snapshot: '001-snap',
-        utc: '2026-12-01T00:01:00Z',
-      }),
-    ].join('\n') + '\n',
-  );
-  // Not runs: node_modules, and a folder three levels down.
-  mkdirSync(join(root, 'node_modules', 'x', '.loop'), { recursive: true });
-  mkdirSync(join(root, 'a', 'b', 'c', '.loop'), { recursive: true });
-  const bad = join(root, 'corrupt');
-  mkdirSync(join(bad, '.loop'), { recursive: true });
-  writeFileSync(join(bad, 'results.tsv'), 'when\twhat\nyesterday\tsomething\n');
+  root = createRunsRoot();
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -98,114 +34,6 @@ function get(port: number, path: string, host = `127.0.0.1:${port}`): Promise<{ 
     req.end();
   });
 }
-
-describe('the runs of a folder', () => {
-  it(
-    'finds auto-iterate workspaces (.loop/ or results.tsv) and autoresearch ' +
-      'tasks down to two levels, not node_modules or deeper folders',
-    async () => {
-      const runs = await discoverRuns(root);
-      expect(runs.map((r) => r.id)).toEqual([
-        'corrupt/results.tsv',
-        'finished/results.tsv',
-        'group/interrupted/results.tsv',
-        'pass/.aid/pipeline/autoresearch/task-1/results.tsv',
-      ]);
-      expect(runs.map((r) => r.label)).toEqual(['corrupt', 'finished', 'group/interrupted', 'pass (task-1)']);
-    },
-  );
-
-  it(
-    'a run is finished with its stop reason, interrupted when state.json ' +
-      'says running but nobody holds the lock, running while the lock is held ' +
-      "(auto-iterate's and an autoresearch pass's)",
-    async () => {
-      const runs = await discoverRuns(root);
-      const finished = await readRunView(runs[1]!);
-      expect(finished).toMatchObject({
-        phase: 'stopped',
-        stopReason: 'max-iterations',
-        stopMessage: 'reached 2 iterations',
-        best: 9,
-        direction: 'minimize',
-        form: 'auto-iterate',
-      });
-      expect(finished.counts).toMatchObject({ experiments: 2, keep: 1, discard: 1 });
-      expect(finished.spec).toBeDefined();
-      const interrupted = runs[2]!;
-      expect((await readRunView(interrupted)).phase).toBe('interrupted');
-      const lock = await acquireLock({ path: lockPath(interrupted.dir) });
-      try {
-        expect(await readRunView(interrupted)).toMatchObject({ phase: 'running', locked: true });
-      } finally {
-        await lock.release();
-      }
-      const pass = await readRunView(runs[3]!);
-      expect(pass).toMatchObject({
-        form: 'autoresearch',
-        metric: 'composite',
-        direction: 'maximize',
-        best: 7,
-        phase: 'idle',
-      });
-      // An autoresearch pass holds <task folder>/pass (run-pass.ts).
-      const passLock = await acquireLock({ path: runs[3]!.lock });
-      try {
-        expect(runs[3]!.lock).toBe(join(root, 'pass', '.aid', 'pipeline', 'autoresearch', 'task-1', 'pass'));
-        expect((await readRunView(runs[3]!)).phase).toBe('running');
-      } finally {
-        await passLock.release();
-      }
-    },
-  );
-
-  it('a malformed results.tsv is shown as the problem, naming the file, with no plot', async () => {
-    const view = await readRunView((await discoverRuns(root))[0]!);
-    expect(view.problem).toMatch(/corrupt\/results\.tsv:1: not a results\.tsv of a known form/);
-    expect(view.spec).toBeUndefined();
-  });
-});
-
-describe('the curves of a run (issue 27)', () => {
-  it(
-    'a run whose rows carry intermediate reports gets the curves plot (kept, ' +
-      'discarded, pruned); one without gets none',
-    async () => {
-      const dir = workspace(
-        'curves',
-        [
-          row(0, 3, 'baseline', 'baseline'),
-          row(1, 3.4, 'reverted', 'lr up (pruned at step 200: 3.4 vs incumbent 3.1)'),
-        ],
-        { status: 'stopped', direction: 'minimize' },
-      );
-      const reports = (values: number[]) => values.map((value, i) => ({ step: (i + 1) * 100, value }));
-      writeFileSync(
-        join(dir, '.loop', 'records.jsonl'),
-        [
-          JSON.stringify({ iteration: 0, data: { reports: reports([3.5, 3.1, 3]) } }),
-          JSON.stringify({
-            iteration: 1,
-            data: {
-              reports: reports([3.6, 3.4]),
-              pruned: { step: 200, value: 3.4, reason: 'r', pruner: 'incumbent-curve' },
-            },
-          }),
-        ].join('\n'),
-      );
-      const runs = await discoverRuns(root);
-      const view = await readRunView(runs.find((r) => r.dir === dir)!);
-      const values =
-        (view.curves?.data as { name: string; values?: { kind: string }[] }[] | undefined)?.find(
-          (d) => d.name === 'points',
-        )?.values ?? [];
-      expect(new Set(values.map((v) => v.kind))).toEqual(new Set(['kept', 'pruned']));
-      const plain = await readRunView(runs.find((r) => r.dir.endsWith('finished'))!);
-      expect(plain.curves).toBeUndefined();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  );
-});
 
 describe('the dashboard server', () => {
   it(
@@ -266,7 +94,7 @@ describe('the dashboard server', () => {
       'naming the folder for one not kept; a new kept log re-sends the run with ' +
       'the newest tailed (issue 32 item 16)',
     async () => {
-      const dir = workspace('logs', [
+      const dir = workspace(root, 'logs', [
         row(0, 10, 'baseline', 'baseline'),
         row(1, 11, 'reverted', 'x 0 -> 4'),
         row(2, null, 'crash', 'x 0 -> 7'),
