@@ -5,28 +5,14 @@ import { acquireLock } from '../files/lock.js';
 import { writeTextAtomic } from '../files/state-file.js';
 import type { MaybePromise } from '../contracts/types.js';
 import { readStepCursor, writeStepCursor, type StepCursor } from './cursor.js';
-import { appendJournal, effectKey, readJournal, type JournalRecord } from './journal.js';
+import { effectKey, readJournal, type JournalRecord } from './journal.js';
+import { createStepEffect, toJson, type EffectOptions } from './step-effect.js';
 
 /** What a step returns: the next step, or the end of the run; `data` replaces the carried data (omitted: unchanged). */
 export type StepTransition<D> =
   { readonly next: string; readonly data?: D } | { readonly finish: true; readonly data?: D };
 
-/** How to treat an effect found started but not done after a kill (see {@link StepContext.effect}). */
-export interface EffectOptions<R> {
-  /**
-   * Running it again is harmless (a write of the same bytes, a read): an interrupted attempt is simply re-run. @default
-   * false
-   */
-  readonly idempotent?: boolean;
-  /**
-   * Checks the world after an interrupted attempt ("is the commit already there?"): `{ done: true,
-   * result }` records it done without running it again, `{ done: false }` runs it. Takes precedence
-   * over `idempotent`.
-   */
-  readonly reconcile?: () => MaybePromise<
-    { readonly done: true; readonly result: NoInfer<R> } | { readonly done: false }
-  >;
-}
+export type { EffectOptions } from './step-effect.js';
 
 /** What a step sees. */
 export interface StepContext<D> {
@@ -142,8 +128,6 @@ export interface StepMachine<D> {
   readonly cursor: () => Promise<StepCursor<D> | undefined>;
 }
 
-const toJson = <R>(value: R): R => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as R));
-
 /** The data a step hands on, as JSON, checked against the schema before it reaches the cursor. */
 function checkData<D>(where: string, schema: z.ZodType<D> | undefined, value: D, from: string): D {
   const json = toJson(value);
@@ -217,57 +201,13 @@ export function createStepMachine<D>(options: StepMachineOptions<D>): StepMachin
         );
       }
       visited.push(step);
-      const used = new Set<string>();
       const ctx: StepContext<D> = {
         step,
         run: current.run,
         visit: current.visit,
         data: current.data,
         resumed: first,
-        effect: async <R>(effect: string, body: () => MaybePromise<R>, opts: EffectOptions<R> = {}): Promise<R> => {
-          if (used.has(effect))
-            throw new LoopError(
-              'CONFIG_INVALID',
-              `${where} step "${step}" runs effect "${effect}" twice in one visit; give each effect its own name`,
-              { details: { step, effect } },
-            );
-          used.add(effect);
-          const id = { run: current.run, visit: current.visit, step, effect };
-          const known = journal.get(effectKey(id));
-          if (known?.t === 'done') return known.result as R;
-          const finish = async (result: R): Promise<R> => {
-            const value = toJson(result);
-            await hook({ kind: 'done', run: id.run, step, effect });
-            const record: JournalRecord =
-              value === undefined ? { t: 'done', ...id } : { t: 'done', ...id, result: value };
-            await appendJournal(journalPath, record);
-            journal.set(effectKey(id), record);
-            return value;
-          };
-          if (known?.t === 'intent') {
-            if (opts.reconcile !== undefined) {
-              const check = await opts.reconcile();
-              if (check.done) return finish(check.result);
-            } else if (opts.idempotent !== true) {
-              throw new LoopError(
-                'EFFECT_IN_DOUBT',
-                `${where} effect "${effect}" of step "${step}" (run ${id.run}, ` +
-                  `visit ${id.visit}) was started before the last stop and never recorded ` +
-                  `as done, and it is neither idempotent nor reconcilable; check whether it ` +
-                  `happened, then append its done line to ${journalPath} (or delete its ` +
-                  `intent line to run it again)`,
-                { details: { ...id, journal: journalPath } },
-              );
-            }
-          } else {
-            await hook({ kind: 'intent', run: id.run, step, effect });
-            const record: JournalRecord = { t: 'intent', ...id };
-            await appendJournal(journalPath, record);
-            journal.set(effectKey(id), record);
-          }
-          await hook({ kind: 'effect', run: id.run, step, effect });
-          return finish(await body());
-        },
+        effect: createStepEffect({ where, journalPath, journal, hook, run: current.run, visit: current.visit, step }),
       };
       const transition = await fn(ctx);
       first = false;
