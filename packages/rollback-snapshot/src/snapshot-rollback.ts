@@ -1,5 +1,6 @@
-import { join, normalize, sep } from 'node:path';
+import { join } from 'node:path';
 import { LoopError, parseOptions, systemClock, type Checkpoint, type CandidateInfo } from '@loop/core';
+import { plannedFiles } from './internal/planned-files.js';
 import { resolveSurface } from './internal/resolve-surface.js';
 import { nodeSnapshotFs, type SnapshotFs } from './snapshot-fs.js';
 import { createStatRecord } from './internal/stat-record.js';
@@ -152,18 +153,7 @@ export function createSnapshotRollback(options: SnapshotRollbackOptions): Snapsh
     requireStarted('checkpoint');
     if (iteration === 0) return { iteration, id: keptId, copies: [], slug: 'baseline' };
     const slug = slugify(plan.slug ?? 'edit');
-    const planned = plan.files ? [...new Set(plan.files.map((f) => normalize(f).split(sep).join('/')))] : undefined;
-    const outside = (planned ?? []).filter((f) => !surface.has(f));
-    if (outside.length > 0) {
-      throw new LoopError(
-        'CONFIG_INVALID',
-        `${where} the edit plans to touch ${outside.join(', ')}, outside the ` +
-          (`mutable surface; only ` +
-            `${files.length > 20 ? `the ${files.length} mutable files` : files.join(', ')}` +
-            ` may change`),
-        { details: { outside } },
-      );
-    }
+    const planned = plannedFiles(where, plan.files, surface, files);
     if (planned === undefined) {
       // No plan: copy nothing (the workspace is at the kept state, whose copies exist); the files
       // the edit touches are found by their stat at keep or revert.
