@@ -2,41 +2,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLoopError, LoopError } from '@loop/core';
-import { createSnapshotRollback, nodeSnapshotFs, type SnapshotFs, type SnapshotRollbackOptions } from '../src/index.js';
-import { makeWorkspace, steppingClock, type TempWorkspace } from './helpers.js';
+import { createSnapshotRollback, nodeSnapshotFs, type SnapshotFs } from '../src/index.js';
+import { makeWorkspace, steppingClock } from './helpers.js';
+import { cleanupSetup, OLD, setup, trackWorkspace, walk, ws } from './snapshot-rollback-fixture.js';
 
-const OLD = Date.UTC(2020, 0, 1, 12, 0, 0);
-let ws: TempWorkspace | undefined;
-afterEach(() => {
-  ws?.cleanup();
-  ws = undefined;
-});
-
-function setup(
-  files: Record<string, string> = { 'src/a.ts': 'a0', 'src/lib/b.ts': 'b0', 'README.md': 'doc' },
-  extra: Partial<SnapshotRollbackOptions> = {},
-) {
-  ws = makeWorkspace(files);
-  for (const f of Object.keys(files)) ws.write(f, files[f]!, OLD);
-  const rollback = createSnapshotRollback({
-    workspace: ws.dir,
-    runDir: ws.runDir,
-    files: ['src/a.ts', 'src/lib/b.ts'],
-    clock: steppingClock(),
-    ...extra,
-  });
-  return { ws, rollback, snaps: join(ws.runDir, 'snapshots') };
-}
-
-function walk(dir: string): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out;
-}
+afterEach(cleanupSetup);
 
 describe('snapshot rollback (seed 002)', () => {
   it(
@@ -156,59 +126,6 @@ describe('snapshot rollback (seed 002)', () => {
     },
   );
 
-  it(
-    'restoreBest restores the best kept version: the baseline overlaid by ' +
-      'the kept snapshots up to it (seed 002 on stop step 1)',
-    async () => {
-      const { ws, rollback } = setup();
-      await rollback.start();
-      const cp1 = await rollback.checkpoint(1, { files: ['src/a.ts'] });
-      ws.write('src/a.ts', 'a1');
-      const best = await rollback.keep(cp1, undefined);
-      const cp2 = await rollback.checkpoint(2, { files: ['src/lib/b.ts'] });
-      ws.write('src/lib/b.ts', 'b2');
-      await rollback.keep(cp2, undefined);
-      await rollback.restoreBest(best);
-      expect([ws.read('src/a.ts'), ws.read('src/lib/b.ts')]).toEqual(['a1', 'b0']);
-    },
-  );
-
-  it('restoreBest falls back to the baseline when nothing was kept', async () => {
-    const { ws, rollback } = setup();
-    const { baselineId } = await rollback.start();
-    await rollback.checkpoint(1);
-    ws.write('src/a.ts', 'a1'); // an interrupted edit
-    await rollback.restoreBest(baselineId);
-    expect(ws.read('src/a.ts')).toBe('a0');
-    expect(Math.abs(statSync(join(ws.dir, 'src/a.ts')).mtimeMs - OLD)).toBeLessThanOrEqual(1);
-  });
-
-  it(
-    'restoreBest checks the target snapshot readable first: an absent ' +
-      'baseline is RESTORE_FAILED and nothing is copied (seed 002: test -r the ' +
-      'target snapshot before the baseline fallback)',
-    async () => {
-      const { ws, rollback, snaps } = setup();
-      const { baselineId } = await rollback.start();
-      ws.write('src/a.ts', 'a1');
-      ws.write('src/lib/b.ts', 'b1');
-      rmSync(join(snaps, baselineId, 'src/lib/b.ts'));
-      const error = (await rollback.restoreBest(baselineId).catch((e: unknown) => e)) as LoopError;
-      expect(error.code).toBe('RESTORE_FAILED');
-      expect(error.message).toMatch(/of src\/lib\/b\.ts is absent or unreadable.*nothing was restored/);
-      expect([ws.read('src/a.ts'), ws.read('src/lib/b.ts')]).toEqual(['a1', 'b1']);
-    },
-  );
-
-  it('restoreBest of an unknown id is RESTORE_FAILED, not a copy of a missing path', async () => {
-    const { rollback } = setup();
-    await rollback.start();
-    await expect(rollback.restoreBest('009-kept-nope-20261130T040000Z')).rejects.toMatchObject({
-      code: 'RESTORE_FAILED',
-    });
-    await expect(rollback.restoreBest('HEAD')).rejects.toMatchObject({ code: 'RESTORE_FAILED' });
-  });
-
   it('snapshots live only under the run snapshots/ folder (seed 002 safety brakes)', async () => {
     const { ws, rollback, snaps } = setup();
     const before = new Set(walk(ws.dir));
@@ -268,7 +185,7 @@ describe('snapshot rollback (seed 002)', () => {
   });
 
   it('a missing explicit mutable file is CONFIG_INVALID naming it', async () => {
-    ws = makeWorkspace({ 'a.ts': 'a' });
+    const ws = trackWorkspace(makeWorkspace({ 'a.ts': 'a' }));
     const rollback = createSnapshotRollback({ workspace: ws.dir, runDir: ws.runDir, files: ['a.ts', 'gone.ts'] });
     await expect(rollback.start()).rejects.toThrow(/files\.1: gone\.ts does not exist/);
   });
