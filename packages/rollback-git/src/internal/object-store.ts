@@ -20,7 +20,8 @@ import { gitArgs, type Repo } from './repo.js';
 import { onNodeFs } from './fs-ops.js';
 import type { PackInput } from './pack-format.js';
 import { mergePacks } from './pack-merge.js';
-import { addToBatch, readPacked, withObjectBatch } from './pack-store.js';
+import { readPacked } from './pack-store.js';
+import { addToBatch, withObjectBatch } from './with-object-batch.js';
 
 // Git's loose objects read and written directly (node:zlib, node:crypto) through `repo.fs`, so
 // each costs one file read or one temp-file write and rename, without isomorphic-git's per-call

@@ -1,6 +1,7 @@
 import { foreignCode } from './errors.js';
 import { assemblePack, isWholeType, readEntryHeader } from './pack-format.js';
-import { entriesOf, forgetPack, packBytes, packDir, packState, writePack, type PackInfo } from './pack-store.js';
+import { entriesOf, forgetPack, packBytes, packDir, packState, type PackInfo } from './pack-store.js';
+import { writePack } from './with-object-batch.js';
 import { perRepo, type Repo } from './repo.js';
 
 // One pack per candidate commit would leave a run of 100,000 iterations with 100,000 packs, and

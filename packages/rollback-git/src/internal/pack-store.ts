@@ -2,16 +2,8 @@ import nodeFs from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { foreignCode } from './errors.js';
 import { onNodeFs } from './fs-ops.js';
-import { hashObject, type ObjectType } from './object-format.js';
-import {
-  encodePack,
-  isWholeType,
-  parseIndex,
-  readEntryHeader,
-  type EncodedPack,
-  type PackEntry,
-  type PackInput,
-} from './pack-format.js';
+import { hashObject } from './object-format.js';
+import { isWholeType, parseIndex, readEntryHeader, type PackEntry, type PackInput } from './pack-format.js';
 import { perRepo, type Repo } from './repo.js';
 
 // The packs under `objects/pack` that rollback-git reads itself: every version-2 index is listed
@@ -19,14 +11,12 @@ import { perRepo, type Repo } from './repo.js';
 // slicing the pack (kept in a
 // bounded cache: packs are immutable) and inflating. Deltas, packs over PACK_READ_LIMIT and
 // anything that does not parse stay isomorphic-git's. A commit's new objects go into one pack
-// (see `withObjectBatch`): two file creations instead of one per object.
+// (see `withObjectBatch`, in with-object-batch.ts): two file creations instead of one per object.
 
 /** Packs larger than this (bytes) are left to isomorphic-git: 32 MiB. */
 export const PACK_READ_LIMIT = 32 * 1024 * 1024;
 /** Bytes of pack files kept in memory for reads: 64 MiB. */
 const PACK_CACHE_BYTES = 64 * 1024 * 1024;
-/** A batch of at least this many objects is written as a pack; fewer as loose objects (as many file creations). */
-export const PACK_MIN_OBJECTS = 3;
 
 /**
  * A pack rollback-git can read, indexed compactly (as git's own `.idx`: 20 bytes of SHA-1 and two
@@ -246,56 +236,4 @@ export async function readPacked(
   }
   if (bytes.length !== header.size || hashObject(header.type, bytes) !== oid) return 'corrupt';
   return { type: header.type, bytes };
-}
-
-/** Writes a pack and its index (temp file and rename each, pack first: the index makes it visible) and registers it. */
-export async function writePack(repo: Repo, encoded: EncodedPack): Promise<void> {
-  const base = `${packDir(repo)}/pack-${encoded.name}`;
-  await repo.fs.promises.mkdir(packDir(repo), { recursive: true }).catch((error: unknown) => {
-    if (foreignCode(error) !== 'EEXIST') throw error;
-  });
-  await repo.fs.promises.writeFile(`${base}.pack`, encoded.pack);
-  await repo.fs.promises.writeFile(`${base}.idx`, encoded.idx);
-  registerPack(repo, `pack-${encoded.name}`, encoded.pack.length, encoded.entries);
-}
-
-/**
- * Runs `fn` with every object rollback-git writes (`writeObject`) collected in memory instead of
- * written one file each, then writes them: as one pack when there are at least PACK_MIN_OBJECTS,
- * else loose (`writeLoose`). Objects of the batch are readable while it is open. When `fn`
- * throws, nothing is written (nothing can name the objects yet: the caller moves refs and the
- * index only after the batch).
- */
-export async function withObjectBatch<T>(
-  repo: Repo,
-  fn: () => Promise<T>,
-  writeLoose: (input: PackInput) => Promise<void>,
-  afterPack: (repo: Repo) => Promise<void>,
-): Promise<T> {
-  const state = packState(repo);
-  if (state.batch !== undefined) return fn();
-  const batch = new Map<string, PackInput>();
-  state.batch = batch;
-  let result: T;
-  try {
-    result = await fn();
-  } finally {
-    state.batch = undefined;
-  }
-  const inputs = [...batch.values()];
-  if (inputs.length >= PACK_MIN_OBJECTS) {
-    await writePack(repo, encodePack(inputs));
-    await afterPack(repo);
-  } else {
-    for (const input of inputs) await writeLoose(input);
-  }
-  return result;
-}
-
-/** Adds an object to the open batch; false when no batch is open. */
-export function addToBatch(repo: Repo, oid: string, type: ObjectType, bytes: Uint8Array): boolean {
-  const state = packState(repo);
-  if (state.batch === undefined) return false;
-  if (!state.batch.has(oid) && locate(repo, oid) === undefined) state.batch.set(oid, { oid, type, bytes });
-  return true;
 }
