@@ -1,4 +1,6 @@
-import { ConfigError, type Guard, type Harness, type KeepPolicy } from '@loop/core';
+import { type Guard, type Harness, type KeepPolicy } from '@loop/core';
+import { parseGroupedOptions } from '@loop/core/contracts';
+import { z } from 'zod';
 import { type SandboxOptions } from '@loop/core/process';
 import type { AuditGuard } from './audit-guard.js';
 import type { AutoiterOptions, TriggerRun } from './autoiter-options.js';
@@ -70,45 +72,14 @@ function isFlatStop(stop: unknown): boolean {
 
 /**
  * Moves every deprecated flat option of `options` into its group (the one place the flat names of
- * version 0.1 are read) and returns the grouped options; anything else (unknown keys included) is
- * passed through for the schema to judge. A group given as a non-object is left for the schema too.
+ * version 0.1 are read), with core's grouped-options mover; a flat `stop` policy becomes `stop.policy`.
+ * Anything else (unknown keys included) is passed through for the schema to judge.
  *
  * @throws {ConfigError} `CONFIG_INVALID` naming both when a flat name and its grouped place are
  *   both set (e.g. `maxIterations` and `stop.maxIterations`).
  */
 export function normalizeAutoiterOptions(options: AutoiterOptions): AutoiterOptions {
   if (!isRecord(options)) return options;
-  const out: Record<string, unknown> = { ...options };
-  const conflicts: { path: string; message: string }[] = [];
-  const groups: Record<string, Record<string, unknown>> = {};
-  const groupOf = (name: string): Record<string, unknown> | undefined => {
-    if (groups[name]) return groups[name];
-    const given = out[name];
-    if (given !== undefined && !isRecord(given)) return undefined;
-    return (groups[name] = { ...(given ?? {}) });
-  };
-  const move = (flat: string, group: string, field: string, value: unknown) => {
-    delete out[flat];
-    const g = groupOf(group);
-    if (!g) return;
-    if (g[field] !== undefined) {
-      conflicts.push({
-        path: flat,
-        message:
-          `${flat} and ${group}.${field} are both set; remove ${flat} (deprecated: ` +
-          `its place is ${group}.${field})`,
-      });
-      return;
-    }
-    g[field] = value;
-  };
-  if (out.stop !== undefined && isFlatStop(out.stop)) {
-    const policy = out.stop;
-    delete out.stop;
-    move('stop', 'stop', 'policy', policy);
-  }
-  for (const [flat, [group, field]] of Object.entries(DEPRECATED_OPTION_PLACES))
-    if (out[flat] !== undefined) move(flat, group, field, out[flat]);
-  if (conflicts.length > 0) throw new ConfigError('collie', conflicts);
-  return { ...out, ...groups } as unknown as AutoiterOptions;
+  const input = isFlatStop(options.stop) ? { ...options, stop: { policy: options.stop } } : options;
+  return parseGroupedOptions(z.unknown(), input, DEPRECATED_OPTION_PLACES, 'collie').grouped as AutoiterOptions;
 }

@@ -41,7 +41,9 @@ export function groupFlatOptions(
     if (target?.[field] !== undefined) {
       issues.push({
         path: `${group}.${field}`,
-        message: `given twice: as ${group}.${field} and as ${flat} (deprecated); keep only ${group}.${field}`,
+        message:
+          `${flat} and ${group}.${field} are both set: one field given twice, as ${group}.${field} ` +
+          `and as ${flat} (deprecated); keep only ${group}.${field}`,
       });
       continue;
     }
