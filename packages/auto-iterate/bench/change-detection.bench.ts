@@ -17,10 +17,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFunctionProposer } from '@loop/core';
-import { createAutoIterate } from '../src/index.js';
+import { loadLine, spread } from '@loop/internal-test-utils/bench';
+import { startHeldRun } from './held-run.js';
 
 const PER_DIRECTORY = 100;
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 12);
@@ -61,61 +61,11 @@ const edit = (dir: string, files: number, count: number): string[] => {
   return edited;
 };
 
-/** An auto-iterate run held at each `propose` call; `step(n)` lets one iteration editing n files through. */
-async function startHeldRun(dir: string, files: number, watch: boolean) {
-  let go: ((count: number) => void) | undefined;
-  let arrived: (() => void) | undefined;
-  let arrival = new Promise<void>((resolve) => (arrived = resolve));
-  const controller = new AbortController();
-  const proposer = createFunctionProposer('bench', async () => {
-    const count = await new Promise<number>((resolve) => {
-      go = resolve;
-      arrived!();
-    });
-    edit(dir, files, count);
-    return { description: `edit ${count}` };
-  });
-  const run = createAutoIterate({
-    dir,
-    tag: 'bench',
-    files: { targetFiles: targets(files), watch },
-    run: { command: 'echo "score: 1"', timeBudgetS: 60, killTimeoutS: 90 },
-    score: { metricName: 'score', direction: 'minimize' },
-    stop: { maxIterations: 0 },
-    proposer,
-    signal: controller.signal,
-  });
-  const done = run.run();
-  await arrival;
-  return {
-    rollback: run.rollback,
-    step: async (count: number) => {
-      arrival = new Promise<void>((resolve) => (arrived = resolve));
-      go!(count);
-      await arrival;
-    },
-    stop: async () => {
-      controller.abort();
-      go!(0);
-      await done.catch(() => undefined);
-    },
-  };
-}
-
 const timed = async (fn: () => unknown): Promise<number> => {
   const start = performance.now();
   await fn();
   return performance.now() - start;
 };
-const quantiles = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return { min: s[0]!, median: s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2, max: s[s.length - 1]! };
-};
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ');
 
 type Variant = 'watch' | 'walk' | 'git add <files>' | 'git add -A';
 const VARIANTS: Variant[] = ['watch', 'walk', 'git add <files>', 'git add -A'];
@@ -127,8 +77,8 @@ async function measure(files: number) {
   const walkDir = clone(base, join(root, 'walk'));
   const twin = clone(base, join(root, 'twin'));
   const buildS = (performance.now() - built) / 1000;
-  const watchRun = await startHeldRun(base, files, true);
-  const walkRun = await startHeldRun(walkDir, files, false);
+  const watchRun = await startHeldRun(base, targets(files), { watch: true });
+  const walkRun = await startHeldRun(walkDir, targets(files), { watch: false });
   const cli = (count: number, all: boolean) => () => {
     const edited = edit(twin, files, count);
     git(twin, 'add', ...(all ? ['-A'] : edited));
@@ -143,7 +93,7 @@ async function measure(files: number) {
   };
   // One warm-up of each (the watch's first whole-tree walk, caches), not counted.
   for (const count of [1, 10]) for (const v of VARIANTS) await run[v](count)();
-  const loadBefore = load();
+  const loadBefore = loadLine();
   const times = new Map<string, number[]>();
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
     for (const count of [1, 10]) {
@@ -159,7 +109,7 @@ async function measure(files: number) {
   await walkRun.stop();
   rmSync(root, { recursive: true, force: true });
   console.error(`${files} files: fixture ${buildS.toFixed(0)} s; watch scans: ${JSON.stringify(report)}`);
-  return { times, loadBefore, loadAfter: load() };
+  return { times, loadBefore, loadAfter: loadLine() };
 }
 
 const sizes = process.argv
@@ -189,8 +139,8 @@ for (const files of FILES) {
   const { times, loadBefore, loadAfter } = await measure(files);
   for (const count of [1, 10]) {
     const t = (v: Variant) => times.get(`${v}|${count}`)!;
-    const ratio = (a: Variant, b: Variant) => quantiles(t(a).map((x, i) => x / t(b)[i]!));
-    const med = (v: Variant) => quantiles(t(v)).median;
+    const ratio = (a: Variant, b: Variant) => spread(t(a).map((x, i) => x / t(b)[i]!));
+    const med = (v: Variant) => spread(t(v)).median;
     medians.set(`${files}|${count}`, med('watch'));
     console.log(
       `| ${files} | ${count} | ${med('watch').toFixed(1)} ` +

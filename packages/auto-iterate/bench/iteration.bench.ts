@@ -20,8 +20,7 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { createFunctionProposer } from '@loop/core';
-import { createAutoIterate } from '../src/index.js';
+import { startHeldRun } from './held-run.js';
 
 const PER_DIRECTORY = 100;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -61,60 +60,6 @@ const edit = (dir: string, files: number, count: number) => {
   for (const t of targets(files).slice(0, count)) writeFileSync(join(dir, t), `edit ${counter}\n`);
 };
 
-/** An auto-iterate run held at each `propose` call; `step(n)` lets one iteration editing n files through. */
-async function startHeldRun(dir: string, files: number) {
-  let go: ((count: number) => void) | undefined;
-  let arrived: (() => void) | undefined;
-  let arrival = new Promise<void>((resolve) => (arrived = resolve));
-  const controller = new AbortController();
-  const proposer = createFunctionProposer('bench', async () => {
-    const count = await new Promise<number>((resolve) => {
-      go = resolve;
-      arrived!();
-    });
-    edit(dir, files, count);
-    return { description: `edit ${count}` };
-  });
-  const run = createAutoIterate({
-    dir,
-    tag: 'bench',
-    files: { targetFiles: targets(files) },
-    run: { command: 'echo score: 1', timeBudgetS: 60, killTimeoutS: 90 },
-    score: { metricName: 'score', direction: 'minimize' },
-    stop: { maxIterations: 0 },
-    proposer,
-    signal: controller.signal,
-  });
-  if (process.env.BENCH_PROFILE) {
-    const r = run.rollback as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
-    for (const name of ['checkpoint', 'changedPaths', 'commit', 'revert', 'keep']) {
-      const original = r[name]!;
-      r[name] = async (...a: unknown[]) => {
-        const t = performance.now();
-        try {
-          return await original(...a);
-        } finally {
-          spent.set(name, (spent.get(name) ?? 0) + performance.now() - t);
-        }
-      };
-    }
-  }
-  const done = run.run();
-  await arrival;
-  return {
-    step: async (count: number) => {
-      arrival = new Promise<void>((resolve) => (arrived = resolve));
-      go!(count);
-      await arrival;
-    },
-    stop: async () => {
-      controller.abort();
-      go!(0);
-      await done.catch(() => undefined);
-    },
-  };
-}
-
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -125,7 +70,23 @@ async function measure(files: number): Promise<Map<string, number>> {
   const built = Date.now();
   const { dir, twin, root } = makeRepos(files);
   const buildS = (Date.now() - built) / 1000;
-  const held = await startHeldRun(dir, files);
+  const held = await startHeldRun(dir, targets(files), {
+    beforeStart: (rollback) => {
+      if (!process.env.BENCH_PROFILE) return;
+      const r = rollback as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+      for (const name of ['checkpoint', 'changedPaths', 'commit', 'revert', 'keep']) {
+        const original = r[name]!;
+        r[name] = async (...a: unknown[]) => {
+          const t = performance.now();
+          try {
+            return await original(...a);
+          } finally {
+            spent.set(name, (spent.get(name) ?? 0) + performance.now() - t);
+          }
+        };
+      }
+    },
+  });
   const cli = (count: number) => () => {
     edit(twin, files, count);
     git(twin, 'add', '-A');
