@@ -69,4 +69,11 @@ export interface Harness {
    * records it at start and re-checks it before every run; a change is `HARNESS_TAMPERED`.
    */
   readonly fingerprint?: () => MaybePromise<string>;
+  /**
+   * Called once a candidate's slot is open, before the proposer edits (issue 31): `run` follows, so
+   * slow set-up can overlap the proposal and the commit. Not awaited; must not throw and must not
+   * touch the workspace. The command harness warms the kernel's cgroup migration here
+   * (docs/safety.md, "What the per-run cgroup costs").
+   */
+  readonly prepare?: (context: { readonly iteration: number }) => void;
 }

@@ -6,6 +6,7 @@ import { LoopError, parseOptions } from '../contracts/errors.js';
 import type { Harness, RunRecord } from '../contracts/harness.js';
 import { runInGroupToLog } from '../process/process-group.js';
 import { claimPidFileSlot } from '../process/pid-file-slots.js';
+import { warmRunCgroups } from '../process/run-cgroup.js';
 import { followLogLines, type LogFollower } from './log-follow.js';
 import { compileIntermediatePattern, type IntermediatePattern } from './intermediate-pattern.js';
 import { hashTreeStats } from '../artifacts/fingerprint-paths.js';
@@ -151,6 +152,8 @@ export function createCommandHarness(options: CommandHarnessOptions): Harness {
   const matcher = o.intermediate ? compileIntermediatePattern(o.intermediate.pattern, 'command-harness') : undefined;
   return {
     name: `command(${o.command})`,
+    // The run's first shell enters its cgroup without the grace-period wait (issue 31).
+    prepare: () => void warmRunCgroups(),
     run: async ({ iteration, signal, seed, repeat, report }): Promise<RunRecord> => {
       // sweeps orphans, never a live sibling's run
       const slot = o.pidFile ? await claimPidFileSlot(o.pidFile, o.graceMs) : undefined;

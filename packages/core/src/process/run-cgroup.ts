@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 
 /** The name prefix of every per-run cgroup directory. */
@@ -92,6 +93,33 @@ export function createRunCgroup(token: string): string | null {
   } catch {
     return null;
   }
+}
+
+let warming: Promise<boolean> | undefined;
+
+/**
+ * Warms the kernel for the next run's cgroup migration (issue 31), off the main thread: writes this
+ * process's own pid to its own cgroup's `cgroup.procs` (a migration that moves nothing). Without
+ * `favordynmods` every migration first waits for an RCU grace period unless one started moments
+ * before (about 10 ms here, docs/safety.md); the command's first shell then enters its cgroup
+ * without waiting if this started a few ms earlier. Nothing is written when cgroups are not used
+ * here (or `LOOP_CGROUP=off`); a failure is ignored (the run pays the wait, as before).
+ *
+ * @returns true when the write succeeded, false when there is nothing to warm or it failed; a call
+ *   while one is in flight shares it.
+ */
+export function warmRunCgroups(): Promise<boolean> {
+  const parent = runCgroupBase();
+  if (!parent) return Promise.resolve(false);
+  warming ??= writeFile(join(parent, 'cgroup.procs'), String(process.pid)).then(
+    () => true,
+    () => false,
+  );
+  const current = warming;
+  void current.finally(() => {
+    if (warming === current) warming = undefined;
+  });
+  return current;
 }
 
 /** True when `dir` looks like a cgroup this module made (a `loop-<token>` directory with `cgroup.procs`). */
