@@ -4,7 +4,7 @@
 import nodeFs from 'node:fs';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isLoopError } from '@loop/core';
 import { createGitResetRollback } from '../src/index.js';
 import type { GitFs } from '../src/git-fs.js';
@@ -159,5 +159,52 @@ describe('rollback-git writes under .git through lock files', () => {
     expect((error as { code?: string }).code).toBe('ENOSPC');
     expect(nodeFs.readFileSync(ref, 'utf8')).toBe(before);
     expect(nodeFs.existsSync(lockPathOf(ref))).toBe(false);
+  });
+
+  it(
+    'a small write on node:fs itself is the same sequence in synchronous calls ' +
+      '(lock created exclusively, written, fsynced, renamed, directory fsynced)',
+    async () => {
+      const repo = makeRepo({ 'a.txt': 'a\n' });
+      repos.push(repo);
+      const ref = join(repo.dir, '.git', 'refs', 'heads', 'main');
+      const calls: string[] = [];
+      const real = { openSync: nodeFs.openSync, fsyncSync: nodeFs.fsyncSync, renameSync: nodeFs.renameSync };
+      const spied = (Object.keys(real) as (keyof typeof real)[]).map((name) =>
+        vi.spyOn(nodeFs, name).mockImplementation(((...args: unknown[]) => {
+          const where = typeof args[0] === 'string' ? args[0].slice(repo.dir.length + 1) : 'fd';
+          calls.push(`${name} ${where}${name === 'openSync' ? ` ${String(args[1])}` : ''}`);
+          return (real[name] as (...a: unknown[]) => unknown)(...args);
+        }) as never),
+      );
+      try {
+        await writeThroughLock(nodeFs.promises as never, ref, new TextEncoder().encode(`${'1'.repeat(40)}\n`));
+      } finally {
+        for (const s of spied) s.mockRestore();
+      }
+      expect(calls).toEqual([
+        'openSync .git/refs/heads/main.lock wx',
+        'fsyncSync fd',
+        'renameSync .git/refs/heads/main.lock',
+        'openSync .git/refs/heads r',
+        'fsyncSync fd',
+      ]);
+      expect(nodeFs.readFileSync(ref, 'utf8')).toBe(`${'1'.repeat(40)}\n`);
+      expect(nodeFs.existsSync(lockPathOf(ref))).toBe(false);
+    },
+  );
+
+  it('a synchronous write whose rename fails removes its lock and leaves the target as it was', async () => {
+    const repo = makeRepo({ 'a.txt': 'a\n' });
+    repos.push(repo);
+    // A non-empty directory where the file should go: the rename fails (EISDIR).
+    const target = join(repo.dir, '.git', 'refs', 'heads', 'occupied');
+    nodeFs.mkdirSync(join(target, 'inside'), { recursive: true });
+    const error = await writeThroughLock(nodeFs.promises as never, target, new Uint8Array([49])).catch(
+      (e: unknown) => e,
+    );
+    expect(['EISDIR', 'ENOTEMPTY', 'EEXIST']).toContain((error as { code?: string }).code);
+    expect(nodeFs.existsSync(lockPathOf(target))).toBe(false);
+    expect(nodeFs.readdirSync(target)).toEqual(['inside']);
   });
 });

@@ -70,9 +70,9 @@ export interface Harness {
    */
   readonly fingerprint?: () => MaybePromise<string>;
   /**
-   * Called once a candidate's slot is open, before the proposer edits (issue 31): `run` follows, so
-   * slow set-up can overlap the proposal and the commit. Not awaited; must not throw and must not
-   * touch the workspace. The command harness warms the kernel's cgroup migration here
+   * Called when a candidate's proposal is in (and before each repair attempt), before the edit is
+   * inspected and committed (issue 31): `run` follows, so slow set-up can overlap that work. Not
+   * awaited; must not throw and must not touch the workspace. The command harness warms the kernel's cgroup migration here
    * (docs/safety.md, "What the per-run cgroup costs").
    */
   readonly prepare?: (context: { readonly iteration: number }) => void;

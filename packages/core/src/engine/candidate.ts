@@ -54,11 +54,6 @@ export async function beginCandidate(
   if (before) return applyVerdict(o, before.guard.name, before.verdict, 'rejected');
   const slot = await open(plan);
   o.slot = slot;
-  try {
-    slot.harness.prepare?.({ iteration }); // overlaps the proposal and the commit (issue 31)
-  } catch {
-    // a hint only: the run does its own set-up
-  }
   const snapshotBefore = slot.artifact ? await slot.artifact.inspect() : undefined;
   const detector = e.options.keep?.seedOnlyDetector;
   const captured = detector?.capture ? await detector.capture(slot.artifact) : undefined;

@@ -47,6 +47,11 @@ export async function finishCandidate(
   addData(o, proposal.data);
   for (let attempt = 0; ;) {
     if (e.signal.aborted) return { ...o, aborted: true };
+    try {
+      slot.harness.prepare?.({ iteration }); // the run follows: its set-up overlaps the commit (issue 31)
+    } catch {
+      // a hint only: the run does its own set-up
+    }
     o.description = proposal.description;
     const after = slot.artifact && snapshotBefore ? await slot.artifact.inspect() : undefined;
     const changes = after ? compareSnapshots(slot.artifact!, snapshotBefore!, after) : undefined;

@@ -26,7 +26,7 @@ const parentDir = (path: string): string => path.slice(0, Math.max(path.lastInde
  * Best effort: a file system that cannot open or sync a directory (memfs, some network mounts)
  * is skipped silently.
  */
-export async function syncDir(fs: GitFsPromises, dir: string): Promise<void> {
+export async function syncDir(fs: Pick<GitFsPromises, 'open'>, dir: string): Promise<void> {
   if (fs.open === undefined) return;
   let handle: GitFsFileHandle | undefined;
   try {
@@ -48,7 +48,7 @@ export async function syncDir(fs: GitFsPromises, dir: string): Promise<void> {
  *   (ENOENT for a missing parent directory, ENOSPC) unchanged.
  */
 export async function takeLock(
-  fs: GitFsPromises,
+  fs: Pick<GitFsPromises, 'open' | 'writeFile'>,
   path: string,
   mode: number,
   wait: LockWait,
@@ -98,6 +98,37 @@ export interface LockedWriteOptions {
 }
 
 /**
+ * Objects, refs and index files up to this size (bytes) are written with the synchronous calls when the fs is `node:fs`
+ * itself: the same temp file and rename, but four thread-pool round trips (open, write, close,
+ * rename; 0.1-1 ms each under load) become about 50 us of blocking, for the few small objects
+ * (blobs, trees, the commit) one iteration writes (issue 13).
+ */
+const SYNC_WRITE_LIMIT = 256 * 1024;
+
+/**
+ * `node:fs`'s synchronous calls behind the promise API {@link writeThroughLock} uses, for a small
+ * write on `node:fs` itself (a ref, a small index): the same calls in the same order, but one
+ * blocking call each instead of a thread-pool round trip (0.1-1 ms each under load; a ref write
+ * makes nine). Issue 31: three ref writes and two index writes per iteration.
+ */
+const SYNC_LOCK_FS: Pick<GitFsPromises, 'open' | 'writeFile' | 'lstat' | 'rename' | 'unlink'> = {
+  open: async (path, flags, mode) => {
+    const fd = nodeFs.openSync(path, flags, mode);
+    return {
+      writeFile: async (data: Uint8Array) => {
+        for (let at = 0; at < data.byteLength;) at += nodeFs.writeSync(fd, data, at, data.byteLength - at);
+      },
+      sync: async () => nodeFs.fsyncSync(fd),
+      close: async () => nodeFs.closeSync(fd),
+    };
+  },
+  writeFile: async (path, data, options) => nodeFs.writeFileSync(path, data, options),
+  lstat: async (path) => nodeFs.lstatSync(path),
+  rename: async (from, to) => nodeFs.renameSync(from, to),
+  unlink: async (path) => nodeFs.unlinkSync(path),
+};
+
+/**
  * Replaces `path` the way git does: `<path>.lock` is created exclusively, written and (unless
  * `sync: false`) fsynced, then renamed over `path` and the directory fsynced. A kill at any
  * instant leaves the old file or the new one (plus, at worst, a stale `.lock` that resume
@@ -107,11 +138,12 @@ export interface LockedWriteOptions {
  * @throws {LoopError} `LOCK_HELD` (see {@link takeLock}); the file-system error otherwise.
  */
 export async function writeThroughLock(
-  fs: GitFsPromises,
+  raw: GitFsPromises,
   path: string,
   data: Uint8Array,
   options: LockedWriteOptions = {},
 ): Promise<GitFsStats | undefined> {
+  const fs = (raw as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_LOCK_FS : raw;
   const mode = options.mode ?? 0o644;
   const sync = options.sync ?? true;
   const lock = lockPathOf(path);
@@ -164,14 +196,6 @@ export async function unlinkThroughLock(
 }
 
 let tempCounter = 0;
-
-/**
- * Objects up to this size (bytes) are written with the synchronous calls when the fs is `node:fs`
- * itself: the same temp file and rename, but four thread-pool round trips (open, write, close,
- * rename; 0.1-1 ms each under load) become about 50 us of blocking, for the few small objects
- * (blobs, trees, the commit) one iteration writes (issue 13).
- */
-const SYNC_WRITE_LIMIT = 256 * 1024;
 
 /** The calls {@link writeByRename} makes; `node:fs`'s synchronous ones for a small write on `node:fs`. */
 type RenameWriteOps = Pick<GitFsPromises, 'writeFile' | 'mkdir' | 'rename' | 'unlink'>;
