@@ -14,7 +14,7 @@
  * - `engine iteration`: one whole iteration of core's engine with that harness, the regex scorer,
  *   auto-iterate's fsynced results.tsv and the atomic state.json (write, fsync, rename, directory
  *   fsync, re-read), events, with an in-memory artifact and rollback (the git side is the
- *   iteration bench's): timed from releasing the held proposer to the next `propose` call.
+ *   change-detection bench's): timed from releasing the held proposer to the next `propose` call.
  *
  * Prints median/min/max of each variant's time and of the per-cycle ratios to the bare spawn and to
  * the bare spawn with the durable writes, and the load. `LOOP_CGROUP=off` measures without per-run

@@ -1,4 +1,4 @@
-// An auto-iterate run held at each `propose` call, shared by the iteration and change-detection benches.
+// An auto-iterate run held at each `propose` call (the change-detection bench).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFunctionProposer } from '@loop/core';
@@ -15,12 +15,12 @@ let counter = 0;
 
 /**
  * Starts an auto-iterate run over `targets` in `dir` (an instant `echo` harness, no stop) and holds it at its
- * first `propose`. `beforeStart` sees the rollback before the baseline runs (the iteration bench's profile).
+ * first `propose`.
  */
 export async function startHeldRun(
   dir: string,
   targets: readonly string[],
-  options: { watch?: boolean; beforeStart?: (rollback: AutoIterate['rollback']) => void } = {},
+  options: { watch?: boolean } = {},
 ): Promise<HeldRun> {
   let go: ((count: number) => void) | undefined;
   let arrived: (() => void) | undefined;
@@ -45,7 +45,6 @@ export async function startHeldRun(
     proposer,
     signal: controller.signal,
   });
-  options.beforeStart?.(run.rollback);
   const done = run.run();
   await arrival;
   return {

@@ -1,6 +1,6 @@
 /**
  * Itemises where one auto-iterate iteration (issue 13) spends its file-system work: the same
- * held run as iteration.bench.ts (instant harness, every candidate discarded), with every
+ * held run as change-detection.bench.ts (instant harness, every candidate discarded), with every
  * `node:fs` call counted per iteration (lstat, readdir, reads and writes with their bytes, opens,
  * fsyncs, renames, unlinks), grouped by what is touched (the index, refs, objects, lock files,
  * results.tsv, state.json, the working tree). Not a benchmark: the counters cost time. Use it with

@@ -37,7 +37,7 @@ describe('warming the cgroup migration (issue 31)', () => {
     harness.prepare!({ iteration: 1 });
     const record = await harness.run({ iteration: 1, signal: new AbortController().signal });
     expect(record.exitCode).toBe(0);
-    expect(await readFile(record.logPath, 'utf8')).toMatch(/^0::.*\/loop-[0-9a-f]+$/m);
+    expect(await readFile(record.logPath!, 'utf8')).toMatch(/^0::.*\/loop-[0-9a-f]+$/m);
     expect(ownCgroup()).not.toMatch(/loop-/);
   });
 });
