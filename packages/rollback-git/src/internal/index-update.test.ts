@@ -132,4 +132,50 @@ describe('whole-tree scan with the index known to equal the commit', () => {
       expect((await loadIndexState(r))?.matches).toBeUndefined();
     },
   );
+
+  it(
+    'an in-place update whose index write fails (ENOSPC) leaves the index on disk as it was, ' +
+      'and the next load reads that file, not the patched bytes',
+    async () => {
+      const repo = repoWith(300);
+      let failing = false;
+      const promises = new Proxy(nodeFs.promises, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop) as (...a: unknown[]) => unknown;
+          if (prop !== 'open') return typeof value === 'function' ? value.bind(target) : value;
+          return async (path: string, flags: string, mode?: number) => {
+            const handle = await nodeFs.promises.open(path, flags, mode);
+            if (!failing || !path.endsWith('/index.lock')) return handle;
+            return {
+              writeFile: async () => {
+                throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+              },
+              sync: () => handle.sync(),
+              close: () => handle.close(),
+            };
+          };
+        },
+      });
+      const r = openRepo({ promises } as never, repo.dir);
+      const entry = (await loadIndexState(r))!.entries.get('d000/f0.txt')!;
+      const stats = nodeFs.lstatSync(`${repo.dir}/d000/f0.txt`);
+      await updateIndex(r, [{ path: entry.path, blob: { oid: entry.oid, mode: entry.mode }, stats }], []);
+      expect((await loadIndexState(r))?.offsets).toBeDefined(); // the next update patches in place
+      const onDisk = nodeFs.readFileSync(`${repo.dir}/.git/index`);
+      const oldOid = (await loadIndexState(r))!.entries.get('d001/f150.txt')!.oid;
+      repo.write('d001/f150.txt', 'changed\n');
+      const oid = await blobOf(repo.dir, 'changed\n');
+      const changed = nodeFs.lstatSync(`${repo.dir}/d001/f150.txt`);
+      failing = true;
+      const error = await updateIndex(r, [{ path: 'd001/f150.txt', blob: { oid, mode: 0o100644 }, stats: changed }], [])
+        .then(() => undefined)
+        .catch((e: unknown) => e);
+      failing = false;
+      expect((error as { code?: string }).code).toBe('ENOSPC');
+      expect(nodeFs.readFileSync(`${repo.dir}/.git/index`).equals(onDisk)).toBe(true);
+      expect(nodeFs.existsSync(`${repo.dir}/.git/index.lock`)).toBe(false);
+      expect((await loadIndexState(r))!.entries.get('d001/f150.txt')!.oid).toBe(oldOid);
+      expect(repo.git('ls-files', '-s', 'd001/f150.txt')).toContain(oldOid);
+    },
+  );
 });

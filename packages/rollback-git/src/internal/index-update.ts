@@ -181,8 +181,11 @@ export async function updateIndex(
 
   let next: Omit<IndexState, 'key' | 'fileMtimeMs'>;
   const staged = new Set(set.map((file) => file.path));
+  // From here the cached state is stale: a failure below leaves the next call to read the file.
+  dropIndexState(repo);
   if (inPlace) {
-    const bytes = Buffer.from(state.bytes);
+    // Patched in place, not copied (8 MB at 100,000 files, issue 31): nothing else holds these bytes.
+    const bytes = state.bytes;
     const updated = set.map((file) => withMs(entryOf(file)));
     for (const e of updated) writeFixed(bytes, offsets.get(e.path)!, e);
     const end = bytes.byteLength - 20;
@@ -231,7 +234,6 @@ export async function updateIndex(
       pathsVersion: nextPathsVersion(),
     };
   }
-  dropIndexState(repo);
   const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, {
     wait: repo.lockWait,
     sync: false,
