@@ -13,7 +13,7 @@
  * and after each size (os.loadavg). It measures, it does not assert.
  *
  * `pnpm bench` in the package, or `npx tsx --conditions=source bench/change-detection.bench.ts [files...]`
- * (`BENCH_CYCLES`, default 12).
+ * (`BENCH_CYCLES`, default 20).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { loadLine, spread } from '@loop/internal-test-utils/bench';
 import { startHeldRun } from './held-run.js';
 
 const PER_DIRECTORY = 100;
-const CYCLES = Number(process.env.BENCH_CYCLES ?? 12);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 20);
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
 /** The 10 target files, in 10 directories spread over the tree. */

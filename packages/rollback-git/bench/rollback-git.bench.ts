@@ -13,7 +13,7 @@
  * The variants are interleaved (issue 31): each cycle runs every variant once, in an order that
  * rotates per cycle. Prints the median (min-max) milliseconds per cycle, the per-cycle ratio to the
  * git CLI (median, min, max) and the load. It measures, it does not assert. Run from the package directory:
- * `npx tsx --conditions=source bench/rollback-git.bench.ts` (about a minute and a half).
+ * `npx tsx --conditions=source bench/rollback-git.bench.ts` (about two minutes on a quiet machine).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -160,7 +160,10 @@ async function measure(files: number, cycles: number): Promise<Row[]> {
 }
 
 const started = Date.now();
-const rows = [...(await measure(1000, 20)), ...(await measure(5000, 10))];
+// 40 cycles at 1,000 files and 20 at 5,000 (`BENCH_CYCLES` sets the first, the second is half): with 20 and 10,
+// two quiet runs' medians differed by up to a quarter.
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 40);
+const rows = [...(await measure(1000, CYCLES)), ...(await measure(5000, Math.max(1, Math.round(CYCLES / 2))))];
 console.log(
   `\none cycle = edit ${EDITED}, commit, revert (${process.version}, ` +
     `isomorphic-git ${git.version()}); variants interleaved cycle by cycle\n`,
