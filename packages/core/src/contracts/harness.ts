@@ -71,8 +71,10 @@ export interface Harness {
   readonly fingerprint?: () => MaybePromise<string>;
   /**
    * Called when a candidate's proposal is in (and before each repair attempt), before the edit is
-   * inspected and committed (issue 31): `run` follows, so slow set-up can overlap that work. Not
-   * awaited; must not throw and must not touch the workspace. The command harness warms the kernel's cgroup migration here
+   * inspected and committed (issue 31): `run` usually follows (not when the candidate is refused
+   * first: no change, an edit outside the artifact, a guard), so slow set-up can overlap that work.
+   * Not called for the baseline. Not awaited; a throw or a rejected promise is ignored. Must not
+   * touch the workspace. The command harness warms the kernel's cgroup migration here
    * (docs/safety.md, "What the per-run cgroup costs").
    */
   readonly prepare?: (context: { readonly iteration: number }) => void;

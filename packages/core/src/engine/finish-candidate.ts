@@ -1,6 +1,7 @@
 import { compareSnapshots, isUnder, type Artifact } from '../contracts/artifact.js';
 import { LoopError, isLoopError } from '../contracts/errors.js';
 import { firstVerdict } from '../contracts/guard.js';
+import type { Harness } from '../contracts/harness.js';
 import type { Proposal } from '../contracts/proposer.js';
 import type { Engine } from './engine.js';
 import { addData, applyVerdict, type FinishOptions, type Outcome, type PendingCandidate } from './outcome.js';
@@ -21,6 +22,19 @@ function describeViolations(artifact: Artifact, violations: readonly string[]): 
   ]
     .filter(Boolean)
     .join('; ');
+}
+
+/**
+ * Calls the harness's `prepare` hint; a throw, or the rejection of one that returns a promise despite
+ * its `void` type, is ignored (the run does its own set-up).
+ */
+function prepareRun(harness: Harness, iteration: number): void {
+  try {
+    const pending: unknown = harness.prepare?.({ iteration });
+    if (pending instanceof Promise) pending.catch(() => undefined);
+  } catch {
+    // a hint only
+  }
 }
 
 /**
@@ -47,11 +61,7 @@ export async function finishCandidate(
   addData(o, proposal.data);
   for (let attempt = 0; ;) {
     if (e.signal.aborted) return { ...o, aborted: true };
-    try {
-      slot.harness.prepare?.({ iteration }); // the run follows: its set-up overlaps the commit (issue 31)
-    } catch {
-      // a hint only: the run does its own set-up
-    }
+    prepareRun(slot.harness, iteration); // the run follows: its set-up overlaps the commit (issue 31)
     o.description = proposal.description;
     const after = slot.artifact && snapshotBefore ? await slot.artifact.inspect() : undefined;
     const changes = after ? compareSnapshots(slot.artifact!, snapshotBefore!, after) : undefined;

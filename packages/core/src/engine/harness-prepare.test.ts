@@ -59,4 +59,24 @@ describe('Harness.prepare (issue 31)', () => {
     ]);
     expect(order).toEqual(['run:0', 'run:1']);
   });
+
+  it('an async prepare that rejects changes nothing either: no unhandled rejection, the loop runs to its stop', async () => {
+    const { artifact, rollback, proposer, scorer } = base();
+    const order: string[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const harness = loggedHarness(order, [10, 9, 8], (async () => {
+        throw new Error('no cgroup here');
+      }) as unknown as Harness['prepare']);
+      const results = createMemoryResultsLog();
+      await createLoop({ artifact, rollback, proposer, scorer, harness, results, stop: maxIterations(2) }).run();
+      await new Promise((resolve) => setTimeout(resolve, 10)); // an unhandled rejection is reported after a turn
+      expect(results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'kept']);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
