@@ -19,10 +19,13 @@ export interface GitStartReport {
   readonly repairs: readonly string[];
 }
 
-/** What the last verified reset (`revert`, `restoreBest`, `recover`) did. */
+/**
+ * What the last verified reset (`revert`, `restoreBest`, `recover`, or a `keep` that found the working
+ * tree changed after the commit) did.
+ */
 export interface GitRestoreReport {
   /** Which member ran it. */
-  readonly operation: 'revert' | 'restoreBest' | 'recover';
+  readonly operation: 'revert' | 'restoreBest' | 'recover' | 'keep';
   /** The commit the branch, index and working tree now hold (40 hex). */
   readonly targetId: string;
   /** The relative paths it brought to the target (written, removed or re-indexed). */
@@ -94,9 +97,13 @@ export interface GitResetRollback extends RollbackStrategy {
   readonly commit: (checkpoint: Checkpoint, info: CandidateInfo) => Promise<string>;
   /**
    * Accepts the candidate: it stays as a commit on the run branch. Verifies the branch points at
-   * `candidateId` and returns it (without a candidate, returns the branch tip).
+   * `candidateId` and returns it (without a candidate, returns the branch tip). What changed in the
+   * working tree after the commit (the harness's writes, a user's edit; excluded paths aside) is
+   * saved as `refs/loop/discarded/keep-<iteration>` (a rescue commit) and reset to the candidate, so
+   * the next candidate starts from exactly the kept tree; {@link GitResetRollback.lastRestore} then
+   * reports it with `operation: 'keep'`.
    *
-   * @throws {LoopError} `RESTORE_FAILED` when the branch points elsewhere.
+   * @throws {LoopError} `RESTORE_FAILED` when the branch points elsewhere or the reset does not verify.
    */
   readonly keep: (checkpoint: Checkpoint, candidateId: string | undefined) => Promise<string>;
   /**

@@ -49,6 +49,8 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
   const directories = createDirectoryTracker(repo, bases, () => (journal?.usable ? journal : undefined));
   /** With `reuseScans`: the scans handed from one step to the next (internal/scan-hand-off.ts). */
   const handOff = createScanHandOff(opts.reuseScans);
+  /** The baseline's checkpoint (0) until the next checkpoint: its run's writes are reset there. */
+  let afterBaseline = false;
 
   const args = () => gitArgs(repo);
 
@@ -162,6 +164,10 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           await ready();
           handOff.checkpointed();
           const id = await tipOf();
+          // What the baseline's run wrote is not the baseline (keep does the same for a candidate).
+          if (afterBaseline && !opts.allowDirty && (await scanWorktree(repo, id, bases)).length > 0)
+            await saveThenReset('keep', 'baseline', id, id, undefined);
+          afterBaseline = iteration === 0;
           await directories.checkpointed(iteration, id);
           return { iteration, id };
         }),
@@ -204,6 +210,11 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
               { details: { branch, tip, candidateId } },
             );
           }
+          // What changed in the working tree after the commit (the harness's own writes, a user) is not
+          // the kept candidate: saved in a rescue commit (refs/loop/discarded/keep-<n>) and reset, as a
+          // revert does, so the next candidate starts from exactly the kept tree.
+          if ((await scanWorktree(repo, tip, bases)).length > 0)
+            await saveThenReset('keep', `keep-${checkpoint.iteration}`, tip, candidateId, undefined);
           return candidateId;
         }),
       ),
