@@ -21,7 +21,7 @@
  * Flags: --seeds N (5), --iterations N (12), --steps N (3000), --parallel K (2), --out DIR (a temp dir).
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,7 +33,13 @@ import { runDemo } from '../src/demo.js';
 import { pruneConfigOf, reportEveryOf } from '../src/run-config.js';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OPTUNA = !process.argv.includes('--no-optuna') && existsSync('/usr/bin/python3');
+/** The Optuna arm runs when asked (no `--no-optuna`) and Debian's python3 can import optuna. */
+const OPTUNA =
+  !process.argv.includes('--no-optuna') &&
+  existsSync('/usr/bin/python3') &&
+  spawnSync('/usr/bin/python3', ['-c', 'import optuna'], { stdio: 'ignore' }).status === 0;
+if (!OPTUNA && !process.argv.includes('--no-optuna'))
+  console.log('pruning bench: /usr/bin/python3 cannot import optuna (apt install python3-optuna): no Optuna arm');
 
 /** Optuna TPE + HyperbandPruner on train.mjs for `seconds`: its best val_bpc among trials finished by then. */
 function optunaBest(seed: number, seconds: number): Promise<number> {
