@@ -60,7 +60,7 @@ describe('Harness.prepare (issue 31)', () => {
     expect(order).toEqual(['run:0', 'run:1']);
   });
 
-  it('an async prepare that rejects changes nothing either: no unhandled rejection, the loop runs to its stop', async () => {
+  it('an async prepare that rejects changes nothing either: no unhandled rejection, the loop runs on', async () => {
     const { artifact, rollback, proposer, scorer } = base();
     const order: string[] = [];
     const unhandled: unknown[] = [];
