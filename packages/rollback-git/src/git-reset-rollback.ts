@@ -2,15 +2,13 @@ import git from 'isomorphic-git';
 import { parseOptions, type LoopErrorCode } from '@loop/core';
 import { gitResetRollbackOptionsSchema, type GitResetRollbackOptions } from './git-reset-rollback-options.js';
 import { commitCandidate } from './internal/commit-candidate.js';
-import { saveDiscarded } from './internal/discarded-refs.js';
-import { rescueWorktree } from './internal/rescue-commit.js';
 import { recoverRepairLines } from './describe-repairs.js';
 import { guarded, rollbackError } from './internal/errors.js';
 import { resolveRefFast } from './internal/ref-read.js';
 import { gitArgs, openRepo } from './internal/repo.js';
 import { expandCommitId } from './internal/repo-checks.js';
 import { repairPending, startRun, type PendingRepairs } from './internal/start-run.js';
-import { resetBranch } from './internal/reset-branch.js';
+import { createResets } from './internal/save-then-reset.js';
 import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
@@ -91,37 +89,15 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
     timezoneOffset: 0,
   });
 
-  /**
-   * Resets the branch from its tip to `targetOid`, first keeping what the reset discards reachable
-   * as `refs/loop/discarded/<name>`: the tip when it is not the target, or, when the working tree
-   * holds files in no commit (created or changed after the candidate commit), a rescue commit on
-   * top of the tip holding them, so nothing a reset removes is lost.
-   */
-  const saveThenReset = async (
-    operation: GitRestoreReport['operation'],
-    name: string,
-    tip: string,
-    targetOid: string,
-    save: string | undefined,
-  ): Promise<{ ref: string | undefined; rescued: readonly string[] }> => {
-    handOff.drop();
-    const changes = await scanWorktree(repo, tip, bases);
-    const rescue = await rescueWorktree(
-      repo,
-      tip,
-      changes,
-      signature(),
-      `${operation} of ${branch} from ${shortId(tip)} to ${shortId(targetOid)}`,
-    );
-    const keep = rescue?.oid ?? save;
-    const ref = keep === undefined ? undefined : await saveDiscarded(repo, name, keep);
-    const report = await resetBranch(repo, branchRef, targetOid, bases, { fromOid: tip, changes });
-    journal?.note(report.paths); // its own writes are events too; its index entries are examined again
-    lastRestore = { ...report, operation };
-    // Every change the scan found was reset (and verified) or saved: the tree is the target's.
-    if (operation === 'revert') handOff.reverted(targetOid);
-    return { ref, rescued: rescue?.paths ?? [] };
-  };
+  const { saveThenReset, resetLeftovers } = createResets({
+    repo,
+    branch,
+    branchRef,
+    bases,
+    handOff,
+    signature,
+    restored: (report) => void (lastRestore = report),
+  });
 
   const inspect = `inspect the repository with git status and git log ${branch}`;
 
@@ -165,8 +141,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           handOff.checkpointed();
           const id = await tipOf();
           // What the baseline's run wrote is not the baseline (keep does the same for a candidate).
-          if (afterBaseline && !opts.allowDirty && (await scanWorktree(repo, id, bases)).length > 0)
-            await saveThenReset('keep', 'baseline', id, id, undefined);
+          if (afterBaseline && !opts.allowDirty) await resetLeftovers('baseline', id);
           afterBaseline = iteration === 0;
           await directories.checkpointed(iteration, id);
           return { iteration, id };
@@ -213,8 +188,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           // What changed in the working tree after the commit (the harness's own writes, a user) is not
           // the kept candidate: saved in a rescue commit (refs/loop/discarded/keep-<n>) and reset, as a
           // revert does, so the next candidate starts from exactly the kept tree.
-          if ((await scanWorktree(repo, tip, bases)).length > 0)
-            await saveThenReset('keep', `keep-${checkpoint.iteration}`, tip, candidateId, undefined);
+          await resetLeftovers(`keep-${checkpoint.iteration}`, tip);
           return candidateId;
         }),
       ),
