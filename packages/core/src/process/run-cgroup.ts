@@ -111,15 +111,13 @@ let warming: Promise<boolean> | undefined;
 export function warmRunCgroups(): Promise<boolean> {
   const parent = runCgroupBase();
   if (!parent) return Promise.resolve(false);
-  warming ??= writeFile(join(parent, 'cgroup.procs'), String(process.pid)).then(
-    () => true,
-    () => false,
-  );
-  const current = warming;
-  void current.finally(() => {
-    if (warming === current) warming = undefined;
-  });
-  return current;
+  warming ??= writeFile(join(parent, 'cgroup.procs'), String(process.pid))
+    .then(
+      () => true,
+      () => false,
+    )
+    .finally(() => (warming = undefined));
+  return warming;
 }
 
 /** True when `dir` looks like a cgroup this module made (a `loop-<token>` directory with `cgroup.procs`). */

@@ -98,20 +98,19 @@ export interface LockedWriteOptions {
 }
 
 /**
- * Objects, refs and index files up to this size (bytes) are written with the synchronous calls when the fs is `node:fs`
- * itself: the same temp file and rename, but four thread-pool round trips (open, write, close,
- * rename; 0.1-1 ms each under load) become about 50 us of blocking, for the few small objects
- * (blobs, trees, the commit) one iteration writes (issue 13).
+ * Objects, refs and index files up to this size (bytes) are written with the synchronous calls when
+ * the fs is `node:fs` itself: the same calls in the same order, but one blocking call each instead of
+ * a thread-pool round trip (0.1-1 ms each under load): about 50 us for the few small objects one
+ * iteration writes (issue 13), and for its three ref and two small index writes, nine calls each
+ * through the lock (issue 31).
  */
 const SYNC_WRITE_LIMIT = 256 * 1024;
 
-/**
- * `node:fs`'s synchronous calls behind the promise API {@link writeThroughLock} uses, for a small
- * write on `node:fs` itself (a ref, a small index): the same calls in the same order, but one
- * blocking call each instead of a thread-pool round trip (0.1-1 ms each under load; a ref write
- * makes nine). Issue 31: three ref writes and two index writes per iteration.
- */
-const SYNC_LOCK_FS: Pick<GitFsPromises, 'open' | 'writeFile' | 'lstat' | 'rename' | 'unlink'> = {
+/** The calls {@link writeThroughLock} and {@link writeByRename} make. */
+type SmallWriteOps = Pick<GitFsPromises, 'open' | 'writeFile' | 'lstat' | 'mkdir' | 'rename' | 'unlink'>;
+
+/** `node:fs`'s synchronous calls behind that promise API. */
+const SYNC_OPS: SmallWriteOps = {
   open: async (path, flags, mode) => {
     const fd = nodeFs.openSync(path, flags, mode);
     return {
@@ -124,9 +123,14 @@ const SYNC_LOCK_FS: Pick<GitFsPromises, 'open' | 'writeFile' | 'lstat' | 'rename
   },
   writeFile: async (path, data, options) => nodeFs.writeFileSync(path, data, options),
   lstat: async (path) => nodeFs.lstatSync(path),
+  mkdir: async (path, options) => nodeFs.mkdirSync(path, options),
   rename: async (from, to) => nodeFs.renameSync(from, to),
   unlink: async (path) => nodeFs.unlinkSync(path),
 };
+
+/** The synchronous calls for a small write on `node:fs` itself, else `fs`. */
+const opsFor = (fs: GitFsPromises, data: Uint8Array): SmallWriteOps =>
+  (fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_OPS : fs;
 
 /**
  * Replaces `path` the way git does: `<path>.lock` is created exclusively, written and (unless
@@ -143,7 +147,7 @@ export async function writeThroughLock(
   data: Uint8Array,
   options: LockedWriteOptions = {},
 ): Promise<GitFsStats | undefined> {
-  const fs = (raw as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_LOCK_FS : raw;
+  const fs = opsFor(raw, data);
   const mode = options.mode ?? 0o644;
   const sync = options.sync ?? true;
   const lock = lockPathOf(path);
@@ -197,16 +201,6 @@ export async function unlinkThroughLock(
 
 let tempCounter = 0;
 
-/** The calls {@link writeByRename} makes; `node:fs`'s synchronous ones for a small write on `node:fs`. */
-type RenameWriteOps = Pick<GitFsPromises, 'writeFile' | 'mkdir' | 'rename' | 'unlink'>;
-
-const SYNC_OPS: RenameWriteOps = {
-  writeFile: async (path, data, options) => nodeFs.writeFileSync(path, data, options),
-  mkdir: async (path, options) => nodeFs.mkdirSync(path, options),
-  rename: async (from, to) => nodeFs.renameSync(from, to),
-  unlink: async (path) => nodeFs.unlinkSync(path),
-};
-
 /**
  * Writes a content-addressed file (a loose object or a pack): a temp file beside it, then a rename,
  * so a kill never leaves a torn object that isomorphic-git would trust because it exists. When the
@@ -216,8 +210,7 @@ const SYNC_OPS: RenameWriteOps = {
  * objects to the OS).
  */
 export async function writeByRename(fs: GitFsPromises, path: string, data: Uint8Array, mode?: number): Promise<void> {
-  const ops: RenameWriteOps =
-    (fs as unknown) === nodeFs.promises && data.byteLength <= SYNC_WRITE_LIMIT ? SYNC_OPS : fs;
+  const ops = opsFor(fs, data);
   tempCounter += 1;
   const dir = parentDir(path);
   const temp = `${dir}/tmp_obj_${process.pid}_${tempCounter}`;
