@@ -44,7 +44,9 @@ function makeRepo(root: string, files: number): string {
   for (const t of targets(files)) writeFileSync(join(dir, t), 'target\n');
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'initial');
+  git(dir, '-c', 'gc.auto=0', 'commit', '-q', '-m', 'initial');
+  // Packed, as a cloned repository is (no `git gc --auto` in the background packing 100,000 loose objects while we measure).
+  git(dir, 'repack', '-adq');
   return dir;
 }
 

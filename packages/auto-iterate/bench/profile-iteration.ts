@@ -133,7 +133,9 @@ for (let d = 0; d * PER_DIRECTORY < files; d += 1) {
 for (const t of targets) writeFileSync(join(dir, t), 'target\n');
 git(dir, 'init', '-q', '-b', 'main');
 git(dir, 'add', '-A');
-git(dir, 'commit', '-q', '-m', 'initial');
+git(dir, '-c', 'gc.auto=0', 'commit', '-q', '-m', 'initial');
+// Packed, as a cloned repository is (no `git gc --auto` in the background packing 100,000 loose objects while we measure).
+git(dir, 'repack', '-adq');
 
 let go: ((n: number) => void) | undefined;
 let arrived: (() => void) | undefined;
