@@ -6,14 +6,48 @@ import { closestMatch } from './did-you-mean.js';
 const notAllowed = (value: unknown) =>
   value === undefined ? 'missing required field' : `${JSON.stringify(value)} is not allowed`;
 
+/** An issue as people read it: the field it is about and what is wrong with it. */
+export interface DescribedIssue {
+  /** The field: the issue's own path, or deeper when a union's closest branch names a field under it. */
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
 /**
- * Rewrites a zod issue's message for people: missing fields, allowed values and keys (with the closest allowed key).
+ * Rewrites a zod issue for people: missing fields, allowed values and keys (with the closest
+ * allowed key); for a union, the field under it that its closest branch finds wrong.
  */
 export function describeIssue(
   issue: z.core.$ZodIssue,
   data: unknown,
   jsonSchema: () => Record<string, unknown>,
-): string {
+): DescribedIssue {
+  if (issue.code === 'invalid_union') {
+    const deeper = closestBranchIssue(issue);
+    if (deeper !== undefined) return describeIssue(deeper, data, jsonSchema);
+  }
+  return { path: issue.path, message: messageOf(issue, data, jsonSchema) };
+}
+
+/**
+ * A union issue's closest branch (fewest issues, then fewest unknown keys) as an issue at its full
+ * path, an unknown key first (a misspelled `mxa` is why `max` is missing); `undefined` when the
+ * branches tie on an issue about the value itself, or the union lists allowed values.
+ */
+function closestBranchIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue | undefined {
+  if ((issue as { options?: unknown[] }).options) return undefined;
+  const unknown = (b: z.core.$ZodIssue[]) =>
+    b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
+  const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
+  const fewest = Math.min(...branches.map((b) => b.length));
+  const fewestUnknown = Math.min(...branches.filter((b) => b.length === fewest).map(unknown));
+  const closest = branches.filter((b) => b.length === fewest && unknown(b) === fewestUnknown);
+  const first = closest[0]?.find((i) => i.code === 'unrecognized_keys') ?? closest[0]?.[0];
+  if (first === undefined || (closest.length > 1 && first.path.length === 0)) return undefined;
+  return { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue;
+}
+
+function messageOf(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Record<string, unknown>): string {
   const value = issue.path.reduce<unknown>(
     (v, k) => (v as Record<PropertyKey, unknown> | undefined)?.[k as PropertyKey],
     data,
@@ -28,23 +62,7 @@ export function describeIssue(
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
       if (options) return `${notAllowed(value)}; allowed values: ${options.map((v) => JSON.stringify(v)).join(', ')}`;
-      // The branch the value came closest to (fewest issues, then fewest unknown keys) names the
-      // field under this one and what is wrong with it, an unknown key first (a misspelled `mxa`
-      // is why `max` is missing); branches tied on an issue about the value itself say nothing more.
-      const unknown = (b: z.core.$ZodIssue[]) =>
-        b.reduce((n, i) => n + (i.code === 'unrecognized_keys' ? i.keys.length : 0), 0);
-      const branches = ((issue as { errors?: z.core.$ZodIssue[][] }).errors ?? []).filter((b) => b.length > 0);
-      const fewest = Math.min(...branches.map((b) => b.length));
-      const fewestUnknown = Math.min(...branches.filter((b) => b.length === fewest).map(unknown));
-      const closest = branches.filter((b) => b.length === fewest && unknown(b) === fewestUnknown);
-      const first = closest[0]?.find((i) => i.code === 'unrecognized_keys') ?? closest[0]?.[0];
-      if (first === undefined || (closest.length > 1 && first.path.length === 0)) return issue.message;
-      const message = describeIssue(
-        { ...first, path: [...issue.path, ...first.path] } as z.core.$ZodIssue,
-        data,
-        jsonSchema,
-      );
-      return first.path.length > 0 ? `${first.path.join('.')}: ${message}` : message;
+      return issue.message;
     }
     case 'unrecognized_keys': {
       const allowed = allowedKeys(jsonSchema() as JsonSchema, issue.path, data);

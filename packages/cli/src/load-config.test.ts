@@ -43,6 +43,14 @@ describe('config files', () => {
     },
   );
 
+  it('a wrong value inside a union names the whole field path once: proposer.space.<param>.<field>', () => {
+    const error = issuesOf(
+      minimal.replace('space: { x: { min: 0, max: 9, integer: true } }', 'space: { x: { min: "a", max: 9 } }'),
+    );
+    expect(error.issues.map((i) => i.path)).toEqual(['proposer.space.x.min']);
+    expect(error.message).toContain('/w/loop.config.yaml:7: proposer.space.x.min: expected number, found "a"');
+  });
+
   it('the starter config of the auto-iterate preset validates as written', () => {
     const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
     expect(config).toMatchObject({

@@ -145,9 +145,10 @@ function validateConfig<S extends z.ZodType>(
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue): ConfigFileIssue => {
     const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-    const line = lineOf(issue.path, unknownKey);
-    const path = issue.path.map(String).join('.');
-    return { path, message: describeIssue(issue, data, kind.jsonSchema), ...(line === undefined ? {} : { line }) };
+    const described = describeIssue(issue, data, kind.jsonSchema);
+    const line = lineOf(described.path, unknownKey) ?? lineOf(issue.path, unknownKey);
+    const path = described.path.map(String).join('.');
+    return { path, message: described.message, ...(line === undefined ? {} : { line }) };
   });
   throw new ConfigFileError(file, issues, result.error);
 }

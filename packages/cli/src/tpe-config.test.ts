@@ -47,7 +47,7 @@ describe('proposer type tpe', () => {
     const error = configError('min: 0.0001, max: "0.1", scale: log');
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).message).toContain(
-      'loop.config.yaml:10: proposer.space.lr: max: expected number, found "0.1"',
+      'loop.config.yaml:10: proposer.space.lr.max: expected number, found "0.1"',
     );
   });
 
