@@ -26,11 +26,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type IntermediateReport } from '@loop/core/contracts';
 import { incumbentCurvePruner } from '@loop/core/policies';
-import { readRecordData } from '@loop/core/files';
 import { runDemo } from '../src/demo.js';
 import { pruneConfigOf, reportEveryOf } from '../src/run-config.js';
+import { replayPruner, type Replay } from './prune-replay.js';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The Optuna arm runs when asked (no `--no-optuna`) and Debian's python3 can import optuna. */
@@ -173,45 +172,14 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
   return { rows, started, best, busy };
 }
 
-/** A's kept candidates the default incumbent-curve pruner would have stopped, replayed on A's curves. */
-async function falsePrunes(
-  seed: number,
-  runA: Run,
-): Promise<{ kept: number; wouldPrune: number; candidates: number; pruned: number }> {
-  const data = await readRecordData(join(ROOT, `A-${seed}`, '.loop', 'records.jsonl'));
+/** A's kept candidates the demo's incumbent-curve pruner would have stopped, replayed on A's curves. */
+async function falsePrunes(seed: number): Promise<Replay> {
   const config = pruneConfigOf(STEPS, true) as {
     prune: { pruners: { type: string; margin?: number; warmupSteps?: number }[] };
   };
   const spec = config.prune.pruners.find((p) => p.type === 'incumbent')!;
   const pruner = incumbentCurvePruner({ margin: spec.margin!, warmupSteps: spec.warmupSteps! });
-  let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
-  let batchIncumbent = incumbent;
-  const out = { kept: 0, wouldPrune: 0, candidates: 0, pruned: 0 };
-  for (const row of runA.rows.filter((r) => r.iteration > 0).sort((a, b) => a.iteration - b.iteration)) {
-    // a batch decides against the incumbent at its start
-    if ((row.iteration - 1) % PARALLEL === 0) batchIncumbent = incumbent;
-    const curve = data.get(row.iteration)?.reports ?? [];
-    const prunedAt = curve.findIndex(
-      (_, i) =>
-        pruner.check({
-          iteration: row.iteration,
-          step: curve[i]!.step,
-          value: curve[i]!.value,
-          reports: curve.slice(0, i + 1),
-          direction: 'minimize',
-          incumbent: batchIncumbent,
-          history: [],
-        }) !== undefined,
-    );
-    out.candidates += 1;
-    if (prunedAt >= 0) out.pruned += 1;
-    if (row.status === 'keep') {
-      out.kept += 1;
-      if (prunedAt >= 0) out.wouldPrune += 1;
-      incumbent = curve.length > 0 ? curve : incumbent;
-    }
-  }
-  return out;
+  return replayPruner(join(ROOT, `A-${seed}`), pruner, STEPS, PARALLEL);
 }
 
 const q = (xs: number[]) => {
@@ -251,7 +219,7 @@ for (let seed = 1; seed <= SEEDS; seed++) {
     ...b.rows.filter((r) => r.at <= aMs && r.status === 'keep' && r.score !== null).map((r) => r.score!),
   );
   const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
-  const fp = await falsePrunes(seed, a);
+  const fp = await falsePrunes(seed);
   const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
   if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
   kept += fp.kept;

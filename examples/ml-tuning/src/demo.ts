@@ -234,8 +234,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
   if (steps > 0 && (options.prune ?? true))
     print(
-      "pruning   a training more than 5% worse than the incumbent's curve past " +
-        '30% of its steps is stopped (--no-prune: run each to its end)',
+      "pruning   a training more than 2% worse than the incumbent's curve past " +
+        '10% of its steps is stopped (--no-prune: run each to its end)',
     );
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
   print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);

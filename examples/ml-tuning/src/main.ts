@@ -30,7 +30,7 @@ Tunes a character-level language model on English first names with a keep/revert
   --schedule S     async (a freed core starts the next training at once) or batch (wait for
                    the batch's slowest: two runs with one seed give the same rows) [default async]
   --no-prune       run every training to its end (default: a training worse than the
-                   incumbent's curve at the same step, past 30% of the steps, is stopped)
+                   incumbent's curve at the same step, past 10% of the steps, is stopped)
   --max-params N   a blocking constraint: a candidate whose model has more than N
                    parameters is never kept (params <= N; docs/metrics.md)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
