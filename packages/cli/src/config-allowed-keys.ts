@@ -19,6 +19,7 @@ export function allowedKeys(schema: JsonSchema, path: readonly PropertyKey[], da
     node = pickBranch(node, value);
     node =
       node?.properties?.[String(key)] ??
+      (/^\d+$/.test(String(key)) ? node?.items : undefined) ?? // an entry of a list (prune.pruners.0)
       (typeof node?.additionalProperties === 'object' ? node.additionalProperties : undefined);
     value = (value as Record<PropertyKey, unknown> | undefined)?.[key];
   }

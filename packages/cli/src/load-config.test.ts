@@ -51,6 +51,17 @@ describe('config files', () => {
     expect(error.message).toContain('/w/loop.config.yaml:7: proposer.space.x.min: expected number, found "a"');
   });
 
+  it('an unknown field in a list entry (a pruner) names the fields its type allows and the closest one', () => {
+    const error = issuesOf(
+      minimal +
+        "intermediate:\n  pattern: '^step (\\d+) v ([\\d.]+)$'\n" +
+        'prune:\n  pruners:\n    - type: incumbent\n      warmupStep: 3\n',
+    );
+    expect(error.issues[0]!.message).toMatch(
+      /^unknown field "warmupStep" \(did you mean "warmupSteps"\?\); allowed fields: type, .*warmupSteps/,
+    );
+  });
+
   it('the starter config of the auto-iterate preset validates as written', () => {
     const config = parseConfigText(starterConfig('auto-iterate'), 'loop.config.yaml');
     expect(config).toMatchObject({
