@@ -8,58 +8,100 @@
  * the figures.
  *
  * Flags: --seeds A-B (6-10), --iterations N (12), --steps N (1500), --parallel K (2), --out DIR (a temp
- * dir), --from DIR... (replay the A-<seed> runs already in DIR instead of running them).
+ * dir), --from DIR (replay the runs `DIR/A-<seed>` already made, by this script or by pruning.bench.ts
+ * with `--out DIR`, with the steps and candidates each run recorded; nothing is trained). Bad input
+ * exits 2 with a message, before anything runs.
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/prune-calibration.ts --seeds 6-10
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { incumbentCurvePruner } from '@loop/core/policies';
 import { runDemo } from '../src/demo.js';
 import { replayPruner, type Replay } from './prune-replay.js';
 
-const args = process.argv.slice(2);
-const flag = (name: string, fallback: string) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1]! : fallback;
+/** Prints `message` and exits 2 (bad input: nothing was run). */
+function refuse(message: string): never {
+  console.error(`prune-calibration: ${message}`);
+  process.exit(2);
+}
+
+let values: Record<string, string | undefined> = {};
+try {
+  const names = ['seeds', 'iterations', 'steps', 'parallel', 'out', 'from'];
+  values = parseArgs({ options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) }).values;
+} catch (error) {
+  refuse((error as Error).message);
+}
+const count = (name: string, fallback: number): number => {
+  const text = values[name];
+  if (text === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(text)) refuse(`--${name} must be a whole number of at least 1, got ${JSON.stringify(text)}`);
+  return Number(text);
 };
-const [first, last] = flag('seeds', '6-10').split('-').map(Number) as [number, number?];
-const seeds = Array.from({ length: (last ?? first) - first + 1 }, (_, i) => first + i);
-const ITERATIONS = Number(flag('iterations', '12'));
-const STEPS = Number(flag('steps', '1500'));
-const PARALLEL = Number(flag('parallel', '2'));
-const from = args.includes('--from') ? flag('from', '') : undefined;
-const root = from ?? (args.includes('--out') ? flag('out', '') : mkdtempSync(join(tmpdir(), 'loop-prune-cal-')));
+const range = /^(\d+)(?:-(\d+))?$/.exec(values['seeds'] ?? '6-10');
+if (!range || Number(range[2] ?? range[1]) < Number(range[1]))
+  refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(values['seeds'])}`);
+const first = Number(range[1]);
+const seeds = Array.from({ length: Number(range[2] ?? range[1]) - first + 1 }, (_, i) => first + i);
+const from = values['from'];
+let steps = count('steps', 1500);
+let parallel = count('parallel', 2);
+const iterations = count('iterations', 12);
+
+/** A replayed run's steps and parallel candidates, from the demo's own record of them. */
+function settingsOf(dir: string): { steps: number; parallel: number } {
+  const file = join(dir, '.loop', 'demo.json');
+  if (!existsSync(join(dir, 'results.tsv')) || !existsSync(file))
+    refuse(`${dir} is not a demo run (no results.tsv or ${file})`);
+  const demo = JSON.parse(readFileSync(file, 'utf8')) as { steps?: number; parallel?: number };
+  if (!demo.steps) refuse(`${dir} trained on a time budget, not a step budget: its curves cannot be replayed by step`);
+  return { steps: demo.steps, parallel: demo.parallel ?? 2 };
+}
 
 const runs: string[] = [];
-for (const seed of seeds) {
-  const out = join(root, `A-${seed}`);
-  if (from === undefined) {
+if (from !== undefined) {
+  // The runs say how they were made: the steps and candidates are theirs, not this call's flags.
+  for (const seed of seeds) {
+    const out = join(from, `A-${seed}`);
+    const made = settingsOf(out);
+    if (runs.length > 0 && (made.steps !== steps || made.parallel !== parallel))
+      refuse(
+        `${out} ran ${made.steps} steps with ${made.parallel} candidates, the runs before it ${steps} and ${parallel}`,
+      );
+    ({ steps, parallel } = made);
+    runs.push(out);
+  }
+} else {
+  const root = values['out'] ?? mkdtempSync(join(tmpdir(), 'loop-prune-cal-'));
+  for (const seed of seeds) {
+    const out = join(root, `A-${seed}`);
     const started = Date.now();
     await runDemo({
       out,
       seed,
-      steps: STEPS,
-      parallel: PARALLEL,
-      iterations: ITERATIONS,
+      steps,
+      parallel,
+      iterations,
       resume: false,
       prune: false,
       schedule: 'batch',
-      print: () => undefined,
+      print: () => {},
     });
-    console.log(`seed ${seed}: ${ITERATIONS} iterations in ${((Date.now() - started) / 1000).toFixed(0)} s (${out})`);
+    console.log(`seed ${seed}: ${iterations} iterations in ${((Date.now() - started) / 1000).toFixed(0)} s (${out})`);
+    runs.push(out);
   }
-  if (existsSync(join(out, 'results.tsv'))) runs.push(out);
 }
 
 console.log(
-  `\n${runs.length} runs without pruning, ${STEPS} steps, K=${PARALLEL}: the incumbent-curve pruner replayed`,
+  `\n${runs.length} runs without pruning, ${steps} steps, K=${parallel}: the incumbent-curve pruner replayed`,
 );
 console.log('| warm-up (share of steps) | margin | keeps stopped | candidates stopped | training time saved |');
 console.log('| ---: | ---: | ---: | ---: | ---: |');
 for (const warmup of [0.1, 0.2, 0.3]) {
   for (const margin of [0.02, 0.05, 0.1]) {
-    const pruner = incumbentCurvePruner({ margin, warmupSteps: Math.round(STEPS * warmup) });
+    const pruner = incumbentCurvePruner({ margin, warmupSteps: Math.round(steps * warmup) });
     const sum: Record<keyof Replay, number> = {
       candidates: 0,
       pruned: 0,
@@ -69,13 +111,12 @@ for (const warmup of [0.1, 0.2, 0.3]) {
       savedS: 0,
     };
     for (const dir of runs) {
-      const replay = await replayPruner(dir, pruner, STEPS, PARALLEL);
+      const replay = await replayPruner(dir, pruner, steps, parallel);
       for (const key of Object.keys(sum) as (keyof Replay)[]) sum[key] += replay[key];
     }
     const saved = sum.trainingS > 0 ? (100 * sum.savedS) / sum.trainingS : 0;
-    console.log(
-      `| ${warmup} | ${margin} | ${sum.wouldPrune} of ${sum.kept} | ${sum.pruned} of ${sum.candidates} | ${saved.toFixed(0)}% |`,
-    );
+    const cells = [`${sum.wouldPrune} of ${sum.kept}`, `${sum.pruned} of ${sum.candidates}`, `${saved.toFixed(0)}%`];
+    console.log(`| ${warmup} | ${margin} | ${cells.join(' | ')} |`);
   }
 }
 process.exit(0);
