@@ -44,6 +44,8 @@ export function autoIterateHoldout(o: Parsed, run: string, clock: Clock): AutoIt
     readOnlyCwd: true,
     sandbox: h.sandbox,
     network: false,
+    // Its files may lie outside the workspace (a sibling folder under /tmp): readable in the sandbox.
+    readable: h.files,
     ...(h.onNotice ? { onSandboxWarning: h.onNotice } : {}),
   });
   const holdout = createHoldout({

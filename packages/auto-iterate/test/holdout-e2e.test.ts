@@ -18,9 +18,9 @@ afterEach(() => {
   for (const base of bases.splice(0)) rmSync(base, { recursive: true, force: true });
 });
 /** A new fixture, removed after the test (a test may make several). */
-function fixture(): ReturnType<typeof holdoutFixture> {
-  f = holdoutFixture();
-  bases.push(f.base);
+function fixture(options: { apart?: boolean } = {}): ReturnType<typeof holdoutFixture> {
+  f = holdoutFixture(options);
+  bases.push(f.base, ...(f.apart ? [f.apart] : []));
   return f;
 }
 
@@ -107,6 +107,14 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
       expect(gates.map((u) => u.score)).toEqual([8.654321, 8.754321, 8.854321, 8.954321]);
     },
   );
+
+  it('a holdout in a /tmp folder apart from the workspace is readable by its sandboxed run: the final score is recorded', async () => {
+    fixture({ apart: true });
+    const run = createAutoIterate(options(CHEATING_AGENT, { iterations: 1 }));
+    await run.run();
+    const final = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'final');
+    expect(final).toEqual([expect.objectContaining({ score: 8.654321 })]);
+  });
 
   it(
     'with the gate on (margin 0), the memorising keeps are not kept: the ' + 'run stays at the genuine improvement',

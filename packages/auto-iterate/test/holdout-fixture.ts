@@ -14,10 +14,12 @@ import { join } from 'node:path';
  *   odd offset makes a holdout score easy to find in a file);
  * - `state/`: the holdout's state folder.
  */
-export function holdoutFixture() {
+export function holdoutFixture(options: { apart?: boolean } = {}) {
   const base = mkdtempSync(join(tmpdir(), 'loop-holdout-e2e-'));
   const ws = join(base, 'ws');
-  const holdout = join(base, 'holdout');
+  // `apart`: the holdout in a /tmp folder of its own (the ML demo's `<out>.holdout` beside `--out /tmp/x`).
+  const apart = options.apart ? mkdtempSync(join(tmpdir(), 'loop-holdout-apart-')) : undefined;
+  const holdout = join(apart ?? base, 'holdout');
   const state = join(base, 'state');
   const mark = `SEALED-MARK-${randomBytes(6).toString('hex')}`;
   mkdirSync(ws);
@@ -46,7 +48,7 @@ export function holdoutFixture() {
   git('init', '-q', '-b', 'main');
   git('add', '.');
   git('commit', '-q', '-m', 'init');
-  return { base, ws, holdout, state, mark, git };
+  return { base, ws, holdout, state, mark, git, apart };
 }
 
 /**

@@ -37,6 +37,13 @@ export interface SandboxOptions {
    * Missing paths are skipped. Under `none` nothing is masked. @default []
    */
   hidden?: string[];
+  /**
+   * Extra absolute paths the command reads outside its workspace, e.g. a sealed holdout's files in
+   * a sibling folder: `/` is read-only inside the sandbox already, but its `/tmp` is private, so a
+   * path under the host's `/tmp` has its top-level `/tmp` folder bound read-only. Missing paths are
+   * skipped. @default []
+   */
+  readable?: string[];
 }
 
 /** zod fields of {@link SandboxOptions}, spread into each factory's schema. */
@@ -51,6 +58,7 @@ export const sandboxOptionsFields = {
     )
     .optional(),
   hidden: z.array(z.string().refine((p) => isAbsolute(p), 'hidden paths must be absolute')).default([]),
+  readable: z.array(z.string().refine((p) => isAbsolute(p), 'readable paths must be absolute')).default([]),
 };
 
 /** What {@link runInGroup} needs to confine one command with bwrap. */
@@ -76,6 +84,8 @@ export interface SandboxSpec {
   readonly network?: boolean;
   /** Absolute paths masked inside the sandbox (see `SandboxOptions.hidden` and {@link sandboxMaskArgs}). @default [] */
   readonly hidden?: readonly string[];
+  /** Absolute paths the command reads outside its workspace (see `SandboxOptions.readable`). @default [] */
+  readonly readable?: readonly string[];
 }
 
 const isInside = (path: string, dir: string): boolean => {
@@ -88,8 +98,8 @@ const isInside = (path: string, dir: string): boolean => {
  * `/` read-only, a fresh `/dev` and `/proc`, a private tmpfs on `/tmp` (`TMPDIR=/tmp`), the
  * writable paths bound as {@link planSandboxBinds} plans them (a target file through its folder,
  * the folder's other entries read-only), its own pid namespace, `--die-with-parent`, and
- * `--unshare-net` unless `spec.network`. When `cwd` or a writable path lies inside `/tmp`, its
- * top-level `/tmp` folder is re-bound read-only first: the workspace stays visible, and a write
+ * `--unshare-net` unless `spec.network`. When `cwd`, a writable or a readable path lies inside `/tmp`,
+ * its top-level `/tmp` folder is re-bound read-only first: the workspace stays visible, and a write
  * next to it fails instead of landing unseen in the private tmpfs.
  */
 export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string[] {
@@ -111,7 +121,8 @@ export function bwrapArgv(bwrap: string, cwd: string, spec: SandboxSpec): string
   const plan = spec.binds ?? planSandboxBinds(spec.writable, spec.extraWritable, spec.maxFolderEntries);
   const inside = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const roTops = new Set<string>();
-  for (const w of [inside, ...linkedFrom(inside), ...plan.paths, ...plan.folders.map((f) => f.dir)]) {
+  const readable = (spec.readable ?? []).filter((p) => existsSync(p)).map((p) => realpathSync(p));
+  for (const w of [inside, ...linkedFrom(inside), ...plan.paths, ...plan.folders.map((f) => f.dir), ...readable]) {
     if (!isInside(w, '/tmp')) continue;
     const top = join('/tmp', relative('/tmp', w).split(sep)[0] ?? '');
     if (roTops.has(top)) continue;
@@ -188,6 +199,7 @@ export function planSandbox(
     network?: boolean | undefined;
     onSandboxWarning?: ((message: string) => void) | undefined;
     hidden?: readonly string[] | undefined;
+    readable?: readonly string[] | undefined;
   },
   where: string,
   defaults: { mode: SandboxMode; network: boolean },
@@ -196,10 +208,12 @@ export function planSandbox(
   if (mode === 'none') return () => undefined;
   const network = options.network ?? defaults.network;
   const hidden = options.hidden ?? [];
+  const readable = options.readable ?? [];
   return (writable) => ({
     writable,
     extraWritable: options.writable,
     network,
     ...(hidden.length > 0 ? { hidden } : {}),
+    ...(readable.length > 0 ? { readable } : {}),
   });
 }
