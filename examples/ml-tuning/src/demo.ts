@@ -6,7 +6,7 @@ import { prepareRun } from '@loop/cli';
 import { systemClock, type LoopSummary } from '@loop/core';
 import { writeJsonAtomic } from '@loop/core/files';
 import { createProgress } from './progress.js';
-import { demoLoopConfig, killTimeoutOf } from './run-config.js';
+import { demoLoopConfig, killTimeoutOf, PRUNE_MARGIN, PRUNE_WARMUP_SHARE } from './run-config.js';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
 import { holdoutDirOf, testLine, writeTestSplit } from './holdout.js';
 
@@ -234,9 +234,10 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     print(`parallel  ${parallel} candidates per batch, each trained in its own working copy at once; the best is kept`);
   if (steps > 0 && (options.prune ?? true))
     print(
-      "pruning   a training more than 2% worse than the incumbent's curve past " +
-        '10% of its steps is stopped (--no-prune: run each to its end)',
+      `pruning   a training more than ${PRUNE_MARGIN * 100}% worse than the incumbent's curve past ` +
+        `${PRUNE_WARMUP_SHARE * 100}% of its steps is stopped (--no-prune: run each to its end)`,
     );
+  else if (steps > 0) print('pruning   off (--no-prune): every training runs to its end');
   const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
   print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {

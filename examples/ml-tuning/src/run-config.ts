@@ -54,6 +54,11 @@ export function reportEveryOf(steps: number): number {
   return Math.max(100, Math.round(steps / 10 / 100) * 100);
 }
 
+/** The demo's incumbent-curve pruner: a 2% margin (share of the incumbent's value at the step). */
+export const PRUNE_MARGIN = 0.02;
+/** The demo's pruning warm-up: 10% of the steps. */
+export const PRUNE_WARMUP_SHARE = 0.1;
+
 /**
  * The demo's `intermediate` and `prune` blocks for a run of `steps` steps: the slice val_bpc
  * reports, then the non-finite pruner and the incumbent-curve pruner with a 2% margin after a
@@ -67,7 +72,10 @@ export function pruneConfigOf(steps: number, prune: boolean): Record<string, unk
     prune: {
       enabled: prune,
       steps,
-      pruners: [{ type: 'non-finite' }, { type: 'incumbent', margin: 0.02, warmupSteps: Math.round(steps * 0.1) }],
+      pruners: [
+        { type: 'non-finite' },
+        { type: 'incumbent', margin: PRUNE_MARGIN, warmupSteps: Math.round(steps * PRUNE_WARMUP_SHARE) },
+      ],
     },
   };
 }
