@@ -24,13 +24,22 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
  * A proposer that "memorises the validation set": each edit adds 1 to the value; the visible score
  * (100 - v) always improves, the holdout's improves until v = 3 and then gets worse (overfitting).
  */
-function overfitting(gate?: { budget: number; margin?: number }, iterations = 6, notices: string[] = []) {
+function overfitting(
+  gate?: { budget: number; margin?: number },
+  iterations = 6,
+  notices: string[] = [],
+  crash = false,
+) {
   const artifact = createMemoryArtifact(0);
   const clock = createManualClock(0);
   let holdoutRuns = 0;
   const holdoutOf = (v: number) => (v <= 3 ? 500 - 10 * v : 470 + (v - 3) * 20);
   const holdout = createHoldout({
-    harness: createFunctionHarness('holdout', () => (holdoutRuns++, holdoutOf(artifact.get()))),
+    harness: createFunctionHarness('holdout', () => {
+      holdoutRuns++;
+      if (crash) throw new Error('ENOENT: test-names.txt');
+      return holdoutOf(artifact.get());
+    }),
     scorer: createValueScorer('minimize'),
     direction: 'minimize',
     command: 'fn',
@@ -122,6 +131,18 @@ describe('a sealed holdout (issue 33)', () => {
       expect(notices.join('\n')).not.toMatch(/\b(4[5-9]0|5[0-9]0)\b/);
     },
   );
+
+  it('a final holdout run that gives no score is recorded and said so, not announced as a score written', async () => {
+    const notices: string[] = [];
+    const { loop, holdout } = overfitting(undefined, 2, notices, true);
+    await holdout.start();
+    await loop.run();
+    const uses = await readHoldoutUses(join(dir, 'state'));
+    expect(uses).toEqual([expect.objectContaining({ use: 1, kind: 'final' })]);
+    expect(uses[0]!.score).toBeUndefined();
+    expect(notices.join('\n')).toMatch(/the final holdout run of the best state gave no score \(harness-error; use 1/);
+    expect(notices.join('\n')).not.toMatch(/final sealed score of the best state written/);
+  });
 
   it('a change to a holdout file after the start is HARNESS_TAMPERED at the next use', async () => {
     const { holdout } = overfitting(undefined, 1);

@@ -246,8 +246,11 @@ export function createHoldout(options: HoldoutOptions): Holdout {
     };
     const u = await evaluate('final', at);
     notice(
-      `[loop] [holdout] final sealed score of the best state written ` +
-        `to ${o.stateDir} (use ${u.use}; loop status shows it)`,
+      u.score === undefined
+        ? `[loop] [holdout] the final holdout run of the best state gave no score (${u.error ?? 'no score'}; ` +
+            `use ${u.use}, recorded in ${o.stateDir})`
+        : `[loop] [holdout] final sealed score of the best state written ` +
+            `to ${o.stateDir} (use ${u.use}; loop status shows it)`,
     );
   };
 
