@@ -41,7 +41,8 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
   let batchIncumbent = incumbent;
   const out = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
   for (let iteration = 1; iteration < statuses.length; iteration += 1) {
-    if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent; // a batch decides against the incumbent at its start
+    // A batch decides against the incumbent at its start.
+    if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent;
     const curve = data.get(iteration)?.reports ?? [];
     const seconds = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
     const stop = curve.find(

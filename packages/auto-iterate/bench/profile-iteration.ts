@@ -134,7 +134,8 @@ for (const t of targets) writeFileSync(join(source, t), 'target\n');
 git(source, 'init', '-q', '-b', 'main');
 git(source, 'add', '-A');
 git(source, '-c', 'gc.auto=0', 'commit', '-q', '-m', 'initial');
-// Measured on a clone through the pack transport: packed, as a user's cloned repository is (see change-detection.bench.ts).
+// Measured on a clone through the pack transport: packed, as a user's cloned repository is
+// (see change-detection.bench.ts).
 const dir = join(root, 'repo');
 execFileSync('git', ['clone', '-q', '--no-local', source, dir], { stdio: 'ignore' });
 

@@ -108,13 +108,17 @@ describe.skipIf(!bwrap.available)(`a sealed holdout, end to end (issue 33)${skip
     },
   );
 
-  it('a holdout in a /tmp folder apart from the workspace is readable by its sandboxed run: the final score is recorded', async () => {
-    fixture({ apart: true });
-    const run = createAutoIterate(options(CHEATING_AGENT, { iterations: 1 }));
-    await run.run();
-    const final = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'final');
-    expect(final).toEqual([expect.objectContaining({ score: 8.654321 })]);
-  });
+  it(
+    'a holdout in a /tmp folder apart from the workspace is readable by its sandboxed run: ' +
+      'the final score is recorded',
+    async () => {
+      fixture({ apart: true });
+      const run = createAutoIterate(options(CHEATING_AGENT, { iterations: 1 }));
+      await run.run();
+      const final = (await readHoldoutUses(f.state, run.branch)).filter((u) => u.kind === 'final');
+      expect(final).toEqual([expect.objectContaining({ score: 8.654321 })]);
+    },
+  );
 
   it(
     'with the gate on (margin 0), the memorising keeps are not kept: the ' + 'run stays at the genuine improvement',
