@@ -28,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { incumbentCurvePruner } from '@loop/core/policies';
 import { runDemo } from '../src/demo.js';
-import { pruneConfigOf, reportEveryOf } from '../src/run-config.js';
+import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE, reportEveryOf } from '../src/run-config.js';
 import { replayPruner, type Replay } from './prune-replay.js';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -174,11 +174,7 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
 
 /** A's kept candidates the demo's incumbent-curve pruner would have stopped, replayed on A's curves. */
 async function falsePrunes(seed: number): Promise<Replay> {
-  const config = pruneConfigOf(STEPS, true) as {
-    prune: { pruners: { type: string; margin?: number; warmupSteps?: number }[] };
-  };
-  const spec = config.prune.pruners.find((p) => p.type === 'incumbent')!;
-  const pruner = incumbentCurvePruner({ margin: spec.margin!, warmupSteps: spec.warmupSteps! });
+  const pruner = incumbentCurvePruner({ margin: PRUNE_MARGIN, warmupSteps: Math.round(STEPS * PRUNE_WARMUP_SHARE) });
   return replayPruner(join(ROOT, `A-${seed}`), pruner, STEPS, PARALLEL);
 }
 
