@@ -62,6 +62,7 @@ function settingsOf(dir: string): { steps: number; parallel: number } {
 
 const runs: string[] = [];
 if (from !== undefined) {
+  if (!existsSync(from)) refuse(`--from ${from}: no such folder (it holds the runs A-<seed>)`);
   // The runs say how they were made: the steps and candidates are theirs, not this call's flags.
   for (const seed of seeds) {
     const out = join(from, `A-${seed}`);
