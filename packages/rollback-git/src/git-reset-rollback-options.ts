@@ -4,6 +4,7 @@ import { systemClock, type Clock } from '@loop/core';
 import { z } from 'zod';
 import type { GitFs } from './git-fs.js';
 import { normalizeRelativePath } from './internal/paths.js';
+import { DEFAULT_DEFER_STAGING_AT } from './internal/repo.js';
 
 /** The commit author (also used as committer). */
 export interface GitAuthor {
@@ -99,6 +100,19 @@ export interface GitResetRollbackOptions {
   readonly watch?: boolean;
   /** Limits of the watch (tests inject small ones). See `JournalLimits`. */
   readonly watchLimits?: { readonly overflowAt?: number; readonly syncTimeoutMs?: number };
+  /**
+   * The size of `.git/index` in bytes from which a candidate's staging waits for its keep (issue
+   * 31). Git's index is one file rewritten and SHA-1 hashed whole on every update (8 MB at
+   * 100,000 files); from this size a candidate that only changes files the index has is staged in
+   * memory at its commit and written at its keep, and a revert, which stages back the blobs the
+   * file still holds, writes nothing. Meanwhile the index on disk holds the checkpoint's blobs for
+   * the candidate's files: during its run `git status` lists them as staged (the reverse change)
+   * and as not staged (the change), `git diff HEAD` shows nothing, and a kill leaves it so for
+   * `recover` to reset with the working tree. `0`: always; `Infinity`: never (the index always
+   * equals the commit, as after `git commit`). See docs/rollback.md, "The index".
+   * @default 1_048_576 (an index of about 12,000 files)
+   */
+  readonly deferStagingAt?: number;
 }
 
 const FORBIDDEN_IN_REF = /[\x00-\x20\x7f~^:?*[\\]/;
@@ -190,6 +204,9 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
       syncTimeoutMs: z.number().int().positive().optional(),
     })
     .optional(),
+  deferStagingAt: z
+    .union([z.number().int().nonnegative(), z.custom<number>((value) => value === Infinity, 'expected Infinity')])
+    .default(DEFAULT_DEFER_STAGING_AT),
 });
 
 /** {@link GitResetRollbackOptions} after validation, with every default applied. */

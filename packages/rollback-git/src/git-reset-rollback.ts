@@ -12,6 +12,7 @@ import { createResets } from './internal/save-then-reset.js';
 import { createSerial } from './internal/serial.js';
 import { createScanHandOff } from './internal/scan-hand-off.js';
 import { scanWorktree } from './internal/worktree-scan.js';
+import { flushIndex } from './internal/index-update.js';
 import { byPath } from './internal/paths.js';
 import { createDirectoryTracker } from './internal/new-directories.js';
 import { disableJournal, enableJournal } from './internal/journals.js';
@@ -30,7 +31,7 @@ import type { ChangedEntry, GitResetRollback, GitRestoreReport, GitStartReport }
  */
 export function createGitResetRollback(options: GitResetRollbackOptions): GitResetRollback {
   const opts = parseOptions(gitResetRollbackOptionsSchema, options, 'rollback-git');
-  const repo = openRepo(opts.fs, opts.dir);
+  const repo = openRepo(opts.fs, opts.dir, undefined, opts.deferStagingAt);
   const branch = opts.branch;
   const branchRef = `refs/heads/${branch}`;
   const bases = opts.paths;
@@ -144,6 +145,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           if (afterBaseline && !opts.allowDirty) await resetLeftovers('baseline', id);
           afterBaseline = iteration === 0;
           await directories.checkpointed(iteration, id);
+          await flushIndex(repo, true);
           return { iteration, id };
         }),
       ),
@@ -189,6 +191,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           // the kept candidate: saved in a rescue commit (refs/loop/discarded/keep-<n>) and reset, as a
           // revert does, so the next candidate starts from exactly the kept tree.
           await resetLeftovers(`keep-${checkpoint.iteration}`, tip);
+          await flushIndex(repo); // the kept candidate's staging, deferred since its commit
           return candidateId;
         }),
       ),
@@ -206,6 +209,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             checkpoint.id,
             candidate !== checkpoint.id ? candidate : undefined,
           );
+          await flushIndex(repo, true); // only if the reset left a staged blob in memory (not normally)
           const removed = await directories.reverted(checkpoint.iteration, checkpoint.id);
           if (lastRestore !== undefined && removed.length > 0) lastRestore = { ...lastRestore, directories: removed };
         }),
@@ -218,6 +222,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           const best = await expandCommit(bestId, 'RESTORE_FAILED', 'restoreBest: best id');
           const tip = await tipOf();
           await saveThenReset('restoreBest', 'before-restore-best', tip, best, tip !== best ? tip : undefined);
+          await flushIndex(repo, true);
         }),
       ),
 
@@ -249,6 +254,7 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             kept,
             tip !== kept ? tip : undefined,
           );
+          await flushIndex(repo, true);
           repairs.push(...recoverRepairLines({ tip, kept, ref, rescued, restore: lastRestore }));
         }),
       ),

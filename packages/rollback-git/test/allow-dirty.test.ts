@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, testSettings, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, type TempRepo } from './helpers.js';
 
 const BRANCH = 'auto-iterate/t';
 const repos: TempRepo[] = [];
@@ -19,7 +19,7 @@ describe('allowDirty keeps the user untracked files out of the run', () => {
       repo.write('notes.txt', 'my notes\n');
       repo.write('my dir/#odd [1]*.txt', 'odd\n');
       const rollback = createGitResetRollback({
-        watch: testSettings.watch,
+        ...testOptions(),
         dir: repo.dir,
         branch: BRANCH,
         allowDirty: true,

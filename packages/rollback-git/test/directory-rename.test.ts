@@ -4,7 +4,7 @@ import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -24,7 +24,7 @@ describe('a directory rename reverts on the fast path', () => {
     const repo = makeRepo(files);
     repos.push(repo);
     const rollback = createGitResetRollback({
-      watch: testSettings.watch,
+      ...testOptions(),
       dir: repo.dir,
       branch: 'run/rename',
       clock: steppingClock(),
@@ -44,7 +44,7 @@ describe('a directory rename reverts on the fast path', () => {
     const repo = makeRepo({ 'x/a.txt': 'a\n', 'x/b.txt': 'b\n', y: 'plain file\n' });
     repos.push(repo);
     const rollback = createGitResetRollback({
-      watch: testSettings.watch,
+      ...testOptions(),
       dir: repo.dir,
       branch: 'run/rename',
       clock: steppingClock(),

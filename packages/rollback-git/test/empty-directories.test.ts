@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -15,7 +15,7 @@ function setUp(paths?: string[]) {
   const repo = makeRepo({ 'a.txt': 'a\n', 'src/b.txt': 'b\n', '.gitignore': 'build/\n' });
   repos.push(repo);
   const rollback = createGitResetRollback({
-    watch: testSettings.watch,
+    ...testOptions(),
     dir: repo.dir,
     branch: 'run/dirs',
     clock: steppingClock(),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback, readDiscardedRefs, shortId } from '../src/index.js';
-import { testSettings } from './helpers.js';
+import { testOptions } from './helpers.js';
 import { BRANCH, cleanUpRepos, info, rejection, setup } from './git-reset-setup.js';
 
 afterEach(cleanUpRepos);
@@ -123,7 +123,7 @@ describe('createGitResetRollback: start', () => {
     expect(repo.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
 
     const dirtyOk = createGitResetRollback({
-      watch: testSettings.watch,
+      ...testOptions(),
       dir: repo.dir,
       branch: BRANCH,
       allowDirty: true,
@@ -146,7 +146,7 @@ describe('createGitResetRollback: start', () => {
     expect(error.message).toContain('pass resume: true');
     expect(repo.git('symbolic-ref', 'HEAD')).toBe('refs/heads/main');
 
-    const resumed = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true });
+    const resumed = createGitResetRollback({ ...testOptions(), dir: repo.dir, branch: BRANCH, resume: true });
     const report = await resumed.start();
     expect(report).toMatchObject({ created: false, previousBranch: 'refs/heads/main', headId: tip });
     expect(repo.git('symbolic-ref', 'HEAD')).toBe(`refs/heads/${BRANCH}`);
@@ -166,7 +166,7 @@ describe('createGitResetRollback: start', () => {
     await rollback.commit(cp2, info(2));
     repo.write('prepare.py', 'half written');
     // The machine reboots here; results.tsv recorded `kept` as the last kept commit.
-    const resumed = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, branch: BRANCH, resume: true });
+    const resumed = createGitResetRollback({ ...testOptions(), dir: repo.dir, branch: BRANCH, resume: true });
     await resumed.start();
     await resumed.recover(shortId(kept));
     expect(repo.git('rev-parse', 'HEAD')).toBe(kept);
@@ -179,16 +179,14 @@ describe('createGitResetRollback: start', () => {
   it('start fails with NOT_A_REPOSITORY outside a repository or before the first commit', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'loop-no-repo-'));
     try {
-      const error = await rejection(
-        createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).start(),
-      );
+      const error = await rejection(createGitResetRollback({ ...testOptions(), dir: empty, branch: BRANCH }).start());
       expect(error.code).toBe('NOT_A_REPOSITORY');
       expect(error.message).toContain('no git repository at');
       mkdirSync(join(empty, '.git'));
       const { execFileSync } = await import('node:child_process');
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: empty });
       const unborn = await rejection(
-        createGitResetRollback({ watch: testSettings.watch, dir: empty, branch: BRANCH }).checkpoint(1),
+        createGitResetRollback({ ...testOptions(), dir: empty, branch: BRANCH }).checkpoint(1),
       );
       expect(unborn.code).toBe('NOT_A_REPOSITORY');
       expect(unborn.message).toContain('has no commit yet');
@@ -202,7 +200,7 @@ describe('createGitResetRollback: start', () => {
     const report = await rollback.start();
     expect(report.excludesAdded).toEqual(['results.tsv', 'run.log', '.loop/', 'checkpoints/']);
     const again = createGitResetRollback({
-      watch: testSettings.watch,
+      ...testOptions(),
       dir: repo.dir,
       branch: BRANCH,
       resume: true,

@@ -3,7 +3,7 @@ import nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback, readDiscardedRefs, shortId, type GitFs } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type TempRepo } from './helpers.js';
 import { BRANCH, FILES, cleanUpRepos, info, rejection, repos, setup } from './git-reset-setup.js';
 
 afterEach(cleanUpRepos);
@@ -109,7 +109,7 @@ describe('createGitResetRollback: verification', () => {
       }
       return data;
     });
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, fs, branch: BRANCH });
+    const rollback = createGitResetRollback({ ...testOptions(), dir: repo.dir, fs, branch: BRANCH });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     writeFileSync(join(repo.dir, 'train.py'), 'lr = 0.2\n');
@@ -128,7 +128,7 @@ describe('createGitResetRollback: verification', () => {
     const fs = hookedFs((path, data) =>
       corrupt && path.endsWith('/train.py') ? new TextEncoder().encode('garbage\n') : data,
     );
-    const rollback = createGitResetRollback({ watch: testSettings.watch, dir: repo.dir, fs, branch: BRANCH });
+    const rollback = createGitResetRollback({ ...testOptions(), dir: repo.dir, fs, branch: BRANCH });
     await rollback.start();
     const cp = await rollback.checkpoint(1);
     writeFileSync(join(repo.dir, 'train.py'), 'lr = 0.2\n');
@@ -147,7 +147,7 @@ describe('createGitResetRollback: verification', () => {
 describe('createGitResetRollback: paths (the fast path)', () => {
   async function scenario(repo: TempRepo, paths: string[] | undefined): Promise<void> {
     const rollback = createGitResetRollback({
-      watch: testSettings.watch,
+      ...testOptions(),
       dir: repo.dir,
       branch: BRANCH,
       clock: steppingClock(),

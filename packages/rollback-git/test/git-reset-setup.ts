@@ -1,7 +1,7 @@
 // Shared set-up of the createGitResetRollback tests (git-reset-rollback*.test.ts).
 import { isLoopError, type LoopError } from '@loop/core';
 import { createGitResetRollback, type GitResetRollbackOptions } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type FileSpec, type TempRepo } from './helpers.js';
 
 export const BRANCH = 'auto-iterate/nov30';
 export const repos: TempRepo[] = [];
@@ -24,7 +24,7 @@ export function setup(options: Partial<GitResetRollbackOptions> = {}, files: Rec
   const repo = makeRepo(files);
   repos.push(repo);
   const rollback = createGitResetRollback({
-    watch: testSettings.watch,
+    ...testOptions(),
     dir: repo.dir,
     branch: BRANCH,
     clock: steppingClock(),

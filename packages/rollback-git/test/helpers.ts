@@ -63,6 +63,17 @@ export function steppingClock(startMs = Date.UTC(2025, 10, 30, 3, 0, 0)): { now:
 
 /**
  * Settings a test file reads when it builds a rollback: `watch` is the rollback's `watch` option,
- * so watch-on.test.ts can run the same tests with the change journal on (issue 31).
+ * so watch-on.test.ts can run the same tests with the change journal on (issue 31);
+ * `deferStagingAt` its option of that name, so deferred-staging-on.test.ts can run them with the
+ * staging of every candidate deferred to its keep.
  */
-export const testSettings = { watch: false };
+export const testSettings: { watch: boolean; deferStagingAt: number | undefined } = {
+  watch: false,
+  deferStagingAt: undefined,
+};
+
+/** The rollback options {@link testSettings} stands for. */
+export function testOptions(): { watch: boolean; deferStagingAt?: number } {
+  const { watch, deferStagingAt } = testSettings;
+  return deferStagingAt === undefined ? { watch } : { watch, deferStagingAt };
+}

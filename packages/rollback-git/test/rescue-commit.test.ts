@@ -3,7 +3,7 @@
 // ref points at a rescue commit on top of the candidate that holds every such file.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback, readDiscardedRefs } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -14,7 +14,7 @@ function setup(paths?: string[]) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
   const rollback = createGitResetRollback({
-    watch: testSettings.watch,
+    ...testOptions(),
     dir: repo.dir,
     branch: 'run/rescue',
     clock: steppingClock(),

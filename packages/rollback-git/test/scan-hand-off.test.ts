@@ -3,7 +3,7 @@
 // is what the surface check saw, and a change made in a gap is caught by the next scan.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
-import { makeRepo, testSettings, steppingClock, type TempRepo } from './helpers.js';
+import { makeRepo, testOptions, steppingClock, type TempRepo } from './helpers.js';
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -14,7 +14,7 @@ function setup(reuseScans: boolean) {
   const repo = makeRepo({ 'train.py': 'lr = 1\n', 'src/model.py': 'layers = 2\n' });
   repos.push(repo);
   const rollback = createGitResetRollback({
-    watch: testSettings.watch,
+    ...testOptions(),
     dir: repo.dir,
     branch: 'run/scan',
     clock: steppingClock(),

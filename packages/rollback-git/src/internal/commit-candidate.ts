@@ -44,7 +44,8 @@ export interface CandidateCommit {
  * Commits the working tree's changes against the branch tip (within `bases`; or the `known`
  * changes, each read from disk now) as a child of `parent`: writes the changed blobs, builds only
  * the trees on the way to them, writes the commit (all in one pack, see `batchObjects`), stages the changes (one
- * rewrite of the index, see `updateIndex`), then moves the branch. For a
+ * rewrite of the index, see `updateIndex`; deferred when only existing entries change: the keep
+ * writes it, a revert stages back what the file holds, see internal/index-lag.ts), then moves the branch. For a
  * repair attempt the tip is the previous candidate, so its changes are carried over and the new
  * commit replaces it.
  *
@@ -83,7 +84,7 @@ export async function commitCandidate(repo: Repo, candidate: CandidateCommit): P
   // scan): staged as committed, the index equals the new commit's tree.
   const basis = indexBasisOf(changes);
   if (toAdd.length === 0 && toRemove.length === 0) claimIndexMatches(repo, basis, oid);
-  else if ((await updateIndex(repo, toAdd, toRemove, { matches: { commit: oid, basis } })) === undefined) {
+  else if ((await updateIndex(repo, toAdd, toRemove, { matches: { commit: oid, basis }, defer: true })) === undefined) {
     // An index we do not rewrite (version 4, conflicts, split): isomorphic-git stages, one call each.
     for (const path of toRemove) await git.remove({ ...args, filepath: path });
     if (toAdd.length > 0) await git.add({ ...args, filepath: toAdd.map((file) => file.path), force: true });

@@ -20,7 +20,8 @@ import type { ResetPlanEntry } from './reset-plan.js';
  * Applies a reset plan: removes the files the target does not have (and the directories left
  * empty), writes the blobs that differ (content and mode; a path the plan does not know to differ
  * is read first and left alone when it already holds the target), updates the index for exactly those
- * paths (one rewrite of the index, with the stat data of the files as written), and moves the
+ * paths (one rewrite of the index, with the stat data of the files as written; deferred when only
+ * existing entries change, see internal/index-lag.ts), and moves the
  * branch ref last, so an interrupted reset is redone from the same plan. `basis`: the index the
  * plan's whole-tree scan read; while the index is still that one, it equals the target's tree
  * afterwards (every difference was in the plan), which the next scan uses.
@@ -73,7 +74,7 @@ export async function applyFastReset(
   if (staged.length + removed.length === 0) {
     written = new Map();
     claimIndexMatches(repo, basis, targetOid);
-  } else written = await updateIndex(repo, staged, removed, { matches });
+  } else written = await updateIndex(repo, staged, removed, { matches, defer: true });
   if (written === undefined) {
     // Removals from the index before the adds: removing `x` also drops `x/...`, so a file replaced
     // by a directory of the same name must lose its old entry before the new ones are added.

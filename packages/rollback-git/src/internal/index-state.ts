@@ -1,4 +1,5 @@
 import { foreignCode } from './errors.js';
+import { reapplyLag } from './index-lag.js';
 import type { RawIndexEntry } from './index-write.js';
 import type { Repo } from './repo.js';
 
@@ -15,10 +16,20 @@ export interface IndexEntry extends RawIndexEntry {
  * per scan and once per update). Valid while the file's (inode, size, mtime, ctime) are `key`.
  */
 export interface IndexState {
-  /** The index file's `ino:size:mtimeMs:ctimeMs` when these bytes were read or written. */
+  /**
+   * This version of the index: the file's stat key while the file holds it, else that key plus a
+   * version number (a deferred update, see `unwritten`). A scan's basis, compared by equality.
+   */
   readonly key: string;
+  /** The index file's `ino:size:mtimeMs:ctimeMs` when it was read or last written by us. */
+  readonly fileKey: string;
   /** The index file's own mtime in milliseconds (for the racy-git check). */
   readonly fileMtimeMs: number;
+  /**
+   * How many entries were updated in memory and not written yet (`updateIndex` with `defer`,
+   * issue 31); 0: the file holds these bytes. The SHA-1 trailer of `bytes` is stale while it is not 0.
+   */
+  readonly unwritten: number;
   /** The file's bytes, trailer included. */
   readonly bytes: Buffer;
   /** Stage-0 entries by path, in the file's order. Shared: callers must not change it. */
@@ -119,7 +130,9 @@ export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number)
   versions += 1;
   return {
     key,
+    fileKey: key,
     fileMtimeMs,
+    unwritten: 0,
     bytes,
     entries,
     unmerged,
@@ -135,7 +148,9 @@ function emptyState(): IndexState {
   versions += 1;
   return {
     key: 'missing',
+    fileKey: 'missing',
     fileMtimeMs: 0,
+    unwritten: 0,
     bytes: Buffer.alloc(0),
     entries: new Map(),
     unmerged: new Set(),
@@ -160,20 +175,23 @@ export async function loadIndexState(repo: Repo): Promise<IndexState | undefined
     const stats = await repo.fs.promises.lstat(path);
     key = statKey(stats);
     const kept = states.get(repo);
-    if (kept?.key === key) return kept;
+    if (kept?.fileKey === key) return kept;
     fileMtimeMs = Number(stats.mtimeMs);
     raw = await repo.fs.promises.readFile(path);
   } catch (error) {
     if (foreignCode(error) !== 'ENOENT') throw error;
     const kept = states.get(repo);
-    if (kept?.key === 'missing') return kept;
+    if (kept?.fileKey === 'missing') return kept;
     const empty = emptyState();
     states.set(repo, empty);
     return empty;
   }
   reads.set(repo, (reads.get(repo) ?? 0) + 1);
   const bytes = typeof raw === 'string' ? Buffer.from(raw) : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
-  const state = parseIndexBytes(bytes, key, fileMtimeMs);
+  const parsed = parseIndexBytes(bytes, key, fileMtimeMs);
+  // Something else wrote the file (a `git status` refreshing stats): our deferred staging still
+  // holds where the file kept the blob it was made against.
+  const state = parsed === undefined ? undefined : reapplyLag(repo, parsed, nextPathsVersion);
   if (state === undefined) states.delete(repo);
   else states.set(repo, state);
   return state;
@@ -189,7 +207,10 @@ export function indexReads(repo: Repo): number {
   return reads.get(repo) ?? 0;
 }
 
-/** Records `state` as what `.git/index` now holds (after our own write). */
+/**
+ * Records `state` as the index now: what `.git/index` holds after our own write, or a deferred
+ * update of it (`state.unwritten` > 0, the file still at `state.fileKey`).
+ */
 export function keepIndexState(repo: Repo, state: IndexState): void {
   states.set(repo, state);
 }

@@ -9,6 +9,7 @@ import {
   type IndexEntry,
   type IndexState,
 } from './index-state.js';
+import { clearLag, deferTotals, lagSize, noteDeferred, patchEntry } from './index-lag.js';
 import type { RawIndexEntry } from './index-write.js';
 import { writeThroughLock } from './lock-file.js';
 import type { Repo } from './repo.js';
@@ -78,13 +79,6 @@ const withMs = (e: RawIndexEntry): IndexEntry => ({
   mtimeMs: e.mtimeS * 1000 + e.mtimeNs / 1e6,
 });
 
-/** Writes an entry's fixed part (stat data, mode, oid) at `offset`; the flags and path stay. */
-function writeFixed(bytes: Buffer, offset: number, e: RawIndexEntry): void {
-  const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
-  for (let i = 0; i < 10; i += 1) bytes.writeUInt32BE((u32[i]! >>> 0) % 2 ** 32, offset + i * 4);
-  bytes.write(e.oid, offset + 40, 20, 'hex');
-}
-
 /** Sorts entries in git's path order: by UTF-8 bytes (JS string order agrees unless a path holds a surrogate pair). */
 function sortGitOrder(entries: IndexEntry[]): IndexEntry[] {
   if (entries.some((e) => /[\ud800-\udfff]/.test(e.path))) {
@@ -112,7 +106,7 @@ function serializeEntries(entries: readonly IndexEntry[]): { bytes: Buffer; offs
   let offset = 12;
   entries.forEach((e, i) => {
     const length = lengths[i]!;
-    writeFixed(bytes, offset, e);
+    patchEntry(bytes, offset, e);
     bytes.writeUInt16BE(Math.min(length, 0xfff), offset + 60);
     bytes.write(e.path, offset + 62, length, 'utf8');
     offsets.set(e.path, offset);
@@ -133,7 +127,17 @@ export interface IndexUpdateOptions {
    * then needs no blob map of it. Without it the claim kept so far survives a stat-only refresh.
    */
   readonly matches?: { readonly commit: string; readonly basis: string | undefined };
+  /**
+   * Patch the entries in memory and leave the file as it is when only existing entries change and
+   * the index is at least `repo.deferStagingAt` bytes (see internal/index-lag.ts): the next write
+   * of the index, or {@link flushIndex}, writes them. Up to {@link DEFER_LIMIT} entries; beyond
+   * that the update is written.
+   */
+  readonly defer?: boolean;
 }
+
+/** How many entries may wait in memory before a deferred update is written after all. */
+export const DEFER_LIMIT = 256;
 
 /**
  * Stages `set` and unstages `remove` in ONE rewrite of `.git/index` (through `index.lock`, not
@@ -179,7 +183,7 @@ export async function updateIndex(
     remove.every((path) => !state.entries.has(path)) &&
     set.every((file) => state.entries.has(file.path));
 
-  let next: Omit<IndexState, 'key' | 'fileMtimeMs'>;
+  let next: Unkeyed;
   const staged = new Set(set.map((file) => file.path));
   // From here the cached state is stale: a failure below leaves the next call to read the file.
   dropIndexState(repo);
@@ -187,7 +191,16 @@ export async function updateIndex(
     // Patched in place, not copied (8 MB at 100,000 files, issue 31): nothing else holds these bytes.
     const bytes = state.bytes;
     const updated = set.map((file) => withMs(entryOf(file)));
-    for (const e of updated) writeFixed(bytes, offsets.get(e.path)!, e);
+    for (const e of updated) patchEntry(bytes, offsets.get(e.path)!, e);
+    const unwritten = state.unwritten + updated.length;
+    if (options.defer === true && unwritten <= DEFER_LIMIT && bytes.byteLength >= repo.deferStagingAt) {
+      for (const e of updated) noteDeferred(repo, state.entries.get(e.path)!, e);
+      for (const e of updated) state.entries.set(e.path, e);
+      const key = `${state.fileKey}+${nextPathsVersion()}`;
+      keepIndexState(repo, { ...state, key, matches, unwritten });
+      deferTotals.deferred += 1;
+      return touched(state.entries, remove, staged);
+    }
     const end = bytes.byteLength - 20;
     createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
     // The map is shared with the state it came from; that state is replaced below.
@@ -234,17 +247,53 @@ export async function updateIndex(
       pathsVersion: nextPathsVersion(),
     };
   }
+  await writeIndexState(repo, next);
+  return touched(next.entries, remove, staged);
+}
+
+/** The entries now staged for the touched paths (`undefined`: not in the index). */
+function touched(
+  entries: ReadonlyMap<string, IndexEntry>,
+  remove: readonly string[],
+  staged: ReadonlySet<string>,
+): Map<string, BlobEntry | undefined> {
+  const result = new Map<string, BlobEntry | undefined>();
+  for (const path of [...remove, ...staged]) {
+    const entry = entries.get(path);
+    result.set(path, entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode });
+  }
+  return result;
+}
+
+type Unkeyed = Omit<IndexState, 'key' | 'fileKey' | 'fileMtimeMs' | 'unwritten'>;
+
+/** Writes `next` (its bytes, trailer included) through `index.lock` and keeps it as the index. */
+async function writeIndexState(repo: Repo, next: Unkeyed): Promise<void> {
   const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, {
     wait: repo.lockWait,
     sync: false,
     identify: true,
   });
+  clearLag(repo);
   // Our own write, recognised by its stat key: the next scan or update takes it without reading.
-  if (stats !== undefined) keepIndexState(repo, { ...next, key: statKey(stats), fileMtimeMs: Number(stats.mtimeMs) });
-  const result = new Map<string, BlobEntry | undefined>();
-  for (const path of [...remove, ...staged]) {
-    const entry = next.entries.get(path);
-    result.set(path, entry === undefined ? undefined : { oid: entry.oid, mode: entry.mode });
+  if (stats !== undefined) {
+    const key = statKey(stats);
+    keepIndexState(repo, { ...next, key, fileKey: key, fileMtimeMs: Number(stats.mtimeMs), unwritten: 0 });
   }
-  return result;
+}
+
+/**
+ * Writes what deferred updates left in memory (see {@link IndexUpdateOptions.defer}): with
+ * `lagOnly`, only when a staged blob is not in the file yet (stat refreshes wait for the next
+ * write). When something else wrote the file meanwhile, what still applies was put back over it
+ * (`loadIndexState`) and is written.
+ */
+export async function flushIndex(repo: Repo, lagOnly = false): Promise<void> {
+  const state = await loadIndexState(repo);
+  if (state === undefined || state.unwritten === 0 || (lagOnly && lagSize(repo) === 0)) return;
+  dropIndexState(repo);
+  const end = state.bytes.byteLength - 20;
+  createHash('sha1').update(state.bytes.subarray(0, end)).digest().copy(state.bytes, end);
+  await writeIndexState(repo, state);
+  deferTotals.flushed += 1;
 }

@@ -35,13 +35,23 @@ export interface Repo {
   readonly trees: Map<string, Map<string, TreeEntry>>;
   /** How a write waits for a lock another process holds (the same wait `fs` uses). */
   readonly lockWait: LockWait;
+  /** The index size in bytes from which staging is deferred (option `deferStagingAt`, internal/index-lag.ts). */
+  readonly deferStagingAt: number;
 }
+
+/** The default of option `deferStagingAt`: 1 MiB, an index of about 12,000 files. */
+export const DEFAULT_DEFER_STAGING_AT = 1_048_576;
 
 /**
  * Builds a {@link Repo} for an absolute working tree. Every write under `.git` made through it
  * (by isomorphic-git or by us) follows git's lock-file convention (see `lockedGitFs`).
  */
-export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_WAIT): Repo {
+export function openRepo(
+  fs: GitFs,
+  dir: string,
+  wait: LockWait = DEFAULT_LOCK_WAIT,
+  deferStagingAt = DEFAULT_DEFER_STAGING_AT,
+): Repo {
   const root = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
   const dirs = resolveGitDirs(fs, root);
   const gitdir = dirs.common;
@@ -59,6 +69,7 @@ export function openRepo(fs: GitFs, dir: string, wait: LockWait = DEFAULT_LOCK_W
     cache: {},
     trees: new Map(),
     lockWait: wait,
+    deferStagingAt,
   };
 }
 

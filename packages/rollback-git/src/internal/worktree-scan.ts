@@ -154,8 +154,9 @@ export function indexBasisOf(changes: readonly WorktreeChange[] | undefined): st
  * earlier scan established it), with the index entries themselves, with no blob map at all.
  * Untracked files count unless ignored (`.gitignore`, `.git/info/exclude`); ignored directories
  * are not entered. Index entries whose stats went stale while the content stayed the same are
- * refreshed (one index write), so the next scan trusts them. Cost: one `lstat` per file, and
- * hashing only with what changed.
+ * refreshed (one index write; from `deferStagingAt` bytes in memory, written with the next write),
+ * so a scan after that write trusts them. Cost: one `lstat` per file, and hashing only with what
+ * changed.
  */
 async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot): Promise<WorktreeChange[]> {
   const matched = index.matches === headOid && index.unmerged.size === 0;
@@ -250,7 +251,7 @@ async function scanWholeTree(repo: Repo, headOid: string, index: IndexSnapshot):
   // A stat-only refresh of our own keeps what this scan saw: the rewritten index is its basis.
   let basis: string | undefined = index.key;
   if (stale.length > 0) {
-    if ((await updateIndex(repo, stale, [])) === undefined) {
+    if ((await updateIndex(repo, stale, [], { defer: true })) === undefined) {
       await git.add({ ...gitArgs(repo), filepath: stale.map((file) => file.path), force: true });
       basis = undefined;
     } else basis = keptIndexKey(repo);
