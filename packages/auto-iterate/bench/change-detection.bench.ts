@@ -13,7 +13,7 @@
  * and after each size (os.loadavg). It measures, it does not assert.
  *
  * `pnpm bench` in the package, or `npx tsx --conditions=source bench/change-detection.bench.ts [files...]`
- * (`BENCH_CYCLES`, default 20).
+ * (`BENCH_CYCLES`, default 20; `BENCH_WARMUP` uncounted cycles first, default 5).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,7 @@ import { startHeldRun } from './held-run.js';
 
 const PER_DIRECTORY = 100;
 const CYCLES = Number(process.env.BENCH_CYCLES ?? 20);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
 /** The 10 target files, in 10 directories spread over the tree. */
@@ -99,8 +100,10 @@ async function measure(files: number) {
     'git add <files>': (count) => cli(count, false),
     'git add -A': (count) => cli(count, true),
   };
-  // One warm-up of each (the watch's first whole-tree walk, caches), not counted.
-  for (const count of [1, 10]) for (const v of VARIANTS) await run[v](count)();
+  // Warm-up cycles of each, not counted: the watch's first whole-tree walk, the caches, and the
+  // engine's code compiled as in a run of hundreds of iterations (the first size's first cycles
+  // otherwise measure V8 tiering up; the git CLI starts a new process each time).
+  for (let i = 0; i < WARMUP; i += 1) for (const count of [1, 10]) for (const v of VARIANTS) await run[v](count)();
   const loadBefore = loadLine();
   const times = new Map<string, number[]>();
   for (let cycle = 0; cycle < CYCLES; cycle += 1) {
@@ -127,7 +130,7 @@ const sizes = process.argv
 const FILES = sizes.length > 0 ? sizes : [1000, 5000, 20000, 100000];
 console.log(
   `one iteration = proposer edit (1 or 10 files), inspect, commit, echo ` +
-    `harness, revert, row; ${CYCLES} cycles, ratios per cycle (min / median / ` +
+    `harness, revert, row; ${WARMUP} warm-up + ${CYCLES} cycles, ratios per cycle (min / median / ` +
     `max); ${process.version}`,
 );
 console.log(

@@ -3,7 +3,7 @@ import git from 'isomorphic-git';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeRepo, type TempRepo } from '../../test/helpers.js';
 import { loadIndexState } from './index-state.js';
-import { updateIndex } from './index-update.js';
+import { DEFER_LIMIT, flushIndex, updateIndex } from './index-update.js';
 import { openRepo } from './repo.js';
 import { scanWorktree } from './worktree-scan.js';
 
@@ -178,4 +178,51 @@ describe('whole-tree scan with the index known to equal the commit', () => {
       expect(repo.git('ls-files', '-s', 'd001/f150.txt')).toContain(oldOid);
     },
   );
+});
+
+describe('updateIndex with defer (issue 31: the staging of a discarded candidate is never written)', () => {
+  const restage = (r: ReturnType<typeof openRepo>, dir: string, path: string, oid: string) =>
+    updateIndex(r, [{ path, blob: { oid, mode: 0o100644 }, stats: nodeFs.lstatSync(`${dir}/${path}`) }], [], {
+      defer: true,
+    });
+
+  it(
+    'deferred updates stay in memory until DEFER_LIMIT entries wait, then one write holds them all; ' +
+      'below deferStagingAt bytes nothing is deferred',
+    async () => {
+      const repo = repoWith(300);
+      const r = openRepo(nodeFs, repo.dir, undefined, 0);
+      const oid = (await loadIndexState(r))!.entries.get('d000/f0.txt')!.oid;
+      await restage(r, repo.dir, 'd000/f0.txt', oid); // drops the cache tree: a write
+      const fileKey = (await loadIndexState(r))!.fileKey;
+      for (let i = 0; i < DEFER_LIMIT; i += 1) await restage(r, repo.dir, 'd000/f0.txt', oid);
+      const waiting = await loadIndexState(r);
+      expect(waiting!.fileKey).toBe(fileKey);
+      expect(waiting!.unwritten).toBe(DEFER_LIMIT);
+      await restage(r, repo.dir, 'd000/f0.txt', oid);
+      const written = await loadIndexState(r);
+      expect(written!.fileKey).not.toBe(fileKey);
+      expect(written!.unwritten).toBe(0);
+      expect(repo.git('status', '--porcelain')).toBe('');
+
+      const small = openRepo(nodeFs, repo.dir, undefined, 1_000_000); // a 300-entry index is ~25 kB
+      const before = (await loadIndexState(small))!.fileKey;
+      await restage(small, repo.dir, 'd000/f0.txt', oid);
+      expect((await loadIndexState(small))!.fileKey).not.toBe(before);
+    },
+  );
+
+  it('a staged blob the file does not hold is written by flushIndex, and the git CLI then reads it', async () => {
+    const repo = repoWith(300);
+    const r = openRepo(nodeFs, repo.dir, undefined, 0);
+    const oid = (await loadIndexState(r))!.entries.get('d000/f0.txt')!.oid;
+    await restage(r, repo.dir, 'd000/f0.txt', oid);
+    repo.write('d001/f150.txt', 'changed\n');
+    const changed = await git.writeBlob({ fs: nodeFs, dir: repo.dir, blob: new TextEncoder().encode('changed\n') });
+    await restage(r, repo.dir, 'd001/f150.txt', changed);
+    expect(repo.git('ls-files', '-s', 'd001/f150.txt')).not.toContain(changed); // still in memory
+    await flushIndex(r, true);
+    expect(repo.git('ls-files', '-s', 'd001/f150.txt')).toContain(changed);
+    expect(repo.git('status', '--porcelain')).toBe('M  d001/f150.txt');
+  });
 });

@@ -137,7 +137,7 @@ export interface IndexUpdateOptions {
 }
 
 /** How many entries may wait in memory before a deferred update is written after all. */
-export const DEFER_LIMIT = 256;
+export const DEFER_LIMIT = 1024;
 
 /**
  * Stages `set` and unstages `remove` in ONE rewrite of `.git/index` (through `index.lock`, not
