@@ -27,25 +27,40 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-let values: Record<string, string | undefined> = {};
+const USAGE = `usage: prune-calibration.ts [--seeds A-B] [--iterations N] [--steps N] [--parallel K] [--out DIR]
+                            [--from DIR]
+  --seeds A-B      seeds to run, a seed or a range (default 6-10; pruning.bench.ts uses 1-5)
+  --iterations N   iterations per run (default 12)
+  --steps N        training steps per candidate (default 1500)
+  --parallel K     candidates at once (default 2)
+  --out DIR        where the runs go, DIR/A-<seed> (default a temp dir)
+  --from DIR       replay the runs already in DIR/A-<seed>; nothing is trained`;
+
+let values: Record<string, string | boolean | undefined> = {};
 try {
   const names = ['seeds', 'iterations', 'steps', 'parallel', 'out', 'from'];
-  values = parseArgs({ options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])) }).values;
+  const options = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
+  values = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h' } } }).values;
 } catch (error) {
-  refuse((error as Error).message);
+  refuse(`${(error as Error).message}\n${USAGE}`);
 }
+if (values['help'] === true) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const text = (name: string): string | undefined => values[name] as string | undefined;
 const count = (name: string, fallback: number): number => {
-  const text = values[name];
-  if (text === undefined) return fallback;
-  if (!/^[1-9]\d*$/.test(text)) refuse(`--${name} must be a whole number of at least 1, got ${JSON.stringify(text)}`);
-  return Number(text);
+  const given = text(name);
+  if (given === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(given)) refuse(`--${name} must be a whole number of at least 1, got ${JSON.stringify(given)}`);
+  return Number(given);
 };
-const range = /^(\d+)(?:-(\d+))?$/.exec(values['seeds'] ?? '6-10');
+const range = /^(\d+)(?:-(\d+))?$/.exec(text('seeds') ?? '6-10');
 if (!range || Number(range[2] ?? range[1]) < Number(range[1]))
-  refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(values['seeds'])}`);
+  refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(text('seeds'))}`);
 const first = Number(range[1]);
 const seeds = Array.from({ length: Number(range[2] ?? range[1]) - first + 1 }, (_, i) => first + i);
-const from = values['from'];
+const from = text('from');
 let steps = count('steps', 1500);
 let parallel = count('parallel', 2);
 const iterations = count('iterations', 12);
@@ -75,7 +90,7 @@ if (from !== undefined) {
     runs.push(out);
   }
 } else {
-  const root = values['out'] ?? mkdtempSync(join(tmpdir(), 'loop-prune-cal-'));
+  const root = text('out') ?? mkdtempSync(join(tmpdir(), 'loop-prune-cal-'));
   for (const seed of seeds) {
     const out = join(root, `A-${seed}`);
     const started = Date.now();

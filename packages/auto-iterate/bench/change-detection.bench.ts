@@ -13,7 +13,7 @@
  * and after each size (os.loadavg). It measures, it does not assert.
  *
  * `pnpm bench` in the package, or `npx tsx --conditions=source bench/change-detection.bench.ts [files...]`
- * (`BENCH_CYCLES`, default 20; `BENCH_WARMUP` uncounted cycles first, default 5).
+ * (`BENCH_CYCLES`, default 40; `BENCH_WARMUP` uncounted cycles first, default 5).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { loadLine, spread } from '@loop/internal-test-utils/bench';
 import { startHeldRun } from './held-run.js';
 
 const PER_DIRECTORY = 100;
-const CYCLES = Number(process.env.BENCH_CYCLES ?? 20);
+const CYCLES = Number(process.env.BENCH_CYCLES ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const identity = ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', '-c', 'commit.gpgsign=false'];
 const git = (cwd: string, ...args: string[]) => execFileSync('git', [...identity, ...args], { cwd, stdio: 'ignore' });
