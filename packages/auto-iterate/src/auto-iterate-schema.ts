@@ -36,6 +36,12 @@ const filesSchema = z
     logFile: relative.default('run.log'),
     keepLogs: z.number().int().nonnegative().default(100),
     watch: z.boolean().default(true),
+    deferStagingAt: z
+      .custom<number>(
+        (value) => value === Infinity || (Number.isSafeInteger(value) && (value as number) >= 0),
+        'must be a whole number of bytes (0 or more) or Infinity',
+      )
+      .optional(),
     allowDirty: z.boolean().default(false),
     archive: z
       .object({
@@ -197,6 +203,7 @@ const AUTO_ITERATE_FLAT_OPTION_MOVES = {
   logFile: ['files', 'logFile'],
   keepLogs: ['files', 'keepLogs'],
   watch: ['files', 'watch'],
+  deferStagingAt: ['files', 'deferStagingAt'],
   allowDirty: ['files', 'allowDirty'],
   archive: ['files', 'archive'],
   runCommand: ['run', 'command'],

@@ -118,6 +118,7 @@ export function createAutoIterate(options: AutoIterateOptions): AutoIterate {
     reuseScans: o.parallel === undefined,
     // The OS says what changed: scans stat only that (issue 31). Parallel copies scan each time.
     watch: o.files.watch && o.parallel === undefined,
+    ...(o.files.deferStagingAt === undefined ? {} : { deferStagingAt: o.files.deferStagingAt }),
     excludes: [
       o.files.resultsFile,
       o.files.logFile,

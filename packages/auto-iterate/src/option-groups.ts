@@ -44,6 +44,13 @@ export interface AutoIterateFiles {
    * a whole-tree scan (see `@loop/rollback-git`'s `watch`). Off with `parallel`. @default true
    */
   watch?: boolean;
+  /**
+   * The index size in bytes from which a candidate's staging waits for its keep (issue 31; see
+   * `@loop/rollback-git`'s `deferStagingAt`): a discarded candidate then writes no index, and during
+   * a candidate's run `git status` shows its files both staged (reversed) and not staged. `Infinity`
+   * for a harness that reads the index itself (`git diff --cached`). @default 1_048_576
+   */
+  deferStagingAt?: number;
   /** Start on a dirty working tree (its changes join the first candidate). @default false */
   allowDirty?: boolean;
   /**

@@ -12,6 +12,7 @@ import { stopConditionFields } from './stop-config.js';
 import { targetSchema } from './target-config.js';
 
 const relativePath = z.string().min(1);
+const DEFER_RULE = 'must be a whole number of bytes (0 or more) or .inf';
 
 /**
  * zod schema of a `loop` config file (preset `auto-iterate`). Fields map one to one onto
@@ -133,6 +134,17 @@ export const loopConfigSchema = z
           'strict.',
       ),
     allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
+    deferStagingAt: z
+      .preprocess(
+        // YAML's .inf: never deferred (no index reaches 2^53 bytes); JSON Schema cannot say Infinity.
+        (value) => (value === Infinity ? Number.MAX_SAFE_INTEGER : value),
+        z.number({ error: DEFER_RULE }).int({ error: DEFER_RULE }).nonnegative({ error: DEFER_RULE }),
+      )
+      .optional()
+      .describe(
+        'Index size in bytes from which a discarded candidate writes no index (its staging waits ' +
+          'for the keep). Default 1048576; .inf for a harness that reads the index.',
+      ),
     maxRepairAttempts: z
       .number()
       .int()

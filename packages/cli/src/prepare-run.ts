@@ -190,6 +190,7 @@ export function prepareRun(loaded: LoadedConfig, options: PrepareRunOptions): Co
     resume: options.resume,
     ...(archive ? { archive } : {}),
     allowDirty: config.allowDirty,
+    ...(config.deferStagingAt === undefined ? {} : { deferStagingAt: config.deferStagingAt }),
     maxRepairAttempts: config.maxRepairAttempts,
     pauseAfterCrashes: config.pauseAfterCrashes,
     cooldownAfterDiscards: config.cooldownAfterDiscards,

@@ -205,7 +205,10 @@ export const gitResetRollbackOptionsSchema = z.strictObject({
     })
     .optional(),
   deferStagingAt: z
-    .union([z.number().int().nonnegative(), z.custom<number>((value) => value === Infinity, 'expected Infinity')])
+    .custom<number>(
+      (value) => value === Infinity || (Number.isSafeInteger(value) && (value as number) >= 0),
+      'must be a whole number of bytes (0 or more) or Infinity',
+    )
     .default(DEFAULT_DEFER_STAGING_AT),
 });
 

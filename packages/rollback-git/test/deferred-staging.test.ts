@@ -3,7 +3,7 @@
 // a keep writes it, something else rewriting the index meanwhile loses nothing, a kill while it
 // lags resumes to the kept commit, and below the threshold the index equals the commit as after
 // `git commit`.
-import { statSync, utimesSync } from 'node:fs';
+import { readFileSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitResetRollback } from '../src/index.js';
@@ -142,9 +142,38 @@ describe('createGitResetRollback: deferred staging (deferStagingAt)', () => {
     },
   );
 
+  it(
+    'an index git rewrote with a cache tree during the run (a harness running git write-tree) still gets the ' +
+      'staging back: the keep writes it without a leftover reset, and the next candidate is staged in memory',
+    async () => {
+      const { repo, rollback } = setup({ deferStagingAt: 0, watch: true });
+      const cp = await pastFirstIteration(repo, rollback);
+      repo.write('train.py', 'lr = 0.05\n');
+      const id = await rollback.commit(cp, info(2));
+      repo.git('write-tree'); // the harness: git records its cache tree in the index
+      expect(readFileSync(join(repo.dir, '.git', 'index')).includes('TREE')).toBe(true);
+      expect(await rollback.keep(cp, id)).toBe(id);
+      expect(rollback.lastRestore()?.operation).toBe('revert'); // iteration 1's, not a keep's
+      expect(repo.git('diff', '--cached', '--name-only')).toBe('');
+      const cp3 = await rollback.checkpoint(3);
+      repo.git('write-tree');
+      const before = indexId(repo);
+      repo.write('src/model.py', 'layers = 3\n');
+      const id3 = await rollback.commit(cp3, info(3));
+      expect(indexId(repo)).toBe(before);
+      await rollback.revert(cp3, { iteration: 3, candidateId: id3 });
+      expect(indexId(repo)).toBe(before);
+      expect(repo.git('status', '--porcelain')).toBe('');
+      expect(repo.git('fsck', '--no-progress', '--no-dangling')).toBe('');
+    },
+  );
+
   it('deferStagingAt must be a whole number of bytes or Infinity (CONFIG_INVALID otherwise)', () => {
-    expect(() => setup({ deferStagingAt: -1 })).toThrow(/deferStagingAt/);
-    expect(() => setup({ deferStagingAt: 1.5 })).toThrow(/deferStagingAt/);
+    const rule = /deferStagingAt: must be a whole number of bytes \(0 or more\) or Infinity/;
+    expect(() => setup({ deferStagingAt: -1 })).toThrow(rule);
+    expect(() => setup({ deferStagingAt: 1.5 })).toThrow(rule);
+    expect(() => setup({ deferStagingAt: '1MB' as unknown as number })).toThrow(rule);
+    expect(() => setup({ deferStagingAt: NaN })).toThrow(rule);
     expect(() => setup({ deferStagingAt: Infinity })).not.toThrow();
   });
 });

@@ -30,7 +30,10 @@ export interface IndexState {
    * issue 31); 0: the file holds these bytes. The SHA-1 trailer of `bytes` is stale while it is not 0.
    */
   readonly unwritten: number;
-  /** The file's bytes, trailer included. */
+  /**
+   * The file's bytes up to its last entry, then 20 bytes for the SHA-1 trailer (the file's own
+   * trailer when it has no extension; recomputed whenever these bytes are written).
+   */
   readonly bytes: Buffer;
   /** Stage-0 entries by path, in the file's order. Shared: callers must not change it. */
   readonly entries: Map<string, IndexEntry>;
@@ -38,8 +41,8 @@ export interface IndexState {
   readonly unmerged: Set<string>;
   /**
    * Byte offset of each stage-0 entry in `bytes` when the file can be patched in place (no
-   * conflicts, no skip-worktree or intent-to-add flags, no extension: a cache tree left in place
-   * would describe the old blobs); `undefined` otherwise.
+   * conflicts, no skip-worktree or intent-to-add flags, only optional extensions, which `bytes`
+   * leaves out); `undefined` otherwise.
    */
   readonly offsets: Map<string, number> | undefined;
   /**
@@ -121,6 +124,7 @@ export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number)
     // Entry length (from its start) padded with 1 to 8 NULs to a multiple of 8.
     offset += Math.ceil((nul - offset + 1) / 8) * 8;
   }
+  const entriesEnd = offset;
   const extensions = offset < end;
   while (offset + 8 <= end) {
     const first = bytes[offset] ?? 0;
@@ -133,10 +137,13 @@ export function parseIndexBytes(bytes: Buffer, key: string, fileMtimeMs: number)
     fileKey: key,
     fileMtimeMs,
     unwritten: 0,
-    bytes,
+    // Optional extensions (a cache tree git wrote, an untracked cache) are left out of what we
+    // keep and write: patched in place they would describe the old blobs. The 20 bytes after the
+    // entries take the trailer, computed when these bytes are written.
+    bytes: extensions && rewritable ? bytes.subarray(0, entriesEnd + 20) : bytes,
     entries,
     unmerged,
-    offsets: rewritable && !extensions ? offsets : undefined,
+    offsets: rewritable ? offsets : undefined,
     rewritable,
     matches: undefined,
     pathsVersion: versions,

@@ -1,6 +1,7 @@
 import git from 'isomorphic-git';
 import { describe, listFiles, rollbackError } from './errors.js';
 import { applyFastReset } from './fast-reset.js';
+import { flushIndex } from './index-update.js';
 import { lstatOrUndefined, removeEmptyParents, removePath } from './fs-ops.js';
 import { resolveRefFast } from './ref-read.js';
 import { gitArgs, type Repo } from './repo.js';
@@ -21,7 +22,9 @@ export interface ResetReport {
 
 /**
  * The slow reset FACTS.md describes (`writeRef` force, then `checkout` force), plus what checkout
- * leaves behind: untracked files the plan removes and directories left empty.
+ * leaves behind: untracked files the plan removes and directories left empty. Staging kept in
+ * memory is written first: isomorphic-git's checkout reads the index file, and one that still held
+ * the target's blob for a file the working tree changed would let it skip that file.
  */
 async function fullReset(
   repo: Repo,
@@ -29,6 +32,7 @@ async function fullReset(
   branchRef: string,
   targetOid: string,
 ): Promise<void> {
+  await flushIndex(repo);
   repo.cache = {};
   const args = gitArgs(repo);
   await git.writeRef({ ...args, ref: branchRef, value: targetOid, force: true });
