@@ -3,6 +3,7 @@ import { type Clock, type Guard, type KeepPolicy, type Proposer, type Pruner, ty
 import { parseGroupedOptions, type FlatOptionMoves } from '@loop/core/contracts';
 import { sandboxOptionsFields } from '@loop/core/process';
 import { isAbsolute } from 'node:path';
+import { gitResetRollbackOptionsSchema } from '@loop/rollback-git';
 import { z } from 'zod';
 import type { ArchivedRun } from './archive-run.js';
 import type { AutoIterateOptions, DeprecatedFlatAutoIterateOptions } from './auto-iterate-options.js';
@@ -36,12 +37,8 @@ const filesSchema = z
     logFile: relative.default('run.log'),
     keepLogs: z.number().int().nonnegative().default(100),
     watch: z.boolean().default(true),
-    deferStagingAt: z
-      .custom<number>(
-        (value) => value === Infinity || (Number.isSafeInteger(value) && (value as number) >= 0),
-        'must be a whole number of bytes (0 or more) or Infinity',
-      )
-      .optional(),
+    // The rollback's own rule; absent leaves the rollback its default.
+    deferStagingAt: gitResetRollbackOptionsSchema.shape.deferStagingAt.unwrap().optional(),
     allowDirty: z.boolean().default(false),
     archive: z
       .object({

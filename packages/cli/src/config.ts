@@ -7,12 +7,12 @@ import { notifySchema } from './notify.js';
 import { parallelSchema } from './parallel-config.js';
 import { agentProposerSchema, mutatorProposerSchema, tpeProposerSchema } from './proposer-config.js';
 import { intermediateSchema, pruneSchema } from './prune-config.js';
+import { deferStagingAtSchema } from './defer-staging-config.js';
 import { harnessSandboxSchema } from './sandbox-config.js';
 import { stopConditionFields } from './stop-config.js';
 import { targetSchema } from './target-config.js';
 
 const relativePath = z.string().min(1);
-const DEFER_RULE = 'must be a whole number of bytes (0 or more) or .inf';
 
 /**
  * zod schema of a `loop` config file (preset `auto-iterate`). Fields map one to one onto
@@ -134,17 +134,7 @@ export const loopConfigSchema = z
           'strict.',
       ),
     allowDirty: z.boolean().default(false).describe('Start on a dirty working tree. Default false.'),
-    deferStagingAt: z
-      .preprocess(
-        // YAML's .inf: never deferred (no index reaches 2^53 bytes); JSON Schema cannot say Infinity.
-        (value) => (value === Infinity ? Number.MAX_SAFE_INTEGER : value),
-        z.number({ error: DEFER_RULE }).int({ error: DEFER_RULE }).nonnegative({ error: DEFER_RULE }),
-      )
-      .optional()
-      .describe(
-        'Index size in bytes from which a discarded candidate writes no index (its staging waits ' +
-          'for the keep). Default 1048576; .inf for a harness that reads the index.',
-      ),
+    deferStagingAt: deferStagingAtSchema,
     maxRepairAttempts: z
       .number()
       .int()
