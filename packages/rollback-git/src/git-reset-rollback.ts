@@ -145,7 +145,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           if (afterBaseline && !opts.allowDirty) await resetLeftovers('baseline', id);
           afterBaseline = iteration === 0;
           await directories.checkpointed(iteration, id);
-          await flushIndex(repo, true);
           return { iteration, id };
         }),
       ),
@@ -209,7 +208,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             checkpoint.id,
             candidate !== checkpoint.id ? candidate : undefined,
           );
-          await flushIndex(repo, true); // only if the reset left a staged blob in memory (not normally)
           const removed = await directories.reverted(checkpoint.iteration, checkpoint.id);
           if (lastRestore !== undefined && removed.length > 0) lastRestore = { ...lastRestore, directories: removed };
         }),
@@ -222,7 +220,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
           const best = await expandCommit(bestId, 'RESTORE_FAILED', 'restoreBest: best id');
           const tip = await tipOf();
           await saveThenReset('restoreBest', 'before-restore-best', tip, best, tip !== best ? tip : undefined);
-          await flushIndex(repo, true);
         }),
       ),
 
@@ -254,7 +251,6 @@ export function createGitResetRollback(options: GitResetRollbackOptions): GitRes
             kept,
             tip !== kept ? tip : undefined,
           );
-          await flushIndex(repo, true);
           repairs.push(...recoverRepairLines({ tip, kept, ref, rescued, restore: lastRestore }));
         }),
       ),

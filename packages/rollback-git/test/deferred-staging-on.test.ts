@@ -5,18 +5,11 @@
 import { afterAll, expect } from 'vitest';
 import { deferTotals } from '../src/internal/index-lag.js';
 import { testSettings } from './helpers.js';
+import { rerunSuites } from './rerun-suites.js';
 
 testSettings.watch = true;
 testSettings.deferStagingAt = 0;
-await import('./git-reset-rollback.test.js');
-await import('./git-reset-rollback-keep.test.js');
-await import('./git-reset-rollback-revert.test.js');
-await import('./git-reset-rollback-start.test.js');
-await import('./directory-rename.test.js');
-await import('./empty-directories.test.js');
-await import('./scan-hand-off.test.js');
-await import('./allow-dirty.test.js');
-await import('./rescue-commit.test.js');
+await rerunSuites();
 
 afterAll(() => {
   // The deferral really ran (commits and reverts kept in memory) and keeps wrote it.

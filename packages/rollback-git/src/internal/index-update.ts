@@ -91,8 +91,9 @@ function sortGitOrder(entries: IndexEntry[]): IndexEntry[] {
 }
 
 /**
- * Serialises stage-0 entries, sorted in git's order, as a version-2 index with no extensions and
- * its SHA-1 trailer (what `git read-tree` writes), into one buffer; also returns where each entry starts.
+ * Serialises stage-0 entries, sorted in git's order, as a version-2 index with no extensions (what
+ * `git read-tree` writes) and 20 bytes for the trailer `writeIndexState` seals, into one buffer;
+ * also returns where each entry starts.
  */
 function serializeEntries(entries: readonly IndexEntry[]): { bytes: Buffer; offsets: Map<string, number> } {
   const lengths = entries.map((e) => Buffer.byteLength(e.path));
@@ -112,10 +113,6 @@ function serializeEntries(entries: readonly IndexEntry[]): { bytes: Buffer; offs
     offsets.set(e.path, offset);
     offset += Math.ceil((62 + length + 1) / 8) * 8;
   });
-  createHash('sha1')
-    .update(bytes.subarray(0, size - 20))
-    .digest()
-    .copy(bytes, size - 20);
   return { bytes, offsets };
 }
 
@@ -201,8 +198,6 @@ export async function updateIndex(
       deferTotals.deferred += 1;
       return touched(state.entries, remove, staged);
     }
-    const end = bytes.byteLength - 20;
-    createHash('sha1').update(bytes.subarray(0, end)).digest().copy(bytes, end);
     // The map is shared with the state it came from; that state is replaced below.
     for (const e of updated) state.entries.set(e.path, e);
     next = {
@@ -267,8 +262,14 @@ function touched(
 
 type Unkeyed = Omit<IndexState, 'key' | 'fileKey' | 'fileMtimeMs' | 'unwritten'>;
 
-/** Writes `next` (its bytes, trailer included) through `index.lock` and keeps it as the index. */
+/**
+ * Seals `next.bytes` with the SHA-1 trailer of everything before it (the one place it is computed:
+ * in-place patches and deferred updates leave it stale), writes them through `index.lock` and
+ * keeps `next` as the index.
+ */
 async function writeIndexState(repo: Repo, next: Unkeyed): Promise<void> {
+  const end = next.bytes.byteLength - 20;
+  createHash('sha1').update(next.bytes.subarray(0, end)).digest().copy(next.bytes, end);
   const stats = await writeThroughLock(repo.rawFs.promises, `${repo.gitdir}/index`, next.bytes, {
     wait: repo.lockWait,
     sync: false,
@@ -292,8 +293,6 @@ export async function flushIndex(repo: Repo, lagOnly = false): Promise<void> {
   const state = await loadIndexState(repo);
   if (state === undefined || state.unwritten === 0 || (lagOnly && lagSize(repo) === 0)) return;
   dropIndexState(repo);
-  const end = state.bytes.byteLength - 20;
-  createHash('sha1').update(state.bytes.subarray(0, end)).digest().copy(state.bytes, end);
   await writeIndexState(repo, state);
   deferTotals.flushed += 1;
 }

@@ -63,7 +63,8 @@ async function verifyOrList(
 /**
  * Resets the branch `branchRef` (which HEAD points at), the index and the working tree to
  * `targetOid`, touching only the paths that differ (see `planReset`), then verifies every touched
- * path by hash. When the fast path throws or does not verify, runs the full reset once and verifies
+ * path by hash, and leaves the index file holding the target's blobs (stat refreshes may wait in
+ * memory). When the fast path throws or does not verify, runs the full reset once and verifies
  * again. `scan`: the working-tree scan against the branch tip when the caller already made it.
  *
  * @throws {LoopError} `RESTORE_FAILED` naming the paths that are still wrong.
@@ -90,6 +91,9 @@ export async function resetBranch(
   try {
     const staged = await applyFastReset(repo, plan, branchRef, targetOid, basis);
     wrong = await verifyOrList(repo, plan, branchRef, targetOid, staged);
+    // Staged blobs the index file does not hold (a reset to another commit than the file's, as
+    // restoreBest or recover make) are written; a revert stages back what the file holds.
+    if (wrong.length === 0) await flushIndex(repo, true);
   } catch (error) {
     fastError = error;
     wrong = [`(fast reset failed: ${describe(error)})`];
