@@ -68,7 +68,8 @@ export const PRUNE_WARMUP_SHARE = 0.1;
 export function pruneConfigOf(steps: number, prune: boolean): Record<string, unknown> {
   if (steps <= 0) return {};
   return {
-    intermediate: { pattern: '^report step (\\d+) val_bpc ([\\w.+-]+)$' },
+    // The log is read every 50 ms: a doomed run is stopped within ~50 ms of its report (200 ms by default).
+    intermediate: { pattern: '^report step (\\d+) val_bpc ([\\w.+-]+)$', pollMs: 50 },
     prune: {
       enabled: prune,
       steps,

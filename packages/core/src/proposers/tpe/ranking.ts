@@ -59,3 +59,18 @@ export function rankObservations(rows: readonly Observation[], random: RandomSou
       a.iteration - b.iteration,
   );
 }
+
+/**
+ * The losses the Gaussian process fits, parallel to `ranked` (issue 27): a finished row's own loss;
+ * a pruned row's the worst loss of the finished rows (its own report when none finished). A report
+ * from an early step is not a final score (a model still learning scores worse), so taking it as one
+ * widens the model's range with values no finished run has, its variance grows everywhere, and
+ * expected improvement drifts to far, untried regions. The pruned run is known to be no better than
+ * the incumbent was; at the worst finished loss it tells the model "bad here" on the scale of final
+ * scores, as a pending candidate's constant lie does.
+ */
+export function modelLosses(ranked: readonly Observation[]): number[] {
+  const finished = ranked.filter((o) => o.prunedAt === undefined).map((o) => o.loss!);
+  const worst = finished.length > 0 ? Math.max(...finished) : undefined;
+  return ranked.map((o) => (o.prunedAt !== undefined && worst !== undefined ? worst : o.loss!));
+}

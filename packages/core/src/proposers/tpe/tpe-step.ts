@@ -2,7 +2,7 @@ import type { RandomSource } from '../../contracts/types.js';
 import { createSeededRandom } from '../../stats/random.js';
 import type { Observation } from './observations.js';
 import { gpChoice } from './gp-step.js';
-import { rankObservations } from './ranking.js';
+import { modelLosses, rankObservations } from './ranking.js';
 import type { GpHyperparameters } from './gp.js';
 import { axisOf, configOf, distance, pointOf, robustCentre } from './model-points.js';
 import { localMove, refineMove, uniformPoint } from './moves.js';
@@ -48,6 +48,7 @@ export function chooseConfig(
     random,
   );
   const points = evaluated.map((o) => pointOf(searched, o.config));
+  const losses = modelLosses(evaluated);
   const nearCrash = (x: Point) => {
     if (crashes.length === 0) return false;
     const toCrash = Math.min(...crashes.map((c) => distance(axes, x, c)));
@@ -85,7 +86,7 @@ export function chooseConfig(
     const step = Math.max(settings.minStep, 0.25 * 0.85 ** since);
     if (settings.surrogate === 'gp' && points.length >= Math.max(3, settings.gpStart)) {
       const inOrder = evaluated.map((_, i) => i).sort((a, b) => evaluated[a]!.iteration - evaluated[b]!.iteration);
-      const history = { points: inOrder.map((i) => points[i]!), losses: inOrder.map((i) => evaluated[i]!.loss!) };
+      const history = { points: inOrder.map((i) => points[i]!), losses: inOrder.map((i) => losses[i]!) };
       const constrained = evaluated.some((o) => o.constraint !== undefined);
       const finite = evaluated.map((o) => o.constraint ?? 0).filter(Number.isFinite);
       const cap = Math.max(1, ...finite.map(Math.abs)) * 2;
@@ -96,7 +97,7 @@ export function chooseConfig(
       const c = gpChoice({
         axes,
         points,
-        losses: evaluated.map((o) => o.loss!),
+        losses,
         lies,
         good: l,
         step,
