@@ -7,7 +7,8 @@
  *   until its best reaches A's final best or twice A's wall time has passed.
  *
  * Printed per pair and as min / median / max over pairs: the wall-time ratio B / A to reach A's
- * best, B's best at A's wall time minus A's best (negative = B better), B's share of training time
+ * best (a pair where B never reaches it counts as the worst), B's best at A's wall time minus A's
+ * best (negative = B better), B's candidates and how many were pruned, B's share of training time
  * with both cores busy (sampled every 250 ms from /proc: `node train.mjs` processes whose working
  * directory is this run's), and the false-prune rate: A's candidates that were kept but that the
  * incumbent-curve pruner would have stopped (A's curves are recorded with pruning off, so this is
@@ -99,6 +100,7 @@ interface Row {
   readonly status: string;
   readonly score: number | null;
   readonly at: number;
+  readonly pruned: boolean;
 }
 interface Run {
   readonly rows: Row[];
@@ -146,6 +148,7 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
       status: m[2]!,
       score: Number.isFinite(score) ? score : null,
       at: Date.now() - started,
+      pruned: line.includes('(pruned at step'),
     };
     rows.push(row);
     if (row.status === 'keep' && row.score !== null) best = Math.min(best, row.score);
@@ -178,10 +181,12 @@ async function falsePrunes(seed: number): Promise<Replay> {
   return replayPruner(join(ROOT, `A-${seed}`), pruner, STEPS, PARALLEL);
 }
 
+/** min / median / max; Infinity (a pair where B never reached A's best) sorts last and prints as "never". */
 const q = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  return `min ${s[0]!.toFixed(3)}  median ${mid.toFixed(3)}  max ${s.at(-1)!.toFixed(3)}`;
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'never');
+  return `min ${f(s[0]!)}  median ${f(mid)}  max ${f(s.at(-1)!)}`;
 };
 
 console.log(
@@ -195,6 +200,8 @@ const busyShares: number[] = [];
 const versusOptuna: number[] = [];
 let kept = 0;
 let wouldPrune = 0;
+let bCandidatesAll = 0;
+let bPrunedAll = 0;
 for (let seed = 1; seed <= SEEDS; seed++) {
   const order: ('A' | 'B')[] = seed % 2 ? ['A', 'B'] : ['B', 'A'];
   const runs: Partial<Record<'A' | 'B', Run>> = {};
@@ -216,11 +223,15 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   );
   const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
   const fp = await falsePrunes(seed);
+  const bCandidates = b.rows.filter((r) => r.iteration > 0).length;
+  const bPruned = b.rows.filter((r) => r.pruned).length;
+  bCandidatesAll += bCandidates;
+  bPrunedAll += bPruned;
   const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
   if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
   kept += fp.kept;
   wouldPrune += fp.wouldPrune;
-  if (Number.isFinite(ratio)) ratios.push(ratio);
+  ratios.push(Number.isFinite(ratio) ? ratio : Infinity); // never reached: the worst, and counted in the median
   gaps.push(bestAtA - a.best);
   if (Number.isFinite(busy)) busyShares.push(busy);
   console.log(
@@ -228,7 +239,8 @@ for (let seed = 1; seed <= SEEDS; seed++) {
       `in ${(aMs / 1000).toFixed(0)} s | B reached it ` +
       `at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
       (`B best at A's time ${bestAtA.toFixed(4)} | both cores ` +
-        `busy ${(busy * 100).toFixed(0)}% of B's candidate time | `) +
+        `busy ${(busy * 100).toFixed(0)}% of B's candidate time | ` +
+        `B: ${bCandidates} candidates, ${bPruned} pruned | `) +
       `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
       (`Optuna TPE+Hyperband best at A's ` +
         `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | ` +
@@ -236,13 +248,14 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   );
 }
 console.log(
-  `time to A's best, B / A: ${ratios.length ? q(ratios) : 'never reached'} ` +
-    `(${ratios.length} of ${SEEDS} pairs reached it)`,
+  `time to A's best, B / A, over all pairs: ${q(ratios)} ` +
+    `(${ratios.filter(Number.isFinite).length} of ${SEEDS} pairs reached it)`,
 );
 console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
 if (versusOptuna.length)
   console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
+console.log(`B's candidates pruned: ${bPrunedAll} of ${bCandidatesAll}`);
 console.log(
   `false-prune rate (A's keeps the pruner would have ` +
     `stopped): ${wouldPrune} of ${kept} ` +
