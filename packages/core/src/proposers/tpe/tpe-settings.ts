@@ -65,15 +65,3 @@ export function latinHypercube(
     return axis.kind === 'categorical' ? Math.min(axis.k - 1, Math.floor(u * axis.k)) : u;
   });
 }
-
-/**
- * Whether the next proposal is a start-up design row: while fewer than `startup` rows are
- * `designed` (evaluated; with constraints, feasible), unless the design's rows are all taken by
- * candidates still in flight (`designed + inFlight >= startup`, the async schedule while a long run
- * holds back the rows after it) and at least 2 rows are evaluated: then the model proposes from
- * those, instead of handing a design row out a second time (the design has `startup` rows; a second
- * draw of row `i` lands next to the first, which may be a known bad one).
- */
-export function inDesign(designed: number, inFlight: number, evaluated: number, startup: number): boolean {
-  return designed < startup && (designed + inFlight < startup || evaluated < 2);
-}

@@ -8,7 +8,7 @@ import { axisOf, configOf, distance, pointOf, robustCentre } from './model-point
 import { localMove, refineMove, uniformPoint } from './moves.js';
 import { fitParzen, type Axis, type Point } from './parzen.js';
 import { sameValue, type Dimension, type ParameterConfig } from './space.js';
-import { inDesign, latinHypercube, proposalSeed, type TpeSettings } from './tpe-settings.js';
+import { latinHypercube, proposalSeed, type TpeSettings } from './tpe-settings.js';
 
 const CRASH_RADIUS = 0.25;
 /** Share of model proposals whose candidates all take a category the incumbent does not have. */
@@ -67,7 +67,7 @@ export function chooseConfig(
   const designed = evaluated.some((o) => o.violation !== undefined)
     ? Math.max(feasibleRows, evaluated.length / 2)
     : evaluated.length;
-  if (inDesign(designed, pending.length, evaluated.length, settings.startup)) {
+  if (designed < settings.startup) {
     for (let i = 0; i < 50; i++) {
       const u =
         i === 0
