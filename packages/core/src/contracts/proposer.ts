@@ -23,6 +23,14 @@ export interface ProposalContext {
   readonly attempt: number;
   /** Every row so far, baseline first. */
   readonly history: readonly IterationRecord[];
+  /**
+   * The async schedule's candidates (`parallel.schedule: 'async'`, issue 27) whose run has ended but
+   * whose row waits for an earlier iteration's (rows are written in iteration order), in iteration
+   * order: their score, description and record as evaluated. Their `status` is not final (`kept`
+   * means it passed the keep policy when it ended; its row may still say `reverted`). The others
+   * between the last row and `iteration` are still running. @default none (every other schedule)
+   */
+  readonly finished?: readonly IterationRecord[];
   /** The baseline score. */
   readonly baseline: number;
   /** The best (kept) score so far. */

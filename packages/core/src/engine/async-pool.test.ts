@@ -8,6 +8,7 @@ import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { anyOf, maxIterations, targetScore } from '../contracts/stop-policy.js';
 import type { StopPolicy } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
+import type { ProposalContext } from '../contracts/proposer.js';
 
 /**
  * A loop over a number (minimize) with an async pool of `width` memory copies. Candidate n proposes
@@ -21,6 +22,7 @@ function setup(
   const results = createMemoryResultsLog();
   const started: number[] = [];
   const aborted: number[] = [];
+  const contexts: ProposalContext[] = [];
   const workingCopies = createMemoryWorkingCopies(artifact, (copy, { iteration }) =>
     createFunctionHarness('value', async ({ signal }) => {
       started.push(iteration);
@@ -39,13 +41,16 @@ function setup(
     artifact,
     rollback: createMemoryRollback(artifact),
     results,
-    proposer: createContextProposer<number>((_v, c) => values[c.iteration - 1]!),
+    proposer: createContextProposer<number>((_v, c) => {
+      contexts.push(c);
+      return values[c.iteration - 1]!;
+    }),
     harness: createFunctionHarness('value', () => artifact.get()),
     scorer: createValueScorer('minimize'),
     stop: options.stop ?? maxIterations(values.length),
     parallel: { candidates: options.width ?? 2, workingCopies, schedule: 'async' },
   });
-  return { artifact, results, loop, started, aborted };
+  return { artifact, results, loop, started, aborted, contexts };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -68,6 +73,24 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
       [3, 'reverted'],
       [4, 'reverted'],
     ]);
+  });
+
+  it('the proposer sees the candidates whose run ended before their row (ProposalContext.finished)', async () => {
+    const slow = createDeferred();
+    const { loop, contexts } = setup([5, 9, 8, 7], { gates: { 1: slow } });
+    const done = loop.run();
+    for (let i = 0; i < 50 && contexts.length < 4; i++) await tick();
+    // Iteration 4 was proposed after 2 and 3 ended, while 1 still ran: no row but the baseline yet.
+    const fourth = contexts.find((c) => c.iteration === 4)!;
+    expect(fourth.history.map((r) => r.iteration)).toEqual([0]);
+    expect(fourth.finished!.map((r) => [r.iteration, r.score, r.status])).toEqual([
+      [2, 9, 'kept'],
+      [3, 8, 'kept'],
+    ]); // as evaluated against the baseline (10); their rows say reverted once 1 (5) is kept
+
+    expect(contexts.find((c) => c.iteration === 2)!.finished).toEqual([]);
+    slow.resolve();
+    await done;
   });
 
   it(

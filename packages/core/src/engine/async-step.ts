@@ -14,6 +14,8 @@ interface Entry {
   settled: Promise<Settled>;
   running: boolean;
   copy?: WorkingCopy;
+  /** Set once its run has ended (until its row is written). */
+  ended?: Outcome;
 }
 
 /** An async pool of parallel candidates (`parallel.schedule: 'async'`); one per loop. */
@@ -56,6 +58,12 @@ export function createAsyncPool(e: Engine): AsyncPool {
     main = run.catch(() => undefined);
     return run;
   };
+  /** The proposer's `finished`: candidates whose run ended, their rows not written yet. */
+  const finished = () =>
+    [...entries.values()]
+      .flatMap((x) => (x.ended && !x.ended.aborted ? [x.ended] : []))
+      .sort((a, b) => a.iteration - b.iteration)
+      .map((o) => recordOf(o, ''));
   const running = () => [...entries.values()].filter((x) => x.running).length;
   const usedSlots = () => new Set([...entries.values()].filter((x) => x.running).map((x) => x.copy?.k));
   const wouldStop = (m: SessionMemory, iteration: number): boolean => {
@@ -92,8 +100,11 @@ export function createAsyncPool(e: Engine): AsyncPool {
         };
       });
     entries.set(iteration, entry);
-    entry.settled = runCandidate(e, m, iteration, k, open, undefined, turn()).then(
-      (o): Settled => ({ ok: true, o }),
+    entry.settled = runCandidate(e, m, iteration, k, open, undefined, turn(), () => ({ finished: finished() })).then(
+      (o): Settled => {
+        entry.ended = o;
+        return { ok: true, o };
+      },
       (error: unknown): Settled => ({ ok: false, error }),
     );
     void entry.settled.then(() => {

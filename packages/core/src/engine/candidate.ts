@@ -1,5 +1,5 @@
 import { firstVerdict } from '../contracts/guard.js';
-import type { EditPlan, Proposal } from '../contracts/proposer.js';
+import type { EditPlan, Proposal, ProposalContext } from '../contracts/proposer.js';
 import type { MaybePromise } from '../contracts/types.js';
 import type { Engine } from './engine.js';
 import { applyVerdict, type IncumbentRemeasure, type Outcome, type PendingCandidate, type Slot } from './outcome.js';
@@ -74,6 +74,8 @@ export const isPending = (x: Outcome | PendingCandidate): x is PendingCandidate 
  * Plans, edits, checks and evaluates ONE candidate with the configured proposer in the slot `open`
  * returns (see {@link beginCandidate} and {@link finishCandidate}); writes no row and keeps or
  * reverts nothing (the step does). An in-place and a parallel candidate take this same path.
+ * `live` adds to the proposer's context what is known when it is called (the async pool's
+ * finished candidates), not when the candidate began.
  */
 export async function runCandidate(
   e: Engine,
@@ -83,6 +85,7 @@ export async function runCandidate(
   open: (plan: EditPlan | undefined) => Promise<Slot>,
   incumbent?: Promise<IncumbentRemeasure>,
   turn?: ProposalTurn,
+  live?: () => Partial<ProposalContext>,
 ): Promise<Outcome> {
   const proposer = e.proposer();
   let begun: Outcome | PendingCandidate;
@@ -97,7 +100,7 @@ export async function runCandidate(
   let started: MaybePromise<Proposal>;
   await turn?.wait();
   try {
-    started = proposer.propose(e.context(m, iteration, 0, begun.extra));
+    started = proposer.propose(e.context(m, iteration, 0, { ...live?.(), ...begun.extra }));
   } catch (error) {
     return proposerCrash(e, begun.o, error);
   } finally {

@@ -36,3 +36,41 @@ describe("the model-based proposer's observations of pruned runs (issue 27)", ()
     },
   );
 });
+
+describe("the model-based proposer's observations on the async schedule (issue 27)", () => {
+  const withParams = (r: IterationRecord, params: Record<string, unknown>): IterationRecord => ({
+    ...r,
+    data: { ...r.data, params },
+  });
+  // Rows 2 and 3 were proposed from the baseline while row 1 ran; 1 was kept first, then 3.
+  const history = [
+    row(0, 'baseline', 3, 'baseline'),
+    withParams(row(1, 'kept', 2.5, 'lr 0.1 -> 0.2'), { lr: 0.2, wd: 0 }),
+    withParams(row(2, 'reverted', 2.9, 'wd 0 -> 0.5'), { lr: 0.1, wd: 0.5 }),
+    withParams(row(3, 'kept', 2.4, 'wd 0 -> 0.1'), { lr: 0.1, wd: 0.1 }),
+  ];
+  const keys = new Set(['lr', 'wd']);
+
+  it("a row with the proposer's params is placed at them, not at its changes applied to a newer incumbent", () => {
+    const obs = rebuildObservations(history, { lr: 0.1, wd: 0.1 }, keys, 'minimize');
+    expect(obs.map((o) => o.config)).toEqual([
+      { lr: 0.1, wd: 0 },
+      { lr: 0.2, wd: 0 },
+      { lr: 0.1, wd: 0.5 }, // from the descriptions alone: { lr: 0.2, wd: 0.5 }, a point never run
+      { lr: 0.1, wd: 0.1 },
+    ]);
+  });
+
+  it('a finished run (row not written yet) is an observation at its params; one without params is left out', () => {
+    const finished = [
+      withParams(row(4, 'reverted', 3.6, 'lr 0.1 -> 0.05 (pruned at step 200 of 3000: 3.6 vs incumbent 3.1)', true), {
+        lr: 0.05,
+        wd: 0.1,
+      }),
+      row(5, 'kept', 2.2, 'lr 0.1 -> 0.3'),
+    ];
+    const obs = rebuildObservations(history, { lr: 0.1, wd: 0.1 }, keys, 'minimize', {}, finished);
+    expect(obs.at(-1)).toEqual({ iteration: 4, config: { lr: 0.05, wd: 0.1 }, loss: 3.6, prunedAt: 200 });
+    expect(obs).toHaveLength(5);
+  });
+});

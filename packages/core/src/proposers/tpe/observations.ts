@@ -53,23 +53,29 @@ function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
 
 /**
  * Rebuilds every evaluated config of a run from its rows, so the model is the same after a resume
- * as in the uninterrupted run (nothing but the results log is needed).
+ * as in the uninterrupted run (nothing but the results log and its record sidecar is needed).
  *
- * How: each of our rows' descriptions names its changes (`key from -> to`, see
- * `describeChanges`). The config at proposal time (`current`, the incumbent: the engine reverts
+ * How: a row whose record carries the proposer's `params` (`CandidateData.params`, written by this
+ * proposer) evaluated exactly those. Otherwise its description names its changes (`key from -> to`,
+ * see `describeChanges`): the config at proposal time (`current`, the incumbent: the engine reverts
  * before proposing) is walked back through the kept rows' changes (their `from` values) to the
  * baseline's config; then forward, each row's config is its incumbent with its changes applied, and
- * a kept row's config becomes the incumbent. Rows that are not ours (another proposer's, a proposer
- * failure) are skipped; a kept row that is not ours ends the walk back (older rows are not used).
- * Rows without a score (rejected, not evaluated, halted) are skipped except crashes and runs pruned
- * on a non-finite report, which are returned without a loss (the model avoids their region). A
- * pruned run's score is its last intermediate report (issue 27); it carries `prunedAt` so the ranking
- * puts it after every run that finished (see `rankObservations`).
+ * a kept row's config becomes the incumbent. The `params` matter on the async schedule, where a
+ * candidate may have started from an older incumbent than the one before its row: its changes
+ * applied to the newer one would place it where no run went. Rows that are not ours (another
+ * proposer's, a proposer failure) are skipped; a kept row that is not ours ends the walk back (older
+ * rows are not used). Rows without a score (rejected, not evaluated, halted) are skipped except
+ * crashes and runs pruned on a non-finite report, which are returned without a loss (the model
+ * avoids their region). A pruned run's score is its last intermediate report (issue 27); it carries
+ * `prunedAt` so the ranking puts it after every run that finished (see `rankObservations`).
+ * `finished` runs (ended, row not written yet: `ProposalContext.finished`) follow the rows, placed
+ * by their `params` only.
  *
  * @param history - the run's rows, baseline first (`ProposalContext.history`)
  * @param current - the config as it is now (the incumbent)
  * @param keys - the space's parameter names
  * @param facts - constraint values and objectives read from each scored row's record
+ * @param finished - runs that ended and wait for their row (`ProposalContext.finished`) @default none
  */
 export function rebuildObservations(
   history: readonly IterationRecord[],
@@ -77,6 +83,7 @@ export function rebuildObservations(
   keys: ReadonlySet<string>,
   direction: Direction,
   facts: ObservationFacts = {},
+  finished: readonly IterationRecord[] = [],
 ): Observation[] {
   const parsed = history.map((r) => (r.status === 'baseline' ? [] : parseChanges(r.description, keys)));
   // Walk back through kept rows to the oldest config we can reconstruct.
@@ -90,9 +97,10 @@ export function rebuildObservations(
       start = i + 1;
       break;
     }
-    config = applyChanges(config, changes, 'from');
+    // With its params the config it started from is known whatever came between.
+    const params = row.data?.params;
+    config = applyChanges(params ? withParams(config, params, keys) : config, changes, 'from');
   }
-  const loss = (s: number) => (direction === 'minimize' ? s : -s);
   const out: Observation[] = [];
   let incumbent: Record<string, unknown> = config;
   for (let i = start; i < history.length; i++) {
@@ -100,26 +108,60 @@ export function rebuildObservations(
     const changes: ParameterChange[] | undefined = parsed[i];
     if (row.status === 'baseline') {
       if (row.score !== null && Number.isFinite(row.score) && start === 0)
-        out.push({ iteration: row.iteration, config: incumbent, loss: loss(row.score), ...factsOf(row, facts) });
+        out.push({
+          iteration: row.iteration,
+          config: incumbent,
+          loss: lossOf(row.score, direction),
+          ...factsOf(row, facts),
+        });
       continue;
     }
     if (!changes) continue;
-    const evaluated = applyChanges(incumbent, changes);
-    // A pruned run ranks by its last report (issue 27, as Optuna's TPE does); one pruned on a
-    // non-finite report has no score and counts as a crash would: the model avoids its region.
-    const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
-    if (row.status === 'crash' || prunedNonFinite) out.push({ iteration: row.iteration, config: evaluated });
-    else if (row.score !== null && Number.isFinite(row.score) && (row.status === 'kept' || row.status === 'reverted')) {
-      const prunedAt = row.data?.pruned?.step;
-      out.push({
-        iteration: row.iteration,
-        config: evaluated,
-        loss: loss(row.score),
-        ...factsOf(row, facts),
-        ...(prunedAt !== undefined ? { prunedAt } : {}),
-      });
-    }
+    const params = row.data?.params;
+    const evaluated = params ? withParams(incumbent, params, keys) : applyChanges(incumbent, changes);
+    const o = observationOf(row, evaluated, direction, facts);
+    if (o) out.push(o);
     if (row.status === 'kept') incumbent = evaluated;
   }
+  for (const row of finished) {
+    const params = row.data?.params;
+    const o = params ? observationOf(row, withParams(incumbent, params, keys), direction, facts) : undefined;
+    if (o) out.push(o);
+  }
   return out;
+}
+
+const lossOf = (score: number, direction: Direction) => (direction === 'minimize' ? score : -score);
+
+/** `base` with the space's parameters as in `params` (a parameter `params` lacks is absent: its `when` failed). */
+function withParams(base: ParameterConfig, params: Readonly<Record<string, unknown>>, keys: ReadonlySet<string>) {
+  const next: Record<string, unknown> = { ...base };
+  for (const k of keys) {
+    if (params[k] === undefined) delete next[k];
+    else next[k] = params[k];
+  }
+  return next;
+}
+
+/** The observation a run's row (or finished record) gives, evaluated at `config`; undefined for none. */
+function observationOf(
+  row: IterationRecord,
+  config: ParameterConfig,
+  direction: Direction,
+  facts: ObservationFacts,
+): Observation | undefined {
+  // A pruned run ranks by its last report (issue 27, as Optuna's TPE does); one pruned on a
+  // non-finite report has no score and counts as a crash would: the model avoids its region.
+  const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
+  if (row.status === 'crash' || prunedNonFinite) return { iteration: row.iteration, config };
+  if (row.score === null || !Number.isFinite(row.score) || (row.status !== 'kept' && row.status !== 'reverted'))
+    return undefined;
+  const prunedAt = row.data?.pruned?.step;
+  return {
+    iteration: row.iteration,
+    config,
+    loss: lossOf(row.score, direction),
+    ...factsOf(row, facts),
+    ...(prunedAt !== undefined ? { prunedAt } : {}),
+  };
 }

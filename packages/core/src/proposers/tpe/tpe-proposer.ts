@@ -183,7 +183,11 @@ const MAX_BATCH_LIES = 255;
  * which working copy is ready first, or the machine's load (issue 32 item 4), and a resumed run (a
  * fresh proposer) proposes exactly the candidates of the interrupted batch, so a worker pool's
  * idempotent job ids match and finished jobs are reused (item 17). At most 255 earlier candidates
- * count (a batch holds at most 256).
+ * count (a batch holds at most 256). On the async schedule (`parallel.schedule: 'async'`) a
+ * candidate is proposed while earlier ones run from older rows: those still running count as pending
+ * at the configs this proposer wrote for them (computed again only by a fresh proposer), and those
+ * whose run ended before their row (`ProposalContext.finished`) count as evaluated. Each proposal's
+ * record carries its full config (`data.params`), which places its row exactly in later models.
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the parameter).
  * @throws {LoopError} `PROPOSER_FAILED` from `propose()` when the config cannot be read (a crash row).
@@ -214,6 +218,8 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   let batch: { key: string; configs: Map<number, Record<string, unknown>> } | undefined;
   // Calls made at once run one after another, so the batch's cache is filled once.
   let previous: Promise<unknown> = Promise.resolve();
+  // The config written for each iteration not yet in the history (attempt 0), by iteration.
+  const proposed = new Map<number, Record<string, unknown>>();
   // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
   const fitted = new Map<string, GpHyperparameters>();
   const facts: ObservationFacts = {
@@ -222,30 +228,53 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   };
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
     const current = await o.config.read(context);
-    const observations = rebuildObservations(context.history, current, keys, context.direction, facts);
-    // The batch: every iteration after the last row. Those before this one are its pending candidates.
+    const finished = context.finished ?? [];
+    const observations = rebuildObservations(context.history, current, keys, context.direction, facts, finished);
+    // The batch: every iteration after the last row. Those before this one (and not finished) are its pending candidates.
     const last = Math.max(0, ...context.history.map((r) => r.iteration));
     const end = context.history.at(-1);
-    const key = JSON.stringify([context.history.length, last, end?.score ?? null, end?.description ?? '', current]);
+    const done = new Set(finished.map((r) => r.iteration));
+    const key = JSON.stringify([
+      context.history.length,
+      last,
+      end?.score ?? null,
+      end?.description ?? '',
+      current,
+      [...done],
+    ]);
     if (batch?.key !== key) batch = { key, configs: new Map() };
     const configs = batch.configs;
     const configOf = (iteration: number, attempt: number, pending: Record<string, unknown>[]) =>
       chooseConfig(dims, current, observations, settings, iteration, attempt, pending, fitted);
     const pending: Record<string, unknown>[] = [];
     for (let i = Math.max(last + 1, context.iteration - MAX_BATCH_LIES); i < context.iteration; i++) {
-      const earlier = configs.get(i) ?? configOf(i, 0, [...pending]);
+      if (done.has(i)) continue;
+      // What this proposer wrote for it when it knows (the async schedule proposed it from older
+      // rows); else the same computation again (a batch, or a fresh proposer after a resume).
+      const earlier = configs.get(i) ?? proposed.get(i) ?? configOf(i, 0, [...pending]);
       configs.set(i, earlier);
       pending.push(earlier);
     }
     // A repair attempt (attempt > 0) draws anew, with the same pending candidates.
     const { iteration, attempt } = context;
     const next = (attempt === 0 ? configs.get(iteration) : undefined) ?? configOf(iteration, attempt, pending);
-    if (attempt === 0) configs.set(iteration, next);
+    if (attempt === 0) {
+      configs.set(iteration, next);
+      proposed.set(iteration, next);
+      for (const i of proposed.keys()) if (i <= last) proposed.delete(i);
+    }
     const changes: ParameterChange[] = dims
       .filter((d) => !sameValue(next[d.name], current[d.name]))
       .map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
     await o.config.write(next, context);
-    return { description: describeChanges(changes), ...(o.config.path ? { changedFiles: [o.config.path] } : {}) };
+    const params = Object.fromEntries(
+      dims.flatMap((d) => (next[d.name] === undefined ? [] : [[d.name, next[d.name]]])),
+    );
+    return {
+      description: describeChanges(changes),
+      ...(o.config.path ? { changedFiles: [o.config.path] } : {}),
+      data: { params },
+    };
   };
   return {
     name: 'tpe',
