@@ -9,7 +9,8 @@ function keyNode(collection: unknown, key: PropertyKey): Node {
 }
 
 /**
- * The offset of the deepest node on `path` that exists. An unknown key points at itself; a
+ * The offset of the deepest node on `path` that exists: its key's (`prune:` for an issue about the
+ * whole `prune` block, not the block's first line). An unknown key points at itself; a
  * missing key at its parent's own key (`harness:` for a missing `harness.command`, where the field
  * would go), or, for a missing top-level field, at the first line of the document's map. Used
  * by `config-error-lines.ts` too.
@@ -22,7 +23,8 @@ export function offsetOf(doc: Document, path: readonly PropertyKey[], unknownKey
         const key = keyNode(node, unknownKey);
         if (key?.range) return key.range[0];
       }
-      if (n < path.length && n > 0) {
+      // The field's own key: a block map or list starts on the line after it.
+      if (n > 0) {
         const parent = n === 1 ? doc.contents : doc.getIn(path.slice(0, n - 1) as unknown[], true);
         const key = keyNode(parent, path[n - 1]!);
         if (key?.range) return key.range[0];

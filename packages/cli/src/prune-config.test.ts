@@ -55,7 +55,8 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
       const unknown = withPrune.replace('type: incumbent', 'type: hyperbandd');
       expect(errorOf(unknown).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.type/);
       const alone = `${minimal}prune:\n  steps: 10\n`;
-      expect(errorOf(alone).message).toContain('/w/loop.config.yaml:9: prune: prune needs intermediate');
+      // At the line of `prune:` (8), not of its first field (9).
+      expect(errorOf(alone).message).toContain('/w/loop.config.yaml:8: prune: prune needs intermediate');
     },
   );
 

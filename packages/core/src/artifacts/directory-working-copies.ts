@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { compareSnapshots } from '../contracts/artifact.js';
 import { LoopError, parseOptions } from '../contracts/errors.js';
 import { createFileArtifact } from './file-artifact.js';
+import { copyOwner, removeStaleCopies } from './stale-copies.js';
 import type { Harness } from '../contracts/harness.js';
 import type { WorkingCopy, WorkingCopyProvider } from '../contracts/working-copy.js';
 
@@ -68,7 +69,9 @@ export const directoryWorkingCopiesOptionsSchema = z
  * paths skipped, `link`ed paths symlinked), a file artifact over the same mutable and read-only
  * paths, and the harness `harness(dir)` builds. `adopt` copies the winner's changed mutable files
  * (mode bits included) into the main workspace and deletes the ones the candidate deleted;
- * `dispose` removes the directory.
+ * `dispose` removes the directory. A copy's name carries a hash of `root` and the process id
+ * (`loop-copy-<iteration>.<k>-<hash>.<pid>-XXXXXX`): before its first copy a provider removes the
+ * copies of the same `root` whose process is gone (a run killed with -9 never disposed them).
  *
  * @throws {ConfigError} `CONFIG_INVALID` for invalid options (names the field).
  * @throws {LoopError} `RESTORE_FAILED` from `adopt` when a file cannot be written back.
@@ -86,13 +89,16 @@ export function createDirectoryWorkingCopies(options: DirectoryWorkingCopiesOpti
   const skip = new Set([...o.exclude, ...o.link].map((p) => normalize(p)));
   const main = createFileArtifact({ root, mutable: o.mutable, readOnly: o.readOnly });
   const copies = new Map<WorkingCopy, string>();
+  let swept: Promise<unknown> | undefined;
 
   return {
     name: `directory-copies(${root})`,
     create: async (iteration, k) => {
       const parent = o.tempDir ?? tmpdir();
       await mkdir(parent, { recursive: true });
-      const dir = await mkdtemp(join(parent, `loop-copy-${iteration}.${k}-`));
+      // Once, before the first copy: what a killed run of this workspace left (its dispose never ran).
+      await (swept ??= removeStaleCopies(parent, root));
+      const dir = await mkdtemp(join(parent, `loop-copy-${iteration}.${k}-${copyOwner(root)}-`));
       try {
         await cp(root, dir, {
           recursive: true,
