@@ -13,7 +13,9 @@ import type { SampleSummary } from '../stats/statistics.js';
  *   harness); `status` is its label. `stopped` follows after the stop sequence.
  * - `kept` / `reverted`: `decision.evidence` holds the statistics of a noise-aware decision;
  *   `samples` the candidate's scores (its first run plus any repeats); `seedOnly` is true when the
- *   proposal only changed a seed.
+ *   proposal only changed a seed. `durationMs` (here and on `crash`): from the iteration's start
+ *   until its candidate was decided, not counting the wait of the async schedule for the rows before
+ *   it (the row itself is written then).
  * - `report`: a running evaluation reported an intermediate value (`RunContext.report`), live;
  *   `pruned`: a pruner stopped the iteration's run at that report (its `reverted` row follows).
  *   Both come while the run goes on, before the row is written (issue 27).

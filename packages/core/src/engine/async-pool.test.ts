@@ -9,6 +9,7 @@ import { anyOf, maxIterations, targetScore } from '../contracts/stop-policy.js';
 import type { StopPolicy } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 import type { ProposalContext } from '../contracts/proposer.js';
+import type { Clock } from '../contracts/types.js';
 
 /**
  * A loop over a number (minimize) with an async pool of `width` memory copies. Candidate n proposes
@@ -16,7 +17,7 @@ import type { ProposalContext } from '../contracts/proposer.js';
  */
 function setup(
   values: number[],
-  options: { width?: number; gates?: Record<number, Deferred<void>>; stop?: StopPolicy } = {},
+  options: { width?: number; gates?: Record<number, Deferred<void>>; stop?: StopPolicy; clock?: Clock } = {},
 ) {
   const artifact = createMemoryArtifact(10);
   const results = createMemoryResultsLog();
@@ -49,6 +50,7 @@ function setup(
     scorer: createValueScorer('minimize'),
     stop: options.stop ?? maxIterations(values.length),
     parallel: { candidates: options.width ?? 2, workingCopies, schedule: 'async' },
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return { artifact, results, loop, started, aborted, contexts };
 }
@@ -91,6 +93,24 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     expect(contexts.find((c) => c.iteration === 2)!.finished).toEqual([]);
     slow.resolve();
     await done;
+  });
+
+  it("a row's duration ends when its candidate was decided, not after the wait for the rows before it", async () => {
+    const slow = createDeferred();
+    let now = 0;
+    const { loop, contexts, results } = setup([5, 9], { gates: { 1: slow }, clock: { now: () => now } });
+    const durations = new Map<number, number>();
+    loop.on('reverted', (ev) => durations.set(ev.record.iteration, ev.durationMs));
+    loop.on('kept', (ev) => durations.set(ev.record.iteration, ev.durationMs));
+    const done = loop.run();
+    for (let i = 0; i < 50 && contexts.length < 2; i++) await tick();
+    for (let i = 0; i < 20; i++) await tick(); // iteration 2 ends at time 0, its row waits for 1
+    now = 60_000;
+    slow.resolve();
+    await done;
+    expect(results.rows.map((r) => r.iteration)).toEqual([0, 1, 2]);
+    expect(durations.get(1)).toBe(60_000);
+    expect(durations.get(2)).toBe(0);
   });
 
   it(

@@ -102,6 +102,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
     entries.set(iteration, entry);
     entry.settled = runCandidate(e, m, iteration, k, open, undefined, turn(), () => ({ finished: finished() })).then(
       (o): Settled => {
+        o.ended = e.clock.now(); // its row may wait for earlier ones: the time it took ends here
         entry.ended = o;
         return { ok: true, o };
       },

@@ -38,6 +38,8 @@ export interface Outcome {
   readonly iteration: number;
   readonly k: number;
   readonly started: number;
+  /** When it was decided (the clock's ms); the async schedule's rows wait longer. @default the row's time */
+  ended?: number;
   slot?: Slot;
   plan?: EditPlan;
   status: IterationStatus;

@@ -51,7 +51,7 @@ export async function logOutcome(e: Engine, o: Outcome, record: IterationRecord,
 
 /** Emits the event of a recorded row. */
 export function emitRow(e: Engine, o: Outcome, record: IterationRecord, previousBest: number) {
-  const durationMs = e.clock.now() - o.started;
+  const durationMs = (o.ended ?? e.clock.now()) - o.started;
   if (record.status === 'kept')
     e.hub.emit({
       type: 'kept',
