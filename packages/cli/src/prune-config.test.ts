@@ -54,6 +54,8 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
       );
       const unknown = withPrune.replace('type: incumbent', 'type: hyperbandd');
       expect(errorOf(unknown).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.type/);
+      const zeroPoll = withPrune.replace('  pattern:', '  pollMs: 0\n  pattern:');
+      expect(errorOf(zeroPoll).message).toContain('loop.config.yaml:9: intermediate.pollMs: must be at least 1 ms');
       const alone = `${minimal}prune:\n  steps: 10\n`;
       // At the line of `prune:` (8), not of its first field (9).
       expect(errorOf(alone).message).toContain('/w/loop.config.yaml:8: prune: prune needs intermediate');

@@ -27,8 +27,8 @@ export const intermediateSchema = z
       ),
     pollMs: z
       .number()
-      .int()
-      .positive()
+      .int('must be a whole number of ms')
+      .positive('must be at least 1 ms (how often the log is read)')
       .default(200)
       .describe('How often the log is read for new lines, in ms. Default 200.'),
   })
