@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -23,6 +24,9 @@ const project = (name: string, root: string, timeout = 20_000) => ({
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one on the 2-core CI machine, where the
+    // suite then ran its files one at a time. Most tests wait on real processes, so two share well.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       project('core', 'packages/core'),
       project('rollback-git', 'packages/rollback-git', 60_000),
