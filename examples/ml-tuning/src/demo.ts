@@ -200,9 +200,13 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     schedule: options.schedule ?? 'async',
     ...(maxParams !== undefined ? { maxParams } : {}),
   });
+  // The run's loop config, where `loop status` and `loop report` find it (.loop/cli.json names it): the
+  // holdout's state folder, outside the workspace, is read from it.
+  const configFile = join(dir, '.loop', 'loop.config.json');
+  await writeJsonAtomic(configFile, config);
   // The same path as `loop run` (proposer, keep rule, parallel copies or workers): @loop/cli's prepareRun.
   const { run } = prepareRun(
-    { config, dir, file: join(dir, '.loop', 'demo.json') },
+    { config, dir, file: configFile },
     { resume: options.resume, ...(options.signal ? { signal: options.signal } : {}) },
   );
   print(`workspace ${dir}`);

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
+import { runCli } from '@loop/cli';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../src/demo.js';
 
@@ -66,6 +68,13 @@ describe('ml-tuning demo end to end (real training, real git)', () => {
           .split('\n')
           .filter(Boolean),
       ).toHaveLength(420);
+      // `loop status` in the workspace shows the holdout's score (its state folder is in the run's config).
+      let status = '';
+      const io = { stdout: new PassThrough(), stderr: new PassThrough(), cwd: out };
+      io.stdout.on('data', (d: Buffer) => (status += d.toString()));
+      await runCli(['status'], io);
+      expect(status).toMatch(new RegExp(String.raw`holdout +sealed scores in ${out}\.holdout-state`));
+      expect(status).toMatch(/final +iteration \d+ .*: holdout \d\.\d{6} +visible \d\.\d{6}/);
       // the live line after each run
       expect(lines.filter((l) => /^progress  iteration \d of 3 \| elapsed \d+s/.test(l))).toHaveLength(4);
       expect(

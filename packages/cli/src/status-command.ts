@@ -1,17 +1,27 @@
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { CliIo, RunCommandLine } from './cli-io.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { findConfigFile, loadConfig } from './load-config.js';
 import { detectPreset } from './presets/detect.js';
+import { CLI_STATE_FILE } from './run-tag.js';
 import { UsageError } from './usage-error.js';
 
-/** The config file in `dir` (loop.config.yaml, ...), or `undefined` when it has none. */
+/**
+ * The config file in `dir` (loop.config.yaml, ...); else the one its last run was started with, as
+ * `.loop/cli.json` names it (`--config` elsewhere, the ML demo's `.loop/loop.config.json`), when it
+ * still exists; else `undefined`.
+ */
 function configIn(dir: string): string | undefined {
   try {
     return findConfigFile(undefined, dir);
   } catch {
-    return undefined;
+    try {
+      const { config } = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as { config?: unknown };
+      return typeof config === 'string' && existsSync(config) ? config : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
 

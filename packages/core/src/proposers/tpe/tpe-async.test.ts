@@ -38,7 +38,7 @@ describe('the model-based proposer on the async schedule (issue 27)', () => {
     expect(p.data?.params).toEqual(written);
   });
 
-  it('a candidate still running counts as pending at the config written for it, though newer rows came since', async () => {
+  it('a candidate still running is pending at the config written for it, though newer rows came since', async () => {
     // 13 and 14 are proposed from 12 rows; 13's row is written while 14 runs; then 15 is proposed.
     const full = await run({ seed: 5, iterations: 12 });
     let incumbent: Config = start;

@@ -230,7 +230,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
     const current = await o.config.read(context);
     const finished = context.finished ?? [];
     const observations = rebuildObservations(context.history, current, keys, context.direction, facts, finished);
-    // The batch: every iteration after the last row. Those before this one (and not finished) are its pending candidates.
+    // The batch: every iteration after the last row. Those before this one and not finished are pending.
     const last = Math.max(0, ...context.history.map((r) => r.iteration));
     const end = context.history.at(-1);
     const done = new Set(finished.map((r) => r.iteration));
