@@ -125,7 +125,12 @@ function trainings(roots: readonly string[]): number {
   return n;
 }
 
-async function once(variant: 'A' | 'B', seed: number, target?: { best: number; ms: number }): Promise<Run> {
+async function once(
+  variant: 'A' | 'B',
+  seed: number,
+  target?: { best: number; ms: number },
+  capMs?: number,
+): Promise<Run> {
   const out = join(ROOT, `${variant}-${seed}`);
   const copies = join(ROOT, `${variant}-${seed}-copies`);
   mkdirSync(copies, { recursive: true });
@@ -154,6 +159,7 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
     if (row.status === 'keep' && row.score !== null) best = Math.min(best, row.score);
     // B goes on to A's wall time at least (its best at equal time), then stops once it has reached A's best.
     if (target && ((best <= target.best && row.at >= target.ms) || row.at > 2 * target.ms)) controller.abort();
+    if (capMs !== undefined && row.at > capMs) controller.abort();
   };
   try {
     await runDemo({
@@ -164,8 +170,9 @@ async function once(variant: 'A' | 'B', seed: number, target?: { best: number; m
       resume: false,
       print,
       signal: controller.signal,
-      // B with a target stops when it is reached (or at 2x A's time); B first runs 2x A's iterations.
-      iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 2,
+      // B with a target stops when it is reached (or at 2x A's time); B first runs until its time cap
+      // (an iteration cap stopped it before A's wall time on fast seeds: 24 pruned-heavy rows in half of it).
+      iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 20,
       prune: variant === 'B',
       schedule: variant === 'B' ? 'async' : 'batch',
     });
@@ -195,6 +202,7 @@ console.log(
     .join(' ')}; runs in ${ROOT}`,
 );
 const ratios: number[] = [];
+const aTimes: number[] = [];
 const gaps: number[] = [];
 const busyShares: number[] = [];
 const versusOptuna: number[] = [];
@@ -207,13 +215,16 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   const runs: Partial<Record<'A' | 'B', Run>> = {};
   for (const v of order) {
     if (v === 'B' && !runs.A) {
-      // B first: A's target is unknown, so B runs A's iteration count then is judged on its rows.
-      runs.B = await once('B', seed);
+      // B first: A's target and time are unknown, so B runs for 3x the longest A so far (10 minutes
+      // before any) and is judged on its rows up to A's time.
+      runs.B = await once('B', seed, undefined, aTimes.length > 0 ? 3 * Math.max(...aTimes) : 600_000);
     } else runs[v] = await once(v, seed, v === 'B' ? { best: runs.A!.best, ms: runs.A!.rows.at(-1)!.at } : undefined);
   }
   const a = runs.A!;
   const b = runs.B!;
   const aMs = a.rows.at(-1)!.at;
+  aTimes.push(aMs);
+  const bEnd = b.rows.at(-1)!.at;
   const reached = b.rows.find((r, i) =>
     b.rows.slice(0, i + 1).some((x) => x.status === 'keep' && x.score !== null && x.score <= a.best),
   );
@@ -223,8 +234,9 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   );
   const busy = b.busy.length > 0 ? b.busy.filter((n) => n >= PARALLEL).length / b.busy.length : Number.NaN;
   const fp = await falsePrunes(seed);
-  const bCandidates = b.rows.filter((r) => r.iteration > 0).length;
-  const bPruned = b.rows.filter((r) => r.pruned).length;
+  const inATime = b.rows.filter((r) => r.at <= aMs);
+  const bCandidates = inATime.filter((r) => r.iteration > 0).length;
+  const bPruned = inATime.filter((r) => r.pruned).length;
   bCandidatesAll += bCandidates;
   bPrunedAll += bPruned;
   const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
@@ -237,10 +249,11 @@ for (let seed = 1; seed <= SEEDS; seed++) {
   console.log(
     `seed ${seed} (${order.join(' then ')}): A best ${a.best.toFixed(4)} ` +
       `in ${(aMs / 1000).toFixed(0)} s | B reached it ` +
-      `at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'} | ` +
+      `at ${reached ? `${(reached.at / 1000).toFixed(0)} s (${ratio.toFixed(2)}x)` : 'never'}` +
+      `${!reached && bEnd < aMs ? ` (B stopped at ${(bEnd / 1000).toFixed(0)} s, before A's time)` : ''} | ` +
       (`B best at A's time ${bestAtA.toFixed(4)} | both cores ` +
         `busy ${(busy * 100).toFixed(0)}% of B's candidate time | ` +
-        `B: ${bCandidates} candidates, ${bPruned} pruned | `) +
+        `B: ${bCandidates} candidates in A's time, ${bPruned} pruned | `) +
       `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
       (`Optuna TPE+Hyperband best at A's ` +
         `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | ` +
@@ -255,7 +268,7 @@ console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B bette
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
 if (versusOptuna.length)
   console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
-console.log(`B's candidates pruned: ${bPrunedAll} of ${bCandidatesAll}`);
+console.log(`B's candidates pruned (in A's wall time): ${bPrunedAll} of ${bCandidatesAll}`);
 console.log(
   `false-prune rate (A's keeps the pruner would have ` +
     `stopped): ${wouldPrune} of ${kept} ` +
