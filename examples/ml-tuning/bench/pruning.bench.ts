@@ -19,7 +19,8 @@
  *   B's best at A's wall time minus C's is printed per pair (negative: ours better). --no-optuna
  *   leaves C out.
  *
- * Flags: --seeds N (5), --iterations N (12), --steps N (3000), --parallel K (2), --out DIR (a temp dir).
+ * Flags: --seeds N (5; or A-B: seeds A..B), --iterations N (12), --steps N (3000), --parallel K (2),
+ * --out DIR (a temp dir).
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -88,7 +89,13 @@ const flag = (name: string, fallback: number) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? Number(args[i + 1]) : fallback;
 };
-const SEEDS = flag('seeds', 5);
+// --seeds N runs seeds 1..N; --seeds A-B runs seeds A..B (to finish a run stopped part way).
+const seedsText = args.includes('--seeds') ? (args[args.indexOf('--seeds') + 1] ?? '') : '5';
+const seedRange = /^(\d+)(?:-(\d+))?$/.exec(seedsText);
+if (!seedRange) throw new Error(`--seeds ${seedsText}: expected a count N or a range A-B`);
+const FIRST_SEED = seedRange[2] === undefined ? 1 : Number(seedRange[1]);
+const LAST_SEED = Number(seedRange[2] ?? seedRange[1]);
+const SEEDS = LAST_SEED - FIRST_SEED + 1;
 const ITERATIONS = flag('iterations', 12);
 const STEPS = flag('steps', 3000);
 const PARALLEL = flag('parallel', 2);
@@ -210,7 +217,7 @@ let kept = 0;
 let wouldPrune = 0;
 let bCandidatesAll = 0;
 let bPrunedAll = 0;
-for (let seed = 1; seed <= SEEDS; seed++) {
+for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
   const order: ('A' | 'B')[] = seed % 2 ? ['A', 'B'] : ['B', 'A'];
   const runs: Partial<Record<'A' | 'B', Run>> = {};
   for (const v of order) {
