@@ -12,13 +12,20 @@ export function defaultTag(now: number): string {
   return `${dateTag(now)}-${new Date(now).toISOString().slice(11, 19).replaceAll(':', '')}`;
 }
 
-export function readResumeTag(dir: string, file: string): string {
+/** What `.loop/cli.json` says of the run in `dir` (its string fields); `{}` when it is missing or unreadable. */
+export function readCliState(dir: string): { tag?: string; config?: string; results?: string } {
   try {
-    const saved = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as { tag?: unknown };
-    if (typeof saved.tag === 'string') return saved.tag;
+    const saved = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as Record<string, unknown>;
+    const text = (key: string) => (typeof saved[key] === 'string' ? { [key]: saved[key] } : {});
+    return { ...text('tag'), ...text('config'), ...text('results') };
   } catch {
-    // fall through to the checked-out branch
+    return {};
   }
+}
+
+export function readResumeTag(dir: string, file: string): string {
+  const { tag } = readCliState(dir);
+  if (tag !== undefined) return tag;
   try {
     const head = readFileSync(join(gitDirOf(dir), 'HEAD'), 'utf8').trim();
     const m = /^ref: refs\/heads\/auto-iterate\/(.+)$/.exec(head);

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { CliIo, RunCommandLine } from './cli-io.js';
 import { EXIT_CODES } from './cli-constants.js';
 import { findConfigFile, loadConfig } from './load-config.js';
 import { detectPreset } from './presets/detect.js';
-import { CLI_STATE_FILE } from './run-tag.js';
+import { readCliState } from './run-tag.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -16,12 +16,8 @@ function configIn(dir: string): string | undefined {
   try {
     return findConfigFile(undefined, dir);
   } catch {
-    try {
-      const { config } = JSON.parse(readFileSync(join(dir, CLI_STATE_FILE), 'utf8')) as { config?: unknown };
-      return typeof config === 'string' && existsSync(config) ? config : undefined;
-    } catch {
-      return undefined;
-    }
+    const { config } = readCliState(dir);
+    return config !== undefined && existsSync(config) ? config : undefined;
   }
 }
 

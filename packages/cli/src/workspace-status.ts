@@ -4,7 +4,7 @@ import { parseAutoIterateTsv, REJECTED_PREFIX, RUN_FILES, toAutoIterateStatus } 
 import { type IterationRecord } from '@loop/core';
 import { isLocked, readJson } from '@loop/core/files';
 import { gitDirOf } from '@loop/rollback-git/git';
-import { CLI_STATE_FILE } from './run-tag.js';
+import { readCliState } from './run-tag.js';
 import { readSpendLine } from './spend-line.js';
 
 /** The fields of `.loop/state.json` that `loop status` shows (written by the core engine). */
@@ -61,17 +61,16 @@ export function lockPath(dir: string): string {
  */
 export async function readStatus(dir: string): Promise<WorkspaceStatus> {
   const state = (await readJson(join(dir, RUN_FILES.state))) as RunStateFile | undefined;
-  const cli = (await readJson(join(dir, CLI_STATE_FILE)).catch(() => undefined)) as
-    { tag?: unknown; results?: unknown } | undefined;
+  const cli = readCliState(dir);
   // A target's run keeps results.tsv in the target's folder; .loop/cli.json says where.
-  const resultsPath = join(dir, typeof cli?.results === 'string' ? cli.results : RUN_FILES.results);
+  const resultsPath = join(dir, cli.results ?? RUN_FILES.results);
   const text = await readFile(resultsPath, 'utf8').catch(() => undefined);
   const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
   const locked = await isLocked(lockPath(dir)).catch(() => false);
   const spent = await readSpendLine(dir).catch(() => undefined);
   return {
     dir,
-    tag: typeof cli?.tag === 'string' ? cli.tag : undefined,
+    tag: cli.tag,
     state,
     rows,
     locked,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import {
   chmod,
   lstat,
@@ -25,6 +26,7 @@ import {
   type RollbackStrategy,
 } from '../src/index.js';
 import { createDirectoryWorkingCopies } from '../src/artifacts.js';
+import { copyOwner } from '../src/artifacts/stale-copies.js';
 
 /** A rollback for a file workspace that only needs to undo adoptions: it stores train.txt per kept id. */
 function fileRollback(root: string): RollbackStrategy {
@@ -229,4 +231,42 @@ describe('createDirectoryWorkingCopies', () => {
       }),
     ).toThrow(/tempDir: tempDir must be outside root/);
   });
+
+  it(
+    "the first copy removes this workspace's copies whose process is gone, " +
+      "never a live process's or another workspace's",
+    async () => {
+      // A process that has exited: its pid is free (a kill -9 leaves the same state).
+      const dead = spawnSync(process.execPath, ['-e', '']).pid!;
+      const leftovers = {
+        killed: `loop-copy-3.0-${copyOwner(root, dead)}-abc123`,
+        live: `loop-copy-4.1-${copyOwner(root, process.ppid)}-def456`,
+        otherWorkspace: `loop-copy-3.0-${copyOwner(join(base, 'other'), dead)}-ghi789`,
+        notACopy: 'notes',
+      };
+      for (const name of Object.values(leftovers)) {
+        await mkdir(join(temp, name), { recursive: true });
+        await writeFile(join(temp, name, 'train.txt'), 'old');
+      }
+      const provider = createDirectoryWorkingCopies({
+        root,
+        mutable: ['train.txt'],
+        tempDir: temp,
+        harness: () => createFunctionHarness('x', () => 1),
+      });
+      const copy = await provider.create(5, 0);
+      const names = await readdir(temp);
+      expect(names).not.toContain(leftovers.killed);
+      expect(names).toEqual(
+        expect.arrayContaining([
+          leftovers.live,
+          leftovers.otherWorkspace,
+          leftovers.notACopy,
+          copy.dir!.split('/').at(-1),
+        ]),
+      );
+      expect(copy.dir).toContain(`loop-copy-5.0-${copyOwner(root)}-`);
+      await copy.dispose!();
+    },
+  );
 });

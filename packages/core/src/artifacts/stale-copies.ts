@@ -8,8 +8,10 @@ import { join } from 'node:path';
  * another run's live copies: `loop-copy-<iteration>.<k>-<owner>-XXXXXX`.
  */
 export function copyOwner(root: string, pid = process.pid): string {
-  return `${createHash('sha256').update(root).digest('hex').slice(0, 8)}.${pid}`;
+  return `${rootHash(root)}.${pid}`;
 }
+
+const rootHash = (root: string) => createHash('sha256').update(root).digest('hex').slice(0, 8);
 
 /** True while process `pid` exists (a process of another user counts: EPERM). */
 function alive(pid: number): boolean {
@@ -29,7 +31,7 @@ function alive(pid: number): boolean {
  * @returns the directories removed
  */
 export async function removeStaleCopies(parent: string, root: string): Promise<string[]> {
-  const hash = copyOwner(root).split('.')[0]!;
+  const hash = rootHash(root);
   const names = await readdir(parent).catch(() => [] as string[]);
   const removed: string[] = [];
   for (const name of names) {

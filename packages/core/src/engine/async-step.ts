@@ -14,8 +14,8 @@ interface Entry {
   settled: Promise<Settled>;
   running: boolean;
   copy?: WorkingCopy;
-  /** Set once its run has ended (until its row is written). */
-  ended?: Outcome;
+  /** Its outcome, once its run has ended (until its row is written). */
+  outcome?: Outcome;
 }
 
 /** An async pool of parallel candidates (`parallel.schedule: 'async'`); one per loop. */
@@ -61,7 +61,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
   /** The proposer's `finished`: candidates whose run ended, their rows not written yet. */
   const finished = () =>
     [...entries.values()]
-      .flatMap((x) => (x.ended && !x.ended.aborted ? [x.ended] : []))
+      .flatMap((x) => (x.outcome && !x.outcome.aborted ? [x.outcome] : []))
       .sort((a, b) => a.iteration - b.iteration)
       .map((o) => recordOf(o, ''));
   const running = () => [...entries.values()].filter((x) => x.running).length;
@@ -103,7 +103,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
     entry.settled = runCandidate(e, m, iteration, k, open, undefined, turn(), () => ({ finished: finished() })).then(
       (o): Settled => {
         o.ended = e.clock.now(); // its row may wait for earlier ones: the time it took ends here
-        entry.ended = o;
+        entry.outcome = o;
         return { ok: true, o };
       },
       (error: unknown): Settled => ({ ok: false, error }),

@@ -135,12 +135,10 @@ const lossOf = (score: number, direction: Direction) => (direction === 'minimize
 
 /** `base` with the space's parameters as in `params` (a parameter `params` lacks is absent: its `when` failed). */
 function withParams(base: ParameterConfig, params: Readonly<Record<string, unknown>>, keys: ReadonlySet<string>) {
-  const next: Record<string, unknown> = { ...base };
-  for (const k of keys) {
-    if (params[k] === undefined) delete next[k];
-    else next[k] = params[k];
-  }
-  return next;
+  return applyChanges(
+    base,
+    [...keys].map((key) => ({ key, from: base[key], to: params[key] })),
+  );
 }
 
 /** The observation a run's row (or finished record) gives, evaluated at `config`; undefined for none. */

@@ -177,8 +177,9 @@ const MAX_BATCH_LIES = 255;
  * history; each one counts the batch's earlier candidates (the iterations after the last row and
  * before its own) as evaluated and "bad" (a constant liar, Ginsbourger et al. 2010, as Optuna's
  * `constant_liar`), so a batch never proposes one config twice and spreads over the space (the
- * design's next rows, other candidates). Those earlier candidates are not remembered but computed
- * again from the same seed, history and config (a cache makes that once per batch), so a proposal
+ * design's next rows, other candidates). Those earlier candidates are the configs this proposer
+ * chose for them, or, for one it has not chosen (a fresh proposer), the same computation from the
+ * same seed, history and config, so a proposal
  * depends only on the seed, the history and its iteration: not on the order its batch is asked in,
  * which working copy is ready first, or the machine's load (issue 32 item 4), and a resumed run (a
  * fresh proposer) proposes exactly the candidates of the interrupted batch, so a worker pool's
@@ -213,12 +214,10 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
     surrogate: o.surrogate,
     gpStart: o.gpStart,
   };
-  // The configs of the current batch's iterations, by iteration (attempt 0): a cache of a pure
-  // function of (seed, history, current config, iteration), keyed by what tells batches apart.
-  let batch: { key: string; configs: Map<number, Record<string, unknown>> } | undefined;
-  // Calls made at once run one after another, so the batch's cache is filled once.
+  // Calls made at once run one after another, so a batch's configs are computed once.
   let previous: Promise<unknown> = Promise.resolve();
-  // The config written for each iteration not yet in the history (attempt 0), by iteration.
+  // The config of each iteration not yet in the history (attempt 0), by iteration: the one this
+  // proposer wrote, or computed again for a candidate a fresh proposer did not write (a resume).
   const proposed = new Map<number, Record<string, unknown>>();
   // GP hyperparameters by the rows they were fitted on (a cache of a pure function; see `hyperparameterPrefix`).
   const fitted = new Map<string, GpHyperparameters>();
@@ -232,37 +231,23 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
     const observations = rebuildObservations(context.history, current, keys, context.direction, facts, finished);
     // The batch: every iteration after the last row. Those before this one and not finished are pending.
     const last = Math.max(0, ...context.history.map((r) => r.iteration));
-    const end = context.history.at(-1);
     const done = new Set(finished.map((r) => r.iteration));
-    const key = JSON.stringify([
-      context.history.length,
-      last,
-      end?.score ?? null,
-      end?.description ?? '',
-      current,
-      [...done],
-    ]);
-    if (batch?.key !== key) batch = { key, configs: new Map() };
-    const configs = batch.configs;
+    for (const i of proposed.keys()) if (i <= last) proposed.delete(i);
     const configOf = (iteration: number, attempt: number, pending: Record<string, unknown>[]) =>
       chooseConfig(dims, current, observations, settings, iteration, attempt, pending, fitted);
     const pending: Record<string, unknown>[] = [];
     for (let i = Math.max(last + 1, context.iteration - MAX_BATCH_LIES); i < context.iteration; i++) {
       if (done.has(i)) continue;
-      // What this proposer wrote for it when it knows (the async schedule proposed it from older
-      // rows); else the same computation again (a batch, or a fresh proposer after a resume).
-      const earlier = configs.get(i) ?? proposed.get(i) ?? configOf(i, 0, [...pending]);
-      configs.set(i, earlier);
+      // What this proposer wrote for it (on the async schedule, from older rows); else the same
+      // computation again (a fresh proposer after a resume proposes the interrupted batch's configs).
+      const earlier = proposed.get(i) ?? configOf(i, 0, [...pending]);
+      proposed.set(i, earlier);
       pending.push(earlier);
     }
     // A repair attempt (attempt > 0) draws anew, with the same pending candidates.
     const { iteration, attempt } = context;
-    const next = (attempt === 0 ? configs.get(iteration) : undefined) ?? configOf(iteration, attempt, pending);
-    if (attempt === 0) {
-      configs.set(iteration, next);
-      proposed.set(iteration, next);
-      for (const i of proposed.keys()) if (i <= last) proposed.delete(i);
-    }
+    const next = (attempt === 0 ? proposed.get(iteration) : undefined) ?? configOf(iteration, attempt, pending);
+    if (attempt === 0) proposed.set(iteration, next);
     const changes: ParameterChange[] = dims
       .filter((d) => !sameValue(next[d.name], current[d.name]))
       .map((d) => ({ key: d.name, from: current[d.name], to: next[d.name] }));
