@@ -95,6 +95,20 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     await done;
   });
 
+  it('a host that calls step() once leaves only the candidates in flight: no run ahead after it returns', async () => {
+    const values = [5, 9, 8, 7, 6, 4, 3, 2];
+    const { loop, started, results } = setup(values);
+    await loop.step();
+    const rows = results.rows.length;
+    for (let i = 0; i < 50; i++) await tick(); // the candidates started during the step run
+    const afterward = started.length;
+    for (let i = 0; i < 50; i++) await tick();
+    expect(started.length).toBe(afterward); // nothing starts while no step is awaited
+    expect(afterward).toBeLessThan(values.length); // not the whole budget in the background
+    await loop.step();
+    expect(results.rows.length).toBe(rows + 1);
+  });
+
   it("a row's duration ends when its candidate was decided, not after the wait for the rows before it", async () => {
     const slow = createDeferred();
     let now = 0;

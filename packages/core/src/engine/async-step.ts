@@ -50,6 +50,9 @@ export function createAsyncPool(e: Engine): AsyncPool {
   e.signal.addEventListener('abort', onLoopAbort, { once: true });
   let next: number | undefined;
   let closing = false;
+  // Steps being awaited: a freed slot starts a candidate only then, so a host that calls `step()`
+  // once (MCP's loop_run_iteration) leaves at most the candidates in flight, not a run ahead.
+  let driving = 0;
   let lastPass: Promise<void> = Promise.resolve();
   let main: Promise<unknown> = Promise.resolve();
   /** Runs `fn` when nothing else touches the main workspace. */
@@ -110,7 +113,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
     );
     void entry.settled.then(() => {
       entry.running = false;
-      fill(m); // the slot is free: the next candidate starts now, not when the slowest ends
+      if (driving > 0) fill(m); // the slot is free: the next candidate starts now, not when the slowest ends
     });
     return true;
   };
@@ -119,28 +122,38 @@ export function createAsyncPool(e: Engine): AsyncPool {
     while (!closing && running() < width && start(m, next)) next += 1;
   };
 
+  /** Records the next iteration in order (see `AsyncPool.step`). */
+  const stepOnce = async (m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd> => {
+    await e.checkFingerprint(fingerprint);
+    fill(m);
+    const iteration = m.history.length;
+    if (!entries.has(iteration)) {
+      start(m, iteration, true);
+      next = Math.max(next ?? 0, iteration + 1);
+    }
+    const entry = entries.get(iteration)!;
+    const settled = await entry.settled;
+    if (!settled.ok) throw settled.error;
+    const o = settled.o;
+    if (e.signal.aborted || o.aborted) return 'aborted';
+    return exclusive(async () => {
+      entries.delete(iteration);
+      try {
+        return await record(e, m, o);
+      } finally {
+        await entry.copy?.dispose?.();
+      }
+    });
+  };
+
   return {
     async step(_e, m, fingerprint) {
-      await e.checkFingerprint(fingerprint);
-      fill(m);
-      const iteration = m.history.length;
-      if (!entries.has(iteration)) {
-        start(m, iteration, true);
-        next = Math.max(next ?? 0, iteration + 1);
+      driving += 1;
+      try {
+        return await stepOnce(m, fingerprint);
+      } finally {
+        driving -= 1;
       }
-      const entry = entries.get(iteration)!;
-      const settled = await entry.settled;
-      if (!settled.ok) throw settled.error;
-      const o = settled.o;
-      if (e.signal.aborted || o.aborted) return 'aborted';
-      return exclusive(async () => {
-        entries.delete(iteration);
-        try {
-          return await record(e, m, o);
-        } finally {
-          await entry.copy?.dispose?.();
-        }
-      });
     },
     async close() {
       closing = true;
