@@ -9,6 +9,7 @@ import { createMemoryResultsLog } from '../contracts/results-log.js';
 import { createLoop } from './create-loop.js';
 import { maxIterations } from '../contracts/stop-policy.js';
 import type { RollbackStrategy } from '../contracts/rollback-strategy.js';
+import type { IterationRecord } from '../contracts/iteration-record.js';
 import { setup } from './test-fixtures/loop-setup.js';
 
 describe('createLoop: rows, state, resume and lock', () => {
@@ -58,6 +59,57 @@ describe('createLoop: rows, state, resume and lock', () => {
       expect(harness.runs).toEqual([3]); // no baseline run
       expect(first.results.rows.map((r) => r.status)).toEqual(['baseline', 'kept', 'reverted', 'kept']);
       expect(summary).toMatchObject({ baseline: 10, best: 8, iterations: 3, iterationsThisRun: 1 });
+    },
+  );
+
+  it(
+    "a resume keeps the state store's whole id of the incumbent where the log abbreviates it " +
+      '(results.tsv: 7 characters of the commit), and recovers to it',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'loop-resume-id-'));
+      try {
+        const statePath = join(dir, 'state.json');
+        const whole = (id: string) => `${id}-0123456789abcdef0123456789abcdef`;
+        const inner = (id: string) => id.split('-')[0]!;
+        const results = createMemoryResultsLog();
+        const abbreviating = {
+          ...results,
+          append: (r: IterationRecord) => results.append({ ...r, candidateId: r.candidateId.slice(0, 7) }),
+        };
+        const run = (scores: number[], stop: number, recovered?: string[]) => {
+          const artifact = createMemoryArtifact(0);
+          const memory = createMemoryRollback(artifact);
+          const rollback: RollbackStrategy = {
+            ...memory,
+            commit: async (...args) => whole(await memory.commit!(...args)),
+            keep: async (cp, candidateId) => whole(await memory.keep(cp, candidateId && inner(candidateId))),
+            restoreBest: (id) => memory.restoreBest!(inner(id)),
+            recover: (id) => void recovered?.push(id),
+          };
+          return createLoop({
+            artifact,
+            rollback,
+            results: abbreviating,
+            harness: createFakeHarness({ scores }),
+            proposer: createCounterProposer(artifact),
+            scorer: createValueScorer('minimize'),
+            files: { statePath },
+            stop: maxIterations(stop),
+          });
+        };
+        await run([10, 9, 11], 2).run();
+        expect(results.rows[1]?.candidateId).toBe('v1-0123');
+        const recovered: string[] = [];
+        const resumed = run([12], 3, recovered);
+        const bestIds: string[] = [];
+        resumed.on('resumed', (e) => bestIds.push(e.bestId));
+        await resumed.run();
+        expect(bestIds).toEqual([whole('v1')]);
+        expect(recovered).toEqual([whole('v1')]);
+        expect(JSON.parse(await readFile(statePath, 'utf8'))).toMatchObject({ bestId: whole('v1'), iteration: 3 });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   );
 

@@ -71,8 +71,9 @@ export async function resumeFrom(
   m.counters = countersOf(rows);
   const incumbent = m.counters.incumbent!;
   m.baseline = matches(saved?.baseline, first.score, e.results.decimals) ? saved!.baseline : first.score;
-  m.bestId = incumbent.candidateId;
-  const sameIncumbent = saved?.bestId === m.bestId;
+  const sameIncumbent = saved !== undefined && sameId(saved.bestId, incumbent.candidateId);
+  // A log may store ids abbreviated (results.tsv: 7 characters of the commit); the state store's is whole.
+  m.bestId = sameIncumbent ? saved.bestId : incumbent.candidateId;
   m.best =
     sameIncumbent && matches(saved?.best, incumbent.score, e.results.decimals)
       ? saved!.best
@@ -92,4 +93,12 @@ export async function resumeFrom(
   }
   await e.options.rollback.recover?.(m.bestId);
   e.hub.emit({ type: 'resumed', iteration: rows.length - 1, best: m.best, bestId: m.bestId });
+}
+
+/**
+ * Whether the state store's `saved` id and a row's `logged` id name one state: equal, or `logged` is
+ * an abbreviation of `saved` (at least 7 characters, as results.tsv stores a commit).
+ */
+function sameId(saved: unknown, logged: string): saved is string {
+  return typeof saved === 'string' && (saved === logged || (logged.length >= 7 && saved.startsWith(logged)));
 }
