@@ -109,6 +109,33 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     expect(results.rows.length).toBe(rows + 1);
   });
 
+  it(
+    "a host's ask() after a step records the candidates in flight first: every candidate gets its row " +
+      'and the trial the next iteration',
+    async () => {
+      const slow = createDeferred();
+      const { loop, artifact, results, started } = setup([5, 9, 8, 7, 6, 4], { gates: { 2: slow } });
+      await loop.step(); // row 1; iteration 2 still runs, and 3 started in the slot 1 freed
+      for (let i = 0; i < 20; i++) await tick();
+      const inFlight = started.filter((n) => n > 1).length;
+      expect(inFlight).toBeGreaterThan(0);
+      const asking = loop.ask();
+      for (let i = 0; i < 20; i++) await tick();
+      slow.resolve();
+      const trial = await asking;
+      expect(trial.iteration).toBe(2 + inFlight); // after the rows of the ones in flight
+      expect(started.length).toBe(1 + inFlight); // none started for the drain
+      artifact.set(1);
+      await loop.tell(trial, { description: 'host edit' });
+      await loop.step();
+      const rows = results.rows.map((r) => [r.iteration, r.description]);
+      expect(rows.map(([n]) => n)).toEqual([...Array(rows.length).keys()]); // row n is iteration n
+      expect(rows).toContainEqual([2, 'value 10 -> 9']); // proposed with 1, from the baseline
+      expect(rows).toContainEqual([trial.iteration, 'host edit']);
+      await loop.stop();
+    },
+  );
+
   it("a row's duration ends when its candidate was decided, not after the wait for the rows before it", async () => {
     const slow = createDeferred();
     let now = 0;

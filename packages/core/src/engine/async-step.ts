@@ -22,6 +22,13 @@ interface Entry {
 export interface AsyncPool {
   /** Records the next iteration in order (starting candidates to keep every slot busy first). */
   step(e: Engine, m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd>;
+  /** Whether a candidate is running or waiting for its row. */
+  inFlight(): boolean;
+  /**
+   * Records the next iteration of the candidates in flight and starts none: before a host's in-place
+   * trial (`ask()`), which then takes the iteration after them.
+   */
+  drain(m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd>;
   /** Abandons the candidates still in flight (their runs are killed, no row) and removes their copies. */
   close(): Promise<void>;
 }
@@ -118,14 +125,14 @@ export function createAsyncPool(e: Engine): AsyncPool {
     return true;
   };
   const fill = (m: SessionMemory) => {
-    next ??= m.history.length;
+    next = Math.max(next ?? 0, m.history.length); // a host's in-place trial may have taken iterations
     while (!closing && running() < width && start(m, next)) next += 1;
   };
 
   /** Records the next iteration in order (see `AsyncPool.step`). */
-  const stepOnce = async (m: SessionMemory, fingerprint: string | undefined): Promise<StepEnd> => {
+  const stepOnce = async (m: SessionMemory, fingerprint: string | undefined, startNew = true): Promise<StepEnd> => {
     await e.checkFingerprint(fingerprint);
-    fill(m);
+    if (startNew) fill(m);
     const iteration = m.history.length;
     if (!entries.has(iteration)) {
       start(m, iteration, true);
@@ -155,6 +162,8 @@ export function createAsyncPool(e: Engine): AsyncPool {
         driving -= 1;
       }
     },
+    inFlight: () => entries.size > 0,
+    drain: (m, fingerprint) => stepOnce(m, fingerprint, false),
     async close() {
       closing = true;
       abandon.abort(new Error('the loop stopped: candidates in flight are abandoned'));

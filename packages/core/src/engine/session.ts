@@ -181,6 +181,11 @@ export function createSession(e: Engine) {
     ask: (options: { plan?: EditPlan } = {}) =>
       guarded(async (): Promise<Trial> => {
         await ready();
+        // The async schedule's candidates in flight are recorded first, in order, and none is started:
+        // the host's edit is made in place after them and takes the next iteration (row n is iteration n).
+        while (pool?.inFlight()) {
+          if ((await outcome(m.history.length, await pool.drain(m, fingerprint))).stopped) throw stoppedError();
+        }
         for (;;) {
           const iteration = m.history.length;
           const slot = inPlace(e, iteration, fingerprint);
