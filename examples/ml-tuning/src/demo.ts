@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dateTag, formatIterationLine, formatSummary } from '@loop/auto-iterate';
-import { prepareRun } from '@loop/cli';
-import { systemClock, type LoopSummary } from '@loop/core';
-import { writeJsonAtomic } from '@loop/core/files';
+import { lockPath, prepareRun } from '@loop/cli';
+import { LoopError, systemClock, type LoopSummary } from '@loop/core';
+import { isLocked, writeJsonAtomic } from '@loop/core/files';
 import { createProgress } from './progress.js';
 import { demoLoopConfig, killTimeoutOf, PRUNE_MARGIN, PRUNE_WARMUP_SHARE } from './run-config.js';
 import { createWorkspace, EXAMPLE_DIR } from './workspace.js';
@@ -103,7 +103,8 @@ function runTag(now: number): string {
  * `@loop/cli`'s `prepareRun` from {@link demoLoopConfig}, the same path as `loop run`.
  *
  * @throws Error when `out` is not empty (new run) or holds no demo run (resume), or a resumed
- *   run's budget, seed or steps differ; `LoopError` codes of `createAutoIterate`'s `run()`.
+ *   run's budget, seed or steps differ; `LoopError` `LOCK_HELD` when a run is going on in `out` (a
+ *   resume: nothing written or printed), and the codes of `createAutoIterate`'s `run()`.
  */
 export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSummary; dir: string; branch: string }> {
   const print =
@@ -150,6 +151,16 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
             `with ${stored})`,
         );
     }
+    // A run going on in `dir` (another demo or `loop run`) refuses this one before anything is written
+    // or printed: its loop config in .loop/ stays the running one's.
+    const lock = lockPath(dir);
+    if (await isLocked(lock))
+      throw new LoopError(
+        'LOCK_HELD',
+        `[loop] [ml-tuning] a run is going on in ${dir} (lock ${lock}); wait for it to stop, ` +
+          `then resume: nothing was written`,
+        { details: { path: lock } },
+      );
     tag = state.tag;
     budgetS = state.budgetS;
     seed = state.seed;

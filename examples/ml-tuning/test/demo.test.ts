@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parseAutoIterateTsv } from '@loop/auto-iterate';
-import { runCli } from '@loop/cli';
+import { lockPath, runCli } from '@loop/cli';
+import { acquireLock } from '@loop/core/files';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runDemo } from '../src/demo.js';
 
@@ -88,6 +89,23 @@ describe('ml-tuning demo end to end (real training, real git)', () => {
       ).toMatch(/iteration 3 of 3 .* best val_bpc \d\.\d{6}$/);
     },
   );
+
+  it('a resume while a run holds the workspace lock is LOCK_HELD before it prints or writes anything', async () => {
+    const out = join(parent, 'run');
+    const configFile = join(out, '.loop', 'loop.config.json');
+    const before = readFileSync(configFile, 'utf8');
+    const lock = await acquireLock({ path: lockPath(out) });
+    try {
+      const lines: string[] = [];
+      await expect(runDemo({ out, resume: true, iterations: 5, print: (l) => lines.push(l) })).rejects.toMatchObject({
+        code: 'LOCK_HELD',
+      });
+      expect(lines).toEqual([]);
+      expect(readFileSync(configFile, 'utf8')).toBe(before);
+    } finally {
+      await lock.release();
+    }
+  });
 
   it('refuses to create a workspace in a non-empty directory', async () => {
     await expect(

@@ -43,7 +43,7 @@ export type { CollieConfig, CollieConfigInput } from './collie/config.js';
 // A run, where it stands, and its report.
 export { prepareRun } from './prepare-run.js';
 export type { ConfiguredRun, PrepareRunOptions } from './prepare-run.js';
-export { readStatus, formatStatus } from './workspace-status.js';
+export { readStatus, formatStatus, lockPath } from './workspace-status.js';
 export type { WorkspaceStatus, RunStateFile } from './workspace-status.js';
 export { parseResults } from './report/results.js';
 export type { ResultsData } from './report/results.js';

@@ -44,6 +44,7 @@ describe('the public entry of @loop/cli', () => {
       'formatStatus',
       'loadCollieConfig',
       'loadConfig',
+      'lockPath',
       'loopConfigJsonSchema',
       'loopConfigSchema',
       'loopMcpHost',

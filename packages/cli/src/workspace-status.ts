@@ -49,7 +49,11 @@ export interface WorkspaceStatus {
   readonly spent?: string;
 }
 
-/** The workspace lock's path (as `createAutoIterate` takes it). */
+/**
+ * The workspace lock's path for the workspace `dir`: `<git dir>/loop-workspace` (the lock is the
+ * directory `<path>.lock`), as `createAutoIterate` takes it; `isLocked` (`@loop/core/files`) says
+ * whether a live run holds it.
+ */
 export function lockPath(dir: string): string {
   return join(gitDirOf(dir), 'loop-workspace');
 }
