@@ -21,7 +21,7 @@ describe('deferStagingAt in a config file (issue 31)', () => {
 
   it('a fraction, a string or a negative number is CONFIG_INVALID at its file:line', () => {
     const cases: Array<[string, string]> = [
-      ['1.5', 'expected int, found 1.5'],
+      ['1.5', 'must be a whole number, found 1.5'],
       ['1MB', 'expected number, found "1MB"'],
       ['-1', 'must be a whole number of bytes (0 or more) or .inf'],
     ];

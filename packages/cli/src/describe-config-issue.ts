@@ -54,6 +54,9 @@ function messageOf(issue: z.core.$ZodIssue, data: unknown, jsonSchema: () => Rec
   );
   switch (issue.code) {
     case 'invalid_type':
+      // zod reports a fraction where an integer is asked as type "int": say it in words.
+      if (issue.expected === 'int' && typeof value === 'number' && Number.isFinite(value))
+        return `must be a whole number, found ${JSON.stringify(value)}`;
       return value === undefined
         ? `missing required field (expected ${issue.expected})`
         : `expected ${issue.expected}, found ${JSON.stringify(value)}`;

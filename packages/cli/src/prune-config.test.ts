@@ -44,7 +44,7 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
   });
 
   it(
-    'a pattern with one group, an unknown pruner type and prune without ' +
+    'a pattern with one group, an unknown pruner type, a pollMs of 0 or 1.5 and prune without ' +
       'intermediate are errors naming file:line and field',
     () => {
       const oneGroup = withPrune.replace("'^step (\\d+) .*val_bpc ([\\w.+-]+)'", "'^val_bpc ([\\d.]+)'");
@@ -56,6 +56,10 @@ describe('the intermediate and prune blocks of a config (issue 27)', () => {
       expect(errorOf(unknown).message).toMatch(/loop\.config\.yaml:\d+: prune\.pruners\.1\.type/);
       const zeroPoll = withPrune.replace('  pattern:', '  pollMs: 0\n  pattern:');
       expect(errorOf(zeroPoll).message).toContain('loop.config.yaml:9: intermediate.pollMs: must be at least 1 ms');
+      const fractionPoll = withPrune.replace('  pattern:', '  pollMs: 1.5\n  pattern:');
+      expect(errorOf(fractionPoll).message).toContain(
+        'loop.config.yaml:9: intermediate.pollMs: must be a whole number, found 1.5',
+      );
       const alone = `${minimal}prune:\n  steps: 10\n`;
       // At the line of `prune:` (8), not of its first field (9).
       expect(errorOf(alone).message).toContain('/w/loop.config.yaml:8: prune: prune needs intermediate');
