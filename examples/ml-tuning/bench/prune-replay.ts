@@ -23,6 +23,20 @@ export interface Replay {
   /** Training seconds of all candidates (the `training_seconds` metric), and the share a stop would have saved. */
   readonly trainingS: number;
   readonly savedS: number;
+  /**
+   * Up to the iteration of the run's best keep: training seconds on the batch schedule (each batch
+   * its slowest candidate: the run as it went), and the same candidates with the pruner's stops on
+   * K cores packed without a gap (their sum / K: what pruning and the async schedule could at best
+   * make of the run's own proposals). Start-up and evaluation outside training are not counted.
+   * `toBestPackedS` is `Infinity` when the pruner would stop a keep up to the best: its run would
+   * not have reached that best.
+   */
+  readonly toBestBatchS: number;
+  readonly toBestPackedS: number;
+  /** As `toBestPackedS` with a perfect pruner: every candidate not kept stopped at its first report. */
+  readonly toBestPerfectS: number;
+  /** The iteration of the run's best keep (0: no keep). */
+  readonly bestIteration: number;
 }
 
 /**
@@ -32,11 +46,16 @@ export interface Replay {
  */
 export async function replayPruner(dir: string, pruner: Pruner, steps: number, parallel: number): Promise<Replay> {
   const data = await readRecordData(join(dir, '.loop', 'records.jsonl'));
-  const statuses = readFileSync(join(dir, 'results.tsv'), 'utf8')
+  const cells = readFileSync(join(dir, 'results.tsv'), 'utf8')
     .trim()
     .split('\n')
     .slice(1)
-    .map((line) => line.split('\t')[2]);
+    .map((line) => line.split('\t'));
+  const statuses = cells.map((c) => c[2]);
+  const scores = cells.map((c) => Number(c[1]));
+  const seconds: number[] = [0];
+  const costs: number[] = [0];
+  const perfect: number[] = [0];
   let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
   let batchIncumbent = incumbent;
   const out = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
@@ -44,7 +63,7 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
     // A batch decides against the incumbent at its start.
     if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent;
     const curve = data.get(iteration)?.reports ?? [];
-    const seconds = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
+    const trained = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
     const stop = curve.find(
       (report, i) =>
         pruner.check({
@@ -58,16 +77,35 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
         }) !== undefined,
     );
     out.candidates += 1;
-    out.trainingS += seconds;
+    out.trainingS += trained;
+    const saved = stop === undefined ? 0 : trained * Math.max(0, 1 - stop.step / steps);
     if (stop !== undefined) {
       out.pruned += 1;
-      out.savedS += seconds * Math.max(0, 1 - stop.step / steps);
+      out.savedS += saved;
     }
+    seconds.push(trained);
+    // A keep the pruner stops ends the replay's path to the best: it is never reached.
+    costs.push(statuses[iteration] === 'keep' && stop !== undefined ? Infinity : trained - saved);
+    const first = curve[0]?.step ?? steps;
+    perfect.push(statuses[iteration] === 'keep' ? trained : (trained * Math.min(first, steps)) / steps);
     if (statuses[iteration] === 'keep') {
       out.kept += 1;
       if (stop !== undefined) out.wouldPrune += 1;
       incumbent = curve.length > 0 ? curve : incumbent;
     }
   }
-  return out;
+  // The iteration where the run reached its best (its last keep at the lowest score).
+  let best = 0;
+  for (let i = 1; i < statuses.length; i += 1) if (statuses[i] === 'keep' && scores[i]! <= scores[best]!) best = i;
+  let toBestBatchS = 0;
+  for (let first = 1; first <= best; first += parallel)
+    toBestBatchS += Math.max(...seconds.slice(first, first + parallel));
+  const packed = (c: number[]) => c.slice(1, best + 1).reduce((a, b) => a + b, 0) / parallel;
+  return {
+    ...out,
+    toBestBatchS,
+    toBestPackedS: packed(costs),
+    toBestPerfectS: packed(perfect),
+    bestIteration: best,
+  };
 }
