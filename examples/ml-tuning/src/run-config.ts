@@ -56,7 +56,7 @@ export function reportEveryOf(steps: number): number {
 
 /**
  * The demo's incumbent-curve pruner: a 3% margin (share of the incumbent's value at the step). 2%,
- * calibrated at 1,500 steps, stopped 2 of 20 keeps at the demo's 3,000 (docs/pruning.md).
+ * calibrated at 1,500 steps, stopped 2 of 29 keeps at the demo's 3,000 (seeds 1-8; docs/pruning.md).
  */
 export const PRUNE_MARGIN = 0.03;
 /** The demo's pruning warm-up: 10% of the steps. */
