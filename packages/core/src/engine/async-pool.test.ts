@@ -136,6 +136,37 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     },
   );
 
+  it("every candidate a step started has its copy made before the step returns: a host's edit afterwards is in none", async () => {
+    const artifact = createMemoryArtifact(10);
+    const seen: number[] = [];
+    const copies = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('value', () => copy.get()));
+    // A copy takes time to make, as a directory copy does.
+    const slowCopies = {
+      ...copies,
+      create: async (iteration: number, k: number) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return copies.create(iteration, k);
+      },
+    };
+    const loop = createLoop({
+      artifact,
+      rollback: createMemoryRollback(artifact),
+      results: createMemoryResultsLog(),
+      proposer: createContextProposer<number>((value, c) => (seen.push(value), 20 + c.iteration)),
+      harness: createFunctionHarness('value', () => artifact.get()),
+      scorer: createValueScorer('minimize'),
+      stop: maxIterations(6),
+      parallel: { candidates: 2, workingCopies: slowCopies, schedule: 'async' },
+    });
+    await loop.step();
+    artifact.set(999); // the host's edit of the main workspace (MCP: an agent's, or a held edit written back)
+    const trial = await loop.ask(); // records the candidates in flight
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen).not.toContain(999);
+    await loop.tell(trial, { description: 'host edit' });
+    await loop.stop();
+  });
+
   it("a row's duration ends when its candidate was decided, not after the wait for the rows before it", async () => {
     const slow = createDeferred();
     let now = 0;

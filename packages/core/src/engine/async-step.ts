@@ -16,6 +16,8 @@ interface Entry {
   copy?: WorkingCopy;
   /** Its outcome, once its run has ended (until its row is written). */
   outcome?: Outcome;
+  /** Settles once its working copy is made (or it ended without one). */
+  copied: Promise<void>;
 }
 
 /** An async pool of parallel candidates (`parallel.schedule: 'async'`); one per loop. */
@@ -96,10 +98,20 @@ export function createAsyncPool(e: Engine): AsyncPool {
     let k = 0;
     const used = usedSlots();
     while (used.has(k)) k += 1;
-    const entry: Entry = { running: true, settled: Promise.resolve({ ok: false, error: undefined }) };
+    let copied = () => {};
+    const entry: Entry = {
+      running: true,
+      settled: Promise.resolve({ ok: false, error: undefined }),
+      copied: new Promise<void>((resolve) => (copied = resolve)),
+    };
     const open = async (): Promise<Slot> =>
       exclusive(async () => {
-        const copy = await b.workingCopies.create(iteration, k);
+        let copy: WorkingCopy;
+        try {
+          copy = await b.workingCopies.create(iteration, k);
+        } finally {
+          copied();
+        }
         entry.copy = copy;
         return {
           artifact: copy.artifact,
@@ -119,6 +131,7 @@ export function createAsyncPool(e: Engine): AsyncPool {
       (error: unknown): Settled => ({ ok: false, error }),
     );
     void entry.settled.then(() => {
+      copied(); // it ended before its copy was made (a proposer failure, a guard)
       entry.running = false;
       if (driving > 0) fill(m); // the slot is free: the next candidate starts now, not when the slowest ends
     });
@@ -160,6 +173,9 @@ export function createAsyncPool(e: Engine): AsyncPool {
         return await stepOnce(m, fingerprint);
       } finally {
         driving -= 1;
+        // The main workspace is the host's once the step returns (an agent edits it, MCP writes a held
+        // edit back): every candidate started has its copy made from it before then, none after.
+        if (driving === 0) await Promise.all([...entries.values()].map((x) => x.copied));
       }
     },
     inFlight: () => entries.size > 0,
