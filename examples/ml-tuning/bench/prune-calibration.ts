@@ -73,6 +73,19 @@ function settingsOf(dir: string): { steps: number; parallel: number } {
     refuse(`${dir} is not a demo run (no results.tsv or ${file})`);
   const demo = JSON.parse(readFileSync(file, 'utf8')) as { steps?: number; parallel?: number };
   if (!demo.steps) refuse(`${dir} trained on a time budget, not a step budget: its curves cannot be replayed by step`);
+  // Only a run without pruning on the batch schedule (the bench's A) has whole curves and batches to replay.
+  const config = join(dir, '.loop', 'loop.config.json');
+  const ran = existsSync(config)
+    ? (JSON.parse(readFileSync(config, 'utf8')) as { prune?: { enabled?: boolean }; parallel?: { schedule?: string } })
+    : {};
+  const records = join(dir, '.loop', 'records.jsonl');
+  const pruned = existsSync(records) && readFileSync(records, 'utf8').includes('"pruned":');
+  if ((ran.prune && ran.prune.enabled !== false) || pruned)
+    refuse(
+      `${dir} ran with pruning on: its curves were cut short (replay a run made with --no-prune --schedule batch)`,
+    );
+  if (ran.parallel?.schedule === 'async')
+    refuse(`${dir} ran on the async schedule: it has no batches to replay (replay a run made with --schedule batch)`);
   return { steps: demo.steps, parallel: demo.parallel ?? 2 };
 }
 

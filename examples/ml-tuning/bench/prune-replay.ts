@@ -26,8 +26,8 @@ export interface Replay {
   /**
    * Up to the iteration of the run's best keep: training seconds on the batch schedule (each batch
    * its slowest candidate: the run as it went), and the same candidates with the pruner's stops on
-   * K cores packed without a gap (their sum / K: what pruning and the async schedule could at best
-   * make of the run's own proposals). Start-up and evaluation outside training are not counted.
+   * K cores packed without a gap (their sum / K, at least the longest one: what pruning and the
+   * async schedule could at best make of the run's own proposals). Start-up and evaluation outside training are not counted.
    * `toBestPackedS` is `Infinity` when the pruner would stop a keep up to the best: its run would
    * not have reached that best.
    */
@@ -100,7 +100,11 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
   let toBestBatchS = 0;
   for (let first = 1; first <= best; first += parallel)
     toBestBatchS += Math.max(...seconds.slice(first, first + parallel));
-  const packed = (c: number[]) => c.slice(1, best + 1).reduce((a, b) => a + b, 0) / parallel;
+  // Packed on K cores: no less than the sum / K, nor than the longest single training.
+  const packed = (c: number[]) => {
+    const upToBest = c.slice(1, best + 1);
+    return Math.max(upToBest.reduce((a, b) => a + b, 0) / parallel, ...upToBest);
+  };
   return {
     ...out,
     toBestBatchS,

@@ -1,7 +1,10 @@
 // The calibration script's command line (issue 27): help on request, and bad input refused with the
 // usage before anything trains (exit 2), as its header promises.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -32,5 +35,27 @@ describe('prune-calibration.ts flags', () => {
     const range = run('--seeds', '9-6');
     expect(range.status).toBe(2);
     expect(range.stderr).toContain('--seeds must be a seed or a range like 6-10');
+  });
+
+  it('--from refuses a run made with pruning or on the async schedule: its curves or batches cannot be replayed', () => {
+    const from = mkdtempSync(join(tmpdir(), 'loop-prune-cal-from-'));
+    try {
+      const make = (config: object) => {
+        mkdirSync(join(from, 'A-1', '.loop'), { recursive: true });
+        writeFileSync(join(from, 'A-1', 'results.tsv'), 'commit\tscore\tstatus\tdescription\n');
+        writeFileSync(join(from, 'A-1', '.loop', 'demo.json'), JSON.stringify({ steps: 600, parallel: 2 }));
+        writeFileSync(join(from, 'A-1', '.loop', 'loop.config.json'), JSON.stringify(config));
+      };
+      make({ prune: { enabled: true }, parallel: { schedule: 'batch' } });
+      const pruned = run('--from', from, '--seeds', '1-1');
+      expect(pruned.status).toBe(2);
+      expect(pruned.stderr).toContain('A-1 ran with pruning on');
+      make({ prune: { enabled: false }, parallel: { schedule: 'async' } });
+      const async = run('--from', from, '--seeds', '1-1');
+      expect(async.status).toBe(2);
+      expect(async.stderr).toContain('A-1 ran on the async schedule');
+    } finally {
+      rmSync(from, { recursive: true, force: true });
+    }
   });
 });
