@@ -27,7 +27,8 @@ export interface Replay {
    * Up to the iteration of the run's best keep: training seconds on the batch schedule (each batch
    * its slowest candidate: the run as it went), and the same candidates with the pruner's stops on
    * K cores packed without a gap (their sum / K, at least the longest one: what pruning and the
-   * async schedule could at best make of the run's own proposals). Start-up and evaluation outside training are not counted.
+   * async schedule could at best make of the run's own proposals). Start-up and evaluation outside
+   * training are not counted.
    * `toBestPackedS` is `Infinity` when the pruner would stop a keep up to the best: its run would
    * not have reached that best.
    */

@@ -37,7 +37,7 @@ describe('prune-calibration.ts flags', () => {
     expect(range.stderr).toContain('--seeds must be a seed or a range like 6-10');
   });
 
-  it('--from refuses a run made with pruning or on the async schedule: its curves or batches cannot be replayed', () => {
+  it('--from refuses a run made with pruning or on the async schedule: no whole curves or batches to replay', () => {
     const from = mkdtempSync(join(tmpdir(), 'loop-prune-cal-from-'));
     try {
       const make = (config: object) => {

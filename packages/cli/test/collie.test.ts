@@ -11,7 +11,7 @@ import { GREEN, git, loop, loopIn, project, useCollieRepo, writeConfig } from '.
 useCollieRepo();
 
 const count = (text: string, what: string) => text.split(what).length - 1;
-/** stderr without the one-line notice a machine without bubblewrap adds (CI installs it; the notice is not collie's). */
+/** stderr without the notice a machine without bubblewrap adds (CI installs it; the notice is not collie's). */
 const withoutSandboxNotice = (text: string) => text.replace(/^\[loop\] no sandbox: .*\n/m, '');
 const ticks = (text: string) =>
   text

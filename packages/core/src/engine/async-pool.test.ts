@@ -136,7 +136,7 @@ describe('the async schedule of parallel candidates (issue 27: no idle core)', (
     },
   );
 
-  it("every candidate a step started has its copy made before the step returns: a host's edit afterwards is in none", async () => {
+  it("each candidate a step started has its copy before the step returns: a host's later edit is in none", async () => {
     const artifact = createMemoryArtifact(10);
     const seen: number[] = [];
     const copies = createMemoryWorkingCopies(artifact, (copy) => createFunctionHarness('value', () => copy.get()));
