@@ -37,6 +37,35 @@ describe("the model-based proposer's observations of pruned runs (issue 27)", ()
   );
 });
 
+describe("the model-based proposer's estimate of a pruned run's final score (issue 27)", () => {
+  const curve = (r: IterationRecord, reports: [number, number][]): IterationRecord => ({
+    ...r,
+    data: { ...r.data, reports: reports.map(([step, value]) => ({ step, value })) },
+  });
+
+  it("a pruned run's loss is its final score extrapolated from the curve of the incumbent before it", () => {
+    const history = [
+      curve(row(0, 'baseline', 3.4, 'baseline'), [[200, 4.0]]),
+      row(1, 'reverted', 4.8, 'lr 0.1 -> 0.5 (pruned at step 200 of 3000: 4.8 vs incumbent 4.0)', true),
+      curve(row(2, 'kept', 3.0, 'lr 0.1 -> 0.2'), [[200, 3.6]]),
+      row(3, 'reverted', 3.96, 'lr 0.2 -> 0.9 (pruned at step 200 of 3000: 3.96 vs incumbent 3.6)', true),
+    ];
+    const finished = [
+      { ...row(4, 'reverted', 4.32, 'lr 0.2 -> 0.7 (pruned at step 200 of 3000: 4.32 vs incumbent 3.6)', true) },
+    ].map((r) => ({ ...r, data: { ...r.data, params: { lr: 0.7 } } }));
+    const obs = rebuildObservations(history, { lr: 0.2 }, new Set(['lr']), 'minimize', {}, finished);
+    // Row 1 against the baseline's curve (4.8 / 4.0 x 3.4), rows 3 and 4 against row 2's (x 3.0).
+    expect(obs.map((o) => [o.iteration, o.estimatedFrom, o.prunedAt])).toEqual([
+      [0, undefined, undefined],
+      [1, 200, undefined],
+      [2, undefined, undefined],
+      [3, 200, undefined],
+      [4, 200, undefined],
+    ]);
+    expect(obs.map((o) => o.loss)).toEqual([3.4, expect.closeTo(4.08, 10), 3.0, expect.closeTo(3.3, 10), 3.6]);
+  });
+});
+
 describe("the model-based proposer's observations on the async schedule (issue 27)", () => {
   const withParams = (r: IterationRecord, params: Record<string, unknown>): IterationRecord => ({
     ...r,

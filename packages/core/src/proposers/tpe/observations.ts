@@ -7,6 +7,7 @@ import {
 } from '../../policies/pareto-math.js';
 import type { Direction } from '../../contracts/types.js';
 import { applyChanges, parseChanges, type ParameterChange } from './description.js';
+import { prunedEstimate } from './pruned-estimate.js';
 import type { ParameterConfig } from './space.js';
 
 /** One evaluated (or crashed) config, rebuilt from a results row. */
@@ -23,8 +24,13 @@ export interface Observation {
   readonly constraint?: number;
   /** The loss vector of a multi-objective proposer's `objectives` (lower is better), when every metric is there. */
   readonly objectives?: readonly number[];
-  /** The step a pruned run was stopped at (its `loss` is that step's report); absent for a run that finished. */
+  /**
+   * The step a pruned run was stopped at, when its final score could not be estimated (its `loss`
+   * is then that step's report); absent for a run that finished or whose final score was estimated.
+   */
   readonly prunedAt?: number;
+  /** The step a pruned run was stopped at, when its `loss` is the estimated final score (`prunedEstimate`). */
+  readonly estimatedFrom?: number;
 }
 
 /** What the proposer reads from a row besides its score: constraint values and several objectives. */
@@ -66,8 +72,10 @@ function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
  * proposer's, a proposer failure) are skipped; a kept row that is not ours ends the walk back (older
  * rows are not used). Rows without a score (rejected, not evaluated, halted) are skipped except
  * crashes and runs pruned on a non-finite report, which are returned without a loss (the model
- * avoids their region). A pruned run's score is its last intermediate report (issue 27); it carries
- * `prunedAt` so the ranking puts it after every run that finished (see `rankObservations`).
+ * avoids their region). A pruned run's loss is the final score extrapolated from the incumbent's
+ * curve (`prunedEstimate`, issue 27; `estimatedFrom` names the step); without the incumbent's curve
+ * it is the run's last report and `prunedAt` makes the ranking put it after every run that finished
+ * (see `rankObservations`).
  * `finished` runs (ended, row not written yet: `ProposalContext.finished`) follow the rows, placed
  * by their `params` only.
  *
@@ -103,10 +111,13 @@ export function rebuildObservations(
   }
   const out: Observation[] = [];
   let incumbent: Record<string, unknown> = config;
+  // The incumbent's row, whose curve a pruned run's final score is extrapolated from.
+  let incumbentRow: IterationRecord | undefined = start > 0 ? history[start - 1] : undefined;
   for (let i = start; i < history.length; i++) {
     const row = history[i]!;
     const changes: ParameterChange[] | undefined = parsed[i];
     if (row.status === 'baseline') {
+      incumbentRow = row;
       if (row.score !== null && Number.isFinite(row.score) && start === 0)
         out.push({
           iteration: row.iteration,
@@ -119,13 +130,17 @@ export function rebuildObservations(
     if (!changes) continue;
     const params = row.data?.params;
     const evaluated = params ? withParams(incumbent, params, keys) : applyChanges(incumbent, changes);
-    const o = observationOf(row, evaluated, direction, facts);
+    const o = observationOf(row, evaluated, direction, facts, incumbentRow);
     if (o) out.push(o);
-    if (row.status === 'kept') incumbent = evaluated;
+    if (row.status === 'kept') {
+      incumbent = evaluated;
+      incumbentRow = row;
+    }
   }
   for (const row of finished) {
     const params = row.data?.params;
-    const o = params ? observationOf(row, withParams(incumbent, params, keys), direction, facts) : undefined;
+    const config = params ? withParams(incumbent, params, keys) : undefined;
+    const o = config ? observationOf(row, config, direction, facts, incumbentRow) : undefined;
     if (o) out.push(o);
   }
   return out;
@@ -147,19 +162,30 @@ function observationOf(
   config: ParameterConfig,
   direction: Direction,
   facts: ObservationFacts,
+  incumbent: IterationRecord | undefined,
 ): Observation | undefined {
-  // A pruned run ranks by its last report (issue 27, as Optuna's TPE does); one pruned on a
-  // non-finite report has no score and counts as a crash would: the model avoids its region.
+  // A pruned run's loss is its final score extrapolated from the incumbent's curve, else it ranks by
+  // its last report (issue 27, as Optuna's TPE does); one pruned on a non-finite report has no score
+  // and counts as a crash would: the model avoids its region.
   const prunedNonFinite = row.data?.pruned !== undefined && (row.score === null || !Number.isFinite(row.score));
   if (row.status === 'crash' || prunedNonFinite) return { iteration: row.iteration, config };
   if (row.score === null || !Number.isFinite(row.score) || (row.status !== 'kept' && row.status !== 'reverted'))
     return undefined;
-  const prunedAt = row.data?.pruned?.step;
+  const pruned = row.data?.pruned;
+  const estimate = pruned ? prunedEstimate(pruned, incumbent, direction) : undefined;
+  if (pruned && estimate !== undefined)
+    return {
+      iteration: row.iteration,
+      config,
+      loss: lossOf(estimate, direction),
+      ...factsOf(row, facts),
+      estimatedFrom: pruned.step,
+    };
   return {
     iteration: row.iteration,
     config,
     loss: lossOf(row.score, direction),
     ...factsOf(row, facts),
-    ...(prunedAt !== undefined ? { prunedAt } : {}),
+    ...(pruned ? { prunedAt: pruned.step } : {}),
   };
 }

@@ -18,7 +18,8 @@ const AUGMENT = 0.05;
  *   the rows (ParEGO, Knowles 2006). That scalarisation also becomes each row's `loss`, so the GP
  *   surrogate maximises expected improvement of one random scalarisation per proposal (ParEGO);
  *   over proposals the weights sweep the front. Rows without every objective are left out.
- * - Pruned runs (issue 27, as Optuna's TPE orders `TrialState.PRUNED`): after every run that
+ * - Pruned runs whose final score could not be estimated (`prunedAt`; issue 27, as Optuna's TPE
+ *   orders `TrialState.PRUNED`; an estimated one ranks by its estimate): after every run that
  *   finished at full budget, later-pruned before earlier-pruned, then by their last report. A report
  *   at an early step is not comparable with a final score (a model still learning scores worse), so a
  *   pruned run is never "good" next to a finished one, yet one pruned late ranks above one pruned early.
@@ -61,8 +62,9 @@ export function rankObservations(rows: readonly Observation[], random: RandomSou
 }
 
 /**
- * The losses the Gaussian process fits, parallel to `ranked` (issue 27): a finished row's own loss;
- * a pruned row's the worst loss of the finished rows (its own report when none finished). A report
+ * The losses the Gaussian process fits, parallel to `ranked` (issue 27): a finished row's own loss
+ * (a pruned row's estimated final score is one, see `prunedEstimate`); a pruned row without an
+ * estimate (`prunedAt`) the worst loss of the finished rows (its own report when none finished). A report
  * from an early step is not a final score (a model still learning scores worse), so taking it as one
  * widens the model's range with values no finished run has, its variance grows everywhere, and
  * expected improvement drifts to far, untried regions. The pruned run is known to be no better than

@@ -1,0 +1,51 @@
+import type { IntermediateReport, IterationRecord } from '../../contracts/iteration-record.js';
+import type { Direction } from '../../contracts/types.js';
+
+/**
+ * The final score a pruned run would have reached, extrapolated from the incumbent's curve (issue
+ * 27): the incumbent's final score scaled by how far the run was from the incumbent's curve at the
+ * step it was stopped, `incumbentScore × value / incumbentAt(step)` (the difference
+ * `incumbentScore + value − incumbentAt(step)` when a value is not positive, where a ratio means
+ * nothing), and never better than the incumbent's score: the pruner judged the run no better, and
+ * an unproven point must not become the model's best.
+ *
+ * Why: a report at an early step is not a final score (a model still learning scores worse), and
+ * ranking a pruned run below every finished one ("worse than anything", Optuna's TPE order) tells
+ * the model nothing of how far off it was. With half the candidates pruned, the model then differs
+ * from the one the same runs would have given at full budget and proposes elsewhere. Measured on the
+ * demo's 54 candidates the 3% pruner stops (eight 12-iteration runs at 3,000 steps, every candidate
+ * trained to the end): the estimate's median error is −0.007 val_bpc (absolute 0.088), Spearman's
+ * rank correlation with the final score 0.87 (docs/pruning.md).
+ *
+ * `incumbentAt(step)` is the incumbent's report at that step, linearly interpolated between its two
+ * neighbouring reports. `undefined` when there is nothing to extrapolate from: the run has no
+ * finite value, the incumbent has no score or no reports around the step.
+ *
+ * @param pruned - the pruned run's step and last value (`CandidateData.pruned`)
+ * @param incumbent - the incumbent's row when the run was proposed (the last kept row before it, or the baseline)
+ */
+export function prunedEstimate(
+  pruned: { readonly step: number; readonly value: number | null },
+  incumbent: IterationRecord | undefined,
+  direction: Direction,
+): number | undefined {
+  const { step, value } = pruned;
+  const score = incumbent?.score;
+  if (value === null || !Number.isFinite(value) || score === null || score === undefined || !Number.isFinite(score))
+    return undefined;
+  const at = valueAt(incumbent?.data?.reports ?? [], step);
+  if (at === undefined) return undefined;
+  const estimate = value > 0 && at > 0 && score > 0 ? (score * value) / at : score + value - at;
+  return direction === 'minimize' ? Math.max(estimate, score) : Math.min(estimate, score);
+}
+
+/** The curve's value at `step`: a report there, else linear between the reports either side; undefined outside. */
+function valueAt(reports: readonly IntermediateReport[], step: number): number | undefined {
+  const finite = reports.filter((r) => Number.isFinite(r.value));
+  const exact = finite.find((r) => r.step === step);
+  if (exact) return exact.value;
+  const before = finite.filter((r) => r.step < step).at(-1);
+  const after = finite.find((r) => r.step > step);
+  if (!before || !after) return undefined;
+  return before.value + ((after.value - before.value) * (step - before.step)) / (after.step - before.step);
+}
