@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IntermediateReport } from '@loop/core/contracts';
 import type { Pruner } from '@loop/core';
+import { prunedEstimate } from '@loop/core/proposers';
 import { readRecordData } from '@loop/core/files';
 
 /** What {@link replayPruner} found on one run. */
@@ -38,6 +39,11 @@ export interface Replay {
   readonly toBestPerfectS: number;
   /** The iteration of the run's best keep (0: no keep). */
   readonly bestIteration: number;
+  /**
+   * Each candidate the pruner would stop: the final score the model-based proposer would estimate
+   * for it (`prunedEstimate`, from the incumbent's curve at the stop) and the score it reached.
+   */
+  readonly estimates: readonly { readonly estimate: number; readonly final: number }[];
 }
 
 /**
@@ -58,11 +64,17 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
   const costs: number[] = [0];
   const perfect: number[] = [0];
   let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
+  let incumbentScore = scores[0]!;
   let batchIncumbent = incumbent;
+  let batchScore = incumbentScore;
+  const estimates: { estimate: number; final: number }[] = [];
   const out = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
   for (let iteration = 1; iteration < statuses.length; iteration += 1) {
     // A batch decides against the incumbent at its start.
-    if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent;
+    if ((iteration - 1) % parallel === 0) {
+      batchIncumbent = incumbent;
+      batchScore = incumbentScore;
+    }
     const curve = data.get(iteration)?.reports ?? [];
     const trained = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
     const stop = curve.find(
@@ -83,6 +95,9 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
     if (stop !== undefined) {
       out.pruned += 1;
       out.savedS += saved;
+      const row = { iteration: 0, candidateId: '', score: batchScore, status: 'kept' as const, description: '' };
+      const estimate = prunedEstimate(stop, { ...row, data: { reports: batchIncumbent ?? [] } }, 'minimize');
+      if (estimate !== undefined) estimates.push({ estimate, final: scores[iteration]! });
     }
     seconds.push(trained);
     // A keep the pruner stops ends the replay's path to the best: it is never reached.
@@ -93,6 +108,7 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
       out.kept += 1;
       if (stop !== undefined) out.wouldPrune += 1;
       incumbent = curve.length > 0 ? curve : incumbent;
+      incumbentScore = scores[iteration]!;
     }
   }
   // The iteration where the run reached its best (its last keep at the lowest score).
@@ -112,5 +128,6 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
     toBestPackedS: packed(costs),
     toBestPerfectS: packed(perfect),
     bestIteration: best,
+    estimates,
   };
 }

@@ -30,4 +30,5 @@ export type { ConfigAdapter, ConfigCodec, ConfigFileAdapterOptions } from './pro
 export { describeChanges, parseChanges, formatValue } from './proposers/tpe/description.js';
 export type { ParameterChange } from './proposers/tpe/description.js';
 export { rebuildObservations } from './proposers/tpe/observations.js';
+export { prunedEstimate } from './proposers/tpe/pruned-estimate.js';
 export type { Observation } from './proposers/tpe/observations.js';

@@ -151,6 +151,7 @@ describe("core's policy and proposer entries", () => {
       'parseAgentUsage',
       'parseChanges',
       'parseUsageFile',
+      'prunedEstimate',
       'readNotes',
       'rebuildObservations',
       'tpeParameterSchema',
