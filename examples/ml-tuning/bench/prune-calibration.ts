@@ -61,6 +61,9 @@ const count = (name: string, fallback: number): number => {
 const range = /^(\d+)(?:-(\d+))?$/.exec(text('seeds') ?? '6-10');
 if (!range || Number(range[2] ?? range[1]) < Number(range[1]))
   refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(text('seeds'))}`);
+// Each seed is a run of minutes: a range of thousands is a typo, refused before it fills memory.
+if (Number(range[2] ?? range[1]) - Number(range[1]) >= 1000)
+  refuse(`--seeds ${text('seeds')} is more than 1000 seeds: give a smaller range`);
 const first = Number(range[1]);
 const seeds = Array.from({ length: Number(range[2] ?? range[1]) - first + 1 }, (_, i) => first + i);
 const from = text('from');
@@ -94,6 +97,9 @@ function settingsOf(dir: string): { steps: number; parallel: number } {
 const runs: string[] = [];
 if (from !== undefined) {
   if (!existsSync(from)) refuse(`--from ${from}: no such folder (it holds the runs A-<seed>)`);
+  const ignored = ['steps', 'parallel', 'iterations', 'out'].filter((name) => text(name) !== undefined);
+  if (ignored.length > 0)
+    console.log(`(--from: ${ignored.map((n) => `--${n}`).join(', ')} ignored; each run's own settings are used)`);
   // The runs say how they were made: the steps and candidates are theirs, not this call's flags.
   for (const seed of seeds) {
     const out = join(from, `A-${seed}`);
@@ -195,7 +201,12 @@ process.exit(0);
  * matches the score the run reached: median error, median absolute error, Spearman's rank correlation.
  */
 function printEstimates(pairs: readonly { readonly estimate: number; readonly final: number }[]): void {
-  if (pairs.length < 2) return;
+  if (pairs.length < 2) {
+    console.log(
+      `\nThe proposer's estimate of a stopped run's final score: ${pairs.length} stopped, too few to compare`,
+    );
+    return;
+  }
   const mid = (xs: number[]) => {
     const s = [...xs].sort((a, b) => a - b);
     const m = Math.floor(s.length / 2);
@@ -209,11 +220,13 @@ function printEstimates(pairs: readonly { readonly estimate: number; readonly fi
   const b = ranks(pairs.map((p) => p.final));
   const meanRank = (pairs.length - 1) / 2;
   const dot = (u: number[], v: number[]) => u.reduce((sum, x, i) => sum + (x - meanRank) * (v[i]! - meanRank), 0);
-  const spearman = dot(a, b) / Math.sqrt(dot(a, a) * dot(b, b));
+  // Undefined when either side has a single value (all tied).
+  const spread = Math.sqrt(dot(a, a) * dot(b, b));
+  const spearman = spread > 0 ? (dot(a, b) / spread).toFixed(2) : 'undefined (all tied)';
   console.log(
     `\nThe proposer's estimate of a stopped run's final score (prunedEstimate) on the ${pairs.length} runs the ` +
       `demo's pruner stops: error median ${mid(errors).toFixed(3)}, absolute error median ` +
       `${mid(errors.map(Math.abs)).toFixed(3)}, Spearman's rank correlation with the final score ` +
-      spearman.toFixed(2),
+      spearman,
   );
 }

@@ -41,7 +41,8 @@ export interface Replay {
   readonly bestIteration: number;
   /**
    * Each candidate the pruner would stop: the final score the model-based proposer would estimate
-   * for it (`prunedEstimate`, from the incumbent's curve at the stop) and the score it reached.
+   * for it (`prunedEstimate`, from the curve of the last keep before its row, as the proposer does)
+   * and the score it reached.
    */
   readonly estimates: readonly { readonly estimate: number; readonly final: number }[];
 }
@@ -66,15 +67,11 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
   let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
   let incumbentScore = scores[0]!;
   let batchIncumbent = incumbent;
-  let batchScore = incumbentScore;
   const estimates: { estimate: number; final: number }[] = [];
   const out = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
   for (let iteration = 1; iteration < statuses.length; iteration += 1) {
     // A batch decides against the incumbent at its start.
-    if ((iteration - 1) % parallel === 0) {
-      batchIncumbent = incumbent;
-      batchScore = incumbentScore;
-    }
+    if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent;
     const curve = data.get(iteration)?.reports ?? [];
     const trained = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
     const stop = curve.find(
@@ -95,8 +92,9 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
     if (stop !== undefined) {
       out.pruned += 1;
       out.savedS += saved;
-      const row = { iteration: 0, candidateId: '', score: batchScore, status: 'kept' as const, description: '' };
-      const estimate = prunedEstimate(stop, { ...row, data: { reports: batchIncumbent ?? [] } }, 'minimize');
+      // The proposer's reference: the last keep before this row (not the batch's start, as the pruner's).
+      const row = { iteration: 0, candidateId: '', score: incumbentScore, status: 'kept' as const, description: '' };
+      const estimate = prunedEstimate(stop, { ...row, data: { reports: incumbent ?? [] } }, 'minimize');
       if (estimate !== undefined) estimates.push({ estimate, final: scores[iteration]! });
     }
     seconds.push(trained);

@@ -4,7 +4,8 @@ import { runDemo } from './demo.js';
 
 const HELP =
   `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] ` +
-  `[--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N]
+  `[--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N] ` +
+  `[--parallel K] [--schedule async|batch] [--no-prune] [--workers URL [--queue NAME]]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline, rounded up to whole

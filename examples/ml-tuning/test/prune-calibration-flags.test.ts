@@ -25,7 +25,7 @@ describe('prune-calibration.ts flags', () => {
     expect(r.stdout).toContain('default 6-10');
   });
 
-  it('an unknown flag, a bad count or a backwards seed range exits 2 with a message', () => {
+  it('an unknown flag, a bad count, a backwards or a huge seed range exits 2 with a message', () => {
     const unknown = run('--warmup', '3');
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/Unknown option '--warmup'[\s\S]*usage:/);
@@ -35,6 +35,9 @@ describe('prune-calibration.ts flags', () => {
     const range = run('--seeds', '9-6');
     expect(range.status).toBe(2);
     expect(range.stderr).toContain('--seeds must be a seed or a range like 6-10');
+    const huge = run('--seeds', '1-2000000000', '--from', tmpdir());
+    expect(huge.status).toBe(2);
+    expect(huge.stderr).toContain('--seeds 1-2000000000 is more than 1000 seeds');
   });
 
   it('--from refuses a run made with pruning or on the async schedule: no whole curves or batches to replay', () => {

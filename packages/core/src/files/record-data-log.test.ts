@@ -73,4 +73,17 @@ describe('withRecordData: rows keep their candidate record across a resume', () 
       expect(errors).toHaveLength(1);
     },
   );
+
+  it('a line whose curve is not a list of { step, value } keeps its other data and has no curve', async () => {
+    const path = join(tmp(), 'records.jsonl');
+    appendFileSync(
+      path,
+      [
+        '{"iteration":0,"data":{"reports":{"step":100,"value":3.4},"params":{"a":1}}}',
+        '{"iteration":1,"data":{"reports":[{"step":100,"value":3.6},{"step":"x","value":1},null,{"step":200}]}}',
+      ].join('\n') + '\n',
+    );
+    const rows = await withRecordData(createMemoryResultsLog([row(0), row(1)]), { path }).read();
+    expect(rows.map((r) => r.data)).toEqual([{ params: { a: 1 } }, { reports: [{ step: 100, value: 3.6 }] }]);
+  });
 });

@@ -79,7 +79,17 @@ export function withRecordData(log: ResultsLog, options: RecordDataOptions): Res
   };
 }
 
-/** The sidecar's data by iteration (see {@link withRecordData}); a missing file gives an empty map. */
+const isReport = (r: unknown): r is IntermediateReport =>
+  typeof r === 'object' &&
+  r !== null &&
+  Number.isFinite((r as IntermediateReport).step) &&
+  (typeof (r as IntermediateReport).value === 'number' || (r as { value: unknown }).value === null);
+
+/**
+ * The sidecar's data by iteration (see {@link withRecordData}); a missing file gives an empty map.
+ * A torn line is skipped; a line's `reports` that is not a list of `{ step, value }` is left out
+ * (its other data is kept).
+ */
 export async function readRecordData(path: string): Promise<Map<number, CandidateData>> {
   const text = await readFile(path, 'utf8').catch(() => '');
   const out = new Map<number, CandidateData>();
@@ -88,11 +98,13 @@ export async function readRecordData(path: string): Promise<Map<number, Candidat
     try {
       const parsed = JSON.parse(line) as { iteration?: unknown; data?: unknown };
       if (!Number.isInteger(parsed.iteration) || typeof parsed.data !== 'object' || parsed.data === null) continue;
-      const data = parsed.data as CandidateData;
-      const reports = Array.isArray(data.reports)
-        ? data.reports.map((r: IntermediateReport) => ({ step: r.step, value: r.value ?? Number.NaN }))
+      // A curve that is not a list of { step, value } (a hand-edited line) is dropped, not passed on to
+      // pruners and proposers; NaN was written as null.
+      const { reports: raw, ...rest } = parsed.data as CandidateData;
+      const reports = Array.isArray(raw)
+        ? raw.filter(isReport).map((r) => ({ step: r.step, value: r.value ?? Number.NaN }))
         : undefined;
-      out.set(parsed.iteration as number, reports ? { ...data, reports } : data);
+      out.set(parsed.iteration as number, reports ? { ...rest, reports } : rest);
     } catch {
       // a torn line (killed mid-write): that row has no data
     }

@@ -48,4 +48,18 @@ describe("a pruned run's final score, extrapolated from the incumbent's curve (i
     expect(prunedEstimate({ step: 200, value: 4 }, curve, 'minimize')).toBeUndefined();
     expect(prunedEstimate({ step: 300, value: 4 }, undefined, 'minimize')).toBeUndefined();
   });
+
+  it('tolerates a hand-edited curve: out of step order, not a list, non-finite steps; never a non-finite estimate', () => {
+    const unsorted = incumbent(3.0, [
+      [300, 3.6],
+      [100, 4.0],
+      [200, 3.8],
+    ]);
+    // Between 100 (4.0) and 200 (3.8), not between 100 and 300.
+    expect(prunedEstimate({ step: 150, value: 4.29 }, unsorted, 'minimize')).toBeCloseTo(3.3, 10);
+    const notAList = { ...curve, data: { reports: { step: 300, value: 3.6 } as never } };
+    expect(prunedEstimate({ step: 300, value: 4 }, notAList, 'minimize')).toBeUndefined();
+    expect(prunedEstimate({ step: Number.NaN, value: 4 }, curve, 'minimize')).toBeUndefined();
+    expect(prunedEstimate({ step: 300, value: 1e308 }, curve, 'minimize')).toBeUndefined();
+  });
 });

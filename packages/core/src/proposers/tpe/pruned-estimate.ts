@@ -15,16 +15,20 @@ import type { Direction } from '../../contracts/types.js';
  * from the one the same runs would have given at full budget and proposes elsewhere. Measured with
  * `examples/ml-tuning/bench/prune-calibration.ts --from` on the demo's runs without pruning at
  * 3,000 steps (every candidate trained to the end, so the truth is known): on the 37 candidates the
- * demo's pruner stops in seeds 1-5 a median error of -0.042 val_bpc (absolute 0.088) and a rank
- * correlation of 0.83 with the final score; on the 14 of seeds 6-8, +0.014 (0.042) and 0.98
+ * demo's pruner stops in seeds 1-5 a median error of -0.073 val_bpc (absolute 0.108) and a rank
+ * correlation of 0.83 with the final score; on the 14 of seeds 6-8, +0.031 (0.041) and 0.99
  * (docs/pruning.md).
  *
  * `incumbentAt(step)` is the incumbent's report at that step, linearly interpolated between its two
- * neighbouring reports. `undefined` when there is nothing to extrapolate from: the run has no
- * finite value, the incumbent has no score or no reports around the step.
+ * neighbouring reports (in step order). Any full curve is a reference for the ratio; the proposer
+ * passes the incumbent before the pruned row in row order, which on the async schedule or inside a
+ * batch may be a keep newer than the one the pruner compared against. `undefined` when there is
+ * nothing to extrapolate from (the run has no finite value or step, the incumbent has no score or
+ * no reports around the step) or the estimate is not finite.
  *
  * @param pruned - the pruned run's step and last value (`CandidateData.pruned`)
- * @param incumbent - the incumbent's row when the run was proposed (the last kept row before it, or the baseline)
+ * @param incumbent - the reference curve's row: the proposer passes the last kept row before the
+ *   pruned one, or the baseline
  */
 export function prunedEstimate(
   pruned: { readonly step: number; readonly value: number | null },
@@ -33,17 +37,21 @@ export function prunedEstimate(
 ): number | undefined {
   const { step, value } = pruned;
   const score = incumbent?.score;
-  if (value === null || !Number.isFinite(value) || score === null || score === undefined || !Number.isFinite(score))
-    return undefined;
-  const at = valueAt(incumbent?.data?.reports ?? [], step);
+  if (value === null || !Number.isFinite(value) || !Number.isFinite(step)) return undefined;
+  if (score === null || score === undefined || !Number.isFinite(score)) return undefined;
+  const reports = incumbent?.data?.reports;
+  const at = Array.isArray(reports) ? valueAt(reports, step) : undefined;
   if (at === undefined) return undefined;
   const estimate = value > 0 && at > 0 && score > 0 ? (score * value) / at : score + value - at;
+  if (!Number.isFinite(estimate)) return undefined;
   return direction === 'minimize' ? Math.max(estimate, score) : Math.min(estimate, score);
 }
 
 /** The curve's value at `step`: a report there, else linear between the reports either side; undefined outside. */
 function valueAt(reports: readonly IntermediateReport[], step: number): number | undefined {
-  const finite = reports.filter((r) => Number.isFinite(r.value));
+  const finite = reports
+    .filter((r) => Number.isFinite(r?.step) && Number.isFinite(r?.value))
+    .sort((a, b) => a.step - b.step);
   const exact = finite.find((r) => r.step === step);
   if (exact) return exact.value;
   const before = finite.filter((r) => r.step < step).at(-1);
