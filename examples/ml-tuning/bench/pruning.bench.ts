@@ -20,7 +20,7 @@
  *   leaves C out.
  *
  * Flags: --seeds N (5; or A-B: seeds A..B), --iterations N (12), --steps N (3000), --parallel K (2),
- * --out DIR (a temp dir).
+ * --out DIR (a temp dir), --b-schedule async|batch (B's schedule, async: the demo's default).
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -99,6 +99,13 @@ const SEEDS = LAST_SEED - FIRST_SEED + 1;
 const ITERATIONS = flag('iterations', 12);
 const STEPS = flag('steps', 3000);
 const PARALLEL = flag('parallel', 2);
+// --b-schedule batch: B prunes on the batch schedule (a diagnostic: B's proposals then see the rows A's
+// would at the same iterations, so what pruning changes in B's search is seen apart from the async order).
+const bScheduleIndex = args.indexOf('--b-schedule');
+const bSchedule = bScheduleIndex >= 0 ? args[bScheduleIndex + 1] : 'async';
+if (bSchedule !== 'async' && bSchedule !== 'batch')
+  throw new Error(`--b-schedule ${bSchedule}: expected async or batch`);
+const B_SCHEDULE: 'async' | 'batch' = bSchedule;
 const outIndex = args.indexOf('--out');
 const ROOT = outIndex >= 0 ? args[outIndex + 1]! : mkdtempSync(join(tmpdir(), 'loop-prune-bench-'));
 
@@ -181,7 +188,7 @@ async function once(
       // (an iteration cap stopped it before A's wall time on fast seeds: 24 pruned-heavy rows in half of it).
       iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 20,
       prune: variant === 'B',
-      schedule: variant === 'B' ? 'async' : 'batch',
+      schedule: variant === 'B' ? B_SCHEDULE : 'batch',
     });
   } finally {
     clearInterval(sampler);
@@ -204,9 +211,10 @@ const q = (xs: number[]) => {
 };
 
 console.log(
-  `pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}; load ${loadavg()
-    .map((l) => l.toFixed(1))
-    .join(' ')}; runs in ${ROOT}`,
+  `pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}, ` +
+    `B ${B_SCHEDULE}; load ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; runs in ${ROOT}`,
 );
 const ratios: number[] = [];
 const aTimes: number[] = [];
