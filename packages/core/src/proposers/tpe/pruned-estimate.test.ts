@@ -49,7 +49,7 @@ describe("a pruned run's final score, extrapolated from the incumbent's curve (i
     expect(prunedEstimate({ step: 300, value: 4 }, undefined, 'minimize')).toBeUndefined();
   });
 
-  it('tolerates a hand-edited curve: out of step order, not a list, non-finite steps; never a non-finite estimate', () => {
+  it('tolerates a hand-edited curve (unsorted, not a list, NaN steps), never a non-finite estimate', () => {
     const unsorted = incumbent(3.0, [
       [300, 3.6],
       [100, 4.0],
