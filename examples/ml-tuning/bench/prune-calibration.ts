@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { incumbentCurvePruner } from '@loop/core/policies';
+import { median } from '@loop/core/stats';
 import { runDemo } from '../src/demo.js';
 import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE } from '../src/run-config.js';
 import { replayPruner, type Replay } from './prune-replay.js';
@@ -59,13 +60,12 @@ const count = (name: string, fallback: number): number => {
   return Number(given);
 };
 const range = /^(\d+)(?:-(\d+))?$/.exec(text('seeds') ?? '6-10');
-if (!range || Number(range[2] ?? range[1]) < Number(range[1]))
-  refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(text('seeds'))}`);
+const first = Number(range?.[1]);
+const last = Number(range?.[2] ?? range?.[1]);
+if (!range || last < first) refuse(`--seeds must be a seed or a range like 6-10, got ${JSON.stringify(text('seeds'))}`);
 // Each seed is a run of minutes: a range of thousands is a typo, refused before it fills memory.
-if (Number(range[2] ?? range[1]) - Number(range[1]) >= 1000)
-  refuse(`--seeds ${text('seeds')} is more than 1000 seeds: give a smaller range`);
-const first = Number(range[1]);
-const seeds = Array.from({ length: Number(range[2] ?? range[1]) - first + 1 }, (_, i) => first + i);
+if (last - first >= 1000) refuse(`--seeds ${text('seeds')} is more than 1000 seeds: give a smaller range`);
+const seeds = Array.from({ length: last - first + 1 }, (_, i) => first + i);
 const from = text('from');
 let steps = count('steps', 1500);
 let parallel = count('parallel', 2);
@@ -185,12 +185,8 @@ for (const [name, values] of [
   ['the demo pruner', ratios],
   ['a perfect pruner', perfectRatios],
 ] as const) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  console.log(
-    `${name}: ratio min ${ratioText(sorted[0]!)}, median ${ratioText(median)}, max ${ratioText(sorted.at(-1)!)}`,
-  );
+  const [min, max] = [Math.min(...values), Math.max(...values)];
+  console.log(`${name}: ratio min ${ratioText(min)}, median ${ratioText(median(values))}, max ${ratioText(max)}`);
 }
 console.log('(start-up and evaluation outside training not counted; "never": the pruner stops a keep on the way)');
 printEstimates(estimates);
@@ -207,11 +203,6 @@ function printEstimates(pairs: readonly { readonly estimate: number; readonly fi
     );
     return;
   }
-  const mid = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = Math.floor(s.length / 2);
-    return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-  };
   const errors = pairs.map((p) => p.estimate - p.final);
   // Ranks (ties share their mean rank), then Pearson's correlation of the ranks.
   const ranks = (xs: number[]) =>
@@ -225,8 +216,8 @@ function printEstimates(pairs: readonly { readonly estimate: number; readonly fi
   const spearman = spread > 0 ? (dot(a, b) / spread).toFixed(2) : 'undefined (all tied)';
   console.log(
     `\nThe proposer's estimate of a stopped run's final score (prunedEstimate) on the ${pairs.length} runs the ` +
-      `demo's pruner stops: error median ${mid(errors).toFixed(3)}, absolute error median ` +
-      `${mid(errors.map(Math.abs)).toFixed(3)}, Spearman's rank correlation with the final score ` +
+      `demo's pruner stops: error median ${median(errors).toFixed(3)}, absolute error median ` +
+      `${median(errors.map(Math.abs)).toFixed(3)}, Spearman's rank correlation with the final score ` +
       spearman,
   );
 }

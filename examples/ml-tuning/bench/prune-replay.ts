@@ -93,8 +93,8 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
       out.pruned += 1;
       out.savedS += saved;
       // The proposer's reference: the last keep before this row (not the batch's start, as the pruner's).
-      const row = { iteration: 0, candidateId: '', score: incumbentScore, status: 'kept' as const, description: '' };
-      const estimate = prunedEstimate(stop, { ...row, data: { reports: incumbent ?? [] } }, 'minimize');
+      const reference = { score: incumbentScore, data: { reports: incumbent ?? [] } };
+      const estimate = prunedEstimate(stop, reference, 'minimize');
       if (estimate !== undefined) estimates.push({ estimate, final: scores[iteration]! });
     }
     seconds.push(trained);

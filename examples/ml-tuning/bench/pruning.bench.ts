@@ -30,7 +30,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { incumbentCurvePruner } from '@loop/core/policies';
 import { runDemo } from '../src/demo.js';
-import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE, reportEveryOf } from '../src/run-config.js';
+import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE, parseSchedule, reportEveryOf } from '../src/run-config.js';
 import { replayPruner, type Replay } from './prune-replay.js';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,11 +101,9 @@ const STEPS = flag('steps', 3000);
 const PARALLEL = flag('parallel', 2);
 // --b-schedule batch: B prunes on the batch schedule (a diagnostic: B's proposals then see the rows A's
 // would at the same iterations, so what pruning changes in B's search is seen apart from the async order).
-const bScheduleIndex = args.indexOf('--b-schedule');
-const bSchedule = bScheduleIndex >= 0 ? args[bScheduleIndex + 1] : 'async';
-if (bSchedule !== 'async' && bSchedule !== 'batch')
-  throw new Error(`--b-schedule ${bSchedule}: expected async or batch`);
-const B_SCHEDULE: 'async' | 'batch' = bSchedule;
+const B_SCHEDULE = args.includes('--b-schedule')
+  ? parseSchedule(args[args.indexOf('--b-schedule') + 1], '--b-schedule')
+  : 'async';
 const outIndex = args.indexOf('--out');
 const ROOT = outIndex >= 0 ? args[outIndex + 1]! : mkdtempSync(join(tmpdir(), 'loop-prune-bench-'));
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { runDemo } from './demo.js';
+import { parseSchedule } from './run-config.js';
 
 const HELP =
   `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] ` +
@@ -35,12 +36,6 @@ Tunes a character-level language model on English first names with a keep/revert
   --max-params N   a blocking constraint: a candidate whose model has more than N
                    parameters is never kept (params <= N; docs/metrics.md)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
-
-/** The --schedule value. */
-function parseSchedule(text: string): 'batch' | 'async' {
-  if (text !== 'batch' && text !== 'async') throw new TypeError(`--schedule must be batch or async, got "${text}"`);
-  return text;
-}
 
 /** Parses a plain decimal flag value; rejects hex, exponents, signs and empty strings. */
 function parseNumber(name: string, text: string, integer: boolean, allowZero: boolean): number {

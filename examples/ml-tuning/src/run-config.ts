@@ -49,6 +49,15 @@ export interface DemoRunSettings {
   readonly holdout?: { readonly dir: string; readonly stateDir: string };
 }
 
+/**
+ * A schedule flag's value (`--schedule` of the demo, `--b-schedule` of the pruning bench).
+ * @throws TypeError naming the flag when it is neither `batch` nor `async`.
+ */
+export function parseSchedule(text: string | undefined, flag = '--schedule'): 'batch' | 'async' {
+  if (text !== 'batch' && text !== 'async') throw new TypeError(`${flag} must be batch or async, got "${text}"`);
+  return text;
+}
+
 /** Every how many steps train.mjs reports a slice val_bpc (`LOOP_REPORT_EVERY`): a tenth of the run, in hundreds. */
 export function reportEveryOf(steps: number): number {
   return Math.max(100, Math.round(steps / 10 / 100) * 100);

@@ -68,6 +68,7 @@ describe("core's process, file, statistics and step-machine entries", () => {
       'WilcoxonResult',
       'bootstrapMeanDifference',
       'createSeededRandom',
+      'median',
       'normalCdf',
       'regularizedIncompleteBeta',
       'studentTCdf',

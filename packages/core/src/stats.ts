@@ -7,7 +7,13 @@
  * @module @loop/core/stats
  */
 export type { RandomSource } from './contracts/types.js';
-export { summarizeSamples, welchTest, bootstrapMeanDifference, wilcoxonSignedRank } from './stats/statistics.js';
+export {
+  median,
+  summarizeSamples,
+  welchTest,
+  bootstrapMeanDifference,
+  wilcoxonSignedRank,
+} from './stats/statistics.js';
 export type { SampleSummary, ComparisonResult, WilcoxonResult } from './stats/statistics.js';
 export { studentTCdf, studentTQuantile, regularizedIncompleteBeta, normalCdf } from './stats/distributions.js';
 export { createSeededRandom } from './stats/random.js';

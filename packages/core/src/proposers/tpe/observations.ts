@@ -173,19 +173,12 @@ function observationOf(
     return undefined;
   const pruned = row.data?.pruned;
   const estimate = pruned ? prunedEstimate(pruned, incumbent, direction) : undefined;
-  if (pruned && estimate !== undefined)
-    return {
-      iteration: row.iteration,
-      config,
-      loss: lossOf(estimate, direction),
-      ...factsOf(row, facts),
-      estimatedFrom: pruned.step,
-    };
+  const step = pruned ? { [estimate === undefined ? 'prunedAt' : 'estimatedFrom']: pruned.step } : {};
   return {
     iteration: row.iteration,
     config,
-    loss: lossOf(row.score, direction),
+    loss: lossOf(estimate ?? row.score, direction),
     ...factsOf(row, facts),
-    ...(pruned ? { prunedAt: pruned.step } : {}),
+    ...step,
   };
 }

@@ -32,7 +32,7 @@ import type { Direction } from '../../contracts/types.js';
  */
 export function prunedEstimate(
   pruned: { readonly step: number; readonly value: number | null },
-  incumbent: IterationRecord | undefined,
+  incumbent: Pick<IterationRecord, 'score' | 'data'> | undefined,
   direction: Direction,
 ): number | undefined {
   const { step, value } = pruned;
