@@ -7,10 +7,13 @@ the demo sets them; every "report step <n> val_bpc <x>" line is trial.report(x, 
 Optuna prunes has its process group killed. n_jobs trials run at once, until --seconds have passed.
 
 Prints one JSON line per finished trial: {"t": seconds since start, "value": val_bpc or null,
-"state": "complete" | "pruned" | "fail"}; the caller computes the best at any wall time.
+"state": "complete" | "pruned" | "fail"}; the caller computes the best at any wall time. With
+--target X, no new trial starts once a complete trial reached X or less and --at-least seconds have
+passed (the bench's "time to A's best" for Optuna; --seconds stays the limit).
 
 usage: optuna_demo.py --template DIR --node-modules DIR --out DIR --steps N --report-every N
                       --seconds S --seed K [--pruner hyperband|median] [--jobs 2]
+                      [--target X --at-least S]
 """
 import argparse
 import json
@@ -34,6 +37,8 @@ parser.add_argument("--seconds", type=float, required=True)
 parser.add_argument("--seed", type=int, required=True)
 parser.add_argument("--pruner", default="hyperband", choices=["hyperband", "median"])
 parser.add_argument("--jobs", type=int, default=2)
+parser.add_argument("--target", type=float)
+parser.add_argument("--at-least", type=float, default=0.0)
 args = parser.parse_args()
 
 with open(os.path.join(args.template, "search-space.json")) as f:
@@ -102,5 +107,16 @@ optuna.logging.set_verbosity(optuna.logging.WARNING)
 pruner = (optuna.pruners.HyperbandPruner(min_resource=args.report_every, max_resource=args.steps, reduction_factor=3)
           if args.pruner == "hyperband" else optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=args.report_every))
 study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=args.seed), pruner=pruner)
-study.optimize(objective, timeout=args.seconds, n_jobs=args.jobs, catch=(RuntimeError,))
+
+
+def stop_at_target(study, _trial):
+    if time.time() - START < args.at_least:
+        return
+    done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    if any(t.value <= args.target for t in done):
+        study.stop()
+
+
+callbacks = [stop_at_target] if args.target is not None else []
+study.optimize(objective, timeout=args.seconds, n_jobs=args.jobs, catch=(RuntimeError,), callbacks=callbacks)
 sys.exit(0)

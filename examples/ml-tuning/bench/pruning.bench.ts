@@ -15,9 +15,10 @@
  * replayed exactly on them). The load average is printed before and after.
  *
  * - C: Optuna 3.1 (Debian's python3-optuna, /usr/bin/python3) TPE with HyperbandPruner driving the
- *   same train.mjs through the same reports (bench/optuna_demo.py), n_jobs = K, for A's wall time.
- *   B's best at A's wall time minus C's is printed per pair (negative: ours better). --no-optuna
- *   leaves C out.
+ *   same train.mjs through the same reports (bench/optuna_demo.py), n_jobs = K, for A's wall time,
+ *   then, like B, until it reaches A's best or twice A's wall time. B's best at A's wall time minus
+ *   C's is printed per pair (negative: ours better), and C's time to A's best over A's (the same
+ *   target measured for the reference tuner). --no-optuna leaves C out.
  *
  * Flags: --seeds N (5; or A-B: seeds A..B), --iterations N (12), --steps N (3000), --parallel K (2),
  * --out DIR (a temp dir), --b-schedule async|batch (B's schedule, async: the demo's default).
@@ -42,30 +43,27 @@ const OPTUNA =
 if (!OPTUNA && !process.argv.includes('--no-optuna'))
   console.log('pruning bench: /usr/bin/python3 cannot import optuna (apt install python3-optuna): no Optuna arm');
 
-/** Optuna TPE + HyperbandPruner on train.mjs for `seconds`: its best val_bpc among trials finished by then. */
-function optunaBest(seed: number, seconds: number): Promise<number> {
+/** What the Optuna arm reached: its best at A's wall time, and when (s) it first reached A's best, if it did. */
+interface OptunaRun {
+  readonly bestAtA: number;
+  readonly reachedAt: number | undefined;
+}
+
+/**
+ * Optuna TPE + HyperbandPruner on train.mjs from A's wall time `aSeconds` up to twice it, stopping
+ * (no new trial) once a finished trial reached A's best `target` after A's time: B's rules.
+ */
+function optunaRun(seed: number, aSeconds: number, target: number): Promise<OptunaRun> {
   const out = join(ROOT, `C-${seed}`);
   mkdirSync(out, { recursive: true });
   const child = spawn(
     '/usr/bin/python3',
     [
       join(EXAMPLE, 'bench', 'optuna_demo.py'),
-      '--template',
-      join(EXAMPLE, 'template'),
-      '--node-modules',
-      join(EXAMPLE, 'node_modules'),
-      '--out',
-      out,
-      '--steps',
-      String(STEPS),
-      '--report-every',
-      String(reportEveryOf(STEPS)),
-      '--seconds',
-      String(seconds),
-      '--seed',
-      String(seed),
-      '--jobs',
-      String(PARALLEL),
+      ...['--template', join(EXAMPLE, 'template'), '--node-modules', join(EXAMPLE, 'node_modules')],
+      ...['--out', out, '--steps', String(STEPS), '--report-every', String(reportEveryOf(STEPS))],
+      ...['--seconds', String(2 * aSeconds), '--seed', String(seed), '--jobs', String(PARALLEL)],
+      ...['--target', String(target), '--at-least', String(aSeconds)],
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -74,12 +72,15 @@ function optunaBest(seed: number, seconds: number): Promise<number> {
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', () => {
-      const values = text
+      const finished = text
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { t: number; value: number | null })
-        .filter((r) => r.t <= seconds && r.value !== null);
-      resolve(Math.min(...values.map((r) => r.value!)));
+        .filter((r): r is { t: number; value: number } => r.value !== null);
+      resolve({
+        bestAtA: Math.min(...finished.filter((r) => r.t <= aSeconds).map((r) => r.value)),
+        reachedAt: finished.find((r) => r.value <= target && r.t <= 2 * aSeconds)?.t,
+      });
     });
   });
 }
@@ -219,6 +220,7 @@ const aTimes: number[] = [];
 const gaps: number[] = [];
 const busyShares: number[] = [];
 const versusOptuna: number[] = [];
+const optunaRatios: number[] = [];
 let kept = 0;
 let wouldPrune = 0;
 let bCandidatesAll = 0;
@@ -252,8 +254,10 @@ for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
   const bPruned = inATime.filter((r) => r.pruned).length;
   bCandidatesAll += bCandidates;
   bPrunedAll += bPruned;
-  const optuna = OPTUNA ? await optunaBest(seed, aMs / 1000) : Number.NaN;
+  const c = OPTUNA ? await optunaRun(seed, aMs / 1000, a.best) : undefined;
+  const optuna = c ? c.bestAtA : Number.NaN;
   if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
+  if (c) optunaRatios.push(c.reachedAt !== undefined ? c.reachedAt / (aMs / 1000) : Infinity);
   kept += fp.kept;
   wouldPrune += fp.wouldPrune;
   ratios.push(Number.isFinite(ratio) ? ratio : Infinity); // never reached: the worst, and counted in the median
@@ -269,7 +273,11 @@ for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
         `B: ${bCandidates} candidates in A's time, ${bPruned} pruned | `) +
       `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
       (`Optuna TPE+Hyperband best at A's ` +
-        `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'} | ` +
+        `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'}` +
+        (c
+          ? `, reached A's best ${c.reachedAt !== undefined ? `at ${(c.reachedAt / (aMs / 1000)).toFixed(2)}x` : 'never'}`
+          : '') +
+        ' | ' +
         `load ${loadavg()[0]!.toFixed(1)}`),
   );
 }
@@ -279,6 +287,11 @@ console.log(
 );
 console.log(`B best at A's wall time minus A best: ${q(gaps)} (negative: B better)`);
 if (busyShares.length) console.log(`both cores busy, share of B's candidate time: ${q(busyShares)}`);
+if (optunaRatios.length)
+  console.log(
+    `time to A's best, Optuna TPE+Hyperband / A: ${q(optunaRatios)} ` +
+      `(${optunaRatios.filter(Number.isFinite).length} of ${optunaRatios.length} reached it within 2x A's time)`,
+  );
 if (versusOptuna.length)
   console.log(`B best minus Optuna TPE+Hyperband best, at A's wall time: ${q(versusOptuna)} (negative: ours better)`);
 console.log(`B's candidates pruned (in A's wall time): ${bPrunedAll} of ${bCandidatesAll}`);
