@@ -17,10 +17,18 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { incumbentCurvePruner } from '@loop/core/policies';
+import {
+  hyperbandPruner,
+  incumbentCurvePruner,
+  medianPruner,
+  nonFinitePruner,
+  patiencePruner,
+  successiveHalvingPruner,
+} from '@loop/core/policies';
+import type { Pruner } from '@loop/core';
 import { median } from '@loop/core/stats';
 import { runDemo } from '../src/demo.js';
-import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE } from '../src/run-config.js';
+import { PRUNE_MARGIN, PRUNE_WARMUP_SHARE, reportEveryOf } from '../src/run-config.js';
 import { replayPruner, type Replay } from './prune-replay.js';
 
 type Summed = keyof Pick<Replay, 'candidates' | 'pruned' | 'kept' | 'wouldPrune' | 'trainingS' | 'savedS'>;
@@ -190,7 +198,41 @@ for (const [name, values] of [
 }
 console.log('(start-up and evaluation outside training not counted; "never": the pruner stops a keep on the way)');
 printEstimates(estimates);
+await printEachPruner();
 process.exit(0);
+
+/**
+ * Every built-in pruner replayed on the same runs (issue 27's "each built-in pruner"), at the settings
+ * a user would start from: Optuna's for the median, successive halving and Hyperband (first rung at
+ * the first report, η 3), three reports for patience. Summed counts, and the median over runs of the
+ * packed training time to the run's best over the time as it ran (the bound above, per pruner).
+ */
+async function printEachPruner(): Promise<void> {
+  const every = reportEveryOf(steps);
+  const pruners: [string, Pruner][] = [
+    [`incumbent curve (the demo: ${PRUNE_MARGIN * 100}% after ${PRUNE_WARMUP_SHARE * 100}%)`, demo],
+    ['median (5 runs, after the first report)', medianPruner({ minRuns: 5, warmupSteps: every })],
+    ['patience (3 reports)', patiencePruner({ patience: 3 })],
+    ['non-finite', nonFinitePruner()],
+    ['successive halving (η 3)', successiveHalvingPruner({ minStep: every })],
+    ['hyperband (η 3)', hyperbandPruner({ minStep: every, maxStep: steps })],
+  ];
+  console.log(`\nEach built-in pruner replayed on the ${runs.length} runs (reports every ${every} steps):`);
+  console.log('| pruner | keeps stopped | candidates stopped | training time saved | time to best, packed (median) |');
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  for (const [name, pruner] of pruners) {
+    const sum: Record<Summed, number> = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
+    const toBest: number[] = [];
+    for (const dir of runs) {
+      const replay = await replayPruner(dir, pruner, steps, parallel);
+      for (const key of Object.keys(sum) as Summed[]) sum[key] += replay[key];
+      toBest.push(replay.toBestPackedS / replay.toBestBatchS);
+    }
+    const saved = sum.trainingS > 0 ? (100 * sum.savedS) / sum.trainingS : 0;
+    const cells = [`${sum.wouldPrune} of ${sum.kept}`, `${sum.pruned} of ${sum.candidates}`, `${saved.toFixed(0)}%`];
+    console.log(`| ${name} | ${cells.join(' | ')} | ${ratioText(median(toBest))} |`);
+  }
+}
 
 /**
  * How well the model-based proposer's estimate of a stopped run's final score (`prunedEstimate`)

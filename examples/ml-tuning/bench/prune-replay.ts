@@ -1,13 +1,15 @@
 /**
  * Replays a pruner on a run made with pruning off (issue 27): every candidate's recorded curve
  * (`.loop/records.jsonl`) is shown to the pruner report by report against the incumbent's curve as
- * it stood when the candidate's batch started (the batch schedule's rule), so what the pruner would
- * have stopped, and what that would have saved, is known exactly without running again.
+ * it stood when the candidate's batch started (the batch schedule's rule), with the rows of the
+ * earlier batches as the history (a row the replay stopped has its curve cut at the stop and
+ * `data.pruned` set, as the engine would record it), so what any pruner would have stopped, and what
+ * that would have saved, is known exactly without running again.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IntermediateReport } from '@loop/core/contracts';
-import type { Pruner } from '@loop/core';
+import type { IterationRecord, Pruner } from '@loop/core';
 import { prunedEstimate } from '@loop/core/proposers';
 import { readRecordData } from '@loop/core/files';
 
@@ -67,11 +69,19 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
   let incumbent: readonly IntermediateReport[] | undefined = data.get(0)?.reports;
   let incumbentScore = scores[0]!;
   let batchIncumbent = incumbent;
+  // The rows as the engine would have them with this pruner: the baseline, then each replayed row.
+  const history: IterationRecord[] = [
+    { iteration: 0, candidateId: '', score: scores[0]!, status: 'baseline', description: '', data: data.get(0) },
+  ];
+  let seen = 1; // rows of the batches before this one: what a candidate's pruner sees
   const estimates: { estimate: number; final: number }[] = [];
   const out = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
   for (let iteration = 1; iteration < statuses.length; iteration += 1) {
     // A batch decides against the incumbent at its start.
-    if ((iteration - 1) % parallel === 0) batchIncumbent = incumbent;
+    if ((iteration - 1) % parallel === 0) {
+      batchIncumbent = incumbent;
+      seen = history.length;
+    }
     const curve = data.get(iteration)?.reports ?? [];
     const trained = Number(data.get(iteration)?.metrics?.training_seconds ?? 0);
     const stop = curve.find(
@@ -83,9 +93,22 @@ export async function replayPruner(dir: string, pruner: Pruner, steps: number, p
           reports: curve.slice(0, i + 1),
           direction: 'minimize',
           incumbent: batchIncumbent,
-          history: [],
+          history: history.slice(0, seen),
         }) !== undefined,
     );
+    history.push({
+      iteration,
+      candidateId: '',
+      score: scores[iteration]!,
+      status: statuses[iteration] === 'keep' && stop === undefined ? 'kept' : 'reverted',
+      description: '',
+      data: {
+        reports: stop === undefined ? curve : curve.filter((r) => r.step <= stop.step),
+        ...(stop === undefined
+          ? {}
+          : { pruned: { step: stop.step, value: stop.value, reason: '', pruner: pruner.name } }),
+      },
+    });
     out.candidates += 1;
     out.trainingS += trained;
     const saved = stop === undefined ? 0 : trained * Math.max(0, 1 - stop.step / steps);

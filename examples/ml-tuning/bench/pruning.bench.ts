@@ -258,6 +258,7 @@ for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
   const optuna = c ? c.bestAtA : Number.NaN;
   if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
   if (c) optunaRatios.push(c.reachedAt !== undefined ? c.reachedAt / (aMs / 1000) : Infinity);
+  const optunaReached = Number.isFinite(optunaRatios.at(-1)) ? `at ${optunaRatios.at(-1)!.toFixed(2)}x` : 'never';
   kept += fp.kept;
   wouldPrune += fp.wouldPrune;
   ratios.push(Number.isFinite(ratio) ? ratio : Infinity); // never reached: the worst, and counted in the median
@@ -274,9 +275,7 @@ for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
       `A: ${fp.candidates} candidates, the pruner would stop ${fp.pruned}, ${fp.wouldPrune} of ${fp.kept} keeps | ` +
       (`Optuna TPE+Hyperband best at A's ` +
         `time ${Number.isFinite(optuna) ? optuna.toFixed(4) : '-'}` +
-        (c
-          ? `, reached A's best ${c.reachedAt !== undefined ? `at ${(c.reachedAt / (aMs / 1000)).toFixed(2)}x` : 'never'}`
-          : '') +
+        (c ? `, reached A's best ${optunaReached}` : '') +
         ' | ' +
         `load ${loadavg()[0]!.toFixed(1)}`),
   );

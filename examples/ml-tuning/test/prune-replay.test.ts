@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { incumbentCurvePruner } from '@loop/core/policies';
+import type { Pruner } from '@loop/core';
 import { replayPruner } from '../bench/prune-replay.js';
 
 const dirs: string[] = [];
@@ -73,5 +74,44 @@ describe('the pruner replay (prune-calibration.ts)', () => {
     expect(r.toBestBatchS).toBe(20);
     expect(r.toBestPackedS).toBe(20);
     expect(r.savedS).toBeCloseTo(9, 10);
+  });
+
+  it("shows a candidate's pruner the rows of earlier batches only, a stopped row's curve cut at its stop", async () => {
+    const curve = (a: number, b: number, c: number): [number, number][] => [
+      [300, a],
+      [600, b],
+      [900, c],
+    ];
+    const dir = runDir([
+      [3.0, 'keep', 3, curve(3.6, 3.3, 3.1)],
+      [2.9, 'keep', 9, curve(3.5, 3.2, 3.0)],
+      [3.8, 'discard', 9, curve(4.0, 3.9, 3.85)],
+      [3.7, 'discard', 9, curve(3.9, 3.8, 3.75)],
+      [3.6, 'discard', 9, curve(3.8, 3.7, 3.65)],
+    ]);
+    const seen: Record<number, { iteration: number; steps: number[]; pruned: boolean }[]> = {};
+    const pruner: Pruner = {
+      name: 'test',
+      check: ({ iteration, step, history }) => {
+        seen[iteration] ??= history.map((row) => ({
+          iteration: row.iteration,
+          steps: (row.data?.reports ?? []).map((r) => r.step),
+          pruned: row.data?.pruned !== undefined,
+        }));
+        return iteration === 2 && step === 600 ? { reason: 'stop' } : undefined;
+      },
+    };
+    await replayPruner(dir, pruner, 3000, 2);
+    const whole = [300, 600, 900];
+    // Rows 1 and 2 run together: both see the baseline only; rows 3 and 4 see rows 0-2, row 2 cut at 600.
+    expect(seen[1]).toEqual([{ iteration: 0, steps: whole, pruned: false }]);
+    expect(seen[2]).toEqual(seen[1]);
+    const afterFirstBatch = [
+      { iteration: 0, steps: whole, pruned: false },
+      { iteration: 1, steps: whole, pruned: false },
+      { iteration: 2, steps: [300, 600], pruned: true },
+    ];
+    expect(seen[3]).toEqual(afterFirstBatch);
+    expect(seen[4]).toEqual(afterFirstBatch);
   });
 });
