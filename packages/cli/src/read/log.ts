@@ -1,6 +1,6 @@
 import { LOG_STATUSES } from '../cli-constants.js';
 import type { PlotPoint, PointKind, ResultsData } from '../report/results.js';
-import { formatMetrics } from './row-metrics.js';
+import { formatCost, formatMetrics, type RowMetrics } from './row-metrics.js';
 
 /** The statuses `loop log --status` filters by (the plot's classes: kept, discarded, crashed, halted, baseline). */
 export { LOG_STATUSES };
@@ -36,15 +36,15 @@ export function logEntries(data: ResultsData, statuses: readonly PointKind[] = [
 
 /**
  * `loop log` text: one aligned line per row: iteration, status, score, id, description, then the
- * row's named metrics (`[rss_mb=84.5 ops_per_s=3000]`) when it has any.
+ * row's named metrics (`[rss_mb=84.5 ops_per_s=3000]`) and what the agent proposer reported its
+ * candidate cost (`[cost $0.0123, 1,234 tokens]`) when it has them.
  */
-export function formatLog(
-  entries: readonly (LogEntry & { readonly metrics?: Readonly<Record<string, number>> })[],
-): string {
+export function formatLog(entries: readonly (LogEntry & Pick<RowMetrics, 'metrics' | 'cost'>)[]): string {
   if (entries.length === 0) return '(no rows)';
   const withMetrics = (e: (typeof entries)[number]) => {
     const m = formatMetrics(e.metrics);
-    return m ? `${e.description.replace(/[\t\r\n]+/g, ' ')}  [${m}]` : e.description.replace(/[\t\r\n]+/g, ' ');
+    const c = formatCost(e.cost);
+    return [e.description.replace(/[\t\r\n]+/g, ' '), m && `[${m}]`, c && `[cost ${c}]`].filter(Boolean).join('  ');
   };
   const cells = entries.map((e) => [
     String(e.iteration),

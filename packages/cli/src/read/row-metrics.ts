@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
 import { type CandidateData } from '@loop/core';
+import { formatUsd } from '@loop/core/policies';
 import { readRecordData } from '@loop/core/files';
 import { readIterationTimes, type IterationTimes } from '../iteration-times.js';
 
@@ -24,6 +25,11 @@ export interface RowMetrics {
   readonly metrics?: Readonly<Record<string, number>>;
   /** The constraints the row broke, absent when none (or no constraints). */
   readonly violations?: readonly RowViolation[];
+  /**
+   * What the agent proposer reported producing the row's candidate cost (`data.cost`: US dollars,
+   * tokens), absent when it reported nothing.
+   */
+  readonly cost?: { readonly usd?: number; readonly tokens?: number };
 }
 
 /**
@@ -32,7 +38,8 @@ export interface RowMetrics {
  * row's candidate record in `.loop/records.jsonl` (auto-iterate writes it for every host, the MCP
  * server's steps included) and `.loop/iterations.jsonl` (`loop run`: the scorer's dimensions too;
  * a line there describes a row only when its score matches, as a resumed run re-ran that
- * iteration). Missing sidecars leave the rows as they are. Never throws.
+ * iteration). Missing sidecars leave the rows as they are. Never throws. A row's agent cost
+ * (`data.cost`) comes along as `cost`.
  */
 export async function withRowMetrics<E extends { readonly iteration: number; readonly score: number | null }>(
   dir: string,
@@ -49,7 +56,8 @@ export async function withRowMetrics<E extends { readonly iteration: number; rea
     const all = { ...(same ? t.metrics : {}), ...data?.metrics };
     const metrics = Object.keys(all).length > 0 ? { metrics: all } : {};
     const broken = (data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? [];
-    return { ...e, ...metrics, ...(broken.length > 0 ? { violations: broken } : {}) };
+    const cost = costOf(data?.cost);
+    return { ...e, ...metrics, ...(broken.length > 0 ? { violations: broken } : {}), ...(cost ? { cost } : {}) };
   });
 }
 
@@ -60,4 +68,24 @@ export function formatMetrics(metrics: Readonly<Record<string, number>> | undefi
     .sort()
     .map((k) => `${k}=${Number(metrics[k]!.toPrecision(6))}`)
     .join(' ');
+}
+
+/** A record's `cost` with only its finite, non-negative fields, `undefined` when none is left. */
+function costOf(raw: unknown): RowMetrics['cost'] {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { usd, tokens } = raw as Record<string, unknown>;
+  const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  const cost = { ...(ok(usd) ? { usd } : {}), ...(ok(tokens) ? { tokens } : {}) };
+  return Object.keys(cost).length > 0 ? cost : undefined;
+}
+
+/** `$0.0123, 1,234 tokens` (what {@link RowMetrics.cost} holds), `''` for none. */
+export function formatCost(cost: RowMetrics['cost']): string {
+  if (!cost) return '';
+  return [
+    cost.usd !== undefined ? formatUsd(cost.usd) : '',
+    cost.tokens !== undefined ? `${cost.tokens.toLocaleString('en-US')} tokens` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
