@@ -59,6 +59,12 @@ export interface CandidateData {
   };
   /** What producing this candidate cost (an agent proposer's spend). @default none */
   readonly cost?: { readonly usd?: number; readonly tokens?: number };
+  /**
+   * The digest (SHA-1, hex) of the artifact content the candidate was evaluated with, set when
+   * `keep.skipDuplicates` is on: a resumed session reads it back, so a tree evaluated before the
+   * resume is still never evaluated again (seed 001). @default none
+   */
+  readonly tree?: string;
   /** A preset's or host's own facts, each under a key of its own. */
   readonly [key: string]: unknown;
 }

@@ -63,6 +63,39 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
     },
   );
 
+  it('after a resume: a tree an earlier session evaluated is still a duplicate (its record keeps data.tree)', async () => {
+    const artifact = createMemoryArtifact(0);
+    const results = createMemoryResultsLog();
+    const rollback = createMemoryRollback(artifact);
+    let runs = 0;
+    const session = (values: number[], iterations: number) =>
+      createLoop({
+        artifact,
+        rollback,
+        results,
+        harness: createFunctionHarness('v', () => (runs++, artifact.get())),
+        scorer: createValueScorer('maximize'),
+        proposer: {
+          name: 'list',
+          propose: ({ iteration }) => (
+            artifact.set(values[iteration - 1]!),
+            { description: `v=${values[iteration - 1]}` }
+          ),
+        },
+        keep: { skipDuplicates: true },
+        stop: maxIterations(iterations),
+      }).run();
+    await session([5, 3], 2);
+    expect(typeof results.rows[2]!.data?.tree).toBe('string');
+    // A new session on the same log and artifact (a resume): 3 was evaluated at iteration 2 before it.
+    await session([5, 3, 3, 8], 4);
+    expect(results.rows.slice(3).map((r) => r.description)).toEqual([
+      'v=3 (duplicate of iteration 2: not evaluated)',
+      'v=8',
+    ]);
+    expect(runs).toBe(3 + 1);
+  });
+
   it('in a parallel batch: two copies with the same tree are evaluated once; the twin is a duplicate row', async () => {
     const artifact = createMemoryArtifact(0);
     let runs = 0;

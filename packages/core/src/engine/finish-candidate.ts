@@ -149,6 +149,8 @@ export async function finishCandidate(
         fatal: error,
       });
     }
+    // The evaluated tree's digest goes into the record, so a resumed session still knows it (skipDuplicates).
+    if (digest !== undefined) addData(o, { tree: digest });
     const evaluated = await e.evaluate(
       iteration,
       0,

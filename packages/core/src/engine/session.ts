@@ -115,8 +115,13 @@ export function createSession(e: Engine) {
       }
       throw error;
     }
-    if (e.options.artifact && e.options.keep?.skipDuplicates)
+    if (e.options.artifact && e.options.keep?.skipDuplicates) {
+      // A resumed session knows the trees its earlier sessions evaluated from their records (`data.tree`).
+      for (const row of m.history)
+        if (typeof row.data?.tree === 'string' && !m.evaluatedTrees.has(row.data.tree))
+          m.evaluatedTrees.set(row.data.tree, row.iteration);
       m.evaluatedTrees.set(treeDigest(await e.options.artifact.inspect()), m.counters.incumbent?.iteration ?? 0);
+    }
     const stop = e.stopPolicy.check(e.loopState(m));
     if (stop) await finish(stop);
   };
