@@ -279,5 +279,16 @@ export function createHostedSession(
       inFlight.abort();
       return true;
     },
+    /**
+     * At server exit, once no call runs: stops the loop, so candidates still in flight (async
+     * schedule) are abandoned, their runs killed and working copies removed, and the lock released.
+     * A trial open for the agent's next edit is left as it is: stopping it would revert the edit,
+     * which stays in the tree for the next server to evaluate.
+     */
+    close: async (): Promise<void> => {
+      const h = hosted;
+      hosted = undefined;
+      if (h && !h.trial) await h.loop.stop('the MCP server closed').catch(() => undefined);
+    },
   };
 }

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { ROW_KINDS, type HostPointKind, type LoopMcpHost } from './host.js';
 import { createLoopWorkspace, type LoopWorkspace } from './workspace.js';
 
+/** Each server's workspace, so {@link serveLoopMcp} can close it when the client goes. */
+const workspaces = new WeakMap<McpServer, LoopWorkspace>();
+
 /** The tools the server registers, in the order `tools/list` shows them. */
 export const LOOP_MCP_TOOLS = [
   'loop_setup',
@@ -215,6 +218,7 @@ export function createLoopMcpServer(options: LoopMcpServerOptions): McpServer {
     },
   );
   registerTools(server, ws);
+  workspaces.set(server, ws);
   server.registerResource(
     'results',
     LOOP_MCP_RESOURCES.results,
@@ -241,17 +245,28 @@ export function createLoopMcpServer(options: LoopMcpServerOptions): McpServer {
 }
 
 /**
- * Serves {@link createLoopMcpServer} over stdio until the client closes stdin. Nothing else may
- * write to stdout meanwhile (it carries the protocol).
+ * Serves {@link createLoopMcpServer} over stdio until the client closes stdin (or the first SIGTERM
+ * or SIGINT; a second one exits at once), then stops the workspace's loop: a step in flight is
+ * aborted, candidates still running (async schedule) are killed and their working copies removed,
+ * and the lock is released. Nothing else may write to stdout meanwhile (it carries the protocol).
  */
 export async function serveLoopMcp(options: LoopMcpServerOptions): Promise<void> {
   const server = createLoopMcpServer(options);
   const transport = new StdioServerTransport();
+  let onSignal = () => {};
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
+    onSignal = () => resolve();
+    // The first SIGTERM or Ctrl-C closes as stdin's end does; a second one exits at once (the default).
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
   });
   await server.connect(transport);
   await closed;
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  // Candidates still running (async schedule) are stopped with the server, not left to the next run.
+  await workspaces.get(server)?.close();
   await server.close();
 }

@@ -61,6 +61,12 @@ export interface LoopWorkspace {
    * was running.
    */
   readonly stop: () => boolean;
+  /**
+   * At server exit: aborts the step in flight and waits for it, then stops the loop, so candidates
+   * still running (async schedule) are abandoned (their runs killed, working copies removed) and
+   * the lock released; a trial open for the agent's next edit is left open. Later calls are refused.
+   */
+  readonly close: () => Promise<void>;
 }
 
 /**
@@ -74,15 +80,18 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
   let hostLoaded: Promise<LoopMcpHost> | undefined;
   const getHost = (): Promise<LoopMcpHost> =>
     (hostLoaded ??= typeof options.host === 'function' ? options.host() : Promise.resolve(options.host));
-  let busy = false;
+  let running: Promise<unknown> | undefined;
+  let closed = false;
   /** One step at a time: a second call while one runs is refused with `BUSY`. */
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (busy) throw new McpToolError('BUSY', 'a loop step is already running in this workspace');
-    busy = true;
+    if (running) throw new McpToolError('BUSY', 'a loop step is already running in this workspace');
+    if (closed) throw new McpToolError('BUSY', 'the MCP server is closing');
+    const call = fn();
+    running = call;
     try {
-      return await fn();
+      return await call;
     } finally {
-      busy = false;
+      running = undefined;
     }
   };
 
@@ -160,5 +169,11 @@ export function createLoopWorkspace(options: LoopWorkspaceOptions): LoopWorkspac
       return host.renderPlotSvg(data, { direction: data.direction ?? host.inferDirection(data.points) });
     },
     stop: () => session.stop(),
+    close: async () => {
+      closed = true;
+      session.stop();
+      await running?.catch(() => undefined);
+      await session.close();
+    },
   };
 }

@@ -1,13 +1,14 @@
 // The server as a host of the loop (ask/tell): the agent's edit is evaluated in place, what an
 // agent needs after a crash, ids and stops as they are, edits outside the targets, and a server
 // killed at the worst moments. The SDK's Client drives the real `loop mcp` (see fixture.ts).
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentChanges, clearEdit, holdEdit, HELD_EDIT_REF } from '../src/held-edit.js';
-import { callOn, gitIn, makeWorkspace, startServer } from './fixture.js';
+import { callOn, fileAppears, gitIn, makeWorkspace, startServer } from './fixture.js';
 
 const HEX40 = /^[0-9a-f]{40}$/;
 let ws: string;
@@ -263,3 +264,59 @@ describe("loop mcp as a host: a server killed never loses the agent's edit", () 
     },
   );
 });
+
+describe('loop mcp: candidates in flight when the client goes', () => {
+  it(
+    'a server whose client closes stops the loop: a candidate still running on the async schedule ' +
+      'has its run killed and its working copy removed, and leaves no row',
+    async () => {
+      ws = makeWorkspace();
+      const mark = `${ws}-hung`;
+      // Iteration 2's run announces its pid and folder in $MARK and never ends on its own.
+      writeFileSync(
+        join(ws, 'eval.mjs'),
+        `import { readFileSync, writeFileSync } from 'node:fs';
+if (process.env.LOOP_ITERATION === '2') {
+  writeFileSync(process.env.MARK, JSON.stringify({ pid: process.pid, cwd: process.cwd() }));
+  setInterval(() => {}, 1000);
+} else console.log('score: ' + JSON.parse(readFileSync('config.json', 'utf8')).x);
+`,
+      );
+      writeFileSync(
+        join(ws, 'loop.config.yaml'),
+        `${read('loop.config.yaml')}env: { MARK: ${JSON.stringify(mark)} }\n` +
+          'parallel: { candidates: 2, schedule: async }\n',
+      );
+      git('commit', '-q', '-am', 'iteration 2 hangs; async');
+      const { client, call } = await serve();
+      const server = (client.transport as unknown as { _process: ChildProcess })._process;
+      const exited = once(server, 'exit');
+      // The baseline, then iteration 1's row; iteration 2 is in flight when the step returns.
+      await call('loop_run_iteration');
+      await fileAppears(mark);
+      const hung = JSON.parse(readFileSync(mark, 'utf8')) as { pid: number; cwd: string };
+      expect(isAlive(hung.pid)).toBe(true);
+      // The client goes: stdin ends (the SDK's client would send SIGTERM 2 s later; that is not waited for here).
+      server.stdin!.end();
+      expect((await exited)[0]).not.toBeNull();
+      // The server stopped the loop before it exited: the run is gone (a zombie at most until reaped).
+      expect(isAlive(hung.pid)).toBe(false);
+      expect(existsSync(hung.cwd)).toBe(false);
+      // Rows are recorded in iteration order: the baseline and iteration 1; the hung iteration 2 has none.
+      expect(read('results.tsv').trim().split('\n')).toHaveLength(1 + 2);
+      expect(git('status', '--porcelain')).toBe('');
+      rmSync(mark, { force: true });
+    },
+  );
+});
+
+/** Whether `pid` is a running process (a zombie counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  return !/^\d+ \(.*\) Z/.test(stat);
+}
