@@ -23,7 +23,7 @@ const row = (iteration: number, score: number) => ({
 });
 
 describe('withRowMetrics', () => {
-  it("gives each row the agent's reported cost from its record; a cost that is not a finite amount is left out", async () => {
+  it("gives each row the agent's cost from its record; a cost that is not a finite amount is dropped", async () => {
     const records = [
       { iteration: 1, data: { cost: { usd: 0.0123, tokens: 1234 }, metrics: { rss_mb: 84.5 } } },
       { iteration: 2, data: { cost: { tokens: 90 } } },

@@ -63,7 +63,7 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
     },
   );
 
-  it('after a resume: a tree an earlier session evaluated is still a duplicate (its record keeps data.tree)', async () => {
+  it('after a resume, a tree evaluated by an earlier session is a duplicate (its record has data.tree)', async () => {
     const artifact = createMemoryArtifact(0);
     const results = createMemoryResultsLog();
     const rollback = createMemoryRollback(artifact);
