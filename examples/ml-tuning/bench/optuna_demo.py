@@ -7,7 +7,8 @@ the demo sets them; every "report step <n> val_bpc <x>" line is trial.report(x, 
 Optuna prunes has its process group killed. n_jobs trials run at once, until --seconds have passed.
 
 Prints one JSON line per finished trial: {"t": seconds since start, "value": val_bpc or null,
-"state": "complete" | "pruned" | "fail"}; the caller computes the best at any wall time. With
+"state": "complete" | "pruned" | "fail", "trial": its number, "params": its config, "step": the
+report that pruned it}; the caller computes the best at any wall time. With
 --target X, no new trial starts once a complete trial reached X or less and --at-least seconds have
 passed (the bench's "time to A's best" for Optuna; --seconds stays the limit).
 
@@ -82,7 +83,7 @@ def objective(trial):
                 if trial.should_prune():
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-                    emit(None, "pruned")
+                    emit(None, "pruned", trial, int(m.group(1)))
                     raise optuna.TrialPruned()
             m = FINAL.match(line)
             if m:
@@ -93,14 +94,17 @@ def objective(trial):
             os.killpg(proc.pid, signal.SIGKILL)
         shutil.rmtree(work, ignore_errors=True)
     if final is None or proc.returncode != 0:
-        emit(None, "fail")
+        emit(None, "fail", trial)
         raise RuntimeError("train.mjs printed no val_bpc")
-    emit(final, "complete")
+    emit(final, "complete", trial)
     return final
 
 
-def emit(value, state):
-    print(json.dumps({"t": time.time() - START, "value": value, "state": state}), flush=True)
+def emit(value, state, trial, step=None):
+    line = {"t": time.time() - START, "value": value, "state": state, "trial": trial.number, "params": trial.params}
+    if step is not None:
+        line["step"] = step
+    print(json.dumps(line), flush=True)
 
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -25,7 +25,7 @@
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +72,7 @@ function optunaRun(seed: number, aSeconds: number, target: number): Promise<Optu
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', () => {
+      writeFileSync(join(out, 'trials.jsonl'), text); // each trial's config and outcome, to compare searches
       const finished = text
         .split('\n')
         .filter(Boolean)
