@@ -253,7 +253,12 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
         `${PRUNE_WARMUP_SHARE * 100}% of its steps is stopped (--no-prune: run each to its end)`,
     );
   else if (steps > 0) print('pruning   off (--no-prune): every training runs to its end');
-  const progress = createProgress({ iterations, parallel, now: () => systemClock.now() });
+  const progress = createProgress({
+    iterations,
+    parallel,
+    schedule: options.schedule ?? 'async',
+    now: () => systemClock.now(),
+  });
   print(options.resume ? 'resuming the run...' : `training the baseline (${each})...`);
   for (const type of ['baseline', 'kept', 'reverted', 'crash', 'advice', 'resumed'] as const) {
     run.loop.on(type, (event) => {

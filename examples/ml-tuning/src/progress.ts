@@ -8,6 +8,11 @@ export interface ProgressOptions {
   readonly now: () => number;
   /** Candidates trained at once (the demo's `parallel`): time left counts batches. @default 1 */
   readonly parallel?: number;
+  /**
+   * The demo's schedule. `async`: rows arrive one at a time as trainings end (a pruned one early),
+   * so time left is the mean time per row since the baseline times the rows to go. @default 'batch'
+   */
+  readonly schedule?: 'batch' | 'async';
 }
 
 /** `1m05s`, `42s`, `1h02m`. */
@@ -25,6 +30,8 @@ export function formatDuration(ms: number): string {
  * (K = `parallel` candidates trained at once; the baseline is a batch of its own) times the batches
  * still to go; a batch's rows arrive together, so every row of one batch shows the same estimate
  * (counting rows instead made it jump: 1m57s, 5m33s, 3m22s over the first three lines at K = 2).
+ * On the async schedule no batch exists: time left = the mean time per row since the baseline's
+ * (K trainings overlap, so that is about a training's time over K) times the rows to go.
  * Best = the lowest baseline or kept score (val_bpc: lower is better), or the resumed run's best.
  */
 export function createProgress(options: ProgressOptions): { update: (event: LoopEvent) => string | undefined } {
@@ -33,6 +40,7 @@ export function createProgress(options: ProgressOptions): { update: (event: Loop
   let done = 0; // finished iterations after the baseline
   let baselineDone = false;
   let resumedAt = 0;
+  let candidatesFrom = started; // when the candidates began: the baseline's end, or the resume
   return {
     update: (event) => {
       if (event.type === 'resumed') {
@@ -44,6 +52,7 @@ export function createProgress(options: ProgressOptions): { update: (event: Loop
       }
       if (event.type === 'baseline') {
         baselineDone = true;
+        candidatesFrom = options.now();
         if (event.record.score !== null) best = event.record.score;
       } else if (event.type === 'kept' || event.type === 'reverted' || event.type === 'crash') {
         done = Math.max(done, event.record.iteration);
@@ -55,8 +64,12 @@ export function createProgress(options: ProgressOptions): { update: (event: Loop
       const batches = Math.ceil((done - resumedAt) / k) + (baselineDone && resumedAt === 0 ? 1 : 0);
       const total = options.iterations > 0 ? ` of ${options.iterations}` : '';
       const toGo = Math.max(0, Math.ceil(options.iterations / k) - Math.ceil(done / k));
-      const left =
-        options.iterations > 0 && batches > 0 ? ` | ~${formatDuration((elapsed / batches) * toGo)} left` : '';
+      const rows = done - resumedAt;
+      const leftMs =
+        options.schedule === 'async' && rows > 0
+          ? ((options.now() - candidatesFrom) / rows) * Math.max(0, options.iterations - done)
+          : (elapsed / batches) * toGo;
+      const left = options.iterations > 0 && batches > 0 ? ` | ~${formatDuration(leftMs)} left` : '';
       return (
         `progress  iteration ${done}${total} | ` +
         `elapsed ${formatDuration(elapsed)}${left} | best ` +

@@ -46,6 +46,23 @@ describe('demo live line', () => {
     );
   });
 
+  it('on the async schedule, time left is the mean time per row since the baseline times the rows to go', () => {
+    let t = 0;
+    const p = createProgress({ iterations: 6, parallel: 2, schedule: 'async', now: () => t });
+    t = 30_000;
+    // No row yet: the baseline's time per batch of K, as on the batch schedule (3 batches of 2 to go).
+    expect(p.update({ type: 'baseline', record: row(0, 3.2) } as unknown as LoopEvent)).toContain('| ~1m30s left |');
+    t = 40_000; // a pruned training ends early: 1 row in 10 s, 5 to go
+    expect(p.update({ type: 'reverted', record: row(1, 3.6) } as unknown as LoopEvent)).toContain(
+      'iteration 1 of 6 | elapsed 40s | ~50s left',
+    );
+    t = 90_000; // 3 rows in 60 s since the baseline: 20 s a row, 3 to go
+    p.update({ type: 'kept', record: row(2, 3.1) } as unknown as LoopEvent);
+    expect(p.update({ type: 'reverted', record: row(3, 3.3) } as unknown as LoopEvent)).toContain(
+      'iteration 3 of 6 | elapsed 1m30s | ~1m00s left',
+    );
+  });
+
   it('a resumed run counts from its iteration and its best; unlimited runs show no time left', () => {
     let t = 0;
     const p = createProgress({ iterations: 0, now: () => t });
