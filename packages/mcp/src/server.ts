@@ -253,20 +253,30 @@ export function createLoopMcpServer(options: LoopMcpServerOptions): McpServer {
 export async function serveLoopMcp(options: LoopMcpServerOptions): Promise<void> {
   const server = createLoopMcpServer(options);
   const transport = new StdioServerTransport();
-  let onSignal = () => {};
+  let signals = 0;
+  let onSignal = (_signal: NodeJS.Signals) => {};
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
-    onSignal = () => resolve();
-    // The first SIGTERM or Ctrl-C closes as stdin's end does; a second one exits at once (the default).
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
+    // The first SIGTERM or Ctrl-C closes as stdin's end does; a second one exits at once. The listener
+    // stays registered through the close: a library's signal-exit hook (the lock's) re-raises a signal
+    // that no other listener handles, which would kill the process before the loop is stopped.
+    onSignal = (signal) => {
+      signals += 1;
+      if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+      resolve();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
   });
   await server.connect(transport);
   await closed;
-  process.off('SIGTERM', onSignal);
-  process.off('SIGINT', onSignal);
-  // Candidates still running (async schedule) are stopped with the server, not left to the next run.
-  await workspaces.get(server)?.close();
+  try {
+    // Candidates still running (async schedule) are stopped with the server, not left to the next run.
+    await workspaces.get(server)?.close();
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
   await server.close();
 }

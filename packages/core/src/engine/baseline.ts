@@ -2,6 +2,7 @@ import { LoopError } from '../contracts/errors.js';
 import type { CandidateData, IterationRecord } from '../contracts/iteration-record.js';
 import { summarizeSamples } from '../stats/statistics.js';
 import type { Engine } from './engine.js';
+import { treeDigest } from './tree-digest.js';
 import { pushRow, type PerSample, type SessionMemory } from './session-memory.js';
 
 /**
@@ -47,6 +48,9 @@ export async function runBaseline(e: Engine, m: SessionMemory, fingerprint: stri
   }
   const spread = summarizeSamples(samples);
   const dims = dimensions.at(-1);
+  // The baseline's tree is an evaluated tree too: kept in its record, a resumed session still skips it.
+  if (e.options.artifact && e.options.keep?.skipDuplicates)
+    data = { ...data, tree: treeDigest(await e.options.artifact.inspect()) };
   const record: IterationRecord = {
     iteration: 0,
     candidateId: id,

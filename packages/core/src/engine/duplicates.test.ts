@@ -87,12 +87,15 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
       }).run();
     await session([5, 3], 2);
     expect(typeof results.rows[2]!.data?.tree).toBe('string');
-    // A new session on the same log and artifact (a resume): 3 was evaluated at iteration 2 before it.
-    await session([5, 3, 3, 8], 4);
+    // A new session on the same log and artifact (a resume): 3 was evaluated at iteration 2 before it,
+    // 0 is the baseline's tree.
+    await session([5, 3, 3, 0, 8], 5);
     expect(results.rows.slice(3).map((r) => r.description)).toEqual([
       'v=3 (duplicate of iteration 2: not evaluated)',
+      'v=0 (duplicate of iteration 0: not evaluated)',
       'v=8',
     ]);
+    expect(results.rows[3]!.note).toBe('duplicate of iteration 2: not evaluated'); // a host's result says so
     expect(runs).toBe(3 + 1);
   });
 

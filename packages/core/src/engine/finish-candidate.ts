@@ -82,6 +82,7 @@ export async function finishCandidate(
       return Object.assign(o, {
         status: 'reverted' as const,
         description: `${proposal.description} (no change: not evaluated)`,
+        note: 'no change: not evaluated',
       });
     }
     const digest =
@@ -93,6 +94,7 @@ export async function finishCandidate(
       return Object.assign(o, {
         status: 'reverted' as const,
         description: `${proposal.description} (duplicate of iteration ${seen}: not evaluated)`,
+        note: `duplicate of iteration ${seen}: not evaluated`,
       });
     }
     // Registered at once, so a twin in the same parallel batch sees it; dropped again if this one is not evaluated.

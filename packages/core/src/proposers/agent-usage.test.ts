@@ -64,4 +64,9 @@ describe('agent usage', () => {
     expect(parseUsageFile(CLAUDE)).toMatchObject({ source: 'usage-file', usd: 0.0421, tokens: 23462 });
     expect(parseUsageFile('{}')).toBeUndefined();
   });
+  it('a token count that is not a whole number is not read (12.7 tokens); the dollars still are', () => {
+    expect(parseUsageFile('{"usd":0.5,"tokens":12.7}')).toEqual({ source: 'usage-file', usd: 0.5 });
+    expect(parseAgentUsage('usage: tokens=3.5 usd=0.1')).toEqual({ source: 'usage-line', usd: 0.1 });
+    expect(parseAgentUsage('usage: tokens=1e3')).toEqual({ source: 'usage-line', tokens: 1000 });
+  });
 });

@@ -22,6 +22,11 @@ export interface AgentUsage {
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+/** A token count: a whole number of at least 0 (`12.7 tokens` is not a count). */
+const count = (v: unknown): number | undefined => {
+  const n = num(v);
+  return n !== undefined && Number.isInteger(n) ? n : undefined;
+};
 const record = (v: unknown): Record<string, unknown> | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const sum = (...xs: (number | undefined)[]): number | undefined =>
@@ -61,10 +66,10 @@ function claudeUsage(objects: readonly Record<string, unknown>[]): AgentUsage | 
   const result = objects.filter((o) => o.type === 'result' && ('total_cost_usd' in o || 'usage' in o)).at(-1);
   if (!result) return undefined;
   const u = record(result.usage) ?? {};
-  const input = num(u.input_tokens);
-  const cacheWrite = num(u.cache_creation_input_tokens);
-  const cacheRead = num(u.cache_read_input_tokens);
-  const output = num(u.output_tokens);
+  const input = count(u.input_tokens);
+  const cacheWrite = count(u.cache_creation_input_tokens);
+  const cacheRead = count(u.cache_read_input_tokens);
+  const output = count(u.output_tokens);
   const inputTokens = sum(input, cacheWrite, cacheRead);
   const usd = num(result.total_cost_usd) ?? num(result.cost_usd);
   return {
@@ -88,9 +93,12 @@ function codexUsage(objects: readonly Record<string, unknown>[]): AgentUsage | u
     .map((o) => record(o.usage))
     .filter((u) => u !== undefined);
   if (turns.length === 0) return undefined;
-  const inputTokens = sum(...turns.map((u) => num(u.input_tokens)));
-  const cached = sum(...turns.map((u) => num(u.cached_input_tokens)));
-  const output = sum(...turns.map((u) => num(u.output_tokens)), ...turns.map((u) => num(u.reasoning_output_tokens)));
+  const inputTokens = sum(...turns.map((u) => count(u.input_tokens)));
+  const cached = sum(...turns.map((u) => count(u.cached_input_tokens)));
+  const output = sum(
+    ...turns.map((u) => count(u.output_tokens)),
+    ...turns.map((u) => count(u.reasoning_output_tokens)),
+  );
   const tokens = sum(inputTokens, output);
   return {
     source: 'codex-jsonl',
@@ -113,7 +121,7 @@ function usageLine(output: string): AgentUsage | undefined {
   const pairs = Object.fromEntries(
     [...last.matchAll(/(tokens|usd)=(\S+)/gi)].map((m) => [m[1]!.toLowerCase(), Number(m[2])]),
   );
-  const tokens = num(pairs.tokens);
+  const tokens = count(pairs.tokens);
   const usd = num(pairs.usd);
   if (tokens === undefined && usd === undefined) return undefined;
   return { source: 'usage-line', ...(tokens !== undefined ? { tokens } : {}), ...(usd !== undefined ? { usd } : {}) };
@@ -139,9 +147,9 @@ export function parseUsageFile(text: string): AgentUsage | undefined {
   const own = objects.at(-1);
   if (own && !('type' in own)) {
     const usd = num(own.usd) ?? num(own.cost_usd) ?? num(own.total_cost_usd);
-    const input = num(own.input_tokens);
-    const output = num(own.output_tokens);
-    const tokens = num(own.tokens) ?? sum(input, output);
+    const input = count(own.input_tokens);
+    const output = count(own.output_tokens);
+    const tokens = count(own.tokens) ?? sum(input, output);
     if (usd !== undefined || tokens !== undefined) {
       return {
         source: 'usage-file',
