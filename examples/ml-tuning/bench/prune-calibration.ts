@@ -147,15 +147,7 @@ console.log('| warm-up (share of steps) | margin | keeps stopped | candidates st
 console.log('| ---: | ---: | ---: | ---: | ---: |');
 for (const warmup of [0.1, 0.2, 0.3]) {
   for (const margin of [0.02, 0.03, 0.05, 0.1]) {
-    const pruner = incumbentCurvePruner({ margin, warmupSteps: Math.round(steps * warmup) });
-    // The counts summed over the runs (the time-to-best fields are per run: the table below).
-    const sum: Record<Summed, number> = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
-    for (const dir of runs) {
-      const replay = await replayPruner(dir, pruner, steps, parallel);
-      for (const key of Object.keys(sum) as Summed[]) sum[key] += replay[key];
-    }
-    const saved = sum.trainingS > 0 ? (100 * sum.savedS) / sum.trainingS : 0;
-    const cells = [`${sum.wouldPrune} of ${sum.kept}`, `${sum.pruned} of ${sum.candidates}`, `${saved.toFixed(0)}%`];
+    const { cells } = await replayEach(incumbentCurvePruner({ margin, warmupSteps: Math.round(steps * warmup) }));
     console.log(`| ${warmup} | ${margin} | ${cells.join(' | ')} |`);
   }
 }
@@ -221,17 +213,29 @@ async function printEachPruner(): Promise<void> {
   console.log('| pruner | keeps stopped | candidates stopped | training time saved | time to best, packed (median) |');
   console.log('| --- | ---: | ---: | ---: | ---: |');
   for (const [name, pruner] of pruners) {
-    const sum: Record<Summed, number> = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
-    const toBest: number[] = [];
-    for (const dir of runs) {
-      const replay = await replayPruner(dir, pruner, steps, parallel);
-      for (const key of Object.keys(sum) as Summed[]) sum[key] += replay[key];
-      toBest.push(replay.toBestPackedS / replay.toBestBatchS);
-    }
-    const saved = sum.trainingS > 0 ? (100 * sum.savedS) / sum.trainingS : 0;
-    const cells = [`${sum.wouldPrune} of ${sum.kept}`, `${sum.pruned} of ${sum.candidates}`, `${saved.toFixed(0)}%`];
+    const { cells, toBest } = await replayEach(pruner);
     console.log(`| ${name} | ${cells.join(' | ')} | ${ratioText(median(toBest))} |`);
   }
+}
+
+/**
+ * `pruner` replayed on every run: the table cells of the counts summed over the runs (keeps
+ * stopped, candidates stopped, share of training time saved) and each run's packed time to its
+ * best over the time as it ran.
+ */
+async function replayEach(pruner: Pruner): Promise<{ cells: string[]; toBest: number[] }> {
+  const sum: Record<Summed, number> = { candidates: 0, pruned: 0, kept: 0, wouldPrune: 0, trainingS: 0, savedS: 0 };
+  const toBest: number[] = [];
+  for (const dir of runs) {
+    const replay = await replayPruner(dir, pruner, steps, parallel);
+    for (const key of Object.keys(sum) as Summed[]) sum[key] += replay[key];
+    toBest.push(replay.toBestPackedS / replay.toBestBatchS);
+  }
+  const saved = sum.trainingS > 0 ? (100 * sum.savedS) / sum.trainingS : 0;
+  return {
+    cells: [`${sum.wouldPrune} of ${sum.kept}`, `${sum.pruned} of ${sum.candidates}`, `${saved.toFixed(0)}%`],
+    toBest,
+  };
 }
 
 /**

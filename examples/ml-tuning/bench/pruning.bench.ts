@@ -258,8 +258,9 @@ for (let seed = FIRST_SEED; seed <= LAST_SEED; seed++) {
   const c = OPTUNA ? await optunaRun(seed, aMs / 1000, a.best) : undefined;
   const optuna = c ? c.bestAtA : Number.NaN;
   if (Number.isFinite(optuna)) versusOptuna.push(bestAtA - optuna);
-  if (c) optunaRatios.push(c.reachedAt !== undefined ? c.reachedAt / (aMs / 1000) : Infinity);
-  const optunaReached = Number.isFinite(optunaRatios.at(-1)) ? `at ${optunaRatios.at(-1)!.toFixed(2)}x` : 'never';
+  const cRatio = c?.reachedAt !== undefined ? c.reachedAt / (aMs / 1000) : Infinity; // never: the worst
+  if (c) optunaRatios.push(cRatio);
+  const optunaReached = Number.isFinite(cRatio) ? `at ${cRatio.toFixed(2)}x` : 'never';
   kept += fp.kept;
   wouldPrune += fp.wouldPrune;
   ratios.push(Number.isFinite(ratio) ? ratio : Infinity); // never reached: the worst, and counted in the median

@@ -120,7 +120,10 @@ export function createSession(e: Engine) {
       for (const row of m.history)
         if (typeof row.data?.tree === 'string' && !m.evaluatedTrees.has(row.data.tree))
           m.evaluatedTrees.set(row.data.tree, row.iteration);
-      m.evaluatedTrees.set(treeDigest(await e.options.artifact.inspect()), m.counters.incumbent?.iteration ?? 0);
+      // The tree in place is the incumbent's: its record says which, else (rows from before data.tree) it is read.
+      const incumbent = m.counters.incumbent;
+      const current = incumbent?.data?.tree ?? treeDigest(await e.options.artifact.inspect());
+      m.evaluatedTrees.set(current, incumbent?.iteration ?? 0);
     }
     const stop = e.stopPolicy.check(e.loopState(m));
     if (stop) await finish(stop);
