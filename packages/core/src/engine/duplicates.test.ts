@@ -9,32 +9,39 @@ import { createSeededRandom } from '../stats/random.js';
 import { maxIterations } from '../contracts/stop-policy.js';
 import { createLoop } from './create-loop.js';
 
+/** A skipDuplicates loop proposing `values[iteration - 1]`; `counted.runs` counts harness runs. */
+function listLoop(
+  artifact: ReturnType<typeof createMemoryArtifact<number>>,
+  rollback: ReturnType<typeof createMemoryRollback<number>>,
+  results: ReturnType<typeof createMemoryResultsLog>,
+  values: readonly number[],
+  iterations: number,
+  counted: { runs: number },
+) {
+  return createLoop({
+    artifact,
+    rollback,
+    results,
+    harness: createFunctionHarness('v', () => (counted.runs++, artifact.get())),
+    scorer: createValueScorer('maximize'),
+    proposer: {
+      name: 'list',
+      propose: ({ iteration }) => (artifact.set(values[iteration - 1]!), { description: `v=${values[iteration - 1]}` }),
+    },
+    keep: { skipDuplicates: true },
+    stop: maxIterations(iterations),
+  });
+}
+
 describe('skipDuplicates: a tree already evaluated in this run is not evaluated again (seed 001, issue 32)', () => {
   it(
     'in place: a proposal equal to a discarded one (or to the baseline) is a ' +
       '"duplicate of iteration N" row, not run',
     async () => {
       const artifact = createMemoryArtifact(0);
-      const values = [5, 3, 5, 0, 7];
-      let runs = 0;
       const results = createMemoryResultsLog();
-      const loop = createLoop({
-        artifact,
-        rollback: createMemoryRollback(artifact),
-        results,
-        harness: createFunctionHarness('v', () => (runs++, artifact.get())),
-        scorer: createValueScorer('maximize'),
-        proposer: {
-          name: 'list',
-          propose: ({ iteration }) => (
-            artifact.set(values[iteration - 1]!),
-            { description: `v=${values[iteration - 1]}` }
-          ),
-        },
-        keep: { skipDuplicates: true },
-        stop: maxIterations(5),
-      });
-      await loop.run();
+      const counted = { runs: 0 };
+      await listLoop(artifact, createMemoryRollback(artifact), results, [5, 3, 5, 0, 7], 5, counted).run();
       // 5 kept, 3 reverted, 5 again: the incumbent's own tree is "no change"; 0 is the baseline's tree.
       expect(results.rows.map((r) => r.description)).toEqual([
         'baseline',
@@ -44,7 +51,7 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
         'v=0 (duplicate of iteration 0: not evaluated)',
         'v=7',
       ]);
-      expect(runs).toBe(1 + 3);
+      expect(counted.runs).toBe(1 + 3);
       const again = createMemoryArtifact(0);
       let plainRuns = 0;
       const plain = createLoop({
@@ -67,24 +74,9 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
     const artifact = createMemoryArtifact(0);
     const results = createMemoryResultsLog();
     const rollback = createMemoryRollback(artifact);
-    let runs = 0;
+    const counted = { runs: 0 };
     const session = (values: number[], iterations: number) =>
-      createLoop({
-        artifact,
-        rollback,
-        results,
-        harness: createFunctionHarness('v', () => (runs++, artifact.get())),
-        scorer: createValueScorer('maximize'),
-        proposer: {
-          name: 'list',
-          propose: ({ iteration }) => (
-            artifact.set(values[iteration - 1]!),
-            { description: `v=${values[iteration - 1]}` }
-          ),
-        },
-        keep: { skipDuplicates: true },
-        stop: maxIterations(iterations),
-      }).run();
+      listLoop(artifact, rollback, results, values, iterations, counted).run();
     await session([5, 3], 2);
     expect(typeof results.rows[2]!.data?.tree).toBe('string');
     // A new session on the same log and artifact (a resume): 3 was evaluated at iteration 2 before it,
@@ -96,7 +88,7 @@ describe('skipDuplicates: a tree already evaluated in this run is not evaluated 
       'v=8',
     ]);
     expect(results.rows[3]!.note).toBe('duplicate of iteration 2: not evaluated'); // a host's result says so
-    expect(runs).toBe(3 + 1);
+    expect(counted.runs).toBe(3 + 1);
   });
 
   it('in a parallel batch: two copies with the same tree are evaluated once; the twin is a duplicate row', async () => {
