@@ -21,7 +21,8 @@
  *   target measured for the reference tuner). --no-optuna leaves C out.
  *
  * Flags: --seeds N (5; or A-B: seeds A..B), --iterations N (12), --steps N (3000), --parallel K (2),
- * --out DIR (a temp dir), --b-schedule async|batch (B's schedule, async: the demo's default).
+ * --out DIR (a temp dir), --b-schedule async|batch (B's schedule, async: the demo's default),
+ * --b-cost-aware (B's proposer ranks by expected improvement per predicted training second).
  * Run: npx tsx --conditions=source examples/ml-tuning/bench/pruning.bench.ts --seeds 2 --steps 1000
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -106,6 +107,8 @@ const PARALLEL = flag('parallel', 2);
 const B_SCHEDULE = args.includes('--b-schedule')
   ? parseSchedule(args[args.indexOf('--b-schedule') + 1], '--b-schedule')
   : 'async';
+// --b-cost-aware: B's proposer ranks candidates by expected improvement per predicted training second.
+const B_COST_AWARE = args.includes('--b-cost-aware');
 const outIndex = args.indexOf('--out');
 const ROOT = outIndex >= 0 ? args[outIndex + 1]! : mkdtempSync(join(tmpdir(), 'loop-prune-bench-'));
 
@@ -189,6 +192,7 @@ async function once(
       iterations: variant === 'A' ? ITERATIONS : target ? ITERATIONS * 4 : ITERATIONS * 20,
       prune: variant === 'B',
       schedule: variant === 'B' ? B_SCHEDULE : 'batch',
+      costAware: variant === 'B' && B_COST_AWARE,
     });
   } finally {
     clearInterval(sampler);
@@ -212,7 +216,7 @@ const q = (xs: number[]) => {
 
 console.log(
   `pruning bench: ${SEEDS} seeds, ${ITERATIONS} iterations of ${STEPS} steps, K=${PARALLEL}, ` +
-    `B ${B_SCHEDULE}; load ${loadavg()
+    `B ${B_SCHEDULE}${B_COST_AWARE ? ', cost-aware' : ''}; load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}; runs in ${ROOT}`,
 );

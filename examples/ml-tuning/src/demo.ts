@@ -75,6 +75,8 @@ export interface DemoOptions {
    * resume, the run's own. @default none
    */
   maxParams?: number;
+  /** The tpe proposer ranks candidates by expected improvement per predicted training second. @default false */
+  costAware?: boolean;
   /** Aborting stops after restoring the last kept commit. */
   signal?: AbortSignal;
   /** Where lines go. @default console.log */
@@ -210,6 +212,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     prune: options.prune ?? true,
     schedule: options.schedule ?? 'async',
     ...(maxParams !== undefined ? { maxParams } : {}),
+    ...(options.costAware ? { costAware: true } : {}),
   });
   // The run's loop config, where `loop status` and `loop report` find it (.loop/cli.json names it): the
   // holdout's state folder, outside the workspace, is read from it.
@@ -229,7 +232,8 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   print(
     `metric    val_bpc, lower is better; ${iterations || 'unlimited'} ` +
       `iteration${iterations === 1 ? '' : 's'} of ${each} each; ` +
-      `proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}; ` +
+      `proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}` +
+      `${options.costAware && !options.agent && (options.proposer ?? 'tpe') === 'tpe' ? ' (per training second)' : ''}; ` +
       `keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`,
   );
   if (options.workers)

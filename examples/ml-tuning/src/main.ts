@@ -6,7 +6,7 @@ import { parseSchedule } from './run-config.js';
 const HELP =
   `Usage: pnpm demo [--iterations N] [--steps N] [--budget-s S] [--seed N] [--proposer tpe|mutator] ` +
   `[--out DIR] [--agent "<command>"] [--resume] [--keep strict|noise-aware] [--repeats N] [--max-params N] ` +
-  `[--parallel K] [--schedule async|batch] [--no-prune] [--workers URL [--queue NAME]]
+  `[--parallel K] [--schedule async|batch] [--no-prune] [--cost-aware] [--workers URL [--queue NAME]]
 
 Tunes a character-level language model on English first names with a keep/revert loop.
   --iterations N   iterations after the baseline, rounded up to whole
@@ -33,6 +33,8 @@ Tunes a character-level language model on English first names with a keep/revert
                    the batch's slowest: two runs with one seed give the same rows) [default async]
   --no-prune       run every training to its end (default: a training worse than the
                    incumbent's curve at the same step, past 10% of the steps, is stopped)
+  --cost-aware     tpe: rank candidates by expected improvement per predicted training
+                   second (a cheaper config of equal promise trains first)
   --max-params N   a blocking constraint: a candidate whose model has more than N
                    parameters is never kept (params <= N; docs/metrics.md)
 Ctrl-C once stops after restoring the last kept state; twice exits at once.`;
@@ -99,6 +101,7 @@ async function main(): Promise<number> {
         workers: { type: 'string' },
         queue: { type: 'string' },
         'no-prune': { type: 'boolean', default: false },
+        'cost-aware': { type: 'boolean', default: false },
         schedule: { type: 'string' },
         'max-params': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -167,6 +170,7 @@ async function main(): Promise<number> {
     ...(values.workers ? { workers: values.workers } : {}),
     ...(values.queue ? { queue: values.queue } : {}),
     prune: !values['no-prune'],
+    costAware: values['cost-aware'],
     ...(values.schedule === undefined ? {} : { schedule: parseSchedule(values.schedule) }),
     ...(values['max-params'] === undefined
       ? {}

@@ -45,6 +45,11 @@ export interface DemoRunSettings {
   readonly schedule?: 'batch' | 'async';
   /** A blocking constraint `params <= maxParams` on the model's parameter count (issue 28). @default none */
   readonly maxParams?: number;
+  /**
+   * The tpe proposer ranks candidates by expected improvement per predicted training second
+   * (`costMetric: training_seconds`): of two equally promising configs the cheaper trains first. @default false
+   */
+  readonly costAware?: boolean;
   /** The sealed holdout: the test split's folder (`writeTestSplit`) and its state folder. @default none */
   readonly holdout?: { readonly dir: string; readonly stateDir: string };
 }
@@ -118,7 +123,13 @@ export function killTimeoutOf(steps: number, budgetS: number): number {
 export function demoLoopConfig(s: DemoRunSettings): LoopConfig {
   const proposer = s.agent
     ? { type: 'agent', command: s.agent, goal: AGENT_GOAL, timeoutS: 15 * 60, sandbox: 'none' }
-    : { type: s.proposer, file: 'config.json', space: s.space, seed: s.seed };
+    : {
+        type: s.proposer,
+        file: 'config.json',
+        space: s.space,
+        seed: s.seed,
+        ...(s.costAware && s.proposer === 'tpe' ? { costMetric: 'training_seconds' } : {}),
+      };
   const keep =
     s.keep === 'noise-aware'
       ? {

@@ -269,6 +269,14 @@ export const loopConfigSchema = z
   })
   .superRefine((c, ctx) => {
     for (const issue of constraintIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
+    const cost = c.proposer?.type === 'tpe' ? c.proposer.costMetric : undefined;
+    const names = Array.isArray(c.metrics) ? c.metrics : Object.keys(c.metrics ?? {});
+    if (cost !== undefined && !names.includes(cost))
+      ctx.addIssue({
+        code: 'custom',
+        message: `costMetric ${cost} is not one of metrics: (${names.join(', ') || 'none'}): add it there`,
+        path: ['proposer', 'costMetric'],
+      });
   })
   .superRefine((c, ctx) => {
     c.readOnlyFiles.forEach((file, i) => {

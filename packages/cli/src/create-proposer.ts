@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describeEarlierRuns, formatAutoIterateHistory } from '@loop/auto-iterate';
-import { type Proposer } from '@loop/core';
+import { type IterationRecord, type Proposer } from '@loop/core';
 import {
   createAgentCommandProposer,
   createConfigFileAdapter,
@@ -54,6 +54,7 @@ export function createProposer(
       space: p.space,
       seed: p.seed,
       ...seen.model,
+      ...(p.costMetric === undefined ? {} : { cost: metricOf(p.costMetric) }),
     });
   // Through a config adapter on dir, so a parallel candidate's edit goes into its working copy (workingCopy.dir).
   if (p.type === 'mutator')
@@ -85,4 +86,9 @@ export function createProposer(
       : {}),
     earlierRuns: () => describeEarlierRuns(dir, resultsFile),
   });
+}
+
+/** A row's metric `name` (`data.metrics`), the cost of a finished run (a pruned or crashed run has none). */
+function metricOf(name: string): (record: IterationRecord) => number | undefined {
+  return (record) => record.data?.metrics?.[name];
 }

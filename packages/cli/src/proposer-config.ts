@@ -83,6 +83,15 @@ export const tpeProposerSchema = z
           'integer? } or { fixed }, each with an optional when.',
       ),
     seed: z.number().int().nonnegative().default(1).describe('Seed of the proposals. Default 1.'),
+    costMetric: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A metric (metrics:, or the run's own) that is each finished run's cost, e.g. " +
+          'training_seconds: the model then ranks candidates by expected improvement per ' +
+          'predicted cost (cheaper configs first at equal promise). Default none.',
+      ),
   })
   .strict();
 

@@ -6,7 +6,7 @@ import { createConfigFileAdapter, createTpeProposer } from '@loop/core/proposers
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigFileError, parseConfigText } from './load-config.js';
-import { configCodecFor } from './create-proposer.js';
+import { configCodecFor, createProposer } from './create-proposer.js';
 
 const config = `targetFiles: [params.yaml]
 runCommand: node eval.mjs
@@ -88,6 +88,75 @@ describe('proposer type tpe', () => {
       const after = parse(await readFile(join(dir, 'params.yaml'), 'utf8'));
       expect(after).toMatchObject({ epochs: 3, name: 'run-a' });
       expect(proposal.description).toContain('epochs 1 -> 3');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a costMetric that is not one of metrics: is refused at load time, naming the file, line and field', () => {
+    const text = `${config.replace('    epochs: { fixed: 3 }\n', '    epochs: { fixed: 3 }\n  costMetric: seconds\n')}metrics: [rss_mb]\n`;
+    let error: unknown;
+    try {
+      parseConfigText(text, 'loop.config.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as ConfigFileError).message).toContain(
+      'loop.config.yaml:12: proposer.costMetric: costMetric seconds is not one of metrics: (rss_mb): add it there',
+    );
+  });
+
+  it("costMetric reaches the model: with the rows' costs the proposal differs from the same history without", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loop-cli-tpe-cost-'));
+    try {
+      const propose = async (cost: boolean) => {
+        const text =
+          'targetFiles: [params.json]\nrunCommand: node eval.mjs\nmetricName: score\nmetrics: [seconds]\n' +
+          'proposer:\n  type: tpe\n  file: params.json\n  space:\n    x: { min: 0, max: 1 }\n    y: { min: 0, max: 1 }\n' +
+          (cost ? '  costMetric: seconds\n' : '');
+        const c = parseConfigText(text, 'loop.config.yaml');
+        // Ten rows: the loss falls with x, the cost (seconds) rises steeply with y.
+        const rows = Array.from({ length: 10 }, (_, i) => {
+          const x = ((i * 7) % 10) / 10 + 0.05;
+          const y = ((i * 3) % 10) / 10 + 0.05;
+          const status = i === 0 ? 'baseline' : 'reverted';
+          const params = { x, y };
+          const metrics = { seconds: Math.exp(5 * y) };
+          return {
+            iteration: i,
+            candidateId: '',
+            score: 1 - x,
+            status,
+            description: `x 0.5 -> ${x}`,
+            data: { params, metrics },
+          };
+        });
+        await writeFile(join(dir, 'params.json'), JSON.stringify({ x: 0.05, y: 0.05 }));
+        const proposer = createProposer(
+          c,
+          dir,
+          join(dir, 'results.tsv'),
+          () => {},
+          () => {},
+        );
+        const context = {
+          iteration: 10,
+          attempt: 0,
+          history: rows,
+          baseline: 0.95,
+          best: 0.05,
+          direction: 'minimize',
+          hints: [],
+          signal: new AbortController().signal,
+        };
+        await proposer.propose(context as unknown as ProposalContext);
+        return JSON.parse(await readFile(join(dir, 'params.json'), 'utf8')) as { x: number; y: number };
+      };
+      const withCost = await propose(true);
+      const without = await propose(false);
+      expect(withCost).not.toEqual(without);
+      expect(withCost.y).toBeLessThan(without.y);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

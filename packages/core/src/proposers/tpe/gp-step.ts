@@ -38,6 +38,35 @@ export interface GpStepInput {
     /** Parallel to `history.points`. */
     readonly history: readonly (number | undefined)[];
   };
+  /**
+   * With a cost (`TpeProposerOptions.cost`): each evaluated point's cost, parallel to `points`, and
+   * in iteration order parallel to `history.points` (`undefined` where a row has none). With three
+   * or more, a GP models log cost and each candidate's expected improvement is divided by its
+   * predicted cost (EI per second, Snoek et al. 2012).
+   */
+  readonly cost?: {
+    readonly costs: readonly (number | undefined)[];
+    readonly history: readonly (number | undefined)[];
+  };
+}
+
+/** A GP on log cost over the points that have one (at least 3), or undefined. */
+function costModel(input: GpStepInput, points: readonly Point[]) {
+  const c = input.cost;
+  if (!c) return undefined;
+  const known = points.map((_, i) => i).filter((i) => c.costs[i] !== undefined);
+  if (known.length < 3) return undefined;
+  const inOrder = input.history.points.map((_, i) => i).filter((i) => c.history[i] !== undefined);
+  const series = {
+    points: inOrder.map((i) => input.history.points[i]!),
+    losses: inOrder.map((i) => Math.log(c.history[i]!)),
+  };
+  return fitGaussianProcess(
+    input.axes,
+    known.map((i) => points[i]!),
+    known.map((i) => Math.log(c.costs[i]!)),
+    hyperparameters(input, series, 'cost'),
+  );
 }
 
 /**
@@ -114,6 +143,7 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
           hyperparameters(input, series, 'constraint'),
         )
       : undefined;
+  const costGp = costModel(input, points);
   const feasible = (i: number) => constraints?.[i] === undefined || constraints[i]! <= 0;
   const anyFeasible = points.some((_, i) => feasible(i));
   let centre = 0;
@@ -143,6 +173,8 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
       const g = cgp.predict(x);
       ei *= g.sd > 1e-12 ? normalCdf(-g.mean / g.sd) : g.mean <= 0 ? 1 : 0;
     }
+    // Per unit of predicted cost: exp of the log-cost GP's mean (its median cost).
+    if (costGp) ei /= Math.exp(costGp.predict(x).mean);
     if (!chosen || ei > chosen.ei) chosen = { c, ei };
   }
   return chosen?.c;

@@ -24,6 +24,8 @@ export interface Observation {
   readonly constraint?: number;
   /** The loss vector of a multi-objective proposer's `objectives` (lower is better), when every metric is there. */
   readonly objectives?: readonly number[];
+  /** The row's cost (`TpeProposerOptions.cost`), when it has a finite positive one. */
+  readonly cost?: number;
   /**
    * The step a pruned run was stopped at, when its final score could not be estimated (its `loss`
    * is then that step's report); absent for a run that finished or whose final score was estimated.
@@ -37,12 +39,13 @@ export interface Observation {
 export interface ObservationFacts {
   readonly constraints?: ConstraintsFunction;
   readonly objectives?: readonly ObjectiveSpec[];
+  readonly cost?: (record: IterationRecord) => number | undefined;
 }
 
-type Facts = Pick<Observation, 'violation' | 'constraint' | 'objectives'>;
+type Facts = Pick<Observation, 'violation' | 'constraint' | 'objectives' | 'cost'>;
 
 function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
-  const out: { violation?: number; constraint?: number; objectives?: readonly number[] } = {};
+  const out: { violation?: number; constraint?: number; objectives?: readonly number[]; cost?: number } = {};
   if (facts.constraints) {
     const values = facts.constraints(row);
     if (values && values.length > 0) {
@@ -53,6 +56,10 @@ function factsOf(row: IterationRecord, facts: ObservationFacts): Facts {
   if (facts.objectives) {
     const losses = objectiveLosses(row.data?.metrics, facts.objectives);
     if (losses) out.objectives = losses;
+  }
+  if (facts.cost) {
+    const cost = facts.cost(row);
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost > 0) out.cost = cost;
   }
   return out;
 }

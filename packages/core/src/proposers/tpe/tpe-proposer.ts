@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOptions } from '../../contracts/errors.js';
+import type { IterationRecord } from '../../contracts/iteration-record.js';
 import type { Proposal, ProposalContext, Proposer } from '../../contracts/proposer.js';
 import type { ConfigAdapter } from './config-adapter.js';
 import { describeChanges, type ParameterChange } from './description.js';
@@ -118,6 +119,15 @@ export interface TpeProposerOptions {
    * used by the model; rows missing a metric are left out. @default none (the score is the objective)
    */
   readonly objectives?: readonly ObjectiveSpec[];
+  /**
+   * The cost of a finished row (training seconds, dollars: any positive unit; read it from
+   * `record.data.metrics`), or `undefined` when the row has none (a pruned or crashed run). With
+   * `surrogate: 'gp'` and three rows with a cost, a second GP models log cost and each candidate's
+   * expected improvement is divided by its predicted cost (EI per second, Snoek et al. 2012), so
+   * of two equally promising configs the cheaper is tried first: the loop reaches a good score in
+   * less wall time where cheap configs can. Not used by TPE (`parzen`) steps. @default none
+   */
+  readonly cost?: (record: IterationRecord) => number | undefined;
 }
 
 /** zod schema of {@link TpeProposerOptions}. */
@@ -143,6 +153,12 @@ export const tpeProposerOptionsSchema = z.object({
   robustRadius: z.number().min(0).max(1).optional(),
   surrogate: z.enum(['parzen', 'gp']).default('gp'),
   gpStart: z.number().int().min(0).default(0),
+  cost: z
+    .custom<(record: IterationRecord) => number | undefined>(
+      (f) => typeof f === 'function',
+      'cost must be a function (record) => number | undefined',
+    )
+    .optional(),
   constraints: z
     .custom<ConstraintsFunction>(
       (f) => typeof f === 'function',
@@ -224,6 +240,7 @@ export function createTpeProposer(options: TpeProposerOptions): Proposer {
   const facts: ObservationFacts = {
     ...(o.constraints ? { constraints: o.constraints } : {}),
     ...(o.objectives ? { objectives: o.objectives } : {}),
+    ...(o.cost ? { cost: o.cost } : {}),
   };
   const proposeOne = async (context: ProposalContext): Promise<Proposal> => {
     const current = await o.config.read(context);

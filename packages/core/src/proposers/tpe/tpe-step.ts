@@ -108,6 +108,9 @@ export function chooseConfig(
         history,
         fitted,
         ...(feasibility ? { feasibility } : {}),
+        ...(evaluated.some((o) => o.cost !== undefined)
+          ? { cost: { costs: evaluated.map((o) => o.cost), history: inOrder.map((i) => evaluated[i]!.cost) } }
+          : {}),
       });
       if (c) return c;
     }
