@@ -94,7 +94,8 @@ describe('proposer type tpe', () => {
   });
 
   it('a costMetric that is not one of metrics: is refused at load time, naming the file, line and field', () => {
-    const text = `${config.replace('    epochs: { fixed: 3 }\n', '    epochs: { fixed: 3 }\n  costMetric: seconds\n')}metrics: [rss_mb]\n`;
+    const withCost = config.replace('    epochs: { fixed: 3 }\n', '    epochs: { fixed: 3 }\n  costMetric: seconds\n');
+    const text = `${withCost}metrics: [rss_mb]\n`;
     let error: unknown;
     try {
       parseConfigText(text, 'loop.config.yaml');
@@ -103,17 +104,18 @@ describe('proposer type tpe', () => {
     }
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).message).toContain(
-      'loop.config.yaml:12: proposer.costMetric: costMetric seconds is not one of metrics: (rss_mb): add it there',
+      'loop.config.yaml:12: proposer.costMetric: ' + 'costMetric seconds is not one of metrics: (rss_mb): add it there',
     );
   });
 
-  it("costMetric reaches the model: with the rows' costs the proposal differs from the same history without", async () => {
+  it("costMetric reaches the model: with the rows' costs it proposes a cheaper config than without", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'loop-cli-tpe-cost-'));
     try {
       const propose = async (cost: boolean) => {
         const text =
           'targetFiles: [params.json]\nrunCommand: node eval.mjs\nmetricName: score\nmetrics: [seconds]\n' +
-          'proposer:\n  type: tpe\n  file: params.json\n  space:\n    x: { min: 0, max: 1 }\n    y: { min: 0, max: 1 }\n' +
+          'proposer:\n  type: tpe\n  file: params.json\n' +
+          '  space:\n    x: { min: 0, max: 1 }\n    y: { min: 0, max: 1 }\n' +
           (cost ? '  costMetric: seconds\n' : '');
         const c = parseConfigText(text, 'loop.config.yaml');
         // Ten rows: the loss falls with x, the cost (seconds) rises steeply with y.
