@@ -189,12 +189,24 @@ export function createHostedSession(
     ];
   };
 
+  /** True when a live process other than this server holds the workspace lock (`loop status`'s `locked`). */
+  const lockedElsewhere = async () =>
+    ((await host.readStatus(dir).catch(() => undefined)) as { locked?: unknown } | undefined)?.locked === true;
+
   const evaluate = async (description: string): Promise<StepResult> => {
     host = await getHost();
     const repairs = await recoverHeld();
     const changes = await agentChanges(dir);
     const configured = hosted?.configured ?? (await prepare());
     const targets = configured.resolved.targetFiles;
+    // A clean tree under another process's loop is that loop's tree: say it is held, not "edit first"
+    // (an edit made now would land in the running loop's workspace).
+    if (changes.length === 0 && !hosted && (await lockedElsewhere()))
+      throw new McpToolError(
+        'LOCK_HELD',
+        `another loop holds ${dir} (loop status shows it); nothing was touched: ` +
+          `wait for it to stop before editing the target files (${targets.join(', ')})`,
+      );
     if (changes.length === 0)
       throw new McpToolError(
         'NO_EDIT',

@@ -1,7 +1,7 @@
 // The real `loop mcp` (the cli's src/main.ts under tsx, as `pnpm loop` runs it) on a real
 // temporary git workspace whose harness is instant (node eval.mjs prints `score: <x>` from
 // config.json; lower is better), driven by the SDK's own Client over StdioClientTransport.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -110,5 +110,14 @@ export function fileAppears(path: string): Promise<void> {
       watcher.close();
       resolve();
     }
+  });
+}
+
+/** A real `loop run` in `ws` (the cli's main under tsx), its output ignored: the other process holding the workspace. */
+export function startLoopRun(ws: string): ChildProcess {
+  return spawn(process.execPath, ['--import', TSX, '--conditions=source', CLI_MAIN, 'run'], {
+    cwd: ws,
+    env: { ...(process.env as Record<string, string>), CI: '1' },
+    stdio: 'ignore',
   });
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentChanges, clearEdit, holdEdit, HELD_EDIT_REF } from '../src/held-edit.js';
-import { callOn, fileAppears, gitIn, makeWorkspace, startServer } from './fixture.js';
+import { callOn, fileAppears, gitIn, makeWorkspace, startLoopRun, startServer } from './fixture.js';
 
 const HEX40 = /^[0-9a-f]{40}$/;
 let ws: string;
@@ -163,6 +163,31 @@ describe('loop mcp as a host: what the agent needs after a crash', () => {
     expect(step.decision).toBe('crash');
     expect(step.reason).toMatch(/exited with code 3/);
     expect(step.reason).toContain('the agent has no credits');
+  });
+});
+
+describe('loop mcp as a host: a workspace another loop holds', () => {
+  it('loop_evaluate on its clean tree says LOCK_HELD, not NO_EDIT, and touches nothing', async () => {
+    ws = makeWorkspace();
+    const mark = `${ws}-started`;
+    writeFileSync(join(ws, 'loop.config.yaml'), `${read('loop.config.yaml')}env: { MARK: ${JSON.stringify(mark)} }\n`);
+    writeFileSync(join(ws, 'config.json'), '{"x": 5, "slow": true}\n');
+    git('commit', '-q', '-am', 'a baseline that never ends');
+    const run = startLoopRun(ws);
+    try {
+      await fileAppears(mark); // the run holds the lock and its baseline is running
+      const head = git('rev-parse', 'HEAD');
+      const { call } = await serve();
+      await expect(call('loop_evaluate', { description: 'nothing edited' })).rejects.toThrow(
+        /\[LOCK_HELD\][\s\S]*nothing was touched/,
+      );
+      expect(git('rev-parse', 'HEAD')).toBe(head);
+      expect(git('status', '--porcelain')).toBe('');
+    } finally {
+      run.kill('SIGTERM');
+      if (run.exitCode === null) await once(run, 'exit');
+      rmSync(mark, { force: true });
+    }
   });
 });
 
