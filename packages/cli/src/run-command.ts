@@ -87,7 +87,7 @@ export async function runCommand(
     `config    ${loaded.file}`,
     `workspace ${loaded.dir}  branch ${configured.run.branch}${resume ? '  (resuming)' : ''}`,
     `metric    ${configured.resolved.metricName}, ${configured.resolved.direction} ` +
-      `is better; ${config.maxIterations || 'unlimited'} iterations ` +
+      `is better; ${config.maxIterations || 'unlimited'} iteration${config.maxIterations === 1 ? '' : 's'} ` +
       `of ${config.timeBudgetS} s; proposer ${config.proposer.type}`,
     ...(await import('./sandbox-banner.js')).sandboxBannerLines(config, configured.resolved),
     ...(config.holdout

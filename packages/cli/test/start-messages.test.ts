@@ -39,6 +39,8 @@ describe('loop run: a refused start', () => {
       expect(accepted.out.indexOf('config    ')).toBeLessThan(banner);
       expect(banner).toBeLessThan(accepted.out.search(/^iter {3}0 /m));
       expect(accepted.out.match(/^workspace /gm)).toHaveLength(1);
+      // maxIterations 1: the banner's count in the singular
+      expect(accepted.out).toMatch(/^metric {4}score, \w+ is better; 1 iteration of /m);
     },
   );
 
