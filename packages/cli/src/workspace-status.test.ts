@@ -36,4 +36,13 @@ describe('loop status', () => {
       '    10  d4e5f6a   3.200000  keep     layers 2 -> 3',
     ]);
   });
+
+  it('a running state with no lock holder says how it continues (loop resume, or an MCP host)', () => {
+    const running = { ...status, state: { ...status.state!, status: 'running' } };
+    expect(formatStatus(running)).toContain(
+      'status    running (but no process holds the lock: interrupted, or an MCP server exited with a ' +
+        'trial open; "loop resume" or the next loop_evaluate continues it)',
+    );
+    expect(formatStatus({ ...running, locked: true })).toMatch(/^status {4}running$/m);
+  });
 });

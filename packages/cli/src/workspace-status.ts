@@ -122,7 +122,8 @@ export function formatStatus(status: WorkspaceStatus, last = 5): string {
   const lockNote = status.locked
     ? ''
     : state?.status === 'running'
-      ? ' (but no process holds the lock: interrupted; "loop resume" continues it)'
+      ? ' (but no process holds the lock: interrupted, or an MCP server exited with a trial open; ' +
+        '"loop resume" or the next loop_evaluate continues it)'
       : '';
   lines.push(`status    ${state?.status ?? 'unknown (no state.json)'}${lockNote}`);
   lines.push(`iteration ${iteration}`);
