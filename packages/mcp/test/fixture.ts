@@ -113,7 +113,7 @@ export function fileAppears(path: string): Promise<void> {
   });
 }
 
-/** A real `loop run` in `ws` (the cli's main under tsx), its output ignored: the other process holding the workspace. */
+/** A real `loop run` in `ws` (the cli's main under tsx, output ignored): another process holding the workspace. */
 export function startLoopRun(ws: string): ChildProcess {
   return spawn(process.execPath, ['--import', TSX, '--conditions=source', CLI_MAIN, 'run'], {
     cwd: ws,

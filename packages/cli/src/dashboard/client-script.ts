@@ -25,7 +25,7 @@ function phaseText(v) {
   if (v.phase === 'stopped')
     return 'finished: ' + (v.stopReason || 'stopped') + (v.stopMessage ? ' (' + v.stopMessage + ')' : '');
   if (v.phase === 'failed') return 'failed: ' + (v.error || '');
-  if (v.phase === 'interrupted') return 'interrupted (no lock holder; loop resume or the next loop_evaluate continues it)';
+  if (v.phase === 'interrupted') return 'interrupted (no lock holder: loop resume or the next loop_evaluate goes on)';
   return v.rows.length ? 'finished' : 'no rows yet';
 }
 const PAGE_ROWS = 20;
