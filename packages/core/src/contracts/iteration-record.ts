@@ -56,6 +56,8 @@ export interface CandidateData {
     readonly value: number | null;
     readonly reason: string;
     readonly pruner: string;
+    /** The iteration whose curve it was compared against (absent when that row had none). */
+    readonly incumbent?: number;
   };
   /** What producing this candidate cost (an agent proposer's spend). @default none */
   readonly cost?: { readonly usd?: number; readonly tokens?: number };

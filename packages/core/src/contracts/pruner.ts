@@ -52,6 +52,11 @@ export interface PrunedFact {
   readonly reason: string;
   /** The pruner's name. */
   readonly pruner: string;
+  /**
+   * The iteration of the row whose curve the pruners compared against (`PruneInput.incumbent`:
+   * the last keep when the run started, else the baseline); absent when that row had no curve.
+   */
+  readonly incumbent?: number;
 }
 
 /**

@@ -72,6 +72,7 @@ describe('pruning doomed runs (issue 27)', () => {
         value: 8,
         reason: '8 vs incumbent 3.5',
         pruner: 'incumbent-curve',
+        incumbent: 1, // the keep whose curve it was compared against
       });
       expect(reported[2]).toEqual([9, 8]); // the run saw the abort right after the pruning report
       expect(results.rows[3]).toMatchObject({

@@ -77,7 +77,13 @@ export function startReporting(input: ReportingInput): RunReporting {
       });
       if (!found) return;
       const { reason } = found.verdict;
-      state.pruned = { step, value: Number.isFinite(value) ? value : null, reason, pruner: found.pruner.name };
+      state.pruned = {
+        step,
+        value: Number.isFinite(value) ? value : null,
+        reason,
+        pruner: found.pruner.name,
+        ...(incumbent ? { incumbent: prune.incumbent!.iteration } : {}),
+      };
       hub.emit({ type: 'pruned', iteration, step, value, reason, pruner: found.pruner.name });
       own.abort(new Error(`pruned at step ${step}: ${reason}`));
     },

@@ -103,3 +103,26 @@ describe("the model-based proposer's observations on the async schedule (issue 2
     expect(obs).toHaveLength(5);
   });
 });
+
+describe("the model-based proposer's estimate against the curve the pruner compared (issue 27)", () => {
+  it('a pruned row naming its compared incumbent (data.pruned.incumbent) is estimated from that curve', () => {
+    const curve = (r: IterationRecord, step: number, value: number): IterationRecord => ({
+      ...r,
+      data: { ...r.data, reports: [{ step, value }] },
+    });
+    const pruned = (r: IterationRecord, incumbent: number): IterationRecord => ({
+      ...r,
+      data: { pruned: { step: 200, value: r.score, reason: 'r', pruner: 'incumbent-curve', incumbent } },
+    });
+    // Row 3 started while the baseline was the incumbent; row 2 was kept before row 3's row was written.
+    const history = [
+      curve(row(0, 'baseline', 3.4, 'baseline'), 200, 4.0),
+      row(1, 'reverted', 3.5, 'lr 0.1 -> 0.3'),
+      curve(row(2, 'kept', 3.0, 'lr 0.1 -> 0.2'), 200, 3.6),
+      pruned(row(3, 'reverted', 4.4, 'lr 0.2 -> 0.9 (pruned at step 200 of 3000: 4.4 vs incumbent 4.0)'), 0),
+    ];
+    const obs = rebuildObservations(history, { lr: 0.2 }, new Set(['lr']), 'minimize');
+    // 4.4 / 4.0 x 3.4 (the baseline's curve), not 4.4 / 3.6 x 3.0 (row 2's, the keep before the row).
+    expect(obs.at(-1)).toMatchObject({ iteration: 3, loss: expect.closeTo(3.74, 10), estimatedFrom: 200 });
+  });
+});

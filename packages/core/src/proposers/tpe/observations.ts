@@ -137,7 +137,7 @@ export function rebuildObservations(
     if (!changes) continue;
     const params = row.data?.params;
     const evaluated = params ? withParams(incumbent, params, keys) : applyChanges(incumbent, changes);
-    const o = observationOf(row, evaluated, direction, facts, incumbentRow);
+    const o = observationOf(row, evaluated, direction, facts, comparedIncumbent(row, history) ?? incumbentRow);
     if (o) out.push(o);
     if (row.status === 'kept') {
       incumbent = evaluated;
@@ -147,10 +147,20 @@ export function rebuildObservations(
   for (const row of finished) {
     const params = row.data?.params;
     const config = params ? withParams(incumbent, params, keys) : undefined;
-    const o = config ? observationOf(row, config, direction, facts, incumbentRow) : undefined;
+    const reference = comparedIncumbent(row, history) ?? incumbentRow;
+    const o = config ? observationOf(row, config, direction, facts, reference) : undefined;
     if (o) out.push(o);
   }
   return out;
+}
+
+/**
+ * The row a pruned run was compared against (`data.pruned.incumbent`), when recorded and in the
+ * history: on the async schedule a newer keep may have come between its start and its row.
+ */
+function comparedIncumbent(row: IterationRecord, history: readonly IterationRecord[]): IterationRecord | undefined {
+  const iteration = row.data?.pruned?.incumbent;
+  return typeof iteration === 'number' ? history.find((r) => r.iteration === iteration) : undefined;
 }
 
 const lossOf = (score: number, direction: Direction) => (direction === 'minimize' ? score : -score);

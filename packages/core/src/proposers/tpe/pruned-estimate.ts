@@ -21,14 +21,14 @@ import type { Direction } from '../../contracts/types.js';
  *
  * `incumbentAt(step)` is the incumbent's report at that step, linearly interpolated between its two
  * neighbouring reports (in step order). Any full curve is a reference for the ratio; the proposer
- * passes the incumbent before the pruned row in row order, which on the async schedule or inside a
- * batch may be a keep newer than the one the pruner compared against. `undefined` when there is
+ * passes the row the pruner compared against (`data.pruned.incumbent`), else (a row written before
+ * that field) the incumbent before the pruned row in row order. `undefined` when there is
  * nothing to extrapolate from (the run has no finite value or step, the incumbent has no score or
  * no reports around the step) or the estimate is not finite.
  *
  * @param pruned - the pruned run's step and last value (`CandidateData.pruned`)
- * @param incumbent - the reference curve's row: the proposer passes the last kept row before the
- *   pruned one, or the baseline
+ * @param incumbent - the reference curve's row: the proposer passes the row the pruner compared
+ *   against, else the last kept row before the pruned one, or the baseline
  */
 export function prunedEstimate(
   pruned: { readonly step: number; readonly value: number | null },
