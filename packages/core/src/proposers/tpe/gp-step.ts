@@ -41,8 +41,8 @@ export interface GpStepInput {
   /**
    * With a cost (`TpeProposerOptions.cost`): each evaluated point's cost, parallel to `points`, and
    * in iteration order parallel to `history.points` (`undefined` where a row has none). With three
-   * or more, a GP models log cost and each candidate's expected improvement is divided by its
-   * predicted cost (EI per second, Snoek et al. 2012).
+   * or more, a GP models log cost and, among the candidates within {@link COST_GUARD} of the best
+   * expected improvement, the highest expected improvement per predicted cost wins.
    */
   readonly cost?: {
     readonly costs: readonly (number | undefined)[];
@@ -81,6 +81,12 @@ export function hyperparameterPrefix(n: number): number {
   while (Math.floor(m * 1.25) <= Math.min(n, MAX_GP_ROWS)) m = Math.floor(m * 1.25);
   return m;
 }
+
+/**
+ * With a cost, only draws whose expected improvement is at least this share of the best draw's are
+ * ranked per unit of cost: cost breaks near-ties in promise, it does not buy hopeless cheap configs.
+ */
+const COST_GUARD = 0.5;
 
 /**
  * At most this many rows enter the GP (the lowest losses; hyperparameters from at most the first
@@ -162,7 +168,7 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   for (let i = 0; i < candidates; i++) draws.push(refineMove(axes, ranked, step, random));
   for (let i = 0; i < candidates / 2; i++) draws.push(localMove(axes, ranked[0]!, good.bandwidths, random));
   for (let i = 0; i < candidates / 4; i++) draws.push(uniformPoint(axes, random));
-  let chosen: { c: Record<string, unknown>; ei: number } | undefined;
+  const scored: { c: Record<string, unknown>; x: Point; ei: number }[] = [];
   for (const u of draws) {
     const c = fresh(u);
     if (!c) continue;
@@ -173,9 +179,16 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
       const g = cgp.predict(x);
       ei *= g.sd > 1e-12 ? normalCdf(-g.mean / g.sd) : g.mean <= 0 ? 1 : 0;
     }
-    // Per unit of predicted cost: exp of the log-cost GP's mean (its median cost).
-    if (costGp) ei /= Math.exp(costGp.predict(x).mean);
-    if (!chosen || ei > chosen.ei) chosen = { c, ei };
+    scored.push({ c, x, ei });
   }
-  return chosen?.c;
+  if (scored.length === 0) return undefined;
+  const top = Math.max(...scored.map((s) => s.ei));
+  // Per unit of predicted cost (exp of the log-cost GP's mean: its median), among the draws within
+  // COST_GUARD of the best expected improvement only: plain EI per second proposed cheap, hopeless
+  // configs on the ML demo (seed 1: 40 of 48 pruned, no keep after row 9; docs/proposers.md).
+  const rate = (s: { x: Point; ei: number }) => (costGp ? s.ei / Math.exp(costGp.predict(s.x).mean) : s.ei);
+  const pool = costGp ? scored.filter((s) => s.ei >= COST_GUARD * top) : scored;
+  let chosen = pool[0]!;
+  for (const s of pool) if (rate(s) > rate(chosen)) chosen = s;
+  return chosen.c;
 }

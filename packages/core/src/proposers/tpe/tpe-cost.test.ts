@@ -16,7 +16,11 @@ const loss = (c: Config) => ((c.x as number) - 0.7) ** 2;
 const costOf = (c: Config) => Math.exp(4 * (c.y as number));
 const seconds = (r: IterationRecord) => r.data?.metrics?.seconds;
 
-async function run(seed: number, cost: ((r: IterationRecord) => number | undefined) | undefined) {
+async function run(
+  seed: number,
+  cost: ((r: IterationRecord) => number | undefined) | undefined,
+  objective: (c: Config) => number = loss,
+) {
   const artifact = createMemoryArtifact<Config>({ x: 0.1, y: 0.5 });
   const evaluated: Config[] = [];
   const loop = createLoop({
@@ -31,7 +35,7 @@ async function run(seed: number, cost: ((r: IterationRecord) => number | undefin
     harness: createFunctionHarness('f', () => {
       const c = artifact.get();
       evaluated.push({ ...c });
-      return { value: loss(c), data: { metrics: { seconds: costOf(c) } } };
+      return { value: objective(c), data: { metrics: { seconds: costOf(c) } } };
     }),
     scorer: createValueScorer('minimize'),
     stop: maxIterations(30),
@@ -55,9 +59,24 @@ describe('TPE proposer with a cost', () => {
       bestWith += Math.min(...a.map(loss));
       bestWithout += Math.min(...b.map(loss));
     }
-    // Measured: 358 against 1,719 (0.21x), best losses 7e-8 against 2e-6 summed over the seeds.
-    expect(withCost).toBeLessThan(0.35 * without);
-    expect(bestWith).toBeLessThanOrEqual(bestWithout);
+    // Measured: 955 against 1,719 (0.56x); best losses 2.5e-6 against 1.7e-6 summed over the seeds
+    // (both at the optimum, x = 0.7, to 3 decimals). Plain EI per cost spent 0.21x here, but on the
+    // ML demo it proposed cheap hopeless configs: the guard (EI within half of the best) is kept.
+    expect(withCost).toBeLessThan(0.65 * without);
+    expect(bestWith).toBeLessThan(2 * bestWithout);
+  });
+
+  it('buys no cheap hopeless config: where only costly configs are good, the best loss is as without', async () => {
+    // The loss falls as y (and so the cost) rises: a cheap config is never good.
+    const costly = (c: Config) => loss(c) + 0.3 * (1 - (c.y as number));
+    let bestWith = 0;
+    let bestWithout = 0;
+    for (const seed of [1, 2, 3, 4]) {
+      bestWith += Math.min(...(await run(seed, seconds, costly)).map(costly));
+      bestWithout += Math.min(...(await run(seed, undefined, costly)).map(costly));
+    }
+    // Measured: 3.6e-4 against 4.0e-4; without the guard (plain EI per cost) 5.4e-4, 1.35x.
+    expect(bestWith).toBeLessThan(1.1 * bestWithout);
   });
 
   it('changes nothing while no row has a cost: the same proposals as without the option', async () => {

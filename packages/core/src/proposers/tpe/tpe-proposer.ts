@@ -122,10 +122,10 @@ export interface TpeProposerOptions {
   /**
    * The cost of a finished row (training seconds, dollars: any positive unit; read it from
    * `record.data.metrics`), or `undefined` when the row has none (a pruned or crashed run). With
-   * `surrogate: 'gp'` and three rows with a cost, a second GP models log cost and each candidate's
-   * expected improvement is divided by its predicted cost (EI per second, Snoek et al. 2012), so
-   * of two equally promising configs the cheaper is tried first: the loop reaches a good score in
-   * less wall time where cheap configs can. Not used by TPE (`parzen`) steps. @default none
+   * `surrogate: 'gp'` and three rows with a cost, a second GP models log cost and, among the
+   * candidates with at least half the best expected improvement, the highest expected improvement
+   * per predicted cost wins (EI per second, Snoek et al. 2012, as a tie-break: plain EI per second
+   * proposed cheap hopeless configs on the ML demo). Not used by TPE (`parzen`) steps. @default none
    */
   readonly cost?: (record: IterationRecord) => number | undefined;
 }
