@@ -75,9 +75,10 @@ if (!range || last < first) refuse(`--seeds must be a seed or a range like 6-10,
 if (last - first >= 1000) refuse(`--seeds ${text('seeds')} is more than 1000 seeds: give a smaller range`);
 const seeds = Array.from({ length: last - first + 1 }, (_, i) => first + i);
 const from = text('from');
-let steps = count('steps', 1500);
-let parallel = count('parallel', 2);
-const iterations = count('iterations', 12);
+// With --from the runs' own settings are used: these flags are ignored (said below), not checked.
+let steps = from === undefined ? count('steps', 1500) : 1500;
+let parallel = from === undefined ? count('parallel', 2) : 2;
+const iterations = from === undefined ? count('iterations', 12) : 12;
 
 /** A replayed run's steps and parallel candidates, from the demo's own record of them. */
 function settingsOf(dir: string): { steps: number; parallel: number } {

@@ -57,6 +57,11 @@ describe('prune-calibration.ts flags', () => {
       const async = run('--from', from, '--seeds', '1-1');
       expect(async.status).toBe(2);
       expect(async.stderr).toContain('A-1 ran on the async schedule');
+      // Flags --from ignores are said to be ignored, not refused: the run's refusal is what is reported.
+      const ignored = run('--from', from, '--seeds', '1-1', '--iterations', '0');
+      expect(ignored.stdout).toContain('(--from: --iterations ignored');
+      expect(ignored.stderr).not.toContain('--iterations must be');
+      expect(ignored.stderr).toContain('A-1 ran on the async schedule');
     } finally {
       rmSync(from, { recursive: true, force: true });
     }
