@@ -37,7 +37,7 @@ export type { NoiseAwareKeepPolicyOptions, NoiseAwareTest, AlphaSpending } from 
 export { lookAlpha, spentAlpha } from './policies/noise-aware-keep-policy-spending.js';
 export { formatViolations, rowViolations } from './policies/constraint-violations.js';
 export type { RowViolation } from './policies/constraint-violations.js';
-export { spendOf, describeSpend, formatUsd } from './policies/spend.js';
+export { spendOf, describeSpend, formatUsd, validCost } from './policies/spend.js';
 export type { Spend, SpendPart } from './policies/spend.js';
 export { paretoKeep, paretoKeepOptionsSchema } from './policies/pareto-keep-policy.js';
 export type { ParetoKeepOptions, ParetoRecord } from './policies/pareto-keep-policy.js';

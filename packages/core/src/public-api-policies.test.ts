@@ -104,6 +104,7 @@ describe("core's policy and proposer entries", () => {
       'tier1Gates',
       'toConstraints',
       'totalViolation',
+      'validCost',
       'valueAtStep',
       'wallClock',
       'withConstraints',

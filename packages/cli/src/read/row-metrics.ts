@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { RUN_FILES } from '@loop/auto-iterate';
 import { type CandidateData } from '@loop/core';
-import { formatUsd } from '@loop/core/policies';
+import { formatUsd, validCost } from '@loop/core/policies';
 import { readRecordData } from '@loop/core/files';
 import { readIterationTimes, type IterationTimes } from '../iteration-times.js';
 
@@ -56,7 +56,7 @@ export async function withRowMetrics<E extends { readonly iteration: number; rea
     const all = { ...(same ? t.metrics : {}), ...data?.metrics };
     const metrics = Object.keys(all).length > 0 ? { metrics: all } : {};
     const broken = (data?.constraints as { violations?: RowViolation[] } | undefined)?.violations ?? [];
-    const cost = costOf(data?.cost);
+    const cost = validCost(data?.cost);
     return { ...e, ...metrics, ...(broken.length > 0 ? { violations: broken } : {}), ...(cost ? { cost } : {}) };
   });
 }
@@ -68,15 +68,6 @@ export function formatMetrics(metrics: Readonly<Record<string, number>> | undefi
     .sort()
     .map((k) => `${k}=${Number(metrics[k]!.toPrecision(6))}`)
     .join(' ');
-}
-
-/** A record's `cost` with only its finite, non-negative fields, `undefined` when none is left. */
-function costOf(raw: unknown): RowMetrics['cost'] {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const { usd, tokens } = raw as Record<string, unknown>;
-  const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
-  const cost = { ...(ok(usd) ? { usd } : {}), ...(ok(tokens) ? { tokens } : {}) };
-  return Object.keys(cost).length > 0 ? cost : undefined;
 }
 
 /** `$0.0123, 1,234 tokens` (what {@link RowMetrics.cost} holds), `''` for none. */

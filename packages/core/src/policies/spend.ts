@@ -33,6 +33,17 @@ export interface Spend {
 const empty = (): { rows: number; usd: number; tokens: number } => ({ rows: 0, usd: 0, tokens: 0 });
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 
+/**
+ * A record's `data.cost` with only its finite, non-negative fields (`usd` in US dollars, `tokens`),
+ * `undefined` when none is left: what {@link spendOf} sums and `loop log` shows per row.
+ */
+export function validCost(raw: unknown): { usd?: number; tokens?: number } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { usd, tokens } = raw as Record<string, unknown>;
+  const cost = { ...(finite(usd) ? { usd } : {}), ...(finite(tokens) ? { tokens } : {}) };
+  return Object.keys(cost).length > 0 ? cost : undefined;
+}
+
 /** Sums the rows' `data.cost` (see {@link Spend}); rows without a cost are skipped. */
 export function spendOf(history: readonly IterationRecord[]): Spend {
   const total = empty();
@@ -42,8 +53,8 @@ export function spendOf(history: readonly IterationRecord[]): Spend {
   let hasUsd = false;
   let hasTokens = false;
   for (const row of history) {
-    const cost = row.data?.cost;
-    if (!cost || (!finite(cost.usd) && !finite(cost.tokens))) continue;
+    const cost = validCost(row.data?.cost);
+    if (!cost) continue;
     const part =
       row.status === 'kept'
         ? kept
@@ -54,11 +65,11 @@ export function spendOf(history: readonly IterationRecord[]): Spend {
             : discarded;
     for (const p of part ? [total, part] : [total]) {
       p.rows += 1;
-      if (finite(cost.usd)) p.usd += cost.usd;
-      if (finite(cost.tokens)) p.tokens += cost.tokens;
+      p.usd += cost.usd ?? 0;
+      p.tokens += cost.tokens ?? 0;
     }
-    hasUsd ||= finite(cost.usd);
-    hasTokens ||= finite(cost.tokens);
+    hasUsd ||= cost.usd !== undefined;
+    hasTokens ||= cost.tokens !== undefined;
   }
   return { total, kept, discarded, crashed, hasUsd, hasTokens };
 }
