@@ -123,6 +123,9 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
   let steps = options.steps ?? 3000;
   let parallel = options.parallel ?? DEFAULT_PARALLEL;
   let maxParams = options.maxParams;
+  let costAware = options.costAware === true;
+  if (costAware && (options.agent || (options.proposer ?? 'tpe') !== 'tpe'))
+    throw new Error('[loop] [ml-tuning] --cost-aware needs the tpe proposer (not --proposer mutator or --agent)');
   if (options.resume) {
     if (!dir) throw new Error('[loop] [ml-tuning] --resume needs --out <dir> of the run to continue');
     const state = JSON.parse(await readFile(join(dir, '.loop', 'demo.json'), 'utf8').catch(() => '{}')) as {
@@ -133,6 +136,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
       steps?: number;
       parallel?: number;
       maxParams?: number;
+      costAware?: boolean;
     };
     if (!state.tag || state.budgetS === undefined || state.seed === undefined)
       throw new Error(
@@ -170,6 +174,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     iterations = options.iterations ?? state.iterations ?? iterations;
     parallel = options.parallel ?? state.parallel ?? 1; // a run from before --parallel ran one at a time
     maxParams ??= state.maxParams;
+    costAware ||= state.costAware === true; // the run's own, as its constraint
   } else {
     tag = runTag(now);
     dir ??= join(EXAMPLE_DIR, '.runs', tag);
@@ -185,6 +190,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
       steps,
       parallel,
       ...(maxParams !== undefined ? { maxParams } : {}),
+      ...(costAware ? { costAware } : {}),
     });
   }
   await stat(join(dir, 'train.mjs'));
@@ -212,7 +218,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     prune: options.prune ?? true,
     schedule: options.schedule ?? 'async',
     ...(maxParams !== undefined ? { maxParams } : {}),
-    ...(options.costAware ? { costAware: true } : {}),
+    ...(costAware ? { costAware: true } : {}),
   });
   // The run's loop config, where `loop status` and `loop report` find it (.loop/cli.json names it): the
   // holdout's state folder, outside the workspace, is read from it.
@@ -228,7 +234,7 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     `branch    ${run.branch}   (results.tsv at the workspace root, each ` +
       `run's training log in .loop/logs/<iteration>.log)`,
   );
-  const perSecond = options.costAware && !options.agent && (options.proposer ?? 'tpe') === 'tpe';
+  const perSecond = costAware;
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
   print(
     `metric    val_bpc, lower is better; ${iterations || 'unlimited'} ` +

@@ -107,6 +107,29 @@ describe('ml-tuning demo end to end (real training, real git)', () => {
     }
   });
 
+  it("--cost-aware is the run's own on resume (demo.json), and refused with a proposer other than tpe", async () => {
+    const out = join(parent, 'cost');
+    const lines: string[] = [];
+    const base = { steps: 100, budgetS: 1.5, seed: 3, parallel: 1, out, print: (l: string) => lines.push(l) };
+    await runDemo({ ...base, iterations: 1, resume: false, costAware: true });
+    const config = () => JSON.parse(readFileSync(join(out, '.loop', 'loop.config.json'), 'utf8'));
+    expect(config().proposer.costMetric).toBe('training_seconds');
+    lines.length = 0;
+    await runDemo({ out, resume: true, iterations: 2, print: (l) => lines.push(l) }); // no --cost-aware given
+    expect(config().proposer.costMetric).toBe('training_seconds');
+    expect(lines.some((l) => l.includes('proposer tpe (per training second)'))).toBe(true);
+    await expect(
+      runDemo({
+        ...base,
+        out: join(parent, 'cost-mutator'),
+        iterations: 1,
+        resume: false,
+        costAware: true,
+        proposer: 'mutator',
+      }),
+    ).rejects.toThrow('--cost-aware needs the tpe proposer');
+  });
+
   it('refuses to create a workspace in a non-empty directory', async () => {
     await expect(
       runDemo({ iterations: 1, budgetS: 1, seed: 1, out: join(parent, 'run'), resume: false, print: () => {} }),

@@ -271,10 +271,13 @@ export const loopConfigSchema = z
     for (const issue of constraintIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     const cost = c.proposer?.type === 'tpe' ? c.proposer.costMetric : undefined;
     const names = Array.isArray(c.metrics) ? c.metrics : Object.keys(c.metrics ?? {});
-    if (cost !== undefined && !names.includes(cost))
+    // An empty name is the schema's own error already.
+    if (cost !== undefined && cost !== '' && !names.includes(cost))
       ctx.addIssue({
         code: 'custom',
-        message: `costMetric ${cost} is not one of metrics: (${names.join(', ') || 'none'}): add it there`,
+        message:
+          `costMetric ${JSON.stringify(cost)} is not one of metrics: ` +
+          `(${names.join(', ') || 'none'}): add it there`,
         path: ['proposer', 'costMetric'],
       });
   })

@@ -88,7 +88,7 @@ export const tpeProposerSchema = z
       .min(1)
       .optional()
       .describe(
-        "A metric (metrics:, or the run's own) that is each finished run's cost, e.g. " +
+        "A metric named in metrics: that is each finished run's cost, e.g. " +
           'training_seconds: the model then ranks candidates by expected improvement per ' +
           'predicted cost (cheaper configs first at equal promise). Default none.',
       ),

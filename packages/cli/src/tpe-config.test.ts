@@ -104,8 +104,16 @@ describe('proposer type tpe', () => {
     }
     expect(error).toBeInstanceOf(ConfigFileError);
     expect((error as ConfigFileError).message).toContain(
-      'loop.config.yaml:12: proposer.costMetric: ' + 'costMetric seconds is not one of metrics: (rss_mb): add it there',
+      'loop.config.yaml:12: proposer.costMetric: costMetric "seconds" is not one of metrics: (rss_mb)',
     );
+    // An empty name: the schema's one error, not a second one about metrics:.
+    try {
+      parseConfigText(text.replace('costMetric: seconds', "costMetric: ''"), 'loop.config.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigFileError).message).toContain('loop.config.yaml:12: proposer.costMetric: Too small');
+    expect((error as ConfigFileError).message).not.toContain('is not one of metrics');
   });
 
   it("costMetric reaches the model: with the rows' costs it proposes a cheaper config than without", async () => {
