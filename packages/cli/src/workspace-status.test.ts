@@ -45,4 +45,13 @@ describe('loop status', () => {
     );
     expect(formatStatus({ ...running, locked: true })).toMatch(/^status {4}running$/m);
   });
+
+  it('a run stopped before its baseline (branch, no rows) points to loop resume, not to a new loop run', () => {
+    const text = formatStatus({ dir: '/w', tag: 'dec6-0833', state: undefined, rows: [], locked: false });
+    expect(text).toContain('a run was started on this branch but recorded no row');
+    expect(text).toContain('"loop resume" continues it');
+    expect(formatStatus({ dir: '/w', tag: undefined, state: undefined, rows: [], locked: false })).toContain(
+      'no run here yet',
+    );
+  });
 });

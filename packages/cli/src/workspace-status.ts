@@ -72,14 +72,22 @@ export async function readStatus(dir: string): Promise<WorkspaceStatus> {
   const rows = text === undefined ? [] : parseAutoIterateTsv(text, resultsPath);
   const locked = await isLocked(lockPath(dir)).catch(() => false);
   const spent = await readSpendLine(dir).catch(() => undefined);
+  // Before its baseline is in a run has no cli.json yet, but its branch is checked out.
+  const tag = cli.tag ?? (state || rows.length > 0 ? undefined : await checkedOutRunTag(dir));
   return {
     dir,
-    tag: cli.tag,
+    tag,
     state,
     rows,
     locked,
     ...(spent ? { spent } : {}),
   };
+}
+
+/** The tag of the `auto-iterate/<tag>` branch checked out in `dir` (read from git's HEAD file), if any. */
+async function checkedOutRunTag(dir: string): Promise<string | undefined> {
+  const head = await readFile(join(gitDirOf(dir), 'HEAD'), 'utf8').catch(() => '');
+  return /^ref: refs\/heads\/auto-iterate\/(\S+)/.exec(head)?.[1];
 }
 
 /** Decimals of every score `loop status` prints, so the columns line up. */
@@ -113,6 +121,12 @@ function formatRows(rows: readonly IterationRecord[]): string[] {
 export function formatStatus(status: WorkspaceStatus, last = 5): string {
   const { state, rows } = status;
   const lines = [`workspace ${status.dir}${status.tag ? `  (branch auto-iterate/${status.tag})` : ''}`];
+  if (!state && rows.length === 0 && status.tag && !status.locked) {
+    lines.push('a run was started on this branch but recorded no row (stopped before its baseline was in);');
+    lines.push('"loop resume" continues it on this branch ("loop run" would start another)');
+    lines.push('lock      free');
+    return lines.join('\n');
+  }
   if (!state && rows.length === 0) {
     lines.push('no run here yet (no .loop/state.json, no results.tsv); start one with "loop run"');
     lines.push(`lock      ${status.locked ? 'held by a running loop' : 'free'}`);
