@@ -234,13 +234,12 @@ export async function runDemo(options: DemoOptions): Promise<{ summary: LoopSumm
     `branch    ${run.branch}   (results.tsv at the workspace root, each ` +
       `run's training log in .loop/logs/<iteration>.log)`,
   );
-  const perSecond = costAware;
   const each = steps > 0 ? `${steps} training steps (killed after ${killTimeoutOf(steps, budgetS)} s)` : `${budgetS} s`;
   print(
     `metric    val_bpc, lower is better; ${iterations || 'unlimited'} ` +
       `iteration${iterations === 1 ? '' : 's'} of ${each} each; ` +
       `proposer ${options.agent ? 'agent' : (options.proposer ?? 'tpe')}` +
-      `${perSecond ? ' (per training second)' : ''}; ` +
+      `${costAware ? ' (per training second)' : ''}; ` +
       `keep ${keep}${maxParams !== undefined ? `; constraint params <= ${maxParams}` : ''}`,
   );
   if (options.workers)

@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { holdoutConfigSchema } from './holdout-config.js';
 import { keepSchema } from './keep-config.js';
 import { checksSchema } from './checks-config.js';
-import { constraintIssues, constraintsSchema, metricPatternSchema, metricsSchema } from './metrics-config.js';
+import {
+  constraintIssues,
+  constraintsSchema,
+  costMetricIssues,
+  metricPatternSchema,
+  metricsSchema,
+} from './metrics-config.js';
 import { notifySchema } from './notify.js';
 import { parallelSchema } from './parallel-config.js';
 import { agentProposerSchema, mutatorProposerSchema, tpeProposerSchema } from './proposer-config.js';
@@ -269,17 +275,7 @@ export const loopConfigSchema = z
   })
   .superRefine((c, ctx) => {
     for (const issue of constraintIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
-    const cost = c.proposer?.type === 'tpe' ? c.proposer.costMetric : undefined;
-    const names = Array.isArray(c.metrics) ? c.metrics : Object.keys(c.metrics ?? {});
-    // An empty name is the schema's own error already.
-    if (cost !== undefined && cost !== '' && !names.includes(cost))
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          `costMetric ${JSON.stringify(cost)} is not one of metrics: ` +
-          `(${names.join(', ') || 'none'}): add it there`,
-        path: ['proposer', 'costMetric'],
-      });
+    for (const issue of costMetricIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .superRefine((c, ctx) => {
     c.readOnlyFiles.forEach((file, i) => {

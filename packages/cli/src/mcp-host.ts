@@ -9,7 +9,8 @@ import { readIterationLog } from './read/run-log.js';
 import { renderPlotSvg } from './report/plot.js';
 import { inferDirection } from './report/results.js';
 import { prepareRun } from './prepare-run.js';
-import { readStatus } from './workspace-status.js';
+import { isLocked } from '@loop/core/files';
+import { lockPath, readStatus } from './workspace-status.js';
 
 /**
  * The cli functions the MCP server of `@loop/mcp` runs on (`loop mcp` loads this module at the
@@ -29,6 +30,10 @@ export const loopMcpHost: LoopMcpHost = {
   writeStarterConfig,
   prepareRun,
   readStatus,
+  isWorkspaceLocked: async (dir) =>
+    Promise.resolve()
+      .then(() => isLocked(lockPath(dir)))
+      .catch(() => false),
   resolveResultsSource,
   readResultsOf,
   logEntries,

@@ -56,8 +56,27 @@ export function constraintIssues(c: {
   metricName?: string | undefined;
   constraints: readonly AutoIterateConstraint[];
 }): { path: (string | number)[]; message: string }[] {
-  const names = Array.isArray(c.metrics) ? [...c.metrics] : Object.keys(c.metrics ?? {});
+  const names = metricNames(c.metrics);
   const { issues } = checkConstraintOptions(c.constraints, [...names, ...(c.metricName ? [c.metricName] : [])]);
   const segments = (path: string) => path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
   return issues.map((i) => ({ path: segments(i.path), message: i.message }));
+}
+
+/** The names `metrics:` declares (its list, or its map's keys). */
+function metricNames(metrics: MetricsOption | undefined): string[] {
+  return Array.isArray(metrics) ? [...metrics] : Object.keys(metrics ?? {});
+}
+
+/** A tpe proposer's `costMetric` that `metrics:` does not declare, at `proposer.costMetric`, for a superRefine. */
+export function costMetricIssues(c: {
+  metrics?: MetricsOption | undefined;
+  proposer?: { readonly type: string; readonly costMetric?: string } | undefined;
+}): { path: (string | number)[]; message: string }[] {
+  const cost = c.proposer?.costMetric;
+  const names = metricNames(c.metrics);
+  // An empty name is the schema's own error already.
+  if (cost === undefined || cost === '' || names.includes(cost)) return [];
+  const message =
+    `costMetric ${JSON.stringify(cost)} is not one of metrics: ` + `(${names.join(', ') || 'none'}): add it there`;
+  return [{ path: ['proposer', 'costMetric'], message }];
 }

@@ -20,6 +20,8 @@ export interface LoopMcpHost {
   ): HostConfiguredRun;
   /** Where a run stands (`loop status --json`). */
   readStatus(dir: string): Promise<unknown>;
+  /** True when a live process holds the workspace lock of `dir` (`loop status`'s `locked`, without the rest). */
+  isWorkspaceLocked(dir: string): Promise<boolean>;
   /** The results.tsv of a workspace folder. */
   resolveResultsSource(
     target: string | undefined,

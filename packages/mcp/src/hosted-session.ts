@@ -9,7 +9,7 @@ import type {
   HostTrial,
   LoopMcpHost,
 } from './host.js';
-import { McpToolError } from './errors.js';
+import { McpToolError, noEditError } from './errors.js';
 import { LOG_TAIL_BYTES, type StepResult } from './step-result.js';
 import {
   agentChanges,
@@ -189,29 +189,14 @@ export function createHostedSession(
     ];
   };
 
-  /** True when a live process other than this server holds the workspace lock (`loop status`'s `locked`). */
-  const lockedElsewhere = async () =>
-    ((await host.readStatus(dir).catch(() => undefined)) as { locked?: unknown } | undefined)?.locked === true;
-
   const evaluate = async (description: string): Promise<StepResult> => {
     host = await getHost();
     const repairs = await recoverHeld();
     const changes = await agentChanges(dir);
     const configured = hosted?.configured ?? (await prepare());
     const targets = configured.resolved.targetFiles;
-    // A clean tree under another process's loop is that loop's tree: say it is held, not "edit first"
-    // (an edit made now would land in the running loop's workspace).
-    if (changes.length === 0 && !hosted && (await lockedElsewhere()))
-      throw new McpToolError(
-        'LOCK_HELD',
-        `another loop holds ${dir} (loop status shows it); nothing was touched: ` +
-          `wait for it to stop before editing the target files (${targets.join(', ')})`,
-      );
-    if (changes.length === 0)
-      throw new McpToolError(
-        'NO_EDIT',
-        `no uncommitted change in ${dir} to evaluate: edit the target files (${targets.join(', ')}) first`,
-      );
+    // Without a hosted loop, a lock held means another process's loop (not this server's).
+    if (changes.length === 0) throw noEditError(dir, targets, !hosted && (await host.isWorkspaceLocked(dir)));
     const outside = changes.filter((c) => !isUnderTargets(c.path, targets)).map((c) => c.path);
     if (outside.length > 0)
       throw new McpToolError(

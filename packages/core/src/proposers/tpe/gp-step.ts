@@ -186,9 +186,7 @@ export function gpChoice(input: GpStepInput): Record<string, unknown> | undefine
   // Per unit of predicted cost (exp of the log-cost GP's mean: its median), among the draws within
   // COST_GUARD of the best expected improvement only: plain EI per second proposed cheap, hopeless
   // configs on the ML demo (seed 1: 40 of 48 pruned, no keep after row 9; docs/proposers.md).
-  const rate = (s: { x: Point; ei: number }) => (costGp ? s.ei / Math.exp(costGp.predict(s.x).mean) : s.ei);
   const pool = costGp ? scored.filter((s) => s.ei >= COST_GUARD * top) : scored;
-  let chosen = pool[0]!;
-  for (const s of pool) if (rate(s) > rate(chosen)) chosen = s;
-  return chosen.c;
+  const rates = pool.map((s) => (costGp ? s.ei / Math.exp(costGp.predict(s.x).mean) : s.ei));
+  return pool[rates.indexOf(Math.max(...rates))]!.c;
 }
